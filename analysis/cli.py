@@ -1,0 +1,283 @@
+"""The command line: `gradaudit check`, `gradaudit rule`, `gradaudit rules`, `gradaudit server`."""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import difflib
+import json
+import os
+import sys
+import traceback
+
+from . import __version__
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="gradaudit", description="Find where gradient flow is broken in PyTorch "
+                                                              "training code, statically.")
+    ap.add_argument("--version", action="version", version=f"gradaudit {__version__}")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+
+    c = sub.add_parser("check", help="check files and folders", description="Check Python files (folders are "
+                       "walked recursively, skipping virtualenvs, build folders and .git).")
+    c.add_argument("paths", nargs="*", default=["."], metavar="PATH")
+    c.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
+    c.add_argument("--select", action="append", metavar="CODES",
+                   help="only these rules: codes, prefixes (GA1) or names, comma-separated")
+    c.add_argument("--extend-select", action="append", metavar="CODES", help="add rules to the selection")
+    c.add_argument("--ignore", action="append", metavar="CODES", help="skip these rules")
+    c.add_argument("--fix", action="store_true", help="apply the fixes marked safe")
+    c.add_argument("--unsafe-fixes", action="store_true", help="with --fix/--diff: apply unsafe fixes too")
+    c.add_argument("--diff", action="store_true", help="print the fixes as a diff; change nothing")
+    c.add_argument("--show-fixes", action="store_true", help="describe the available fix under each finding")
+    c.add_argument("--config", metavar="PYPROJECT", help="read [tool.gradaudit] from this file")
+    c.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    c.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    c.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    c.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE")
+    c.add_argument("-j", "--jobs", type=int, default=0, metavar="N", help="worker processes (default: auto)")
+
+    r = sub.add_parser("rule", help="print a rule's documentation")
+    r.add_argument("rule", metavar="CODE_OR_NAME")
+    rs = sub.add_parser("rules", help="list all rules")
+    rs.add_argument("--format", choices=("text", "json"), default="text")
+
+    s = sub.add_parser("server", help="run the language server (stdio)")
+    s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (for debugging)")
+    return ap
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    ap = _parser()
+    if not argv:
+        ap.print_help()
+        return EXIT_ERROR
+    try:
+        args = ap.parse_args(argv)
+    except SystemExit as exc:
+        return EXIT_CLEAN if exc.code == 0 else EXIT_ERROR
+    try:
+        if args.command == "check":
+            return cmd_check(args)
+        if args.command == "rule":
+            return cmd_rule(args)
+        if args.command == "rules":
+            return cmd_rules(args)
+        if args.command == "server":
+            return cmd_server(args)
+    except KeyboardInterrupt:
+        return EXIT_ERROR
+    except BrokenPipeError:
+        return EXIT_ERROR
+    ap.print_help()
+    return EXIT_ERROR
+
+
+# ---------------------------------------------------------------- rules
+
+def cmd_rule(args) -> int:
+    from .rules import find_rule
+    rule = find_rule(args.rule)
+    if rule is None:
+        print(f"gradaudit: unknown rule {args.rule!r} (see `gradaudit rules`)", file=sys.stderr)
+        return EXIT_ERROR
+    print(rule.documentation())
+    return EXIT_CLEAN
+
+
+def cmd_rules(args) -> int:
+    from .rules import RULES
+    if args.format == "json":
+        print(json.dumps([{"code": r.code, "name": r.name, "family": r.family, "summary": r.summary,
+                           "fix": r.fix_available} for r in RULES], indent=2))
+        return EXIT_CLEAN
+    width = max(len(r.name) for r in RULES)
+    for r in RULES:
+        print(f"{r.code}  {r.name:<{width}}  {r.family:<12}  {r.summary}")
+    return EXIT_CLEAN
+
+
+def cmd_server(args) -> int:
+    try:
+        from gradaudit.server.__main__ import run
+    except ImportError as exc:
+        print(f"gradaudit: the language server is not available: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    return run(args.tcp)
+
+
+# ---------------------------------------------------------------- check
+
+def _load_config(args):
+    from .config import Config, ConfigError, load_config
+    if args.isolated:
+        cfg = Config(root=os.getcwd())
+    else:
+        start = args.paths[0] if args.paths else "."
+        try:
+            cfg = load_config(start, args.config)
+        except ConfigError as exc:
+            print(f"gradaudit: {exc}", file=sys.stderr)
+            return None
+    return cfg.merged(select=args.select, ignore=args.ignore, extend_select=args.extend_select)
+
+
+def _analyze_chunk(paths, config, roots, bar=None):
+    """Analyze files (in a worker or in-process): (findings, errors, crashes) as picklable data."""
+    from .engine import Analyzer, merge_results
+    from .program import Program
+    analyzer = Analyzer(config, extra_roots=roots)
+    program = Program(roots)
+    results, errors, crashes = [], [], []
+    for path in paths:
+        try:
+            r = analyzer.analyze_file(path, program)
+            if r.error is not None:
+                errors.append(r.error)
+            else:
+                results.append(r)
+        except RecursionError:
+            crashes.append((path, "recursion too deep"))
+        except Exception:  # an engine bug must not hide the other files' results
+            crashes.append((path, traceback.format_exc(limit=6)))
+        if bar is not None:
+            bar.step()
+    return merge_results(results), errors, crashes
+
+
+class _Progress:
+    def __init__(self, total, enabled):
+        self.total, self.done = total, 0
+        self.enabled = enabled and total > 1
+
+    def step(self, n=1):
+        if not self.enabled:
+            return
+        self.done += n
+        width = 30
+        filled = int(width * self.done / max(1, self.total))
+        sys.stderr.write(f"\r[{'#' * filled}{' ' * (width - filled)}] {self.done}/{self.total} files")
+        sys.stderr.flush()
+
+    def close(self):
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+            sys.stderr.flush()
+
+
+def check_paths(paths, config, jobs=0, progress=False):
+    """(findings, errors, crashes, files) for the given paths: the CLI's core, reusable by tools."""
+    from .discovery import discover
+    from .engine import _resolve_overlaps
+    from .findings import Finding
+    files, missing = discover(paths, config)
+    roots = sorted({os.path.abspath(p) for p in paths if os.path.isdir(p)})
+    bar = _Progress(len(files), progress)
+    workers = jobs or min(os.cpu_count() or 1, 8)
+    if workers > 1 and len(files) >= 16:
+        findings, errors, crashes = [], [], []
+        chunks = [c for c in (files[i::workers * 4] for i in range(workers * 4)) if c]
+        with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(_analyze_chunk, c, config, roots): len(c) for c in chunks}
+            for fut in concurrent.futures.as_completed(futures):
+                f, e, c = fut.result()
+                findings += f
+                errors += e
+                crashes += c
+                bar.step(futures[fut])
+    else:
+        findings, errors, crashes = _analyze_chunk(files, config, roots, bar)
+    bar.close()
+    findings = sorted(_resolve_overlaps(findings), key=Finding.sort_key)
+    return findings, errors, crashes, files, missing
+
+
+def cmd_check(args) -> int:
+    config = _load_config(args)
+    if config is None:
+        return EXIT_ERROR
+    show_progress = not args.no_progress and sys.stderr.isatty()
+    findings, errors, crashes, files, missing = check_paths(args.paths, config, args.jobs, show_progress)
+    for p in missing:
+        print(f"gradaudit: {p}: no such file or directory", file=sys.stderr)
+    for e in errors:
+        print(f"{e.path}:{e.line}:{e.col}: error: could not parse: {e.msg}", file=sys.stderr)
+    for path, tb in crashes:
+        print(f"gradaudit: internal error while checking {path}:\n{tb}", file=sys.stderr)
+
+    if args.diff or args.fix:
+        return _do_fixes(args, findings, errors, crashes, missing, config)
+
+    from .output import FORMATS
+    out = FORMATS[args.format](findings, errors, len(files), show_fixes=args.show_fixes,
+                               color=args.format == "text" and sys.stdout.isatty() and not args.output_file)
+    _emit(out, args.output_file)
+    return _status(args, findings, errors, crashes, missing)
+
+
+def _status(args, findings, errors, crashes, missing) -> int:
+    if crashes or missing:
+        return EXIT_ERROR
+    if args.exit_zero:
+        return EXIT_CLEAN
+    return EXIT_FINDINGS if (findings or errors) else EXIT_CLEAN
+
+
+def _emit(text, output_file):
+    if output_file:
+        with open(output_file, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+def _do_fixes(args, findings, errors, crashes, missing, config) -> int:
+    from .fixes import fix_source
+    from .program import read_text
+    by_path: dict = {}
+    for f in findings:
+        if f.fix is None or not f.fix.edits:
+            continue
+        if f.fix.applicability != "safe" and not args.unsafe_fixes:
+            continue
+        paths = {e.span.path for e in f.fix.edits}
+        if len(paths) != 1:
+            continue
+        by_path.setdefault(paths.pop(), []).append(f)
+    diffs, fixed_count, changed = [], 0, []
+    for path, fs in sorted(by_path.items()):
+        try:
+            source = read_text(path)
+        except OSError:
+            continue
+        new, applied = fix_source(source, fs, only_safe=not args.unsafe_fixes)
+        if not applied or new == source:
+            continue
+        fixed_count += len(applied)
+        if args.diff:
+            diffs.append("".join(difflib.unified_diff(source.splitlines(True), new.splitlines(True),
+                                                      fromfile=f"a/{path}", tofile=f"b/{path}")))
+        else:
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(new)
+            changed.append(path)
+    if args.diff:
+        _emit("".join(diffs), args.output_file)
+        print(f"Would fix {fixed_count} finding{'s' if fixed_count != 1 else ''}.", file=sys.stderr)
+        return EXIT_FINDINGS if fixed_count and not args.exit_zero else _status(args, [], errors, crashes, missing)
+    # after writing: report what is left
+    remaining, errors2, crashes2, files, missing2 = check_paths(args.paths, config, args.jobs, False)
+    from .output import FORMATS
+    out = FORMATS[args.format](remaining, errors2, len(files), show_fixes=args.show_fixes)
+    _emit(out, args.output_file)
+    print(f"Fixed {fixed_count} finding{'s' if fixed_count != 1 else ''} in {len(changed)} "
+          f"file{'s' if len(changed) != 1 else ''}.", file=sys.stderr)
+    return _status(args, remaining, errors2, crashes2, missing2)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

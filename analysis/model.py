@@ -1,0 +1,187 @@
+"""The training-step model: what the engine learned about a program, as frozen data.
+
+One structure for every consumer: the rules, the CLI and audit report, the language server's
+code lens and hover, and the probe generator. Built from the interpreter's trace by build.py.
+Lines are 1-based; columns are 0-based character offsets.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    path: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+    def contains(self, other: "Span") -> bool:
+        return (self.path == other.path and (self.line, self.col) <= (other.line, other.col)
+                and (other.end_line, other.end_col) <= (self.end_line, self.end_col))
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One parameter leaf, or an opaque stand-in for the parameters of an unseen module."""
+    key: int
+    name: str          # model.encoder.0.weight
+    module: str        # model.encoder.0
+    kind: str          # 'param' | 'leaf' | 'fresh' | 'opaque'
+    span: Span | None  # where it was created
+    origin: str = ""   # 'copy' (deepcopy of a module), 'loaded' (load_state_dict target), ''
+
+    @property
+    def opaque(self) -> bool:
+        return self.kind == "opaque"
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """A place where gradient was dropped on the way to a loss."""
+    kind: str                    # detach | data | nograd | scalar | rewrap | numpy | nondiff
+    span: Span                   # the cutting expression (or the no_grad item / decorator)
+    detail: str                  # '.detach()', '.item()', 'torch.no_grad()', ...
+    removed: frozenset           # Params whose path through here was cut
+    removed_weak: frozenset      # Params that may have been cut (seen through unknown calls)
+    top: bool                    # it also cut origins the engine could not name
+    receiver: Span | None = None  # the expression the cut applied to (for fixes)
+    note: str = ""                # 'list': the cut value was a list of tensors
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    params: frozenset
+    exact: bool           # False: the engine could not tell exactly which parameters
+    filtered: bool        # built with a requires_grad filter
+    span: Span
+    options: tuple = ()
+    from_arg: bool = False
+    sources: tuple = ()   # module paths the group's .parameters() came from
+
+
+@dataclass(frozen=True, slots=True)
+class Optimizer:
+    key: int
+    name: str
+    type: str
+    span: Span
+    seq: int
+    groups: tuple
+    complete: bool        # every group is known exactly
+    in_loop: bool = False
+
+    @property
+    def params(self) -> frozenset:
+        out = frozenset()
+        for g in self.groups:
+            out |= g.params
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    kind: str            # zero_grad | backward | grad | step | sched_step | clip | scaler_* | opt_new ...
+    span: Span
+    seq: int
+    target: str = ""     # the optimizer / scheduler / module name
+    target_key: int = 0
+    guarded: bool = False
+    via: tuple = ()      # call sites of helpers the event happened in, outermost first
+
+
+@dataclass(frozen=True, slots=True)
+class InplaceHit:
+    """An in-place change to a tensor that a differentiable op saved before the backward."""
+    span: Span           # the in-place statement or call
+    op_span: Span        # the op that saved the tensor
+    op: str
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One `backward()` (or `torch.autograd.grad`) and everything around it."""
+    span: Span
+    kind: str                     # 'backward' | 'grad'
+    function: str                 # qualified name of the function holding the call
+    loss: str                     # source text of the loss expression
+    loss_span: Span | None        # where the loss value was computed
+    reached: frozenset            # Params the loss certainly reaches
+    reached_weak: frozenset       # Params it may reach (through calls the engine did not follow)
+    top: bool                     # it may reach parameters the engine cannot name
+    cuts: tuple                   # Cut, merged per (kind, place)
+    optimizers: tuple             # Optimizer, all live at the call
+    stepped: tuple                # keys of the optimizers stepped for this loss
+    trained: frozenset            # Params an optimizer or a manual update changes for this loss
+    trained_known: bool           # every stepped optimizer's groups are known
+    frozen: frozenset             # Params certainly frozen at the call
+    maybe_frozen: frozenset
+    unfrozen_later: frozenset     # frozen here but unfrozen somewhere later
+    inputs: frozenset             # autograd.grad inputs
+    inplace: tuple                # InplaceHit
+    events: tuple                 # Event of one iteration, in order
+    loop: Span | None
+    fresh: tuple = ()             # (Param, tuple of Cut) leaves made from computed values (GA106)
+    nograd: Span | None = None
+    seq: int = 0                  # program order, comparable with Freeze.seq and Optimizer.seq
+    iteration: int = 0            # identifies the loop iteration (or run) holding the call
+    co_reached: frozenset = frozenset()  # reached by other losses backpropagated for the same step()
+
+
+@dataclass(frozen=True, slots=True)
+class Freeze:
+    params: frozenset
+    span: Span              # the statement changing requires_grad
+    anchor: Span            # where to report (the call of a helper, when it froze what it was given)
+    value: bool             # True: unfreeze
+    strong: bool
+    seq: int
+    targets: tuple          # module paths
+
+
+@dataclass(frozen=True, slots=True)
+class LeafUpdate:
+    """A change of a leaf that requires grad: in place outside no_grad, or by rebinding."""
+    span: Span
+    kind: str               # 'leaf' | 'rebind'
+    params: frozenset
+    nograd: bool
+    name: str
+    op: str
+    in_loop: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Unregistered:
+    span: Span
+    owner: str              # module path
+    owner_type: str
+    attr: str
+    kind: str               # list | dict | tuple | tensor
+    params: frozenset
+    fresh: bool
+    value_span: Span | None
+
+
+@dataclass(frozen=True, slots=True)
+class NewParams:
+    """Parameters created while an optimizer already existed."""
+    span: Span
+    params: frozenset
+    seq: int
+    in_loop: bool
+
+
+@dataclass(frozen=True)
+class ProgramModel:
+    path: str
+    steps: tuple = ()
+    optimizers: tuple = ()
+    freezes: tuple = ()
+    leaf_updates: tuple = ()
+    unregistered: tuple = ()
+    new_params: tuple = ()
+    manual: frozenset = frozenset()     # Params updated by hand from their .grad
+    incomplete: bool = False
+    param_counts: dict = field(default_factory=dict, compare=False)

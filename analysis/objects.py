@@ -1,0 +1,485 @@
+"""Heap objects of the abstract interpreter: modules, parameter leaves, optimizers, containers.
+
+They are mutable on purpose: a training script mutates them too (a head replaced after the
+optimizer was built, a backbone frozen, a group added), and the interpreter replays those
+mutations in program order. Everything the rules read is snapshotted into records.
+"""
+from __future__ import annotations
+
+import itertools
+
+from .values import EMPTY, V, Kind, join
+
+_ids = itertools.count(1)
+
+TRAINABLE, FROZEN, MAYBE = 0, 1, 2
+
+
+def merge_state(a: int, b: int) -> int:
+    return a if a == b else MAYBE
+
+
+class Obj:
+    __slots__ = ("oid",)
+
+    def __init__(self):
+        self.oid = next(_ids)
+
+    def __hash__(self):
+        return self.oid
+
+    def __eq__(self, other):
+        return self is other
+
+
+class Site:
+    """A source location: a node of one parsed file."""
+    __slots__ = ("mod", "node")
+
+    def __init__(self, mod, node):
+        self.mod = mod
+        self.node = node
+
+    def __hash__(self):
+        return id(self.node)
+
+    def __eq__(self, other):
+        return isinstance(other, Site) and other.node is self.node
+
+    @property
+    def line(self) -> int:
+        return self.node.lineno
+
+    def __repr__(self):
+        return f"{self.mod.path}:{self.node.lineno}"
+
+
+class Unit(Obj):
+    """One parameter leaf (an nn.Parameter, a leaf tensor with requires_grad) or, for modules the
+    engine cannot see into, an opaque stand-in for all of their parameters."""
+    __slots__ = ("kind", "owner", "attr", "label", "site", "seq", "frozen", "count", "version",
+                 "bumps", "unreg", "source_cuts", "computed", "created_in_loop", "in_init")
+
+    PARAM, LEAF, FRESH, OPAQUE = "param", "leaf", "fresh", "opaque"
+
+    def __init__(self, kind, label, site, seq, owner=None, attr=None, count=1):
+        super().__init__()
+        self.kind = kind
+        self.owner = owner
+        self.attr = attr
+        self.label = label
+        self.site = site
+        self.seq = seq
+        self.frozen = TRAINABLE
+        self.count = count
+        self.version = 0
+        self.bumps = []          # (version after, Site) of in-place changes
+        self.unreg = None        # UnregRec when held by a plain container of a module
+        self.source_cuts = EMPTY  # GA106: what cut the value this fresh leaf was made from
+        self.computed = False
+        self.created_in_loop = False
+        self.in_init = False
+
+    @property
+    def name(self) -> str:
+        if self.owner is not None and self.attr is not None:
+            return f"{self.owner.path()}.{self.attr}"
+        return self.label
+
+    @property
+    def module_path(self) -> str:
+        if self.owner is not None:
+            return self.owner.path()
+        return self.label
+
+    def __repr__(self):
+        return f"Unit({self.name})"
+
+
+class TensorObj(Obj):
+    """Storage of a computed or data tensor: identity for aliasing and in-place version counts."""
+    __slots__ = ("site", "version", "bumps", "base")
+
+    def __init__(self, site):
+        super().__init__()
+        self.site = site
+        self.version = 0
+        self.bumps = []
+        self.base = None          # the parameter a `.data` view stands for
+
+    def __repr__(self):
+        return f"Tensor@{self.site!r}"
+
+
+class ModuleObj(Obj):
+    __slots__ = ("cls", "qual", "label", "parent", "key", "children", "attrs", "site", "seq", "opaque",
+                 "opaque_unit", "inplace", "spec", "copy_of", "unregs", "in_init", "loaded_from")
+
+    def __init__(self, label, site, seq, cls=None, qual=None):
+        super().__init__()
+        self.cls = cls            # ClassObj of a user-defined module
+        self.qual = qual          # 'torch.nn.Linear' for a torch module
+        self.label = label
+        self.parent = None
+        self.key = None
+        self.children = {}        # registered submodules and parameters, in order
+        self.attrs = {}           # other attributes (plain values, unregistered containers)
+        self.site = site
+        self.seq = seq
+        self.opaque = False       # may own parameters the engine cannot see
+        self.opaque_unit = None
+        self.inplace = False
+        self.spec = None
+        self.copy_of = None
+        self.unregs = []
+        self.in_init = False
+        self.loaded_from = False  # load_state_dict from an optimized module (a target network)
+
+    def path(self) -> str:
+        if self.parent is not None and self.key is not None:
+            seen = 0
+            node, parts = self, []
+            while node.parent is not None and node.key is not None and seen < 32:
+                parts.append(node.key)
+                node = node.parent
+                seen += 1
+            return ".".join([node.label] + list(reversed(parts)))
+        return self.label
+
+    def type_name(self) -> str:
+        if self.cls is not None:
+            return self.cls.name
+        if self.qual:
+            return self.qual.rsplit(".", 1)[-1]
+        return "module"
+
+    def units(self, seen=None) -> list:
+        """Registered parameters, depth first, shared ones once (like Module.parameters())."""
+        out = []
+        stack = [self]
+        visited = set() if seen is None else seen
+        while stack:
+            m = stack.pop()
+            if m.oid in visited:
+                continue
+            visited.add(m.oid)
+            if m.opaque_unit is not None:
+                out.append(m.opaque_unit)
+            for child in reversed(list(m.children.values())):
+                if isinstance(child, Unit):
+                    if child.oid not in visited:
+                        visited.add(child.oid)
+                        out.append(child)
+                elif isinstance(child, ModuleObj):
+                    stack.append(child)
+        return out
+
+    def submodules(self) -> list:
+        out, stack, seen = [], [self], set()
+        while stack:
+            m = stack.pop()
+            if m.oid in seen:
+                continue
+            seen.add(m.oid)
+            out.append(m)
+            stack.extend(c for c in m.children.values() if isinstance(c, ModuleObj))
+        return out
+
+    def register(self, key, child):
+        old = self.children.get(key)
+        self.children[key] = child
+        self.attrs.pop(key, None)
+        # The first registration names the object (like `model.encoder.0.weight`).
+        if isinstance(child, ModuleObj):
+            if child.parent is None and child is not self:
+                child.parent, child.key = self, key
+        elif isinstance(child, Unit) and child.owner is None:
+            child.owner, child.attr = self, key
+        return old
+
+    def __repr__(self):
+        return f"Module({self.path()}:{self.type_name()})"
+
+
+class Group:
+    """One optimizer param group as it was built."""
+    __slots__ = ("units", "exact", "filtered", "site", "options", "sources", "from_arg")
+
+    def __init__(self, units, exact, filtered, site, options=(), sources=EMPTY, from_arg=False):
+        self.units = units        # frozenset[Unit]
+        self.exact = exact        # False: an unknown subset or superset
+        self.filtered = filtered  # built with a requires_grad filter
+        self.site = site
+        self.options = options
+        self.sources = sources    # modules whose .parameters() it came from
+        self.from_arg = from_arg  # the collection was passed in by a caller
+
+
+class OptimObj(Obj):
+    __slots__ = ("qual", "label", "site", "seq", "groups", "complete", "ctx", "anchor")
+
+    def __init__(self, qual, label, site, seq, ctx):
+        super().__init__()
+        self.qual = qual
+        self.label = label
+        self.site = site
+        self.seq = seq
+        self.groups = []
+        self.complete = True
+        self.ctx = ctx
+        self.anchor = site
+
+    def units(self) -> frozenset:
+        out = set()
+        for g in self.groups:
+            out |= g.units
+        return frozenset(out)
+
+    def type_name(self) -> str:
+        return self.qual.rsplit(".", 1)[-1] if self.qual else "optimizer"
+
+    def __repr__(self):
+        return f"Optim({self.label})"
+
+
+class SchedObj(Obj):
+    __slots__ = ("qual", "label", "site", "seq", "optimizer")
+
+    def __init__(self, qual, label, site, seq, optimizer=None):
+        super().__init__()
+        self.qual, self.label, self.site, self.seq, self.optimizer = qual, label, site, seq, optimizer
+
+    def __repr__(self):
+        return f"Sched({self.label})"
+
+
+class ScalerObj(Obj):
+    __slots__ = ("qual", "label", "site", "seq")
+
+    def __init__(self, qual, label, site, seq):
+        super().__init__()
+        self.qual, self.label, self.site, self.seq = qual, label, site, seq
+
+    def __repr__(self):
+        return f"Scaler({self.label})"
+
+
+class ListObj(Obj):
+    """A list, set or generator; elements are joined into one value."""
+    __slots__ = ("content", "site", "owner_attr")
+
+    def __init__(self, content=None, site=None):
+        super().__init__()
+        self.content = content
+        self.site = site
+        self.owner_attr = None
+
+    def add(self, v: V):
+        self.content = join(self.content, v)
+
+    def content_value(self):
+        return (self.content,) if self.content is not None else ()
+
+    def __repr__(self):
+        return f"List#{self.oid}"
+
+
+class DictObj(Obj):
+    __slots__ = ("keys", "rest", "site", "owner_attr")
+
+    def __init__(self, site=None):
+        super().__init__()
+        self.keys = {}     # known constant keys -> value
+        self.rest = None   # values under unknown keys
+        self.site = site
+        self.owner_attr = None
+
+    def set(self, key, v: V):
+        if key is None:
+            self.rest = join(self.rest, v)
+        else:
+            self.keys[key] = v
+
+    def get(self, key) -> V | None:
+        if key is not None and key in self.keys:
+            return self.keys[key]
+        vals = list(self.keys.values())
+        if self.rest is not None:
+            vals.append(self.rest)
+        out = None
+        for x in vals:
+            out = join(out, x)
+        return out
+
+    def values(self):
+        out = list(self.keys.values())
+        if self.rest is not None:
+            out.append(self.rest)
+        return out
+
+    def content_value(self):
+        return self.values()
+
+    def __repr__(self):
+        return f"Dict#{self.oid}"
+
+
+class InstanceObj(Obj):
+    __slots__ = ("cls", "attrs", "label", "site")
+
+    def __init__(self, cls, label, site):
+        super().__init__()
+        self.cls = cls
+        self.attrs = {}
+        self.label = label
+        self.site = site
+
+    def __repr__(self):
+        return f"Instance({self.cls.name})"
+
+
+class FuncObj(Obj):
+    __slots__ = ("node", "scope", "closure", "qual", "nograd", "cls", "is_static", "is_classmethod",
+                 "interpreted", "defaults")
+
+    def __init__(self, node, scope, closure, qual, cls=None):
+        super().__init__()
+        self.node = node
+        self.scope = scope        # ModuleScope of the defining file
+        self.closure = closure    # enclosing frames' environments (innermost first)
+        self.qual = qual
+        self.nograd = None        # Site of a @torch.no_grad()/@inference_mode() decorator
+        self.cls = cls
+        self.is_static = False
+        self.is_classmethod = False
+        self.interpreted = 0
+        self.defaults = None
+
+    @property
+    def name(self) -> str:
+        return getattr(self.node, "name", "<lambda>")
+
+    def __repr__(self):
+        return f"Func({self.qual})"
+
+
+class BoundMethod(Obj):
+    __slots__ = ("func", "recv")
+
+    def __init__(self, func, recv):
+        super().__init__()
+        self.func = func
+        self.recv = recv
+
+    def __repr__(self):
+        return f"Bound({self.func.qual})"
+
+
+class ClassObj(Obj):
+    __slots__ = ("node", "scope", "name", "bases", "methods", "is_module", "opaque_base", "class_attrs",
+                 "sym_instance", "is_optimizer", "is_dataset", "instantiated")
+
+    def __init__(self, node, scope, name):
+        super().__init__()
+        self.node = node
+        self.scope = scope
+        self.name = name
+        self.bases = []            # ClassObj or qualified names of imported bases
+        self.methods = {}
+        self.is_module = False
+        self.opaque_base = False   # derives from a class the engine cannot see
+        self.class_attrs = {}
+        self.sym_instance = None
+        self.is_optimizer = False
+        self.is_dataset = False
+        self.instantiated = 0
+
+    def mro(self):
+        out, stack, seen = [], [self], set()
+        while stack:
+            c = stack.pop(0)
+            if c.oid in seen:
+                continue
+            seen.add(c.oid)
+            out.append(c)
+            stack.extend(b for b in c.bases if isinstance(b, ClassObj))
+        return out
+
+    def lookup(self, name):
+        for c in self.mro():
+            if name in c.methods:
+                return c.methods[name]
+        return None
+
+    def lookup_attr(self, name):
+        for c in self.mro():
+            if name in c.class_attrs:
+                return c.class_attrs[name]
+        return None
+
+    def __repr__(self):
+        return f"Class({self.name})"
+
+
+class SymObj(Obj):
+    """A value the engine does not know: a root function's parameter or an unresolvable import."""
+    __slots__ = ("label", "unit", "attrs", "site", "seq")
+
+    def __init__(self, label, site=None, seq=0):
+        super().__init__()
+        self.label = label
+        self.unit = None
+        self.attrs = {}
+        self.site = site
+        self.seq = seq
+
+    def __repr__(self):
+        return f"Sym({self.label})"
+
+
+class PIter(Obj):
+    """What `.parameters()` and friends yield: a set of parameter leaves."""
+    __slots__ = ("units", "exact", "sources", "filtered", "named", "site")
+
+    def __init__(self, units, exact=True, sources=EMPTY, filtered=False, named=False, site=None):
+        super().__init__()
+        self.units = units
+        self.exact = exact
+        self.sources = sources
+        self.filtered = filtered
+        self.named = named
+        self.site = site
+
+    def __repr__(self):
+        return f"PIter({len(self.units)})"
+
+
+class CtxObj(Obj):
+    """A context manager: torch.no_grad(), autocast(...), or unknown."""
+    __slots__ = ("kind", "site", "detail")
+
+    def __init__(self, kind, site, detail=None):
+        super().__init__()
+        self.kind = kind          # 'nograd' | 'grad' | 'autocast' | 'other'
+        self.site = site
+        self.detail = detail
+
+    def __repr__(self):
+        return f"Ctx({self.kind})"
+
+
+class SuperObj(Obj):
+    __slots__ = ("cls", "recv")
+
+    def __init__(self, cls, recv):
+        super().__init__()
+        self.cls = cls
+        self.recv = recv
+
+
+def module_value(m: ModuleObj) -> V:
+    return V(Kind.MODULE, frozenset((m,)))
+
+
+def unit_value(u: Unit, site=None) -> V:
+    return V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), site=site)

@@ -1,0 +1,77 @@
+"""SARIF 2.1.0: one run, the rule catalog as the driver's rules, one result per finding."""
+from __future__ import annotations
+
+import json
+
+from .. import __version__
+from ..rules import RULES
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def _region(span) -> dict:
+    return {"startLine": span.line, "startColumn": span.col + 1, "endLine": span.end_line,
+            "endColumn": span.end_col + 1}
+
+
+def _location(span, message=None) -> dict:
+    loc = {"physicalLocation": {"artifactLocation": {"uri": span.path.replace("\\", "/")},
+                                "region": _region(span)}}
+    if message:
+        loc["message"] = {"text": message}
+    return loc
+
+
+def render(findings, errors, files_checked: int, **_) -> str:
+    index = {r.code: i for i, r in enumerate(RULES)}
+    rules = [{
+        "id": r.code,
+        "name": r.name,
+        "shortDescription": {"text": r.summary},
+        "fullDescription": {"text": " ".join(r.what.split())},
+        "helpUri": r.url,
+        "help": {"text": r.documentation(), "markdown": r.documentation()},
+        "properties": {"family": r.family},
+        "defaultConfiguration": {"level": "error"},
+    } for r in RULES]
+    results = []
+    for f in findings:
+        result = {
+            "ruleId": f.code,
+            "ruleIndex": index.get(f.code, 0),
+            "level": "error" if f.confidence == "confirmed" else "warning",
+            "message": {"text": f.message},
+            "locations": [_location(f.span)],
+            "properties": {"confidence": f.confidence, "params": list(f.params)},
+        }
+        if f.related:
+            result["relatedLocations"] = [dict(_location(r.span, r.message), id=i)
+                                          for i, r in enumerate(f.related)]
+        if f.fix is not None and f.fix.edits:
+            changes = {}
+            for e in f.fix.edits:
+                changes.setdefault(e.span.path, []).append({
+                    "deletedRegion": _region(e.span), "insertedContent": {"text": e.content}})
+            result["fixes"] = [{
+                "description": {"text": f.fix.message},
+                "artifactChanges": [{"artifactLocation": {"uri": p.replace("\\", "/")}, "replacements": reps}
+                                    for p, reps in changes.items()],
+            }]
+        results.append(result)
+    notifications = [{
+        "level": "error",
+        "message": {"text": f"could not parse: {e.msg}"},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": e.path},
+                                            "region": {"startLine": e.line, "startColumn": max(1, e.col)}}}],
+    } for e in errors]
+    run = {
+        "tool": {"driver": {"name": "gradaudit", "version": __version__, "informationUri": "https://gradaudit.dev",
+                            "rules": rules}},
+        "results": results,
+        "columnKind": "unicodeCodePoints",
+    }
+    if notifications:
+        run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": notifications}]
+    else:
+        run["invocations"] = [{"executionSuccessful": True}]
+    return json.dumps({"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2) + "\n"

@@ -1,0 +1,180 @@
+"""Source files and how imports between them resolve.
+
+Project-local imports (`from models.net import Net`, `from .utils import freeze`) are resolved
+against the importing file's folder, the folders above its package, the project root and any
+extra roots; anything else (torch, numpy, transformers, ...) is left as a dotted name.
+"""
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+
+_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+_SKIP_PARTS = ("site-packages", "dist-packages")
+
+
+class ParseError(Exception):
+    def __init__(self, path, line, col, msg):
+        super().__init__(f"{path}:{line}:{col}: {msg}")
+        self.path, self.line, self.col, self.msg = path, line, col, msg
+
+
+@dataclass(eq=False)
+class SourceFile:
+    path: str                 # as given by the caller (shown in output)
+    abspath: str
+    source: str
+    tree: ast.Module
+    modname: str = ""
+    _line_starts: list | None = field(default=None, repr=False)
+    _lines: list | None = field(default=None, repr=False)
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.source.splitlines()
+        return self._lines
+
+    def line_text(self, lineno: int) -> str:
+        lines = self.lines
+        return lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+
+    def segment(self, node) -> str:
+        """Source text of a node (ast.get_source_segment without re-splitting every call)."""
+        try:
+            l0, c0, l1, c1 = node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+        except AttributeError:
+            return ""
+        if l0 == l1:
+            return self.line_text(l0).encode("utf-8")[c0:c1].decode("utf-8", "replace")
+        first = self.line_text(l0).encode("utf-8")[c0:].decode("utf-8", "replace")
+        middle = self.lines[l0:l1 - 1]
+        last = self.line_text(l1).encode("utf-8")[:c1].decode("utf-8", "replace")
+        return "\n".join([first, *middle, last])
+
+    def char_col(self, lineno: int, byte_col: int) -> int:
+        """ast columns are UTF-8 byte offsets; the output wants characters."""
+        text = self.line_text(lineno)
+        if text.isascii():
+            return byte_col
+        return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+
+def parse_source(path: str, source: str, abspath: str | None = None) -> SourceFile:
+    try:
+        tree = ast.parse(source, filename=path)
+    except SyntaxError as exc:
+        raise ParseError(path, exc.lineno or 1, (exc.offset or 1), exc.msg or "invalid syntax") from None
+    except ValueError as exc:  # null bytes
+        raise ParseError(path, 1, 1, str(exc)) from None
+    return SourceFile(path, abspath or os.path.abspath(path), source, tree)
+
+
+def read_text(path: str) -> str:
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+class Program:
+    """Loads and caches parsed files; resolves project-local imports."""
+
+    def __init__(self, extra_roots=(), overlays=None):
+        self.extra_roots = [os.path.abspath(r) for r in extra_roots]
+        self.overlays = dict(overlays or {})   # abspath -> source (unsaved editor buffers)
+        self._files: dict[str, SourceFile | None] = {}
+        self._resolved: dict[tuple, str | None] = {}
+
+    def add(self, sf: SourceFile):
+        self._files[sf.abspath] = sf
+
+    def load(self, abspath: str) -> SourceFile | None:
+        if abspath in self._files:
+            return self._files[abspath]
+        sf = None
+        try:
+            source = self.overlays.get(abspath)
+            if source is None:
+                source = read_text(abspath)
+            sf = parse_source(abspath, source, abspath)
+            sf.path = os.path.relpath(abspath) if not os.path.isabs(abspath) else _display(abspath)
+        except (OSError, ParseError):
+            sf = None
+        self._files[abspath] = sf
+        return sf
+
+    def roots_for(self, sf: SourceFile) -> list[str]:
+        here = os.path.dirname(sf.abspath)
+        roots = [here]
+        d = here
+        while os.path.isfile(os.path.join(d, "__init__.py")):
+            d = os.path.dirname(d)
+            roots.append(d)
+        d = here
+        for _ in range(8):
+            if any(os.path.exists(os.path.join(d, m)) for m in _PROJECT_MARKERS):
+                roots.append(d)
+                break
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
+        roots.extend(self.extra_roots)
+        out, seen = [], set()
+        for r in roots:
+            if r not in seen:
+                seen.add(r)
+                out.append(r)
+        return out
+
+    def resolve(self, sf: SourceFile, module: str, level: int = 0) -> str | None:
+        """The file a `from module import ...` in `sf` refers to, if it is part of the project."""
+        key = (sf.abspath, module, level)
+        if key in self._resolved:
+            return self._resolved[key]
+        result = None
+        parts = module.split(".") if module else []
+        if level:
+            base = os.path.dirname(sf.abspath)
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            result = _find(base, parts)
+        else:
+            for root in self.roots_for(sf):
+                result = _find(root, parts)
+                if result:
+                    break
+        if result and any(p in result for p in _SKIP_PARTS):
+            result = None
+        if result == sf.abspath:
+            result = None
+        self._resolved[key] = result
+        return result
+
+    def submodule(self, package_file: str, name: str) -> str | None:
+        """`from pkg import mod` where mod is a module of the package."""
+        if not package_file.endswith("__init__.py"):
+            return None
+        return _find(os.path.dirname(package_file), [name])
+
+
+def _find(base: str, parts: list[str]) -> str | None:
+    if not parts:
+        init = os.path.join(base, "__init__.py")
+        return init if os.path.isfile(init) else None
+    path = os.path.join(base, *parts)
+    if os.path.isfile(path + ".py"):
+        return path + ".py"
+    init = os.path.join(path, "__init__.py")
+    if os.path.isfile(init):
+        return init
+    return None
+
+
+def _display(abspath: str) -> str:
+    rel = os.path.relpath(abspath)
+    return abspath if rel.startswith("..") else rel

@@ -1,0 +1,141 @@
+"""The rule framework: a rule is data (code, name, docs, examples) plus a check function."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from ..findings import Edit, Finding, Fix, Related
+from ..model import ProgramModel, Span
+
+GRAPH_BREAK, LIFECYCLE, BACKWARD, NUMERICAL = "graph-break", "lifecycle", "backward", "numerical"
+DOCS_URL = "https://gradaudit.dev/rules/{code}"
+
+
+@dataclass(frozen=True)
+class Example:
+    """A complete script. `# <- GAxxx` marks the anchor line of an expected finding (the marker
+    is stripped before analysis); `fixed` is the exact source after the rule's fix, if any.
+    `runtime` states what real torch does with it: 'error: <substring>', 'no-update: <name>'
+    (that module or tensor never changes), or 'trains' (every optimized parameter changes)."""
+    source: str
+    fixed: str | None = None
+    runtime: str | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    family: str
+    summary: str
+    what: str
+    why: str
+    example: str
+    use_instead: str
+    check: Callable[["RuleContext"], Iterable[Finding]]
+    invalid: tuple = ()
+    valid: tuple = ()
+    fix_available: bool = True
+
+    @property
+    def url(self) -> str:
+        return DOCS_URL.format(code=self.code)
+
+    def documentation(self) -> str:
+        return "\n".join([
+            f"{self.code} {self.name} ({self.family})",
+            "",
+            "## What it does",
+            self.what.strip(),
+            "",
+            "## Why is this bad?",
+            self.why.strip(),
+            "",
+            "## Example",
+            "```python",
+            self.example.strip("\n"),
+            "```",
+            "",
+            "## Use instead",
+            "```python",
+            self.use_instead.strip("\n"),
+            "```",
+        ])
+
+
+@dataclass
+class RuleContext:
+    """What a rule sees: the model, the files behind it, and helpers to phrase findings."""
+    model: ProgramModel
+    files: dict                      # path -> SourceFile
+    findings: list = field(default_factory=list)
+
+    def text(self, span: Span | None) -> str:
+        if span is None:
+            return ""
+        sf = self.files.get(span.path)
+        if sf is None:
+            return ""
+        if span.line == span.end_line:
+            return sf.line_text(span.line)[span.col:span.end_col]
+        lines = [sf.line_text(span.line)[span.col:]]
+        lines += [sf.line_text(n) for n in range(span.line + 1, span.end_line)]
+        lines.append(sf.line_text(span.end_line)[:span.end_col])
+        return "\n".join(lines)
+
+    def line(self, path: str, n: int) -> str:
+        sf = self.files.get(path)
+        return sf.line_text(n) if sf is not None else ""
+
+    def tree(self, path: str):
+        sf = self.files.get(path)
+        return sf.tree if sf is not None else None
+
+    def alias(self, path: str, module: str) -> str:
+        """How `module` (e.g. 'torch.nn') is spelled in a file: 'nn', 'torch.nn', ..."""
+        tree = self.tree(path)
+        if tree is None:
+            return module
+        head, _, last = module.rpartition(".")
+        best = None
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name == module:
+                        return a.asname or module
+                    if module.startswith(a.name + ".") and a.asname is None and best is None:
+                        best = module
+            elif isinstance(node, ast.ImportFrom) and node.module == head and not node.level:
+                for a in node.names:
+                    if a.name == last:
+                        return a.asname or last
+        return best or module
+
+    def statement_lines(self, span: Span) -> tuple[int, int] | None:
+        """The span's lines when it covers whole statements (nothing else on those lines)."""
+        first = self.line(span.path, span.line)
+        last = self.line(span.path, span.end_line)
+        if first[:span.col].strip() or _code_after(last, span.end_col):
+            return None
+        return span.line, span.end_line
+
+    def delete_lines(self, path: str, first: int, last: int) -> Edit:
+        return Edit(Span(path, first, 0, last + 1, 0), "")
+
+    def replace(self, span: Span, content: str) -> Edit:
+        return Edit(span, content)
+
+    def indent_of(self, path: str, line: int) -> str:
+        text = self.line(path, line)
+        return text[:len(text) - len(text.lstrip())]
+
+
+def _code_after(line: str, col: int) -> bool:
+    rest = line[col:].strip()
+    return bool(rest) and not rest.startswith("#")
+
+
+def related(span: Span | None, message: str):
+    return (Related(span, message),) if span is not None else ()

@@ -1,0 +1,331 @@
+"""GA108 param-not-optimized."""
+import re
+
+from ..findings import CONFIRMED, UNSAFE, Finding, Fix, Related
+from .base import GRAPH_BREAK, Example, Rule, RuleContext
+from .common import describe, module_of, names
+
+
+def _root(path: str) -> str:
+    return path.split(".", 1)[0]
+
+
+def _fix_created(ctx: RuleContext, span, opt, params):
+    lines = ctx.statement_lines(span)
+    if lines is None or opt.name.startswith("<"):
+        return None
+    m = re.match(r"\s*([A-Za-z_][\w.]*(?:\[[^\]]+\])?)\s*=(?!=)", ctx.line(span.path, span.line))
+    if m is None:
+        return None
+    target = m.group(1)
+    is_param = all(p.kind != "param" or p.module == p.name for p in params) or all(
+        p.name == target for p in params)
+    group = f"[{target}]" if is_param else f"{target}.parameters()"
+    indent = ctx.indent_of(span.path, span.line)
+    text = f'{indent}{opt.name}.add_param_group({{"params": {group}}})\n'
+    from ..model import Span
+    at = Span(span.path, lines[1] + 1, 0, lines[1] + 1, 0)
+    return Fix(f"Add the new parameters to `{opt.name}`", UNSAFE, (ctx.replace(at, text),))
+
+
+def _fix_group(ctx: RuleContext, opt, params):
+    if len(opt.groups) != 1:
+        return None
+    g = opt.groups[0]
+    text = ctx.text(g.span)
+    owner = module_of(params)
+    m = re.fullmatch(r"([A-Za-z_][\w]*)((?:\.[A-Za-z_]\w*)+)\.parameters\(\)", text)
+    if m is None or not owner or _root(owner) != m.group(1):
+        return None
+    return Fix(f"Optimize all of `{m.group(1)}`", UNSAFE, (ctx.replace(g.span, f"{m.group(1)}.parameters()"),))
+
+
+def check(ctx: RuleContext):
+    found = {}
+    unregistered = set()
+    for u in ctx.model.unregistered:
+        unregistered |= u.params
+    manual = ctx.model.manual
+    for step in ctx.model.steps:
+        if step.kind != "backward":
+            continue
+        stepped = [o for o in step.optimizers if o.key in step.stepped]
+        if not stepped:
+            continue
+        optimized = set()
+        for o in step.optimizers:
+            optimized |= o.params
+        blocked = step.frozen | step.maybe_frozen | unregistered | manual | optimized
+        cand = {p for p in step.reached
+                if p.kind in ("param", "leaf") and not p.origin and p not in blocked}
+        if not cand:
+            continue
+        first = min(stepped, key=lambda o: o.seq)
+        late = {}
+        for n in ctx.model.new_params:
+            if n.seq > first.seq and n.params & cand:
+                late.setdefault(n.span, set()).update(n.params & cand)
+        for span, ps in late.items():
+            where = "in the training loop" if any(n.in_loop for n in ctx.model.new_params if n.span == span) \
+                else "after the optimizer was built"
+            msg = (f"{describe(ps)} {'is' if len(ps) == 1 else 'are'} created {where} and never added to "
+                   f"`{first.name}`: `{step.loss}` sends them gradient, but nothing updates them")
+            if span not in found:
+                found[span] = Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, span, msg, names(ps),
+                                      (Related(first.span, f"`{first.name}` ({first.type}) is built here"),
+                                       Related(step.span, f"`{step.loss}.backward()`")),
+                                      _fix_created(ctx, span, first, ps))
+        rest = cand - set().union(*late.values()) if late else cand
+        if not rest or not all(o.complete for o in stepped):
+            continue
+        o = stepped[0]
+        sources = sorted({s for g in o.groups for s in g.sources})
+        built_from = f" is built from {', '.join(f'`{s}`' for s in sources)} only" if sources else " does not hold them"
+        msg = (f"{describe(rest)} feed{'s' if len(rest) == 1 else ''} `{step.loss}` but {'is' if len(rest) == 1 else 'are'} "
+               f"in no param group: `{o.name}`{built_from}, so they never train")
+        if o.span not in found:
+            found[o.span] = Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, o.span, msg, names(rest),
+                                    (Related(step.span, f"`{step.loss}.backward()`"),), _fix_group(ctx, o, rest))
+    return list(found.values())
+
+
+RULE = Rule(
+    code="GA108",
+    name="param-not-optimized",
+    family=GRAPH_BREAK,
+    summary="parameters reach the loss but are in no optimizer param group",
+    what="""
+Flags parameters that receive gradient from a loss but are in no optimizer's param groups:
+the optimizer built from one submodule while another trainable one feeds the loss; a module or
+`nn.Parameter` created or replaced after the optimizer was built (a new head); a module
+constructed inside the training loop. Frozen parameters, target networks and parameters added
+with `add_param_group` are not flagged.
+""",
+    why="""
+The optimizer captured its parameter list when it was built. Anything else gets `.grad`
+filled on every `backward()` but is never stepped: a replaced classification head keeps its
+random initialisation, a module built in the loop is re-created every iteration.
+""",
+    example="""
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+model.fc = nn.Linear(model.fc.in_features, 3)
+""",
+    use_instead="""
+model.fc = nn.Linear(model.fc.in_features, 3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+""",
+    check=check,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class TinyNet(nn.Module):
+    def __init__(self, n_classes=10):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(16, 32), nn.ReLU())
+        self.fc = nn.Linear(32, n_classes)
+
+    def forward(self, x):
+        return self.fc(self.body(x))
+
+
+torch.manual_seed(0)
+model = TinyNet()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+model.fc = nn.Linear(32, 3)  # <- GA108
+for _ in range(3):
+    x, y = torch.randn(12, 16), torch.randint(0, 3, (12,))
+    loss = F.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+''', fixed='''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class TinyNet(nn.Module):
+    def __init__(self, n_classes=10):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(16, 32), nn.ReLU())
+        self.fc = nn.Linear(32, n_classes)
+
+    def forward(self, x):
+        return self.fc(self.body(x))
+
+
+torch.manual_seed(0)
+model = TinyNet()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+model.fc = nn.Linear(32, 3)
+optimizer.add_param_group({"params": model.fc.parameters()})
+for _ in range(3):
+    x, y = torch.randn(12, 16), torch.randint(0, 3, (12,))
+    loss = F.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+''', runtime="no-update: model.fc"),
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class AutoEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Sequential(nn.Linear(20, 12), nn.ReLU(), nn.Linear(12, 4))
+        self.decoder = nn.Sequential(nn.Linear(4, 12), nn.ReLU(), nn.Linear(12, 20))
+
+    def forward(self, x):
+        return self.decoder(self.encoder(x))
+
+
+torch.manual_seed(1)
+model = AutoEncoder()
+optimizer = torch.optim.Adam(model.encoder.parameters(), lr=1e-3)  # <- GA108
+for _ in range(3):
+    batch = torch.randn(8, 20)
+    loss = F.mse_loss(model(batch), batch)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+''', fixed='''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class AutoEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Sequential(nn.Linear(20, 12), nn.ReLU(), nn.Linear(12, 4))
+        self.decoder = nn.Sequential(nn.Linear(4, 12), nn.ReLU(), nn.Linear(12, 20))
+
+    def forward(self, x):
+        return self.decoder(self.encoder(x))
+
+
+torch.manual_seed(1)
+model = AutoEncoder()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+for _ in range(3):
+    batch = torch.randn(8, 20)
+    loss = F.mse_loss(model(batch), batch)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+''', runtime="no-update: model.decoder"),
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(2)
+backbone = nn.Sequential(nn.Linear(10, 16), nn.ReLU())
+head = nn.Linear(16, 4)
+optimizer = torch.optim.Adam(list(backbone.parameters()) + list(head.parameters()), lr=1e-3)
+for _ in range(3):
+    x, y = torch.randn(8, 10), torch.randint(0, 4, (8,))
+    adapter = nn.Linear(16, 16)  # <- GA108
+    feats = backbone(x)
+    loss = F.cross_entropy(head(feats + adapter(feats)), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+''', fixed='''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(2)
+backbone = nn.Sequential(nn.Linear(10, 16), nn.ReLU())
+head = nn.Linear(16, 4)
+optimizer = torch.optim.Adam(list(backbone.parameters()) + list(head.parameters()), lr=1e-3)
+for _ in range(3):
+    x, y = torch.randn(8, 10), torch.randint(0, 4, (8,))
+    adapter = nn.Linear(16, 16)
+    optimizer.add_param_group({"params": adapter.parameters()})
+    feats = backbone(x)
+    loss = F.cross_entropy(head(feats + adapter(feats)), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+''', runtime="no-update: adapter"),
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(3)
+body = nn.Linear(12, 5)
+opt = torch.optim.SGD(body.parameters(), lr=0.1)
+logit_scale = nn.Parameter(torch.tensor(10.0))  # <- GA108
+for _ in range(3):
+    x, y = torch.randn(10, 12), torch.randint(0, 5, (10,))
+    loss = F.cross_entropy(logit_scale * F.normalize(body(x), dim=-1), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+''', fixed='''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(3)
+body = nn.Linear(12, 5)
+opt = torch.optim.SGD(body.parameters(), lr=0.1)
+logit_scale = nn.Parameter(torch.tensor(10.0))
+opt.add_param_group({"params": [logit_scale]})
+for _ in range(3):
+    x, y = torch.randn(10, 12), torch.randint(0, 5, (10,))
+    loss = F.cross_entropy(logit_scale * F.normalize(body(x), dim=-1), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+''', runtime="no-update: logit_scale"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(4)
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 10))
+model[2] = nn.Linear(16, 3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+gate = None
+for epoch in range(3):
+    if epoch == 1:
+        gate = nn.Parameter(torch.ones(3))
+        optimizer.add_param_group({"params": [gate], "lr": 0.1})
+    x, y = torch.randn(10, 8), torch.randint(0, 3, (10,))
+    logits = model(x)
+    if gate is not None:
+        logits = logits * gate
+    loss = F.cross_entropy(logits, y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+''', runtime="trains", note="re-headed before the optimizer; a late parameter added with add_param_group"),
+        Example('''import itertools
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def make_optimizer(*modules, lr=2e-3):
+    return torch.optim.AdamW(itertools.chain.from_iterable(m.parameters() for m in modules), lr=lr)
+
+
+torch.manual_seed(5)
+enc = nn.Sequential(nn.Linear(12, 6), nn.Tanh())
+dec = nn.Linear(6, 12)
+optimizer = make_optimizer(enc, dec)
+for _ in range(3):
+    batch = torch.randn(9, 12)
+    loss = F.mse_loss(dec(enc(batch)), batch)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+''', runtime="trains", note="an optimizer factory chaining several modules"),
+    ),
+)

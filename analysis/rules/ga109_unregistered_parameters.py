@@ -1,0 +1,331 @@
+"""GA109 unregistered-parameters."""
+import ast
+
+from ..findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix, Related
+from .base import GRAPH_BREAK, Example, Rule, RuleContext
+from .common import describe, names
+
+
+def _fix(ctx: RuleContext, rec):
+    span = rec.value_span
+    if span is None:
+        return None
+    text = ctx.text(span)
+    nn = ctx.alias(span.path, "torch.nn")
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    only_tensors = all(p.kind == "leaf" for p in rec.params)
+    if rec.kind == "tensor":
+        if isinstance(node, ast.Call) and any(k.arg == "requires_grad" for k in node.keywords):
+            kws = [k for k in node.keywords if k.arg != "requires_grad"]
+            call = ast.Call(func=node.func, args=node.args, keywords=kws)
+            inner = ast.unparse(call)
+            return Fix(f"Register it: `{nn}.Parameter(...)`", SAFE, (ctx.replace(span, f"{nn}.Parameter({inner})"),))
+        return Fix(f"Register it: `{nn}.Parameter(...)`", SAFE, (ctx.replace(span, f"{nn}.Parameter({text})"),))
+    if rec.kind == "dict":
+        if isinstance(node, ast.Dict) and not node.keys:
+            return Fix(f"Use `{nn}.ModuleDict`", SAFE, (ctx.replace(span, f"{nn}.ModuleDict()"),))
+        if isinstance(node, (ast.Dict, ast.DictComp)):
+            cls = "ParameterDict" if only_tensors else "ModuleDict"
+            return Fix(f"Use `{nn}.{cls}`", SAFE, (ctx.replace(span, f"{nn}.{cls}({text})"),))
+        return None
+    cls = "ParameterList" if only_tensors else "ModuleList"
+    if isinstance(node, ast.List) and not node.elts:
+        return Fix(f"Use `{nn}.{cls}`", SAFE, (ctx.replace(span, f"{nn}.{cls}()"),))
+    if isinstance(node, (ast.List, ast.ListComp)):
+        return Fix(f"Use `{nn}.{cls}`", SAFE, (ctx.replace(span, f"{nn}.{cls}({text})"),))
+    if isinstance(node, ast.Tuple):
+        inner = text[1:-1] if text.startswith("(") and text.endswith(")") else text
+        return Fix(f"Use `{nn}.{cls}`", SAFE, (ctx.replace(span, f"{nn}.{cls}([{inner}])"),))
+    return None
+
+
+def check(ctx: RuleContext):
+    out = []
+    seen = set()
+    for rec in ctx.model.unregistered:
+        if rec.span in seen:
+            continue
+        hit = set()
+        step_hit = None
+        for step in ctx.model.steps:
+            if step.kind != "backward":
+                continue
+            reached = (step.reached & rec.params) - step.frozen - step.trained
+            if reached:
+                hit |= reached
+                step_hit = step_hit or step
+        if not hit and not rec.fresh:
+            continue
+        seen.add(rec.span)
+        kind = {"list": "a plain list", "dict": "a plain dict", "tuple": "a tuple",
+                "tensor": "a plain tensor with requires_grad=True"}[rec.kind]
+        shown = hit or rec.params
+        if hit:
+            msg = (f"`{rec.owner}.{rec.attr}` keeps {describe(shown)} in {kind}, so `{rec.owner}.parameters()` "
+                   f"never yields them: they feed `{step_hit.loss}` but no optimizer updates them")
+            confidence = CONFIRMED
+            rel = (Related(step_hit.span, f"`{step_hit.loss}.backward()`"),)
+        else:
+            msg = (f"`{rec.owner_type}.{rec.attr}` keeps {describe(shown)} in {kind}: `.parameters()`, "
+                   f"`.to()` and `state_dict()` never see them")
+            confidence = SUSPICIOUS
+            rel = ()
+        out.append(Finding(RULE.code, RULE.name, RULE.family, confidence, rec.span, msg, names(shown), rel,
+                           _fix(ctx, rec)))
+    return out
+
+
+RULE = Rule(
+    code="GA109",
+    name="unregistered-parameters",
+    family=GRAPH_BREAK,
+    summary="submodules in a plain list/dict, or weights as plain tensors, on an nn.Module",
+    what="""
+Flags an `nn.Module` attribute that holds submodules in a plain `list`, `dict` or `tuple`, or a
+weight kept as a plain tensor with `requires_grad=True`: `Module.parameters()` never yields
+them. Confirmed when they feed a loss that no optimizer updates them for; suspicious when the
+class is only defined. Lists of modules that are also registered as attributes are not flagged.
+""",
+    why="""
+`nn.Module` registers only `nn.Module` and `nn.Parameter` attributes (and `ModuleList`,
+`ModuleDict`, `ParameterList`...). Hidden layers get gradients but an optimizer built from
+`model.parameters()` never updates them; they are also missing from `state_dict()`, `.to()`
+and `.train()/.eval()`.
+""",
+    example="""
+self.hidden = [nn.Linear(width, width) for _ in range(depth)]
+""",
+    use_instead="""
+self.hidden = nn.ModuleList([nn.Linear(width, width) for _ in range(depth)])
+""",
+    check=check,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class MLP(nn.Module):
+    def __init__(self, width=16, depth=2):
+        super().__init__()
+        self.inp = nn.Linear(6, width)
+        self.hidden = [nn.Linear(width, width) for _ in range(depth)]  # <- GA109
+        self.out = nn.Linear(width, 1)
+
+    def forward(self, x):
+        x = F.relu(self.inp(x))
+        for layer in self.hidden:
+            x = F.relu(layer(x))
+        return self.out(x)
+
+
+torch.manual_seed(0)
+model = MLP()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+for _ in range(3):
+    x = torch.randn(16, 6)
+    loss = F.mse_loss(model(x), x.pow(2).sum(dim=1, keepdim=True))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+''', fixed='''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class MLP(nn.Module):
+    def __init__(self, width=16, depth=2):
+        super().__init__()
+        self.inp = nn.Linear(6, width)
+        self.hidden = nn.ModuleList([nn.Linear(width, width) for _ in range(depth)])
+        self.out = nn.Linear(width, 1)
+
+    def forward(self, x):
+        x = F.relu(self.inp(x))
+        for layer in self.hidden:
+            x = F.relu(layer(x))
+        return self.out(x)
+
+
+torch.manual_seed(0)
+model = MLP()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+for _ in range(3):
+    x = torch.randn(16, 6)
+    loss = F.mse_loss(model(x), x.pow(2).sum(dim=1, keepdim=True))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+''', runtime="no-update: model.hidden"),
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class MultiHead(nn.Module):
+    def __init__(self, tasks):
+        super().__init__()
+        self.trunk = nn.Sequential(nn.Linear(10, 20), nn.ReLU())
+        self.heads = {}  # <- GA109
+        for name, n_out in tasks.items():
+            self.heads[name] = nn.Linear(20, n_out)
+
+    def forward(self, x):
+        h = self.trunk(x)
+        return {name: head(h) for name, head in self.heads.items()}
+
+
+torch.manual_seed(1)
+net = MultiHead({"color": 3, "shape": 4})
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for _ in range(3):
+    outs = net(torch.randn(12, 10))
+    loss = F.cross_entropy(outs["color"], torch.randint(0, 3, (12,))) + \\
+        F.cross_entropy(outs["shape"], torch.randint(0, 4, (12,)))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+''', fixed='''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class MultiHead(nn.Module):
+    def __init__(self, tasks):
+        super().__init__()
+        self.trunk = nn.Sequential(nn.Linear(10, 20), nn.ReLU())
+        self.heads = nn.ModuleDict()
+        for name, n_out in tasks.items():
+            self.heads[name] = nn.Linear(20, n_out)
+
+    def forward(self, x):
+        h = self.trunk(x)
+        return {name: head(h) for name, head in self.heads.items()}
+
+
+torch.manual_seed(1)
+net = MultiHead({"color": 3, "shape": 4})
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for _ in range(3):
+    outs = net(torch.randn(12, 10))
+    loss = F.cross_entropy(outs["color"], torch.randint(0, 3, (12,))) + \\
+        F.cross_entropy(outs["shape"], torch.randint(0, 4, (12,)))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+''', runtime="no-update: net.heads"),
+        Example('''import torch
+import torch.nn as nn
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, dim, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        self.gamma = torch.ones(dim, requires_grad=True)  # <- GA109
+
+    def forward(self, x):
+        return x * x.pow(2).mean(-1, keepdim=True).add(self.eps).rsqrt() * self.gamma
+
+
+torch.manual_seed(2)
+fc1, norm, fc2 = nn.Linear(5, 16), RMSNorm(16), nn.Linear(16, 1)
+model = nn.Sequential(fc1, norm, nn.ReLU(), fc2)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+for _ in range(3):
+    x = torch.randn(8, 5)
+    loss = nn.functional.mse_loss(model(x), x.sum(dim=1, keepdim=True))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+''', fixed='''import torch
+import torch.nn as nn
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, dim, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        self.gamma = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        return x * x.pow(2).mean(-1, keepdim=True).add(self.eps).rsqrt() * self.gamma
+
+
+torch.manual_seed(2)
+fc1, norm, fc2 = nn.Linear(5, 16), RMSNorm(16), nn.Linear(16, 1)
+model = nn.Sequential(fc1, norm, nn.ReLU(), fc2)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+for _ in range(3):
+    x = torch.randn(8, 5)
+    loss = nn.functional.mse_loss(model(x), x.sum(dim=1, keepdim=True))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+''', runtime="no-update: norm.gamma"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ResMLP(nn.Module):
+    def __init__(self, dim=12, n_blocks=3):
+        super().__init__()
+        self.blocks = nn.ModuleList()
+        for _ in range(n_blocks):
+            self.blocks.append(nn.Sequential(nn.LayerNorm(dim), nn.Linear(dim, dim), nn.GELU()))
+        self.scales = nn.ParameterList([nn.Parameter(torch.full((dim,), 0.5)) for _ in range(n_blocks)])
+        self.head = nn.Linear(dim, 2)
+
+    def forward(self, x):
+        for block, s in zip(self.blocks, self.scales):
+            x = x + s * block(x)
+        return self.head(x)
+
+
+torch.manual_seed(3)
+model = ResMLP()
+opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+for _ in range(3):
+    loss = F.cross_entropy(model(torch.randn(10, 12)), torch.randint(0, 2, (10,)))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+''', runtime="trains", note="ModuleList and ParameterList"),
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class TwoStage(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stage1 = nn.Linear(6, 12)
+        self.stage2 = nn.Linear(12, 8)
+        self.stages = [self.stage1, self.stage2]
+        self.head = nn.Linear(8, 1)
+        self.register_buffer("offset", torch.linspace(-1.0, 1.0, 8))
+
+    def forward(self, x):
+        for stage in self.stages:
+            x = torch.tanh(stage(x))
+        return self.head(x + self.offset)
+
+
+torch.manual_seed(4)
+model = TwoStage()
+optimizer = torch.optim.RMSprop(model.parameters(), lr=1e-2)
+for _ in range(3):
+    x = torch.randn(14, 6)
+    loss = F.mse_loss(model(x), x[:, :2].sum(dim=1, keepdim=True))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+''', runtime="trains", note="a list of modules that are registered as attributes too"),
+    ),
+)

@@ -1,0 +1,169 @@
+"""What the interpreter records while it replays a program: cuts, backward calls, events.
+
+Records hold live heap objects plus snapshots of the state the rules need (which leaves were
+frozen, what each optimizer held) taken at the moment the event happened.
+"""
+from __future__ import annotations
+
+import itertools
+
+from .objects import Site
+
+_cut_ids = itertools.count(1)
+
+
+class Cut:
+    """Gradient dropped at one place: `kind` says how, `removed` which leaves lost their path."""
+    __slots__ = ("cid", "kind", "site", "removed", "removed_weak", "detail", "receiver", "top", "note")
+
+    # kinds and the rule that owns them
+    DETACH, DATA, NOGRAD, SCALAR, REWRAP, NUMPY, NONDIFF = (
+        "detach", "data", "nograd", "scalar", "rewrap", "numpy", "nondiff")
+
+    def __init__(self, kind, site: Site, removed, removed_weak, detail="", receiver=None):
+        self.cid = next(_cut_ids)
+        self.kind = kind
+        self.site = site
+        self.removed = removed
+        self.removed_weak = removed_weak
+        self.detail = detail        # the spelling: '.detach()', '.item()', 'torch.no_grad()'
+        self.receiver = receiver    # ast node of the cut expression's receiver (for fixes)
+        self.top = False            # it also removed origins the engine could not name
+        self.note = ""              # 'list': the cut value was a list of tensors
+
+    def __hash__(self):
+        return self.cid
+
+    def __eq__(self, other):
+        return self is other
+
+    def __repr__(self):
+        return f"Cut({self.kind}@{self.site!r} {sorted(u.name for u in self.removed)})"
+
+
+class SaveRec:
+    """A differentiable op saved `storage` (at `version`) for its backward."""
+    __slots__ = ("storage", "version", "site", "op")
+
+    def __init__(self, storage, version, site, op):
+        self.storage = storage
+        self.version = version
+        self.site = site
+        self.op = op
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other
+
+
+class Event:
+    """One lifecycle call in program order: zero_grad, backward, step, ..."""
+    __slots__ = ("seq", "kind", "site", "ctx", "obj", "detail", "guarded")
+
+    def __init__(self, seq, kind, site, ctx, obj=None, detail=None, guarded=False):
+        self.seq = seq
+        self.kind = kind
+        self.site = site
+        self.ctx = ctx
+        self.obj = obj
+        self.detail = detail
+        self.guarded = guarded
+
+    def __repr__(self):
+        return f"Event({self.kind} {self.obj!r} @{self.site!r})"
+
+
+class BackwardRec:
+    """A `backward()` (or `autograd.grad`) and the state around it."""
+    __slots__ = ("seq", "site", "ctx", "loss", "kind", "inputs", "frozen", "optimizers", "versions",
+                 "loss_expr", "func", "event", "nograd")
+
+    def __init__(self, seq, site, ctx, loss, kind, loss_expr, func):
+        self.seq = seq
+        self.site = site
+        self.ctx = ctx
+        self.loss = loss
+        self.kind = kind              # 'backward' | 'grad'
+        self.inputs = None            # V of autograd.grad inputs
+        self.frozen = {}              # Unit -> frozen state at this moment
+        self.optimizers = []          # (OptimObj, frozenset units) live at this moment
+        self.versions = {}            # SaveRec -> storage version now
+        self.loss_expr = loss_expr    # source text of the loss
+        self.func = func              # qualified name of the function holding the call
+        self.event = None
+        self.nograd = None
+
+
+class FreezeRec:
+    __slots__ = ("seq", "units", "site", "anchor", "value", "strong", "ctx", "targets")
+
+    def __init__(self, seq, units, site, anchor, value, strong, ctx, targets):
+        self.seq = seq
+        self.units = units
+        self.site = site          # the statement that changed requires_grad
+        self.anchor = anchor      # where to report it (a helper's call site, see Interpreter)
+        self.value = value        # False: freeze, True: unfreeze
+        self.strong = strong
+        self.ctx = ctx
+        self.targets = targets
+
+
+class InplaceRec:
+    """An in-place change or rebinding of a tensor."""
+    __slots__ = ("seq", "kind", "site", "units", "nograd", "storage", "version", "detail", "ctx", "stmt")
+
+    LEAF, REBIND, SAVED = "leaf", "rebind", "saved"
+
+    def __init__(self, seq, kind, site, units, nograd, storage=None, version=0, detail="", ctx=(), stmt=None):
+        self.seq = seq
+        self.kind = kind
+        self.site = site
+        self.units = units
+        self.nograd = nograd
+        self.storage = storage
+        self.version = version
+        self.detail = detail
+        self.ctx = ctx
+        self.stmt = stmt
+
+
+class UnregRec:
+    """A module attribute that hides modules or trainable tensors from `.parameters()`."""
+    __slots__ = ("site", "owner", "attr", "kind", "container", "units", "fresh", "value_node")
+
+    def __init__(self, site, owner, attr, kind, container, fresh, value_node=None):
+        self.site = site
+        self.owner = owner
+        self.attr = attr
+        self.kind = kind          # 'list' | 'dict' | 'tuple' | 'tensor'
+        self.container = container
+        self.units = []
+        self.fresh = fresh        # its contents were created in __init__ itself
+        self.value_node = value_node
+
+
+class UnitNew:
+    """A module or parameter created while an optimizer already existed."""
+    __slots__ = ("seq", "site", "units", "ctx", "in_loop")
+
+    def __init__(self, seq, site, units, ctx, in_loop):
+        self.seq = seq
+        self.site = site
+        self.units = units
+        self.ctx = ctx
+        self.in_loop = in_loop
+
+
+class Trace:
+    def __init__(self):
+        self.events: list[Event] = []
+        self.backwards: list[BackwardRec] = []
+        self.optimizers = []
+        self.freezes: list[FreezeRec] = []
+        self.inplace: list[InplaceRec] = []
+        self.unregs: list[UnregRec] = []
+        self.new_units: list[UnitNew] = []
+        self.manual_updates = []   # (Unit, Site)
+        self.incomplete = False    # a budget was hit: some calls were not followed

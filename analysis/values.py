@@ -1,0 +1,214 @@
+"""Abstract values: what the interpreter knows about one Python expression.
+
+A value is a bag of facts that joins by union, so branches and loops merge without
+special cases:
+
+- ``k``: the kinds the value may have (tensor, module, optimizer, ...), a bit mask;
+- ``objs``: heap objects it may refer to (modules, parameter leaves, optimizers, lists...);
+- ``org``: parameter leaves whose gradient it certainly carries (when it is computed);
+- ``weak``: leaves it may carry, seen only through calls the engine could not follow;
+- ``top``: it may carry gradient from anything (an unknown origin);
+- ``cuts``: places upstream where gradient was dropped, with what each dropped;
+- ``saves``: tensors that differentiable ops upstream saved for backward (GA110);
+- ``grads``: leaves whose ``.grad`` was read into it (manual updates, GA111);
+- ``items``: exact elements of a tuple; ``const``: a known Python constant;
+- ``site``: the expression that produced it (the loss location in a report).
+"""
+from __future__ import annotations
+
+EMPTY: frozenset = frozenset()
+
+
+class Kind:
+    TENSOR = 1
+    ARRAY = 2          # numpy.ndarray
+    NUMBER = 4         # Python int/float/bool
+    STR = 8
+    NONE = 16
+    MODULE = 32        # nn.Module instance
+    PARAMS = 64        # iterator over parameters
+    OPTIM = 128
+    SCHED = 256
+    SCALER = 512
+    FUNC = 1024
+    CLASS = 2048
+    LIST = 4096
+    DICT = 8192
+    TUPLE = 16384
+    MODREF = 32768     # a Python module or a dotted name inside one (torch.nn.functional.relu)
+    INST = 65536       # instance of a user class that is not a module
+    CTX = 131072       # a context manager such as torch.no_grad()
+    UNKNOWN = 262144
+
+
+class _NoConst:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "NOCONST"
+
+
+NOCONST = _NoConst()
+
+
+class V:
+    __slots__ = ("k", "objs", "org", "weak", "top", "cuts", "saves", "grads", "items", "const", "site")
+
+    def __init__(self, k=Kind.UNKNOWN, objs=EMPTY, org=EMPTY, weak=EMPTY, top=False, cuts=EMPTY,
+                 saves=EMPTY, grads=EMPTY, items=None, const=NOCONST, site=None):
+        self.k = k
+        self.objs = objs
+        self.org = org
+        self.weak = weak
+        self.top = top
+        self.cuts = cuts
+        self.saves = saves
+        self.grads = grads
+        self.items = items
+        self.const = const
+        self.site = site
+
+    def replace(self, **kw) -> "V":
+        new = V.__new__(V)
+        for name in V.__slots__:
+            setattr(new, name, kw[name] if name in kw else getattr(self, name))
+        return new
+
+    @property
+    def is_tensor(self) -> bool:
+        return bool(self.k & Kind.TENSOR)
+
+    @property
+    def carries(self) -> bool:
+        """May carry gradient from some parameter."""
+        return bool(self.org or self.weak or self.top)
+
+    def of(self, cls):
+        """The heap objects of one class this value may refer to."""
+        return [o for o in self.objs if isinstance(o, cls)]
+
+    def __repr__(self):
+        parts = [f"k={self.k}"]
+        if self.objs:
+            parts.append(f"objs={sorted(map(repr, self.objs))}")
+        if self.org:
+            parts.append(f"org={sorted(u.name for u in self.org)}")
+        if self.weak:
+            parts.append(f"weak={sorted(u.name for u in self.weak)}")
+        if self.top:
+            parts.append("top")
+        if self.cuts:
+            parts.append(f"cuts={len(self.cuts)}")
+        if self.items is not None:
+            parts.append(f"items={self.items!r}")
+        if self.const is not NOCONST:
+            parts.append(f"const={self.const!r}")
+        return "V(" + ", ".join(parts) + ")"
+
+
+UNKNOWN = V()
+NONE = V(Kind.NONE, const=None)
+
+
+def const(value, site=None) -> V:
+    if value is None:
+        return NONE
+    if isinstance(value, str):
+        return V(Kind.STR, const=value, site=site)
+    if isinstance(value, (bool, int, float, complex)):
+        return V(Kind.NUMBER, const=value, site=site)
+    return V(Kind.UNKNOWN, const=value, site=site)
+
+
+def join(a: V | None, b: V | None) -> V | None:
+    if a is None:
+        return b
+    if b is None or a is b:
+        return a
+    items = None
+    if a.items is not None and b.items is not None and len(a.items) == len(b.items):
+        items = tuple(join(x, y) for x, y in zip(a.items, b.items))
+    c = a.const if (a.const is not NOCONST and type(a.const) is type(b.const) and a.const == b.const) else NOCONST
+    return V(
+        a.k | b.k,
+        a.objs | b.objs if b.objs else a.objs,
+        a.org | b.org if b.org else a.org,
+        a.weak | b.weak if b.weak else a.weak,
+        a.top or b.top,
+        a.cuts | b.cuts if b.cuts else a.cuts,
+        a.saves | b.saves if b.saves else a.saves,
+        a.grads | b.grads if b.grads else a.grads,
+        items,
+        c,
+        a.site if a.site is not None else b.site,
+    )
+
+
+def join_all(values) -> V:
+    out = None
+    for v in values:
+        out = join(out, v)
+    return out if out is not None else UNKNOWN
+
+
+class Flow:
+    """The gradient-relevant part of one or more values, merged: what an op's result inherits."""
+    __slots__ = ("org", "weak", "top", "cuts", "saves", "grads", "tensor")
+
+    def __init__(self):
+        self.org = EMPTY
+        self.weak = EMPTY
+        self.top = False
+        self.cuts = EMPTY
+        self.saves = EMPTY
+        self.grads = EMPTY
+        self.tensor = False
+
+    def add(self, v: V, seen=None):
+        if v.org:
+            self.org = self.org | v.org
+        if v.weak:
+            self.weak = self.weak | v.weak
+        if v.top:
+            self.top = True
+        if v.cuts:
+            self.cuts = self.cuts | v.cuts
+        if v.saves:
+            self.saves = self.saves | v.saves
+        if v.grads:
+            self.grads = self.grads | v.grads
+        if v.k & (Kind.TENSOR | Kind.PARAMS):
+            self.tensor = True
+        for o in v.objs:
+            content = getattr(o, "content_value", None)
+            if content is not None:
+                if seen is None:
+                    seen = set()
+                if id(o) not in seen:
+                    seen.add(id(o))
+                    for c in content():
+                        self.add(c, seen)
+        return self
+
+    @property
+    def carries(self) -> bool:
+        return bool(self.org or self.weak or self.top)
+
+    def value(self, k=Kind.TENSOR, objs=EMPTY, site=None) -> V:
+        return V(k, objs, self.org, self.weak, self.top, self.cuts, self.saves, self.grads, site=site)
+
+
+def flow_of(*values: V) -> Flow:
+    f = Flow()
+    for v in values:
+        if v is not None:
+            f.add(v)
+    return f
+
+
+class Star:
+    """A `*args` argument whose elements are not known one by one."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
