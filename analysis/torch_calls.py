@@ -996,8 +996,9 @@ class TorchCalls:
         site = Site(self.sf, node)
         o = OptimObj(qual, "<optimizer>", site, self.seq(), self.ctx)
         params = args[0] if args else kwargs.get("params", UNKNOWN)
+        pnode = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "params"), node)
         if isinstance(params, V):
-            self.parse_groups(o, params, node)
+            self.parse_groups(o, params, pnode)
         else:
             o.complete = False
         self.trace.optimizers.append(o)

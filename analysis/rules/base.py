@@ -17,11 +17,13 @@ class Example:
     """A complete script. `# <- GAxxx` marks the anchor line of an expected finding (the marker
     is stripped before analysis); `fixed` is the exact source after the rule's fix, if any.
     `runtime` states what real torch does with it: 'error: <substring>', 'no-update: <name>'
-    (that module or tensor never changes), or 'trains' (every optimized parameter changes)."""
+    (that module or tensor never changes), or 'trains' (every leaf that reaches a loss changes);
+    `fixed_runtime` the same for the fixed source."""
     source: str
     fixed: str | None = None
     runtime: str | None = None
     note: str = ""
+    fixed_runtime: str = "trains"   # what the fixed source does (a partial fix may still fail)
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,10 @@ def _fix(ctx: RuleContext, cut, step):
     line = ctx.line(cut.span.path, cut.span.line)
     stripped = line.strip()
     if stripped.startswith("@"):
-        lines = ctx.statement_lines(cut.span)
-        if lines is None:
+        if cut.span.line != cut.span.end_line or line[:cut.span.col].strip() != "@":
             return None
-        return Fix(f"Remove the `{stripped}` decorator", SAFE, (ctx.delete_lines(cut.span.path, *lines),))
+        return Fix(f"Remove the `{stripped}` decorator", SAFE,
+                   (ctx.delete_lines(cut.span.path, cut.span.line, cut.span.line),))
     from ..fixes import unwrap_with
     edits = unwrap_with(ctx, cut.span)
     if not edits:

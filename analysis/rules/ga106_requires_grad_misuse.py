@@ -110,7 +110,7 @@ for epoch in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="no-update: model"),
+''', runtime="no-update: model", fixed_runtime="error: does not require grad"),
         Example('''import torch
 import torch.nn as nn
 
@@ -151,7 +151,7 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="no-update: net"),
+''', runtime="no-update: net", fixed_runtime="error: does not require grad"),
     ),
     valid=(
         Example('''import torch

@@ -152,7 +152,7 @@ def masked_weights(scores, pad):
 
 
 torch.manual_seed(1)
-score, cls = nn.Linear(8, 1), nn.Linear(8, 3)
+score, cls = nn.Linear(8, 1, bias=False), nn.Linear(8, 3)
 optimizer = torch.optim.SGD([*score.parameters(), *cls.parameters()], lr=0.1)
 pad = torch.arange(5).unsqueeze(0) >= torch.tensor([5, 3, 4, 2]).unsqueeze(1)
 for _ in range(2):
@@ -175,7 +175,7 @@ def masked_weights(scores, pad):
 
 
 torch.manual_seed(1)
-score, cls = nn.Linear(8, 1), nn.Linear(8, 3)
+score, cls = nn.Linear(8, 1, bias=False), nn.Linear(8, 3)
 optimizer = torch.optim.SGD([*score.parameters(), *cls.parameters()], lr=0.1)
 pad = torch.arange(5).unsqueeze(0) >= torch.tensor([5, 3, 4, 2]).unsqueeze(1)
 for _ in range(2):

@@ -1,0 +1,215 @@
+"""Run example scripts under real torch and report what happened.
+
+Usage: python harness.py CASES.json RESULTS.json, where CASES is a list of
+{"id", "source", "expect"} and `expect` is 'error: <substring>', 'no-update: <dotted name>'
+or 'trains'. Each case runs in a forked child of a process that imported torch once.
+
+What is checked:
+- error: the script raises and the exception text contains the substring;
+- no-update: the script completes and every tensor of the named object (a module's parameters,
+  including modules hidden in plain lists/dicts, or a tensor), looked up in the script's frames
+  at the first backward()/step(), ends exactly as it started;
+- trains: the script completes, every loss given to backward() is finite, and every leaf that
+  reached a backward() ends different from how it was when first seen.
+"""
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import sys
+import tempfile
+import traceback
+
+
+def _collect(obj, out, seen):
+    import torch
+    if id(obj) in seen:
+        return
+    seen.add(id(obj))
+    if isinstance(obj, torch.Tensor):
+        out.append(obj)
+    elif isinstance(obj, torch.nn.Module):
+        for m in obj.modules():
+            for p in m.parameters(recurse=False):
+                out.append(p)
+            for k, v in vars(m).items():
+                if k.startswith("_"):
+                    continue
+                if isinstance(v, torch.Tensor) and v.requires_grad:
+                    out.append(v)
+                elif isinstance(v, (list, tuple, dict)):
+                    _collect(v, out, seen)
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            _collect(v, out, seen)
+    elif isinstance(obj, (list, tuple)):
+        for v in obj:
+            _collect(v, out, seen)
+
+
+def _follow(obj, parts):
+    for p in parts:
+        if isinstance(obj, (list, tuple)) and p.isdigit():
+            obj = obj[int(p)]
+        elif isinstance(obj, dict) and p in obj:
+            obj = obj[p]
+        else:
+            obj = getattr(obj, p)
+    return obj
+
+
+def _run_case(source: str, expect: str) -> dict:
+    import torch
+    torch.set_num_threads(1)
+    kind, _, arg = expect.partition(":")
+    kind, arg = kind.strip(), arg.strip()
+    fd, path = tempfile.mkstemp(suffix=".py", prefix="example_")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(source)
+    leaves = {}       # id -> [tensor, snapshot]
+    named = {}        # id -> [tensor, snapshot]
+    losses = []
+    state = {"named_found": False}
+
+    def snapshot(t):
+        with torch.no_grad():
+            return t.detach().clone()
+
+    def graph_leaves(t):
+        out, seen, stack = [], set(), [t.grad_fn] if t.grad_fn is not None else []
+        if t.grad_fn is None and t.requires_grad:
+            out.append(t)
+        while stack:
+            fn = stack.pop()
+            if fn is None or id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            var = getattr(fn, "variable", None)
+            if isinstance(var, torch.Tensor):
+                out.append(var)
+            stack.extend(n for n, _ in getattr(fn, "next_functions", ()) if n is not None)
+        return out
+
+    def find_named():
+        if kind != "no-update" or state["named_found"]:
+            return
+        head, *rest = arg.split(".")
+        f = sys._getframe(1)
+        while f is not None:
+            if os.path.realpath(f.f_code.co_filename) == os.path.realpath(path):
+                for env in (f.f_locals, f.f_globals):
+                    if head in env:
+                        try:
+                            obj = _follow(env[head], rest)
+                        except Exception:
+                            continue
+                        ts = []
+                        _collect(obj, ts, set())
+                        for t in ts:
+                            named.setdefault(id(t), [t, snapshot(t)])
+                        state["named_found"] = bool(ts)
+                        return
+            f = f.f_back
+
+    orig_backward = torch.autograd.backward
+
+    def backward(tensors, *a, **k):
+        ts = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
+        for t in ts:
+            if isinstance(t, torch.Tensor):
+                losses.append(bool(torch.isfinite(t.detach()).all()))
+                for leaf in graph_leaves(t):
+                    leaves.setdefault(id(leaf), [leaf, snapshot(leaf)])
+        find_named()
+        return orig_backward(tensors, *a, **k)
+
+    torch.autograd.backward = backward
+    from torch.optim.optimizer import register_optimizer_step_pre_hook
+    register_optimizer_step_pre_hook(lambda opt, args, kwargs: find_named())
+    error = None
+    try:
+        runpy.run_path(path, run_name="__main__")
+    except BaseException as exc:  # the script's own failure is the observation
+        error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=2)}"
+    finally:
+        torch.autograd.backward = orig_backward
+        os.unlink(path)
+    changed = [not torch.equal(t.detach(), s) for t, s in leaves.values()]
+    named_changed = [not torch.equal(t.detach(), s) for t, s in named.values()]
+    ok, why = True, ""
+    if kind == "error":
+        ok = error is not None and arg in error
+        why = "no exception" if error is None else f"exception without {arg!r}: {error.splitlines()[0]}"
+    elif kind == "no-update":
+        if error is not None:
+            ok, why = False, f"raised: {error.splitlines()[0]}"
+        elif not named:
+            ok, why = False, f"{arg} not found at backward()/step()"
+        elif any(named_changed):
+            ok, why = False, f"{arg} changed"
+    elif kind == "trains":
+        if error is not None:
+            ok, why = False, f"raised: {error.splitlines()[0]}"
+        elif not leaves:
+            ok, why = False, "no backward() reached a leaf"
+        elif not all(losses):
+            ok, why = False, "a non-finite loss"
+        elif not all(changed):
+            ok, why = False, f"{changed.count(False)} of {len(changed)} leaves never changed"
+    else:
+        ok, why = False, f"unknown expectation {expect!r}"
+    return {"ok": ok, "why": "" if ok else why}
+
+
+def _warm_up():
+    """Pay torch's lazy first-use costs (optimizer machinery, autograd) once, before forking."""
+    import torch
+    torch.set_num_threads(1)
+    layer = torch.nn.Linear(2, 2)
+    for opt_cls in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW, torch.optim.RMSprop):
+        opt = opt_cls(layer.parameters(), lr=0.1)
+        layer(torch.randn(3, 2)).sum().backward()
+        opt.step()
+        opt.zero_grad()
+
+
+def main(cases_path, results_path):
+    _warm_up()
+    with open(cases_path) as fh:
+        cases = json.load(fh)
+    results = {}
+    for case in cases:
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+            try:
+                out = _run_case(case["source"], case["expect"])
+            except BaseException as exc:
+                out = {"ok": False, "why": f"harness error: {exc}"}
+            os.write(w, json.dumps(out).encode())
+            os.close(w)
+            os._exit(0)
+        os.close(w)
+        chunks = []
+        while True:
+            b = os.read(r, 65536)
+            if not b:
+                break
+            chunks.append(b)
+        os.close(r)
+        os.waitpid(pid, 0)
+        try:
+            results[case["id"]] = json.loads(b"".join(chunks).decode() or "{}")
+        except ValueError:
+            results[case["id"]] = {"ok": False, "why": "the case crashed the interpreter"}
+    with open(results_path, "w") as fh:
+        json.dump(results, fh)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
