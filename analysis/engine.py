@@ -8,6 +8,7 @@ The language server, the CLI and the audit report all go through `Analyzer`.
 """
 from __future__ import annotations
 
+import gc
 import os
 from dataclasses import dataclass, field, replace
 
@@ -50,15 +51,26 @@ class Analyzer:
         return self.analyze_source(path, source, program)
 
     def analyze_source(self, path: str, source: str, program: Program | None = None) -> Result:
-        try:
-            sf = parse_source(path, source)
-        except ParseError as exc:
-            return Result(path, error=exc)
         if program is None:
             program = Program(self.extra_roots, self.overlays)
-        program.add(sf)
+        sf = program.cached(os.path.abspath(path), source)
+        if sf is not None and sf.path != path:
+            sf = None
+        if sf is None:
+            try:
+                sf = parse_source(path, source)
+            except ParseError as exc:
+                return Result(path, error=exc)
+            program.add(sf)
         interp = Interpreter(program, sf)
-        trace = interp.run()
+        # the interpreter allocates many small objects without cycles worth collecting mid-run
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            trace = interp.run()
+        finally:
+            if gc_was_enabled:
+                gc.enable()
         model = Builder(path).build(trace)
         files = {s.sf.path: s.sf for s in interp.scopes.values()}
         files[sf.path] = sf

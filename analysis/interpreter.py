@@ -9,12 +9,14 @@ recorded in a Trace (trace.py) that the training-step model is built from.
 from __future__ import annotations
 
 import ast
+import bisect
+import collections
 import itertools
 import re
 
 from . import torch_api as T
 from .objects import (
-    FROZEN, BoundMethod, ClassObj, CtxObj, DictObj, FuncObj, InstanceObj, ListObj, ModuleObj,
+    FROZEN, BoundMethod, ClassObj, CtxObj, DictObj, FuncObj, InstanceObj, LazyImport, ListObj, ModuleObj,
     OptimObj, PIter, ScalerObj, SchedObj, Site, SuperObj, SymObj, TensorObj, Unit, module_value,
 )
 from .program import Program, SourceFile
@@ -24,8 +26,15 @@ from .values import EMPTY, NONE, NOCONST, UNKNOWN, Flow, Kind, Star, V, const, f
 
 MAX_DEPTH = 12
 BUDGET = 60000           # statements per entry file; beyond it calls are not followed
+ROOT_BUDGET = 12000      # statements per root (the module body, one uncalled function, one class)
 _LOOP_RUNS = 2
 
+# `self.x = [...]`, `= {}`, `= (a, b)`, `= list(...)`, `... requires_grad=True`: what GA109 looks for
+_HIDING_ATTR = re.compile(r"self\.\w+\s*=\s*(?:\[|\{|\(|list\(|dict\(|tuple\()|requires_grad\s*=\s*True"
+                          r"|requires_grad_\(")
+_STAR = "<import *>"   # env key: modules whose names `from m import *` brought in
+_CALLED = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(")
+_DEFINED = re.compile(r"def\s+([A-Za-z_]\w*)\s*\(")
 _TRAINING_WORDS = re.compile(r"\.backward\(|autograd\.grad|\.step\(|zero_grad|requires_grad|optim\.|"
                              r"\bbackward\(|\.grad\b|no_grad|inference_mode")
 
@@ -116,6 +125,8 @@ class Interpreter(TorchCalls):
         self.init_stack: list[ModuleObj] = []
         self.sf = entry
         self.cur_stmt = None
+        self.root_start = 0
+        self.shallow = False   # checking one class: nested modules are built without running __init__
 
     # ---------------------------------------------------------------- driver
 
@@ -130,6 +141,8 @@ class Interpreter(TorchCalls):
         self.root_index = 1
         self.ctx = (("root", 1),)
         self.exec_module(scope)
+        self.sf = scope.sf
+        self.stack = [Frame(None, scope, (), None, frozenset(), label="<module>")]
         self.run_roots(scope)
         self.check_classes(scope)
         return self.trace
@@ -160,34 +173,34 @@ class Interpreter(TorchCalls):
     def run_roots(self, scope: ModuleScope):
         """Functions with training code that nothing in the file ran: run them on unknown arguments."""
         sf = scope.sf
+        src = sf.source
+        # lines mentioning training words, found in one pass over the file
+        hot = sorted({src.count("\n", 0, m.start()) + 1 for m in _TRAINING_WORDS.finditer(src)})
+        if not hot:
+            return
         candidates = []
         for fn in self._functions(scope):
             if fn.interpreted:
                 continue
             node = fn.node
-            text = "\n".join(sf.lines[node.lineno - 1:node.end_lineno])
-            if not _TRAINING_WORDS.search(text):
-                continue
-            candidates.append((fn, text))
+            i = bisect.bisect_left(hot, node.lineno)
+            if i < len(hot) and hot[i] <= node.end_lineno:
+                candidates.append(fn)
         if not candidates:
             return
-        src = sf.source
-        called = set()
-        for fn, _ in candidates:
-            name = fn.name
-            # called by name somewhere else in the file: its callers will run it
-            n = len(re.findall(r"(?<![\w])" + re.escape(name) + r"\s*\(", src))
-            defs = len(re.findall(r"def\s+" + re.escape(name) + r"\s*\(", src))
-            if n - defs > 0:
-                called.add(fn)
-        ordered = [c for c in candidates if c[0] not in called] + [c for c in candidates if c[0] in called]
-        for fn, _ in ordered:
+        calls = collections.Counter(m.group(1) for m in _CALLED.finditer(src))
+        defs = collections.Counter(m.group(1) for m in _DEFINED.finditer(src))
+        # called by name somewhere else in the file: its callers will run it
+        called = {fn for fn in candidates if calls[fn.name] - defs[fn.name] > 0}
+        ordered = [c for c in candidates if c not in called] + [c for c in candidates if c in called]
+        for fn in ordered:
             if fn.interpreted:
                 continue
             self.root_index += 1
             self.ctx = (("root", self.root_index),)
             self.nograd = None
             self.cond = 0
+            self.root_start = self.steps
             self.run_symbolic(fn)
 
     def _functions(self, scope: ModuleScope):
@@ -248,22 +261,33 @@ class Interpreter(TorchCalls):
             for a, d in zip(p.kwonlyargs, p.kw_defaults):
                 if d is None:
                     kwargs[a.arg] = self.sym_value(a.arg, site)
-        v = self.instantiate(cls, args, kwargs, cls.node, label="self")
+        call = ast.Call(func=ast.Name(id=cls.name, ctx=ast.Load()), args=[], keywords=[])
+        ast.copy_location(call, cls.node)
+        call.end_lineno, call.end_col_offset = cls.node.lineno, cls.node.col_offset
+        v = self.instantiate(cls, args, kwargs, call, label="self")
         cls.sym_instance = v
         return v
 
     def check_classes(self, scope: ModuleScope):
         """Module classes nothing instantiated: build one to see what __init__ registers (GA109)."""
+        sf = scope.sf
         for v in list(scope.globals.values()):
             for o in v.objs:
                 if isinstance(o, ClassObj) and o.scope is scope and o.is_module and o.sym_instance is None \
                         and not o.instantiated:
-                    if True:
-                        self.root_index += 1
-                        self.ctx = (("root", self.root_index),)
-                        self.nograd = None
-                        self.cond = 0
+                    text = "\n".join(sf.lines[o.node.lineno - 1:o.node.end_lineno])
+                    if not _HIDING_ATTR.search(text):
+                        continue  # nothing in it could hide parameters from .parameters()
+                    self.root_index += 1
+                    self.ctx = (("root", self.root_index),)
+                    self.nograd = None
+                    self.cond = 0
+                    self.root_start = self.steps
+                    self.shallow = True
+                    try:
                         self.symbolic_instance(o, Site(scope.sf, o.node))
+                    finally:
+                        self.shallow = False
 
     # ---------------------------------------------------------------- statements
 
@@ -357,7 +381,9 @@ class Interpreter(TorchCalls):
         frame.loops.append(loop)
         head = env
         outer_ctx = self.ctx
-        runs = _LOOP_RUNS if self._loop_depth() < 4 else 1
+        # a second run shows what one iteration hands to the next (carried state); building a
+        # module's structure in __init__ needs only one
+        runs = _LOOP_RUNS if self._loop_depth() < 4 and not self.init_stack else 1
         exits = []
         try:
             for _ in range(runs):
@@ -490,12 +516,23 @@ class Interpreter(TorchCalls):
         if cls is not None:
             qual = f"{cls.name}.{node.name}"
         fn = FuncObj(node, frame.scope, closure, qual, cls)
-        args = node.args
-        fn.defaults = (
-            [self.eval(d, env) for d in args.defaults],
-            [self.eval(d, env) if d is not None else None for d in args.kw_defaults],
-        )
+        fn.defaults = None
+        fn.def_env = env   # defaults are evaluated at the first call: most functions are never called
         return fn
+
+    def defaults_of(self, fn: FuncObj):
+        if fn.defaults is None:
+            args = fn.node.args
+            env = fn.def_env if fn.def_env is not None else {}
+            saved = (self.sf, self.stack)
+            self.sf = fn.scope.sf
+            self.stack = self.stack + [Frame(None, fn.scope, fn.closure[1:] if fn.closure else (), None, frozenset())]
+            try:
+                fn.defaults = ([self.eval(d, env) for d in args.defaults],
+                               [self.eval(d, env) if d is not None else None for d in args.kw_defaults])
+            finally:
+                self.sf, self.stack = saved
+        return fn.defaults
 
     def _s_classdef(self, stmt, env):
         cls = ClassObj(stmt, self.stack[-1].scope, stmt.name)
@@ -571,27 +608,18 @@ class Interpreter(TorchCalls):
         module = stmt.module or ""
         level = stmt.level or 0
         path = self.program.resolve(self.sf, module, level) if (level or module) else None
-        scope = None
-        if path is not None:
-            sf = self.program.load(path)
-            if sf is not None:
-                scope = self.module_scope(sf, sf.modname or module)
-                self.exec_module(scope)
         for alias in stmt.names:
             name = alias.asname or alias.name
             if alias.name == "*":
-                if scope is not None:
-                    for k, v in scope.globals.items():
-                        if not k.startswith("_"):
-                            env[k] = v
+                if path is not None:
+                    # names come from the module when first looked up (see lookup_global)
+                    lazy = LazyImport(path, module, None)
+                    old = env.get(_STAR)
+                    env[_STAR] = V(Kind.LAZY, (old.objs if old is not None else EMPTY) | {lazy})
                 continue
-            if scope is not None:
-                v = scope.globals.get(alias.name)
-                if v is None:
-                    sub = self.program.submodule(path, alias.name)
-                    if sub is not None:
-                        v = self.scope_value(sub, f"{module}.{alias.name}")
-                env[name] = v if v is not None else UNKNOWN
+            if path is not None:
+                # project modules run lazily, when the name is first used: most imports never matter
+                env[name] = V(Kind.LAZY, frozenset((LazyImport(path, module, alias.name),)))
             else:
                 base = module if not level else ("." * level + module)
                 env[name] = V(Kind.MODREF, const=T.strip_torch_alias(f"{base}.{alias.name}" if base else alias.name))
@@ -600,8 +628,46 @@ class Interpreter(TorchCalls):
     def import_module(self, dotted: str, level: int, stmt) -> V:
         path = self.program.resolve(self.sf, dotted, level)
         if path is not None:
-            return self.scope_value(path, dotted)
+            return V(Kind.LAZY, frozenset((LazyImport(path, dotted, None),)))
         return V(Kind.MODREF, const=dotted)
+
+    def scope_of(self, path: str, dotted: str):
+        sf = self.program.load(path)
+        if sf is None:
+            return None
+        scope = self.module_scope(sf, dotted)
+        self.exec_module(scope)
+        return scope
+
+    def force(self, v: V) -> V:
+        """The value behind a lazily imported name (running its module now if needed)."""
+        out = []
+        for o in v.objs:
+            if not isinstance(o, LazyImport):
+                continue
+            if o.value is None:
+                if o.forcing:
+                    return UNKNOWN
+                o.forcing = True
+                saved = (self.sf, self.stack, self.ctx, self.nograd, self.cond)
+                try:
+                    if o.attr is None:
+                        o.value = self.scope_value(o.path, o.dotted)
+                    else:
+                        scope = self.scope_of(o.path, o.dotted)
+                        val = self.lookup_global(scope.globals, o.attr) if scope is not None else None
+                        if val is None:
+                            sub = self.program.submodule(o.path, o.attr)
+                            if sub is not None:
+                                val = self.scope_value(sub, f"{o.dotted}.{o.attr}")
+                        if val is not None and val.k & Kind.LAZY:
+                            val = self.force(val)
+                        o.value = val if val is not None else UNKNOWN
+                finally:
+                    self.sf, self.stack, self.ctx, self.nograd, self.cond = saved
+                    o.forcing = False
+            out.append(o.value)
+        return join_all(out) if out else UNKNOWN
 
     def scope_value(self, path: str, dotted: str) -> V:
         sf = self.program.load(path)
@@ -727,17 +793,40 @@ class Interpreter(TorchCalls):
         name = node.id
         v = env.get(name)
         if v is not None:
+            if v.k & Kind.LAZY:
+                v = env[name] = self.force(v)
             return v
         frame = self.stack[-1]
         for scope_env in frame.closure:
             v = scope_env.get(name)
             if v is not None:
+                if v.k & Kind.LAZY:
+                    v = scope_env[name] = self.force(v)
                 return v
-        v = frame.scope.globals.get(name)
+        v = self.lookup_global(frame.scope.globals, name)
         if v is not None:
             return v
         v = BUILTINS.get(name)
         return v if v is not None else UNKNOWN
+
+    def lookup_global(self, g: dict, name: str, depth=0):
+        """A module-level name, forcing lazy imports and following `from x import *`."""
+        v = g.get(name)
+        if v is not None:
+            if v.k & Kind.LAZY:
+                v = g[name] = self.force(v)
+            return v
+        stars = g.get(_STAR)
+        if stars is None or depth > 8 or name.startswith("_"):
+            return None
+        for o in stars.objs:
+            scope = self.scope_of(o.path, o.dotted)
+            if scope is not None:
+                v = self.lookup_global(scope.globals, name, depth + 1)
+                if v is not None:
+                    g[name] = v
+                    return v
+        return None
 
     def _e_attr(self, node, env):
         recv = self.eval(node.value, env)
@@ -1076,15 +1165,18 @@ class Interpreter(TorchCalls):
             elif isinstance(o, PIter):
                 results.append(V(Kind.PARAMS, frozenset((o,))))
         if not results:
-            return self.opaque_call(fv, args, kwargs, node)
+            # an unknown callable (a model from a factory the engine cannot see, a wrapper...):
+            # it may add gradient from parameters the engine cannot name
+            return self.opaque_call(fv, args, kwargs, node, extra=fv).replace(top=True)
         return join_all(results)
 
     def call_function(self, fn: FuncObj, args, kwargs, node, self_v=None, symbolic=False) -> V:
-        if (len(self.stack) > MAX_DEPTH or self.steps > self.budget
-                or any(f.func is fn for f in self.stack)):
-            if self.steps > self.budget:
+        over = self.steps > self.budget or self.steps - self.root_start > ROOT_BUDGET
+        if len(self.stack) > MAX_DEPTH or over or any(f.func is fn for f in self.stack):
+            if over:
                 self.trace.incomplete = True
-            return self.opaque_call(None, args, kwargs, node, extra=self_v)
+            # not followed: the result is unknown, and may carry anything
+            return self.opaque_call(None, args, kwargs, node, extra=self_v).replace(top=True)
         fn.interpreted += 1
         call_site = Site(self.sf, node) if node is not fn.node else None
         env = self.bind_args(fn, args, kwargs, self_v)
@@ -1125,7 +1217,7 @@ class Interpreter(TorchCalls):
         a = node.args
         env: dict = {}
         positional = [p.arg for p in a.posonlyargs + a.args]
-        defaults, kw_defaults = fn.defaults or ([], [])
+        defaults, kw_defaults = self.defaults_of(fn)
         given = list(args)
         if self_v is not None and positional:
             env[positional[0]] = self_v
@@ -1189,6 +1281,13 @@ class Interpreter(TorchCalls):
             inst = InstanceObj(cls, label or f"<{cls.name}>", site)
             recv = V(Kind.INST, frozenset((inst,)))
         init = cls.lookup("__init__")
+        if cls.is_module and self.shallow and len(self.init_stack) >= 1:
+            # a submodule of the class under check: what it holds does not matter here
+            m.opaque = True
+            if m.opaque_unit is None:
+                m.opaque_unit = Unit(Unit.OPAQUE, "<params>", site, m.seq, count=None)
+                m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
+            return recv
         if init is not None:
             if cls.is_module:
                 self.init_stack.append(recv.objs and next(iter(recv.objs)))

@@ -340,7 +340,7 @@ class InstanceObj(Obj):
 
 class FuncObj(Obj):
     __slots__ = ("node", "scope", "closure", "qual", "nograd", "cls", "is_static", "is_classmethod",
-                 "interpreted", "defaults")
+                 "interpreted", "defaults", "def_env")
 
     def __init__(self, node, scope, closure, qual, cls=None):
         super().__init__()
@@ -354,6 +354,7 @@ class FuncObj(Obj):
         self.is_classmethod = False
         self.interpreted = 0
         self.defaults = None
+        self.def_env = None
 
     @property
     def name(self) -> str:
@@ -466,6 +467,19 @@ class CtxObj(Obj):
 
     def __repr__(self):
         return f"Ctx({self.kind})"
+
+
+class LazyImport(Obj):
+    """`from pkg.mod import name`: the module runs only when the name is first used."""
+    __slots__ = ("path", "dotted", "attr", "value", "forcing")
+
+    def __init__(self, path, dotted, attr):
+        super().__init__()
+        self.path = path
+        self.dotted = dotted
+        self.attr = attr          # None: the module itself
+        self.value = None
+        self.forcing = False
 
 
 class SuperObj(Obj):

@@ -88,6 +88,7 @@ class Program:
         self.overlays = dict(overlays or {})   # abspath -> source (unsaved editor buffers)
         self._files: dict[str, SourceFile | None] = {}
         self._resolved: dict[tuple, str | None] = {}
+        self._roots: dict[str, list] = {}
 
     def add(self, sf: SourceFile):
         self._files[sf.abspath] = sf
@@ -107,8 +108,18 @@ class Program:
         self._files[abspath] = sf
         return sf
 
+    def cached(self, abspath: str, source: str) -> SourceFile | None:
+        sf = self._files.get(abspath)
+        return sf if sf is not None and sf.source == source else None
+
     def roots_for(self, sf: SourceFile) -> list[str]:
         here = os.path.dirname(sf.abspath)
+        roots = self._roots.get(here)
+        if roots is None:
+            roots = self._roots[here] = self._compute_roots(here)
+        return roots
+
+    def _compute_roots(self, here: str) -> list[str]:
         roots = [here]
         d = here
         while os.path.isfile(os.path.join(d, "__init__.py")):

@@ -172,13 +172,16 @@ class TorchCalls:
             elif isinstance(o, _STORAGE):
                 tensorish = True
             elif hasattr(o, "globals"):  # an imported project module
-                v = o.globals.get(attr)
+                v = self.lookup_global(o.globals, attr)
                 if v is None:
                     sub = self.program.submodule(o.sf.abspath, attr)
                     v = self.scope_value(sub, f"{o.name}.{attr}") if sub else UNKNOWN
                 results.append(v)
         if tensorish or (recv.k & Kind.TENSOR and not results):
             results.append(self.tensor_attr(recv, attr, node))
+        if results and recv.k & Kind.UNKNOWN and (recv.carries or recv.cuts):
+            # partly unknown: what the unknown part carried stays with its attributes
+            results.append(V(Kind.UNKNOWN, EMPTY, recv.org, recv.weak, recv.top, recv.cuts, recv.saves, site=node))
         if not results:
             if recv.k & (Kind.NUMBER | Kind.STR | Kind.NONE) and not recv.carries:
                 return UNKNOWN
@@ -213,6 +216,8 @@ class TorchCalls:
                 return v
         if attr in ("training",):
             return V(Kind.NUMBER)
+        if attr in ("module", "_orig_mod") and m.cls is None:
+            return module_value(m)  # DDP(model).module, torch.compile(model)._orig_mod
         if m.opaque and not attr.startswith("_") and attr not in _MODULE_METHODS:
             sub = ModuleObj(f"<{attr}>", m.site, m.seq, qual=None)
             sub.opaque = True
@@ -287,7 +292,13 @@ class TorchCalls:
         if attr in m.children and value.k == Kind.NONE:
             m.children.pop(attr, None)
         m.attrs[attr] = value
-        # plain containers and tensors that hide parameters from .parameters() (GA109)
+        # plain containers and tensors that hide parameters from .parameters() (GA109): only what a
+        # module class's own code stores on `self`, and only values that surely are such containers
+        frame = self.stack[-1]
+        if m.cls is None or frame.self_v is None or m not in frame.self_v.objs:
+            return
+        if value.k & ~(Kind.LIST | Kind.DICT | Kind.TUPLE | Kind.TENSOR | Kind.PARAMS) or value.top:
+            return
         leaves = [o for o in value.objs if isinstance(o, Unit) and o.kind == Unit.LEAF]
         containers = [o for o in value.objs if isinstance(o, (ListObj, DictObj))]
         kind = None
@@ -614,6 +625,10 @@ class TorchCalls:
             return V(Kind.LIST, frozenset((lst,)), site=node)
         if qual in ("functools.partial",) and args:
             return args[0]
+        if short in _PASSTHROUGH_CALLS or qual in ("torch.compile",):
+            passed = self.passthrough(args[:1])
+            if passed is not None:
+                return passed
         if qual in ("collections.OrderedDict", "collections.defaultdict"):
             return self.builtin_call("dict", args[1:] if qual.endswith("defaultdict") else args, kwargs, node, env)
         if head.split(".")[0] in T.NUMPY_MODULES:
@@ -1137,13 +1152,15 @@ class TorchCalls:
             elif isinstance(o, PIter):
                 pass
             elif hasattr(o, "globals"):
-                fv = o.globals.get(name)
+                fv = self.lookup_global(o.globals, name)
                 if fv is not None:
                     results.append(self.call_value(fv, args, kwargs, node, env))
                 else:
                     results.append(self.opaque_call(None, args, kwargs, node))
         if tensorish or (not results and recv.k & (Kind.TENSOR | Kind.PARAMS)):
             results.append(self.tensor_method(recv, name, args, kwargs, node, env))
+        if results and recv.k & Kind.UNKNOWN and not recv.of(SymObj) and (recv.carries or recv.cuts):
+            results.append(self.unknown_method(recv.replace(objs=EMPTY), name, args, kwargs, node))
         if not results:
             if recv.k & Kind.ARRAY:
                 if name == "item" or name == "tolist":
@@ -1168,10 +1185,25 @@ class TorchCalls:
             return self.scalar_cut(recv, node, f".{name}()") if recv.carries else V(Kind.NUMBER, cuts=recv.cuts)
         if name in ("detach",) and (recv.carries or recv.k & Kind.TENSOR):
             return self.tensor_method(recv, name, args, kwargs, node, None)
-        out = self.opaque_call(None, args, kwargs, node, extra=recv)
-        if recv.top and not (recv.objs or recv.org or recv.weak):
-            out = out.replace(top=True)
-        return out
+        if name in _PASSTHROUGH_METHODS:
+            passed = self.passthrough(args)
+            if passed is not None:
+                return passed
+        if name in _TENSORISH_METHODS and not recv.objs:
+            # `x.to(device)`, `batch.view(...)` on data the engine did not see being made
+            return self.tensor_method(recv.replace(k=recv.k | Kind.TENSOR), name, args, kwargs, node, None)
+        # a method of an object the engine cannot see may run a model of its own
+        return self.opaque_call(None, args, kwargs, node, extra=recv).replace(top=True)
+
+    def passthrough(self, args):
+        """Wrappers that hand back what they were given (accelerator.prepare, DDP, torch.compile...)."""
+        vals = [a for a in args if isinstance(a, V)]
+        if not vals or not any(v.objs for v in vals):
+            return None
+        if len(vals) == 1:
+            return vals[0]
+        from .interpreter import make_tuple
+        return make_tuple(vals, None)
 
     def super_method(self, o: SuperObj, name, args, kwargs, node, env) -> V:
         mro = o.cls.mro()
@@ -1580,6 +1612,16 @@ def _lambda_mentions(fn: V, word) -> bool:
                     return True
     return False
 
+
+_TENSORISH_METHODS = (_ALIAS_METHODS | _SHAPE_METHODS | T.VIEW_OPS | T.SPLIT_OPS | T.NONDIFF_OPS | T.SAVES_INPUT
+                      | T.SAVES_OUTPUT | {"clone", "sum", "mean", "numpy", "item", "tolist", "detach", "abs",
+                                          "flatten", "softmax", "log_softmax", "square", "neg"}) - {"backward"}
+
+# Calls that return the module/optimizer they wrap (or a tuple of what they were given).
+_PASSTHROUGH_CALLS = {"DistributedDataParallel", "DataParallel", "FullyShardedDataParallel", "FSDP", "DDP",
+                      "compile", "checkpoint_wrapper", "convert_sync_batchnorm", "ShardedDataParallel"}
+_PASSTHROUGH_METHODS = {"prepare", "prepare_model", "prepare_optimizer", "prepare_scheduler", "setup",
+                        "setup_module", "setup_optimizers", "wrap", "to_device"}
 
 _MODULE_METHODS = {
     "parameters", "named_parameters", "children", "modules", "named_children", "named_modules", "zero_grad",

@@ -39,6 +39,7 @@ class Kind:
     INST = 65536       # instance of a user class that is not a module
     CTX = 131072       # a context manager such as torch.no_grad()
     UNKNOWN = 262144
+    LAZY = 524288      # a name imported from a project module not executed yet
 
 
 class _NoConst:

@@ -92,9 +92,10 @@ def cut_findings(ctx: RuleContext, kinds, code, name, family, phrase, fix_for=No
     for step in ctx.model.steps:
         own = step.reached | step.reached_weak
         reach = own | step.co_reached   # gradients of losses stepped together add up
-        if step.top:
-            continue
-        raises = not (own - step.frozen)
+        # `top` means the loss may also carry gradient from parameters the engine cannot name; known
+        # parameters only travel along tracked flows, so a cut of known ones is still decided, but
+        # "the loss reaches nothing" is not.
+        raises = not (own - step.frozen) and not step.top
         for cut in step.cuts:
             if cut.kind not in kinds:
                 continue

@@ -23,7 +23,7 @@ def check(ctx: RuleContext):
     for o in ctx.model.optimizers:
         optimized |= o.params
     for step in ctx.model.steps:
-        if step.kind != "backward" or step.top:
+        if step.kind != "backward":
             continue
         reach = (step.reached | step.reached_weak) - step.frozen
         for leaf, cuts in step.fresh:
@@ -36,7 +36,7 @@ def check(ctx: RuleContext):
             for c in cuts:
                 removed |= c.removed | c.removed_weak
             lost = {p for p in removed - reach if p in step.trained}
-            only_fresh = not (reach - {leaf} - {p for p, _ in step.fresh})
+            only_fresh = not (reach - {leaf} - {p for p, _ in step.fresh}) and not step.top
             if not lost and not (only_fresh and removed):
                 continue
             shown = lost or removed
