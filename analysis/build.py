@@ -34,7 +34,8 @@ class Builder:
     def param(self, u: Unit) -> M.Param:
         p = self._params.get(u.oid)
         if p is None:
-            p = M.Param(u.oid, u.name, u.module_path, u.kind, self.span(u.site), _origin(u))
+            p = M.Param(u.oid, u.name, u.module_path, u.kind, self.span(u.site), _origin(u),
+                        u.created_in_loop and u.in_init)
             self._params[u.oid] = p
         return p
 

@@ -138,6 +138,7 @@ def _analyze_chunk(paths, config, roots, bar=None):
             if r.error is not None:
                 errors.append(r.error)
             else:
+                r.model, r.files = None, {}   # keep the findings only: big folders stay small
                 results.append(r)
         except RecursionError:
             crashes.append((path, "recursion too deep"))

@@ -338,8 +338,16 @@ class Interpreter(TorchCalls):
                 pass  # the object itself changed
             return env
         if old.k & Kind.LIST and old.of(ListObj):
+            src = rhs.of(ListObj)
             for o in old.of(ListObj):
-                o.add(self.iter_value(rhs))
+                if len(src) == 1 and src[0].elems is not None:
+                    for e in list(src[0].elems):
+                        o.add(e)
+                elif rhs.items is not None:
+                    for e in rhs.items:
+                        o.add(e)
+                else:
+                    o.add(self.iter_value(rhs))
             return env
         new = self.binop(stmt.op, old, rhs, stmt)
         self.assign(target, new, env, stmt)

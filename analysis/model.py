@@ -31,6 +31,7 @@ class Param:
     kind: str          # 'param' | 'leaf' | 'fresh' | 'opaque'
     span: Span | None  # where it was created
     origin: str = ""   # 'copy' (deepcopy of a module), 'loaded' (load_state_dict target), ''
+    repeated: bool = False  # made in a loop the engine ran once: there may be more like it
 
     @property
     def opaque(self) -> bool:

@@ -265,17 +265,25 @@ class ScalerObj(Obj):
 
 
 class ListObj(Obj):
-    """A list, set or generator; elements are joined into one value."""
-    __slots__ = ("content", "site", "owner_attr")
+    """A list, set or generator; elements are joined into one value, and the first ones are also
+    kept in order (`nn.Sequential(*layers)` needs the order to name its children)."""
+    __slots__ = ("content", "site", "owner_attr", "elems")
+
+    MAX_ELEMS = 256
 
     def __init__(self, content=None, site=None):
         super().__init__()
         self.content = content
         self.site = site
         self.owner_attr = None
+        self.elems = [content] if content is not None else []
 
     def add(self, v: V):
         self.content = join(self.content, v)
+        if self.elems is not None:
+            self.elems.append(v)
+            if len(self.elems) > self.MAX_ELEMS:
+                self.elems = None
 
     def content_value(self):
         return (self.content,) if self.content is not None else ()

@@ -517,6 +517,9 @@ class TorchCalls:
         u = Unit(Unit.FRESH, _target_label(target_node), Site(self.sf, node), self.seq())
         u.source_cuts = frozenset(c for c in recv.cuts if c.removed or c.removed_weak)
         u.computed = bool(u.source_cuts)
+        if not u.computed:
+            u.kind = Unit.LEAF   # made from data: a trainable leaf like torch.randn(..., requires_grad=True)
+            self.note_new_units([u], node)
         u.created_in_loop = any(c[0] == "loop" for c in self.ctx)
         new = V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=recv.cuts, site=node)
         if isinstance(target_node, ast.Name) and env is not None:
@@ -846,11 +849,13 @@ class TorchCalls:
             if short == "Sequential":
                 for a in args:
                     v = a.value if isinstance(a, Star) else a
-                    items = []
+                    items = [v]
                     if isinstance(a, Star):
-                        items = [self.iter_value(v)]
-                    else:
-                        items = [v]
+                        lists = v.of(ListObj)
+                        if len(lists) == 1 and lists[0].elems is not None:
+                            items = list(lists[0].elems)      # nn.Sequential(*layers), in order
+                        else:
+                            items = [self.iter_value(v)]
                     for item in items:
                         for o in item.objs:
                             if isinstance(o, ModuleObj):

@@ -1,5 +1,6 @@
-"""The rules' examples under real torch (needs the `test` extra): each invalid example really
-fails the way its rule says, its fixed source really trains, and each valid look-alike trains."""
+"""The rules' examples and our data scripts under real torch (needs the `test` extra): each
+invalid example really fails the way its rule says, its fixed source really trains, and each
+valid look-alike trains."""
 import json
 import os
 import subprocess
@@ -10,6 +11,7 @@ import pytest
 
 from gradaudit.analysis.rules import RULES
 from helpers import strip_markers
+from test_data_scripts import runtime_cases
 
 pytestmark = pytest.mark.runtime
 HARNESS = os.path.join(os.path.dirname(__file__), "runtime", "harness.py")
@@ -28,7 +30,7 @@ def _cases():
             if ex.runtime:
                 cases.append({"id": f"{rule.code}-valid-{i}", "source": strip_markers(ex.source)[0],
                               "expect": ex.runtime})
-    return cases
+    return cases + runtime_cases()
 
 
 CASES = _cases()

@@ -31,8 +31,15 @@ def describe(params) -> str:
     if len(named) == 1 and not opaque:
         p = named[0]
         return f"`{p.name}`"
+    if not opaque and all(p.module == p.name for p in named):
+        # free-standing leaves (w1, b1 ...): name them
+        shown = [f"`{p.name}`" for p in named[:4]]
+        return _list(shown) + (f" and {len(named) - 4} more" if len(named) > 4 else "")
     owner = module_of(named + opaque)
     n = len(named)
+    if any(p.repeated for p in named):
+        # built in a loop the engine followed once: the real count is a multiple of what it saw
+        return f"the parameters of `{owner}`" if owner else "parameters built in a loop"
     count = f"{n} parameter{'s' if n != 1 else ''}" + (" and more" if opaque else "")
     if owner:
         return f"{count} of `{owner}`"

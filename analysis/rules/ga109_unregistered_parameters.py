@@ -60,17 +60,23 @@ def check(ctx: RuleContext):
         if not hit and not rec.fresh:
             continue
         seen.add(rec.span)
-        kind = {"list": "a plain list", "dict": "a plain dict", "tuple": "a tuple",
-                "tensor": "a plain tensor with requires_grad=True"}[rec.kind]
         shown = hit or rec.params
+        if rec.kind == "tensor":
+            what = "is a plain tensor with requires_grad=True, not an nn.Parameter"
+            them = "it"
+        else:
+            what = {"list": "is a plain list", "dict": "is a plain dict", "tuple": "is a tuple"}[rec.kind] + \
+                " of modules, not an nn.ModuleList/ModuleDict"
+            them = "their parameters"
         if hit:
-            msg = (f"`{rec.owner}.{rec.attr}` keeps {describe(shown)} in {kind}, so `{rec.owner}.parameters()` "
-                   f"never yields them: they feed `{step_hit.loss}` but no optimizer updates them")
+            owner = rec.owner
+            msg = (f"`{owner}.{rec.attr}` {what}: `{owner}.parameters()` never yields {them}, so they feed "
+                   f"`{step_hit.loss}` but no optimizer updates them")
             confidence = CONFIRMED
             rel = (Related(step_hit.span, f"`{step_hit.loss}.backward()`"),)
         else:
-            msg = (f"`{rec.owner_type}.{rec.attr}` keeps {describe(shown)} in {kind}: `.parameters()`, "
-                   f"`.to()` and `state_dict()` never see them")
+            msg = (f"`{rec.owner_type}.{rec.attr}` {what}: `.parameters()`, `.to()` and `state_dict()` "
+                   f"never see {them}")
             confidence = SUSPICIOUS
             rel = ()
         out.append(Finding(RULE.code, RULE.name, RULE.family, confidence, rec.span, msg, names(shown), rel,

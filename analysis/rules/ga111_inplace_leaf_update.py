@@ -54,12 +54,13 @@ def check(ctx: RuleContext):
     for span, group in merged.items():
         upd = replace(group[0], params=frozenset().union(*(u.params for u in group)))
         if upd.kind == "leaf":
-            msg = (f"in-place update of the leaf {describe(upd.params)} outside torch.no_grad(): torch raises "
-                   f"\"a leaf Variable that requires grad is being used in an in-place operation\"")
+            msg = (f"in-place update of {describe(upd.params)}, leaves that require grad, outside "
+                   f"torch.no_grad(): torch raises \"a leaf Variable that requires grad is being used in an "
+                   f"in-place operation\"")
             confidence = CONFIRMED
         else:
-            msg = (f"`{upd.name} = ...` replaces the leaf {describe(upd.params)} with a computed tensor: it is no "
-                   f"longer a leaf, its `.grad` stays None and it stops training")
+            msg = (f"`{upd.name} = ...` replaces the leaf {describe(upd.params)} with a computed tensor: the new "
+                   f"`{upd.name}` is not a leaf, its `.grad` stays None and it stops training")
             confidence = CONFIRMED if upd.in_loop else SUSPICIOUS
         found[upd.span] = Finding(RULE.code, RULE.name, RULE.family, confidence, upd.span, msg, names(upd.params),
                                   (), _fix(ctx, upd))

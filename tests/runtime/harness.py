@@ -9,8 +9,9 @@ What is checked:
 - no-update: the script completes and every tensor of the named object (a module's parameters,
   including modules hidden in plain lists/dicts, or a tensor), looked up in the script's frames
   at the first backward()/step(), ends exactly as it started;
-- trains: the script completes, every loss given to backward() is finite, and every leaf that
-  reached a backward() ends different from how it was when first seen.
+- trains: the script completes, every loss given to backward() is finite, and every
+  parameter-like leaf that reached a backward() (an nn.Parameter, an optimizer's parameter, or a
+  leaf seen in two backward passes) ends different from how it was when first seen.
 """
 from __future__ import annotations
 
@@ -114,19 +115,29 @@ def _run_case(source: str, expect: str) -> dict:
 
     orig_backward = torch.autograd.backward
 
+    passes = {}       # id -> backward passes a leaf was seen in
+    optimized = set()
+
     def backward(tensors, *a, **k):
         ts = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
+        state["passes"] = state.get("passes", 0) + 1
         for t in ts:
             if isinstance(t, torch.Tensor):
                 losses.append(bool(torch.isfinite(t.detach()).all()))
                 for leaf in graph_leaves(t):
                     leaves.setdefault(id(leaf), [leaf, snapshot(leaf)])
+                    passes.setdefault(id(leaf), set()).add(state["passes"])
         find_named()
         return orig_backward(tensors, *a, **k)
 
+    def on_step(opt, args, kwargs):
+        for g in opt.param_groups:
+            optimized.update(id(p) for p in g["params"])
+        find_named()
+
     torch.autograd.backward = backward
     from torch.optim.optimizer import register_optimizer_step_pre_hook
-    register_optimizer_step_pre_hook(lambda opt, args, kwargs: find_named())
+    register_optimizer_step_pre_hook(on_step)
     error = None
     try:
         runpy.run_path(path, run_name="__main__")
@@ -135,7 +146,10 @@ def _run_case(source: str, expect: str) -> dict:
     finally:
         torch.autograd.backward = orig_backward
         os.unlink(path)
-    changed = [not torch.equal(t.detach(), s) for t, s in leaves.values()]
+    # parameter-like leaves: nn.Parameters, optimizer parameters, leaves reused across passes
+    # (a fresh input made a leaf for one pass, like an adversarial example, is not one)
+    changed = [not torch.equal(t.detach(), s) for key, (t, s) in leaves.items()
+               if isinstance(t, torch.nn.Parameter) or key in optimized or len(passes.get(key, ())) > 1]
     named_changed = [not torch.equal(t.detach(), s) for t, s in named.values()]
     ok, why = True, ""
     if kind == "error":

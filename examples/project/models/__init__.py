@@ -1,0 +1,3 @@
+from models.net import Net
+
+__all__ = ["Net"]
