@@ -122,6 +122,13 @@ def _load_config(args):
         except ConfigError as exc:
             print(f"gradaudit: {exc}", file=sys.stderr)
             return None
+    from .config import _norm, unknown_selectors
+    given = _norm(args.select) + _norm(args.ignore) + _norm(args.extend_select)
+    bad = unknown_selectors(given)
+    if bad:
+        print(f"gradaudit: no rule matches {', '.join(repr(b) for b in bad)} (see `gradaudit rules`)",
+              file=sys.stderr)
+        return None
     return cfg.merged(select=args.select, ignore=args.ignore, extend_select=args.extend_select)
 
 
@@ -238,7 +245,7 @@ def _emit(text, output_file):
 
 def _do_fixes(args, findings, errors, crashes, missing, config) -> int:
     from .fixes import fix_source
-    from .program import read_text
+    from .program import read_source, write_source
     by_path: dict = {}
     for f in findings:
         if f.fix is None or not f.fix.edits:
@@ -252,7 +259,7 @@ def _do_fixes(args, findings, errors, crashes, missing, config) -> int:
     diffs, fixed_count, changed = [], 0, []
     for path, fs in sorted(by_path.items()):
         try:
-            source = read_text(path)
+            source, encoding = read_source(path)
         except OSError:
             continue
         new, applied = fix_source(source, fs, only_safe=not args.unsafe_fixes)
@@ -263,8 +270,7 @@ def _do_fixes(args, findings, errors, crashes, missing, config) -> int:
             diffs.append("".join(difflib.unified_diff(source.splitlines(True), new.splitlines(True),
                                                       fromfile=f"a/{path}", tofile=f"b/{path}")))
         else:
-            with open(path, "w", encoding="utf-8") as fh:
-                fh.write(new)
+            write_source(path, new, encoding)
             changed.append(path)
     if args.diff:
         _emit("".join(diffs), args.output_file)

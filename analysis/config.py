@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from dataclasses import dataclass, field
 
 try:
@@ -16,13 +17,27 @@ class ConfigError(Exception):
 
 
 def _norm(items) -> tuple:
+    if isinstance(items, str):
+        items = [items]           # `select = "GA1"` means one selector, not five characters
     out = []
     for item in items or ():
         for part in str(item).split(","):
             part = part.strip()
             if part:
-                out.append(part.upper() if part[:2].upper() == "GA" else part.lower())
+                out.append(part.upper() if part[:2].upper() == "GA" or part.upper() == "ALL" else part.lower())
     return tuple(out)
+
+
+def unknown_selectors(selectors) -> list:
+    """Selectors that match no rule: a typo silently selecting nothing is worse than an error."""
+    from .rules import RULES
+    bad = []
+    for sel in selectors:
+        if sel == "ALL":
+            continue
+        if not any(_matches(sel, r.code, r.name) for r in RULES):
+            bad.append(sel)
+    return bad
 
 
 def _matches(selector: str, code: str, name: str) -> bool:
@@ -75,20 +90,53 @@ def _relative(path: str, root: str) -> str:
     return rel.replace(os.sep, "/")
 
 
+def _glob_regex(pattern: str):
+    """gitignore-style: `*` within a folder name, `**/` any number of folders (zero included)."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
 def _glob(rel: str, pattern: str) -> bool:
     pattern = pattern.replace(os.sep, "/")
-    if fnmatch.fnmatch(rel, pattern):
+    if pattern.endswith("/"):
+        return rel.startswith(pattern) or (rel + "/").startswith(pattern)
+    if _glob_regex(pattern).match(rel):
         return True
     if "/" not in pattern and fnmatch.fnmatch(rel.rsplit("/", 1)[-1], pattern):
         return True
-    return pattern.endswith("/") and rel.startswith(pattern)
+    return False
+
+
+def _has_table(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return "gradaudit" in tomllib.load(fh).get("tool", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return True   # let load_config report the broken file
 
 
 def find_pyproject(start: str) -> str | None:
+    """The nearest pyproject.toml with a [tool.gradaudit] table (like ruff and [tool.ruff])."""
     d = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
     for _ in range(64):
         candidate = os.path.join(d, "pyproject.toml")
-        if os.path.isfile(candidate):
+        if os.path.isfile(candidate) and _has_table(candidate):
             return candidate
         parent = os.path.dirname(d)
         if parent == d:
@@ -121,6 +169,9 @@ def config_from_table(table: dict, root: str, source: str = "settings") -> Confi
         raise ConfigError(f"{source}: per-file-ignores must be a table of glob = [codes]")
     severity = table.get("severity", {}) or {}
     select = _norm(table.get("select")) + _norm(table.get("extend-select"))
+    bad = unknown_selectors(select + _norm(table.get("ignore")))
+    if bad:
+        raise ConfigError(f"{source}: no rule matches {', '.join(repr(b) for b in bad)}")
     return Config(
         select=select,
         ignore=_norm(table.get("ignore")),

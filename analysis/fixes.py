@@ -10,6 +10,7 @@ import ast
 
 from .findings import Edit
 from .model import Span
+from .program import split_lines
 
 
 def _find_with(tree, span: Span):
@@ -75,7 +76,7 @@ def unwrap_with(ctx, item_span: Span) -> tuple:
 
 def apply_edits(source: str, edits) -> str:
     """Apply non-overlapping edits (1-based lines, 0-based character columns) to `source`."""
-    lines = source.splitlines(keepends=True)
+    lines = split_lines(source, keepends=True)
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))

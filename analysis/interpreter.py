@@ -127,6 +127,7 @@ class Interpreter(TorchCalls):
         self.cur_stmt = None
         self.root_start = 0
         self.shallow = False   # checking one class: nested modules are built without running __init__
+        self.no_force = False  # running an imported module's top level: leave lazy imports alone
 
     # ---------------------------------------------------------------- driver
 
@@ -160,13 +161,17 @@ class Interpreter(TorchCalls):
         scope.running = True
         g = scope.globals
         g["__name__"] = const(scope.name)
-        prev_sf, prev_stack = self.sf, self.stack
+        prev = (self.sf, self.stack, self.no_force, self.ctx, self.nograd, self.cond)
         self.sf = scope.sf
         self.stack = [Frame(None, scope, (), None, frozenset(), label="<module>")]
+        # An imported module's top level binds names; it must not pull in the modules it
+        # imports itself (that cascades through a whole package), so its lazy names stay lazy.
+        self.no_force = scope.sf is not self.entry
+        self.nograd, self.cond = None, 0
         try:
             self.exec_block(scope.sf.tree.body, g)
         finally:
-            self.sf, self.stack = prev_sf, prev_stack
+            self.sf, self.stack, self.no_force, self.ctx, self.nograd, self.cond = prev
             scope.running = False
             scope.done = True
 
@@ -544,33 +549,8 @@ class Interpreter(TorchCalls):
 
     def _s_classdef(self, stmt, env):
         cls = ClassObj(stmt, self.stack[-1].scope, stmt.name)
-        for b in stmt.bases:
-            bv = self.eval(b, env)
-            for o in bv.of(ClassObj):
-                cls.bases.append(o)
-                cls.is_module |= o.is_module
-                cls.opaque_base |= o.opaque_base
-                cls.is_optimizer |= o.is_optimizer
-            if bv.k & Kind.MODREF and isinstance(bv.const, str):
-                q = T.strip_torch_alias(bv.const)
-                cls.bases.append(q)
-                short = q.rsplit(".", 1)[-1]
-                if q in ("torch.nn.Module",) or short in ("LightningModule", "Module") and "torch" in q:
-                    cls.is_module = True
-                elif short == "LightningModule":
-                    cls.is_module = True
-                elif q.startswith("torch.nn.") and (short in T.PARAM_MODULES or short in T.FREE_MODULES
-                                                    or short in T.CONTAINERS or short in T.RECURRENT):
-                    cls.is_module = True
-                    cls.opaque_base = True
-                elif q in ("torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"):
-                    cls.is_optimizer = True
-                elif q.startswith("torch.utils.data"):
-                    cls.is_dataset = True
-                elif q.startswith("builtins.") or q in ("abc.ABC", "typing.Generic", "enum.Enum"):
-                    pass
-                else:
-                    cls.opaque_base = True
+        cls.base_values = [self.eval(b, env) for b in stmt.bases]
+        cls.resolver = self.resolve_class
         cenv: dict = {}
         frame = Frame(None, self.stack[-1].scope, (), None, frozenset(), cls=cls, label=stmt.name)
         self.stack.append(frame)
@@ -598,10 +578,49 @@ class Interpreter(TorchCalls):
                                 cenv[t.id] = value
         finally:
             self.stack.pop()
-        if not cls.is_module and cls.opaque_base and "forward" in cls.methods:
-            cls.is_module = True
         env[stmt.name] = V(Kind.CLASS, frozenset((cls,)))
         return env
+
+    def resolve_class(self, cls: ClassObj):
+        """Settle what a class's bases make it; bases imported lazily are forced now."""
+        saved, self.no_force = self.no_force, False
+        try:
+            self._resolve_bases(cls)
+        finally:
+            self.no_force = saved
+
+    def _resolve_bases(self, cls: ClassObj):
+        for bv in cls.base_values:
+            if bv.k & Kind.LAZY:
+                bv = self.force(bv)
+            for o in bv.of(ClassObj):
+                cls.bases.append(o)
+                cls.is_module |= o.is_module
+                cls.opaque_base |= o.opaque_base
+                cls.is_optimizer |= o.is_optimizer
+            if bv.k & Kind.MODREF and isinstance(bv.const, str) and not bv.objs:
+                q = T.strip_torch_alias(bv.const)
+                cls.bases.append(q)
+                short = q.rsplit(".", 1)[-1]
+                if q == "torch.nn.Module" or short == "LightningModule":
+                    cls.is_module = True
+                elif q.startswith("torch.nn.") and (short in T.PARAM_MODULES or short in T.FREE_MODULES
+                                                    or short in T.CONTAINERS or short in T.RECURRENT):
+                    cls.is_module = True
+                    cls.opaque_base = True
+                elif q in ("torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"):
+                    cls.is_optimizer = True
+                elif q.startswith("torch.utils.data"):
+                    cls.is_dataset = True
+                elif q.startswith("builtins.") or q in ("abc.ABC", "typing.Generic", "enum.Enum",
+                                                        "typing.NamedTuple", "object"):
+                    pass
+                else:
+                    cls.opaque_base = True
+            elif not bv.objs and bv.k & Kind.UNKNOWN:
+                cls.opaque_base = True
+        if not cls._is_module and cls._opaque_base and "forward" in cls.methods:
+            cls.is_module = True
 
     def _s_import(self, stmt, env):
         for alias in stmt.names:
@@ -649,6 +668,8 @@ class Interpreter(TorchCalls):
 
     def force(self, v: V) -> V:
         """The value behind a lazily imported name (running its module now if needed)."""
+        if self.no_force:
+            return v
         out = []
         for o in v.objs:
             if not isinstance(o, LazyImport):
@@ -825,7 +846,7 @@ class Interpreter(TorchCalls):
                 v = g[name] = self.force(v)
             return v
         stars = g.get(_STAR)
-        if stars is None or depth > 8 or name.startswith("_"):
+        if stars is None or depth > 8 or name.startswith("_") or self.no_force:
             return None
         for o in stars.objs:
             scope = self.scope_of(o.path, o.dotted)

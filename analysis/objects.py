@@ -385,8 +385,11 @@ class BoundMethod(Obj):
 
 
 class ClassObj(Obj):
-    __slots__ = ("node", "scope", "name", "bases", "methods", "is_module", "opaque_base", "class_attrs",
-                 "sym_instance", "is_optimizer", "is_dataset", "instantiated")
+    """A class defined in the project. What its bases make it (a module, an optimizer...) is
+    settled on first need: a base imported from a module not run yet stays unforced until then."""
+    __slots__ = ("node", "scope", "name", "bases", "methods", "class_attrs", "sym_instance", "instantiated",
+                 "base_values", "resolver", "resolved", "_is_module", "_opaque_base", "_is_optimizer",
+                 "_is_dataset")
 
     def __init__(self, node, scope, name):
         super().__init__()
@@ -395,13 +398,58 @@ class ClassObj(Obj):
         self.name = name
         self.bases = []            # ClassObj or qualified names of imported bases
         self.methods = {}
-        self.is_module = False
-        self.opaque_base = False   # derives from a class the engine cannot see
         self.class_attrs = {}
         self.sym_instance = None
-        self.is_optimizer = False
-        self.is_dataset = False
         self.instantiated = 0
+        self.base_values = []      # the bases as evaluated at the class statement
+        self.resolver = None       # the interpreter's hook that settles them
+        self.resolved = False
+        self._is_module = False
+        self._opaque_base = False  # derives from a class the engine cannot see
+        self._is_optimizer = False
+        self._is_dataset = False
+
+    def _ensure(self):
+        if not self.resolved:
+            self.resolved = True
+            if self.resolver is not None:
+                self.resolver(self)
+
+    @property
+    def is_module(self):
+        self._ensure()
+        return self._is_module
+
+    @is_module.setter
+    def is_module(self, value):
+        self._is_module = value
+
+    @property
+    def opaque_base(self):
+        self._ensure()
+        return self._opaque_base
+
+    @opaque_base.setter
+    def opaque_base(self, value):
+        self._opaque_base = value
+
+    @property
+    def is_optimizer(self):
+        self._ensure()
+        return self._is_optimizer
+
+    @is_optimizer.setter
+    def is_optimizer(self, value):
+        self._is_optimizer = value
+
+    @property
+    def is_dataset(self):
+        self._ensure()
+        return self._is_dataset
+
+    @is_dataset.setter
+    def is_dataset(self, value):
+        self._is_dataset = value
 
     def mro(self):
         out, stack, seen = [], [self], set()
@@ -410,6 +458,7 @@ class ClassObj(Obj):
             if c.oid in seen:
                 continue
             seen.add(c.oid)
+            c._ensure()
             out.append(c)
             stack.extend(b for b in c.bases if isinstance(b, ClassObj))
         return out

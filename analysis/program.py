@@ -7,7 +7,10 @@ extra roots; anything else (torch, numpy, transformers, ...) is left as a dotted
 from __future__ import annotations
 
 import ast
+import io
 import os
+import re
+import tokenize
 from dataclasses import dataclass, field
 
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
@@ -16,8 +19,28 @@ _SKIP_PARTS = ("site-packages", "dist-packages")
 
 class ParseError(Exception):
     def __init__(self, path, line, col, msg):
-        super().__init__(f"{path}:{line}:{col}: {msg}")
+        super().__init__(path, line, col, msg)   # args round-trip through pickle (worker processes)
         self.path, self.line, self.col, self.msg = path, line, col, msg
+
+    def __str__(self):
+        return f"{self.path}:{self.line}:{self.col}: {self.msg}"
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(source: str, keepends=False) -> list[str]:
+    """Lines as Python sees them: only LF, CRLF and CR end a line (str.splitlines also breaks at
+    form feeds and other separators, which would shift every position after them)."""
+    if not keepends:
+        return _LINE_BREAK.split(source) if source else []
+    out, start = [], 0
+    for m in _LINE_BREAK.finditer(source):
+        out.append(source[start:m.end()])
+        start = m.end()
+    if start < len(source):
+        out.append(source[start:])
+    return out
 
 
 @dataclass(eq=False)
@@ -33,7 +56,7 @@ class SourceFile:
     @property
     def lines(self) -> list[str]:
         if self._lines is None:
-            self._lines = self.source.splitlines()
+            self._lines = split_lines(self.source)
         return self._lines
 
     def line_text(self, lineno: int) -> str:
@@ -71,13 +94,27 @@ def parse_source(path: str, source: str, abspath: str | None = None) -> SourceFi
     return SourceFile(path, abspath or os.path.abspath(path), source, tree)
 
 
-def read_text(path: str) -> str:
+def read_source(path: str) -> tuple[str, str]:
+    """(text, encoding) of a Python file, by its PEP 263 cookie or BOM (utf-8 by default)."""
     with open(path, "rb") as fh:
         data = fh.read()
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        encoding = "utf-8"
+    try:
+        return data.decode(encoding), encoding
+    except (UnicodeDecodeError, LookupError):
+        return data.decode("latin-1"), "latin-1"
+
+
+def read_text(path: str) -> str:
+    return read_source(path)[0]
+
+
+def write_source(path: str, text: str, encoding: str):
+    with open(path, "w", encoding=encoding, newline="") as fh:
+        fh.write(text)
 
 
 class Program:

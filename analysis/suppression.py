@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import re
 
-_GRADAUDIT = re.compile(r"#\s*gradaudit:\s*ignore(?:\[([^\]]*)\])?", re.IGNORECASE)
-_NOQA = re.compile(r"#\s*noqa(?::\s*([A-Za-z0-9_,\s-]+))?", re.IGNORECASE)
+_GRADAUDIT = re.compile(r"#\s*gradaudit:\s*ignore(?![\w-])(?:\[([^\]]*)\])?", re.IGNORECASE)
+_NOQA = re.compile(r"#\s*noqa(?![\w-])(?::\s*([A-Za-z0-9_,\s-]+))?", re.IGNORECASE)
 
 
 def _codes(text: str | None):

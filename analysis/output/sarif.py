@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import urllib.parse
 
 from .. import __version__
 from ..rules import RULES
@@ -14,8 +15,12 @@ def _region(span) -> dict:
             "endColumn": span.end_col + 1}
 
 
+def _uri(path: str) -> str:
+    return urllib.parse.quote(path.replace("\\", "/"))
+
+
 def _location(span, message=None) -> dict:
-    loc = {"physicalLocation": {"artifactLocation": {"uri": span.path.replace("\\", "/")},
+    loc = {"physicalLocation": {"artifactLocation": {"uri": _uri(span.path)},
                                 "region": _region(span)}}
     if message:
         loc["message"] = {"text": message}
@@ -54,14 +59,14 @@ def render(findings, errors, files_checked: int, **_) -> str:
                     "deletedRegion": _region(e.span), "insertedContent": {"text": e.content}})
             result["fixes"] = [{
                 "description": {"text": f.fix.message},
-                "artifactChanges": [{"artifactLocation": {"uri": p.replace("\\", "/")}, "replacements": reps}
+                "artifactChanges": [{"artifactLocation": {"uri": _uri(p)}, "replacements": reps}
                                     for p, reps in changes.items()],
             }]
         results.append(result)
     notifications = [{
         "level": "error",
         "message": {"text": f"could not parse: {e.msg}"},
-        "locations": [{"physicalLocation": {"artifactLocation": {"uri": e.path},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(e.path)},
                                             "region": {"startLine": e.line, "startColumn": max(1, e.col)}}}],
     } for e in errors]
     run = {

@@ -129,6 +129,21 @@ class RuleContext:
     def replace(self, span: Span, content: str) -> Edit:
         return Edit(span, content)
 
+    def indent_unit(self, path: str) -> str:
+        """The file's indentation step: a tab, or the smallest run of leading spaces."""
+        sf = self.files.get(path)
+        best = None
+        for text in (sf.lines if sf is not None else ()):
+            stripped = text.lstrip()
+            if not stripped or stripped.startswith("#") or len(stripped) == len(text):
+                continue
+            lead = text[:len(text) - len(stripped)]
+            if lead.startswith("\t"):
+                return "\t"
+            if best is None or len(lead) < len(best):
+                best = lead
+        return best or "    "
+
     def indent_of(self, path: str, line: int) -> str:
         text = self.line(path, line)
         return text[:len(text) - len(text.lstrip())]

@@ -14,7 +14,8 @@ def _wrap(ctx: RuleContext, span, body_lines, applicability, message):
         return None
     indent = ctx.indent_of(span.path, span.line)
     torch_name = ctx.alias(span.path, "torch")
-    text = f"{indent}with {torch_name}.no_grad():\n" + "".join(f"{indent}    {b}\n" for b in body_lines)
+    step = ctx.indent_unit(span.path)
+    text = f"{indent}with {torch_name}.no_grad():\n" + "".join(f"{indent}{step}{b}\n" for b in body_lines)
     whole = Span(span.path, lines[0], 0, lines[1] + 1, 0)
     return Fix(message, applicability, (ctx.replace(whole, text),))
 
