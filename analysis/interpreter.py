@@ -128,6 +128,7 @@ class Interpreter(TorchCalls):
         self.root_start = 0
         self.shallow = False   # checking one class: nested modules are built without running __init__
         self.no_force = False  # running an imported module's top level: leave lazy imports alone
+        self.star_misses: set = set()
 
     # ---------------------------------------------------------------- driver
 
@@ -506,9 +507,28 @@ class Interpreter(TorchCalls):
             env[stmt.name] = UNKNOWN
         return env
 
+    def _binding(self, name: str, env: dict):
+        """What a name is bound to, without forcing a lazy import."""
+        for scope_env in (env,) + self.stack[-1].closure + (self.stack[-1].scope.globals,):
+            v = scope_env.get(name)
+            if v is not None:
+                return v
+        return BUILTINS.get(name)
+
     def apply_decorators(self, fn: FuncObj, stmt, env) -> bool:
         """Record what decorators mean for the function; False when it is no longer a plain function."""
         for dec in stmt.decorator_list:
+            root = dec.func if isinstance(dec, ast.Call) else dec
+            while isinstance(root, (ast.Attribute, ast.Call)):
+                root = root.value if isinstance(root, ast.Attribute) else root.func
+            if isinstance(root, ast.Name):
+                bound = self._binding(root.id, env)
+                if bound is None or bound.k & Kind.LAZY:
+                    # a project decorator not loaded yet (docstring helpers, registries...): taken
+                    # to return the function; loading its module for that is not worth it
+                    if isinstance(dec, ast.Attribute) and dec.attr in ("setter", "getter", "deleter"):
+                        return False
+                    continue
             d = self.eval(dec, env)
             dq = d.const if d.k & Kind.MODREF else None
             ctxs = d.of(CtxObj)
@@ -848,13 +868,19 @@ class Interpreter(TorchCalls):
         stars = g.get(_STAR)
         if stars is None or depth > 8 or name.startswith("_") or self.no_force:
             return None
-        for o in stars.objs:
+        key = (id(g), name)
+        if key in self.star_misses:
+            return None
+        for o in sorted(stars.objs, key=lambda x: x.oid):
+            if not self.program.may_define(o.path, name):
+                continue
             scope = self.scope_of(o.path, o.dotted)
             if scope is not None:
                 v = self.lookup_global(scope.globals, name, depth + 1)
                 if v is not None:
                     g[name] = v
                     return v
+        self.star_misses.add(key)
         return None
 
     def _e_attr(self, node, env):

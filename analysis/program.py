@@ -126,9 +126,26 @@ class Program:
         self._files: dict[str, SourceFile | None] = {}
         self._resolved: dict[tuple, str | None] = {}
         self._roots: dict[str, list] = {}
+        self._texts: dict[str, str] = {}
 
     def add(self, sf: SourceFile):
         self._files[sf.abspath] = sf
+
+    def may_define(self, abspath: str, name: str) -> bool:
+        """Cheap text test before running a module for a name: it must mention the name, or
+        re-export another module's names with `import *`."""
+        text = self._texts.get(abspath)
+        if text is None:
+            sf = self._files.get(abspath)
+            if sf is not None:
+                text = sf.source
+            else:
+                try:
+                    text = self.overlays.get(abspath) or read_text(abspath)
+                except OSError:
+                    text = ""
+            self._texts[abspath] = text
+        return name in text or "import *" in text
 
     def load(self, abspath: str) -> SourceFile | None:
         if abspath in self._files:
