@@ -183,6 +183,8 @@ class Program:
         for _ in range(8):
             if any(os.path.exists(os.path.join(d, m)) for m in _PROJECT_MARKERS):
                 roots.append(d)
+                if os.path.isdir(os.path.join(d, "src")):
+                    roots.append(os.path.join(d, "src"))   # src layout: src/<package>
                 break
             parent = os.path.dirname(d)
             if parent == d:

@@ -1,0 +1,180 @@
+"""The training-step model (what rules, reports and the language server read), checked directly."""
+import os
+import subprocess
+import sys
+
+from gradaudit.analysis.engine import Analyzer
+from helpers import analyze
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+
+
+def steps_of(source):
+    result = analyze(source)
+    assert result.error is None
+    return result.model
+
+
+GAN = '''import torch
+import torch.nn as nn
+
+G = nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 2))
+D = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 1))
+opt_g = torch.optim.Adam(G.parameters(), lr=1e-3)
+opt_d = torch.optim.Adam(D.parameters(), lr=1e-3)
+bce = nn.BCEWithLogitsLoss()
+for _ in range(3):
+    fake = G(torch.randn(4, 3))
+    opt_d.zero_grad()
+    d_loss = bce(D(torch.randn(4, 2)), torch.ones(4, 1)) + bce(D(fake.detach()), torch.zeros(4, 1))
+    d_loss.backward()
+    opt_d.step()
+    opt_g.zero_grad()
+    g_loss = bce(D(fake), torch.ones(4, 1))
+    g_loss.backward()
+    opt_g.step()
+'''
+
+
+def test_each_backward_is_a_step_with_its_own_optimizer():
+    model = steps_of(GAN)
+    by_loss = {}
+    for s in model.steps:
+        by_loss.setdefault(s.loss, s)
+    d, g = by_loss["d_loss"], by_loss["g_loss"]
+    names = {o.key: o.name for o in model.optimizers}
+    assert [names[k] for k in d.stepped] == ["opt_d"]
+    assert [names[k] for k in g.stepped] == ["opt_g"]
+    assert {p.module for p in d.reached} == {"D.0", "D.2"}           # fake.detach() cut G off
+    assert {p.module for p in g.reached} == {"D.0", "D.2", "G.0", "G.2"}
+    assert {p.module for c in d.cuts for p in c.removed} == {"G.0", "G.2"}
+    kinds = [(e.kind, e.target) for e in d.events if e.kind in ("zero_grad", "backward", "step")]
+    assert kinds == [("zero_grad", "opt_d"), ("backward", ""), ("step", "opt_d"),
+                     ("zero_grad", "opt_g"), ("backward", ""), ("step", "opt_g")]
+
+
+GROUPS = '''import itertools
+import torch
+import torch.nn as nn
+
+enc, head, extra = nn.Linear(4, 4), nn.Linear(4, 2), nn.Linear(4, 4)
+opt = torch.optim.SGD([
+    {"params": enc.parameters(), "lr": 1e-3, "weight_decay": 0.0},
+    {"params": filter(lambda p: p.requires_grad, head.parameters())},
+], lr=0.1)
+opt.add_param_group({"params": itertools.chain(extra.parameters())})
+loss = head(extra(enc(torch.randn(2, 4)))).sum()
+loss.backward()
+opt.step()
+'''
+
+
+def test_param_groups_options_filters_and_added_groups():
+    model = steps_of(GROUPS)
+    (opt,) = model.optimizers
+    assert opt.name == "opt" and opt.type == "SGD" and opt.complete
+    g0, g1, g2 = opt.groups
+    assert {p.name for p in g0.params} == {"enc.weight", "enc.bias"} and g0.options == ("lr", "weight_decay")
+    assert {p.name for p in g1.params} == {"head.weight", "head.bias"} and g1.filtered
+    assert {p.name for p in g2.params} == {"extra.weight", "extra.bias"}
+    (step,) = model.steps
+    assert step.trained == step.reached and len(step.reached) == 6
+
+
+TRAINER = '''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        self.sched = torch.optim.lr_scheduler.StepLR(self.opt, 1)
+
+    def train_step(self, x, y):
+        self.opt.zero_grad()
+        loss = F.mse_loss(self.model(x), y)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+        self.opt.step()
+        return loss.item()
+
+
+trainer = Trainer(nn.Linear(3, 1))
+for epoch in range(2):
+    for _ in range(4):
+        trainer.train_step(torch.randn(5, 3), torch.randn(5, 1))
+    trainer.sched.step()
+'''
+
+
+def test_events_inside_methods_belong_to_the_callers_iteration():
+    model = steps_of(TRAINER)
+    step = model.steps[0]
+    assert step.function == "Trainer.train_step"
+    kinds = [e.kind for e in step.events]
+    assert kinds == ["zero_grad", "backward", "clip", "step"]
+    assert all(e.via for e in step.events)          # each happened inside trainer.train_step(...)
+    assert step.loop is not None and step.loop.line == 23   # the inner loop
+    assert {p.name for p in step.trained} == {"model.weight", "model.bias"} or \
+        {p.name for p in step.trained} == {"trainer.model.weight", "trainer.model.bias"}
+
+
+FROZEN = '''import torch
+import torch.nn as nn
+
+backbone, head = nn.Linear(4, 4), nn.Linear(4, 2)
+backbone.requires_grad_(False)
+opt = torch.optim.Adam([p for p in [*backbone.parameters(), *head.parameters()] if p.requires_grad])
+loss = head(backbone(torch.randn(3, 4))).sum()
+loss.backward()
+opt.step()
+'''
+
+
+def test_frozen_parameters_and_filtered_optimizer():
+    model = steps_of(FROZEN)
+    (step,) = model.steps
+    assert {p.name for p in step.frozen} == {"backbone.weight", "backbone.bias"}
+    assert {p.name for p in model.optimizers[0].params} == {"head.weight", "head.bias"}
+    assert model.optimizers[0].groups[0].filtered
+    assert [f.value for f in model.freezes] == [False]
+
+
+UNCALLED = '''import torch
+import torch.nn.functional as F
+
+
+def train(model, loader, optimizer):
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+'''
+
+
+def test_a_training_function_nobody_calls_is_still_modelled():
+    model = steps_of(UNCALLED)
+    (step,) = {s.span.line: s for s in model.steps}.values()
+    assert step.function == "train" and step.loss == "loss"
+    assert step.reached_weak and not step.reached      # `model` is unknown: its parameters only may be reached
+    assert [e.kind for e in step.events] == ["zero_grad", "backward", "step"]
+
+
+def test_findings_across_modules_point_into_the_helper_module():
+    root = os.path.join(DATA, "projects", "helper_detach")
+    p = subprocess.run([sys.executable, "-m", "gradaudit.analysis.cli", "check", ".", "--format", "json"],
+                       cwd=root, capture_output=True, text=True, timeout=60)
+    import json
+    findings = json.loads(p.stdout)["findings"]
+    assert [(f["path"], f["line"], f["code"]) for f in findings] == [("pkg/features.py", 6, "GA101")]
+    assert "backbone" in findings[0]["message"]
+    assert {r["path"] for r in findings[0]["related"]} == {"train.py"}
+
+
+def test_one_file_check_follows_its_imports():
+    root = os.path.join(DATA, "projects", "helper_detach")
+    result = Analyzer().analyze_file(os.path.join(root, "train.py"))
+    assert [(os.path.basename(f.span.path), f.span.line) for f in result.findings] == [("features.py", 6)]
