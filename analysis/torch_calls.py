@@ -264,7 +264,7 @@ class TorchCalls:
                 self.module_setattr(o, attr, value, stmt, target)
             elif isinstance(o, InstanceObj):
                 o.attrs[attr] = value if len(recv.objs) == 1 else join(o.attrs.get(attr), value)
-                self.name_objects(value, attr)
+                self.name_objects(value, self.sf.segment(target) or attr)   # `self.optimizer`
             elif isinstance(o, SymObj):
                 o.attrs[attr] = value
             elif isinstance(o, ClassObj):
@@ -282,12 +282,10 @@ class TorchCalls:
         mods = [o for o in value.objs if isinstance(o, ModuleObj)]
         params = [o for o in value.objs if isinstance(o, Unit) and o.kind == Unit.PARAM]
         if mods and not (value.k & (Kind.LIST | Kind.DICT | Kind.TUPLE)):
-            for mod in mods:
-                m.register(attr, mod)
+            self.register_all(m, attr, mods)
             return
         if params and not (value.k & (Kind.LIST | Kind.DICT | Kind.TUPLE)):
-            for p in params:
-                m.register(attr, p)
+            self.register_all(m, attr, params)
             return
         if attr in m.children and value.k == Kind.NONE:
             m.children.pop(attr, None)
@@ -322,6 +320,15 @@ class TorchCalls:
         m.unregs.append(rec)
         if not m.in_init:
             self.after_init(m, only=rec)
+
+    def register_all(self, m: ModuleObj, key, objs):
+        """Register what a value may be under `key`: several candidates (a loop variable, a branch)
+        each get a slot, since any of them may be the registered one."""
+        for i, x in enumerate(sorted(objs, key=lambda o: o.oid)):
+            if key is None:
+                m.register(f"<{len(m.children)}>", x)
+            else:
+                m.register(key if i == 0 else f"{key}<{i}>", x)
 
     def after_init(self, m: ModuleObj, only=None):
         """Settle GA109 candidates once __init__ is done: drop what is registered after all."""
@@ -430,7 +437,7 @@ class TorchCalls:
                         keys = list(o.children.keys())
                         if -len(keys) <= key < len(keys):
                             k = keys[key]
-                    o.register(k, mods[0])
+                    self.register_all(o, k, mods)
         if recv.k & Kind.TENSOR or any(isinstance(o, _STORAGE) for o in recv.objs):
             self.inplace_update(recv, value, stmt, stmt, op="setitem", target_node=target.value)
 
@@ -473,8 +480,9 @@ class TorchCalls:
         storages = _storages(target)
         for s in storages:
             if isinstance(s, Unit):
-                if s.kind in (Unit.PARAM, Unit.LEAF) and s.frozen != FROZEN:
-                    if self.nograd is None and not (rhs is not None and s in rhs.grads and False):
+                # `w[0].detach().zero_()` is allowed: the detached alias does not require grad
+                if s.kind in (Unit.PARAM, Unit.LEAF) and s.frozen != FROZEN and s in target.org:
+                    if self.nograd is None:
                         self.trace.inplace.append(InplaceRec(self.seq(), InplaceRec.LEAF, site, frozenset((s,)),
                                                              False, s, s.version, op, self.ctx, stmt))
                     if rhs is not None and s in rhs.grads:
@@ -1378,16 +1386,12 @@ class TorchCalls:
         if name in ("state_dict",):
             return V(Kind.DICT, frozenset((DictObj(None),)))
         if name in ("register_parameter",) and len(args) > 1:
-            key = args[0].const if isinstance(args[0].const, str) else f"<{len(m.children)}>"
-            for u in args[1].objs:
-                if isinstance(u, Unit):
-                    m.register(key, u)
+            key = args[0].const if isinstance(args[0].const, str) else None
+            self.register_all(m, key, [u for u in args[1].objs if isinstance(u, Unit)])
             return NONE
         if name in ("add_module", "register_module") and len(args) > 1:
-            key = args[0].const if isinstance(args[0].const, str) else f"<{len(m.children)}>"
-            for x in args[1].objs:
-                if isinstance(x, ModuleObj):
-                    m.register(key, x)
+            key = args[0].const if isinstance(args[0].const, str) else None
+            self.register_all(m, key, [x for x in args[1].objs if isinstance(x, ModuleObj)])
             return NONE
         if name == "register_buffer" and args:
             key = args[0].const if isinstance(args[0].const, str) else None

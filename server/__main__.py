@@ -1,0 +1,31 @@
+"""`python -m gradaudit.server` / `gradaudit server`: the language server over stdio (or TCP)."""
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+
+def run(tcp: str | None = None) -> int:
+    from .server import server
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        if not port.isdigit():
+            print("gradaudit: --tcp wants HOST:PORT", file=sys.stderr)
+            return 2
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="gradaudit server")
+    ap.add_argument("--tcp", metavar="HOST:PORT")
+    args = ap.parse_args(argv)
+    return run(args.tcp)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

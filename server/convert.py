@@ -1,0 +1,100 @@
+"""Engine findings and spans as LSP objects. Engine columns are code points; clients count in
+their negotiated position encoding (UTF-16 by default), converted here, at the edge."""
+from __future__ import annotations
+
+import os
+import tempfile
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from gradaudit.analysis import __version__
+from gradaudit.analysis.rules import BY_CODE
+
+_NUMERICAL = "numerical"
+_SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
+             "information": types.DiagnosticSeverity.Information, "hint": types.DiagnosticSeverity.Hint}
+
+
+def path_of(uri: str) -> str:
+    parsed = urlparse(uri)
+    return os.path.normpath(unquote(parsed.path)) if parsed.scheme == "file" else uri
+
+
+def uri_of(path: str) -> str:
+    return from_fs_path(os.path.abspath(path)) or path
+
+
+class Positions:
+    """Converts engine spans of one file to client ranges, given that file's lines."""
+
+    def __init__(self, lines, codec):
+        self.lines = lines
+        self.codec = codec
+
+    def position(self, line: int, col: int) -> types.Position:
+        """Engine (1-based line, code-point column) -> client position."""
+        n = line - 1
+        text = self.lines[n] if 0 <= n < len(self.lines) else ""
+        return types.Position(line=max(n, 0), character=self.codec.client_num_units(text[:col]))
+
+    def range(self, span) -> types.Range:
+        return types.Range(start=self.position(span.line, span.col), end=self.position(span.end_line, span.end_col))
+
+
+def severity_for(finding, settings) -> types.DiagnosticSeverity:
+    sev = settings.severity
+    for key in (finding.code, finding.name, f"{finding.family}.{finding.confidence}", finding.confidence):
+        if key in sev:
+            return _SEVERITY[sev[key]]
+    if finding.confidence == "confirmed":
+        return types.DiagnosticSeverity.Warning if finding.family == _NUMERICAL else types.DiagnosticSeverity.Error
+    return types.DiagnosticSeverity.Information if finding.family == _NUMERICAL else types.DiagnosticSeverity.Warning
+
+
+def docs_href(code: str, settings) -> str:
+    if settings.docs_url:
+        return settings.docs_url.format(code=code)
+    # offline by default: the rule's documentation as a local markdown file the editor can open
+    rule = BY_CODE.get(code)
+    folder = os.path.join(tempfile.gettempdir(), f"gradaudit-rules-{__version__}")
+    path = os.path.join(folder, f"{code}.md")
+    if rule is not None and not os.path.exists(path):
+        os.makedirs(folder, exist_ok=True)
+        tmp = f"{path}.{os.getpid()}"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write("# " + rule.documentation() + "\n")
+        os.replace(tmp, path)
+    return uri_of(path)
+
+
+def diagnostic(finding, positions: Positions, settings, positions_for) -> types.Diagnostic:
+    related = []
+    for r in finding.related:
+        pos = positions if r.span.path == finding.span.path else positions_for(r.span.path)
+        if pos is None:
+            continue
+        related.append(types.DiagnosticRelatedInformation(
+            location=types.Location(uri=uri_of(r.span.path), range=pos.range(r.span)), message=r.message))
+    return types.Diagnostic(
+        range=positions.range(finding.span),
+        message=finding.message + (f" [{', '.join(finding.params[:6])}{', …' if len(finding.params) > 6 else ''}]"
+                                   if finding.params and len(finding.params) <= 12 else ""),
+        severity=severity_for(finding, settings),
+        code=finding.code,
+        code_description=types.CodeDescription(href=docs_href(finding.code, settings)),
+        source="gradaudit",
+        related_information=related or None,
+        tags=None,
+        data={"confidence": finding.confidence, "name": finding.name, "key": finding_key(finding)},
+    )
+
+
+def finding_key(f) -> str:
+    s = f.span
+    return f"{f.code}:{s.line}:{s.col}:{s.end_line}:{s.end_col}"
+
+
+def text_edits(edits, positions: Positions) -> list[types.TextEdit]:
+    return [types.TextEdit(range=positions.range(e.span), new_text=e.content) for e in edits]

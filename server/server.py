@@ -1,0 +1,376 @@
+"""The gradaudit language server: a thin adapter from LSP to the engine.
+
+All analysis lives in gradaudit.analysis; this module maps documents to analyses (documents.py),
+findings to diagnostics and actions (convert.py), and settings (settings.py).
+"""
+from __future__ import annotations
+
+import difflib
+import os
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from gradaudit.analysis import __version__
+from gradaudit.analysis.findings import SAFE
+from gradaudit.analysis.fixes import fix_source
+from gradaudit.analysis.model import Span
+from gradaudit.analysis.program import read_text, split_lines
+from gradaudit.analysis.summary import graph, hover_markdown, lens_title, unique_steps
+
+from .convert import Positions, diagnostic, finding_key, path_of, text_edits, uri_of
+from .documents import Analyses
+from .settings import Settings
+
+FIX_ALL_KIND = "source.fixAll.gradaudit"
+CMD_GRAPH = "gradaudit.showTrainingGraph"
+CMD_FIX_ALL = "gradaudit.fixAll"
+
+
+class GradauditServer(LanguageServer):
+    def __init__(self):
+        super().__init__("gradaudit", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.settings = Settings()
+        self.analyses = Analyses(self._published, self._log)
+        self.pull = False          # the client asks for diagnostics itself (textDocument/diagnostic)
+        self.refresh = False       # ... and accepts workspace/diagnostic/refresh
+        self.resolve_edits = False  # the client resolves code actions' edits lazily
+        self.root = ""
+
+    # ---------------------------------------------------------------- helpers
+
+    def _log(self, message: str, kind=types.MessageType.Log):
+        try:
+            self.window_log_message(types.LogMessageParams(type=kind, message=message))
+        except Exception:  # no client connected (tests calling handlers directly)
+            pass
+
+    def document(self, uri: str):
+        return self.workspace.get_text_document(uri)
+
+    def positions(self, uri: str, text: str | None = None) -> Positions:
+        doc = self.document(uri)
+        lines = split_lines(text) if text is not None else split_lines(doc.source)
+        return Positions(lines, doc.position_codec)
+
+    def positions_for_path(self, path: str):
+        uri = uri_of(path)
+        if uri in self.workspace.text_documents:
+            return self.positions(uri)
+        try:
+            text = read_text(path)
+        except OSError:
+            return None
+        return Positions(split_lines(text), self.document(uri).position_codec)
+
+    def open_texts(self) -> dict:
+        return {uri: doc.source for uri, doc in self.workspace.text_documents.items()}
+
+    def schedule(self, uri: str, delay_ms: int | None = None):
+        doc = self.document(uri)
+        delay = self.settings.debounce_ms if delay_ms is None else delay_ms
+        self.analyses.schedule(uri, doc.version or 0, lambda: self.document(uri).source, self.settings,
+                               self.root, self.open_texts, delay)
+
+    def findings_for(self, uri: str) -> list:
+        """This document's findings: its own analysis, plus what other documents' analyses placed here."""
+        analysis = self.analyses.latest(uri)
+        own = []
+        if analysis is not None and analysis.result is not None:
+            path = os.path.normpath(path_of(uri))
+            own = [f for f in analysis.result.findings if os.path.normpath(os.path.abspath(f.span.path)) == path]
+        return own + self.analyses.foreign_findings(uri)
+
+    def diagnostics_for(self, uri: str) -> list[types.Diagnostic]:
+        analysis = self.analyses.latest(uri)
+        positions = self.positions(uri, analysis.text if analysis is not None else None)
+        return [diagnostic(f, positions, self.settings, self.positions_for_path) for f in self.findings_for(uri)]
+
+    def _published(self, uri: str):
+        """A new analysis landed for `uri`: show it (and what it placed in other open documents)."""
+        analysis = self.analyses.latest(uri)
+        if analysis is not None and analysis.config_error:
+            self._log(f"gradaudit: {analysis.config_error}", types.MessageType.Warning)
+        targets = {uri} | {u for u in self.analyses.docs if self.analyses.foreign_findings(u)}
+        if self.pull:
+            if self.refresh:
+                self.workspace_diagnostic_refresh(None)
+            return
+        for target in targets:
+            if target in self.workspace.text_documents:
+                self.publish(target)
+
+    def publish(self, uri: str):
+        doc = self.document(uri)
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+            uri=uri, diagnostics=self.diagnostics_for(uri), version=doc.version))
+
+    def reanalyze_all(self):
+        for uri in list(self.analyses.docs):
+            if uri in self.workspace.text_documents:
+                self.schedule(uri, 0)
+
+
+server = GradauditServer()
+
+
+# -------------------------------------------------------------------- lifecycle
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: GradauditServer, params: types.InitializeParams):
+    caps = params.capabilities
+    td = caps.text_document
+    ls.pull = td is not None and td.diagnostic is not None
+    ws = caps.workspace
+    ls.refresh = bool(ws and ws.diagnostics and ws.diagnostics.refresh_support)
+    ca = td.code_action if td is not None else None
+    ls.resolve_edits = bool(ca and ca.resolve_support and "edit" in (ca.resolve_support.properties or []))
+    if params.root_uri:
+        ls.root = path_of(params.root_uri)
+    elif params.workspace_folders:
+        ls.root = path_of(params.workspace_folders[0].uri)
+    ls.settings = Settings.from_client(params.initialization_options, ls.settings)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: GradauditServer, params: types.DidOpenTextDocumentParams):
+    ls.schedule(params.text_document.uri, 0)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: GradauditServer, params: types.DidChangeTextDocumentParams):
+    ls.schedule(params.text_document.uri)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: GradauditServer, params: types.DidSaveTextDocumentParams):
+    # another open document may import this one: analyze them all again
+    ls.reanalyze_all()
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: GradauditServer, params: types.DidCloseTextDocumentParams):
+    uri = params.text_document.uri
+    had_foreign = bool(ls.analyses.docs.get(uri) and ls.analyses.docs[uri].foreign)
+    ls.analyses.close(uri)
+    if not ls.pull:
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        if had_foreign:
+            for other in ls.analyses.docs:
+                if other in ls.workspace.text_documents:
+                    ls.publish(other)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+def did_change_configuration(ls: GradauditServer, params: types.DidChangeConfigurationParams):
+    ls.settings = Settings.from_client(params.settings, ls.settings)
+    ls.reanalyze_all()
+
+
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: GradauditServer, *args):
+    ls.analyses.shutdown()
+
+
+# -------------------------------------------------------------------- diagnostics (pull)
+
+@server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
+                types.DiagnosticOptions(identifier="gradaudit", inter_file_dependencies=True,
+                                        workspace_diagnostics=False))
+async def pull_diagnostics(ls: GradauditServer, params: types.DocumentDiagnosticParams):
+    uri = params.text_document.uri
+    if uri not in ls.analyses.docs and uri in ls.workspace.text_documents:
+        ls.schedule(uri, 0)
+    await ls.analyses.current(uri)
+    return types.RelatedFullDocumentDiagnosticReport(items=ls.diagnostics_for(uri))
+
+
+# -------------------------------------------------------------------- code actions
+
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND,
+                                                           types.CodeActionKind.SourceFixAll],
+                                        resolve_provider=True))
+def code_action(ls: GradauditServer, params: types.CodeActionParams):
+    uri = params.text_document.uri
+    analysis = ls.analyses.latest(uri)
+    doc = ls.document(uri)
+    if analysis is None or analysis.version != doc.version:
+        return None   # the document moved on; the client asks again after the next analysis
+    only = params.context.only
+    want_fix_all = only and any(str(k).startswith(("source.fixAll", "source")) for k in only)
+    want_quick = not only or any(str(k).startswith("quickfix") for k in only)
+    positions = ls.positions(uri)
+    actions = []
+    if want_quick:
+        req = params.range
+        for f in ls.findings_for(uri):
+            r = positions.range(f.span)
+            if (r.end.line, r.end.character) < (req.start.line, req.start.character) or \
+                    (r.start.line, r.start.character) > (req.end.line, req.end.character):
+                continue
+            diag = diagnostic(f, positions, ls.settings, ls.positions_for_path)
+            if f.fix is not None and f.fix.edits and all(e.span.path == f.span.path for e in f.fix.edits):
+                data = {"uri": uri, "version": doc.version, "key": finding_key(f)}
+                action = types.CodeAction(
+                    title=f"{f.fix.message} ({f.code})", kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
+                    is_preferred=f.fix.applicability == SAFE, data=data)
+                if not ls.resolve_edits:
+                    action.edit = _fix_edit(ls, uri, f)
+                actions.append(action)
+            actions.append(types.CodeAction(
+                title=f"Ignore {f.code} on this line", kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
+                edit=_ignore_edit(ls, uri, f)))
+    if want_fix_all or (not only and any(f.fix is not None and f.fix.applicability == SAFE for f in ls.findings_for(uri))):
+        edit = fix_all_edit(ls, uri)
+        if edit is not None:
+            actions.append(types.CodeAction(title="gradaudit: fix all safe fixes", kind=FIX_ALL_KIND, edit=edit))
+    return actions
+
+
+@server.feature(types.CODE_ACTION_RESOLVE)
+def code_action_resolve(ls: GradauditServer, action: types.CodeAction):
+    data = action.data if isinstance(action.data, dict) else {}
+    uri = data.get("uri")
+    if uri is None or action.edit is not None:
+        return action
+    for f in ls.findings_for(uri):
+        if finding_key(f) == data.get("key"):
+            action.edit = _fix_edit(ls, uri, f)
+            break
+    return action
+
+
+def _fix_edit(ls: GradauditServer, uri: str, finding) -> types.WorkspaceEdit:
+    target = uri_of(finding.span.path)
+    positions = ls.positions(target) if target in ls.workspace.text_documents else ls.positions_for_path(
+        finding.span.path)
+    doc = ls.document(target)
+    edits = text_edits(finding.fix.edits, positions)
+    return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
+        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=target, version=doc.version),
+        edits=edits)])
+
+
+def _ignore_edit(ls: GradauditServer, uri: str, finding) -> types.WorkspaceEdit:
+    target = uri_of(finding.span.path)
+    positions = ls.positions(target) if target in ls.workspace.text_documents else ls.positions_for_path(
+        finding.span.path)
+    line = positions.lines[finding.span.line - 1] if finding.span.line - 1 < len(positions.lines) else ""
+    import re
+    m = re.search(r"#\s*gradaudit:\s*ignore\[([^\]]*)\]", line)
+    if m:
+        start = len(line[:m.start(1)])
+        pos = positions.position(finding.span.line, start + len(m.group(1)))
+        edit = types.TextEdit(range=types.Range(start=pos, end=pos), new_text=f", {finding.code}")
+    else:
+        pos = positions.position(finding.span.line, len(line.rstrip()))
+        end = positions.position(finding.span.line, len(line))
+        edit = types.TextEdit(range=types.Range(start=pos, end=end), new_text=f"  # gradaudit: ignore[{finding.code}]")
+    return types.WorkspaceEdit(changes={target: [edit]})
+
+
+def fix_all_edit(ls: GradauditServer, uri: str) -> types.WorkspaceEdit | None:
+    """All safe fixes of this document, as line edits (each fix checked to keep the file parsing)."""
+    doc = ls.document(uri)
+    path = os.path.normpath(path_of(uri))
+    mine = [f for f in ls.findings_for(uri)
+            if f.fix is not None and f.fix.applicability == SAFE and f.fix.edits
+            and all(os.path.normpath(os.path.abspath(e.span.path)) == path for e in f.fix.edits)]
+    if not mine:
+        return None
+    source = doc.source
+    new, applied = fix_source(source, mine, only_safe=True)
+    if not applied or new == source:
+        return None
+    return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
+        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version),
+        edits=_line_diff(source, new, ls.positions(uri)))])
+
+
+def _line_diff(old: str, new: str, positions: Positions) -> list[types.TextEdit]:
+    a, b = split_lines(old, keepends=True), split_lines(new, keepends=True)
+    edits = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        start = types.Position(line=i1, character=0)
+        end = types.Position(line=i2, character=0)
+        edits.append(types.TextEdit(range=types.Range(start=start, end=end), new_text="".join(b[j1:j2])))
+    return edits
+
+
+# -------------------------------------------------------------------- code lens, hover, commands
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS)
+async def code_lens(ls: GradauditServer, params: types.CodeLensParams):
+    uri = params.text_document.uri
+    if not ls.settings.code_lens:
+        return []
+    analysis = await ls.analyses.current(uri, timeout=5.0)
+    if analysis is None or analysis.result is None or analysis.result.model is None:
+        return []
+    path = os.path.normpath(path_of(uri))
+    positions = ls.positions(uri, analysis.text)
+    lenses = []
+    for step in unique_steps(analysis.result.model):
+        if os.path.normpath(os.path.abspath(step.span.path)) != path:
+            continue
+        loss_text = _span_text(positions.lines, step.loss_span) if step.loss_span is not None else ""
+        lenses.append(types.CodeLens(
+            range=positions.range(step.span),
+            command=types.Command(title=lens_title(step, loss_text), command=CMD_GRAPH,
+                                  arguments=[uri, step.span.line])))
+    return lenses
+
+
+def _span_text(lines, span: Span) -> str:
+    if span.line == span.end_line:
+        return lines[span.line - 1][span.col:span.end_col] if span.line - 1 < len(lines) else ""
+    parts = [lines[span.line - 1][span.col:]] + list(lines[span.line:span.end_line - 1]) + \
+        [lines[span.end_line - 1][:span.end_col]]
+    return " ".join(p.strip() for p in parts)
+
+
+@server.feature(types.TEXT_DOCUMENT_HOVER)
+def hover(ls: GradauditServer, params: types.HoverParams):
+    uri = params.text_document.uri
+    analysis = ls.analyses.latest(uri)
+    if analysis is None or analysis.result is None or analysis.result.model is None:
+        return None
+    doc = ls.document(uri)
+    if analysis.version != doc.version:
+        return None
+    pos = doc.position_from_client_units(params.position)
+    text = hover_markdown(analysis.result.model, analysis.result.path, pos.line + 1, pos.character)
+    if text is None:
+        return None
+    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+
+
+@server.command(CMD_GRAPH)
+async def show_training_graph(ls: GradauditServer, *args):
+    uri = args[0] if args else None
+    if not isinstance(uri, str):
+        return {"error": "usage: gradaudit.showTrainingGraph(uri[, line])"}
+    analysis = await ls.analyses.current(uri)
+    if analysis is None or analysis.result is None or analysis.result.model is None:
+        return {"uri": uri, "steps": []}
+    out = graph(analysis.result.model)
+    out["uri"] = uri
+    if len(args) > 1 and isinstance(args[1], int):
+        out["focus"] = args[1]
+    return out
+
+
+@server.command(CMD_FIX_ALL)
+async def fix_all_command(ls: GradauditServer, *args):
+    uri = args[0] if args else None
+    if not isinstance(uri, str):
+        return {"applied": False}
+    await ls.analyses.current(uri)
+    edit = fix_all_edit(ls, uri)
+    if edit is None:
+        return {"applied": False}
+    result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label="gradaudit: fix all"))
+    return {"applied": bool(result and result.applied)}

@@ -1,0 +1,5 @@
+import sys
+
+
+def server_command():
+    return [sys.executable, "-m", "gradaudit.server"]
