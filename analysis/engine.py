@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from dataclasses import dataclass, field, replace
 
 from .build import Builder
@@ -21,6 +22,8 @@ from .program import ParseError, Program, SourceFile, parse_source, read_text
 from .rules import RULES
 from .rules.base import RuleContext
 from .suppression import suppressed
+
+RECURSION_LIMIT = 4000
 
 # When two rules report one defect, the more specific one stays (rules.md, "Overlaps").
 _SUPERSEDES = {"GA104": ("GA106",), "GA109": ("GA108",), "GA105": ("GA101",)}
@@ -66,9 +69,12 @@ class Analyzer:
         # the interpreter allocates many small objects without cycles worth collecting mid-run
         gc_was_enabled = gc.isenabled()
         gc.disable()
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, RECURSION_LIMIT))   # long `a + b + ...` chains nest deeply
         try:
             trace = interp.run()
         finally:
+            sys.setrecursionlimit(limit)
             if gc_was_enabled:
                 gc.enable()
         model = Builder(path).build(trace)

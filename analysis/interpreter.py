@@ -181,7 +181,12 @@ class Interpreter(TorchCalls):
         sf = scope.sf
         src = sf.source
         # lines mentioning training words, found in one pass over the file
-        hot = sorted({src.count("\n", 0, m.start()) + 1 for m in _TRAINING_WORDS.finditer(src)})
+        hot, line, pos = [], 1, 0
+        for m in _TRAINING_WORDS.finditer(src):
+            line += src.count("\n", pos, m.start())
+            pos = m.start()
+            if not hot or hot[-1] != line:
+                hot.append(line)
         if not hot:
             return
         candidates = []
@@ -398,11 +403,17 @@ class Interpreter(TorchCalls):
         # a second run shows what one iteration hands to the next (carried state); building a
         # module's structure in __init__ needs only one
         runs = _LOOP_RUNS if self._loop_depth() < 4 and not self.init_stack else 1
+        carried, always = _carried(stmt)
+        if not carried and not always:
+            runs = 1   # nothing one iteration hands to the next: one run shows it all
+        watched = {n: head.get(n) for n in carried}
         exits = []
         try:
-            for _ in range(runs):
+            for run in range(runs):
                 if self.steps > self.budget:
                     break
+                if run and not always and all(head.get(n) is v for n, v in watched.items()):
+                    break   # the carried names came back unchanged: a second run would repeat the first
                 self.ctx = outer_ctx + (("loop", stmt, next(self._iter_ids), self.sf),)
                 body_env = dict(head)
                 bind(body_env)
@@ -816,7 +827,7 @@ class Interpreter(TorchCalls):
 
     def check_rebind(self, name, old: V, new: V, stmt):
         """`w = w - lr * w.grad`: the leaf `w` is replaced by a non-leaf (GA111)."""
-        leaves = [u for u in old.objs if isinstance(u, Unit) and u.kind in (Unit.PARAM, Unit.LEAF)
+        leaves = [u for u in old.objs if isinstance(u, Unit) and u.kind in (Unit.PARAM, Unit.LEAF, Unit.INPUT)
                   and u.frozen != FROZEN]
         hit = [u for u in leaves if u in new.grads and (u in new.org or self.nograd is not None)]
         if hit:
@@ -1429,6 +1440,77 @@ def _param_elements(v: V):
         for u in sorted(pi.units, key=lambda x: x.oid):
             out.append((u, V(Kind.TENSOR | Kind.PARAMS, frozenset((u, pi)), org=frozenset((u,)))))
     return out
+
+
+_CARRIED: dict = {}
+_MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "push"}
+
+
+def _carried(loop) -> tuple[frozenset, bool]:
+    """What a loop may hand from one iteration to the next, read off its body once: names read
+    before they are written (and written), and whether state lives in attributes or containers
+    (`self.h = f(self.h)`, `history.append(loss)`), which always takes a second run."""
+    key = id(loop)
+    hit = _CARRIED.get(key)
+    if hit is not None and hit[0] is loop:
+        return hit[1], hit[2]
+    written: set = set()
+    exposed: set = set()
+    attrs_loaded, attrs_stored = set(), set()
+    always = False
+
+    def visit(node):
+        nonlocal always
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            return
+        if isinstance(node, ast.AugAssign):
+            visit(node.value)
+            t = node.target
+            if isinstance(t, ast.Name):
+                if t.id not in written:
+                    exposed.add(t.id)
+                written.add(t.id)
+            else:
+                always = True
+            return
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            if node.value is not None:
+                visit(node.value)
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                visit(t)
+            return
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            visit(node.iter)
+            visit(node.target)
+            for b in node.body + node.orelse:
+                visit(b)
+            return
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                if node.id not in written:
+                    exposed.add(node.id)
+            else:
+                written.add(node.id)
+            return
+        if isinstance(node, ast.Attribute):
+            text = ast.dump(node.value) + "." + node.attr
+            (attrs_stored if isinstance(node.ctx, ast.Store) else attrs_loaded).add(text)
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+            always = True
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
+            always = True
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    for b in loop.body:
+        visit(b)
+    if isinstance(loop, ast.While):
+        visit(loop.test)
+    if attrs_loaded & attrs_stored:
+        always = True
+    carried = frozenset(exposed & written)
+    _CARRIED[key] = (loop, carried, always)
+    return carried, always
 
 
 def _mentions_requires_grad(ifs) -> bool:

@@ -60,7 +60,10 @@ class Unit(Obj):
     __slots__ = ("kind", "owner", "attr", "label", "site", "seq", "frozen", "count", "version",
                  "bumps", "unreg", "source_cuts", "computed", "created_in_loop", "in_init")
 
-    PARAM, LEAF, FRESH, OPAQUE = "param", "leaf", "fresh", "opaque"
+    # param: nn.Parameter or a module's weight; leaf: a tensor made with requires_grad=True;
+    # input: data given requires_grad_() (an adversarial example, a saliency input), not a weight;
+    # fresh: requires_grad set on a value computed from cut parameters (GA106); opaque: unseen ones
+    PARAM, LEAF, INPUT, FRESH, OPAQUE = "param", "leaf", "input", "fresh", "opaque"
 
     def __init__(self, kind, label, site, seq, owner=None, attr=None, count=1):
         super().__init__()

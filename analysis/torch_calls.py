@@ -481,7 +481,7 @@ class TorchCalls:
         for s in storages:
             if isinstance(s, Unit):
                 # `w[0].detach().zero_()` is allowed: the detached alias does not require grad
-                if s.kind in (Unit.PARAM, Unit.LEAF) and s.frozen != FROZEN and s in target.org:
+                if s.kind in (Unit.PARAM, Unit.LEAF, Unit.INPUT) and s.frozen != FROZEN and s in target.org:
                     if self.nograd is None:
                         self.trace.inplace.append(InplaceRec(self.seq(), InplaceRec.LEAF, site, frozenset((s,)),
                                                              False, s, s.version, op, self.ctx, stmt))
@@ -526,8 +526,7 @@ class TorchCalls:
         u.source_cuts = frozenset(c for c in recv.cuts if c.removed or c.removed_weak)
         u.computed = bool(u.source_cuts)
         if not u.computed:
-            u.kind = Unit.LEAF   # made from data: a trainable leaf like torch.randn(..., requires_grad=True)
-            self.note_new_units([u], node)
+            u.kind = Unit.INPUT   # made from data: a leaf that requires grad, not necessarily a weight
         u.created_in_loop = any(c[0] == "loop" for c in self.ctx)
         new = V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=recv.cuts, site=node)
         if isinstance(target_node, ast.Name) and env is not None:

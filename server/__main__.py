@@ -9,6 +9,9 @@ import sys
 def run(tcp: str | None = None) -> int:
     from .server import server
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    # the analysis thread and the event loop share the GIL: hand it over often, so that requests
+    # (hover, code actions) are answered while a long analysis runs
+    sys.setswitchinterval(0.0005)
     if tcp:
         host, _, port = tcp.rpartition(":")
         if not port.isdigit():

@@ -1,7 +1,7 @@
 """Per-document analysis: debounced, run off the event loop, cached by version, never stale.
 
 An edit schedules an analysis of that document after the debounce delay; a newer edit
-replaces the pending one. The analysis runs in a worker thread; its result is kept only if the
+replaces the pending one. The analysis runs in a worker process; its result is kept only if the
 document still has the version it analyzed. Findings an analysis places in *other* files (a
 `.detach()` in a helper module) are kept apart and shown with those files.
 """
@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import concurrent.futures.process
+import multiprocessing
 import os
-import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -47,8 +48,18 @@ class Analyses:
         self.docs: dict[str, DocState] = {}
         self.on_result = on_result          # callback(uri) on the event loop after a new result
         self.log = log
-        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradaudit-analysis")
-        self._lock = threading.Lock()
+        self.pool = None
+        self._start_pool()
+
+    def _start_pool(self):
+        # Analysis runs in a worker process: parsing and interpreting hold the GIL for long
+        # stretches, and in a thread that would stall every request behind them. A process also
+        # keeps an engine crash away from the server.
+        ctx = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
+                                          else "spawn")
+        self.pool = concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=ctx,
+                                                           initializer=_worker_init)
+        self.pool.submit(_ping).result()   # start it now, not on the first keystroke
 
     def state(self, uri: str) -> DocState:
         st = self.docs.get(uri)
@@ -88,7 +99,13 @@ class Analyses:
         overlays = {path_of(u): t for u, t in open_texts().items() if u != st.uri}
         loop = asyncio.get_running_loop()
         started = time.perf_counter()
-        analysis = await loop.run_in_executor(self.pool, _analyze, st.uri, version, text, settings, root, overlays)
+        try:
+            analysis = await loop.run_in_executor(self.pool, _analyze, st.uri, version, text, settings, root,
+                                                  overlays)
+        except concurrent.futures.process.BrokenProcessPool:
+            self.log(f"gradaudit: the analysis process died while analysing {st.uri}; restarting it")
+            self._start_pool()
+            analysis = Analysis(version, text, None, error="the analysis process died")
         analysis.seconds = time.perf_counter() - started
         if analysis.error:
             self.log(f"gradaudit: analysis of {st.uri} failed:\n{analysis.error}")
@@ -145,7 +162,18 @@ def _foreign(uri: str, analysis: Analysis) -> dict:
     return out
 
 
+def _worker_init():
+    # the engine recurses over deeply nested expressions: give the worker's main thread room
+    import sys
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 4000))
+
+
+def _ping():
+    return True
+
+
 def _analyze(uri, version, text, settings, root, overlays) -> Analysis:
+    """Runs in the worker process; what it returns crosses back by pickling (no syntax trees)."""
     path = path_of(uri)
     config, config_error = settings.engine_config(path)
     roots = [root] if root else []
@@ -154,4 +182,5 @@ def _analyze(uri, version, text, settings, root, overlays) -> Analysis:
         result = Analyzer(config, extra_roots=roots, overlays=overlays).analyze_source(path, text)
     except Exception:
         return Analysis(version, text, None, error=traceback.format_exc(limit=8), config_error=config_error)
+    result.files = {}
     return Analysis(version, text, result, config_error=config_error)

@@ -322,3 +322,23 @@ async def test_closing_clears_diagnostics(client):
             break
         await asyncio.sleep(0.05)
     assert list(client.published[doc.uri][-1][1]) == []
+
+
+async def test_an_internal_error_is_logged_and_the_server_carries_on(client):
+    # a chain of 60,000 additions nests deeper than the engine will follow: its analysis fails
+    deep = "x = " + " + ".join(["1"] * 60000) + "\n"
+    doc = Doc(client, "deep.py", GATE + deep)
+    if not client.pulls:
+        await asyncio.sleep(0.5)
+    else:
+        await doc.diagnostics()
+    for _ in range(200):
+        if any("analysis of" in m.message and "deep.py" in m.message for m in client.log_messages):
+            break
+        await asyncio.sleep(0.05)
+    assert any("analysis of" in m.message and "deep.py" in m.message for m in client.log_messages)
+    # the server is alive and still analyses other documents
+    other = Doc(client, "after_error.py", GATE)
+    assert [d.code for d in await other.diagnostics()] == ["GA110"]
+    doc.close()
+    other.close()
