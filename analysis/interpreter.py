@@ -25,8 +25,12 @@ from .trace import Cut, InplaceRec, Trace
 from .values import EMPTY, NONE, NOCONST, UNKNOWN, Flow, Kind, Star, V, const, flow_of, join, join_all
 
 MAX_DEPTH = 12
-BUDGET = 60000           # statements per entry file; beyond it calls are not followed
-ROOT_BUDGET = 12000      # statements per root (the module body, one uncalled function, one class)
+BUDGET = 15000           # statements per entry file; beyond it calls are not followed
+ROOT_BUDGET = 5000       # statements for the module body's run (training scripts use a few hundred)
+SYMBOLIC_BUDGET = 2000   # statements per other root (an uncalled function, one class checked alone)
+INIT_BUDGET = 800        # statements for the __init__ of an object that is not a module
+MODULE_INIT_BUDGET = 4000
+MAX_LOADED_LINES = 80000  # lines of imported project modules run for one file
 _LOOP_RUNS = 2
 
 # `self.x = [...]`, `= {}`, `= (a, b)`, `= list(...)`, `... requires_grad=True`: what GA109 looks for
@@ -35,8 +39,8 @@ _HIDING_ATTR = re.compile(r"self\.\w+\s*=\s*(?:\[|\{|\(|list\(|dict\(|tuple\()|r
 _STAR = "<import *>"   # env key: modules whose names `from m import *` brought in
 _CALLED = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(")
 _DEFINED = re.compile(r"def\s+([A-Za-z_]\w*)\s*\(")
-_TRAINING_WORDS = re.compile(r"\.backward\(|autograd\.grad|\.step\(|zero_grad|requires_grad|optim\.|"
-                             r"\bbackward\(|\.grad\b|no_grad|inference_mode")
+# what makes an uncalled function worth running on unknown arguments: a training step happens in it
+_TRAINING_WORDS = re.compile(r"\bbackward\(|autograd\.grad\(|\.step\(|zero_grad\(")
 
 _BUILTIN_NAMES = {
     "len", "range", "enumerate", "zip", "list", "tuple", "dict", "set", "frozenset", "sum", "min", "max",
@@ -126,8 +130,11 @@ class Interpreter(TorchCalls):
         self.sf = entry
         self.cur_stmt = None
         self.root_start = 0
+        self.root_budget = ROOT_BUDGET
+        self.caps: list[int] = []
         self.shallow = False   # checking one class: nested modules are built without running __init__
         self.no_force = False  # running an imported module's top level: leave lazy imports alone
+        self.loaded_lines = 0
         self.star_misses: set = set()
 
     # ---------------------------------------------------------------- driver
@@ -212,6 +219,7 @@ class Interpreter(TorchCalls):
             self.nograd = None
             self.cond = 0
             self.root_start = self.steps
+            self.root_budget = SYMBOLIC_BUDGET
             self.run_symbolic(fn)
 
     def _functions(self, scope: ModuleScope):
@@ -294,6 +302,7 @@ class Interpreter(TorchCalls):
                     self.nograd = None
                     self.cond = 0
                     self.root_start = self.steps
+                    self.root_budget = SYMBOLIC_BUDGET
                     self.shallow = True
                     try:
                         self.symbolic_instance(o, Site(scope.sf, o.node))
@@ -403,7 +412,7 @@ class Interpreter(TorchCalls):
         # a second run shows what one iteration hands to the next (carried state); building a
         # module's structure in __init__ needs only one
         runs = _LOOP_RUNS if self._loop_depth() < 4 and not self.init_stack else 1
-        carried, always = _carried(stmt)
+        carried, always = _carried(stmt) if runs > 1 else (frozenset(), False)
         if not carried and not always:
             runs = 1   # nothing one iteration hands to the next: one run shows it all
         watched = {n: head.get(n) for n in carried}
@@ -690,9 +699,14 @@ class Interpreter(TorchCalls):
         return V(Kind.MODREF, const=dotted)
 
     def scope_of(self, path: str, dotted: str):
+        if path not in self.scopes and self.loaded_lines > MAX_LOADED_LINES:
+            self.trace.incomplete = True   # enough of the project is loaded for one file
+            return None
         sf = self.program.load(path)
         if sf is None:
             return None
+        if path not in self.scopes:
+            self.loaded_lines += sf.source.count("\n")
         scope = self.module_scope(sf, dotted)
         self.exec_module(scope)
         return scope
@@ -730,11 +744,9 @@ class Interpreter(TorchCalls):
         return join_all(out) if out else UNKNOWN
 
     def scope_value(self, path: str, dotted: str) -> V:
-        sf = self.program.load(path)
-        if sf is None:
+        scope = self.scope_of(path, dotted)
+        if scope is None:
             return V(Kind.MODREF, const=dotted)
-        scope = self.module_scope(sf, dotted)
-        self.exec_module(scope)
         return V(Kind.MODREF, frozenset((scope,)), const=f"<project>.{dotted}")
 
     def _s_delete(self, stmt, env):
@@ -1237,7 +1249,8 @@ class Interpreter(TorchCalls):
         return join_all(results)
 
     def call_function(self, fn: FuncObj, args, kwargs, node, self_v=None, symbolic=False) -> V:
-        over = self.steps > self.budget or self.steps - self.root_start > ROOT_BUDGET
+        over = (self.steps > self.budget or self.steps - self.root_start > self.root_budget
+                or (self.caps and self.steps > min(self.caps)))
         if len(self.stack) > MAX_DEPTH or over or any(f.func is fn for f in self.stack):
             if over:
                 self.trace.incomplete = True
@@ -1358,9 +1371,14 @@ class Interpreter(TorchCalls):
             if cls.is_module:
                 self.init_stack.append(recv.objs and next(iter(recv.objs)))
                 m.in_init = True
+            # a helper object's set-up (a trainer, an accelerator, a config) may run deep into a
+            # library; what the training step needs from it is seldom that deep
+            cap = INIT_BUDGET if not cls.is_module else MODULE_INIT_BUDGET
+            self.caps.append(self.steps + cap)
             try:
                 self.call_function(init, args, kwargs, node, self_v=recv)
             finally:
+                self.caps.pop()
                 if cls.is_module:
                     m.in_init = False
                     self.init_stack.pop()
@@ -1442,18 +1460,24 @@ def _param_elements(v: V):
     return out
 
 
-_CARRIED: dict = {}
 _MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "push"}
+
+
+def _attr_key(node) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return _attr_key(node.value) + "." + node.attr
+    return f"<{type(node).__name__}>"
 
 
 def _carried(loop) -> tuple[frozenset, bool]:
     """What a loop may hand from one iteration to the next, read off its body once: names read
     before they are written (and written), and whether state lives in attributes or containers
     (`self.h = f(self.h)`, `history.append(loss)`), which always takes a second run."""
-    key = id(loop)
-    hit = _CARRIED.get(key)
-    if hit is not None and hit[0] is loop:
-        return hit[1], hit[2]
+    hit = getattr(loop, "_gradaudit_carried", None)   # cached on the node: trees are reused
+    if hit is not None:
+        return hit
     written: set = set()
     exposed: set = set()
     attrs_loaded, attrs_stored = set(), set()
@@ -1493,8 +1517,7 @@ def _carried(loop) -> tuple[frozenset, bool]:
                 written.add(node.id)
             return
         if isinstance(node, ast.Attribute):
-            text = ast.dump(node.value) + "." + node.attr
-            (attrs_stored if isinstance(node.ctx, ast.Store) else attrs_loaded).add(text)
+            (attrs_stored if isinstance(node.ctx, ast.Store) else attrs_loaded).add(_attr_key(node))
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
             always = True
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
@@ -1508,9 +1531,9 @@ def _carried(loop) -> tuple[frozenset, bool]:
         visit(loop.test)
     if attrs_loaded & attrs_stored:
         always = True
-    carried = frozenset(exposed & written)
-    _CARRIED[key] = (loop, carried, always)
-    return carried, always
+    result = (frozenset(exposed & written), always)
+    loop._gradaudit_carried = result
+    return result
 
 
 def _mentions_requires_grad(ifs) -> bool:

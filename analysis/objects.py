@@ -194,11 +194,20 @@ class ModuleObj(Obj):
         self.attrs.pop(key, None)
         # The first registration names the object (like `model.encoder.0.weight`).
         if isinstance(child, ModuleObj):
-            if child.parent is None and child is not self:
+            if child.parent is None and child is not self and not self._descends_from(child):
                 child.parent, child.key = self, key
         elif isinstance(child, Unit) and child.owner is None:
             child.owner, child.attr = self, key
         return old
+
+    def _descends_from(self, other) -> bool:
+        """`other` is an ancestor of this module (naming it our child would make a cycle)."""
+        node, hops = self.parent, 0
+        while node is not None and hops < 64:
+            if node is other:
+                return True
+            node, hops = node.parent, hops + 1
+        return False
 
     def __repr__(self):
         return f"Module({self.path()}:{self.type_name()})"
