@@ -136,7 +136,7 @@ def _analyze_chunk(paths, config, roots, bar=None):
     """Analyze files (in a worker or in-process): (findings, errors, crashes) as picklable data."""
     from .engine import Analyzer, merge_results
     from .program import Program
-    analyzer = Analyzer(config, extra_roots=roots)
+    analyzer = Analyzer(config, extra_roots=roots, batch=True)
     program = Program(roots)
     results, errors, crashes = [], [], []
     for path in paths:
@@ -153,6 +153,7 @@ def _analyze_chunk(paths, config, roots, bar=None):
             crashes.append((path, traceback.format_exc(limit=6)))
         if bar is not None:
             bar.step()
+    analyzer.collect()
     return merge_results(results), errors, crashes
 
 

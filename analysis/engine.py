@@ -24,6 +24,7 @@ from .rules.base import RuleContext
 from .suppression import suppressed
 
 RECURSION_LIMIT = 4000
+BATCH_COLLECT = 64
 
 # When two rules report one defect, the more specific one stays (rules.md, "Overlaps").
 _SUPERSEDES = {"GA104": ("GA106",), "GA109": ("GA108",), "GA105": ("GA101",)}
@@ -39,10 +40,16 @@ class Result:
 
 
 class Analyzer:
-    def __init__(self, config: Config | None = None, extra_roots=(), overlays=None):
+    def __init__(self, config: Config | None = None, extra_roots=(), overlays=None, batch=False):
         self.config = config or Config()
         self.extra_roots = tuple(extra_roots)
         self.overlays = dict(overlays or {})
+        # batch: many files through one shared Program (the CLI). Its parsed trees live as long as
+        # the run; the cyclic collector stays off between files and runs every BATCH_COLLECT
+        # files, after which the survivors (mostly those trees) are frozen out of its reach:
+        # otherwise every full collection walks millions of nodes again.
+        self.batch = batch
+        self._since_collect = 0
 
     def analyze_file(self, path: str, program: Program | None = None) -> Result:
         try:
@@ -65,8 +72,19 @@ class Analyzer:
             return self._analyze(path, source, program)
         finally:
             sys.setrecursionlimit(limit)
-            if gc_was_enabled:
+            if self.batch:
+                self._since_collect += 1
+                if self._since_collect >= BATCH_COLLECT:
+                    self.collect()
+            elif gc_was_enabled:
                 gc.enable()
+
+    def collect(self):
+        """Batch mode: collect what the last files left, freeze what survives, turn gc back on."""
+        self._since_collect = 0
+        gc.collect()
+        gc.freeze()
+        gc.enable()
 
     def _analyze(self, path: str, source: str, program: Program | None) -> Result:
         if program is None:

@@ -34,8 +34,8 @@ MAX_LOADED_LINES = 80000  # lines of imported project modules run for one file
 _LOOP_RUNS = 2
 
 # `self.x = [...]`, `= {}`, `= (a, b)`, `= list(...)`, `... requires_grad=True`: what GA109 looks for
-_HIDING_ATTR = re.compile(r"self\.\w+\s*=\s*(?:\[|\{|\(|list\(|dict\(|tuple\()|requires_grad\s*=\s*True"
-                          r"|requires_grad_\(")
+_HIDING_ATTR = re.compile(r"self\.\w+\s*=\s*(?:\[|\{|list\(|dict\(|tuple\(|\(\s*(?:nn\.|[A-Z]\w*\())"
+                          r"|requires_grad\s*=\s*True|requires_grad_\(")
 _STAR = "<import *>"   # env key: modules whose names `from m import *` brought in
 _CALLED = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(")
 _DEFINED = re.compile(r"def\s+([A-Za-z_]\w*)\s*\(")
@@ -1251,6 +1251,9 @@ class Interpreter(TorchCalls):
     def call_function(self, fn: FuncObj, args, kwargs, node, self_v=None, symbolic=False) -> V:
         over = (self.steps > self.budget or self.steps - self.root_start > self.root_budget
                 or (self.caps and self.steps > min(self.caps)))
+        if self.shallow and fn.scope.sf is not self.entry:
+            # checking one class alone: its own __init__ is what matters, not a base class's in a library
+            return self.opaque_call(None, args, kwargs, node, extra=self_v).replace(top=True)
         if len(self.stack) > MAX_DEPTH or over or any(f.func is fn for f in self.stack):
             if over:
                 self.trace.incomplete = True

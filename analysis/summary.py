@@ -86,7 +86,7 @@ def hover_markdown(model: ProgramModel, path: str, line: int, col: int) -> str |
             return _step_hover(step)
     for step in unique_steps(model):
         for e in step.events:
-            if e.kind == "step" and _within(e.span, path, line, col):
+            if e.kind in ("step", "zero_grad", "add_param_group") and _within(e.span, path, line, col):
                 opt = next((o for o in step.optimizers if o.key == e.target_key), None)
                 if opt is not None:
                     return _optimizer_hover(opt, step)

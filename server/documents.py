@@ -55,10 +55,10 @@ class Analyses:
         # Analysis runs in a worker process: parsing and interpreting hold the GIL for long
         # stretches, and in a thread that would stall every request behind them. A process also
         # keeps an engine crash away from the server.
-        ctx = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
-                                          else "spawn")
+        # spawn: the worker is the server's own child (a forkserver would outlive a killed server)
+        ctx = multiprocessing.get_context("spawn")
         self.pool = concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=ctx,
-                                                           initializer=_worker_init)
+                                                           initializer=_worker_init, initargs=(os.getpid(),))
         self.pool.submit(_ping).result()   # start it now, not on the first keystroke
 
     def state(self, uri: str) -> DocState:
@@ -162,10 +162,20 @@ def _foreign(uri: str, analysis: Analysis) -> dict:
     return out
 
 
-def _worker_init():
+def _worker_init(server_pid: int):
     # the engine recurses over deeply nested expressions: give the worker's main thread room
     import sys
+    import threading
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 4000))
+
+    def watch():
+        # an editor may kill the server outright: then the worker must not linger
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != server_pid:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="gradaudit-parent-watch", daemon=True).start()
 
 
 def _ping():

@@ -248,6 +248,10 @@ async def test_hover_on_backward_and_on_the_optimizer(client):
     h2 = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=doc.uri), position=types.Position(line=12, character=30)))
     assert h2 is not None and "group 0" in h2.contents.value
+    h3 = await client.text_document_hover_async(types.HoverParams(      # on self.optimizer.zero_grad()
+        text_document=types.TextDocumentIdentifier(uri=doc.uri), position=types.Position(line=33, character=22)))
+    assert h3 is not None and "**`self.optimizer`** (SGD)" in h3.contents.value
+    assert "held but not reached: none" in h3.contents.value
     doc.close()
 
 
