@@ -137,7 +137,7 @@ def _analyze_chunk(paths, config, roots, bar=None):
     from .engine import Analyzer, merge_results
     from .program import Program
     analyzer = Analyzer(config, extra_roots=roots, batch=True)
-    program = Program(roots)
+    program = Program(roots, freeze_trees=True)
     results, errors, crashes = [], [], []
     for path in paths:
         try:

@@ -44,10 +44,9 @@ class Analyzer:
         self.config = config or Config()
         self.extra_roots = tuple(extra_roots)
         self.overlays = dict(overlays or {})
-        # batch: many files through one shared Program (the CLI). Its parsed trees live as long as
-        # the run; the cyclic collector stays off between files and runs every BATCH_COLLECT
-        # files, after which the survivors (mostly those trees) are frozen out of its reach:
-        # otherwise every full collection walks millions of nodes again.
+        # batch: many files through one shared Program (the CLI), which freezes its parsed trees
+        # out of the collector's reach; the collector stays off between files and runs every
+        # BATCH_COLLECT files over what the analyses left.
         self.batch = batch
         self._since_collect = 0
 
@@ -94,7 +93,7 @@ class Analyzer:
             sf = None
         if sf is None:
             try:
-                sf = parse_source(path, source)
+                sf = program.parse(path, source)
             except ParseError as exc:
                 return Result(path, error=exc)
             program.add(sf)

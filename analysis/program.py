@@ -7,6 +7,7 @@ extra roots; anything else (torch, numpy, transformers, ...) is left as a dotted
 from __future__ import annotations
 
 import ast
+import gc
 import io
 import os
 import re
@@ -120,8 +121,11 @@ def write_source(path: str, text: str, encoding: str):
 class Program:
     """Loads and caches parsed files; resolves project-local imports."""
 
-    def __init__(self, extra_roots=(), overlays=None):
+    def __init__(self, extra_roots=(), overlays=None, freeze_trees=False):
         self.extra_roots = [os.path.abspath(r) for r in extra_roots]
+        # batch runs keep every parsed tree for the whole run: freezing each one out of the cyclic
+        # collector's reach right after parsing saves walking it again in every later collection
+        self.freeze_trees = freeze_trees
         self.overlays = dict(overlays or {})   # abspath -> source (unsaved editor buffers)
         self._files: dict[str, SourceFile | None] = {}
         self._resolved: dict[tuple, str | None] = {}
@@ -155,11 +159,19 @@ class Program:
             source = self.overlays.get(abspath)
             if source is None:
                 source = read_text(abspath)
-            sf = parse_source(abspath, source, abspath)
+            sf = self.parse(abspath, source, abspath)
             sf.path = os.path.relpath(abspath) if not os.path.isabs(abspath) else _display(abspath)
         except (OSError, ParseError):
             sf = None
         self._files[abspath] = sf
+        return sf
+
+    def parse(self, path: str, source: str, abspath: str | None = None) -> SourceFile:
+        if not self.freeze_trees:
+            return parse_source(path, source, abspath)
+        gc.collect(0)      # the garbage made since the last freeze: small, and it must not be frozen
+        sf = parse_source(path, source, abspath)
+        gc.freeze()
         return sf
 
     def cached(self, abspath: str, source: str) -> SourceFile | None:

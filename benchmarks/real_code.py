@@ -162,7 +162,7 @@ def analyze_chunk(paths: list[str], root: str, timeout: float, log=None) -> dict
     from gradaudit.analysis.program import Program
 
     analyzer = Analyzer(extra_roots=[root], batch=True)
-    program = Program([root])
+    program = Program([root], freeze_trees=True)
     use_alarm = timeout > 0 and hasattr(signal, "setitimer")
     if use_alarm:
         old = signal.signal(signal.SIGALRM, _on_alarm)

@@ -121,7 +121,7 @@ def time_engine(folder: str, sources):
         gc.collect()
         counts = {"confirmed": 0, "suspicious": 0, "crashes": 0, "parse_errors": 0}
         c0, t0 = time.process_time(), time.perf_counter()
-        program = Program([folder])
+        program = Program([folder], freeze_trees=True)
         analyzer = Analyzer(extra_roots=[folder], batch=True)
         for path, src in sources:
             try:
