@@ -46,6 +46,7 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("server", help="run the language server (stdio)")
     s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (for debugging)")
+    s.add_argument("--stdio", action="store_true", help="use stdio (the default; LSP clients pass it)")
     return ap
 
 

@@ -26,6 +26,8 @@ def run(tcp: str | None = None) -> int:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="gradaudit server")
     ap.add_argument("--tcp", metavar="HOST:PORT")
+    # LSP clients (vscode-languageclient, ...) pass --stdio for the default transport
+    ap.add_argument("--stdio", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     return run(args.tcp)
 

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 
 def _frame(obj) -> bytes:
     body = json.dumps(obj).encode()
@@ -27,8 +29,13 @@ def _read(stream) -> dict:
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}, "rootUri": None}}
 
 
-def test_cli_server_subcommand_over_stdio():
-    p = subprocess.Popen([sys.executable, "-m", "gradaudit.analysis.cli", "server"], stdin=subprocess.PIPE,
+@pytest.mark.parametrize("command", [
+    ["-m", "gradaudit.analysis.cli", "server"],
+    ["-m", "gradaudit.analysis.cli", "server", "--stdio"],   # as vscode-languageclient starts it
+    ["-m", "gradaudit.server", "--stdio"],
+])
+def test_server_over_stdio(command):
+    p = subprocess.Popen([sys.executable, *command], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         p.stdin.write(_frame(INIT))

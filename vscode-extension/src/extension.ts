@@ -1,0 +1,371 @@
+// The VS Code client: finds an interpreter, starts `gradaudit server` over stdio, maps settings,
+// and adds the commands, the status bar item and the graph view. All analysis is in the server.
+import { execFile } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+import * as vscode from "vscode";
+import {
+    CloseAction, DidChangeConfigurationNotification, ErrorAction, ExecuteCommandRequest,
+    LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions, State, TransportKind,
+} from "vscode-languageclient/node";
+import { graphHtml, TrainingGraph } from "./graph";
+import {
+    bundledEnv, chooseInterpreter, cliCommand, parseProbe, Probe, PROBE_SCRIPT, resolveServer, ServerCommand,
+} from "./interpreter";
+import { onInterpreterChange, selectedInterpreter } from "./python";
+import { RestartBudget } from "./restarts";
+import { ExtensionSettings, needsRestart, readSettings, serverSettings } from "./settings";
+
+const SERVER_GRAPH_COMMAND = "gradaudit.showTrainingGraph";
+const PYTHON_SELECTOR = [{ scheme: "file", language: "python" }, { scheme: "untitled", language: "python" }];
+
+type Status = "starting" | "running" | "stopped" | "error";
+
+class Gradaudit implements vscode.Disposable {
+    private client: LanguageClient | undefined;
+    private server: ServerCommand | undefined;
+    private settings: ExtensionSettings;
+    private readonly restarts = new RestartBudget();
+    private readonly notified = new Set<string>();
+    private readonly panels = new Map<string, vscode.WebviewPanel>();
+    private readonly disposables: vscode.Disposable[] = [];
+    private pending: Promise<void> = Promise.resolve();
+    readonly output: vscode.LogOutputChannel;
+    private readonly status: vscode.StatusBarItem;
+
+    constructor(private readonly context: vscode.ExtensionContext) {
+        this.output = vscode.window.createOutputChannel("gradaudit", { log: true });
+        this.status = vscode.window.createStatusBarItem("gradaudit.status", vscode.StatusBarAlignment.Right, 100);
+        this.status.name = "gradaudit";
+        this.status.command = "gradaudit.showOutput";
+        this.settings = this.readSettings();
+    }
+
+    dispose(): void {
+        this.disposables.forEach((d) => d.dispose());
+        this.panels.forEach((p) => p.dispose());
+        this.status.dispose();
+        this.output.dispose();
+    }
+
+    private folder(): vscode.WorkspaceFolder | undefined {
+        const doc = vscode.window.activeTextEditor?.document;
+        return (doc && vscode.workspace.getWorkspaceFolder(doc.uri)) ?? vscode.workspace.workspaceFolders?.[0];
+    }
+
+    private readSettings(): ExtensionSettings {
+        const folder = this.folder();
+        return readSettings(vscode.workspace.getConfiguration("gradaudit", folder?.uri), folder?.uri.fsPath);
+    }
+
+    private bundledLibs(): string | undefined {
+        const libs = this.context.asAbsolutePath(path.join("bundled", "libs"));
+        return fs.existsSync(path.join(libs, "gradaudit", "server", "__init__.py")) ? libs : undefined;
+    }
+
+    private setStatus(state: Status, detail: string): void {
+        const icon = { starting: "$(loading~spin)", running: "$(pass)", stopped: "$(circle-slash)", error: "$(error)" }[state];
+        this.status.text = `${icon} gradaudit`;
+        this.status.tooltip = `gradaudit: ${detail}\nClick to show the output.`;
+        this.status.backgroundColor = state === "error" ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;
+        this.status.accessibilityInformation = { label: `gradaudit ${state}: ${detail}` };
+        this.status.show();
+    }
+
+    /** One notification per distinct problem until the user restarts or changes settings. */
+    private async notifyOnce(key: string, message: string, install?: string): Promise<void> {
+        if (this.notified.has(key)) {
+            return;
+        }
+        this.notified.add(key);
+        const actions = install ? ["Copy Install Command", "Show Output"] : ["Show Output"];
+        const choice = await vscode.window.showErrorMessage(message, ...actions);
+        if (choice === "Copy Install Command" && install) {
+            await vscode.env.clipboard.writeText(install);
+        } else if (choice === "Show Output") {
+            this.output.show(true);
+        }
+    }
+
+    private probe(command: string[]): Promise<Probe | undefined> {
+        const [exe, ...pre] = command;
+        return new Promise((resolve) => {
+            execFile(exe, [...pre, "-c", PROBE_SCRIPT], { timeout: 20_000 }, (err, stdout, stderr) => {
+                if (err) {
+                    this.output.warn(`could not run ${command.join(" ")}: ${err.message}${stderr ? `\n${stderr}` : ""}`);
+                    resolve(undefined);
+                    return;
+                }
+                resolve(parseProbe(stdout));
+            });
+        });
+    }
+
+    /** Serialised: a restart asked for while starting waits for that start. */
+    private queue(task: () => Promise<void>): Promise<void> {
+        this.pending = this.pending.then(task, task).catch((e) => this.output.error(String(e)));
+        return this.pending;
+    }
+
+    start(): Promise<void> {
+        return this.queue(() => this.doStart());
+    }
+
+    restart(reason: string): Promise<void> {
+        return this.queue(async () => {
+            this.output.info(`restarting the server: ${reason}`);
+            await this.doStop();
+            this.notified.clear();
+            this.restarts.reset();
+            await this.doStart();
+        });
+    }
+
+    stop(): Promise<void> {
+        return this.queue(() => this.doStop());
+    }
+
+    private async doStart(): Promise<void> {
+        this.settings = this.readSettings();
+        this.setStatus("starting", "starting the server");
+        const folder = this.folder();
+        const interpreter = chooseInterpreter(this.settings, this.settings.path.length ? undefined : await selectedInterpreter(folder?.uri));
+        const bundled = this.bundledLibs();
+        const probe = this.settings.path.length ? undefined : await this.probe(interpreter.command);
+        const resolution = resolveServer(this.settings, interpreter, probe, bundled);
+        if (!resolution.ok) {
+            this.output.error(resolution.message);
+            this.setStatus("error", resolution.message);
+            void this.notifyOnce(resolution.reason, resolution.message, resolution.installCommand);
+            return;
+        }
+        const server = resolution.server;
+        this.server = server;
+        const how = server.bundledLibs ? "bundled gradaudit" : "gradaudit from the environment";
+        this.output.info(`server: ${server.command} ${server.args.join(" ")} (${server.source}; ${how})`);
+
+        const serverOptions: ServerOptions = {
+            command: server.command,
+            args: server.args,
+            transport: TransportKind.stdio,
+            options: { cwd: folder?.uri.fsPath, env: bundledEnv(process.env, server.bundledLibs, path.delimiter) },
+        };
+        const clientOptions: LanguageClientOptions = {
+            documentSelector: PYTHON_SELECTOR,
+            outputChannel: this.output,
+            traceOutputChannel: this.output,
+            revealOutputChannelOn: RevealOutputChannelOn.Never,
+            diagnosticCollectionName: "gradaudit",
+            initializationOptions: { gradaudit: serverSettings(this.settings) },
+            errorHandler: {
+                error: () => ({ action: ErrorAction.Continue }),
+                closed: () => {
+                    if (this.restarts.allow(Date.now())) {
+                        this.output.warn("the server stopped; starting it again");
+                        return { action: CloseAction.Restart };
+                    }
+                    const message = "The gradaudit server stopped 4 times in 3 minutes and will not be started again. See the output, then run 'gradaudit: Restart Server'.";
+                    this.setStatus("error", "the server keeps stopping");
+                    void this.notifyOnce("crash-loop", message);
+                    return { action: CloseAction.DoNotRestart, handled: true };
+                },
+            },
+            middleware: {
+                // the code lens above each backward() runs the server's graph command: draw its result
+                executeCommand: async (command, args, next) => {
+                    const result = await next(command, args);
+                    if (command === SERVER_GRAPH_COMMAND && result && typeof result === "object") {
+                        this.showGraphPanel(result as TrainingGraph);
+                    }
+                    return result;
+                },
+            },
+        };
+        const client = new LanguageClient("gradaudit", "gradaudit", serverOptions, clientOptions);
+        client.onDidChangeState((e) => {
+            if (e.newState === State.Running) {
+                this.setStatus("running", `running (${server.source}: ${server.command}; ${how})`);
+            } else if (e.newState === State.Starting) {
+                this.setStatus("starting", "starting the server");
+            } else if (this.client === client) {
+                this.setStatus("stopped", "the server is not running");
+            }
+        });
+        this.client = client;
+        try {
+            await client.start();
+        } catch (e) {
+            const message = `The gradaudit server did not start: ${e instanceof Error ? e.message : String(e)}`;
+            this.output.error(message);
+            this.setStatus("error", message);
+            void this.notifyOnce("start-failed", message);
+        }
+    }
+
+    private async doStop(): Promise<void> {
+        const client = this.client;
+        this.client = undefined;
+        if (client) {
+            try {
+                await client.stop(5000);
+            } catch (e) {
+                this.output.warn(`stopping the server: ${String(e)}`);
+            }
+        }
+        this.setStatus("stopped", "the server is not running");
+    }
+
+    /** Settings changed: a new interpreter needs a new process; the rest goes to the running server. */
+    async configurationChanged(): Promise<void> {
+        const before = this.settings;
+        const after = this.readSettings();
+        if (needsRestart(before, after) || this.client === undefined || !this.client.isRunning()) {
+            await this.restart("settings changed");
+            return;
+        }
+        this.settings = after;
+        await this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: { gradaudit: serverSettings(after) } });
+        this.output.info("settings sent to the server");
+    }
+
+    // ---------------------------------------------------------------- training-step graph
+
+    async showGraph(uri?: vscode.Uri): Promise<void> {
+        const target = uri ?? vscode.window.activeTextEditor?.document.uri;
+        if (!target) {
+            void vscode.window.showInformationMessage("gradaudit: open a Python file to see its training-step graph.");
+            return;
+        }
+        const graph = await this.requestGraph(target.toString());
+        if (graph) {
+            this.showGraphPanel(graph);
+        }
+    }
+
+    private async requestGraph(uri: string): Promise<TrainingGraph | undefined> {
+        if (!this.client || !this.client.isRunning()) {
+            void vscode.window.showWarningMessage("gradaudit: the server is not running; see 'gradaudit: Show Output'.");
+            return undefined;
+        }
+        const result = await this.client.sendRequest(ExecuteCommandRequest.type, { command: SERVER_GRAPH_COMMAND, arguments: [uri] });
+        return result && typeof result === "object" ? (result as TrainingGraph) : undefined;
+    }
+
+    private showGraphPanel(graph: TrainingGraph): void {
+        const uri = graph.uri;
+        if (!uri) {
+            return;
+        }
+        const name = path.basename(vscode.Uri.parse(uri).path);
+        let panel = this.panels.get(uri);
+        if (!panel) {
+            panel = vscode.window.createWebviewPanel("gradaudit.graph", `Training-Step Graph: ${name}`,
+                { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: true, localResourceRoots: [] });
+            this.panels.set(uri, panel);
+            const created = panel;
+            created.onDidDispose(() => this.panels.delete(uri));
+            created.webview.onDidReceiveMessage(async (msg) => {
+                if (msg && msg.type === "reveal" && Number.isInteger(msg.line) && msg.line > 0) {
+                    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+                    const pos = new vscode.Position(msg.line - 1, 0);
+                    await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(pos, pos) });
+                }
+            });
+        } else {
+            panel.reveal(undefined, true);
+        }
+        panel.webview.html = graphHtml(graph, { nonce: nonce(), cspSource: panel.webview.cspSource, title: `Training steps of ${name}` });
+    }
+
+    /** Keep open graph views current: redraw when the document's diagnostics change. */
+    refreshGraphs(uris: readonly vscode.Uri[]): void {
+        for (const uri of uris) {
+            const key = uri.toString();
+            if (this.panels.has(key)) {
+                void this.requestGraph(key).then((g) => g && this.panels.has(key) && this.showGraphPanel(g));
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- audit
+
+    async auditWorkspace(): Promise<void> {
+        const folder = this.folder();
+        if (!folder) {
+            void vscode.window.showInformationMessage("gradaudit: open a folder to audit.");
+            return;
+        }
+        if (!this.server) {
+            void vscode.window.showWarningMessage("gradaudit: the server could not be started; see 'gradaudit: Show Output'.");
+            return;
+        }
+        const cli = cliCommand(this.server);
+        const env = bundledEnv(process.env, this.server.bundledLibs, path.delimiter);
+        const run = (args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+            execFile(cli.command, [...cli.args, ...args], { env, cwd: folder.uri.fsPath, maxBuffer: 64 * 1024 * 1024 },
+                (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === "number" ? err.code : 2) : 0, stdout, stderr }));
+        });
+        await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `gradaudit: auditing ${folder.name}` }, async () => {
+            const audit = await run(["audit", folder.uri.fsPath]);
+            if (audit.code !== 2 || !/invalid choice: 'audit'/.test(audit.stderr)) {
+                if (audit.stdout.trim()) {
+                    const doc = await vscode.workspace.openTextDocument({ language: "markdown", content: audit.stdout });
+                    await vscode.commands.executeCommand("markdown.showPreview", doc.uri);
+                } else {
+                    this.output.error(`gradaudit audit: ${audit.stderr}`);
+                    this.output.show(true);
+                }
+                return;
+            }
+            // this gradaudit has no written audit yet: give the workspace's findings instead
+            const check = await run(["check", folder.uri.fsPath, "--no-progress"]);
+            const text = check.stdout + check.stderr;
+            this.output.info(`gradaudit check ${folder.uri.fsPath} (exit ${check.code}):\n${text}`);
+            this.output.show(true);
+            void vscode.window.showInformationMessage(
+                "This gradaudit has no written audit yet ('gradaudit audit'); the findings of 'gradaudit check' for the workspace are in the output.");
+        });
+    }
+}
+
+function nonce(): string {
+    const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let out = "";
+    for (let i = 0; i < 32; i++) {
+        out += chars.charAt(Math.floor(Math.random() * chars.length));
+    }
+    return out;
+}
+
+let extension: Gradaudit | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+    const ext = new Gradaudit(context);
+    extension = ext;
+    context.subscriptions.push(
+        ext,
+        vscode.commands.registerCommand("gradaudit.restart", () => ext.restart("asked by the user")),
+        vscode.commands.registerCommand("gradaudit.showGraph", (uri?: vscode.Uri) => ext.showGraph(uri instanceof vscode.Uri ? uri : undefined)),
+        vscode.commands.registerCommand("gradaudit.auditWorkspace", () => ext.auditWorkspace()),
+        vscode.commands.registerCommand("gradaudit.showOutput", () => ext.output.show()),
+        vscode.workspace.onDidChangeConfiguration((e) => {
+            if (e.affectsConfiguration("gradaudit")) {
+                void ext.configurationChanged();
+            }
+        }),
+        vscode.languages.onDidChangeDiagnostics((e) => ext.refreshGraphs(e.uris)),
+    );
+    const pythonListener = await onInterpreterChange(() => {
+        if (!readSettings(vscode.workspace.getConfiguration("gradaudit")).interpreter.length) {
+            void ext.restart("the Python extension's interpreter changed");
+        }
+    });
+    if (pythonListener) {
+        context.subscriptions.push(pythonListener);
+    }
+    await ext.start();
+}
+
+export async function deactivate(): Promise<void> {
+    await extension?.stop();
+}

