@@ -9,6 +9,8 @@ import sys
 def run(tcp: str | None = None) -> int:
     from .server import server
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    # a $/cancelRequest for a request already answered is normal, not worth a warning in the client's log
+    logging.getLogger("pygls.protocol.json_rpc").setLevel(logging.ERROR)
     # the analysis thread and the event loop share the GIL: hand it over often, so that requests
     # (hover, code actions) are answered while a long analysis runs
     sys.setswitchinterval(0.0005)

@@ -22,7 +22,7 @@ needs_npm = pytest.mark.skipif(NPM is None, reason="npm is not installed")
 
 
 def run(cmd, timeout=900, env=None, cwd=EXT):
-    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
                        env=dict(os.environ, **(env or {})))
     assert p.returncode == 0, f"{' '.join(cmd)} exited {p.returncode}:\n{p.stdout[-4000:]}\n{p.stderr[-4000:]}"
     return p.stdout
@@ -127,8 +127,9 @@ def test_real_vscode(vsix):
     run(["bash", os.path.join(EXT, "scripts", "install-e2e.sh")], timeout=1800)
     shutil.rmtree(ARTIFACTS, ignore_errors=True)
     p = subprocess.run(["node", os.path.join(EXT, "test", "e2e", "run.mjs")], cwd=EXT, capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL,
                        timeout=900, env=dict(os.environ, E2E_ARTIFACTS=ARTIFACTS, GRADAUDIT_VSIX=vsix))
     print(p.stdout)
-    assert p.returncode == 0 and "9 passed, 0 failed" in p.stdout, p.stdout[-4000:] + p.stderr[-4000:]
-    for shot in ("1-diagnostic.png", "2-quick-fix-menu.png", "3-fixed.png", "4-graph.png"):
+    assert p.returncode == 0 and "10 passed, 0 failed" in p.stdout, p.stdout[-4000:] + p.stderr[-4000:]
+    for shot in ("1-diagnostic.png", "2-audit-output.png", "3-quick-fix-menu.png", "4-fixed.png", "5-graph.png"):
         assert os.path.getsize(os.path.join(ARTIFACTS, shot)) > 10_000
