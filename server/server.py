@@ -34,6 +34,7 @@ class GradauditServer(LanguageServer):
         self.analyses = Analyses(self._published, self._log)
         self.pull = False          # the client asks for diagnostics itself (textDocument/diagnostic)
         self.refresh = False       # ... and accepts workspace/diagnostic/refresh
+        self.lens_refresh = False  # the client accepts workspace/codeLens/refresh
         self.resolve_edits = False  # the client resolves code actions' edits lazily
         self.root = ""
 
@@ -123,6 +124,7 @@ def initialize(ls: GradauditServer, params: types.InitializeParams):
     ls.pull = td is not None and td.diagnostic is not None
     ws = caps.workspace
     ls.refresh = bool(ws and ws.diagnostics and ws.diagnostics.refresh_support)
+    ls.lens_refresh = bool(ws and ws.code_lens and ws.code_lens.refresh_support)
     ca = td.code_action if td is not None else None
     ls.resolve_edits = bool(ca and ca.resolve_support and "edit" in (ca.resolve_support.properties or []))
     if params.root_uri:
@@ -165,6 +167,9 @@ def did_close(ls: GradauditServer, params: types.DidCloseTextDocumentParams):
 def did_change_configuration(ls: GradauditServer, params: types.DidChangeConfigurationParams):
     ls.settings = Settings.from_client(params.settings, ls.settings)
     ls.reanalyze_all()
+    if ls.lens_refresh:
+        # codeLens on/off (or select/ignore) changes the lenses: the client must ask again
+        ls.workspace_code_lens_refresh(None)
 
 
 @server.feature(types.SHUTDOWN)

@@ -56,6 +56,11 @@ async def client(lsp_client: LanguageClient, request, tmp_path_factory):
     lsp_client.root = str(root)
     lsp_client.published = {}     # uri -> list of (version, diagnostics), in arrival order
     lsp_client.applied = []
+    lsp_client.lens_refreshes = 0
+
+    @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def on_lens_refresh(params):
+        lsp_client.lens_refreshes += 1
 
     def on_publish(params: types.PublishDiagnosticsParams):
         lsp_client.published.setdefault(params.uri, []).append((params.version, params.diagnostics))
@@ -234,6 +239,26 @@ async def test_code_lens_summarises_the_training_step(client):
     assert step["loss"] == "loss" and step["function"] == "Trainer.fit"
     assert [o["type"] for o in step["optimizers"]] == ["SGD"]
     assert [e["kind"] for e in step["events"]][:3] == ["zero_grad", "backward", "step"]
+    doc.close()
+
+
+async def test_code_lens_setting_turns_lenses_off_and_asks_for_a_refresh(client):
+    doc = Doc(client, "trainer_lens.py", CLEAN)
+    assert await doc.diagnostics() == []
+    params = types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=doc.uri))
+    assert len(await client.text_document_code_lens_async(params)) == 1
+    before = client.lens_refreshes
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"gradaudit": {"codeLens": False, "debounce": 0}}))
+    await asyncio.sleep(0.3)
+    assert not await client.text_document_code_lens_async(params)
+    caps = client.capabilities   # VS Code and Neovim 0.11 accept workspace/codeLens/refresh
+    supports = bool(caps.workspace and caps.workspace.code_lens and caps.workspace.code_lens.refresh_support)
+    assert (client.lens_refreshes > before) == supports
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"gradaudit": {"codeLens": True, "debounce": 0}}))
+    await asyncio.sleep(0.3)
+    assert len(await client.text_document_code_lens_async(params)) == 1
     doc.close()
 
 

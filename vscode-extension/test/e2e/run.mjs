@@ -37,7 +37,8 @@ mkdirSync(artifacts, { recursive: true });
 const cfg = join(root, "config.yaml");
 writeFileSync(cfg, "auth: none\ncert: false\n");
 mkdirSync(join(dirs.ud, "User"), { recursive: true });
-writeFileSync(join(dirs.ud, "User", "settings.json"), JSON.stringify({
+const settingsFile = join(dirs.ud, "User", "settings.json");
+const userSettings = {
     "workbench.startupEditor": "none",
     "security.workspace.trust.enabled": false,
     "extensions.autoCheckUpdates": false,
@@ -48,7 +49,8 @@ writeFileSync(join(dirs.ud, "User", "settings.json"), JSON.stringify({
     "workbench.tips.enabled": false,
     "editor.codeLens": true,
     "gradaudit.interpreter": [python],
-}, null, 1));
+};
+writeFileSync(settingsFile, JSON.stringify(userSettings, null, 1));
 copyFileSync(join(ext, "test", "e2e", "train.py"), join(dirs.ws, "train.py"));
 
 const base = ["--config", cfg, "--user-data-dir", dirs.ud, "--extensions-dir", dirs.exts];
@@ -181,6 +183,21 @@ try {
             return text.includes("train.py:11:16: GA101 [confirmed]");
         }, 30_000);
         await page.screenshot({ path: join(artifacts, "2-audit-output.png") });
+    });
+
+    await check("a settings change applies without a reload: code lens off in the Settings UI", async () => {
+        await runCommand("Preferences: Open User Settings");
+        await page.locator(".settings-editor").first().waitFor({ timeout: 20_000 });
+        await page.keyboard.type("gradaudit.codeLens");
+        const box = page.locator(".settings-editor .setting-item-bool .setting-value-checkbox").first();
+        await box.waitFor({ timeout: 20_000 });
+        const before = readFileSync(settingsFile, "utf8");
+        await box.click();
+        // the Settings editor writes settings.json a moment later; closing it first loses the edit
+        await until("the setting written", async () => readFileSync(settingsFile, "utf8") !== before, 10_000);
+        await page.keyboard.press("Escape");   // the Settings editor is a modal in VS Code 1.139
+        await page.locator(".tab", { hasText: "train.py" }).first().click();
+        await until("the lens gone", async () => (await page.locator(".monaco-editor .codelens-decoration", { hasText: "zero_grad" }).count()) === 0, 30_000);
         await page.keyboard.press("Control+Shift+M");
     });
 
@@ -239,6 +256,6 @@ try {
 
 const passed = results.filter(([, ok]) => ok).length;
 const failed = results.length - passed;
-const expected = 10;
+const expected = 11;
 console.log(`${passed} passed, ${failed + Math.max(0, expected - results.length)} failed`);
 process.exit(failed === 0 && results.length === expected ? 0 : 1);
