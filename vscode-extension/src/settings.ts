@@ -17,14 +17,7 @@ export interface ExtensionSettings {
 }
 
 /** What the server reads (server/settings.py `Settings.from_client`), under the key `gradaudit`. */
-export interface ServerSettings {
-    select: string[];
-    ignore: string[];
-    severity: Record<string, Severity>;
-    codeLens: boolean;
-    debounce: number;
-    extraPaths: string[];
-}
+export type ServerSettings = Pick<ExtensionSettings, "select" | "ignore" | "severity" | "codeLens" | "debounce" | "extraPaths">;
 
 const SEVERITIES: ReadonlySet<string> = new Set(["error", "warning", "information", "hint"]);
 
