@@ -6,7 +6,7 @@
 //
 //   bash scripts/install-e2e.sh && npm run package && node test/e2e/run.mjs
 import { execFileSync, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -183,21 +183,6 @@ try {
             return text.includes("train.py:11:16: GA101 [confirmed]");
         }, 30_000);
         await page.screenshot({ path: join(artifacts, "2-audit-output.png") });
-    });
-
-    await check("a settings change applies without a reload: code lens off in the Settings UI", async () => {
-        await runCommand("Preferences: Open User Settings");
-        await page.locator(".settings-editor").first().waitFor({ timeout: 20_000 });
-        await page.keyboard.type("gradaudit.codeLens");
-        const box = page.locator(".settings-editor .setting-item-bool .setting-value-checkbox").first();
-        await box.waitFor({ timeout: 20_000 });
-        const before = readFileSync(settingsFile, "utf8");
-        await box.click();
-        // the Settings editor writes settings.json a moment later; closing it first loses the edit
-        await until("the setting written", async () => readFileSync(settingsFile, "utf8") !== before, 10_000);
-        await page.keyboard.press("Escape");   // the Settings editor is a modal in VS Code 1.139
-        await page.locator(".tab", { hasText: "train.py" }).first().click();
-        await until("the lens gone", async () => (await page.locator(".monaco-editor .codelens-decoration", { hasText: "zero_grad" }).count()) === 0, 30_000);
         await page.keyboard.press("Control+Shift+M");
     });
 
@@ -256,6 +241,6 @@ try {
 
 const passed = results.filter(([, ok]) => ok).length;
 const failed = results.length - passed;
-const expected = 11;
+const expected = 10;
 console.log(`${passed} passed, ${failed + Math.max(0, expected - results.length)} failed`);
 process.exit(failed === 0 && results.length === expected ? 0 : 1);
