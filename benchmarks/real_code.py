@@ -29,6 +29,8 @@ import time
 import traceback
 import zipfile
 
+from common import display, engine_stamp, read_text
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CACHE = os.path.join(HERE, ".cache")
 WHEELS = os.path.join(CACHE, "wheels")
@@ -108,37 +110,6 @@ def python_files(root: str) -> list[str]:
             if fn.endswith(".py"):
                 out.append(os.path.join(dirpath, fn))
     return out
-
-
-def display(path: str) -> str:
-    """The path as the CLI would show it: relative to the working folder when below it."""
-    rel = os.path.relpath(path)
-    return path if rel.startswith("..") else rel
-
-
-def read_text(path: str) -> str:
-    with open(path, "rb") as fh:
-        data = fh.read()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
-
-
-def engine_stamp() -> str:
-    """The engine's git commit (with '+dirty' when analysis/ has local changes), for the record."""
-    import gradaudit.analysis as ga
-    src = os.path.dirname(os.path.abspath(ga.__file__))
-    try:
-        head = subprocess.run(["git", "-C", src, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True, timeout=10)
-        if head.returncode != 0:
-            return "unknown"
-        dirty = subprocess.run(["git", "-C", src, "status", "--porcelain", "--", "."], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True, timeout=10)
-        return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 # ---------------------------------------------------------------- analysis

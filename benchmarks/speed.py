@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 
+from common import display, engine_stamp, read_text
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 CACHE = os.path.join(HERE, ".cache")
@@ -28,20 +30,6 @@ PEER_VENV = os.path.join(CACHE, "peer-venv")
 
 TARGET_RATIO = 3.0        # analysis <= 3x ast.parse
 TARGET_ONE_FILE = 0.3     # seconds, whole process
-
-
-def display(path: str) -> str:
-    rel = os.path.relpath(path)
-    return path if rel.startswith("..") else rel
-
-
-def read_text(path: str) -> str:
-    with open(path, "rb") as fh:
-        data = fh.read()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
 
 
 def folder_files(folder: str) -> list[str]:
@@ -62,22 +50,6 @@ def gradaudit_cmd() -> list[str]:
         return [exe]
     found = shutil.which("gradaudit")
     return [found] if found else [sys.executable, "-m", "gradaudit.analysis.cli"]
-
-
-def engine_stamp() -> str:
-    """The engine's git commit (with '+dirty' when analysis/ has local changes), for the record."""
-    import gradaudit.analysis as ga
-    src = os.path.dirname(os.path.abspath(ga.__file__))
-    try:
-        head = subprocess.run(["git", "-C", src, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True, timeout=10)
-        if head.returncode != 0:
-            return "unknown"
-        dirty = subprocess.run(["git", "-C", src, "status", "--porcelain", "--", "."], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True, timeout=10)
-        return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 # ---------------------------------------------------------------- in-process timing
