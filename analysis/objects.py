@@ -396,6 +396,23 @@ class BoundMethod(Obj):
         return f"Bound({self.func.qual})"
 
 
+class _SettledByBases:
+    """A ClassObj attribute that is only known once the class's bases are resolved: reading it
+    resolves them (once); writing it stores the value in the slot `_NAME`."""
+
+    def __set_name__(self, owner, name):
+        self.slot = "_" + name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        obj._ensure()
+        return getattr(obj, self.slot)
+
+    def __set__(self, obj, value):
+        setattr(obj, self.slot, value)
+
+
 class ClassObj(Obj):
     """A class defined in the project. What its bases make it (a module, an optimizer...) is
     settled on first need: a base imported from a module not run yet stays unforced until then."""
@@ -427,41 +444,11 @@ class ClassObj(Obj):
             if self.resolver is not None:
                 self.resolver(self)
 
-    @property
-    def is_module(self):
-        self._ensure()
-        return self._is_module
-
-    @is_module.setter
-    def is_module(self, value):
-        self._is_module = value
-
-    @property
-    def opaque_base(self):
-        self._ensure()
-        return self._opaque_base
-
-    @opaque_base.setter
-    def opaque_base(self, value):
-        self._opaque_base = value
-
-    @property
-    def is_optimizer(self):
-        self._ensure()
-        return self._is_optimizer
-
-    @is_optimizer.setter
-    def is_optimizer(self, value):
-        self._is_optimizer = value
-
-    @property
-    def is_dataset(self):
-        self._ensure()
-        return self._is_dataset
-
-    @is_dataset.setter
-    def is_dataset(self, value):
-        self._is_dataset = value
+    # what the bases make the class: read through _ensure(), so the bases are settled first
+    is_module = _SettledByBases()
+    opaque_base = _SettledByBases()
+    is_optimizer = _SettledByBases()
+    is_dataset = _SettledByBases()
 
     def mro(self):
         out, stack, seen = [], [self], set()
