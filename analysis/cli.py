@@ -44,9 +44,8 @@ def _parser() -> argparse.ArgumentParser:
     rs = sub.add_parser("rules", help="list all rules")
     rs.add_argument("--format", choices=("text", "json"), default="text")
 
-    s = sub.add_parser("server", help="run the language server (stdio)")
-    s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (for debugging)")
-    s.add_argument("--stdio", action="store_true", help="use stdio (the default; LSP clients pass it)")
+    from gradaudit.server.__main__ import add_arguments   # argparse only: pygls loads when the server runs
+    add_arguments(sub.add_parser("server", help="run the language server (stdio)"))
     return ap
 
 

@@ -25,11 +25,16 @@ def run(tcp: str | None = None) -> int:
     return 0
 
 
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    """The server's options, shared by `python -m gradaudit.server` and `gradaudit server`."""
+    ap.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (for debugging)")
+    # LSP clients (vscode-languageclient, ...) pass --stdio for the default transport
+    ap.add_argument("--stdio", action="store_true", help="use stdio (the default; LSP clients pass it)")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="gradaudit server")
-    ap.add_argument("--tcp", metavar="HOST:PORT")
-    # LSP clients (vscode-languageclient, ...) pass --stdio for the default transport
-    ap.add_argument("--stdio", action="store_true", help=argparse.SUPPRESS)
+    add_arguments(ap)
     args = ap.parse_args(argv)
     return run(args.tcp)
 
