@@ -8,10 +8,12 @@ import json
 import os
 import sys
 import traceback
+from dataclasses import dataclass
 
 from . import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+TIME_BUDGET = 60.0     # seconds of interpretation per file; parsing is not interrupted
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -38,6 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     c.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE")
     c.add_argument("-j", "--jobs", type=int, default=0, metavar="N", help="worker processes (default: auto)")
+    c.add_argument("--time-budget", type=float, default=TIME_BUDGET, metavar="SECONDS",
+                   help=f"stop analysing a file after SECONDS and say what was not reached "
+                        f"(default {TIME_BUDGET:g}; 0: no limit)")
 
     r = sub.add_parser("rule", help="print a rule's documentation")
     r.add_argument("rule", metavar="CODE_OR_NAME")
@@ -132,29 +137,29 @@ def _load_config(args):
     return cfg.merged(select=args.select, ignore=args.ignore, extend_select=args.extend_select)
 
 
-def _analyze_chunk(paths, config, roots, bar=None):
-    """Analyze files (in a worker or in-process): (findings, errors, crashes) as picklable data."""
+def _analyze_chunk(paths, config, roots, bar=None, time_budget=None):
+    """Analyze files (in a worker or in-process): (findings, problems, files analysed), picklable."""
     from .engine import Analyzer, merge_results
+    from .problems import Problem, problems_of
     from .program import Program
-    analyzer = Analyzer(config, extra_roots=roots, batch=True)
+    analyzer = Analyzer(config, extra_roots=roots, batch=True, time_budget=time_budget)
     program = Program(roots, freeze_trees=True)
-    results, errors, crashes = [], [], []
+    results, problems, analysed = [], [], 0
     for path in paths:
         try:
             r = analyzer.analyze_file(path, program)
-            if r.error is not None:
-                errors.append(r.error)
-            else:
+            problems.extend(problems_of(r))
+            if r.error is None:
+                analysed += 1
                 r.model, r.files = None, {}   # keep the findings only: big folders stay small
                 results.append(r)
-        except RecursionError:
-            crashes.append((path, "recursion too deep"))
-        except Exception:  # an engine bug must not hide the other files' results
-            crashes.append((path, traceback.format_exc(limit=6)))
+        except Exception as exc:  # an engine bug must not hide the other files' results
+            last = traceback.format_exception_only(type(exc), exc)[-1].strip()
+            problems.append(Problem.internal(path, last, traceback.format_exc(limit=6)))
         if bar is not None:
             bar.step()
     analyzer.collect()
-    return merge_results(results), errors, crashes
+    return merge_results(results), problems, analysed
 
 
 class _Progress:
@@ -177,31 +182,49 @@ class _Progress:
             sys.stderr.flush()
 
 
-def check_paths(paths, config, jobs=0, progress=False):
-    """(findings, errors, crashes, files) for the given paths: the CLI's core, reusable by tools."""
+@dataclass
+class Checked:
+    """What a check found: findings, problems (problems.py), the files looked at, how many analysed."""
+    findings: list
+    problems: list
+    files: list
+    analysed: int
+
+
+def check_paths(paths, config, jobs=0, progress=False, time_budget=None) -> Checked:
+    """The CLI's core, reusable by tools."""
     from .discovery import discover
     from .engine import _resolve_overlaps
     from .findings import Finding
-    files, missing = discover(paths, config)
+    files, problems = discover(paths, config)
     roots = sorted({os.path.abspath(p) for p in paths if os.path.isdir(p)})
     bar = _Progress(len(files), progress)
     workers = jobs or min(os.cpu_count() or 1, 8)
     if workers > 1 and len(files) >= 16:
-        findings, errors, crashes = [], [], []
+        findings, analysed = [], 0
         chunks = [c for c in (files[i::workers * 4] for i in range(workers * 4)) if c]
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(_analyze_chunk, c, config, roots): len(c) for c in chunks}
+            futures = {pool.submit(_analyze_chunk, c, config, roots, None, time_budget): len(c) for c in chunks}
             for fut in concurrent.futures.as_completed(futures):
-                f, e, c = fut.result()
+                f, p, n = fut.result()
                 findings += f
-                errors += e
-                crashes += c
+                problems += p
+                analysed += n
                 bar.step(futures[fut])
     else:
-        findings, errors, crashes = _analyze_chunk(files, config, roots, bar)
+        findings, more, analysed = _analyze_chunk(files, config, roots, bar, time_budget)
+        problems += more
     bar.close()
     findings = sorted(_resolve_overlaps(findings), key=Finding.sort_key)
-    return findings, errors, crashes, files, missing
+    problems.sort(key=lambda p: (p.path, p.line, p.col, p.kind))
+    return Checked(findings, problems, files, analysed)
+
+
+def _report_problems(problems):
+    for p in problems:
+        print(p.line_text(), file=sys.stderr)
+        if p.detail:
+            print(p.detail.rstrip(), file=sys.stderr)
 
 
 def cmd_check(args) -> int:
@@ -209,46 +232,56 @@ def cmd_check(args) -> int:
     if config is None:
         return EXIT_ERROR
     show_progress = not args.no_progress and sys.stderr.isatty()
-    findings, errors, crashes, files, missing = check_paths(args.paths, config, args.jobs, show_progress)
-    for p in missing:
-        print(f"gradaudit: {p}: no such file or directory", file=sys.stderr)
-    for e in errors:
-        print(f"{e.path}:{e.line}:{e.col}: error: could not parse: {e.msg}", file=sys.stderr)
-    for path, tb in crashes:
-        print(f"gradaudit: internal error while checking {path}:\n{tb}", file=sys.stderr)
-
+    budget = args.time_budget if args.time_budget and args.time_budget > 0 else None
+    checked = check_paths(args.paths, config, args.jobs, show_progress, budget)
+    _report_problems(checked.problems)
     if args.diff or args.fix:
-        return _do_fixes(args, findings, errors, crashes, missing, config)
+        return _do_fixes(args, checked, config, budget)
+    return _report(args, checked, checked.problems)
 
+
+def _report(args, checked: Checked, problems) -> int:
+    """Write the report (stdout or -o) and return the exit status."""
     from .output import FORMATS
-    out = FORMATS[args.format](findings, errors, len(files), show_fixes=args.show_fixes,
+    out = FORMATS[args.format](checked.findings, problems, checked.analysed, show_fixes=args.show_fixes,
                                color=args.format == "text" and sys.stdout.isatty() and not args.output_file)
-    _emit(out, args.output_file)
-    return _status(args, findings, errors, crashes, missing)
+    problems = list(problems)
+    if not _emit(out, args.output_file):
+        problems.append(None)
+    return _status(args, checked.findings, problems)
 
 
-def _status(args, findings, errors, crashes, missing) -> int:
-    if crashes or missing:
+def _status(args, findings, problems) -> int:
+    from .problems import exit_error
+    if None in problems or exit_error(p for p in problems if p is not None):
         return EXIT_ERROR
     if args.exit_zero:
         return EXIT_CLEAN
-    return EXIT_FINDINGS if (findings or errors) else EXIT_CLEAN
+    parse = any(p.kind == "parse" for p in problems)
+    return EXIT_FINDINGS if (findings or parse) else EXIT_CLEAN
 
 
-def _emit(text, output_file):
+def _emit(text, output_file) -> bool:
+    """Write the report; False (after one line on stderr) when it could not be written."""
     if output_file:
-        with open(output_file, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        try:
+            with open(output_file, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            print(f"gradaudit: could not write {output_file}: {exc.strerror or exc}", file=sys.stderr)
+            return False
+        return True
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    return True
 
 
-def _do_fixes(args, findings, errors, crashes, missing, config) -> int:
+def _do_fixes(args, checked: Checked, config, budget) -> int:
     from .fixes import fix_source
-    from .program import read_source, write_source
+    from .problems import Problem
+    from .program import ParseError, read_source, write_source
     by_path: dict = {}
-    for f in findings:
+    for f in checked.findings:
         if f.fix is None or not f.fix.edits:
             continue
         if f.fix.applicability != "safe" and not args.unsafe_fixes:
@@ -257,34 +290,49 @@ def _do_fixes(args, findings, errors, crashes, missing, config) -> int:
         if len(paths) != 1:
             continue
         by_path.setdefault(paths.pop(), []).append(f)
-    diffs, fixed_count, changed = [], 0, []
+    diffs, fixed_count, changed, failed = [], 0, [], []
     for path, fs in sorted(by_path.items()):
         try:
             source, encoding = read_source(path)
-        except OSError:
+        except (OSError, ParseError) as exc:
+            failed.append(Problem("write", path, f"could not read for fixing: {_why(exc)}"))
             continue
         new, applied = fix_source(source, fs, only_safe=not args.unsafe_fixes)
         if not applied or new == source:
             continue
-        fixed_count += len(applied)
         if args.diff:
+            fixed_count += len(applied)
             diffs.append("".join(difflib.unified_diff(source.splitlines(True), new.splitlines(True),
                                                       fromfile=f"a/{path}", tofile=f"b/{path}")))
-        else:
+            continue
+        try:
             write_source(path, new, encoding)
-            changed.append(path)
+        except (OSError, UnicodeError) as exc:
+            failed.append(Problem("write", path, f"could not write fixes: {_why(exc)}"))
+            continue
+        fixed_count += len(applied)
+        changed.append(path)
+    _report_problems(failed)
     if args.diff:
-        _emit("".join(diffs), args.output_file)
+        ok = _emit("".join(diffs), args.output_file)
         print(f"Would fix {fixed_count} finding{'s' if fixed_count != 1 else ''}.", file=sys.stderr)
-        return EXIT_FINDINGS if fixed_count and not args.exit_zero else _status(args, [], errors, crashes, missing)
+        problems = checked.problems + failed + ([] if ok else [None])
+        status = _status(args, [], problems)
+        if status == EXIT_ERROR:
+            return status
+        return EXIT_FINDINGS if fixed_count and not args.exit_zero else status
     # after writing: report what is left
-    remaining, errors2, crashes2, files, missing2 = check_paths(args.paths, config, args.jobs, False)
-    from .output import FORMATS
-    out = FORMATS[args.format](remaining, errors2, len(files), show_fixes=args.show_fixes)
-    _emit(out, args.output_file)
+    after = check_paths(args.paths, config, args.jobs, False, budget)
+    status = _report(args, after, after.problems + failed)
     print(f"Fixed {fixed_count} finding{'s' if fixed_count != 1 else ''} in {len(changed)} "
           f"file{'s' if len(changed) != 1 else ''}.", file=sys.stderr)
-    return _status(args, remaining, errors2, crashes2, missing2)
+    return status
+
+
+def _why(exc) -> str:
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return getattr(exc, "msg", None) or str(exc)
 
 
 if __name__ == "__main__":

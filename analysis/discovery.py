@@ -1,6 +1,7 @@
 """Which files a check covers: given files as they are, folders walked recursively."""
 from __future__ import annotations
 
+import errno
 import os
 
 SKIP_DIRS = {
@@ -15,9 +16,11 @@ def _is_env(path: str) -> bool:
         os.path.join(path, "conda-meta", "history"))
 
 
-def discover(paths, config=None) -> tuple[list[str], list[str]]:
-    """(files, missing): Python files under `paths` in a stable order, and paths that do not exist."""
-    files, missing, seen = [], [], set()
+def discover(paths, config=None) -> tuple[list[str], list]:
+    """(files, problems): Python files under `paths` in a stable order, and what could not be
+    looked at (problems.Problem: a path that does not exist, a symlink loop, an unreadable folder)."""
+    from .problems import Problem
+    files, problems, seen = [], [], set()
 
     def add(p):
         norm = os.path.normpath(p)
@@ -25,11 +28,15 @@ def discover(paths, config=None) -> tuple[list[str], list[str]]:
             seen.add(norm)
             files.append(norm)
 
+    def unreadable(exc: OSError):
+        where = exc.filename or "?"
+        problems.append(Problem("read", os.path.normpath(where), f"could not read folder: {exc.strerror or exc}"))
+
     for p in paths:
         if os.path.isfile(p):
             add(p)       # given explicitly: checked even if excluded or not *.py
         elif os.path.isdir(p):
-            for dirpath, dirnames, filenames in os.walk(p):
+            for dirpath, dirnames, filenames in os.walk(p, onerror=unreadable):
                 dirnames[:] = sorted(
                     d for d in dirnames
                     if d not in SKIP_DIRS and not d.endswith(".egg-info") and not _is_env(os.path.join(dirpath, d))
@@ -40,5 +47,17 @@ def discover(paths, config=None) -> tuple[list[str], list[str]]:
                         if config is None or not config.excluded(full):
                             add(full)
         else:
-            missing.append(p)
-    return files, missing
+            problems.append(Problem("missing", p, _why_missing(p)))
+    return files, problems
+
+
+def _why_missing(p: str) -> str:
+    """Why `p` is neither a file nor a folder: say what the system says (a symlink loop is not
+    'no such file')."""
+    try:
+        os.stat(p)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return "no such file or directory"
+        return (exc.strerror or str(exc)).lower()
+    return "not a file or folder"

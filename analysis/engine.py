@@ -8,16 +8,21 @@ The language server, the CLI and the audit report all go through `Analyzer`.
 """
 from __future__ import annotations
 
+import ast
 import gc
 import os
 import sys
+import time
 from dataclasses import dataclass, field, replace
 
+from .budget import Gap, Gaps
 from .build import Builder
 from .config import Config
 from .findings import CONFIRMED, Finding
-from .interpreter import Interpreter
+from .interpreter import BUDGET, Interpreter
 from .model import ProgramModel
+from .depth import MAX_EXPR_DEPTH
+from .model import Span
 from .program import ParseError, Program, SourceFile, parse_source, read_text
 from .rules import RULES
 from .rules.base import RuleContext
@@ -35,13 +40,23 @@ class Result:
     path: str
     findings: list = field(default_factory=list)
     model: ProgramModel | None = None
-    error: ParseError | None = None
+    error: ParseError | None = None             # nothing could be analysed (no parse, no read)
     files: dict = field(default_factory=dict)   # display path -> SourceFile, for fixes and reports
+    broken: tuple = ()                          # ParseErrors of statements left out; the rest was analysed
+    gap: Gap | None = None                      # the analysis was cut short (budget.py)
+
+    @property
+    def problems(self) -> list:
+        """Everything the user must hear about besides findings: parse errors, a cut-short analysis."""
+        out = [self.error] if self.error is not None else []
+        return out + list(self.broken)
 
 
 class Analyzer:
-    def __init__(self, config: Config | None = None, extra_roots=(), overlays=None, batch=False):
+    def __init__(self, config: Config | None = None, extra_roots=(), overlays=None, batch=False,
+                 time_budget: float | None = None):
         self.config = config or Config()
+        self.time_budget = time_budget   # seconds per file for the interpretation (None: no limit)
         self.extra_roots = tuple(extra_roots)
         self.overlays = dict(overlays or {})
         # batch: many files through one shared Program (the CLI), which freezes its parsed trees
@@ -56,7 +71,9 @@ class Analyzer:
             if source is None:
                 source = read_text(path)
         except OSError as exc:
-            return Result(path, error=ParseError(path, 1, 1, f"cannot read: {exc.strerror or exc}"))
+            return Result(path, error=ParseError(path, 1, 1, f"could not read: {exc.strerror or exc}", kind="read"))
+        except ParseError as exc:     # bytes Python would refuse (no coding cookie, unknown encoding)
+            return Result(path, error=exc)
         return self.analyze_source(path, source, program)
 
     def analyze_source(self, path: str, source: str, program: Program | None = None) -> Result:
@@ -98,12 +115,43 @@ class Analyzer:
                 return Result(path, error=exc)
             program.add(sf)
         interp = Interpreter(program, sf)
-        trace = interp.run()
+        if self.time_budget is not None:
+            interp.gaps = Gaps(time.monotonic() + self.time_budget, self.time_budget)
+        try:
+            trace = interp.run()
+        except RecursionError:
+            # a backstop: what ran is not a program state worth judging; say where it stopped
+            return Result(path, [], None, None, {sf.path: sf}, sf.broken, _too_deep(sf, interp))
+        gap = interp.gaps.summary(sf, interp.budget if interp.budget >= 0 else BUDGET) or _deep_gap(sf)
         model = Builder(path).build(trace)
+        if gap is not None:
+            model = replace(model, incomplete=True, incomplete_reason=gap.reason, not_reached=gap.first,
+                            not_reached_count=gap.count)
         files = {s.sf.path: s.sf for s in interp.scopes.values()}
         files[sf.path] = sf
         findings = run_rules(model, files, self.config)
-        return Result(path, findings, model, None, files)
+        return Result(path, findings, model, None, files, sf.broken, gap)
+
+
+def _too_deep(sf: SourceFile, interp) -> Gap:
+    node = interp.cur_stmt
+    line = getattr(node, "lineno", 1) if node is not None and interp.sf is sf else 1
+    col = sf.char_col(line, getattr(node, "col_offset", 0)) if node is not None and interp.sf is sf else 0
+    total = sum(1 for n in ast.walk(sf.tree) if isinstance(n, ast.stmt))
+    return Gap("the code nests too deeply to follow", Span(sf.path, line, col, line, col), total)
+
+
+def _deep_gap(sf: SourceFile) -> Gap | None:
+    """Expressions cut out for their depth (depth.py): the statements holding them were followed
+    without them."""
+    if not sf.deep:
+        return None
+    d = min(sf.deep, key=lambda d: (d.line, d.col))
+    col = sf.char_col(d.line, d.col)
+    n = len({c.line for c in sf.deep})
+    what = "an expression nested" if len(sf.deep) == 1 else f"{len(sf.deep)} expressions nested"
+    return Gap(f"{what} more than {MAX_EXPR_DEPTH} levels deep {'was' if len(sf.deep) == 1 else 'were'} "
+               f"skipped", Span(sf.path, d.line, col, d.line, col), n, "analysed without it")
 
 
 def run_rules(model: ProgramModel, files: dict, config: Config) -> list[Finding]:

@@ -19,6 +19,7 @@ from .objects import (
     FROZEN, BoundMethod, ClassObj, CtxObj, DictObj, FuncObj, InstanceObj, LazyImport, ListObj, ModuleObj,
     OptimObj, PIter, ScalerObj, SchedObj, Site, SuperObj, SymObj, TensorObj, Unit, module_value,
 )
+from .budget import TICK, Gaps
 from .program import Program, SourceFile
 from .torch_calls import TorchCalls
 from .trace import Cut, InplaceRec, Trace
@@ -136,6 +137,8 @@ class Interpreter(TorchCalls):
         self.no_force = False  # running an imported module's top level: leave lazy imports alone
         self.loaded_lines = 0
         self.star_misses: set = set()
+        self.gaps = Gaps()     # what the budgets cut, and the deadline (budget.py)
+        self.ticks = 0
 
     # ---------------------------------------------------------------- driver
 
@@ -315,11 +318,21 @@ class Interpreter(TorchCalls):
         for stmt in stmts:
             if env is None:
                 return None
+            if self.gaps.stopped:
+                self.gaps.rest(stmts, stmt, self.sf)
+                return env
             env = self.exec_stmt(stmt, env)
         return env
 
     def exec_stmt(self, stmt, env: dict) -> dict | None:
-        self.steps += 1
+        frame = self.stack[-1]
+        # a module's straight-line code runs once: it costs no budget, so that thousands of
+        # top-level statements do not starve the training loop after them
+        if frame.func is not None or frame.loops:
+            self.steps += 1
+        self.ticks += 1
+        if not self.ticks & TICK:
+            self.gaps.check_time(self)
         handler = self._stmt_handlers.get(type(stmt))
         if handler is None:
             return env
@@ -420,7 +433,10 @@ class Interpreter(TorchCalls):
         try:
             for run in range(runs):
                 if self.steps > self.budget:
+                    if not run:
+                        self.gaps.loop_cut(stmt, self.sf)
                     break
+                self.gaps.loop_ran(stmt)
                 if run and not always and all(head.get(n) is v for n, v in watched.items()):
                     break   # the carried names came back unchanged: a second run would repeat the first
                 self.ctx = outer_ctx + (("loop", stmt, next(self._iter_ids), self.sf),)
@@ -1257,6 +1273,7 @@ class Interpreter(TorchCalls):
         if len(self.stack) > MAX_DEPTH or over or any(f.func is fn for f in self.stack):
             if over:
                 self.trace.incomplete = True
+                self.gaps.call_cut(fn)
             # not followed: the result is unknown, and may carry anything
             return self.opaque_call(None, args, kwargs, node, extra=self_v).replace(top=True)
         fn.interpreted += 1

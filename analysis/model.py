@@ -186,3 +186,7 @@ class ProgramModel:
     manual: frozenset = frozenset()     # Params updated by hand from their .grad
     incomplete: bool = False
     param_counts: dict = field(default_factory=dict, compare=False)
+    # when a budget cut the analysis short (budget.py): why, the first statement not reached, how many
+    incomplete_reason: str = ""
+    not_reached: Span | None = None
+    not_reached_count: int = 0

@@ -11,17 +11,26 @@ import gc
 import io
 import os
 import re
+import tempfile
 import tokenize
 from dataclasses import dataclass, field
+
+from .depth import limit_depth
+from .recovery import parse_error_position, recover
 
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _SKIP_PARTS = ("site-packages", "dist-packages")
 
 
 class ParseError(Exception):
-    def __init__(self, path, line, col, msg):
-        super().__init__(path, line, col, msg)   # args round-trip through pickle (worker processes)
+    """A file that could not be parsed (or read). `region`: the lines (first, last) left out of the
+    analysis when the rest of the file was still analysed; None when nothing of it was."""
+
+    def __init__(self, path, line, col, msg, region=None, kind="parse"):
+        super().__init__(path, line, col, msg, region, kind)   # args round-trip through pickle (workers)
         self.path, self.line, self.col, self.msg = path, line, col, msg
+        self.region = region
+        self.kind = kind     # 'parse' | 'read'
 
     def __str__(self):
         return f"{self.path}:{self.line}:{self.col}: {self.msg}"
@@ -51,6 +60,8 @@ class SourceFile:
     source: str
     tree: ast.Module
     modname: str = ""
+    broken: tuple = ()        # ParseErrors of the statements left out (the rest still parsed)
+    deep: tuple = ()          # depth.DeepCut: expressions too deeply nested to follow
     _line_starts: list | None = field(default=None, repr=False)
     _lines: list | None = field(default=None, repr=False)
 
@@ -86,27 +97,90 @@ class SourceFile:
 
 
 def parse_source(path: str, source: str, abspath: str | None = None) -> SourceFile:
+    """Parse a file. A file broken in some top-level statements is still parsed without them
+    (they are listed in `broken`); a ParseError is raised only when nothing usable is left."""
+    nul = source.find("\x00")
+    if nul >= 0:
+        line = source.count("\n", 0, nul) + 1
+        col = nul - (source.rfind("\n", 0, nul) + 1) + 1
+        first = ParseError(path, line, col, "source code string cannot contain null bytes")
+        lines = split_lines(source, keepends=True)
+        # the statement holding it is left out like a syntax error there
+        exc = SyntaxError(first.msg)
+        exc.lineno, exc.offset = line, col
+        masked = source.replace("\x00", " ")
+        return _recovered(path, source, masked, split_lines(masked, keepends=True), exc, abspath, first=first)
     try:
         tree = ast.parse(source, filename=path)
     except SyntaxError as exc:
-        raise ParseError(path, exc.lineno or 1, (exc.offset or 1), exc.msg or "invalid syntax") from None
-    except ValueError as exc:  # null bytes
+        return _recovered(path, source, source, split_lines(source, keepends=True), exc, abspath)
+    except (RecursionError, MemoryError) as exc:
+        # the parser's own limits ("too complex", "recursion during ast construction"): find the
+        # statements it gives up on and parse the rest
+        why = "too deeply nested for Python's parser"
+        if isinstance(exc, MemoryError) and str(exc) and "too complex" not in str(exc):
+            why = "the file is too large to parse"
+        return _recovered(path, source, source, split_lines(source, keepends=True), None, abspath, deep=True,
+                          first=None, why=why)
+    except ValueError as exc:  # null bytes on Pythons that raise ValueError for them
         raise ParseError(path, 1, 1, str(exc)) from None
-    return SourceFile(path, abspath or os.path.abspath(path), source, tree)
+    sf = SourceFile(path, abspath or os.path.abspath(path), source, tree)
+    sf.deep = tuple(limit_depth(tree))
+    return sf
+
+
+def _recovered(path, source, text, lines, exc, abspath, deep=False, first=None, why="") -> SourceFile:
+    if exc is not None and first is None:
+        line, col = parse_error_position(exc, lines)
+        first = ParseError(path, line, col, exc.msg or "invalid syntax")
+    out = recover(text, lines, exc, lambda t: ast.parse(t, filename=path), deep=deep)
+    if out is None:
+        if first is None:
+            first = ParseError(path, 1, 1, why or "invalid syntax")
+        raise first from None
+    tree, used, regions = out
+    broken = []
+    for b in regions:
+        if first is not None and b.first <= first.line <= b.last:
+            line, col, msg = first.line, first.col, first.msg   # Python's own first error, where it said
+        else:
+            line, col, msg = b.line, b.col, b.msg
+        broken.append(ParseError(path, line, col, msg, region=(b.first, b.last)))
+    sf = SourceFile(path, abspath or os.path.abspath(path), used, tree, broken=tuple(broken))
+    sf.deep = tuple(limit_depth(tree))
+    return sf
 
 
 def read_source(path: str) -> tuple[str, str]:
-    """(text, encoding) of a Python file, by its PEP 263 cookie or BOM (utf-8 by default)."""
+    """(text, encoding) of a Python file, by its PEP 263 cookie or BOM (utf-8 by default).
+
+    Bytes that do not decode are refused as Python refuses them (a ParseError at their line):
+    a latin-1 file without a coding cookie is not Python source."""
     with open(path, "rb") as fh:
         data = fh.read()
+    return decode_source(path, data)
+
+
+def decode_source(path: str, data: bytes) -> tuple[str, str]:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError:
-        encoding = "utf-8"
+    except SyntaxError as exc:   # an unknown encoding in the cookie, or a cookie contradicting the BOM
+        head = data.split(b"\n", 2)[:2]
+        line = next((i + 1 for i, text in enumerate(head) if b"coding" in text), 1)
+        raise ParseError(path, line, 1, str(exc.msg or exc)) from None
     try:
         return data.decode(encoding), encoding
-    except (UnicodeDecodeError, LookupError):
-        return data.decode("latin-1"), "latin-1"
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        byte = data[exc.start]
+        if encoding in ("utf-8", "utf-8-sig"):
+            msg = f"Non-UTF-8 code starting with '\\x{byte:02x}' on line {line}, but no encoding declared"
+        else:
+            msg = f"'{encoding}' codec can't decode byte 0x{byte:02x} on line {line}"
+        raise ParseError(path, line, col, msg) from None
+    except LookupError:
+        raise ParseError(path, 1, 1, f"unknown encoding: {encoding}") from None
 
 
 def read_text(path: str) -> str:
@@ -114,8 +188,30 @@ def read_text(path: str) -> str:
 
 
 def write_source(path: str, text: str, encoding: str):
-    with open(path, "w", encoding=encoding, newline="") as fh:
-        fh.write(text)
+    """Write a file atomically: a temporary file beside it, then os.replace, keeping its mode.
+    A crash or a full disk mid-write leaves the old file whole."""
+    target = os.path.realpath(path)     # a symlink stays a symlink: write where it points
+    folder = os.path.dirname(target) or "."
+    data = text.encode(encoding)
+    try:
+        mode = os.stat(target).st_mode & 0o7777
+    except OSError:
+        mode = None
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".gradaudit", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 class Program:
@@ -146,7 +242,7 @@ class Program:
             else:
                 try:
                     text = self.overlays.get(abspath) or read_text(abspath)
-                except OSError:
+                except (OSError, ParseError):
                     text = ""
             self._texts[abspath] = text
         return name in text or "import *" in text
@@ -161,7 +257,7 @@ class Program:
                 source = read_text(abspath)
             sf = self.parse(abspath, source, abspath)
             sf.path = os.path.relpath(abspath) if not os.path.isabs(abspath) else _display(abspath)
-        except (OSError, ParseError):
+        except (OSError, ParseError, UnicodeDecodeError):
             sf = None
         self._files[abspath] = sf
         return sf

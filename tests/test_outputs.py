@@ -67,7 +67,9 @@ def examples_json(examples):
 
 def test_json_contract_keys(examples_json):
     _, files, report = examples_json
-    assert set(report) == {"version", "findings"}
+    # rules.md's contract, plus what could not be done ("errors") and analyses cut short ("incomplete")
+    assert set(report) == {"version", "findings", "errors", "incomplete"}
+    assert report["errors"] == [] and report["incomplete"] == []
     assert report["version"] == 1
     assert report["findings"], "no findings at all"
     for f in report["findings"]:
@@ -182,7 +184,7 @@ def test_json_empty(tmp_path):
     write(tmp_path / "ok.py", "import torch\nx = torch.ones(2)\n")
     r = run_cli("check", "--format", "json", "ok.py", cwd=tmp_path)
     assert r.returncode == 0
-    assert json.loads(r.stdout) == {"version": 1, "findings": []}
+    assert json.loads(r.stdout) == {"version": 1, "findings": [], "errors": [], "incomplete": []}
 
 
 def test_json_stdout_stays_json_with_a_parse_error(tmp_path):

@@ -19,6 +19,8 @@ def render(findings, errors, files_checked: int, **_) -> str:
                  f"endColumn={s.end_col + 1},title={_escape_prop(f'{f.code} {f.name}')}")
         out.append(f"::{level} {props}::{_escape_data(f'{f.code} [{f.confidence}] {f.message}')}")
     for e in errors:
-        out.append(f"::error file={_escape_prop(e.path)},line={e.line},col={e.col},"
-                   f"title=gradaudit::{_escape_data('could not parse: ' + e.msg)}")
+        level = "error" if e.is_error else "warning"
+        where = f"file={_escape_prop(e.path)}" + (f",line={e.line},col={e.col}" if e.line else "")
+        text = ("could not parse: " + e.message) if e.kind == "parse" else e.message
+        out.append(f"::{level} {where},title=gradaudit::{_escape_data(text)}")
     return "\n".join(out) + ("\n" if out else "")

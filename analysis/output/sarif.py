@@ -63,12 +63,17 @@ def render(findings, errors, files_checked: int, **_) -> str:
                                     for p, reps in changes.items()],
             }]
         results.append(result)
-    notifications = [{
-        "level": "error",
-        "message": {"text": f"could not parse: {e.msg}"},
-        "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(e.path)},
-                                            "region": {"startLine": e.line, "startColumn": max(1, e.col)}}}],
-    } for e in errors]
+    notifications = []
+    for e in errors:
+        note = {"level": "error" if e.is_error else "warning",
+                "message": {"text": f"could not parse: {e.message}" if e.kind == "parse" else e.message},
+                "descriptor": {"id": f"gradaudit/{e.kind}"}}
+        location = {"artifactLocation": {"uri": _uri(e.path)}}
+        if e.line:
+            location["region"] = {"startLine": e.line, "startColumn": max(1, e.col)}
+        note["locations"] = [{"physicalLocation": location}]
+        notifications.append(note)
+    failed = any(e.kind in ("internal", "read", "missing", "write") for e in errors)
     run = {
         "tool": {"driver": {"name": "gradaudit", "version": __version__, "informationUri": "https://gradaudit.dev",
                             "rules": rules}},
@@ -76,7 +81,7 @@ def render(findings, errors, files_checked: int, **_) -> str:
         "columnKind": "unicodeCodePoints",
     }
     if notifications:
-        run["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": notifications}]
+        run["invocations"] = [{"executionSuccessful": not failed, "toolExecutionNotifications": notifications}]
     else:
         run["invocations"] = [{"executionSuccessful": True}]
     return json.dumps({"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2) + "\n"

@@ -22,4 +22,32 @@ def render(findings, errors, files_checked: int, show_fixes=False, color=False) 
         lines.append(summary)
     else:
         lines.append(f"No findings in {files_checked} file{'s' if files_checked != 1 else ''} checked.")
+    tail = problem_counts(errors)
+    if tail:
+        # the summary never contradicts the errors on stderr: it counts them
+        lines[-1] = lines[-1][:-1] + "; " + ", ".join(tail) + "."
     return "\n".join(lines) + "\n"
+
+
+def _n(count, one, many=None):
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
+def problem_counts(problems) -> list[str]:
+    """'1 parse error', 'analysis incomplete in 2 files', ...: what the summary line adds."""
+    by_kind: dict = {}
+    for p in problems:
+        by_kind.setdefault(p.kind, set()).add(p.path if p.kind != "parse" else (p.path, p.line))
+    out = []
+    if "parse" in by_kind:
+        out.append(_n(len(by_kind["parse"]), "parse error"))
+    unread = len(by_kind.get("read", ())) + len(by_kind.get("missing", ()))
+    if unread:
+        out.append(_n(unread, "path") + " could not be read")
+    if "internal" in by_kind:
+        out.append(_n(len(by_kind["internal"]), "internal error"))
+    if "write" in by_kind:
+        out.append(_n(len(by_kind["write"]), "file") + " could not be written")
+    if "incomplete" in by_kind:
+        out.append("analysis incomplete in " + _n(len(by_kind["incomplete"]), "file"))
+    return out

@@ -1,0 +1,143 @@
+"""Parsing a file that is broken in one place: the rest of it is still analysed.
+
+A file being edited fails to parse half the time. Python reports one error at a time, so the
+top-level statement holding the error is blanked out (its lines kept empty, so that every other
+position stays where it was) and the file parsed again, until it parses or nothing is left worth
+trying. What was blanked is reported, once per statement, with the first error Python gave for it.
+
+Top-level statements are found by their first line: a line starting at column 0 that does not
+continue a compound statement (`else:`, `except`, ...) or close a bracket. Inside a broken region
+that guess can be wrong (a column-0 line inside a string); the next parse then reports another
+error and the region grows. Each round blanks at least one more line, so it ends.
+"""
+from __future__ import annotations
+
+import ast
+import re
+
+MAX_ROUNDS = 40
+MAX_ROUNDS_BIG = 3        # a full parse of a multi-megabyte file costs seconds: few retries
+BIG_SOURCE = 1 << 20
+
+_STARTS_STATEMENT = re.compile(r"[^\s#)\]}'\"]")
+_CONTINUES = re.compile(r"(?:else|elif|except|finally)\b")
+
+
+class Broken:
+    """One blanked region: lines [first, last] (1-based, inclusive) and the error found there."""
+    __slots__ = ("first", "last", "line", "col", "msg")
+
+    def __init__(self, first, last, line, col, msg):
+        self.first, self.last, self.line, self.col, self.msg = first, last, line, col, msg
+
+
+def is_statement_start(line: str) -> bool:
+    return bool(line) and _STARTS_STATEMENT.match(line) is not None and _CONTINUES.match(line) is None
+
+
+def region_around(lines: list[str], index: int) -> tuple[int, int]:
+    """0-based [first, last] of the top-level statement that holds line `index`."""
+    first = index
+    while first > 0 and not is_statement_start(lines[first]):
+        first -= 1
+    while first > 0 and lines[first - 1].startswith("@"):
+        first -= 1     # its decorators belong to it
+    last = index
+    n = len(lines)
+    while last + 1 < n and not is_statement_start(lines[last + 1]):
+        last += 1
+    return first, last
+
+
+def blank(lines: list[str], first: int, last: int):
+    for i in range(first, last + 1):
+        text = lines[i]
+        lines[i] = text[len(text.rstrip("\r\n")):]   # keep the line break: positions after stay put
+
+
+def parse_error_position(exc: SyntaxError, lines: list[str]) -> tuple[int, int]:
+    """(1-based line, 1-based column) of a SyntaxError, clamped into the file."""
+    line = exc.lineno or 1
+    if line > len(lines):
+        line = len(lines)
+        while line > 1 and not lines[line - 1].strip():
+            line -= 1    # "unexpected EOF": the last line with text
+    return max(line, 1), max(exc.offset or 1, 1)
+
+
+def recover(source: str, lines: list[str], first_error: SyntaxError, parse, deep: bool = False):
+    """Blank the statements Python cannot parse, one region per round.
+
+    `lines` are the source's lines with their line breaks; `parse(text)` is ast.parse. Returns
+    (tree, text, [Broken]) or None when no usable part remains. `deep`: the first failure was the
+    parser's own limit (RecursionError / stack overflow), which carries no position.
+    """
+    lines = list(lines)
+    if not lines:
+        return None
+    rounds = MAX_ROUNDS if len(source) < BIG_SOURCE else MAX_ROUNDS_BIG
+    broken: list[Broken] = []
+    done = [False] * len(lines)
+    exc: BaseException | None = first_error
+    if deep:
+        regions = _too_deep_regions(lines, parse)
+        if not regions:
+            return None
+        for first, last in regions:
+            blank(lines, first, last)
+            for i in range(first, last + 1):
+                done[i] = True
+            broken.append(Broken(first + 1, last + 1, first + 1, 1, "too deeply nested for Python's parser"))
+        exc = None
+    for _ in range(rounds):
+        text = "".join(lines)
+        if exc is None:
+            try:
+                return parse(text), text, broken
+            except SyntaxError as e:
+                exc = e
+            except (RecursionError, MemoryError):
+                return None
+        line, col = parse_error_position(exc, lines)
+        index = line - 1
+        if done[index]:
+            # the error sits in what is blank already: grow to the next unblanked statement
+            index = next((i for i in range(index, len(lines)) if not done[i] and lines[i].strip()), None)
+            if index is None:
+                index = next((i for i in range(line - 1, -1, -1) if not done[i] and lines[i].strip()), None)
+            if index is None:
+                return None
+        first, last = region_around(lines, index)
+        blank(lines, first, last)
+        for i in range(first, last + 1):
+            done[i] = True
+        msg = exc.msg if isinstance(exc, SyntaxError) and exc.msg else "invalid syntax"
+        # one report per region; a region that grew keeps the error found first
+        merged = [b for b in broken if b.last < first or b.first > last]
+        inside = [b for b in broken if not (b.last < first or b.first > last)]
+        if inside:
+            keep = min(inside, key=lambda b: (b.line, b.col))
+            merged.append(Broken(min(first + 1, keep.first), max(last + 1, keep.last), keep.line, keep.col, keep.msg))
+        else:
+            merged.append(Broken(first + 1, last + 1, line, col, msg))
+        broken = sorted(merged, key=lambda b: b.first)
+        exc = None
+    return None
+
+
+def _too_deep_regions(lines: list[str], parse) -> list[tuple[int, int]]:
+    """The top-level statements the parser gives up on by depth, each parsed alone to find them."""
+    out = []
+    i, n = 0, len(lines)
+    while i < n:
+        first, last = region_around(lines, i)
+        chunk = "".join(lines[first:last + 1])
+        try:
+            parse(chunk)
+        except (RecursionError, MemoryError):
+            out.append((first, last))
+        except SyntaxError:
+            pass   # a wrong guess of the statement's extent: the normal rounds deal with it
+        i = last + 1
+    return out
+
