@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from .model import Span
 
 _BODIES = ("body", "orelse", "handlers", "finalbody", "cases")
-TICK = 255     # the deadline is looked at every TICK + 1 statements
+TICK = 15      # the deadline is looked at every TICK + 1 statements (a statement can cost milliseconds)
+RESERVE = 6000         # statements kept for training loops met after the budget ran out
+RESERVE_GRANT = 3000   # ... at most this much per loop
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ class Gaps:
         self.loops_run: set = set()
         self.calls_cut: dict = {}         # FuncObj -> None
         self.not_started: list = []       # (SourceFile, [stmt]) blocks left when time ran out
-        self.budget = 0
+        self.reserve_left = RESERVE
 
     # ------------------------------------------------------------ hooks for the interpreter
 
@@ -56,6 +58,21 @@ class Gaps:
             if s is stmt:
                 self.not_started.append((sf, stmts[i:]))
                 return
+
+    def reserve(self, loop, interp, training_words) -> bool:
+        """The budget ran out before `loop`: a loop with training code in it (backward, step)
+        still runs, from a reserve, so that filler before the training loop does not starve it."""
+        if self.stopped or self.reserve_left <= 0:
+            return False
+        sf = interp.sf
+        text = "\n".join(sf.lines[loop.lineno - 1:loop.end_lineno])
+        if not training_words.search(text):
+            return False
+        grant = min(self.reserve_left, RESERVE_GRANT)
+        self.reserve_left -= grant
+        interp.budget = interp.steps + grant
+        interp.root_budget = interp.steps - interp.root_start + grant
+        return True
 
     def loop_cut(self, loop, sf):
         self.loops_cut.setdefault(loop, sf)

@@ -21,7 +21,7 @@ from .config import Config
 from .findings import CONFIRMED, Finding
 from .interpreter import BUDGET, Interpreter
 from .model import ProgramModel
-from .depth import MAX_EXPR_DEPTH
+from .depth import MAX_EXPR_DEPTH, limit_depth
 from .model import Span
 from .program import ParseError, Program, SourceFile, parse_source, read_text
 from .rules import RULES
@@ -114,15 +114,35 @@ class Analyzer:
             except ParseError as exc:
                 return Result(path, error=exc)
             program.add(sf)
+        deadline = time.monotonic() + self.time_budget if self.time_budget is not None else None
+        try:
+            return self._run(path, program, sf, deadline)
+        except RecursionError:
+            pass
+        # Valid Python can nest expressions thousands deep. Rather than walk every tree for it
+        # (a third of a parse), the trees are cut to a depth the engine follows only when the
+        # recursion limit was hit, and the file analysed again.
+        for other in list(program._files.values()) + [sf]:
+            if other is not None and not other.depth_limited:
+                other.deep = tuple(limit_depth(other.tree))
+                other.depth_limited = True
+        try:
+            return self._run(path, program, sf, deadline)
+        except RecursionError as exc:
+            # a backstop: what ran is not a program state worth judging; say where it stopped
+            interp = getattr(exc, "interp", None)
+            return Result(path, [], None, None, {sf.path: sf}, sf.broken, _too_deep(sf, interp))
+
+    def _run(self, path: str, program: Program, sf: SourceFile, deadline) -> Result:
         interp = Interpreter(program, sf)
-        if self.time_budget is not None:
-            interp.gaps = Gaps(time.monotonic() + self.time_budget, self.time_budget)
+        if deadline is not None:
+            interp.gaps = Gaps(deadline, self.time_budget)
         try:
             trace = interp.run()
-        except RecursionError:
-            # a backstop: what ran is not a program state worth judging; say where it stopped
-            return Result(path, [], None, None, {sf.path: sf}, sf.broken, _too_deep(sf, interp))
-        gap = interp.gaps.summary(sf, interp.budget if interp.budget >= 0 else BUDGET) or _deep_gap(sf)
+        except RecursionError as exc:
+            exc.interp = interp
+            raise
+        gap = interp.gaps.summary(sf, BUDGET) or _deep_gap(sf)
         model = Builder(path).build(trace)
         if gap is not None:
             model = replace(model, incomplete=True, incomplete_reason=gap.reason, not_reached=gap.first,
@@ -134,9 +154,9 @@ class Analyzer:
 
 
 def _too_deep(sf: SourceFile, interp) -> Gap:
-    node = interp.cur_stmt
-    line = getattr(node, "lineno", 1) if node is not None and interp.sf is sf else 1
-    col = sf.char_col(line, getattr(node, "col_offset", 0)) if node is not None and interp.sf is sf else 0
+    node = interp.cur_stmt if interp is not None and interp.sf is sf else None
+    line = getattr(node, "lineno", 1) if node is not None else 1
+    col = sf.char_col(line, getattr(node, "col_offset", 0)) if node is not None else 0
     total = sum(1 for n in ast.walk(sf.tree) if isinstance(n, ast.stmt))
     return Gap("the code nests too deeply to follow", Span(sf.path, line, col, line, col), total)
 

@@ -432,7 +432,7 @@ class Interpreter(TorchCalls):
         exits = []
         try:
             for run in range(runs):
-                if self.steps > self.budget:
+                if self.steps > self.budget and (run or not self.gaps.reserve(stmt, self, _TRAINING_WORDS)):
                     if not run:
                         self.gaps.loop_cut(stmt, self.sf)
                     break

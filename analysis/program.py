@@ -7,6 +7,7 @@ extra roots; anything else (torch, numpy, transformers, ...) is left as a dotted
 from __future__ import annotations
 
 import ast
+import errno
 import gc
 import io
 import os
@@ -15,7 +16,6 @@ import tempfile
 import tokenize
 from dataclasses import dataclass, field
 
-from .depth import limit_depth
 from .recovery import parse_error_position, recover
 
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
@@ -61,7 +61,8 @@ class SourceFile:
     tree: ast.Module
     modname: str = ""
     broken: tuple = ()        # ParseErrors of the statements left out (the rest still parsed)
-    deep: tuple = ()          # depth.DeepCut: expressions too deeply nested to follow
+    deep: tuple = ()          # depth.DeepCut: expressions too deeply nested to follow, cut out
+    depth_limited: bool = False
     _line_starts: list | None = field(default=None, repr=False)
     _lines: list | None = field(default=None, repr=False)
 
@@ -124,9 +125,7 @@ def parse_source(path: str, source: str, abspath: str | None = None) -> SourceFi
                           first=None, why=why)
     except ValueError as exc:  # null bytes on Pythons that raise ValueError for them
         raise ParseError(path, 1, 1, str(exc)) from None
-    sf = SourceFile(path, abspath or os.path.abspath(path), source, tree)
-    sf.deep = tuple(limit_depth(tree))
-    return sf
+    return SourceFile(path, abspath or os.path.abspath(path), source, tree)
 
 
 def _recovered(path, source, text, lines, exc, abspath, deep=False, first=None, why="") -> SourceFile:
@@ -146,9 +145,7 @@ def _recovered(path, source, text, lines, exc, abspath, deep=False, first=None, 
         else:
             line, col, msg = b.line, b.col, b.msg
         broken.append(ParseError(path, line, col, msg, region=(b.first, b.last)))
-    sf = SourceFile(path, abspath or os.path.abspath(path), used, tree, broken=tuple(broken))
-    sf.deep = tuple(limit_depth(tree))
-    return sf
+    return SourceFile(path, abspath or os.path.abspath(path), used, tree, broken=tuple(broken))
 
 
 def read_source(path: str) -> tuple[str, str]:
@@ -194,17 +191,25 @@ def write_source(path: str, text: str, encoding: str):
     folder = os.path.dirname(target) or "."
     data = text.encode(encoding)
     try:
-        mode = os.stat(target).st_mode & 0o7777
-    except OSError:
-        mode = None
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not st.st_mode & 0o222:
+        # replacing the file would succeed (the folder is writable) but ignore what its mode says
+        raise PermissionError(errno.EACCES, "Permission denied (the file is read-only)", path)
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".gradaudit", dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        if st is not None:
+            os.chmod(tmp, st.st_mode & 0o7777)
+            if hasattr(os, "chown") and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+                try:
+                    os.chown(tmp, st.st_uid, st.st_gid)   # root fixing a user's file: it stays theirs
+                except OSError:
+                    pass
         os.replace(tmp, target)
     except BaseException:
         try:

@@ -46,6 +46,8 @@ def region_around(lines: list[str], index: int) -> tuple[int, int]:
     n = len(lines)
     while last + 1 < n and not is_statement_start(lines[last + 1]):
         last += 1
+    while last > index and not lines[last].strip():
+        last -= 1      # the blank lines after it are nobody's
     return first, last
 
 
@@ -90,6 +92,8 @@ def recover(source: str, lines: list[str], first_error: SyntaxError, parse, deep
             broken.append(Broken(first + 1, last + 1, first + 1, 1, "too deeply nested for Python's parser"))
         exc = None
     for _ in range(rounds):
+        if all(done[i] or not lines[i].strip() for i in range(len(lines))):
+            return None     # nothing of the file is left to analyse
         text = "".join(lines)
         if exc is None:
             try:
@@ -130,6 +134,9 @@ def _too_deep_regions(lines: list[str], parse) -> list[tuple[int, int]]:
     out = []
     i, n = 0, len(lines)
     while i < n:
+        if not is_statement_start(lines[i]):
+            i += 1
+            continue
         first, last = region_around(lines, i)
         chunk = "".join(lines[first:last + 1])
         try:
@@ -138,6 +145,6 @@ def _too_deep_regions(lines: list[str], parse) -> list[tuple[int, int]]:
             out.append((first, last))
         except SyntaxError:
             pass   # a wrong guess of the statement's extent: the normal rounds deal with it
-        i = last + 1
+        i = max(i, last) + 1
     return out
 

@@ -1,0 +1,218 @@
+"""The engine never goes silent: budgets, deadlines, deep nesting and broken statements are
+either handled or reported with their position (issue: never crash, never hang, never go silent)."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from gradaudit.analysis.engine import Analyzer
+from gradaudit.analysis.program import ParseError, decode_source, parse_source
+from helpers import analyze
+
+TRAIN = """
+model = nn.Linear(4, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(3):
+    out = model(torch.randn(8, 4)).detach()
+    loss = out.pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+TRAIN_OK = TRAIN.replace(").detach()", ")")
+HEAD = "import torch\nimport torch.nn as nn\n"
+
+
+def codes(result):
+    return sorted((f.code, f.span.line) for f in result.findings)
+
+
+def line_of(source: str, text: str) -> int:
+    return source.splitlines().index(text) + 1
+
+
+# ------------------------------------------------------------------ budgets
+
+def test_training_loop_after_20000_top_level_statements_is_analysed():
+    # before: more than ~15,000 statements ahead of the loop used up the budget: silently no findings
+    src = HEAD + "".join(f"X{i} = {i}\n" for i in range(20000)) + TRAIN
+    r = analyze(src)
+    assert codes(r) == [("GA101", line_of(src, "    out = model(torch.randn(8, 4)).detach()"))]
+    assert r.gap is None
+
+
+def test_training_loop_after_20000_top_level_statements_valid_look_alike():
+    r = analyze(HEAD + "".join(f"X{i} = {i}\n" for i in range(20000)) + TRAIN_OK)
+    assert codes(r) == [] and r.gap is None
+
+
+def _filler_loops(n):
+    body = "".join(f"    v = v + {k}\n" for k in range(60))
+    return "v = 0\n" + "".join(f"for i in range(2):\n{body}" for _ in range(n))
+
+
+def test_filler_loops_do_not_starve_the_training_loop_and_what_they_cut_is_reported():
+    src = HEAD + _filler_loops(300) + TRAIN
+    r = analyze(src)
+    # the training loop runs from the reserve kept for loops with training code in them
+    assert [c for c, _ in codes(r)] == ["GA101"]
+    # the filler loops the budget cut are not silent
+    assert r.gap is not None and r.gap.count > 1000
+    assert r.gap.first.line > 3 and "budget" in r.gap.reason
+    assert r.model.incomplete and r.model.not_reached == r.gap.first
+    assert r.gap.message().startswith("analysis incomplete: ") and "statements not reached)" in r.gap.message()
+
+
+def test_few_filler_loops_leave_no_gap():
+    r = analyze(HEAD + _filler_loops(20) + TRAIN)
+    assert [c for c, _ in codes(r)] == ["GA101"] and r.gap is None
+
+
+def test_time_budget_stops_the_analysis_and_says_where():
+    # 20,000 top-level loops: each joins the whole module's names, slow on purpose
+    src = HEAD + "".join(f"for i{k} in range(2):\n    v{k} = i{k}\n" for k in range(20000)) + TRAIN
+    started = time.monotonic()
+    r = Analyzer(time_budget=0.5).analyze_source("big.py", src)
+    elapsed = time.monotonic() - started
+    assert r.gap is not None and "time budget of 0.5 s" in r.gap.reason
+    assert r.gap.first is not None and r.gap.first.line > 2 and r.gap.count > 1000
+    assert elapsed < 15, elapsed     # bounded (parsing and the report come on top of the budget)
+
+
+def test_no_time_budget_and_short_file_no_gap():
+    r = Analyzer(time_budget=30).analyze_source("t.py", HEAD + TRAIN)
+    assert [c for c, _ in codes(r)] == ["GA101"] and r.gap is None
+
+
+# ------------------------------------------------------------------ depth
+
+DEEP = {
+    "not": "flag = " + "not " * 2000 + "True\n",
+    "subscript": "x = [[0]]\ny = x" + "[0]" * 2000 + "\n",
+    "add": "a = 1\nz = " + "+".join(["a"] * 2000) + "\n",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(DEEP))
+def test_deep_valid_python_is_skipped_with_its_position_and_the_rest_analysed(kind):
+    src = HEAD + DEEP[kind] + TRAIN
+    deep_line = 3 if kind == "not" else 4
+    r = analyze(src)          # before: RecursionError ("internal error ... recursion too deep")
+    assert r.error is None
+    assert [c for c, _ in codes(r)] == ["GA101"]
+    assert r.gap is not None and r.gap.first.line == deep_line
+    assert "nested more than 100 levels deep" in r.gap.reason
+
+
+def test_moderately_nested_expression_is_followed_without_a_gap():
+    src = HEAD + "flag = " + "not " * 60 + "True\n" + TRAIN
+    r = analyze(src)
+    assert [c for c, _ in codes(r)] == ["GA101"] and r.gap is None
+
+
+def test_deep_expression_in_the_loss_gives_no_confirmed_claim_about_it():
+    # the cut expression is unknown: it may carry gradient from the model, so no GA101
+    deep = "(" * 0 + " + ".join(["out"] * 1500)
+    src = HEAD + TRAIN.replace("    loss = out.pow(2).mean()", f"    loss = ({deep} + model(torch.randn(8, 4))).sum()")
+    r = analyze(src)
+    assert r.error is None
+    assert not any(c == "GA101" for c, _ in codes(r))
+
+
+def test_parser_depth_limit_is_a_parse_error_at_its_statement_and_the_rest_is_analysed():
+    # ast.parse itself gives up ("recursion ... during ast construction" / "too complex")
+    src = HEAD + "z = " + "+".join(["a"] * 100000) + "\n" + TRAIN
+    r = analyze(src)
+    assert r.error is None
+    assert [(e.line, e.msg) for e in r.broken] == [(3, "too deeply nested for Python's parser")]
+    assert [c for c, _ in codes(r)] == ["GA101"]
+
+
+# ------------------------------------------------------------------ broken statements
+
+BROKEN_HELPER = '''import torch
+import torch.nn as nn
+
+
+def helper(x):
+    y = (x +
+    return y
+
+
+''' + TRAIN
+
+
+def test_syntax_error_in_one_function_still_gives_findings_for_the_rest():
+    r = analyze(BROKEN_HELPER)
+    assert r.error is None
+    assert [c for c, _ in codes(r)] == ["GA101"]
+    assert len(r.broken) == 1
+    e = r.broken[0]
+    assert e.line == 6 and e.region == (5, 7)          # Python's own error, the function left out
+    assert "never closed" in e.msg
+
+
+def test_syntax_error_only_valid_look_alike():
+    r = analyze(BROKEN_HELPER.replace(").detach()", ")"))
+    assert codes(r) == [] and len(r.broken) == 1
+
+
+def test_two_broken_functions_two_errors():
+    src = BROKEN_HELPER + "\n\ndef other(:\n    pass\n"
+    r = analyze(src)
+    assert [c for c, _ in codes(r)] == ["GA101"]
+    other = src.splitlines().index("def other(:") + 1
+    assert [e.region for e in r.broken] == [(5, 7), (other, other + 1)]
+
+
+def test_broken_training_loop_is_left_out_and_reported():
+    src = HEAD + TRAIN.replace("    opt.step()", "    opt.step(")
+    r = analyze(src)
+    assert r.error is None and codes(r) == []
+    assert len(r.broken) == 1 and r.broken[0].region[0] == line_of(src, "for _ in range(3):")
+
+
+def test_unterminated_string_and_unclosed_bracket():
+    src = "def f(:\n  pass\n'''\nabc\nfoo(\n"
+    sf = parse_source("x.py", src)
+    # Python's first error is the string (line 3); the statement holding it starts at line 1
+    assert [(b.line, b.region) for b in sf.broken] == [(3, (1, 3)), (5, (5, 5))]
+    assert all(b.region is not None for b in sf.broken)
+
+
+def test_nothing_parses_is_a_parse_error():
+    with pytest.raises(ParseError):
+        parse_source("x.py", "(((\n")
+
+
+# ------------------------------------------------------------------ bytes
+
+def test_nul_byte_is_reported_at_its_line():
+    src = HEAD + "a = 1\nb = 'x\x00y'\n" + TRAIN
+    r = analyze(src)
+    assert [(e.line, e.col) for e in r.broken] == [(4, 7)]     # before: 1:1
+    assert "null bytes" in r.broken[0].msg
+    assert [c for c, _ in codes(r)] == ["GA101"]
+
+
+def test_latin1_without_cookie_is_refused_like_python_refuses_it():
+    data = b"import torch\nx = 1\nname = 'caf\xe9'\n"
+    with pytest.raises(ParseError) as info:
+        decode_source("x.py", data)
+    assert (info.value.line, info.value.col) == (3, 12)
+    assert "Non-UTF-8 code starting with '\\xe9' on line 3" in info.value.msg
+    with pytest.raises(SyntaxError):
+        compile(data, "x.py", "exec")     # what Python itself says about it
+
+
+def test_latin1_with_cookie_is_read():
+    data = b"# -*- coding: latin-1 -*-\nname = 'caf\xe9'\n"
+    text, encoding = decode_source("x.py", data)
+    assert "café" in text and encoding == "iso-8859-1"
+
+
+def test_unknown_encoding_cookie_is_refused():
+    with pytest.raises(ParseError) as info:
+        decode_source("x.py", b"# coding: no-such-codec\nx = 1\n")
+    assert info.value.line == 1
