@@ -11,18 +11,17 @@ def run(tcp: str | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     # a $/cancelRequest for a request already answered is normal, not worth a warning in the client's log
     logging.getLogger("pygls.protocol.json_rpc").setLevel(logging.ERROR)
-    # the analysis thread and the event loop share the GIL: hand it over often, so that requests
-    # (hover, code actions) are answered while a long analysis runs
+    # the workers' threads (pickling, pipes) and the event loop share the GIL: hand it over
+    # often, so that requests (hover, code actions) are answered meanwhile
     sys.setswitchinterval(0.0005)
+    from .transport import run_stdio, run_tcp
     if tcp:
         host, _, port = tcp.rpartition(":")
         if not port.isdigit():
             print("gradaudit: --tcp wants HOST:PORT", file=sys.stderr)
             return 2
-        server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        server.start_io()
-    return 0
+        return run_tcp(server, host or "127.0.0.1", int(port))
+    return run_stdio(server)
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:

@@ -1,24 +1,26 @@
-"""Per-document analysis: debounced, run off the event loop, cached by version, never stale.
+"""Per-document analysis state: debounced, prioritised, never stale.
 
-An edit schedules an analysis of that document after the debounce delay; a newer edit
-replaces the pending one. The analysis runs in a worker process; its result is kept only if the
-document still has the version it analyzed. Findings an analysis places in *other* files (a
-`.detach()` in a helper module) are kept apart and shown with those files.
+An edit schedules an analysis of that document after the debounce delay; a newer edit replaces
+the pending one. The scheduler (scheduler.py) runs it in a worker process, the document being
+edited first. A result is kept only if the document still has the version it analysed. Findings
+an analysis places in *other* files (a `.detach()` in a helper module) are kept apart and shown
+with those files. What the client was last shown (`shown`) moves with the edits, so that what a
+new analysis could not recompute (a statement that does not parse yet) stays where it was.
 """
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import concurrent.futures.process
-import multiprocessing
 import os
 import time
 import traceback
 from dataclasses import dataclass, field
 
-from gradaudit.analysis.engine import Analyzer, Result
+from gradaudit.analysis.engine import Result
 
 from .convert import path_of
+from .scheduler import BIG_BYTES, SMALL_LIMIT, Scheduler
+
+OVERLAY_BYTES = BIG_BYTES   # other open documents larger than this are read from disk by an analysis
 
 
 @dataclass
@@ -26,9 +28,11 @@ class Analysis:
     version: int
     text: str
     result: Result | None
-    error: str | None = None
+    error: str | None = None          # the engine failed (a traceback)
     config_error: str | None = None
     seconds: float = 0.0
+    stopped: str = ""                 # the server stopped it: 'time' | 'memory' | 'died'
+    budget: str = ""                  # the budget that was spent, for the message
 
 
 @dataclass
@@ -38,28 +42,30 @@ class DocState:
     analysis: Analysis | None = None
     task: asyncio.Task | None = None
     waiters: list = field(default_factory=list)
-    foreign: dict = field(default_factory=dict)     # other uri -> findings this document's analysis placed there
+    foreign: dict = field(default_factory=dict)   # other uri -> findings this document's analysis placed there
+    shown: list = field(default_factory=list)     # the diagnostics last published, moved with the edits
+    edited: int = 0                               # sequence number of its last edit: newest first
+    size: int = 0
+    slow: bool = False                            # its last analysis was long: the big lane
+    memory_refused: int = 0                       # size at which it ran out of memory (0: never)
 
 
 class Analyses:
-    """Owns the worker thread and the documents' analysis state."""
+    """The documents' analysis state, and the scheduler that runs their analyses."""
 
     def __init__(self, on_result, log):
         self.docs: dict[str, DocState] = {}
         self.on_result = on_result          # callback(uri) on the event loop after a new result
         self.log = log
-        self.pool = None
-        self._start_pool()
+        self.scheduler = Scheduler(log)
+        self.scheduler.big_needed = self._big_open
+        self._edits = 0
 
-    def _start_pool(self):
-        # Analysis runs in a worker process: parsing and interpreting hold the GIL for long
-        # stretches, and in a thread that would stall every request behind them. A process also
-        # keeps an engine crash away from the server.
-        # spawn: the worker is the server's own child (a forkserver would outlive a killed server)
-        ctx = multiprocessing.get_context("spawn")
-        self.pool = concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=ctx,
-                                                           initializer=_worker_init, initargs=(os.getpid(),))
-        self.pool.submit(_ping).result()   # start it now, not on the first keystroke
+    def start(self):
+        self.scheduler.start()
+
+    def _big_open(self) -> bool:
+        return any(st.slow or st.size > BIG_BYTES for st in self.docs.values())
 
     def state(self, uri: str) -> DocState:
         st = self.docs.get(uri)
@@ -69,17 +75,27 @@ class Analyses:
 
     def close(self, uri: str):
         st = self.docs.pop(uri, None)
-        if st is not None and st.task is not None:
-            st.task.cancel()
+        if st is not None:
+            if st.task is not None:
+                st.task.cancel()
+            for fut in st.waiters:
+                if not fut.done():
+                    fut.set_result(None)
+        self.scheduler.cancel(uri)
 
-    def schedule(self, uri: str, version: int, text_of, settings, workspace_root, open_texts, delay_ms: int):
-        """Analyze `uri` at `version` after `delay_ms`, replacing a pending request."""
+    def schedule(self, uri: str, version: int, text_of, settings, workspace_root, open_texts, delay_ms: int,
+                 background: bool = False):
+        """Analyze `uri` at `version` after `delay_ms`, replacing a pending request. `background`:
+        not an edit of this document (a save elsewhere, new settings): after the edited ones."""
         st = self.state(uri)
         st.version = version
+        if not background:
+            self._edits += 1
+            st.edited = self._edits
         if st.task is not None and not st.task.done():
             st.task.cancel()
         st.task = asyncio.ensure_future(self._run_later(st, version, text_of, settings, workspace_root,
-                                                        open_texts, delay_ms / 1000.0))
+                                                        open_texts, delay_ms / 1000.0, background))
         st.task.add_done_callback(self._report)
 
     def _report(self, task: asyncio.Task):
@@ -90,29 +106,47 @@ class Analyses:
             self.log("gradaudit: internal error: " + "".join(
                 traceback.format_exception(type(exc), exc, exc.__traceback__, limit=8)))
 
-    async def _run_later(self, st: DocState, version, text_of, settings, root, open_texts, delay):
+    async def _run_later(self, st: DocState, version, text_of, settings, root, open_texts, delay, background):
         if delay > 0:
             await asyncio.sleep(delay)
-        if st.version != version:
+        if st.version != version or self.docs.get(st.uri) is not st:
             return
         text = text_of()
-        overlays = {path_of(u): t for u, t in open_texts().items() if u != st.uri}
-        loop = asyncio.get_running_loop()
+        st.size = len(text)
+        budgets = self.scheduler.budgets
+        if st.memory_refused and st.size >= st.memory_refused * 0.9:
+            # it ran out of memory at about this size: do not spend the budget again on every keystroke
+            self._land(st, Analysis(version, text, None, stopped="memory", budget=f"{budgets.memory_mb} MB"))
+            return
+        overlays = {path_of(u): t for u, t in open_texts(OVERLAY_BYTES).items() if u != st.uri}
+        payload = {"path": path_of(st.uri), "text": text, "settings": settings, "root": root,
+                   "overlays": overlays, "time_budget": budgets.time}
+        big = st.slow or st.size > BIG_BYTES
         started = time.perf_counter()
-        try:
-            analysis = await loop.run_in_executor(self.pool, _analyze, st.uri, version, text, settings, root,
-                                                  overlays)
-        except concurrent.futures.process.BrokenProcessPool:
-            self.log(f"gradaudit: the analysis process died while analysing {st.uri}; restarting it")
-            self._start_pool()
-            analysis = Analysis(version, text, None, error="the analysis process died")
-        analysis.seconds = time.perf_counter() - started
+        outcome = await self.scheduler.submit(st.uri, version, payload, (background, -st.edited), big, st.size)
+        if outcome.stopped == "cancelled":
+            return      # a newer version (or a close) took its place
+        if outcome.reply is not None:
+            reply = outcome.reply
+            analysis = Analysis(version, text, reply.get("result"), reply.get("error"), reply.get("config_error"),
+                                reply.get("seconds", 0.0))
+        else:
+            budget = {"time": f"{budgets.hard_time:g} s", "memory": f"{budgets.memory_mb} MB"}.get(outcome.stopped, "")
+            analysis = Analysis(version, text, None, stopped=outcome.stopped, budget=budget)
+            if outcome.stopped == "memory":
+                st.memory_refused = st.size
+        analysis.seconds = analysis.seconds or (time.perf_counter() - started)
+        # the big lane from now on if it was slow; back to the small one when it is quick again
+        st.slow = outcome.stopped in ("time", "memory") or outcome.seconds > SMALL_LIMIT
         if analysis.error:
             self.log(f"gradaudit: analysis of {st.uri} failed:\n{analysis.error}")
-        if st.version != version or self.docs.get(st.uri) is not st:
+        elif analysis.stopped:
+            self.log(f"gradaudit: analysis of {st.uri} stopped ({analysis.stopped} budget)")
+        self._land(st, analysis)
+
+    def _land(self, st: DocState, analysis: Analysis):
+        if st.version != analysis.version or self.docs.get(st.uri) is not st:
             return  # stale: a newer edit (or a close) came in meanwhile
-        if analysis.error and st.analysis is not None:
-            return  # keep the last good diagnostics rather than blank them
         st.analysis = analysis
         st.foreign = _foreign(st.uri, analysis)
         for fut in st.waiters:
@@ -147,7 +181,10 @@ class Analyses:
         return out
 
     def shutdown(self):
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        for st in self.docs.values():
+            if st.task is not None:
+                st.task.cancel()
+        self.scheduler.shutdown()
 
 
 def _foreign(uri: str, analysis: Analysis) -> dict:
@@ -160,37 +197,3 @@ def _foreign(uri: str, analysis: Analysis) -> dict:
         if os.path.normpath(os.path.abspath(f.span.path)) != own:
             out.setdefault(uri_of(f.span.path), []).append(f)
     return out
-
-
-def _worker_init(server_pid: int):
-    # the engine recurses over deeply nested expressions: give the worker's main thread room
-    import sys
-    import threading
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 4000))
-
-    def watch():
-        # an editor may kill the server outright: then the worker must not linger
-        while True:
-            time.sleep(1.0)
-            if os.getppid() != server_pid:
-                os._exit(0)
-
-    threading.Thread(target=watch, name="gradaudit-parent-watch", daemon=True).start()
-
-
-def _ping():
-    return True
-
-
-def _analyze(uri, version, text, settings, root, overlays) -> Analysis:
-    """Runs in the worker process; what it returns crosses back by pickling (no syntax trees)."""
-    path = path_of(uri)
-    config, config_error = settings.engine_config(path)
-    roots = [root] if root else []
-    roots += list(settings.extra_paths)
-    try:
-        result = Analyzer(config, extra_roots=roots, overlays=overlays).analyze_source(path, text)
-    except Exception:
-        return Analysis(version, text, None, error=traceback.format_exc(limit=8), config_error=config_error)
-    result.files = {}
-    return Analysis(version, text, result, config_error=config_error)

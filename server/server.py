@@ -19,8 +19,10 @@ from gradaudit.analysis.program import read_text, split_lines
 from gradaudit.analysis.summary import graph, hover_markdown, lens_title, unique_steps
 
 from .convert import Positions, diagnostic, finding_key, path_of, text_edits, uri_of
+from .diagnostics import carried, incomplete_diagnostic, move, parse_diagnostic, stopped_message
 from .documents import Analyses
 from .settings import Settings
+from .text import FastWorkspace
 
 FIX_ALL_KIND = "source.fixAll.gradaudit"
 CMD_GRAPH = "gradaudit.showTrainingGraph"
@@ -49,29 +51,40 @@ class GradauditServer(LanguageServer):
     def document(self, uri: str):
         return self.workspace.get_text_document(uri)
 
-    def positions(self, uri: str, text: str | None = None) -> Positions:
+    def is_open(self, uri: str) -> bool:
+        """An open document (requests about any other answer empty: nothing is read from disk)."""
+        try:
+            workspace = self.workspace
+        except RuntimeError:     # not initialized
+            return False
+        return isinstance(workspace, FastWorkspace) and workspace.is_open(uri)
+
+    def positions(self, uri: str, analysis=None) -> Positions:
+        """Positions in the document as it is now, or as it was when `analysis` ran."""
         doc = self.document(uri)
-        lines = split_lines(text) if text is not None else split_lines(doc.source)
-        return Positions(lines, doc.position_codec)
+        if analysis is not None and analysis.version != doc.version:
+            return Positions(split_lines(analysis.text), doc.position_codec)
+        return Positions(doc.lines, doc.position_codec)
 
     def positions_for_path(self, path: str):
         uri = uri_of(path)
-        if uri in self.workspace.text_documents:
+        if self.is_open(uri):
             return self.positions(uri)
         try:
             text = read_text(path)
-        except OSError:
+        except (OSError, ValueError):   # unreadable, or bytes Python refuses (ParseError)
             return None
-        return Positions(split_lines(text), self.document(uri).position_codec)
+        return Positions(split_lines(text), self.workspace.position_codec)
 
-    def open_texts(self) -> dict:
-        return {uri: doc.source for uri, doc in self.workspace.text_documents.items()}
+    def open_texts(self, limit: int | None = None) -> dict:
+        return {uri: doc.source for uri, doc in self.workspace.text_documents.items()
+                if limit is None or getattr(doc, "size", 0) <= limit}
 
-    def schedule(self, uri: str, delay_ms: int | None = None):
+    def schedule(self, uri: str, delay_ms: int | None = None, background: bool = False):
         doc = self.document(uri)
         delay = self.settings.debounce_ms if delay_ms is None else delay_ms
         self.analyses.schedule(uri, doc.version or 0, lambda: self.document(uri).source, self.settings,
-                               self.root, self.open_texts, delay)
+                               self.root, self.open_texts, delay, background)
 
     def findings_for(self, uri: str) -> list:
         """This document's findings: its own analysis, plus what other documents' analyses placed here."""
@@ -83,22 +96,66 @@ class GradauditServer(LanguageServer):
         return own + self.analyses.foreign_findings(uri)
 
     def diagnostics_for(self, uri: str) -> list[types.Diagnostic]:
-        analysis = self.analyses.latest(uri)
-        positions = self.positions(uri, analysis.text if analysis is not None else None)
-        return [diagnostic(f, positions, self.settings, self.positions_for_path) for f in self.findings_for(uri)]
+        """What the client is shown: the document's own diagnostics (moved with the edits since),
+        and the findings other documents' analyses placed in it."""
+        st = self.analyses.docs.get(uri)
+        if st is None or not self.is_open(uri):
+            return []
+        foreign = self.analyses.foreign_findings(uri)
+        positions = self.positions(uri) if foreign else None
+        return list(st.shown) + [diagnostic(f, positions, self.settings, self.positions_for_path) for f in foreign]
+
+    def _own_diagnostics(self, uri: str, analysis) -> list[types.Diagnostic]:
+        """The diagnostics of a new analysis of the current version, with what it could not recompute."""
+        st = self.analyses.docs[uri]
+        positions = self.positions(uri)
+        result = analysis.result
+        fresh = []
+        if result is not None:
+            path = os.path.normpath(path_of(uri))
+            fresh = [diagnostic(f, positions, self.settings, self.positions_for_path) for f in result.findings
+                     if os.path.normpath(os.path.abspath(f.span.path)) == path]
+        kept = carried(st.shown, result)
+        problems = []
+        if result is None:
+            problems.append(incomplete_diagnostic(stopped_message(analysis), positions))
+        else:
+            problems += [parse_diagnostic(e, positions) for e in result.problems]
+            if result.gap is not None:
+                first = result.gap.first
+                here = first is not None and os.path.normpath(os.path.abspath(first.path)) == \
+                    os.path.normpath(path_of(uri))
+                message = result.gap.message()
+                if first is not None and not here:
+                    message += f", first at {first.path}:{first.line}"
+                line, col = (first.line, first.col + 1) if here else (1, 1)
+                problems.append(incomplete_diagnostic(message, positions, line, col))
+        return fresh + kept + problems
+
+    def moved(self, uri: str, changes):
+        """The document changed: what it shows moves with the text."""
+        st = self.analyses.docs.get(uri)
+        if st is None or not st.shown:
+            return
+        codec = self.workspace.position_codec
+        for change in changes:
+            st.shown = move(st.shown, change, codec)
 
     def _published(self, uri: str):
         """A new analysis landed for `uri`: show it (and what it placed in other open documents)."""
         analysis = self.analyses.latest(uri)
         if analysis is not None and analysis.config_error:
             self._log(f"gradaudit: {analysis.config_error}", types.MessageType.Warning)
+        st = self.analyses.docs.get(uri)
+        if analysis is not None and st is not None and self.is_open(uri):
+            st.shown = self._own_diagnostics(uri, analysis)
         targets = {uri} | {u for u in self.analyses.docs if self.analyses.foreign_findings(u)}
         if self.pull:
             if self.refresh:
                 self.workspace_diagnostic_refresh(None)
             return
         for target in targets:
-            if target in self.workspace.text_documents:
+            if self.is_open(target):
                 self.publish(target)
 
     def publish(self, uri: str):
@@ -108,8 +165,13 @@ class GradauditServer(LanguageServer):
 
     def reanalyze_all(self):
         for uri in list(self.analyses.docs):
-            if uri in self.workspace.text_documents:
-                self.schedule(uri, 0)
+            if self.is_open(uri):
+                self.schedule(uri, 0, background=True)
+
+    def apply_budgets(self):
+        budgets = self.analyses.scheduler.budgets
+        budgets.time = self.settings.time_budget
+        budgets.memory_mb = self.settings.memory_budget_mb
 
 
 server = GradauditServer()
@@ -132,6 +194,11 @@ def initialize(ls: GradauditServer, params: types.InitializeParams):
     elif params.workspace_folders:
         ls.root = path_of(params.workspace_folders[0].uri)
     ls.settings = Settings.from_client(params.initialization_options, ls.settings)
+    # pygls made the workspace just before this handler: make it one whose documents take an edit
+    # in time proportional to the edit (text.py)
+    ls.workspace.__class__ = FastWorkspace
+    ls.apply_budgets()
+    ls.analyses.start()
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -141,7 +208,11 @@ def did_open(ls: GradauditServer, params: types.DidOpenTextDocumentParams):
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: GradauditServer, params: types.DidChangeTextDocumentParams):
-    ls.schedule(params.text_document.uri)
+    uri = params.text_document.uri
+    if not ls.is_open(uri):
+        return     # a change to a document never opened: nothing to analyse
+    ls.moved(uri, params.content_changes)
+    ls.schedule(uri)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
@@ -159,13 +230,14 @@ def did_close(ls: GradauditServer, params: types.DidCloseTextDocumentParams):
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         if had_foreign:
             for other in ls.analyses.docs:
-                if other in ls.workspace.text_documents:
+                if ls.is_open(other):
                     ls.publish(other)
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 def did_change_configuration(ls: GradauditServer, params: types.DidChangeConfigurationParams):
     ls.settings = Settings.from_client(params.settings, ls.settings)
+    ls.apply_budgets()
     ls.reanalyze_all()
     if ls.lens_refresh:
         # codeLens on/off (or select/ignore) changes the lenses: the client must ask again
@@ -184,7 +256,9 @@ def shutdown(ls: GradauditServer, *args):
                                         workspace_diagnostics=False))
 async def pull_diagnostics(ls: GradauditServer, params: types.DocumentDiagnosticParams):
     uri = params.text_document.uri
-    if uri not in ls.analyses.docs and uri in ls.workspace.text_documents:
+    if not ls.is_open(uri):
+        return types.RelatedFullDocumentDiagnosticReport(items=[])   # never opened, closed, or nonexistent
+    if uri not in ls.analyses.docs:
         ls.schedule(uri, 0)
     await ls.analyses.current(uri)
     return types.RelatedFullDocumentDiagnosticReport(items=ls.diagnostics_for(uri))
@@ -198,6 +272,8 @@ async def pull_diagnostics(ls: GradauditServer, params: types.DocumentDiagnostic
                                         resolve_provider=True))
 def code_action(ls: GradauditServer, params: types.CodeActionParams):
     uri = params.text_document.uri
+    if not ls.is_open(uri):
+        return []
     analysis = ls.analyses.latest(uri)
     doc = ls.document(uri)
     if analysis is None or analysis.version != doc.version:
@@ -237,7 +313,7 @@ def code_action(ls: GradauditServer, params: types.CodeActionParams):
 def code_action_resolve(ls: GradauditServer, action: types.CodeAction):
     data = action.data if isinstance(action.data, dict) else {}
     uri = data.get("uri")
-    if uri is None or action.edit is not None:
+    if not isinstance(uri, str) or action.edit is not None or not ls.is_open(uri):
         return action
     for f in ls.findings_for(uri):
         if finding_key(f) == data.get("key"):
@@ -248,19 +324,17 @@ def code_action_resolve(ls: GradauditServer, action: types.CodeAction):
 
 def _fix_edit(ls: GradauditServer, uri: str, finding) -> types.WorkspaceEdit:
     target = uri_of(finding.span.path)
-    positions = ls.positions(target) if target in ls.workspace.text_documents else ls.positions_for_path(
-        finding.span.path)
-    doc = ls.document(target)
+    positions = ls.positions(target) if ls.is_open(target) else ls.positions_for_path(finding.span.path)
+    doc = ls.document(target) if ls.is_open(target) else None
     edits = text_edits(finding.fix.edits, positions)
     return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
-        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=target, version=doc.version),
+        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=target, version=doc.version if doc else None),
         edits=edits)])
 
 
 def _ignore_edit(ls: GradauditServer, uri: str, finding) -> types.WorkspaceEdit:
     target = uri_of(finding.span.path)
-    positions = ls.positions(target) if target in ls.workspace.text_documents else ls.positions_for_path(
-        finding.span.path)
+    positions = ls.positions(target) if ls.is_open(target) else ls.positions_for_path(finding.span.path)
     line = positions.lines[finding.span.line - 1] if finding.span.line - 1 < len(positions.lines) else ""
     import re
     m = re.search(r"#\s*gradaudit:\s*ignore\[([^\]]*)\]", line)
@@ -277,6 +351,8 @@ def _ignore_edit(ls: GradauditServer, uri: str, finding) -> types.WorkspaceEdit:
 
 def fix_all_edit(ls: GradauditServer, uri: str) -> types.WorkspaceEdit | None:
     """All safe fixes of this document, as line edits (each fix checked to keep the file parsing)."""
+    if not ls.is_open(uri):
+        return None
     doc = ls.document(uri)
     path = os.path.normpath(path_of(uri))
     mine = [f for f in ls.findings_for(uri)
@@ -310,13 +386,13 @@ def _line_diff(old: str, new: str, positions: Positions) -> list[types.TextEdit]
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
 async def code_lens(ls: GradauditServer, params: types.CodeLensParams):
     uri = params.text_document.uri
-    if not ls.settings.code_lens:
+    if not ls.settings.code_lens or not ls.is_open(uri):
         return []
     analysis = await ls.analyses.current(uri, timeout=5.0)
-    if analysis is None or analysis.result is None or analysis.result.model is None:
+    if analysis is None or analysis.result is None or analysis.result.model is None or not ls.is_open(uri):
         return []
     path = os.path.normpath(path_of(uri))
-    positions = ls.positions(uri, analysis.text)
+    positions = ls.positions(uri, analysis)
     lenses = []
     for step in unique_steps(analysis.result.model):
         if os.path.normpath(os.path.abspath(step.span.path)) != path:
@@ -340,6 +416,8 @@ def _span_text(lines, span: Span) -> str:
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 def hover(ls: GradauditServer, params: types.HoverParams):
     uri = params.text_document.uri
+    if not ls.is_open(uri):
+        return None
     analysis = ls.analyses.latest(uri)
     if analysis is None or analysis.result is None or analysis.result.model is None:
         return None
@@ -358,6 +436,8 @@ async def show_training_graph(ls: GradauditServer, *args):
     uri = args[0] if args else None
     if not isinstance(uri, str):
         return {"error": "usage: gradaudit.showTrainingGraph(uri[, line])"}
+    if not ls.is_open(uri):
+        return {"uri": uri, "steps": []}
     analysis = await ls.analyses.current(uri)
     if analysis is None or analysis.result is None or analysis.result.model is None:
         return {"uri": uri, "steps": []}
@@ -371,7 +451,7 @@ async def show_training_graph(ls: GradauditServer, *args):
 @server.command(CMD_FIX_ALL)
 async def fix_all_command(ls: GradauditServer, *args):
     uri = args[0] if args else None
-    if not isinstance(uri, str):
+    if not isinstance(uri, str) or not ls.is_open(uri):
         return {"applied": False}
     await ls.analyses.current(uri)
     edit = fix_all_edit(ls, uri)

@@ -18,6 +18,8 @@ class Settings:
     code_lens: bool = True
     extra_paths: tuple = ()
     docs_url: str = ""          # e.g. 'https://example.org/rules/{code}'; default: local markdown files
+    time_budget: float = 10.0   # seconds the engine interprets one document ("timeBudget")
+    memory_budget_mb: int = 1536   # an analysis worker's memory for one document ("memoryBudget", MB)
 
     @staticmethod
     def from_client(raw, base: "Settings | None" = None) -> "Settings":
@@ -50,6 +52,10 @@ class Settings:
             out = replace(out, code_lens=raw["codeLens"])
         if "docsUrl" in raw and isinstance(raw["docsUrl"], str):
             out = replace(out, docs_url=raw["docsUrl"])
+        if _positive(raw.get("timeBudget")):
+            out = replace(out, time_budget=float(raw["timeBudget"]))
+        if _positive(raw.get("memoryBudget")):
+            out = replace(out, memory_budget_mb=int(raw["memoryBudget"]))
         return out
 
     def engine_config(self, path: str) -> tuple[Config, str | None]:
@@ -67,3 +73,7 @@ class Settings:
             except ConfigError as exc:
                 error = str(exc)
         return cfg, error
+
+
+def _positive(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0

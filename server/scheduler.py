@@ -1,0 +1,410 @@
+"""Which analysis runs where, and when one is stopped.
+
+Analyses run in worker processes (worker.py), in two lanes:
+
+- the small lane: one worker for ordinary documents, taken newest edit first, so that the
+  document being typed in is analysed next;
+- the big lane: a worker started when a big document (large, or slow to analyse) needs one, so
+  that it never holds up the others.
+
+A job in the small lane that runs longer than SMALL_LIMIT while another waits is moved to the big
+lane (its worker becomes the big worker, or is stopped and the job queued there), and a spare
+worker, started ahead, takes over the small lane at once: a big document delays another
+document's diagnostics by at most one small analysis.
+
+Budgets: the engine stops itself at the time budget (and says what it did not reach); a worker
+still busy well after it, or using more memory than the memory budget, is killed and the
+document gets "analysis incomplete" instead of results. A running job whose document changed or
+closed is stopped in the big lane (there it may run for seconds) and left to finish in the small
+lane (where it is short); its result is dropped. A worker whose memory grew past its start-up
+size is replaced when idle, and the big worker stops when no big document is open, so memory
+returns to its baseline.
+"""
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+
+from .worker import receive, rss_bytes, send
+
+SMALL_LIMIT = 0.5          # seconds a small-lane job may run while another waits
+BIG_BYTES = 512 * 1024     # documents this large go to the big lane from the start
+RECYCLE_GROWTH = 1.5       # a worker this many times its start-up memory (+ RECYCLE_SLACK) is replaced
+RECYCLE_SLACK = 40 << 20
+TICK = 0.05
+
+
+@dataclass
+class Budgets:
+    time: float = 10.0          # seconds the engine interprets one document
+    memory_mb: int = 1536       # resident memory of a worker during one analysis
+
+    @property
+    def hard_time(self) -> float:
+        """When a worker still busy is killed: parsing is not interruptible, so well after."""
+        return self.time * 2 + 5
+
+
+@dataclass
+class Job:
+    uri: str
+    version: int
+    payload: dict                     # what the worker gets (worker.analyze)
+    priority: tuple                   # smaller first: (background, -edit sequence)
+    big: bool
+    size: int
+    future: asyncio.Future = field(repr=False, default=None)
+    id: int = 0
+    started: float = 0.0
+    lane: str = ""
+    retried: bool = False
+
+
+@dataclass
+class Outcome:
+    reply: dict | None = None         # the worker's answer (worker.analyze)
+    stopped: str = ""                 # why the server stopped it: 'time' | 'memory' | 'died' | 'cancelled'
+    seconds: float = 0.0
+    peak_rss: int = 0
+
+
+class Worker:
+    """One worker process and the thread that talks to it."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, on_event, lane: str):
+        self.loop = loop
+        self.on_event = on_event
+        self.lane = lane
+        self.name = f"worker-{next(self._ids)}"
+        self.proc = subprocess.Popen([sys.executable, "-m", "gradaudit.server.worker", str(os.getpid())],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
+        self.pid = self.proc.pid
+        self.inbox: queue.Queue = queue.Queue()
+        self.job: Job | None = None
+        self.ready = False
+        self.baseline = 0
+        self.rss = 0
+        self.peak = 0
+        self.kill_reason = ""
+        self.dead = False
+        self.thread = threading.Thread(target=self._run, name=f"gradaudit-{self.name}", daemon=True)
+        self.thread.start()
+
+    # the worker's own thread: pickling and pipe I/O stay off the event loop
+    def _run(self):
+        try:
+            hello = receive(self.proc.stdout)
+            if hello is None:
+                self._post("died", None)
+                return
+            self._post("ready", hello)
+            while True:
+                job = self.inbox.get()
+                if job is None:
+                    return
+                send(self.proc.stdin, job.payload)
+                reply = receive(self.proc.stdout)
+                if reply is None:
+                    self._post("died", job)
+                    return
+                self._post("done", (job, reply))
+        except (OSError, EOFError, ValueError):
+            self._post("died", self.job)
+        except Exception as exc:   # an unpicklable reply, ...: the job fails, the worker is replaced
+            self._post("broken", (self.job, repr(exc)))
+
+    def _post(self, kind, data):
+        try:
+            self.loop.call_soon_threadsafe(self.on_event, self, kind, data)
+        except RuntimeError:   # the loop is closed: the server is exiting
+            pass
+
+    def start(self, job: Job):
+        self.job = job
+        job.started = time.monotonic()
+        job.lane = self.lane
+        self.peak = self.rss
+        self.inbox.put(job)
+
+    @property
+    def idle(self) -> bool:
+        return self.job is None and not self.dead
+
+    def kill(self, reason: str):
+        if self.dead:
+            return
+        self.kill_reason = reason
+        self.dead = True
+        try:
+            self.proc.kill()
+        except OSError:
+            pass
+        self.inbox.put(None)
+        # reap it (off the event loop) so that no zombie stays behind
+        threading.Thread(target=self._reap, daemon=True).start()
+
+    def _reap(self):
+        try:
+            self.proc.wait(timeout=10)
+        except Exception:
+            pass
+        for stream in (self.proc.stdin, self.proc.stdout):
+            try:
+                stream.close()
+            except Exception:
+                pass
+
+    def stop(self):
+        """Ask it to exit (end of its input), then make sure."""
+        if self.dead:
+            return
+        self.dead = True
+        self.inbox.put(None)
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        threading.Thread(target=self._reap_or_kill, daemon=True).start()
+
+    def _reap_or_kill(self):
+        try:
+            self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self._reap()
+
+
+class Scheduler:
+    def __init__(self, log=None):
+        self.log = log or (lambda message: None)
+        self.budgets = Budgets()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.small: Worker | None = None
+        self.spare: Worker | None = None
+        self.big: Worker | None = None
+        self.pending: dict[str, Job] = {}
+        self._ids = itertools.count(1)
+        self._ticker: asyncio.Task | None = None
+        self.big_needed = lambda: False      # set by the owner: is a big document open?
+        self.closed = False
+
+    # ------------------------------------------------------------ workers
+
+    def start(self):
+        """Start the small-lane worker and its spare (on the running loop)."""
+        if self.loop is not None:
+            return
+        self.loop = asyncio.get_running_loop()
+        self.small = self._spawn("small")
+        self.spare = self._spawn("spare")
+        self._ticker = self.loop.create_task(self._tick_forever())
+
+    def _spawn(self, lane: str) -> Worker:
+        return Worker(self.loop, self._on_event, lane)
+
+    def workers(self) -> list[Worker]:
+        return [w for w in (self.small, self.spare, self.big) if w is not None]
+
+    def _promote_spare(self):
+        """The spare takes over the small lane; a new spare is started."""
+        self.small, self.spare = self.spare, None
+        if self.small is None or self.small.dead:
+            self.small = self._spawn("small")
+        self.small.lane = "small"
+        if not self.closed:
+            self.spare = self._spawn("spare")
+
+    # ------------------------------------------------------------ jobs
+
+    def submit(self, uri, version, payload, priority, big, size) -> asyncio.Future:
+        """Queue an analysis; a pending one of the same document is replaced (its future: cancelled)."""
+        if self.loop is None:
+            self.start()
+        job = Job(uri, version, payload, priority, big, size, self.loop.create_future(), next(self._ids))
+        job.payload["id"] = job.id
+        old = self.pending.pop(uri, None)
+        if old is not None:
+            self._finish(old, Outcome(stopped="cancelled"))
+        for w in self.workers():
+            if w.job is not None and w.job.uri == uri and w.lane == "big" and not w.dead:
+                # a long analysis of an old version: stop it now rather than let it run on
+                self._kill_busy(w, "cancelled")
+        self.pending[uri] = job
+        self._pump()
+        return job.future
+
+    def cancel(self, uri: str):
+        """The document closed: drop its pending job, stop its running one if that is long."""
+        old = self.pending.pop(uri, None)
+        if old is not None:
+            self._finish(old, Outcome(stopped="cancelled"))
+        for w in self.workers():
+            if w.job is not None and w.job.uri == uri and w.lane == "big":
+                self._kill_busy(w, "cancelled")
+        self._pump()
+
+    def _pump(self):
+        if self.closed or self.loop is None:
+            return
+        for job in sorted(self.pending.values(), key=lambda j: j.priority):
+            if job.big:
+                if self.big is None or self.big.dead:
+                    self.big = self._spawn("big")
+                target = self.big
+            else:
+                target = self.small
+            if target is not None and target.idle:
+                del self.pending[job.uri]
+                target.start(job)
+
+    def _finish(self, job: Job, outcome: Outcome):
+        if job.future is not None and not job.future.done():
+            job.future.set_result(outcome)
+
+    def _kill_busy(self, w: Worker, reason: str):
+        job = w.job
+        w.kill(reason)
+        if w is self.small:
+            self._promote_spare()
+        elif w is self.big:
+            self.big = None
+        elif w is self.spare:
+            self.spare = None
+        if job is not None:
+            self._finish(job, Outcome(stopped=reason, seconds=time.monotonic() - job.started, peak_rss=w.peak))
+            w.job = None
+
+    # ------------------------------------------------------------ events from the worker threads
+
+    def _on_event(self, w: Worker, kind: str, data):
+        if kind == "ready":
+            w.ready = True
+            w.baseline = w.rss = data.get("rss", 0)
+            return
+        if kind == "done":
+            job, reply = data
+            w.rss = reply.get("rss", 0)
+            w.peak = max(w.peak, w.rss)
+            if w.job is job:
+                w.job = None
+                self._finish(job, Outcome(reply, seconds=time.monotonic() - job.started, peak_rss=w.peak))
+            self._after_job(w)
+            self._pump()
+            return
+        self._crashed(w)
+        self._pump()
+
+    def _crashed(self, w: Worker):
+        """A worker we did not stop is gone: replace it; its job is tried once more."""
+        if w.dead:
+            return
+        job = w.job
+        w.dead = True
+        w.inbox.put(None)
+        self.log(f"gradaudit: the analysis process {w.pid} stopped unexpectedly; starting another")
+        if w is self.small:
+            self._promote_spare()
+        elif w is self.big:
+            self.big = None
+        elif w is self.spare:
+            self.spare = self._spawn("spare") if not self.closed else None
+        if job is not None:
+            w.job = None
+            if not job.retried and job.uri not in self.pending and not self.closed:
+                job.retried = True
+                self.pending[job.uri] = job
+            else:
+                self._finish(job, Outcome(stopped="died", seconds=time.monotonic() - job.started))
+
+    def _after_job(self, w: Worker):
+        """Give memory back: a grown worker is replaced, the big worker goes when no big document needs it."""
+        if self.closed or w.dead:
+            return
+        grown = w.baseline and w.rss > w.baseline * RECYCLE_GROWTH + RECYCLE_SLACK
+        if w is self.big and (grown or not self.big_needed()):
+            w.stop()
+            self.big = None
+        elif w is self.small and grown:
+            w.stop()
+            self._promote_spare()
+
+    # ------------------------------------------------------------ budgets and preemption
+
+    async def _tick_forever(self):
+        while not self.closed:
+            await asyncio.sleep(TICK)
+            try:
+                self._tick()
+            except Exception as exc:   # never let the watchdog die
+                self.log(f"gradaudit: scheduler: {exc!r}")
+
+    def _tick(self):
+        now = time.monotonic()
+        for w in self.workers():
+            if not w.dead and w.proc.poll() is not None:
+                self._crashed(w)
+        for w in self.workers():
+            job = w.job
+            if job is None or w.dead:
+                continue
+            elapsed = now - job.started
+            rss = rss_bytes(w.pid)
+            if rss:
+                w.rss = rss
+                w.peak = max(w.peak, rss)
+            if rss > self.budgets.memory_mb << 20:
+                self._kill_busy(w, "memory")
+            elif elapsed > self.budgets.hard_time:
+                self._kill_busy(w, "time")
+            elif w is self.small and elapsed > SMALL_LIMIT and any(not j.big for j in self.pending.values()):
+                self._move_to_big_lane(w)
+        if self.big is not None and self.big.idle and not self.big_needed():
+            self.big.stop()
+            self.big = None
+        self._pump()
+
+    def _move_to_big_lane(self, w: Worker):
+        """A small-lane job is slow and others wait: it continues in the big lane (or waits there)."""
+        job = w.job
+        job.big = True
+        if self.big is None or self.big.dead or self.big.idle:
+            if self.big is not None and not self.big.dead:
+                self.big.stop()
+            self.big = w
+            w.lane = "big"
+            job.lane = "big"
+            self._promote_spare()
+            self.log(f"gradaudit: {job.uri} is slow to analyse: moved to its own worker")
+            return
+        # the big lane is busy: stop this one, queue it there (unless a newer version waits)
+        w.kill("moved")
+        w.job = None
+        self._promote_spare()
+        if job.uri in self.pending:
+            self._finish(job, Outcome(stopped="cancelled"))    # a newer version waits already
+        else:
+            self.pending[job.uri] = job
+
+    # ------------------------------------------------------------ shutdown
+
+    def shutdown(self):
+        self.closed = True
+        for job in list(self.pending.values()):
+            self._finish(job, Outcome(stopped="cancelled"))
+        self.pending.clear()
+        for w in self.workers():
+            if w.job is not None:
+                self._finish(w.job, Outcome(stopped="cancelled"))
+            w.kill("shutdown")
+        self.small = self.spare = self.big = None
+        if self._ticker is not None:
+            self._ticker.cancel()

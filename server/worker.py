@@ -1,0 +1,113 @@
+"""The analysis worker: a child process of the language server that runs the engine.
+
+    python -m gradaudit.server.worker SERVER_PID
+
+It reads jobs from stdin and writes results to stdout, each a pickle behind an 8-byte length.
+A plain subprocess (not multiprocessing): the server can kill it at any moment (a newer version
+of the document, a budget spent) without semaphores or a resource tracker left behind, and it
+exits by itself when the server is gone.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import struct
+import sys
+import threading
+import time
+import traceback
+
+HEADER = struct.Struct(">Q")
+
+
+def send(stream, obj):
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(HEADER.pack(len(data)))
+    stream.write(data)
+    stream.flush()
+
+
+def receive(stream):
+    """The next object, or None at the end of the stream."""
+    head = _read_exactly(stream, HEADER.size)
+    if head is None:
+        return None
+    data = _read_exactly(stream, HEADER.unpack(head)[0])
+    if data is None:
+        return None
+    return pickle.loads(data)
+
+
+def _read_exactly(stream, n: int):
+    chunks, left = [], n
+    while left:
+        chunk = stream.read(left)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def rss_bytes(pid: int | str = "self") -> int:
+    """Resident memory of a process (0 where /proc is not available)."""
+    try:
+        with open(f"/proc/{pid}/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def analyze(job: dict) -> dict:
+    """One analysis; what crosses back is pickled findings and the model (no syntax trees)."""
+    from gradaudit.analysis.engine import Analyzer
+    path = job["path"]
+    settings = job["settings"]
+    config, config_error = settings.engine_config(path)
+    roots = [job["root"]] if job["root"] else []
+    roots += list(settings.extra_paths)
+    started = time.perf_counter()
+    try:
+        result = Analyzer(config, extra_roots=roots, overlays=job["overlays"],
+                          time_budget=job.get("time_budget")).analyze_source(path, job["text"])
+    except Exception:
+        return {"error": traceback.format_exc(limit=8), "config_error": config_error,
+                "seconds": time.perf_counter() - started}
+    result.files = {}
+    return {"result": result, "config_error": config_error, "seconds": time.perf_counter() - started}
+
+
+def _watch_parent(server_pid: int):
+    # an editor may kill the server outright: then the worker must not linger
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != server_pid:
+            os._exit(0)
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    server_pid = int(argv[0]) if argv else os.getppid()
+    out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    sys.stdout = sys.stderr            # nothing else may write into the channel
+    stdin = sys.stdin.buffer
+    threading.Thread(target=_watch_parent, args=(server_pid,), name="gradaudit-parent-watch", daemon=True).start()
+    # the engine recurses over nested code: room for it
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 4000))
+    import gradaudit.analysis.engine  # noqa: F401  (loaded before the first job, not during it)
+    send(out, {"ready": True, "rss": rss_bytes()})
+    while True:
+        job = receive(stdin)
+        if job is None:
+            return 0
+        reply = analyze(job)
+        reply["id"] = job["id"]
+        reply["rss"] = rss_bytes()
+        send(out, reply)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except (KeyboardInterrupt, BrokenPipeError):
+        os._exit(0)
