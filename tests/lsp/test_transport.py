@@ -14,22 +14,11 @@ import time
 
 import pytest
 
+from lspwire import notify, read_messages, request
+
 from .conftest import server_command
 
 TIMEOUT = 60
-
-
-def frame(obj) -> bytes:
-    body = json.dumps(obj).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
-def request(id_, method, params=None):
-    return frame({"jsonrpc": "2.0", "id": id_, "method": method, "params": params})
-
-
-def notify(method, params=None):
-    return frame({"jsonrpc": "2.0", "method": method, "params": params})
 
 
 INIT = request(1, "initialize", {"processId": None, "rootUri": None, "capabilities": {}})
@@ -52,16 +41,6 @@ def finish(proc, data: bytes, close=True):
         out, err = proc.stdout.read(), proc.stderr.read()
         proc.stdin.close()
     return proc.returncode, out, err.decode(errors="replace")
-
-
-def read_messages(data: bytes) -> list:
-    out = []
-    while data:
-        head, _, rest = data.partition(b"\r\n\r\n")
-        length = int([h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length")][0].split(b":")[1])
-        out.append(json.loads(rest[:length]))
-        data = rest[length:]
-    return out
 
 
 def no_noise(err: str):
