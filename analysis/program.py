@@ -14,6 +14,7 @@ import os
 import re
 import tempfile
 import tokenize
+import warnings
 from dataclasses import dataclass, field
 
 from .recovery import parse_error_position, recover
@@ -112,7 +113,10 @@ def parse_source(path: str, source: str, abspath: str | None = None) -> SourceFi
         masked = source.replace("\x00", " ")
         return _recovered(path, source, masked, split_lines(masked, keepends=True), exc, abspath, first=first)
     try:
-        tree = ast.parse(source, filename=path)
+        with warnings.catch_warnings():
+            # "invalid escape sequence" and the like are Python's to say at run time, not ours
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, filename=path)
     except SyntaxError as exc:
         return _recovered(path, source, source, split_lines(source, keepends=True), exc, abspath)
     except (RecursionError, MemoryError) as exc:
@@ -132,7 +136,9 @@ def _recovered(path, source, text, lines, exc, abspath, deep=False, first=None, 
     if exc is not None and first is None:
         line, col = parse_error_position(exc, lines)
         first = ParseError(path, line, col, exc.msg or "invalid syntax")
-    out = recover(text, lines, exc, lambda t: ast.parse(t, filename=path), deep=deep)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = recover(text, lines, exc, lambda t: ast.parse(t, filename=path), deep=deep)
     if out is None:
         if first is None:
             first = ParseError(path, 1, 1, why or "invalid syntax")

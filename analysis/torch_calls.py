@@ -6,6 +6,7 @@ file, the no_grad region, the trace). Tables of what ops do live in torch_api.py
 from __future__ import annotations
 
 import ast
+import re
 
 from . import torch_api as T
 from .objects import (
@@ -1641,9 +1642,25 @@ _MODULE_METHODS = {
 _INPLACE_OP = {"ReLU": "relu", "ReLU6": "hardtanh", "LeakyReLU": "leaky_relu", "ELU": "elu", "SiLU": "silu",
                "Hardtanh": "hardtanh", "Threshold": "threshold", "CELU": "celu", "SELU": "selu"}
 
+_FOLD_MAX = 100_000     # a constant longer than this is not built (`"a" * 10**10` would take 10 GB)
+
+
+def _fold_mult(a, b):
+    seq, n = (a, b) if isinstance(a, (str, bytes, tuple, list)) else (b, a)
+    if isinstance(seq, (str, bytes, tuple, list)) and isinstance(n, int) and n * len(seq) > _FOLD_MAX:
+        raise OverflowError("not folded: too long")
+    return a * b
+
+
+def _fold_mod(a, b):
+    if isinstance(a, (str, bytes)) and re.search(rb"\d{5,}|\*" if isinstance(a, bytes) else r"\d{5,}|\*", a):
+        raise OverflowError("not folded: a format that may be huge")
+    return a % b
+
+
 _BINOPS = {
-    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-    ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: _fold_mult,
+    ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: _fold_mod,
     ast.Pow: lambda a, b: a ** b if abs(b) < 64 else None,
 }
 
