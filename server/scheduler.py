@@ -234,21 +234,32 @@ class Scheduler:
         old = self.pending.pop(uri, None)
         if old is not None:
             self._finish(old, Outcome(stopped="cancelled"))
-        for w in self.workers():
-            if w.job is not None and w.job.uri == uri and w.lane == "big" and not w.dead:
-                # a long analysis of an old version: stop it now rather than let it run on
-                self._kill_busy(w, "cancelled")
         self.pending[uri] = job
+        self._stop_stale()
         self._pump()
         return job.future
+
+    def _stop_stale(self):
+        """A running analysis of a version already replaced is stopped when it is long (the big
+        lane, or past SMALL_LIMIT); a short one finishes, its result dropped."""
+        now = time.monotonic()
+        for w in self.workers():
+            job = w.job
+            if job is None or w.dead:
+                continue
+            newer = self.pending.get(job.uri)
+            if newer is not None and newer.version != job.version and \
+                    (w.lane == "big" or now - job.started > SMALL_LIMIT):
+                self._kill_busy(w, "cancelled")
 
     def cancel(self, uri: str):
         """The document closed: drop its pending job, stop its running one if that is long."""
         old = self.pending.pop(uri, None)
         if old is not None:
             self._finish(old, Outcome(stopped="cancelled"))
+        now = time.monotonic()
         for w in self.workers():
-            if w.job is not None and w.job.uri == uri and w.lane == "big":
+            if w.job is not None and w.job.uri == uri and (w.lane == "big" or now - w.job.started > SMALL_LIMIT):
                 self._kill_busy(w, "cancelled")
         self._pump()
 
@@ -365,8 +376,10 @@ class Scheduler:
                 self._kill_busy(w, "memory")
             elif elapsed > self.budgets.hard_time:
                 self._kill_busy(w, "time")
-            elif w is self.small and elapsed > SMALL_LIMIT and any(not j.big for j in self.pending.values()):
+            elif w is self.small and elapsed > SMALL_LIMIT and any(not j.big for j in self.pending.values()) \
+                    and job.uri not in self.pending:
                 self._move_to_big_lane(w)
+        self._stop_stale()
         if self.big is not None and self.big.idle and not self.big_needed():
             self.big.stop()
             self.big = None

@@ -335,3 +335,30 @@ async def test_the_document_being_edited_goes_first(push):
     assert edited_at < earliest_at, [(round(t - order[0][0], 3), n, v) for t, n, v in order]
     for d in docs:
         d.close()
+
+
+async def test_a_long_analysis_of_a_replaced_version_is_stopped(push):
+    # slow but small (12,000 top-level loops): before, every version was analysed to the end,
+    # one after the other, and the last edit's diagnostics came tens of seconds late
+    slow = HEAD + "".join(f"for i{k} in range(2):\n    v{k} = i{k}\n" for k in range(12000)) + TRAIN
+    before = set(_children(push._server.pid))
+    doc = Doc(push, "slow_then_edited.py", slow, write=False)
+    busy = None
+    deadline = time.monotonic() + 60
+    while busy is None and time.monotonic() < deadline:
+        for pid in set(_children(push._server.pid)) & before:
+            with open(f"/proc/{pid}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] == "R":
+                    busy = pid
+        await asyncio.sleep(0.05)
+    assert busy is not None, "no worker took the analysis"
+    await asyncio.sleep(1.0)                 # well past a small analysis
+    doc.version += 1
+    push.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=doc.uri, version=doc.version),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=MIXED)]))
+    diags = await doc.published()
+    assert summary(diags) == [("GA101", line_of(MIXED, ".detach()")), ("GA109", line_of(MIXED, "self.layers"))]
+    assert [v for v, _, _ in push.published[doc.uri]] == [doc.version]     # version 1 never shown
+    assert not os.path.exists(f"/proc/{busy}") or busy not in _children(push._server.pid)   # stopped
+    doc.close()
