@@ -91,9 +91,10 @@ def move(diagnostics: list, change, codec) -> list:
     new_end_char = (0 if breaks else r.start.character) + _units(codec, tail)
     start, end = (r.start.line, r.start.character), (r.end.line, r.end.character)
 
-    def pos(p: types.Position) -> types.Position:
+    def pos(p: types.Position, is_start: bool) -> types.Position:
         here = (p.line, p.character)
-        if here <= start:
+        # text typed exactly where a range starts goes before it; where it ends, after it
+        if here < start or (here == start and not (is_start and start == end)):
             return p
         if here < end:
             return types.Position(line=new_end_line, character=new_end_char)   # inside what was replaced
@@ -103,7 +104,9 @@ def move(diagnostics: list, change, codec) -> list:
 
     out = []
     for d in diagnostics:
-        a, b = pos(d.range.start), pos(d.range.end)
+        a, b = pos(d.range.start, True), pos(d.range.end, False)
+        if (b.line, b.character) < (a.line, a.character):
+            b = a
         if (a.line, a.character) == (d.range.start.line, d.range.start.character) and \
                 (b.line, b.character) == (d.range.end.line, d.range.end.character):
             out.append(d)

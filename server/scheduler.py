@@ -117,6 +117,7 @@ class Worker:
                     self._post("died", job)
                     return
                 self._post("done", (job, reply))
+                job = reply = None     # not kept alive while waiting (a 20 MB text)
         except (OSError, EOFError, ValueError):
             self._post("died", self.job)
         except Exception as exc:   # an unpicklable reply, ...: the job fails, the worker is replaced
