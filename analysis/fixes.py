@@ -194,7 +194,7 @@ def called_once(ctx, path: str, func_line: int) -> bool:
     if tree is None:
         return False
     fn = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-               and n.lineno <= func_line <= n.body[0].lineno), None)
+               and min([n.lineno] + [d.lineno for d in n.decorator_list]) <= func_line <= n.body[0].lineno), None)
     if fn is None:
         return False
     uses = sum(1 for n in ast.walk(tree)
