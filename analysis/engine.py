@@ -18,12 +18,12 @@ from dataclasses import dataclass, field, replace
 from .budget import Gap, Gaps
 from .build import Builder
 from .config import Config
-from .findings import CONFIRMED, Finding
-from .interpreter import BUDGET, Interpreter
-from .model import ProgramModel
 from .depth import MAX_EXPR_DEPTH, limit_depth
-from .model import Span
-from .program import ParseError, Program, SourceFile, parse_source, read_text
+from .findings import CONFIRMED, Finding
+from .frames import BUDGET
+from .interpreter import Interpreter
+from .model import ProgramModel, Span
+from .program import ParseError, Program, SourceFile, read_text
 from .rules import RULES
 from .rules.base import RuleContext
 from .suppression import suppressed
