@@ -109,7 +109,7 @@ def fix_source(source: str, findings, only_safe=True) -> tuple[str, list]:
         candidate = apply_edits(current, f.fix.edits)
         try:
             ast.parse(candidate)
-        except SyntaxError:
+        except (SyntaxError, ValueError, RecursionError, MemoryError):   # not parseable, or past the parser's limits
             continue
         current = candidate
         applied.append(f)

@@ -101,6 +101,8 @@ class SourceFile:
 def parse_source(path: str, source: str, abspath: str | None = None) -> SourceFile:
     """Parse a file. A file broken in some top-level statements is still parsed without them
     (they are listed in `broken`); a ParseError is raised only when nothing usable is left."""
+    if source.startswith("\ufeff"):
+        source = source[1:]      # a BOM left in the text (decoded files have none): Python ignores it
     nul = source.find("\x00")
     if nul >= 0:
         line = source.count("\n", 0, nul) + 1

@@ -8,19 +8,22 @@ trying. What was blanked is reported, once per statement, with the first error P
 Top-level statements are found by their first line: a line starting at column 0 that does not
 continue a compound statement (`else:`, `except`, ...) or close a bracket. Inside a broken region
 that guess can be wrong (a column-0 line inside a string); the next parse then reports another
-error and the region grows. Each round blanks at least one more line, so it ends.
+error and the region grows. Each round blanks at least one more line, so it ends. Each round is
+a parse of the whole file: past ROUNDS_SECONDS (a big file with many errors), the remaining
+statements are parsed one by one instead, which costs about one more parse.
 """
 from __future__ import annotations
 
 import ast
 import re
+import time
 
 MAX_ROUNDS = 40
-MAX_ROUNDS_BIG = 3        # a full parse of a multi-megabyte file costs seconds: few retries
-BIG_SOURCE = 1 << 20
+ROUNDS_SECONDS = 1.0      # then each top-level statement is parsed alone: one pass, whatever the errors
 
-_STARTS_STATEMENT = re.compile(r"[^\s#)\]}'\"]")
-_CONTINUES = re.compile(r"(?:else|elif|except|finally)\b")
+_STARTS_STATEMENT = re.compile(r"[^\s#)\]}]")
+# continues a compound statement, or most likely closes a string a docstring opened
+_CONTINUES = re.compile(r"(?:else|elif|except|finally)\b|(?:\"\"\"|\'\'\')\s*[)\],]*\s*$")
 
 
 class Broken:
@@ -35,17 +38,71 @@ def is_statement_start(line: str) -> bool:
     return bool(line) and _STARTS_STATEMENT.match(line) is not None and _CONTINUES.match(line) is None
 
 
-def region_around(lines: list[str], index: int) -> tuple[int, int]:
+_STRING_PARTS = re.compile(r'"""|\'\'\'|#|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
+
+
+def in_strings(lines: list[str]) -> list[bool]:
+    """For each line: does it start inside a triple-quoted string? (A docstring's lines at column
+    0 are not statements.) A string that never closes (one being typed) is taken to end on its
+    own line: what follows it is still code."""
+    out: list[bool] = []
+    while len(out) < len(lines):
+        start = len(out)
+        flags, opened_at = _scan_strings(lines, start)
+        if opened_at is None:
+            out.extend(flags)
+        else:
+            out.extend(flags[:opened_at - start + 1])
+    return out
+
+
+def _scan_strings(lines: list[str], start: int):
+    """Flags from line `start` on, and the line whose triple quote is still open at the end."""
+    out, open_with, opened_at = [], None, None
+    for i in range(start, len(lines)):
+        line = lines[i]
+        out.append(open_with is not None)
+        pos = 0
+        while True:
+            if open_with is not None:
+                end = line.find(open_with, pos)
+                if end < 0:
+                    break
+                open_with, pos = None, end + 3
+                continue
+            m = _STRING_PARTS.search(line, pos)
+            if m is None or m.group() == "#":
+                break
+            if m.group() in ('"""', "'''"):
+                open_with, opened_at = m.group(), i
+            pos = m.end()
+    return out, (opened_at if open_with is not None else None)
+
+
+def starts(lines: list[str]) -> list[bool]:
+    """For each line: does a top-level statement start there?"""
+    inside = in_strings(lines)
+    return [not inside[i] and is_statement_start(lines[i]) for i in range(len(lines))]
+
+
+def region_around(lines: list[str], index: int, begins: list[bool] | None = None) -> tuple[int, int]:
     """0-based [first, last] of the top-level statement that holds line `index`."""
+    begins = begins if begins is not None else starts(lines)
     first = index
-    while first > 0 and not is_statement_start(lines[first]):
+    while first > 0 and not begins[first]:
         first -= 1
     while first > 0 and lines[first - 1].startswith("@"):
         first -= 1     # its decorators belong to it
     last = index
     n = len(lines)
-    while last + 1 < n and not is_statement_start(lines[last + 1]):
-        last += 1
+    while True:
+        while last + 1 < n and not begins[last + 1]:
+            last += 1
+        # decorators so far: the statement they decorate belongs to them
+        if last + 1 < n and all(l.startswith("@") or not l.strip() for l in lines[first:last + 1]):
+            last += 1
+            continue
+        break
     while last > index and not lines[last].strip():
         last -= 1      # the blank lines after it are nobody's
     return first, last
@@ -77,7 +134,7 @@ def recover(source: str, lines: list[str], first_error: SyntaxError, parse, deep
     lines = list(lines)
     if not lines:
         return None
-    rounds = MAX_ROUNDS if len(source) < BIG_SOURCE else MAX_ROUNDS_BIG
+    started = time.monotonic()
     broken: list[Broken] = []
     done = [False] * len(lines)
     exc: BaseException | None = first_error
@@ -91,9 +148,11 @@ def recover(source: str, lines: list[str], first_error: SyntaxError, parse, deep
                 done[i] = True
             broken.append(Broken(first + 1, last + 1, first + 1, 1, "too deeply nested for Python's parser"))
         exc = None
-    for _ in range(rounds):
+    for _ in range(MAX_ROUNDS):
         if all(done[i] or not lines[i].strip() for i in range(len(lines))):
             return None     # nothing of the file is left to analyse
+        if time.monotonic() - started > ROUNDS_SECONDS:
+            return _one_by_one(lines, done, broken, parse)
         text = "".join(lines)
         if exc is None:
             try:
@@ -102,6 +161,9 @@ def recover(source: str, lines: list[str], first_error: SyntaxError, parse, deep
                 exc = e
             except (RecursionError, MemoryError):
                 return None
+        if "too many nested parentheses" in str(getattr(exc, "msg", "")):
+            # brackets left open by several statements add up: Python's position is not theirs
+            return _one_by_one(lines, done, broken, parse)
         line, col = parse_error_position(exc, lines)
         index = line - 1
         if done[index]:
@@ -117,8 +179,9 @@ def recover(source: str, lines: list[str], first_error: SyntaxError, parse, deep
             done[i] = True
         msg = exc.msg if isinstance(exc, SyntaxError) and exc.msg else "invalid syntax"
         # one report per region; a region that grew keeps the error found first
-        merged = [b for b in broken if b.last < first or b.first > last]
-        inside = [b for b in broken if not (b.last < first or b.first > last)]
+        lo, hi = first + 1, last + 1      # Broken counts lines from 1
+        merged = [b for b in broken if b.last < lo or b.first > hi]
+        inside = [b for b in broken if not (b.last < lo or b.first > hi)]
         if inside:
             keep = min(inside, key=lambda b: (b.line, b.col))
             merged.append(Broken(min(first + 1, keep.first), max(last + 1, keep.last), keep.line, keep.col, keep.msg))
@@ -126,18 +189,48 @@ def recover(source: str, lines: list[str], first_error: SyntaxError, parse, deep
             merged.append(Broken(first + 1, last + 1, line, col, msg))
         broken = sorted(merged, key=lambda b: b.first)
         exc = None
-    return None
+    return _one_by_one(lines, done, broken, parse)
+
+
+def _one_by_one(lines: list[str], done: list, broken: list, parse):
+    """Blank every top-level statement that does not parse alone, then parse what is left."""
+    i, n = 0, len(lines)
+    begins = starts(lines)
+    while i < n:
+        if done[i] or not begins[i]:
+            i += 1
+            continue
+        first, last = region_around(lines, i, begins)
+        try:
+            parse("".join(lines[first:last + 1]))
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            line = first + (getattr(exc, "lineno", None) or 1)
+            col = getattr(exc, "offset", None) or 1
+            msg = getattr(exc, "msg", None) or "too deeply nested for Python's parser"
+            blank(lines, first, last)
+            for k in range(first, last + 1):
+                done[k] = True
+            broken.append(Broken(first + 1, last + 1, min(line, last + 1), col, msg))
+        i = max(i, last) + 1
+    if all(done[k] or not lines[k].strip() for k in range(n)):
+        return None
+    text = "".join(lines)
+    try:
+        return parse(text), text, sorted(broken, key=lambda b: b.first)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _too_deep_regions(lines: list[str], parse) -> list[tuple[int, int]]:
     """The top-level statements the parser gives up on by depth, each parsed alone to find them."""
     out = []
     i, n = 0, len(lines)
+    begins = starts(lines)
     while i < n:
-        if not is_statement_start(lines[i]):
+        if not begins[i]:
             i += 1
             continue
-        first, last = region_around(lines, i)
+        first, last = region_around(lines, i, begins)
         chunk = "".join(lines[first:last + 1])
         try:
             parse(chunk)

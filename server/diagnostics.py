@@ -57,6 +57,8 @@ def stopped_message(analysis) -> str:
                 f"(the whole document not reached)")
     if analysis.stopped == "died":
         return "analysis incomplete: the analysis process stopped unexpectedly (the whole document not reached)"
+    if analysis.stopped == "unavailable":
+        return "analysis unavailable: the analysis process cannot start; see the server's log"
     return "analysis incomplete: internal error (the whole document not reached); see the server's log"
 
 

@@ -39,6 +39,11 @@ BIG_BYTES = 512 * 1024     # documents this large go to the big lane from the st
 RECYCLE_GROWTH = 1.5       # a worker this many times its start-up memory (+ RECYCLE_SLACK) is replaced
 RECYCLE_SLACK = 40 << 20
 TICK = 0.05
+START_FAILURES = 3         # workers that die before they are ready, in a row: stop starting them
+
+
+def worker_command() -> list[str]:
+    return [sys.executable, "-m", "gradaudit.server.worker", str(os.getpid())]
 
 
 @dataclass
@@ -85,8 +90,7 @@ class Worker:
         self.on_event = on_event
         self.lane = lane
         self.name = f"worker-{next(self._ids)}"
-        self.proc = subprocess.Popen([sys.executable, "-m", "gradaudit.server.worker", str(os.getpid())],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
+        self.proc = subprocess.Popen(worker_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
         self.pid = self.proc.pid
         self.inbox: queue.Queue = queue.Queue()
         self.job: Job | None = None
@@ -197,6 +201,8 @@ class Scheduler:
         self._ticker: asyncio.Task | None = None
         self.big_needed = lambda: False      # set by the owner: is a big document open?
         self.closed = False
+        self.start_failures = 0
+        self.unavailable = False             # workers cannot even start (a broken installation)
 
     # ------------------------------------------------------------ workers
 
@@ -209,7 +215,9 @@ class Scheduler:
         self.spare = self._spawn("spare")
         self._ticker = self.loop.create_task(self._tick_forever())
 
-    def _spawn(self, lane: str) -> Worker:
+    def _spawn(self, lane: str) -> Worker | None:
+        if self.unavailable or self.closed:
+            return None
         return Worker(self.loop, self._on_event, lane)
 
     def workers(self) -> list[Worker]:
@@ -220,9 +228,9 @@ class Scheduler:
         self.small, self.spare = self.spare, None
         if self.small is None or self.small.dead:
             self.small = self._spawn("small")
-        self.small.lane = "small"
-        if not self.closed:
-            self.spare = self._spawn("spare")
+        if self.small is not None:
+            self.small.lane = "small"
+        self.spare = self._spawn("spare")
 
     # ------------------------------------------------------------ jobs
 
@@ -267,6 +275,11 @@ class Scheduler:
     def _pump(self):
         if self.closed or self.loop is None:
             return
+        if self.unavailable:
+            for job in list(self.pending.values()):
+                self._finish(job, Outcome(stopped="unavailable"))
+            self.pending.clear()
+            return
         for job in sorted(self.pending.values(), key=lambda j: j.priority):
             if job.big:
                 if self.big is None or self.big.dead:
@@ -300,6 +313,7 @@ class Scheduler:
     def _on_event(self, w: Worker, kind: str, data):
         if kind == "ready":
             w.ready = True
+            self.start_failures = 0
             w.baseline = w.rss = data.get("rss", 0)
             return
         if kind == "done":
@@ -322,17 +336,25 @@ class Scheduler:
         job = w.job
         w.dead = True
         w.inbox.put(None)
-        self.log(f"gradaudit: the analysis process {w.pid} stopped unexpectedly; starting another")
+        if not w.ready:
+            self.start_failures += 1
+            if self.start_failures >= START_FAILURES and not self.unavailable:
+                self.unavailable = True
+                self.log(f"gradaudit: the analysis process cannot start ({START_FAILURES} attempts, exit status "
+                         f"{w.proc.returncode}); see the server's stderr. Documents are not analysed.")
+        else:
+            self.log(f"gradaudit: the analysis process {w.pid} stopped unexpectedly; starting another")
         if w is self.small:
             self._promote_spare()
         elif w is self.big:
             self.big = None
         elif w is self.spare:
-            self.spare = self._spawn("spare") if not self.closed else None
+            self.spare = self._spawn("spare")
         if job is not None:
             w.job = None
-            if not job.retried and job.uri not in self.pending and not self.closed:
-                job.retried = True
+            # tried once more; a job that never reached a ready worker did not run at all
+            if (not job.retried or not w.ready) and job.uri not in self.pending and not self.closed:
+                job.retried = job.retried or w.ready
                 self.pending[job.uri] = job
             else:
                 self._finish(job, Outcome(stopped="died", seconds=time.monotonic() - job.started))

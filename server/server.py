@@ -115,7 +115,8 @@ class GradauditServer(LanguageServer):
             path = os.path.normpath(path_of(uri))
             fresh = [diagnostic(f, positions, self.settings, self.positions_for_path) for f in result.findings
                      if os.path.normpath(os.path.abspath(f.span.path)) == path]
-        kept = carried(st.shown, result)
+        n_lines = len(positions.lines)
+        kept = [d for d in carried(st.shown, result) if d.range.start.line <= n_lines]
         problems = []
         if result is None:
             problems.append(incomplete_diagnostic(stopped_message(analysis), positions))
@@ -139,6 +140,9 @@ class GradauditServer(LanguageServer):
             return
         codec = self.workspace.position_codec
         for change in changes:
+            if getattr(change, "range", None) is None:
+                st.shown = []      # the whole text replaced: nothing to follow, nothing kept
+                return
             st.shown = move(st.shown, change, codec)
 
     def _published(self, uri: str):

@@ -216,3 +216,41 @@ def test_unknown_encoding_cookie_is_refused():
     with pytest.raises(ParseError) as info:
         decode_source("x.py", b"# coding: no-such-codec\nx = 1\n")
     assert info.value.line == 1
+
+
+def test_many_broken_statements_and_a_docstring_between_them():
+    # found by the fuzz tests: 200 broken statements (their open brackets add up to "too many
+    # nested parentheses" far away), then a module docstring whose lines start at column 0
+    doc = '"""A module docstring.\n\nIts lines start at column 0; they are not statements.\n"""\n'
+    for n in (3, 200):
+        src = "".join(f"def f{k}(:\n    pass\n" for k in range(n)) + doc + HEAD + TRAIN
+        r = analyze(src)
+        assert len(r.broken) == n, [(e.line, e.msg) for e in r.broken][:5]
+        assert [c for c, _ in codes(r)] == ["GA101"]
+
+
+def test_a_decorated_broken_function_is_one_region():
+    r = analyze(HEAD + "@decorator\ndef f(:\n    pass\n" + TRAIN)
+    assert [e.region for e in r.broken] == [(3, 5)]
+    assert [c for c, _ in codes(r)] == ["GA101"]
+
+
+def test_a_string_being_typed_leaves_the_code_after_it_analysed():
+    src = HEAD + 'NOTE = """started, not closed yet\n' + TRAIN
+    r = analyze(src)
+    assert [c for c, _ in codes(r)] == ["GA101"]
+    assert [e.region for e in r.broken] == [(3, 3)]
+
+
+def test_a_bom_left_in_the_text_is_ignored():
+    r = analyze("\ufeff" + HEAD + TRAIN)
+    assert r.broken == () and [c for c, _ in codes(r)] == ["GA101"]
+
+
+def test_recovery_is_bounded_on_a_big_file_full_of_errors():
+    filler = "".join(f"V{k} = {k}\n" for k in range(20000))
+    src = "".join(f"def f{k}(:\n    pass\n" for k in range(300)) + filler + HEAD + TRAIN
+    started = time.monotonic()
+    r = analyze(src)
+    assert time.monotonic() - started < 30     # rounds stop after a second, then one pass
+    assert len(r.broken) == 300 and [c for c, _ in codes(r)] == ["GA101"]

@@ -1,0 +1,60 @@
+"""The scheduler in-process, with real worker processes (or ones that cannot start)."""
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import pytest
+
+from gradaudit.server import scheduler as sched
+from gradaudit.server.settings import Settings
+
+pytestmark = pytest.mark.asyncio
+
+SOURCE = '''import torch
+import torch.nn as nn
+
+model = nn.Linear(4, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(3):
+    out = model(torch.randn(8, 4)).detach()
+    loss = out.pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+'''
+
+
+def payload(text=SOURCE, path="/tmp/gradaudit-scheduler-test.py"):
+    return {"path": path, "text": text, "settings": Settings(), "root": "", "overlays": {}, "time_budget": 5.0}
+
+
+async def test_an_analysis_runs_and_a_replaced_one_is_cancelled():
+    s = sched.Scheduler()
+    s.start()
+    try:
+        first = s.submit("file:///a.py", 1, payload(), (False, -1), False, len(SOURCE))
+        second = s.submit("file:///a.py", 2, payload(), (False, -2), False, len(SOURCE))
+        one, two = await asyncio.wait_for(asyncio.gather(first, second), 120)
+        assert one.stopped == "cancelled" or one.reply is not None     # replaced while pending, or done
+        assert two.reply is not None and [f.code for f in two.reply["result"].findings] == ["GA101"]
+    finally:
+        s.shutdown()
+
+
+async def test_workers_that_cannot_start_are_not_restarted_forever(monkeypatch):
+    monkeypatch.setattr(sched, "worker_command", lambda: [sys.executable, "-c", "import sys; sys.exit(3)"])
+    logged = []
+    s = sched.Scheduler(log=logged.append)
+    s.start()
+    try:
+        outcome = await asyncio.wait_for(s.submit("file:///b.py", 1, payload(), (False, -1), False, 10), 60)
+        assert outcome.stopped == "unavailable"
+        assert s.unavailable and s.start_failures == sched.START_FAILURES
+        await asyncio.sleep(1.0)
+        assert s.workers() == [] or all(w.dead for w in s.workers())
+        assert sum("cannot start" in m for m in logged) == 1
+        later = await asyncio.wait_for(s.submit("file:///b.py", 2, payload(), (False, -2), False, 10), 10)
+        assert later.stopped == "unavailable"
+    finally:
+        s.shutdown()
