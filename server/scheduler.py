@@ -8,9 +8,9 @@ Analyses run in worker processes (worker.py), in two lanes:
   that it never holds up the others.
 
 A job in the small lane that runs longer than SMALL_LIMIT while another waits is moved to the big
-lane (its worker becomes the big worker, or is stopped and the job queued there), and a spare
-worker, started ahead, takes over the small lane at once: a big document delays another
-document's diagnostics by at most one small analysis.
+lane when that is free (its worker becomes the big worker) and a spare worker, started ahead,
+takes over the small lane at once; a document found slow goes to the big lane from then on. A big
+document never delays another document's diagnostics by more than one small analysis.
 
 Budgets: the engine stops itself at the time budget (and says what it did not reach); a worker
 still busy well after it, or using more memory than the memory budget, is killed and the
@@ -409,26 +409,21 @@ class Scheduler:
         self._pump()
 
     def _move_to_big_lane(self, w: Worker):
-        """A small-lane job is slow and others wait: it continues in the big lane (or waits there)."""
+        """A small-lane job is slow and others wait: its worker becomes the big lane's (when that
+        is free) and the spare takes the small lane. With the big lane busy it runs on: stopping
+        it would not make it wait less, and when every analysis is slow (a loaded machine) it
+        would only thrash; its document goes to the big lane from its next version on."""
+        if self.big is not None and not self.big.dead and not self.big.idle:
+            return
         job = w.job
         job.big = True
-        if self.big is None or self.big.dead or self.big.idle:
-            if self.big is not None and not self.big.dead:
-                self.big.stop()
-            self.big = w
-            w.lane = "big"
-            job.lane = "big"
-            self._promote_spare()
-            self.log(f"gradaudit: {job.uri} is slow to analyse: moved to its own worker")
-            return
-        # the big lane is busy: stop this one, queue it there (unless a newer version waits)
-        w.kill("moved")
-        w.job = None
+        if self.big is not None and not self.big.dead:
+            self.big.stop()
+        self.big = w
+        w.lane = "big"
+        job.lane = "big"
         self._promote_spare()
-        if job.uri in self.pending:
-            self._finish(job, Outcome(stopped="cancelled"))    # a newer version waits already
-        else:
-            self.pending[job.uri] = job
+        self.log(f"gradaudit: {job.uri} is slow to analyse: moved to its own worker")
 
     # ------------------------------------------------------------ shutdown
 
