@@ -124,7 +124,7 @@ def rss_kb(pid: int) -> int:
 
 
 def descendants(pid: int) -> list[int]:
-    """The server's helper processes (the analysis worker and the process that forks it)."""
+    """The server's helper processes (its analysis workers)."""
     parents = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():

@@ -38,7 +38,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import engine_stamp                      # noqa: E402
-from lsp_latency import descendants, rss_kb, training_script   # noqa: E402
+from lsp_latency import BLOCK, FOOTER, HEADER, descendants, rss_kb, training_script   # noqa: E402
 
 
 class Client:
@@ -99,8 +99,14 @@ class Client:
 
 def big_script(megabytes: float) -> str:
     """A generated training script of about `megabytes` MB: many blocks, the training loop last."""
-    lines = int(megabytes * 1e6 / 31)
-    return training_script(lines)
+    parts, size, i = [HEADER], len(HEADER), 0
+    while size < megabytes * 1e6:
+        block = BLOCK.format(i=i, dim=16, hidden=32)
+        parts.append(block)
+        size += len(block)
+        i += 1
+    parts.append(FOOTER.format(stages=", ".join(f"make_stage{k}()" for k in range(6))))
+    return "".join(parts)
 
 
 def tree_rss_mb(pid: int) -> float:
