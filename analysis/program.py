@@ -108,39 +108,38 @@ def parse_source(path: str, source: str, abspath: str | None = None) -> SourceFi
         line = source.count("\n", 0, nul) + 1
         col = nul - (source.rfind("\n", 0, nul) + 1) + 1
         first = ParseError(path, line, col, "source code string cannot contain null bytes")
-        lines = split_lines(source, keepends=True)
         # the statement holding it is left out like a syntax error there
         exc = SyntaxError(first.msg)
         exc.lineno, exc.offset = line, col
         masked = source.replace("\x00", " ")
-        return _recovered(path, source, masked, split_lines(masked, keepends=True), exc, abspath, first=first)
+        return _recovered(path, split_lines(masked, keepends=True), exc, abspath, first=first)
     try:
         with warnings.catch_warnings():
             # "invalid escape sequence" and the like are Python's to say at run time, not ours
             warnings.simplefilter("ignore")
             tree = ast.parse(source, filename=path)
     except SyntaxError as exc:
-        return _recovered(path, source, source, split_lines(source, keepends=True), exc, abspath)
+        return _recovered(path, split_lines(source, keepends=True), exc, abspath)
     except (RecursionError, MemoryError) as exc:
         # the parser's own limits ("too complex", "recursion during ast construction"): find the
         # statements it gives up on and parse the rest
         why = "too deeply nested for Python's parser"
         if isinstance(exc, MemoryError) and str(exc) and "too complex" not in str(exc):
             why = "the file is too large to parse"
-        return _recovered(path, source, source, split_lines(source, keepends=True), None, abspath, deep=True,
-                          first=None, why=why)
+        return _recovered(path, split_lines(source, keepends=True), None, abspath, deep=True, why=why)
     except ValueError as exc:  # null bytes on Pythons that raise ValueError for them
         raise ParseError(path, 1, 1, str(exc)) from None
     return SourceFile(path, abspath or os.path.abspath(path), source, tree)
 
 
-def _recovered(path, source, text, lines, exc, abspath, deep=False, first=None, why="") -> SourceFile:
+def _recovered(path, lines, exc, abspath, deep=False, first=None, why="") -> SourceFile:
+    """The file without the top-level statements that do not parse (recovery.py)."""
     if exc is not None and first is None:
         line, col = parse_error_position(exc, lines)
         first = ParseError(path, line, col, exc.msg or "invalid syntax")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        out = recover(text, lines, exc, lambda t: ast.parse(t, filename=path), deep=deep)
+        out = recover(lines, exc, lambda t: ast.parse(t, filename=path), deep=deep)
     if out is None:
         if first is None:
             first = ParseError(path, 1, 1, why or "invalid syntax")

@@ -14,7 +14,6 @@ statements are parsed one by one instead, which costs about one more parse.
 """
 from __future__ import annotations
 
-import ast
 import re
 import time
 
@@ -124,7 +123,7 @@ def parse_error_position(exc: SyntaxError, lines: list[str]) -> tuple[int, int]:
     return max(line, 1), max(exc.offset or 1, 1)
 
 
-def recover(source: str, lines: list[str], first_error: SyntaxError, parse, deep: bool = False):
+def recover(lines: list[str], first_error: SyntaxError | None, parse, deep: bool = False):
     """Blank the statements Python cannot parse, one region per round.
 
     `lines` are the source's lines with their line breaks; `parse(text)` is ast.parse. Returns
