@@ -49,6 +49,7 @@ class Client:
         self.pending: dict = {}
         self.next_id = 0
         self.published: dict = {}          # uri -> [(version, n diagnostics, time)]
+        self.last_messages: dict = {}
         self.on_publish = None
         self.reader = asyncio.ensure_future(self._read())
 
@@ -73,6 +74,7 @@ class Client:
             elif msg.get("method") == "textDocument/publishDiagnostics":
                 p = msg["params"]
                 self.published.setdefault(p["uri"], []).append((p.get("version"), len(p["diagnostics"]), now))
+                self.last_messages[p["uri"]] = [d["message"][:160] for d in p["diagnostics"]]
             elif "id" in msg:       # a request from the server (refresh, ...): answer it
                 self._write({"jsonrpc": "2.0", "id": msg["id"], "result": None})
 
@@ -113,6 +115,11 @@ def tree_rss_mb(pid: int) -> float:
     return (rss_kb(pid) + sum(rss_kb(c) for c in descendants(pid))) / 1024
 
 
+def breakdown(pid: int) -> dict:
+    return {"server": round(rss_kb(pid) / 1024, 1),
+            "workers": sorted(round(rss_kb(c) / 1024, 1) for c in descendants(pid))}
+
+
 async def settle(pid: int, seconds: float = 3.0) -> float:
     """RSS once it stopped moving (workers started, recycled, or gone)."""
     last, stable_since = None, time.monotonic()
@@ -145,6 +152,7 @@ async def run(args) -> dict:
     client.notify("initialized", {})
     await asyncio.sleep(1.0)
     baseline = await settle(proc.pid)
+    baseline_parts = breakdown(proc.pid)
 
     small_text = training_script(300)
     lines = small_text.split("\n")
@@ -228,7 +236,7 @@ async def run(args) -> dict:
         while time.perf_counter() < wait_until:
             got = [(at, n) for ver, n, at in client.published.get(u, []) if ver == v]
             if got:
-                big_final = ((got[0][0] - t) * 1000, got[0][1])
+                big_final = ((got[0][0] - t) * 1000, got[0][1], client.last_messages.get(u, []))
                 break
             await asyncio.sleep(0.1)
     stop.set()
@@ -245,7 +253,13 @@ async def run(args) -> dict:
     for d in docs:
         client.notify("textDocument/didClose", {"textDocument": {"uri": d["uri"]}})
     await client.drain()
+    closed_at = time.monotonic()
+    timeline = []
+    for at in (1, 3, 6, 10):
+        await asyncio.sleep(max(0.0, closed_at + at - time.monotonic()))
+        timeline.append((at, round(tree_rss_mb(proc.pid), 1)))
     after_close = await settle(proc.pid)
+    after_close_parts = breakdown(proc.pid)
 
     # open/close cycles
     before_cycles = after_close
@@ -274,12 +288,14 @@ async def run(args) -> dict:
         "final_diagnostics": {"n": len(finals), "p50_ms": round(statistics.median(finals), 1),
                               "p95_ms": round(pct(finals, .95), 1), "max_ms": round(max(finals), 1),
                               "over_500ms": sum(f > 500 for f in finals), "never": missing},
-        "big_final": None if big_final is None else {"ms": round(big_final[0]), "diagnostics": big_final[1]},
+        "big_final": None if big_final is None else {"ms": round(big_final[0]), "diagnostics": big_final[1],
+                                                     "messages": big_final[2]},
         "out_of_order": out_of_order,
         "rss_mb": {"baseline": round(baseline, 1), "peak": round(peak, 1), "after_close": round(after_close, 1),
                    "after_close_pct": round(100 * (after_close - baseline) / baseline, 1),
                    "before_cycles": round(before_cycles, 1), "after_cycles": round(after_cycles, 1),
-                   "cycles": args.cycles},
+                   "cycles": args.cycles, "baseline_parts": baseline_parts, "after_close_parts": after_close_parts,
+                   "after_close_timeline": timeline},
     }
 
 
@@ -303,10 +319,12 @@ def main():
           f"(target: <= 500 ms)")
     if r["big_final"] is not None:
         print(f"big document's final diagnostics: {r['big_final']['ms']} ms after its last edit "
-              f"({r['big_final']['diagnostics']} diagnostics)")
+              f"({r['big_final']['diagnostics']} diagnostics: {'; '.join(r['big_final']['messages'])})")
     print(f"diagnostics out of order (older than one already published): {r['out_of_order']}   (target: 0)")
     print(f"RSS (server + workers): baseline {rss['baseline']} MB, peak {rss['peak']} MB, after closing "
           f"{rss['after_close']} MB ({rss['after_close_pct']:+} %)   (target: within 10 %)")
+    print(f"    baseline {rss['baseline_parts']}, after closing {rss['after_close_parts']}; seconds after "
+          f"closing -> MB: {rss['after_close_timeline']}")
     print(f"{rss['cycles']} open/close cycles: {rss['before_cycles']} MB -> {rss['after_cycles']} MB   "
           f"(target: no growth)")
     if args.json:

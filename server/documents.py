@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from gradaudit.analysis.engine import Result
 
 from .convert import path_of
-from .scheduler import BIG_BYTES, SMALL_LIMIT, Scheduler
+from .memory import give_back
+from .scheduler import BIG_BYTES, SLOW_SECONDS, Scheduler
 
 OVERLAY_BYTES = BIG_BYTES   # other open documents larger than this are read from disk by an analysis
 
@@ -60,6 +61,7 @@ class Analyses:
         self.scheduler = Scheduler(log)
         self.scheduler.big_needed = self._big_open
         self._edits = 0
+        self._give_back: list = []
 
     def start(self):
         self.scheduler.start()
@@ -82,6 +84,13 @@ class Analyses:
                 if not fut.done():
                     fut.set_result(None)
         self.scheduler.cancel(uri)
+        # what the document held goes back to the system once the event loop and the workers'
+        # threads let go of it (once for a burst of closes; again a little later, for what an
+        # analysis being stopped still held)
+        for handle in self._give_back:
+            handle.cancel()
+        loop = asyncio.get_running_loop()
+        self._give_back = [loop.call_later(0.5, give_back), loop.call_later(5.0, give_back)]
 
     def schedule(self, uri: str, version: int, text_of, settings, workspace_root, open_texts, delay_ms: int,
                  background: bool = False):
@@ -137,7 +146,7 @@ class Analyses:
                 st.memory_refused = st.size
         analysis.seconds = analysis.seconds or (time.perf_counter() - started)
         # the big lane from now on if it was slow; back to the small one when it is quick again
-        st.slow = outcome.stopped in ("time", "memory") or outcome.seconds > SMALL_LIMIT
+        st.slow = outcome.stopped in ("time", "memory") or outcome.seconds > SLOW_SECONDS
         if analysis.error:
             self.log(f"gradaudit: analysis of {st.uri} failed:\n{analysis.error}")
         elif analysis.stopped:

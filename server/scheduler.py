@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from .worker import receive, rss_bytes, send
 
 SMALL_LIMIT = 0.5          # seconds a small-lane job may run while another waits
+SLOW_SECONDS = 2.0         # a document whose analysis took this long goes to the big lane
 BIG_BYTES = 512 * 1024     # documents this large go to the big lane from the start
 RECYCLE_GROWTH = 1.5       # a worker this many times its start-up memory (+ RECYCLE_SLACK) is replaced
 RECYCLE_SLACK = 40 << 20
@@ -285,6 +286,9 @@ class Scheduler:
                 if self.big is None or self.big.dead:
                     self.big = self._spawn("big")
                 target = self.big
+                if (target is None or not target.idle) and job.size <= BIG_BYTES and self.small is not None \
+                        and self.small.idle and not any(not j.big for j in self.pending.values()):
+                    target = self.small    # slow, not large, and nothing small waits: no reason to queue
             else:
                 target = self.small
             if target is not None and target.idle:

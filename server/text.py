@@ -20,22 +20,46 @@ from gradaudit.analysis.program import split_lines
 BLOCK = 256
 
 
+CHUNK = 1 << 16   # characters of unsplit text per block when a document is opened
+
+
+def _breaks(text: str) -> int:
+    return text.count("\r") + text.count("\n") - text.count("\r\n")
+
+
 class Lines(Sequence):
-    """A document's lines, each with its line break, in blocks."""
+    """A document's lines, each with its line break, in blocks. A block is split into lines only
+    when an edit or a position needs it: opening a 20 MB document costs a few C-level counts."""
 
     def __init__(self, source: str):
-        lines = split_lines(source, keepends=True)
-        self._blocks = [lines[i:i + BLOCK] for i in range(0, len(lines), BLOCK)] or [[]]
+        self._blocks: list = []       # str (not split yet) or list of lines
+        self._counts: list = []
+        start, n = 0, len(source)
+        while start < n:
+            end = source.find("\n", min(start + CHUNK, n) - 1)
+            end = n if end < 0 else end + 1
+            chunk = source[start:end]
+            self._blocks.append(chunk)
+            self._counts.append(_breaks(chunk) + (0 if chunk.endswith(("\n", "\r")) else 1))
+            start = end
+        if not self._blocks:
+            self._blocks, self._counts = [[]], [0]
         self._reindex()
         self._source: str | None = source
         self.chars = len(source)
 
     def _reindex(self):
         self._starts, n = [], 0
-        for b in self._blocks:
+        for c in self._counts:
             self._starts.append(n)
-            n += len(b)
+            n += c
         self._len = n
+
+    def _block(self, b: int) -> list:
+        block = self._blocks[b]
+        if isinstance(block, str):
+            block = self._blocks[b] = split_lines(block, keepends=True)
+        return block
 
     def __len__(self):
         return self._len
@@ -48,12 +72,12 @@ class Lines(Sequence):
         if not 0 <= index < self._len:
             raise IndexError(index)
         b = bisect.bisect_right(self._starts, index) - 1
-        return self._blocks[b][index - self._starts[b]]
+        return self._block(b)[index - self._starts[b]]
 
     @property
     def source(self) -> str:
         if self._source is None:
-            self._source = "".join("".join(b) for b in self._blocks)
+            self._source = "".join(b if isinstance(b, str) else "".join(b) for b in self._blocks)
         return self._source
 
     def replace(self, start_line: int, start_char: int, end_line: int, end_char: int, text: str):
@@ -86,17 +110,20 @@ class Lines(Sequence):
         n = self._len
         if n == 0:
             self._blocks = [lines[i:i + BLOCK] for i in range(0, len(lines), BLOCK)] or [[]]
+            self._counts = [len(b) for b in self._blocks]
             self._reindex()
             return
         b0 = bisect.bisect_right(self._starts, min(first, n - 1)) - 1
         b1 = max(b0, bisect.bisect_right(self._starts, min(max(last, first), n - 1)) - 1)
         base = self._starts[b0]
-        merged = [line for b in self._blocks[b0:b1 + 1] for line in b]
+        merged = [line for b in range(b0, b1 + 1) for line in self._block(b)]
         lo, hi = first - base, last - base + 1
         merged[lo:max(lo, hi)] = lines
-        self._blocks[b0:b1 + 1] = [merged[i:i + BLOCK] for i in range(0, len(merged), BLOCK)]
+        blocks = [merged[i:i + BLOCK] for i in range(0, len(merged), BLOCK)]
+        self._blocks[b0:b1 + 1] = blocks
+        self._counts[b0:b1 + 1] = [len(b) for b in blocks]
         if not self._blocks:
-            self._blocks = [[]]
+            self._blocks, self._counts = [[]], [0]
         self._reindex()
 
 
@@ -111,6 +138,7 @@ class FastDocument(TextDocument):
     def lines(self) -> Lines:
         if self._lines is None:
             self._lines = Lines(self._source or "")
+            self._source = None    # the lines hold the text now (one copy of a 20 MB document)
         return self._lines
 
     @property

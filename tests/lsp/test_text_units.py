@@ -39,6 +39,7 @@ def edits(draw, src):
 @pytest.fixture(autouse=True)
 def small_blocks(monkeypatch):
     monkeypatch.setattr(text_module, "BLOCK", 3)     # many blocks even in small texts
+    monkeypatch.setattr(text_module, "CHUNK", 4)     # ... and many unsplit ones when opened
 
 
 @settings(max_examples=200, derandomize=True, deadline=None)
@@ -46,12 +47,13 @@ def small_blocks(monkeypatch):
 def test_lines_follow_edits_like_a_string(data):
     src = data.draw(TEXTS)
     lines = Lines(src)
+    assert len(lines) == len(split_lines(src, keepends=True)) and lines.chars == len(src)
     for _ in range(data.draw(st.integers(1, 6))):
         sl, sc, el, ec, new = data.draw(edits(src))
         src = src[:_offset(src, sl, sc)] + new + src[_offset(src, el, ec):]
         lines.replace(sl, sc, el, ec, new)
-        assert lines.source == src
         assert list(lines) == split_lines(src, keepends=True)
+        assert lines.source == src
         assert lines.chars == len(src)
         assert len(lines) == len(split_lines(src, keepends=True))
 
