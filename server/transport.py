@@ -107,6 +107,9 @@ class Session:
                 print(f"gradaudit: a message from the client could not be read ({exc!r}); ignored", file=sys.stderr,
                       flush=True)
                 continue
+            futures = getattr(protocol, "_request_futures", None)
+            notification = hasattr(message, "method") and getattr(message, "id", None) is None
+            before = set(futures) if notification and futures is not None else None
             try:
                 protocol.handle_message(message)
             except SystemExit as exc:          # the `exit` notification
@@ -114,12 +117,27 @@ class Session:
                 return
             except Exception as exc:
                 print(f"gradaudit: internal error handling a message: {exc!r}", file=sys.stderr, flush=True)
+            if before is not None:
+                _forget_when_done(futures, set(futures) - before)
 
     def _send_raw(self, obj):
         try:
             self.ls.protocol._send_data(obj)
         except Exception:
             pass
+
+
+def _forget_when_done(futures: dict, keys):
+    """pygls files the future of every notification's handler under a fresh id and never removes
+    it (one per keystroke: 10,000 didChange kept 7 MB alive). Ours go once their handler is done."""
+    for key in keys:
+        fut = futures.get(key)
+        if fut is None:
+            continue
+        if fut.done():
+            futures.pop(key, None)
+        else:
+            fut.add_done_callback(lambda _, key=key: futures.pop(key, None))
 
 
 def _stdin_reader(loop: asyncio.AbstractEventLoop, fd: int) -> asyncio.StreamReader:

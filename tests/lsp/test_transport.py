@@ -234,3 +234,53 @@ def test_tcp_malformed_framing_is_a_clear_message():
     assert proc.returncode == 1
     assert "Content-Length is not a number" in err
     no_noise(err)
+
+
+# ------------------------------------------------------------------ memory per message
+
+def test_notifications_leave_nothing_behind():
+    """pygls keeps the future of every notification's handler forever (a memory leak per
+    keystroke, found by benchmarks/lsp_load.py); the transport forgets them once done."""
+    import asyncio
+
+    from gradaudit.server.server import GradauditServer
+    from gradaudit.server.transport import Session, _stdin_reader
+
+    async def main():
+        ls = GradauditServer()
+        r, w = os.pipe()
+        sent = []
+
+        class Sink:
+            def write(self, data):
+                sent.append(data)
+
+            def close(self):
+                pass
+
+        ls.protocol.set_writer(Sink())
+        session = Session(ls)
+        serving = asyncio.ensure_future(session.serve(_stdin_reader(asyncio.get_running_loop(), r)))
+        uri = "file:///tmp/gradaudit-notification-leak.py"
+        data = INIT + INITIALIZED + notify("workspace/didChangeConfiguration", {"settings": {"debounce": 5000}})
+        data += notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                                 "text": "x = 1\n"}})
+        for v in range(2, 1002):
+            data += notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": v}, "contentChanges": [
+                {"range": {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 5}},
+                 "text": str(v % 10)}]})
+        data += request(2, "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}})
+        os.write(w, data)
+        for _ in range(400):
+            if any(b'"id": 2' in s for s in sent):
+                break
+            await asyncio.sleep(0.05)
+        assert any(b'"id": 2' in s for s in sent)
+        assert ls.workspace.get_text_document(uri).source == "x = 1\n"    # 1001 % 10 == 1: applied in order
+        leftover = len(ls.protocol._request_futures)
+        ls.analyses.shutdown()
+        serving.cancel()
+        os.close(w)
+        return leftover
+
+    assert asyncio.run(main()) < 5      # before: one per notification (1,000+)
