@@ -37,6 +37,8 @@ class GradauditServer(LanguageServer):
         self.lens_refresh = False  # the client accepts workspace/codeLens/refresh
         self.resolve_edits = False  # the client resolves code actions' edits lazily
         self.root = ""
+        self.shown_problems: dict = {}   # configuration source -> the problems shown for it
+        self.pending_problems: list = []  # the initialization options' problems, shown once initialized
 
     # ---------------------------------------------------------------- helpers
 
@@ -82,16 +84,37 @@ class GradauditServer(LanguageServer):
             own = [f for f in analysis.result.findings if os.path.normpath(os.path.abspath(f.span.path)) == path]
         return own + self.analyses.foreign_findings(uri)
 
+    def severity_for(self, uri: str) -> dict:
+        analysis = self.analyses.latest(uri)
+        return analysis.severity if analysis is not None else self.settings.severity
+
     def diagnostics_for(self, uri: str) -> list[types.Diagnostic]:
         analysis = self.analyses.latest(uri)
         positions = self.positions(uri, analysis.text if analysis is not None else None)
-        return [diagnostic(f, positions, self.settings, self.positions_for_path) for f in self.findings_for(uri)]
+        severity = self.severity_for(uri)
+        return [diagnostic(f, positions, self.settings, self.positions_for_path, severity)
+                for f in self.findings_for(uri)]
+
+    def show_problems(self, source: str, problems):
+        """Each configuration problem once, as a message the user sees (window/showMessage); again
+        only if it comes back after being fixed."""
+        problems = list(dict.fromkeys(problems))
+        before = self.shown_problems.get(source, ())
+        for message in problems:
+            if message not in before:
+                text = f"gradaudit: {message} (using the default for it)"
+                self._log(text, types.MessageType.Warning)
+                try:
+                    self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=text))
+                except Exception:  # no client connected (tests calling handlers directly)
+                    pass
+        self.shown_problems[source] = tuple(problems)
 
     def _published(self, uri: str):
         """A new analysis landed for `uri`: show it (and what it placed in other open documents)."""
         analysis = self.analyses.latest(uri)
-        if analysis is not None and analysis.config_error:
-            self._log(f"gradaudit: {analysis.config_error}", types.MessageType.Warning)
+        if analysis is not None and analysis.config_source:
+            self.show_problems(analysis.config_source, analysis.config_problems)
         targets = {uri} | {u for u in self.analyses.docs if self.analyses.foreign_findings(u)}
         if self.pull:
             if self.refresh:
@@ -131,7 +154,13 @@ def initialize(ls: GradauditServer, params: types.InitializeParams):
         ls.root = path_of(params.root_uri)
     elif params.workspace_folders:
         ls.root = path_of(params.workspace_folders[0].uri)
-    ls.settings = Settings.from_client(params.initialization_options, ls.settings)
+    ls.settings, problems = Settings.from_client(params.initialization_options, ls.settings)
+    ls.pending_problems = [str(p) for p in problems]   # shown once the client is initialized
+
+
+@server.feature(types.INITIALIZED)
+def initialized(ls: GradauditServer, params: types.InitializedParams):
+    ls.show_problems("client settings", ls.pending_problems)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -165,7 +194,8 @@ def did_close(ls: GradauditServer, params: types.DidCloseTextDocumentParams):
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 def did_change_configuration(ls: GradauditServer, params: types.DidChangeConfigurationParams):
-    ls.settings = Settings.from_client(params.settings, ls.settings)
+    ls.settings, problems = Settings.from_client(params.settings, ls.settings)
+    ls.show_problems("client settings", [str(p) for p in problems])
     ls.reanalyze_all()
     if ls.lens_refresh:
         # codeLens on/off (or select/ignore) changes the lenses: the client must ask again
@@ -214,7 +244,7 @@ def code_action(ls: GradauditServer, params: types.CodeActionParams):
             if (r.end.line, r.end.character) < (req.start.line, req.start.character) or \
                     (r.start.line, r.start.character) > (req.end.line, req.end.character):
                 continue
-            diag = diagnostic(f, positions, ls.settings, ls.positions_for_path)
+            diag = diagnostic(f, positions, ls.settings, ls.positions_for_path, ls.severity_for(uri))
             if f.fix is not None and f.fix.edits and all(e.span.path == f.span.path for e in f.fix.edits):
                 data = {"uri": uri, "version": doc.version, "key": finding_key(f)}
                 action = types.CodeAction(
