@@ -164,7 +164,7 @@ def read_config(start: str = ".", explicit: str | None = None) -> tuple[Config, 
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
     except (OSError, tomllib.TOMLDecodeError) as exc:
-        return Config(root=root, source=path), [Problem(path, "", "", f"cannot be read: {exc}")]
+        return Config(root=root, source=path), [Problem(path, "", "", f"cannot be read: {exc}", "unreadable")]
     tool = data.get("tool", {})
     table = tool.get("gradaudit", {}) if isinstance(tool, dict) else {}
     return table_config(table, root, source=path)

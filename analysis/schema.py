@@ -42,10 +42,16 @@ class Problem:
     section: str       # '[tool.gradaudit]', 'gradaudit'
     key: str
     message: str
+    kind: str = "invalid"   # 'invalid' (the key takes its default), 'unknown' (ignored), 'unreadable' (all defaults)
 
     def __str__(self) -> str:
         where = " ".join(part for part in (self.section, self.key) if part)
         return f"{self.source}: {where}: {self.message}" if where else f"{self.source}: {self.message}"
+
+    @property
+    def consequence(self) -> str:
+        """What the language server does about it."""
+        return {"unknown": "ignored", "unreadable": "using the defaults"}.get(self.kind, "using the default for it")
 
 
 class _Bad(Exception):
@@ -173,13 +179,13 @@ def validate(table, keys, source: str, section: str) -> tuple[dict, list]:
     """(values by key name, problems): unknown keys and wrong values are problems, left out of values."""
     known = {k.name: k for k in keys}
     if not isinstance(table, dict):
-        return {}, [Problem(source, section, "", f"expected a table of settings, got {_shown(table)}")]
+        return {}, [Problem(source, section, "", f"expected a table of settings, got {_shown(table)}", "unreadable")]
     values, problems = {}, []
     for name, value in table.items():
         key = known.get(name)
         if key is None:
             near = ", ".join(sorted(known))
-            problems.append(Problem(source, section, str(name), f"unknown key (the keys are: {near})"))
+            problems.append(Problem(source, section, str(name), f"unknown key (the keys are: {near})", "unknown"))
             continue
         try:
             values[name] = _check(key.kind, value)

@@ -28,7 +28,7 @@ class Analysis:
     result: Result | None
     error: str | None = None
     config_source: str = ""                # the pyproject.toml that applied ('' for none)
-    config_problems: tuple = ()            # what is wrong in it, one message each
+    config_problems: tuple = ()            # schema.Problem: what is wrong in it
     severity: dict = field(default_factory=dict)   # the project's severity, with the client's over it
     seconds: float = 0.0
 
@@ -188,7 +188,7 @@ def _analyze(uri, version, text, settings, root, overlays) -> Analysis:
     """Runs in the worker process; what it returns crosses back by pickling (no syntax trees)."""
     path = path_of(uri)
     config, problems = settings.engine_config(path)
-    facts = dict(config_source=config.source, config_problems=tuple(str(p) for p in problems),
+    facts = dict(config_source=config.source, config_problems=tuple(problems),
                  severity=dict(config.severity))
     roots = [root] if root else []
     roots += list(settings.extra_paths)

@@ -96,19 +96,18 @@ class GradauditServer(LanguageServer):
                 for f in self.findings_for(uri)]
 
     def show_problems(self, source: str, problems):
-        """Each configuration problem once, as a message the user sees (window/showMessage); again
-        only if it comes back after being fixed."""
-        problems = list(dict.fromkeys(problems))
+        """Each configuration problem (schema.Problem) once, as a message the user sees
+        (window/showMessage); again only if it comes back after being fixed."""
+        texts = list(dict.fromkeys(f"gradaudit: {p} ({p.consequence})" for p in problems))
         before = self.shown_problems.get(source, ())
-        for message in problems:
-            if message not in before:
-                text = f"gradaudit: {message} (using the default for it)"
+        for text in texts:
+            if text not in before:
                 self._log(text, types.MessageType.Warning)
                 try:
                     self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=text))
                 except Exception:  # no client connected (tests calling handlers directly)
                     pass
-        self.shown_problems[source] = tuple(problems)
+        self.shown_problems[source] = tuple(texts)
 
     def _published(self, uri: str):
         """A new analysis landed for `uri`: show it (and what it placed in other open documents)."""
@@ -155,7 +154,7 @@ def initialize(ls: GradauditServer, params: types.InitializeParams):
     elif params.workspace_folders:
         ls.root = path_of(params.workspace_folders[0].uri)
     ls.settings, problems = Settings.from_client(params.initialization_options, ls.settings)
-    ls.pending_problems = [str(p) for p in problems]   # shown once the client is initialized
+    ls.pending_problems = problems   # shown once the client is initialized
 
 
 @server.feature(types.INITIALIZED)
@@ -195,7 +194,7 @@ def did_close(ls: GradauditServer, params: types.DidCloseTextDocumentParams):
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 def did_change_configuration(ls: GradauditServer, params: types.DidChangeConfigurationParams):
     ls.settings, problems = Settings.from_client(params.settings, ls.settings)
-    ls.show_problems("client settings", [str(p) for p in problems])
+    ls.show_problems("client settings", problems)
     ls.reanalyze_all()
     if ls.lens_refresh:
         # codeLens on/off (or select/ignore) changes the lenses: the client must ask again

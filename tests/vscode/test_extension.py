@@ -73,9 +73,12 @@ def test_settings_match_the_server():
     sent = {"select", "ignore", "severity", "codeLens", "debounce", "extraPaths"}
     client_only = {"importStrategy", "interpreter", "path", "trace.server"}
     assert declared == sent | client_only
-    from gradaudit.server.settings import Settings
-    s = Settings.from_client({"gradaudit": {"select": ["GA1"], "ignore": ["GA105"], "severity": {"suspicious": "hint"},
-                                            "codeLens": False, "debounce": 0, "extraPaths": ["src"]}})
+    from gradaudit.server.settings import KEYS, Settings
+    assert sent <= {k.name for k in KEYS}
+    s, problems = Settings.from_client({"gradaudit": {"select": ["GA1"], "ignore": ["GA105"],
+                                                      "severity": {"suspicious": "hint"},
+                                                      "codeLens": False, "debounce": 0, "extraPaths": ["src"]}})
+    assert problems == []
     assert (s.select, s.ignore, s.severity, s.code_lens, s.debounce_ms, s.extra_paths) == \
         (("GA1",), ("GA105",), {"suspicious": "hint"}, False, 0, ("src",))
 
