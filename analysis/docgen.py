@@ -45,7 +45,7 @@ def rule_page(rule) -> str:
         "",
         f"{rule.summary[:1].upper()}{rule.summary[1:]}.",
         "",
-        f"Family: `{rule.family}` · {_fix_text(rule)} · `gradaudit rule {rule.code}` prints this page.",
+        f"{_fix_text(rule)[:1].upper()}{_fix_text(rule)[1:]} · `gradaudit rule {rule.code}` prints this page.",
         *sections,
         "",
         "## Selecting and silencing",
