@@ -105,11 +105,11 @@ def cmd_rules(args) -> int:
 
 def cmd_server(args) -> int:
     try:
-        from gradaudit.server.__main__ import run
+        from gradaudit.server.__main__ import check, run
     except ImportError as exc:
         print(f"gradaudit: the language server is not available: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    return run(args.tcp)
+    return check() if args.check else run(args.tcp)
 
 
 # ---------------------------------------------------------------- check

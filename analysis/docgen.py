@@ -1,6 +1,6 @@
 """Generates the documentation that comes from code: one page per rule (docs/rules/GAnnn.md) and
-their index (docs/rules/README.md) from the rule modules, the rule table in README.md, and the key
-tables of docs/configuration.md from the configuration schema.
+their index (docs/rules/README.md) from the rule modules, the rule tables in README.md and
+vscode-extension/README.md, and the key tables of docs/configuration.md from the configuration schema.
 
     python -m gradaudit.analysis.docgen           # write docs/ and README.md
     python -m gradaudit.analysis.docgen --check   # exit 1 if they differ from what would be written
@@ -85,10 +85,10 @@ def rules_index() -> str:
     return "\n".join(lines)
 
 
-def readme_rules() -> str:
+def readme_rules(pages: str = "docs/rules/") -> str:
     lines = ["| code | name | what breaks |", "|---|---|---|"]
     for r in RULES:
-        lines.append(f"| [{r.code}](docs/rules/{r.code}.md) | {r.name} | {r.summary} |")
+        lines.append(f"| [{r.code}]({pages}{r.code}.md) | {r.name} | {r.summary} |")
     return "\n".join(lines)
 
 
@@ -115,6 +115,7 @@ def blocks() -> dict:
     from .config import KEYS as FILE_KEYS
     return {
         "README.md": {"rules": readme_rules()},
+        os.path.join("vscode-extension", "README.md"): {"rules": readme_rules("../docs/rules/")},
         os.path.join("docs", "configuration.md"): {"pyproject-keys": _key_table(FILE_KEYS, True),
                                                    "client-keys": _key_table(CLIENT_KEYS, False)},
     }

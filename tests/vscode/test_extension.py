@@ -70,11 +70,11 @@ def test_settings_match_the_server():
     with open(os.path.join(EXT, "package.json")) as fh:
         manifest = json.load(fh)
     declared = {k.split(".", 1)[1] for k in manifest["contributes"]["configuration"]["properties"]}
-    sent = {"select", "ignore", "severity", "codeLens", "debounce", "extraPaths"}
+    sent = {"select", "ignore", "severity", "codeLens", "debounce", "extraPaths", "docsUrl"}
     client_only = {"importStrategy", "interpreter", "path", "trace.server"}
     assert declared == sent | client_only
     from gradaudit.server.settings import KEYS, Settings
-    assert sent <= {k.name for k in KEYS}
+    assert sent == {k.name for k in KEYS}
     s, problems = Settings.from_client({"gradaudit": {"select": ["GA1"], "ignore": ["GA105"],
                                                       "severity": {"suspicious": "hint"},
                                                       "codeLens": False, "debounce": 0, "extraPaths": ["src"]}})
