@@ -85,10 +85,13 @@ def rules_index() -> str:
     return "\n".join(lines)
 
 
-def readme_rules(pages: str = "docs/rules/") -> str:
+def readme_rules(pages: str | None = "docs/rules/") -> str:
+    """The rule table; `pages=None` for the extension's README, which the .vsix carries without
+    the repository around it (links would break)."""
     lines = ["| code | name | what breaks |", "|---|---|---|"]
     for r in RULES:
-        lines.append(f"| [{r.code}]({pages}{r.code}.md) | {r.name} | {r.summary} |")
+        code = f"[{r.code}]({pages}{r.code}.md)" if pages else r.code
+        lines.append(f"| {code} | {r.name} | {r.summary} |")
     return "\n".join(lines)
 
 
@@ -115,7 +118,7 @@ def blocks() -> dict:
     from .config import KEYS as FILE_KEYS
     return {
         "README.md": {"rules": readme_rules()},
-        os.path.join("vscode-extension", "README.md"): {"rules": readme_rules("../docs/rules/")},
+        os.path.join("vscode-extension", "README.md"): {"rules": readme_rules(None)},
         os.path.join("docs", "configuration.md"): {"pyproject-keys": _key_table(FILE_KEYS, True),
                                                    "client-keys": _key_table(CLIENT_KEYS, False)},
     }

@@ -1,8 +1,10 @@
 """The VS Code extension (vscode-extension/): its TypeScript unit tests and type check, the graph
 contract with the engine, the packaged .vsix, and real VS Code end to end (code-server + Chromium,
 installed by vscode-extension/scripts/install-e2e.sh)."""
+import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -12,6 +14,7 @@ import pytest
 
 from gradaudit.analysis.engine import Analyzer
 from gradaudit.analysis.summary import graph
+from lspclient import Session, apply, edits_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXT = os.path.join(ROOT, "vscode-extension")
@@ -120,6 +123,106 @@ def test_bundled_server_runs_without_installing_gradaudit(vsix, tmp_path):
     out = subprocess.run([python, "-m", "gradaudit.analysis.cli", "check", os.path.join(EXT, "test", "e2e", "train.py")],
                          cwd=str(tmp_path), capture_output=True, text=True, env=dict(os.environ, **env), timeout=120)
     assert out.returncode == 1 and "GA101" in out.stdout, out.stdout + out.stderr
+
+
+def cpythons() -> dict:
+    """Every CPython 3.10 to 3.13 on this machine: {"3.10": path, ...} (pyenv's, then PATH's)."""
+    found = {}
+    root = os.environ.get("PYENV_ROOT") or os.path.expanduser("~/.pyenv")
+    versions = os.path.join(root, "versions")
+    for minor in ("3.10", "3.11", "3.12", "3.13"):
+        candidates = sorted(glob.glob(os.path.join(versions, f"{minor}.*", "bin", f"python{minor}")), reverse=True)
+        candidates += [p for p in (shutil.which(f"python{minor}"), f"/usr/bin/python{minor}") if p]
+        for c in candidates:
+            if os.path.exists(c) and subprocess.run([c, "-c", "import sys; assert sys.implementation.name == 'cpython'"],
+                                                    capture_output=True).returncode == 0:
+                found[minor] = c
+                break
+    return found
+
+
+NO_GRAD = """import torch
+import torch.nn as nn
+
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(8, 4)
+for step in range(3):
+    with torch.no_grad():
+        # the forward pass
+        out = model(x)
+        loss = out.pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+UNWRAPPED = NO_GRAD.replace("""    with torch.no_grad():
+        # the forward pass
+        out = model(x)
+        loss = out.pow(2).mean()
+""", """    # the forward pass
+    out = model(x)
+    loss = out.pow(2).mean()
+""")
+
+
+@pytest.fixture(scope="module")
+def unpacked(vsix, tmp_path_factory):
+    where = tmp_path_factory.mktemp("vsix")
+    with zipfile.ZipFile(vsix) as z:
+        z.extractall(where)
+    return where / "extension" / "bundled" / "libs"
+
+
+@pytest.mark.slow
+@needs_npm
+@pytest.mark.parametrize("minor", ["3.10", "3.11", "3.12", "3.13"])
+def test_unpacked_vsix_server_on_every_cpython(unpacked, minor, tmp_path):
+    """Issue 14: the bundle built with 3.11 failed on 3.10 (no tomli, no exceptiongroup) and lost
+    the with-unwrap fix on 3.12/3.13 (libcst's binary). Each CPython runs the unpacked server:
+    diagnostics, and the GA102 quick fix that unwraps the `with`."""
+    python = cpythons().get(minor)
+    if python is None:
+        pytest.skip(f"no CPython {minor} on this machine")
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "PYTHONPATH": str(unpacked),
+           "PYTHONNOUSERSITE": "1"}
+    where = subprocess.run([python, "-c", "import gradaudit.server, pygls, lsprotocol; "
+                            "print(gradaudit.server.__file__); print(pygls.__file__); print(lsprotocol.__file__)"],
+                           env=env, capture_output=True, text=True, cwd=str(tmp_path))
+    assert where.returncode == 0, where.stderr
+    assert all(line.startswith(str(unpacked)) for line in where.stdout.split()), where.stdout
+    check = subprocess.run([python, "-m", "gradaudit.server", "--check"], env=env, capture_output=True, text=True)
+    assert json.loads(check.stdout)["python"].startswith(minor + "."), check.stdout + check.stderr
+    path = tmp_path / "train.py"
+    path.write_text(NO_GRAD)
+    session = Session([python, "-m", "gradaudit.server"], cwd=str(tmp_path), env=env)
+    try:
+        session.initialize(str(tmp_path), {"gradaudit": {"debounce": 0}})
+        uri = session.open(str(path), NO_GRAD)
+        [diag] = session.diagnostics(uri)
+        assert diag["code"] == "GA102" and diag["range"]["start"] == {"line": 7, "character": 9}, diag
+        actions = session.code_actions(uri, diag)
+        [fix] = [a for a in actions if a["title"].endswith("(GA102)") and not a["title"].startswith("Ignore")]
+        assert fix["title"] == "Remove `with torch.no_grad():` (GA102)"
+        assert apply(NO_GRAD, edits_of(fix, uri)) == UNWRAPPED
+    finally:
+        session.close()
+    assert "Traceback" not in "".join(session.stderr), "".join(session.stderr)
+
+
+@pytest.mark.slow
+@needs_npm
+def test_vsix_bundle_is_pure_python(vsix):
+    # one .vsix for Linux, macOS and Windows, x64 and arm64: nothing compiled inside
+    with zipfile.ZipFile(vsix) as z:
+        names = z.namelist()
+        manifest = json.loads(z.read("extension/bundled/manifest.json"))
+    compiled = [n for n in names if re.search(r"\.(so|pyd|dylib|dll)$|\.cpython-\d+", n)]
+    assert compiled == []
+    dists = {d.rsplit("-", 1)[0].lower() for d in manifest["distributions"]}
+    # what Python 3.10 needs beside the rest; no compiled parser
+    assert {"gradaudit", "pygls", "lsprotocol", "cattrs", "attrs", "tomli", "exceptiongroup"} <= dists
+    assert "libcst" not in dists and not any("/libcst/" in n for n in names)
 
 
 @pytest.mark.slow
