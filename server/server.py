@@ -16,7 +16,8 @@ from gradaudit.analysis.findings import SAFE
 from gradaudit.analysis.fixes import fix_source
 from gradaudit.analysis.model import Span
 from gradaudit.analysis.program import read_text, split_lines
-from gradaudit.analysis.summary import graph, hover_markdown, lens_title, unique_steps
+from gradaudit.analysis.graph import graph
+from gradaudit.analysis.summary import hover_markdown, lens_title, unique_steps
 
 from .convert import Positions, diagnostic, finding_key, path_of, text_edits, uri_of
 from .documents import Analyses
@@ -390,7 +391,17 @@ async def show_training_graph(ls: GradauditServer, *args):
     analysis = await ls.analyses.current(uri)
     if analysis is None or analysis.result is None or analysis.result.model is None:
         return {"uri": uri, "steps": []}
-    out = graph(analysis.result.model)
+    own = os.path.normpath(path_of(uri))
+
+    def source(path):
+        if os.path.normpath(os.path.abspath(path)) == own:
+            return analysis.text
+        try:
+            return read_text(path)
+        except OSError:
+            return None
+
+    out = graph(analysis.result.model, analysis.result.findings, source)
     out["uri"] = uri
     if len(args) > 1 and isinstance(args[1], int):
         out["focus"] = args[1]

@@ -13,7 +13,8 @@ import zipfile
 import pytest
 
 from gradaudit.analysis.engine import Analyzer
-from gradaudit.analysis.summary import graph
+from gradaudit.analysis.graph import graph
+from gradaudit.analysis.program import read_text
 from lspclient import Session, apply, edits_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -51,21 +52,37 @@ def test_typecheck(node_modules):
     run([NPM, "run", "typecheck"])
 
 
-@pytest.mark.parametrize("name", ["gan_training", "finetune_classifier"])
-def test_graph_fixture_is_the_engines_output(name):
-    # the extension's unit tests draw these files: they must stay what the server returns
-    fixture = os.path.join(EXT, "test", "unit", "fixtures", f"graph_{name}.json")
-    with open(fixture) as fh:
-        expected = json.load(fh)
+FIXTURES = ["gan_training", "finetune_classifier", "text_trainer"]
+
+
+def engine_graph(name):
+    """What the server's gradaudit.showTrainingGraph returns for an example (without its uri)."""
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
         result = Analyzer().analyze_file(f"examples/{name}.py")
+        return graph(result.model, result.findings, read_text)
     finally:
         os.chdir(cwd)
-    actual = graph(result.model)
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_graph_fixture_is_the_engines_output(name):
+    # the extension's unit tests draw these files: they must stay what the server returns
+    # (regenerate: python tests/vscode/test_extension.py)
+    fixture = os.path.join(EXT, "test", "unit", "fixtures", f"graph_{name}.json")
+    with open(fixture) as fh:
+        expected = json.load(fh)
     expected.pop("uri")
-    assert actual == expected
+    assert engine_graph(name) == expected
+
+
+def write_fixtures():
+    for name in FIXTURES:
+        data = dict(engine_graph(name), uri=f"file:///work/examples/{name}.py")
+        with open(os.path.join(EXT, "test", "unit", "fixtures", f"graph_{name}.json"), "w") as fh:
+            json.dump(data, fh, indent=1)
+            fh.write("\n")
 
 
 def test_settings_match_the_server():
@@ -239,3 +256,7 @@ def test_real_vscode(vsix):
     assert p.returncode == 0 and "11 passed, 0 failed" in p.stdout, p.stdout[-4000:] + p.stderr[-4000:]
     for shot in ("1-diagnostic.png", "2-audit-output.png", "3-quick-fix-menu.png", "4-fixed.png", "5-graph.png"):
         assert os.path.getsize(os.path.join(ARTIFACTS, shot)) > 10_000
+
+
+if __name__ == "__main__":
+    write_fixtures()
