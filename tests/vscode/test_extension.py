@@ -242,21 +242,50 @@ def test_vsix_bundle_is_pure_python(vsix):
     assert "libcst" not in dists and not any("/libcst/" in n for n in names)
 
 
-@pytest.mark.slow
-@needs_npm
-def test_real_vscode(vsix):
-    """code-server + Chromium: squiggle, Problems row, Ctrl+. quick fix, row gone, graph view.
-    Screenshots are kept in vscode-extension/.e2e/artifacts/."""
+def run_e2e(vsix, **env):
+    p = subprocess.run(["node", os.path.join(EXT, "test", "e2e", "run.mjs")], cwd=EXT, capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL, timeout=900,
+                       env=dict(os.environ, E2E_ARTIFACTS=ARTIFACTS, GRADAUDIT_VSIX=vsix, **env))
+    print(p.stdout)
+    return p
+
+
+@pytest.fixture(scope="module")
+def e2e_tools():
     run(["bash", os.path.join(EXT, "scripts", "install-e2e.sh")], timeout=1800)
     shutil.rmtree(ARTIFACTS, ignore_errors=True)
-    p = subprocess.run(["node", os.path.join(EXT, "test", "e2e", "run.mjs")], cwd=EXT, capture_output=True, text=True,
-                       stdin=subprocess.DEVNULL,
-                       timeout=900, env=dict(os.environ, E2E_ARTIFACTS=ARTIFACTS, GRADAUDIT_VSIX=vsix))
-    print(p.stdout)
-    assert p.returncode == 0 and "11 passed, 0 failed" in p.stdout, p.stdout[-4000:] + p.stderr[-4000:]
-    for shot in ("1-diagnostic.png", "2-audit-output.png", "3-quick-fix-menu.png", "4-fixed.png", "5-graph.png"):
-        assert os.path.getsize(os.path.join(ARTIFACTS, shot)) > 10_000
 
+
+@pytest.mark.slow
+@needs_npm
+def test_real_vscode(vsix, e2e_tools):
+    """code-server + Chromium: squiggle, Problems row, Ctrl+. quick fix, row gone, the graph view
+    (at 400, 600 and 1,600 px, a GAN's valid stop-gradient). Screenshots are kept in
+    vscode-extension/.e2e/artifacts/."""
+    p = run_e2e(vsix)
+    assert p.returncode == 0 and "13 passed, 0 failed" in p.stdout, p.stdout[-4000:] + p.stderr[-4000:]
+    for shot in ("1-diagnostic.png", "2-audit-output.png", "3-quick-fix-menu.png", "4-fixed.png", "5-graph.png",
+                 "6-graph-400px.png", "6-graph-600px.png", "6-graph-1600px.png", "7-graph-gan.png"):
+        assert os.path.getsize(os.path.join(ARTIFACTS, shot)) > 10_000
+    with open(os.path.join(ARTIFACTS, "6-graph-facts.json")) as fh:
+        facts = json.load(fh)
+    assert facts["600"]["svgRight"] <= facts["600"]["view"] and facts["600"]["svgWidth"] < facts["600"]["natural"]
+    assert facts["1600"]["svgWidth"] == facts["1600"]["natural"] and not facts["1600"]["scrolls"]
+
+
+@pytest.mark.slow
+@needs_npm
+def test_real_vscode_with_python_310(vsix, e2e_tools):
+    """Issue 14: with Python 3.10 selected the bundled server failed to start (no tomli, no
+    exceptiongroup): three error toasts and no diagnostics. Now: squiggle, Problems row, quick fix."""
+    python = cpythons().get("3.10")
+    if python is None:
+        pytest.skip("no CPython 3.10 on this machine")
+    p = run_e2e(vsix, GRADAUDIT_E2E_PYTHON=python, E2E_CORE="1")
+    assert p.returncode == 0 and "8 passed, 0 failed" in p.stdout, p.stdout[-4000:] + p.stderr[-4000:]
+    name = os.path.basename(python)
+    for shot in ("1-diagnostic", "3-quick-fix-menu", "4-fixed", "5-graph"):
+        assert os.path.getsize(os.path.join(ARTIFACTS, f"{shot}-{name}.png")) > 10_000
 
 if __name__ == "__main__":
     write_fixtures()

@@ -274,7 +274,8 @@ class Gradaudit implements vscode.Disposable {
         return result && typeof result === "object" ? (result as TrainingGraph) : undefined;
     }
 
-    private showGraphPanel(graph: TrainingGraph): void {
+    /** Draw a graph in its panel; `reveal` brings the panel to the front (not when only refreshing). */
+    private showGraphPanel(graph: TrainingGraph, reveal = true): void {
         const uri = graph.uri;
         if (!uri) {
             return;
@@ -294,7 +295,7 @@ class Gradaudit implements vscode.Disposable {
                     await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(pos, pos) });
                 }
             });
-        } else {
+        } else if (reveal) {
             panel.reveal(undefined, true);
         }
         panel.webview.html = graphHtml(graph, { nonce: nonce(), cspSource: panel.webview.cspSource, title: `Training steps of ${name}` });
@@ -305,7 +306,7 @@ class Gradaudit implements vscode.Disposable {
         for (const uri of uris) {
             const key = uri.toString();
             if (this.panels.has(key)) {
-                void this.requestGraph(key).then((g) => g && this.panels.has(key) && this.showGraphPanel(g));
+                void this.requestGraph(key).then((g) => g && this.panels.has(key) && this.showGraphPanel(g, false));
             }
         }
     }

@@ -318,7 +318,8 @@ h2 a { color: var(--vscode-textLink-foreground); text-decoration: none; } h3 { f
 .summary { margin: 0 0 8px; opacity: .85; } .warn { color: var(--vscode-editorWarning-foreground); }
 .step { border-top: 1px solid var(--vscode-panel-border, #8884); padding-top: 8px; margin-top: 12px; }
 .step.focus h2::after { content: " ◀"; color: var(--vscode-textLink-foreground); }
-.diagram { overflow-x: auto; width: 100%; }
+.diagram { overflow-x: auto; width: 100%; padding-bottom: 4px; }
+.diagram::-webkit-scrollbar { height: 10px; } .diagram::-webkit-scrollbar-thumb { background: var(--vscode-scrollbarSlider-activeBackground, #8888); border-radius: 5px; }
 svg.graph { display: block; width: 100%; max-width: ${WIDTH}px; min-width: ${MIN_WIDTH}px; height: auto; font-size: 12px; }
 svg text { fill: var(--vscode-foreground); } svg .title { font-weight: 600; font-size: 13px; } svg .sub, svg .note { opacity: .8; font-size: 11px; }
 svg .name { font-family: var(--vscode-editor-font-family); }
