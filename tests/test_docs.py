@@ -15,6 +15,7 @@ from dataclasses import replace
 import pytest
 
 from gradaudit.analysis import cli, docgen
+from gradaudit.analysis.gitignore import GitIgnore
 from gradaudit.analysis.rules import BY_CODE, RULES
 
 try:
@@ -26,9 +27,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def tracked_markdown() -> list:
-    out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "*.md"], cwd=ROOT,
-                         capture_output=True, text=True, check=True).stdout.split()
-    return sorted(p for p in out if os.path.exists(os.path.join(ROOT, p)))
+    """The repository's Markdown files: what .gitignore does not ignore (a clone or a tarball)."""
+    ignore = GitIgnore(ROOT)
+    out = []
+    for dirpath, dirnames, filenames in os.walk(ROOT):
+        dirnames[:] = sorted(d for d in dirnames if d != ".git" and not ignore.ignored(os.path.join(dirpath, d), True))
+        out += [os.path.relpath(os.path.join(dirpath, f), ROOT) for f in filenames
+                if f.endswith(".md") and not ignore.ignored(os.path.join(dirpath, f), False)]
+    return sorted(out)
 
 
 def user_docs() -> list:
