@@ -165,6 +165,26 @@ def test_every_rule_mentioned_exists(rel):
         assert any(c.startswith(prefix) for c in BY_CODE), f"{rel}: the prefix {prefix} matches no rule"
 
 
+def test_the_extension_manifest_names_only_existing_rules():
+    # its severity setting's example was a prefix with no rules (GA4)
+    text = read("vscode-extension/package.json")
+    assert set(re.findall(r"\bGA\d{3}\b", text)) <= set(BY_CODE)
+    for prefix in set(re.findall(r"\b(GA\d{1,2})\b", text)):
+        assert any(c.startswith(prefix) for c in BY_CODE), f"package.json: the prefix {prefix} matches no rule"
+    assert "pip install gradaudit" not in text
+
+
+def test_every_check_option_is_documented():
+    # --extend-select was undocumented
+    parser = cli._parser()
+    subs = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction").choices
+    documented = read("README.md") + read("docs/configuration.md")
+    for action in subs["check"]._actions:
+        for opt in action.option_strings:
+            if opt.startswith("--") and opt != "--help":
+                assert opt in documented, f"`gradaudit check {opt}` is in neither README.md nor docs/configuration.md"
+
+
 def test_the_extension_readme_has_no_relative_links():
     # the .vsix carries it alone: a link into the repository would be broken (vsce refuses them)
     assert [t for t in LINK.findall(prose(read("vscode-extension/README.md"))) if not t.startswith("#")] == []

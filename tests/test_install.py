@@ -31,6 +31,7 @@ print(json.dumps({
     "found": {name: iu.find_spec(name) is not None
               for name in ("torch", "analysis", "server", "pygls", "lsprotocol")},
     "purelib": sysconfig.get_paths()["purelib"],
+    "rule_page": __import__("gradaudit.server.convert", fromlist=["rule_page"]).rule_page("GA101"),
     "platlib": sysconfig.get_paths()["platlib"],
 }))
 """
@@ -82,6 +83,13 @@ def check_installed(bindir: Path, workdir: Path, editable: bool, source_root: Pa
         assert Path(info["analysis_file"]).resolve().is_relative_to(Path(info["purelib"]).resolve())
         assert "gradaudit" in os.listdir(info["purelib"])
     assert info["rules"] == 11
+    # the rule pages ship inside the package: diagnostics link to them (nothing written elsewhere)
+    page = Path(info["rule_page"])
+    assert page.is_file() and page.read_text().splitlines()[1].startswith("# GA101 ")
+    if editable:
+        assert page.resolve() == (source_root / "docs" / "rules" / "GA101.md").resolve()
+    else:
+        assert page.resolve() == (Path(info["purelib"]) / "gradaudit" / "docs" / "rules" / "GA101.md").resolve()
 
     # runtime dependencies: exactly these; torch only as a test extra, and not installed
     assert info["found"]["torch"] is False

@@ -218,6 +218,9 @@ def test_unpacked_vsix_server_on_every_cpython(unpacked, minor, tmp_path):
         uri = session.open(str(path), NO_GRAD)
         [diag] = session.diagnostics(uri)
         assert diag["code"] == "GA102" and diag["range"]["start"] == {"line": 7, "character": 9}, diag
+        # the rule's page inside the unpacked extension
+        assert diag["codeDescription"]["href"] == f"file://{unpacked}/gradaudit/docs/rules/GA102.md"
+        assert (unpacked / "gradaudit" / "docs" / "rules" / "GA102.md").is_file()
         actions = session.code_actions(uri, diag)
         [fix] = [a for a in actions if a["title"].endswith("(GA102)") and not a["title"].startswith("Ignore")]
         assert fix["title"] == "Remove `with torch.no_grad():` (GA102)"
