@@ -221,7 +221,7 @@ class Calls:
         evidence = evidence or f.tensor or f.carries
         k = Kind.UNKNOWN | (Kind.TENSOR if f.tensor else 0)
         out = V(k, org=EMPTY, weak=weak, top=f.top or (outside and evidence), cuts=f.cuts, saves=f.saves, site=node,
-                unk=Site(self.sf, node) if node is not None else True)
+                unk=Site(self.sf, node) if node is not None else True, terms=f.terms)
         if self.nograd is not None and out.carries:
             out = self.cut_nograd(out, self.nograd)
         return out
@@ -308,7 +308,7 @@ class Calls:
         return UNKNOWN
 
     def set_attr(self, recv: V, attr: str, value: V, stmt, target, env):
-        if value.saves:
+        if value.saves and any(self.outlives_iteration(o) for o in recv.objs):
             self.note_carry(value, stmt)   # `self.centers = m * self.centers + ...` across iterations
             for o in recv.objs:
                 self.note_graph_write(o, value)

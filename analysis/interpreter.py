@@ -29,7 +29,7 @@ from .lifecycle import Lifecycle
 from .optimizers import OptimizerOps
 from .tensor_ops import TensorOps
 from .trace import InplaceRec, Trace
-from .values import EMPTY, NONE, UNKNOWN, Kind, V, const, join, join_all
+from .values import EMPTY, NONE, NOCONST, UNKNOWN, Kind, V, const, join, join_all
 
 _LOOP_RUNS = 2
 
@@ -353,9 +353,10 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         depth = len(self.ctx)
         try:
             self.path.append((key, 0, depth))
-            a = self.exec_block(stmt.body, dict(env))
+            a = self.exec_block(stmt.body, _refine(stmt.test, env, True))
             self.path[-1] = (key, 1, depth)
-            b = self.exec_block(stmt.orelse, dict(env)) if stmt.orelse else dict(env)
+            b = self.exec_block(stmt.orelse, _refine(stmt.test, env, False)) if stmt.orelse else \
+                _refine(stmt.test, env, False)
         finally:
             self.path.pop()
             self.cond -= 1
@@ -816,8 +817,9 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
                 self.check_rebind(name, old, value, stmt)
         if "loss" in name.lower() and value.k & Kind.TENSOR:
             value = self.note_loss(value, f"`{name}`")
-        if value.saves:
-            self.note_carry(value, stmt)
+        loops = self.stack[-1].loops
+        if value.saves and loops and name in _carried(loops[-1]["node"])[0]:
+            self.note_carry(value, stmt)   # a name the next iteration reads
         env[name] = value
         self.name_objects(value, name)
 
@@ -953,3 +955,26 @@ def _carried(loop) -> tuple[frozenset, bool]:
 
 def _is_property_setter(item) -> bool:
     return any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter") for d in item.decorator_list)
+
+
+def _refine(test, env: dict, arm: bool) -> dict:
+    """A copy of `env` for one arm of `if x is None` / `if x is not None`: there `x` is (or is not)
+    None, so what it holds on the other arm does not flow through this one (`h = h.detach()` only
+    when `h` is not None)."""
+    out = dict(env)
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
+        return out
+    left, right = test.left, test.comparators[0]
+    if isinstance(left, ast.Constant) and left.value is None:
+        left, right = right, left
+    if not (isinstance(left, ast.Name) and isinstance(right, ast.Constant) and right.value is None):
+        return out
+    v = env.get(left.id)
+    if v is None:
+        return out
+    is_none = arm if isinstance(test.ops[0], ast.Is) else not arm
+    if is_none:
+        out[left.id] = NONE
+    elif v.k & Kind.NONE and v.k != Kind.NONE:
+        out[left.id] = v.replace(k=v.k & ~Kind.NONE, const=NOCONST if v.const is None else v.const)
+    return out

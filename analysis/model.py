@@ -149,6 +149,7 @@ class Crossing:
     own: frozenset
     foreign: frozenset
     loops: tuple
+    arg: Span | None = None      # the argument that brought the foreign gradient
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,7 +98,7 @@ class AccRec:
 
 class CrossRec:
     """A module applied to a tensor carrying gradient from parameters it does not own."""
-    __slots__ = ("seq", "site", "own", "foreign", "ctx")
+    __slots__ = ("seq", "site", "own", "foreign", "ctx", "arg")
 
     def __init__(self, seq, site, own, foreign, ctx):
         self.seq = seq
@@ -106,6 +106,7 @@ class CrossRec:
         self.own = own
         self.foreign = foreign
         self.ctx = ctx
+        self.arg = None           # Site of the argument that brought the foreign gradient
 
 
 class GradReadRec:
