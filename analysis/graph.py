@@ -20,7 +20,6 @@ _FALLBACK = {"zero_grad": "zero_grad", "backward": "backward", "grad": "torch.au
              "sched_step": "step", "clip": "clip_grad_norm_", "unscale": "unscale_", "scaler_update": "update",
              "scaler_scale": "scale", "scaler_step": "step", "add_param_group": "add_param_group"}
 _MODULE_ROOTS = ("torch", "nn", "F", "optim", "utils")
-CUT_STATES = ("cut", "stopped")
 
 
 def _span_text(source, span: Span | None) -> str:
@@ -77,7 +76,8 @@ def _events(step: Step, source) -> list:
         if key == last:          # `scaler.step(optimizer)` is both the scaler's and the optimizer's step
             continue
         last = key
-        out.append({"kind": e.kind, "line": e.span.line, "path": e.span.path, "target": e.target, "label": label})
+        out.append({"kind": e.kind, "line": e.span.line, "path": e.span.path, "target": e.target, "label": label,
+                    "findings": []})
     return out
 
 
@@ -86,13 +86,21 @@ def _finding_json(f, step_owned: bool) -> dict:
             "message": f.message, "params": list(f.params), "on": "step" if step_owned else "node"}
 
 
+def _at_event(f, step: Step):
+    """The call of the iteration a finding points at (a step(), zero_grad(), scheduler or clip)."""
+    for i, e in enumerate(step.events):
+        if e.span.path == f.span.path and e.span.line == f.span.line and e.kind != "backward":
+            return i
+    return None
+
+
 def _belongs(f, step: Step, params_by_name: dict) -> bool:
     """Whether a finding concerns this step: it names the step's `backward()` among its evidence,
     points at one of its cuts, or names parameters drawn in it."""
     for r in f.related:
         if r.span.path == step.span.path and r.span.line == step.span.line and r.span.col == step.span.col:
             return True
-    if any(c.span == f.span for c in step.cuts):
+    if any(c.span == f.span for c in step.cuts) or _at_event(f, step) is not None:
         return True
     if step.span.path == f.span.path and step.span.line == f.span.line:
         return True
@@ -154,7 +162,18 @@ def _step_graph(step: Step, findings, source) -> dict:
     # each finding on the nodes whose parameters it names (where names repeat, the nodes made by
     # the statement it points at, or the cut it reports)
     placed = []
+    events = _events(step, source)
     for f in sorted(mine, key=lambda f: (f.span.path, f.span.line, f.span.col, f.code)):
+        # a finding about a call of the iteration (a step() that never sees zero_grad(), a
+        # scheduler stepped first) goes on that call
+        at = _at_event(f, step)
+        if at is not None:
+            where = (step.events[at].span.path, step.events[at].span.line)
+            for ev in events:
+                if (ev["path"], ev["line"]) == where and f.code not in ev["findings"]:
+                    ev["findings"].append(f.code)
+            placed.append(_finding_json(f, step_owned=True) | {"nodes": [], "on": "event"})
+            continue
         targets = [(n, ps) for n, ps in built if set(n["params"]) & set(f.params)]
         if len(targets) > 1:
             exact = [(n, ps) for n, ps in targets
@@ -174,7 +193,7 @@ def _step_graph(step: Step, findings, source) -> dict:
         })
     return {
         "loss": step.loss, "function": step.function, "line": step.span.line, "path": step.span.path,
-        "nodes": [n for n, _ in built], "optimizers": opts, "events": _events(step, source), "findings": placed,
+        "nodes": [n for n, _ in built], "optimizers": opts, "events": events, "findings": placed,
         "unknown": step.top, "owner": module_of(reached) if reached else "",
     }
 

@@ -18,10 +18,11 @@ export interface GraphNode {
 }
 export interface GraphGroup { count: number; options: string[]; exact: boolean }
 export interface GraphOptimizer { name: string; type: string; line: number; stepped: boolean; groups: GraphGroup[] }
-export interface GraphEvent { kind: string; line: number; path: string; target?: string; label?: string }
+export interface GraphEvent { kind: string; line: number; path: string; target?: string; label?: string; findings?: string[] }
 export interface GraphFinding {
     code: string; name: string; confidence: string; line: number; path: string; message: string;
-    params: string[]; on: "step" | "node"; nodes: string[];
+    /** Where it is drawn: on module nodes, on a call of the iteration, or by the loss. */
+    params: string[]; on: "step" | "node" | "event"; nodes: string[];
 }
 export interface GraphStep {
     loss: string; function: string; line: number; path: string;
@@ -247,7 +248,9 @@ function eventsHtml(step: GraphStep): string {
     }
     const chips = step.events.map((e) => {
         const label = e.label || `${e.target ? `${e.target}.` : ""}${e.kind}()`;
-        return `<button class="event ${escapeXml(e.kind)}" data-line="${e.line}">${escapeXml(label)} <span class="line">line ${e.line}</span></button>`;
+        const codes = e.findings ?? [];
+        const found = codes.map((c) => ` <span class="code">${escapeXml(c)}</span>`).join("");
+        return `<button class="event ${escapeXml(e.kind)}${codes.length ? " flagged" : ""}" data-line="${e.line}">${escapeXml(label)} <span class="line">line ${e.line}</span>${found}</button>`;
     });
     return `<div class="events" aria-label="one iteration">${chips.join('<span class="then">→</span>')}</div>`;
 }
@@ -345,6 +348,7 @@ svg rect { fill: var(--vscode-editorWidget-background, #2224); stroke-width: 1.5
 .event { font-family: var(--vscode-editor-font-family); background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); border: 0; border-radius: 10px; padding: 3px 10px; cursor: pointer; }
 .event.backward { background: var(--vscode-button-background); color: var(--vscode-button-foreground); }
 .event .line { opacity: .7; font-size: .85em; } .then { opacity: .7; }
+.event.flagged { outline: 2px solid var(--vscode-errorForeground, #f14c4c); } .event .code { font-weight: 600; color: var(--vscode-errorForeground, #f14c4c); }
 .findings ul { list-style: none; padding: 0; margin: 0; } .finding { padding: 2px 0; }
 .finding .code { font-weight: 600; color: var(--vscode-errorForeground, #f14c4c); } .finding.suspicious .code { color: var(--vscode-editorWarning-foreground, #cca700); }
 .finding .where, .finding .on { opacity: .75; }

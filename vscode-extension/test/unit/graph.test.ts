@@ -113,6 +113,20 @@ test("findings on no module sit by the loss, and findings outside every step are
     assert.match(html, /<li class="finding suspicious" data-line="30">/);
 });
 
+test("a finding about a call of the iteration is drawn on that call", () => {
+    const step: GraphStep = {
+        loss: "loss", function: "f", line: 9, path: "x.py", unknown: false, owner: "m", nodes: [node({})], optimizers: [],
+        events: [{ kind: "sched_step", line: 8, path: "x.py", target: "scheduler", label: "scheduler.step()", findings: ["GA207"] },
+            { kind: "backward", line: 9, path: "x.py", label: "loss.backward()", findings: [] }],
+        findings: [{ code: "GA207", name: "scheduler-before-step", confidence: "confirmed", line: 8, path: "x.py", message: "m",
+            params: [], on: "event", nodes: [] }],
+    };
+    const html = page({ steps: [step] });
+    assert.match(html, /<button class="event sched_step flagged" data-line="8">scheduler\.step\(\) <span class="line">line 8<\/span> <span class="code">GA207<\/span><\/button>/);
+    assert.match(html, /<button class="event backward" data-line="9">/);
+    assert.ok(!stepSvg(step, 0).includes("GA207"));       // not also a badge by the loss
+});
+
 test("the page escapes everything that comes from the code", () => {
     const evil: TrainingGraph = { uri: "file:///x.py", steps: [{
         loss: "<img src=x onerror=alert(1)>", function: "f\"'", line: 3, path: "x.py", unknown: true, owner: "",
