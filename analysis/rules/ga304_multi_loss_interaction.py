@@ -2,7 +2,15 @@
 from ..findings import CONFIRMED, UNSAFE, Finding, Fix, Related
 from .base import BACKWARD, Example, Rule, RuleContext
 from .common import describe, names
-from .lifecycle import clears, first_by_span, name_of, optimizers, own_event, steps_of
+from .lifecycle import (
+    call_of,
+    clears,
+    first_by_span,
+    name_of,
+    optimizers,
+    own_event,
+    steps_of,
+)
 
 
 def _fix(ctx: RuleContext, crossing):
@@ -63,9 +71,9 @@ def check(ctx: RuleContext):
                 rel = (Related(reuse[0].span, f"`{reuse[0].loss}.backward()` goes through the freed graph"),)
             else:
                 msg = (f"{describe(theirs)}, which {name_of(other)} trains, reach `{step.loss}` without a `.detach()`: "
-                       f"its backward() writes into their gradients, and {name_of(other)}.step() applies them with its "
+                       f"its backward() writes into their gradients, and {call_of(other, 'step')} applies them with its "
                        f"own since nothing clears them in between")
-                rel = (Related(dirty[0].span, f"{name_of(other)}.step() applies the mixed gradients"),)
+                rel = (Related(dirty[0].span, f"{call_of(other, 'step')} applies the mixed gradients"),)
             out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, anchor, msg, names(theirs),
                                rel + (Related(step.span, f"`{step.loss}.backward()`"),), _fix(ctx, crossing)))
     return first_by_span(out)
