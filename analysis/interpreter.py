@@ -351,8 +351,10 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         self.cond += 1
         key = self.seq()
         depth = len(self.ctx)
-        if _counter_like(stmt.test, self.stack[-1].loops):
-            self.trace.counters.add(key)
+        loops = self.stack[-1].loops
+        # whether the condition varies between iterations is decided later, for the few that guard
+        # a lifecycle call (GA205)
+        self.trace.branch_tests[key] = (stmt.test, loops[-1]["node"] if loops else None)
         try:
             self.path.append((key, 0, depth))
             a = self.exec_block(stmt.body, _refine(stmt.test, env, True))
@@ -989,18 +991,23 @@ def _refine(test, env: dict, arm: bool) -> dict:
 _COUNTER_WORDS = re.compile(r"step|iter|count|batch|accum|idx|index|epoch", re.I)
 
 
-def _counter_like(test, loops) -> bool:
+def counter_like(test, loop) -> bool:
     """A condition that changes from one iteration to the next (`(i + 1) % accum == 0`,
     `step % k == 0`, `self.global_step > warmup`), unlike a configuration flag (`if args.amp:`)."""
-    if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test)):
+    facts = getattr(test, "_gradaudit_test", None)   # cached on the node: trees are reused
+    if facts is None:
+        nodes = list(ast.walk(test))
+        facts = (any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in nodes)
+                 or any(isinstance(n, ast.Attribute) and _COUNTER_WORDS.search(n.attr) for n in nodes),
+                 frozenset(n.id for n in nodes if isinstance(n, ast.Name)))
+        test._gradaudit_test = facts
+    counter, names = facts
+    if counter:
         return True
-    if any(isinstance(n, ast.Attribute) and _COUNTER_WORDS.search(n.attr) for n in ast.walk(test)):
-        return True
-    if not loops:
-        return any(isinstance(n, ast.Name) and _COUNTER_WORDS.search(n.id) for n in ast.walk(test))
-    loop = loops[-1]["node"]
+    if loop is None:
+        return any(_COUNTER_WORDS.search(n) for n in names)
     stored = getattr(loop, "_gradaudit_stored", None)
     if stored is None:
         stored = frozenset(n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
         loop._gradaudit_stored = stored
-    return any(isinstance(n, ast.Name) and n.id in stored for n in ast.walk(test))
+    return bool(names & stored)
