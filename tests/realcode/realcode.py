@@ -59,9 +59,12 @@ class Package:
 
 
 def parse_spec(spec: str) -> Package:
-    """`name` or `name==version`."""
-    name, _, version = spec.partition("==")
-    return Package(name.strip(), version.strip() or None)
+    """`name` or `name==version`; anything else (a path, a URL, a range) is refused, so that pip is
+    never asked to build a local project."""
+    m = re.fullmatch(r"([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(?:==([A-Za-z0-9.+!-]+))?", spec.strip())
+    if m is None:
+        raise ValueError(f"not a package name or name==version: {spec!r}")
+    return Package(m.group(1), m.group(2))
 
 
 def load_sources(path: str = SOURCES_TOML) -> list[Package]:
