@@ -292,11 +292,8 @@ def print_update(reports: list[dict]) -> None:
           "give each a verdict (true/false) and a reason, then paste")
     for r, f in todo:
         print(realcode.proposal(r["package"], f, r["root"]))
-    gone = [line for r in reports for line in r["gone"]]
-    if gone:
-        print(f"\n# ---- {len(gone)} entr(y/ies) of these sources no longer reported: delete them "
-              "(a true one gone is a lost detection: check why first)")
-        print("\n".join(gone))
+    for line in realcode.gone_report([realcode.parse_entry(g) for r in reports for g in r["gone"]]):
+        print(("\n" if line.startswith("# ----") else "") + line)
 
 
 def sources(args, log) -> list[tuple[str, str]]:

@@ -214,10 +214,8 @@ def check(source: str, root: str, jobs: int = 0, timeout: float = 1200) -> Check
     """`gradaudit check . --format json` in `root`, through the CLI's entry point."""
     cmd = [sys.executable, "-m", "gradaudit.analysis.cli", "check", ".", "--format", "json", "--isolated",
            "--exit-zero", "--no-progress", "-j", str(jobs)]
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    proc = subprocess.run(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           timeout=timeout)
     seconds = time.perf_counter() - t0
     parse_errors = tuple(line for line in proc.stderr.splitlines() if ": error: could not parse:" in line)
@@ -364,6 +362,22 @@ def proposal(source: str, finding: dict, root: str | None) -> str:
                                       finding["confidence"], "?", "TODO"]))
 
 
+def gone_report(entries) -> list[str]:
+    """The entries no longer reported, in the list's format, with what their absence means."""
+    fixed = [e for e in entries if not e.verdict]
+    lost = [e for e in entries if e.verdict]
+    out = []
+    if fixed:
+        out.append(f"# ---- {len(fixed)} false alarm(s) no longer reported (fixed, or the line moved): delete "
+                   "these lines; their reductions stay as tests")
+        out += [e.format() for e in fixed]
+    if lost:
+        out.append(f"# ---- {len(lost)} real defect(s) no longer reported: a lost detection unless the "
+                   "engine now anchors it elsewhere; check why before deleting")
+        out += [e.format() for e in lost]
+    return out
+
+
 def failures(reviews: list, runs: list) -> list[str]:
     """What makes the regression test fail, one paragraph each."""
     out = []
@@ -448,16 +462,12 @@ def main(argv=None) -> int:
                   f"{'TRUE' if e.verdict else 'FALSE'}: {e.reason}")
     if args.update:
         todo = [(r, f) for r, rv in zip(runs, reviews) for f in rv.unreviewed]
-        gone = [e for rv in reviews for e in rv.gone]
         print(f"\n# ---- {len(todo)} unreviewed finding(s): give each a verdict (true/false) and a reason, "
               f"then paste into {os.path.relpath(REVIEWED_TXT, REPO)}")
         for r, f in todo:
             print(proposal(r.source, f, r.root))
-        if gone:
-            print(f"\n# ---- {len(gone)} entr(y/ies) no longer reported by the engine: delete them "
-                  "(a true one gone is a lost detection: check why first)")
-            for e in gone:
-                print(e.format())
+        for line in gone_report([e for rv in reviews for e in rv.gone]):
+            print(("\n" if line.startswith("# ----") else "") + line)
     print()
     for line in summary_lines(runs, reviews):
         print(line)

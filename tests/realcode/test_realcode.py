@@ -167,3 +167,13 @@ def test_file_subsets_use_path_globs():
     assert realcode.keeps(p, "t/models/bert/modeling_bert.py")
     assert not realcode.keeps(p, "t/models/gpt2/modeling_gpt2.py")
     assert realcode.keeps(realcode.Package("u", "1"), "anything/at/all.py")
+
+
+def test_gone_entries_say_what_their_absence_means():
+    fixed = realcode.Entry("pkg==1.0", "a.py", 3, "GA104", "confirmed", False, "floats")
+    lost = realcode.Entry("pkg==1.0", "b.py", 7, "GA109", "suspicious", True, "plain list")
+    text = "\n".join(realcode.gone_report([fixed, lost]))
+    assert "false alarm(s) no longer reported" in text and fixed.format() in text
+    assert "real defect(s) no longer reported" in text and lost.format() in text
+    assert text.index(fixed.format()) < text.index("real defect(s)") < text.index(lost.format())
+    assert realcode.gone_report([]) == []
