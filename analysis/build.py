@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import model as M
-from .objects import FROZEN, MAYBE, OptimObj, Site, SymObj, TensorObj, Unit
+from .objects import FROZEN, MAYBE, OptimObj, Site, TensorObj, Unit
 from .trace import InplaceRec, Trace
 
 

@@ -213,3 +213,14 @@ class Star:
 
     def __init__(self, value):
         self.value = value
+
+
+def make_tuple(items, node) -> V:
+    f = flow_of(*items)
+    return V(Kind.TUPLE, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, tuple(items), site=node)
+
+
+def storages(v: V):
+    """The tensor storages and parameter leaves a value may refer to."""
+    from .objects import TensorObj, Unit
+    return [o for o in v.objs if isinstance(o, (TensorObj, Unit))]

@@ -5,7 +5,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from ..findings import Edit, Finding, Fix, Related
+from ..findings import Edit, Finding, Related
 from ..model import ProgramModel, Span
 
 GRAPH_BREAK, LIFECYCLE, BACKWARD, NUMERICAL = "graph-break", "lifecycle", "backward", "numerical"

@@ -1,9 +1,9 @@
 """Helpers shared by rules: phrasing parameter sets, and the cut analysis behind GA101-GA105."""
 from __future__ import annotations
 
-from ..findings import CONFIRMED, Finding, Fix, Related
-from ..model import Param, Step
-from .base import RuleContext, related
+from ..findings import CONFIRMED, Finding, Related
+from ..model import Step
+from .base import RuleContext
 
 
 def module_of(params) -> str:

@@ -3,7 +3,7 @@ import ast
 
 from ..findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix, Related
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
-from .common import describe, names
+from .common import names
 
 
 def _fix(ctx: RuleContext, rec):
