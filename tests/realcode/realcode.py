@@ -141,8 +141,9 @@ def download(packages: list[Package], log=lambda msg: None) -> None:
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise FetchError(f"pip download failed: {exc}") from exc
     if proc.returncode != 0:
+        # pip's own errors only, not its notes on where it looked
         tail = "\n".join(line for line in proc.stdout.strip().splitlines()
-                         if not line.startswith("WARNING: Location"))
+                         if not line.startswith(("WARNING: Location", "Looking in")))
         raise FetchError("pip download failed:\n" + "\n".join(tail.splitlines()[-6:]))
     for p in missing:
         if find_wheel(p, wheels) is None:
