@@ -171,8 +171,24 @@ def _dedupe(findings: list[dict]) -> list[dict]:
     return sorted(best.values(), key=lambda f: (f["path"], f["line"], f["col"], f["code"]))
 
 
-def run_source(name: str, root: str, jobs: int, timeout: float, log, entries: dict) -> dict:
-    """Analyze the folder `root` (source `name` of the reviewed list) and time ast.parse over it."""
+def _analyze_all(files: list[str], droot: str, jobs: int, timeout: float, log) -> dict:
+    if jobs > 1 and len(files) >= 2 * jobs:
+        import concurrent.futures
+        chunks = [files[i::jobs] for i in range(jobs)]
+        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+            parts = list(pool.map(analyze_chunk, chunks, [droot] * jobs, [timeout] * jobs))
+        return _merge(parts)
+    return analyze_chunk(files, droot, timeout, log)
+
+
+def _place(f: dict) -> tuple:
+    return (f["path"], f["line"], f["col"], f["code"], f["confidence"])
+
+
+def run_source(name: str, root: str, jobs: int, timeout: float, log, entries: dict, order_check=False) -> dict:
+    """Analyze the folder `root` (source `name` of the reviewed list) and time ast.parse over it.
+    order_check: analyze it a second time in the reverse order; a finding of one pass only depends on
+    what the process analyzed before (the engine's state leaking between files) and is marked unstable."""
     files = [display(p) for p in python_files(root)]
     droot = display(root)
     lines = 0
@@ -183,15 +199,15 @@ def run_source(name: str, root: str, jobs: int, timeout: float, log, entries: di
 
     gc.collect()
     wall0 = time.perf_counter()
-    if jobs > 1 and len(files) >= 2 * jobs:
-        import concurrent.futures
-        chunks = [files[i::jobs] for i in range(jobs)]
-        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-            parts = list(pool.map(analyze_chunk, chunks, [droot] * jobs, [timeout] * jobs))
-        res = _merge(parts)
-    else:
-        res = analyze_chunk(files, droot, timeout, log)
+    res = _analyze_all(files, droot, jobs, timeout, log)
     wall = time.perf_counter() - wall0
+    unstable: set = set()
+    if order_check:
+        log(f"{name}: analyzing again in the reverse order ...")
+        again = _analyze_all(files[::-1], droot, jobs, timeout, None)
+        first, second = {_place(f) for f in res["findings"]}, {_place(f) for f in again["findings"]}
+        unstable = first ^ second
+        res["findings"] = res["findings"] + [f for f in again["findings"] if _place(f) in second - first]
 
     # ast.parse over the same files, one at a time so that no tree outlives its timing
     parse_s = parse_cpu = 0.0
@@ -210,6 +226,7 @@ def run_source(name: str, root: str, jobs: int, timeout: float, log, entries: di
 
     findings = _dedupe(res["findings"])
     for f in findings:   # keyed like the reviewed list: relative to the source's folder
+        f["unstable"] = _place(f) in unstable
         f["path"] = os.path.relpath(f["path"], droot).replace(os.sep, "/")
     rv = realcode.review(name, findings, entries)
     for f in findings:
@@ -227,7 +244,8 @@ def run_source(name: str, root: str, jobs: int, timeout: float, log, entries: di
         "cpu_ratio": res["cpu"] / parse_cpu if parse_cpu else None,
         "crashes": res["crashes"], "parse_errors": res["parse_errors"],
         "findings_by_code": {f"{c}/{conf}": n for (c, conf), n in sorted(by_code.items())},
-        "findings": findings, "verdicts": rv.counts(), "gone": [e.format() for e in rv.gone],
+        "findings": findings, "verdicts": rv.counts(), "order_checked": order_check,
+        "unstable": sum(1 for f in findings if f["unstable"]), "gone": [e.format() for e in rv.gone],
         "slowest_files": [{"path": p, "seconds": round(s, 4)} for s, p in res["slowest"]],
     }
 
@@ -263,6 +281,8 @@ def print_package(r: dict) -> None:
                                         f"suspicious" for code, c in sorted(cells.items())))
     else:
         print("findings:  none")
+    if r["order_checked"]:
+        print(f"order check: {r['unstable']} finding(s) reported in one file order only")
     v = r["verdicts"]
     print("verdicts:  " + "   ".join(f"{conf}: true {v[conf]['true']}, false {v[conf]['false']}, "
                                      f"unreviewed {v[conf]['unreviewed']}" for conf in ("confirmed", "suspicious")))
@@ -280,7 +300,8 @@ def print_package(r: dict) -> None:
         for f in these:
             verdict = ("unreviewed" if f["verdict"] is None
                        else f"reviewed {'TRUE' if f['verdict'] else 'FALSE'}: {f['reason']}")
-            print(f"  {f['path']}:{f['line']}: {f['code']} {f['message']}\n"
+            flag = "UNSTABLE (one order only) " if f["unstable"] else ""
+            print(f"  {f['path']}:{f['line']}: {flag}{f['code']} {f['message']}\n"
                   f"      {f['line']:>5} | {f['source_line'].strip()}\n      {verdict}")
     for line in r["gone"]:
         print(f"  no longer reported: {line}")
@@ -325,6 +346,8 @@ def main(argv=None) -> int:
                     help="PyPI packages (default: " + " ".join(DEFAULT_PACKAGES) + " when nothing else is given)")
     ap.add_argument("--pinned", action="store_true",
                     help="the pinned packages of the real-code regression test (tests/realcode/sources.toml)")
+    ap.add_argument("--order-check", action="store_true",
+                    help="analyze each source again in the reverse file order and flag findings of one order only")
     ap.add_argument("--update", action="store_true",
                     help="print the unreviewed findings in the format of tests/realcode/reviewed.txt")
     ap.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
@@ -359,7 +382,7 @@ def main(argv=None) -> int:
         try:
             if isinstance(root, Exception):
                 raise root
-            r = run_source(name, root, max(1, args.jobs), args.timeout, log, entries)
+            r = run_source(name, root, max(1, args.jobs), args.timeout, log, entries, args.order_check)
         except Exception as exc:
             failures[name] = f"{type(exc).__name__}: {exc}"
             print(f"\n=== {name}: skipped: {failures[name]}")
@@ -381,11 +404,13 @@ def main(argv=None) -> int:
                 for conf in ("confirmed", "suspicious")}
     if args.update:
         print_update(reports)
+    unstable = sum(r["unstable"] for r in reports)
     print(f"\nSUMMARY: {len(reports)} sources, {tot_files} files, {tot_lines} lines, analysis {tot_a:.2f} s, "
           f"ast.parse {tot_p:.2f} s, ratio {ratio}, crashes {tot_crash}, findings {tot_conf} confirmed / "
           f"{tot_susp} suspicious" + (f", peak RSS {rss:.0f} MiB" if rss else "")
           + "".join(f"; {conf} true {v['true']} / false {v['false']} / unreviewed {v['unreviewed']}"
                     for conf, v in verdicts.items())
+          + (f"; unstable (one file order only) {unstable}" if args.order_check else "")
           + (f", failed: {', '.join(failures)}" if failures else ""))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
