@@ -47,7 +47,7 @@ class Calls:
         if not results:
             # an unknown callable (a model from a factory the engine cannot see, a wrapper...):
             # it may add gradient from parameters the engine cannot name
-            return self.opaque_call(fv, args, kwargs, node, extra=fv).replace(top=True)
+            return self.opaque_call(fv, args, kwargs, node, extra=fv, outside=True)
         return join_all(results)
 
     def call_function(self, fn: FuncObj, args, kwargs, node, self_v=None, symbolic=False) -> V:
@@ -192,9 +192,13 @@ class Calls:
             self.after_init(m)
         return recv
 
-    def opaque_call(self, fv: V | None, args, kwargs, node, extra: V | None = None) -> V:
-        """A call the engine does not follow: its result may carry what went in (weakly)."""
+    def opaque_call(self, fv: V | None, args, kwargs, node, extra: V | None = None, outside=False) -> V:
+        """A call the engine does not follow: its result may carry what went in (weakly), and its
+        content is unknown. `outside`: code the engine cannot see at all (a library); it may run a
+        model of its own, but only tensors, modules or gradient going in are evidence of that
+        (`parser.parse_args()`, `env.step(a)` return values that carry no gradient)."""
         f = Flow()
+        evidence = False
         for v in list(args) + [v for k, v in kwargs.items() if k != "**"] + ([extra] if extra else []):
             if isinstance(v, Star):
                 v = v.value
@@ -204,13 +208,17 @@ class Calls:
             for o in v.objs:
                 if isinstance(o, ModuleObj):
                     f.weak = f.weak | frozenset(o.units())
+                    evidence = True
                 elif isinstance(o, SymObj):
                     f.weak = f.weak | {self.sym_unit(o)}
                 elif isinstance(o, PIter):
                     f.weak = f.weak | o.units
+                    evidence = True
         weak = f.weak | f.org
+        evidence = evidence or f.tensor or f.carries
         k = Kind.UNKNOWN | (Kind.TENSOR if f.tensor else 0)
-        out = V(k, org=EMPTY, weak=weak, top=f.top, cuts=f.cuts, saves=f.saves, site=node)
+        out = V(k, org=EMPTY, weak=weak, top=f.top or (outside and evidence), cuts=f.cuts, saves=f.saves, site=node,
+                unk=Site(self.sf, node) if node is not None else True)
         if self.nograd is not None and out.carries:
             out = self.cut_nograd(out, self.nograd)
         return out
@@ -328,11 +336,13 @@ class Calls:
         tensorish = False
         for o in recv.objs:
             if isinstance(o, ListObj):
-                results.append(o.content if o.content is not None else UNKNOWN)
+                # a list nothing was seen put in: filled where the engine did not look
+                results.append(o.content if o.content is not None else V(Kind.UNKNOWN, site=node,
+                                                                          unk=Site(self.sf, node)))
             elif isinstance(o, DictObj):
                 key = index.const if isinstance(index.const, (str, int)) else None
                 v = o.get(key)
-                results.append(v if v is not None else UNKNOWN)
+                results.append(v if v is not None else V(Kind.UNKNOWN, site=node, unk=Site(self.sf, node)))
             elif isinstance(o, ModuleObj):
                 key = index.const
                 if isinstance(key, int) and not isinstance(key, bool):
@@ -404,6 +414,10 @@ class Calls:
             s = ScalerObj(qual, "<scaler>", Site(self.sf, node), self.seq())
             self.event("scaler_new", node, s)
             return V(Kind.SCALER, frozenset((s,)))
+        if qual in ("torch.is_grad_enabled", "torch.autograd.grad_mode.is_grad_enabled"):
+            if self.nograd is not None:
+                return const(False)
+            return const(True) if self.grad_known else V(Kind.NUMBER, unk=False)
         if qual in T.NOGRAD_CTX:
             return V(Kind.CTX, frozenset((CtxObj("nograd", Site(self.sf, node)),)))
         if qual in T.GRAD_CTX:
@@ -422,7 +436,7 @@ class Calls:
             create = kwargs.get("create_graph")
             if create is not None and create.const is not False:
                 f = flow_of(outputs)
-                return V(Kind.TUPLE | Kind.TENSOR, EMPTY, f.org, f.weak, f.top, f.cuts, EMPTY, site=node)
+                return V(Kind.TUPLE | Kind.TENSOR, EMPTY, f.org, f.weak, f.top, f.cuts, EMPTY, site=node, unk=f.unk)
             return V(Kind.TUPLE | Kind.TENSOR, frozenset((TensorObj(Site(self.sf, node)),)), site=node)
         if qual in ("torch.autograd.backward",):
             loss = args[0] if args else kwargs.get("tensors", UNKNOWN)
@@ -559,7 +573,7 @@ class Calls:
                     return const({"abs": abs, "round": round, "pow": pow}[name](*consts), node)
                 except Exception:
                     pass
-            return V(Kind.NUMBER, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, site=node)
+            return V(Kind.NUMBER, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, site=node, unk=f.unk)
         if name == "getattr" and len(args) >= 2 and isinstance(args[1], V) and isinstance(args[1].const, str):
             v = self.get_attr(args[0], args[1].const, node, env)
             if len(args) > 2 and v is UNKNOWN:
@@ -714,7 +728,7 @@ class Calls:
             # `x.to(device)`, `batch.view(...)` on data the engine did not see being made
             return self.tensor_method(recv.replace(k=recv.k | Kind.TENSOR), name, args, kwargs, node, None)
         # a method of an object the engine cannot see may run a model of its own
-        return self.opaque_call(None, args, kwargs, node, extra=recv).replace(top=True)
+        return self.opaque_call(None, args, kwargs, node, extra=recv, outside=True)
 
     def passthrough(self, args):
         """Wrappers that hand back what they were given (accelerator.prepare, DDP, torch.compile...)."""
@@ -732,8 +746,14 @@ class Calls:
                 return self.call_function(c.methods[name], args, kwargs, node, self_v=o.recv)
         if name == "__init__":
             return NONE
-        # a torch base method: forward to the object itself
-        return self.call_method(o.recv, name, args, kwargs, node, env) if name not in ("forward",) else UNKNOWN
+        if name == "forward":
+            return UNKNOWN
+        # a torch base method (nn.Module.train from an override of train...): not the override again
+        mods = o.recv.of(ModuleObj)
+        if mods and len(mods) == len(o.recv.objs):
+            return join_all([self.module_method(m, name, args, kwargs, node, env, module_value(m), base=True)
+                             for m in mods])
+        return self.call_method(o.recv, name, args, kwargs, node, env)
 
     def sym_method(self, o: SymObj, name, args, kwargs, node, recv: V) -> V:
         if name in ("parameters", "named_parameters"):

@@ -381,7 +381,8 @@ class Expressions:
                 else:
                     out = join(out, UNKNOWN)
             elif isinstance(o, (TensorObj, Unit)):
-                out = join(out, V(Kind.TENSOR, frozenset((o,)), v.org, v.weak, v.top, v.cuts, v.saves))
+                out = join(out, V(Kind.TENSOR, frozenset((o,)), v.org, v.weak, v.top, v.cuts, v.saves, unk=v.unk,
+                                  facts=v.facts))
             elif isinstance(o, SymObj):
                 out = join(out, UNKNOWN)
         if out is None:

@@ -73,6 +73,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps):
         self._seq = itertools.count(1)
         self._iter_ids = itertools.count(1)
         self.ctx: tuple = ()
+        self.grad_known = True              # grad mode is known (enabled unless nograd is set)
         self.nograd: Site | None = None      # Site of the active no_grad region, if any
         self.cond = 0                         # depth of conditional execution
         self.stack: list[Frame] = []
@@ -123,17 +124,17 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps):
         scope.running = True
         g = scope.globals
         g["__name__"] = const(scope.name)
-        prev = (self.sf, self.stack, self.no_force, self.ctx, self.nograd, self.cond)
+        prev = (self.sf, self.stack, self.no_force, self.ctx, self.nograd, self.cond, self.grad_known)
         self.sf = scope.sf
         self.stack = [Frame(None, scope, (), None, frozenset(), label="<module>")]
         # An imported module's top level binds names; it must not pull in the modules it
         # imports itself (that cascades through a whole package), so its lazy names stay lazy.
         self.no_force = scope.sf is not self.entry
-        self.nograd, self.cond = None, 0
+        self.nograd, self.cond, self.grad_known = None, 0, True
         try:
             self.exec_block(scope.sf.tree.body, g)
         finally:
-            self.sf, self.stack, self.no_force, self.ctx, self.nograd, self.cond = prev
+            self.sf, self.stack, self.no_force, self.ctx, self.nograd, self.cond, self.grad_known = prev
             scope.running = False
             scope.done = True
 
@@ -171,6 +172,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps):
             self.root_index += 1
             self.ctx = (("root", self.root_index),)
             self.nograd = None
+            self.grad_known = False   # its callers, not seen, may run it under no_grad
             self.cond = 0
             self.root_start = self.steps
             self.root_budget = SYMBOLIC_BUDGET
@@ -428,7 +430,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps):
         return None
 
     def _s_with(self, stmt, env):
-        saved_nograd = self.nograd
+        saved_nograd, saved_known = self.nograd, self.grad_known
         try:
             for item in stmt.items:
                 cm = self.eval(item.context_expr, env)
@@ -436,12 +438,14 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps):
                     if o.kind == "nograd":
                         self.nograd = Site(self.sf, item.context_expr) if self.nograd is None else self.nograd
                     elif o.kind == "grad":
-                        self.nograd = None
+                        self.nograd, self.grad_known = None, True
+                    elif o.kind == "other" and self.nograd is None:
+                        self.grad_known = False   # set_grad_enabled(flag) with a flag not known here
                 if item.optional_vars is not None:
                     self.assign(item.optional_vars, cm if not cm.of(CtxObj) else UNKNOWN, env, stmt)
             return self.exec_block(stmt.body, env)
         finally:
-            self.nograd = saved_nograd
+            self.nograd, self.grad_known = saved_nograd, saved_known
 
     def _s_try(self, stmt, env):
         start = dict(env)
@@ -677,7 +681,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps):
                 if o.forcing:
                     return UNKNOWN
                 o.forcing = True
-                saved = (self.sf, self.stack, self.ctx, self.nograd, self.cond)
+                saved = (self.sf, self.stack, self.ctx, self.nograd, self.cond, self.grad_known)
                 try:
                     if o.attr is None:
                         o.value = self.scope_value(o.path, o.dotted)
@@ -692,7 +696,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps):
                             val = self.force(val)
                         o.value = val if val is not None else UNKNOWN
                 finally:
-                    self.sf, self.stack, self.ctx, self.nograd, self.cond = saved
+                    self.sf, self.stack, self.ctx, self.nograd, self.cond, self.grad_known = saved
                     o.forcing = False
             out.append(o.value)
         return join_all(out) if out else UNKNOWN
@@ -780,6 +784,8 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps):
             old = env.get(name)
             if old is not None:
                 self.check_rebind(name, old, value, stmt)
+        if "loss" in name.lower() and value.k & Kind.TENSOR:
+            value = self.note_loss(value, f"`{name}`")
         env[name] = value
         self.name_objects(value, name)
 

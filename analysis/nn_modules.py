@@ -28,8 +28,8 @@ class ModuleOps:
             v = self.class_attr(m.cls, attr, module_value(m), node)
             if v is not UNKNOWN:
                 return v
-        if attr in ("training",):
-            return V(Kind.NUMBER)
+        if attr == "training":
+            return const(m.training) if isinstance(m.training, bool) else V(Kind.NUMBER, unk=False)
         if attr in ("module", "_orig_mod") and m.cls is None:
             return module_value(m)  # DDP(model).module, torch.compile(model)._orig_mod
         if m.opaque and not attr.startswith("_") and attr not in _MODULE_METHODS:
@@ -133,6 +133,15 @@ class ModuleOps:
                     u.unreg = rec
             if rec not in self.trace.unregs:
                 self.trace.unregs.append(rec)
+
+    def set_training(self, m: ModuleObj, mode):
+        """`.train(mode)`/`.eval()`: the module and every registered submodule. Under a condition the
+        state becomes unknown where the paths disagree (like freezing)."""
+        for sub in m.submodules():
+            if self.cond and sub.training != mode:
+                sub.training = None
+            else:
+                sub.training = mode
 
     def set_requires_grad(self, recv: V, flag, node, target_node, env, stmt) -> V:
         units = [o for o in recv.objs if isinstance(o, Unit) and o.kind != Unit.OPAQUE]
@@ -373,6 +382,10 @@ class ModuleOps:
             if spec.endswith("Cell") and spec.startswith("LSTM"):
                 return make_tuple([out, self.tensor_result(f, node)], node)
             return out
+        if spec in T.LOSS_MODULES:
+            argv = [a for a in args if isinstance(a, V)]
+            out = self.tensor_result(flow_of(*argv), node, op=_loss_op(spec), inputs=tuple(argv))
+            return self.loss_value(out, argv, f"`{m.label}`" if not m.label.startswith("<") else spec)
         if spec in T.FREE_MODULES:
             f = flow_of(*[a for a in args if isinstance(a, V)])
             if m.inplace and spec != "Dropout" or (m.inplace and spec.startswith("Dropout")):
@@ -391,8 +404,9 @@ class ModuleOps:
         # opaque torch module, or a module from a factory the engine could not follow
         return self.opaque_call(None, args, kwargs, node, extra=module_value(m))
 
-    def module_method(self, m: ModuleObj, name, args, kwargs, node, env, recv: V) -> V:
-        if m.cls is not None:
+    def module_method(self, m: ModuleObj, name, args, kwargs, node, env, recv: V, base=False) -> V:
+        """`base`: nn.Module's own method, reached through super() from an override."""
+        if m.cls is not None and not base:
             fn = m.cls.lookup(name)
             if fn is not None:
                 return self.call_function(fn, args, kwargs, node, self_v=module_value(m))
@@ -420,7 +434,14 @@ class ModuleOps:
             if units:
                 self.freeze(units, flag, node, module_value(m))
             return recv
-        if name in ("train", "eval", "to", "cuda", "cpu", "float", "double", "half", "bfloat16", "share_memory",
+        if name in ("train", "eval"):
+            mode = False if name == "eval" else True
+            given = args[0] if args else kwargs.get("mode")
+            if name == "train" and isinstance(given, V):
+                mode = given.const if isinstance(given.const, bool) else None
+            self.set_training(m, mode)
+            return recv
+        if name in ("to", "cuda", "cpu", "float", "double", "half", "bfloat16", "share_memory",
                     "type", "requires_grad", "xpu", "mps"):
             return recv
         if name == "apply" and args:
@@ -498,3 +519,14 @@ def _target_label(node) -> str:
     if isinstance(node, ast.Attribute):
         return node.attr
     return "<tensor>"
+
+
+def _loss_op(spec: str) -> str:
+    """nn.MSELoss -> mse_loss: the functional a loss module runs (what its backward saves)."""
+    special = {"CrossEntropyLoss": "cross_entropy", "NLLLoss": "nll_loss", "BCELoss": "binary_cross_entropy",
+               "BCEWithLogitsLoss": "binary_cross_entropy_with_logits", "KLDivLoss": "kl_div", "L1Loss": "l1_loss",
+               "MSELoss": "mse_loss"}
+    if spec in special:
+        return special[spec]
+    import re
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", spec[:-4]).lower() + "_loss"

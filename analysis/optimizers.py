@@ -9,8 +9,8 @@ from __future__ import annotations
 from .objects import (
     DictObj, FuncObj, Group, ListObj, OptimObj, PIter, ScalerObj, SchedObj, Site, SymObj, TensorObj, Unit,
 )
-from .trace import BackwardRec, Event
-from .values import (NONE, UNKNOWN, Kind, V)
+from .trace import BackwardRec, Event, LossRec
+from .values import NONE, UNKNOWN, Fact, Kind, V
 
 
 class OptimizerOps:
@@ -18,6 +18,25 @@ class OptimizerOps:
         ev = Event(self.seq(), kind, Site(self.sf, node), self.ctx, obj, detail, guarded=self.cond > 0)
         self.trace.events.append(ev)
         return ev
+
+    def loss_value(self, out: V, argv, label) -> V:
+        """A loss function's result: its target's stop-gradients are the idiom (role 'target'), and it
+        is a loss term whose reaching a backward() GA209 checks."""
+        if len(argv) >= 2 and isinstance(argv[0], V) and isinstance(argv[1], V):
+            target, pred = argv[1], argv[0]
+            for c in target.cuts - pred.cuts:
+                if not c.role:
+                    c.role = "target"
+        return self.note_loss(out, label, named=False)
+
+    def note_loss(self, v: V, label, named=True) -> V:
+        """Record a loss term (GA209): computed with gradient from known leaves, outside no_grad."""
+        if not v.org or self.nograd is not None or v.facts & Fact.NOGRAD or (named and v.terms):
+            return v
+        stmt = self.cur_stmt if self.cur_stmt is not None else v.site
+        rec = LossRec(self.seq(), Site(self.sf, stmt), self.ctx, v.org, v.weak, label, self.stack[-1].label)
+        self.trace.losses.append(rec)
+        return v.replace(terms=v.terms | {rec})
 
     def do_backward(self, loss: V, node, kind="backward", inputs=None, loss_node=None):
         site = Site(self.sf, node)

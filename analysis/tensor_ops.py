@@ -11,7 +11,8 @@ from .objects import (
     FROZEN, TRAINABLE, ListObj, PIter, Site, TensorObj, Unit,
 )
 from .trace import Cut, InplaceRec, SaveRec
-from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Flow, Kind, Star, V, const, flow_of, make_tuple, storages)
+from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Fact, Flow, Kind, Star, V, const, flow_of, make_tuple,
+                     storages)
 
 STORAGE = (TensorObj, Unit)
 _ALIAS_METHODS = {"to", "cpu", "cuda", "float", "double", "half", "bfloat16", "contiguous", "type",
@@ -40,7 +41,9 @@ class TensorOps:
         saves = f.saves
         if op is not None and self.nograd is None and f.carries:
             saves = self._record_saves(op, f, inputs, storage, site, saves)
-        v = V(k, objs, f.org, f.weak, f.top, f.cuts, saves, f.grads, site=node)
+        nograd = self.nograd is not None or f.nograd
+        v = V(k, objs, f.org, f.weak, f.top, f.cuts, saves, f.grads, site=node, unk=f.unk,
+              facts=Fact.NOGRAD if nograd else 0, terms=f.terms)
         if self.nograd is not None and v.carries:
             v = self.cut_nograd(v, self.nograd)
         return v
@@ -74,12 +77,15 @@ class TensorOps:
     def make_cut(self, kind, v: V, node, detail, receiver=None, site=None, result_k=None) -> V:
         """Drop `v`'s gradient at `node`; the cut remembers which leaves lost their path."""
         k = result_k if result_k is not None else v.k
+        # whatever went in, what comes out requires no grad (and so can hide no unseen gradient)
+        facts = v.facts | Fact.NOGRAD
         if not v.carries:
-            return v.replace(k=k, site=node, items=None, const=NOCONST)
+            return v.replace(k=k, site=node, items=None, const=NOCONST, unk=False, facts=facts, terms=EMPTY)
         cut = Cut(kind, site or Site(self.sf, node), v.org, v.weak, detail, receiver)
         cut.top = v.top
+        cut.terms = v.terms
         return v.replace(k=k, org=EMPTY, weak=EMPTY, top=False, cuts=v.cuts | {cut}, site=node, items=None,
-                         const=NOCONST)
+                         const=NOCONST, unk=False, facts=facts, terms=EMPTY)
 
     def cut_nograd(self, v: V, site: Site) -> V:
         return self.make_cut(Cut.NOGRAD, v, site.node, "no_grad", site=site)
@@ -113,19 +119,28 @@ class TensorOps:
                 if states == {TRAINABLE} and all(u.kind != Unit.OPAQUE for u in units):
                     return const(True)
                 return V(Kind.NUMBER)
-            if recv.org and not recv.weak:
+            if recv.facts & Fact.NOGRAD:
+                return const(False)    # made under no_grad, detached, or from tensors that need no grad
+            if any(u.frozen != FROZEN for u in recv.org):
                 return const(True)
-            return V(Kind.NUMBER)
+            if recv.k & Kind.TENSOR and not (recv.carries or recv.unk):
+                return const(False)
+            return V(Kind.NUMBER, unk=False)
         if attr in ("T", "mT", "H", "mH", "real", "imag"):
             return self.tensor_result(flow_of(recv), node, alias=recv)
         if attr in ("shape", "dtype", "device", "ndim", "is_leaf", "grad_fn", "is_cuda", "layout", "names"):
-            return V(Kind.NUMBER | Kind.UNKNOWN, site=node)
+            return V(Kind.NUMBER | Kind.UNKNOWN, site=node, unk=False)   # never gradient
         return V(Kind.UNKNOWN, site=node)
 
     def binop(self, op, left: V, right: V, node) -> V:
         if left.k & Kind.TENSOR or right.k & Kind.TENSOR:
             opname = {ast.Mult: "mul", ast.MatMult: "matmul", ast.Div: "div", ast.Pow: "pow",
                       ast.FloorDiv: "floor_divide"}.get(type(op))
+            if isinstance(op, (ast.Mult, ast.Div)):
+                # `log_prob * advantage.detach()`: a stop-gradient on a factor is a weight, not a break
+                _tag_cuts(right, left, "weight")
+                if isinstance(op, ast.Mult):
+                    _tag_cuts(left, right, "weight")
             f = flow_of(left, right)
             return self.tensor_result(f, node, op=opname, inputs=(left, right))
         lc, rc = left.const, right.const
@@ -149,7 +164,7 @@ class TensorOps:
         k = Kind.ARRAY if (left.k & Kind.ARRAY or right.k & Kind.ARRAY) else (
             Kind.STR if left.k == Kind.STR else Kind.NUMBER if left.k & Kind.NUMBER or right.k & Kind.NUMBER
             else Kind.UNKNOWN)
-        return V(k, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, site=node)
+        return V(k, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, site=node, unk=f.unk, terms=f.terms)
 
     def inplace_update(self, target: V, rhs: V | None, node, stmt, op, target_node=None) -> V:
         site = Site(self.sf, node)
@@ -182,7 +197,8 @@ class TensorOps:
             new_saves = new_saves | frozenset(SaveRec(s, s.version, site, "mul") for s in storages(rhs)
                                               if isinstance(s, TensorObj))
         out = V(Kind.TENSOR, frozenset(stores) if stores else frozenset((TensorObj(site),)),
-                f.org, f.weak, f.top, f.cuts, new_saves, target.grads, site=node)
+                f.org, f.weak, f.top, f.cuts, new_saves, target.grads, site=node, unk=f.unk,
+                facts=Fact.NOGRAD if f.nograd else 0, terms=f.terms)
         if self.nograd is not None and rhs is not None and rhs.carries:
             out = self.cut_nograd(out, self.nograd)
         return out
@@ -359,10 +375,16 @@ class TensorOps:
             if short == "embedding" and len(argv) > 1:
                 return self.tensor_result(flow_of(argv[1]), node)
             return self.tensor_result(flow_of(*argv), node)
-        return self.tensor_result(flow_of(*argv, *[v for k, v in kwargs.items() if k not in ("**",) and
-                                                   isinstance(v, V) and v.k & Kind.TENSOR]),
-                                  node, op=short, inputs=tuple(argv))
+        out = self.tensor_result(flow_of(*argv, *[v for k, v in kwargs.items() if k not in ("**",) and
+                                                  isinstance(v, V) and v.k & Kind.TENSOR]),
+                                 node, op=short, inputs=tuple(argv))
+        if short.endswith("_loss") or short in _LOSS_FUNCTIONS:
+            return self.loss_value(out, argv + [kwargs[k] for k in ("target", "input") if k in kwargs], f"F.{short}")
+        return out
 
+
+_LOSS_FUNCTIONS = {"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+                   "nll_loss", "ctc_loss", "poisson_nll_loss", "gaussian_nll_loss", "triplet_margin_with_distance_loss"}
 
 TENSORISH_METHODS = (_ALIAS_METHODS | _SHAPE_METHODS | T.VIEW_OPS | T.SPLIT_OPS | T.NONDIFF_OPS | T.SAVES_INPUT
                       | T.SAVES_OUTPUT | {"clone", "sum", "mean", "numpy", "item", "tolist", "detach", "abs",
@@ -373,3 +395,11 @@ _BINOPS = {
     ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
     ast.Pow: lambda a, b: a ** b if abs(b) < 64 else None,
 }
+
+
+def _tag_cuts(v: V, other: V, role: str):
+    """Mark the cuts that only `v` brings where it meets `other`, which carries gradient of its own."""
+    if v.cuts and other.carries and not v.carries:
+        for c in v.cuts - other.cuts:
+            if not c.role:
+                c.role = role

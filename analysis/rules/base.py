@@ -73,6 +73,7 @@ class RuleContext:
     model: ProgramModel
     files: dict                      # path -> SourceFile
     findings: list = field(default_factory=list)
+    cache: dict = field(default_factory=dict)   # what several rules derive from the model, computed once
 
     def text(self, span: Span | None) -> str:
         if span is None:
