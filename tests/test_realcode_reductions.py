@@ -31,7 +31,6 @@ RUNS = 16
 
 # the engine's open false alarms
 STILL_WRONG = {
-    "reinforce_log_probs_from_callback.py",     # issue 8: unknown values are not gradient; unseen fillers prove nothing
     "critic_layers_extended_from_helper.py",    # Sequential(*extended list): order from object-counter hashing
 }
 
