@@ -131,7 +131,7 @@ def test_suspicious_and_true_findings_do_not_fail():
 
 
 def test_a_crash_fails():
-    run = realcode.CheckRun("pkg==1.0", "/nowhere", 1, 1, 0.0, (), "Traceback ...", ())
+    run = realcode.CheckRun("pkg==1.0", "/nowhere", 1, 1, 0.0, 0.0, (), "Traceback ...", ())
     assert realcode.failures([realcode.review("pkg==1.0", [], {})], [run])[0].startswith("pkg==1.0: gradaudit crashed")
 
 
@@ -173,7 +173,7 @@ def test_gone_entries_say_what_their_absence_means():
     fixed = realcode.Entry("pkg==1.0", "a.py", 3, "GA104", "confirmed", False, "floats")
     lost = realcode.Entry("pkg==1.0", "b.py", 7, "GA109", "suspicious", True, "plain list")
     text = "\n".join(realcode.gone_report([fixed, lost]))
-    assert "false alarm(s) no longer reported" in text and fixed.format() in text
+    assert "false alarm(s) not reported this time" in text and fixed.format() in text
     assert "real defect(s) no longer reported" in text and lost.format() in text
     assert text.index(fixed.format()) < text.index("real defect(s)") < text.index(lost.format())
     assert realcode.gone_report([]) == []
