@@ -39,6 +39,7 @@ STILL_WRONG = {
     "step_or_manual_update.py",                 # GA205: a flag choosing optimizer.step() or a manual update
     "running_loss_reset_each_step.py",          # GA303: a running sum reset at every optimizer step
     "generator_objective_two_optimizers.py",    # GA304: the generator's own objective taken for a D loss
+    "module_cpu_parameters_grad.py",            # GA306: an unknown object's .cpu() taken for a tensor copy
 }
 
 # One fresh process per script: what it analyzed before is then the same on every machine and in any test order.
