@@ -127,6 +127,7 @@ class Builder:
                               crossings=tuple(M.Crossing(c.seq, self.span(c.site), self.params(c.own),
                                                          self.params(c.foreign), _loops(c.ctx), self.span(c.arg))
                                               for c in trace.crossings),
+                              counters=frozenset(trace.counters),
                               grad_reads=tuple(M.GradRead(self.span(g.site), self.span(g.stmt), self.params(g.org),
                                                           _loops(g.ctx)) for g in trace.grad_reads))
 
@@ -170,7 +171,7 @@ class Builder:
         hits = []
         for s in loss.saves:
             storage = s.storage
-            if not isinstance(storage, TensorObj):
+            if not isinstance(storage, TensorObj) or not s.certain:
                 continue
             now = rec.versions.get(s, storage.version)
             if now > s.version:
@@ -370,6 +371,8 @@ def _stale_uses(backwards, carries) -> dict:
         saves = rec.loss.saves
         found: dict = {}
         for s in saves:
+            if not s.certain:
+                continue
             by = freed.get(s)
             kind = "freed"
             if by is None:

@@ -62,6 +62,9 @@ def check(ctx: RuleContext):
                 # stepped and cleared under a counter while the backward runs every iteration
                 if not all(e.guarded for e in here):
                     continue
+                level = len(step.loops)
+                if not all(any(k in model.counters for k, _ in e.guards_in(level)) for e in here):
+                    continue   # under a configuration flag, not a counter: no accumulation
                 cleared = [e for e in step.events if clears(e, opt.params, opt)]
                 if any(not e.guarded for e in cleared):
                     continue
