@@ -125,8 +125,9 @@ class Builder:
                               accumulations=tuple(M.Accumulation(self.span(a.site), self.params(a.org), back,
                                                                  _loops(a.ctx)) for a, back in accs.values()),
                               crossings=tuple(M.Crossing(c.seq, self.span(c.site), self.params(c.own),
-                                                         self.params(c.foreign), _loops(c.ctx))
+                                                         self.params(c.foreign), _loops(c.ctx), self.span(c.arg))
                                               for c in trace.crossings),
+                              counters=_counters(trace, events),
                               grad_reads=tuple(M.GradRead(self.span(g.site), self.span(g.stmt), self.params(g.org),
                                                           _loops(g.ctx)) for g in trace.grad_reads))
 
@@ -170,7 +171,7 @@ class Builder:
         hits = []
         for s in loss.saves:
             storage = s.storage
-            if not isinstance(storage, TensorObj):
+            if not isinstance(storage, TensorObj) or not s.certain:
                 continue
             now = rec.versions.get(s, storage.version)
             if now > s.version:
@@ -210,7 +211,7 @@ class Builder:
 
     def stale(self, s) -> M.Stale:
         kind, by, earlier, modified, save, carry = s
-        return M.Stale(kind, by.seq, self.span(by.site), earlier, modified, self.span(save.site),
+        return M.Stale(kind, by.event.seq, self.span(by.site), earlier, modified, self.span(save.site),
                        self.span(carry.site) if carry is not None else None,
                        tuple(o.oid for o in by.stepped_objs))
 
@@ -370,13 +371,20 @@ def _stale_uses(backwards, carries) -> dict:
         saves = rec.loss.saves
         found: dict = {}
         for s in saves:
+            if not s.certain:
+                continue
             by = freed.get(s)
             kind = "freed"
             if by is None:
                 by = retained.get(s)
                 kind = "retained"
-                if by is None or by is rec or not _earlier_iteration(s, rec):
+                # a retained graph reused in the same iteration is what retain_graph is for, unless a
+                # step() changed a tensor it saved in between (then torch raises)
+                if by is None or by is rec or not (_earlier_iteration(s, rec)
+                                                   or rec.versions.get(s, s.storage.version) > s.version):
                     continue
+            if _exclusive(by.event, rec.event):
+                continue   # the two backward() calls are on different arms of a condition
             entry = found.get((kind, by.seq))
             earlier = _earlier_iteration(s, rec)
             modified = rec.versions.get(s, s.storage.version) > s.version
@@ -387,10 +395,10 @@ def _stale_uses(backwards, carries) -> dict:
                 entry[3] = entry[3] or modified
                 entry[6].add(s)
         for entry in found.values():
-            for c in carries:
-                if c.stale & entry[6]:
-                    entry[5] = c
-                    break
+            # the carrying assignment nearest the loop (the training code, not a forward inside it)
+            hits = [c for c in carries if c.stale & entry[6]]
+            if hits:
+                entry[5] = min(hits, key=lambda c: len(c.ctx))
         if found:
             out[rec] = [tuple(e[:6]) for e in found.values()]
         if rec.retain:
@@ -407,3 +415,24 @@ def _earlier_iteration(save, rec) -> bool:
     """The saved tensor was made in an earlier iteration of a loop the backward runs in."""
     now = {c[1]: c[2] for c in rec.ctx if c[0] == "loop"}
     return any(c[0] == "loop" and c[1] in now and c[2] < now[c[1]] for c in save.ctx)
+
+
+def _exclusive(a, b) -> bool:
+    """Two events on different arms of one condition never run in the same pass."""
+    if a is None or b is None:
+        return False
+    arms = {k: arm for k, arm, _ in a.path}
+    return any(k in arms and arms[k] != arm for k, arm, _ in b.path)
+
+
+def _counters(trace, events) -> frozenset:
+    """Branch keys, among those guarding a step() or a zero_grad(), of conditions that change from
+    one iteration to the next (an accumulation counter rather than a configuration flag)."""
+    from .interpreter import counter_like
+    keys = {k for e in events if e.kind in ("step", "zero_grad") for k, _, _ in e.path}
+    out = set()
+    for k in keys:
+        test = trace.branch_tests.get(k)
+        if test is not None and counter_like(*test):
+            out.add(k)
+    return frozenset(out)

@@ -30,6 +30,9 @@ from __future__ import annotations
 
 EMPTY: frozenset = frozenset()
 
+# requires_grad states of a parameter leaf (objects.Unit.frozen)
+TRAINABLE, FROZEN, MAYBE = 0, 1, 2
+
 
 class Kind:
     TENSOR = 1
@@ -87,7 +90,7 @@ class V:
         self.marks = marks
         self.k = k
         # a value whose kind is not known is, by default, one whose content was not seen
-        self.unk = bool(k & Kind.UNKNOWN) if unk is None else unk
+        self.unk = (k & 262144) != 0 if unk is None else unk   # Kind.UNKNOWN
         self.facts = facts
         self.objs = objs
         self.org = org
@@ -199,7 +202,7 @@ def join_all(values) -> V:
 
 class Flow:
     """The gradient-relevant part of one or more values, merged: what an op's result inherits."""
-    __slots__ = ("org", "weak", "top", "cuts", "saves", "grads", "tensor", "unk", "nograd", "terms", "marks",
+    __slots__ = ("org", "weak", "top", "cuts", "saves", "grads", "tensor", "unk", "other", "orgs", "terms", "marks",
                  "unreduced")
 
     def __init__(self):
@@ -207,7 +210,8 @@ class Flow:
         self.marks = 0
         self.unreduced = False
         self.unk = False      # or the Site where unseen content came in
-        self.nograd = True    # every tensor input certainly does not require grad
+        self.other = False    # an input may require grad through something else than known leaves
+        self.orgs = False     # an input requires grad through known leaves (unless they are all frozen)
         self.org = EMPTY
         self.weak = EMPTY
         self.top = False
@@ -238,8 +242,11 @@ class Flow:
             self.unk = v.unk     # the first place where unseen content came in
         if v.k & (Kind.TENSOR | Kind.PARAMS):
             self.tensor = True
-        if not (v.facts & Fact.NOGRAD) and (v.org or v.weak or v.top or v.unk):
-            self.nograd = False
+        if not (v.facts & Fact.NOGRAD):
+            if v.weak or v.top or v.unk:
+                self.other = True
+            elif v.org:
+                self.orgs = True
         for o in v.objs:
             content = getattr(o, "content_value", None)
             if content is not None:
@@ -255,9 +262,29 @@ class Flow:
     def carries(self) -> bool:
         return bool(self.org or self.weak or self.top)
 
+    @property
+    def nograd(self) -> bool:
+        """No input can require grad (frozen parameters build no graph)."""
+        return not self.other and (not self.orgs or not _live(self.org))
+
     def value(self, k=Kind.TENSOR, objs=EMPTY, site=None, facts=0, shape=None) -> V:
         return V(k, objs, self.org, self.weak, self.top, self.cuts, self.saves, self.grads, site=site, unk=self.unk,
                  facts=facts, terms=self.terms, shape=shape, marks=self.marks)
+
+
+def _live(units) -> bool:
+    """Some of these leaves requires grad right now (frozen ones build no graph)."""
+    return any(u.frozen != FROZEN for u in units)
+
+
+def requires_grad(v: V) -> bool:
+    """The value may require grad now: ops on it record graph (and save tensors for backward)."""
+    return not (v.facts & Fact.NOGRAD) and bool(v.weak or v.top or _live(v.org))
+
+
+def surely_requires_grad(v: V) -> bool:
+    """The value certainly requires grad: it carries a parameter that does (not only maybe)."""
+    return not (v.facts & Fact.NOGRAD) and _live(v.org)
 
 
 def flow_of(*values: V) -> Flow:

@@ -29,8 +29,10 @@ class Analysis:
     version: int
     text: str
     result: Result | None
-    error: str | None = None          # the engine failed (a traceback)
-    config_error: str | None = None
+    error: str | None = None               # the engine failed (a traceback)
+    config_source: str = ""                # the pyproject.toml that applied ('' for none)
+    config_problems: tuple = ()            # schema.Problem: what is wrong in it
+    severity: dict = field(default_factory=dict)   # the project's severity, with the client's over it
     seconds: float = 0.0
     stopped: str = ""                 # the server stopped it: 'time' | 'memory' | 'died'
     budget: str = ""                  # the budget that was spent, for the message
@@ -137,8 +139,9 @@ class Analyses:
             return      # a newer version (or a close) took its place
         if outcome.reply is not None:
             reply = outcome.reply
-            analysis = Analysis(version, text, reply.get("result"), reply.get("error"), reply.get("config_error"),
-                                reply.get("seconds", 0.0))
+            analysis = Analysis(version, text, reply.get("result"), reply.get("error"),
+                                reply.get("config_source", ""), tuple(reply.get("config_problems", ())),
+                                dict(reply.get("severity", {})), reply.get("seconds", 0.0))
         else:
             budget = {"time": f"{budgets.hard_time:g} s", "memory": f"{budgets.memory_mb} MB"}.get(outcome.stopped, "")
             analysis = Analysis(version, text, None, stopped=outcome.stopped, budget=budget)

@@ -63,7 +63,8 @@ def analyze(job: dict) -> dict:
     from gradaudit.analysis.engine import Analyzer
     path = job["path"]
     settings = job["settings"]
-    config, config_error = settings.engine_config(path)
+    config, problems = settings.engine_config(path)
+    facts = {"config_source": config.source, "config_problems": tuple(problems), "severity": dict(config.severity)}
     roots = [job["root"]] if job["root"] else []
     roots += list(settings.extra_paths)
     started = time.perf_counter()
@@ -71,10 +72,11 @@ def analyze(job: dict) -> dict:
         result = Analyzer(config, extra_roots=roots, overlays=job["overlays"],
                           time_budget=job.get("time_budget")).analyze_source(path, job["text"])
     except Exception:
-        return {"error": traceback.format_exc(limit=8), "config_error": config_error,
-                "seconds": time.perf_counter() - started}
+        return dict(facts, error=traceback.format_exc(limit=8), seconds=time.perf_counter() - started)
     result.files = {}
-    return {"result": result, "config_error": config_error, "seconds": time.perf_counter() - started}
+    if config.excluded(path):
+        result.findings = []      # `exclude` in [tool.gradaudit]: as `gradaudit check` skips it
+    return dict(facts, result=result, seconds=time.perf_counter() - started)
 
 
 def _watch_parent(server_pid: int):

@@ -21,10 +21,11 @@ from pkg.model import Net
 from fancylib import helper
 
 model = Net()
-opt = torch.optim.SGD(model.parameters(), lr=0.1)
-for x, y in evil.batches():
+opt = torch.optim.SGD(model.parameters(), lr=helper(0.1))
+for step in range(evil.steps()):
+    x, y = torch.randn(8, 4), torch.randn(8, 2)
     out = model(x).detach()
-    loss = helper(out, y)
+    loss = (out - y).pow(2).mean()
     opt.zero_grad()
     loss.backward()
     opt.step()
@@ -40,12 +41,12 @@ def _workspace(tmp_path):
     for d in (ws / "pkg", lib / "fancylib", markers):
         d.mkdir(parents=True)
     files = {
-        ws / "evil.py": _trap(markers, "evil") + "def batches():\n    return []\n",
+        ws / "evil.py": _trap(markers, "evil") + "def steps():\n    return 3\n",
         ws / "pkg" / "__init__.py": _trap(markers, "pkg"),
         ws / "pkg" / "model.py": _trap(markers, "pkg.model") + (
             "import torch.nn as nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
             "        self.fc = nn.Linear(4, 2)\n\n    def forward(self, x):\n        return self.fc(x)\n"),
-        lib / "fancylib" / "__init__.py": _trap(markers, "fancylib") + "def helper(a, b):\n    return (a - b).pow(2).mean()\n",
+        lib / "fancylib" / "__init__.py": _trap(markers, "fancylib") + "def helper(lr):\n    return lr * 0.5\n",
         ws / "setup.py": _trap(markers, "setup"),
         ws / "conftest.py": _trap(markers, "conftest"),
         ws / "sitecustomize.py": _trap(markers, "sitecustomize"),
@@ -56,7 +57,6 @@ def _workspace(tmp_path):
         ws / "pickle.py": _trap(markers, "pickle"),
         ws / "struct.py": _trap(markers, "struct"),
         ws / "difflib.py": _trap(markers, "difflib"),
-        ws / "torch.py": _trap(markers, "torch"),
         ws / "train.py": TRAIN,
     }
     for path, text in files.items():
