@@ -90,7 +90,8 @@ def test_settings_match_the_server():
     with open(os.path.join(EXT, "package.json")) as fh:
         manifest = json.load(fh)
     declared = {k.split(".", 1)[1] for k in manifest["contributes"]["configuration"]["properties"]}
-    sent = {"select", "ignore", "severity", "codeLens", "debounce", "extraPaths", "docsUrl"}
+    sent = {"select", "ignore", "severity", "codeLens", "debounce", "extraPaths", "docsUrl", "timeBudget",
+            "memoryBudget"}
     client_only = {"importStrategy", "interpreter", "path", "trace.server"}
     assert declared == sent | client_only
     from gradaudit.server.settings import KEYS, Settings

@@ -15,10 +15,12 @@ export interface ExtensionSettings {
     debounce: number;
     extraPaths: string[];
     docsUrl: string;
+    timeBudget: number;
+    memoryBudget: number;
 }
 
 /** What the server reads (server/settings.py `Settings.from_client`), under the key `gradaudit`. */
-export type ServerSettings = Pick<ExtensionSettings, "select" | "ignore" | "severity" | "codeLens" | "debounce" | "extraPaths" | "docsUrl">;
+export type ServerSettings = Pick<ExtensionSettings, "select" | "ignore" | "severity" | "codeLens" | "debounce" | "extraPaths" | "docsUrl" | "timeBudget" | "memoryBudget">;
 
 const SEVERITIES: ReadonlySet<string> = new Set(["error", "warning", "information", "hint"]);
 
@@ -53,6 +55,8 @@ export function readSettings(config: ConfigSource, workspaceFolder?: string): Ex
     const debounce = config.get<number>("debounce");
     const codeLens = config.get<boolean>("codeLens");
     const docsUrl = config.get<string>("docsUrl");
+    const timeBudget = config.get<number>("timeBudget");
+    const memoryBudget = config.get<number>("memoryBudget");
     return {
         importStrategy: strategy === "fromEnvironment" ? "fromEnvironment" : "useBundled",
         interpreter: strings(config.get("interpreter")).map((s) => substitute(s, workspaceFolder)),
@@ -64,6 +68,9 @@ export function readSettings(config: ConfigSource, workspaceFolder?: string): Ex
         debounce: typeof debounce === "number" && Number.isFinite(debounce) && debounce >= 0 ? Math.round(debounce) : 150,
         extraPaths: strings(config.get("extraPaths")).map((s) => substitute(s, workspaceFolder)),
         docsUrl: typeof docsUrl === "string" ? docsUrl : "",
+        timeBudget: typeof timeBudget === "number" && Number.isFinite(timeBudget) && timeBudget > 0 ? timeBudget : 10,
+        memoryBudget: typeof memoryBudget === "number" && Number.isFinite(memoryBudget) && memoryBudget > 0
+            ? Math.round(memoryBudget) : 1536,
     };
 }
 
@@ -88,6 +95,8 @@ export function serverSettings(s: ExtensionSettings): ServerSettings {
         debounce: s.debounce,
         extraPaths: s.extraPaths,
         docsUrl: s.docsUrl,
+        timeBudget: s.timeBudget,
+        memoryBudget: s.memoryBudget,
     };
 }
 
