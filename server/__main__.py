@@ -27,7 +27,8 @@ def run(tcp: str | None = None) -> int:
 # everything the server imports, checked by --check without starting a server
 _NEEDS = ("lsprotocol.types", "pygls.lsp.server", "gradaudit.analysis.engine", "gradaudit.analysis.fixes",
           "gradaudit.analysis.summary", "gradaudit.server.convert", "gradaudit.server.documents",
-          "gradaudit.server.settings")
+          "gradaudit.server.settings", "gradaudit.server.transport", "gradaudit.server.scheduler",
+          "gradaudit.server.worker", "gradaudit.server.text", "gradaudit.server.diagnostics")
 
 
 def check() -> int:
