@@ -5,6 +5,7 @@ from . import model as M
 from .objects import FROZEN, MAYBE, OptimObj, Site, TensorObj, Unit
 from .trace import InplaceRec, Trace
 from . import shapes
+from .loop_facts import counter_like
 from .values import Fact, Mark
 
 
@@ -428,7 +429,6 @@ def _exclusive(a, b) -> bool:
 def _counters(trace, events) -> frozenset:
     """Branch keys, among those guarding a step() or a zero_grad(), of conditions that change from
     one iteration to the next (an accumulation counter rather than a configuration flag)."""
-    from .interpreter import counter_like
     keys = {k for e in events if e.kind in ("step", "zero_grad") for k, _, _ in e.path}
     out = set()
     for k in keys:
