@@ -5,6 +5,7 @@ from . import model as M
 from .objects import FROZEN, MAYBE, OptimObj, Site, TensorObj, Unit
 from .trace import InplaceRec, Trace
 from . import shapes
+from .loop_facts import counter_like
 from .values import Fact, Mark
 
 
@@ -128,8 +129,26 @@ class Builder:
                                                          self.params(c.foreign), _loops(c.ctx), self.span(c.arg))
                                               for c in trace.crossings),
                               counters=_counters(trace, events),
+                              risks=self.risks(trace),
+                              nonleaf=tuple(M.NonLeaf(self.span(n.site), self.span(n.stmt), self.params([n.unit]), n.use)
+                                            for n in {(id(n.site.node), n.use): n for n in trace.nonleaf}.values()),
                               grad_reads=tuple(M.GradRead(self.span(g.site), self.span(g.stmt), self.params(g.org),
-                                                          _loops(g.ctx)) for g in trace.grad_reads))
+                                                          _loops(g.ctx), frozenset(self.span(s.site) for s in g.storages))
+                                               for g in trace.grad_reads))
+
+    def risks(self, trace: Trace) -> tuple:
+        """One Risk per (code, place): reached when any evaluation of it flows into a backward()."""
+        used = set()
+        for rec in trace.backwards:
+            used |= rec.loss.risks
+        by_key: dict = {}
+        for r in trace.risks:
+            key = (r.code, id(r.site.node))
+            prev = by_key.get(key)
+            reached = r in used or (prev is not None and prev[1])
+            by_key[key] = (prev[0] if prev is not None else r, reached)
+        return tuple(M.Risk(r.code, self.span(r.site), r.detail, r.confidence, reached, _loops(r.ctx))
+                     for r, reached in by_key.values())
 
     def losses(self, trace: Trace) -> tuple:
         """One LossTerm per statement: backpropagated when any evaluation of it reached a backward."""
@@ -428,7 +447,6 @@ def _exclusive(a, b) -> bool:
 def _counters(trace, events) -> frozenset:
     """Branch keys, among those guarding a step() or a zero_grad(), of conditions that change from
     one iteration to the next (an accumulation counter rather than a configuration flag)."""
-    from .interpreter import counter_like
     keys = {k for e in events if e.kind in ("step", "zero_grad") for k, _, _ in e.path}
     out = set()
     for k in keys:

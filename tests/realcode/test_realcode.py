@@ -68,9 +68,7 @@ def test_confirmed_findings_are_reviewed(realcode_run):
 # False alarms the engine still raises on the pinned packages, by the reduction their entries name: open
 # work for the engine (each reduction is a strict xfail in tests/test_realcode_reductions.py). They are
 # printed, not fatal; once fixed, the name must leave this set (the test says so).
-KNOWN_FALSE = {
-    "running_loss_reset_each_step.py",     # torchtune recipes, GA303 x15
-}
+KNOWN_FALSE: set = set()
 
 
 def _reduction(entry) -> str | None:
