@@ -18,9 +18,7 @@ from __future__ import annotations
 ATEN_DECOMPOSITIONS = {
     # SoftMax.cpp: softmax(input, dim, dtype) -> _softmax (after an optional cast)
     "softmax.int": "_softmax(self=self)",
-    "softmax.Dimname": "_softmax(self=self)",
     "log_softmax.int": "_log_softmax(self=self)",
-    "log_softmax.Dimname": "_log_softmax(self=self)",
     # Linear.cpp: 2-D input with bias -> addmm(bias, input, weight.t()); else matmul(input, weight.t()) + bias.
     # Both save input and (a view of) weight the same way.
     "linear": "t(self=weight) ; addmm(self=bias, mat1=input, mat2=@0)",
