@@ -317,7 +317,9 @@ class Surfaces:
         # ATen function and method variants, as torch's Python bindings expose them
         for op, ovs in sorted(b.raw.items()):
             for ov in ovs:
-                if "x" in ov.flags:
+                # private names (torch._foreach_add, Tensor._values) are internals, not what
+                # training code writes; an op a decomposition runs stays reachable as `aten`
+                if "x" in ov.flags or (op.startswith("_") and not op.startswith("__")):
                     continue
                 fn = b.fns[ov.name]
                 ns, prefix = PY_MODULES.get(fn.python_module, (None, None))

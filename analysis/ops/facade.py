@@ -12,7 +12,7 @@ the engine does not load the op table.
 """
 from __future__ import annotations
 
-from . import COMPOSITE, GRAD, OpInfo
+from .lookup import COMPOSITE, GRAD, OpInfo
 from .records import Overload
 
 # where the engine consults each set: saves for every call; views, factories and gradient cuts

@@ -105,7 +105,7 @@ def render_sets(sets: dict, version: str) -> str:
 
 def outputs() -> dict[str, str]:
     """{path: text} of every generated file."""
-    from . import make_opinfo
+    from .lookup import make_opinfo
     from .facade import engine_sets
     aten, composed, surfaces, version, _ = build()
     ops = {**aten, **{k: [v] for k, v in composed.items()}}
