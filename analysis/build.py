@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from . import model as M
-from .objects import FROZEN, MAYBE, OptimObj, Site, SymObj, TensorObj, Unit
+from .objects import FROZEN, MAYBE, OptimObj, Site, TensorObj, Unit
 from .trace import InplaceRec, Trace
+from .values import Fact
 
 
 class Builder:
@@ -60,15 +61,18 @@ class Builder:
             key = (c.kind, id(c.site.node))
             prev = merged.get(key)
             if prev is None:
-                merged[key] = [c.kind, c.site, c.detail, set(c.removed), set(c.removed_weak), c.top, c.receiver, c.note]
+                merged[key] = [c.kind, c.site, c.detail, set(c.removed), set(c.removed_weak), c.top, c.receiver, c.note,
+                               c.role]
             else:
                 prev[3] |= c.removed
                 prev[4] |= c.removed_weak
                 prev[5] = prev[5] or c.top
+                if prev[8] != c.role:
+                    prev[8] = ""
         out = []
-        for kind, site, detail, removed, weak, top, receiver, note in merged.values():
+        for kind, site, detail, removed, weak, top, receiver, note, role in merged.values():
             out.append(M.Cut(kind, self.span(site), detail, self.params(removed), self.params(weak - removed), top,
-                             self.span(Site(site.mod, receiver)) if receiver is not None else None, note))
+                             self.span(Site(site.mod, receiver)) if receiver is not None else None, note, role))
         out.sort(key=lambda c: (c.span.path, c.span.line, c.span.col))
         return tuple(out)
 
@@ -96,7 +100,27 @@ class Builder:
         new = tuple(M.NewParams(self.span(n.site), self.params(n.units), n.seq, n.in_loop) for n in trace.new_units)
         optims = tuple(self.optimizer(o) for o in trace.optimizers)
         return M.ProgramModel(self.path, tuple(steps), optims, freezes, updates, unregs, new,
-                              self.params(manual_units.values()), trace.incomplete)
+                              self.params(manual_units.values()), trace.incomplete,
+                              losses=self.losses(trace))
+
+    def losses(self, trace: Trace) -> tuple:
+        """One LossTerm per statement: backpropagated when any evaluation of it reached a backward."""
+        used = set()
+        for rec in trace.backwards:
+            used |= rec.loss.terms
+            for c in rec.loss.cuts:     # reached the loss, but through a cut: the cut is the defect
+                used |= c.terms
+        by_site: dict = {}
+        for rec in trace.losses:
+            key = id(rec.site.node)
+            entry = by_site.get(key)
+            if entry is None:
+                by_site[key] = entry = [rec, set(), False]
+            entry[1] |= rec.org
+            entry[2] = entry[2] or rec in used
+        return tuple(M.LossTerm(self.span(rec.site), rec.label, rec.func, self.params(org), back,
+                                hash(_loop_prefix(rec.ctx)))
+                     for rec, org, back in by_site.values())
 
     def step(self, rec, events, unfrozen_units, manual_units) -> M.Step:
         loss = rec.loss
@@ -150,7 +174,8 @@ class Builder:
             frozen=self.params(frozen), maybe_frozen=self.params(maybe),
             unfrozen_later=self.params(u for u in frozen | maybe if u.oid in unfrozen_units),
             inputs=inputs, inplace=tuple(hits), events=ev, loop=loop_span, fresh=tuple(fresh),
-            nograd=self.span(rec.nograd), seq=rec.seq, iteration=hash(loop_prefix))
+            nograd=self.span(rec.nograd), seq=rec.seq, iteration=hash(loop_prefix),
+            unseen=_unseen(rec, loss), requires_no_grad=bool(loss.facts & Fact.NOGRAD))
 
     def event(self, e, depth) -> M.Event:
         target, key = "", 0
@@ -161,6 +186,18 @@ class Builder:
             key = o.oid
         via = tuple(self.span(Site(_mod_of(c), c[1])) for c in e.ctx[depth:] if c[0] == "call" and _mod_of(c))
         return M.Event(e.kind, self.span(e.site), e.seq, target, key, e.guarded, tuple(v for v in via if v))
+
+
+def _unseen(rec, loss) -> str:
+    """What the engine did not see of the loss: the source of the first unseen part, or '?'."""
+    if not loss.unk or loss.facts & Fact.NOGRAD:
+        return ""
+    site = loss.unk
+    if isinstance(site, Site) and hasattr(site.node, "lineno"):
+        text = " ".join(site.mod.segment(site.node).split())
+        if text:
+            return text if len(text) <= 60 else text[:57] + "..."
+    return "?"
 
 
 def _share_accumulated(steps):
@@ -207,15 +244,17 @@ def _same_file(rec, node) -> bool:
     return True
 
 
-def _iteration(events, rec):
-    """Events of the loop iteration holding the backward (or of its whole run), and that prefix."""
-    ctx = rec.ctx
-    idx = None
+def _loop_prefix(ctx):
+    """The context up to the innermost loop iteration (or the root), identifying one iteration."""
     for i in range(len(ctx) - 1, -1, -1):
         if ctx[i][0] == "loop":
-            idx = i
-            break
-    prefix = ctx[:idx + 1] if idx is not None else ctx[:1]
+            return ctx[:i + 1]
+    return ctx[:1]
+
+
+def _iteration(events, rec):
+    """Events of the loop iteration holding the backward (or of its whole run), and that prefix."""
+    prefix = _loop_prefix(rec.ctx)
     n = len(prefix)
     same = [e for e in events if e.ctx[:n] == prefix]
     return same, prefix

@@ -49,6 +49,7 @@ class Cut:
     top: bool                    # it also cut origins the engine could not name
     receiver: Span | None = None  # the expression the cut applied to (for fixes)
     note: str = ""                # 'list': the cut value was a list of tensors
+    role: str = ""                # 'target' | 'weight': where it met the loss, a stop-gradient idiom
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +129,19 @@ class Step:
     seq: int = 0                  # program order, comparable with Freeze.seq and Optimizer.seq
     iteration: int = 0            # identifies the loop iteration (or run) holding the call
     co_reached: frozenset = frozenset()  # reached by other losses backpropagated for the same step()
+    unseen: str = ""              # the loss is partly built by code the engine did not see (that code, or "?")
+    requires_no_grad: bool = False  # the loss certainly does not require grad: backward() raises
+
+
+@dataclass(frozen=True, slots=True)
+class LossTerm:
+    """A loss computed in the program (a loss function's result, or a value named as a loss)."""
+    span: Span                  # the statement computing it
+    label: str                  # 'F.mse_loss', '`criterion`', '`value_loss`'
+    function: str
+    params: frozenset           # Params it certainly carries gradient from
+    backpropagated: bool        # some evaluation of it reached a backward() / autograd.grad
+    iteration: int = 0          # the loop iteration (or run) computing it, as Step.iteration
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,4 +199,5 @@ class ProgramModel:
     new_params: tuple = ()
     manual: frozenset = frozenset()     # Params updated by hand from their .grad
     incomplete: bool = False
+    losses: tuple = ()                  # LossTerm, one per statement
     param_counts: dict = field(default_factory=dict, compare=False)

@@ -116,7 +116,7 @@ class TensorObj(Obj):
 
 class ModuleObj(Obj):
     __slots__ = ("cls", "qual", "label", "parent", "key", "children", "attrs", "site", "seq", "opaque",
-                 "opaque_unit", "inplace", "spec", "copy_of", "unregs", "in_init", "loaded_from")
+                 "opaque_unit", "inplace", "spec", "copy_of", "unregs", "in_init", "loaded_from", "training")
 
     def __init__(self, label, site, seq, cls=None, qual=None):
         super().__init__()
@@ -137,6 +137,7 @@ class ModuleObj(Obj):
         self.unregs = []
         self.in_init = False
         self.loaded_from = False  # load_state_dict from an optimized module (a target network)
+        self.training = True      # .train()/.eval() state: True, False, or None when paths disagree
 
     def path(self) -> str:
         if self.parent is not None and self.key is not None:

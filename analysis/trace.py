@@ -14,7 +14,8 @@ _cut_ids = itertools.count(1)
 
 class Cut:
     """Gradient dropped at one place: `kind` says how, `removed` which leaves lost their path."""
-    __slots__ = ("cid", "kind", "site", "removed", "removed_weak", "detail", "receiver", "top", "note")
+    __slots__ = ("cid", "kind", "site", "removed", "removed_weak", "detail", "receiver", "top", "note", "role",
+                 "terms")
 
     # kinds and the rule that owns them
     DETACH, DATA, NOGRAD, SCALAR, REWRAP, NUMPY, NONDIFF = (
@@ -30,6 +31,11 @@ class Cut:
         self.receiver = receiver    # ast node of the cut expression's receiver (for fixes)
         self.top = False            # it also removed origins the engine could not name
         self.note = ""              # 'list': the cut value was a list of tensors
+        # where the cut value met the rest of the loss: 'target' (a loss function's target), 'weight'
+        # (a factor scaling a term that carries gradient of its own), '' (anything else): a
+        # stop-gradient in such a place is the usual idiom, not the break (see cut_findings)
+        self.role = ""
+        self.terms = frozenset()    # loss terms whose way to the loss went through here
 
     def __hash__(self):
         return self.cid
@@ -39,6 +45,27 @@ class Cut:
 
     def __repr__(self):
         return f"Cut({self.kind}@{self.site!r} {sorted(u.name for u in self.removed)})"
+
+
+class LossRec:
+    """A loss computed in the program: a loss function's or criterion's result, or a value bound to
+    a name that says it is a loss. Whether it reaches a backward() is read off BackwardRec.terms."""
+    __slots__ = ("seq", "site", "ctx", "org", "weak", "label", "func")
+
+    def __init__(self, seq, site, ctx, org, weak, label, func):
+        self.seq = seq
+        self.site = site          # the statement computing it
+        self.ctx = ctx
+        self.org = org            # leaves it certainly carries gradient from
+        self.weak = weak
+        self.label = label        # 'F.mse_loss', 'criterion', 'value_loss'
+        self.func = func          # qualified name of the function computing it
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other
 
 
 class SaveRec:
@@ -78,7 +105,7 @@ class Event:
 class BackwardRec:
     """A `backward()` (or `autograd.grad`) and the state around it."""
     __slots__ = ("seq", "site", "ctx", "loss", "kind", "inputs", "frozen", "optimizers", "versions",
-                 "loss_expr", "func", "event", "nograd")
+                 "loss_expr", "func", "event", "nograd", "retain")
 
     def __init__(self, seq, site, ctx, loss, kind, loss_expr, func):
         self.seq = seq
@@ -94,6 +121,7 @@ class BackwardRec:
         self.func = func              # qualified name of the function holding the call
         self.event = None
         self.nograd = None
+        self.retain = False           # retain_graph=True
 
 
 class FreezeRec:
@@ -166,4 +194,5 @@ class Trace:
         self.unregs: list[UnregRec] = []
         self.new_units: list[UnitNew] = []
         self.manual_updates = []   # (Unit, Site)
+        self.losses: list[LossRec] = []
         self.incomplete = False    # a budget was hit: some calls were not followed

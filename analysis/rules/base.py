@@ -5,7 +5,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from ..findings import Edit, Finding, Fix, Related
+from ..findings import Edit, Finding, Related
 from ..model import ProgramModel, Span
 
 GRAPH_BREAK, LIFECYCLE, BACKWARD, NUMERICAL = "graph-break", "lifecycle", "backward", "numerical"
@@ -73,6 +73,7 @@ class RuleContext:
     model: ProgramModel
     files: dict                      # path -> SourceFile
     findings: list = field(default_factory=list)
+    cache: dict = field(default_factory=dict)   # what several rules derive from the model, computed once
 
     def text(self, span: Span | None) -> str:
         if span is None:
