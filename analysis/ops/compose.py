@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import inspect
 import re
-from dataclasses import replace
 
 from . import surface as S
 from .aten import Torch, aten_overload, load_torch
@@ -232,7 +231,7 @@ class Builder:
                                 or binds[d.given] == binds.get(d.arg)):
                     continue
                 if d.arg in binds and not binds[d.arg].startswith("@"):
-                    domain.append(replace(d, arg=binds[d.arg], given=binds[d.given] if d.given else ""))
+                    domain.append(d._replace(arg=binds[d.arg], given=binds[d.given] if d.given else ""))
                 elif d.arg == "result" and last:
                     domain.append(d)
         last = resolved[-1]
@@ -243,12 +242,12 @@ class Builder:
                 grads.append((p.name, final.get(p.name, NONE)))
         if own is not None:
             # the composite's own outputs, with what the ops it runs make of them
-            outputs = tuple(replace(o, grad=last.outputs[i].grad, integral=last.outputs[i].integral)
+            outputs = tuple(o._replace(grad=last.outputs[i].grad, integral=last.outputs[i].integral)
                             if i < len(last.outputs) else o for i, o in enumerate(own.outputs))
         else:
             # a Python function returns the last op's (first) result
             first = last.outputs[0]
-            outputs = (replace(first, name="result", alias=min(aliases[-1]) if aliases[-1] else ""),)
+            outputs = (first._replace(name="result", alias=min(aliases[-1]) if aliases[-1] else ""),)
         out_name = outputs[0].name if outputs else "result"
         order = [p.name for p in params]
         save_list = sorted((Save(out_name if v is RESULT else v, out, tuple(sorted(w, key=order.index)))

@@ -1,8 +1,8 @@
 """The op table's lookups (the API `gradaudit.analysis.ops` re-exports; see its docstring)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from .records import (
     AT, COMPOSITE, EFFECTS, GRAD, GRAD_STATUSES, NONE, RAISES, ZERO, Arg, Domain, Output, Overload, Save, decode,
@@ -106,8 +106,7 @@ def _compat(typ: str, kind: str) -> int | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class OpInfo:
+class OpInfo(NamedTuple):
     """A name users write, with the ATen overloads (or the decomposition) it reaches."""
     namespace: str
     name: str
