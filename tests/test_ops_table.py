@@ -305,6 +305,13 @@ def test_match_picks_the_overload_a_call_reaches():
     assert ov.saved_inputs({"self"}) == ("self",) and ov.saved_outputs() == ()
 
 
+def test_loss_reductions_from_torch_signatures():
+    assert op_for("nn", "CrossEntropyLoss").reduction == "mean"
+    assert op_for("F", "mse_loss").reduction == "mean"
+    assert op_for("nn", "BCEWithLogitsLoss").reduction == "mean"
+    assert op_for("F", "relu").reduction is None and op_for("torch", "exp").reduction is None
+
+
 def test_casts():
     assert op_for("Tensor", "float").differentiable == ("self",)
     assert op_for("Tensor", "long").no_grad

@@ -1328,14 +1328,18 @@ topk||mfo|self:Tensor,k:int,dim:int=,largest:bool=,sorted:bool=|values:Tensor,-#
 torch.nn.functional.adaptive_avg_pool2d||fcq|input:Tensor,output_size:other|result:Tensor|input=c||adaptive_avg_pool2d
 torch.nn.functional.adaptive_avg_pool3d||fcq|input:Tensor,output_size:other|result:Tensor|input=c||adaptive_avg_pool3d
 torch.nn.functional.adaptive_max_pool1d||fcq|input:Tensor,output_size:other,return_indices:bool=|result:Tensor|input=c||adaptive_max_pool1d
+torch.nn.functional.adaptive_max_pool1d_with_indices||fcq|input:Tensor,output_size:other,return_indices:bool=|result:Tensor|input=c||adaptive_max_pool1d
 torch.nn.functional.adaptive_max_pool2d||fc|input:Tensor,output_size:other,return_indices:bool=|result:Tensor|input=g|input<input|adaptive_max_pool2d
+torch.nn.functional.adaptive_max_pool2d_with_indices||fc|input:Tensor,output_size:other,return_indices:bool=|result:Tensor|input=g|input<input|adaptive_max_pool2d
 torch.nn.functional.adaptive_max_pool3d||fc|input:Tensor,output_size:other,return_indices:bool=|result:Tensor|input=g|input<input|adaptive_max_pool3d
+torch.nn.functional.adaptive_max_pool3d_with_indices||fc|input:Tensor,output_size:other,return_indices:bool=|result:Tensor|input=g|input<input|adaptive_max_pool3d
 torch.nn.functional.affine_grid||fc|theta:Tensor,size:int,align_corners:bool=|result:Tensor|theta=g||affine_grid_generator
 torch.nn.functional.alpha_dropout||fc|input:Tensor,p:float=,training:bool=,inplace:bool=|result:Tensor|input=g||alpha_dropout
 torch.nn.functional.batch_norm||fc|input:Tensor,running_mean:Tensor,running_var:Tensor,weight:Tensor?=,bias:Tensor?=,training:bool=,momentum:float=,eps:float=|result:Tensor|input=g,running_mean=n,running_var=n,weight=g,bias=g|input<input+weight+bias,running_mean<input+weight+bias,running_var<input+weight+bias,weight<input+weight+bias|batch_norm
 torch.nn.functional.binary_cross_entropy||fc|input:Tensor,target:Tensor,weight:Tensor?=,size_average:bool=,reduce:bool=,reduction:str=|result:Tensor|input=g,target=g,weight=n|input<input+target,target<input+target,weight<input+target|binary_cross_entropy
 torch.nn.functional.binary_cross_entropy_with_logits||fc|input:Tensor,target:Tensor,weight:Tensor?=,size_average:bool=,reduce:bool=,reduction:str=,pos_weight:Tensor?=|result:Tensor|input=g,target=g,weight=n,pos_weight=n|input<input+target,target<input+target,weight<input+target,pos_weight<input+target|binary_cross_entropy_with_logits
 torch.nn.functional.celu||fc|input:Tensor,alpha:float=,inplace:bool=|result:Tensor|input=g|input<input|celu
+torch.nn.functional.cosine_embedding_loss||fcq|input1:Tensor,input2:Tensor,target:Tensor,margin:float=,size_average:bool=,reduce:bool=,reduction:str=|result:Tensor|input1=c,input2=c,target=c||cosine_embedding_loss
 torch.nn.functional.cross_entropy||fc|input:Tensor,target:Tensor,weight:Tensor?=,size_average:bool=,ignore_index:int=,reduce:bool=,reduction:str=,label_smoothing:float=|result:Tensor|input=g,target=n,weight=n|target<input,weight<input|cross_entropy_loss
 torch.nn.functional.ctc_loss||fcq|log_probs:Tensor,targets:Tensor,input_lengths:Tensor,target_lengths:Tensor,blank:int=,reduction:str=,zero_infinity:bool=|result:Tensor|log_probs=c,targets=c,input_lengths=c,target_lengths=c||ctc_loss.Tensor
 torch.nn.functional.dropout||fc|input:Tensor,p:float=,training:bool=,inplace:bool=|result:Tensor|input=g||dropout
@@ -1348,7 +1352,9 @@ torch.nn.functional.embedding_bag||fc|input:Tensor,weight:Tensor,offsets:Tensor?
 torch.nn.functional.feature_alpha_dropout||fc|input:Tensor,p:float=,training:bool=,inplace:bool=|result:Tensor|input=g||feature_alpha_dropout
 torch.nn.functional.fold||fc|input:Tensor,output_size:other,kernel_size:other,dilation:other=,padding:other=,stride:other=|result:Tensor|input=g||col2im
 torch.nn.functional.fractional_max_pool2d||fc|input:Tensor,kernel_size:other,output_size:other=,output_ratio:other=,return_indices:bool=,_random_samples:Tensor?=|result:Tensor|input=g,_random_samples=n|input<input|fractional_max_pool2d
+torch.nn.functional.fractional_max_pool2d_with_indices||fc|input:Tensor,kernel_size:other,output_size:other=,output_ratio:other=,return_indices:bool=,_random_samples:Tensor?=|result:Tensor|input=g,_random_samples=n|input<input|fractional_max_pool2d
 torch.nn.functional.fractional_max_pool3d||fc|input:Tensor,kernel_size:other,output_size:other=,output_ratio:other=,return_indices:bool=,_random_samples:Tensor?=|result:Tensor|input=g,_random_samples=n|input<input|fractional_max_pool3d
+torch.nn.functional.fractional_max_pool3d_with_indices||fc|input:Tensor,kernel_size:other,output_size:other=,output_ratio:other=,return_indices:bool=,_random_samples:Tensor?=|result:Tensor|input=g,_random_samples=n|input<input|fractional_max_pool3d
 torch.nn.functional.gaussian_nll_loss||fc|input:Tensor,target:Tensor,var:Tensor,full:bool=,eps:float=,reduction:str=|result:Tensor|input=g,target=g,var=g||clone;log;sub.Tensor;pow.Tensor_Scalar;div.Tensor;add.Tensor
 torch.nn.functional.glu||fc|input:Tensor,dim:int=|result:Tensor|input=g|input<input|glu
 torch.nn.functional.grid_sample||fcq|input:Tensor,grid:Tensor,mode:str=,padding_mode:str=,align_corners:bool=|result:Tensor|input=c,grid=c||grid_sampler
@@ -1373,12 +1379,14 @@ torch.nn.functional.max_pool2d||fc|input:Tensor,kernel_size:other,stride:other=,
 torch.nn.functional.max_pool2d_with_indices||fc|input:Tensor,kernel_size:other,stride:other=,padding:other=,dilation:other=,ceil_mode:bool=,return_indices:bool=|result:Tensor|input=g|input<input|max_pool2d_with_indices
 torch.nn.functional.max_pool3d||fc|input:Tensor,kernel_size:other,stride:other=,padding:other=,dilation:other=,ceil_mode:bool=,return_indices:bool=|result:Tensor|input=g|input<input|max_pool3d_with_indices
 torch.nn.functional.max_pool3d_with_indices||fc|input:Tensor,kernel_size:other,stride:other=,padding:other=,dilation:other=,ceil_mode:bool=,return_indices:bool=|result:Tensor|input=g|input<input|max_pool3d_with_indices
+torch.nn.functional.max_unpool1d||fc|input:Tensor,indices:Tensor,kernel_size:other,stride:other=,padding:other=,output_size:other=|result:Tensor|input=g,indices=n|indices<input|unsqueeze;unsqueeze;max_unpool2d
 torch.nn.functional.max_unpool2d||fc|input:Tensor,indices:Tensor,kernel_size:other,stride:other=,padding:other=,output_size:other=|result:Tensor|input=g,indices=n|indices<input|max_unpool2d
 torch.nn.functional.max_unpool3d||fc|input:Tensor,indices:Tensor,kernel_size:other,stride:other=,padding:other=,output_size:other=|result:Tensor|input=g,indices=n|indices<input|max_unpool3d
 torch.nn.functional.mish||fc|input:Tensor,inplace:bool=|result:Tensor|input=g|input<input|mish
 torch.nn.functional.mse_loss||fc|input:Tensor,target:Tensor,size_average:bool=,reduce:bool=,reduction:str=,weight:Tensor?=|result:Tensor|input=g,target=g,weight=n|input<input+target,target<input+target|mse_loss
 torch.nn.functional.multi_margin_loss||fc|input:Tensor,target:Tensor,p:int=,margin:float=,weight:Tensor?=,size_average:bool=,reduce:bool=,reduction:str=|result:Tensor|input=g,target=n,weight=n|input<input,target<input,weight<input|multi_margin_loss
 torch.nn.functional.multilabel_margin_loss||fc|input:Tensor,target:Tensor,size_average:bool=,reduce:bool=,reduction:str=|result:Tensor|input=g,target=n|input<input,target<input|multilabel_margin_loss_forward
+torch.nn.functional.multilabel_soft_margin_loss||fc|input:Tensor,target:Tensor,weight:Tensor?=,size_average:bool=,reduce:bool=,reduction:str=|result:Tensor|input=g,target=g,weight=n|input<input,target<input|log_sigmoid_forward;neg;log_sigmoid_forward;mul.Tensor;rsub.Scalar;mul.Tensor;add.Tensor
 torch.nn.functional.nll_loss||fc|input:Tensor,target:Tensor,weight:Tensor?=,size_average:bool=,ignore_index:int=,reduce:bool=,reduction:str=|result:Tensor|input=g,target=n,weight=n|input<input,target<input,weight<input|nll_loss_nd
 torch.nn.functional.normalize||fc|input:Tensor,p:float=,dim:int=,eps:float=,out:Tensor?=|result:Tensor|input=g,out=n|input<input|linalg_vector_norm;clamp_min;expand_as;div.Tensor
 torch.nn.functional.pad||fcq|input:Tensor,pad:int,mode:str=,value:float=|result:Tensor|input=c||pad
@@ -2360,8 +2368,11 @@ torch.linalg|vector_norm|linalg_vector_norm
 torch.nn.functional|adaptive_avg_pool1d|adaptive_avg_pool1d
 torch.nn.functional|adaptive_avg_pool2d|=torch.nn.functional.adaptive_avg_pool2d
 torch.nn.functional|adaptive_avg_pool3d|=torch.nn.functional.adaptive_avg_pool3d
+torch.nn.functional|adaptive_max_pool1d_with_indices|=torch.nn.functional.adaptive_max_pool1d_with_indices
 torch.nn.functional|adaptive_max_pool1d|=torch.nn.functional.adaptive_max_pool1d
+torch.nn.functional|adaptive_max_pool2d_with_indices|=torch.nn.functional.adaptive_max_pool2d_with_indices
 torch.nn.functional|adaptive_max_pool2d|=torch.nn.functional.adaptive_max_pool2d
+torch.nn.functional|adaptive_max_pool3d_with_indices|=torch.nn.functional.adaptive_max_pool3d_with_indices
 torch.nn.functional|adaptive_max_pool3d|=torch.nn.functional.adaptive_max_pool3d
 torch.nn.functional|affine_grid|=torch.nn.functional.affine_grid
 torch.nn.functional|alpha_dropout|=torch.nn.functional.alpha_dropout
@@ -2382,6 +2393,7 @@ torch.nn.functional|conv_tbc|conv_tbc
 torch.nn.functional|conv_transpose1d|conv_transpose1d
 torch.nn.functional|conv_transpose2d|conv_transpose2d
 torch.nn.functional|conv_transpose3d|conv_transpose3d
+torch.nn.functional|cosine_embedding_loss|=torch.nn.functional.cosine_embedding_loss
 torch.nn.functional|cosine_similarity|cosine_similarity
 torch.nn.functional|cross_entropy|=torch.nn.functional.cross_entropy
 torch.nn.functional|ctc_loss|=torch.nn.functional.ctc_loss
@@ -2395,7 +2407,9 @@ torch.nn.functional|embedding_bag|=torch.nn.functional.embedding_bag
 torch.nn.functional|embedding|=torch.nn.functional.embedding
 torch.nn.functional|feature_alpha_dropout|=torch.nn.functional.feature_alpha_dropout
 torch.nn.functional|fold|=torch.nn.functional.fold
+torch.nn.functional|fractional_max_pool2d_with_indices|=torch.nn.functional.fractional_max_pool2d_with_indices
 torch.nn.functional|fractional_max_pool2d|=torch.nn.functional.fractional_max_pool2d
+torch.nn.functional|fractional_max_pool3d_with_indices|=torch.nn.functional.fractional_max_pool3d_with_indices
 torch.nn.functional|fractional_max_pool3d|=torch.nn.functional.fractional_max_pool3d
 torch.nn.functional|gaussian_nll_loss|=torch.nn.functional.gaussian_nll_loss
 torch.nn.functional|gelu|gelu
@@ -2427,12 +2441,14 @@ torch.nn.functional|max_pool2d_with_indices|=torch.nn.functional.max_pool2d_with
 torch.nn.functional|max_pool2d|=torch.nn.functional.max_pool2d
 torch.nn.functional|max_pool3d_with_indices|=torch.nn.functional.max_pool3d_with_indices
 torch.nn.functional|max_pool3d|=torch.nn.functional.max_pool3d
+torch.nn.functional|max_unpool1d|=torch.nn.functional.max_unpool1d
 torch.nn.functional|max_unpool2d|=torch.nn.functional.max_unpool2d
 torch.nn.functional|max_unpool3d|=torch.nn.functional.max_unpool3d
 torch.nn.functional|mish|=torch.nn.functional.mish
 torch.nn.functional|mse_loss|=torch.nn.functional.mse_loss
 torch.nn.functional|multi_margin_loss|=torch.nn.functional.multi_margin_loss
 torch.nn.functional|multilabel_margin_loss|=torch.nn.functional.multilabel_margin_loss
+torch.nn.functional|multilabel_soft_margin_loss|=torch.nn.functional.multilabel_soft_margin_loss
 torch.nn.functional|native_channel_shuffle|native_channel_shuffle
 torch.nn.functional|nll_loss|=torch.nn.functional.nll_loss
 torch.nn.functional|normalize|=torch.nn.functional.normalize
@@ -3246,3 +3262,6 @@ torch|zeros|zeros
 AST_OPERATORS = {'Add': ('__add__', '__radd__', '__iadd__'), 'BitAnd': ('__and__', '__and__', '__iand__'), 'BitOr': ('__or__', '__or__', '__ior__'), 'BitXor': ('__xor__', '__xor__', '__ixor__'), 'Div': ('__truediv__', '__rtruediv__', '__itruediv__'), 'Eq': ('__eq__', '__eq__', ''), 'FloorDiv': ('__floordiv__', '__rfloordiv__', '__ifloordiv__'), 'Gt': ('__gt__', '__lt__', ''), 'GtE': ('__ge__', '__le__', ''), 'Invert': ('__invert__', '', ''), 'LShift': ('__lshift__', '', ''), 'Lt': ('__lt__', '__gt__', ''), 'LtE': ('__le__', '__ge__', ''), 'MatMult': ('__matmul__', '__rmatmul__', ''), 'Mod': ('__mod__', '__rmod__', '__imod__'), 'Mult': ('__mul__', '__rmul__', '__imul__'), 'NotEq': ('__ne__', '__ne__', ''), 'Pow': ('__pow__', '__rpow__', '__ipow__'), 'RShift': ('__rshift__', '', ''), 'Sub': ('__sub__', '__rsub__', '__isub__'), 'UAdd': ('__pos__', '', ''), 'USub': ('__neg__', '', '')}
 
 MAY_RETURN_SELF = {'bfloat16': 'to(bfloat16): self when already bfloat16', 'conj': 'returns self for a real tensor', 'contiguous': 'TensorProperties.cpp: returns self when already contiguous', 'cpu': 'returns self when the tensor already is on the CPU', 'cuda': 'returns self when the tensor already is on that CUDA device', 'double': 'to(float64): self when already float64', 'float': 'to(float32): self when already float32', 'half': 'to(float16): self when already float16', 'real': 'UnaryOps.cpp: returns self for a real tensor', 'requires_grad_': 'sets the flag on self and returns it', 'resolve_conj': 'returns self when the conjugate bit is not set', 'resolve_neg': 'returns self when the negative bit is not set', 'to': 'TensorConversions.cpp: to() returns self when dtype, device and layout already match', 'type': 'calls to()', 'type_as': 'calls to()'}
+
+# a loss's default `reduction`, from torch's signatures (F.* functions, nn modules' __init__)
+REDUCTIONS = {'nn.BCELoss': 'mean', 'nn.BCEWithLogitsLoss': 'mean', 'nn.CTCLoss': 'mean', 'nn.CrossEntropyLoss': 'mean', 'nn.GaussianNLLLoss': 'mean', 'nn.HingeEmbeddingLoss': 'mean', 'nn.HuberLoss': 'mean', 'nn.KLDivLoss': 'mean', 'nn.L1Loss': 'mean', 'nn.MSELoss': 'mean', 'nn.MarginRankingLoss': 'mean', 'nn.MultiLabelMarginLoss': 'mean', 'nn.MultiMarginLoss': 'mean', 'nn.NLLLoss': 'mean', 'nn.PoissonNLLLoss': 'mean', 'nn.SmoothL1Loss': 'mean', 'nn.SoftMarginLoss': 'mean', 'nn.TripletMarginLoss': 'mean', 'torch.nn.functional.binary_cross_entropy': 'mean', 'torch.nn.functional.binary_cross_entropy_with_logits': 'mean', 'torch.nn.functional.cosine_embedding_loss': 'mean', 'torch.nn.functional.cross_entropy': 'mean', 'torch.nn.functional.ctc_loss': 'mean', 'torch.nn.functional.gaussian_nll_loss': 'mean', 'torch.nn.functional.hinge_embedding_loss': 'mean', 'torch.nn.functional.huber_loss': 'mean', 'torch.nn.functional.kl_div': 'mean', 'torch.nn.functional.l1_loss': 'mean', 'torch.nn.functional.margin_ranking_loss': 'mean', 'torch.nn.functional.mse_loss': 'mean', 'torch.nn.functional.multi_margin_loss': 'mean', 'torch.nn.functional.multilabel_margin_loss': 'mean', 'torch.nn.functional.multilabel_soft_margin_loss': 'mean', 'torch.nn.functional.nll_loss': 'mean', 'torch.nn.functional.poisson_nll_loss': 'mean', 'torch.nn.functional.smooth_l1_loss': 'mean', 'torch.nn.functional.soft_margin_loss': 'mean', 'torch.nn.functional.triplet_margin_loss': 'mean'}

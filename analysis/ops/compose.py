@@ -304,6 +304,7 @@ class Surfaces:
         self.b = b
         self.map: dict[str, dict[str, str]] = {}
         self.unmapped: dict[str, list[str]] = {}
+        self.reductions: dict[str, str] = {}   # decomposition key -> default `reduction`
 
     def add(self, ns: str, name: str, target: str):
         self.map.setdefault(ns, {})[name] = target
@@ -376,12 +377,22 @@ class Surfaces:
         if params is None:
             params = _signature_args(fn, _bound_sources(text))
         key = f"{ns}.{name}" if ns != "operator" else f"operator.{name}"
+        self._reduction(key, fn)
         ov = self.b.compose(key, "", params, text, "fm" if ns == "Tensor" else "f")
         self.b.composed[key] = ov
         self.add(ns, name, "=" + key)
 
+    def _reduction(self, key: str, fn):
+        """A loss's default `reduction` ('mean', 'sum', 'none'), read from torch's own signature."""
+        sig = _safe_sig(fn) if fn is not None else ""
+        if sig and "reduction" in sig.parameters:
+            default = sig.parameters["reduction"].default
+            if isinstance(default, str):
+                self.reductions[key] = default
+
     def module(self, name: str, cls, text: str):
         """`F.x(param=source)`: one call of an F function, a module parameter where source is `.p`."""
+        self._reduction(f"nn.{name}", cls.__init__)
         m = _STEP.match(text)
         target, binds = m.group(1), dict(
             (k.strip(), v.strip()) for k, _, v in (x.partition("=") for x in m.group(2).split(",")))
@@ -437,7 +448,7 @@ def _safe_sig(fn):
 
 # --- the table ----------------------------------------------------------------------------------
 
-def build() -> tuple[dict, dict, dict, str, dict]:
+def build() -> tuple[dict, dict, dict, str, dict, dict]:
     t = load_torch()
     b = Builder(t)
     s = Surfaces(b)
@@ -462,4 +473,4 @@ def build() -> tuple[dict, dict, dict, str, dict]:
             continue
         aten[op] = [b.resolved(o) for o in b.raw[op]]
         queue += [step.split(".")[0] for ov in aten[op] for step in ov.steps]
-    return aten, b.composed, s.map, t.version, s.unmapped
+    return aten, b.composed, s.map, t.version, s.unmapped, s.reductions

@@ -277,6 +277,12 @@ class OpInfo(NamedTuple):
         order = [a.name for ov in self.overloads for a in ov.args]
         return tuple(Save(v, o, tuple(sorted(w, key=order.index))) for (v, o), w in out.items())
 
+    @property
+    def reduction(self) -> str | None:
+        """A loss function's or loss module's default `reduction` ('mean': a scalar unless the
+        call passes reduction='none'), from torch's own signatures; None for other ops."""
+        return _data().REDUCTIONS.get(self.op) if self.decomposed else None
+
     # --- values --------------------------------------------------------------------------------
 
     @property

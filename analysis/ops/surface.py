@@ -183,6 +183,10 @@ FUNCTIONAL = {
     "adaptive_max_pool1d": "adaptive_max_pool1d(self=input)",
     "adaptive_max_pool2d": "adaptive_max_pool2d(self=input)",
     "adaptive_max_pool3d": "adaptive_max_pool3d(self=input)",
+    # the *_with_indices forms call the same op and return its indices too
+    "adaptive_max_pool1d_with_indices": "adaptive_max_pool1d(self=input)",
+    "adaptive_max_pool2d_with_indices": "adaptive_max_pool2d(self=input)",
+    "adaptive_max_pool3d_with_indices": "adaptive_max_pool3d(self=input)",
     "affine_grid": "affine_grid_generator(theta=theta)",
     "alpha_dropout": "alpha_dropout(input=input)",
     "batch_norm": "batch_norm(input=input, weight=weight, bias=bias, running_mean=running_mean, "
@@ -191,6 +195,7 @@ FUNCTIONAL = {
     "binary_cross_entropy_with_logits": "binary_cross_entropy_with_logits(self=input, target=target, "
                                         "weight=weight, pos_weight=pos_weight)",
     "celu": "celu(self=input)",
+    "cosine_embedding_loss": "cosine_embedding_loss(input1=input1, input2=input2, target=target)",
     "cross_entropy": "cross_entropy_loss(self=input, target=target, weight=weight)",
     "ctc_loss": "ctc_loss.Tensor(log_probs=log_probs, targets=targets, input_lengths=input_lengths, "
                 "target_lengths=target_lengths)",
@@ -208,6 +213,8 @@ FUNCTIONAL = {
     "fold": "col2im(self=input)",
     "fractional_max_pool2d": "fractional_max_pool2d(self=input)",
     "fractional_max_pool3d": "fractional_max_pool3d(self=input)",
+    "fractional_max_pool2d_with_indices": "fractional_max_pool2d(self=input)",
+    "fractional_max_pool3d_with_indices": "fractional_max_pool3d(self=input)",
     # var is cloned and clamped to eps under no_grad, then 0.5 * (log(var) + (input - target)**2 / var)
     "gaussian_nll_loss": "clone(self=var) ; log(self=@0) ; sub.Tensor(self=input, other=target) ; "
                          "pow.Tensor_Scalar(self=@2) ; div.Tensor(self=@3, other=@0) ; add.Tensor(self=@1, other=@4)",
@@ -238,12 +245,18 @@ FUNCTIONAL = {
     "max_pool1d_with_indices": "max_pool1d_with_indices(self=input)",
     "max_pool2d_with_indices": "max_pool2d_with_indices(self=input)",
     "max_pool3d_with_indices": "max_pool3d_with_indices(self=input)",
+    # max_unpool1d unsqueezes input and indices and runs max_unpool2d
+    "max_unpool1d": "unsqueeze(self=input) ; unsqueeze(self=indices) ; max_unpool2d(self=@0, indices=@1)",
     "max_unpool2d": "max_unpool2d(self=input, indices=indices)",
     "max_unpool3d": "max_unpool3d(self=input, indices=indices)",
     "mish": "mish(self=input)",
     "mse_loss": "mse_loss(self=input, target=target)",
     "multi_margin_loss": "multi_margin_loss(self=input, target=target, weight=weight)",
     "multilabel_margin_loss": "multilabel_margin_loss_forward(self=input, target=target)",
+    # -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input)), then the reduction
+    "multilabel_soft_margin_loss": "log_sigmoid_forward(self=input) ; neg(self=input) ; log_sigmoid_forward(self=@1) ; "
+                                   "mul.Tensor(self=target, other=@0) ; rsub.Scalar(self=target) ; "
+                                   "mul.Tensor(self=@4, other=@2) ; add.Tensor(self=@3, other=@5)",
     "nll_loss": "nll_loss_nd(self=input, target=target, weight=weight)",
     # input / input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     "normalize": "linalg_vector_norm(self=input) ; clamp_min(self=@0) ; expand_as(self=@1) ; "
@@ -428,9 +441,6 @@ MODULES = {
     "TripletMarginLoss": "F.triplet_margin_loss(anchor=anchor, positive=positive, negative=negative)",
 }
 
-# Modules whose forward() applies their loss's reduction: the result is a scalar by default.
-# (reduction='none' keeps the shape; GA305 wants to know.)
-LOSS_REDUCTION_DEFAULT = "mean"
 
 # --- ops whose result can be their input itself ----------------------------------------------
 # A leaf that requires grad stays a leaf through these when nothing changes (GA113 must not fire):
