@@ -88,6 +88,10 @@ class RuleContext:
         lines.append(sf.line_text(span.end_line)[:span.end_col])
         return "\n".join(lines)
 
+    def text_of_node(self, path: str, node) -> str:
+        sf = self.files.get(path)
+        return sf.segment(node) if sf is not None else ""
+
     def line(self, path: str, n: int) -> str:
         sf = self.files.get(path)
         return sf.line_text(n) if sf is not None else ""
