@@ -331,6 +331,14 @@ class Surfaces:
                 if "m" in ov.flags:
                     self.add("Tensor", op, op)
         # torch.* and Tensor methods written in Python
+        for group, names, owner in (("TORCH_PYTHON", S.TORCH_PYTHON, torch),
+                                    ("TENSOR_PYTHON", S.TENSOR_PYTHON, torch.Tensor),
+                                    ("INTEGRAL_CASTS", S.INTEGRAL_CASTS, torch.Tensor),
+                                    ("MAY_RETURN_SELF", S.MAY_RETURN_SELF, torch.Tensor),
+                                    ("OPERATORS", S.OPERATORS, torch.Tensor)):
+            missing = [n for n in names if not hasattr(owner, n)]
+            if missing:
+                raise GenerateError(f"{group}: {owner.__name__} has no {', '.join(missing)}")
         for name, text in sorted(S.TORCH_PYTHON.items()):
             self.composite("torch", name, getattr(torch, name), text)
         for name, text in sorted(S.TENSOR_PYTHON.items()):
