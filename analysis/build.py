@@ -125,8 +125,9 @@ class Builder:
                               accumulations=tuple(M.Accumulation(self.span(a.site), self.params(a.org), back,
                                                                  _loops(a.ctx)) for a, back in accs.values()),
                               crossings=tuple(M.Crossing(c.seq, self.span(c.site), self.params(c.own),
-                                                         self.params(c.foreign), _loops(c.ctx))
+                                                         self.params(c.foreign), _loops(c.ctx), self.span(c.arg))
                                               for c in trace.crossings),
+                              counters=frozenset(trace.counters),
                               grad_reads=tuple(M.GradRead(self.span(g.site), self.span(g.stmt), self.params(g.org),
                                                           _loops(g.ctx)) for g in trace.grad_reads))
 
@@ -170,7 +171,7 @@ class Builder:
         hits = []
         for s in loss.saves:
             storage = s.storage
-            if not isinstance(storage, TensorObj):
+            if not isinstance(storage, TensorObj) or not s.certain:
                 continue
             now = rec.versions.get(s, storage.version)
             if now > s.version:
@@ -210,7 +211,7 @@ class Builder:
 
     def stale(self, s) -> M.Stale:
         kind, by, earlier, modified, save, carry = s
-        return M.Stale(kind, by.seq, self.span(by.site), earlier, modified, self.span(save.site),
+        return M.Stale(kind, by.event.seq, self.span(by.site), earlier, modified, self.span(save.site),
                        self.span(carry.site) if carry is not None else None,
                        tuple(o.oid for o in by.stepped_objs))
 
@@ -370,6 +371,8 @@ def _stale_uses(backwards, carries) -> dict:
         saves = rec.loss.saves
         found: dict = {}
         for s in saves:
+            if not s.certain:
+                continue
             by = freed.get(s)
             kind = "freed"
             if by is None:
@@ -387,10 +390,10 @@ def _stale_uses(backwards, carries) -> dict:
                 entry[3] = entry[3] or modified
                 entry[6].add(s)
         for entry in found.values():
-            for c in carries:
-                if c.stale & entry[6]:
-                    entry[5] = c
-                    break
+            # the carrying assignment nearest the loop (the training code, not a forward inside it)
+            hits = [c for c in carries if c.stale & entry[6]]
+            if hits:
+                entry[5] = min(hits, key=lambda c: len(c.ctx))
         if found:
             out[rec] = [tuple(e[:6]) for e in found.values()]
         if rec.retain:

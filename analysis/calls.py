@@ -220,8 +220,9 @@ class Calls:
         weak = f.weak | f.org
         evidence = evidence or f.tensor or f.carries
         k = Kind.UNKNOWN | (Kind.TENSOR if f.tensor else 0)
-        out = V(k, org=EMPTY, weak=weak, top=f.top or (outside and evidence), cuts=f.cuts, saves=f.saves, site=node,
-                unk=Site(self.sf, node) if node is not None else True)
+        # what it saved for backward is not known: no graph identity is claimed for its result
+        out = V(k, org=EMPTY, weak=weak, top=f.top or (outside and evidence), cuts=f.cuts, site=node,
+                unk=Site(self.sf, node) if node is not None else True, terms=f.terms)
         if self.nograd is not None and out.carries:
             out = self.cut_nograd(out, self.nograd)
         return out
@@ -308,7 +309,7 @@ class Calls:
         return UNKNOWN
 
     def set_attr(self, recv: V, attr: str, value: V, stmt, target, env):
-        if value.saves:
+        if value.saves and any(self.outlives_iteration(o) for o in recv.objs):
             self.note_carry(value, stmt)   # `self.centers = m * self.centers + ...` across iterations
             for o in recv.objs:
                 self.note_graph_write(o, value)
@@ -627,7 +628,13 @@ class Calls:
                     return const(True)
                 if hits == {False} and all(o.qual for o in value.objs):
                     return const(False)
-        return V(Kind.NUMBER)
+        if q in ("torch.Tensor", "torch.nn.Parameter") and not value.unk:
+            # a tuple of hidden states is not a tensor: `repackage_hidden` recursions follow the data
+            if value.k & (Kind.TUPLE | Kind.LIST) and not value.k & Kind.TENSOR:
+                return const(False)
+            if value.k == Kind.TENSOR and q == "torch.Tensor":
+                return const(True)
+        return V(Kind.NUMBER, unk=False)
 
     def filter_call(self, fn: V, it: V, node, env) -> V:
         from .expressions import _param_elements
@@ -803,7 +810,15 @@ class Calls:
             return o.content if o.content is not None else UNKNOWN
         if name in ("index", "count"):
             return V(Kind.NUMBER)
+        if name == "clear":
+            self.clear_list(o)
         return NONE
+
+    def clear_list(self, o: ListObj):
+        """`lst.clear()`, `del lst[:]`: what was put in before is gone (on every path only)."""
+        if not self.cond:
+            o.content = None
+            o.elems = []
 
     def dict_method(self, o: DictObj, name, args, kwargs, node) -> V:
         a0 = args[0] if args and isinstance(args[0], V) else None

@@ -29,7 +29,7 @@ from .lifecycle import Lifecycle
 from .optimizers import OptimizerOps
 from .tensor_ops import TensorOps
 from .trace import InplaceRec, Trace
-from .values import EMPTY, NONE, UNKNOWN, Kind, V, const, join, join_all
+from .values import EMPTY, NONE, NOCONST, UNKNOWN, Kind, V, const, join, join_all
 
 _LOOP_RUNS = 2
 
@@ -351,11 +351,14 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         self.cond += 1
         key = self.seq()
         depth = len(self.ctx)
+        if _counter_like(stmt.test, self.stack[-1].loops):
+            self.trace.counters.add(key)
         try:
             self.path.append((key, 0, depth))
-            a = self.exec_block(stmt.body, dict(env))
+            a = self.exec_block(stmt.body, _refine(stmt.test, env, True))
             self.path[-1] = (key, 1, depth)
-            b = self.exec_block(stmt.orelse, dict(env)) if stmt.orelse else dict(env)
+            b = self.exec_block(stmt.orelse, _refine(stmt.test, env, False)) if stmt.orelse else \
+                _refine(stmt.test, env, False)
         finally:
             self.path.pop()
             self.cond -= 1
@@ -741,6 +744,10 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         for t in stmt.targets:
             if isinstance(t, ast.Name):
                 env.pop(t.id, None)
+            elif isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Slice) and t.slice.lower is None \
+                    and t.slice.upper is None:
+                for o in self.eval(t.value, env).of(ListObj):
+                    self.clear_list(o)   # `del lst[:]`
         return env
 
     def _s_pass(self, stmt, env):
@@ -816,8 +823,9 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
                 self.check_rebind(name, old, value, stmt)
         if "loss" in name.lower() and value.k & Kind.TENSOR:
             value = self.note_loss(value, f"`{name}`")
-        if value.saves:
-            self.note_carry(value, stmt)
+        loops = self.stack[-1].loops
+        if value.saves and loops and name in _carried(loops[-1]["node"])[0]:
+            self.note_carry(value, stmt)   # a name the next iteration reads
         env[name] = value
         self.name_objects(value, name)
 
@@ -953,3 +961,46 @@ def _carried(loop) -> tuple[frozenset, bool]:
 
 def _is_property_setter(item) -> bool:
     return any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter") for d in item.decorator_list)
+
+
+def _refine(test, env: dict, arm: bool) -> dict:
+    """A copy of `env` for one arm of `if x is None` / `if x is not None`: there `x` is (or is not)
+    None, so what it holds on the other arm does not flow through this one (`h = h.detach()` only
+    when `h` is not None)."""
+    out = dict(env)
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
+        return out
+    left, right = test.left, test.comparators[0]
+    if isinstance(left, ast.Constant) and left.value is None:
+        left, right = right, left
+    if not (isinstance(left, ast.Name) and isinstance(right, ast.Constant) and right.value is None):
+        return out
+    v = env.get(left.id)
+    if v is None:
+        return out
+    is_none = arm if isinstance(test.ops[0], ast.Is) else not arm
+    if is_none:
+        out[left.id] = NONE
+    elif v.k & Kind.NONE and v.k != Kind.NONE:
+        out[left.id] = v.replace(k=v.k & ~Kind.NONE, const=NOCONST if v.const is None else v.const)
+    return out
+
+
+_COUNTER_WORDS = re.compile(r"step|iter|count|batch|accum|idx|index|epoch", re.I)
+
+
+def _counter_like(test, loops) -> bool:
+    """A condition that changes from one iteration to the next (`(i + 1) % accum == 0`,
+    `step % k == 0`, `self.global_step > warmup`), unlike a configuration flag (`if args.amp:`)."""
+    if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test)):
+        return True
+    if any(isinstance(n, ast.Attribute) and _COUNTER_WORDS.search(n.attr) for n in ast.walk(test)):
+        return True
+    if not loops:
+        return any(isinstance(n, ast.Name) and _COUNTER_WORDS.search(n.id) for n in ast.walk(test))
+    loop = loops[-1]["node"]
+    stored = getattr(loop, "_gradaudit_stored", None)
+    if stored is None:
+        stored = frozenset(n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        loop._gradaudit_stored = stored
+    return any(isinstance(n, ast.Name) and n.id in stored for n in ast.walk(test))

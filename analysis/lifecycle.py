@@ -7,6 +7,8 @@ A mixin of Interpreter (interpreter.py).
 """
 from __future__ import annotations
 
+import ast
+
 from .objects import OptimObj, Site, TensorObj, Unit
 from .trace import AccRec, BackwardRec, CarryRec, CrossRec, Event, GradReadRec, LossRec
 from .values import Fact, Kind, V
@@ -115,7 +117,7 @@ class Lifecycle:
         if value.saves and self.outlives_iteration(obj):
             self.graph_writes += 1
 
-    def note_crossing(self, m, args):
+    def note_crossing(self, m, args, node=None):
         """A module applied to a tensor that carries gradient from parameters it does not own (a
         discriminator on a generator's output): where one model's output enters another's loss."""
         if self.nograd is not None:
@@ -130,8 +132,14 @@ class Lifecycle:
         foreign -= own
         if own and foreign:
             stmt = self.cur_stmt if self.cur_stmt is not None else None
-            self.trace.crossings.append(CrossRec(self.seq(), Site(self.sf, stmt) if stmt is not None else None,
-                                                 frozenset(own), frozenset(foreign), self.ctx))
+            rec = CrossRec(self.seq(), Site(self.sf, stmt) if stmt is not None else None,
+                           frozenset(own), frozenset(foreign), self.ctx)
+            given = getattr(node, "args", [])
+            for a, n in zip(args, given):
+                if isinstance(a, V) and a.org & foreign and not isinstance(n, ast.Starred):
+                    rec.arg = Site(self.sf, n)   # the argument bringing the other model's gradient
+                    break
+            self.trace.crossings.append(rec)
 
     def note_grad_read(self, recv: V, node):
         """`.grad` of a computed tensor (an activation, a weight rebound out of place): None unless
@@ -139,7 +147,7 @@ class Lifecycle:
         stores = [o for o in recv.objs if isinstance(o, TensorObj)]
         if not stores or any(isinstance(o, Unit) for o in recv.objs) or recv.facts & Fact.NOGRAD:
             return
-        if not (recv.org or recv.weak) or any(s.retained for s in stores):
-            return
+        if not recv.org or recv.unk or any(s.retained for s in stores):
+            return   # only what certainly requires grad and was certainly computed here
         self.trace.grad_reads.append(GradReadRec(Site(self.sf, node), Site(self.sf, self.cur_stmt), recv.org,
                                                  self.ctx))

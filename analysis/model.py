@@ -149,6 +149,7 @@ class Crossing:
     own: frozenset
     foreign: frozenset
     loops: tuple
+    arg: Span | None = None      # the argument that brought the foreign gradient
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,4 +280,5 @@ class ProgramModel:
     accumulations: tuple = ()
     crossings: tuple = ()
     grad_reads: tuple = ()
+    counters: frozenset = frozenset()   # branch keys (Event.conds) of conditions that vary between iterations
     param_counts: dict = field(default_factory=dict, compare=False)

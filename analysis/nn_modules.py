@@ -14,6 +14,7 @@ from .objects import (
 )
 from .trace import FreezeRec, UnitNew, UnregRec
 from .tensor_ops import loss_shape
+from .trace import SaveRec
 from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Fact, Kind, Star, V, const, flow_of, join_all,
                      make_tuple)
 
@@ -354,7 +355,7 @@ class ModuleOps:
 
     def module_call(self, m: ModuleObj, args, kwargs, node, env) -> V:
         if not self.module_depth:
-            self.note_crossing(m, args)   # the outermost call: a model applied by training code
+            self.note_crossing(m, args, node)   # the outermost call: a model applied by training code
         self.module_depth += 1
         try:
             return self._module_call(m, args, kwargs, node, env)
@@ -388,10 +389,15 @@ class ModuleOps:
             xin = flow_of(*argv).value() if spec in T.RECURRENT and len(argv) > 1 else x
             out = self.tensor_result(f, node, op="linear" if saves_in else None, inputs=(xin, pv),
                                      shape=module_shape(m, x))
+            if spec in T.RECURRENT and self.nograd is None:
+                # a recurrent layer's backward keeps its weights and workspace whatever needs grad;
+                # its outputs (sequence, hidden state) share that one graph node
+                out = out.replace(saves=out.saves | frozenset(SaveRec(u, u.version, Site(self.sf, node), "rnn", self.ctx)
+                                                              for u in units))
             if spec in T.RECURRENT or spec == "MultiheadAttention":
-                h = self.tensor_result(f, node)
+                h = self.tensor_result(f, node).replace(saves=out.saves)
                 if spec == "LSTM":
-                    c = self.tensor_result(f, node)
+                    c = self.tensor_result(f, node).replace(saves=out.saves)
                     return make_tuple([out, make_tuple([h, c], node)], node)
                 return make_tuple([out, h], node)
             if spec.endswith("Cell") and spec.startswith("LSTM"):

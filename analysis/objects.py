@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 
-from .values import EMPTY, V, Kind, join
+from .values import EMPTY, FROZEN, MAYBE, TRAINABLE, V, Kind, join
 
 _ids = itertools.count(1)
 
@@ -17,7 +17,7 @@ def next_oid() -> int:
     """An id larger than every object's made so far, smaller than every later one's."""
     return next(_ids)
 
-TRAINABLE, FROZEN, MAYBE = 0, 1, 2
+__all__ = ["TRAINABLE", "FROZEN", "MAYBE"]   # re-exported: the states live in values.py
 
 
 def merge_state(a: int, b: int) -> int:
