@@ -142,7 +142,7 @@ REWRAP = {"tensor", "Tensor", "FloatTensor", "LongTensor", "DoubleTensor", "IntT
 
 # Ops whose backward uses their output (an in-place change of it later breaks backward).
 SAVES_OUTPUT = _sets.SAVES_OUTPUT
-# Ops whose backward uses their first input, whatever requires grad.
+# Ops whose backward uses their first input at least when that input requires grad.
 SAVES_INPUT = _sets.SAVES_INPUT
 # Binary products: each operand is saved when the other needs a gradient.
 PRODUCTS = _sets.PRODUCTS

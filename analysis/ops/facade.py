@@ -1,7 +1,9 @@
 """The name sets torch_api.py has always offered the engine, derived from the op table.
 
 The engine looks ops up by their short name (`exp`, `mul`, `softmax`) whatever the namespace,
-and models what backward saves by position: the first input, the second, the output. Each set
+and models what backward saves by position: the output; the first input when it requires grad;
+each of the first two inputs when the other requires grad (products); the divisor always and
+the dividend when the divisor requires grad (divisions). Each set
 holds the names that fit one of those models in every namespace where the name is known. An op
 the models cannot express (addmm saves its 2nd and 3rd inputs, `where` its condition) is in none
 of them: the engine records no save for it, so GA110 stays quiet rather than guess. OpInfo has
@@ -84,13 +86,13 @@ def classify(info: OpInfo) -> frozenset[str]:
         out.add("SAVES_OUTPUT")
     p0, p1 = _pair(info)
     inputs = {s.value: set(s.when) for s in saves if not s.output}
-    diff = set(info.differentiable)
     s0, s1 = inputs.get(p0), inputs.get(p1)
     if s0 is not None and s1 is not None and s0 == {p1} and s1 == {p0}:
         out.add("PRODUCTS")
     elif s0 is not None and s1 is not None and s0 == {p1} and {p0, p1} <= s1:
         out.add("DIVISIONS")
-    elif s0 is not None and diff and diff <= s0:
+    elif s0 is not None and p0 in s0:
+        # the engine saves the first input when it requires grad (tensor_ops._record_saves)
         out.add("SAVES_INPUT")
     return frozenset(out)
 
