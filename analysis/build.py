@@ -378,8 +378,13 @@ def _stale_uses(backwards, carries) -> dict:
             if by is None:
                 by = retained.get(s)
                 kind = "retained"
-                if by is None or by is rec or not _earlier_iteration(s, rec):
+                # a retained graph reused in the same iteration is what retain_graph is for, unless a
+                # step() changed a tensor it saved in between (then torch raises)
+                if by is None or by is rec or not (_earlier_iteration(s, rec)
+                                                   or rec.versions.get(s, s.storage.version) > s.version):
                     continue
+            if _exclusive(by.event, rec.event):
+                continue   # the two backward() calls are on different arms of a condition
             entry = found.get((kind, by.seq))
             earlier = _earlier_iteration(s, rec)
             modified = rec.versions.get(s, s.storage.version) > s.version
@@ -410,3 +415,11 @@ def _earlier_iteration(save, rec) -> bool:
     """The saved tensor was made in an earlier iteration of a loop the backward runs in."""
     now = {c[1]: c[2] for c in rec.ctx if c[0] == "loop"}
     return any(c[0] == "loop" and c[1] in now and c[2] < now[c[1]] for c in save.ctx)
+
+
+def _exclusive(a, b) -> bool:
+    """Two events on different arms of one condition never run in the same pass."""
+    if a is None or b is None:
+        return False
+    arms = {k: arm for k, arm, _ in a.path}
+    return any(k in arms and arms[k] != arm for k, arm, _ in b.path)

@@ -802,7 +802,15 @@ class Calls:
             o.add(args[1])
             return NONE
         if name in ("extend", "update") and a0 is not None:
-            o.add(self.iter_value(a0))
+            lists = a0.of(ListObj)
+            if a0.items is not None:
+                for e in a0.items:
+                    o.add(e)
+            elif len(lists) == 1 and lists[0].elems is not None and not a0.objs - {lists[0]}:
+                for e in list(lists[0].elems):
+                    o.add(e)       # `layers.extend(block(...))`: keep the order nn.Sequential needs
+            else:
+                o.add(self.iter_value(a0))
             return NONE
         if name in ("pop", "copy", "__getitem__"):
             if name == "copy":
