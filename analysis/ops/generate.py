@@ -131,11 +131,15 @@ def outputs(notes: list[str] | None = None) -> dict[str, str]:
     return {TABLE: render_table(ops, surfaces, version, reductions), SETS: render_sets(sets, version)}
 
 
-def main(argv=None) -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m gradaudit.analysis.ops.generate",
                                  description="Regenerate the op table from the installed torch.")
     ap.add_argument("--check", action="store_true", help="exit 1 when a committed file differs")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
     notes: list[str] = []
     files = outputs(notes)
     stale = []
