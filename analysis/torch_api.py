@@ -151,6 +151,19 @@ DIVISIONS = _sets.DIVISIONS
 # Ops whose backward saves no tensor.
 SAVE_NOTHING = _sets.SAVE_NOTHING
 
+# Their derivative is zero almost everywhere (round, floor, sign): backward runs, nothing learns.
+ZERO_GRAD_OPS = _sets.ZERO_GRAD_OPS
+# Return (values, indices) where the indices carry no gradient (sort, topk, max(x, dim)).
+VALUES_INDICES = _sets.VALUES_INDICES
+# Names of + - * / ** ({name: add|sub|mul|div|pow}, aliases included: divide, multiply, true_divide).
+ARITH_OPS = _sets.ARITH_OPS
+# Infinite wherever their second input (the divisor) is 0.
+ZERO_DIVISOR_INF = _sets.ZERO_DIVISOR_INF
+# Infinite gradient at 0 for a fractional exponent 0 < e < 1 (pow).
+FRACTIONAL_POWERS = _sets.FRACTIONAL_POWERS
+# F.* losses (they take a `reduction`).
+LOSS_FUNCTIONS = _sets.LOSS_FUNCTIONS
+
 # In-place methods that are not data changes (Python-level or autograd bookkeeping; the YAML
 # types them `Tensor(a!)` like any in-place op).
 NOT_INPLACE = {"requires_grad_", "share_memory_", "retain_grad", "detach_", "resize_", "record_stream",

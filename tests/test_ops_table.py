@@ -369,6 +369,36 @@ def test_engine_sets_come_from_the_table():
     assert T.MODULE_SAVES["ELU"] == "input" and T.MODULE_SAVES["LSTM"] == "input"
 
 
+def test_value_sets_come_from_the_table():
+    # zero derivative almost everywhere; poisson's is zero too, but a sample is data (NONDIFF_OPS)
+    assert T.ZERO_GRAD_OPS == {"round", "floor", "ceil", "trunc", "fix", "sign", "sgn"}
+    assert "poisson" in T.NONDIFF_OPS and "frac" not in T.ZERO_GRAD_OPS
+    # (values, indices without gradient); aminmax's two results are both values with gradient
+    assert {"max", "min", "sort", "topk", "kthvalue", "median", "mode", "cummax", "cummin", "nanmedian"} \
+        <= T.VALUES_INDICES
+    assert "aminmax" not in T.VALUES_INDICES and "argmax" not in T.VALUES_INDICES
+    # + - * / ** and their aliases, not ops that merely run one of them (dropout: mul, square: pow)
+    assert T.ARITH_OPS == {"add": "add", "sub": "sub", "subtract": "sub", "mul": "mul", "multiply": "mul",
+                           "div": "div", "divide": "div", "true_divide": "div", "pow": "pow"}
+    # infinite where the divisor is 0; xlogy's -inf at other == 0 needs self != 0: a log, no division
+    assert T.ZERO_DIVISOR_INF == {"div", "divide", "true_divide"}
+    assert op_for("torch", "xlogy").domain_of("other", "value_inf")
+    assert T.FRACTIONAL_POWERS == {"pow"}
+    assert {"cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+            "mse_loss", "ctc_loss"} <= T.LOSS_FUNCTIONS
+    assert all(op_for("F", n).reduction == "mean" for n in T.LOSS_FUNCTIONS)
+
+
+def test_the_numerical_families_have_the_domain_their_rules_report():
+    from gradaudit.analysis import numerics as N
+    for name in N.LOGS:     # GA401: -inf at 0, NaN below
+        for ns in ("Tensor", "torch"):
+            assert {("self", "zero", "value_inf"), ("self", "negative", "value_nan")} <= facts(op_for(ns, name)), name
+    for name in N.ROOTS:    # GA403: an infinite gradient at 0
+        for ns in ("Tensor", "torch"):
+            assert ("self", "zero", "grad_inf") in facts(op_for(ns, name)), name
+
+
 def test_importing_the_engine_does_not_load_the_table():
     code = ("import sys, gradaudit.analysis.cli, gradaudit.analysis.engine; "
             "print('gradaudit.analysis.ops._table' in sys.modules)")

@@ -3,6 +3,18 @@
 The engine's name sets (facade.py says how each is derived), imported by torch_api.py.
 """
 
+ARITH_OPS = {
+    'add': 'add',
+    'div': 'div',
+    'divide': 'div',
+    'mul': 'mul',
+    'multiply': 'mul',
+    'pow': 'pow',
+    'sub': 'sub',
+    'subtract': 'sub',
+    'true_divide': 'div',
+}
+
 DIVISIONS = frozenset({
     'div', 'divide', 'kl_div', 'true_divide',
 })
@@ -14,6 +26,18 @@ FACTORIES = frozenset({
     'new_full', 'new_ones', 'new_zeros', 'normal', 'ones', 'ones_like', 'rand', 'rand_like',
     'randint', 'randint_like', 'randn', 'randn_like', 'randperm', 'rfftfreq', 'scalar_tensor',
     'tril_indices', 'triu_indices', 'zeros', 'zeros_like',
+})
+
+FRACTIONAL_POWERS = frozenset({
+    'pow',
+})
+
+LOSS_FUNCTIONS = frozenset({
+    'binary_cross_entropy', 'binary_cross_entropy_with_logits', 'cosine_embedding_loss',
+    'cross_entropy', 'ctc_loss', 'gaussian_nll_loss', 'hinge_embedding_loss', 'huber_loss',
+    'kl_div', 'l1_loss', 'margin_ranking_loss', 'mse_loss', 'multi_margin_loss',
+    'multilabel_margin_loss', 'multilabel_soft_margin_loss', 'nll_loss', 'poisson_nll_loss',
+    'smooth_l1_loss', 'soft_margin_loss', 'triplet_margin_loss',
 })
 
 MODULE_SAVES = {
@@ -185,6 +209,12 @@ SPLIT_OPS = frozenset({
     'chunk', 'dsplit', 'hsplit', 'split', 'split_with_sizes', 'tensor_split', 'unbind', 'vsplit',
 })
 
+VALUES_INDICES = frozenset({
+    'cholesky_ex', 'cummax', 'cummin', 'frexp', 'inv_ex', 'kthvalue', 'max',
+    'max_pool1d_with_indices', 'median', 'min', 'miopen_ctc_loss', 'mode', 'nanmedian',
+    'native_dropout', 'sort', 'topk',
+})
+
 VIEW_OPS = frozenset({
     'H', 'T', 'adjoint', 'as_strided', 'broadcast_to', 'ccol_indices', 'coalesce', 'col_indices',
     'conj', 'crow_indices', 'diagonal', 'expand', 'expand_as', 'flatten', 'imag', 'indices', 'mH',
@@ -193,4 +223,12 @@ VIEW_OPS = frozenset({
     'row_indices', 'select', 'slice_inverse', 'squeeze', 'swapaxes', 'swapdims', 't', 'transpose',
     'unflatten', 'unfold', 'unsqueeze', 'values', 'view', 'view_as', 'view_as_complex',
     'view_as_real',
+})
+
+ZERO_DIVISOR_INF = frozenset({
+    'div', 'divide', 'true_divide',
+})
+
+ZERO_GRAD_OPS = frozenset({
+    'ceil', 'fix', 'floor', 'round', 'sgn', 'sign', 'trunc',
 })

@@ -9,6 +9,10 @@ the models cannot express (addmm saves its 2nd and 3rd inputs, `where` its condi
 of them: the engine records no save for it, so GA110 stays quiet rather than guess. OpInfo has
 the whole truth for callers that can use it (saves(), match()).
 
+The numerical and gradient-break rules' sets (value_sets) are facts of the same table: zero
+derivatives (round, floor, sign), (values, indices) results, divisions and fractional powers by
+their domain facts, the aliases of + - * / **, and the F losses (those with a `reduction`).
+
 `generate.py` calls `engine_sets` and writes the result to `_engine_sets.py`, so that importing
 the engine does not load the op table.
 """
@@ -23,6 +27,11 @@ SAVE_NAMESPACES = ("Tensor", "torch", "torch.nn.functional", "torch.linalg", "to
 SHAPE_NAMESPACES = ("Tensor", "torch", "torch.linalg", "torch.special", "torch.fft")
 SAVE_SETS = ("SAVES_OUTPUT", "SAVES_INPUT", "PRODUCTS", "DIVISIONS", "SAVE_NOTHING")
 SHAPE_SETS = ("VIEW_OPS", "SPLIT_OPS", "NONDIFF_OPS", "FACTORIES")
+# the numerical and gradient-break rules' sets (value_sets below), for Tensor methods and torch.*
+VALUE_SETS = ("ZERO_GRAD_OPS", "VALUES_INDICES", "ZERO_DIVISOR_INF", "FRACTIONAL_POWERS")
+# the Python arithmetic the numerical rules model as operators (+ - * / **): ARITH_OPS maps each
+# name that reaches one of them (`divide`, `true_divide`, `multiply`: decompositions into div, mul)
+ARITH = ("add", "sub", "mul", "div", "pow")
 
 # The engine passes `torch.where(cond, a, b)` as inputs (a, b): classify it on those.
 _ENGINE_POSITIONS = {"where": ("self", "other")}
@@ -97,7 +106,71 @@ def classify(info: OpInfo) -> frozenset[str]:
     return frozenset(out)
 
 
-def engine_sets(lookup, names_by_ns: dict[str, frozenset[str]], modules: frozenset[str]) -> dict:
+def _value_votes(info: OpInfo) -> set[str]:
+    """The VALUE_SETS one OpInfo belongs to."""
+    out = set()
+    if info.inplace or not info.overloads:
+        return out
+    # round, floor, sign...: the graph goes on, the gradient is zero (a random sample such as
+    # poisson also has a zero derivative, but it is data, not a rounding step: NONDIFF_OPS)
+    if info.zero_grad and not info.random:
+        out.add("ZERO_GRAD_OPS")
+    # (values, indices): sort, topk, max(dim)... the indices carry no gradient
+    if any(len(ov.outputs) == 2 and ov.outputs[0].grad and not ov.outputs[1].grad and ov.outputs[1].integral
+           for ov in info.overloads):
+        out.add("VALUES_INDICES")
+    # infinite wherever the second input is 0, whatever the first: divisions (xlogy's fact
+    # depends on its first input, so it is no division)
+    if any(d.at == "zero" and d.effect == "value_inf" and not d.given for d in info.domain_of("other")):
+        out.add("ZERO_DIVISOR_INF")
+    # an infinite gradient at 0 for 0 < exponent < 1 (pow)
+    if any(d.at == "fractional_exponent" and d.effect == "grad_inf" for d in info.domain_of("self")):
+        out.add("FRACTIONAL_POWERS")
+    return out
+
+
+def _arith(info: OpInfo) -> str | None:
+    """add/sub/mul/div/pow for those ops and their aliases: ops each of whose overloads runs the
+    same overload of one of them (divide.Tensor runs div.Tensor; dropout, which runs mul.Tensor
+    from its own signature, and square, which runs pow.Tensor_Scalar, are no aliases)."""
+    if info.inplace:
+        return None
+    if info.op in ARITH:
+        return info.op
+    ops = set()
+    for ov in info.overloads:
+        if len(ov.steps) != 1 or ov.steps[0].partition(".")[2] != ov.overload:
+            return None
+        ops.add(ov.steps[0].partition(".")[0])
+    return ops.pop() if len(ops) == 1 and ops <= set(ARITH) else None
+
+
+def value_sets(lookup, names_by_ns: dict[str, frozenset[str]], reductions: dict[str, str]) -> dict:
+    """VALUE_SETS, ARITH_OPS {name: add|sub|mul|div|pow} and LOSS_FUNCTIONS (the F functions
+    with a default `reduction`: `reductions` {decomposition key: default}, the one being
+    generated). A name is in a set when every namespace that knows it agrees."""
+    votes: dict[str, list[set[str]]] = {}
+    arith: dict[str, set] = {}
+    for ns in SHAPE_NAMESPACES:
+        for name in names_by_ns.get(ns, ()):
+            info = None if name.startswith("_") else lookup(ns, name)
+            if info is None:
+                continue
+            votes.setdefault(name, []).append(_value_votes(info))
+            arith.setdefault(name, set()).add(_arith(info))
+    sets: dict = {k: frozenset(n for n, v in votes.items() if k in set.intersection(*v)) for k in VALUE_SETS}
+    sets["ARITH_OPS"] = {n: ops.pop() for n, ops in arith.items() if len(ops) == 1 and None not in ops}
+    losses = set()
+    for name in names_by_ns.get("torch.nn.functional", ()):
+        info = lookup("torch.nn.functional", name)
+        if info is not None and info.decomposed and info.op in reductions:
+            losses.add(name)
+    sets["LOSS_FUNCTIONS"] = frozenset(losses)
+    return sets
+
+
+def engine_sets(lookup, names_by_ns: dict[str, frozenset[str]], modules: frozenset[str],
+                reductions: dict[str, str]) -> dict:
     """{set name: frozenset of op names} plus MODULE_SAVES {module: 'input' | 'output'}.
 
     `lookup(ns, name)` -> OpInfo | None; `names_by_ns` the names of each namespace; `modules`
@@ -136,4 +209,5 @@ def engine_sets(lookup, names_by_ns: dict[str, frozenset[str]], modules: frozens
             module_saves[name] = "input"
     out = {k: frozenset(v) for k, v in sets.items()}
     out["MODULE_SAVES"] = module_saves
+    out.update(value_sets(lookup, names_by_ns, reductions))
     return out

@@ -127,7 +127,7 @@ def outputs(notes: list[str] | None = None) -> dict[str, str]:
         return make_opinfo(ns, name, target, tuple(ops[target.lstrip("=")]))
 
     names = {ns: frozenset(m) for ns, m in surfaces.items()}
-    sets = engine_sets(lookup, names, frozenset(surfaces.get("torch.nn", ())))
+    sets = engine_sets(lookup, names, frozenset(surfaces.get("torch.nn", ())), reductions)
     return {TABLE: render_table(ops, surfaces, version, reductions), SETS: render_sets(sets, version)}
 
 
