@@ -4,7 +4,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
-from .records import (
+from .records import (  # noqa: F401  (the records are the package's API too: __init__ re-exports them from here)
     AT, COMPOSITE, EFFECTS, GRAD, GRAD_STATUSES, NONE, RAISES, ZERO, Arg, Domain, Output, Overload, Save, decode,
 )
 
