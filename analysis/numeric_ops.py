@@ -52,8 +52,8 @@ class NumericOps:
                 risks |= self.promote(x, "exp", "GA404", "log(1 + exp(x))")
             elif op in N.ROOTS and N.risky(x):
                 risks.add(self.hazard("GA403", node, op, CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS))
-            elif op in T.FRACTIONAL_POWERS and len(ins) > 1 and isinstance(ins[1].const, float) and 0 < ins[1].const < 1 \
-                    and N.risky(x):
+            elif op in T.FRACTIONAL_POWERS and len(ins) > 1 and isinstance(ins[1].const, float) \
+                    and 0 < ins[1].const < 1 and N.risky(x):
                 risks.add(self.hazard("GA403", node, f"pow({ins[1].const})", CONFIRMED if x.marks & Mark.SELF
                                       else SUSPICIOUS))
             elif op in T.ZERO_DIVISOR_INF and len(ins) > 1:
