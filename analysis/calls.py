@@ -162,6 +162,11 @@ class Calls:
                 m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
             recv = module_value(m)
         else:
+            if self.library_mode and _is_record(cls):
+                # a record of outputs (a dataclass, ModelOutput): every field is part of the value
+                f = flow_of(*[a for a in list(args) + [v for k, v in kwargs.items() if k != "**"]
+                              if isinstance(a, V)])
+                return f.value(Kind.UNKNOWN, site=node)
             inst = InstanceObj(cls, label or f"<{cls.name}>", site)
             recv = V(Kind.INST, frozenset((inst,)))
         init = cls.lookup("__init__")
@@ -175,6 +180,8 @@ class Calls:
         if init is not None:
             if cls.is_module:
                 self.init_stack.append(recv.objs and next(iter(recv.objs)))
+                if self.library_mode:
+                    self.lib_init_cond[m.oid] = self.cond
                 m.in_init = True
             # a helper object's set-up (a trainer, an accelerator, a config) may run deep into a
             # library; what the training step needs from it is seldom that deep
@@ -199,6 +206,7 @@ class Calls:
         (`parser.parse_args()`, `env.step(a)` return values that carry no gradient)."""
         f = Flow()
         evidence = False
+        visited: set = set()   # one walk over module trees shared by all arguments (a list of every submodule)
         for v in list(args) + [v for k, v in kwargs.items() if k != "**"] + ([extra] if extra else []):
             if isinstance(v, Star):
                 v = v.value
@@ -207,7 +215,8 @@ class Calls:
             f.add(v)
             for o in v.objs:
                 if isinstance(o, ModuleObj):
-                    f.weak = f.weak | frozenset(o.units())
+                    if o.oid not in visited:
+                        f.weak = f.weak | frozenset(o.units(visited))
                     evidence = True
                 elif isinstance(o, SymObj):
                     f.weak = f.weak | {self.sym_unit(o)}
@@ -481,6 +490,9 @@ class Calls:
             return V(Kind.NUMBER, cuts=f.cuts, site=node)
         if qual.startswith("torch.") and short[:1].islower():
             return self.torch_function(short, args, kwargs, node, env)
+        lib = self.library_call(qual, args, kwargs, node)
+        if lib is not None:
+            return lib
         return self.opaque_call(None, args, kwargs, node)
 
     def builtin_call(self, name, args, kwargs, node, env) -> V:
@@ -824,6 +836,13 @@ class Calls:
             d.keys, d.rest = dict(o.keys), o.rest
             return V(Kind.DICT, frozenset((d,)))
         return UNKNOWN
+
+
+def _is_record(cls: ClassObj) -> bool:
+    """A dataclass-like record (its fields are given to the constructor): no __init__ of its own."""
+    if "__init__" in cls.methods:
+        return False
+    return any("dataclass" in ast.dump(d) for d in cls.node.decorator_list) or cls.lookup("__init__") is None
 
 
 def _lambda_mentions(fn: V, word) -> bool:

@@ -56,6 +56,7 @@ class Config:
     exclude: tuple = ()
     root: str = ""                     # folder of the pyproject.toml it came from
     severity: dict = field(default_factory=dict, hash=False, compare=False)
+    python: str = ""                   # the interpreter whose installed libraries are analysed
 
     def enabled(self, code: str, name: str) -> bool:
         if self.select and not any(_matches(s, code, name) for s in self.select):
@@ -80,7 +81,7 @@ class Config:
         if extend_select:
             sel = sel + _norm(extend_select)
         ign = self.ignore + _norm(ignore) if ignore else self.ignore
-        return Config(sel, ign, self.per_file_ignores, self.exclude, self.root, self.severity)
+        return Config(sel, ign, self.per_file_ignores, self.exclude, self.root, self.severity, self.python)
 
 
 def _relative(path: str, root: str) -> str:
@@ -160,7 +161,7 @@ def load_config(start: str = ".", explicit: str | None = None) -> Config:
 
 
 def config_from_table(table: dict, root: str, source: str = "settings") -> Config:
-    known = {"select", "ignore", "per-file-ignores", "exclude", "extend-select", "severity"}
+    known = {"select", "ignore", "per-file-ignores", "exclude", "extend-select", "severity", "python"}
     unknown = set(table) - known
     if unknown:
         raise ConfigError(f"{source}: unknown [tool.gradaudit] key(s): {', '.join(sorted(unknown))}")
@@ -180,4 +181,15 @@ def config_from_table(table: dict, root: str, source: str = "settings") -> Confi
         exclude=tuple(table.get("exclude", []) or ()),
         root=root,
         severity=dict(severity) if isinstance(severity, dict) else {},
+        python=_python_path(table.get("python"), root, source),
     )
+
+
+def _python_path(value, root: str, source: str) -> str:
+    """`python = ".venv/bin/python"`: relative to the pyproject.toml's folder."""
+    if value is None or value == "":
+        return ""
+    if not isinstance(value, str):
+        raise ConfigError(f"{source}: python must be a path to an interpreter")
+    value = os.path.expanduser(value)
+    return value if os.path.isabs(value) else os.path.join(root, value)

@@ -40,8 +40,14 @@ class Result:
 
 
 class Analyzer:
-    def __init__(self, config: Config | None = None, extra_roots=(), overlays=None, batch=False):
+    def __init__(self, config: Config | None = None, extra_roots=(), overlays=None, batch=False,
+                 python: str | None = None, cache: bool = True, libraries=None):
         self.config = config or Config()
+        # the environment whose installed libraries are read: --python, [tool.gradaudit] python,
+        # an active virtualenv/conda env, else the running interpreter (environment.py)
+        self.python = python or self.config.python or None
+        self.cache = cache
+        self._libraries = libraries
         self.extra_roots = tuple(extra_roots)
         self.overlays = dict(overlays or {})
         # batch: many files through one shared Program (the CLI), which freezes its parsed trees
@@ -78,6 +84,21 @@ class Analyzer:
             elif gc_was_enabled:
                 gc.enable()
 
+    @property
+    def libraries(self):
+        """The library models of the analysed environment (nothing is read until a library name is met)."""
+        if self._libraries is None:
+            from .environment import find_env
+            from .library_models import LibraryModels
+            from .summary_cache import SummaryCache
+            self._libraries = LibraryModels(find_env(self.python), SummaryCache(enabled=self.cache))
+        return self._libraries
+
+    def attach(self, program: Program) -> Program:
+        if program.libraries is None:
+            program.libraries = self.libraries
+        return program
+
     def collect(self):
         """Batch mode: collect what the last files left, freeze what survives, turn gc back on."""
         self._since_collect = 0
@@ -88,6 +109,7 @@ class Analyzer:
     def _analyze(self, path: str, source: str, program: Program | None) -> Result:
         if program is None:
             program = Program(self.extra_roots, self.overlays)
+        self.attach(program)
         sf = program.cached(os.path.abspath(path), source)
         if sf is not None and sf.path != path:
             sf = None

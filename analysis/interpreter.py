@@ -26,6 +26,7 @@ from .frames import (BUDGET, MAX_LOADED_LINES, ROOT_BUDGET,
 from .expressions import BUILTINS, _STAR, Expressions, _truth
 from .nn_modules import ModuleOps
 from .optimizers import OptimizerOps
+from .library_ops import LibraryOps
 from .tensor_ops import TensorOps
 from .trace import InplaceRec, Trace
 from .values import EMPTY, NONE, UNKNOWN, Kind, V, const, join, join_all
@@ -63,7 +64,7 @@ def _assign_env(env: dict, new: dict):
     env.update(new)
 
 
-class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps):
+class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, LibraryOps):
     """Replays one entry file (and what it imports) and fills a Trace."""
 
     def __init__(self, program: Program, entry: SourceFile, budget: int = BUDGET):
@@ -600,8 +601,12 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps):
                 q = T.strip_torch_alias(bv.const)
                 cls.bases.append(q)
                 short = q.rsplit(".", 1)[-1]
-                if q == "torch.nn.Module" or short == "LightningModule":
+                lib = self.library_base(q) if not q.startswith(("torch.", "builtins.")) else None
+                if q == "torch.nn.Module" or short == "LightningModule" or lib == "base":
                     cls.is_module = True
+                elif lib == "module":
+                    cls.is_module = True
+                    cls.opaque_base = True
                 elif q.startswith("torch.nn.") and (short in T.PARAM_MODULES or short in T.FREE_MODULES
                                                     or short in T.CONTAINERS or short in T.RECURRENT):
                     cls.is_module = True
@@ -635,6 +640,10 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps):
         path = self.program.resolve(self.sf, module, level) if (level or module) else None
         for alias in stmt.names:
             name = alias.asname or alias.name
+            qualified = self.program.qualified_import(self.sf, module, level, alias.name)
+            if qualified is not None:
+                env[name] = V(Kind.MODREF, const=T.strip_torch_alias(qualified))
+                continue
             if alias.name == "*":
                 if path is not None:
                     # names come from the module when first looked up (see lookup_global)
@@ -646,7 +655,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps):
                 # project modules run lazily, when the name is first used: most imports never matter
                 env[name] = V(Kind.LAZY, frozenset((LazyImport(path, module, alias.name),)))
             else:
-                base = module if not level else ("." * level + module)
+                base = module if not level else self.program.absolute_module(self.sf, module, level)
                 env[name] = V(Kind.MODREF, const=T.strip_torch_alias(f"{base}.{alias.name}" if base else alias.name))
         return env
 

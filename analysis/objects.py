@@ -116,7 +116,8 @@ class TensorObj(Obj):
 
 class ModuleObj(Obj):
     __slots__ = ("cls", "qual", "label", "parent", "key", "children", "attrs", "site", "seq", "opaque",
-                 "opaque_unit", "inplace", "spec", "copy_of", "unregs", "in_init", "loaded_from", "training")
+                 "opaque_unit", "inplace", "spec", "copy_of", "unregs", "in_init", "loaded_from", "training",
+                 "lib")
 
     def __init__(self, label, site, seq, cls=None, qual=None):
         super().__init__()
@@ -138,6 +139,7 @@ class ModuleObj(Obj):
         self.in_init = False
         self.loaded_from = False  # load_state_dict from an optimized module (a target network)
         self.training = True      # .train()/.eval() state: True, False, or None when paths disagree
+        self.lib = None           # library_ops.LibInfo of a model from an installed library
 
     def path(self) -> str:
         if self.parent is not None and self.key is not None:

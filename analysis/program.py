@@ -132,8 +132,17 @@ class Program:
         self._roots: dict[str, list] = {}
         self._texts: dict[str, str] = {}
 
+    libraries = None   # library_models.LibraryModels of the analysed environment (set by the Analyzer)
+
     def add(self, sf: SourceFile):
         self._files[sf.abspath] = sf
+
+    def qualified_import(self, sf: SourceFile, module: str, level: int, name: str) -> str | None:
+        """A name to keep as a dotted name rather than follow to a file (LibraryProgram)."""
+        return None
+
+    def absolute_module(self, sf: SourceFile, module: str, level: int) -> str:
+        return "." * level + module
 
     def may_define(self, abspath: str, name: str) -> bool:
         """Cheap text test before running a module for a name: it must mention the name, or
