@@ -197,6 +197,8 @@ class Calls:
                     self.after_init(m)
         elif cls.is_module:
             self.after_init(m)
+        if not cls.is_module:
+            self.framework_init(cls, recv, args, kwargs)
         return recv
 
     def opaque_call(self, fv: V | None, args, kwargs, node, extra: V | None = None, outside=False) -> V:
@@ -490,7 +492,7 @@ class Calls:
             return V(Kind.NUMBER, cuts=f.cuts, site=node)
         if qual.startswith("torch.") and short[:1].islower():
             return self.torch_function(short, args, kwargs, node, env)
-        lib = self.library_call(qual, args, kwargs, node)
+        lib = self.framework_call(qual, args, kwargs, node) or self.library_call(qual, args, kwargs, node)
         if lib is not None:
             return lib
         return self.opaque_call(None, args, kwargs, node)
@@ -668,7 +670,10 @@ class Calls:
                 results.append(self.scaler_method(o, name, args, kwargs, node))
             elif isinstance(o, InstanceObj):
                 m = o.cls.lookup(name)
-                if m is not None:
+                fw = self.framework_instance_method(o, name, args, kwargs, node) if m is None else None
+                if fw is not None:
+                    results.append(fw)
+                elif m is not None:
                     results.append(self.call_function(m, args, kwargs, node, self_v=V(Kind.INST, frozenset((o,)))))
                 elif name in o.attrs:
                     results.append(self.call_value(o.attrs[name], args, kwargs, node, env))
@@ -719,6 +724,9 @@ class Calls:
         return join_all(results)
 
     def unknown_method(self, recv: V, name, args, kwargs, node) -> V:
+        fw = self.framework_unknown_method(recv, name, args, kwargs, node)
+        if fw is not None:
+            return fw
         if name == "backward" and args and isinstance(args[0], V) and (args[0].k & Kind.TENSOR or args[0].carries):
             # accelerator.backward(loss), fabric.backward(loss), self.manual_backward(loss)
             self.do_backward(args[0], node, loss_node=node.args[0])

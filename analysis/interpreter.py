@@ -27,6 +27,7 @@ from .expressions import BUILTINS, _STAR, Expressions, _truth
 from .nn_modules import ModuleOps
 from .optimizers import OptimizerOps
 from .library_ops import LibraryOps
+from .frameworks import FrameworkOps
 from .tensor_ops import TensorOps
 from .trace import InplaceRec, Trace
 from .values import EMPTY, NONE, UNKNOWN, Kind, V, const, join, join_all
@@ -64,7 +65,7 @@ def _assign_env(env: dict, new: dict):
     env.update(new)
 
 
-class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, LibraryOps):
+class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, LibraryOps, FrameworkOps):
     """Replays one entry file (and what it imports) and fills a Trace."""
 
     def __init__(self, program: Program, entry: SourceFile, budget: int = BUDGET):
@@ -109,6 +110,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Librar
         self.sf = scope.sf
         self.stack = [Frame(None, scope, (), None, frozenset(), label="<module>")]
         self.run_roots(scope)
+        self.run_frameworks(scope)
         self.check_classes(scope)
         return self.trace
 
@@ -638,6 +640,8 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Librar
         module = stmt.module or ""
         level = stmt.level or 0
         path = self.program.resolve(self.sf, module, level) if (level or module) else None
+        if path is None and module and not self.library_mode:
+            path = self.program.resolve_fallback(self.sf, module, level, stmt)
         for alias in stmt.names:
             name = alias.asname or alias.name
             qualified = self.program.qualified_import(self.sf, module, level, alias.name)
@@ -661,6 +665,8 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Librar
 
     def import_module(self, dotted: str, level: int, stmt) -> V:
         path = self.program.resolve(self.sf, dotted, level)
+        if path is None and not self.library_mode:
+            path = self.program.resolve_fallback(self.sf, dotted, level, stmt)
         if path is not None:
             return V(Kind.LAZY, frozenset((LazyImport(path, dotted, None),)))
         return V(Kind.MODREF, const=dotted)

@@ -433,6 +433,9 @@ class ModuleOps:
             v = self.library_method(m, name, args, kwargs, node)
             if v is not None:
                 return v
+        fw = self.framework_module_method(m, name, args, kwargs, node)
+        if fw is not None:
+            return fw
         if name in m.children or name in m.attrs:
             return self.call_value(self.module_attr(m, name, node), args, kwargs, node, env)
         if name in ("parameters", "named_parameters"):

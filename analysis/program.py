@@ -144,6 +144,41 @@ class Program:
     def absolute_module(self, sf: SourceFile, module: str, level: int) -> str:
         return "." * level + module
 
+    def resolve_fallback(self, sf: SourceFile, module: str, level: int, stmt) -> str | None:
+        """What the own resolver could not find, asked of jedi: only for a name that may be the
+        project's (not installed, not the standard library) and where the project gives a reason
+        to look further (the file edits sys.path, a folder of that name without __init__.py, extra
+        roots): other unresolved imports (an uninstalled library) cost nothing."""
+        import sys
+        top = module.split(".")[0] if module else ""
+        if level or not top or top in getattr(sys, "stdlib_module_names", ()):
+            return None
+        key = ("jedi", sf.abspath, module)
+        if key in self._resolved:
+            return self._resolved[key]
+        self._resolved[key] = None
+        libs = self.libraries
+        if libs is not None and libs.index.has_package(top):
+            return None
+        roots = self.roots_for(sf)
+        hint = "sys.path" in sf.source or bool(self.extra_roots) or any(
+            _has_py(os.path.join(r, top)) for r in roots)
+        if not hint:
+            return None
+        from . import jedi_resolver
+        line = sf.line_text(stmt.lineno)
+        col = line.find(module, stmt.col_offset)
+        if col < 0:
+            return None
+        target = jedi_resolver.import_target(sf.abspath, sf.source, stmt.lineno, col + len(module) - 1,
+                                             roots[-1] if roots else os.path.dirname(sf.abspath),
+                                             libs.env if libs is not None else None, tuple(self.extra_roots))
+        if target and target.endswith(".py") and not any(p in target for p in _SKIP_PARTS) \
+                and os.path.isfile(target) and target != sf.abspath:
+            self._resolved[key] = target
+            return target
+        return None
+
     def may_define(self, abspath: str, name: str) -> bool:
         """Cheap text test before running a module for a name: it must mention the name, or
         re-export another module's names with `import *`."""
@@ -261,6 +296,14 @@ def _find(base: str, parts: list[str]) -> str | None:
     if os.path.isfile(init):
         return init
     return None
+
+
+def _has_py(folder: str) -> bool:
+    """A folder holding Python files (a namespace package), not a run-log folder of the same name."""
+    try:
+        return any(n.endswith(".py") for n in os.listdir(folder))
+    except OSError:
+        return False
 
 
 def _display(abspath: str) -> str:
