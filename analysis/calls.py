@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 
+from . import shapes as S
 from . import torch_api as T
 from .objects import (
     BoundMethod, ClassObj, CtxObj, DictObj, FuncObj, InstanceObj, ListObj, ModuleObj, OptimObj, PIter, ScalerObj, SchedObj, Site, SuperObj, SymObj, TensorObj, Unit,
@@ -216,7 +217,9 @@ class Calls:
                 continue
             f.add(v)
             for o in v.objs:
-                if isinstance(o, ModuleObj):
+                if isinstance(o, OptimObj):
+                    o.escaped = True
+                elif isinstance(o, ModuleObj):
                     if o.oid not in visited:
                         f.weak = f.weak | frozenset(o.units(visited))
                     evidence = True
@@ -229,7 +232,7 @@ class Calls:
         evidence = evidence or f.tensor or f.carries
         k = Kind.UNKNOWN | (Kind.TENSOR if f.tensor else 0)
         out = V(k, org=EMPTY, weak=weak, top=f.top or (outside and evidence), cuts=f.cuts, saves=f.saves, site=node,
-                unk=Site(self.sf, node) if node is not None else True)
+                unk=Site(self.sf, node) if node is not None else True, terms=f.terms)
         if self.nograd is not None and out.carries:
             out = self.cut_nograd(out, self.nograd)
         return out
@@ -316,6 +319,10 @@ class Calls:
         return UNKNOWN
 
     def set_attr(self, recv: V, attr: str, value: V, stmt, target, env):
+        if value.saves and any(self.outlives_iteration(o) for o in recv.objs):
+            self.note_carry(value, stmt)   # `self.centers = m * self.centers + ...` across iterations
+            for o in recv.objs:
+                self.note_graph_write(o, value)
         for o in recv.objs:
             if isinstance(o, ModuleObj):
                 self.module_setattr(o, attr, value, stmt, target)
@@ -333,7 +340,7 @@ class Calls:
             self.set_requires_grad(recv, flag, stmt, target.value, env, stmt)
         elif attr == "grad" and value.k == Kind.NONE:
             units = [o for o in recv.objs if isinstance(o, Unit)]
-            self.event("zero_grad", stmt, frozenset(units), detail="grad=None")
+            self.event("zero_grad", stmt, frozenset(units), detail="grad=None", units=frozenset(units))
 
     def get_item(self, recv: V, index: V, node, env) -> V:
         if recv.items is not None:
@@ -377,7 +384,8 @@ class Calls:
             elif isinstance(o, PIter):
                 results.append(V(Kind.TENSOR, frozenset(o.units), org=frozenset(o.units)))
         if tensorish or (recv.k & Kind.TENSOR and not results):
-            results.append(self.tensor_result(flow_of(recv), node, alias=recv))
+            key = "slice" if isinstance(node.slice, ast.Slice) else index.const
+            results.append(self.tensor_result(flow_of(recv), node, alias=recv, shape=S.index(recv.shape, key)))
         if recv.k & Kind.ARRAY and not results:
             results.append(recv.replace(site=node, items=None))
         if not results:
@@ -443,7 +451,8 @@ class Calls:
             outputs = args[0] if args else kwargs.get("outputs", UNKNOWN)
             inputs = args[1] if len(args) > 1 else kwargs.get("inputs", UNKNOWN)
             loss_node = node.args[0] if node.args else None
-            self.do_backward(flow_of(outputs).value(), node, kind="grad", inputs=inputs, loss_node=loss_node)
+            self.do_backward(_as_loss(outputs), node, kind="grad", inputs=inputs,
+                             loss_node=loss_node, kwargs=kwargs, gradient=len(args) > 2 or "grad_outputs" in kwargs)
             create = kwargs.get("create_graph")
             if create is not None and create.const is not False:
                 f = flow_of(outputs)
@@ -451,11 +460,14 @@ class Calls:
             return V(Kind.TUPLE | Kind.TENSOR, frozenset((TensorObj(Site(self.sf, node)),)), site=node)
         if qual in ("torch.autograd.backward",):
             loss = args[0] if args else kwargs.get("tensors", UNKNOWN)
-            self.do_backward(flow_of(loss).value(), node, loss_node=node.args[0] if node.args else None)
+            self.do_backward(_as_loss(loss), node,
+                             loss_node=node.args[0] if node.args else None, kwargs=kwargs,
+                             gradient=len(args) > 1 or "grad_tensors" in kwargs)
             return NONE
         if short in ("clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grads_with_norm_") and (
                 "torch.nn.utils" in head or head.endswith("utils") or head.endswith("clip_grad")):
-            self.event("clip", node, args[0] if args else None, detail=short)
+            units = frozenset(self.param_set(args[0])[0]) if args and isinstance(args[0], V) else None
+            self.event("clip", node, None, detail=short, units=units)
             return V(Kind.TENSOR, frozenset((TensorObj(Site(self.sf, node)),)), site=node)
         if qual.startswith(T.INIT_PREFIX):
             return args[0] if args else NONE
@@ -793,7 +805,10 @@ class Calls:
 
     def list_method(self, o: ListObj, name, args, kwargs, node) -> V:
         a0 = args[0] if args and isinstance(args[0], V) else None
-        if name in ("append", "add") and a0 is not None:
+        if name in ("append", "add", "appendleft") and a0 is not None:
+            if self.outlives_iteration(o):
+                a0 = self.note_accumulation(a0, self.cur_stmt)   # `history.append(loss)`
+                self.note_graph_write(o, a0)
             o.add(a0)
             return NONE
         if name == "insert" and len(args) > 1:
@@ -867,3 +882,12 @@ _PASSTHROUGH_CALLS = {"DistributedDataParallel", "DataParallel", "FullyShardedDa
                       "compile", "checkpoint_wrapper", "convert_sync_batchnorm", "ShardedDataParallel"}
 _PASSTHROUGH_METHODS = {"prepare", "prepare_model", "prepare_optimizer", "prepare_scheduler", "setup",
                         "setup_module", "setup_optimizers", "wrap", "to_device"}
+
+
+def _as_loss(v) -> V:
+    """What torch.autograd.backward/grad differentiate: a tensor, or the tensors of a sequence."""
+    if not isinstance(v, V):
+        return UNKNOWN
+    if any(isinstance(o, (ListObj, DictObj)) for o in v.objs):
+        return flow_of(v).value()
+    return v

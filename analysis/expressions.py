@@ -12,7 +12,7 @@ from .objects import (
     module_value,
 )
 from .library_ops import is_closed
-from .values import (NONE, NOCONST, UNKNOWN, Kind, Star, V, const, flow_of, join, join_all,
+from .values import (NONE, NOCONST, UNKNOWN, Fact, Kind, Star, V, const, flow_of, join, join_all,
                      make_tuple)
 
 _STAR = "<import *>"   # env key: modules whose names `from m import *` brought in
@@ -382,13 +382,16 @@ class Expressions:
                 else:
                     out = join(out, UNKNOWN)
             elif isinstance(o, (TensorObj, Unit)):
+                # rows of a tensor: one dimension less (a per-sample loss's rows are scalars)
                 out = join(out, V(Kind.TENSOR, frozenset((o,)), v.org, v.weak, v.top, v.cuts, v.saves, unk=v.unk,
-                                  facts=v.facts))
+                                  facts=v.facts & ~Fact.UNREDUCED, terms=v.terms,
+                                  shape=v.shape[1:] if v.shape else None, marks=v.marks))
             elif isinstance(o, SymObj):
                 out = join(out, UNKNOWN)
         if out is None:
             if v.k & Kind.TENSOR:
-                return v.replace(items=None, const=NOCONST)
+                return v.replace(items=None, const=NOCONST, facts=v.facts & ~Fact.UNREDUCED,
+                                 shape=v.shape[1:] if v.shape else None)
             return V(Kind.UNKNOWN, weak=v.weak | v.org, top=v.top, cuts=v.cuts)
         return out
 

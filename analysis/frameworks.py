@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 
 from .objects import (ClassObj, DictObj, InstanceObj, ListObj, ModuleObj, OptimObj, PIter, SchedObj, Site,
-                      module_value)
+                      module_value, next_oid)
 from .values import NONE, UNKNOWN, Kind, V, make_tuple
 
 LIGHTNING = "lightning"
@@ -196,7 +196,7 @@ class FrameworkOps:
         idx = V(Kind.NUMBER)
         outer = self.ctx
         # one iteration of Lightning's loop, placed on training_step
-        self.ctx = outer + (("loop", step.node, next(self._iter_ids), step.scope.sf),)
+        self.ctx = outer + (("loop", step.node, self.seq(), step.scope.sf, 0, next_oid()),)
         saved_sf = self.sf
         try:
             self.sf = step.scope.sf
@@ -235,7 +235,7 @@ class FrameworkOps:
         if model is None or not model.of(ModuleObj):
             model = self.sym_value("model", site)
         outer = self.ctx
-        self.ctx = outer + (("loop", fn.node, next(self._iter_ids), fn.scope.sf),)
+        self.ctx = outer + (("loop", fn.node, self.seq(), fn.scope.sf, 0, next_oid()),)
         saved_sf = self.sf
         try:
             opt = None

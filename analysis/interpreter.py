@@ -17,7 +17,7 @@ import re
 from . import torch_api as T
 from .objects import (
     FROZEN, ClassObj, CtxObj, FuncObj, LazyImport, ListObj, ModuleObj,
-    OptimObj, ScalerObj, SchedObj, Site, SymObj, Unit,
+    OptimObj, ScalerObj, SchedObj, Site, SymObj, Unit, next_oid,
 )
 from .program import Program, SourceFile
 from .calls import Calls
@@ -25,12 +25,13 @@ from .frames import (BUDGET, MAX_LOADED_LINES, ROOT_BUDGET,
                      SYMBOLIC_BUDGET, Frame, ModuleScope)
 from .expressions import BUILTINS, _STAR, Expressions, _truth
 from .nn_modules import ModuleOps
+from .lifecycle import Lifecycle
 from .optimizers import OptimizerOps
 from .library_ops import LibraryOps
 from .frameworks import FrameworkOps
 from .tensor_ops import TensorOps
 from .trace import InplaceRec, Trace
-from .values import EMPTY, NONE, UNKNOWN, Kind, V, const, join, join_all
+from .values import EMPTY, NONE, NOCONST, UNKNOWN, Kind, V, const, join, join_all
 
 _LOOP_RUNS = 2
 
@@ -65,7 +66,7 @@ def _assign_env(env: dict, new: dict):
     env.update(new)
 
 
-class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, LibraryOps, FrameworkOps):
+class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecycle, LibraryOps, FrameworkOps):
     """Replays one entry file (and what it imports) and fills a Trace."""
 
     def __init__(self, program: Program, entry: SourceFile, budget: int = BUDGET):
@@ -73,8 +74,10 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Librar
         self.entry = entry
         self.trace = Trace()
         self._seq = itertools.count(1)
-        self._iter_ids = itertools.count(1)
         self.ctx: tuple = ()
+        self.graph_writes = 0               # graph-carrying values stored into objects older than the iteration
+        self.module_depth = 0               # nesting of module forward calls
+        self.path: list = []                # (branch key, arm, len(ctx)) of the conditions in force
         self.grad_known = True              # grad mode is known (enabled unless nograd is set)
         self.nograd: Site | None = None      # Site of the active no_grad region, if any
         self.cond = 0                         # depth of conditional execution
@@ -271,11 +274,17 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Librar
     # ---------------------------------------------------------------- statements
 
     def exec_block(self, stmts, env: dict) -> dict | None:
-        for stmt in stmts:
-            if env is None:
-                return None
-            env = self.exec_stmt(stmt, env)
-        return env
+        # path entries an `if` leaves for the rest of its block (one arm returned or continued)
+        # end with the block
+        mark = len(self.path)
+        try:
+            for stmt in stmts:
+                if env is None:
+                    return None
+                env = self.exec_stmt(stmt, env)
+            return env
+        finally:
+            del self.path[mark:]
 
     def exec_stmt(self, stmt, env: dict) -> dict | None:
         self.steps += 1
@@ -309,6 +318,9 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Librar
         target = stmt.target
         old = self.eval(target, env)
         rhs = self.eval(stmt.value, env)
+        loops = self.stack[-1].loops
+        if isinstance(target, ast.Name) and loops and target.id in _carried(loops[-1]["node"])[0]:
+            rhs = self.note_accumulation(rhs, stmt)   # `total += loss` across iterations
         if old.k & Kind.TENSOR and not (old.k & (Kind.NUMBER | Kind.LIST)):
             new = self.inplace_update(old, rhs, stmt, stmt, op=type(stmt.op).__name__, target_node=target)
             if isinstance(target, ast.Name):
@@ -340,14 +352,23 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Librar
         if truth is False:
             return self.exec_block(stmt.orelse, env)
         self.cond += 1
+        key = self.seq()
+        depth = len(self.ctx)
         try:
-            a = self.exec_block(stmt.body, dict(env))
-            b = self.exec_block(stmt.orelse, dict(env)) if stmt.orelse else dict(env)
+            self.path.append((key, 0, depth))
+            a = self.exec_block(stmt.body, _refine(stmt.test, env, True))
+            self.path[-1] = (key, 1, depth)
+            b = self.exec_block(stmt.orelse, _refine(stmt.test, env, False)) if stmt.orelse else \
+                _refine(stmt.test, env, False)
         finally:
+            self.path.pop()
             self.cond -= 1
         merged = _join_envs(a, b)
         if merged is None:
             return None
+        if (a is None) != (b is None):
+            # one arm left the block (return, continue, break, raise): what follows runs only on the other
+            self.path.append((key, 1 if a is None else 0, depth))
         _assign_env(env, merged)
         return env
 
@@ -372,17 +393,22 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Librar
         # module's structure in __init__ needs only one
         runs = _LOOP_RUNS if self._loop_depth() < 4 and not self.init_stack else 1
         carried, always = _carried(stmt) if runs > 1 else (frozenset(), False)
-        if not carried and not always:
-            runs = 1   # nothing one iteration hands to the next: one run shows it all
         watched = {n: head.get(n) for n in carried}
+        writes = self.graph_writes
         exits = []
         try:
             for run in range(runs):
                 if self.steps > self.budget:
                     break
-                if run and not always and all(head.get(n) is v for n, v in watched.items()):
-                    break   # the carried names came back unchanged: a second run would repeat the first
-                self.ctx = outer_ctx + (("loop", stmt, next(self._iter_ids), self.sf),)
+                if run and not always and all(head.get(n) is v for n, v in watched.items()) \
+                        and self.graph_writes == writes:
+                    # nothing one iteration hands to the next came back changed (names, or graph kept
+                    # in older objects by called code): a second run would repeat the first
+                    break
+                writes = self.graph_writes
+                # the iteration is identified by the sequence number at its start (what is made
+                # later, in this iteration or after, has a larger one) and by the object-id mark
+                self.ctx = outer_ctx + (("loop", stmt, self.seq(), self.sf, run, next_oid()),)
                 body_env = dict(head)
                 bind(body_env)
                 out = self.exec_block(stmt.body, body_env)
@@ -458,12 +484,17 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Librar
         outs = [body]
         if stmt.handlers:
             self.cond += 1
+            key = self.seq()
             try:
-                for h in stmt.handlers:
+                for i, h in enumerate(stmt.handlers):
                     henv = _join_envs(start, body) if body is not None else dict(start)
                     if h.name:
                         henv[h.name] = UNKNOWN
-                    outs.append(self.exec_block(h.body, henv))
+                    self.path.append((key, i + 1, len(self.ctx)))
+                    try:
+                        outs.append(self.exec_block(h.body, henv))
+                    finally:
+                        self.path.pop()
             finally:
                 self.cond -= 1
         merged = None
@@ -801,6 +832,9 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Librar
                 self.check_rebind(name, old, value, stmt)
         if "loss" in name.lower() and value.k & Kind.TENSOR:
             value = self.note_loss(value, f"`{name}`")
+        loops = self.stack[-1].loops
+        if value.saves and loops and name in _carried(loops[-1]["node"])[0]:
+            self.note_carry(value, stmt)   # a name the next iteration reads
         env[name] = value
         self.name_objects(value, name)
 
@@ -936,3 +970,26 @@ def _carried(loop) -> tuple[frozenset, bool]:
 
 def _is_property_setter(item) -> bool:
     return any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter") for d in item.decorator_list)
+
+
+def _refine(test, env: dict, arm: bool) -> dict:
+    """A copy of `env` for one arm of `if x is None` / `if x is not None`: there `x` is (or is not)
+    None, so what it holds on the other arm does not flow through this one (`h = h.detach()` only
+    when `h` is not None)."""
+    out = dict(env)
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
+        return out
+    left, right = test.left, test.comparators[0]
+    if isinstance(left, ast.Constant) and left.value is None:
+        left, right = right, left
+    if not (isinstance(left, ast.Name) and isinstance(right, ast.Constant) and right.value is None):
+        return out
+    v = env.get(left.id)
+    if v is None:
+        return out
+    is_none = arm if isinstance(test.ops[0], ast.Is) else not arm
+    if is_none:
+        out[left.id] = NONE
+    elif v.k & Kind.NONE and v.k != Kind.NONE:
+        out[left.id] = v.replace(k=v.k & ~Kind.NONE, const=NOCONST if v.const is None else v.const)
+    return out

@@ -14,7 +14,9 @@ from .objects import (
 )
 from .library_ops import freezable, is_closed
 from .trace import FreezeRec, UnitNew, UnregRec
-from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Kind, Star, V, const, flow_of, join_all,
+from .tensor_ops import loss_shape
+from .trace import SaveRec
+from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Fact, Kind, Star, V, const, flow_of, join_all,
                      make_tuple)
 
 
@@ -214,6 +216,7 @@ class ModuleOps:
         m = ModuleObj(f"<{short}>", site, self.seq(), qual=qual)
         consts = [a.const if isinstance(a, V) else NOCONST for a in args]
         kw = {k: v.const for k, v in kwargs.items() if k != "**"}
+        m.dims = _dims(short, consts, kw)
         created = []
         if short in T.PARAM_MODULES:
             names, flags = T.PARAM_MODULES[short]
@@ -368,6 +371,15 @@ class ModuleOps:
         return c
 
     def module_call(self, m: ModuleObj, args, kwargs, node, env) -> V:
+        if not self.module_depth:
+            self.note_crossing(m, args, node)   # the outermost call: a model applied by training code
+        self.module_depth += 1
+        try:
+            return self._module_call(m, args, kwargs, node, env)
+        finally:
+            self.module_depth -= 1
+
+    def _module_call(self, m: ModuleObj, args, kwargs, node, env) -> V:
         if m.lib is not None and m.cls is None and not m.spec:
             return self.library_forward(m, args, kwargs, node)
         if m.cls is not None:
@@ -389,13 +401,22 @@ class ModuleOps:
         if spec in T.PARAM_MODULES or spec in T.RECURRENT:
             units = [u for u in m.children.values() if isinstance(u, Unit)]
             pv = V(Kind.TENSOR, frozenset(units), org=frozenset(u for u in units if u.frozen != FROZEN or True))
-            f = flow_of(*[a for a in args if isinstance(a, V)], pv)
+            argv = [a for a in args if isinstance(a, V)]
+            f = flow_of(*argv, pv)
             saves_in = T.MODULE_SAVES.get(spec) == "input"
-            out = self.tensor_result(f, node, op="linear" if saves_in else None, inputs=(x, pv))
+            # a recurrent module's weights are saved when its input or its carried state needs grad
+            xin = flow_of(*argv).value() if spec in T.RECURRENT and len(argv) > 1 else x
+            out = self.tensor_result(f, node, op="linear" if saves_in else None, inputs=(xin, pv),
+                                     shape=module_shape(m, x))
+            if spec in T.RECURRENT and self.nograd is None:
+                # a recurrent layer's backward keeps its weights and workspace whatever needs grad;
+                # its outputs (sequence, hidden state) share that one graph node
+                out = out.replace(saves=out.saves | frozenset(SaveRec(u, u.version, Site(self.sf, node), "rnn", self.ctx)
+                                                              for u in units))
             if spec in T.RECURRENT or spec == "MultiheadAttention":
-                h = self.tensor_result(f, node)
+                h = self.tensor_result(f, node).replace(saves=out.saves)
                 if spec == "LSTM":
-                    c = self.tensor_result(f, node)
+                    c = self.tensor_result(f, node).replace(saves=out.saves)
                     return make_tuple([out, make_tuple([h, c], node)], node)
                 return make_tuple([out, h], node)
             if spec.endswith("Cell") and spec.startswith("LSTM"):
@@ -403,7 +424,11 @@ class ModuleOps:
             return out
         if spec in T.LOSS_MODULES:
             argv = [a for a in args if isinstance(a, V)]
-            out = self.tensor_result(flow_of(*argv), node, op=_loss_op(spec), inputs=tuple(argv))
+            red = m.dims[1] if m.dims else None
+            out = self.tensor_result(flow_of(*argv), node, op=_loss_op(spec), inputs=tuple(argv), reduced=True,
+                                     shape=loss_shape(_loss_op(spec), red, argv))
+            if red == "none":
+                out = out.replace(facts=out.facts | Fact.UNREDUCED)
             return self.loss_value(out, argv, f"`{m.label}`" if not m.label.startswith("<") else spec)
         if spec in T.FREE_MODULES:
             f = flow_of(*[a for a in args if isinstance(a, V)])
@@ -417,7 +442,7 @@ class ModuleOps:
             op = {"ReLU": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Softmax": "softmax",
                   "LogSoftmax": "log_softmax", "ELU": "elu", "Softmin": "softmin"}.get(spec) if save == "output" \
                 else ("gelu" if save == "input" else None)
-            return self.tensor_result(f, node, op=op, inputs=(x,))
+            return self.tensor_result(f, node, op=op, inputs=(x,), shape=module_shape(m, x))
         if spec in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict"):
             return UNKNOWN
         # opaque torch module, or a module from a factory the engine could not follow
@@ -451,7 +476,7 @@ class ModuleOps:
                 content = make_tuple([V(Kind.STR), content], None)
             return V(Kind.LIST, frozenset((ListObj(content, Site(self.sf, node)),)))
         if name == "zero_grad":
-            self.event("zero_grad", node, m)
+            self.event("zero_grad", node, m, units=frozenset(m.units()))
             return NONE
         if name == "requires_grad_":
             flag = args[0].const if args and isinstance(args[0], V) else kwargs.get("requires_grad", const(True)).const
@@ -557,3 +582,35 @@ def _loss_op(spec: str) -> str:
         return special[spec]
     import re
     return re.sub(r"(?<!^)(?=[A-Z])", "_", spec[:-4]).lower() + "_loss"
+
+
+_DIM_ARGS = {"Linear": ("in_features", "out_features"), "Embedding": ("num_embeddings", "embedding_dim"),
+             "Bilinear": ("in1_features", "in2_features", "out_features")}
+
+
+def _dims(short, consts, kw):
+    """Constructor constants that fix the output's shape, or a loss module's reduction."""
+    if short in T.LOSS_MODULES:
+        red = kw.get("reduction", "mean")
+        return ("reduction", red if isinstance(red, str) else None)
+    names = _DIM_ARGS.get(short)
+    if names is None:
+        return None
+    vals = [kw.get(n, consts[i] if i < len(consts) else None) for i, n in enumerate(names)]
+    return tuple(v if isinstance(v, int) and not isinstance(v, bool) else None for v in vals)
+
+
+def module_shape(m, x: V):
+    """A torch module's output shape for an input of known shape."""
+    xs = x.shape if isinstance(x, V) else None
+    if xs is None or m.dims is None:
+        if m.spec in T.FREE_MODULES and m.spec not in T.LOSS_MODULES and m.spec not in ("Flatten", "Unflatten"):
+            return xs   # activations, dropout: elementwise
+        if m.spec in ("LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "RMSNorm"):
+            return xs
+        return None
+    if m.spec == "Linear" and xs:
+        return xs[:-1] + (m.dims[1],)
+    if m.spec == "Embedding":
+        return xs + (m.dims[1],)
+    return None

@@ -5,60 +5,14 @@ A mixin of Interpreter (interpreter.py).
 """
 from __future__ import annotations
 
-
 from .objects import (
     DictObj, FuncObj, Group, ListObj, OptimObj, PIter, ScalerObj, SchedObj, Site, SymObj, TensorObj, Unit,
 )
 from .library_ops import is_closed
-from .trace import BackwardRec, Event, LossRec
-from .values import NONE, UNKNOWN, Fact, Kind, V
+from .values import NONE, UNKNOWN, Kind, V
 
 
 class OptimizerOps:
-    def event(self, kind, node, obj=None, detail=None):
-        ev = Event(self.seq(), kind, Site(self.sf, node), self.ctx, obj, detail, guarded=self.cond > 0)
-        self.trace.events.append(ev)
-        return ev
-
-    def loss_value(self, out: V, argv, label) -> V:
-        """A loss function's result: its target's stop-gradients are the idiom (role 'target'), and it
-        is a loss term whose reaching a backward() GA209 checks."""
-        if len(argv) >= 2 and isinstance(argv[0], V) and isinstance(argv[1], V):
-            target, pred = argv[1], argv[0]
-            for c in target.cuts - pred.cuts:
-                if not c.role:
-                    c.role = "target"
-        return self.note_loss(out, label, named=False)
-
-    def note_loss(self, v: V, label, named=True) -> V:
-        """Record a loss term (GA209): computed with gradient from known leaves, outside no_grad."""
-        if not v.org or self.nograd is not None or v.facts & Fact.NOGRAD or (named and v.terms):
-            return v
-        stmt = self.cur_stmt if self.cur_stmt is not None else v.site
-        rec = LossRec(self.seq(), Site(self.sf, stmt), self.ctx, v.org, v.weak, label, self.stack[-1].label)
-        self.trace.losses.append(rec)
-        return v.replace(terms=v.terms | {rec})
-
-    def do_backward(self, loss: V, node, kind="backward", inputs=None, loss_node=None):
-        site = Site(self.sf, node)
-        frame = self.stack[-1]
-        rec = BackwardRec(self.seq(), site, self.ctx, loss, kind,
-                          self.sf.segment(loss_node) if loss_node is not None else "", frame.label)
-        rec.inputs = inputs
-        rec.nograd = self.nograd
-        interesting = set(loss.org) | set(loss.weak)
-        for c in loss.cuts:
-            interesting |= c.removed
-            interesting |= c.removed_weak
-        for o in self.trace.optimizers:
-            rec.optimizers.append((o, o.units(), o.complete))
-            interesting |= o.units()
-        rec.frozen = {u: u.frozen for u in interesting}
-        rec.versions = {s: s.storage.version for s in loss.saves}
-        rec.event = self.event(kind, node, rec)
-        self.trace.backwards.append(rec)
-        return rec
-
     def make_optimizer(self, qual, args, kwargs, node, env) -> V:
         site = Site(self.sf, node)
         o = OptimObj(qual, "<optimizer>", site, self.seq(), self.ctx)
@@ -151,18 +105,24 @@ class OptimizerOps:
     def make_scheduler(self, qual, args, kwargs, node) -> V:
         opt = args[0] if args else kwargs.get("optimizer")
         o = next(iter(opt.of(OptimObj)), None) if isinstance(opt, V) else None
-        s = SchedObj(qual, "<scheduler>", Site(self.sf, node), self.seq(), o)
+        s = SchedObj(qual, "<scheduler>", Site(self.sf, node), self.seq(), o, _counts_steps(qual, args, kwargs))
         self.event("sched_new", node, s)
         return V(Kind.SCHED, frozenset((s,)))
 
     def optimizer_method(self, o: OptimObj, name, args, kwargs, node, env) -> V:
         if name == "zero_grad":
-            self.event("zero_grad", node, o)
+            self.event("zero_grad", node, o, units=o.units())
             return NONE
         if name == "step":
-            self.event("step", node, o)
-            if args and isinstance(args[0], V) and args[0].of(FuncObj):
-                return self.call_value(args[0], [], {}, node, env)
+            closure = args[0] if args else kwargs.get("closure")
+            if isinstance(closure, V) and closure.of(FuncObj):
+                # LBFGS and friends: the closure's zero_grad/backward run inside the step
+                self.event("step", node, o, detail="closure", units=o.units())
+                out = self.call_value(closure, [], {}, node, env)
+                self.stepped(o, node)
+                return out
+            self.event("step", node, o, units=o.units())
+            self.stepped(o, node)
             return NONE
         if name == "add_param_group" and args:
             g = args[0]
@@ -183,7 +143,8 @@ class OptimizerOps:
         if name == "step":
             opt = args[0] if args else UNKNOWN
             for o in opt.of(OptimObj):
-                self.event("step", node, o, detail="scaler")
+                self.event("step", node, o, detail="scaler", units=o.units())
+                self.stepped(o, node)
             for o in opt.of(SymObj):
                 self.event("step", node, o, detail="scaler")
             self.event("scaler_step", node, s)
@@ -192,6 +153,20 @@ class OptimizerOps:
             self.event("scaler_update", node, s)
             return NONE
         if name == "unscale_":
-            self.event("unscale", node, args[0] if args else None)
+            opts = args[0].of(OptimObj) if args and isinstance(args[0], V) else []
+            self.event("unscale", node, opts[0] if opts else None, units=opts[0].units() if opts else None)
             return NONE
         return UNKNOWN
+
+
+def _counts_steps(qual, args, kwargs) -> bool:
+    """Whether rebuilding the scheduler loses something: a chainable decay (ExponentialLR,
+    StepLR(step_size=1), MultiplicativeLR) continues from the current rate; a warmup, a cycle, a
+    milestone list or a step_size > 1 restart from the beginning."""
+    short = qual.rsplit(".", 1)[-1]
+    if short in ("ExponentialLR", "MultiplicativeLR"):
+        return False
+    if short == "StepLR":
+        size = kwargs.get("step_size", args[1] if len(args) > 1 else None)
+        return not (isinstance(size, V) and size.const == 1)
+    return True

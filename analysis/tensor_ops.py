@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import ast
 
+from . import shapes as S
 from . import torch_api as T
 from .objects import (
     FROZEN, TRAINABLE, ListObj, PIter, Site, TensorObj, Unit,
 )
 from .library_ops import is_closed
 from .trace import Cut, InplaceRec, SaveRec
-from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Fact, Flow, Kind, Star, V, const, flow_of, make_tuple,
-                     storages)
+from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Fact, Flow, Kind, Mark, Star, V, const, flow_of,
+                     make_tuple, storages)
 
 STORAGE = (TensorObj, Unit)
 _ALIAS_METHODS = {"to", "cpu", "cuda", "float", "double", "half", "bfloat16", "contiguous", "type",
@@ -28,7 +29,8 @@ _TUPLE_REDUCTIONS = {"max", "min", "sort", "topk", "kthvalue", "median", "mode",
 
 
 class TensorOps:
-    def tensor_result(self, f: Flow, node, op=None, inputs=(), alias=None, k=Kind.TENSOR) -> V:
+    def tensor_result(self, f: Flow, node, op=None, inputs=(), alias=None, k=Kind.TENSOR, shape=None,
+                      reduced=False) -> V:
         site = Site(self.sf, node)
         if alias is not None:
             objs = frozenset(storages(alias))
@@ -43,34 +45,44 @@ class TensorOps:
         if op is not None and self.nograd is None and f.carries:
             saves = self._record_saves(op, f, inputs, storage, site, saves)
         nograd = self.nograd is not None or f.nograd
+        facts = Fact.NOGRAD if nograd else 0
+        if f.unreduced and not reduced and op not in S.REDUCTIONS:
+            facts |= Fact.UNREDUCED
         v = V(k, objs, f.org, f.weak, f.top, f.cuts, saves, f.grads, site=node, unk=f.unk,
-              facts=Fact.NOGRAD if nograd else 0, terms=f.terms)
+              facts=facts, terms=f.terms, shape=shape, marks=f.marks)
         if self.nograd is not None and v.carries:
             v = self.cut_nograd(v, self.nograd)
         return v
 
     def _record_saves(self, op, f, inputs, out_storage, site, saves):
+        ctx = self.ctx
+
+        def of(v):
+            # computed tensors and parameter leaves alike: the graph node keeps both (GA110 reads
+            # the computed ones; a step() that changes a saved parameter matters to GA302/GA304)
+            return [SaveRec(s, s.version, site, op, ctx) for s in storages(v)]
+
         new = []
         if op in T.SAVES_OUTPUT and out_storage is not None:
-            new.append(SaveRec(out_storage, 0, site, op))
+            new.append(SaveRec(out_storage, 0, site, op, ctx))
         if op in T.PRODUCTS and len(inputs) >= 2:
             a, b = inputs[0], inputs[1]
             if isinstance(a, V) and isinstance(b, V):
                 if b.carries:
-                    new.extend(SaveRec(s, s.version, site, op) for s in storages(a) if isinstance(s, TensorObj))
+                    new.extend(of(a))
                 if a.carries:
-                    new.extend(SaveRec(s, s.version, site, op) for s in storages(b) if isinstance(s, TensorObj))
+                    new.extend(of(b))
         elif op in T.DIVISIONS and len(inputs) >= 2:
             a, b = inputs[0], inputs[1]
             if isinstance(a, V) and isinstance(b, V):
                 if a.carries or b.carries:
-                    new.extend(SaveRec(s, s.version, site, op) for s in storages(b) if isinstance(s, TensorObj))
+                    new.extend(of(b))
                 if b.carries:
-                    new.extend(SaveRec(s, s.version, site, op) for s in storages(a) if isinstance(s, TensorObj))
+                    new.extend(of(a))
         elif op in T.SAVES_INPUT and op not in T.SAVE_NOTHING and inputs:
             a = inputs[0]
-            if isinstance(a, V):
-                new.extend(SaveRec(s, s.version, site, op) for s in storages(a) if isinstance(s, TensorObj))
+            if isinstance(a, V) and a.carries:
+                new.extend(of(a))
         if new:
             saves = saves | frozenset(new)
         return saves
@@ -103,6 +115,7 @@ class TensorOps:
 
     def tensor_attr(self, recv: V, attr, node) -> V:
         if attr == "grad":
+            self.note_grad_read(recv, node)
             units = frozenset(o for o in recv.objs if isinstance(o, Unit))
             base = frozenset(o.base for o in recv.objs if isinstance(o, TensorObj) and getattr(o, "base", None))
             return V(Kind.TENSOR, frozenset((TensorObj(Site(self.sf, node)),)), grads=units | base, site=node)
@@ -143,7 +156,12 @@ class TensorOps:
                 if isinstance(op, ast.Mult):
                     _tag_cuts(left, right, "weight")
             f = flow_of(left, right)
-            return self.tensor_result(f, node, op=opname, inputs=(left, right))
+            ls, rs = _shape(left), _shape(right)
+            shape = S.matmul(ls, rs) if isinstance(op, ast.MatMult) else S.broadcast(ls, rs)
+            out = self.tensor_result(f, node, op=opname, inputs=(left, right), shape=shape)
+            if _scales(op, left, right):
+                out = out.replace(marks=out.marks | Mark.SCALED)
+            return out
         lc, rc = left.const, right.const
         if lc is not NOCONST and rc is not NOCONST:
             try:
@@ -191,11 +209,11 @@ class TensorOps:
         f = flow_of(target) if rhs is None else flow_of(target, rhs)
         new_saves = f.saves
         if self.nograd is None and f.carries and op in T.SAVES_OUTPUT:
-            new_saves = new_saves | frozenset(SaveRec(s, s.version, site, op) for s in stores
+            new_saves = new_saves | frozenset(SaveRec(s, s.version, site, op, self.ctx) for s in stores
                                               if isinstance(s, TensorObj))
         if self.nograd is None and f.carries and op in ("mul", "Mult", "imul") and rhs is not None:
             # x *= y saves y (and x's old value is consumed before the change)
-            new_saves = new_saves | frozenset(SaveRec(s, s.version, site, "mul") for s in storages(rhs)
+            new_saves = new_saves | frozenset(SaveRec(s, s.version, site, "mul", self.ctx) for s in storages(rhs)
                                               if isinstance(s, TensorObj))
         out = V(Kind.TENSOR, frozenset(stores) if stores else frozenset((TensorObj(site),)),
                 f.org, f.weak, f.top, f.cuts, new_saves, target.grads, site=node, unk=f.unk,
@@ -208,7 +226,8 @@ class TensorOps:
         recv_node = node.func.value if isinstance(node.func, ast.Attribute) else None
         argv = [a for a in args if isinstance(a, V)]
         if name == "backward":
-            self.do_backward(recv, node, loss_node=recv_node)
+            self.do_backward(recv, node, loss_node=recv_node, kwargs=kwargs,
+                             gradient=bool(argv) or "gradient" in kwargs)
             return NONE
         if name == "detach":
             out = self.make_cut(Cut.DETACH, recv, node, ".detach()", receiver=recv_node)
@@ -229,7 +248,12 @@ class TensorOps:
             flag = argv[0].const if argv else kwargs.get("requires_grad", const(True)).const
             flag = flag if isinstance(flag, bool) else None
             return self.set_requires_grad(recv, flag, node, recv_node, env, None)
-        if name in ("retain_grad", "register_hook", "register_post_accumulate_grad_hook"):
+        if name == "retain_grad":
+            for o in recv.objs:
+                if isinstance(o, TensorObj):
+                    o.retained = True
+            return NONE
+        if name in ("register_hook", "register_post_accumulate_grad_hook"):
             return NONE
         if name in _SHAPE_METHODS:
             return V(Kind.NUMBER, site=node)
@@ -239,11 +263,12 @@ class TensorOps:
             for d in (dtype, kw_dtype.const if kw_dtype is not None else None):
                 if isinstance(d, str) and any(t in d for t in ("long", "int", "bool", "uint8")):
                     return self.nondiff(flow_of(recv), node, f".{name}({d})")
-            return self.tensor_result(flow_of(recv, *[a for a in argv if a.k & Kind.TENSOR]), node, alias=recv)
+            return self.tensor_result(flow_of(recv, *[a for a in argv if a.k & Kind.TENSOR]), node, alias=recv,
+                                      shape=recv.shape)
         if name == "clone":
-            return self.tensor_result(flow_of(recv), node)
+            return self.tensor_result(flow_of(recv), node, shape=recv.shape)
         if name in T.VIEW_OPS:
-            return self.tensor_result(flow_of(recv), node, alias=recv)
+            return self.tensor_result(flow_of(recv), node, alias=recv, shape=op_shape(name, recv, argv, kwargs))
         if name in T.SPLIT_OPS:
             out = self.tensor_result(flow_of(recv), node, alias=recv)
             return out.replace(k=Kind.TENSOR | Kind.TUPLE)
@@ -258,11 +283,13 @@ class TensorOps:
             return self.inplace_update(recv, rhs, node, node, op=name[:-1], target_node=recv_node)
         if name in _TUPLE_REDUCTIONS and (argv or "dim" in kwargs) and not (
                 name in ("max", "min") and argv and argv[0].k & Kind.TENSOR):
-            values = self.tensor_result(flow_of(recv), node, op=name, inputs=(recv,))
+            values = self.tensor_result(flow_of(recv), node, op=name, inputs=(recv,),
+                                        shape=op_shape(name, recv, argv, kwargs))
             indices = self.nondiff(flow_of(recv), node, f".{name}().indices")
             t = make_tuple([values, indices], node)
             return t.replace(k=Kind.TUPLE | Kind.TENSOR)
-        return self.tensor_result(flow_of(recv, *argv), node, op=name, inputs=(recv, *argv))
+        return self.tensor_result(flow_of(recv, *argv), node, op=name, inputs=(recv, *argv),
+                                  shape=op_shape(name, recv, argv, kwargs))
 
     def numpy_of(self, recv: V, node, recv_node) -> V:
         """`.numpy()`: one GA105 cut, absorbing a `.detach()`/`.data` in the same chain."""
@@ -308,7 +335,8 @@ class TensorOps:
                 return argv[0]
             return NONE
         if short in T.VIEW_OPS and argv:
-            return self.tensor_result(flow_of(*argv), node, alias=argv[0])
+            return self.tensor_result(flow_of(*argv), node, alias=argv[0],
+                                      shape=op_shape(short, argv[0], argv[1:], kwargs))
         if short in T.SPLIT_OPS and argv:
             return self.tensor_result(flow_of(argv[0]), node, alias=argv[0]).replace(k=Kind.TENSOR | Kind.TUPLE)
         if short in T.NONDIFF_OPS:
@@ -322,8 +350,11 @@ class TensorOps:
                                        op=short[:-1], target_node=node.args[0] if node.args else None)
         out_kw = kwargs.get("out")
         if short == "where" and len(argv) == 3:
-            return self.tensor_result(flow_of(argv[1], argv[2]), node, op="where", inputs=(argv[1], argv[2]))
-        res = self.tensor_result(flow_of(*argv), node, op=short, inputs=tuple(argv))
+            return self.tensor_result(flow_of(argv[1], argv[2]), node, op="where", inputs=(argv[1], argv[2]),
+                                      shape=S.broadcast(_shape(argv[0]), S.broadcast(_shape(argv[1]),
+                                                                                    _shape(argv[2]))))
+        res = self.tensor_result(flow_of(*argv), node, op=short, inputs=tuple(argv),
+                                 shape=op_shape(short, argv[0], argv[1:], kwargs) if argv else None)
         if out_kw is not None:
             self.inplace_update(out_kw, res, node, node, op=short, target_node=None)
         return res
@@ -352,6 +383,7 @@ class TensorOps:
         elif short in ("zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like",
                        "randint_like"):
             cuts = EMPTY
+        shape = _factory_shape(short, argv, kwargs)
         if wants_grad:
             u = Unit(Unit.LEAF, "<tensor>", site, self.seq(), count=1)
             u.source_cuts = frozenset(c for c in cuts if c.removed or c.removed_weak)
@@ -359,8 +391,9 @@ class TensorOps:
             if u.computed:
                 u.kind = Unit.FRESH
             self.note_new_units([u], node)
-            return V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=cuts, site=node)
-        return V(Kind.TENSOR, frozenset((TensorObj(site),)), cuts=cuts, site=node)
+            return V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=cuts, site=node, shape=shape)
+        return V(Kind.TENSOR, frozenset((TensorObj(site),)), cuts=cuts, site=node, shape=shape,
+                 facts=Fact.NOGRAD)
 
     def functional(self, short, args, kwargs, node, env) -> V:
         argv = [a for a in args if isinstance(a, V)]
@@ -375,13 +408,20 @@ class TensorOps:
                 return V(Kind.TENSOR, frozenset((TensorObj(Site(self.sf, node)),)), site=node)
             if short == "embedding" and len(argv) > 1:
                 return self.tensor_result(flow_of(argv[1]), node)
-            return self.tensor_result(flow_of(*argv), node)
-        out = self.tensor_result(flow_of(*argv, *[v for k, v in kwargs.items() if k not in ("**",) and
-                                                  isinstance(v, V) and v.k & Kind.TENSOR]),
-                                 node, op=short, inputs=tuple(argv))
+            return self.tensor_result(flow_of(*argv), node,
+                                      shape=argv[0].shape if argv and short.startswith("dropout") else None)
+        flow = flow_of(*argv, *[v for k, v in kwargs.items() if k not in ("**",) and isinstance(v, V)
+                                and v.k & Kind.TENSOR])
         if short.endswith("_loss") or short in _LOSS_FUNCTIONS:
-            return self.loss_value(out, argv + [kwargs[k] for k in ("target", "input") if k in kwargs], f"F.{short}")
-        return out
+            inputs = argv + [kwargs[k] for k in ("input", "target") if k in kwargs]
+            red = kwargs.get("reduction")
+            out = self.tensor_result(flow, node, op=short, inputs=tuple(argv), reduced=True,
+                                     shape=loss_shape(short, red.const if isinstance(red, V) else "mean", inputs))
+            if isinstance(red, V) and red.const == "none":
+                out = out.replace(facts=out.facts | Fact.UNREDUCED)
+            return self.loss_value(out, inputs, f"F.{short}")
+        return self.tensor_result(flow, node, op=short, inputs=tuple(argv),
+                                  shape=op_shape(short, argv[0], argv[1:], kwargs) if argv else None)
 
 
 _LOSS_FUNCTIONS = {"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
@@ -404,3 +444,130 @@ def _tag_cuts(v: V, other: V, role: str):
         for c in v.cuts - other.cuts:
             if not c.role:
                 c.role = role
+
+
+def _shape(v: V):
+    """A value's shape for broadcasting: a Python number is a 0-dim operand."""
+    if v.k & Kind.TENSOR:
+        return v.shape
+    if v.k & Kind.NUMBER and not v.k & (Kind.LIST | Kind.TUPLE | Kind.ARRAY):
+        return ()
+    return None
+
+
+def _scales(op, left: V, right: V) -> bool:
+    """`loss / n`, `loss * 0.25`: a loss scaled by a count or a constant factor (GA205)."""
+    if isinstance(op, ast.Div):
+        return left.carries and (not right.k & Kind.TENSOR or right.shape == ())
+    if isinstance(op, ast.Mult):
+        for a, b in ((left, right), (right, left)):
+            c = b.const
+            if a.carries and isinstance(c, (int, float)) and not isinstance(c, bool) and 0 < abs(c) < 1:
+                return True
+    return False
+
+
+def _int(v):
+    c = v.const if isinstance(v, V) else None
+    return c if isinstance(c, int) and not isinstance(c, bool) else None
+
+
+def _ints(values):
+    """Constant ints given as `f(2, 3)` or `f((2, 3))`, or None."""
+    if len(values) == 1 and isinstance(values[0], V) and values[0].items is not None:
+        values = list(values[0].items)
+    if len(values) == 1 and isinstance(values[0], V) and isinstance(values[0].const, tuple):
+        values = [const(c) for c in values[0].const]
+    out = [_int(v) for v in values]
+    return tuple(out) if out and all(x is not None for x in out) else None
+
+
+def op_shape(name, x: V, argv, kwargs):
+    """The result shape of a tensor op `x.name(*argv, **kwargs)` (or `torch.name(x, ...)`)."""
+    xs = x.shape if isinstance(x, V) else None
+    if name in S.REDUCTIONS:
+        dim = kwargs.get("dim") if "dim" in kwargs else (argv[0] if argv and not argv[0].k & Kind.TENSOR else None)
+        keep = kwargs.get("keepdim", argv[1] if len(argv) > 1 and name not in ("norm", "std", "var") else None)
+        keepdim = keep.const if isinstance(keep, V) else False
+        if dim is None:
+            return S.reduce(xs)
+        d = _int(dim)
+        if d is None and dim.items is not None:
+            ds = tuple(_int(i) for i in dim.items)
+            d = ds if all(i is not None for i in ds) else None
+        return S.reduce(xs, d, keepdim, has_dim=True) if d is not None else None
+    if name in S.ELEMENTWISE:
+        out = xs
+        for a in argv[:2]:
+            if a.k & (Kind.TENSOR | Kind.NUMBER):
+                out = S.broadcast(out, _shape(a))
+        return out
+    if name in ("view", "reshape", "expand"):
+        sizes = _ints(argv)
+        return S.view(xs, list(sizes)) if sizes is not None and name != "expand" else (sizes if sizes else None)
+    if name == "squeeze":
+        d = kwargs.get("dim", argv[0] if argv else None)
+        return S.squeeze(xs, _int(d), has_dim=d is not None)
+    if name == "unsqueeze":
+        d = kwargs.get("dim", argv[0] if argv else None)
+        return S.unsqueeze(xs, _int(d))
+    if name == "flatten":
+        if argv or kwargs:
+            return None
+        if xs is None:
+            return None
+        if S.known(xs):
+            n = 1
+            for s in xs:
+                n *= s
+            return (n,)
+        return (None,)
+    if name in ("t",) and xs is not None and len(xs) == 2:
+        return (xs[1], xs[0])
+    if name in ("matmul", "mm", "bmm") and argv:
+        return S.matmul(xs, _shape(argv[0]))
+    return None
+
+
+def _factory_shape(short, argv, kwargs):
+    """`torch.randn(32, 4)`, `torch.zeros((2, 3))`, `torch.randint(0, 5, (8,))`, `x.zeros_like()`..."""
+    if "size" in kwargs:
+        return _ints([kwargs["size"]])
+    if short.endswith("_like") and argv:
+        return argv[0].shape
+    if short in ("randn", "rand", "zeros", "ones", "empty"):
+        return _ints(argv)
+    if short == "full" and argv:
+        return _ints(argv[:1])
+    if short in ("randint",) and len(argv) >= 2:
+        return _ints(argv[-1:])
+    if short == "eye" and argv:
+        n = _int(argv[0])
+        m = _int(argv[1]) if len(argv) > 1 else n
+        return (n, m) if n is not None and m is not None else None
+    if short == "arange" and argv:
+        ends = [_int(a) for a in argv[:2]]
+        if all(e is not None for e in ends) and len(argv) <= 2:
+            return (max(0, ends[0]),) if len(ends) == 1 else (max(0, ends[1] - ends[0]),)
+    if short in ("tensor", "as_tensor", "Tensor", "FloatTensor", "LongTensor") and argv:
+        lists = argv[0].of(ListObj)
+        if len(lists) == 1 and lists[0].elems is not None and all(
+                e.k == Kind.NUMBER for e in lists[0].elems):
+            return (len(lists[0].elems),)
+        if argv[0].k == Kind.NUMBER:
+            return ()
+    return None
+
+
+def loss_shape(op, reduction, inputs):
+    """A loss function's result: a scalar when it reduces, else per element (per sample for the
+    class losses, whose target drops the class dimension)."""
+    if reduction in ("mean", "sum", "batchmean"):
+        return ()
+    if reduction != "none" or len(inputs) < 2 or not isinstance(inputs[0], V) or not isinstance(inputs[1], V):
+        return None
+    if op in ("cross_entropy", "nll_loss"):
+        x = inputs[0].shape
+        return (x[:1] + x[2:]) if x is not None and len(x) >= 2 else None
+    a, b = inputs[0].shape, inputs[1].shape
+    return a if a == b else S.broadcast(a, b)

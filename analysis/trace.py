@@ -68,15 +68,69 @@ class LossRec:
         return self is other
 
 
-class SaveRec:
-    """A differentiable op saved `storage` (at `version`) for its backward."""
-    __slots__ = ("storage", "version", "site", "op")
+class CarryRec:
+    """An assignment, in a loop's later run, of a value whose graph reaches into an earlier
+    iteration (`h = rnn(x, h)` without a detach)."""
+    __slots__ = ("site", "stale", "ctx")
 
-    def __init__(self, storage, version, site, op):
+    def __init__(self, site, stale, ctx):
+        self.site = site          # the assignment statement
+        self.stale = stale        # SaveRecs of earlier iterations the value still holds
+        self.ctx = ctx
+
+
+class AccRec:
+    """A tensor with history accumulated into state that outlives the iteration. Used as a loss
+    term token: when it reaches a backward(), the accumulation is a loss, not a log."""
+    __slots__ = ("site", "ctx", "org")
+
+    def __init__(self, site, ctx, org):
+        self.site = site
+        self.ctx = ctx
+        self.org = org
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other
+
+
+class CrossRec:
+    """A module applied to a tensor carrying gradient from parameters it does not own."""
+    __slots__ = ("seq", "site", "own", "foreign", "ctx", "arg")
+
+    def __init__(self, seq, site, own, foreign, ctx):
+        self.seq = seq
+        self.site = site          # the statement applying it
+        self.own = own
+        self.foreign = foreign
+        self.ctx = ctx
+        self.arg = None           # Site of the argument that brought the foreign gradient
+
+
+class GradReadRec:
+    """`.grad` read on a computed tensor that has no retain_grad()."""
+    __slots__ = ("site", "stmt", "org", "ctx")
+
+    def __init__(self, site, stmt, org, ctx):
+        self.site = site          # the `.grad` attribute expression
+        self.stmt = stmt
+        self.org = org
+        self.ctx = ctx
+
+
+class SaveRec:
+    """A differentiable op saved `storage` (a computed tensor or a parameter leaf, at `version`)
+    for its backward: a node of the graph that a backward() frees."""
+    __slots__ = ("storage", "version", "site", "op", "ctx")
+
+    def __init__(self, storage, version, site, op, ctx=()):
         self.storage = storage
         self.version = version
         self.site = site
         self.op = op
+        self.ctx = ctx
 
     def __hash__(self):
         return id(self)
@@ -87,9 +141,9 @@ class SaveRec:
 
 class Event:
     """One lifecycle call in program order: zero_grad, backward, step, ..."""
-    __slots__ = ("seq", "kind", "site", "ctx", "obj", "detail", "guarded")
+    __slots__ = ("seq", "kind", "site", "ctx", "obj", "detail", "guarded", "path", "units")
 
-    def __init__(self, seq, kind, site, ctx, obj=None, detail=None, guarded=False):
+    def __init__(self, seq, kind, site, ctx, obj=None, detail=None, guarded=False, path=(), units=None):
         self.seq = seq
         self.kind = kind
         self.site = site
@@ -97,6 +151,8 @@ class Event:
         self.obj = obj
         self.detail = detail
         self.guarded = guarded
+        self.path = path          # (branch key, arm, len(ctx)) of the conditions it happened under
+        self.units = units        # the leaves it concerns (cleared, stepped, clipped), when known
 
     def __repr__(self):
         return f"Event({self.kind} {self.obj!r} @{self.site!r})"
@@ -105,7 +161,7 @@ class Event:
 class BackwardRec:
     """A `backward()` (or `autograd.grad`) and the state around it."""
     __slots__ = ("seq", "site", "ctx", "loss", "kind", "inputs", "frozen", "optimizers", "versions",
-                 "loss_expr", "func", "event", "nograd", "retain")
+                 "loss_expr", "func", "event", "nograd", "retain", "retain_node", "gradient", "stepped_objs")
 
     def __init__(self, seq, site, ctx, loss, kind, loss_expr, func):
         self.seq = seq
@@ -121,7 +177,10 @@ class BackwardRec:
         self.func = func              # qualified name of the function holding the call
         self.event = None
         self.nograd = None
-        self.retain = False           # retain_graph=True
+        self.retain = False           # retain_graph=True (or create_graph): the graph is not freed
+        self.retain_node = None       # the retain_graph= keyword's value node
+        self.gradient = False         # gradient= given (a non-scalar loss may be meant)
+        self.stepped_objs = ()        # the optimizers stepped for it (set by the model builder)
 
 
 class FreezeRec:
@@ -195,4 +254,8 @@ class Trace:
         self.new_units: list[UnitNew] = []
         self.manual_updates = []   # (Unit, Site)
         self.losses: list[LossRec] = []
+        self.carries: list[CarryRec] = []
+        self.accums: list[AccRec] = []
+        self.crossings: list[CrossRec] = []
+        self.grad_reads: list[GradReadRec] = []
         self.incomplete = False    # a budget was hit: some calls were not followed

@@ -18,7 +18,9 @@ special cases:
   gradient (that is ``top``), but it forbids proofs of absence ("the loss reaches nothing");
 - ``facts``: properties that hold on every path (see ``Fact``); they join by intersection;
 - ``terms``: loss terms (trace.LossRec) whose gradient it carries, to tell which computed losses
-  reach a ``backward()`` (GA209).
+  reach a ``backward()`` (GA209);
+- ``shape``: the tensor's shape as far as constants in the code fix it (see shapes.py), or None;
+- ``marks``: properties that hold on some path (see ``Mark``); they join by union.
 
 Three kinds of "don't know" follow from these: a value known to carry gradient from named
 leaves (``org``/``weak``), one known to carry none (no ``org``/``weak``/``top``, no ``unk``), and
@@ -55,6 +57,12 @@ class Kind:
 class Fact:
     """Bits of ``V.facts``: what holds on every path to a value."""
     NOGRAD = 1       # a tensor that certainly does not require grad (made under no_grad, detached...)
+    UNREDUCED = 2    # a per-sample loss (reduction='none') not reduced since: backward() needs gradient=
+
+
+class Mark:
+    """Bits of ``V.marks``: what holds on some path to a value."""
+    SCALED = 1       # divided by a count or scaled by a constant (`loss / accum_steps`)
 
 
 class _NoConst:
@@ -69,11 +77,14 @@ NOCONST = _NoConst()
 
 class V:
     __slots__ = ("k", "objs", "org", "weak", "top", "cuts", "saves", "grads", "items", "const", "site", "unk",
-                 "facts", "terms")
+                 "facts", "terms", "shape", "marks")
 
     def __init__(self, k=Kind.UNKNOWN, objs=EMPTY, org=EMPTY, weak=EMPTY, top=False, cuts=EMPTY,
-                 saves=EMPTY, grads=EMPTY, items=None, const=NOCONST, site=None, unk=None, facts=0, terms=EMPTY):
+                 saves=EMPTY, grads=EMPTY, items=None, const=NOCONST, site=None, unk=None, facts=0, terms=EMPTY,
+                 shape=None, marks=0):
         self.terms = terms
+        self.shape = shape
+        self.marks = marks
         self.k = k
         # a value whose kind is not known is, by default, one whose content was not seen
         self.unk = bool(k & Kind.UNKNOWN) if unk is None else unk
@@ -169,7 +180,14 @@ def join(a: V | None, b: V | None) -> V | None:
         a.unk or b.unk,
         a.facts & b.facts,
         a.terms | b.terms if b.terms else a.terms,
+        a.shape if a.shape == b.shape else _join_shapes(a.shape, b.shape),
+        a.marks | b.marks,
     )
+
+
+def _join_shapes(a, b):
+    from .shapes import join as join_shape
+    return join_shape(a, b)
 
 
 def join_all(values) -> V:
@@ -181,10 +199,13 @@ def join_all(values) -> V:
 
 class Flow:
     """The gradient-relevant part of one or more values, merged: what an op's result inherits."""
-    __slots__ = ("org", "weak", "top", "cuts", "saves", "grads", "tensor", "unk", "nograd", "terms")
+    __slots__ = ("org", "weak", "top", "cuts", "saves", "grads", "tensor", "unk", "nograd", "terms", "marks",
+                 "unreduced")
 
     def __init__(self):
         self.terms = EMPTY
+        self.marks = 0
+        self.unreduced = False
         self.unk = False      # or the Site where unseen content came in
         self.nograd = True    # every tensor input certainly does not require grad
         self.org = EMPTY
@@ -210,6 +231,9 @@ class Flow:
             self.grads = self.grads | v.grads
         if v.terms:
             self.terms = self.terms | v.terms
+        self.marks |= v.marks
+        if v.facts & Fact.UNREDUCED:
+            self.unreduced = True
         if v.unk and not self.unk:
             self.unk = v.unk     # the first place where unseen content came in
         if v.k & (Kind.TENSOR | Kind.PARAMS):
@@ -231,9 +255,9 @@ class Flow:
     def carries(self) -> bool:
         return bool(self.org or self.weak or self.top)
 
-    def value(self, k=Kind.TENSOR, objs=EMPTY, site=None, facts=0) -> V:
+    def value(self, k=Kind.TENSOR, objs=EMPTY, site=None, facts=0, shape=None) -> V:
         return V(k, objs, self.org, self.weak, self.top, self.cuts, self.saves, self.grads, site=site, unk=self.unk,
-                 facts=facts, terms=self.terms)
+                 facts=facts, terms=self.terms, shape=shape, marks=self.marks)
 
 
 def flow_of(*values: V) -> Flow:

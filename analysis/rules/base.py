@@ -88,6 +88,18 @@ class RuleContext:
         lines.append(sf.line_text(span.end_line)[:span.end_col])
         return "\n".join(lines)
 
+    def node_span(self, path: str, node) -> Span | None:
+        """The span of an ast node of one of the files (character columns)."""
+        sf = self.files.get(path)
+        if sf is None:
+            return None
+        return Span(path, node.lineno, sf.char_col(node.lineno, node.col_offset), node.end_lineno,
+                    sf.char_col(node.end_lineno, node.end_col_offset))
+
+    def text_of_node(self, path: str, node) -> str:
+        sf = self.files.get(path)
+        return sf.segment(node) if sf is not None else ""
+
     def line(self, path: str, n: int) -> str:
         sf = self.files.get(path)
         return sf.line_text(n) if sf is not None else ""
