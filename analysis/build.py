@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from . import model as M
 from .objects import FROZEN, MAYBE, OptimObj, Site, TensorObj, Unit
+from .library_ops import is_closed, library_modules
 from .trace import InplaceRec, Trace
 from . import shapes
 from .values import Fact, Mark
@@ -37,7 +38,7 @@ class Builder:
         p = self._params.get(u.oid)
         if p is None:
             p = M.Param(u.oid, u.name, u.module_path, u.kind, self.span(u.site), _origin(u),
-                        u.created_in_loop and u.in_init)
+                        u.created_in_loop and u.in_init, is_closed(u))
             self._params[u.oid] = p
         return p
 
@@ -128,7 +129,8 @@ class Builder:
                                                          self.params(c.foreign), _loops(c.ctx), self.span(c.arg))
                                               for c in trace.crossings),
                               grad_reads=tuple(M.GradRead(self.span(g.site), self.span(g.stmt), self.params(g.org),
-                                                          _loops(g.ctx)) for g in trace.grad_reads))
+                                                          _loops(g.ctx)) for g in trace.grad_reads),
+                              libraries=library_modules(trace))
 
     def losses(self, trace: Trace) -> tuple:
         """One LossTerm per statement: backpropagated when any evaluation of it reached a backward."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from .build import Builder
 from .config import Config
-from .findings import CONFIRMED, Finding
+from .findings import CONFIRMED, Finding, Related
 from .interpreter import Interpreter
 from .model import ProgramModel
 from .program import ParseError, Program, read_text
@@ -136,6 +136,8 @@ def run_rules(model: ProgramModel, files: dict, config: Config) -> list[Finding]
             continue
         found.extend(rule.check(ctx))
     found = _resolve_overlaps(found)
+    if model.libraries:
+        found = [_library_related(f, model.libraries) for f in found]
     out = []
     for f in found:
         if config.ignored_for_path(f.span.path, f.code, _rule_name(f.code)):
@@ -146,6 +148,19 @@ def run_rules(model: ProgramModel, files: dict, config: Config) -> list[Finding]
         out.append(f)
     out.sort(key=Finding.sort_key)
     return out
+
+
+def _library_related(f: Finding, libraries) -> Finding:
+    """A finding about parameters of a library model points to where the library defines it."""
+    extra = []
+    for lib in libraries:
+        if lib.source is None or any(r.span.path == lib.source.path for r in f.related):
+            continue
+        if any(p == lib.path or p.startswith(lib.path + ".") for p in f.params):
+            extra.append(Related(lib.source, f"`{lib.path}` is a `{lib.type}`, defined here ({lib.how}: "
+                                             f"its structure is read from this source)" if lib.how == "source"
+                                 else f"`{lib.path}` is a `{lib.type}`, defined here"))
+    return replace(f, related=f.related + tuple(extra)) if extra else f
 
 
 def _rule_name(code):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 
-from .objects import (ClassObj, DictObj, InstanceObj, ListObj, ModuleObj, OptimObj, PIter, SchedObj, Site,
+from .objects import (FROZEN, ClassObj, DictObj, InstanceObj, ListObj, ModuleObj, OptimObj, PIter, SchedObj, Site,
                       module_value, next_oid)
 from .values import NONE, UNKNOWN, Kind, V, make_tuple
 
@@ -57,7 +57,7 @@ class FrameworkOps:
                 self.do_backward(args[0], node, loss_node=node.args[0] if node.args else None)
                 return NONE
             if name == "step":
-                self.event("step", node, engine, detail="deepspeed")
+                self._framework_step(engine, node, "deepspeed")
                 self.event("zero_grad", node, engine, detail="deepspeed")
                 return NONE
             if name == "zero_grad":
@@ -163,6 +163,11 @@ class FrameworkOps:
                     for o in inst.of(InstanceObj):
                         self.run_hf_trainer(o, cls.node)
 
+    def _framework_step(self, o: OptimObj, node, detail):
+        """The optimizer step the framework runs (as `optimizer.step()` would be recorded)."""
+        self.event("step", node, o, detail=detail, units=o.units())
+        self.stepped(o, node)
+
     # ------------------------------------------------------------ Lightning
 
     def _framework_root(self, cls):
@@ -217,7 +222,7 @@ class FrameworkOps:
                     self.sf = step.scope.sf
                     self.do_backward(loss, ret or step.node, loss_node=ret.value if ret is not None else None)
                 if o is not None:
-                    self.event("step", ret or step.node, o, detail="lightning")
+                    self._framework_step(o, ret or step.node, "lightning")
                 for s in scheds:
                     self.event("sched_step", ret or step.node, s, detail="lightning")
         finally:
@@ -234,22 +239,22 @@ class FrameworkOps:
         site = Site(fn.scope.sf, fn.node)
         if model is None or not model.of(ModuleObj):
             model = self.sym_value("model", site)
+        saved_sf = self.sf
+        opt = None
+        mods = model.of(ModuleObj)
+        if mods:
+            # Trainer.create_optimizer, once before the loop: AdamW over the parameters that require grad
+            units = frozenset(u for m in mods for u in m.units() if u.frozen != FROZEN)
+            pi = PIter(units, exact=True, sources=frozenset(mods), filtered=True, site=site)
+            self.sf = fn.scope.sf
+            ov = self.make_optimizer("torch.optim.AdamW", [V(Kind.PARAMS, frozenset((pi,)))], {},
+                                     _at(fn.node), None)
+            opt = next(iter(ov.of(OptimObj)), None)
+            if opt is not None:
+                opt.label = "Trainer's optimizer"
         outer = self.ctx
         self.ctx = outer + (("loop", fn.node, self.seq(), fn.scope.sf, 0, next_oid()),)
-        saved_sf = self.sf
         try:
-            opt = None
-            mods = model.of(ModuleObj)
-            if mods:
-                # Trainer.create_optimizer: AdamW over the parameters that require grad
-                units = frozenset(u for m in mods for u in m.units())
-                pi = PIter(units, exact=True, sources=frozenset(mods), filtered=True, site=site)
-                self.sf = fn.scope.sf
-                ov = self.make_optimizer("torch.optim.AdamW", [V(Kind.PARAMS, frozenset((pi,)))], {},
-                                         _at(fn.node), None)
-                opt = next(iter(ov.of(OptimObj)), None)
-                if opt is not None:
-                    opt.label = "Trainer's optimizer"
             inputs = self.sym_value("inputs", site)
             out = self.call_function(fn, [model, inputs], {}, fn.node, self_v=V(Kind.INST, frozenset((inst,))))
             loss = _loss_of(out)
@@ -258,7 +263,7 @@ class FrameworkOps:
             if loss is not None and (loss.k & Kind.TENSOR or loss.carries):
                 self.do_backward(loss, ret or fn.node, loss_node=ret.value if ret is not None else None)
             if opt is not None:
-                self.event("step", ret or fn.node, opt, detail="hf_trainer")
+                self._framework_step(opt, ret or fn.node, "hf_trainer")
                 self.event("zero_grad", ret or fn.node, opt, detail="hf_trainer")
         finally:
             self.ctx = outer

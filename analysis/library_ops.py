@@ -113,6 +113,9 @@ class LibraryOps:
                     m.register(f"<arg{i}>", o)
         created = m.units()
         self.note_new_units([u for u in created if u.owner is not None and _inside(u.owner, m)], node)
+        if not hasattr(self.trace, "libraries"):
+            self.trace.libraries = []
+        self.trace.libraries.append(m)
         return module_value(m)
 
     def _build(self, shape: Shape | None, label, site, seq, lm=None, repeated=False, force_opaque=False) -> ModuleObj:
@@ -222,6 +225,23 @@ class LibraryOps:
         for fr in self.trace.freezes:
             if whole in fr.units:
                 fr.units = fr.units | {part}
+
+
+def library_modules(trace) -> tuple:
+    """The model's LibraryModule records of the library models a run built (build.py)."""
+    from . import model as M
+    out, seen = [], set()
+    for m in getattr(trace, "libraries", ()):
+        lm = m.lib.model if m.lib is not None else None
+        if lm is None or m.oid in seen:
+            continue
+        seen.add(m.oid)
+        span = None
+        if lm.source:
+            path, line = lm.source
+            span = M.Span(path, line, 0, line, 0)
+        out.append(M.LibraryModule(m.path(), m.type_name(), lm.canonical, lm.how, span, lm.note))
+    return tuple(out)
 
 
 def _open_opaque(m: ModuleObj):
