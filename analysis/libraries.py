@@ -14,6 +14,7 @@ from dataclasses import dataclass
 MODULE = "module"            # calling it gives an nn.Module (a class or a factory)
 MODULE_BASE = "module_base"  # a base class: subclasses are nn.Modules; it registers no parameters itself
 NOT_MODULE = "not_module"    # a class or function that never gives a module (a tokenizer, a config)
+OPTIMIZER = "optimizer"      # builds a torch optimizer over the parameters of the model it is given
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,10 @@ _PL = "lightning 2.6, pytorch-lightning 2.6"
 # Model builders are lowercase functions of torchvision.models and its task subpackages; the
 # capitalised names there are model classes, except the *_Weights enums and the helpers below.
 FACTS: tuple = (
+    LibraryFact("timm.optim.create_optimizer_v2", OPTIMIZER, "timm", _TIMM,
+                "create_optimizer_v2(model_or_params, opt, ...): param groups of the model (weight decay split)"),
+    LibraryFact("timm.optim.create_optimizer", OPTIMIZER, "timm", _TIMM, "create_optimizer(args, model, ...)"),
+    LibraryFact("timm.optim._optim_factory.create_optimizer_v2", OPTIMIZER, "timm", _TIMM),
     LibraryFact("torchvision.models.get_model", MODULE, "torchvision", _TV, "builds the named model"),
     LibraryFact("torchvision.models.get_model_builder", NOT_MODULE, "torchvision", _TV),
     LibraryFact("torchvision.models.get_model_weights", NOT_MODULE, "torchvision", _TV),
@@ -110,6 +115,16 @@ def table_fact(qual: str) -> LibraryFact | None:
         if fact.matches(qual):
             return fact
     return None
+
+
+def optimizer_params_arg(qual: str):
+    """(position, keyword) of the model or parameters an optimizer factory is given, or None."""
+    f = table_fact(qual)
+    if f is None or f.kind != OPTIMIZER:
+        return None
+    if qual.endswith(".create_optimizer"):
+        return 1, "model"
+    return 0, "model_or_params"
 
 
 def is_module_base(qual: str) -> bool:

@@ -169,34 +169,67 @@ class Summarizer:
             forward = tuple(sorted(org - maybe_there))
             weak = tuple(sorted(({paths[u.oid] for u in out.weak if u.oid in paths} | (org & maybe_there))
                                 - set(forward)))
+        root = _shape(m, {}, "", cond)
         methods = []
         for name in _STRUCTURAL_METHODS:
             if m.cls is None or m.cls.lookup(name) is None:
                 continue
-            before = {k: c for k, c in m.children.items()}
-            res = self._run(interp, m, name)
-            replaced = tuple((k, _shape(c, {}, "", cond)) for k, c in m.children.items()
-                             if isinstance(c, ModuleObj) and before.get(k) is not c)
-            returns = None
-            if res is not None:
-                rm = [o for o in res.objs if isinstance(o, ModuleObj)]
-                if len(rm) == 1:
-                    p = _module_path(m, rm[0])
-                    returns = p
-            methods.append((name, MethodEffect(replaced, returns, res is None)))
-        root = _shape(m, {}, "", cond)
+            methods.append((name, self._effect(interp, m, name, None, None)))
         source = (defn.path, defn.line)
         ties = _ties(m)
         return Shape(root.type, defn.qual, root.spec, root.inplace, root.params, root.children, root.aliases,
                      root.opaque, root.maybe, root.repeated, forward, weak, tuple(methods), source, ties)
 
-    def _run(self, interp, m, name):
+    def _effect(self, interp, m, name, args, kwargs) -> MethodEffect:
+        """What a structural method does to the module: children set anew, the child it returns."""
+        from .objects import ModuleObj
+        before = set(id(c) for c in m.children.values())
+        res = self._run(interp, m, name, args, kwargs)
+        replaced = []
+        for base, group in _candidates(m).items():
+            if base is None or not any(id(c) not in before for _, c in group if isinstance(c, ModuleObj)):
+                continue
+            if len(group) == 1:
+                replaced.append((base, _shape(group[0][1], {}, "", interp.lib_conditional)))
+            else:
+                replaced.append((base, Shape("module", opaque=True)))   # one of several: structure unknown
+        returns = None
+        if res is not None:
+            rm = [o for o in res.objs if isinstance(o, ModuleObj)]
+            if len(rm) == 1:
+                returns = _module_path(m, rm[0])
+        return MethodEffect(tuple(replaced), returns, res is None)
+
+    def call_effect(self, cls_defn: Definition, name: str, args=(), kwargs=None) -> MethodEffect | None:
+        """A structural method called with constant arguments (`reset_classifier(3)`), on a fresh
+        symbolic instance of the class."""
+        from .objects import ClassObj, ModuleObj
+        interp, scope = self._interp(cls_defn.path)
+        if interp is None:
+            return None
+        v = scope.globals.get(cls_defn.qual.rsplit(".", 1)[-1])
+        if v is not None and v.k & _lazy_kind():
+            v = interp.force(v)
+        classes = [o for o in (v.objs if v is not None else ()) if isinstance(o, ClassObj)]
+        if not classes or not classes[0].is_module or classes[0].lookup(name) is None:
+            return None
+        cls = classes[0]
+        sargs, skw = _symbolic_args(interp, cls.lookup("__init__"), cls.node)
+        mv = interp.instantiate(cls, sargs, skw, _call_node(cls.node), label="model")
+        mods = [o for o in mv.objs if isinstance(o, ModuleObj)]
+        if len(mods) != 1:
+            return None
+        return self._effect(interp, mods[0], name, [_const(a) for a in args],
+                            {k: _const(c) for k, c in (kwargs or {}).items()})
+
+    def _run(self, interp, m, name, args=None, kwargs=None):
         """Run a method of the summarised module on symbolic arguments; None when it cannot be."""
         from .objects import module_value
         fn = m.cls.lookup(name) if m.cls is not None else None
         if fn is None:
             return None
-        args, kwargs = _symbolic_args(interp, fn, fn.node, tensors=True)
+        if args is None:
+            args, kwargs = _symbolic_args(interp, fn, fn.node, tensors=True)
         start = interp.steps
         interp.root_start = interp.steps
         try:
@@ -540,24 +573,24 @@ class LibraryModels:
 
     def resolve(self, qual: str, const_args=(), const_kwargs=None) -> LibModel | None:
         """A module from calling `qual` (with these constant arguments), or None."""
-        const_kwargs = const_kwargs or {}
-        key = (qual, tuple(const_args[:1]))
+        const_kwargs = dict(const_kwargs or {})
+        key = (qual, tuple(const_args[:1]), _json_args((), const_kwargs))
         if key in self._resolved:
             return self._resolved[key]
         out = None
         try:
-            out = self._resolve(qual, const_args)
+            out = self._resolve(qual, const_args, const_kwargs)
         except (RecursionError, OSError, ValueError, SyntaxError):
             out = None
         self._resolved[key] = out
         return out
 
-    def _resolve(self, qual: str, const_args) -> LibModel | None:
+    def _resolve(self, qual: str, const_args, const_kwargs) -> LibModel | None:
         if not self.worth_asking(qual):
             return None
         defn = self.define(qual)
         if defn is not None:
-            found = self._from_source(qual, defn, const_args)
+            found = self._from_source(qual, defn, const_args, const_kwargs)
             if found is not None:
                 return found if found.how != "not" else None
         fact = L.table_fact(qual) or (L.table_fact(defn.qual + "".join("." + r for r in defn.rest))
@@ -568,7 +601,7 @@ class LibraryModels:
                             source=(defn.path, defn.line) if defn else ())
         return None
 
-    def _from_source(self, qual: str, defn: Definition, const_args) -> LibModel | None:
+    def _from_source(self, qual: str, defn: Definition, const_args, const_kwargs) -> LibModel | None:
         rest = defn.rest
         if defn.kind == "class":
             is_mod = self.class_is_module(defn)
@@ -587,7 +620,8 @@ class LibraryModels:
             if defn.qual in ("timm.models._factory.create_model",) and const_args and isinstance(const_args[0], str):
                 entry = self.define(f"timm.models.{const_args[0].split('.')[0].split(':')[-1]}")
                 if entry is not None and entry.kind == "function":
-                    shape = self.factory_shape(entry)
+                    shape = self.factory_shape(entry, {k: v for k, v in const_kwargs.items()
+                                                       if k not in ("pretrained", "pretrained_cfg")})
                     if shape is not None:
                         return LibModel(qual, entry.qual, "source", shape, "timm entrypoint", (entry.path, entry.line))
                     cls = self.factory_class(entry)
@@ -603,20 +637,49 @@ class LibraryModels:
                             (defn.path, defn.line))
         return None
 
+    def method_effect(self, lm: LibModel, name: str, args=(), kwargs=None) -> MethodEffect | None:
+        """A structural method's effect for these constant arguments (cached like shapes)."""
+        if not lm.source or lm.how != "source":
+            return None
+        path, line = lm.source
+        defn = Definition(lm.canonical, path, line, "class")
+        try:
+            digest = file_digest(path)
+        except OSError:
+            return None
+        key = f"effect|{__version__}|{lm.canonical}|{name}|{_json_args(args, kwargs)}|{digest}"
+        hit = self.cache.get(key)
+        if hit is not None:
+            return MethodEffect.from_json(hit) if hit else None
+        t0 = time.perf_counter()
+        try:
+            eff = self.summarizer().call_effect(defn, name, args, kwargs)
+        except RecursionError:
+            eff = None
+        self.timings["summarize"] += time.perf_counter() - t0
+        self.cache.put(key, eff.to_json() if eff is not None else {}, self._deps(defn))
+        return eff
+
+    def _deps(self, defn):
+        s = self._summarizer
+        return [defn.path] + (sorted(sf.abspath for sf in s.program._files.values() if sf is not None)
+                              if s is not None else [])
+
     # ------------------------------------------------------------ summaries (cached)
 
     def class_shape(self, defn: Definition) -> Shape | None:
         return self._shape("class", defn, lambda: self.summarizer().class_shape(defn))
 
-    def factory_shape(self, defn: Definition) -> Shape | None:
-        return self._shape("factory", defn, lambda: self.summarizer().factory_shape(defn))
+    def factory_shape(self, defn: Definition, kwargs=None) -> Shape | None:
+        return self._shape("factory", defn, lambda: self.summarizer().factory_shape(defn, (), kwargs),
+                           _json_args((), kwargs) if kwargs else "")
 
-    def _shape(self, kind, defn: Definition, compute) -> Shape | None:
+    def _shape(self, kind, defn: Definition, compute, args_key="") -> Shape | None:
         try:
             digest = file_digest(defn.path)
         except OSError:
             return None
-        key = f"shape|{__version__}|{kind}|{defn.qual}|{digest}"
+        key = f"shape|{__version__}|{kind}|{defn.qual}|{args_key}|{digest}"
         hit = self.cache.get(key)
         if hit is not None:
             return Shape.from_json(hit) if hit else None
@@ -627,11 +690,16 @@ class LibraryModels:
         except RecursionError:
             shape = None
         self.timings["summarize"] += time.perf_counter() - t0
-        s = self._summarizer
-        deps = [defn.path] + (sorted(sf.abspath for sf in s.program._files.values() if sf is not None)
-                              if s is not None else [])
-        self.cache.put(key, shape.to_json() if shape is not None else {}, deps)
+        self.cache.put(key, shape.to_json() if shape is not None else {}, self._deps(defn))
         return shape
+
+
+def _json_args(args, kwargs) -> str:
+    import json
+    try:
+        return json.dumps([list(args), sorted((kwargs or {}).items())], sort_keys=True, default=repr)
+    except (TypeError, ValueError):
+        return repr((args, kwargs))
 
 
 def _find_node(b, defn: Definition):

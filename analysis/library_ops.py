@@ -15,9 +15,9 @@ from __future__ import annotations
 import ast
 
 from .library_shapes import OPAQUE_KEY, LibModel, Shape
-from .libraries import PLAIN_ATTRS, is_module_base
+from .libraries import PLAIN_ATTRS, is_module_base, optimizer_params_arg
 from .objects import FROZEN, ModuleObj, Site, Unit, module_value
-from .values import EMPTY, NONE, Flow, Kind, Star, V
+from .values import EMPTY, NONE, Flow, Kind, Star, V, join_all
 
 
 class LibInfo:
@@ -61,6 +61,9 @@ class LibraryOps:
         """`BertForSequenceClassification(config)`, `resnet18()`, `timm.create_model(...)`: a module."""
         if self.library_mode:
             return None
+        opt = self._library_optimizer(qual, args, kwargs, node)
+        if opt is not None:
+            return opt
         libs = self.libraries()
         if libs is None or not libs.worth_asking(qual):
             if not self._evidence_says_module(node):
@@ -68,12 +71,29 @@ class LibraryOps:
             lm = LibModel(qual, qual, "evidence", note="its parameters are given to a torch optimizer")
             return self.materialize(lm, args, kwargs, node)
         consts = [a.const for a in args if isinstance(a, V)]
-        lm = libs.resolve(qual, tuple(c for c in consts[:1] if isinstance(c, str)))
+        lm = libs.resolve(qual, tuple(c for c in consts[:1] if isinstance(c, str)), _const_kwargs(kwargs))
         if lm is None:
             if not self._evidence_says_module(node):
                 return None
             lm = LibModel(qual, qual, "evidence", note="its parameters are given to a torch optimizer")
         return self.materialize(lm, args, kwargs, node)
+
+    def _library_optimizer(self, qual, args, kwargs, node) -> V | None:
+        """`timm.optim.create_optimizer_v2(model, "adamw")`: an optimizer over the model's parameters
+        (its groups split them, but hold nothing else: what is made later is in none of them)."""
+        where = optimizer_params_arg(qual)
+        if where is None:
+            return None
+        pos, key = where
+        given = kwargs.get(key, args[pos] if len(args) > pos else None)
+        if not isinstance(given, V):
+            return None
+        mods = given.of(ModuleObj)
+        params = given
+        if mods:
+            params = join_all([self.module_method(m, "parameters", [], {}, node, None, module_value(m))
+                               for m in mods])
+        return self.make_optimizer(qual, [params], {}, _bare_call(node), None)
 
     def library_base(self, qual: str) -> str | None:
         """What an imported base class makes a user class: 'base' (a module registering nothing
@@ -180,6 +200,15 @@ class LibraryOps:
             if name in ("forward", "__call__"):
                 return self.library_forward(m, args, kwargs, node)
             return None
+        consts = [a.const for a in args if isinstance(a, V)]
+        kw = _const_kwargs(kwargs)
+        libs = self.libraries()
+        if (args or kwargs) and len(consts) == len(args) and all(_simple(c) for c in consts) \
+                and len(kw) == len([k for k in kwargs if k != "**"]) and libs is not None and m.lib.model is not None:
+            # the same method with these arguments (`reset_classifier(3)`: a Linear, not "maybe one")
+            precise = libs.method_effect(m.lib.model, name, tuple(consts), kw)
+            if precise is not None:
+                effect = precise
         site = Site(self.sf, node)
         created = []
         for path, sub in effect.replaces:
@@ -242,6 +271,22 @@ def library_modules(trace) -> tuple:
             span = M.Span(path, line, 0, line, 0)
         out.append(M.LibraryModule(m.path(), m.type_name(), lm.canonical, lm.how, span, lm.note))
     return tuple(out)
+
+
+def _simple(c) -> bool:
+    return c is None or isinstance(c, (bool, int, float, str))
+
+
+def _const_kwargs(kwargs) -> dict:
+    return {k: v.const for k, v in kwargs.items() if k != "**" and isinstance(v, V) and _simple(v.const)}
+
+
+def _bare_call(node) -> ast.Call:
+    """The call node without its arguments: make_optimizer reads the params' node off it."""
+    call = ast.Call(func=node.func, args=[], keywords=[])
+    ast.copy_location(call, node)
+    call.end_lineno, call.end_col_offset = node.end_lineno, node.end_col_offset
+    return call
 
 
 def _open_opaque(m: ModuleObj):
