@@ -121,7 +121,7 @@ def write_source(path: str, text: str, encoding: str):
 class Program:
     """Loads and caches parsed files; resolves project-local imports."""
 
-    def __init__(self, extra_roots=(), overlays=None, freeze_trees=False):
+    def __init__(self, extra_roots=(), overlays=None, freeze_trees=False, parsed=None):
         self.extra_roots = [os.path.abspath(r) for r in extra_roots]
         # batch runs keep every parsed tree for the whole run: freezing each one out of the cyclic
         # collector's reach right after parsing saves walking it again in every later collection
@@ -131,6 +131,9 @@ class Program:
         self._resolved: dict[tuple, str | None] = {}
         self._roots: dict[str, list] = {}
         self._texts: dict[str, str] = {}
+        # parsed modules shared between analyses (the language server's worker): reused while the
+        # text is the same
+        self.parsed = parsed
 
     libraries = None   # library_models.LibraryModels of the analysed environment (set by the Analyzer)
 
@@ -203,7 +206,13 @@ class Program:
             source = self.overlays.get(abspath)
             if source is None:
                 source = read_text(abspath)
+            kept = self.parsed.get(abspath) if self.parsed is not None else None
+            if kept is not None and kept.source == source:
+                self._files[abspath] = kept
+                return kept
             sf = self.parse(abspath, source, abspath)
+            if self.parsed is not None:
+                self.parsed[abspath] = sf
             sf.path = os.path.relpath(abspath) if not os.path.isabs(abspath) else _display(abspath)
         except (OSError, ParseError):
             sf = None

@@ -18,6 +18,7 @@ class Settings:
     code_lens: bool = True
     extra_paths: tuple = ()
     docs_url: str = ""          # e.g. 'https://example.org/rules/{code}'; default: local markdown files
+    interpreter: str = ""       # the environment whose installed libraries are analysed (else the server's own)
 
     @staticmethod
     def from_client(raw, base: "Settings | None" = None) -> "Settings":
@@ -50,6 +51,9 @@ class Settings:
             out = replace(out, code_lens=raw["codeLens"])
         if "docsUrl" in raw and isinstance(raw["docsUrl"], str):
             out = replace(out, docs_url=raw["docsUrl"])
+        for key in ("interpreter", "python"):
+            if isinstance(raw.get(key), str):
+                out = replace(out, interpreter=raw[key])
         return out
 
     def engine_config(self, path: str) -> tuple[Config, str | None]:
