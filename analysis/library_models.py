@@ -577,12 +577,27 @@ class LibraryModels:
         key = (qual, tuple(const_args[:1]), _json_args((), const_kwargs))
         if key in self._resolved:
             return self._resolved[key]
+        if not self.worth_asking(qual):
+            self._resolved[key] = None
+            return None
+        # the answer, kept on disk while the files it was read from are unchanged: a warm run
+        # neither parses the library's __init__ nor follows class bases again
+        disk = f"model|{__version__}|{self.env.key}|{qual}|{_json_args(const_args[:1], const_kwargs)}"
+        hit = self.cache.get(disk)
+        if hit is not None:
+            out = _model_from_json(hit)
+            self._resolved[key] = out
+            return out
         out = None
         try:
             out = self._resolve(qual, const_args, const_kwargs)
         except (RecursionError, OSError, ValueError, SyntaxError):
             out = None
         self._resolved[key] = out
+        deps = set(self.index.visited) if self._index is not None else set()
+        if self._summarizer is not None:
+            deps |= {sf.abspath for sf in self._summarizer.program._files.values() if sf is not None}
+        self.cache.put(disk, _model_to_json(out), sorted(deps))
         return out
 
     def _resolve(self, qual: str, const_args, const_kwargs) -> LibModel | None:
@@ -692,6 +707,20 @@ class LibraryModels:
         self.timings["summarize"] += time.perf_counter() - t0
         self.cache.put(key, shape.to_json() if shape is not None else {}, self._deps(defn))
         return shape
+
+
+def _model_to_json(lm: LibModel | None) -> dict:
+    if lm is None:
+        return {"none": True}
+    return {"qual": lm.qual, "canonical": lm.canonical, "how": lm.how, "note": lm.note,
+            "source": list(lm.source), "shape": lm.shape.to_json() if lm.shape is not None else None}
+
+
+def _model_from_json(d: dict) -> LibModel | None:
+    if d.get("none"):
+        return None
+    shape = Shape.from_json(d["shape"]) if d.get("shape") else None
+    return LibModel(d["qual"], d["canonical"], d["how"], shape, d.get("note", ""), tuple(d.get("source", ())))
 
 
 def _json_args(args, kwargs) -> str:
