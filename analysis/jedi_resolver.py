@@ -18,7 +18,8 @@ import threading
 from .environment import PythonEnv
 from .site_index import Definition
 
-TIMEOUT = 3.0
+TIMEOUT = 3.0          # a library name the site index could not follow
+IMPORT_TIMEOUT = 10.0  # a project import: jedi's first answer in a process includes its own start
 
 _projects: dict = {}
 _lock = threading.Lock()
@@ -71,6 +72,7 @@ def _run(fn, timeout: float):
     th.join(timeout)
     stats["calls"] += 1
     stats["seconds"] += time.perf_counter() - t0
+    stats["last_timed_out"] = th.is_alive()
     if th.is_alive():
         stats["timeouts"] += 1
         return None

@@ -173,9 +173,23 @@ class Program:
         col = line.find(module, stmt.col_offset)
         if col < 0:
             return None
-        target = jedi_resolver.import_target(sf.abspath, sf.source, stmt.lineno, col + len(module) - 1,
-                                             roots[-1] if roots else os.path.dirname(sf.abspath),
-                                             libs.env if libs is not None else None, tuple(self.extra_roots))
+        # jedi's first answer in a process costs seconds (its own start): answers are kept on disk,
+        # per importing file's text, until the file found changes
+        cache = libs.cache if libs is not None else None
+        import hashlib
+        digest = hashlib.sha256(sf.source.encode("utf-8", "replace")).hexdigest()[:24]
+        ckey = f"jedi-import|{sf.abspath}|{module}|{digest}|{'|'.join(self.extra_roots)}"
+        hit = cache.get(ckey) if cache is not None else None
+        if hit is not None:
+            target = hit.get("path")
+        else:
+            target = jedi_resolver.import_target(sf.abspath, sf.source, stmt.lineno, col + len(module) - 1,
+                                                 roots[-1] if roots else os.path.dirname(sf.abspath),
+                                                 libs.env if libs is not None else None, tuple(self.extra_roots),
+                                                 timeout=jedi_resolver.IMPORT_TIMEOUT)
+            if cache is not None and jedi_resolver.stats.get("last_timed_out") is False:
+                cache.put(ckey, {"path": target}, [target] if target else [])
+        target = os.path.normpath(target) if target else target
         if target and target.endswith(".py") and not any(p in target for p in _SKIP_PARTS) \
                 and os.path.isfile(target) and target != sf.abspath:
             self._resolved[key] = target

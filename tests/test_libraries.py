@@ -478,3 +478,62 @@ def test_torchvision_source_structure():
     names = [n for n, _ in lm.shape.children]
     assert names[:2] == ["conv1", "bn1"] and "fc" in names
     assert "fc.weight" in (lm.shape.forward or ())
+
+
+# ---------------------------------------------------------------- the project's own modules, with jedi
+
+def test_jedi_resolves_a_module_added_to_sys_path(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "lib" / "mynet.py").write_text(textwrap.dedent('''
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = [nn.Linear(8, 8), nn.Linear(8, 8)]
+                self.out = nn.Linear(8, 2)
+
+            def forward(self, x):
+                for b in self.blocks:
+                    x = b(x).relu()
+                return self.out(x)
+    '''))
+    train = tmp_path / "scripts" / "train.py"
+    train.write_text(textwrap.dedent('''
+        import os
+        import sys
+
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
+        import torch
+        import torch.nn.functional as F
+        from mynet import Net
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(3):
+            x, y = torch.randn(4, 8), torch.randint(0, 2, (4,))
+            loss = F.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    '''))
+    from gradaudit.analysis.engine import Analyzer
+    result = Analyzer(cache=False).analyze_file(str(train))
+    assert [(os.path.basename(f.span.path), f.span.line, f.code) for f in result.findings] == [("mynet.py", 8, "GA109")]
+
+
+def test_no_library_no_jedi(tmp_path):
+    """A script importing no library model neither imports jedi nor parses any library file."""
+    import subprocess
+    import sys
+    script = tmp_path / "t.py"
+    script.write_text("import torch\nimport wandb\nimport torch.nn as nn\nm = nn.Linear(2, 2)\n"
+                      "opt = torch.optim.SGD(m.parameters(), lr=0.1)\nm(torch.randn(1, 2)).sum().backward()\n")
+    code = ("import sys; from gradaudit.analysis.engine import Analyzer; a = Analyzer(cache=False); "
+            f"a.analyze_file({str(script)!r}); idx = a.libraries._index; "
+            "print('jedi' in sys.modules, bool(idx and idx._files))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["False", "False"], out.stderr   # no jedi, no library file parsed
