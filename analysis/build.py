@@ -128,6 +128,7 @@ class Builder:
                               crossings=tuple(M.Crossing(c.seq, self.span(c.site), self.params(c.own),
                                                          self.params(c.foreign), _loops(c.ctx), self.span(c.arg))
                                               for c in trace.crossings),
+                              counters=frozenset(trace.counters),
                               grad_reads=tuple(M.GradRead(self.span(g.site), self.span(g.stmt), self.params(g.org),
                                                           _loops(g.ctx)) for g in trace.grad_reads),
                               libraries=library_modules(trace))
@@ -172,7 +173,7 @@ class Builder:
         hits = []
         for s in loss.saves:
             storage = s.storage
-            if not isinstance(storage, TensorObj):
+            if not isinstance(storage, TensorObj) or not s.certain:
                 continue
             now = rec.versions.get(s, storage.version)
             if now > s.version:
@@ -372,13 +373,20 @@ def _stale_uses(backwards, carries) -> dict:
         saves = rec.loss.saves
         found: dict = {}
         for s in saves:
+            if not s.certain:
+                continue
             by = freed.get(s)
             kind = "freed"
             if by is None:
                 by = retained.get(s)
                 kind = "retained"
-                if by is None or by is rec or not _earlier_iteration(s, rec):
+                # a retained graph reused in the same iteration is what retain_graph is for, unless a
+                # step() changed a tensor it saved in between (then torch raises)
+                if by is None or by is rec or not (_earlier_iteration(s, rec)
+                                                   or rec.versions.get(s, s.storage.version) > s.version):
                     continue
+            if _exclusive(by.event, rec.event):
+                continue   # the two backward() calls are on different arms of a condition
             entry = found.get((kind, by.seq))
             earlier = _earlier_iteration(s, rec)
             modified = rec.versions.get(s, s.storage.version) > s.version
@@ -409,3 +417,11 @@ def _earlier_iteration(save, rec) -> bool:
     """The saved tensor was made in an earlier iteration of a loop the backward runs in."""
     now = {c[1]: c[2] for c in rec.ctx if c[0] == "loop"}
     return any(c[0] == "loop" and c[1] in now and c[2] < now[c[1]] for c in save.ctx)
+
+
+def _exclusive(a, b) -> bool:
+    """Two events on different arms of one condition never run in the same pass."""
+    if a is None or b is None:
+        return False
+    arms = {k: arm for k, arm, _ in a.path}
+    return any(k in arms and arms[k] != arm for k, arm, _ in b.path)

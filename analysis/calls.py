@@ -231,7 +231,8 @@ class Calls:
         weak = f.weak | f.org
         evidence = evidence or f.tensor or f.carries
         k = Kind.UNKNOWN | (Kind.TENSOR if f.tensor else 0)
-        out = V(k, org=EMPTY, weak=weak, top=f.top or (outside and evidence), cuts=f.cuts, saves=f.saves, site=node,
+        # what it saved for backward is not known: no graph identity is claimed for its result
+        out = V(k, org=EMPTY, weak=weak, top=f.top or (outside and evidence), cuts=f.cuts, site=node,
                 unk=Site(self.sf, node) if node is not None else True, terms=f.terms)
         if self.nograd is not None and out.carries:
             out = self.cut_nograd(out, self.nograd)
@@ -641,7 +642,13 @@ class Calls:
                     return const(True)
                 if hits == {False} and all(o.qual for o in value.objs):
                     return const(False)
-        return V(Kind.NUMBER)
+        if q in ("torch.Tensor", "torch.nn.Parameter") and not value.unk:
+            # a tuple of hidden states is not a tensor: `repackage_hidden` recursions follow the data
+            if value.k & (Kind.TUPLE | Kind.LIST) and not value.k & Kind.TENSOR:
+                return const(False)
+            if value.k == Kind.TENSOR and q == "torch.Tensor":
+                return const(True)
+        return V(Kind.NUMBER, unk=False)
 
     def filter_call(self, fn: V, it: V, node, env) -> V:
         from .expressions import _param_elements
@@ -815,7 +822,15 @@ class Calls:
             o.add(args[1])
             return NONE
         if name in ("extend", "update") and a0 is not None:
-            o.add(self.iter_value(a0))
+            lists = a0.of(ListObj)
+            if a0.items is not None:
+                for e in a0.items:
+                    o.add(e)
+            elif len(lists) == 1 and lists[0].elems is not None and not a0.objs - {lists[0]}:
+                for e in list(lists[0].elems):
+                    o.add(e)       # `layers.extend(block(...))`: keep the order nn.Sequential needs
+            else:
+                o.add(self.iter_value(a0))
             return NONE
         if name in ("pop", "copy", "__getitem__"):
             if name == "copy":
@@ -823,7 +838,15 @@ class Calls:
             return o.content if o.content is not None else UNKNOWN
         if name in ("index", "count"):
             return V(Kind.NUMBER)
+        if name == "clear":
+            self.clear_list(o)
         return NONE
+
+    def clear_list(self, o: ListObj):
+        """`lst.clear()`, `del lst[:]`: what was put in before is gone (on every path only)."""
+        if not self.cond:
+            o.content = None
+            o.elems = []
 
     def dict_method(self, o: DictObj, name, args, kwargs, node) -> V:
         a0 = args[0] if args and isinstance(args[0], V) else None

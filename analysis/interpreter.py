@@ -354,6 +354,8 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         self.cond += 1
         key = self.seq()
         depth = len(self.ctx)
+        if _counter_like(stmt.test, self.stack[-1].loops):
+            self.trace.counters.add(key)
         try:
             self.path.append((key, 0, depth))
             a = self.exec_block(stmt.body, _refine(stmt.test, env, True))
@@ -757,6 +759,10 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         for t in stmt.targets:
             if isinstance(t, ast.Name):
                 env.pop(t.id, None)
+            elif isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Slice) and t.slice.lower is None \
+                    and t.slice.upper is None:
+                for o in self.eval(t.value, env).of(ListObj):
+                    self.clear_list(o)   # `del lst[:]`
         return env
 
     def _s_pass(self, stmt, env):
@@ -993,3 +999,23 @@ def _refine(test, env: dict, arm: bool) -> dict:
     elif v.k & Kind.NONE and v.k != Kind.NONE:
         out[left.id] = v.replace(k=v.k & ~Kind.NONE, const=NOCONST if v.const is None else v.const)
     return out
+
+
+_COUNTER_WORDS = re.compile(r"step|iter|count|batch|accum|idx|index|epoch", re.I)
+
+
+def _counter_like(test, loops) -> bool:
+    """A condition that changes from one iteration to the next (`(i + 1) % accum == 0`,
+    `step % k == 0`, `self.global_step > warmup`), unlike a configuration flag (`if args.amp:`)."""
+    if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test)):
+        return True
+    if any(isinstance(n, ast.Attribute) and _COUNTER_WORDS.search(n.attr) for n in ast.walk(test)):
+        return True
+    if not loops:
+        return any(isinstance(n, ast.Name) and _COUNTER_WORDS.search(n.id) for n in ast.walk(test))
+    loop = loops[-1]["node"]
+    stored = getattr(loop, "_gradaudit_stored", None)
+    if stored is None:
+        stored = frozenset(n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        loop._gradaudit_stored = stored
+    return any(isinstance(n, ast.Name) and n.id in stored for n in ast.walk(test))

@@ -147,7 +147,7 @@ class Lifecycle:
         stores = [o for o in recv.objs if isinstance(o, TensorObj)]
         if not stores or any(isinstance(o, Unit) for o in recv.objs) or recv.facts & Fact.NOGRAD:
             return
-        if not (recv.org or recv.weak) or any(s.retained for s in stores):
-            return
+        if not recv.org or recv.unk or any(s.retained for s in stores):
+            return   # only what certainly requires grad and was certainly computed here
         self.trace.grad_reads.append(GradReadRec(Site(self.sf, node), Site(self.sf, self.cur_stmt), recv.org,
                                                  self.ctx))

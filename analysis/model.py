@@ -281,6 +281,7 @@ class ProgramModel:
     accumulations: tuple = ()
     crossings: tuple = ()
     grad_reads: tuple = ()
+    counters: frozenset = frozenset()   # branch keys (Event.conds) of conditions that vary between iterations
     param_counts: dict = field(default_factory=dict, compare=False)
     libraries: tuple = ()               # LibraryModule: the library models the program builds
 

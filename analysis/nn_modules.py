@@ -270,6 +270,8 @@ class ModuleOps:
                                 m.opaque_unit = Unit(Unit.OPAQUE, "<params>", site, m.seq, count=None)
                                 m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
                                 created.append(m.opaque_unit)
+                        if sum(1 for o in item.objs if isinstance(o, ModuleObj)) > 1:
+                            m.unordered = True   # candidates for one position: the order is not known
                         for o in item.objs:
                             if isinstance(o, ModuleObj):
                                 m.register(str(len(m.children)), o)
@@ -393,6 +395,13 @@ class ModuleOps:
         spec = m.spec
         x = args[0] if args and isinstance(args[0], V) else UNKNOWN
         if spec == "Sequential":
+            if m.unordered:
+                # the children's order is not known: what reaches the output is, what happens in
+                # place between them is not
+                units = m.units()
+                pv = V(Kind.TENSOR, frozenset(units), org=frozenset(u for u in units if u.kind != Unit.OPAQUE),
+                       weak=frozenset(u for u in units if u.kind == Unit.OPAQUE))
+                return self.tensor_result(flow_of(x, pv), node)
             out = x
             for child in list(m.children.values()):
                 if isinstance(child, ModuleObj):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 
-from .values import EMPTY, V, Kind, join
+from .values import EMPTY, FROZEN, MAYBE, TRAINABLE, V, Kind, join
 
 _ids = itertools.count(1)
 
@@ -17,7 +17,7 @@ def next_oid() -> int:
     """An id larger than every object's made so far, smaller than every later one's."""
     return next(_ids)
 
-TRAINABLE, FROZEN, MAYBE = 0, 1, 2
+__all__ = ["TRAINABLE", "FROZEN", "MAYBE"]   # re-exported: the states live in values.py
 
 
 def merge_state(a: int, b: int) -> int:
@@ -123,7 +123,7 @@ class TensorObj(Obj):
 class ModuleObj(Obj):
     __slots__ = ("cls", "qual", "label", "parent", "key", "children", "attrs", "site", "seq", "opaque",
                  "opaque_unit", "inplace", "spec", "copy_of", "unregs", "in_init", "loaded_from", "training",
-                 "lib", "dims")
+                 "lib", "dims", "unordered")
 
     def __init__(self, label, site, seq, cls=None, qual=None):
         super().__init__()
@@ -147,6 +147,7 @@ class ModuleObj(Obj):
         self.training = True      # .train()/.eval() state: True, False, or None when paths disagree
         self.lib = None           # library_ops.LibInfo of a model from an installed library
         self.dims = None          # constructor constants that fix output shapes: (in, out), a reduction
+        self.unordered = False    # a Sequential whose children's order is not known
 
     def path(self) -> str:
         if self.parent is not None and self.key is not None:

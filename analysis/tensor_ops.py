@@ -14,7 +14,7 @@ from .objects import (
 from .library_ops import is_closed
 from .trace import Cut, InplaceRec, SaveRec
 from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Fact, Flow, Kind, Mark, Star, V, const, flow_of,
-                     make_tuple, storages)
+                     make_tuple, requires_grad, storages, surely_requires_grad)
 
 STORAGE = (TensorObj, Unit)
 _ALIAS_METHODS = {"to", "cpu", "cuda", "float", "double", "half", "bfloat16", "contiguous", "type",
@@ -42,7 +42,7 @@ class TensorOps:
             storage = TensorObj(site)
             objs = frozenset((storage,))
         saves = f.saves
-        if op is not None and self.nograd is None and f.carries:
+        if op is not None and self.nograd is None and f.carries and not f.nograd:
             saves = self._record_saves(op, f, inputs, storage, site, saves)
         nograd = self.nograd is not None or f.nograd
         facts = Fact.NOGRAD if nograd else 0
@@ -55,34 +55,42 @@ class TensorOps:
         return v
 
     def _record_saves(self, op, f, inputs, out_storage, site, saves):
+        """What the op's backward keeps: an operand is saved when the other one requires grad. A save
+        is `certain` when that requirement is (a parameter that certainly requires grad flows in), not
+        just possible through code the engine did not see; proofs (GA110, GA301...) use certain ones."""
         ctx = self.ctx
 
-        def of(v):
+        def of(v, sure):
             # computed tensors and parameter leaves alike: the graph node keeps both (GA110 reads
             # the computed ones; a step() that changes a saved parameter matters to GA302/GA304)
-            return [SaveRec(s, s.version, site, op, ctx) for s in storages(v)]
+            return [SaveRec(s, s.version, site, op, ctx, sure) for s in storages(v)]
+
+        def need(*vs):
+            if any(surely_requires_grad(v) for v in vs):
+                return 2
+            return 1 if any(requires_grad(v) for v in vs) else 0
 
         new = []
         if op in T.SAVES_OUTPUT and out_storage is not None:
-            new.append(SaveRec(out_storage, 0, site, op, ctx))
+            new.append(SaveRec(out_storage, 0, site, op, ctx, _live_flow(f)))
         if op in T.PRODUCTS and len(inputs) >= 2:
             a, b = inputs[0], inputs[1]
             if isinstance(a, V) and isinstance(b, V):
-                if b.carries:
-                    new.extend(of(a))
-                if a.carries:
-                    new.extend(of(b))
+                if need(b):
+                    new.extend(of(a, need(b) == 2))
+                if need(a):
+                    new.extend(of(b, need(a) == 2))
         elif op in T.DIVISIONS and len(inputs) >= 2:
             a, b = inputs[0], inputs[1]
             if isinstance(a, V) and isinstance(b, V):
-                if a.carries or b.carries:
-                    new.extend(of(b))
-                if b.carries:
-                    new.extend(of(a))
+                if need(a, b):
+                    new.extend(of(b, need(a, b) == 2))
+                if need(b):
+                    new.extend(of(a, need(b) == 2))
         elif op in T.SAVES_INPUT and op not in T.SAVE_NOTHING and inputs:
             a = inputs[0]
-            if isinstance(a, V) and a.carries:
-                new.extend(of(a))
+            if isinstance(a, V) and need(a):
+                new.extend(of(a, need(a) == 2))
         if new:
             saves = saves | frozenset(new)
         return saves
@@ -571,3 +579,7 @@ def loss_shape(op, reduction, inputs):
         return (x[:1] + x[2:]) if x is not None and len(x) >= 2 else None
     a, b = inputs[0].shape, inputs[1].shape
     return a if a == b else S.broadcast(a, b)
+
+
+def _live_flow(f: Flow) -> bool:
+    return any(u.frozen != FROZEN for u in f.org)

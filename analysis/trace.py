@@ -123,14 +123,15 @@ class GradReadRec:
 class SaveRec:
     """A differentiable op saved `storage` (a computed tensor or a parameter leaf, at `version`)
     for its backward: a node of the graph that a backward() frees."""
-    __slots__ = ("storage", "version", "site", "op", "ctx")
+    __slots__ = ("storage", "version", "site", "op", "ctx", "certain")
 
-    def __init__(self, storage, version, site, op, ctx=()):
+    def __init__(self, storage, version, site, op, ctx=(), certain=True):
         self.storage = storage
         self.version = version
         self.site = site
         self.op = op
         self.ctx = ctx
+        self.certain = certain    # the op certainly saved it (what required grad is known, not guessed)
 
     def __hash__(self):
         return id(self)
@@ -258,4 +259,5 @@ class Trace:
         self.accums: list[AccRec] = []
         self.crossings: list[CrossRec] = []
         self.grad_reads: list[GradReadRec] = []
+        self.counters: set = set()    # branch keys of conditions that change between iterations
         self.incomplete = False    # a budget was hit: some calls were not followed

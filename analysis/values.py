@@ -30,6 +30,9 @@ from __future__ import annotations
 
 EMPTY: frozenset = frozenset()
 
+# requires_grad states of a parameter leaf (objects.Unit.frozen)
+TRAINABLE, FROZEN, MAYBE = 0, 1, 2
+
 
 class Kind:
     TENSOR = 1
@@ -238,7 +241,7 @@ class Flow:
             self.unk = v.unk     # the first place where unseen content came in
         if v.k & (Kind.TENSOR | Kind.PARAMS):
             self.tensor = True
-        if not (v.facts & Fact.NOGRAD) and (v.org or v.weak or v.top or v.unk):
+        if self.nograd and not (v.facts & Fact.NOGRAD) and (v.weak or v.top or v.unk or _live(v.org)):
             self.nograd = False
         for o in v.objs:
             content = getattr(o, "content_value", None)
@@ -258,6 +261,21 @@ class Flow:
     def value(self, k=Kind.TENSOR, objs=EMPTY, site=None, facts=0, shape=None) -> V:
         return V(k, objs, self.org, self.weak, self.top, self.cuts, self.saves, self.grads, site=site, unk=self.unk,
                  facts=facts, terms=self.terms, shape=shape, marks=self.marks)
+
+
+def _live(units) -> bool:
+    """Some of these leaves requires grad right now (frozen ones build no graph)."""
+    return any(u.frozen != FROZEN for u in units)
+
+
+def requires_grad(v: V) -> bool:
+    """The value may require grad now: ops on it record graph (and save tensors for backward)."""
+    return not (v.facts & Fact.NOGRAD) and bool(v.weak or v.top or _live(v.org))
+
+
+def surely_requires_grad(v: V) -> bool:
+    """The value certainly requires grad: it carries a parameter that does (not only maybe)."""
+    return not (v.facts & Fact.NOGRAD) and _live(v.org)
 
 
 def flow_of(*values: V) -> Flow:

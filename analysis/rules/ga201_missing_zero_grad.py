@@ -2,7 +2,19 @@
 from ..findings import CONFIRMED, SAFE, Finding, Fix, Related
 from .base import LIFECYCLE, Example, Rule, RuleContext
 from .common import describe, names
-from .lifecycle import clears, first_by_span, insert_before, loop_of, name_of, optimizers, own_event, receiver, steps_of
+from .lifecycle import (
+    call_of,
+    clears,
+    first_by_span,
+    insert_before,
+    iteration_related,
+    loop_of,
+    name_of,
+    optimizers,
+    own_event,
+    receiver,
+    steps_of,
+)
 
 
 def _fix(ctx: RuleContext, step_event, opt):
@@ -39,12 +51,13 @@ def check(ctx: RuleContext):
             if any(clears(e, held, opt) for e in step.events):
                 continue
             first = stepping[0]
-            msg = (f"{name_of(opt)}.step() runs every iteration but nothing in the loop clears the gradients of "
+            msg = (f"{call_of(opt, 'step')} runs every iteration but nothing in the loop clears the gradients of "
                    f"{describe(held) if held else 'its parameters'}: each backward() adds to the previous ones, so every step applies the sum "
                    f"of all gradients so far")
             out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, first.span, msg, names(held),
                                (Related(step.span, f"`{step.loss}.backward()` accumulates into .grad"),
-                                Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here")),
+                                Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here"))
+                               + iteration_related(step.events, (first.span, step.span)),
                                _fix(ctx, first, opt)))
     return first_by_span(out)
 

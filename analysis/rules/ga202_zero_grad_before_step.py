@@ -2,7 +2,17 @@
 from ..findings import CONFIRMED, SAFE, Finding, Fix, Related
 from .base import LIFECYCLE, Example, Rule, RuleContext
 from .common import describe, names
-from .lifecycle import BACKWARDS, first_by_span, move_statement, name_of, optimizers, own_event, statement_at, steps_of
+from .lifecycle import (
+    BACKWARDS,
+    call_of,
+    first_by_span,
+    iteration_related,
+    move_statement,
+    optimizers,
+    own_event,
+    statement_at,
+    steps_of,
+)
 
 
 def _fix(ctx: RuleContext, clear, step_event):
@@ -43,10 +53,11 @@ def check(ctx: RuleContext):
                     if e.kind == "zero_grad" and e.params & hit and not e.guarded and not e.exclusive(st):
                         lost = e.params & hit
                         msg = (f"gradients of {describe(lost)} are cleared after `{step.loss}.backward()` and before "
-                               f"{name_of(opt)}.step(): the step applies zero (or no) gradients, so they never change")
+                               f"{call_of(opt, 'step')}: the step applies zero (or no) gradients, so they never change")
                         out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, e.span, msg, names(lost),
                                            (Related(step.span, f"`{step.loss}.backward()` writes the gradients"),
-                                            Related(st.span, f"{name_of(opt)}.step() finds them cleared")),
+                                            Related(st.span, f"{call_of(opt, 'step')} finds them cleared"))
+                                           + iteration_related(step.events, (e.span, step.span, st.span)),
                                            _fix(ctx, e, st)))
                         break
                 break

@@ -2,7 +2,18 @@
 from ..findings import CONFIRMED, SAFE, Finding, Fix, Related
 from .base import LIFECYCLE, Example, Rule, RuleContext
 from .common import names
-from .lifecycle import BACKWARDS, clears, first_by_span, move_statement, name_of, optimizers, own_event, statement_at, steps_of
+from .lifecycle import (
+    BACKWARDS,
+    call_of,
+    clears,
+    first_by_span,
+    iteration_related,
+    move_statement,
+    optimizers,
+    own_event,
+    statement_at,
+    steps_of,
+)
 
 
 def _fix(ctx: RuleContext, step_event, bw):
@@ -39,12 +50,13 @@ def check(ctx: RuleContext):
                 cleared = [e for e in before if clears(e, opt.params, opt) and not e.guarded]
                 if not cleared:
                     continue   # nothing cleared: the step applies last iteration's gradients (see GA201)
-                msg = (f"{name_of(opt)}.step() runs before `{step.loss}.backward()` in the iteration, right after the "
+                msg = (f"{call_of(opt, 'step')} runs before `{step.loss}.backward()` in the iteration, right after the "
                        f"gradients were cleared: it applies no gradient, and the one backward() computes is cleared "
                        f"before the next step, so the parameters never change")
                 out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, st.span, msg, names(opt.params),
                                    (Related(cleared[-1].span, "the gradients are cleared here"),
-                                    Related(step.span, f"`{step.loss}.backward()` comes after the step")),
+                                    Related(step.span, f"`{step.loss}.backward()` comes after the step"))
+                                   + iteration_related(step.events, (st.span, cleared[-1].span, step.span)),
                                    _fix(ctx, st, bw)))
     return first_by_span(out)
 

@@ -4,7 +4,17 @@ import re
 
 from ..findings import SUSPICIOUS, UNSAFE, Finding, Fix, Related
 from .base import LIFECYCLE, Example, Rule, RuleContext
-from .lifecycle import clears, first_by_span, in_iteration, name_of, optimizers, own_event, receiver, steps_of
+from .lifecycle import (
+    call_of,
+    clears,
+    first_by_span,
+    in_iteration,
+    iteration_related,
+    optimizers,
+    own_event,
+    receiver,
+    steps_of,
+)
 
 _MODULO = re.compile(r"%\s*([A-Za-z_][\w.]*)")
 
@@ -52,6 +62,9 @@ def check(ctx: RuleContext):
                 # stepped and cleared under a counter while the backward runs every iteration
                 if not all(e.guarded for e in here):
                     continue
+                level = len(step.loops)
+                if not all(any(k in model.counters for k, _ in e.guards_in(level)) for e in here):
+                    continue   # under a configuration flag, not a counter: no accumulation
                 cleared = [e for e in step.events if clears(e, opt.params, opt)]
                 if any(not e.guarded for e in cleared):
                     continue
@@ -67,11 +80,12 @@ def check(ctx: RuleContext):
                     continue
                 how = "once after the inner loop"
                 anchor = later[0]
-            msg = (f"`{step.loss}.backward()` runs for every micro-batch while {name_of(opt)}.step() runs {how}: the "
+            msg = (f"`{step.loss}.backward()` runs for every micro-batch while {call_of(opt, 'step')} runs {how}: the "
                    f"gradients of the micro-batches add up and the loss is not divided by their number, so each step "
                    f"is as large as the micro-batch count times the mean (unless summing is meant)")
             out.append(Finding(RULE.code, RULE.name, RULE.family, SUSPICIOUS, step.span, msg, (),
-                               (Related(anchor.span, f"{name_of(opt)}.step()"),), _fix(ctx, step, divisor)))
+                               (Related(anchor.span, f"{call_of(opt, 'step')}"),)
+                               + iteration_related(step.events, (step.span, anchor.span)), _fix(ctx, step, divisor)))
     return first_by_span(out)
 
 

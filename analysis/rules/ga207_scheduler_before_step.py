@@ -1,7 +1,15 @@
 """GA207 scheduler-before-step."""
 from ..findings import CONFIRMED, SAFE, Finding, Fix, Related
 from .base import LIFECYCLE, Example, Rule, RuleContext
-from .lifecycle import first_by_span, in_iteration, loop_of, move_statement, statement_at, whole_lines
+from .lifecycle import (
+    first_by_span,
+    in_iteration,
+    iteration_related,
+    loop_of,
+    move_statement,
+    statement_at,
+    whole_lines,
+)
 
 
 def _fix(ctx: RuleContext, sched_event, step_event):
@@ -42,7 +50,8 @@ def check(ctx: RuleContext):
                f"value of the schedule is skipped (torch warns \"Detected call of `lr_scheduler.step()` before "
                f"`optimizer.step()`\") and every step uses the next iteration's learning rate")
         out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, e.span, msg, (),
-                           (Related(steps[0].span, "the optimizer steps after it"),), _fix(ctx, e, steps[0])))
+                           (Related(steps[0].span, "the optimizer steps after it"),)
+                           + iteration_related(same, (e.span, steps[0].span)), _fix(ctx, e, steps[0])))
     return first_by_span(out)
 
 

@@ -1,8 +1,18 @@
 """GA208 clip-misplaced."""
+from dataclasses import replace
+
 from ..findings import CONFIRMED, SAFE, Finding, Fix, Related
 from .base import LIFECYCLE, Example, Rule, RuleContext
-from .lifecycle import (BACKWARDS, first_by_span, in_iteration, insert_before, move_statement, statement_at,
-                        step_by_seq)
+from .lifecycle import (
+    BACKWARDS,
+    first_by_span,
+    in_iteration,
+    insert_before,
+    iteration_related,
+    move_statement,
+    statement_at,
+    step_by_seq,
+)
 
 
 def _move_after(ctx: RuleContext, clip, anchor, message):
@@ -71,7 +81,14 @@ def check(ctx: RuleContext):
             out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, clip.span, msg, (),
                                (Related(scaler_steps[0].span, "scaler.step() unscales only after the clip"),),
                                _unscale(ctx, clip, scaler_steps[0])))
-    return first_by_span(out)
+    return first_by_span([replace(f, related=f.related + iteration_related(
+        [e for e in model.events if in_iteration(e, _loops_of(f, model))], [f.span] + [r.span for r in f.related]))
+        for f in out])
+
+
+def _loops_of(finding, model):
+    clip = next((e for e in model.events if e.kind == "clip" and e.span == finding.span), None)
+    return clip.loops if clip is not None else ()
 
 
 RULE = Rule(

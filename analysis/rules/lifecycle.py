@@ -70,6 +70,13 @@ def first_by_span(findings):
     return out
 
 
+def call_of(opt, method: str) -> str:
+    """`optimizer.step()`, or "the optimizer's step()" when it has no name."""
+    if opt is not None and not opt.name.startswith("<"):
+        return f"`{opt.name}.{method}()`"
+    return f"the optimizer's {method}()"
+
+
 def name_of(opt) -> str:
     return f"`{opt.name}`" if opt is not None and not opt.name.startswith("<") else "the optimizer"
 
@@ -165,3 +172,29 @@ def receiver(text: str, method: str) -> str | None:
     """`opt` of `opt.step()`: the receiver text of a call to `method` with no arguments."""
     m = re.fullmatch(r"\s*(.+?)\s*\.\s*" + method + r"\s*\((.*)\)\s*", text, re.S)
     return m.group(1) if m else None
+
+
+_SHOWN = {"zero_grad": "zero_grad()", "backward": "backward()", "grad": "torch.autograd.grad()", "step": "step()",
+          "sched_step": "scheduler.step()", "clip": "gradient clipping", "unscale": "scaler.unscale_()",
+          "scaler_update": "scaler.update()"}
+
+
+def iteration_related(events, skip=()) -> tuple:
+    """The lifecycle calls of one iteration as related locations, in order (an editor shows the
+    sequence the rule checked next to the diagnostic)."""
+    from ..findings import Related
+    out, seen = [], {(s.path, s.line, s.col) for s in skip if s is not None}
+    for n, e in enumerate(sorted(events, key=lambda e: e.seq), 1):
+        label = _SHOWN.get(e.kind)
+        key = (e.span.path, e.span.line, e.span.col)
+        if label is None or key in seen:
+            continue
+        seen.add(key)
+        who = f"`{e.target}` " if e.target and not e.target.startswith("<") and e.kind in ("zero_grad", "step") else ""
+        cond = " (under a condition)" if e.guarded else ""
+        out.append(Related(e.span, f"in this iteration: {who}{label}{cond}"))
+    return tuple(out)
+
+
+def events_of_iteration(model, loops) -> list:
+    return [e for e in model.events if e.loops == loops]
