@@ -354,7 +354,9 @@ class Calls:
         results = []
         tensorish = False
         for o in recv.objs:
-            if isinstance(o, ListObj):
+            if isinstance(o, ListObj) and isinstance(getattr(node, "slice", None), ast.Slice):
+                results.append(self.slice_list(o, node.slice, node, env))   # `layers[:-1]`: a list
+            elif isinstance(o, ListObj):
                 # a list nothing was seen put in: filled where the engine did not look
                 results.append(o.content if o.content is not None else V(Kind.UNKNOWN, site=node,
                                                                           unk=Site(self.sf, node)))
@@ -393,6 +395,20 @@ class Calls:
             return V(Kind.UNKNOWN | (recv.k & Kind.TENSOR), EMPTY, recv.org, recv.weak, recv.top, recv.cuts,
                      recv.saves, site=node)
         return join_all(results)
+
+    def slice_list(self, o: ListObj, sl, node, env) -> V:
+        """A slice of a list: its elements in order when the list and the bounds are known (what
+        `nn.Sequential(*layers[:-1])` needs), else a list of the same content."""
+        out = ListObj(None, Site(self.sf, node))
+        bounds = [self.eval(p, env).const if p is not None else None for p in (sl.lower, sl.upper, sl.step)]
+        if o.elems is not None and all(b is None or (isinstance(b, int) and not isinstance(b, bool))
+                                       for b in bounds):
+            for e in o.elems[slice(*bounds)]:
+                out.add(e)
+        elif o.content is not None:
+            out.add(o.content)
+            out.elems = None    # the order is not known
+        return V(Kind.LIST, frozenset((out,)), site=node)
 
     def set_item(self, recv: V, index: V, value: V, stmt, target, env):
         for o in recv.objs:

@@ -406,6 +406,9 @@ class ModuleOps:
             for child in list(m.children.values()):
                 if isinstance(child, ModuleObj):
                     out = self.module_call(child, [out], {}, node, env)
+            if m.opaque_unit is not None:
+                # layers the engine did not see being made sit somewhere in the chain
+                out = self.opaque_call(None, [out], {}, node, extra=V(Kind.MODULE, frozenset((m,))))
             return out
         if spec in T.PARAM_MODULES or spec in T.RECURRENT:
             units = [u for u in m.children.values() if isinstance(u, Unit)]
