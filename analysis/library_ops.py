@@ -13,10 +13,11 @@ A mixin of Interpreter (interpreter.py).
 from __future__ import annotations
 
 import ast
+import re
 
 from .library_shapes import OPAQUE_KEY, LibModel, Shape
 from .libraries import PLAIN_ATTRS, is_module_base, optimizer_params_arg
-from .objects import FROZEN, ModuleObj, Site, Unit, module_value
+from .objects import FROZEN, MAYBE, ModuleObj, Site, Unit, module_value
 from .values import EMPTY, NONE, Flow, Kind, Star, V, join_all
 
 
@@ -193,9 +194,15 @@ class LibraryOps:
 
     def library_method(self, m: ModuleObj, name, args, kwargs, node) -> V | None:
         shape = m.lib.shape if m.lib is not None else None
+        effect = shape.method(name) if shape is not None else None
+        if effect is None and _MAY_CHANGE_GRAD.search(name):
+            # `model.unfreeze_encoder()`, `enable_input_require_grads()`: a library method the engine
+            # does not follow may switch requires_grad back on; a freeze before it is no proof
+            for u in m.units():
+                if u.frozen == FROZEN:
+                    u.frozen = MAYBE
         if shape is None:
             return None
-        effect = shape.method(name)
         if effect is None:
             if name in ("forward", "__call__"):
                 return self.library_forward(m, args, kwargs, node)
@@ -271,6 +278,9 @@ def library_modules(trace) -> tuple:
             span = M.Span(path, line, 0, line, 0)
         out.append(M.LibraryModule(m.path(), m.type_name(), lm.canonical, lm.how, span, lm.note))
     return tuple(out)
+
+
+_MAY_CHANGE_GRAD = re.compile(r"freeze|grad|trainable|train_|requires|adapter|lora|peft|enable_|finetun", re.I)
 
 
 def _simple(c) -> bool:

@@ -222,6 +222,12 @@ for p in model.parameters():
 model.fc = nn.Linear(model.fc.in_features, 3)
 optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.1)
 ''' + LOOP,
+    "a library method that may unfreeze": TV + '''
+for p in model.parameters():
+    p.requires_grad = False
+model.unfreeze_last_layers(2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+''' + LOOP,
     "torchvision fine-tuning, head first": TV + '''
 model.fc = nn.Linear(model.fc.in_features, 3)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
