@@ -19,7 +19,7 @@ from .environment import PythonEnv
 from .site_index import Definition
 
 TIMEOUT = 3.0          # a library name the site index could not follow
-IMPORT_TIMEOUT = 10.0  # a project import: jedi's first answer in a process includes its own start
+IMPORT_TIMEOUT = 15.0  # a project import: jedi's first answer in a process includes its own start
 
 _projects: dict = {}
 _lock = threading.Lock()
