@@ -488,7 +488,9 @@ def test_torchvision_source_structure():
 
 # ---------------------------------------------------------------- the project's own modules, with jedi
 
-def test_jedi_resolves_a_module_added_to_sys_path(tmp_path):
+def test_jedi_resolves_a_module_added_to_sys_path(tmp_path, monkeypatch):
+    from gradaudit.analysis import jedi_resolver
+    monkeypatch.setattr(jedi_resolver, "IMPORT_TIMEOUT", 300.0)   # jedi's first start on a busy machine
     (tmp_path / "lib").mkdir()
     (tmp_path / "scripts").mkdir()
     (tmp_path / "lib" / "mynet.py").write_text(textwrap.dedent('''
