@@ -6,6 +6,7 @@ from .objects import FROZEN, MAYBE, OptimObj, Site, TensorObj, Unit
 from .library_ops import is_closed, library_modules
 from .trace import InplaceRec, Trace
 from . import shapes
+from .loop_facts import counter_like
 from .values import Fact, Mark
 
 
@@ -128,7 +129,7 @@ class Builder:
                               crossings=tuple(M.Crossing(c.seq, self.span(c.site), self.params(c.own),
                                                          self.params(c.foreign), _loops(c.ctx), self.span(c.arg))
                                               for c in trace.crossings),
-                              counters=frozenset(trace.counters),
+                              counters=_counters(trace, events),
                               grad_reads=tuple(M.GradRead(self.span(g.site), self.span(g.stmt), self.params(g.org),
                                                           _loops(g.ctx)) for g in trace.grad_reads),
                               libraries=library_modules(trace))
@@ -425,3 +426,15 @@ def _exclusive(a, b) -> bool:
         return False
     arms = {k: arm for k, arm, _ in a.path}
     return any(k in arms and arms[k] != arm for k, arm, _ in b.path)
+
+
+def _counters(trace, events) -> frozenset:
+    """Branch keys, among those guarding a step() or a zero_grad(), of conditions that change from
+    one iteration to the next (an accumulation counter rather than a configuration flag)."""
+    keys = {k for e in events if e.kind in ("step", "zero_grad") for k, _, _ in e.path}
+    out = set()
+    for k in keys:
+        test = trace.branch_tests.get(k)
+        if test is not None and counter_like(*test):
+            out.add(k)
+    return frozenset(out)

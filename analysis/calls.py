@@ -18,6 +18,7 @@ from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Flow, Kind, Star, V, const, 
 
 
 from .frames import INIT_BUDGET, MAX_DEPTH, MODULE_INIT_BUDGET, Frame
+from .loop_facts import attr_key as _attr_key, rebound
 from .tensor_ops import STORAGE, TENSORISH_METHODS
 
 
@@ -829,7 +830,10 @@ class Calls:
     def list_method(self, o: ListObj, name, args, kwargs, node) -> V:
         a0 = args[0] if args and isinstance(args[0], V) else None
         if name in ("append", "add", "appendleft") and a0 is not None:
-            if self.outlives_iteration(o):
+            loops = self.stack[-1].loops
+            recv = node.func.value if isinstance(node.func, ast.Attribute) else None
+            reset = recv is not None and loops and _attr_key(recv) in rebound(loops[-1]["node"])
+            if self.outlives_iteration(o) and not reset:
                 a0 = self.note_accumulation(a0, self.cur_stmt)   # `history.append(loss)`
                 self.note_graph_write(o, a0)
             o.add(a0)

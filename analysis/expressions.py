@@ -45,7 +45,10 @@ class Expressions:
         return handler(self, node, env)
 
     def _e_const(self, node, env):
-        return const(node.value, node)
+        v = getattr(node, "_gradaudit_v", None)   # values are never changed in place: one per literal
+        if v is None:
+            v = node._gradaudit_v = const(node.value, node)
+        return v
 
     def _e_name(self, node, env):
         name = node.id

@@ -259,5 +259,5 @@ class Trace:
         self.accums: list[AccRec] = []
         self.crossings: list[CrossRec] = []
         self.grad_reads: list[GradReadRec] = []
-        self.counters: set = set()    # branch keys of conditions that change between iterations
+        self.branch_tests: dict = {}  # branch key -> (test node, innermost loop node of its frame)
         self.incomplete = False    # a budget was hit: some calls were not followed

@@ -90,7 +90,7 @@ class V:
         self.marks = marks
         self.k = k
         # a value whose kind is not known is, by default, one whose content was not seen
-        self.unk = bool(k & Kind.UNKNOWN) if unk is None else unk
+        self.unk = (k & 262144) != 0 if unk is None else unk   # Kind.UNKNOWN
         self.facts = facts
         self.objs = objs
         self.org = org
@@ -202,7 +202,7 @@ def join_all(values) -> V:
 
 class Flow:
     """The gradient-relevant part of one or more values, merged: what an op's result inherits."""
-    __slots__ = ("org", "weak", "top", "cuts", "saves", "grads", "tensor", "unk", "nograd", "terms", "marks",
+    __slots__ = ("org", "weak", "top", "cuts", "saves", "grads", "tensor", "unk", "other", "orgs", "terms", "marks",
                  "unreduced")
 
     def __init__(self):
@@ -210,7 +210,8 @@ class Flow:
         self.marks = 0
         self.unreduced = False
         self.unk = False      # or the Site where unseen content came in
-        self.nograd = True    # every tensor input certainly does not require grad
+        self.other = False    # an input may require grad through something else than known leaves
+        self.orgs = False     # an input requires grad through known leaves (unless they are all frozen)
         self.org = EMPTY
         self.weak = EMPTY
         self.top = False
@@ -241,8 +242,11 @@ class Flow:
             self.unk = v.unk     # the first place where unseen content came in
         if v.k & (Kind.TENSOR | Kind.PARAMS):
             self.tensor = True
-        if self.nograd and not (v.facts & Fact.NOGRAD) and (v.weak or v.top or v.unk or _live(v.org)):
-            self.nograd = False
+        if not (v.facts & Fact.NOGRAD):
+            if v.weak or v.top or v.unk:
+                self.other = True
+            elif v.org:
+                self.orgs = True
         for o in v.objs:
             content = getattr(o, "content_value", None)
             if content is not None:
@@ -257,6 +261,11 @@ class Flow:
     @property
     def carries(self) -> bool:
         return bool(self.org or self.weak or self.top)
+
+    @property
+    def nograd(self) -> bool:
+        """No input can require grad (frozen parameters build no graph)."""
+        return not self.other and (not self.orgs or not _live(self.org))
 
     def value(self, k=Kind.TENSOR, objs=EMPTY, site=None, facts=0, shape=None) -> V:
         return V(k, objs, self.org, self.weak, self.top, self.cuts, self.saves, self.grads, site=site, unk=self.unk,
