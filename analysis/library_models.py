@@ -13,7 +13,6 @@ What none of these establishes stays unknown. Library code is read, never import
 from __future__ import annotations
 
 import ast
-import os
 import sys
 import time
 
@@ -21,7 +20,7 @@ from . import __version__
 from . import libraries as L
 from .environment import PythonEnv
 from .library_shapes import OPAQUE_KEY, LibModel, MethodEffect, Shape
-from .program import Program, SourceFile, parse_source, read_text
+from .program import Program, SourceFile
 from .site_index import Definition, SiteIndex
 from .summary_cache import SummaryCache, file_digest
 
@@ -742,11 +741,3 @@ def _find_node(b, defn: Definition):
 def _canonical_torch(q: str) -> str:
     from . import torch_api as T
     return T.strip_torch_alias(q)
-
-
-def source_file(path: str) -> SourceFile | None:
-    """A library file as a SourceFile (for related locations in reports)."""
-    try:
-        return parse_source(path, read_text(path), os.path.abspath(path))
-    except Exception:
-        return None
