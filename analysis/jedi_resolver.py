@@ -23,6 +23,7 @@ IMPORT_TIMEOUT = 15.0  # a project import: jedi's first answer in a process incl
 
 _projects: dict = {}
 _lock = threading.Lock()
+_busy = threading.Lock()
 stats = {"calls": 0, "timeouts": 0, "seconds": 0.0}
 
 
@@ -61,10 +62,12 @@ def _run(fn, timeout: float):
     box: dict = {}
 
     def target():
-        try:
-            box["value"] = fn()
-        except Exception as exc:  # jedi raises on code it cannot parse or infer; that is "no answer"
-            box["error"] = exc
+        # jedi is not thread-safe: a question left running by an earlier timeout finishes first
+        with _busy:
+            try:
+                box["value"] = fn()
+            except Exception as exc:  # jedi raises on code it cannot parse or infer; that is "no answer"
+                box["error"] = exc
 
     t0 = time.perf_counter()
     th = threading.Thread(target=target, name="gradaudit-jedi", daemon=True)

@@ -150,8 +150,8 @@ class Program:
     def resolve_fallback(self, sf: SourceFile, module: str, level: int, stmt) -> str | None:
         """What the own resolver could not find, asked of jedi: only for a name that may be the
         project's (not installed, not the standard library) and where the project gives a reason
-        to look further (the file edits sys.path, a folder of that name without __init__.py, extra
-        roots): other unresolved imports (an uninstalled library) cost nothing."""
+        to look further (the file edits sys.path, a folder of that name without __init__.py): other
+        unresolved imports (an uninstalled library) cost nothing."""
         import sys
         top = module.split(".")[0] if module else ""
         if level or not top or top in getattr(sys, "stdlib_module_names", ()):
@@ -164,8 +164,7 @@ class Program:
         if libs is not None and libs.index.has_package(top):
             return None
         roots = self.roots_for(sf)
-        hint = "sys.path" in sf.source or bool(self.extra_roots) or any(
-            _has_py(os.path.join(r, top)) for r in roots)
+        hint = "sys.path" in sf.source or any(_has_py(os.path.join(r, top)) for r in roots)
         if not hint:
             return None
         from . import jedi_resolver
