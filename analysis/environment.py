@@ -53,8 +53,17 @@ def find_env(python: str | None = None, environ=None) -> PythonEnv:
     if hit is not None:
         return hit
     if how == "running":
-        dirs = [p for p in sys.path if p and os.path.isdir(p) and not _is_stdlib(p)]
-        env = PythonEnv(sys.executable, sys.prefix, tuple(_dedupe(os.path.abspath(d) for d in dirs)), how)
+        # the running interpreter's installed packages, not its sys.path: that starts with the
+        # script's folder or the working folder, which is the user's project (or all of /tmp)
+        dirs = site_dirs_of(sys.prefix)
+        try:
+            import site
+            user = site.getusersitepackages() if site.ENABLE_USER_SITE else None
+        except AttributeError:
+            user = None
+        if user and os.path.isdir(user):
+            dirs = dirs + [os.path.abspath(user)] + _pth_paths(user)
+        env = PythonEnv(sys.executable, sys.prefix, tuple(_dedupe(dirs)), how)
     else:
         env = PythonEnv(python or prefix, prefix, tuple(site_dirs_of(prefix)), how)
     _cache[key] = env

@@ -35,16 +35,16 @@ def available() -> bool:
     return True
 
 
-def project(root: str, env: PythonEnv | None, extra=()):
+def project(root: str, env: PythonEnv | None, extra=(), smart=True):
     """One jedi Project per (root, environment, extra paths): it keeps jedi's caches warm (the
     language server keeps it for the workspace's life)."""
     import jedi
-    key = (root, env.key if env is not None else "", tuple(extra))
+    key = (root, env.key if env is not None else "", tuple(extra), smart)
     with _lock:
         p = _projects.get(key)
         if p is None:
-            sys_path = list(extra) + [root] + (list(env.site_dirs) if env is not None else [])
-            p = jedi.Project(root, sys_path=sys_path, smart_sys_path=True)
+            sys_path = list(extra) + ([root] if smart else []) + (list(env.site_dirs) if env is not None else [])
+            p = jedi.Project(root, sys_path=sys_path, smart_sys_path=smart)
             _projects[key] = p
         return p
 
@@ -88,11 +88,12 @@ def define(env: PythonEnv, qual: str, timeout: float = TIMEOUT) -> Definition | 
         return None
     parts = qual.split(".")
     code = f"import {parts[0]}\n{qual}"
-    root = os.getcwd()
+    # a library name: only the environment's folders are searched, not the working folder
+    root = env.site_dirs[0] if env.site_dirs else os.getcwd()
 
     def ask():
         import jedi
-        script = jedi.Script(code, path=os.path.join(root, "<gradaudit>.py"), project=project(root, env))
+        script = jedi.Script(code, path=os.path.join(root, "<gradaudit>.py"), project=project(root, env, smart=False))
         names = script.goto(2, len(qual), follow_imports=True)
         for n in names:
             path = n.module_path
