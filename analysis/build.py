@@ -130,9 +130,27 @@ class Builder:
                                                          self.params(c.foreign), _loops(c.ctx), self.span(c.arg))
                                               for c in trace.crossings),
                               counters=_counters(trace, events),
+                              risks=self.risks(trace),
+                              nonleaf=tuple(M.NonLeaf(self.span(n.site), self.span(n.stmt), self.params([n.unit]), n.use)
+                                            for n in {(id(n.site.node), n.use): n for n in trace.nonleaf}.values()),
                               grad_reads=tuple(M.GradRead(self.span(g.site), self.span(g.stmt), self.params(g.org),
-                                                          _loops(g.ctx)) for g in trace.grad_reads),
+                                                          _loops(g.ctx), frozenset(self.span(s.site) for s in g.storages))
+                                               for g in trace.grad_reads),
                               libraries=library_modules(trace))
+
+    def risks(self, trace: Trace) -> tuple:
+        """One Risk per (code, place): reached when any evaluation of it flows into a backward()."""
+        used = set()
+        for rec in trace.backwards:
+            used |= rec.loss.risks
+        by_key: dict = {}
+        for r in trace.risks:
+            key = (r.code, id(r.site.node))
+            prev = by_key.get(key)
+            reached = r in used or (prev is not None and prev[1])
+            by_key[key] = (prev[0] if prev is not None else r, reached)
+        return tuple(M.Risk(r.code, self.span(r.site), r.detail, r.confidence, reached, _loops(r.ctx))
+                     for r, reached in by_key.values())
 
     def losses(self, trace: Trace) -> tuple:
         """One LossTerm per statement: backpropagated when any evaluation of it reached a backward."""

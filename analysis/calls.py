@@ -389,7 +389,8 @@ class Calls:
                 results.append(V(Kind.TENSOR, frozenset(o.units), org=frozenset(o.units)))
         if tensorish or (recv.k & Kind.TENSOR and not results):
             key = "slice" if isinstance(node.slice, ast.Slice) else index.const
-            results.append(self.tensor_result(flow_of(recv), node, alias=recv, shape=S.index(recv.shape, key)))
+            results.append(self.numeric("getitem", (recv,), node, self.tensor_result(
+                flow_of(recv), node, alias=recv, shape=S.index(recv.shape, key))))
         if recv.k & Kind.ARRAY and not results:
             results.append(recv.replace(site=node, items=None))
         if not results:
@@ -464,7 +465,14 @@ class Calls:
             kind = "nograd" if flag is False else "grad" if flag is True else "other"
             return V(Kind.CTX, frozenset((CtxObj(kind, Site(self.sf, node)),)))
         if qual in T.AUTOCAST_CTX:
-            return V(Kind.CTX, frozenset((CtxObj("autocast", Site(self.sf, node), kwargs.get("dtype")),)))
+            en = kwargs.get("enabled")
+            dtype = kwargs.get("dtype", args[1] if len(args) > 1 and not qual.startswith("torch.cuda") else None)
+            device = kwargs.get("device_type", args[0] if args and not qual.startswith("torch.cuda") else None)
+            if dtype is None and (qual == "torch.cuda.amp.autocast" or (isinstance(device, V) and device.const == "cuda")):
+                dtype = V(Kind.MODREF, const="torch.float16")   # the CUDA default
+            return V(Kind.CTX, frozenset((CtxObj("autocast", Site(self.sf, node), dtype,
+                                                 en.const if isinstance(en, V) and isinstance(en.const, bool)
+                                                 else None),)))
         if qual in ("torch.autograd.grad",):
             outputs = args[0] if args else kwargs.get("outputs", UNKNOWN)
             inputs = args[1] if len(args) > 1 else kwargs.get("inputs", UNKNOWN)

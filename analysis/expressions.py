@@ -151,7 +151,7 @@ class Expressions:
                 return const(-v.const, node)
             return v
         if v.k & Kind.TENSOR:
-            return self.tensor_result(flow_of(v), node, op="neg")
+            return self.numeric("neg", (v,), node, self.tensor_result(flow_of(v), node, op="neg"))
         return V(v.k & (Kind.NUMBER | Kind.ARRAY | Kind.UNKNOWN) or Kind.UNKNOWN, org=v.org, weak=v.weak,
                  top=v.top, cuts=v.cuts, saves=v.saves, grads=v.grads, site=node)
 
@@ -191,7 +191,7 @@ class Expressions:
                     return V(Kind.NUMBER)
         vals = [left] + rights
         if any(v.k & Kind.TENSOR for v in vals):
-            return self.nondiff(flow_of(*vals), node, "comparison")
+            return self.nondiff(flow_of(*vals), node, "comparison", compared=vals)
         f = flow_of(*vals)
         return V(Kind.NUMBER | (Kind.ARRAY if any(v.k & Kind.ARRAY for v in vals) else 0),
                  cuts=f.cuts, site=node)

@@ -22,11 +22,12 @@ from .objects import (
 from .program import Program, SourceFile
 from .calls import Calls
 from .frames import (BUDGET, MAX_LOADED_LINES, ROOT_BUDGET,
-                     SYMBOLIC_BUDGET, Frame, ModuleScope)
+                     SYMBOLIC_BUDGET, Frame, ModuleScope, PathRaises)
 from .expressions import BUILTINS, _STAR, Expressions, _truth
 from .nn_modules import ModuleOps
 from .lifecycle import Lifecycle
 from .loop_facts import carried, rebound
+from .numeric_ops import NumericOps
 from .optimizers import OptimizerOps
 from .library_ops import LibraryOps
 from .frameworks import FrameworkOps
@@ -67,7 +68,8 @@ def _assign_env(env: dict, new: dict):
     env.update(new)
 
 
-class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecycle, LibraryOps, FrameworkOps):
+class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecycle, NumericOps, LibraryOps,
+                  FrameworkOps):
     """Replays one entry file (and what it imports) and fills a Trace."""
 
     def __init__(self, program: Program, entry: SourceFile, budget: int = BUDGET):
@@ -296,6 +298,8 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         self.cur_stmt = stmt
         try:
             return handler(self, stmt, env)
+        except PathRaises:
+            return None          # like a `raise`: the path ends here
         finally:
             self.cur_stmt = prev
 
@@ -476,6 +480,11 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
                         self.nograd, self.grad_known = None, True
                     elif o.kind == "other" and self.nograd is None:
                         self.grad_known = False   # set_grad_enabled(flag) with a flag not known here
+                    elif o.kind == "autocast":
+                        dtype = o.detail.const if isinstance(o.detail, V) and isinstance(o.detail.const, str) else ""
+                        enabled = o.enabled
+                        if enabled is not False:
+                            self.event("autocast", item.context_expr, None, detail=dtype)
                 if item.optional_vars is not None:
                     self.assign(item.optional_vars, cm if not cm.of(CtxObj) else UNKNOWN, env, stmt)
             return self.exec_block(stmt.body, env)
