@@ -96,8 +96,8 @@ class Analyzer:
         return self._libraries
 
     def attach(self, program: Program) -> Program:
-        if program.libraries is None:
-            program.libraries = self.libraries
+        if program._libraries is None and program.library_source is None:
+            program.library_source = lambda: self.libraries
         return program
 
     def collect(self):

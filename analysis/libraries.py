@@ -8,7 +8,21 @@ it); this table answers for the rest, and for names whose source cannot settle t
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
+
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__", "typing_extensions"}
+# Packages whose calls never build a model and that the engine knows by name already.
+_NEVER = frozenset({"torch", "numpy", "np", "math", "builtins", "scipy", "pandas", "matplotlib", "tqdm",
+                    "wandb", "tensorboard", "PIL", "cv2", "sklearn", "yaml", "omegaconf", "hydra", "rich",
+                    "datasets", "evaluate", "tokenizers", "safetensors", "huggingface_hub", "einops"})
+
+
+def worth_asking(qual: str) -> bool:
+    """Whether a dotted name may be a library's model: asked before the environment is looked for,
+    so that a script calling only the standard library, torch and the like never looks."""
+    top = qual.split(".", 1)[0]
+    return bool(top) and "." in qual and top not in _STDLIB and top not in _NEVER and not top.startswith("<")
 
 # kinds of facts
 MODULE = "module"            # calling it gives an nn.Module (a class or a factory)

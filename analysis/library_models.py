@@ -13,7 +13,6 @@ What none of these establishes stays unknown. Library code is read, never import
 from __future__ import annotations
 
 import ast
-import sys
 import time
 
 from . import __version__
@@ -28,11 +27,6 @@ SUMMARY_BUDGET = 30000       # statements to summarise one class (init, forward,
 _MAX_FOLLOW = 12             # bases / factory hops when deciding "is it a module"
 _STRUCTURAL_METHODS = ("reset_classifier", "get_classifier", "get_output_embeddings", "get_input_embeddings")
 _TORCH_MODULE = ("torch.nn.Module", "torch.nn.modules.module.Module")
-_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__", "typing_extensions"}
-# Packages whose calls never build a model and that the engine knows by name already.
-_NEVER = frozenset({"torch", "numpy", "np", "math", "builtins", "scipy", "pandas", "matplotlib", "tqdm",
-                    "wandb", "tensorboard", "PIL", "cv2", "sklearn", "yaml", "omegaconf", "hydra", "rich",
-                    "datasets", "evaluate", "tokenizers", "safetensors", "huggingface_hub", "einops"})
 
 
 class LibraryProgram(Program):
@@ -471,10 +465,7 @@ class LibraryModels:
 
     # ------------------------------------------------------------ names
 
-    @staticmethod
-    def worth_asking(qual: str) -> bool:
-        top = qual.split(".", 1)[0]
-        return bool(top) and "." in qual and top not in _STDLIB and top not in _NEVER and not top.startswith("<")
+    worth_asking = staticmethod(L.worth_asking)
 
     def define(self, qual: str) -> Definition | None:
         """Where a dotted name is defined in the environment (own index first, then jedi)."""

@@ -16,7 +16,7 @@ import ast
 import re
 
 from .library_shapes import OPAQUE_KEY, LibModel, Shape
-from .libraries import PLAIN_ATTRS, is_module_base, optimizer_params_arg
+from .libraries import PLAIN_ATTRS, is_module_base, optimizer_params_arg, worth_asking
 from .objects import FROZEN, MAYBE, ModuleObj, Site, Unit, module_value
 from .values import EMPTY, NONE, Flow, Kind, Star, V, join_all
 
@@ -65,8 +65,8 @@ class LibraryOps:
         opt = self._library_optimizer(qual, args, kwargs, node)
         if opt is not None:
             return opt
-        libs = self.libraries()
-        if libs is None or not libs.worth_asking(qual):
+        libs = self.libraries() if worth_asking(qual) else None
+        if libs is None:
             if not self._evidence_says_module(node):
                 return None
             lm = LibModel(qual, qual, "evidence", note="its parameters are given to a torch optimizer")
@@ -101,8 +101,10 @@ class LibraryOps:
         itself: LightningModule, PreTrainedModel), 'module' (a library module: opaque parameters)."""
         if is_module_base(qual):
             return "base"
+        if self.library_mode or not worth_asking(qual):
+            return None
         libs = self.libraries()
-        if libs is None or self.library_mode or not libs.worth_asking(qual):
+        if libs is None:
             return None
         defn = libs.define(qual)
         if defn is None or defn.kind != "class":
@@ -114,8 +116,13 @@ class LibraryOps:
         stmt = self.cur_stmt
         if self.sf is not self.entry or not isinstance(stmt, ast.Assign) or stmt.value is not node:
             return False
+        targets = [self.sf.segment(t) for t in stmt.targets]
+        # the text test first: walking the file's tree costs more than all the unknown calls it settles
+        src = self.entry.source
+        if not any(f"{t}.parameters()" in src or f"{t}.named_parameters()" in src for t in targets):
+            return False
         names = _optimized_receivers(self.entry)
-        return any(self.sf.segment(t) in names for t in stmt.targets)
+        return any(t in names for t in targets)
 
     # ------------------------------------------------------------ building
 

@@ -135,7 +135,21 @@ class Program:
         # text is the same
         self.parsed = parsed
 
-    libraries = None   # library_models.LibraryModels of the analysed environment (set by the Analyzer)
+    # library_models.LibraryModels of the analysed environment, made by `library_source` (set by
+    # the Analyzer) when the first library name is met: a script that meets none neither imports
+    # nor looks for them
+    _libraries = None
+    library_source = None
+
+    @property
+    def libraries(self):
+        if self._libraries is None and self.library_source is not None:
+            self._libraries = self.library_source()
+        return self._libraries
+
+    @libraries.setter
+    def libraries(self, value):
+        self._libraries = value
 
     def add(self, sf: SourceFile):
         self._files[sf.abspath] = sf
@@ -160,12 +174,12 @@ class Program:
         if key in self._resolved:
             return self._resolved[key]
         self._resolved[key] = None
-        libs = self.libraries
-        if libs is not None and libs.index.has_package(top):
-            return None
         roots = self.roots_for(sf)
         hint = "sys.path" in sf.source or any(_has_py(os.path.join(r, top)) for r in roots)
         if not hint:
+            return None
+        libs = self.libraries
+        if libs is not None and libs.index.has_package(top):
             return None
         from . import jedi_resolver
         line = sf.line_text(stmt.lineno)

@@ -533,14 +533,21 @@ def test_jedi_resolves_a_module_added_to_sys_path(tmp_path, monkeypatch):
 
 
 def test_no_library_no_jedi(tmp_path):
-    """A script importing no library model neither imports jedi nor parses any library file."""
+    """A script importing no library model neither imports jedi nor parses any library file; one
+    calling only the standard library and torch does not even look for the environment."""
     import subprocess
     import sys
     script = tmp_path / "t.py"
-    script.write_text("import torch\nimport wandb\nimport torch.nn as nn\nm = nn.Linear(2, 2)\n"
+    script.write_text("import argparse\nimport torch\nimport wandb\nimport torch.nn as nn\n"
+                      "args = argparse.ArgumentParser().parse_args([])\nm = nn.Linear(2, 2)\n"
+                      "data = torch.utils.data.TensorDataset(torch.randn(4, 2))\n"
                       "opt = torch.optim.SGD(m.parameters(), lr=0.1)\nm(torch.randn(1, 2)).sum().backward()\n")
     code = ("import sys; from gradaudit.analysis.engine import Analyzer; a = Analyzer(cache=False); "
-            f"a.analyze_file({str(script)!r}); idx = a.libraries._index; "
-            "print('jedi' in sys.modules, bool(idx and idx._files))")
+            f"a.analyze_file({str(script)!r}); "
+            "looked = any(m in sys.modules for m in ('gradaudit.analysis.library_models', "
+            "'gradaudit.analysis.environment', 'gradaudit.analysis.site_index')); "
+            "idx = a.libraries._index; "
+            "print('jedi' in sys.modules, bool(idx and idx._files), looked)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert out.stdout.split() == ["False", "False"], out.stderr   # no jedi, no library file parsed
+    # no jedi, no library file parsed, no environment looked for
+    assert out.stdout.split() == ["False", "False", "False"], out.stderr
