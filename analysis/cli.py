@@ -41,6 +41,10 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     c.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE")
     c.add_argument("-j", "--jobs", type=int, default=0, metavar="N", help="worker processes (default: auto)")
+    c.add_argument("--python", metavar="PATH", help="the interpreter (or environment folder) whose installed "
+                   "libraries are read for their models (default: the active virtualenv/conda env, else "
+                   "the interpreter running gradaudit)")
+    c.add_argument("--no-cache", action="store_true", help="do not read or write the cache of library summaries")
 
     r = sub.add_parser("rule", help="print a rule's documentation")
     r.add_argument("rule", metavar="CODE_OR_NAME")
@@ -140,12 +144,12 @@ def _load_config(args):
     return cfg
 
 
-def _analyze_chunk(paths, config, roots, bar=None):
+def _analyze_chunk(paths, config, roots, bar=None, python=None, cache=True):
     """Analyze files (in a worker or in-process): (findings, errors, crashes) as picklable data."""
     from .engine import Analyzer, merge_results
     from .program import Program
-    analyzer = Analyzer(config, extra_roots=roots, batch=True)
-    program = Program(roots, freeze_trees=True)
+    analyzer = Analyzer(config, extra_roots=roots, batch=True, python=python, cache=cache)
+    program = analyzer.attach(Program(roots, freeze_trees=True))
     results, errors, crashes = [], [], []
     for path in paths:
         try:
@@ -185,7 +189,7 @@ class _Progress:
             sys.stderr.flush()
 
 
-def check_paths(paths, config, jobs=0, progress=False):
+def check_paths(paths, config, jobs=0, progress=False, python=None, cache=True):
     """(findings, errors, crashes, files) for the given paths: the CLI's core, reusable by tools."""
     from .discovery import discover
     from .engine import _resolve_overlaps
@@ -198,7 +202,7 @@ def check_paths(paths, config, jobs=0, progress=False):
         findings, errors, crashes = [], [], []
         chunks = [c for c in (files[i::workers * 4] for i in range(workers * 4)) if c]
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(_analyze_chunk, c, config, roots): len(c) for c in chunks}
+            futures = {pool.submit(_analyze_chunk, c, config, roots, None, python, cache): len(c) for c in chunks}
             for fut in concurrent.futures.as_completed(futures):
                 f, e, c = fut.result()
                 findings += f
@@ -206,7 +210,7 @@ def check_paths(paths, config, jobs=0, progress=False):
                 crashes += c
                 bar.step(futures[fut])
     else:
-        findings, errors, crashes = _analyze_chunk(files, config, roots, bar)
+        findings, errors, crashes = _analyze_chunk(files, config, roots, bar, python, cache)
     bar.close()
     findings = sorted(_resolve_overlaps(findings), key=Finding.sort_key)
     return findings, errors, crashes, files, missing
@@ -217,7 +221,8 @@ def cmd_check(args) -> int:
     if config is None:
         return EXIT_ERROR
     show_progress = not args.no_progress and sys.stderr.isatty()
-    findings, errors, crashes, files, missing = check_paths(args.paths, config, args.jobs, show_progress)
+    findings, errors, crashes, files, missing = check_paths(args.paths, config, args.jobs, show_progress,
+                                                            args.python, not args.no_cache)
     for p in missing:
         print(f"gradaudit: {p}: no such file or directory", file=sys.stderr)
     for e in errors:
@@ -286,7 +291,8 @@ def _do_fixes(args, findings, errors, crashes, missing, config) -> int:
         print(f"Would fix {fixed_count} finding{'s' if fixed_count != 1 else ''}.", file=sys.stderr)
         return EXIT_FINDINGS if fixed_count and not args.exit_zero else _status(args, [], errors, crashes, missing)
     # after writing: report what is left
-    remaining, errors2, crashes2, files, missing2 = check_paths(args.paths, config, args.jobs, False)
+    remaining, errors2, crashes2, files, missing2 = check_paths(args.paths, config, args.jobs, False,
+                                                                args.python, not args.no_cache)
     from .output import FORMATS
     out = FORMATS[args.format](remaining, errors2, len(files), show_fixes=args.show_fixes)
     _emit(out, args.output_file)

@@ -32,6 +32,7 @@ class Param:
     span: Span | None  # where it was created
     origin: str = ""   # 'copy' (deepcopy of a module), 'loaded' (load_state_dict target), ''
     repeated: bool = False  # made in a loop the engine ran once: there may be more like it
+    closed: bool = False    # opaque, standing for a library model's unseen parameters and no known one
 
     @property
     def opaque(self) -> bool:
@@ -305,3 +306,15 @@ class ProgramModel:
     risks: tuple = ()
     nonleaf: tuple = ()
     param_counts: dict = field(default_factory=dict, compare=False)
+    libraries: tuple = ()               # LibraryModule: the library models the program builds
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryModule:
+    """A model built by an installed library (or known from the table): where its structure comes from."""
+    path: str               # the module path in the program: 'model'
+    type: str               # 'BertForSequenceClassification'
+    qual: str               # where it is defined: 'transformers.models.bert.modeling_bert.BertForSequenceClassification'
+    how: str                # 'source' | 'table' | 'evidence'
+    source: Span | None     # the class (or factory) definition, in site-packages
+    note: str = ""

@@ -12,6 +12,7 @@ from . import torch_api as T
 from .objects import (
     FROZEN, TRAINABLE, ListObj, PIter, Site, TensorObj, Unit,
 )
+from .library_ops import is_closed
 from .trace import Cut, InplaceRec, NonLeafRec, SaveRec
 from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Fact, Flow, Kind, Mark, Star, V, const, flow_of,
                      make_tuple, requires_grad, storages, surely_requires_grad)
@@ -155,7 +156,7 @@ class TensorOps:
                 states = {u.frozen for u in units}
                 if states == {FROZEN}:
                     return const(False)
-                if states == {TRAINABLE} and all(u.kind != Unit.OPAQUE for u in units):
+                if states == {TRAINABLE} and all(u.kind != Unit.OPAQUE or is_closed(u) for u in units):
                     return const(True)
                 return V(Kind.NUMBER)
             if recv.facts & Fact.NOGRAD:

@@ -31,6 +31,7 @@ class Analysis:
     config_problems: tuple = ()            # schema.Problem: what is wrong in it
     severity: dict = field(default_factory=dict)   # the project's severity, with the client's over it
     seconds: float = 0.0
+    deps: frozenset = frozenset()   # normalised paths of the files the analysis read (its imports)
 
 
 @dataclass
@@ -141,6 +142,19 @@ class Analyses:
         st = self.docs.get(uri)
         return st.analysis if st is not None else None
 
+    def dependents(self, changed: set) -> list:
+        """Documents whose last analysis read one of the changed files."""
+        return [uri for uri, st in self.docs.items()
+                if st.analysis is not None and st.analysis.deps & changed]
+
+    def invalidate(self, paths):
+        """Files changed on disk: the worker drops what it keeps of them (parsed modules, library
+        summaries when a library changed)."""
+        try:
+            self.pool.submit(_invalidate, [os.path.abspath(p) for p in paths])
+        except RuntimeError:   # the pool is shutting down
+            pass
+
     def foreign_findings(self, uri: str) -> list:
         out = []
         for other, st in self.docs.items():
@@ -184,8 +198,36 @@ def _ping():
     return True
 
 
+# What the worker keeps between analyses: the library models of each analysed environment (their
+# summaries in memory, jedi's Project inside), and the project's parsed modules, reused while
+# their text is unchanged and dropped when the server says a file changed.
+_LIBRARIES: dict = {}
+_PARSED: dict = {}
+
+
+def _libraries(python: str):
+    from gradaudit.analysis.environment import find_env
+    from gradaudit.analysis.library_models import LibraryModels
+    from gradaudit.analysis.summary_cache import SummaryCache
+    env = find_env(python or None)
+    libs = _LIBRARIES.get(env.key)
+    if libs is None:
+        libs = _LIBRARIES[env.key] = LibraryModels(env, SummaryCache())
+    return libs
+
+
+def _invalidate(paths):
+    for p in paths:
+        _PARSED.pop(p, None)
+    for key, libs in list(_LIBRARIES.items()):
+        if any(libs.env.is_library_path(p) for p in paths):
+            del _LIBRARIES[key]     # a library changed (an upgrade): resolve its names anew
+    return True
+
+
 def _analyze(uri, version, text, settings, root, overlays) -> Analysis:
     """Runs in the worker process; what it returns crosses back by pickling (no syntax trees)."""
+    from gradaudit.analysis.program import Program
     path = path_of(uri)
     config, problems = settings.engine_config(path)
     facts = dict(config_source=config.source, config_problems=tuple(problems),
@@ -193,10 +235,14 @@ def _analyze(uri, version, text, settings, root, overlays) -> Analysis:
     roots = [root] if root else []
     roots += list(settings.extra_paths)
     try:
-        result = Analyzer(config, extra_roots=roots, overlays=overlays).analyze_source(path, text)
+        libs = _libraries(settings.interpreter or config.python)
+        analyzer = Analyzer(config, extra_roots=roots, overlays=overlays, libraries=libs)
+        program = analyzer.attach(Program(roots, overlays, parsed=_PARSED))
+        result = analyzer.analyze_source(path, text, program)
     except Exception:
         return Analysis(version, text, None, error=traceback.format_exc(limit=8), **facts)
+    deps = frozenset(os.path.normcase(os.path.abspath(sf.abspath)) for sf in result.files.values())
     result.files = {}
     if config.excluded(path):
         result.findings = []      # `exclude` in [tool.gradaudit]: as `gradaudit check` skips it
-    return Analysis(version, text, result, **facts)
+    return Analysis(version, text, result, deps=deps, **facts)

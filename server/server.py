@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from dataclasses import replace
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -38,6 +39,7 @@ class GradauditServer(LanguageServer):
         self.lens_refresh = False  # the client accepts workspace/codeLens/refresh
         self.resolve_edits = False  # the client resolves code actions' edits lazily
         self.root = ""
+        self.foreign_shown: set = set()   # uris last published with findings of other documents' analyses
         self.shown_problems: dict = {}   # configuration source -> the problems shown for it
         self.pending_problems: list = []  # the initialization options' problems, shown once initialized
 
@@ -83,7 +85,13 @@ class GradauditServer(LanguageServer):
         if analysis is not None and analysis.result is not None:
             path = os.path.normpath(path_of(uri))
             own = [f for f in analysis.result.findings if os.path.normpath(os.path.abspath(f.span.path)) == path]
-        return own + self.analyses.foreign_findings(uri)
+        out, seen = [], set()
+        for f in own + self.analyses.foreign_findings(uri):
+            key = (f.code, f.span.line, f.span.col)   # a module's own analysis and an importer's may agree
+            if key not in seen:
+                seen.add(key)
+                out.append(f)
+        return out
 
     def severity_for(self, uri: str) -> dict:
         analysis = self.analyses.latest(uri)
@@ -115,7 +123,8 @@ class GradauditServer(LanguageServer):
         analysis = self.analyses.latest(uri)
         if analysis is not None and analysis.config_source:
             self.show_problems(analysis.config_source, analysis.config_problems)
-        targets = {uri} | {u for u in self.analyses.docs if self.analyses.foreign_findings(u)}
+        # documents showing findings other analyses placed there: now, or until now (they may be gone)
+        targets = {uri} | {u for u in self.analyses.docs if self.analyses.foreign_findings(u)} | self.foreign_shown
         if self.pull:
             if self.refresh:
                 self.workspace_diagnostic_refresh(None)
@@ -125,9 +134,20 @@ class GradauditServer(LanguageServer):
                 self.publish(target)
 
     def publish(self, uri: str):
+        if self.analyses.foreign_findings(uri):
+            self.foreign_shown.add(uri)
+        else:
+            self.foreign_shown.discard(uri)
         doc = self.document(uri)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, diagnostics=self.diagnostics_for(uri), version=doc.version))
+
+    def reanalyze_dependents(self, paths, exclude=None):
+        """Analyze again the open documents whose last analysis read one of these files."""
+        changed = {os.path.normcase(os.path.abspath(p)) for p in paths}
+        for uri in self.analyses.dependents(changed):
+            if uri != exclude and uri in self.workspace.text_documents:
+                self.schedule(uri)
 
     def reanalyze_all(self):
         for uri in list(self.analyses.docs):
@@ -156,6 +176,10 @@ def initialize(ls: GradauditServer, params: types.InitializeParams):
         ls.root = path_of(params.workspace_folders[0].uri)
     ls.settings, problems = Settings.from_client(params.initialization_options, ls.settings)
     ls.pending_problems = problems   # shown once the client is initialized
+    opts = params.initialization_options
+    if isinstance(opts, dict) and isinstance(opts.get("interpreter"), str):
+        # the interpreter the editor resolved (the VS Code extension sends the one it runs us with)
+        ls.settings = replace(ls.settings, interpreter=opts["interpreter"])
 
 
 @server.feature(types.INITIALIZED)
@@ -170,7 +194,17 @@ def did_open(ls: GradauditServer, params: types.DidOpenTextDocumentParams):
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: GradauditServer, params: types.DidChangeTextDocumentParams):
-    ls.schedule(params.text_document.uri)
+    uri = params.text_document.uri
+    ls.schedule(uri)
+    # open documents whose last analysis read this module see its unsaved text (overlays) again
+    ls.reanalyze_dependents([path_of(uri)], exclude=uri)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: GradauditServer, params: types.DidChangeWatchedFilesParams):
+    paths = [path_of(c.uri) for c in params.changes]
+    ls.analyses.invalidate(paths)
+    ls.reanalyze_dependents(paths)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)

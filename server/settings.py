@@ -24,9 +24,13 @@ KEYS = (
     Key("docsUrl", "template", "", "Where a diagnostic's code links to, e.g. your own copy of the rule "
         "pages; empty: the rule's page shipped inside the installed package.",
         '"https://example.org/rules/{code}.md"'),
+    Key("interpreter", "path", "", "The Python interpreter (or environment folder) whose installed libraries "
+        "(transformers, timm, torchvision...) are read for their models; empty: the project's `python`, "
+        "else the server's own environment. The VS Code extension sends the interpreter it runs the "
+        "server with.", '"/home/me/project/.venv/bin/python"'),
 )
 _ATTR = {"select": "select", "ignore": "ignore", "severity": "severity", "debounce": "debounce_ms",
-         "codeLens": "code_lens", "extraPaths": "extra_paths", "docsUrl": "docs_url"}
+         "codeLens": "code_lens", "extraPaths": "extra_paths", "docsUrl": "docs_url", "interpreter": "interpreter"}
 
 __all__ = ["KEYS", "SEVERITIES", "Settings"]
 
@@ -40,6 +44,7 @@ class Settings:
     code_lens: bool = True
     extra_paths: tuple = ()
     docs_url: str = ""          # e.g. 'https://example.org/rules/{code}'; default: the packaged rule pages
+    interpreter: str = ""       # the environment whose installed libraries are analysed (else the server's own)
 
     @staticmethod
     def from_client(raw, base: "Settings | None" = None) -> tuple["Settings", list]:

@@ -179,7 +179,9 @@ class Gradaudit implements vscode.Disposable {
             traceOutputChannel: this.output,
             revealOutputChannelOn: RevealOutputChannelOn.Never,
             diagnosticCollectionName: "gradaudit",
-            initializationOptions: { gradaudit: serverSettings(this.settings) },
+            // interpreter: the environment whose installed libraries (transformers, timm...) are analysed
+            initializationOptions: { gradaudit: serverSettings(this.settings), interpreter: interpreter.command[0] },
+            synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher("**/*.py") },
             errorHandler: {
                 error: () => ({ action: ErrorAction.Continue }),
                 closed: () => {
