@@ -150,7 +150,8 @@ class Builder:
             frozen=self.params(frozen), maybe_frozen=self.params(maybe),
             unfrozen_later=self.params(u for u in frozen | maybe if u.oid in unfrozen_units),
             inputs=inputs, inplace=tuple(hits), events=ev, loop=loop_span, fresh=tuple(fresh),
-            nograd=self.span(rec.nograd), seq=rec.seq, iteration=hash(loop_prefix))
+            nograd=self.span(rec.nograd), seq=rec.seq, iteration=hash(loop_prefix),
+            entry="script" if rec.ctx[:1] == (("root", 1),) else "function")
 
     def event(self, e, depth) -> M.Event:
         target, key = "", 0

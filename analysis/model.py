@@ -128,6 +128,9 @@ class Step:
     seq: int = 0                  # program order, comparable with Freeze.seq and Optimizer.seq
     iteration: int = 0            # identifies the loop iteration (or run) holding the call
     co_reached: frozenset = frozenset()  # reached by other losses backpropagated for the same step()
+    # 'script': reached when the file runs as a script (top level or from `__main__`);
+    # 'function': only in a function nothing in the file calls (run on unknown arguments)
+    entry: str = "script"
 
 
 @dataclass(frozen=True, slots=True)

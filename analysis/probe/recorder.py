@@ -1,0 +1,677 @@
+"""The probe: hooks around real training steps that record where gradient goes.
+
+    with probe(model, optimizer) as p:
+        for batch in loader:
+            train_step(batch)
+    p.report()
+    p.assert_flows(into=model, updates=optimizer, finite=True)
+
+Recorded while it is open: every backward pass (its call site, whether the loss was finite),
+every gradient that reached a tracked parameter (before it is added to `.grad`, so that stale
+gradients a missing `zero_grad()` leaves behind are seen), every optimizer step (gradient norms
+total and per module, the parameters it changed), `zero_grad()` calls, and where a non-finite
+value first appeared, by module. Nothing in the training step changes: hooks only read.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from . import hub
+from ._torch import require_torch
+
+
+class GradFlowError(AssertionError):
+    """A gradient-flow expectation that the recorded steps contradict."""
+
+
+class StopTraining(BaseException):
+    """Raised by a probe with `stop_after` steps: enough has been seen. A BaseException, so that a
+    training loop's `except Exception` does not swallow it."""
+
+
+@dataclass
+class ParamRecord:
+    name: str
+    module: str
+    tensor: object
+    initial: object                 # a copy taken when tracking began
+    hidden: bool = False            # held in a plain list/dict of a module: .parameters() misses it
+    requires_grad: bool = True      # at the start
+    grads: set = field(default_factory=set)      # passes that delivered a gradient
+    nonzero: set = field(default_factory=set)    # ... a gradient with a non-zero entry
+    sites: set = field(default_factory=set)      # call sites (path, line) of passes that delivered a non-zero one
+    nonfinite: int = 0              # first pass with a non-finite gradient (0: none)
+    norm: float = 0.0               # norm of the last gradient
+    pending: list = field(default_factory=list)  # passes added to .grad since it was last cleared
+    stepped: int = 0                # optimizer steps that held it
+    changed_in_step: bool = False   # some step() changed it
+    changed: bool | None = None     # it differs from `initial` when the probe closed
+    end_finite: bool = True
+    requires_grad_end: bool = True
+    optimizers: list = field(default_factory=list)
+    hooked: bool = False
+    owned: bool = True              # named after a watched module or tensor (not only an optimizer slot)
+
+
+@dataclass
+class PassRecord:
+    index: int
+    kind: str          # backward | grad
+    site: object       # hub.Site
+    loss_finite: bool
+    loss: float | None
+    event: int
+
+
+@dataclass
+class StepRecord:
+    optimizer: str
+    index: int                  # this optimizer's step count (1-based)
+    after_pass: int             # the last backward pass before it
+    total_norm: float
+    module_norms: dict          # module -> gradient norm
+    no_grad: list               # names of params that require grad and had .grad None
+    changed: list
+    unchanged: list
+    stale: list                 # (name, pass index, how) gradients left over from an earlier step
+    nonfinite: list
+    event: int
+
+
+@dataclass
+class Problem:
+    kind: str        # no-gradient | never-changes | frozen-group | outside-optimizer | nonfinite | stale | ...
+    message: str
+    names: tuple = ()
+
+
+def _finite(torch, t) -> bool:
+    if t.is_sparse:
+        t = t.coalesce().values()
+    if not (t.is_floating_point() or t.is_complex()):
+        return True
+    return bool(torch.isfinite(t).all())
+
+
+def _nonzero(t) -> bool:
+    if t.is_sparse:
+        t = t.coalesce().values()
+    return bool(t.any())
+
+
+def _norm(torch, t) -> float:
+    if t.is_sparse:
+        t = t.coalesce().values()
+    with torch.no_grad():
+        v = float(t.detach().double().norm()) if t.numel() else 0.0
+    return v
+
+
+def _tensors_in(torch, value, depth=0):
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif depth < 2 and isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _tensors_in(torch, v, depth + 1)
+    elif depth < 2 and isinstance(value, dict):
+        for v in value.values():
+            yield from _tensors_in(torch, v, depth + 1)
+    elif depth < 2 and hasattr(value, "data") and type(value).__name__ == "PackedSequence":
+        yield value.data
+
+
+def module_tensors(torch, module, label: str):
+    """(name, tensor, hidden) for a module's parameters, then the modules and tensors that require
+    grad kept in plain lists, tuples and dicts of its submodules (which .parameters() never yields)."""
+    seen = set()
+    for name, p in module.named_parameters(remove_duplicate=True):
+        seen.add(id(p))
+        yield (f"{label}.{name}" if label else name), p, False
+    for mname, m in module.named_modules():
+        for attr, value in vars(m).items():
+            if attr.startswith("_") or not isinstance(value, (list, tuple, dict)):
+                continue
+            prefix = ".".join(x for x in (label, mname, attr) if x)
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                if isinstance(item, torch.nn.Module):
+                    for n, p in item.named_parameters():
+                        if id(p) not in seen:
+                            seen.add(id(p))
+                            yield f"{prefix}.{key}.{n}", p, True
+                elif isinstance(item, torch.Tensor) and item.requires_grad and id(item) not in seen:
+                    seen.add(id(item))
+                    yield f"{prefix}.{key}", item, True
+
+
+class Probe:
+    """Records gradient flow around real training steps (see the module docstring)."""
+
+    def __init__(self, model_or_params=None, optimizer=None, *, name: str | None = None,
+                 stop_after: int | None = None, forward_checks: bool = True):
+        self.torch = require_torch()
+        self.params: dict = {}          # id(tensor) -> ParamRecord
+        self.objects: dict = {}         # label -> module / tensor / list, for names in assert_flows
+        self.optimizers: dict = {}      # id -> (label, optimizer)
+        self.passes: list = []
+        self.steps: list = []
+        self.zero_grads: list = []      # (optimizer label, pass index, step count)
+        self.forward_nonfinite = None   # (module, pass index) of the first non-finite output
+        self.backward_nonfinite = None  # (where, pass index)
+        self.stop_after = stop_after
+        self.forward_checks = forward_checks
+        self._handles: list = []
+        self._module_ids: set = set()
+        self._events = 0
+        self._last_step_event = 0
+        self._in_grad = False
+        self._pass = 0
+        self._pending_steps: dict = {}
+        self._patched_zero_grad: list = []
+        self._open = False
+        self._closed = False
+        if model_or_params is not None:
+            self.watch(model_or_params, name)
+        if optimizer is not None:
+            for i, opt in enumerate(optimizer if isinstance(optimizer, (list, tuple)) else [optimizer]):
+                self.watch_optimizer(opt, None if i == 0 and not isinstance(optimizer, (list, tuple))
+                                     else f"optimizer[{i}]")
+
+    # ------------------------------------------------------------ what to watch
+
+    def watch(self, obj, name: str | None = None):
+        """Track a module (all its parameters), a tensor, or a list/dict of those, under `name`."""
+        torch = self.torch
+        if isinstance(obj, dict):
+            for k, v in obj.items():
+                self.watch(v, f"{name}.{k}" if name else str(k))
+            return
+        if isinstance(obj, torch.optim.Optimizer):
+            self.watch_optimizer(obj, name)
+            return
+        label = name if name is not None else ("model" if isinstance(obj, torch.nn.Module) else "params")
+        self.objects[label] = obj
+        if isinstance(obj, torch.nn.Module):
+            for pname, p, hidden in module_tensors(torch, obj, label):
+                self._track(p, pname, hidden)
+            if self.forward_checks:
+                for mname, m in obj.named_modules(prefix=label):
+                    self._hook_module(m, mname)
+        elif isinstance(obj, torch.Tensor):
+            self._track(obj, label)
+        elif isinstance(obj, (list, tuple)):
+            for i, item in enumerate(obj):
+                if isinstance(item, (torch.nn.Module, torch.Tensor)):
+                    self.watch(item, f"{label}.{i}")
+        else:
+            try:
+                items = list(obj)
+            except TypeError:
+                raise TypeError(f"probe: cannot watch a {type(obj).__name__}: give a module, tensors or "
+                                "an optimizer") from None
+            self.watch(items, name)
+        if self._open:
+            self._hook_all()
+
+    def watch_optimizer(self, opt, name: str | None = None):
+        if id(opt) in self.optimizers:
+            return
+        label = name or "optimizer"
+        taken = {lbl for lbl, _ in self.optimizers.values()}
+        if label in taken:
+            n = 2
+            while f"{label}#{n}" in taken:
+                n += 1
+            label = f"{label}#{n}"
+        self.optimizers[id(opt)] = (label, opt)
+        self.objects.setdefault(label, opt)
+        names = {id(r.tensor): r.name for r in self.params.values()}
+        for gi, g in enumerate(opt.param_groups):
+            for i, p in enumerate(g["params"]):
+                known = names.get(id(p))
+                rec = self._track(p, known or f"{label}.param_groups[{gi}][{i}]", owned=known is not None)
+                if label not in rec.optimizers:
+                    rec.optimizers.append(label)
+        if self._open:
+            self._hook_optimizer(opt, label)
+            self._hook_all()
+
+    def _track(self, p, name, hidden=False, owned=True) -> ParamRecord:
+        rec = self.params.get(id(p))
+        module = name.rsplit(".", 1)[0] if "." in name else name
+        if rec is not None:
+            if owned and not rec.owned:     # an optimizer slot that a watched module turns out to hold
+                rec.name, rec.module, rec.owned, rec.hidden = name, module, True, hidden
+            return rec
+        with self.torch.no_grad():
+            initial = p.detach().clone()
+        rec = ParamRecord(name, module, p, initial, hidden, bool(p.requires_grad), owned=owned)
+        self.params[id(p)] = rec
+        if self._open:
+            self._hook_param(rec)
+        return rec
+
+    # ------------------------------------------------------------ hooks
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.stop()
+        return False
+
+    def start(self):
+        if self._open:
+            return self
+        self._open = True
+        hub.listen(self)
+        for label, opt in list(self.optimizers.values()):
+            self._hook_optimizer(opt, label)
+        self._hook_all()
+        return self
+
+    def stop(self):
+        if not self._open:
+            return
+        self._open = False
+        hub.leave(self)
+        for h in self._handles:
+            h.remove()
+        self._handles.clear()
+        for opt in self._patched_zero_grad:
+            try:
+                del opt.zero_grad
+            except AttributeError:
+                pass
+        self._patched_zero_grad.clear()
+        torch = self.torch
+        for rec in self.params.values():
+            with torch.no_grad():
+                now = rec.tensor.detach()
+                rec.changed = not (now.shape == rec.initial.shape and torch.equal(now, rec.initial))
+                rec.end_finite = _finite(torch, now)
+            rec.requires_grad_end = bool(rec.tensor.requires_grad)
+        self._closed = True
+
+    def _hook_all(self):
+        for rec in list(self.params.values()):
+            self._hook_param(rec)
+
+    def _hook_param(self, rec: ParamRecord):
+        if rec.hooked or not rec.tensor.requires_grad:
+            return
+        rec.hooked = True
+        self._handles.append(rec.tensor.register_hook(lambda g, rec=rec: self._on_grad(rec, g)))
+
+    def _hook_module(self, m, name):
+        if id(m) in self._module_ids:
+            return
+        self._module_ids.add(id(m))
+        self._handles.append(m.register_forward_hook(lambda mod, inp, out, name=name: self._on_forward(name, out)))
+
+    def _hook_optimizer(self, opt, label):
+        if getattr(opt, "_gradaudit_probe", None) is self:
+            return
+        opt._gradaudit_probe = self
+        self._handles.append(opt.register_step_pre_hook(lambda o, a, k: self._before_step(o)))
+        self._handles.append(opt.register_step_post_hook(lambda o, a, k: self._after_step(o)))
+        original = opt.zero_grad
+
+        def zero_grad(*args, **kwargs):
+            self.zero_grads.append((label, self._pass, sum(1 for s in self.steps if s.optimizer == label)))
+            return original(*args, **kwargs)
+
+        opt.zero_grad = zero_grad
+        self._patched_zero_grad.append(opt)
+
+    def _event(self) -> int:
+        self._events += 1
+        return self._events
+
+    # hub listener
+    def before(self, kind, tensors, site, inputs=None):
+        torch = self.torch
+        self._hook_all()   # parameters unfrozen since the last pass
+        self._pass += 1
+        finite = all(_finite(torch, t.detach()) for t in tensors)
+        value = None
+        if len(tensors) == 1 and tensors[0].numel() == 1:
+            value = float(tensors[0].detach())
+        self.passes.append(PassRecord(self._pass, kind, site, finite, value, self._event()))
+        self._in_grad = kind == "grad"
+
+    def after(self, kind, site):
+        self._in_grad = False
+
+    def _on_forward(self, name, out):
+        torch = self.torch
+        upcoming = self._pass + 1
+        for t in _tensors_in(torch, out):
+            if not (t.is_floating_point() or t.is_complex()):
+                continue
+            if self.forward_nonfinite is None and not _finite(torch, t.detach()):
+                self.forward_nonfinite = (name, upcoming)
+            if t.requires_grad and t.grad_fn is not None:
+                t.register_hook(lambda g, name=name: self._on_output_grad(name, g))
+
+    def _on_output_grad(self, name, g):
+        if self.backward_nonfinite is None and not _finite(self.torch, g):
+            self.backward_nonfinite = (f"the output of `{name}`", self._pass)
+
+    def _on_grad(self, rec: ParamRecord, g):
+        torch = self.torch
+        n = self._pass
+        rec.grads.add(n)
+        if _nonzero(g):
+            rec.nonzero.add(n)
+            site = self.passes[-1].site if self.passes else None
+            if site is not None:
+                rec.sites.add((site.path, site.line))
+        if not _finite(torch, g):
+            if not rec.nonfinite:
+                rec.nonfinite = n
+            if self.backward_nonfinite is None:
+                self.backward_nonfinite = (f"the parameters of `{rec.module}`", n)
+        rec.norm = _norm(torch, g)
+        if not self._in_grad:
+            current = rec.tensor.grad
+            if current is None or not _nonzero(current):
+                rec.pending = []
+            if not rec.pending or rec.pending[-1] != n:
+                rec.pending.append(n)
+
+    def _before_step(self, opt):
+        torch = self.torch
+        label = self.optimizers.get(id(opt), ("optimizer", opt))[0]
+        params = [p for g in opt.param_groups for p in g["params"]]
+        names = []
+        for p in params:
+            rec = self._track(p, f"{label}.param", owned=False)
+            if label not in rec.optimizers:
+                rec.optimizers.append(label)
+            names.append(rec)
+        with torch.no_grad():
+            before = [p.detach().clone() for p in params]
+        # gradients added to .grad before the last optimizer step that preceded the latest pass
+        # were already there for that step: this step applies them a second time
+        last_pass = self.passes[-1] if self.passes else None
+        boundary = 0
+        if last_pass is not None:
+            boundary = max((s.event for s in self.steps if s.event < last_pass.event), default=0)
+        by_index = {p.index: p for p in self.passes}
+        no_grad, stale, nonfinite = [], [], []
+        module_sq: dict = {}
+        total_sq = 0.0
+        for rec in names:
+            p = rec.tensor
+            if p.grad is None:
+                if p.requires_grad:
+                    no_grad.append(rec.name)
+                continue
+            norm = _norm(torch, p.grad)
+            if not math.isfinite(norm):
+                nonfinite.append(rec.name)
+            module_sq[rec.module] = module_sq.get(rec.module, 0.0) + norm * norm
+            total_sq += norm * norm
+            for k in rec.pending:
+                pr = by_index.get(k)
+                if pr is not None and pr.event < boundary:
+                    own = any(s.optimizer == label and pr.event < s.event <= boundary for s in self.steps)
+                    stale.append((rec.name, pr, "own" if own else "other"))
+                    break
+        self._pending_steps[id(opt)] = (params, before, names, no_grad, stale, nonfinite,
+                                        {m: math.sqrt(v) for m, v in module_sq.items()}, math.sqrt(total_sq))
+
+    def _after_step(self, opt):
+        torch = self.torch
+        label = self.optimizers.get(id(opt), ("optimizer", opt))[0]
+        pending = self._pending_steps.pop(id(opt), None)
+        if pending is None:
+            return
+        params, before, recs, no_grad, stale, nonfinite, module_norms, total = pending
+        changed, unchanged = [], []
+        with torch.no_grad():
+            for p, b, rec in zip(params, before, recs):
+                rec.stepped += 1
+                if torch.equal(p.detach(), b):
+                    unchanged.append(rec.name)
+                else:
+                    changed.append(rec.name)
+                    rec.changed_in_step = True
+        index = sum(1 for s in self.steps if s.optimizer == label) + 1
+        self.steps.append(StepRecord(label, index, self._pass, total, module_norms, no_grad, changed, unchanged,
+                                     stale, nonfinite, self._event()))
+        if self.stop_after is not None and index >= self.stop_after:
+            raise StopTraining(f"{label} stepped {index} times")
+
+    # ------------------------------------------------------------ results
+
+    def _resolve(self, target, what) -> list:
+        """ParamRecords for a name, module, tensor, optimizer or a list of those."""
+        torch = self.torch
+        if target is None:
+            return []
+        if isinstance(target, (list, tuple, set)) and not isinstance(target, torch.Tensor):
+            out = []
+            for t in target:
+                out += self._resolve(t, what)
+            return out
+        if isinstance(target, str):
+            obj = self._lookup(target)
+            if obj is None:
+                raise GradFlowError(f"{what}: no watched object is called `{target}` (watched: "
+                                    f"{', '.join(sorted(self.objects)) or 'nothing'})")
+            if isinstance(obj, ParamRecord):
+                return [obj]
+            if isinstance(obj, list) and obj and isinstance(obj[0], ParamRecord):
+                return obj
+            return self._resolve(obj, what)
+        if isinstance(target, torch.optim.Optimizer):
+            if id(target) not in self.optimizers:
+                self.watch_optimizer(target)
+            return [self.params[id(p)] for g in target.param_groups for p in g["params"]]
+        if isinstance(target, torch.nn.Module):
+            label = next((k for k, v in self.objects.items() if v is target), None)
+            out = []
+            for name, p, hidden in module_tensors(torch, target, label or ""):
+                rec = self.params.get(id(p))
+                out.append(rec if rec is not None else self._untracked(p, name, hidden))
+            return out
+        if isinstance(target, torch.Tensor):
+            rec = self.params.get(id(target))
+            return [rec if rec is not None else self._untracked(target, "tensor", False)]
+        raise TypeError(f"{what}: cannot check a {type(target).__name__}")
+
+    def _untracked(self, p, name, hidden):
+        # created after the probe started watching: its initial value is unknown, but whether it
+        # ever got a gradient is still decided (it did not, as far as the probe saw)
+        rec = ParamRecord(name, name.rsplit(".", 1)[0], p, p.detach().clone(), hidden, bool(p.requires_grad))
+        rec.changed = None
+        return rec
+
+    def _lookup(self, name):
+        if name in self.objects:
+            return self.objects[name]
+        by_name = [r for r in self.params.values() if r.name == name]
+        if by_name:
+            return by_name[0]
+        under = [r for r in self.params.values() if r.name.startswith(name + ".")]
+        return under or None
+
+    def problems(self, into=None, updates=None, finite=True, cleared=True, site=None) -> list:
+        """What the recorded steps contradict, as Problems (empty: everything held). `site`, a
+        predicate on (path, line), restricts `into` to gradient from the backward() calls there."""
+        out = []
+        if not self.passes:
+            out.append(Problem("no-backward", "no backward() ran while the probe was open"))
+        if into is not None:
+            recs = _unique(self._resolve(into, "into"))
+            trainable = [r for r in recs if r.requires_grad or r.tensor.requires_grad]
+            frozen = [r for r in recs if not (r.requires_grad or r.tensor.requires_grad)]
+            if recs and not trainable:
+                out.append(Problem("frozen", f"every parameter of {_what(into)} is frozen (requires_grad=False): "
+                                             "it cannot receive gradient", _names(frozen)))
+            if site is not None:
+                none = [r for r in trainable if not r.grads or (r.nonzero and not any(site(*s) for s in r.sites))]
+                where = "from this backward()"
+            else:
+                none = [r for r in trainable if not r.grads]
+                where = "from any backward()"
+            zero = [r for r in trainable if r.grads and not r.nonzero]
+            if none:
+                out.append(Problem("no-gradient", f"{_count(none)} got no gradient {where}"
+                                                  f"{_hidden_note(none)}", _names(none)))
+            if zero:
+                out.append(Problem("zero-gradient", f"{_count(zero)} only ever got an all-zero gradient", _names(zero)))
+        if updates is not None:
+            targets = updates if isinstance(updates, (list, tuple, set)) else [updates]
+            told: set = set()      # each parameter that never changed is named once
+            for t in targets:
+                obj = self._lookup(t) if isinstance(t, str) else t
+                if isinstance(obj, self.torch.optim.Optimizer):
+                    label = self.optimizers.get(id(obj), (str(t),))[0]
+                    for gi, g in enumerate(obj.param_groups):
+                        ps = g["params"]
+                        if ps and not any(p.requires_grad for p in ps):
+                            recs = [self.params[id(p)] for p in ps if id(p) in self.params]
+                            out.append(Problem("frozen-group", f"param group {gi} of `{label}` holds only frozen "
+                                                               f"parameters: that group never trains", _names(recs)))
+                    if not any(s.optimizer == label for s in self.steps):
+                        out.append(Problem("no-step", f"`{label}` never stepped while the probe was open"))
+                        continue
+                recs = _unique(self._resolve(t, "updates"))
+                # an optimizer slot no watched module holds and no loss reaches (the old parameters of a
+                # module replaced since) is reported, not required to change
+                still = [r for r in recs if (r.requires_grad or r.tensor.requires_grad) and not _changed(r)
+                         and (r.owned or r.grads) and id(r.tensor) not in told]
+                told |= {id(r.tensor) for r in still}
+                if still:
+                    why = []
+                    outside = [r for r in still if not r.optimizers]
+                    if outside:
+                        why.append(f"{len(outside)} in no optimizer")
+                    nograd = [r for r in still if r.optimizers and not r.nonzero]
+                    if nograd:
+                        why.append(f"{len(nograd)} without gradient")
+                    out.append(Problem("never-changes", f"{_count(still)} of {_what(t)} never changed"
+                                       + (f" ({', '.join(why)})" if why else ""), _names(still)))
+        if finite:
+            bad = [p for p in self.passes if not p.loss_finite]
+            if bad:
+                out.append(Problem("nonfinite-loss", f"the loss was not finite in backward pass {bad[0].index} "
+                                                     f"({bad[0].site.label()})" + self._where()))
+            grads = [r for r in self.params.values() if r.nonfinite]
+            if grads:
+                first = min(r.nonfinite for r in grads)
+                out.append(Problem("nonfinite-gradient", f"{_count(grads)} got a non-finite gradient, first in "
+                                                         f"backward pass {first}" + self._where(), _names(grads)))
+            values = [r for r in self.params.values() if r.changed is not None and not r.end_finite]
+            if values:
+                out.append(Problem("nonfinite-parameter", f"{_count(values)} hold non-finite values after the steps",
+                                   _names(values)))
+        if cleared:
+            for s in self.steps:
+                if s.stale:
+                    own = [x for x in s.stale if x[2] == "own"]
+                    other = [x for x in s.stale if x[2] == "other"]
+                    if own:
+                        out.append(Problem("stale", f"step {s.index} of `{s.optimizer}` applied gradients still left in "
+                                                    f".grad from before its previous step (no zero_grad() between "
+                                                    f"steps)", tuple(sorted({x[0] for x in own}))))
+                    if other:
+                        pr = other[0][1]
+                        out.append(Problem("cross-talk", f"step {s.index} of `{s.optimizer}` applied gradients of the "
+                                                         f"backward at {pr.site.label()}, which another optimizer had "
+                                                         f"already stepped on (they were not cleared)",
+                                           tuple(sorted({x[0] for x in other}))))
+                    break
+        return out
+
+    def _where(self) -> str:
+        parts = []
+        if self.forward_nonfinite is not None:
+            parts.append(f"the first non-finite forward value came out of `{self.forward_nonfinite[0]}`")
+        if self.backward_nonfinite is not None:
+            parts.append(f"the first non-finite gradient reached {self.backward_nonfinite[0]}")
+        return ("; " + "; ".join(parts)) if parts else ""
+
+    def assert_flows(self, into=None, updates=None, finite=True, cleared=True):
+        """Fail (GradFlowError, an AssertionError) naming the parameters when the recorded steps show
+        that gradient did not reach `into`, that `updates` (optimizers, modules, tensors) did not
+        change, that a loss or gradient was not finite, or that gradients were not cleared between
+        steps."""
+        if not self._closed and self._open:
+            raise GradFlowError("assert_flows() reads what the probe recorded: call it after the `with` block")
+        problems = self.problems(into, updates, finite, cleared)
+        if problems:
+            raise GradFlowError(format_problems(problems))
+
+    def report(self, file=None) -> str:
+        from .table import render
+        text = render(self)
+        print(text, file=file)
+        return text
+
+    # what the report prints, as plain data
+    def outside_optimizers(self) -> list:
+        if not self.optimizers:
+            return []
+        return [r for r in self.params.values() if r.requires_grad and not r.optimizers]
+
+    def never_changed(self) -> list:
+        return [r for r in self.params.values() if r.optimizers and r.requires_grad and r.stepped
+                and not r.changed_in_step]
+
+
+def _changed(r: ParamRecord) -> bool:
+    return bool(r.changed_in_step or r.changed)
+
+
+def _unique(recs):
+    seen, out = set(), []
+    for r in recs:
+        if id(r.tensor) not in seen:
+            seen.add(id(r.tensor))
+            out.append(r)
+    return out
+
+
+def _names(recs) -> tuple:
+    return tuple(sorted(r.name for r in recs))
+
+
+def _count(recs) -> str:
+    return f"{len(recs)} parameter{'s' if len(recs) != 1 else ''}"
+
+
+def _what(target) -> str:
+    if isinstance(target, str):
+        return f"`{target}`"
+    if isinstance(target, (list, tuple)):
+        return ", ".join(_what(t) for t in target)
+    return type(target).__name__
+
+
+def _hidden_note(recs) -> str:
+    hidden = [r for r in recs if r.hidden]
+    if not hidden:
+        return ""
+    return f" ({len(hidden)} of them kept in a plain list/dict, which .parameters() does not yield)"
+
+
+def format_problems(problems, limit=12) -> str:
+    lines = ["gradient flow check failed:"]
+    for p in problems:
+        lines.append(f"- {p.message}")
+        if p.names:
+            shown = list(p.names[:limit])
+            more = f" ... ({len(p.names) - limit} more)" if len(p.names) > limit else ""
+            lines.append("    " + ", ".join(shown) + more)
+    return "\n".join(lines)
+
+
+def probe(model_or_params=None, optimizer=None, **kwargs) -> Probe:
+    """`with probe(model, optimizer) as p:` around real training steps; see Probe."""
+    return Probe(model_or_params, optimizer, **kwargs)
