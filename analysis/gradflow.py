@@ -312,11 +312,17 @@ def emit(plans, test_path: str, source_label: str = "", steps: int = 3) -> str:
                   "    return module", ""]
     taken: set = set()
     for p in ok:
-        lines += ["", "", *(_script_test(p, taken, here) if p.mode == "script" else _function_test(p, taken))]
+        lines += ["", "", *test_source(p, taken)]
     skipped = [p for p in plans if not p.locatable]
     if skipped:
         lines += ["", "# Not probed:"] + [f"# - line {p.line} ({p.function}): {p.reason}" for p in skipped]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def test_source(p: ProbePlan, taken: set | None = None) -> list[str]:
+    """The lines of the pytest function `emit` writes for this plan."""
+    taken = set() if taken is None else taken
+    return _script_test(p, taken) if p.mode == "script" else _function_test(p, taken)
 
 
 def _doc(p: ProbePlan) -> list[str]:
@@ -326,7 +332,7 @@ def _doc(p: ProbePlan) -> list[str]:
     return [head] + body
 
 
-def _script_test(p: ProbePlan, taken: set, here: str) -> list[str]:
+def _script_test(p: ProbePlan, taken: set) -> list[str]:
     at = (os.path.relpath(p.path, os.path.dirname(p.script)), p.line, p.end_line)
     kw = [f"at={at!r}"]
     if p.watch:

@@ -18,3 +18,35 @@ def add_arguments(ap):
     ap.add_argument("--config", metavar="PYPROJECT", help="read [tool.gradaudit] from this file")
     ap.add_argument("--isolated", action="store_true", help="ignore configuration files")
     ap.add_argument("-j", "--jobs", type=int, default=0, metavar="N", help="worker processes (default: auto)")
+
+
+def run_command(args) -> int:
+    from ..cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _emit, _load_config
+    from . import collect
+    fmt = args.format
+    if fmt is None:
+        ext = os.path.splitext(args.output_file or "")[1].lower()
+        fmt = {".json": "json", ".html": "html", ".htm": "html"}.get(ext, "md")
+    config = _load_config(args)
+    if config is None:
+        return EXIT_ERROR
+    files, missing, results, errors, crashes = collect.analyze(args.paths, config, args.jobs)
+    for p in missing:
+        print(f"gradaudit: {p}: no such file or directory", file=sys.stderr)
+    for path, line, msg in errors:
+        print(f"{path}:{line}:1: error: could not parse: {msg}", file=sys.stderr)
+    for path, tb in crashes:
+        print(f"gradaudit: internal error while checking {path}:\n{tb}", file=sys.stderr)
+    audit = collect.build(args.paths, len(files), results, errors, crashes)
+    if fmt == "json":
+        from .jsonout import render
+    elif fmt == "html":
+        from .html import render
+    else:
+        from .markdown import render
+    _emit(render(audit), args.output_file)
+    if args.output_file:
+        print(f"gradaudit: wrote {args.output_file}", file=sys.stderr)
+    if missing or crashes:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if audit.entries or errors else EXIT_CLEAN

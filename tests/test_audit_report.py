@@ -1,0 +1,299 @@
+"""`gradaudit audit`: the five sections on examples with and without defects, the JSON schema, the
+self-contained HTML page, corrections that apply and parse, and the valid look-alikes it lists."""
+import ast
+import json
+import os
+import re
+import textwrap
+
+import jsonschema
+import pytest
+
+from clitools import run_cli as _run_cli
+from gradaudit.analysis.config import Config
+from gradaudit.analysis.report import collect, graph as G
+from gradaudit.analysis.report.markdown import SECTIONS
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLES = os.path.join(ROOT, "examples")
+SCHEMA = os.path.join(ROOT, "docs", "audit-report.schema.json")
+
+
+def run_cli(args, cwd=ROOT):
+    p = _run_cli(*args, cwd=cwd)
+    return p.returncode, p.stdout, p.stderr
+
+
+def audit_of(paths):
+    files, missing, results, errors, crashes = collect.analyze(paths, Config(), jobs=1)
+    return collect.build(paths, len(files), results, errors, crashes)
+
+
+def write(tmp_path, name, source):
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(source))
+    return str(p)
+
+
+@pytest.fixture(scope="module")
+def examples_md():
+    code, out, err = run_cli(["audit", "examples"])
+    assert code == 1, err
+    return out
+
+
+def h2(md):
+    return re.findall(r"^## (.+)$", md, flags=re.M)
+
+
+def section(md, title):
+    start = md.index(f"## {title}\n")
+    nxt = md.find("\n## ", start + 1)
+    return md[start:nxt if nxt != -1 else len(md)]
+
+
+def test_exactly_five_sections_in_order(examples_md):
+    assert h2(examples_md) == list(SECTIONS)
+
+
+def test_graph_section_draws_every_step(examples_md):
+    graph = section(examples_md, SECTIONS[0])
+    steps = re.findall(r"^### Step \d+: `(\w+)\.backward\(\)` in `([\w.<>]+)` \(([^)]+)\)$", graph, flags=re.M)
+    assert {s[2] for s in steps} == {"examples/finetune_classifier.py:98", "examples/gan_training.py:71",
+                                     "examples/gan_training.py:77", "examples/manual_sgd.py:46",
+                                     "examples/project/train.py:57", "examples/text_trainer.py:87"}
+    assert graph.count("```mermaid\nflowchart LR") == len(steps)
+    # the detach in text_trainer is drawn as a cut, the plain-list projections as not optimized
+    assert '-.-x|"cut: .detach() line 77"|' in graph
+    assert "model.layer_proj" in graph and "(not optimized)" in graph
+    # the frozen encoder of project/train.py is marked frozen in the text and the flowchart
+    assert "module `model.encoder` (4 parameters): reached by the loss; frozen" in graph
+    assert re.search(r"class s\d+_m\d+ frozen", graph)
+    # the optimizer's groups and the order of one iteration
+    assert "group 0 (lr): the parameters of `model.encoder.body` — all frozen" in graph
+    assert "one iteration: zero_grad -> backward -> clip_grad -> step" in graph
+
+
+def test_findings_ranked_classified_with_evidence(examples_md):
+    findings = section(examples_md, SECTIONS[1])
+    heads = re.findall(r"^### \d+\. (GA\d+) [\w-]+ — (.+) \((\w+)\)$", findings, flags=re.M)
+    assert len(heads) == 7
+    order = ["critical", "high", "medium", "low"]
+    ranks = [order.index(sev) for _, _, sev in heads]
+    assert ranks == sorted(ranks)
+    assert heads[0][0] in ("GA110", "GA111") and heads[0][2] == "critical"   # torch raises: first
+    assert all(cls == "confirmed graph break" for _, cls, _ in heads)
+    block = findings[findings.index("GA103 python-scalar-in-loss"):]
+    block = block[:block.index("\n### ")]
+    assert "- **where**: `examples/finetune_classifier.py:96:18` in `train_one_epoch`" in block
+    assert "- **parameters**: `center_loss.centers`" in block
+    assert "- **why it is not a valid look-alike**:" in block
+    # evidence excerpts with line numbers: the cut, the loss, the backward(), the optimizer
+    for line in ("96 |         center = center_loss(feats, labels).item()", "97 |         loss = ce + center_weight",
+                 "98 |         loss.backward()", "123 |     optimizer = torch.optim.SGD("):
+        assert line in block
+
+
+def apply_unified_diff(source: str, diff: str) -> str:
+    """A strict applier: every context and removed line must match the file."""
+    lines = source.splitlines(True)
+    out, pos = [], 0
+    hunks = re.split(r"^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@.*\n", diff, flags=re.M)
+    for start, body in zip(hunks[1::2], hunks[2::2]):
+        start = int(start) - 1
+        out += lines[pos:start]
+        pos = start
+        for ln in body.splitlines(True):
+            tag, text = ln[:1], ln[1:]
+            if tag in (" ", "-"):
+                assert lines[pos] == text, f"diff does not apply at line {pos + 1}: {lines[pos]!r} != {text!r}"
+                pos += 1
+                if tag == " ":
+                    out.append(text)
+            elif tag == "+":
+                out.append(text)
+    return "".join(out + lines[pos:])
+
+
+def test_corrections_are_diffs_that_apply_and_parse(examples_md):
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        a = audit_of(["examples"])
+    finally:
+        os.chdir(cwd)
+    assert len(a.corrections) == 7
+    for c in a.corrections:
+        assert c.parses and c.diff.startswith(f"--- a/{c.path}")
+        with open(os.path.join(ROOT, c.path)) as fh:
+            source = fh.read()
+        patched = apply_unified_diff(source, c.diff)
+        assert patched != source
+        ast.parse(patched)
+        # one finding's correction: a single hunk, nothing broader
+        assert c.diff.count("\n@@ ") == 1
+    unsafe = [c for c in a.corrections if c.applicability == "unsafe"]
+    assert unsafe and all(f"### Correction {c.index + 1}: {c.code}" in examples_md for c in unsafe)
+    assert examples_md.count("(**unsafe**: check it changes what you meant)") == len(unsafe)
+
+
+def test_verification_with_defects_lists_probes(examples_md):
+    ver = section(examples_md, SECTIONS[3])
+    assert "autograd is wired correctly" not in ver
+    assert ver.count("```python\ndef test_gradflow_") == 6
+    assert "gradient from this loss reaches every trainable parameter of `center_loss`, `model`" in ver
+
+
+def test_clean_example_states_no_defect_and_assumptions(tmp_path):
+    code, out, _ = run_cli(["audit", os.path.join(EXAMPLES, "gan_training.py")])
+    assert code == 0
+    assert h2(out) == list(SECTIONS)
+    assert "None: no rule's conditions held" in section(out, SECTIONS[1])
+    ver = section(out, SECTIONS[3])
+    assert "No defect found: autograd is wired correctly for what was checked" in ver
+    assert "- `generator` trains from step 0: gets gradient from `g_loss` and changes at the first `opt_g.step()`" in ver
+    assert "- no parameter of `discriminator` is frozen" in ver
+    assert "- `generator` gets no gradient from `d_loss`" in ver
+    looks = section(out, SECTIONS[4])
+    assert "**detached for another optimizer's step** at" in looks and "fake.detach()" in looks
+    assert "**logging** at" in looks
+
+
+@pytest.mark.parametrize("name,source,kind", [
+    ("target.py", """
+        import copy
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        policy = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+        target = copy.deepcopy(policy)
+        optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
+        for it in range(4):
+            s, s2 = torch.randn(8, 4), torch.randn(8, 4)
+            a, r = torch.randint(0, 2, (8,)), torch.randn(8)
+            q = policy(s).gather(1, a.unsqueeze(1)).squeeze(1)
+            td_target = r + 0.9 * target(s2).max(dim=1).values.detach()
+            loss = F.smooth_l1_loss(q, td_target)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        """, "target network"),
+    ("simsiam.py", """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        backbone = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 8))
+        predictor = nn.Linear(8, 8)
+        opt = torch.optim.SGD([*backbone.parameters(), *predictor.parameters()], lr=0.05)
+        data = torch.randn(16, 12)
+        for _ in range(3):
+            z1, z2 = backbone(data), backbone(data + 0.1)
+            p1, p2 = predictor(z1), predictor(z2)
+            loss = -(F.cosine_similarity(p1, z2.detach()).mean() + F.cosine_similarity(p2, z1.detach()).mean())
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """, "stop-gradient with another path"),
+    ("frozen.py", """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        backbone = nn.Sequential(nn.Linear(8, 16), nn.ReLU())
+        head = nn.Linear(16, 3)
+        for p in backbone.parameters():
+            p.requires_grad = False
+        params = [p for p in [*backbone.parameters(), *head.parameters()] if p.requires_grad]
+        opt = torch.optim.SGD(params, lr=0.1)
+        for _ in range(3):
+            x, y = torch.randn(4, 8), torch.randint(0, 3, (4,))
+            loss = F.cross_entropy(head(backbone(x)), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            print(loss.item())
+        """, "frozen backbone"),
+])
+def test_valid_lookalikes_are_listed_not_reported(tmp_path, name, source, kind):
+    path = write(tmp_path, name, source)
+    a = audit_of([path])
+    assert not a.entries, [e.finding.message for e in a.entries]
+    assert kind in {la.kind for la in a.lookalikes}, a.lookalikes
+
+
+def test_lookalike_is_not_listed_when_it_is_the_defect(tmp_path):
+    path = write(tmp_path, "bug.py", """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        encoder = nn.Sequential(nn.Linear(8, 16), nn.ReLU())
+        head = nn.Linear(16, 3)
+        opt = torch.optim.Adam(list(encoder.parameters()) + list(head.parameters()), lr=1e-2)
+        for step in range(3):
+            x, y = torch.randn(4, 8), torch.randint(0, 3, (4,))
+            feats = encoder(x).detach()
+            loss = F.cross_entropy(head(feats), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """)
+    a = audit_of([path])
+    assert [e.finding.code for e in a.entries] == ["GA101"]
+    assert not [la for la in a.lookalikes if la.line == 11]
+
+
+def test_json_matches_schema_and_markdown(tmp_path):
+    out = tmp_path / "report.json"
+    code, _, err = run_cli(["audit", "examples", "-o", str(out)])
+    assert code == 1 and "wrote" in err
+    data = json.loads(out.read_text())
+    with open(SCHEMA) as fh:
+        schema = json.load(fh)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.Draft202012Validator(schema).validate(data)
+    assert data["version"] == 1 and data["summary"]["findings"] == 7 and not data["summary"]["clean"]
+    assert [f["rank"] for f in data["findings"]] == list(range(1, 8))
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        a = audit_of(["examples"])
+    finally:
+        os.chdir(cwd)
+    assert [s["mermaid"] for s in data["steps"]] == [G.mermaid(g) for g in a.graphs]
+    assert data["verification"]["statement"] is None
+
+
+def test_clean_json_has_the_statement(tmp_path):
+    code, out, _ = run_cli(["audit", os.path.join(EXAMPLES, "gan_training.py"), "--format", "json"])
+    data = json.loads(out)
+    assert code == 0 and data["summary"]["clean"]
+    assert data["verification"]["statement"].startswith("autograd is wired correctly for what was checked")
+
+
+def test_html_is_one_self_contained_page(tmp_path):
+    out = tmp_path / "report.html"
+    code, _, _ = run_cli(["audit", EXAMPLES, "-o", str(out)])
+    html = out.read_text()
+    assert code == 1
+    assert html.startswith("<!doctype html>") and html.rstrip().endswith("</html>")
+    assert html.count('<svg class="graph"') == 6
+    assert "default-src 'none'" in html
+    for banned in ("<script", " src=", "<link", "@import", "url(http", "href=\"http"):
+        assert banned not in html
+    assert re.findall(r"<h2 id=\"\w+\">(.+?)</h2>", html) == list(SECTIONS)
+
+
+def test_no_training_step(tmp_path):
+    path = write(tmp_path, "util.py", "def add(a, b):\n    return a + b\n")
+    code, out, _ = run_cli(["audit", path])
+    assert code == 0
+    assert h2(out) == list(SECTIONS)
+    assert "No `backward()` was found" in out
+
+
+def test_missing_path_is_an_error(tmp_path):
+    code, _, err = run_cli(["audit", str(tmp_path / "nope.py")])
+    assert code == 2 and "no such file" in err
