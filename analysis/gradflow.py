@@ -44,6 +44,7 @@ class ProbePlan:
     schedulers: tuple = ()
     manual: bool = False        # updated by hand, no optimizer
     call_text: str = ""         # the backward() call's first line, to find it again after edits
+    unchecked: tuple = ()       # parameters the engine saw but cannot name for a test (`<tensor>`)
     fixtures: tuple = ()        # function mode: fixtures the test asks for
     call: str = ""              # function mode: the call of the step function
     batch: tuple = ()           # function mode: (names, target kind) built by batch_for
@@ -75,6 +76,9 @@ class ProbePlan:
                            "no param group holds only frozen parameters")
             if mods:
                 out.append("every trainable parameter of " + ", ".join(f"`{n}`" for n in mods) + " changes")
+        if self.unchecked:
+            out.append("(not checked by name: " + ", ".join(f"`{n}`" for n in self.unchecked)
+                       + ", which the script binds to no name the test can look up)")
         out.append("losses, gradients and updated parameters stay finite")
         if self.optimizers or self.optimizer_arg:
             out.append("gradients are cleared between steps (no stale or other losses' gradients applied)")
@@ -177,14 +181,13 @@ def plan_step(model: ProgramModel, step: Step, script: str, files: dict | None =
     known = {_clean(p.name if not p.opaque else p.module) for p in _known(model, step)}
     into = cover(names, known)
     seen = {_clean(p.name if not p.opaque else p.module) for p in held | cut | want | orphan}
+    unchecked = tuple(n for n in into if not _NAME.match(n))
+    into = tuple(n for n in into if _NAME.match(n))
     watch = tuple(sorted(set(into) | {n for n in cover(seen, known) if _NAME.match(n)}))
-    bad = [n for n in into if not _NAME.match(n)]
-    if bad:
-        return ProbePlan(**base, mode="none", reason=f"`{bad[0]}` is not a name the test can look up")
     if not into and not opt_names:
         return ProbePlan(**base, mode="none", reason="the engine found no parameter or optimizer for this loss")
     return ProbePlan(**base, mode="script", watch=watch, into=into, updates=tuple(opt_names) + into,
-                     optimizers=tuple(opt_names), schedulers=tuple(scheds))
+                     optimizers=tuple(opt_names), schedulers=tuple(scheds), unchecked=unchecked)
 
 
 def _function_node(tree, name: str, line: int):

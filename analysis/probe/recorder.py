@@ -130,9 +130,17 @@ def module_tensors(torch, module, label: str):
         yield (f"{label}.{name}" if label else name), p, False
     for mname, m in module.named_modules():
         for attr, value in vars(m).items():
-            if attr.startswith("_") or not isinstance(value, (list, tuple, dict)):
+            if attr.startswith("_"):
                 continue
             prefix = ".".join(x for x in (label, mname, attr) if x)
+            if isinstance(value, torch.Tensor):
+                # a plain tensor attribute that requires grad: a weight .parameters() never yields
+                if value.requires_grad and id(value) not in seen:
+                    seen.add(id(value))
+                    yield prefix, value, True
+                continue
+            if not isinstance(value, (list, tuple, dict)):
+                continue
             items = value.items() if isinstance(value, dict) else enumerate(value)
             for key, item in items:
                 if isinstance(item, torch.nn.Module):
@@ -205,11 +213,16 @@ class Probe:
                 if isinstance(item, (torch.nn.Module, torch.Tensor)):
                     self.watch(item, f"{label}.{i}")
         else:
-            try:
-                items = list(obj)
-            except TypeError:
+            # a generator of parameters (`model.parameters()`), a set of tensors
+            items = None
+            if not isinstance(obj, (str, bytes)):
+                try:
+                    items = [x for x in obj if isinstance(x, (torch.nn.Module, torch.Tensor))]
+                except TypeError:
+                    items = None
+            if items is None:
                 raise TypeError(f"probe: cannot watch a {type(obj).__name__}: give a module, tensors or "
-                                "an optimizer") from None
+                                "an optimizer")
             self.watch(items, name)
         if self._open:
             self._hook_all()
@@ -494,6 +507,17 @@ class Probe:
     def _lookup(self, name):
         if name in self.objects:
             return self.objects[name]
+        for label, obj in self.objects.items():   # `encoder` of a probe(model): model.encoder
+            if isinstance(obj, self.torch.nn.Module):
+                try:
+                    target = obj
+                    for part in name.split("."):
+                        target = target[int(part)] if part.isdigit() else getattr(target, part)
+                except (AttributeError, IndexError, TypeError):
+                    continue
+                if isinstance(target, (self.torch.nn.Module, self.torch.Tensor)):
+                    self.objects.setdefault(name, target)
+                    return target
         by_name = [r for r in self.params.values() if r.name == name]
         if by_name:
             return by_name[0]
@@ -511,7 +535,7 @@ class Probe:
             trainable = [r for r in recs if r.requires_grad or r.tensor.requires_grad]
             frozen = [r for r in recs if not (r.requires_grad or r.tensor.requires_grad)]
             if recs and not trainable:
-                out.append(Problem("frozen", f"every parameter of {_what(into)} is frozen (requires_grad=False): "
+                out.append(Problem("frozen", f"every parameter of {_what(into, self.objects)} is frozen (requires_grad=False): "
                                              "it cannot receive gradient", _names(frozen)))
             if site is not None:
                 none = [r for r in trainable if not r.grads or (r.nonzero and not any(site(*s) for s in r.sites))]
@@ -555,7 +579,7 @@ class Probe:
                     nograd = [r for r in still if r.optimizers and not r.nonzero]
                     if nograd:
                         why.append(f"{len(nograd)} without gradient")
-                    out.append(Problem("never-changes", f"{_count(still)} of {_what(t)} never changed"
+                    out.append(Problem("never-changes", f"{_count(still)} of {_what(t, self.objects)} never changed"
                                        + (f" ({', '.join(why)})" if why else ""), _names(still)))
         if finite:
             bad = [p for p in self.passes if not p.loss_finite]
@@ -646,12 +670,13 @@ def _count(recs) -> str:
     return f"{len(recs)} parameter{'s' if len(recs) != 1 else ''}"
 
 
-def _what(target) -> str:
+def _what(target, objects=None) -> str:
     if isinstance(target, str):
         return f"`{target}`"
     if isinstance(target, (list, tuple)):
-        return ", ".join(_what(t) for t in target)
-    return type(target).__name__
+        return ", ".join(_what(t, objects) for t in target)
+    label = next((k for k, v in (objects or {}).items() if v is target), None)
+    return f"`{label}`" if label else type(target).__name__
 
 
 def _hidden_note(recs) -> str:

@@ -166,6 +166,16 @@ class _Session:
             stack.extend(n for n, _ in fn.next_functions if n is not None)
         return self.leaves
 
+    def _watch(self, probe, name, obj) -> bool:
+        """Follow `obj` under `name`; False when it is not there (yet): unbound, None, not a tensor."""
+        if obj is _MISSING or obj is None:
+            return False
+        try:
+            probe.watch(obj, name)
+        except TypeError:
+            return False
+        return True
+
     def _matches(self, site) -> bool:
         """The backward() waited for: at its lines, or (after an edit moved it) the same call in the
         same function."""
@@ -204,11 +214,8 @@ class _Session:
                 if name == LOSS_LEAVES:
                     self._watch_leaves(probe, frames)
                     continue
-                obj = self._resolve(name, frames)
-                if obj is _MISSING:
+                if not self._watch(probe, name, self._resolve(name, frames)):
                     run.missing.append(name)
-                else:
-                    probe.watch(obj, name)
             for name in self.optimizers + self.schedulers:
                 obj = self._resolve(name, frames)
                 if obj is _MISSING:
@@ -234,7 +241,9 @@ class _Session:
                 continue
             obj = self._resolve(name, frames)
             if obj is not _MISSING and run.probe.objects.get(name) is not obj:
-                run.probe.watch(obj, name)      # replaced since: follow the new one too
+                # bound since (a parameter made in a later epoch) or replaced: follow the new one too
+                if self._watch(run.probe, name, obj) and name in run.missing:
+                    run.missing.remove(name)
         if not self.optimizers and self.hits > self.steps:
             raise StopTraining(f"{self.steps} backward passes at line {first}")
 
