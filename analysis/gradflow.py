@@ -164,20 +164,28 @@ def plan_step(model: ProgramModel, step: Step, script: str, files: dict | None =
     for c in step.cuts:
         cut |= c.removed | c.removed_weak
     frozen = step.frozen | step.maybe_frozen
-    want = {p for p in (reach | cut) & held if p not in frozen}
+    # an optimizer that holds parameters this loss reaches but is stepped for no loss at all
+    # (backward() without step()): those parameters should train too
+    stepped_any = {k for s in model.steps for k in s.stepped}
+    idle = set()
+    for o in step.optimizers:
+        if o.key not in stepped_any:
+            idle |= o.params
+    # a cut of parameters another loss of the same step() trains (an actor-critic's detached
+    # advantage) is a stop-gradient, not a defect: this loss is not asked to reach them
+    want = {p for p in ((reach | (cut - step.co_reached)) & held) | (reach & idle) if p not in frozen}
     orphan = {p for p in reach if p not in any_held and p not in frozen and p not in model.manual
               and p.kind in ("param", "leaf", "opaque") and not p.origin}
     manual = not stepped and bool((reach | cut) & model.manual)
     names = {_clean(p.name if not p.opaque else p.module) for p in want | orphan}
-    opt_names = [o.name for o in stepped]
+    opt_names = list(dict.fromkeys(o.name for o in stepped))
     unnamed = [n for n in opt_names if not _NAME.match(n)]
     if unnamed:
         return ProbePlan(**base, mode="none", reason=f"the optimizer {unnamed[0]} has no name the test can look up")
-    scheds = sorted({e.target for e in step.events if e.kind == "sched_step" and e.target and _NAME.match(e.target)})
+    # schedulers are not asked to stay the same objects: rebuilding a chainable one each epoch is valid
     if manual:
         return ProbePlan(**base, mode="script", watch=(LOSS_LEAVES,), into=(LOSS_LEAVES,), updates=(LOSS_LEAVES,),
-                         manual=True,
-                         schedulers=tuple(scheds))
+                         manual=True)
     known = {_clean(p.name if not p.opaque else p.module) for p in _known(model, step)}
     into = cover(names, known)
     seen = {_clean(p.name if not p.opaque else p.module) for p in held | cut | want | orphan}
@@ -187,7 +195,7 @@ def plan_step(model: ProgramModel, step: Step, script: str, files: dict | None =
     if not into and not opt_names:
         return ProbePlan(**base, mode="none", reason="the engine found no parameter or optimizer for this loss")
     return ProbePlan(**base, mode="script", watch=watch, into=into, updates=tuple(opt_names) + into,
-                     optimizers=tuple(opt_names), schedulers=tuple(scheds), unchecked=unchecked)
+                     optimizers=tuple(opt_names), unchecked=unchecked)
 
 
 def _function_node(tree, name: str, line: int):
@@ -288,9 +296,11 @@ def emit(plans, test_path: str, source_label: str = "", steps: int = 3) -> str:
             "The training-step functions are imported and called on a batch built for the model's first layer;",
             "the fixtures a test names but this file does not define are yours to provide (conftest.py).",
         ]
-    lines += ['"""', "import os", ""]
+    lines += ['"""']
     if any(p.mode == "function" for p in ok):
-        lines += ["import importlib.util", "import sys", ""]
+        lines += ["import importlib.util", "import os", "import sys", ""]
+    else:
+        lines += ["import os", ""]
     imports = set()
     if any(p.mode == "script" for p in ok):
         imports.add("run_script")
@@ -312,7 +322,7 @@ def emit(plans, test_path: str, source_label: str = "", steps: int = 3) -> str:
                   "    spec = importlib.util.spec_from_file_location(name, SCRIPT)",
                   "    module = importlib.util.module_from_spec(spec)",
                   "    spec.loader.exec_module(module)",
-                  "    return module", ""]
+                  "    return module"]
     taken: set = set()
     for p in ok:
         lines += ["", "", *test_source(p, taken)]
@@ -411,8 +421,12 @@ def run_command(args) -> int:
         print(f"gradaudit: {args.path}: {exc}", file=sys.stderr)
         return 1
     if args.emit:
-        with open(args.emit, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        try:
+            with open(args.emit, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as exc:
+            print(f"gradaudit: cannot write {args.emit}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
         n = sum(1 for p in plans if p.locatable)
         print(f"wrote {args.emit}: {n} test{'s' if n != 1 else ''}", file=sys.stderr)
     else:

@@ -153,6 +153,32 @@ def module_tensors(torch, module, label: str):
                     yield f"{prefix}.{key}", item, True
 
 
+class Several(list):
+    """Objects watched under one name in turn (a loop variable bound to each ensemble member)."""
+
+
+def _parts(torch, obj):
+    """(attribute, value) of an object's modules and trainable tensors (a trainer holding the model),
+    or None when it holds none, or a generator's modules and tensors (`model.parameters()`)."""
+    if isinstance(obj, (str, bytes, int, float, bool)) or obj is None:
+        return None
+    found = []
+    for k, v in getattr(obj, "__dict__", {}).items():
+        if k.startswith("_"):
+            continue
+        if isinstance(v, torch.nn.Module) or (isinstance(v, torch.Tensor) and v.requires_grad):
+            found.append((k, v))
+    if found:
+        return found
+    if hasattr(obj, "__iter__") and not hasattr(obj, "__dict__") or type(obj).__name__ == "generator":
+        try:
+            items = [x for x in obj if isinstance(x, (torch.nn.Module, torch.Tensor))]
+        except TypeError:
+            return None
+        return list(enumerate(items)) or None
+    return None
+
+
 class Probe:
     """Records gradient flow around real training steps (see the module docstring)."""
 
@@ -189,7 +215,9 @@ class Probe:
     # ------------------------------------------------------------ what to watch
 
     def watch(self, obj, name: str | None = None):
-        """Track a module (all its parameters), a tensor, or a list/dict of those, under `name`."""
+        """Track a module (all its parameters), a tensor, a list/dict of those, an optimizer, or an
+        object holding modules (a trainer: its module attributes), under `name`. Watching another
+        object under a name already used (a loop variable bound to each member in turn) adds it."""
         torch = self.torch
         if isinstance(obj, dict):
             for k, v in obj.items():
@@ -199,46 +227,48 @@ class Probe:
             self.watch_optimizer(obj, name)
             return
         label = name if name is not None else ("model" if isinstance(obj, torch.nn.Module) else "params")
-        self.objects[label] = obj
+        prefix = self._bind(label, obj)
         if isinstance(obj, torch.nn.Module):
-            for pname, p, hidden in module_tensors(torch, obj, label):
+            for pname, p, hidden in module_tensors(torch, obj, prefix):
                 self._track(p, pname, hidden)
             if self.forward_checks:
-                for mname, m in obj.named_modules(prefix=label):
+                for mname, m in obj.named_modules(prefix=prefix):
                     self._hook_module(m, mname)
         elif isinstance(obj, torch.Tensor):
-            self._track(obj, label)
+            self._track(obj, prefix)
         elif isinstance(obj, (list, tuple)):
             for i, item in enumerate(obj):
                 if isinstance(item, (torch.nn.Module, torch.Tensor)):
-                    self.watch(item, f"{label}.{i}")
+                    self.watch(item, f"{prefix}.{i}")
         else:
-            # a generator of parameters (`model.parameters()`), a set of tensors
-            items = None
-            if not isinstance(obj, (str, bytes)):
-                try:
-                    items = [x for x in obj if isinstance(x, (torch.nn.Module, torch.Tensor))]
-                except TypeError:
-                    items = None
-            if items is None:
+            parts = _parts(torch, obj)
+            if parts is None:
                 raise TypeError(f"probe: cannot watch a {type(obj).__name__}: give a module, tensors or "
                                 "an optimizer")
-            self.watch(items, name)
+            for key, item in parts:
+                self.watch(item, f"{prefix}.{key}")
         if self._open:
             self._hook_all()
+
+    def _bind(self, label, obj) -> str:
+        """Record `obj` under `label`; the prefix its parameters are named with (`m`, then `m#2`...)."""
+        prev = self.objects.get(label)
+        if prev is None or prev is obj:
+            self.objects[label] = obj
+            return label
+        group = prev if isinstance(prev, Several) else Several([prev])
+        if any(x is obj for x in group):
+            return label if group[0] is obj else f"{label}#{[id(x) for x in group].index(id(obj)) + 1}"
+        group.append(obj)
+        self.objects[label] = group
+        return f"{label}#{len(group)}"
 
     def watch_optimizer(self, opt, name: str | None = None):
         if id(opt) in self.optimizers:
             return
-        label = name or "optimizer"
-        taken = {lbl for lbl, _ in self.optimizers.values()}
-        if label in taken:
-            n = 2
-            while f"{label}#{n}" in taken:
-                n += 1
-            label = f"{label}#{n}"
+        wanted = name or "optimizer"
+        label = self._bind(wanted, opt)
         self.optimizers[id(opt)] = (label, opt)
-        self.objects.setdefault(label, opt)
         names = {id(r.tensor): r.name for r in self.params.values()}
         for gi, g in enumerate(opt.param_groups):
             for i, p in enumerate(g["params"]):
@@ -396,6 +426,8 @@ class Probe:
                 rec.pending.append(n)
 
     def _before_step(self, opt):
+        if id(opt) in self._pending_steps:     # already taken (an optimizer adopted in a global hook)
+            return
         torch = self.torch
         label = self.optimizers.get(id(opt), ("optimizer", opt))[0]
         params = [p for g in opt.param_groups for p in g["params"]]
@@ -495,6 +527,9 @@ class Probe:
         if isinstance(target, torch.Tensor):
             rec = self.params.get(id(target))
             return [rec if rec is not None else self._untracked(target, "tensor", False)]
+        parts = _parts(torch, target)
+        if parts is not None:
+            return self._resolve([v for _, v in parts], what)
         raise TypeError(f"{what}: cannot check a {type(target).__name__}")
 
     def _untracked(self, p, name, hidden):
@@ -554,9 +589,12 @@ class Probe:
             told: set = set()      # each parameter that never changed is named once
             for t in targets:
                 obj = self._lookup(t) if isinstance(t, str) else t
-                if isinstance(obj, self.torch.optim.Optimizer):
-                    label = self.optimizers.get(id(obj), (str(t),))[0]
-                    for gi, g in enumerate(obj.param_groups):
+                opts = [o for o in (obj if isinstance(obj, list) else [obj])
+                        if isinstance(o, self.torch.optim.Optimizer)]
+                unstepped = False
+                for o in opts:
+                    label = self.optimizers.get(id(o), (str(t),))[0]
+                    for gi, g in enumerate(o.param_groups):
                         ps = g["params"]
                         if ps and not any(p.requires_grad for p in ps):
                             recs = [self.params[id(p)] for p in ps if id(p) in self.params]
@@ -564,7 +602,9 @@ class Probe:
                                                                f"parameters: that group never trains", _names(recs)))
                     if not any(s.optimizer == label for s in self.steps):
                         out.append(Problem("no-step", f"`{label}` never stepped while the probe was open"))
-                        continue
+                        unstepped = True
+                if unstepped:
+                    continue
                 recs = _unique(self._resolve(t, "updates"))
                 # an optimizer slot no watched module holds and no loss reaches (the old parameters of a
                 # module replaced since) is reported, not required to change

@@ -124,6 +124,7 @@ class _Session:
         self.run: ScriptRun | None = None
         self.hits = 0
         self.leaves, self.leaf_ids = [], set()
+        self.auto, self.armed = [], False
         self.bound: dict = {}
 
     def _frames(self):
@@ -218,24 +219,30 @@ class _Session:
                     run.missing.append(name)
             for name in self.optimizers + self.schedulers:
                 obj = self._resolve(name, frames)
-                if obj is _MISSING:
+                if obj is _MISSING or obj is None:
                     run.missing.append(name)
+                    if name in self.optimizers:
+                        self.auto.append(name)    # taken from the next optimizer that steps
                     continue
                 self.bound[name] = obj
                 if name in self.optimizers:
                     probe.watch_optimizer(obj, name)
             run.probe = probe
             probe.start()      # the hub calls its before() for this same pass
+            self.armed = True
             return
+        self.armed = True
         for name in self.optimizers + self.schedulers:
             obj = self._resolve(name, frames)
             old = self.bound.get(name)
-            if obj is not _MISSING and old is not None and obj is not old:
-                if not any(r[0] == name for r in run.rebuilt):
+            if obj is not _MISSING and obj is not None and old is not None and obj is not old:
+                # a new optimizer over the parameters of the last one: built in the loop. (One optimizer
+                # per ensemble member, bound to the loop variable in turn, holds other parameters.)
+                if _same_params(old, obj) and not any(r[0] == name for r in run.rebuilt):
                     run.rebuilt.append((name, self.hits))
                 self.bound[name] = obj
                 if name in self.optimizers:
-                    run.probe.watch_optimizer(obj, f"{name}@{self.hits}")
+                    run.probe.watch_optimizer(obj, name)
         for name in self.modules:
             if name == LOSS_LEAVES:
                 continue
@@ -249,6 +256,19 @@ class _Session:
 
     def after(self, kind, site):
         pass
+
+    def on_step(self, opt, args, kwargs):
+        """Global optimizer pre-hook: an optimizer named in the plan but not found by name is the
+        one that steps after the backward() waited for."""
+        probe = self.run.probe
+        if not (self.auto and self.armed and probe is not None) or id(opt) in probe.optimizers:
+            return
+        self.armed = False
+        name = self.auto[0]
+        probe.watch_optimizer(opt, name)
+        probe._before_step(opt)
+        if name in self.run.missing:
+            self.run.missing.remove(name)
 
 
 def run_script(path, *, at, modules=(), optimizers=(), schedulers=(), steps=5, argv=(), call="",
@@ -276,6 +296,8 @@ def run_script(path, *, at, modules=(), optimizers=(), schedulers=(), steps=5, a
     sys.path.insert(0, root)
     sys.argv = [script, *argv]
     hub.listen(session)
+    from torch.optim.optimizer import register_optimizer_step_pre_hook
+    step_hook = register_optimizer_step_pre_hook(session.on_step)
     caught = []
     original_show = warnings.showwarning
 
@@ -301,6 +323,7 @@ def run_script(path, *, at, modules=(), optimizers=(), schedulers=(), steps=5, a
                 run.error_where = _where(exc, root)
     finally:
         hub.leave(session)
+        step_hook.remove()
         if run.probe is not None:
             run.probe.stop()
         os.chdir(saved[0])
@@ -348,3 +371,11 @@ def _name_in(t, frames) -> str:
                     if x is t:
                         return f"{k}[{key!r}]"
     return ""
+
+
+def _same_params(a, b) -> bool:
+    try:
+        ids = {id(p) for g in a.param_groups for p in g["params"]}
+        return any(id(p) in ids for g in b.param_groups for p in g["params"])
+    except (AttributeError, KeyError, TypeError):
+        return False

@@ -3,7 +3,7 @@
 Modules are the parameter owners the loss reaches (or that a cut removed), grouped two levels
 below their root (`model.encoder`, `model.head`, `center_loss`); each is marked frozen, not
 optimized, or cut off. Drawn left to right: the batch, the modules, the loss, `backward()`, the
-optimizers stepped for it (a dotted edge to each module they hold); a cut is a red `x` edge.
+optimizers stepped for it (a dotted "updated by" edge from each module they hold); a cut is a red `x` edge.
 """
 from __future__ import annotations
 
@@ -247,7 +247,7 @@ def mermaid(g: StepGraph) -> str:
         if m.note == "copy":
             tag.append("copy")
         extra = f"<br/>({', '.join(tag)})" if tag else ""
-        lines.append(f'  {p}_m{i}["{_label(m.name)}<br/>{m.params} params{extra}"]')
+        lines.append(f'  {p}_m{i}["{_label(m.name)}<br/>{m.params} param{"s" if m.params != 1 else ""}{extra}"]')
     lines.append(f'  {p}_loss(["{_label(g.loss or "loss")}"])')
     lines.append(f'  {p}_bw{{{{"backward() line {g.line}"}}}}')
     for j, o in enumerate(g.optimizers):
@@ -266,7 +266,8 @@ def mermaid(g: StepGraph) -> str:
         edges.append((f"  {p}_bw --> {p}_o{j}", None))
         for i, m in enumerate(g.modules):
             if o.name in m.optimized:
-                edges.append((f'  {p}_o{j} -.->|"updates"| {p}_m{i}', "holds"))
+                # drawn from the module so that the layout keeps modules left of the loss
+                edges.append((f'  {p}_m{i} -.-|"updated by"| {p}_o{j}', "holds"))
     lines += [e for e, _ in edges]
     for k, (_, style) in enumerate(edges):
         if style == "cut":

@@ -122,7 +122,8 @@ def test_bundled_server_runs_without_installing_gradaudit(vsix, tmp_path):
 @pytest.mark.slow
 @needs_npm
 def test_real_vscode(vsix):
-    """code-server + Chromium: squiggle, Problems row, Ctrl+. quick fix, row gone, graph view.
+    """code-server + Chromium: squiggle, Problems row, the audit report in the Markdown preview with its
+    Mermaid graphs drawn, Ctrl+. quick fix, row gone, graph view.
     Screenshots are kept in vscode-extension/.e2e/artifacts/."""
     run(["bash", os.path.join(EXT, "scripts", "install-e2e.sh")], timeout=1800)
     shutil.rmtree(ARTIFACTS, ignore_errors=True)
@@ -131,5 +132,5 @@ def test_real_vscode(vsix):
                        timeout=900, env=dict(os.environ, E2E_ARTIFACTS=ARTIFACTS, GRADAUDIT_VSIX=vsix))
     print(p.stdout)
     assert p.returncode == 0 and "11 passed, 0 failed" in p.stdout, p.stdout[-4000:] + p.stderr[-4000:]
-    for shot in ("1-diagnostic.png", "2-audit-output.png", "3-quick-fix-menu.png", "4-fixed.png", "5-graph.png"):
+    for shot in ("1-diagnostic.png", "2-audit-report.png", "3-quick-fix-menu.png", "4-fixed.png", "5-graph.png"):
         assert os.path.getsize(os.path.join(ARTIFACTS, shot)) > 10_000
