@@ -81,7 +81,9 @@ class ProbePlan:
                        + ", which the script binds to no name the test can look up)")
         out.append("losses, gradients and updated parameters stay finite")
         if self.optimizers or self.optimizer_arg:
-            out.append("gradients are cleared between steps (no stale or other losses' gradients applied)")
+            out.append("gradients are cleared between steps (no stale or other losses' gradients applied), and "
+                       "a step after clip_grad_norm_ applies the clipped gradients")
+        out.append("the graph behind the loss does not grow from one backward() to the next")
         if self.mode == "script" and (self.optimizers or self.schedulers):
             built = self.optimizers + self.schedulers
             out.append(", ".join(f"`{n}`" for n in built) + (" stay the same objects" if len(built) > 1 else

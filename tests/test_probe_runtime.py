@@ -303,3 +303,78 @@ def test_batch_for_first_layers():
     assert x.dtype == torch.long and int(x.max()) < 50 and y.shape == (4, 8, 2)
     with pytest.raises(ValueError, match="batch"):
         batch_for(nn.Sequential(nn.ReLU()))
+
+
+def clip_run(where: str, scaler: bool = False):
+    torch.manual_seed(0)
+    model = Net()
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    with probe(model, opt) as p:
+        for x, y in batches(3):
+            opt.zero_grad()
+            loss = F.cross_entropy(model(x), y) * 100        # large gradients: clipping acts
+            if where == "before":
+                nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+            if scaler:
+                (loss * 1024).backward()
+                nn.utils.clip_grad_norm_(model.parameters(), 0.5)   # on the scaled gradients
+                for q in model.parameters():
+                    q.grad /= 1024                                # what unscale_ does afterwards
+            else:
+                loss.backward()
+            if where == "between":
+                nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+            opt.step()
+    return p
+
+
+def test_clipping_before_backward_is_flagged():
+    msg = failure(clip_run("before"), cleared=True)
+    assert "not the" in msg and "clip_grad_norm_(max_norm=0.5)" in msg
+
+
+def test_clipping_scaled_gradients_is_flagged():
+    assert "clip_grad_norm_(max_norm=0.5) left" in failure(clip_run("none", scaler=True), cleared=True)
+
+
+def test_clipping_between_backward_and_step_passes():
+    clip_run("between").assert_flows(cleared=True)
+
+
+def test_history_carried_across_iterations_grows_the_graph():
+    def run(detach):
+        torch.manual_seed(0)
+        proj = nn.Linear(6, 3)
+        opt = torch.optim.SGD(proj.parameters(), lr=0.05)
+        prototype = torch.zeros(3)
+        with probe(proj, opt) as p:
+            for _ in range(4):
+                z = proj(torch.randn(5, 6))
+                prototype = 0.9 * (prototype.detach() if detach else prototype) + 0.1 * z.mean(0)
+                loss = (z - prototype).pow(2).mean()
+                opt.zero_grad()
+                loss.backward(retain_graph=True)
+                opt.step()
+        return p
+
+    assert "grows at every backward()" in failure(run(detach=False), bounded=True)
+    run(detach=True).assert_flows(into="model", bounded=True)
+
+
+def test_cross_talk_is_seen_through_an_unwatched_optimizer():
+    torch.manual_seed(6)
+    G = nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 2))
+    D = nn.Linear(2, 1)
+    opt_g, opt_d = torch.optim.Adam(G.parameters(), lr=1e-3), torch.optim.Adam(D.parameters(), lr=1e-3)
+    bce = nn.BCEWithLogitsLoss()
+    with probe(G, opt_g) as p:          # the discriminator's optimizer is not watched
+        for _ in range(3):
+            opt_g.zero_grad()
+            opt_d.zero_grad()
+            d_loss = bce(D(G(torch.randn(8, 3))), torch.zeros(8, 1))     # no .detach(): G gets gradient
+            d_loss.backward()
+            opt_d.step()
+            g_loss = bce(D(G(torch.randn(8, 3))), torch.ones(8, 1))
+            g_loss.backward()
+            opt_g.step()
+    assert "which another optimizer had already stepped on" in failure(p, cleared=True)

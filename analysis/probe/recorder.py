@@ -15,6 +15,7 @@ value first appeared, by module. Nothing in the training step changes: hooks onl
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 
 from . import hub
@@ -84,6 +85,18 @@ class Problem:
     kind: str        # no-gradient | never-changes | frozen-group | outside-optimizer | nonfinite | stale | ...
     message: str
     names: tuple = ()
+
+
+def _graph_size(tensors, cap=200_000) -> int:
+    """Autograd nodes behind the loss: a graph that grows every iteration carries old history."""
+    seen, stack = set(), [t.grad_fn for t in tensors if t.grad_fn is not None]
+    while stack and len(seen) < cap:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        stack.extend(n for n, _ in fn.next_functions if n is not None)
+    return len(seen)
 
 
 def _finite(torch, t) -> bool:
@@ -202,6 +215,10 @@ class Probe:
         self._in_grad = False
         self._pass = 0
         self._pending_steps: dict = {}
+        self._foreign_steps: list = []   # events of steps of optimizers not watched
+        self._clips: list = []           # (event, max_norm, norm it found, parameter ids)
+        self.clip_mismatch: list = []    # (optimizer, step, applied norm, norm the clipping left)
+        self.graph_sizes: dict = {}      # (path, line) of a backward() -> autograd nodes behind each loss
         self._patched_zero_grad: list = []
         self._open = False
         self._closed = False
@@ -313,13 +330,46 @@ class Probe:
         for label, opt in list(self.optimizers.values()):
             self._hook_optimizer(opt, label)
         self._hook_all()
+        # steps of optimizers nobody asked to watch still mark which gradients were already applied
+        from torch.optim.optimizer import register_optimizer_step_post_hook
+        self._handles.append(register_optimizer_step_post_hook(self._any_step))
+        self._patch_clip()
         return self
+
+    def _patch_clip(self):
+        """Record clip_grad_norm_ calls: the step after one must apply what the clipping left."""
+        utils = self.torch.nn.utils
+        original = utils.clip_grad.clip_grad_norm_
+
+        def clip_grad_norm_(parameters, max_norm, *args, **kwargs):
+            params = [parameters] if isinstance(parameters, self.torch.Tensor) else list(parameters)
+            total = original(params, max_norm, *args, **kwargs)
+            norm_type = kwargs.get("norm_type", args[0] if args else 2.0)
+            if float(norm_type) == 2.0:
+                self._clips.append((self._event(), float(max_norm), float(total), {id(p) for p in params}))
+            return total
+
+        clip_grad_norm_.__wrapped__ = original
+        self._clip_original = original
+        utils.clip_grad_norm_ = utils.clip_grad.clip_grad_norm_ = clip_grad_norm_
+
+    def _unpatch_clip(self):
+        original = getattr(self, "_clip_original", None)
+        if original is not None:
+            utils = self.torch.nn.utils
+            utils.clip_grad_norm_ = utils.clip_grad.clip_grad_norm_ = original
+            self._clip_original = None
+
+    def _any_step(self, opt, args, kwargs):
+        if id(opt) not in self.optimizers:
+            self._foreign_steps.append(self._event())
 
     def stop(self):
         if not self._open:
             return
         self._open = False
         hub.leave(self)
+        self._unpatch_clip()
         for h in self._handles:
             h.remove()
         self._handles.clear()
@@ -384,6 +434,7 @@ class Probe:
             value = float(tensors[0].detach())
         self.passes.append(PassRecord(self._pass, kind, site, finite, value, self._event()))
         self._in_grad = kind == "grad"
+        self.graph_sizes.setdefault((site.path, site.line), []).append(_graph_size(tensors))
 
     def after(self, kind, site):
         self._in_grad = False
@@ -444,7 +495,8 @@ class Probe:
         last_pass = self.passes[-1] if self.passes else None
         boundary = 0
         if last_pass is not None:
-            boundary = max((s.event for s in self.steps if s.event < last_pass.event), default=0)
+            boundary = max([s.event for s in self.steps if s.event < last_pass.event]
+                           + [e for e in self._foreign_steps if e < last_pass.event], default=0)
         by_index = {p.index: p for p in self.passes}
         no_grad, stale, nonfinite = [], [], []
         module_sq: dict = {}
@@ -466,8 +518,25 @@ class Probe:
                     own = any(s.optimizer == label and pr.event < s.event <= boundary for s in self.steps)
                     stale.append((rec.name, pr, "own" if own else "other"))
                     break
+        self._check_clip(opt, label, params)
         self._pending_steps[id(opt)] = (params, before, names, no_grad, stale, nonfinite,
                                         {m: math.sqrt(v) for m, v in module_sq.items()}, math.sqrt(total_sq))
+
+    def _check_clip(self, opt, label, params):
+        """The gradients this step applies must be what the last clip_grad_norm_ since the previous
+        step left: the clipped norm (or the norm it found, when below max_norm)."""
+        last = max((s.event for s in self.steps if s.optimizer == label), default=0)
+        ids = {id(p) for p in params}
+        clips = [c for c in self._clips if c[0] > last and c[3] & ids]
+        if not clips:
+            return
+        event, max_norm, found, clipped = clips[-1]
+        grads = [p.grad for p in params if id(p) in clipped and p.grad is not None]
+        applied = math.sqrt(sum(_norm(self.torch, g) ** 2 for g in grads)) if grads else 0.0
+        expected = min(found, max_norm)
+        if math.isfinite(applied) and abs(applied - expected) > 1e-3 * max(expected, applied) + 1e-6:
+            index = sum(1 for s in self.steps if s.optimizer == label) + 1
+            self.clip_mismatch.append((label, index, applied, expected, max_norm))
 
     def _after_step(self, opt):
         torch = self.torch
@@ -559,7 +628,7 @@ class Probe:
         under = [r for r in self.params.values() if r.name.startswith(name + ".")]
         return under or None
 
-    def problems(self, into=None, updates=None, finite=True, cleared=True, site=None) -> list:
+    def problems(self, into=None, updates=None, finite=True, cleared=True, site=None, bounded=True) -> list:
         """What the recorded steps contradict, as Problems (empty: everything held). `site`, a
         predicate on (path, line), restricts `into` to gradient from the backward() calls there."""
         out = []
@@ -635,6 +704,16 @@ class Probe:
             if values:
                 out.append(Problem("nonfinite-parameter", f"{_count(values)} hold non-finite values after the steps",
                                    _names(values)))
+        if bounded:
+            for (path, line), sizes in self._growing():
+                out.append(Problem("growing-graph", f"the graph behind the loss at {os.path.basename(path)}:{line} "
+                                                    f"grows at every backward() ({' -> '.join(map(str, sizes[:5]))} "
+                                                    "nodes): history from earlier iterations stays attached"))
+        if cleared and self.clip_mismatch:
+            label, index, applied, expected, max_norm = self.clip_mismatch[0]
+            out.append(Problem("clip", f"step {index} of `{label}` applied gradients of norm {applied:.4g}, not the "
+                                       f"{expected:.4g} that clip_grad_norm_(max_norm={max_norm:g}) left: the clipping "
+                                       "ran before backward(), after step(), or on gradients scaled afterwards"))
         if cleared:
             for s in self.steps:
                 if s.stale:
@@ -653,6 +732,14 @@ class Probe:
                     break
         return out
 
+    def _growing(self) -> list:
+        """Call sites whose loss graph grew at every backward() (at least three of them)."""
+        out = []
+        for where, sizes in self.graph_sizes.items():
+            if len(sizes) >= 3 and all(b > a for a, b in zip(sizes, sizes[1:])):
+                out.append((where, sizes))
+        return out
+
     def _where(self) -> str:
         parts = []
         if self.forward_nonfinite is not None:
@@ -661,14 +748,14 @@ class Probe:
             parts.append(f"the first non-finite gradient reached {self.backward_nonfinite[0]}")
         return ("; " + "; ".join(parts)) if parts else ""
 
-    def assert_flows(self, into=None, updates=None, finite=True, cleared=True):
+    def assert_flows(self, into=None, updates=None, finite=True, cleared=True, bounded=True):
         """Fail (GradFlowError, an AssertionError) naming the parameters when the recorded steps show
         that gradient did not reach `into`, that `updates` (optimizers, modules, tensors) did not
-        change, that a loss or gradient was not finite, or that gradients were not cleared between
-        steps."""
+        change, that a loss or gradient was not finite, that gradients were not cleared between
+        steps, or (`bounded`) that the graph behind a loss grew at every backward()."""
         if not self._closed and self._open:
             raise GradFlowError("assert_flows() reads what the probe recorded: call it after the `with` block")
-        problems = self.problems(into, updates, finite, cleared)
+        problems = self.problems(into, updates, finite, cleared, bounded=bounded)
         if problems:
             raise GradFlowError(format_problems(problems))
 

@@ -47,7 +47,7 @@ class ScriptRun:
     warnings: list = field(default_factory=list)    # torch warnings naming a defect of the step
     sites: set = field(default_factory=set)         # (path, line) where the backward() waited for ran
 
-    def problems(self, into=None, updates=None, finite=True, cleared=True, stable=True) -> list:
+    def problems(self, into=None, updates=None, finite=True, cleared=True, stable=True, bounded=True) -> list:
         out = []
         where = f"{os.path.basename(self.at[0])}:{self.at[1]}"
         if self.error is not None:
@@ -76,12 +76,12 @@ class ScriptRun:
 
         out += self.probe.problems(into=present(into) if into is not None else None,
                                    updates=present(updates) if updates is not None else None,
-                                   finite=finite, cleared=cleared, site=here)
+                                   finite=finite, cleared=cleared, site=here, bounded=bounded)
         return out
 
-    def assert_flows(self, into=None, updates=None, finite=True, cleared=True, stable=True):
+    def assert_flows(self, into=None, updates=None, finite=True, cleared=True, stable=True, bounded=True):
         """Fail naming the parameters (see Probe.assert_flows), or the script's own failure."""
-        problems = self.problems(into, updates, finite, cleared, stable)
+        problems = self.problems(into, updates, finite, cleared, stable, bounded)
         if problems:
             raise GradFlowError(format_problems(problems))
 

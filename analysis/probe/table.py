@@ -41,6 +41,12 @@ def observations(p) -> list[str]:
     nonfinite = [r for r in p.params.values() if r.nonfinite]
     if nonfinite:
         out.append(f"non-finite gradient: {_list(nonfinite)}" + p._where())
+    for label, index, applied, expected, max_norm in p.clip_mismatch[:1]:
+        out.append(f"step {index} of `{label}` applied gradients of norm {applied:.4g}; clip_grad_norm_"
+                   f"(max_norm={max_norm:g}) had left {expected:.4g}")
+    for (path, line), sizes in p._growing():
+        out.append(f"the graph behind the loss at line {line} grows at every backward(): "
+                   f"{' -> '.join(map(str, sizes[:5]))} nodes")
     for s in p.steps:
         if s.stale:
             kinds = {x[2] for x in s.stale}

@@ -132,5 +132,5 @@ def test_real_vscode(vsix):
                        timeout=900, env=dict(os.environ, E2E_ARTIFACTS=ARTIFACTS, GRADAUDIT_VSIX=vsix))
     print(p.stdout)
     assert p.returncode == 0 and "11 passed, 0 failed" in p.stdout, p.stdout[-4000:] + p.stderr[-4000:]
-    for shot in ("1-diagnostic.png", "2-audit-report.png", "3-quick-fix-menu.png", "4-fixed.png", "5-graph.png"):
+    for shot in ("1-diagnostic.png", "2-audit-report.png", "2-audit-graph.png", "3-quick-fix-menu.png", "4-fixed.png", "5-graph.png"):
         assert os.path.getsize(os.path.join(ARTIFACTS, shot)) > 10_000

@@ -9,19 +9,34 @@ declare const mermaid: {
 
 let counter = 0;
 
+/** The fences still holding text: `<pre><code class="language-mermaid">` from markdown-it, or the
+ * `<pre class="mermaid">` that newer previews emit (left alone once something has drawn it). */
+function fences(): { pre: HTMLElement; text: string }[] {
+    const out: { pre: HTMLElement; text: string }[] = [];
+    for (const code of Array.from(document.querySelectorAll("pre > code.language-mermaid"))) {
+        out.push({ pre: code.parentElement as HTMLElement, text: code.textContent ?? "" });
+    }
+    for (const pre of Array.from(document.querySelectorAll<HTMLElement>("pre.mermaid"))) {
+        if (!pre.querySelector("svg") && !pre.hasAttribute("data-processed")) {
+            out.push({ pre, text: pre.textContent ?? "" });
+        }
+    }
+    return out;
+}
+
 async function draw(): Promise<void> {
-    const blocks = Array.from(document.querySelectorAll("pre > code.language-mermaid, pre.language-mermaid > code"));
+    const blocks = fences();
     if (blocks.length === 0 || typeof mermaid === "undefined") {
         return;
     }
     const dark = document.body.classList.contains("vscode-dark") || document.body.classList.contains("vscode-high-contrast");
     mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: dark ? "dark" : "default" });
-    for (const code of blocks) {
-        const pre = code.parentElement as HTMLElement;
+    for (const { pre, text } of blocks) {
+        pre.setAttribute("data-processed", "true");
         const box = document.createElement("div");
         box.className = "gradaudit-mermaid";
         try {
-            const { svg } = await mermaid.render(`gradaudit-mermaid-${counter++}`, code.textContent ?? "");
+            const { svg } = await mermaid.render(`gradaudit-mermaid-${counter++}`, text);
             box.innerHTML = svg;
             pre.replaceWith(box);
         } catch (e) {

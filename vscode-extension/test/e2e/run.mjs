@@ -189,20 +189,40 @@ try {
                 if (!h2.some((t) => t.includes("Training-step graph"))) {
                     continue;
                 }
+                // drawn by the extension's preview script (or by the preview itself, where it can)
+                const drawn = ".gradaudit-mermaid svg, pre.mermaid svg";
                 seen = {
                     h2,
-                    graphs: await frame.locator(".gradaudit-mermaid svg").count(),
-                    nodes: await frame.locator(".gradaudit-mermaid svg g.node").count(),
+                    graphs: await frame.locator(drawn).count(),
+                    nodes: await frame.locator(`${drawn.split(", ").map((s) => `${s} g.node`).join(", ")}`).count(),
                     failed: await frame.locator(".gradaudit-mermaid", { hasText: "mermaid:" }).count(),
-                    fences: await frame.locator("pre > code.language-mermaid").count(),
+                    fences: await frame.locator("pre > code.language-mermaid, pre.mermaid:not(:has(svg))").count(),
                 };
                 return seen.h2.length === 5 && seen.graphs >= 7 && seen.nodes >= 30 && seen.failed === 0 && seen.fences === 0;
             }
             return false;
-        }, 90_000).catch((e) => {
+        }, 90_000).catch(async (e) => {
+            // keep what the preview holds where the first graph should be, for the record
+            for (const [i, frame] of page.frames().entries()) {
+                const html = await frame.content().catch(() => "");
+                const at = html.indexOf("Training-step graph");
+                if (at >= 0) {
+                    writeFileSync(join(artifacts, `audit-preview-${i}.html`), html.slice(Math.max(0, at - 2000), at + 30_000));
+                }
+            }
             throw new Error(`${e.message}; seen ${JSON.stringify(seen)}`);
         });
+        // bring the first graph into view for the screenshot
+        for (const frame of page.frames()) {
+            const graph = frame.locator(".gradaudit-mermaid svg, pre.mermaid svg").first();
+            if (await graph.count().catch(() => 0)) {
+                await graph.scrollIntoViewIfNeeded();
+                await graph.screenshot({ path: join(artifacts, "2-audit-graph.png") });
+                break;
+            }
+        }
         await page.screenshot({ path: join(artifacts, "2-audit-report.png") });
+        console.log(`     report: ${JSON.stringify(seen)}`);
         await page.locator(".tab", { hasText: "train.py" }).first().click();
         await until("train.py in front again", async () => (await editorText()).includes("features = model(x).detach()"), 20_000);
     });
