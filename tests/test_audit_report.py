@@ -297,3 +297,28 @@ def test_no_training_step(tmp_path):
 def test_missing_path_is_an_error(tmp_path):
     code, _, err = run_cli(["audit", str(tmp_path / "nope.py")])
     assert code == 2 and "no such file" in err
+
+
+def test_classification_and_severity_follow_family_and_confidence():
+    from gradaudit.analysis.findings import Finding
+    from gradaudit.analysis.model import Span
+    from gradaudit.analysis.report.judge import classify, rank_key, severity, why_not_lookalike
+
+    def f(code, family, confidence="confirmed", message="m"):
+        return Finding(code, "name", family, confidence, Span("t.py", 1, 0, 1, 1), message)
+
+    assert classify(f("GA101", "graph-break")) == "confirmed graph break"
+    assert classify(f("GA201", "lifecycle")) == "confirmed lifecycle defect"
+    assert classify(f("GA301", "backward")) == "confirmed lifecycle defect"
+    assert classify(f("GA401", "numerical")) == "confirmed numerical instability"
+    assert classify(f("GA205", "lifecycle", "suspicious")) == "suspicious but unproven"
+    # what the defect does decides severity: torch raising first, memory last
+    found = [f("GA303", "backward"), f("GA201", "lifecycle"), f("GA401", "numerical"),
+             f("GA101", "graph-break", message="... backward() raises"), f("GA205", "lifecycle", "suspicious"),
+             f("GA999", "lifecycle")]
+    assert [severity(x) for x in found] == ["low", "medium", "high", "critical", "medium", "medium"]
+    ranked = sorted(found, key=rank_key)
+    assert [x.code for x in ranked][:2] == ["GA101", "GA401"]
+    assert ranked.index(found[4]) > ranked.index(found[1])        # suspicious after confirmed, same severity
+    assert "conditions of GA999 held" in why_not_lookalike(found[5])
+    assert "`opt`" in why_not_lookalike(f("GA101", "graph-break"), "opt")

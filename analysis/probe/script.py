@@ -22,7 +22,9 @@ import warnings
 from dataclasses import dataclass, field
 
 from . import hub
-from .recorder import GradFlowError, Problem, Probe, StopTraining, format_problems
+from .checks import format_problems
+from .recorder import Probe, StopTraining
+from .records import GradFlowError, Problem
 
 # torch warnings that mean the training step itself is wrong (not deprecations or performance)
 _DEFECT_WARNINGS = (

@@ -51,7 +51,7 @@ def draw(g: StepGraph) -> str:
             lines.append({"unoptimized": "not optimized", "frozen": "frozen", "copy": "copy"}[kind])
         mods.append((_Node(f"m{len(mods)}", lines, kind), m))
     loss = _Node("loss", [g.loss or "loss"], shape="round")
-    bw = _Node("bw", [f"backward()", f"line {g.line}"], shape="hex")
+    bw = _Node("bw", ["backward()", f"line {g.line}"], shape="hex")
     opts = [(_Node(f"o{i}", [o.name, o.type], shape="double"), o) for i, o in enumerate(g.optimizers) if o.stepped]
     columns = [[inputs], [n for n, _ in mods], [loss], [bw], [n for n, _ in opts]]
     x, top = 8.0, 8.0

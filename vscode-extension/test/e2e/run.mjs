@@ -194,6 +194,7 @@ try {
                 seen = {
                     h2,
                     graphs: await frame.locator(drawn).count(),
+                    byExtension: await frame.locator(".gradaudit-mermaid svg").count(),
                     nodes: await frame.locator(`${drawn.split(", ").map((s) => `${s} g.node`).join(", ")}`).count(),
                     failed: await frame.locator(".gradaudit-mermaid", { hasText: "mermaid:" }).count(),
                     fences: await frame.locator("pre > code.language-mermaid, pre.mermaid:not(:has(svg))").count(),
