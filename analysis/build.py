@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 from . import model as M
-from .objects import FROZEN, MAYBE, OptimObj, Site, SymObj, TensorObj, Unit
+from .objects import FROZEN, MAYBE, OptimObj, Site, TensorObj, Unit
 from .trace import InplaceRec, Trace
+from . import shapes
+from .values import Fact, Mark
 
 
 class Builder:
@@ -49,8 +51,11 @@ class Builder:
                 M.Group(self.params(g.units), g.exact, g.filtered, self.span(g.site), tuple(g.options), g.from_arg,
                         tuple(sorted(s.path() for s in g.sources)))
                 for g in o.groups)
+            loops = [c for c in o.ctx if c[0] == "loop"]
+            units = o.units()
+            fresh = bool(loops) and bool(units) and all(u.seq > loops[-1][2] for u in units)
             m = M.Optimizer(o.oid, o.label, o.type_name(), self.span(o.site), o.seq, groups, o.complete,
-                            any(c[0] == "loop" for c in o.ctx))
+                            bool(loops), o.escaped, fresh, _loops(o.ctx))
             self._optims[o.oid] = m
         return m
 
@@ -60,15 +65,18 @@ class Builder:
             key = (c.kind, id(c.site.node))
             prev = merged.get(key)
             if prev is None:
-                merged[key] = [c.kind, c.site, c.detail, set(c.removed), set(c.removed_weak), c.top, c.receiver, c.note]
+                merged[key] = [c.kind, c.site, c.detail, set(c.removed), set(c.removed_weak), c.top, c.receiver, c.note,
+                               c.role]
             else:
                 prev[3] |= c.removed
                 prev[4] |= c.removed_weak
                 prev[5] = prev[5] or c.top
+                if prev[8] != c.role:
+                    prev[8] = ""
         out = []
-        for kind, site, detail, removed, weak, top, receiver, note in merged.values():
+        for kind, site, detail, removed, weak, top, receiver, note, role in merged.values():
             out.append(M.Cut(kind, self.span(site), detail, self.params(removed), self.params(weak - removed), top,
-                             self.span(Site(site.mod, receiver)) if receiver is not None else None, note))
+                             self.span(Site(site.mod, receiver)) if receiver is not None else None, note, role))
         out.sort(key=lambda c: (c.span.path, c.span.line, c.span.col))
         return tuple(out)
 
@@ -80,7 +88,10 @@ class Builder:
         manual_units = {u.oid: u for u, _ in trace.manual_updates}
         steps = []
         for rec in trace.backwards:
-            steps.append(self.step(rec, events, unfrozen_units, manual_units))
+            rec.stepped_objs = tuple(_stepped(_iteration(events, rec)[0], rec, events))
+        stale = _stale_uses(trace.backwards, trace.carries)
+        for rec in trace.backwards:
+            steps.append(self.step(rec, events, unfrozen_units, manual_units, stale.get(rec, ())))
         steps = _share_accumulated(steps)
         freezes = tuple(M.Freeze(self.params(f.units), self.span(f.site), self.span(f.anchor), f.value, f.strong,
                                  f.seq, tuple(sorted(getattr(t, "path", lambda: getattr(t, "name", "?"))()
@@ -95,13 +106,54 @@ class Builder:
                        for r in trace.unregs)
         new = tuple(M.NewParams(self.span(n.site), self.params(n.units), n.seq, n.in_loop) for n in trace.new_units)
         optims = tuple(self.optimizer(o) for o in trace.optimizers)
+        used = set()
+        for rec in trace.backwards:
+            used |= rec.loss.terms
+        scheds = tuple(M.Scheduler(s.oid, s.label, s.qual.rsplit(".", 1)[-1], self.span(s.site),
+                                   s.optimizer.oid if s.optimizer is not None else 0, s.counter)
+                       for s in {e.obj.oid: e.obj for e in events if e.kind == "sched_new"}.values())
+        accs = {}
+        for a in trace.accums:
+            prev = accs.get(id(a.site.node))
+            back = a in used or (prev is not None and prev[1])
+            accs[id(a.site.node)] = (a, back)
         return M.ProgramModel(self.path, tuple(steps), optims, freezes, updates, unregs, new,
-                              self.params(manual_units.values()), trace.incomplete)
+                              self.params(manual_units.values()), trace.incomplete,
+                              losses=self.losses(trace),
+                              events=tuple(self.event(e, 0) for e in events),
+                              schedulers=scheds,
+                              accumulations=tuple(M.Accumulation(self.span(a.site), self.params(a.org), back,
+                                                                 _loops(a.ctx)) for a, back in accs.values()),
+                              crossings=tuple(M.Crossing(c.seq, self.span(c.site), self.params(c.own),
+                                                         self.params(c.foreign), _loops(c.ctx), self.span(c.arg))
+                                              for c in trace.crossings),
+                              counters=frozenset(trace.counters),
+                              grad_reads=tuple(M.GradRead(self.span(g.site), self.span(g.stmt), self.params(g.org),
+                                                          _loops(g.ctx)) for g in trace.grad_reads))
 
-    def step(self, rec, events, unfrozen_units, manual_units) -> M.Step:
+    def losses(self, trace: Trace) -> tuple:
+        """One LossTerm per statement: backpropagated when any evaluation of it reached a backward."""
+        used = set()
+        for rec in trace.backwards:
+            used |= rec.loss.terms
+            for c in rec.loss.cuts:     # reached the loss, but through a cut: the cut is the defect
+                used |= c.terms
+        by_site: dict = {}
+        for rec in trace.losses:
+            key = id(rec.site.node)
+            entry = by_site.get(key)
+            if entry is None:
+                by_site[key] = entry = [rec, set(), False]
+            entry[1] |= rec.org
+            entry[2] = entry[2] or rec in used
+        return tuple(M.LossTerm(self.span(rec.site), rec.label, rec.func, self.params(org), back,
+                                hash(_loop_prefix(rec.ctx)))
+                     for rec, org, back in by_site.values())
+
+    def step(self, rec, events, unfrozen_units, manual_units, stale=()) -> M.Step:
         loss = rec.loss
         same, loop_prefix = _iteration(events, rec)
-        stepped_objs = _stepped(same, rec)
+        stepped_objs = list(rec.stepped_objs)
         trained = set()
         known = bool(stepped_objs)
         snap = {o.oid: (o, units, complete) for o, units, complete in rec.optimizers}
@@ -119,7 +171,7 @@ class Builder:
         hits = []
         for s in loss.saves:
             storage = s.storage
-            if not isinstance(storage, TensorObj):
+            if not isinstance(storage, TensorObj) or not s.certain:
                 continue
             now = rec.versions.get(s, storage.version)
             if now > s.version:
@@ -151,7 +203,18 @@ class Builder:
             unfrozen_later=self.params(u for u in frozen | maybe if u.oid in unfrozen_units),
             inputs=inputs, inplace=tuple(hits), events=ev, loop=loop_span, fresh=tuple(fresh),
             nograd=self.span(rec.nograd), seq=rec.seq, iteration=hash(loop_prefix),
+            unseen=_unseen(rec, loss), requires_no_grad=bool(loss.facts & Fact.NOGRAD),
+            retain=rec.retain, retain_span=self.span(Site(rec.site.mod, rec.retain_node)) if rec.retain_node is not None
+            else None, gradient=rec.gradient,
+            nonscalar=bool(loss.facts & Fact.UNREDUCED) or shapes.nonscalar(loss.shape),
+            scaled=bool(loss.marks & Mark.SCALED), stale=tuple(self.stale(s) for s in stale), loops=_loops(rec.ctx),
             entry="script" if rec.ctx[:1] == (("root", 1),) else "function")
+
+    def stale(self, s) -> M.Stale:
+        kind, by, earlier, modified, save, carry = s
+        return M.Stale(kind, by.event.seq, self.span(by.site), earlier, modified, self.span(save.site),
+                       self.span(carry.site) if carry is not None else None,
+                       tuple(o.oid for o in by.stepped_objs))
 
     def event(self, e, depth) -> M.Event:
         target, key = "", 0
@@ -161,7 +224,42 @@ class Builder:
         elif o is not None and hasattr(o, "oid"):
             key = o.oid
         via = tuple(self.span(Site(_mod_of(c), c[1])) for c in e.ctx[depth:] if c[0] == "call" and _mod_of(c))
-        return M.Event(e.kind, self.span(e.site), e.seq, target, key, e.guarded, tuple(v for v in via if v))
+        level = sum(1 for c in e.ctx[:depth] if c[0] == "loop")
+        conds = _conds(e)
+        guarded = any(lvl >= level for _, _, lvl in conds)
+        return M.Event(e.kind, self.span(e.site), e.seq, target, key, guarded, tuple(v for v in via if v),
+                       e.detail or "", self.params(e.units) if e.units else frozenset(), _loops(e.ctx), conds)
+
+
+def _loops(ctx) -> tuple:
+    """Keys of the loop iterations in a context, outermost first (equal keys: the same iteration)."""
+    out, n = [], 0
+    for i, c in enumerate(ctx):
+        if c[0] == "loop":
+            out.append(hash(ctx[:i + 1]))
+            n += 1
+    return tuple(out)
+
+
+def _conds(e) -> tuple:
+    """(branch key, arm, loop level) for each condition an event ran under: the level is how many
+    loop iterations enclosed the branch (a condition inside the iteration of loop L has level >= L)."""
+    out = []
+    for key, arm, depth in e.path:
+        out.append((key, arm, sum(1 for c in e.ctx[:depth] if c[0] == "loop")))
+    return tuple(out)
+
+
+def _unseen(rec, loss) -> str:
+    """What the engine did not see of the loss: the source of the first unseen part, or '?'."""
+    if not loss.unk or loss.facts & Fact.NOGRAD:
+        return ""
+    site = loss.unk
+    if isinstance(site, Site) and hasattr(site.node, "lineno"):
+        text = " ".join(site.mod.segment(site.node).split())
+        if text:
+            return text if len(text) <= 60 else text[:57] + "..."
+    return "?"
 
 
 def _share_accumulated(steps):
@@ -208,22 +306,44 @@ def _same_file(rec, node) -> bool:
     return True
 
 
-def _iteration(events, rec):
-    """Events of the loop iteration holding the backward (or of its whole run), and that prefix."""
-    ctx = rec.ctx
-    idx = None
+def _loop_prefix(ctx):
+    """The context up to the innermost loop iteration (or the root), identifying one iteration."""
     for i in range(len(ctx) - 1, -1, -1):
         if ctx[i][0] == "loop":
-            idx = i
-            break
-    prefix = ctx[:idx + 1] if idx is not None else ctx[:1]
+            return ctx[:i + 1]
+    return ctx[:1]
+
+
+def _iteration(events, rec):
+    """Events of the loop iteration holding the backward (or of its whole run), and that prefix."""
+    prefix = _loop_prefix(rec.ctx)
     n = len(prefix)
     same = [e for e in events if e.ctx[:n] == prefix]
     return same, prefix
 
 
-def _stepped(same, rec):
-    """The optimizers this backward feeds: stepped after it (before the next backward), else in its iteration."""
+def _stepped(same, rec, events=None):
+    """The optimizers this backward feeds: stepped after it (before the next backward), else in its
+    iteration, else after it in the enclosing iterations (a backward per micro-batch in an inner
+    loop, one step after it)."""
+    found = _stepped_in(same, rec)
+    if found or events is None:
+        return found
+    ctx = rec.ctx
+    loops = [i for i, c in enumerate(ctx) if c[0] == "loop"]
+    for i in reversed(loops[:-1] if loops else []):
+        prefix = ctx[:i + 1]
+        outer = [e for e in events if e.ctx[:len(prefix)] == prefix and e.seq > rec.event.seq]
+        objs = []
+        for e in outer:
+            if e.kind == "step" and e.obj is not None and e.obj not in objs:
+                objs.append(e.obj)
+        if objs:
+            return objs
+    return []
+
+
+def _stepped_in(same, rec):
     after = [e for e in same if e.seq > rec.event.seq]
     window = []
     for e in after:
@@ -238,3 +358,56 @@ def _stepped(same, rec):
         if objs:
             return objs
     return []
+
+
+def _stale_uses(backwards, carries) -> dict:
+    """For each backward(), the graph it reaches that an earlier backward() freed (torch raises
+    "Trying to backward through the graph a second time") or kept alive with retain_graph=True
+    across iterations: one entry per earlier backward, (kind, that BackwardRec, from an earlier
+    iteration, a saved tensor changed in place since, a SaveRec, the CarryRec that carried it)."""
+    freed: dict = {}
+    retained: dict = {}
+    out: dict = {}
+    for rec in sorted(backwards, key=lambda r: r.seq):
+        saves = rec.loss.saves
+        found: dict = {}
+        for s in saves:
+            if not s.certain:
+                continue
+            by = freed.get(s)
+            kind = "freed"
+            if by is None:
+                by = retained.get(s)
+                kind = "retained"
+                if by is None or by is rec or not _earlier_iteration(s, rec):
+                    continue
+            entry = found.get((kind, by.seq))
+            earlier = _earlier_iteration(s, rec)
+            modified = rec.versions.get(s, s.storage.version) > s.version
+            if entry is None:
+                found[(kind, by.seq)] = [kind, by, earlier, modified, s, None, {s}]
+            else:
+                entry[2] = entry[2] or earlier
+                entry[3] = entry[3] or modified
+                entry[6].add(s)
+        for entry in found.values():
+            # the carrying assignment nearest the loop (the training code, not a forward inside it)
+            hits = [c for c in carries if c.stale & entry[6]]
+            if hits:
+                entry[5] = min(hits, key=lambda c: len(c.ctx))
+        if found:
+            out[rec] = [tuple(e[:6]) for e in found.values()]
+        if rec.retain:
+            for s in saves:
+                retained.setdefault(s, rec)
+        else:
+            for s in saves:
+                freed.setdefault(s, rec)
+                retained.pop(s, None)
+    return out
+
+
+def _earlier_iteration(save, rec) -> bool:
+    """The saved tensor was made in an earlier iteration of a loop the backward runs in."""
+    now = {c[1]: c[2] for c in rec.ctx if c[0] == "loop"}
+    return any(c[0] == "loop" and c[1] in now and c[2] < now[c[1]] for c in save.ctx)

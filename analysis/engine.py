@@ -18,7 +18,7 @@ from .config import Config
 from .findings import CONFIRMED, Finding
 from .interpreter import Interpreter
 from .model import ProgramModel
-from .program import ParseError, Program, SourceFile, parse_source, read_text
+from .program import ParseError, Program, read_text
 from .rules import RULES
 from .rules.base import RuleContext
 from .suppression import suppressed

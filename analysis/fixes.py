@@ -114,3 +114,121 @@ def fix_source(source: str, findings, only_safe=True) -> tuple[str, list]:
         current = candidate
         applied.append(f)
     return current, applied
+
+
+# ---------------------------------------------------------------- fix safety
+# A fix is safe only when, in its context, it restores the flow of gradient and changes nothing
+# else. These read the enclosing function to tell.
+
+def enclosing_function(tree, line: int):
+    """The innermost function whose body holds `line` (the module when none does)."""
+    best = tree
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= node.end_lineno:
+            if best is tree or node.lineno >= best.lineno:
+                best = node
+    return best
+
+
+def _loaded_names(node) -> set:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _stored_names(target) -> set:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def loss_dependencies(scope, loss_text: str) -> set:
+    """Names the loss expression depends on inside `scope`, following assignments backwards
+    (flow-insensitive: a name assigned anywhere in the scope counts)."""
+    try:
+        deps = _loaded_names(ast.parse(loss_text, mode="eval"))
+    except SyntaxError:
+        return set()
+    defs: dict = {}
+    for node in ast.walk(scope):
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            reads = _loaded_names(node.value)
+            for t in targets:
+                for name in _stored_names(t) if not isinstance(t, ast.Name) else {t.id}:
+                    defs.setdefault(name, set()).update(reads)
+    todo = list(deps)
+    while todo:
+        for r in defs.get(todo.pop(), ()):
+            if r not in deps:
+                deps.add(r)
+                todo.append(r)
+    return deps
+
+
+def with_only_feeds_loss(ctx, item_span: Span, step) -> bool:
+    """Removing this `with` changes nothing but the loss's flow: it sits in the function of the
+    backward() (not a helper shared with evaluation), and every statement in it assigns a name the
+    loss depends on (no metrics, logging or evaluation inside)."""
+    tree = ctx.tree(item_span.path)
+    if tree is None or step is None or step.span.path != item_span.path:
+        return False
+    node, _ = _find_with(tree, item_span)
+    if node is None:
+        return False
+    scope = enclosing_function(tree, node.lineno)
+    if enclosing_function(tree, step.span.line) is not scope:
+        return False
+    deps = loss_dependencies(scope, step.loss)
+    for stmt in node.body:
+        if not isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) or stmt.value is None:
+            return False
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        assigned = set()
+        for t in targets:
+            assigned |= {t.id} if isinstance(t, ast.Name) else _stored_names(t)
+        if not assigned & deps:
+            return False
+    return True
+
+
+def called_once(ctx, path: str, func_line: int) -> bool:
+    """The function defined at `func_line` is referenced once in its file (one caller to change)."""
+    tree = ctx.tree(path)
+    if tree is None:
+        return False
+    fn = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and min([n.lineno] + [d.lineno for d in n.decorator_list]) <= func_line <= n.body[0].lineno), None)
+    if fn is None:
+        return False
+    uses = sum(1 for n in ast.walk(tree)
+               if (isinstance(n, ast.Name) and n.id == fn.name and isinstance(n.ctx, ast.Load))
+               or (isinstance(n, ast.Attribute) and n.attr == fn.name))
+    return uses == 1
+
+
+def mutated_after(ctx, span: Span) -> bool:
+    """The name the statement at `span` assigns is changed in place later in its function."""
+    tree = ctx.tree(span.path)
+    if tree is None:
+        return True
+    scope = enclosing_function(tree, span.line)
+    stmt = next((n for n in ast.walk(scope) if isinstance(n, (ast.Assign, ast.AnnAssign))
+                 and n.lineno <= span.line <= n.end_lineno), None)
+    if stmt is None:
+        return False
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    names = set()
+    for t in targets:
+        names |= {t.id} if isinstance(t, ast.Name) else _stored_names(t)
+    for n in ast.walk(scope):
+        if getattr(n, "lineno", 0) <= stmt.end_lineno:
+            continue
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, (ast.Name, ast.Subscript)):
+            base = n.target if isinstance(n.target, ast.Name) else n.target.value
+            if isinstance(base, ast.Name) and base.id in names:
+                return True
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
+                                             and t.value.id in names for t in n.targets):
+            return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_") \
+                and not n.func.attr.startswith("_") and isinstance(n.func.value, ast.Name) \
+                and n.func.value.id in names:
+            return True
+    return False

@@ -16,76 +16,31 @@ import re
 
 from . import torch_api as T
 from .objects import (
-    FROZEN, BoundMethod, ClassObj, CtxObj, DictObj, FuncObj, InstanceObj, LazyImport, ListObj, ModuleObj,
-    OptimObj, PIter, ScalerObj, SchedObj, Site, SuperObj, SymObj, TensorObj, Unit, module_value,
+    FROZEN, ClassObj, CtxObj, FuncObj, LazyImport, ListObj, ModuleObj,
+    OptimObj, ScalerObj, SchedObj, Site, SymObj, Unit, next_oid,
 )
 from .program import Program, SourceFile
-from .torch_calls import TorchCalls
-from .trace import Cut, InplaceRec, Trace
-from .values import EMPTY, NONE, NOCONST, UNKNOWN, Flow, Kind, Star, V, const, flow_of, join, join_all
+from .calls import Calls
+from .frames import (BUDGET, MAX_LOADED_LINES, ROOT_BUDGET,
+                     SYMBOLIC_BUDGET, Frame, ModuleScope)
+from .expressions import BUILTINS, _STAR, Expressions, _truth
+from .nn_modules import ModuleOps
+from .lifecycle import Lifecycle
+from .optimizers import OptimizerOps
+from .tensor_ops import TensorOps
+from .trace import InplaceRec, Trace
+from .values import EMPTY, NONE, NOCONST, UNKNOWN, Kind, V, const, join, join_all
 
-MAX_DEPTH = 12
-BUDGET = 15000           # statements per entry file; beyond it calls are not followed
-ROOT_BUDGET = 5000       # statements for the module body's run (training scripts use a few hundred)
-SYMBOLIC_BUDGET = 2000   # statements per other root (an uncalled function, one class checked alone)
-INIT_BUDGET = 800        # statements for the __init__ of an object that is not a module
-MODULE_INIT_BUDGET = 4000
-MAX_LOADED_LINES = 80000  # lines of imported project modules run for one file
 _LOOP_RUNS = 2
 
 # `self.x = [...]`, `= {}`, `= (a, b)`, `= list(...)`, `... requires_grad=True`: what GA109 looks for
 _HIDING_ATTR = re.compile(r"self\.\w+\s*=\s*(?:\[|\{|list\(|dict\(|tuple\(|\(\s*(?:nn\.|[A-Z]\w*\())"
                           r"|requires_grad\s*=\s*True|requires_grad_\(")
-_STAR = "<import *>"   # env key: modules whose names `from m import *` brought in
 _CALLED = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(")
 _DEFINED = re.compile(r"def\s+([A-Za-z_]\w*)\s*\(")
 # what makes an uncalled function worth running on unknown arguments: a training step happens in it
 _TRAINING_WORDS = re.compile(r"\bbackward\(|autograd\.grad\(|\.step\(|zero_grad\(")
 
-_BUILTIN_NAMES = {
-    "len", "range", "enumerate", "zip", "list", "tuple", "dict", "set", "frozenset", "sum", "min", "max",
-    "abs", "round", "float", "int", "bool", "str", "print", "isinstance", "issubclass", "getattr",
-    "setattr", "hasattr", "super", "iter", "next", "map", "filter", "sorted", "reversed", "any",
-    "all", "type", "id", "repr", "format", "open", "callable", "vars", "divmod", "pow", "hash",
-    "object", "property", "staticmethod", "classmethod", "NotImplementedError", "ValueError",
-    "RuntimeError", "TypeError", "KeyError", "Exception", "AssertionError", "StopIteration",
-    "delattr", "slice", "chr", "ord", "hex", "bin", "globals", "locals", "exit", "quit", "input",
-}
-BUILTINS = {n: V(Kind.MODREF, const=f"builtins.{n}") for n in _BUILTIN_NAMES}
-BUILTINS["__name__"] = const("__main__")
-BUILTINS["True"] = const(True)
-BUILTINS["False"] = const(False)
-BUILTINS["None"] = NONE
-BUILTINS["__file__"] = V(Kind.STR)
-
-
-class ModuleScope:
-    __slots__ = ("sf", "globals", "done", "running", "name")
-
-    def __init__(self, sf: SourceFile, name: str):
-        self.sf = sf
-        self.globals: dict[str, V] = {}
-        self.done = False
-        self.running = False
-        self.name = name
-
-
-class Frame:
-    __slots__ = ("func", "scope", "closure", "returns", "yields", "call_site", "arg_objs", "loops", "cls",
-                 "self_v", "label")
-
-    def __init__(self, func, scope, closure, call_site, arg_objs, cls=None, self_v=None, label=""):
-        self.func = func
-        self.scope = scope
-        self.closure = closure
-        self.returns: list[V] = []
-        self.yields: list[V] = []
-        self.call_site = call_site
-        self.arg_objs = arg_objs
-        self.loops: list[dict] = []
-        self.cls = cls
-        self.self_v = self_v
-        self.label = label
 
 
 class _Dead(Exception):
@@ -109,7 +64,7 @@ def _assign_env(env: dict, new: dict):
     env.update(new)
 
 
-class Interpreter(TorchCalls):
+class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecycle):
     """Replays one entry file (and what it imports) and fills a Trace."""
 
     def __init__(self, program: Program, entry: SourceFile, budget: int = BUDGET):
@@ -117,8 +72,11 @@ class Interpreter(TorchCalls):
         self.entry = entry
         self.trace = Trace()
         self._seq = itertools.count(1)
-        self._iter_ids = itertools.count(1)
         self.ctx: tuple = ()
+        self.graph_writes = 0               # graph-carrying values stored into objects older than the iteration
+        self.module_depth = 0               # nesting of module forward calls
+        self.path: list = []                # (branch key, arm, len(ctx)) of the conditions in force
+        self.grad_known = True              # grad mode is known (enabled unless nograd is set)
         self.nograd: Site | None = None      # Site of the active no_grad region, if any
         self.cond = 0                         # depth of conditional execution
         self.stack: list[Frame] = []
@@ -169,17 +127,17 @@ class Interpreter(TorchCalls):
         scope.running = True
         g = scope.globals
         g["__name__"] = const(scope.name)
-        prev = (self.sf, self.stack, self.no_force, self.ctx, self.nograd, self.cond)
+        prev = (self.sf, self.stack, self.no_force, self.ctx, self.nograd, self.cond, self.grad_known)
         self.sf = scope.sf
         self.stack = [Frame(None, scope, (), None, frozenset(), label="<module>")]
         # An imported module's top level binds names; it must not pull in the modules it
         # imports itself (that cascades through a whole package), so its lazy names stay lazy.
         self.no_force = scope.sf is not self.entry
-        self.nograd, self.cond = None, 0
+        self.nograd, self.cond, self.grad_known = None, 0, True
         try:
             self.exec_block(scope.sf.tree.body, g)
         finally:
-            self.sf, self.stack, self.no_force, self.ctx, self.nograd, self.cond = prev
+            self.sf, self.stack, self.no_force, self.ctx, self.nograd, self.cond, self.grad_known = prev
             scope.running = False
             scope.done = True
 
@@ -217,6 +175,7 @@ class Interpreter(TorchCalls):
             self.root_index += 1
             self.ctx = (("root", self.root_index),)
             self.nograd = None
+            self.grad_known = False   # its callers, not seen, may run it under no_grad
             self.cond = 0
             self.root_start = self.steps
             self.root_budget = SYMBOLIC_BUDGET
@@ -312,11 +271,17 @@ class Interpreter(TorchCalls):
     # ---------------------------------------------------------------- statements
 
     def exec_block(self, stmts, env: dict) -> dict | None:
-        for stmt in stmts:
-            if env is None:
-                return None
-            env = self.exec_stmt(stmt, env)
-        return env
+        # path entries an `if` leaves for the rest of its block (one arm returned or continued)
+        # end with the block
+        mark = len(self.path)
+        try:
+            for stmt in stmts:
+                if env is None:
+                    return None
+                env = self.exec_stmt(stmt, env)
+            return env
+        finally:
+            del self.path[mark:]
 
     def exec_stmt(self, stmt, env: dict) -> dict | None:
         self.steps += 1
@@ -350,6 +315,9 @@ class Interpreter(TorchCalls):
         target = stmt.target
         old = self.eval(target, env)
         rhs = self.eval(stmt.value, env)
+        loops = self.stack[-1].loops
+        if isinstance(target, ast.Name) and loops and target.id in _carried(loops[-1]["node"])[0]:
+            rhs = self.note_accumulation(rhs, stmt)   # `total += loss` across iterations
         if old.k & Kind.TENSOR and not (old.k & (Kind.NUMBER | Kind.LIST)):
             new = self.inplace_update(old, rhs, stmt, stmt, op=type(stmt.op).__name__, target_node=target)
             if isinstance(target, ast.Name):
@@ -381,14 +349,25 @@ class Interpreter(TorchCalls):
         if truth is False:
             return self.exec_block(stmt.orelse, env)
         self.cond += 1
+        key = self.seq()
+        depth = len(self.ctx)
+        if _counter_like(stmt.test, self.stack[-1].loops):
+            self.trace.counters.add(key)
         try:
-            a = self.exec_block(stmt.body, dict(env))
-            b = self.exec_block(stmt.orelse, dict(env)) if stmt.orelse else dict(env)
+            self.path.append((key, 0, depth))
+            a = self.exec_block(stmt.body, _refine(stmt.test, env, True))
+            self.path[-1] = (key, 1, depth)
+            b = self.exec_block(stmt.orelse, _refine(stmt.test, env, False)) if stmt.orelse else \
+                _refine(stmt.test, env, False)
         finally:
+            self.path.pop()
             self.cond -= 1
         merged = _join_envs(a, b)
         if merged is None:
             return None
+        if (a is None) != (b is None):
+            # one arm left the block (return, continue, break, raise): what follows runs only on the other
+            self.path.append((key, 1 if a is None else 0, depth))
         _assign_env(env, merged)
         return env
 
@@ -413,17 +392,22 @@ class Interpreter(TorchCalls):
         # module's structure in __init__ needs only one
         runs = _LOOP_RUNS if self._loop_depth() < 4 and not self.init_stack else 1
         carried, always = _carried(stmt) if runs > 1 else (frozenset(), False)
-        if not carried and not always:
-            runs = 1   # nothing one iteration hands to the next: one run shows it all
         watched = {n: head.get(n) for n in carried}
+        writes = self.graph_writes
         exits = []
         try:
             for run in range(runs):
                 if self.steps > self.budget:
                     break
-                if run and not always and all(head.get(n) is v for n, v in watched.items()):
-                    break   # the carried names came back unchanged: a second run would repeat the first
-                self.ctx = outer_ctx + (("loop", stmt, next(self._iter_ids), self.sf),)
+                if run and not always and all(head.get(n) is v for n, v in watched.items()) \
+                        and self.graph_writes == writes:
+                    # nothing one iteration hands to the next came back changed (names, or graph kept
+                    # in older objects by called code): a second run would repeat the first
+                    break
+                writes = self.graph_writes
+                # the iteration is identified by the sequence number at its start (what is made
+                # later, in this iteration or after, has a larger one) and by the object-id mark
+                self.ctx = outer_ctx + (("loop", stmt, self.seq(), self.sf, run, next_oid()),)
                 body_env = dict(head)
                 bind(body_env)
                 out = self.exec_block(stmt.body, body_env)
@@ -474,7 +458,7 @@ class Interpreter(TorchCalls):
         return None
 
     def _s_with(self, stmt, env):
-        saved_nograd = self.nograd
+        saved_nograd, saved_known = self.nograd, self.grad_known
         try:
             for item in stmt.items:
                 cm = self.eval(item.context_expr, env)
@@ -482,12 +466,14 @@ class Interpreter(TorchCalls):
                     if o.kind == "nograd":
                         self.nograd = Site(self.sf, item.context_expr) if self.nograd is None else self.nograd
                     elif o.kind == "grad":
-                        self.nograd = None
+                        self.nograd, self.grad_known = None, True
+                    elif o.kind == "other" and self.nograd is None:
+                        self.grad_known = False   # set_grad_enabled(flag) with a flag not known here
                 if item.optional_vars is not None:
                     self.assign(item.optional_vars, cm if not cm.of(CtxObj) else UNKNOWN, env, stmt)
             return self.exec_block(stmt.body, env)
         finally:
-            self.nograd = saved_nograd
+            self.nograd, self.grad_known = saved_nograd, saved_known
 
     def _s_try(self, stmt, env):
         start = dict(env)
@@ -497,12 +483,17 @@ class Interpreter(TorchCalls):
         outs = [body]
         if stmt.handlers:
             self.cond += 1
+            key = self.seq()
             try:
-                for h in stmt.handlers:
+                for i, h in enumerate(stmt.handlers):
                     henv = _join_envs(start, body) if body is not None else dict(start)
                     if h.name:
                         henv[h.name] = UNKNOWN
-                    outs.append(self.exec_block(h.body, henv))
+                    self.path.append((key, i + 1, len(self.ctx)))
+                    try:
+                        outs.append(self.exec_block(h.body, henv))
+                    finally:
+                        self.path.pop()
             finally:
                 self.cond -= 1
         merged = None
@@ -723,7 +714,7 @@ class Interpreter(TorchCalls):
                 if o.forcing:
                     return UNKNOWN
                 o.forcing = True
-                saved = (self.sf, self.stack, self.ctx, self.nograd, self.cond)
+                saved = (self.sf, self.stack, self.ctx, self.nograd, self.cond, self.grad_known)
                 try:
                     if o.attr is None:
                         o.value = self.scope_value(o.path, o.dotted)
@@ -738,7 +729,7 @@ class Interpreter(TorchCalls):
                             val = self.force(val)
                         o.value = val if val is not None else UNKNOWN
                 finally:
-                    self.sf, self.stack, self.ctx, self.nograd, self.cond = saved
+                    self.sf, self.stack, self.ctx, self.nograd, self.cond, self.grad_known = saved
                     o.forcing = False
             out.append(o.value)
         return join_all(out) if out else UNKNOWN
@@ -753,6 +744,10 @@ class Interpreter(TorchCalls):
         for t in stmt.targets:
             if isinstance(t, ast.Name):
                 env.pop(t.id, None)
+            elif isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Slice) and t.slice.lower is None \
+                    and t.slice.upper is None:
+                for o in self.eval(t.value, env).of(ListObj):
+                    self.clear_list(o)   # `del lst[:]`
         return env
 
     def _s_pass(self, stmt, env):
@@ -826,6 +821,11 @@ class Interpreter(TorchCalls):
             old = env.get(name)
             if old is not None:
                 self.check_rebind(name, old, value, stmt)
+        if "loss" in name.lower() and value.k & Kind.TENSOR:
+            value = self.note_loss(value, f"`{name}`")
+        loops = self.stack[-1].loops
+        if value.saves and loops and name in _carried(loops[-1]["node"])[0]:
+            self.note_carry(value, stmt)   # a name the next iteration reads
         env[name] = value
         self.name_objects(value, name)
 
@@ -850,617 +850,37 @@ class Interpreter(TorchCalls):
 
     # ---------------------------------------------------------------- expressions
 
-    def eval(self, node, env) -> V:
-        if node is None:
-            return NONE
-        handler = self._expr_handlers.get(type(node))
-        if handler is None:
-            return UNKNOWN
-        return handler(self, node, env)
-
-    def _e_const(self, node, env):
-        return const(node.value, node)
-
-    def _e_name(self, node, env):
-        name = node.id
-        v = env.get(name)
-        if v is not None:
-            if v.k & Kind.LAZY:
-                v = env[name] = self.force(v)
-            return v
-        frame = self.stack[-1]
-        for scope_env in frame.closure:
-            v = scope_env.get(name)
-            if v is not None:
-                if v.k & Kind.LAZY:
-                    v = scope_env[name] = self.force(v)
-                return v
-        v = self.lookup_global(frame.scope.globals, name)
-        if v is not None:
-            return v
-        v = BUILTINS.get(name)
-        return v if v is not None else UNKNOWN
-
-    def lookup_global(self, g: dict, name: str, depth=0):
-        """A module-level name, forcing lazy imports and following `from x import *`."""
-        v = g.get(name)
-        if v is not None:
-            if v.k & Kind.LAZY:
-                v = g[name] = self.force(v)
-            return v
-        stars = g.get(_STAR)
-        if stars is None or depth > 8 or name.startswith("_") or self.no_force:
-            return None
-        key = (id(g), name)
-        if key in self.star_misses:
-            return None
-        for o in sorted(stars.objs, key=lambda x: x.oid):
-            if not self.program.may_define(o.path, name):
-                continue
-            scope = self.scope_of(o.path, o.dotted)
-            if scope is not None:
-                v = self.lookup_global(scope.globals, name, depth + 1)
-                if v is not None:
-                    g[name] = v
-                    return v
-        self.star_misses.add(key)
-        return None
-
-    def _e_attr(self, node, env):
-        recv = self.eval(node.value, env)
-        return self.get_attr(recv, node.attr, node, env)
-
-    def _e_call(self, node, env):
-        if self.steps > self.budget:
-            self.trace.incomplete = True
-        func = node.func
-        args, kwargs = self.eval_args(node, env)
-        if isinstance(func, ast.Attribute):
-            recv = self.eval(func.value, env)
-            if recv.k & Kind.MODREF and isinstance(recv.const, str) and not recv.objs:
-                return self.call_qualified(f"{recv.const}.{func.attr}", args, kwargs, node, env)
-            return self.call_method(recv, func.attr, args, kwargs, node, env)
-        fv = self.eval(func, env)
-        return self.call_value(fv, args, kwargs, node, env)
-
-    def eval_args(self, node, env):
-        args = []
-        for a in node.args:
-            if isinstance(a, ast.Starred):
-                v = self.eval(a.value, env)
-                if v.items is not None:
-                    args.extend(v.items)
-                else:
-                    args.append(Star(v))
-            else:
-                args.append(self.eval(a, env))
-        kwargs = {}
-        for kw in node.keywords:
-            v = self.eval(kw.value, env)
-            if kw.arg is None:
-                for o in v.of(DictObj):
-                    for k, kv in o.keys.items():
-                        if isinstance(k, str):
-                            kwargs[k] = kv
-                kwargs.setdefault("**", v)
-            else:
-                kwargs[kw.arg] = v
-        return args, kwargs
-
-    def _e_binop(self, node, env):
-        left = self.eval(node.left, env)
-        right = self.eval(node.right, env)
-        return self.binop(node.op, left, right, node)
-
-    def _e_unary(self, node, env):
-        v = self.eval(node.operand, env)
-        if isinstance(node.op, ast.Not):
-            t = _truth(v)
-            return const(not t) if t is not None else V(Kind.NUMBER)
-        if v.const is not NOCONST and isinstance(v.const, (int, float)) and not isinstance(v.const, bool):
-            if isinstance(node.op, ast.USub):
-                return const(-v.const, node)
-            return v
-        if v.k & Kind.TENSOR:
-            return self.tensor_result(flow_of(v), node, op="neg")
-        return V(v.k & (Kind.NUMBER | Kind.ARRAY | Kind.UNKNOWN) or Kind.UNKNOWN, org=v.org, weak=v.weak,
-                 top=v.top, cuts=v.cuts, saves=v.saves, grads=v.grads, site=node)
-
-    def _e_boolop(self, node, env):
-        vals = [self.eval(v, env) for v in node.values]
-        truths = [_truth(v) for v in vals]
-        if isinstance(node.op, ast.And):
-            for v, t in zip(vals, truths):
-                if t is False:
-                    return v
-            if all(t is True for t in truths):
-                return vals[-1]
-        else:
-            for v, t in zip(vals, truths):
-                if t is True:
-                    return v
-            if all(t is False for t in truths):
-                return vals[-1]
-        out = join_all(vals)
-        return out.replace(const=NOCONST)
-
-    def _e_compare(self, node, env):
-        left = self.eval(node.left, env)
-        rights = [self.eval(c, env) for c in node.comparators]
-        if len(node.ops) == 1:
-            op, right = node.ops[0], rights[0]
-            if isinstance(op, (ast.Is, ast.IsNot)):
-                t = _is_none(left) if _is_none_node(node.comparators[0]) else None
-                if t is not None:
-                    return const(t if isinstance(op, ast.Is) else not t)
-                return V(Kind.NUMBER)
-            if left.const is not NOCONST and right.const is not NOCONST:
-                try:
-                    r = _COMPARE[type(op)](left.const, right.const)
-                    return const(bool(r))
-                except Exception:
-                    return V(Kind.NUMBER)
-        vals = [left] + rights
-        if any(v.k & Kind.TENSOR for v in vals):
-            return self.nondiff(flow_of(*vals), node, "comparison")
-        f = flow_of(*vals)
-        return V(Kind.NUMBER | (Kind.ARRAY if any(v.k & Kind.ARRAY for v in vals) else 0),
-                 cuts=f.cuts, site=node)
-
-    def _e_ifexp(self, node, env):
-        t = _truth(self.eval(node.test, env))
-        if t is True:
-            return self.eval(node.body, env)
-        if t is False:
-            return self.eval(node.orelse, env)
-        return join(self.eval(node.body, env), self.eval(node.orelse, env))
-
-    def _e_subscript(self, node, env):
-        recv = self.eval(node.value, env)
-        index = self.eval(node.slice, env)
-        return self.get_item(recv, index, node, env)
-
-    def _e_tuple(self, node, env):
-        items = []
-        for e in node.elts:
-            if isinstance(e, ast.Starred):
-                v = self.eval(e.value, env)
-                if v.items is not None:
-                    items.extend(v.items)
-                else:
-                    return self.make_list(node, env, kind=Kind.TUPLE)
-            else:
-                items.append(self.eval(e, env))
-        return make_tuple(items, node)
-
-    def _e_list(self, node, env):
-        return self.make_list(node, env)
-
-    def make_list(self, node, env, kind=Kind.LIST):
-        lst = ListObj(None, Site(self.sf, node))
-        for e in node.elts:
-            if isinstance(e, ast.Starred):
-                lst.add(self.iter_value(self.eval(e.value, env)))
-            else:
-                lst.add(self.eval(e, env))
-        return V(kind, frozenset((lst,)), site=node)
-
-    def _e_dict(self, node, env):
-        d = DictObj(Site(self.sf, node))
-        for k, v in zip(node.keys, node.values):
-            if k is None:
-                src = self.eval(v, env)
-                for o in src.of(DictObj):
-                    for kk, vv in o.keys.items():
-                        d.set(kk, vv)
-                    if o.rest is not None:
-                        d.set(None, o.rest)
-                continue
-            kv = self.eval(k, env)
-            vv = self.eval(v, env)
-            key = kv.const if kv.const is not NOCONST and isinstance(kv.const, (str, int)) else None
-            d.set(key, vv)
-        return V(Kind.DICT, frozenset((d,)), site=node)
-
-    def _e_set(self, node, env):
-        return self.make_list(node, env)
-
-    def _e_comp(self, node, env):
-        return self.comprehension(node, env)
-
-    def _e_lambda(self, node, env):
-        frame = self.stack[-1]
-        closure = (env,) + frame.closure
-        fn = FuncObj(node, frame.scope, closure, "<lambda>")
-        fn.defaults = ([self.eval(d, env) for d in node.args.defaults],
-                       [self.eval(d, env) if d is not None else None for d in node.args.kw_defaults])
-        return V(Kind.FUNC, frozenset((fn,)))
-
-    def _e_joined(self, node, env):
-        return V(Kind.STR, site=node)
-
-    def _e_named(self, node, env):
-        v = self.eval(node.value, env)
-        self.assign(node.target, v, env, node)
-        return v
-
-    def _e_starred(self, node, env):
-        return self.eval(node.value, env)
-
-    def _e_await(self, node, env):
-        return self.eval(node.value, env)
-
-    def _e_yield(self, node, env):
-        v = self.eval(node.value, env) if node.value is not None else NONE
-        self.stack[-1].yields.append(v)
-        return UNKNOWN
-
-    def _e_yieldfrom(self, node, env):
-        v = self.eval(node.value, env)
-        self.stack[-1].yields.append(self.iter_value(v))
-        return UNKNOWN
-
-    def _e_slice(self, node, env):
-        for part in (node.lower, node.upper, node.step):
-            if part is not None:
-                self.eval(part, env)
-        return V(Kind.NUMBER, site=node)
-
-    _expr_handlers = {
-        ast.Constant: _e_const, ast.Name: _e_name, ast.Attribute: _e_attr, ast.Call: _e_call,
-        ast.BinOp: _e_binop, ast.UnaryOp: _e_unary, ast.BoolOp: _e_boolop, ast.Compare: _e_compare,
-        ast.IfExp: _e_ifexp, ast.Subscript: _e_subscript, ast.Tuple: _e_tuple, ast.List: _e_list,
-        ast.Dict: _e_dict, ast.Set: _e_set, ast.ListComp: _e_comp, ast.SetComp: _e_comp,
-        ast.GeneratorExp: _e_comp, ast.DictComp: _e_comp, ast.Lambda: _e_lambda,
-        ast.JoinedStr: _e_joined, ast.NamedExpr: _e_named, ast.Starred: _e_starred,
-        ast.Await: _e_await, ast.Yield: _e_yield, ast.YieldFrom: _e_yieldfrom, ast.Slice: _e_slice,
-    }
-
-    # ---------------------------------------------------------------- comprehensions and iteration
-
-    def comprehension(self, node, env) -> V:
-        cenv = dict(env)
-        gens = node.generators
-        results: list[V] = []
-        keys: list[V] = []
-        exact = [True]
-        filtered = [False]
-
-        def run(i, e):
-            if i == len(gens):
-                if isinstance(node, ast.DictComp):
-                    keys.append(self.eval(node.key, e))
-                    results.append(self.eval(node.value, e))
-                else:
-                    results.append(self.eval(node.elt, e))
-                return
-            gen = gens[i]
-            it = self.eval(gen.iter, e)
-            units = _param_elements(it)
-            if units is not None and gen.ifs and len(units) <= 512:
-                # filter parameters one by one: `[p for p in m.parameters() if p.requires_grad]`
-                for u, uv in units:
-                    e2 = dict(e)
-                    self.assign(gen.target, uv, e2, node)
-                    truths = [_truth(self.eval(c, e2)) for c in gen.ifs]
-                    if any(t is False for t in truths):
-                        filtered[0] = True
-                        continue
-                    if any(t is None for t in truths):
-                        exact[0] = False
-                    if _mentions_requires_grad(gen.ifs):
-                        filtered[0] = True
-                    run(i + 1, e2)
-                return
-            elem = self.iter_value(it)
-            e2 = dict(e)
-            self.assign(gen.target, elem, e2, node)
-            for c in gen.ifs:
-                if _truth(self.eval(c, e2)) is False:
-                    return
-            if gen.ifs:
-                exact[0] = False
-            run(i + 1, e2)
-
-        self.cond += 1
-        try:
-            run(0, cenv)
-        finally:
-            self.cond -= 1
-        site = Site(self.sf, node)
-        if isinstance(node, ast.DictComp):
-            d = DictObj(site)
-            for k, v in zip(keys, results):
-                d.set(k.const if isinstance(k.const, (str, int)) and k.const is not NOCONST and not exact[0] is None else None, v)
-            # keys from a loop are not all known: keep values under unknown keys
-            d.keys = {}
-            d.rest = join_all(results) if results else None
-            return V(Kind.DICT, frozenset((d,)), site=node)
-        content = join_all(results) if results else None
-        units = [u for r in results for u in r.objs if isinstance(u, Unit)]
-        if units and all(any(isinstance(o, Unit) for o in r.objs) for r in results):
-            sources = frozenset(s for r in results for o in r.objs if isinstance(o, PIter) for s in o.sources)
-            pi = PIter(frozenset(units), exact=exact[0], sources=sources, filtered=filtered[0], site=site)
-            content = content.replace(objs=content.objs | {pi})
-        lst = ListObj(content, site)
-        return V(Kind.LIST, frozenset((lst,)), site=node)
-
-    def iter_value(self, v: V, per_iteration=False) -> V:
-        """The value of one element when iterating over `v`."""
-        if v.items is not None:
-            return join_all(v.items) if v.items else UNKNOWN
-        out = None
-        for o in v.objs:
-            if isinstance(o, ListObj):
-                out = join(out, o.content if o.content is not None else UNKNOWN)
-            elif isinstance(o, DictObj):
-                out = join(out, V(Kind.STR))
-            elif isinstance(o, PIter):
-                if o.named:
-                    out = join(out, make_tuple([V(Kind.STR), _units_value(o)], None))
-                else:
-                    out = join(out, _units_value(o))
-            elif isinstance(o, ModuleObj):
-                kids = [c for c in o.children.values()]
-                if kids:
-                    out = join(out, join_all(
-                        [module_value(c) if isinstance(c, ModuleObj) else _unit_v(c) for c in kids]))
-                else:
-                    out = join(out, UNKNOWN)
-            elif isinstance(o, (TensorObj, Unit)):
-                out = join(out, V(Kind.TENSOR, frozenset((o,)), v.org, v.weak, v.top, v.cuts, v.saves))
-            elif isinstance(o, SymObj):
-                out = join(out, UNKNOWN)
-        if out is None:
-            if v.k & Kind.TENSOR:
-                return v.replace(items=None, const=NOCONST)
-            return V(Kind.UNKNOWN, weak=v.weak | v.org, top=v.top, cuts=v.cuts)
-        return out
-
-    # ---------------------------------------------------------------- calls of user code
-
-    def call_value(self, fv: V, args, kwargs, node, env) -> V:
-        results = []
-        if fv.k & Kind.MODREF and isinstance(fv.const, str) and not fv.objs:
-            return self.call_qualified(fv.const, args, kwargs, node, env)
-        for o in fv.objs:
-            if isinstance(o, FuncObj):
-                results.append(self.call_function(o, args, kwargs, node))
-            elif isinstance(o, BoundMethod):
-                results.append(self.call_function(o.func, args, kwargs, node, self_v=o.recv))
-            elif isinstance(o, ClassObj):
-                results.append(self.instantiate(o, args, kwargs, node))
-            elif isinstance(o, ModuleObj):
-                results.append(self.module_call(o, args, kwargs, node, env))
-            elif isinstance(o, InstanceObj):
-                m = o.cls.lookup("__call__")
-                if m is not None:
-                    results.append(self.call_function(m, args, kwargs, node, self_v=V(Kind.INST, frozenset((o,)))))
-                else:
-                    results.append(self.opaque_call(None, args, kwargs, node))
-            elif isinstance(o, SymObj):
-                results.append(self.sym_call(o, args, kwargs, node))
-            elif isinstance(o, PIter):
-                results.append(V(Kind.PARAMS, frozenset((o,))))
-        if not results:
-            # an unknown callable (a model from a factory the engine cannot see, a wrapper...):
-            # it may add gradient from parameters the engine cannot name
-            return self.opaque_call(fv, args, kwargs, node, extra=fv).replace(top=True)
-        return join_all(results)
-
-    def call_function(self, fn: FuncObj, args, kwargs, node, self_v=None, symbolic=False) -> V:
-        over = (self.steps > self.budget or self.steps - self.root_start > self.root_budget
-                or (self.caps and self.steps > min(self.caps)))
-        if self.shallow and fn.scope.sf is not self.entry:
-            # checking one class alone: its own __init__ is what matters, not a base class's in a library
-            return self.opaque_call(None, args, kwargs, node, extra=self_v).replace(top=True)
-        if len(self.stack) > MAX_DEPTH or over or any(f.func is fn for f in self.stack):
-            if over:
-                self.trace.incomplete = True
-            # not followed: the result is unknown, and may carry anything
-            return self.opaque_call(None, args, kwargs, node, extra=self_v).replace(top=True)
-        fn.interpreted += 1
-        call_site = Site(self.sf, node) if node is not fn.node else None
-        env = self.bind_args(fn, args, kwargs, self_v)
-        arg_objs = set()
-        for v in list(args) + list(kwargs.values()):
-            if isinstance(v, V):
-                arg_objs.update(v.objs)
-        frame = Frame(fn, fn.scope, fn.closure, call_site, frozenset(arg_objs), cls=fn.cls, self_v=self_v,
-                      label=fn.qual)
-        saved = (self.sf, self.nograd, self.ctx)
-        if call_site is not None:
-            self.ctx = self.ctx + (("call", node, fn, self.sf),)
-        self.sf = fn.scope.sf
-        if fn.nograd is not None and self.nograd is None:
-            self.nograd = fn.nograd
-        self.stack.append(frame)
-        try:
-            if isinstance(fn.node, ast.Lambda):
-                result = self.eval(fn.node.body, env)
-                frame.returns.append(result)
-            else:
-                self.exec_block(fn.node.body, env)
-        finally:
-            self.stack.pop()
-            self.sf, self.nograd, self.ctx = saved
-        if frame.yields:
-            lst = ListObj(join_all(frame.yields), Site(fn.scope.sf, fn.node))
-            return V(Kind.LIST, frozenset((lst,)))
-        if not frame.returns:
-            return NONE
-        out = join_all(frame.returns)
-        if fn.nograd is not None and out.carries:
-            out = self.cut_nograd(out, fn.nograd)
-        return out
-
-    def bind_args(self, fn: FuncObj, args, kwargs, self_v) -> dict:
-        node = fn.node
-        a = node.args
-        env: dict = {}
-        positional = [p.arg for p in a.posonlyargs + a.args]
-        defaults, kw_defaults = self.defaults_of(fn)
-        given = list(args)
-        if self_v is not None and positional:
-            env[positional[0]] = self_v
-            positional = positional[1:]
-        star_rest = None
-        for i, name in enumerate(positional):
-            if i < len(given):
-                g = given[i]
-                if isinstance(g, Star):
-                    env[name] = self.iter_value(g.value)
-                    star_rest = g.value
-                    for rest in positional[i + 1:]:
-                        if rest not in kwargs:
-                            env[rest] = self.iter_value(g.value)
-                    break
-                env[name] = g
-            elif name in kwargs:
-                env[name] = kwargs[name]
-            else:
-                j = i - (len(positional) - len(defaults))
-                env[name] = defaults[j] if 0 <= j < len(defaults) else UNKNOWN
-        for name in positional:
-            if name in kwargs:
-                env[name] = kwargs[name]
-        if a.vararg is not None:
-            extra = [g for g in given[len(positional):]]
-            if any(isinstance(g, Star) for g in extra) or star_rest is not None:
-                elem = join_all([self.iter_value(g.value) if isinstance(g, Star) else g for g in extra]
-                                + ([self.iter_value(star_rest)] if star_rest is not None else []))
-                lst = ListObj(elem, None)
-                env[a.vararg.arg] = V(Kind.TUPLE, frozenset((lst,)))
-            else:
-                env[a.vararg.arg] = make_tuple(extra, None)
-        for p, d in zip(a.kwonlyargs, kw_defaults):
-            if p.arg in kwargs:
-                env[p.arg] = kwargs[p.arg]
-            else:
-                env[p.arg] = d if d is not None else UNKNOWN
-        if a.kwarg is not None:
-            d = DictObj(None)
-            known = set(positional) | {p.arg for p in a.kwonlyargs}
-            for k, v in kwargs.items():
-                if k not in known and k != "**":
-                    d.set(k, v)
-            env[a.kwarg.arg] = V(Kind.DICT, frozenset((d,)))
-        return env
-
-    def instantiate(self, cls: ClassObj, args, kwargs, node, label=None) -> V:
-        site = Site(self.sf, node)
-        cls.instantiated += 1
-        if cls.is_optimizer:
-            return self.make_optimizer(cls.name, args, kwargs, node, env=None)
-        if cls.is_module:
-            m = ModuleObj(label or f"<{cls.name}>", site, self.seq(), cls=cls)
-            m.opaque = cls.opaque_base
-            if m.opaque:
-                m.opaque_unit = Unit(Unit.OPAQUE, f"{m.label}.<params>", site, m.seq, count=None)
-                m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
-            recv = module_value(m)
-        else:
-            inst = InstanceObj(cls, label or f"<{cls.name}>", site)
-            recv = V(Kind.INST, frozenset((inst,)))
-        init = cls.lookup("__init__")
-        if cls.is_module and self.shallow and len(self.init_stack) >= 1:
-            # a submodule of the class under check: what it holds does not matter here
-            m.opaque = True
-            if m.opaque_unit is None:
-                m.opaque_unit = Unit(Unit.OPAQUE, "<params>", site, m.seq, count=None)
-                m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
-            return recv
-        if init is not None:
-            if cls.is_module:
-                self.init_stack.append(recv.objs and next(iter(recv.objs)))
-                m.in_init = True
-            # a helper object's set-up (a trainer, an accelerator, a config) may run deep into a
-            # library; what the training step needs from it is seldom that deep
-            cap = INIT_BUDGET if not cls.is_module else MODULE_INIT_BUDGET
-            self.caps.append(self.steps + cap)
-            try:
-                self.call_function(init, args, kwargs, node, self_v=recv)
-            finally:
-                self.caps.pop()
-                if cls.is_module:
-                    m.in_init = False
-                    self.init_stack.pop()
-                    self.after_init(m)
-        elif cls.is_module:
-            self.after_init(m)
-        return recv
-
-    def opaque_call(self, fv: V | None, args, kwargs, node, extra: V | None = None) -> V:
-        """A call the engine does not follow: its result may carry what went in (weakly)."""
-        f = Flow()
-        for v in list(args) + [v for k, v in kwargs.items() if k != "**"] + ([extra] if extra else []):
-            if isinstance(v, Star):
-                v = v.value
-            if not isinstance(v, V):
-                continue
-            f.add(v)
-            for o in v.objs:
-                if isinstance(o, ModuleObj):
-                    f.weak = f.weak | frozenset(o.units())
-                elif isinstance(o, SymObj):
-                    f.weak = f.weak | {self.sym_unit(o)}
-                elif isinstance(o, PIter):
-                    f.weak = f.weak | o.units
-        weak = f.weak | f.org
-        k = Kind.UNKNOWN | (Kind.TENSOR if f.tensor else 0)
-        out = V(k, org=EMPTY, weak=weak, top=f.top, cuts=f.cuts, saves=f.saves, site=node)
-        if self.nograd is not None and out.carries:
-            out = self.cut_nograd(out, self.nograd)
-        return out
-
-    def sym_unit(self, o: SymObj) -> Unit:
-        if o.unit is None:
-            o.unit = Unit(Unit.OPAQUE, o.label, o.site, o.seq, count=None)
-        return o.unit
-
-    def sym_call(self, o: SymObj, args, kwargs, node) -> V:
-        out = self.opaque_call(None, args, kwargs, node)
-        u = self.sym_unit(o)
-        if self.nograd is not None:
-            return out
-        return out.replace(weak=out.weak | {u}, k=out.k | Kind.TENSOR)
 
 
-def make_tuple(items, node) -> V:
-    f = flow_of(*items)
-    return V(Kind.TUPLE, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, tuple(items), site=node)
 
 
-def _unit_v(u: Unit) -> V:
-    return V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)))
 
 
-def _units_value(pi: PIter) -> V:
-    units = pi.units
-    return V(Kind.TENSOR | Kind.PARAMS, frozenset(units) | {pi}, org=frozenset(u for u in units if u.kind != Unit.OPAQUE),
-             weak=frozenset(u for u in units if u.kind == Unit.OPAQUE))
 
 
-def _param_elements(v: V):
-    """(unit, value) pairs when `v` iterates over known parameters one by one."""
-    pis = v.of(PIter)
-    lists = v.of(ListObj)
-    if not pis and lists:
-        for lst in lists:
-            if lst.content is None:
-                continue
-            pis.extend(lst.content.of(PIter))
-            if any(not isinstance(o, (PIter, Unit)) for o in lst.content.objs):
-                return None
-    if not pis or v.items is not None:
-        return None
-    out = []
-    for pi in pis:
-        if pi.named or any(u.kind == Unit.OPAQUE for u in pi.units):
-            return None
-        for u in sorted(pi.units, key=lambda x: x.oid):
-            out.append((u, V(Kind.TENSOR | Kind.PARAMS, frozenset((u, pi)), org=frozenset((u,)))))
-    return out
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 _MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "push"}
@@ -1539,49 +959,48 @@ def _carried(loop) -> tuple[frozenset, bool]:
     return result
 
 
-def _mentions_requires_grad(ifs) -> bool:
-    for c in ifs:
-        for n in ast.walk(c):
-            if isinstance(n, ast.Attribute) and n.attr == "requires_grad":
-                return True
-    return False
-
-
 def _is_property_setter(item) -> bool:
     return any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter") for d in item.decorator_list)
 
 
-def _truth(v: V):
-    c = v.const
-    if c is NOCONST:
-        if v.k == Kind.NONE:
-            return False
-        if v.objs and not (v.k & (Kind.NONE | Kind.NUMBER | Kind.STR | Kind.UNKNOWN | Kind.TENSOR | Kind.LIST
-                                  | Kind.DICT | Kind.TUPLE | Kind.ARRAY)):
-            return True
-        return None
-    try:
-        return bool(c)
-    except Exception:
-        return None
+def _refine(test, env: dict, arm: bool) -> dict:
+    """A copy of `env` for one arm of `if x is None` / `if x is not None`: there `x` is (or is not)
+    None, so what it holds on the other arm does not flow through this one (`h = h.detach()` only
+    when `h` is not None)."""
+    out = dict(env)
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
+        return out
+    left, right = test.left, test.comparators[0]
+    if isinstance(left, ast.Constant) and left.value is None:
+        left, right = right, left
+    if not (isinstance(left, ast.Name) and isinstance(right, ast.Constant) and right.value is None):
+        return out
+    v = env.get(left.id)
+    if v is None:
+        return out
+    is_none = arm if isinstance(test.ops[0], ast.Is) else not arm
+    if is_none:
+        out[left.id] = NONE
+    elif v.k & Kind.NONE and v.k != Kind.NONE:
+        out[left.id] = v.replace(k=v.k & ~Kind.NONE, const=NOCONST if v.const is None else v.const)
+    return out
 
 
-def _is_none(v: V):
-    if v.k == Kind.NONE:
+_COUNTER_WORDS = re.compile(r"step|iter|count|batch|accum|idx|index|epoch", re.I)
+
+
+def _counter_like(test, loops) -> bool:
+    """A condition that changes from one iteration to the next (`(i + 1) % accum == 0`,
+    `step % k == 0`, `self.global_step > warmup`), unlike a configuration flag (`if args.amp:`)."""
+    if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test)):
         return True
-    if v.k & Kind.NONE or v.k & Kind.UNKNOWN and not v.objs:
-        return None
-    if v.objs or v.k & (Kind.TENSOR | Kind.NUMBER | Kind.STR | Kind.MODULE):
-        return False
-    return None
-
-
-def _is_none_node(n) -> bool:
-    return isinstance(n, ast.Constant) and n.value is None
-
-
-_COMPARE = {
-    ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b,
-    ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
-    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
-}
+    if any(isinstance(n, ast.Attribute) and _COUNTER_WORDS.search(n.attr) for n in ast.walk(test)):
+        return True
+    if not loops:
+        return any(isinstance(n, ast.Name) and _COUNTER_WORDS.search(n.id) for n in ast.walk(test))
+    loop = loops[-1]["node"]
+    stored = getattr(loop, "_gradaudit_stored", None)
+    if stored is None:
+        stored = frozenset(n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        loop._gradaudit_stored = stored
+    return any(isinstance(n, ast.Name) and n.id in stored for n in ast.walk(test))

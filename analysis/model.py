@@ -49,6 +49,7 @@ class Cut:
     top: bool                    # it also cut origins the engine could not name
     receiver: Span | None = None  # the expression the cut applied to (for fixes)
     note: str = ""                # 'list': the cut value was a list of tensors
+    role: str = ""                # 'target' | 'weight': where it met the loss, a stop-gradient idiom
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +73,9 @@ class Optimizer:
     groups: tuple
     complete: bool        # every group is known exactly
     in_loop: bool = False
+    escaped: bool = False  # handed to code the engine does not see (it may step or clear it there)
+    fresh_params: bool = False  # built in a loop iteration that also built all of its parameters
+    loops: tuple = ()     # iteration keys of the loops around its construction, outermost first
 
     @property
     def params(self) -> frozenset:
@@ -88,8 +92,73 @@ class Event:
     seq: int
     target: str = ""     # the optimizer / scheduler / module name
     target_key: int = 0
-    guarded: bool = False
+    guarded: bool = False  # under a condition inside the iteration it is listed for (a Step's events)
     via: tuple = ()      # call sites of helpers the event happened in, outermost first
+    detail: str = ""     # 'closure' (a step running a closure), 'scaler', 'grad=None', the clip function
+    params: frozenset = frozenset()  # the parameters it clears, steps or clips
+    loops: tuple = ()    # iteration keys of the enclosing loop iterations, outermost first
+    conds: tuple = ()    # (branch key, arm, loop level) of the conditions it ran under
+
+    def guards_in(self, level: int) -> tuple:
+        """The conditions inside the iteration of the loop at nesting `level` (1: outermost)."""
+        return tuple((k, a) for k, a, lvl in self.conds if lvl >= level)
+
+    def exclusive(self, other: "Event") -> bool:
+        """The two run on different arms of one condition: never in the same pass."""
+        mine = {k: a for k, a, _ in self.conds}
+        return any(k in mine and mine[k] != a for k, a, _ in other.conds)
+
+
+@dataclass(frozen=True, slots=True)
+class Stale:
+    """Graph an earlier backward() already went through, reached again by this one's loss."""
+    kind: str                    # 'freed' (torch raises) | 'retained' (kept alive by retain_graph=True)
+    by: int                      # seq of the earlier backward
+    by_span: Span
+    earlier_iteration: bool      # built in an earlier iteration (carried state), not shared in this one
+    modified: bool               # a tensor it saved was changed in place since (a step() of the parameter)
+    op_span: Span | None         # an op whose saved tensors are reached again
+    carry: Span | None           # the assignment that carried the graph into this iteration
+    by_stepped: tuple = ()       # optimizer keys the earlier backward was stepped for
+
+
+@dataclass(frozen=True, slots=True)
+class Scheduler:
+    key: int
+    name: str
+    type: str
+    span: Span
+    optimizer: int               # key of its optimizer (0: unknown)
+    counter: bool                # its schedule depends on how many times step() ran
+
+
+@dataclass(frozen=True, slots=True)
+class Accumulation:
+    """A tensor with history accumulated into state that outlives the loop iteration."""
+    span: Span
+    params: frozenset
+    backpropagated: bool
+    loops: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class Crossing:
+    """A module applied to a tensor carrying gradient from parameters it does not own."""
+    seq: int
+    span: Span | None
+    own: frozenset
+    foreign: frozenset
+    loops: tuple
+    arg: Span | None = None      # the argument that brought the foreign gradient
+
+
+@dataclass(frozen=True, slots=True)
+class GradRead:
+    """`.grad` read on a non-leaf tensor with no retain_grad()."""
+    span: Span
+    stmt: Span
+    params: frozenset
+    loops: tuple
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,9 +197,29 @@ class Step:
     seq: int = 0                  # program order, comparable with Freeze.seq and Optimizer.seq
     iteration: int = 0            # identifies the loop iteration (or run) holding the call
     co_reached: frozenset = frozenset()  # reached by other losses backpropagated for the same step()
+    unseen: str = ""              # the loss is partly built by code the engine did not see (that code, or "?")
+    requires_no_grad: bool = False  # the loss certainly does not require grad: backward() raises
+    retain: bool = False          # retain_graph=True (or create_graph=True)
+    retain_span: Span | None = None
+    gradient: bool = False        # gradient= / grad_tensors= given
+    nonscalar: bool = False       # the loss is certainly not a single element (shape or reduction='none')
+    scaled: bool = False          # the loss is divided by a count or scaled by a constant on some path
+    stale: tuple = ()             # Stale
+    loops: tuple = ()             # iteration keys of the enclosing loop iterations, outermost first
     # 'script': reached when the file runs as a script (top level or from `__main__`);
     # 'function': only in a function nothing in the file calls (run on unknown arguments)
     entry: str = "script"
+
+
+@dataclass(frozen=True, slots=True)
+class LossTerm:
+    """A loss computed in the program (a loss function's result, or a value named as a loss)."""
+    span: Span                  # the statement computing it
+    label: str                  # 'F.mse_loss', '`criterion`', '`value_loss`'
+    function: str
+    params: frozenset           # Params it certainly carries gradient from
+    backpropagated: bool        # some evaluation of it reached a backward() / autograd.grad
+    iteration: int = 0          # the loop iteration (or run) computing it, as Step.iteration
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,4 +277,11 @@ class ProgramModel:
     new_params: tuple = ()
     manual: frozenset = frozenset()     # Params updated by hand from their .grad
     incomplete: bool = False
+    losses: tuple = ()                  # LossTerm, one per statement
+    events: tuple = ()                  # every Event of the run, in order
+    schedulers: tuple = ()
+    accumulations: tuple = ()
+    crossings: tuple = ()
+    grad_reads: tuple = ()
+    counters: frozenset = frozenset()   # branch keys (Event.conds) of conditions that vary between iterations
     param_counts: dict = field(default_factory=dict, compare=False)

@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import itertools
 
-from .values import EMPTY, V, Kind, join
+from .values import EMPTY, FROZEN, MAYBE, TRAINABLE, V, Kind, join
 
 _ids = itertools.count(1)
 
-TRAINABLE, FROZEN, MAYBE = 0, 1, 2
+
+def next_oid() -> int:
+    """An id larger than every object's made so far, smaller than every later one's."""
+    return next(_ids)
+
+__all__ = ["TRAINABLE", "FROZEN", "MAYBE"]   # re-exported: the states live in values.py
 
 
 def merge_state(a: int, b: int) -> int:
@@ -101,7 +106,7 @@ class Unit(Obj):
 
 class TensorObj(Obj):
     """Storage of a computed or data tensor: identity for aliasing and in-place version counts."""
-    __slots__ = ("site", "version", "bumps", "base")
+    __slots__ = ("site", "version", "bumps", "base", "retained")
 
     def __init__(self, site):
         super().__init__()
@@ -109,6 +114,7 @@ class TensorObj(Obj):
         self.version = 0
         self.bumps = []
         self.base = None          # the parameter a `.data` view stands for
+        self.retained = False     # retain_grad() was called: its .grad is kept
 
     def __repr__(self):
         return f"Tensor@{self.site!r}"
@@ -116,7 +122,8 @@ class TensorObj(Obj):
 
 class ModuleObj(Obj):
     __slots__ = ("cls", "qual", "label", "parent", "key", "children", "attrs", "site", "seq", "opaque",
-                 "opaque_unit", "inplace", "spec", "copy_of", "unregs", "in_init", "loaded_from")
+                 "opaque_unit", "inplace", "spec", "copy_of", "unregs", "in_init", "loaded_from", "training",
+                 "dims")
 
     def __init__(self, label, site, seq, cls=None, qual=None):
         super().__init__()
@@ -137,6 +144,8 @@ class ModuleObj(Obj):
         self.unregs = []
         self.in_init = False
         self.loaded_from = False  # load_state_dict from an optimized module (a target network)
+        self.training = True      # .train()/.eval() state: True, False, or None when paths disagree
+        self.dims = None          # constructor constants that fix output shapes: (in, out), a reduction
 
     def path(self) -> str:
         if self.parent is not None and self.key is not None:
@@ -228,7 +237,7 @@ class Group:
 
 
 class OptimObj(Obj):
-    __slots__ = ("qual", "label", "site", "seq", "groups", "complete", "ctx", "anchor")
+    __slots__ = ("qual", "label", "site", "seq", "groups", "complete", "ctx", "anchor", "escaped")
 
     def __init__(self, qual, label, site, seq, ctx):
         super().__init__()
@@ -240,6 +249,7 @@ class OptimObj(Obj):
         self.complete = True
         self.ctx = ctx
         self.anchor = site
+        self.escaped = False      # handed to code the engine does not see (it may step or clear it)
 
     def units(self) -> frozenset:
         out = set()
@@ -255,11 +265,12 @@ class OptimObj(Obj):
 
 
 class SchedObj(Obj):
-    __slots__ = ("qual", "label", "site", "seq", "optimizer")
+    __slots__ = ("qual", "label", "site", "seq", "optimizer", "counter")
 
-    def __init__(self, qual, label, site, seq, optimizer=None):
+    def __init__(self, qual, label, site, seq, optimizer=None, counter=True):
         super().__init__()
         self.qual, self.label, self.site, self.seq, self.optimizer = qual, label, site, seq, optimizer
+        self.counter = counter    # the schedule depends on how many steps it has taken
 
     def __repr__(self):
         return f"Sched({self.label})"

@@ -14,7 +14,8 @@ _cut_ids = itertools.count(1)
 
 class Cut:
     """Gradient dropped at one place: `kind` says how, `removed` which leaves lost their path."""
-    __slots__ = ("cid", "kind", "site", "removed", "removed_weak", "detail", "receiver", "top", "note")
+    __slots__ = ("cid", "kind", "site", "removed", "removed_weak", "detail", "receiver", "top", "note", "role",
+                 "terms")
 
     # kinds and the rule that owns them
     DETACH, DATA, NOGRAD, SCALAR, REWRAP, NUMPY, NONDIFF = (
@@ -30,6 +31,11 @@ class Cut:
         self.receiver = receiver    # ast node of the cut expression's receiver (for fixes)
         self.top = False            # it also removed origins the engine could not name
         self.note = ""              # 'list': the cut value was a list of tensors
+        # where the cut value met the rest of the loss: 'target' (a loss function's target), 'weight'
+        # (a factor scaling a term that carries gradient of its own), '' (anything else): a
+        # stop-gradient in such a place is the usual idiom, not the break (see cut_findings)
+        self.role = ""
+        self.terms = frozenset()    # loss terms whose way to the loss went through here
 
     def __hash__(self):
         return self.cid
@@ -41,15 +47,91 @@ class Cut:
         return f"Cut({self.kind}@{self.site!r} {sorted(u.name for u in self.removed)})"
 
 
-class SaveRec:
-    """A differentiable op saved `storage` (at `version`) for its backward."""
-    __slots__ = ("storage", "version", "site", "op")
+class LossRec:
+    """A loss computed in the program: a loss function's or criterion's result, or a value bound to
+    a name that says it is a loss. Whether it reaches a backward() is read off BackwardRec.terms."""
+    __slots__ = ("seq", "site", "ctx", "org", "weak", "label", "func")
 
-    def __init__(self, storage, version, site, op):
+    def __init__(self, seq, site, ctx, org, weak, label, func):
+        self.seq = seq
+        self.site = site          # the statement computing it
+        self.ctx = ctx
+        self.org = org            # leaves it certainly carries gradient from
+        self.weak = weak
+        self.label = label        # 'F.mse_loss', 'criterion', 'value_loss'
+        self.func = func          # qualified name of the function computing it
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other
+
+
+class CarryRec:
+    """An assignment, in a loop's later run, of a value whose graph reaches into an earlier
+    iteration (`h = rnn(x, h)` without a detach)."""
+    __slots__ = ("site", "stale", "ctx")
+
+    def __init__(self, site, stale, ctx):
+        self.site = site          # the assignment statement
+        self.stale = stale        # SaveRecs of earlier iterations the value still holds
+        self.ctx = ctx
+
+
+class AccRec:
+    """A tensor with history accumulated into state that outlives the iteration. Used as a loss
+    term token: when it reaches a backward(), the accumulation is a loss, not a log."""
+    __slots__ = ("site", "ctx", "org")
+
+    def __init__(self, site, ctx, org):
+        self.site = site
+        self.ctx = ctx
+        self.org = org
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other
+
+
+class CrossRec:
+    """A module applied to a tensor carrying gradient from parameters it does not own."""
+    __slots__ = ("seq", "site", "own", "foreign", "ctx", "arg")
+
+    def __init__(self, seq, site, own, foreign, ctx):
+        self.seq = seq
+        self.site = site          # the statement applying it
+        self.own = own
+        self.foreign = foreign
+        self.ctx = ctx
+        self.arg = None           # Site of the argument that brought the foreign gradient
+
+
+class GradReadRec:
+    """`.grad` read on a computed tensor that has no retain_grad()."""
+    __slots__ = ("site", "stmt", "org", "ctx")
+
+    def __init__(self, site, stmt, org, ctx):
+        self.site = site          # the `.grad` attribute expression
+        self.stmt = stmt
+        self.org = org
+        self.ctx = ctx
+
+
+class SaveRec:
+    """A differentiable op saved `storage` (a computed tensor or a parameter leaf, at `version`)
+    for its backward: a node of the graph that a backward() frees."""
+    __slots__ = ("storage", "version", "site", "op", "ctx", "certain")
+
+    def __init__(self, storage, version, site, op, ctx=(), certain=True):
         self.storage = storage
         self.version = version
         self.site = site
         self.op = op
+        self.ctx = ctx
+        self.certain = certain    # the op certainly saved it (what required grad is known, not guessed)
 
     def __hash__(self):
         return id(self)
@@ -60,9 +142,9 @@ class SaveRec:
 
 class Event:
     """One lifecycle call in program order: zero_grad, backward, step, ..."""
-    __slots__ = ("seq", "kind", "site", "ctx", "obj", "detail", "guarded")
+    __slots__ = ("seq", "kind", "site", "ctx", "obj", "detail", "guarded", "path", "units")
 
-    def __init__(self, seq, kind, site, ctx, obj=None, detail=None, guarded=False):
+    def __init__(self, seq, kind, site, ctx, obj=None, detail=None, guarded=False, path=(), units=None):
         self.seq = seq
         self.kind = kind
         self.site = site
@@ -70,6 +152,8 @@ class Event:
         self.obj = obj
         self.detail = detail
         self.guarded = guarded
+        self.path = path          # (branch key, arm, len(ctx)) of the conditions it happened under
+        self.units = units        # the leaves it concerns (cleared, stepped, clipped), when known
 
     def __repr__(self):
         return f"Event({self.kind} {self.obj!r} @{self.site!r})"
@@ -78,7 +162,7 @@ class Event:
 class BackwardRec:
     """A `backward()` (or `autograd.grad`) and the state around it."""
     __slots__ = ("seq", "site", "ctx", "loss", "kind", "inputs", "frozen", "optimizers", "versions",
-                 "loss_expr", "func", "event", "nograd")
+                 "loss_expr", "func", "event", "nograd", "retain", "retain_node", "gradient", "stepped_objs")
 
     def __init__(self, seq, site, ctx, loss, kind, loss_expr, func):
         self.seq = seq
@@ -94,6 +178,10 @@ class BackwardRec:
         self.func = func              # qualified name of the function holding the call
         self.event = None
         self.nograd = None
+        self.retain = False           # retain_graph=True (or create_graph): the graph is not freed
+        self.retain_node = None       # the retain_graph= keyword's value node
+        self.gradient = False         # gradient= given (a non-scalar loss may be meant)
+        self.stepped_objs = ()        # the optimizers stepped for it (set by the model builder)
 
 
 class FreezeRec:
@@ -166,4 +254,10 @@ class Trace:
         self.unregs: list[UnregRec] = []
         self.new_units: list[UnitNew] = []
         self.manual_updates = []   # (Unit, Site)
+        self.losses: list[LossRec] = []
+        self.carries: list[CarryRec] = []
+        self.accums: list[AccRec] = []
+        self.crossings: list[CrossRec] = []
+        self.grad_reads: list[GradReadRec] = []
+        self.counters: set = set()    # branch keys of conditions that change between iterations
         self.incomplete = False    # a budget was hit: some calls were not followed

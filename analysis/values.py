@@ -12,11 +12,26 @@ special cases:
 - ``saves``: tensors that differentiable ops upstream saved for backward (GA110);
 - ``grads``: leaves whose ``.grad`` was read into it (manual updates, GA111);
 - ``items``: exact elements of a tuple; ``const``: a known Python constant;
-- ``site``: the expression that produced it (the loss location in a report).
+- ``site``: the expression that produced it (the loss location in a report);
+- ``unk``: part of it comes from something the engine did not see (a call into outside code, a
+  container filled where the engine did not look, a symbolic argument). It is not evidence of
+  gradient (that is ``top``), but it forbids proofs of absence ("the loss reaches nothing");
+- ``facts``: properties that hold on every path (see ``Fact``); they join by intersection;
+- ``terms``: loss terms (trace.LossRec) whose gradient it carries, to tell which computed losses
+  reach a ``backward()`` (GA209);
+- ``shape``: the tensor's shape as far as constants in the code fix it (see shapes.py), or None;
+- ``marks``: properties that hold on some path (see ``Mark``); they join by union.
+
+Three kinds of "don't know" follow from these: a value known to carry gradient from named
+leaves (``org``/``weak``), one known to carry none (no ``org``/``weak``/``top``, no ``unk``), and
+an unknown one (``unk``); rules may be confirmed only through the first two.
 """
 from __future__ import annotations
 
 EMPTY: frozenset = frozenset()
+
+# requires_grad states of a parameter leaf (objects.Unit.frozen)
+TRAINABLE, FROZEN, MAYBE = 0, 1, 2
 
 
 class Kind:
@@ -42,6 +57,17 @@ class Kind:
     LAZY = 524288      # a name imported from a project module not executed yet
 
 
+class Fact:
+    """Bits of ``V.facts``: what holds on every path to a value."""
+    NOGRAD = 1       # a tensor that certainly does not require grad (made under no_grad, detached...)
+    UNREDUCED = 2    # a per-sample loss (reduction='none') not reduced since: backward() needs gradient=
+
+
+class Mark:
+    """Bits of ``V.marks``: what holds on some path to a value."""
+    SCALED = 1       # divided by a count or scaled by a constant (`loss / accum_steps`)
+
+
 class _NoConst:
     __slots__ = ()
 
@@ -53,11 +79,19 @@ NOCONST = _NoConst()
 
 
 class V:
-    __slots__ = ("k", "objs", "org", "weak", "top", "cuts", "saves", "grads", "items", "const", "site")
+    __slots__ = ("k", "objs", "org", "weak", "top", "cuts", "saves", "grads", "items", "const", "site", "unk",
+                 "facts", "terms", "shape", "marks")
 
     def __init__(self, k=Kind.UNKNOWN, objs=EMPTY, org=EMPTY, weak=EMPTY, top=False, cuts=EMPTY,
-                 saves=EMPTY, grads=EMPTY, items=None, const=NOCONST, site=None):
+                 saves=EMPTY, grads=EMPTY, items=None, const=NOCONST, site=None, unk=None, facts=0, terms=EMPTY,
+                 shape=None, marks=0):
+        self.terms = terms
+        self.shape = shape
+        self.marks = marks
         self.k = k
+        # a value whose kind is not known is, by default, one whose content was not seen
+        self.unk = bool(k & Kind.UNKNOWN) if unk is None else unk
+        self.facts = facts
         self.objs = objs
         self.org = org
         self.weak = weak
@@ -98,6 +132,10 @@ class V:
             parts.append(f"weak={sorted(u.name for u in self.weak)}")
         if self.top:
             parts.append("top")
+        if self.unk:
+            parts.append("unk")
+        if self.facts:
+            parts.append(f"facts={self.facts}")
         if self.cuts:
             parts.append(f"cuts={len(self.cuts)}")
         if self.items is not None:
@@ -142,7 +180,17 @@ def join(a: V | None, b: V | None) -> V | None:
         items,
         c,
         a.site if a.site is not None else b.site,
+        a.unk or b.unk,
+        a.facts & b.facts,
+        a.terms | b.terms if b.terms else a.terms,
+        a.shape if a.shape == b.shape else _join_shapes(a.shape, b.shape),
+        a.marks | b.marks,
     )
+
+
+def _join_shapes(a, b):
+    from .shapes import join as join_shape
+    return join_shape(a, b)
 
 
 def join_all(values) -> V:
@@ -154,9 +202,15 @@ def join_all(values) -> V:
 
 class Flow:
     """The gradient-relevant part of one or more values, merged: what an op's result inherits."""
-    __slots__ = ("org", "weak", "top", "cuts", "saves", "grads", "tensor")
+    __slots__ = ("org", "weak", "top", "cuts", "saves", "grads", "tensor", "unk", "nograd", "terms", "marks",
+                 "unreduced")
 
     def __init__(self):
+        self.terms = EMPTY
+        self.marks = 0
+        self.unreduced = False
+        self.unk = False      # or the Site where unseen content came in
+        self.nograd = True    # every tensor input certainly does not require grad
         self.org = EMPTY
         self.weak = EMPTY
         self.top = False
@@ -178,8 +232,17 @@ class Flow:
             self.saves = self.saves | v.saves
         if v.grads:
             self.grads = self.grads | v.grads
+        if v.terms:
+            self.terms = self.terms | v.terms
+        self.marks |= v.marks
+        if v.facts & Fact.UNREDUCED:
+            self.unreduced = True
+        if v.unk and not self.unk:
+            self.unk = v.unk     # the first place where unseen content came in
         if v.k & (Kind.TENSOR | Kind.PARAMS):
             self.tensor = True
+        if self.nograd and not (v.facts & Fact.NOGRAD) and (v.weak or v.top or v.unk or _live(v.org)):
+            self.nograd = False
         for o in v.objs:
             content = getattr(o, "content_value", None)
             if content is not None:
@@ -195,8 +258,24 @@ class Flow:
     def carries(self) -> bool:
         return bool(self.org or self.weak or self.top)
 
-    def value(self, k=Kind.TENSOR, objs=EMPTY, site=None) -> V:
-        return V(k, objs, self.org, self.weak, self.top, self.cuts, self.saves, self.grads, site=site)
+    def value(self, k=Kind.TENSOR, objs=EMPTY, site=None, facts=0, shape=None) -> V:
+        return V(k, objs, self.org, self.weak, self.top, self.cuts, self.saves, self.grads, site=site, unk=self.unk,
+                 facts=facts, terms=self.terms, shape=shape, marks=self.marks)
+
+
+def _live(units) -> bool:
+    """Some of these leaves requires grad right now (frozen ones build no graph)."""
+    return any(u.frozen != FROZEN for u in units)
+
+
+def requires_grad(v: V) -> bool:
+    """The value may require grad now: ops on it record graph (and save tensors for backward)."""
+    return not (v.facts & Fact.NOGRAD) and bool(v.weak or v.top or _live(v.org))
+
+
+def surely_requires_grad(v: V) -> bool:
+    """The value certainly requires grad: it carries a parameter that does (not only maybe)."""
+    return not (v.facts & Fact.NOGRAD) and _live(v.org)
 
 
 def flow_of(*values: V) -> Flow:
@@ -213,3 +292,15 @@ class Star:
 
     def __init__(self, value):
         self.value = value
+
+
+def make_tuple(items, node) -> V:
+    f = flow_of(*items)
+    return V(Kind.TUPLE, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, tuple(items), site=node, unk=f.unk,
+             terms=f.terms)
+
+
+def storages(v: V):
+    """The tensor storages and parameter leaves a value may refer to."""
+    from .objects import TensorObj, Unit
+    return [o for o in v.objs if isinstance(o, (TensorObj, Unit))]

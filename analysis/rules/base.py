@@ -5,7 +5,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from ..findings import Edit, Finding, Fix, Related
+from ..findings import Edit, Finding, Related
 from ..model import ProgramModel, Span
 
 GRAPH_BREAK, LIFECYCLE, BACKWARD, NUMERICAL = "graph-break", "lifecycle", "backward", "numerical"
@@ -73,6 +73,7 @@ class RuleContext:
     model: ProgramModel
     files: dict                      # path -> SourceFile
     findings: list = field(default_factory=list)
+    cache: dict = field(default_factory=dict)   # what several rules derive from the model, computed once
 
     def text(self, span: Span | None) -> str:
         if span is None:
@@ -86,6 +87,18 @@ class RuleContext:
         lines += [sf.line_text(n) for n in range(span.line + 1, span.end_line)]
         lines.append(sf.line_text(span.end_line)[:span.end_col])
         return "\n".join(lines)
+
+    def node_span(self, path: str, node) -> Span | None:
+        """The span of an ast node of one of the files (character columns)."""
+        sf = self.files.get(path)
+        if sf is None:
+            return None
+        return Span(path, node.lineno, sf.char_col(node.lineno, node.col_offset), node.end_lineno,
+                    sf.char_col(node.end_lineno, node.end_col_offset))
+
+    def text_of_node(self, path: str, node) -> str:
+        sf = self.files.get(path)
+        return sf.segment(node) if sf is not None else ""
 
     def line(self, path: str, n: int) -> str:
         sf = self.files.get(path)

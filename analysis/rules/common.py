@@ -1,9 +1,9 @@
 """Helpers shared by rules: phrasing parameter sets, and the cut analysis behind GA101-GA105."""
 from __future__ import annotations
 
-from ..findings import CONFIRMED, Finding, Fix, Related
-from ..model import Param, Step
-from .base import RuleContext, related
+from ..findings import CONFIRMED, SUSPICIOUS, Finding, Related
+from ..model import Step
+from .base import RuleContext
 
 
 def module_of(params) -> str:
@@ -91,36 +91,25 @@ def loss_name(step: Step) -> str:
 def cut_findings(ctx: RuleContext, kinds, code, name, family, phrase, fix_for=None):
     """Findings for cuts of `kinds`: a cut that removes trained parameters from every path to a loss.
 
-    Confirmed when the removed parameters are ones an optimizer (or a manual update) changes for
-    that loss and the loss reaches them by no other path, or when the loss then reaches nothing
-    at all (torch raises at backward()).
+    Confirmed when parameters the cut certainly removed are ones an optimizer (or a manual update)
+    changes for that loss and the loss reaches them by no other path, or when the loss then
+    certainly requires no grad (torch raises at backward()). Parameters the value only may have
+    carried (through calls the engine did not follow) make the finding suspicious: absence of
+    evidence is not proof.
     """
     found: dict = {}
-    for step in ctx.model.steps:
-        own = step.reached | step.reached_weak
-        reach = own | step.co_reached   # gradients of losses stepped together add up
-        # `top` means the loss may also carry gradient from parameters the engine cannot name; known
-        # parameters only travel along tracked flows, so a cut of known ones is still decided, but
-        # "the loss reaches nothing" is not.
-        raises = not (own - step.frozen) and not step.top
-        for cut in step.cuts:
-            if cut.kind not in kinds:
-                continue
-            removed = (cut.removed | cut.removed_weak) - reach
-            if step.kind == "grad":
-                lost = {p for p in removed if p in step.inputs}
-            else:
-                lost = {p for p in removed if p in step.trained}
-            if not lost:
-                if not (raises and (cut.removed - step.frozen or cut.removed_weak or cut.top)):
-                    continue
-            key = cut.span
-            entry = found.get(key)
-            if entry is None:
-                found[key] = entry = {"cut": cut, "lost": set(), "steps": [], "raises": False}
-            entry["lost"] |= lost
-            entry["steps"].append(step)
-            entry["raises"] |= raises
+    for cut, step, lost, certain, level, raises in _cut_candidates(ctx):
+        if cut.kind not in kinds:
+            continue
+        key = cut.span
+        entry = found.get(key)
+        if entry is None:
+            found[key] = entry = {"cut": cut, "lost": set(), "steps": [], "raises": False, "level": level}
+        elif level == CONFIRMED:
+            entry["level"] = CONFIRMED
+        entry["lost"] |= certain or lost
+        entry["steps"].append(step)
+        entry["raises"] |= raises
     out = []
     for span, e in found.items():
         cut, lost, step = e["cut"], e["lost"], e["steps"][0]
@@ -133,7 +122,70 @@ def cut_findings(ctx: RuleContext, kinds, code, name, family, phrase, fix_for=No
             o = optimizer_of(step)
             msg += f", so {'`' + o.name + '`' if o else 'the update'} never changes them" if step.kind != "grad" \
                 else ", so torch.autograd.grad cannot reach them"
+            if e["level"] != CONFIRMED:
+                msg += " (if the calls the engine could not follow carried their gradient this far)"
         fix = fix_for(ctx, cut, step) if fix_for is not None else None
-        out.append(Finding(code, name, family, CONFIRMED, span, msg, names(shown),
+        out.append(Finding(code, name, family, e["level"], span, msg, names(shown),
                            step_related(step, ctx), fix, data={"cut": cut.kind}))
     return out
+
+
+def _cut_candidates(ctx: RuleContext) -> list:
+    """(cut, step, lost, certain, level, raises) for every cut of every kind that breaks a step,
+    computed once per analysis: which cut is the break among several depends on all of them."""
+    cached = ctx.cache.get("cut_candidates")
+    if cached is not None:
+        return cached
+    out = []
+    dropped = dropped_loss_params(ctx.model)
+    for step in ctx.model.steps:
+        own = step.reached | step.reached_weak
+        reach = own | step.co_reached   # gradients of losses stepped together add up
+        # `top` means the loss may also carry gradient from parameters the engine cannot name; known
+        # parameters only travel along tracked flows, so a cut of known ones is still decided, but
+        # "the loss reaches nothing" is not; nor is it when part of the loss was never seen.
+        empty = not (own - step.frozen) and not step.top
+        raises = step.requires_no_grad or (empty and not step.unseen)
+        candidates = []
+        for cut in step.cuts:
+            # parameters with a loss term of their own that is computed and dropped: that term is the
+            # defect (GA209), and this cut the stop-gradient it looks like
+            removed = (cut.removed | cut.removed_weak) - reach - dropped
+            if step.kind == "grad":
+                lost = {p for p in removed if p in step.inputs}
+            else:
+                lost = {p for p in removed if p in step.trained}
+            certain = {p for p in lost if p in cut.removed}
+            if lost:
+                level = CONFIRMED if certain else SUSPICIOUS
+            elif raises and not (cut.removed & dropped) and (cut.removed - step.frozen or cut.removed_weak
+                                                             or cut.top):
+                level = CONFIRMED
+            else:
+                continue
+            candidates.append((cut, lost, certain, level))
+        # several cuts sever the same parameters: the one in the loss's own path is the break; a
+        # stop-gradient on a loss function's target or on a weighting factor is the idiom beside it
+        plain = set()
+        for cut, lost, _, _ in candidates:
+            if not cut.role:
+                plain |= lost
+        for cut, lost, certain, level in candidates:
+            if cut.role and lost and lost <= plain:
+                continue
+            out.append((cut, step, lost, certain, level, raises))
+    ctx.cache["cut_candidates"] = out
+    return out
+
+
+def dropped_loss_params(model) -> frozenset:
+    """Parameters that a computed loss term carries gradient from while it reaches no backward(),
+    and that no backpropagated loss reaches: what GA209 reports."""
+    reached = set()
+    for s in model.steps:
+        reached |= s.reached | s.reached_weak | s.co_reached
+    out = set()
+    for term in model.losses:
+        if not term.backpropagated:
+            out |= term.params - reached
+    return frozenset(out)

@@ -18,11 +18,13 @@ def _fix(ctx: RuleContext, cut, step):
     others = [k for k in call.keywords if k.arg not in ("requires_grad", "dtype", "device")]
     if others or len(call.args) != 1:
         return None
+    # dropping a dtype= or device= changes the value, not only its flow
+    how = UNSAFE if any(k.arg in ("dtype", "device") for k in call.keywords) else SAFE
     arg_text = ast.get_source_segment(text, arg)
     if isinstance(arg, (ast.List, ast.Tuple)) or cut.note == "list":
         torch_name = ctx.alias(cut.span.path, "torch")
         return Fix(f"Use `{torch_name}.stack`", UNSAFE, (ctx.replace(cut.span, f"{torch_name}.stack({arg_text})"),))
-    return Fix("Use the tensor itself", SAFE, (ctx.replace(cut.span, arg_text),))
+    return Fix("Use the tensor itself", how, (ctx.replace(cut.span, arg_text),))
 
 
 def check(ctx: RuleContext):

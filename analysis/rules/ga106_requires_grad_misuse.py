@@ -36,7 +36,7 @@ def check(ctx: RuleContext):
             for c in cuts:
                 removed |= c.removed | c.removed_weak
             lost = {p for p in removed - reach if p in step.trained}
-            only_fresh = not (reach - {leaf} - {p for p, _ in step.fresh}) and not step.top
+            only_fresh = not (reach - {leaf} - {p for p, _ in step.fresh}) and not step.top and not step.unseen
             if not lost and not (only_fresh and removed):
                 continue
             shown = lost or removed

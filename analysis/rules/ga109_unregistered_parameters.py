@@ -1,12 +1,16 @@
 """GA109 unregistered-parameters."""
 import ast
 
-from ..findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix, Related
+from ..findings import CONFIRMED, SAFE, SUSPICIOUS, UNSAFE, Finding, Fix, Related
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
-from .common import describe, names
+from .common import names
 
 
-def _fix(ctx: RuleContext, rec):
+def _fix(ctx: RuleContext, rec, confirmed: bool):
+    """Registering is safe only when nothing trains the hidden parameters today: otherwise the
+    optimizers built from `.parameters()` would start holding them too. A plain tensor may be
+    meant as a buffer: making it a Parameter is never applied unasked."""
+    container = SAFE if confirmed else UNSAFE
     span = rec.value_span
     if span is None:
         return None
@@ -22,23 +26,23 @@ def _fix(ctx: RuleContext, rec):
             kws = [k for k in node.keywords if k.arg != "requires_grad"]
             call = ast.Call(func=node.func, args=node.args, keywords=kws)
             inner = ast.unparse(call)
-            return Fix(f"Register it: `{nn}.Parameter(...)`", SAFE, (ctx.replace(span, f"{nn}.Parameter({inner})"),))
-        return Fix(f"Register it: `{nn}.Parameter(...)`", SAFE, (ctx.replace(span, f"{nn}.Parameter({text})"),))
+            return Fix(f"Register it: `{nn}.Parameter(...)`", UNSAFE, (ctx.replace(span, f"{nn}.Parameter({inner})"),))
+        return Fix(f"Register it: `{nn}.Parameter(...)`", UNSAFE, (ctx.replace(span, f"{nn}.Parameter({text})"),))
     if rec.kind == "dict":
         if isinstance(node, ast.Dict) and not node.keys:
-            return Fix(f"Use `{nn}.ModuleDict`", SAFE, (ctx.replace(span, f"{nn}.ModuleDict()"),))
+            return Fix(f"Use `{nn}.ModuleDict`", container, (ctx.replace(span, f"{nn}.ModuleDict()"),))
         if isinstance(node, (ast.Dict, ast.DictComp)):
             cls = "ParameterDict" if only_tensors else "ModuleDict"
-            return Fix(f"Use `{nn}.{cls}`", SAFE, (ctx.replace(span, f"{nn}.{cls}({text})"),))
+            return Fix(f"Use `{nn}.{cls}`", container, (ctx.replace(span, f"{nn}.{cls}({text})"),))
         return None
     cls = "ParameterList" if only_tensors else "ModuleList"
     if isinstance(node, ast.List) and not node.elts:
-        return Fix(f"Use `{nn}.{cls}`", SAFE, (ctx.replace(span, f"{nn}.{cls}()"),))
+        return Fix(f"Use `{nn}.{cls}`", container, (ctx.replace(span, f"{nn}.{cls}()"),))
     if isinstance(node, (ast.List, ast.ListComp)):
-        return Fix(f"Use `{nn}.{cls}`", SAFE, (ctx.replace(span, f"{nn}.{cls}({text})"),))
+        return Fix(f"Use `{nn}.{cls}`", container, (ctx.replace(span, f"{nn}.{cls}({text})"),))
     if isinstance(node, ast.Tuple):
         inner = text[1:-1] if text.startswith("(") and text.endswith(")") else text
-        return Fix(f"Use `{nn}.{cls}`", SAFE, (ctx.replace(span, f"{nn}.{cls}([{inner}])"),))
+        return Fix(f"Use `{nn}.{cls}`", container, (ctx.replace(span, f"{nn}.{cls}([{inner}])"),))
     return None
 
 
@@ -50,14 +54,18 @@ def check(ctx: RuleContext):
             continue
         hit = set()
         step_hit = None
+        owned = set(ctx.model.manual)
+        for o in ctx.model.optimizers:
+            owned |= o.params
         for step in ctx.model.steps:
             if step.kind != "backward":
                 continue
-            reached = (step.reached & rec.params) - step.frozen - step.trained
+            reached = (step.reached & rec.params) - step.frozen - step.trained - owned
             if reached:
                 hit |= reached
                 step_hit = step_hit or step
-        if not hit and not rec.fresh:
+        trained_apart = rec.params & owned
+        if not hit and not rec.fresh and not trained_apart:
             continue
         seen.add(rec.span)
         shown = hit or rec.params
@@ -74,13 +82,20 @@ def check(ctx: RuleContext):
                    f"`{step_hit.loss}` but no optimizer updates them")
             confidence = CONFIRMED
             rel = (Related(step_hit.span, f"`{step_hit.loss}.backward()`"),)
+        elif trained_apart:
+            # an optimizer of their own still trains them: the defect is what the module misses
+            msg = (f"`{rec.owner}.{rec.attr}` {what}: an optimizer of their own still trains {them}, but "
+                   f"`{rec.owner}.parameters()` and `state_dict()` miss them (a checkpoint saves none of "
+                   f"them) and `.to(device)` leaves them where they are")
+            confidence = SUSPICIOUS
+            rel = ()
         else:
             msg = (f"`{rec.owner_type}.{rec.attr}` {what}: `.parameters()`, `.to()` and `state_dict()` "
                    f"never see {them}")
             confidence = SUSPICIOUS
             rel = ()
         out.append(Finding(RULE.code, RULE.name, RULE.family, confidence, rec.span, msg, names(shown), rel,
-                           _fix(ctx, rec)))
+                           _fix(ctx, rec, confidence == CONFIRMED)))
     return out
 
 

@@ -2,7 +2,7 @@
 import ast
 import re
 
-from ..findings import CONFIRMED, SAFE, Finding, Fix, Related
+from ..findings import CONFIRMED, SAFE, UNSAFE, Finding, Fix, Related
 from ..model import Span
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
 
@@ -19,12 +19,16 @@ def _fix(ctx: RuleContext, span: Span):
         stmt = ast.parse(text).body[0]
     except (SyntaxError, IndexError):
         return None
-    if isinstance(stmt, ast.AugAssign) and type(stmt.op) in _OPS:
+    if isinstance(stmt, ast.AugAssign) and type(stmt.op) in _OPS and isinstance(stmt.target, (ast.Name,
+                                                                                                ast.Attribute)):
+        # `x[i] += v` stays in place when spelled out; an attribute may be read elsewhere as the
+        # old object, so only a local name is rebound safely
+        how = SAFE if isinstance(stmt.target, ast.Name) else UNSAFE
         target = ast.get_source_segment(text, stmt.target)
         value = ast.get_source_segment(text, stmt.value)
         if isinstance(stmt.value, (ast.BinOp, ast.BoolOp, ast.IfExp, ast.Compare)):
             value = f"({value})"
-        return Fix("Use the out-of-place form", SAFE,
+        return Fix("Use the out-of-place form", how,
                    (ctx.replace(span, f"{target} = {target} {_OPS[type(stmt.op)]} {value}"),))
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute):
         func = stmt.value.func

@@ -11,7 +11,12 @@ What is checked:
   at the first backward()/step(), ends exactly as it started;
 - trains: the script completes, every loss given to backward() is finite, and every
   parameter-like leaf that reached a backward() (an nn.Parameter, an optimizer's parameter, or a
-  leaf seen in two backward passes) ends different from how it was when first seen.
+  leaf seen in two backward passes) ends different from how it was when first seen;
+- warning: the script completes and torch or Python warned with a message containing the text;
+- stale-grads: the script completes and some backward() started while a parameter's .grad still
+  held exactly what an earlier step() applied (gradients never cleared between steps);
+- graph-kept: the script completes and the named object (looked up in the script's globals at
+  the end) holds a tensor that still has an autograd graph (history kept alive after training).
 """
 from __future__ import annotations
 
@@ -117,10 +122,14 @@ def _run_case(source: str, expect: str) -> dict:
 
     passes = {}       # id -> backward passes a leaf was seen in
     optimized = set()
+    applied = {}      # id -> (parameter, the .grad a step() applied)
 
     def backward(tensors, *a, **k):
         ts = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
         state["passes"] = state.get("passes", 0) + 1
+        for p, g in applied.values():
+            if p.grad is not None and bool(g.abs().sum() > 0) and torch.equal(p.grad, g):
+                state["stale"] = True
         for t in ts:
             if isinstance(t, torch.Tensor):
                 losses.append(bool(torch.isfinite(t.detach()).all()))
@@ -135,17 +144,29 @@ def _run_case(source: str, expect: str) -> dict:
             optimized.update(id(p) for p in g["params"])
         find_named()
 
+    def after_step(opt, args, kwargs):
+        for g in opt.param_groups:
+            for p in g["params"]:
+                if p.grad is not None:
+                    applied[id(p)] = (p, p.grad.detach().clone())
+
     torch.autograd.backward = backward
-    from torch.optim.optimizer import register_optimizer_step_pre_hook
+    from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
     register_optimizer_step_pre_hook(on_step)
+    register_optimizer_step_post_hook(after_step)
     error = None
-    try:
-        runpy.run_path(path, run_name="__main__")
-    except BaseException as exc:  # the script's own failure is the observation
-        error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=2)}"
-    finally:
-        torch.autograd.backward = orig_backward
-        os.unlink(path)
+    final = {}
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            final = runpy.run_path(path, run_name="__main__")
+        except BaseException as exc:  # the script's own failure is the observation
+            error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=2)}"
+        finally:
+            torch.autograd.backward = orig_backward
+            os.unlink(path)
+    warned = [str(w.message) for w in caught]
     # parameter-like leaves: nn.Parameters, optimizer parameters, leaves reused across passes
     # (a fresh input made a leaf for one pass, like an adversarial example, is not one)
     changed = [not torch.equal(t.detach(), s) for key, (t, s) in leaves.items()
@@ -171,6 +192,29 @@ def _run_case(source: str, expect: str) -> dict:
             ok, why = False, "a non-finite loss"
         elif not all(changed):
             ok, why = False, f"{changed.count(False)} of {len(changed)} leaves never changed"
+    elif kind == "warning":
+        if error is not None:
+            ok, why = False, f"raised: {error.splitlines()[0]}"
+        elif not any(arg in w for w in warned):
+            ok, why = False, f"no warning with {arg!r} (warned: {warned[:3]})"
+    elif kind == "stale-grads":
+        if error is not None:
+            ok, why = False, f"raised: {error.splitlines()[0]}"
+        elif not state.get("stale"):
+            ok, why = False, "every backward() started from cleared gradients"
+    elif kind == "graph-kept":
+        if error is not None:
+            ok, why = False, f"raised: {error.splitlines()[0]}"
+        else:
+            head, *rest = arg.split(".")
+            try:
+                obj = _follow(final[head], rest)
+            except Exception:
+                obj = None
+            ts = []
+            _collect(obj, ts, set()) if obj is not None else None
+            if not any(t.grad_fn is not None for t in ts):
+                ok, why = False, f"{arg} holds no tensor with an autograd graph"
     else:
         ok, why = False, f"unknown expectation {expect!r}"
     return {"ok": ok, "why": "" if ok else why}

@@ -1,0 +1,217 @@
+"""GA201 missing-zero-grad."""
+from ..findings import CONFIRMED, SAFE, Finding, Fix, Related
+from .base import LIFECYCLE, Example, Rule, RuleContext
+from .common import describe, names
+from .lifecycle import (
+    call_of,
+    clears,
+    first_by_span,
+    insert_before,
+    iteration_related,
+    loop_of,
+    name_of,
+    optimizers,
+    own_event,
+    receiver,
+    steps_of,
+)
+
+
+def _fix(ctx: RuleContext, step_event, opt):
+    """`opt.zero_grad()` as the first statement of the loop body holding the step()."""
+    loop = loop_of(ctx, step_event.span)
+    call = ctx.text(step_event.span)
+    who = receiver(call, "step") if call else None
+    if loop is None or who is None or "(" in who:
+        return None
+    edit = insert_before(ctx, step_event.span.path, loop.body[0], f"{who}.zero_grad()")
+    if edit is None:
+        return None
+    return Fix(f"Clear the gradients at the start of each iteration: `{who}.zero_grad()`", SAFE, (edit,))
+
+
+def check(ctx: RuleContext):
+    model = ctx.model
+    opts = optimizers(model)
+    out = []
+    for step in model.steps:
+        if step.kind != "backward" or not step.loops:
+            continue
+        bw = own_event(step)
+        if bw is None or bw.guarded:
+            continue
+        for key in step.stepped:
+            opt = opts.get(key)
+            if opt is None or opt.escaped:
+                continue
+            stepping = steps_of(step.events, key)
+            if not stepping or any(e.guarded or e.detail == "closure" for e in stepping):
+                continue   # stepped under a condition: accumulation (GA205), or a closure that clears
+            held = opt.params | stepping[0].params
+            if any(clears(e, held, opt) for e in step.events):
+                continue
+            first = stepping[0]
+            msg = (f"{call_of(opt, 'step')} runs every iteration but nothing in the loop clears the gradients of "
+                   f"{describe(held) if held else 'its parameters'}: each backward() adds to the previous ones, so every step applies the sum "
+                   f"of all gradients so far")
+            out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, first.span, msg, names(held),
+                               (Related(step.span, f"`{step.loss}.backward()` accumulates into .grad"),
+                                Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here"))
+                               + iteration_related(step.events, (first.span, step.span)),
+                               _fix(ctx, first, opt)))
+    return first_by_span(out)
+
+
+RULE = Rule(
+    code="GA201",
+    name="missing-zero-grad",
+    family=LIFECYCLE,
+    summary="a training loop steps every iteration and never clears the gradients",
+    what="""
+Flags an optimizer's `step()` in a loop that runs `backward()` and `step()` every iteration while
+nothing in the loop clears that optimizer's gradients (`optimizer.zero_grad()`,
+`model.zero_grad()`, `p.grad = None`). Deliberate accumulation, where the step and the clearing
+run under a counter condition, and closures that clear (LBFGS) are not flagged.
+""",
+    why="""
+`backward()` adds into `.grad`. Without clearing, the gradient applied at step k is the sum of
+the gradients of steps 1..k: the effective learning rate grows every iteration and momentum
+optimizers diverge.
+""",
+    example="""
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+""",
+    use_instead="""
+for x, y in loader:
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+""",
+    check=check,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 2))
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+for it in range(4):
+    x, y = torch.randn(8, 6), torch.randint(0, 2, (8,))
+    loss = criterion(net(x), y)
+    loss.backward()
+    optimizer.step()  # <- GA201
+''', fixed='''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 2))
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+for it in range(4):
+    optimizer.zero_grad()
+    x, y = torch.randn(8, 6), torch.randint(0, 2, (8,))
+    loss = criterion(net(x), y)
+    loss.backward()
+    optimizer.step()
+''', runtime="stale-grads"),
+        Example('''import torch
+import torch.nn as nn
+
+
+def train(model, batches, opt, epochs=2):
+    opt.zero_grad()
+    for epoch in range(epochs):
+        for x, y in batches:
+            loss = nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()  # <- GA201
+
+
+torch.manual_seed(1)
+model = nn.Linear(5, 1)
+batches = [(torch.randn(4, 5), torch.randn(4, 1)) for _ in range(3)]
+train(model, batches, torch.optim.Adam(model.parameters(), lr=1e-2))
+''', fixed='''import torch
+import torch.nn as nn
+
+
+def train(model, batches, opt, epochs=2):
+    opt.zero_grad()
+    for epoch in range(epochs):
+        for x, y in batches:
+            opt.zero_grad()
+            loss = nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            opt.step()
+
+
+torch.manual_seed(1)
+model = nn.Linear(5, 1)
+batches = [(torch.randn(4, 5), torch.randn(4, 1)) for _ in range(3)]
+train(model, batches, torch.optim.Adam(model.parameters(), lr=1e-2))
+''', runtime="stale-grads", note="a clear before the loops is not one per iteration"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(2)
+clf = nn.Sequential(nn.Linear(12, 20), nn.GELU(), nn.Linear(20, 3))
+opt = torch.optim.AdamW(clf.parameters(), lr=3e-3)
+accum_steps = 4
+opt.zero_grad()
+for i in range(8):
+    x, y = torch.randn(8, 12), torch.randint(0, 3, (8,))
+    loss = F.cross_entropy(clf(x), y)
+    (loss / accum_steps).backward()
+    if (i + 1) % accum_steps == 0:
+        opt.step()
+        opt.zero_grad()
+''', runtime="trains", note="deliberate accumulation: step and clear under a counter"),
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(3)
+mlp = nn.Sequential(nn.Linear(5, 16), nn.SiLU(), nn.Linear(16, 1))
+opt = torch.optim.RMSprop(mlp.parameters(), lr=1e-2)
+X, Y = torch.randn(40, 5), torch.randn(40, 1)
+for it in range(3):
+    for p in mlp.parameters():
+        p.grad = None
+    loss = (mlp(X) - Y).pow(2).mean()
+    loss.backward()
+    opt.step()
+for it in range(2):
+    mlp.zero_grad(set_to_none=True)
+    loss = (mlp(X) - Y).pow(2).mean()
+    loss.backward()
+    opt.step()
+''', runtime="trains", note="gradients cleared by `p.grad = None` and by the model's zero_grad()"),
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(4)
+model = nn.Linear(4, 1)
+X = torch.randn(50, 4)
+y = (X.sum(1, keepdim=True) > 0).float()
+opt = torch.optim.LBFGS(model.parameters(), lr=0.5, max_iter=5)
+
+
+def closure():
+    opt.zero_grad()
+    loss = nn.functional.binary_cross_entropy_with_logits(model(X), y)
+    loss.backward()
+    return loss
+
+
+for outer in range(3):
+    opt.step(closure)
+''', runtime="trains", note="the closure clears the gradients each evaluation"),
+    ),
+)

@@ -1,0 +1,196 @@
+"""GA202 zero-grad-before-step."""
+from ..findings import CONFIRMED, SAFE, Finding, Fix, Related
+from .base import LIFECYCLE, Example, Rule, RuleContext
+from .common import describe, names
+from .lifecycle import (
+    BACKWARDS,
+    call_of,
+    first_by_span,
+    iteration_related,
+    move_statement,
+    optimizers,
+    own_event,
+    statement_at,
+    steps_of,
+)
+
+
+def _fix(ctx: RuleContext, clear, step_event):
+    """Move the zero_grad() to just after the step()."""
+    z, zbody = statement_at(ctx, clear.span)
+    s, sbody = statement_at(ctx, step_event.span)
+    if z is None or s is None or zbody is not sbody or clear.span.path != step_event.span.path:
+        return None
+    edits = move_statement(ctx, clear.span.path, z, s)
+    if edits is None:
+        return None
+    return Fix("Move the zero_grad() after step()", SAFE, edits)
+
+
+def check(ctx: RuleContext):
+    model = ctx.model
+    opts = optimizers(model)
+    out = []
+    for step in model.steps:
+        if step.kind != "backward":
+            continue
+        bw = own_event(step)
+        if bw is None:
+            continue
+        written = step.reached | step.reached_weak
+        for key in step.stepped:
+            opt = opts.get(key)
+            if opt is None:
+                continue
+            for st in steps_of(step.events, key):
+                if st.seq < bw.seq or st.guarded or st.detail == "closure" or st.exclusive(bw):
+                    continue
+                between = [e for e in step.events if bw.seq < e.seq < st.seq]
+                if any(e.kind in BACKWARDS for e in between):
+                    continue   # a later backward() fills them again before the step
+                hit = opt.params & written
+                for e in between:
+                    if e.kind == "zero_grad" and e.params & hit and not e.guarded and not e.exclusive(st):
+                        lost = e.params & hit
+                        msg = (f"gradients of {describe(lost)} are cleared after `{step.loss}.backward()` and before "
+                               f"{call_of(opt, 'step')}: the step applies zero (or no) gradients, so they never change")
+                        out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, e.span, msg, names(lost),
+                                           (Related(step.span, f"`{step.loss}.backward()` writes the gradients"),
+                                            Related(st.span, f"{call_of(opt, 'step')} finds them cleared"))
+                                           + iteration_related(step.events, (e.span, step.span, st.span)),
+                                           _fix(ctx, e, st)))
+                        break
+                break
+    return first_by_span(out)
+
+
+RULE = Rule(
+    code="GA202",
+    name="zero-grad-before-step",
+    family=LIFECYCLE,
+    summary="gradients cleared between backward() and step()",
+    what="""
+Flags a `zero_grad()` (on the optimizer or the model) or `p.grad = None` that runs after
+`backward()` and before the `step()` of the optimizer holding those parameters, in the same
+iteration, with no other `backward()` in between. Clearing another optimizer's gradients there,
+or a second backward after the clear (an adversarial example's input gradient first), is not
+flagged.
+""",
+    why="""
+`zero_grad()` sets the gradients `backward()` just computed to `None` (or zero); `step()` then
+has nothing to apply and the parameters never change, while the loss is still printed.
+""",
+    example="""
+loss.backward()
+optimizer.zero_grad()
+optimizer.step()
+""",
+    use_instead="""
+loss.backward()
+optimizer.step()
+optimizer.zero_grad()
+""",
+    check=check,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(6, 12), nn.ReLU(), nn.Linear(12, 3))
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+loss_fn = nn.CrossEntropyLoss()
+for step in range(3):
+    x, y = torch.randn(8, 6), torch.randint(0, 3, (8,))
+    loss = loss_fn(net(x), y)
+    loss.backward()
+    optimizer.zero_grad()  # <- GA202
+    optimizer.step()
+''', fixed='''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(6, 12), nn.ReLU(), nn.Linear(12, 3))
+optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+loss_fn = nn.CrossEntropyLoss()
+for step in range(3):
+    x, y = torch.randn(8, 6), torch.randint(0, 3, (8,))
+    loss = loss_fn(net(x), y)
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+''', runtime="no-update: net"),
+        Example('''import torch
+import torch.nn as nn
+
+
+def optimize(model, optimizer, loss):
+    loss.backward()
+    nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    model.zero_grad()  # <- GA202
+    optimizer.step()
+
+
+torch.manual_seed(1)
+model = nn.Linear(4, 1)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+for epoch in range(3):
+    x = torch.randn(6, 4)
+    optimize(model, optimizer, nn.functional.mse_loss(model(x), x.sum(1, keepdim=True)))
+''', fixed='''import torch
+import torch.nn as nn
+
+
+def optimize(model, optimizer, loss):
+    loss.backward()
+    nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    model.zero_grad()
+
+
+torch.manual_seed(1)
+model = nn.Linear(4, 1)
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+for epoch in range(3):
+    x = torch.randn(6, 4)
+    optimize(model, optimizer, nn.functional.mse_loss(model(x), x.sum(1, keepdim=True)))
+''', runtime="no-update: model"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(2)
+model = nn.Sequential(nn.Linear(10, 16), nn.ReLU(), nn.Linear(16, 2))
+opt = torch.optim.SGD(model.parameters(), lr=0.05)
+for it in range(3):
+    x, y = torch.randn(8, 10), torch.randint(0, 2, (8,))
+    x.requires_grad_(True)
+    F.cross_entropy(model(x), y).backward()
+    x_adv = (x + 0.1 * x.grad.sign()).detach()
+    opt.zero_grad()
+    adv_loss = F.cross_entropy(model(x_adv), y)
+    adv_loss.backward()
+    opt.step()
+''', runtime="trains", note="the clear is followed by the backward the step uses"),
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(3)
+actor = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 2), nn.Tanh())
+critic = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+actor_opt = torch.optim.Adam(actor.parameters(), lr=1e-3)
+critic_opt = torch.optim.Adam(critic.parameters(), lr=1e-3)
+for update in range(3):
+    s, a, r = torch.randn(16, 6), torch.rand(16, 2) * 2 - 1, torch.randn(16, 1)
+    critic_opt.zero_grad()
+    critic_loss = (critic(torch.cat([s, a], 1)) - r).pow(2).mean()
+    critic_loss.backward()
+    actor_opt.zero_grad()
+    critic_opt.step()
+    actor_loss = -critic(torch.cat([s, actor(s)], 1)).mean()
+    actor_loss.backward()
+    actor_opt.step()
+''', runtime="trains", note="the clear between concerns the other optimizer"),
+    ),
+)

@@ -1,0 +1,122 @@
+"""GA204 backward-without-step."""
+from ..findings import CONFIRMED, UNSAFE, Finding, Fix, Related
+from .base import LIFECYCLE, Example, Rule, RuleContext
+from .common import describe, names
+from .lifecycle import first_by_span, insert_after, name_of, statement_at
+
+
+def _fix(ctx: RuleContext, step, opt):
+    stmt, _ = statement_at(ctx, step.span)
+    if stmt is None or opt.name.startswith("<") or not opt.name.replace(".", "").replace("_", "").isalnum():
+        return None
+    edit = insert_after(ctx, step.span.path, stmt, f"{opt.name}.step()")
+    return Fix(f"Step `{opt.name}` after the backward()", UNSAFE, (edit,)) if edit else None
+
+
+def check(ctx: RuleContext):
+    model = ctx.model
+    if model.incomplete:
+        return []   # a step() may sit in code the engine did not reach
+    stepped = {e.target_key for e in model.events if e.kind == "step"}
+    out = []
+    for step in model.steps:
+        if step.kind != "backward":
+            continue
+        for opt in step.optimizers:
+            if opt.key in stepped or opt.escaped:
+                continue
+            idle = (step.reached & opt.params) - step.frozen - step.maybe_frozen - model.manual
+            if not idle:
+                continue
+            msg = (f"`{step.loss}.backward()` computes gradients for {describe(idle)}, but {name_of(opt)}, which "
+                   f"holds them, never steps: they never change")
+            out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, step.span, msg, names(idle),
+                               (Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here and never stepped"),),
+                               _fix(ctx, step, opt)))
+    return first_by_span(out)
+
+
+RULE = Rule(
+    code="GA204",
+    name="backward-without-step",
+    family=LIFECYCLE,
+    summary="backward() runs but that optimizer's step() is never reached",
+    what="""
+Flags a `backward()` whose loss reaches parameters held by an optimizer that is never stepped
+anywhere in the program (directly, through `scaler.step(optimizer)`, or in a helper). An optimizer
+handed to code the engine cannot see (a trainer from a library) is not flagged.
+""",
+    why="""
+Gradients are computed and thrown away: those parameters never change. With two optimizers (an
+encoder's and a decoder's), forgetting one `step()` silently freezes half the model.
+""",
+    example="""
+opt_enc.zero_grad(); opt_dec.zero_grad()
+loss.backward()
+opt_dec.step()          # opt_enc is never stepped
+""",
+    use_instead="""
+opt_enc.zero_grad(); opt_dec.zero_grad()
+loss.backward()
+opt_dec.step()
+opt_enc.step()
+""",
+    check=check,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+enc = nn.Sequential(nn.Linear(10, 16), nn.Tanh(), nn.Linear(16, 6))
+dec = nn.Linear(6, 3)
+opt_enc = torch.optim.SGD(enc.parameters(), lr=0.05)
+opt_dec = torch.optim.SGD(dec.parameters(), lr=0.05)
+for it in range(3):
+    x, y = torch.randn(8, 10), torch.randint(0, 3, (8,))
+    opt_enc.zero_grad()
+    opt_dec.zero_grad()
+    loss = nn.functional.cross_entropy(dec(enc(x)), y)
+    loss.backward()  # <- GA204
+    opt_dec.step()
+''', fixed='''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+enc = nn.Sequential(nn.Linear(10, 16), nn.Tanh(), nn.Linear(16, 6))
+dec = nn.Linear(6, 3)
+opt_enc = torch.optim.SGD(enc.parameters(), lr=0.05)
+opt_dec = torch.optim.SGD(dec.parameters(), lr=0.05)
+for it in range(3):
+    x, y = torch.randn(8, 10), torch.randint(0, 3, (8,))
+    opt_enc.zero_grad()
+    opt_dec.zero_grad()
+    loss = nn.functional.cross_entropy(dec(enc(x)), y)
+    loss.backward()
+    opt_enc.step()
+    opt_dec.step()
+''', runtime="no-update: enc"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+
+
+def backward_pass(loss):
+    loss.backward()
+
+
+def optimizer_step(opt):
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+
+
+torch.manual_seed(1)
+net = nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 2))
+opt = torch.optim.Adam(net.parameters(), lr=5e-3)
+for epoch in range(3):
+    x, y = torch.randn(10, 3), torch.randn(10, 2)
+    backward_pass(nn.functional.mse_loss(net(x), y))
+    optimizer_step(opt)
+''', runtime="trains", note="backward and step in helpers"),
+    ),
+)

@@ -1,0 +1,195 @@
+"""GA205 accumulation-unscaled."""
+import ast
+import re
+
+from ..findings import SUSPICIOUS, UNSAFE, Finding, Fix, Related
+from .base import LIFECYCLE, Example, Rule, RuleContext
+from .lifecycle import (
+    call_of,
+    clears,
+    first_by_span,
+    in_iteration,
+    iteration_related,
+    optimizers,
+    own_event,
+    receiver,
+    steps_of,
+)
+
+_MODULO = re.compile(r"%\s*([A-Za-z_][\w.]*)")
+
+
+def _divisor(ctx: RuleContext, step_event) -> str | None:
+    """`accum_steps` of an `if (i + 1) % accum_steps == 0:` guarding the step."""
+    tree = ctx.tree(step_event.span.path)
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and node.body and node.body[0].lineno <= step_event.span.line \
+                <= node.body[-1].end_lineno:
+            m = _MODULO.search(ctx.text_of_node(step_event.span.path, node.test) or "")
+            if m:
+                return m.group(1)
+    return None
+
+
+def _fix(ctx: RuleContext, step, divisor):
+    call = ctx.text(step.span)
+    who = receiver(call, "backward") if call else None
+    if who is None or divisor is None:
+        return None
+    return Fix(f"Average over the accumulated micro-batches: `({who} / {divisor}).backward()`", UNSAFE,
+               (ctx.replace(step.span, f"({who} / {divisor}).backward()"),))
+
+
+def check(ctx: RuleContext):
+    model = ctx.model
+    opts = optimizers(model)
+    out = []
+    for step in model.steps:
+        if step.kind != "backward" or step.scaled or not step.loops:
+            continue
+        bw = own_event(step)
+        if bw is None or bw.guarded:
+            continue
+        for key in step.stepped:
+            opt = opts.get(key)
+            if opt is None:
+                continue
+            here = steps_of(step.events, key)
+            divisor = None
+            if here:
+                # stepped and cleared under a counter while the backward runs every iteration
+                if not all(e.guarded for e in here):
+                    continue
+                level = len(step.loops)
+                if not all(any(k in model.counters for k, _ in e.guards_in(level)) for e in here):
+                    continue   # under a configuration flag, not a counter: no accumulation
+                cleared = [e for e in step.events if clears(e, opt.params, opt)]
+                if any(not e.guarded for e in cleared):
+                    continue
+                how = "under a condition"
+                anchor = here[0]
+                divisor = _divisor(ctx, anchor)
+            else:
+                # backward per micro-batch in an inner loop, one step after it
+                outer = step.loops[:-1]
+                later = [e for e in model.events if e.kind == "step" and e.target_key == key and e.seq > bw.seq
+                         and in_iteration(e, outer) and len(e.loops) == len(outer)]
+                if not later:
+                    continue
+                how = "once after the inner loop"
+                anchor = later[0]
+            msg = (f"`{step.loss}.backward()` runs for every micro-batch while {call_of(opt, 'step')} runs {how}: the "
+                   f"gradients of the micro-batches add up and the loss is not divided by their number, so each step "
+                   f"is as large as the micro-batch count times the mean (unless summing is meant)")
+            out.append(Finding(RULE.code, RULE.name, RULE.family, SUSPICIOUS, step.span, msg, (),
+                               (Related(anchor.span, f"{call_of(opt, 'step')}"),)
+                               + iteration_related(step.events, (step.span, anchor.span)), _fix(ctx, step, divisor)))
+    return first_by_span(out)
+
+
+RULE = Rule(
+    code="GA205",
+    name="accumulation-unscaled",
+    family=LIFECYCLE,
+    summary="gradient accumulation without dividing the loss by the number of micro-batches",
+    what="""
+Flags a `backward()` that runs for every micro-batch while the optimizer steps (and clears) only
+every N micro-batches, under a counter condition or after an inner loop, when the loss is not
+divided by a count or scaled by a constant on its way to `backward()`. Suspicious: summing may be
+meant.
+""",
+    why="""
+Accumulated gradients add up: with N micro-batches per step the update is N times the gradient
+of the mean loss, so the learning rate is effectively N times larger than tuned for, and
+changing N changes the training.
+""",
+    example="""
+loss = criterion(model(x), y)
+loss.backward()
+if (i + 1) % accum_steps == 0:
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+    use_instead="""
+loss = criterion(model(x), y)
+(loss / accum_steps).backward()
+if (i + 1) % accum_steps == 0:
+    optimizer.step()
+    optimizer.zero_grad()
+""",
+    check=check,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+accum_steps = 4
+optimizer.zero_grad()
+for i in range(8):
+    x, y = torch.randn(4, 8), torch.randint(0, 4, (4,))
+    loss = criterion(model(x), y)
+    loss.backward()  # <- GA205
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+''', fixed='''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+accum_steps = 4
+optimizer.zero_grad()
+for i in range(8):
+    x, y = torch.randn(4, 8), torch.randint(0, 4, (4,))
+    loss = criterion(model(x), y)
+    (loss / accum_steps).backward()
+    if (i + 1) % accum_steps == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+''', runtime="trains", note="it trains, with steps accum_steps times too large"),
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def train_on_batch(net, opt, xb, yb, n_chunks=4):
+    opt.zero_grad()
+    for cx, cy in zip(xb.chunk(n_chunks), yb.chunk(n_chunks)):
+        loss = F.mse_loss(net(cx), cy)
+        loss.backward()  # <- GA205
+    opt.step()
+
+
+torch.manual_seed(1)
+net = nn.Linear(12, 1)
+opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+for it in range(3):
+    xb = torch.randn(32, 12)
+    train_on_batch(net, opt, xb, xb[:, :3].sum(1, keepdim=True))
+''', runtime="trains"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(2)
+model = nn.Sequential(nn.Linear(10, 24), nn.ReLU(), nn.Linear(24, 5))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+for step in range(3):
+    xb, yb = torch.randn(60, 10), torch.randint(0, 5, (60,))
+    optimizer.zero_grad()
+    for cx, cy in zip(xb.split(20), yb.split(20)):
+        loss = F.cross_entropy(model(cx), cy, reduction="sum") / xb.size(0)
+        loss.backward()
+    optimizer.step()
+''', runtime="trains", note="each micro-batch's loss is scaled to the whole batch"),
+    ),
+)

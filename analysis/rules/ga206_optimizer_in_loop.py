@@ -1,0 +1,193 @@
+"""GA206 optimizer-in-loop."""
+import ast
+
+from ..findings import CONFIRMED, SAFE, Finding, Fix, Related
+from ..model import Span
+from .base import LIFECYCLE, Example, Rule, RuleContext
+from .lifecycle import first_by_span, in_iteration, loop_of, statement_at, whole_lines
+
+
+def _hoist(ctx: RuleContext, span: Span):
+    """Move the constructing statement to just before the loop, when it reads nothing the loop sets."""
+    stmt, body = statement_at(ctx, span)
+    loop = loop_of(ctx, span)
+    if stmt is None or loop is None or body is not loop.body:
+        return None
+    set_in_loop = {n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    reads = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    if reads & set_in_loop:
+        return None
+    src = whole_lines(ctx, span.path, stmt)
+    if src is None or ctx.line(span.path, loop.lineno)[:loop.col_offset].strip():
+        return None
+    old = ctx.indent_of(span.path, src[0])
+    new = ctx.indent_of(span.path, loop.lineno)
+    text = "".join(new + ctx.line(span.path, n)[len(old):] + "\n" for n in range(src[0], src[1] + 1))
+    return Fix("Build it once, before the loop", SAFE,
+               (ctx.delete_lines(span.path, *src), ctx.replace(Span(span.path, loop.lineno, 0, loop.lineno, 0), text)))
+
+
+def check(ctx: RuleContext):
+    model = ctx.model
+    out = []
+    events = model.events
+    for opt in model.optimizers:
+        if not opt.loops or opt.fresh_params:
+            continue
+        steps = [e for e in events if e.kind == "step" and e.target_key == opt.key and in_iteration(e, opt.loops)]
+        if not steps:
+            continue
+        msg = (f"`{opt.name}` ({opt.type}) is built anew in every iteration of the training loop: its state (momentum, "
+               f"Adam's moment estimates, step count) starts from zero at each step")
+        out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, opt.span, msg, (),
+                           (Related(steps[0].span, "it is stepped in the same iteration"),), _hoist(ctx, opt.span)))
+    opts = {o.key: o for o in model.optimizers}
+    scheds = {s.key: s for s in model.schedulers}
+    for e in events:
+        if e.kind == "sched_new" and e.loops:
+            sched = scheds.get(e.target_key)
+            if sched is None or not sched.counter:
+                continue   # a chainable decay rebuilt each epoch continues from the current rate
+            opt = opts.get(sched.optimizer)
+            if opt is not None and opt.loops[:len(e.loops)] == e.loops:
+                continue   # its optimizer is new in this iteration too (a fresh model per fold)
+            runs = [x for x in events if in_iteration(x, e.loops) and x.seq > e.seq and (
+                (x.kind == "sched_step" and x.target_key == sched.key) or (x.kind == "step" and x.target_key == sched.optimizer))]
+            if not runs:
+                continue
+            msg = (f"the {sched.type} scheduler is built anew in every iteration of the training loop: its step count "
+                   f"restarts each time, so the schedule never gets past its beginning")
+            out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, e.span, msg, (),
+                               (Related(runs[0].span, "used in the same iteration"),), _hoist(ctx, e.span)))
+        elif e.kind == "scaler_new" and e.loops:
+            runs = [x for x in events if in_iteration(x, e.loops) and x.seq > e.seq and x.kind == "scaler_step"
+                    and x.target_key == e.target_key]
+            if not runs:
+                continue
+            msg = ("the GradScaler is built anew in every iteration of the training loop: its loss scale restarts "
+                   "from the initial value and never adapts")
+            out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, e.span, msg, (),
+                               (Related(runs[0].span, "used in the same iteration"),), _hoist(ctx, e.span)))
+    return first_by_span(out)
+
+
+RULE = Rule(
+    code="GA206",
+    name="optimizer-in-loop",
+    family=LIFECYCLE,
+    summary="an optimizer, LR scheduler or GradScaler constructed inside the training loop",
+    what="""
+Flags an optimizer, a learning-rate scheduler whose schedule depends on its step count (warmup,
+`StepLR` with `step_size > 1`, `OneCycleLR`, cosine...), or a `GradScaler`, constructed inside
+a loop iteration that also steps it, including in a helper called from the loop. An optimizer
+built together with a fresh model in each iteration (an ensemble, a fold), and a chainable decay
+(`ExponentialLR`) rebuilt each epoch, are not flagged.
+""",
+    why="""
+Construction resets the state: momentum buffers and Adam's moment estimates restart from zero
+every step (Adam then takes sign-like steps of size `lr`), a scheduler's warmup never ends, a
+scaler's loss scale never adapts.
+""",
+    example="""
+for x, y in loader:
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    ...
+""",
+    use_instead="""
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+for x, y in loader:
+    ...
+""",
+    check=check,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+cnn = nn.Sequential(nn.Linear(12, 8), nn.ReLU(), nn.Linear(8, 2))
+criterion = nn.CrossEntropyLoss()
+for it in range(3):
+    x, y = torch.randn(6, 12), torch.randint(0, 2, (6,))
+    optimizer = torch.optim.Adam(cnn.parameters(), lr=1e-3)  # <- GA206
+    optimizer.zero_grad()
+    loss = criterion(cnn(x), y)
+    loss.backward()
+    optimizer.step()
+''', fixed='''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+cnn = nn.Sequential(nn.Linear(12, 8), nn.ReLU(), nn.Linear(8, 2))
+criterion = nn.CrossEntropyLoss()
+optimizer = torch.optim.Adam(cnn.parameters(), lr=1e-3)
+for it in range(3):
+    x, y = torch.randn(6, 12), torch.randint(0, 2, (6,))
+    optimizer.zero_grad()
+    loss = criterion(cnn(x), y)
+    loss.backward()
+    optimizer.step()
+''', runtime="trains", note="it trains, with Adam's state reset at every step"),
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(1)
+model = nn.Sequential(nn.Linear(6, 20), nn.ReLU(), nn.Linear(20, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+X, Y = torch.randn(64, 6), torch.randn(64, 1)
+for epoch in range(4):
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)  # <- GA206
+    for b in range(0, 64, 32):
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(X[b:b + 32]), Y[b:b + 32])
+        loss.backward()
+        optimizer.step()
+    scheduler.step()
+''', fixed='''import torch
+import torch.nn as nn
+
+torch.manual_seed(1)
+model = nn.Sequential(nn.Linear(6, 20), nn.ReLU(), nn.Linear(20, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+X, Y = torch.randn(64, 6), torch.randn(64, 1)
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
+for epoch in range(4):
+    for b in range(0, 64, 32):
+        optimizer.zero_grad()
+        loss = nn.functional.mse_loss(model(X[b:b + 32]), Y[b:b + 32])
+        loss.backward()
+        optimizer.step()
+    scheduler.step()
+''', runtime="trains", note="it trains, but the learning rate never decays"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+
+X = torch.randn(50, 5)
+Y = X[:, :1] * 2 - X[:, 1:2]
+for fold in range(2):
+    torch.manual_seed(fold)
+    model = nn.Sequential(nn.Linear(5, 12), nn.ReLU(), nn.Linear(12, 1))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    for epoch in range(3):
+        opt.zero_grad()
+        loss = nn.functional.mse_loss(model(X), Y)
+        loss.backward()
+        opt.step()
+''', runtime="trains", note="a new model and its optimizer for each fold"),
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(2)
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+X, Y = torch.randn(32, 4), torch.randn(32, 1)
+for epoch in range(3):
+    scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.9)
+    optimizer.zero_grad()
+    nn.functional.mse_loss(model(X), Y).backward()
+    optimizer.step()
+    scheduler.step()
+''', runtime="trains", note="a chainable decay continues from the current rate"),
+    ),
+)

@@ -1,0 +1,181 @@
+"""GA207 scheduler-before-step."""
+from ..findings import CONFIRMED, SAFE, Finding, Fix, Related
+from .base import LIFECYCLE, Example, Rule, RuleContext
+from .lifecycle import (
+    first_by_span,
+    in_iteration,
+    iteration_related,
+    loop_of,
+    move_statement,
+    statement_at,
+    whole_lines,
+)
+
+
+def _fix(ctx: RuleContext, sched_event, step_event):
+    """Move scheduler.step() after the optimizer's step (same block), or to the end of its loop body
+    when the optimizer steps in a nested loop."""
+    s, sbody = statement_at(ctx, sched_event.span)
+    o, obody = statement_at(ctx, step_event.span)
+    if s is None or o is None or sched_event.span.path != step_event.span.path:
+        return None
+    if sbody is obody:
+        edits = move_statement(ctx, sched_event.span.path, s, o)
+    else:
+        loop = loop_of(ctx, sched_event.span)
+        if loop is None or sbody is not loop.body or not (loop.body[-1].lineno <= loop.body[-1].end_lineno):
+            return None
+        last = loop.body[-1]
+        if whole_lines(ctx, sched_event.span.path, last) is None or last is s:
+            return None
+        edits = move_statement(ctx, sched_event.span.path, s, last)
+    return Fix("Step the scheduler after the optimizer", SAFE, edits) if edits else None
+
+
+def check(ctx: RuleContext):
+    model = ctx.model
+    scheds = {s.key: s for s in model.schedulers}
+    out = []
+    for e in model.events:
+        if e.kind != "sched_step" or not e.loops or e.guarded:
+            continue
+        sched = scheds.get(e.target_key)
+        if sched is None or not sched.optimizer or sched.type == "ReduceLROnPlateau":
+            continue
+        same = [x for x in model.events if in_iteration(x, e.loops)]
+        steps = [x for x in same if x.kind == "step" and x.target_key == sched.optimizer]
+        if not steps or any(x.seq < e.seq for x in steps):
+            continue
+        msg = (f"`{sched.name}.step()` ({sched.type}) runs before the optimizer's step() in the iteration: the first "
+               f"value of the schedule is skipped (torch warns \"Detected call of `lr_scheduler.step()` before "
+               f"`optimizer.step()`\") and every step uses the next iteration's learning rate")
+        out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, e.span, msg, (),
+                           (Related(steps[0].span, "the optimizer steps after it"),)
+                           + iteration_related(same, (e.span, steps[0].span)), _fix(ctx, e, steps[0])))
+    return first_by_span(out)
+
+
+RULE = Rule(
+    code="GA207",
+    name="scheduler-before-step",
+    family=LIFECYCLE,
+    summary="scheduler.step() before optimizer.step() in the iteration",
+    what="""
+Flags a learning-rate scheduler's `step()` that runs, in a loop iteration, before its optimizer's
+first `step()` of that iteration (including an epoch loop whose scheduler steps before the batch
+loop). `ReduceLROnPlateau`, stepped on a validation metric, is not flagged.
+""",
+    why="""
+Since PyTorch 1.1 the scheduler must step after the optimizer. Stepping it first skips the first
+value of the schedule: warmup starts late, a cosine schedule is shifted by one epoch, and torch
+warns about it.
+""",
+    example="""
+for epoch in range(epochs):
+    scheduler.step()
+    for x, y in loader:
+        ...
+        optimizer.step()
+""",
+    use_instead="""
+for epoch in range(epochs):
+    for x, y in loader:
+        ...
+        optimizer.step()
+    scheduler.step()
+""",
+    check=check,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(7, 24), nn.ReLU(), nn.Linear(24, 3))
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-2, total_steps=8)
+criterion = nn.CrossEntropyLoss()
+for it in range(6):
+    x, y = torch.randn(8, 7), torch.randint(0, 3, (8,))
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    scheduler.step()  # <- GA207
+    optimizer.step()
+''', fixed='''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(7, 24), nn.ReLU(), nn.Linear(24, 3))
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=1e-2, total_steps=8)
+criterion = nn.CrossEntropyLoss()
+for it in range(6):
+    x, y = torch.randn(8, 7), torch.randint(0, 3, (8,))
+    optimizer.zero_grad()
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    scheduler.step()
+''', runtime="warning: lr_scheduler.step()"),
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(1)
+net = nn.Sequential(nn.Linear(5, 10), nn.ReLU(), nn.Linear(10, 1))
+opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=3)
+X, Y = torch.randn(40, 5), torch.randn(40, 1)
+for epoch in range(3):
+    sched.step()  # <- GA207
+    for i in range(0, 40, 20):
+        opt.zero_grad()
+        loss = nn.functional.l1_loss(net(X[i:i + 20]), Y[i:i + 20])
+        loss.backward()
+        opt.step()
+''', fixed='''import torch
+import torch.nn as nn
+
+torch.manual_seed(1)
+net = nn.Sequential(nn.Linear(5, 10), nn.ReLU(), nn.Linear(10, 1))
+opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=3)
+X, Y = torch.randn(40, 5), torch.randn(40, 1)
+for epoch in range(3):
+    for i in range(0, 40, 20):
+        opt.zero_grad()
+        loss = nn.functional.l1_loss(net(X[i:i + 20]), Y[i:i + 20])
+        loss.backward()
+        opt.step()
+    sched.step()
+''', runtime="warning: lr_scheduler.step()"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, model, total=6):
+        self.model = model
+        self.opt = torch.optim.Adam(model.parameters(), lr=0.01)
+        self.sched = torch.optim.lr_scheduler.LambdaLR(self.opt, lambda s: min(1.0, (s + 1) / 3))
+
+    def on_batch_end(self):
+        self.sched.step()
+
+    def fit(self, batches):
+        for xb, yb in batches:
+            self.opt.zero_grad()
+            loss = nn.functional.mse_loss(self.model(xb), yb)
+            loss.backward()
+            self.opt.step()
+            self.on_batch_end()
+
+
+torch.manual_seed(2)
+trainer = Trainer(nn.Linear(3, 2))
+for epoch in range(2):
+    trainer.fit([(torch.randn(8, 3), torch.randn(8, 2)) for _ in range(3)])
+''', runtime="trains", note="a warmup stepped per batch, after the optimizer"),
+    ),
+)

@@ -1,0 +1,209 @@
+"""GA208 clip-misplaced."""
+from dataclasses import replace
+
+from ..findings import CONFIRMED, SAFE, Finding, Fix, Related
+from .base import LIFECYCLE, Example, Rule, RuleContext
+from .lifecycle import (
+    BACKWARDS,
+    first_by_span,
+    in_iteration,
+    insert_before,
+    iteration_related,
+    move_statement,
+    statement_at,
+    step_by_seq,
+)
+
+
+def _move_after(ctx: RuleContext, clip, anchor, message):
+    c, cbody = statement_at(ctx, clip.span)
+    a, abody = statement_at(ctx, anchor.span)
+    if c is None or a is None or cbody is not abody or clip.span.path != anchor.span.path:
+        return None
+    edits = move_statement(ctx, clip.span.path, c, a)
+    return Fix(message, SAFE, edits) if edits else None
+
+
+def _unscale(ctx: RuleContext, clip, scaler_step):
+    call = ctx.text(scaler_step.span)
+    if not call or "(" not in call:
+        return None
+    head, _, rest = call.partition(".step(")
+    if not rest.endswith(")") or not head:
+        return None
+    c, _ = statement_at(ctx, clip.span)
+    edit = insert_before(ctx, clip.span.path, c, f"{head}.unscale_({rest[:-1]})") if c is not None else None
+    return Fix(f"Unscale before clipping: `{head}.unscale_({rest[:-1]})`", SAFE, (edit,)) if edit else None
+
+
+def check(ctx: RuleContext):
+    model = ctx.model
+    by_seq = step_by_seq(model)
+    out = []
+    for clip in model.events:
+        if clip.kind != "clip" or not clip.params or clip.guarded:
+            continue
+        same = [e for e in model.events if in_iteration(e, clip.loops) and not e.exclusive(clip)]
+        mine = clip.params
+
+        def reaches(e):
+            s = by_seq.get(e.seq)
+            return s is not None and bool((s.reached | s.reached_weak) & mine)
+
+        backs = [e for e in same if e.kind in BACKWARDS and reaches(e)]
+        steps = [e for e in same if e.kind == "step" and e.params & mine]
+        before = [e for e in backs if e.seq < clip.seq]
+        after = [e for e in backs if e.seq > clip.seq]
+        if not before and after:
+            msg = ("gradients are clipped before `backward()` computes them: the clip sees the previous (or no) "
+                   "gradients and the step applies the new ones unclipped")
+            out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, clip.span, msg, (),
+                               (Related(after[0].span, "backward() comes after the clip"),),
+                               _move_after(ctx, clip, after[0], "Clip after backward()")))
+            continue
+        done = [e for e in steps if e.seq < clip.seq and (not before or e.seq > before[-1].seq)]
+        if before and done:
+            msg = ("gradients are clipped after the optimizer's step(): the step already applied them unclipped, and "
+                   "the clipped values are thrown away by the next zero_grad()")
+            out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, clip.span, msg, (),
+                               (Related(done[0].span, "the step applies them before the clip"),), None))
+            continue
+        if not before:
+            continue
+        last = before[-1]
+        scaled = any(e.kind == "scaler_scale" and e.seq < last.seq for e in same)
+        scaler_steps = [e for e in steps if e.detail == "scaler" and e.seq > clip.seq]
+        unscaled = any(e.kind == "unscale" and e.params & mine and last.seq < e.seq < clip.seq for e in same)
+        if scaled and scaler_steps and not unscaled:
+            msg = ("gradients are clipped while still multiplied by the GradScaler's scale: the threshold applies to "
+                   "scaled values (thousands of times larger), so the clip is wrong at every step; call "
+                   "`scaler.unscale_(optimizer)` first")
+            out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, clip.span, msg, (),
+                               (Related(scaler_steps[0].span, "scaler.step() unscales only after the clip"),),
+                               _unscale(ctx, clip, scaler_steps[0])))
+    return first_by_span([replace(f, related=f.related + iteration_related(
+        [e for e in model.events if in_iteration(e, _loops_of(f, model))], [f.span] + [r.span for r in f.related]))
+        for f in out])
+
+
+def _loops_of(finding, model):
+    clip = next((e for e in model.events if e.kind == "clip" and e.span == finding.span), None)
+    return clip.loops if clip is not None else ()
+
+
+RULE = Rule(
+    code="GA208",
+    name="clip-misplaced",
+    family=LIFECYCLE,
+    summary="gradient clipping before backward(), after step(), or on scaled gradients",
+    what="""
+Flags `clip_grad_norm_`/`clip_grad_value_` that runs, in an iteration, before the `backward()`
+that computes the gradients it should clip, after the `step()` that applies them, or between a
+`GradScaler`'s scaled backward and `scaler.step()` without `scaler.unscale_(optimizer)` first.
+""",
+    why="""
+Clipping only makes sense between `backward()` and `step()`, on the real gradients. Before the
+backward it clips the wrong (old or empty) gradients; after the step it clips gradients already
+applied; under a GradScaler the gradients are still multiplied by the loss scale, so a
+`max_norm=1.0` clips almost everything to a tiny update.
+""",
+    example="""
+scaler.scale(loss).backward()
+torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+scaler.step(optimizer)
+""",
+    use_instead="""
+scaler.scale(loss).backward()
+scaler.unscale_(optimizer)
+torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+scaler.step(optimizer)
+""",
+    check=check,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+X, Y = torch.randn(64, 8), torch.randn(64, 1) * 50
+model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 1))
+opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+for it in range(3):
+    opt.zero_grad()
+    loss = nn.functional.mse_loss(model(X), Y)
+    nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # <- GA208
+    loss.backward()
+    opt.step()
+''', fixed='''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+X, Y = torch.randn(64, 8), torch.randn(64, 1) * 50
+model = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 1))
+opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+for it in range(3):
+    opt.zero_grad()
+    loss = nn.functional.mse_loss(model(X), Y)
+    loss.backward()
+    nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+''', runtime="trains", note="it trains with unclipped gradients"),
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(1)
+device = "cpu"
+model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler(device, init_scale=2.0 ** 12)
+for it in range(3):
+    x, y = torch.randn(8, 16), torch.randint(0, 4, (8,))
+    optimizer.zero_grad()
+    with torch.autocast(device, dtype=torch.bfloat16):
+        loss = nn.functional.cross_entropy(model(x), y)
+    scaler.scale(loss).backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)  # <- GA208
+    scaler.step(optimizer)
+    scaler.update()
+''', fixed='''import torch
+import torch.nn as nn
+
+torch.manual_seed(1)
+device = "cpu"
+model = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 4))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler(device, init_scale=2.0 ** 12)
+for it in range(3):
+    x, y = torch.randn(8, 16), torch.randint(0, 4, (8,))
+    optimizer.zero_grad()
+    with torch.autocast(device, dtype=torch.bfloat16):
+        loss = nn.functional.cross_entropy(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+    scaler.step(optimizer)
+    scaler.update()
+''', runtime="trains", note="it trains, with every step clipped to a tiny update"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+
+
+def clip_gradients(module, limit=0.5):
+    nn.utils.clip_grad_value_(module.parameters(), clip_value=limit)
+
+
+torch.manual_seed(2)
+policy = nn.Sequential(nn.Linear(4, 32), nn.Tanh(), nn.Linear(32, 3))
+optim = torch.optim.RMSprop(policy.parameters(), lr=3e-3)
+for episode in range(3):
+    dist = torch.distributions.Categorical(logits=policy(torch.randn(20, 4)))
+    actions = dist.sample()
+    loss = -(dist.log_prob(actions) * torch.randn(20)).mean()
+    optim.zero_grad()
+    loss.backward()
+    clip_gradients(policy)
+    optim.step()
+''', runtime="trains", note="clipping in a helper, between backward and step"),
+    ),
+)

@@ -1,0 +1,248 @@
+"""GA209 loss-not-backpropagated."""
+import re
+
+from ..findings import CONFIRMED, UNSAFE, Finding, Fix, Related
+from .base import LIFECYCLE, Example, Rule, RuleContext
+from .common import describe, names
+
+_BACKWARD = re.compile(r"(.+)\.backward\(\s*\)")
+_BOUND = re.compile(r"\s*([A-Za-z_]\w*)\s*(?::[^=]+)?=(?!=)")
+
+
+def _fix(ctx: RuleContext, term, step):
+    """`(loss + dropped).backward()` where the dropped term is a name bound before the backward."""
+    m = _BOUND.match(ctx.line(term.span.path, term.span.line))
+    call = ctx.text(step.span)
+    b = _BACKWARD.fullmatch(call) if call else None
+    if m is None or b is None or step.span.path != term.span.path or term.function != step.function:
+        return None
+    if (step.span.line, step.span.col) <= (term.span.end_line, term.span.end_col):
+        return None
+    receiver, name = b.group(1), m.group(1)
+    if receiver == name:
+        return None
+    total = f"{receiver} + {name}" if re.fullmatch(r"[\w.]+", receiver) else f"({receiver}) + {name}"
+    return Fix(f"Backpropagate `{name}` too: `({total}).backward()`", UNSAFE,
+               (ctx.replace(step.span, f"({total}).backward()"),))
+
+
+def check(ctx: RuleContext):
+    model = ctx.model
+    if not model.steps:
+        return []
+    reached = set()
+    for s in model.steps:
+        reached |= s.reached | s.reached_weak | s.co_reached
+    out = []
+    for term in model.losses:
+        if term.backpropagated:
+            continue
+        # a loss of a training iteration: one that also runs a backward()
+        steps = [s for s in model.steps if s.iteration == term.iteration]
+        if not steps:
+            continue
+        step = steps[-1]
+        held = set()
+        for o in step.optimizers:
+            held |= o.params
+        held |= model.manual
+        idle = {p for p in term.params - reached if p in held and not p.opaque} - step.frozen - step.maybe_frozen
+        if not idle:
+            continue
+        opts = [o for o in step.optimizers if o.params & idle]
+        who = f"`{opts[0].name}`" if opts and not opts[0].name.startswith("<") else "the optimizer"
+        msg = (f"{term.label} is computed from {describe(idle)} but never reaches a backward(): no "
+               f"backpropagated loss reaches them, so {who} never changes them")
+        related = [Related(step.span, f"`{step.loss}.backward()` backpropagates only `{step.loss}`")]
+        if opts:
+            related.append(Related(opts[0].span, f"`{opts[0].name}` ({opts[0].type}) holds them"))
+        out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, term.span, msg, names(idle),
+                           tuple(related), _fix(ctx, term, step)))
+    return out
+
+
+RULE = Rule(
+    code="GA209",
+    name="loss-not-backpropagated",
+    family=LIFECYCLE,
+    summary="a loss computed from trainable parameters never reaches backward()",
+    what="""
+Flags a loss computed in the training step (a loss function's or criterion's result, or a value
+bound to a name that says it is a loss) that carries gradient from parameters an optimizer holds,
+when it reaches no `backward()` or `torch.autograd.grad` and no backpropagated loss reaches those
+parameters either: a task head whose loss was left out of the sum, a critic whose value loss is
+only printed. Metrics and logged losses whose parameters get gradient from the loss that is
+backpropagated, validation losses and losses computed under `no_grad` are not flagged.
+""",
+    why="""
+The optimizer steps with `grad=None` for those parameters, so they never change: the head stays at
+its initialisation while the printed loss makes it look trained. In an actor-critic update the
+advantage `reward - value.detach()` then keeps using an untrained critic.
+""",
+    example="""
+gender_loss = F.cross_entropy(gender_logits, gender)
+age_loss = F.l1_loss(age_pred, age)
+gender_loss.backward()  # the age head never learns
+optimizer.step()
+""",
+    use_instead="""
+gender_loss = F.cross_entropy(gender_logits, gender)
+age_loss = F.l1_loss(age_pred, age)
+(gender_loss + age_loss).backward()
+optimizer.step()
+""",
+    check=check,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class TwoHeads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.trunk = nn.Sequential(nn.Linear(12, 16), nn.ReLU())
+        self.kind = nn.Linear(16, 3)
+        self.size = nn.Linear(16, 1)
+
+    def forward(self, x):
+        h = self.trunk(x)
+        return self.kind(h), self.size(h).squeeze(1)
+
+
+torch.manual_seed(0)
+model = TwoHeads()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+for step in range(3):
+    x, kind, size = torch.randn(8, 12), torch.randint(0, 3, (8,)), torch.rand(8)
+    kind_logits, size_pred = model(x)
+    kind_loss = F.cross_entropy(kind_logits, kind)
+    size_loss = F.mse_loss(size_pred, size)  # <- GA209
+    optimizer.zero_grad()
+    kind_loss.backward()
+    optimizer.step()
+    print(step, kind_loss.item(), size_loss.item())
+''', fixed='''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class TwoHeads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.trunk = nn.Sequential(nn.Linear(12, 16), nn.ReLU())
+        self.kind = nn.Linear(16, 3)
+        self.size = nn.Linear(16, 1)
+
+    def forward(self, x):
+        h = self.trunk(x)
+        return self.kind(h), self.size(h).squeeze(1)
+
+
+torch.manual_seed(0)
+model = TwoHeads()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+for step in range(3):
+    x, kind, size = torch.randn(8, 12), torch.randint(0, 3, (8,)), torch.rand(8)
+    kind_logits, size_pred = model(x)
+    kind_loss = F.cross_entropy(kind_logits, kind)
+    size_loss = F.mse_loss(size_pred, size)
+    optimizer.zero_grad()
+    (kind_loss + size_loss).backward()
+    optimizer.step()
+    print(step, kind_loss.item(), size_loss.item())
+''', runtime="no-update: model.size"),
+        Example('''import torch
+import torch.nn as nn
+from torch.distributions import Categorical
+
+torch.manual_seed(1)
+actor = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 2))
+critic = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 1))
+optimizer = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=1e-2)
+for episode in range(3):
+    state = torch.randn(6, 4)
+    dist = Categorical(logits=actor(state))
+    action = dist.sample()
+    reward = torch.randn(6)
+    value = critic(state).squeeze(1)
+    advantage = reward - value.detach()
+    policy_loss = -(dist.log_prob(action) * advantage).mean()
+    value_loss = (reward - value).pow(2).mean()  # <- GA209
+    optimizer.zero_grad()
+    policy_loss.backward()
+    optimizer.step()
+    print(episode, policy_loss.item(), value_loss.item())
+''', fixed='''import torch
+import torch.nn as nn
+from torch.distributions import Categorical
+
+torch.manual_seed(1)
+actor = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 2))
+critic = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 1))
+optimizer = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=1e-2)
+for episode in range(3):
+    state = torch.randn(6, 4)
+    dist = Categorical(logits=actor(state))
+    action = dist.sample()
+    reward = torch.randn(6)
+    value = critic(state).squeeze(1)
+    advantage = reward - value.detach()
+    policy_loss = -(dist.log_prob(action) * advantage).mean()
+    value_loss = (reward - value).pow(2).mean()
+    optimizer.zero_grad()
+    (policy_loss + value_loss).backward()
+    optimizer.step()
+    print(episode, policy_loss.item(), value_loss.item())
+''', runtime="no-update: critic", note="the advantage's detach is the idiom; the dropped value loss is the defect"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(2)
+model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+x_val, y_val = torch.randn(20, 6), torch.randn(20, 1)
+for epoch in range(3):
+    x, y = torch.randn(32, 6), torch.randn(32, 1)
+    pred = model(x)
+    mse_loss = F.mse_loss(pred, y)
+    mae_loss = F.l1_loss(pred, y)
+    optimizer.zero_grad()
+    mse_loss.backward()
+    optimizer.step()
+    with torch.no_grad():
+        val_loss = F.mse_loss(model(x_val), y_val)
+    print(epoch, mse_loss.item(), mae_loss.item(), val_loss.item())
+''', runtime="trains", note="a metric on the same parameters and a validation loss"),
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.distributions import Categorical
+
+torch.manual_seed(3)
+actor = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 2))
+critic = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 1))
+actor_opt = torch.optim.Adam(actor.parameters(), lr=1e-2)
+critic_opt = torch.optim.Adam(critic.parameters(), lr=1e-2)
+for episode in range(3):
+    state, next_state, reward = torch.randn(6, 4), torch.randn(6, 4), torch.randn(6)
+    dist = Categorical(logits=actor(state))
+    action = dist.sample()
+    value = critic(state).squeeze(1)
+    with torch.no_grad():
+        target = reward + 0.9 * critic(next_state).squeeze(1)
+    advantage = target - value.detach()
+    actor_loss = -(dist.log_prob(action) * advantage).mean()
+    critic_loss = F.mse_loss(value, target)
+    actor_opt.zero_grad()
+    actor_loss.backward()
+    actor_opt.step()
+    critic_opt.zero_grad()
+    critic_loss.backward()
+    critic_opt.step()
+''', runtime="trains", note="each loss has its own backward; bootstrap under no_grad and a detached advantage"),
+    ),
+)

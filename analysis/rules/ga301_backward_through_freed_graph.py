@@ -1,0 +1,181 @@
+"""GA301 backward-through-freed-graph."""
+import ast
+
+from ..findings import CONFIRMED, UNSAFE, Finding, Fix, Related
+from .base import BACKWARD, Example, Rule, RuleContext
+from .lifecycle import first_by_span, insert_before, statement_at
+
+
+def cross_optimizer(stale, step) -> bool:
+    """The earlier backward was stepped for other optimizers than this one: GA304 reports it."""
+    return bool(stale.by_stepped) and bool(step.stepped) and not set(stale.by_stepped) & set(step.stepped)
+
+
+def _fix(ctx: RuleContext, carry):
+    """`h = h.detach()` before the assignment that carries a single tensor `h` into the iteration."""
+    stmt, _ = statement_at(ctx, carry)
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+        return None
+    target = stmt.targets[0]
+    names = [t.id for t in (target.elts if isinstance(target, ast.Tuple) else [target]) if isinstance(t, ast.Name)]
+    read = {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}
+    carried = [n for n in names if n in read]
+    if len(carried) != 1 or isinstance(target, ast.Attribute):
+        return None
+    name = carried[0]
+    edit = insert_before(ctx, carry.path, stmt, f"{name} = {name}.detach() if {name} is not None else None")
+    if edit is None:
+        return None
+    return Fix(f"Detach `{name}` at the iteration boundary", UNSAFE, (edit,))
+
+
+def check(ctx: RuleContext):
+    out = []
+    for step in ctx.model.steps:
+        for st in step.stale:
+            if st.kind != "freed" or cross_optimizer(st, step):
+                continue
+            if st.earlier_iteration and st.carry is not None:
+                msg = (f"this assignment carries a tensor with the previous iteration's graph into `{step.loss}`; that "
+                       f"graph was freed by the previous backward(), so `{step.loss}.backward()` raises \"Trying to "
+                       f"backward through the graph a second time\"")
+                out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, st.carry, msg, (),
+                                   (Related(step.span, f"`{step.loss}.backward()` reaches the old graph"),
+                                    Related(st.by_span, "the earlier backward() freed it")), _fix(ctx, st.carry)))
+            else:
+                msg = (f"`{step.loss}` shares part of its graph with a loss whose backward() already ran without "
+                       f"`retain_graph=True`: that part was freed, so this backward() raises \"Trying to backward "
+                       f"through the graph a second time\"")
+                out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, step.span, msg, (),
+                                   (Related(st.by_span, "this backward() freed the shared graph"),) + (
+                                       (Related(st.op_span, "the shared part"),) if st.op_span else ()), None))
+    return first_by_span(out)
+
+
+RULE = Rule(
+    code="GA301",
+    name="backward-through-freed-graph",
+    family=BACKWARD,
+    summary="a second backward() through a graph already freed",
+    what="""
+Flags a `backward()` that reaches graph an earlier `backward()` already freed: state carried
+across iterations with its history (an RNN's hidden state, a running statistic kept on the module)
+without `.detach()`, or two losses sharing a subgraph backpropagated one after the other without
+`retain_graph=True` on the first. When the two losses belong to different optimizers (a GAN),
+GA304 reports it instead.
+""",
+    why="""
+`backward()` frees the tensors each node saved; reaching those nodes again raises "Trying to
+backward through the graph a second time" — at the second iteration, often after a long set-up.
+Detaching the carried state truncates backpropagation at the iteration boundary (truncated BPTT).
+""",
+    example="""
+state = None
+for x, y in chunks:
+    out, state = lstm(x, state)
+    loss = criterion(head(out), y)
+    loss.backward()
+""",
+    use_instead="""
+state = None
+for x, y in chunks:
+    if state is not None:
+        state = tuple(s.detach() for s in state)
+    out, state = lstm(x, state)
+    loss = criterion(head(out), y)
+    loss.backward()
+""",
+    check=check,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+rnn = nn.GRU(4, 8, batch_first=True)
+head = nn.Linear(8, 4)
+optimizer = torch.optim.Adam([*rnn.parameters(), *head.parameters()], lr=1e-2)
+stream = torch.randn(2, 30, 4)
+h = None
+for start in range(0, 30, 10):
+    x = stream[:, start:start + 10]
+    optimizer.zero_grad()
+    out, h = rnn(x, h)  # <- GA301
+    loss = nn.functional.mse_loss(head(out), x)
+    loss.backward()
+    optimizer.step()
+''', fixed='''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+rnn = nn.GRU(4, 8, batch_first=True)
+head = nn.Linear(8, 4)
+optimizer = torch.optim.Adam([*rnn.parameters(), *head.parameters()], lr=1e-2)
+stream = torch.randn(2, 30, 4)
+h = None
+for start in range(0, 30, 10):
+    x = stream[:, start:start + 10]
+    optimizer.zero_grad()
+    h = h.detach() if h is not None else None
+    out, h = rnn(x, h)
+    loss = nn.functional.mse_loss(head(out), x)
+    loss.backward()
+    optimizer.step()
+''', runtime="error: backward through the graph a second time"),
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(1)
+trunk = nn.Sequential(nn.Linear(10, 16), nn.ReLU())
+cls_head, reg_head = nn.Linear(16, 3), nn.Linear(16, 1)
+opt = torch.optim.SGD([*trunk.parameters(), *cls_head.parameters(), *reg_head.parameters()], lr=0.05)
+for epoch in range(2):
+    x, labels, values = torch.randn(8, 10), torch.randint(0, 3, (8,)), torch.randn(8, 1)
+    opt.zero_grad()
+    z = trunk(x)
+    cls_loss = F.cross_entropy(cls_head(z), labels)
+    reg_loss = F.mse_loss(reg_head(z), values)
+    cls_loss.backward()
+    reg_loss.backward()  # <- GA301
+    opt.step()
+''', runtime="error: backward through the graph a second time"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(2)
+emb, rnn, proj = nn.Embedding(20, 8), nn.GRU(8, 16, batch_first=True), nn.Linear(16, 20)
+params = [*emb.parameters(), *rnn.parameters(), *proj.parameters()]
+opt = torch.optim.Adam(params, lr=3e-3)
+corpus = torch.randint(0, 20, (2, 41))
+h = torch.zeros(1, 2, 16)
+for t0 in range(0, 40, 10):
+    x, y = corpus[:, t0:t0 + 10], corpus[:, t0 + 1:t0 + 11]
+    h = h.detach()
+    out, h = rnn(emb(x), h)
+    loss = nn.functional.cross_entropy(proj(out).flatten(0, 1), y.flatten())
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+''', runtime="trains", note="the carried state is detached at the iteration boundary"),
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(3)
+trunk = nn.Sequential(nn.Linear(9, 16), nn.ReLU())
+head_a, head_b = nn.Linear(16, 2), nn.Linear(16, 1)
+opt = torch.optim.Adam([*trunk.parameters(), *head_a.parameters(), *head_b.parameters()], lr=1e-3)
+for it in range(3):
+    x, ya, yb = torch.randn(12, 9), torch.randint(0, 2, (12,)), torch.randn(12, 1)
+    opt.zero_grad()
+    shared = trunk(x)
+    loss_a = F.cross_entropy(head_a(shared), ya)
+    loss_b = F.mse_loss(head_b(shared), yb)
+    loss_a.backward(retain_graph=True)
+    loss_b.backward()
+    opt.step()
+''', runtime="trains", note="the shared trunk's graph is retained for the second loss"),
+    ),
+)

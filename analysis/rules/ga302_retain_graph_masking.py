@@ -1,0 +1,136 @@
+"""GA302 retain-graph-masking."""
+from ..findings import CONFIRMED, SUSPICIOUS, UNSAFE, Finding, Fix, Related
+from .base import BACKWARD, Example, Rule, RuleContext
+from .lifecycle import first_by_span
+
+
+def _fix(ctx: RuleContext, span):
+    """Drop `retain_graph=True` (with its comma)."""
+    line = ctx.line(span.path, span.line)
+    start = line.rfind("retain_graph", 0, span.col)
+    if start < 0 or span.line != span.end_line:
+        return None
+    before = line[:start].rstrip()
+    cut_from = len(before) - 1 if before.endswith(",") else start
+    from ..model import Span
+    return Fix("Remove `retain_graph=True` (and detach the carried state)", UNSAFE,
+               (ctx.replace(Span(span.path, span.line, cut_from, span.line, span.end_col), ""),))
+
+
+def check(ctx: RuleContext):
+    model = ctx.model
+    by_seq = {s.seq: s for s in model.steps}
+    seqs = {}
+    for s in model.steps:
+        for e in s.events:
+            if e.span == s.span and e.kind in ("backward", "grad"):
+                seqs[e.seq] = s
+    out = []
+    for step in model.steps:
+        for st in step.stale:
+            if st.kind != "retained" or not st.earlier_iteration:
+                continue
+            keeper = seqs.get(st.by) or by_seq.get(st.by)
+            span = keeper.retain_span if keeper is not None and keeper.retain_span else st.by_span
+            if st.modified:
+                msg = ("`retain_graph=True` keeps the previous iteration's graph alive, and this iteration's loss "
+                       "reaches back into it; a step() has since changed parameters that graph saved, so backward() "
+                       "raises \"one of the variables needed for gradient computation has been modified by an "
+                       "inplace operation\"")
+                level = CONFIRMED
+            else:
+                msg = ("`retain_graph=True` keeps every previous iteration's graph alive through state carried into "
+                       "the next loss: memory and backward time grow each iteration, and gradient flows into stale "
+                       "history (detach the carried state instead)")
+                level = SUSPICIOUS
+            rel = (Related(step.span, f"`{step.loss}.backward()` reaches the retained graph"),)
+            if st.carry is not None:
+                rel += (Related(st.carry, "the state that carries it"),)
+            out.append(Finding(RULE.code, RULE.name, RULE.family, level, span, msg, (), rel,
+                               _fix(ctx, span) if keeper is not None and keeper.retain_span else None))
+    return first_by_span(out)
+
+
+RULE = Rule(
+    code="GA302",
+    name="retain-graph-masking",
+    family=BACKWARD,
+    summary="retain_graph=True keeping a graph that the next iteration reaches through carried state",
+    what="""
+Flags `backward(retain_graph=True)` whose retained graph is reached again in a later iteration,
+through state carried across iterations without `.detach()` (the usual way to silence GA301).
+Confirmed when a parameter that graph saved was changed in place by a `step()` since (torch then
+raises), suspicious when it only grows. Retaining a graph for a second loss in the same iteration
+is not flagged.
+""",
+    why="""
+The carried state drags every earlier iteration's graph along: memory and backward time grow
+linearly, gradient flows into history computed with old parameters, and once `step()` has changed
+a saved parameter in place, backward raises "modified by an inplace operation".
+""",
+    example="""
+out, hidden = gru(x, hidden)
+loss = criterion(readout(out), y)
+loss.backward(retain_graph=True)
+optimizer.step()
+""",
+    use_instead="""
+hidden = hidden.detach()
+out, hidden = gru(x, hidden)
+loss = criterion(readout(out), y)
+loss.backward()
+optimizer.step()
+""",
+    check=check,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+gru = nn.GRU(input_size=3, hidden_size=8, batch_first=True)
+readout = nn.Linear(8, 1)
+optimizer = torch.optim.SGD([*gru.parameters(), *readout.parameters()], lr=0.01)
+signal = torch.randn(2, 30, 3)
+hidden = torch.zeros(1, 2, 8)
+for start in range(0, 30, 10):
+    optimizer.zero_grad()
+    out, hidden = gru(signal[:, start:start + 10], hidden)
+    loss = readout(out).pow(2).mean()
+    loss.backward(retain_graph=True)  # <- GA302
+    optimizer.step()
+''', runtime="error: modified by an inplace operation"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+from torch.distributions import Categorical
+
+
+class ActorCritic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.torso = nn.Sequential(nn.Linear(8, 32), nn.Tanh())
+        self.pi, self.v = nn.Linear(32, 4), nn.Linear(32, 1)
+
+    def forward(self, s):
+        h = self.torso(s)
+        return self.pi(h), self.v(h).squeeze(-1)
+
+
+torch.manual_seed(1)
+agent = ActorCritic()
+optimizer = torch.optim.RMSprop(agent.parameters(), lr=7e-4)
+for rollout in range(3):
+    states, returns = torch.randn(16, 8), torch.randn(16)
+    logits, values = agent(states)
+    dist = Categorical(logits=logits)
+    advantage = (returns - values).detach()
+    value_loss = 0.5 * (returns - values).pow(2).mean()
+    policy_loss = -(dist.log_prob(dist.sample()) * advantage).mean()
+    optimizer.zero_grad()
+    value_loss.backward(retain_graph=True)
+    policy_loss.backward()
+    optimizer.step()
+''', runtime="trains", note="the graph is retained for the second loss of the same iteration"),
+    ),
+)

@@ -1,0 +1,192 @@
+"""GA303 history-accumulation."""
+import ast
+
+from ..findings import CONFIRMED, SAFE, Finding, Fix
+from .base import BACKWARD, Example, Rule, RuleContext
+from .lifecycle import first_by_span, statement_at
+
+
+def _fix(ctx: RuleContext, span):
+    """`total += loss.detach()` / `history.append(loss.detach())`."""
+    stmt, _ = statement_at(ctx, span)
+    if isinstance(stmt, ast.AugAssign):
+        value = stmt.value
+    elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and len(stmt.value.args) == 1:
+        value = stmt.value.args[0]
+    else:
+        return None
+    vspan = ctx.node_span(span.path, value)
+    text = ctx.text(vspan)
+    if not text:
+        return None
+    wrapped = f"{text}.detach()" if isinstance(value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) \
+        else f"({text}).detach()"
+    return Fix("Keep the value without its graph: `.detach()`", SAFE, (ctx.replace(vspan, wrapped),))
+
+
+def check(ctx: RuleContext):
+    model = ctx.model
+    training = set()
+    for s in model.steps:
+        training.update(s.loops)
+    out = []
+    for acc in model.accumulations:
+        if acc.backpropagated or not acc.loops or acc.loops[-1] not in training:
+            continue
+        msg = ("a tensor with its autograd graph is accumulated into state that outlives the iteration: every "
+               "iteration's graph stays alive with it (memory grows until the loop ends); keep `.item()` or "
+               "`.detach()` for logging")
+        out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, acc.span, msg, (), (), _fix(ctx, acc.span)))
+    return first_by_span(out)
+
+
+RULE = Rule(
+    code="GA303",
+    name="history-accumulation",
+    family=BACKWARD,
+    summary="tensors with history accumulated across iterations for logging",
+    what="""
+Flags a tensor that carries an autograd graph accumulated, in a training loop, into state that
+outlives the iteration (`total += loss`, `history.append(loss)` on a list made before the loop,
+an attribute), when that accumulation never reaches a `backward()`. Summing losses to
+backpropagate them once, `.item()` and `.detach()` are not flagged.
+""",
+    why="""
+The accumulated tensor references every iteration's graph, so none of them is freed: memory grows
+with every batch until the epoch (or training) ends, often ending in an out-of-memory error hours
+in.
+""",
+    example="""
+epoch_loss = 0.0
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    epoch_loss += loss
+""",
+    use_instead="""
+epoch_loss = 0.0
+for x, y in loader:
+    loss = criterion(model(x), y)
+    loss.backward()
+    optimizer.step()
+    epoch_loss += loss.item()
+""",
+    check=check,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 2))
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+epoch_loss = 0.0
+for it in range(4):
+    x, y = torch.randn(8, 6), torch.randn(8, 2)
+    optimizer.zero_grad()
+    loss = nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+    epoch_loss += loss  # <- GA303
+''', fixed='''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 2))
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+epoch_loss = 0.0
+for it in range(4):
+    x, y = torch.randn(8, 6), torch.randn(8, 2)
+    optimizer.zero_grad()
+    loss = nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+    epoch_loss += loss.detach()
+''', runtime="graph-kept: epoch_loss"),
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        self.history = []
+
+    def step(self, x, y):
+        self.opt.zero_grad()
+        loss = F.cross_entropy(self.model(x), y)
+        loss.backward()
+        self.opt.step()
+        self.history.append(loss)  # <- GA303
+
+
+torch.manual_seed(1)
+trainer = Trainer(nn.Linear(5, 3))
+for it in range(3):
+    xb = torch.randn(6, 5)
+    trainer.step(xb, xb.argmax(1) % 3)
+''', fixed='''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        self.history = []
+
+    def step(self, x, y):
+        self.opt.zero_grad()
+        loss = F.cross_entropy(self.model(x), y)
+        loss.backward()
+        self.opt.step()
+        self.history.append(loss.detach())
+
+
+torch.manual_seed(1)
+trainer = Trainer(nn.Linear(5, 3))
+for it in range(3):
+    xb = torch.randn(6, 5)
+    trainer.step(xb, xb.argmax(1) % 3)
+''', runtime="graph-kept: trainer.history"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(2)
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2))
+opt = torch.optim.Adam(model.parameters(), lr=5e-3)
+losses = []
+total, correct = 0.0, 0
+for it in range(3):
+    x, y = torch.randn(10, 8), torch.randint(0, 2, (10,))
+    opt.zero_grad()
+    logits = model(x)
+    loss = nn.functional.cross_entropy(logits, y)
+    loss.backward()
+    opt.step()
+    total += loss.item()
+    correct += (logits.argmax(1) == y).sum()
+    losses.append(loss.detach())
+''', runtime="trains", note="logging with .item() and .detach(); accuracy counts carry no graph"),
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(3)
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for epoch in range(2):
+    opt.zero_grad()
+    total = 0.0
+    for i in range(3):
+        x = torch.randn(5, 4)
+        total = total + model(x).pow(2).mean()
+    total.backward()
+    opt.step()
+''', runtime="trains", note="losses summed to be backpropagated once"),
+    ),
+)

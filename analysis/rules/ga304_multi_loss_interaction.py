@@ -1,0 +1,202 @@
+"""GA304 multi-loss-interaction."""
+from ..findings import CONFIRMED, UNSAFE, Finding, Fix, Related
+from .base import BACKWARD, Example, Rule, RuleContext
+from .common import describe, names
+from .lifecycle import (
+    call_of,
+    clears,
+    first_by_span,
+    name_of,
+    optimizers,
+    own_event,
+    steps_of,
+)
+
+
+def _fix(ctx: RuleContext, crossing):
+    if crossing is None or crossing.arg is None:
+        return None
+    text = ctx.text(crossing.arg)
+    if not text or "\n" in text:
+        return None
+    wrapped = f"{text}.detach()" if text.replace("_", "").replace(".", "").isalnum() else f"({text}).detach()"
+    return Fix(f"Detach the other model's output here: `{wrapped}`", UNSAFE, (ctx.replace(crossing.arg, wrapped),))
+
+
+def check(ctx: RuleContext):
+    model = ctx.model
+    opts = optimizers(model)
+    later_stale = {}
+    for s in model.steps:
+        for st in s.stale:
+            if st.kind == "freed":
+                later_stale.setdefault(st.by, []).append(s)
+    out = []
+    for step in model.steps:
+        if step.kind != "backward" or not step.stepped:
+            continue
+        bw = own_event(step)
+        if bw is None:
+            continue
+        mine = set()
+        for key in step.stepped:
+            if key in opts:
+                mine |= opts[key].params
+        for other in step.optimizers:
+            if other.key in step.stepped or other.escaped:
+                continue
+            theirs = (step.reached & other.params) - mine - step.frozen - step.maybe_frozen
+            if not theirs:
+                continue
+            # (a) the other optimizer's loss backpropagates through the graph this backward freed
+            reuse = [s for s in later_stale.get(bw.seq, []) if other.key in s.stepped]
+            # (b) the other optimizer steps later in the iteration without clearing what this wrote
+            dirty = []
+            for st in steps_of(step.events, other.key):
+                if st.seq < bw.seq or st.guarded or st.exclusive(bw):
+                    continue
+                between = [e for e in step.events if bw.seq < e.seq < st.seq]
+                if not any(clears(e, theirs, other) for e in between):
+                    dirty.append(st)
+            if not reuse and not dirty:
+                continue
+            crossing = next((c for c in sorted(model.crossings, key=lambda c: c.seq)
+                             if c.loops == step.loops and c.seq < bw.seq and c.own & mine and c.foreign & theirs
+                             and c.span is not None), None)
+            anchor = crossing.span if crossing is not None else (step.loss_span or step.span)
+            if reuse:
+                msg = (f"{describe(theirs)}, which {name_of(other)} trains, reach `{step.loss}` without a `.detach()`: "
+                       f"its backward() frees their part of the graph, so the loss of {name_of(other)} that reuses it "
+                       f"raises \"Trying to backward through the graph a second time\"")
+                rel = (Related(reuse[0].span, f"`{reuse[0].loss}.backward()` goes through the freed graph"),)
+            else:
+                msg = (f"{describe(theirs)}, which {name_of(other)} trains, reach `{step.loss}` without a `.detach()`: "
+                       f"its backward() writes into their gradients, and {call_of(other, 'step')} applies them with its "
+                       f"own since nothing clears them in between")
+                rel = (Related(dirty[0].span, f"{call_of(other, 'step')} applies the mixed gradients"),)
+            out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, anchor, msg, names(theirs),
+                               rel + (Related(step.span, f"`{step.loss}.backward()`"),), _fix(ctx, crossing)))
+    return first_by_span(out)
+
+
+RULE = Rule(
+    code="GA304",
+    name="multi-loss-interaction",
+    family=BACKWARD,
+    summary="one optimizer's loss writes into the gradients another optimizer steps",
+    what="""
+Flags the place where one model's output enters another optimizer's loss without `.detach()`
+(a GAN's `D(fake)` in the discriminator loss), when that backward's gradients for the first
+model are then applied by its optimizer without being cleared, or when the first model's loss
+later backpropagates through the graph that backward freed. A detached `fake` in the
+discriminator step, and clearing the generator's gradients before its own backward, are not
+flagged.
+""",
+    why="""
+The discriminator's loss pushes the generator to make fakes easier to reject; applied by the
+generator's optimizer, it fights the generator's own objective. Reusing `fake` for the generator
+loss after the discriminator's backward raises "Trying to backward through the graph a second
+time" (or, with `retain_graph=True`, "modified by an inplace operation" once D has stepped).
+""",
+    example="""
+fake = G(z)
+d_loss = bce(D(real), ones) + bce(D(fake), zeros)
+d_loss.backward(); opt_d.step()
+g_loss = bce(D(fake), ones)
+g_loss.backward(); opt_g.step()
+""",
+    use_instead="""
+fake = G(z)
+d_loss = bce(D(real), ones) + bce(D(fake.detach()), zeros)
+d_loss.backward(); opt_d.step()
+g_loss = bce(D(fake), ones)
+g_loss.backward(); opt_g.step()
+""",
+    check=check,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+G = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+D = nn.Sequential(nn.Linear(2, 16), nn.LeakyReLU(0.2), nn.Linear(16, 1))
+opt_g = torch.optim.Adam(G.parameters(), lr=2e-4)
+opt_d = torch.optim.Adam(D.parameters(), lr=2e-4)
+bce = nn.BCEWithLogitsLoss()
+for it in range(2):
+    real, z = torch.randn(8, 2) + 2, torch.randn(8, 4)
+    fake = G(z)
+    opt_d.zero_grad()
+    d_loss = bce(D(real), torch.ones(8, 1)) + bce(D(fake), torch.zeros(8, 1))  # <- GA304
+    d_loss.backward()
+    opt_d.step()
+    opt_g.zero_grad()
+    g_loss = bce(D(fake), torch.ones(8, 1))
+    g_loss.backward()
+    opt_g.step()
+''', fixed='''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+G = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+D = nn.Sequential(nn.Linear(2, 16), nn.LeakyReLU(0.2), nn.Linear(16, 1))
+opt_g = torch.optim.Adam(G.parameters(), lr=2e-4)
+opt_d = torch.optim.Adam(D.parameters(), lr=2e-4)
+bce = nn.BCEWithLogitsLoss()
+for it in range(2):
+    real, z = torch.randn(8, 2) + 2, torch.randn(8, 4)
+    fake = G(z)
+    opt_d.zero_grad()
+    d_loss = bce(D(real), torch.ones(8, 1)) + bce(D(fake.detach()), torch.zeros(8, 1))
+    d_loss.backward()
+    opt_d.step()
+    opt_g.zero_grad()
+    g_loss = bce(D(fake), torch.ones(8, 1))
+    g_loss.backward()
+    opt_g.step()
+''', runtime="error: backward through the graph a second time"),
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(1)
+gen = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 6), nn.Tanh())
+disc = nn.Sequential(nn.Linear(6, 16), nn.LeakyReLU(0.2), nn.Linear(16, 1))
+opt_g = torch.optim.Adam(gen.parameters(), lr=1e-3)
+opt_d = torch.optim.Adam(disc.parameters(), lr=1e-3)
+for it in range(2):
+    opt_g.zero_grad()
+    opt_d.zero_grad()
+    real = torch.rand(16, 6) * 2 - 1
+    fake_logit = disc(gen(torch.randn(16, 8)))  # <- GA304
+    d_loss = F.softplus(fake_logit).mean() + F.softplus(-disc(real)).mean()
+    d_loss.backward()
+    opt_d.step()
+    g_loss = F.softplus(-disc(gen(torch.randn(16, 8)))).mean()
+    g_loss.backward()
+    opt_g.step()
+''', runtime="trains", note="it trains, with the generator also pushed by the discriminator's loss"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(2)
+G = nn.Sequential(nn.Linear(3, 16), nn.ReLU(), nn.Linear(16, 1))
+D = nn.Sequential(nn.Linear(1, 16), nn.ReLU(), nn.Linear(16, 1))
+g_opt = torch.optim.RMSprop(G.parameters(), lr=5e-4)
+d_opt = torch.optim.RMSprop(D.parameters(), lr=5e-4)
+for step in range(3):
+    real = torch.randn(12, 1) * 0.3 + 1.5
+    d_opt.zero_grad()
+    d_loss = F.softplus(D(G(torch.randn(12, 3)))).mean() + F.softplus(-D(real)).mean()
+    d_loss.backward()
+    d_opt.step()
+    g_opt.zero_grad()
+    g_loss = F.softplus(-D(G(torch.randn(12, 3)))).mean()
+    g_loss.backward()
+    g_opt.step()
+''', runtime="trains", note="the generator's gradients are cleared before its own backward"),
+    ),
+)

@@ -1,0 +1,200 @@
+"""What the lifecycle and backward rules (GA2xx, GA3xx) ask of the training-step model: the events
+of one loop iteration, which of them always run, which optimizer and parameters they concern."""
+from __future__ import annotations
+
+import ast
+import re
+
+from ..model import Event, ProgramModel, Span, Step
+
+BACKWARDS = ("backward", "grad")
+
+
+def optimizers(model: ProgramModel) -> dict:
+    return {o.key: o for o in model.optimizers}
+
+
+def own_event(step: Step) -> Event | None:
+    """The backward() event of a step among its iteration's events."""
+    return next((e for e in step.events if e.seq == _seq_of(step)), None)
+
+
+def _seq_of(step: Step) -> int:
+    for e in step.events:
+        if e.kind in BACKWARDS and e.span == step.span:
+            return e.seq
+    return -1
+
+
+def in_iteration(event: Event, loops: tuple) -> bool:
+    """`event` ran in the iteration identified by `loops` (or in a loop nested in it)."""
+    return event.loops[:len(loops)] == loops
+
+
+def iteration_events(model: ProgramModel, loops: tuple) -> list:
+    return [e for e in model.events if in_iteration(e, loops)]
+
+
+def steps_of(events, key) -> list:
+    return [e for e in events if e.kind == "step" and e.target_key == key]
+
+
+def clears(event: Event, params, opt=None) -> bool:
+    """A zero_grad()/`p.grad = None` that clears some of `params` (or `opt` itself; any module's
+    when the optimizer's parameters are not known exactly)."""
+    if event.kind != "zero_grad":
+        return False
+    if opt is not None and (event.target_key == opt.key or (not opt.complete and event.target_key != 0
+                                                              and event.detail != "grad=None")):
+        return True
+    return bool(event.params & params)
+
+
+def step_by_seq(model: ProgramModel) -> dict:
+    out = {}
+    for s in model.steps:
+        e = own_event(s)
+        if e is not None:
+            out[e.seq] = s
+    return out
+
+
+def first_by_span(findings):
+    """One finding per anchor, the first (confirmed before suspicious)."""
+    seen, out = set(), []
+    for f in sorted(findings, key=lambda f: f.confidence != "confirmed"):
+        key = (f.span.path, f.span.line, f.span.col)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
+
+
+def call_of(opt, method: str) -> str:
+    """`optimizer.step()`, or "the optimizer's step()" when it has no name."""
+    if opt is not None and not opt.name.startswith("<"):
+        return f"`{opt.name}.{method}()`"
+    return f"the optimizer's {method}()"
+
+
+def name_of(opt) -> str:
+    return f"`{opt.name}`" if opt is not None and not opt.name.startswith("<") else "the optimizer"
+
+
+# ---------------------------------------------------------------- statements, for fixes
+
+_BLOCKS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.AsyncFor, ast.While, ast.If,
+           ast.With, ast.AsyncWith, ast.Try)
+
+
+def statement_at(ctx, span: Span):
+    """The innermost simple statement holding `span`'s first line, and the body list it sits in."""
+    tree = ctx.tree(span.path)
+    if tree is None:
+        return None, None
+    best = (None, None)
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            body = getattr(node, field, None)
+            if not isinstance(body, list):
+                continue
+            for stmt in body:
+                if isinstance(stmt, ast.stmt) and not isinstance(stmt, _BLOCKS) \
+                        and stmt.lineno <= span.line <= stmt.end_lineno:
+                    if best[0] is None or stmt.lineno >= best[0].lineno:
+                        best = (stmt, body)
+    return best
+
+
+def whole_lines(ctx, path: str, stmt) -> tuple | None:
+    """(first, last) line of a statement that has its lines to itself."""
+    return ctx.statement_lines(Span(path, stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset))
+
+
+def statement_text(ctx, path: str, first: int, last: int) -> list:
+    return [ctx.line(path, n) for n in range(first, last + 1)]
+
+
+def move_statement(ctx, path: str, stmt, after) -> tuple | None:
+    """Edits moving `stmt` to just after the statement `after` (both whole-line statements of one
+    file), re-indented to `after`'s indentation."""
+    src = whole_lines(ctx, path, stmt)
+    dst = whole_lines(ctx, path, after)
+    if src is None or dst is None or src[0] <= dst[1] < src[1]:
+        return None
+    lines = statement_text(ctx, path, *src)
+    old_indent = ctx.indent_of(path, src[0])
+    new_indent = ctx.indent_of(path, dst[0])
+    moved = "".join(new_indent + line[len(old_indent):] + "\n" if line.startswith(old_indent) else line + "\n"
+                    for line in lines)
+    at = Span(path, dst[1] + 1, 0, dst[1] + 1, 0)
+    return (ctx.delete_lines(path, *src), ctx.replace(at, moved))
+
+
+def insert_before(ctx, path: str, stmt, text: str):
+    """An edit inserting the line `text` before `stmt`, at its indentation."""
+    lines = whole_lines(ctx, path, stmt)
+    if lines is None:
+        return None
+    indent = ctx.indent_of(path, lines[0])
+    return ctx.replace(Span(path, lines[0], 0, lines[0], 0), f"{indent}{text}\n")
+
+
+def insert_after(ctx, path: str, stmt, text: str):
+    lines = whole_lines(ctx, path, stmt)
+    if lines is None:
+        return None
+    indent = ctx.indent_of(path, lines[0])
+    return ctx.replace(Span(path, lines[1] + 1, 0, lines[1] + 1, 0), f"{indent}{text}\n")
+
+
+def loop_of(ctx, span: Span):
+    """The innermost for/while loop whose body holds `span`, in the same function."""
+    tree = ctx.tree(span.path)
+    if tree is None:
+        return None
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and node.body and \
+                node.body[0].lineno <= span.line <= node.body[-1].end_lineno:
+            if best is None or node.lineno >= best.lineno:
+                best = node
+    if best is None:
+        return None
+    for node in ast.walk(best):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and node.lineno <= span.line \
+                <= node.end_lineno:
+            return None   # the span is in a function defined inside the loop
+    return best
+
+
+def receiver(text: str, method: str) -> str | None:
+    """`opt` of `opt.step()`: the receiver text of a call to `method` with no arguments."""
+    m = re.fullmatch(r"\s*(.+?)\s*\.\s*" + method + r"\s*\((.*)\)\s*", text, re.S)
+    return m.group(1) if m else None
+
+
+_SHOWN = {"zero_grad": "zero_grad()", "backward": "backward()", "grad": "torch.autograd.grad()", "step": "step()",
+          "sched_step": "scheduler.step()", "clip": "gradient clipping", "unscale": "scaler.unscale_()",
+          "scaler_update": "scaler.update()"}
+
+
+def iteration_related(events, skip=()) -> tuple:
+    """The lifecycle calls of one iteration as related locations, in order (an editor shows the
+    sequence the rule checked next to the diagnostic)."""
+    from ..findings import Related
+    out, seen = [], {(s.path, s.line, s.col) for s in skip if s is not None}
+    for n, e in enumerate(sorted(events, key=lambda e: e.seq), 1):
+        label = _SHOWN.get(e.kind)
+        key = (e.span.path, e.span.line, e.span.col)
+        if label is None or key in seen:
+            continue
+        seen.add(key)
+        who = f"`{e.target}` " if e.target and not e.target.startswith("<") and e.kind in ("zero_grad", "step") else ""
+        cond = " (under a condition)" if e.guarded else ""
+        out.append(Related(e.span, f"in this iteration: {who}{label}{cond}"))
+    return tuple(out)
+
+
+def events_of_iteration(model, loops) -> list:
+    return [e for e in model.events if e.loops == loops]
