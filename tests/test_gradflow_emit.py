@@ -195,3 +195,37 @@ def test_emitted_function_test(tmp_path):
     (tmp_path / "lib.py").write_text(LIB.replace("torch.relu(self.body(x)).detach()", "torch.relu(self.body(x))"))
     ok = pytest_run(tmp_path, "test_lib_gradflow.py")
     assert ok.returncode == 0, ok.stdout[-3000:]
+
+
+PROBE_DATA = os.path.join(ROOT, "tests", "data", "probe")
+SCRIPTS = {  # buggy script: what its emitted test must say
+    "head_unoptimized": "never changed (2 in no optimizer)",
+    "frozen_encoder": "holds only frozen parameters",
+    "nan_gradient": "non-finite",
+    "missing_zero_grad": "no zero_grad() between steps",
+}
+
+
+@pytest.mark.runtime
+def test_emitted_tests_flag_the_buggy_scripts_and_pass_their_fixed_forms(tmp_path):
+    """Four small buggy scripts (an unoptimized head, a frozen encoder, NaN gradients, no zero_grad)
+    and their fixed forms: one test file each from `gradaudit probe --emit`, run in one pytest."""
+    pytest.importorskip("torch")
+    files = []
+    for name in SCRIPTS:
+        for variant in (name, f"{name}_fixed"):
+            shutil.copy(os.path.join(PROBE_DATA, f"{variant}.py"), tmp_path)
+            p = run_cli("probe", f"{variant}.py", "--emit", f"test_{variant}.py", cwd=tmp_path)
+            assert p.returncode == 0, p.stderr
+            files.append(f"test_{variant}.py")
+    out = pytest_run(tmp_path, "-rA", *files).stdout
+    outcome = {}
+    for line in out.splitlines():
+        for word in ("PASSED", "FAILED"):
+            if line.startswith(word + " "):
+                outcome[line.split()[1].split("::")[0]] = word
+    for name, message in SCRIPTS.items():
+        assert outcome[f"test_{name}.py"] == "FAILED", out[-4000:]
+        assert outcome[f"test_{name}_fixed.py"] == "PASSED", out[-4000:]
+        section = out[out.index(f"test_{name}.py:"):] if f"test_{name}.py:" in out else out
+        assert message in out, (name, section[:2000])

@@ -124,7 +124,7 @@ def test_nan_gradients_named_with_where_they_appeared():
         train(model, opt, batches(2))
     msg = failure(p, into=model, updates=[opt, model], finite=True)
     assert "non-finite" in msg
-    assert "first non-finite forward value came out of `model`" in msg or "model.out" in msg
+    assert "it first appeared in the forward output of `model`" in msg or "model.out" in msg
     assert any(r.nonfinite for r in p.params.values())
 
 
@@ -158,7 +158,7 @@ def test_nan_loss_reports_the_first_module():
         train(model, opt, batches(1))
     msg = failure(p, finite=True)
     assert "the loss was not finite in backward pass 1" in msg
-    assert "came out of `model.encoder.0`" in msg
+    assert "it first appeared in the forward output of `model.encoder.0` (pass 1)" in msg
 
 
 def test_missing_zero_grad():

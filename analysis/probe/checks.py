@@ -189,11 +189,21 @@ class Checks:
         return out
 
     def _where(self) -> str:
+        """Where the first non-finite value appeared: a module's forward output, or (when every
+        module's output was still finite then) the operations between the modules and the loss."""
+        bad_loss = next((p.index for p in self.passes if not p.loss_finite), None)
+        grads = [r.nonfinite for r in self.params.values() if r.nonfinite]
+        first = min([x for x in (bad_loss, min(grads) if grads else None) if x is not None], default=None)
         parts = []
-        if self.forward_nonfinite is not None:
-            parts.append(f"the first non-finite forward value came out of `{self.forward_nonfinite[0]}`")
-        if self.backward_nonfinite is not None:
-            parts.append(f"the first non-finite gradient reached {self.backward_nonfinite[0]}")
+        fwd = self.forward_nonfinite
+        if fwd is not None and (first is None or fwd[1] <= first):
+            parts.append(f"it first appeared in the forward output of `{fwd[0]}` (pass {fwd[1]})")
+        elif bad_loss is not None and bad_loss == first:
+            parts.append(f"every watched module's output was finite in pass {bad_loss}: it came from the operations "
+                         "between them and the loss")
+        bwd = self.backward_nonfinite
+        if bwd is not None and (first is None or bwd[1] <= first):
+            parts.append(f"in backward pass {bwd[1]} it first reached {bwd[0]}")
         return ("; " + "; ".join(parts)) if parts else ""
 
     def assert_flows(self, into=None, updates=None, finite=True, cleared=True, bounded=True):

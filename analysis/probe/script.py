@@ -141,13 +141,26 @@ class _Session:
 
     def _resolve(self, name, frames):
         parts = name.replace("[]", "").replace("[", ".").replace("]", "").split(".")
+        found = self._lookup(parts, frames)
+        # the engine names a module by where it was first registered (`model.backbone`); a helper
+        # that trains it before or apart from that owner holds it under the last part (`backbone`)
+        for i in range(1, len(parts)):
+            if found is not _MISSING:
+                break
+            found = self._lookup(parts[i:], frames, modules_only=True)
+        return found
+
+    def _lookup(self, parts, frames, modules_only=False):
         head, rest = parts[0], parts[1:]
         for scope in [f.f_locals for f in frames] + [f.f_globals for f in frames]:
             if head in scope:
                 try:
-                    return _follow(scope[head], rest)
+                    obj = _follow(scope[head], rest)
                 except (AttributeError, IndexError, KeyError, TypeError):
                     continue
+                if modules_only and not _is_module(obj):
+                    continue
+                return obj
         return _MISSING
 
     def _loss_leaves(self, tensors):
@@ -381,3 +394,8 @@ def _same_params(a, b) -> bool:
         return any(id(p) in ids for g in b.param_groups for p in g["params"])
     except (AttributeError, KeyError, TypeError):
         return False
+
+
+def _is_module(obj) -> bool:
+    import torch
+    return isinstance(obj, torch.nn.Module)

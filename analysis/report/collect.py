@@ -186,13 +186,17 @@ def build(paths, files_checked, results, errors=(), crashes=()) -> Audit:
                 steps[key] = (entry, model, s)
     ordered = sorted(steps.values(), key=lambda x: (x[2].span.path, x[2].span.line))
     graphs, checks, looks = [], [], []
+    # places where some step's gradient is cut: never "logging", whichever step's loop they sit in
+    cut_places = {(c.span.path, c.span.line) for _, _, s in ordered for c in s.cuts}
     for i, (entry, model, step) in enumerate(ordered, 1):
         g = G.step_graph(f"s{i}", model, step, texts)
         graphs.append(g)
         plan = gradflow.plan_step(model, step, entry, texts)
         test = "\n".join(gradflow.test_source(plan)) if plan.locatable else ""
         checks.append(Check(g.id, plan, test, tuple(assumptions(g))))
-        looks += lookalikes(model, step, findings, texts)
+        looks += lookalikes(model, step, findings, texts, cut_places)
+    for model in {id(m): m for _, m, _ in ordered}.values():
+        looks += loss_lookalikes(model, findings, texts)
     seen, uniq = set(), []
     for la in looks:
         key = (la.kind, la.path, la.line)
@@ -317,7 +321,7 @@ def assumptions(g: G.StepGraph) -> list[str]:
 _LOGGING = re.compile(r"\.(item|tolist|detach|cpu|numpy)\(\)")
 
 
-def lookalikes(model: ProgramModel, step: Step, findings, texts) -> list[LookAlike]:
+def lookalikes(model: ProgramModel, step: Step, findings, texts, cut_places=frozenset()) -> list[LookAlike]:
     """What the engine saw on this step's way and judged valid, from the training-step model."""
     out = []
     flagged = {(f.span.path, f.span.line) for f in findings}
@@ -378,7 +382,7 @@ def lookalikes(model: ProgramModel, step: Step, findings, texts) -> list[LookAli
                                  f"{describe(u.params)} change by hand inside `torch.no_grad()`"))
     # values leaving the graph in the step's loop without feeding the loss: logging and metrics
     if src is not None and step.loop is not None:
-        cut_lines = {(c.span.path, c.span.line) for c in step.cuts}
+        cut_lines = {(c.span.path, c.span.line) for c in step.cuts} | set(cut_places)
         for n in range(step.loop.line, step.loop.end_line + 1):
             text = src.line_text(n)
             code = text.split("#", 1)[0]
@@ -386,4 +390,28 @@ def lookalikes(model: ProgramModel, step: Step, findings, texts) -> list[LookAli
             if m and (step.span.path, n) not in cut_lines and (step.span.path, n) not in flagged:
                 out.append(LookAlike("logging", step.span.path, n, text.strip(),
                                      f"`.{m.group(1)}()` here does not feed `{step.loss}`: logging or metrics"))
+    return out
+
+
+def loss_lookalikes(model: ProgramModel, findings, texts) -> list[LookAlike]:
+    """Losses computed and never backpropagated whose parameters train anyway: logged, metric and
+    validation losses (GA209 leaves them alone)."""
+    out = []
+    flagged = {(f.span.path, f.span.line) for f in findings}
+    trained = set()
+    for s in model.steps:
+        trained |= s.reached | s.reached_weak
+    for term in getattr(model, "losses", ()):
+        if term.backpropagated or (term.span.path, term.span.line) in flagged:
+            continue
+        src = texts.get(term.span.path)
+        code = src.line_text(term.span.line).strip() if src is not None else ""
+        if not term.params:
+            why = f"{term.label} carries no gradient (evaluation or no_grad): nothing to backpropagate"
+        elif term.params <= trained:
+            why = (f"{term.label} reaches no backward(), but {describe(term.params)} get gradient from the loss "
+                   "that is backpropagated: a logged or metric loss")
+        else:
+            continue
+        out.append(LookAlike("loss not backpropagated", term.span.path, term.span.line, code, why))
     return out
