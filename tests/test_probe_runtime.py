@@ -378,3 +378,19 @@ def test_cross_talk_is_seen_through_an_unwatched_optimizer():
             g_loss.backward()
             opt_g.step()
     assert "which another optimizer had already stepped on" in failure(p, cleared=True)
+
+
+def test_clip_imported_before_the_probe_opened_is_seen():
+    from torch.nn.utils import clip_grad_norm_ as bound_clip      # bound before the probe patches anything
+    helper = torch.nn.utils.clip_grad._clip_grads_with_norm_
+    torch.manual_seed(0)
+    model = Net()
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+    with probe(model, opt) as p:
+        for x, y in batches(3):
+            opt.zero_grad()
+            (F.cross_entropy(model(x), y) * 100).backward()
+            opt.step()
+            bound_clip(model.parameters(), 0.5)                   # after step(): clips nothing step() applies
+    assert "clip_grad_norm_(max_norm=0.5)" in failure(p, cleared=True)
+    assert torch.nn.utils.clip_grad._clip_grads_with_norm_ is helper       # restored

@@ -173,27 +173,32 @@ class Probe(Checks):
         return self
 
     def _patch_clip(self):
-        """Record clip_grad_norm_ calls: the step after one must apply what the clipping left."""
-        utils = self.torch.nn.utils
-        original = utils.clip_grad.clip_grad_norm_
+        """Record clip_grad_norm_ calls: the step after one must apply what the clipping left. The
+        patch is on the helper clip_grad_norm_ looks up at each call, so that a clip_grad_norm_
+        imported before the probe opened (`from torch.nn.utils import clip_grad_norm_`) is seen."""
+        mod = self.torch.nn.utils.clip_grad
+        original = getattr(mod, "_clip_grads_with_norm_", None)
+        if original is None:
+            return
 
-        def clip_grad_norm_(parameters, max_norm, *args, **kwargs):
+        def _clip_grads_with_norm_(parameters, max_norm, total_norm, *args, **kwargs):
             params = [parameters] if isinstance(parameters, self.torch.Tensor) else list(parameters)
-            total = original(params, max_norm, *args, **kwargs)
-            norm_type = kwargs.get("norm_type", args[0] if args else 2.0)
-            if float(norm_type) == 2.0:
-                self._clips.append((self._event(), float(max_norm), float(total), {id(p) for p in params}))
-            return total
+            found = float(total_norm)
+            two = math.sqrt(sum(_norm(self.torch, p.grad) ** 2 for p in params if p.grad is not None))
+            out = original(params, max_norm, total_norm, *args, **kwargs)
+            # only 2-norm clipping is compared with the 2-norm of what step() applies
+            if math.isfinite(found) and abs(two - found) <= 1e-4 * max(two, found) + 1e-6:
+                self._clips.append((self._event(), float(max_norm), found, {id(p) for p in params}))
+            return out
 
-        clip_grad_norm_.__wrapped__ = original
+        _clip_grads_with_norm_.__wrapped__ = original
         self._clip_original = original
-        utils.clip_grad_norm_ = utils.clip_grad.clip_grad_norm_ = clip_grad_norm_
+        mod._clip_grads_with_norm_ = _clip_grads_with_norm_
 
     def _unpatch_clip(self):
         original = getattr(self, "_clip_original", None)
         if original is not None:
-            utils = self.torch.nn.utils
-            utils.clip_grad_norm_ = utils.clip_grad.clip_grad_norm_ = original
+            self.torch.nn.utils.clip_grad._clip_grads_with_norm_ = original
             self._clip_original = None
 
     def _any_step(self, opt, args, kwargs):
