@@ -5,6 +5,7 @@ from . import model as M
 from .objects import FROZEN, MAYBE, OptimObj, Site, TensorObj, Unit
 from .trace import InplaceRec, Trace
 from . import shapes
+from .loop_facts import counter_like
 from .values import Fact, Mark
 
 
@@ -127,9 +128,27 @@ class Builder:
                               crossings=tuple(M.Crossing(c.seq, self.span(c.site), self.params(c.own),
                                                          self.params(c.foreign), _loops(c.ctx), self.span(c.arg))
                                               for c in trace.crossings),
-                              counters=frozenset(trace.counters),
+                              counters=_counters(trace, events),
+                              risks=self.risks(trace),
+                              nonleaf=tuple(M.NonLeaf(self.span(n.site), self.span(n.stmt), self.params([n.unit]), n.use)
+                                            for n in {(id(n.site.node), n.use): n for n in trace.nonleaf}.values()),
                               grad_reads=tuple(M.GradRead(self.span(g.site), self.span(g.stmt), self.params(g.org),
-                                                          _loops(g.ctx)) for g in trace.grad_reads))
+                                                          _loops(g.ctx), frozenset(self.span(s.site) for s in g.storages))
+                                               for g in trace.grad_reads))
+
+    def risks(self, trace: Trace) -> tuple:
+        """One Risk per (code, place): reached when any evaluation of it flows into a backward()."""
+        used = set()
+        for rec in trace.backwards:
+            used |= rec.loss.risks
+        by_key: dict = {}
+        for r in trace.risks:
+            key = (r.code, id(r.site.node))
+            prev = by_key.get(key)
+            reached = r in used or (prev is not None and prev[1])
+            by_key[key] = (prev[0] if prev is not None else r, reached)
+        return tuple(M.Risk(r.code, self.span(r.site), r.detail, r.confidence, reached, _loops(r.ctx))
+                     for r, reached in by_key.values())
 
     def losses(self, trace: Trace) -> tuple:
         """One LossTerm per statement: backpropagated when any evaluation of it reached a backward."""
@@ -379,8 +398,13 @@ def _stale_uses(backwards, carries) -> dict:
             if by is None:
                 by = retained.get(s)
                 kind = "retained"
-                if by is None or by is rec or not _earlier_iteration(s, rec):
+                # a retained graph reused in the same iteration is what retain_graph is for, unless a
+                # step() changed a tensor it saved in between (then torch raises)
+                if by is None or by is rec or not (_earlier_iteration(s, rec)
+                                                   or rec.versions.get(s, s.storage.version) > s.version):
                     continue
+            if _exclusive(by.event, rec.event):
+                continue   # the two backward() calls are on different arms of a condition
             entry = found.get((kind, by.seq))
             earlier = _earlier_iteration(s, rec)
             modified = rec.versions.get(s, s.storage.version) > s.version
@@ -411,3 +435,23 @@ def _earlier_iteration(save, rec) -> bool:
     """The saved tensor was made in an earlier iteration of a loop the backward runs in."""
     now = {c[1]: c[2] for c in rec.ctx if c[0] == "loop"}
     return any(c[0] == "loop" and c[1] in now and c[2] < now[c[1]] for c in save.ctx)
+
+
+def _exclusive(a, b) -> bool:
+    """Two events on different arms of one condition never run in the same pass."""
+    if a is None or b is None:
+        return False
+    arms = {k: arm for k, arm, _ in a.path}
+    return any(k in arms and arms[k] != arm for k, arm, _ in b.path)
+
+
+def _counters(trace, events) -> frozenset:
+    """Branch keys, among those guarding a step() or a zero_grad(), of conditions that change from
+    one iteration to the next (an accumulation counter rather than a configuration flag)."""
+    keys = {k for e in events if e.kind in ("step", "zero_grad") for k, _, _ in e.path}
+    out = set()
+    for k in keys:
+        test = trace.branch_tests.get(k)
+        if test is not None and counter_like(*test):
+            out.add(k)
+    return frozenset(out)

@@ -18,6 +18,7 @@ from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Flow, Kind, Star, V, const, 
 
 
 from .frames import INIT_BUDGET, MAX_DEPTH, MODULE_INIT_BUDGET, Frame
+from .loop_facts import attr_key as _attr_key, rebound
 from .tensor_ops import STORAGE, TENSORISH_METHODS
 
 
@@ -375,7 +376,8 @@ class Calls:
                 results.append(V(Kind.TENSOR, frozenset(o.units), org=frozenset(o.units)))
         if tensorish or (recv.k & Kind.TENSOR and not results):
             key = "slice" if isinstance(node.slice, ast.Slice) else index.const
-            results.append(self.tensor_result(flow_of(recv), node, alias=recv, shape=S.index(recv.shape, key)))
+            results.append(self.numeric("getitem", (recv,), node, self.tensor_result(
+                flow_of(recv), node, alias=recv, shape=S.index(recv.shape, key))))
         if recv.k & Kind.ARRAY and not results:
             results.append(recv.replace(site=node, items=None))
         if not results:
@@ -436,7 +438,14 @@ class Calls:
             kind = "nograd" if flag is False else "grad" if flag is True else "other"
             return V(Kind.CTX, frozenset((CtxObj(kind, Site(self.sf, node)),)))
         if qual in T.AUTOCAST_CTX:
-            return V(Kind.CTX, frozenset((CtxObj("autocast", Site(self.sf, node), kwargs.get("dtype")),)))
+            en = kwargs.get("enabled")
+            dtype = kwargs.get("dtype", args[1] if len(args) > 1 and not qual.startswith("torch.cuda") else None)
+            device = kwargs.get("device_type", args[0] if args and not qual.startswith("torch.cuda") else None)
+            if dtype is None and (qual == "torch.cuda.amp.autocast" or (isinstance(device, V) and device.const == "cuda")):
+                dtype = V(Kind.MODREF, const="torch.float16")   # the CUDA default
+            return V(Kind.CTX, frozenset((CtxObj("autocast", Site(self.sf, node), dtype,
+                                                 en.const if isinstance(en, V) and isinstance(en.const, bool)
+                                                 else None),)))
         if qual in ("torch.autograd.grad",):
             outputs = args[0] if args else kwargs.get("outputs", UNKNOWN)
             inputs = args[1] if len(args) > 1 else kwargs.get("inputs", UNKNOWN)
@@ -793,7 +802,10 @@ class Calls:
     def list_method(self, o: ListObj, name, args, kwargs, node) -> V:
         a0 = args[0] if args and isinstance(args[0], V) else None
         if name in ("append", "add", "appendleft") and a0 is not None:
-            if self.outlives_iteration(o):
+            loops = self.stack[-1].loops
+            recv = node.func.value if isinstance(node.func, ast.Attribute) else None
+            reset = recv is not None and loops and _attr_key(recv) in rebound(loops[-1]["node"])
+            if self.outlives_iteration(o) and not reset:
                 a0 = self.note_accumulation(a0, self.cur_stmt)   # `history.append(loss)`
                 self.note_graph_write(o, a0)
             o.add(a0)
@@ -802,7 +814,15 @@ class Calls:
             o.add(args[1])
             return NONE
         if name in ("extend", "update") and a0 is not None:
-            o.add(self.iter_value(a0))
+            lists = a0.of(ListObj)
+            if a0.items is not None:
+                for e in a0.items:
+                    o.add(e)
+            elif len(lists) == 1 and lists[0].elems is not None and not a0.objs - {lists[0]}:
+                for e in list(lists[0].elems):
+                    o.add(e)       # `layers.extend(block(...))`: keep the order nn.Sequential needs
+            else:
+                o.add(self.iter_value(a0))
             return NONE
         if name in ("pop", "copy", "__getitem__"):
             if name == "copy":

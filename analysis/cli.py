@@ -21,7 +21,8 @@ def _parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
 
     c = sub.add_parser("check", help="check files and folders", description="Check Python files (folders are "
-                       "walked recursively, skipping virtualenvs, build folders and .git).")
+                       "walked recursively, skipping virtualenvs, build folders, .git and what .gitignore "
+                       "files ignore).")
     c.add_argument("paths", nargs="*", default=["."], metavar="PATH")
     c.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     c.add_argument("--select", action="append", metavar="CODES",
@@ -34,6 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--show-fixes", action="store_true", help="describe the available fix under each finding")
     c.add_argument("--config", metavar="PYPROJECT", help="read [tool.gradaudit] from this file")
     c.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    c.add_argument("--no-respect-gitignore", action="store_true",
+                   help="also check what .gitignore files ignore when walking folders")
     c.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     c.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     c.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE")
@@ -117,11 +120,11 @@ def cmd_rules(args) -> int:
 
 def cmd_server(args) -> int:
     try:
-        from gradaudit.server.__main__ import run
+        from gradaudit.server.__main__ import check, run
     except ImportError as exc:
         print(f"gradaudit: the language server is not available: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    return run(args.tcp)
+    return check() if args.check else run(args.tcp)
 
 
 # ---------------------------------------------------------------- check
@@ -135,7 +138,8 @@ def _load_config(args):
         try:
             cfg = load_config(start, args.config)
         except ConfigError as exc:
-            print(f"gradaudit: {exc}", file=sys.stderr)
+            for problem in exc.problems:
+                print(f"gradaudit: {problem}", file=sys.stderr)
             return None
     from .config import _norm, unknown_selectors
     given = _norm(args.select) + _norm(args.ignore) + _norm(args.extend_select)
@@ -144,7 +148,11 @@ def _load_config(args):
         print(f"gradaudit: no rule matches {', '.join(repr(b) for b in bad)} (see `gradaudit rules`)",
               file=sys.stderr)
         return None
-    return cfg.merged(select=args.select, ignore=args.ignore, extend_select=args.extend_select)
+    cfg = cfg.merged(select=args.select, ignore=args.ignore, extend_select=args.extend_select)
+    if args.no_respect_gitignore:
+        from dataclasses import replace
+        cfg = replace(cfg, respect_gitignore=False)
+    return cfg
 
 
 def _analyze_chunk(paths, config, roots, bar=None):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 try:
     import tomllib
@@ -12,40 +12,47 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore
 
 
+from .schema import Key, Problem, normalize_selectors, selector_matches, validate
+from .schema import unknown_selectors  # noqa: F401  (the CLI checks --select with it)
+
+SECTION = "[tool.gradaudit]"
+
+# `[tool.gradaudit]` in pyproject.toml: the keys, their kinds and what they do (docs/configuration.md
+# is generated from this table)
+KEYS = (
+    Key("select", "selectors", (), "Only these rules. Empty: every rule.", '["GA1"]'),
+    Key("extend-select", "selectors", (), "Rules added to `select`.", '["GA110"]'),
+    Key("ignore", "selectors", (), "Rules never reported.", '["GA105"]'),
+    Key("exclude", "strings", (), "Globs (relative to the folder of pyproject.toml) of files and folders "
+        "`gradaudit check` skips when it walks a folder; the language server reports nothing for them. "
+        "A file named on the command line is checked anyway.", '["legacy/**", "gen/"]'),
+    Key("per-file-ignores", "selector-table", (), "Rules ignored in the files a glob matches.",
+        '{ "notebooks/**/*.py" = ["GA103"] }'),
+    Key("respect-gitignore", "bool", True, "Skip what `.gitignore` files (and `.git/info/exclude`) "
+        "ignore when walking folders, as git does.", "false"),
+    Key("severity", "severity-table", {}, "Diagnostic severity in the editor, by rule code, prefix, "
+        "name, family or confidence; the editor's `gradaudit.severity` setting wins over it.",
+        '{ suspicious = "information", GA105 = "warning" }'),
+)
+
+
 class ConfigError(Exception):
-    pass
+    """The configuration has problems: one line each, naming the file and the key."""
+
+    def __init__(self, problems):
+        self.problems = list(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
 
 
 def _norm(items) -> tuple:
+    """Selectors given on the command line (each may hold several, comma-separated)."""
     if isinstance(items, str):
-        items = [items]           # `select = "GA1"` means one selector, not five characters
-    out = []
-    for item in items or ():
-        for part in str(item).split(","):
-            part = part.strip()
-            if part:
-                out.append(part.upper() if part[:2].upper() == "GA" or part.upper() == "ALL" else part.lower())
-    return tuple(out)
-
-
-def unknown_selectors(selectors) -> list:
-    """Selectors that match no rule: a typo silently selecting nothing is worse than an error."""
-    from .rules import RULES
-    bad = []
-    for sel in selectors:
-        if sel == "ALL":
-            continue
-        if not any(_matches(sel, r.code, r.name) for r in RULES):
-            bad.append(sel)
-    return bad
+        items = [items]
+    return normalize_selectors(items or ())
 
 
 def _matches(selector: str, code: str, name: str) -> bool:
-    if selector == "ALL":
-        return True
-    if selector.startswith("GA"):
-        return code.startswith(selector)
-    return selector == name
+    return selector_matches(selector, code, name)
 
 
 @dataclass(frozen=True)
@@ -56,6 +63,8 @@ class Config:
     exclude: tuple = ()
     root: str = ""                     # folder of the pyproject.toml it came from
     severity: dict = field(default_factory=dict, hash=False, compare=False)
+    respect_gitignore: bool = True
+    source: str = ""                   # the pyproject.toml it came from ('' for none)
 
     def enabled(self, code: str, name: str) -> bool:
         if self.select and not any(_matches(s, code, name) for s in self.select):
@@ -77,10 +86,10 @@ class Config:
 
     def merged(self, select=None, ignore=None, extend_select=None) -> "Config":
         sel = _norm(select) if select else self.select
-        if extend_select:
+        if extend_select and sel:       # an empty selection is every rule already
             sel = sel + _norm(extend_select)
         ign = self.ignore + _norm(ignore) if ignore else self.ignore
-        return Config(sel, ign, self.per_file_ignores, self.exclude, self.root, self.severity)
+        return replace(self, select=sel, ignore=ign)
 
 
 def _relative(path: str, root: str) -> str:
@@ -145,39 +154,52 @@ def find_pyproject(start: str) -> str | None:
     return None
 
 
-def load_config(start: str = ".", explicit: str | None = None) -> Config:
-    """The `[tool.gradaudit]` table of the nearest pyproject.toml (or of `explicit`)."""
+def read_config(start: str = ".", explicit: str | None = None) -> tuple[Config, list]:
+    """(config, problems) from the nearest pyproject.toml (or `explicit`): a key with a problem
+    is left at its default. The language server shows the problems; the CLI stops on them."""
     path = explicit or find_pyproject(start)
     if path is None:
-        return Config(root=os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or "."))
+        return Config(root=os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")), []
+    root = os.path.dirname(os.path.abspath(path))
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
     except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: {exc}") from None
-    table = data.get("tool", {}).get("gradaudit", {})
-    return config_from_table(table, os.path.dirname(os.path.abspath(path)), source=path)
+        return Config(root=root, source=path), [Problem(path, "", "", f"cannot be read: {exc}", "unreadable")]
+    tool = data.get("tool", {})
+    table = tool.get("gradaudit", {}) if isinstance(tool, dict) else {}
+    return table_config(table, root, source=path)
+
+
+def load_config(start: str = ".", explicit: str | None = None) -> Config:
+    """The `[tool.gradaudit]` table of the nearest pyproject.toml (or of `explicit`); ConfigError
+    if anything in it is wrong."""
+    cfg, problems = read_config(start, explicit)
+    if problems:
+        raise ConfigError(problems)
+    return cfg
+
+
+def table_config(table: dict, root: str, source: str = "settings") -> tuple[Config, list]:
+    """(config, problems) from a `[tool.gradaudit]` table; wrong keys stay at their defaults."""
+    values, problems = validate(table, KEYS, source, SECTION)
+    defaults = {k.name: k.default for k in KEYS}
+    v = {**defaults, **values}
+    return Config(
+        # an empty selection is every rule already: extending it changes nothing
+        select=tuple(v["select"]) + tuple(v["extend-select"]) if v["select"] else (),
+        ignore=tuple(v["ignore"]),
+        per_file_ignores=tuple(v["per-file-ignores"]),
+        exclude=tuple(v["exclude"]),
+        root=root,
+        severity=dict(v["severity"]),
+        respect_gitignore=v["respect-gitignore"],
+        source=source,
+    ), problems
 
 
 def config_from_table(table: dict, root: str, source: str = "settings") -> Config:
-    known = {"select", "ignore", "per-file-ignores", "exclude", "extend-select", "severity"}
-    unknown = set(table) - known
-    if unknown:
-        raise ConfigError(f"{source}: unknown [tool.gradaudit] key(s): {', '.join(sorted(unknown))}")
-    pfi = table.get("per-file-ignores", {}) or {}
-    if not isinstance(pfi, dict):
-        raise ConfigError(f"{source}: per-file-ignores must be a table of glob = [codes]")
-    severity = table.get("severity", {}) or {}
-    select = _norm(table.get("select")) + _norm(table.get("extend-select"))
-    bad = unknown_selectors(select + _norm(table.get("ignore")))
-    if bad:
-        raise ConfigError(f"{source}: no rule matches {', '.join(repr(b) for b in bad)}")
-    return Config(
-        select=select,
-        ignore=_norm(table.get("ignore")),
-        per_file_ignores=tuple((glob, _norm(codes if isinstance(codes, list) else [codes]))
-                               for glob, codes in pfi.items()),
-        exclude=tuple(table.get("exclude", []) or ()),
-        root=root,
-        severity=dict(severity) if isinstance(severity, dict) else {},
-    )
+    cfg, problems = table_config(table, root, source)
+    if problems:
+        raise ConfigError(problems)
+    return cfg

@@ -27,7 +27,8 @@ RECURSION_LIMIT = 4000
 BATCH_COLLECT = 64
 
 # When two rules report one defect, the more specific one stays (rules.md, "Overlaps").
-_SUPERSEDES = {"GA104": ("GA106",), "GA109": ("GA108",), "GA105": ("GA101",)}
+_SUPERSEDES = {"GA104": ("GA106",), "GA109": ("GA108",), "GA105": ("GA101",), "GA405": ("GA402", "GA403", "GA401"),
+               "GA404": ("GA402",), "GA113": ("GA108",), "GA112": ("GA101",)}
 
 
 @dataclass

@@ -44,7 +44,10 @@ class Expressions:
         return handler(self, node, env)
 
     def _e_const(self, node, env):
-        return const(node.value, node)
+        v = getattr(node, "_gradaudit_v", None)   # values are never changed in place: one per literal
+        if v is None:
+            v = node._gradaudit_v = const(node.value, node)
+        return v
 
     def _e_name(self, node, env):
         name = node.id
@@ -147,7 +150,7 @@ class Expressions:
                 return const(-v.const, node)
             return v
         if v.k & Kind.TENSOR:
-            return self.tensor_result(flow_of(v), node, op="neg")
+            return self.numeric("neg", (v,), node, self.tensor_result(flow_of(v), node, op="neg"))
         return V(v.k & (Kind.NUMBER | Kind.ARRAY | Kind.UNKNOWN) or Kind.UNKNOWN, org=v.org, weak=v.weak,
                  top=v.top, cuts=v.cuts, saves=v.saves, grads=v.grads, site=node)
 
@@ -187,7 +190,7 @@ class Expressions:
                     return V(Kind.NUMBER)
         vals = [left] + rights
         if any(v.k & Kind.TENSOR for v in vals):
-            return self.nondiff(flow_of(*vals), node, "comparison")
+            return self.nondiff(flow_of(*vals), node, "comparison", compared=vals)
         f = flow_of(*vals)
         return V(Kind.NUMBER | (Kind.ARRAY if any(v.k & Kind.ARRAY for v in vals) else 0),
                  cuts=f.cuts, site=node)

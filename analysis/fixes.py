@@ -1,16 +1,21 @@
-"""Edits that need structure (libcst), and applying edits to source text.
+"""Edits that restructure a block (unwrapping a `with`), and applying edits to source text.
 
-Most fixes are token-level replacements computed from ast positions by the rules themselves;
-the few that restructure a block (unwrapping a `with`) use libcst, imported only here, only
-when such a fix is asked for, so that a plain check never pays for it.
+Most fixes are token-level replacements computed from ast positions by the rules themselves.
+Unwrapping a `with` is a position-exact text edit from the ast and the tokens: no third-party
+parser, so the fixes work on every Python and platform the server runs on.
 """
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 
 from .findings import Edit
 from .model import Span
 from .program import split_lines
+
+_FSTRING_START = getattr(tokenize, "FSTRING_START", -1)
+_FSTRING_END = getattr(tokenize, "FSTRING_END", -1)
 
 
 def _find_with(tree, span: Span):
@@ -46,32 +51,83 @@ def unwrap_with(ctx, item_span: Span) -> tuple:
         return (Edit(start, ""),)
     if node.items[0].optional_vars is not None:
         return ()
-    import libcst as cst  # structural edit: libcst keeps comments and formatting of the body
+    sf = ctx.files.get(path)
+    if sf is None:
+        return ()
+    return _unwrap_block(sf, node)
 
-    first, last = node.lineno, node.end_lineno
-    lines = [ctx.line(path, n) for n in range(first, last + 1)]
-    indent = lines[0][:len(lines[0]) - len(lines[0].lstrip())]
-    stripped = []
-    for text in lines:
-        if text.startswith(indent):
-            stripped.append(text[len(indent):])
+
+def _unwrap_block(sf, node) -> tuple:
+    """Edits replacing `with ctx:` and its body by the body, one indentation level out.
+
+    Only the starts of logical lines decide Python's block structure, so every body line loses
+    the body's extra indentation except the lines inside a multi-line string (their text is the
+    string's value); comment and continuation lines lose what they can of it."""
+    path = sf.path
+    body = node.body[0]
+    if body.lineno == node.lineno:
+        # `with torch.no_grad(): loss = f(x)`: keep what follows the colon
+        start = Span(path, node.lineno, sf.char_col(node.lineno, node.col_offset),
+                     body.lineno, sf.char_col(body.lineno, body.col_offset))
+        return (Edit(start, ""),)
+    lines = split_lines(sf.source, keepends=True)
+    header_end, in_string = _header_end_and_strings(sf.source, node, body)
+    if header_end is None:
+        return ()
+    head = sf.line_text(node.lineno)
+    outer = head[:len(head) - len(head.lstrip())]
+    inner_line = sf.line_text(body.lineno)
+    inner = inner_line[:len(inner_line) - len(inner_line.lstrip())]
+    if not inner.startswith(outer) or len(inner) == len(outer):
+        return ()
+    extra = len(inner) - len(outer)
+    out = []
+    for n in range(header_end + 1, node.end_lineno + 1):
+        raw = lines[n - 1]
+        text = raw.rstrip("\r\n")
+        ending = raw[len(text):]
+        if n in in_string:
+            out.append(raw)
         elif not text.strip():
-            stripped.append("")
+            out.append(ending)
+        elif text.startswith(outer):
+            rest = text[len(outer):]
+            drop = min(extra, len(rest) - len(rest.lstrip(" \t")))
+            out.append(outer + rest[drop:] + ending)
         else:
-            return ()
+            out.append(raw)   # a comment left of the block: comments may sit anywhere
+    return (Edit(Span(path, node.lineno, 0, node.end_lineno + 1, 0), "".join(out)),)
+
+
+def _header_end_and_strings(source: str, node, body) -> tuple:
+    """The line of the `:` closing the `with` header, and the lines that continue a string token."""
+    header_end = None
+    in_string: set = set()
+    fstrings: list = []
+    depth = 0
     try:
-        module = cst.parse_module("\n".join(stripped) + "\n")
-    except Exception:
-        return ()
-    stmt = module.body[0]
-    if not isinstance(stmt, cst.With) or not isinstance(stmt.body, cst.IndentedBlock):
-        return ()
-    body = list(stmt.body.body)
-    if body:
-        body[0] = body[0].with_changes(leading_lines=list(stmt.leading_lines) + list(body[0].leading_lines))
-    code = module.with_changes(body=body).code
-    out = "".join((indent + line if line.strip() else line) + "\n" for line in code.splitlines())
-    return (Edit(Span(path, first, 0, last + 1, 0), out),)
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            (l0, _), (l1, _) = tok.start, tok.end
+            if l0 > node.end_lineno:
+                break
+            if l1 < node.lineno:
+                continue
+            if tok.type == tokenize.STRING:
+                in_string.update(range(l0 + 1, l1 + 1))
+            elif tok.type == _FSTRING_START:      # Python 3.12+: f-strings are several tokens
+                fstrings.append(l0)
+            elif tok.type == _FSTRING_END and fstrings:
+                in_string.update(range(fstrings.pop() + 1, l1 + 1))
+            if header_end is None and tok.type == tokenize.OP and (l0, tok.start[1]) >= (node.lineno, 0):
+                if tok.string in "([{":
+                    depth += 1
+                elif tok.string in ")]}":
+                    depth -= 1
+                elif tok.string == ":" and depth == 0 and l0 < body.lineno:
+                    header_end = l0
+    except (tokenize.TokenError, SyntaxError):
+        return None, in_string
+    return header_end, in_string
 
 
 def apply_edits(source: str, edits) -> str:

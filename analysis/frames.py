@@ -14,6 +14,11 @@ MODULE_INIT_BUDGET = 4000
 MAX_LOADED_LINES = 80000  # lines of imported project modules run for one file
 
 
+class PathRaises(Exception):
+    """A statement that certainly raises at run time (torch refuses a non-leaf in an optimizer):
+    nothing after it runs on this path."""
+
+
 class ModuleScope:
     __slots__ = ("sf", "globals", "done", "running", "name")
 

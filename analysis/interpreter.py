@@ -22,10 +22,12 @@ from .objects import (
 from .program import Program, SourceFile
 from .calls import Calls
 from .frames import (BUDGET, MAX_LOADED_LINES, ROOT_BUDGET,
-                     SYMBOLIC_BUDGET, Frame, ModuleScope)
+                     SYMBOLIC_BUDGET, Frame, ModuleScope, PathRaises)
 from .expressions import BUILTINS, _STAR, Expressions, _truth
 from .nn_modules import ModuleOps
 from .lifecycle import Lifecycle
+from .loop_facts import carried, rebound
+from .numeric_ops import NumericOps
 from .optimizers import OptimizerOps
 from .tensor_ops import TensorOps
 from .trace import InplaceRec, Trace
@@ -64,7 +66,7 @@ def _assign_env(env: dict, new: dict):
     env.update(new)
 
 
-class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecycle):
+class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecycle, NumericOps):
     """Replays one entry file (and what it imports) and fills a Trace."""
 
     def __init__(self, program: Program, entry: SourceFile, budget: int = BUDGET):
@@ -292,6 +294,8 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         self.cur_stmt = stmt
         try:
             return handler(self, stmt, env)
+        except PathRaises:
+            return None          # like a `raise`: the path ends here
         finally:
             self.cur_stmt = prev
 
@@ -316,8 +320,9 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         old = self.eval(target, env)
         rhs = self.eval(stmt.value, env)
         loops = self.stack[-1].loops
-        if isinstance(target, ast.Name) and loops and target.id in _carried(loops[-1]["node"])[0]:
-            rhs = self.note_accumulation(rhs, stmt)   # `total += loss` across iterations
+        if isinstance(target, ast.Name) and loops and target.id in carried(loops[-1]["node"])[0] \
+                and target.id not in rebound(loops[-1]["node"]):
+            rhs = self.note_accumulation(rhs, stmt)   # `total += loss` across iterations, never reset
         if old.k & Kind.TENSOR and not (old.k & (Kind.NUMBER | Kind.LIST)):
             new = self.inplace_update(old, rhs, stmt, stmt, op=type(stmt.op).__name__, target_node=target)
             if isinstance(target, ast.Name):
@@ -351,8 +356,10 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         self.cond += 1
         key = self.seq()
         depth = len(self.ctx)
-        if _counter_like(stmt.test, self.stack[-1].loops):
-            self.trace.counters.add(key)
+        loops = self.stack[-1].loops
+        # whether the condition varies between iterations is decided later, for the few that guard
+        # a lifecycle call (GA205)
+        self.trace.branch_tests[key] = (stmt.test, loops[-1]["node"] if loops else None)
         try:
             self.path.append((key, 0, depth))
             a = self.exec_block(stmt.body, _refine(stmt.test, env, True))
@@ -391,8 +398,8 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         # a second run shows what one iteration hands to the next (carried state); building a
         # module's structure in __init__ needs only one
         runs = _LOOP_RUNS if self._loop_depth() < 4 and not self.init_stack else 1
-        carried, always = _carried(stmt) if runs > 1 else (frozenset(), False)
-        watched = {n: head.get(n) for n in carried}
+        handed, always = carried(stmt) if runs > 1 else (frozenset(), False)
+        watched = {n: head.get(n) for n in handed}
         writes = self.graph_writes
         exits = []
         try:
@@ -469,6 +476,11 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
                         self.nograd, self.grad_known = None, True
                     elif o.kind == "other" and self.nograd is None:
                         self.grad_known = False   # set_grad_enabled(flag) with a flag not known here
+                    elif o.kind == "autocast":
+                        dtype = o.detail.const if isinstance(o.detail, V) and isinstance(o.detail.const, str) else ""
+                        enabled = o.enabled
+                        if enabled is not False:
+                            self.event("autocast", item.context_expr, None, detail=dtype)
                 if item.optional_vars is not None:
                     self.assign(item.optional_vars, cm if not cm.of(CtxObj) else UNKNOWN, env, stmt)
             return self.exec_block(stmt.body, env)
@@ -824,7 +836,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         if "loss" in name.lower() and value.k & Kind.TENSOR:
             value = self.note_loss(value, f"`{name}`")
         loops = self.stack[-1].loops
-        if value.saves and loops and name in _carried(loops[-1]["node"])[0]:
+        if value.saves and loops and name in carried(loops[-1]["node"])[0]:
             self.note_carry(value, stmt)   # a name the next iteration reads
         env[name] = value
         self.name_objects(value, name)
@@ -883,82 +895,6 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
 
 
 
-_MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "push"}
-
-
-def _attr_key(node) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return _attr_key(node.value) + "." + node.attr
-    return f"<{type(node).__name__}>"
-
-
-def _carried(loop) -> tuple[frozenset, bool]:
-    """What a loop may hand from one iteration to the next, read off its body once: names read
-    before they are written (and written), and whether state lives in attributes or containers
-    (`self.h = f(self.h)`, `history.append(loss)`), which always takes a second run."""
-    hit = getattr(loop, "_gradaudit_carried", None)   # cached on the node: trees are reused
-    if hit is not None:
-        return hit
-    written: set = set()
-    exposed: set = set()
-    attrs_loaded, attrs_stored = set(), set()
-    always = False
-
-    def visit(node):
-        nonlocal always
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            return
-        if isinstance(node, ast.AugAssign):
-            visit(node.value)
-            t = node.target
-            if isinstance(t, ast.Name):
-                if t.id not in written:
-                    exposed.add(t.id)
-                written.add(t.id)
-            else:
-                always = True
-            return
-        if isinstance(node, (ast.Assign, ast.AnnAssign)):
-            if node.value is not None:
-                visit(node.value)
-            for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
-                visit(t)
-            return
-        if isinstance(node, (ast.For, ast.AsyncFor)):
-            visit(node.iter)
-            visit(node.target)
-            for b in node.body + node.orelse:
-                visit(b)
-            return
-        if isinstance(node, ast.Name):
-            if isinstance(node.ctx, ast.Load):
-                if node.id not in written:
-                    exposed.add(node.id)
-            else:
-                written.add(node.id)
-            return
-        if isinstance(node, ast.Attribute):
-            (attrs_stored if isinstance(node.ctx, ast.Store) else attrs_loaded).add(_attr_key(node))
-        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
-            always = True
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
-            always = True
-        for child in ast.iter_child_nodes(node):
-            visit(child)
-
-    for b in loop.body:
-        visit(b)
-    if isinstance(loop, ast.While):
-        visit(loop.test)
-    if attrs_loaded & attrs_stored:
-        always = True
-    result = (frozenset(exposed & written), always)
-    loop._gradaudit_carried = result
-    return result
-
-
 def _is_property_setter(item) -> bool:
     return any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter") for d in item.decorator_list)
 
@@ -984,23 +920,3 @@ def _refine(test, env: dict, arm: bool) -> dict:
     elif v.k & Kind.NONE and v.k != Kind.NONE:
         out[left.id] = v.replace(k=v.k & ~Kind.NONE, const=NOCONST if v.const is None else v.const)
     return out
-
-
-_COUNTER_WORDS = re.compile(r"step|iter|count|batch|accum|idx|index|epoch", re.I)
-
-
-def _counter_like(test, loops) -> bool:
-    """A condition that changes from one iteration to the next (`(i + 1) % accum == 0`,
-    `step % k == 0`, `self.global_step > warmup`), unlike a configuration flag (`if args.amp:`)."""
-    if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test)):
-        return True
-    if any(isinstance(n, ast.Attribute) and _COUNTER_WORDS.search(n.attr) for n in ast.walk(test)):
-        return True
-    if not loops:
-        return any(isinstance(n, ast.Name) and _COUNTER_WORDS.search(n.id) for n in ast.walk(test))
-    loop = loops[-1]["node"]
-    stored = getattr(loop, "_gradaudit_stored", None)
-    if stored is None:
-        stored = frozenset(n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-        loop._gradaudit_stored = stored
-    return any(isinstance(n, ast.Name) and n.id in stored for n in ast.walk(test))

@@ -141,6 +141,11 @@ class Lifecycle:
                     break
             self.trace.crossings.append(rec)
 
+    def reads_own_grad(self, storage) -> bool:
+        """The current statement reads `.grad` of this tensor (`W -= lr * W.grad`)."""
+        stmt = self.cur_stmt
+        return any(g.stmt.node is stmt and storage in g.storages for g in self.trace.grad_reads[-8:])
+
     def note_grad_read(self, recv: V, node):
         """`.grad` of a computed tensor (an activation, a weight rebound out of place): None unless
         retain_grad() was called on it (GA306)."""
@@ -150,4 +155,4 @@ class Lifecycle:
         if not recv.org or recv.unk or any(s.retained for s in stores):
             return   # only what certainly requires grad and was certainly computed here
         self.trace.grad_reads.append(GradReadRec(Site(self.sf, node), Site(self.sf, self.cur_stmt), recv.org,
-                                                 self.ctx))
+                                                 self.ctx, frozenset(stores)))

@@ -153,12 +153,33 @@ class Crossing:
 
 
 @dataclass(frozen=True, slots=True)
+class Risk:
+    """A numerical hazard at an op (GA401-GA408)."""
+    code: str
+    span: Span
+    detail: str
+    confidence: str
+    reached: bool                # the hazard flows into a loss given to backward()
+    loops: tuple = ()
+
+
+@dataclass(frozen=True, slots=True)
+class NonLeaf:
+    """A requires_grad tensor passed through an op, then used as a trainable weight (GA113)."""
+    span: Span                   # the op that made it a non-leaf
+    stmt: Span                   # where it is used as a weight
+    params: frozenset            # the leaf it was made from
+    use: str                     # 'optimizer' | 'update'
+
+
+@dataclass(frozen=True, slots=True)
 class GradRead:
     """`.grad` read on a non-leaf tensor with no retain_grad()."""
     span: Span
     stmt: Span
     params: frozenset
     loops: tuple
+    made: frozenset = frozenset()   # where the tensor read was computed
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,4 +305,6 @@ class ProgramModel:
     crossings: tuple = ()
     grad_reads: tuple = ()
     counters: frozenset = frozenset()   # branch keys (Event.conds) of conditions that vary between iterations
+    risks: tuple = ()
+    nonleaf: tuple = ()
     param_counts: dict = field(default_factory=dict, compare=False)

@@ -253,6 +253,8 @@ class ModuleOps:
                         else:
                             items = [self.iter_value(v)]
                     for item in items:
+                        if sum(1 for o in item.objs if isinstance(o, ModuleObj)) > 1:
+                            m.unordered = True   # candidates for one position: the order is not known
                         for o in item.objs:
                             if isinstance(o, ModuleObj):
                                 m.register(str(len(m.children)), o)
@@ -374,6 +376,13 @@ class ModuleOps:
         spec = m.spec
         x = args[0] if args and isinstance(args[0], V) else UNKNOWN
         if spec == "Sequential":
+            if m.unordered:
+                # the children's order is not known: what reaches the output is, what happens in
+                # place between them is not
+                units = m.units()
+                pv = V(Kind.TENSOR, frozenset(units), org=frozenset(u for u in units if u.kind != Unit.OPAQUE),
+                       weak=frozenset(u for u in units if u.kind == Unit.OPAQUE))
+                return self.tensor_result(flow_of(x, pv), node)
             out = x
             for child in list(m.children.values()):
                 if isinstance(child, ModuleObj):
@@ -402,7 +411,7 @@ class ModuleOps:
                 return make_tuple([out, h], node)
             if spec.endswith("Cell") and spec.startswith("LSTM"):
                 return make_tuple([out, self.tensor_result(f, node)], node)
-            return out
+            return self.numeric(spec, (x,), node, out)
         if spec in T.LOSS_MODULES:
             argv = [a for a in args if isinstance(a, V)]
             red = m.dims[1] if m.dims else None
@@ -410,6 +419,9 @@ class ModuleOps:
                                      shape=loss_shape(_loss_op(spec), red, argv))
             if red == "none":
                 out = out.replace(facts=out.facts | Fact.UNREDUCED)
+            misuse = self.loss_misuse(spec, argv, node, node.args[0] if getattr(node, "args", None) else None)
+            if misuse:
+                out = out.replace(risks=out.risks | misuse)
             return self.loss_value(out, argv, f"`{m.label}`" if not m.label.startswith("<") else spec)
         if spec in T.FREE_MODULES:
             f = flow_of(*[a for a in args if isinstance(a, V)])
@@ -423,7 +435,8 @@ class ModuleOps:
             op = {"ReLU": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Softmax": "softmax",
                   "LogSoftmax": "log_softmax", "ELU": "elu", "Softmin": "softmin"}.get(spec) if save == "output" \
                 else ("gelu" if save == "input" else None)
-            return self.tensor_result(f, node, op=op, inputs=(x,), shape=module_shape(m, x))
+            return self.numeric(spec, (x,), node, self.tensor_result(f, node, op=op, inputs=(x,),
+                                                                     shape=module_shape(m, x)))
         if spec in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict"):
             return UNKNOWN
         # opaque torch module, or a module from a factory the engine could not follow
@@ -492,7 +505,10 @@ class ModuleOps:
         if name == "register_buffer" and args:
             key = args[0].const if isinstance(args[0].const, str) else None
             if key:
-                m.attrs[key] = V(Kind.TENSOR, frozenset((TensorObj(Site(self.sf, node)),)))
+                given = args[1] if len(args) > 1 and isinstance(args[1], V) else None
+                # the tensor itself (a causal mask keeps what it is), as a buffer: no gradient
+                m.attrs[key] = given.replace(facts=given.facts | Fact.NOGRAD) if given is not None and \
+                    given.k & Kind.TENSOR else V(Kind.TENSOR, frozenset((TensorObj(Site(self.sf, node)),)))
             return NONE
         if name in ("append", "extend", "insert", "update") and m.spec in T.CONTAINERS:
             src = args[-1] if args else UNKNOWN

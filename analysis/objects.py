@@ -106,7 +106,7 @@ class Unit(Obj):
 
 class TensorObj(Obj):
     """Storage of a computed or data tensor: identity for aliasing and in-place version counts."""
-    __slots__ = ("site", "version", "bumps", "base", "retained")
+    __slots__ = ("site", "version", "bumps", "base", "retained", "compared", "nonleaf_of")
 
     def __init__(self, site):
         super().__init__()
@@ -115,6 +115,8 @@ class TensorObj(Obj):
         self.bumps = []
         self.base = None          # the parameter a `.data` view stands for
         self.retained = False     # retain_grad() was called: its .grad is kept
+        self.compared = EMPTY     # a comparison's result: the storages it compared (`energy > 0`)
+        self.nonleaf_of = None    # the requires_grad leaf this tensor was made from by one op (GA113)
 
     def __repr__(self):
         return f"Tensor@{self.site!r}"
@@ -123,7 +125,7 @@ class TensorObj(Obj):
 class ModuleObj(Obj):
     __slots__ = ("cls", "qual", "label", "parent", "key", "children", "attrs", "site", "seq", "opaque",
                  "opaque_unit", "inplace", "spec", "copy_of", "unregs", "in_init", "loaded_from", "training",
-                 "dims")
+                 "dims", "unordered")
 
     def __init__(self, label, site, seq, cls=None, qual=None):
         super().__init__()
@@ -146,6 +148,7 @@ class ModuleObj(Obj):
         self.loaded_from = False  # load_state_dict from an optimized module (a target network)
         self.training = True      # .train()/.eval() state: True, False, or None when paths disagree
         self.dims = None          # constructor constants that fix output shapes: (in, out), a reduction
+        self.unordered = False    # a Sequential whose children's order is not known
 
     def path(self) -> str:
         if self.parent is not None and self.key is not None:
@@ -524,13 +527,14 @@ class PIter(Obj):
 
 class CtxObj(Obj):
     """A context manager: torch.no_grad(), autocast(...), or unknown."""
-    __slots__ = ("kind", "site", "detail")
+    __slots__ = ("kind", "site", "detail", "enabled")
 
-    def __init__(self, kind, site, detail=None):
+    def __init__(self, kind, site, detail=None, enabled=None):
         super().__init__()
         self.kind = kind          # 'nograd' | 'grad' | 'autocast' | 'other'
         self.site = site
         self.detail = detail
+        self.enabled = enabled    # autocast(enabled=...) when a constant
 
     def __repr__(self):
         return f"Ctx({self.kind})"

@@ -5,10 +5,12 @@ A mixin of Interpreter (interpreter.py).
 """
 from __future__ import annotations
 
+from .frames import PathRaises
 from .objects import (
     DictObj, FuncObj, Group, ListObj, OptimObj, PIter, ScalerObj, SchedObj, Site, SymObj, TensorObj, Unit,
 )
 from .values import NONE, UNKNOWN, Kind, V
+from .trace import NonLeafRec
 
 
 class OptimizerOps:
@@ -17,6 +19,12 @@ class OptimizerOps:
         o = OptimObj(qual, "<optimizer>", site, self.seq(), self.ctx)
         params = args[0] if args else kwargs.get("params", UNKNOWN)
         pnode = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "params"), node)
+        nonleaf = _nonleaves(params) if isinstance(params, V) else []
+        if nonleaf:
+            # torch refuses them: "can't optimize a non-leaf Tensor"; nothing after this runs
+            for s in nonleaf:
+                self.trace.nonleaf.append(NonLeafRec(s.site, Site(self.sf, node), s.nonleaf_of, "optimizer", self.ctx))
+            raise PathRaises()
         if isinstance(params, V):
             self.parse_groups(o, params, pnode)
         else:
@@ -169,3 +177,18 @@ def _counts_steps(qual, args, kwargs) -> bool:
         size = kwargs.get("step_size", args[1] if len(args) > 1 else None)
         return not (isinstance(size, V) and size.const == 1)
     return True
+
+
+def _nonleaves(params: V) -> list:
+    """Elements of an optimizer's parameter list that are certainly non-leaves made from a
+    requires_grad leaf by an op (`torch.randn(n, requires_grad=True) * 0.01`)."""
+    elems = list(params.items) if params.items is not None else []
+    for lst in params.of(ListObj):
+        elems.extend(lst.elems or ())
+    out = []
+    for e in elems:
+        if not isinstance(e, V) or not e.objs:
+            continue
+        if all(isinstance(o, TensorObj) and o.nonleaf_of is not None for o in e.objs):
+            out.extend(e.objs)
+    return out

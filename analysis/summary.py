@@ -1,4 +1,5 @@
-"""Plain-language views of the training-step model: a code lens title, a hover, a graph.
+"""Plain-language views of the training-step model: a code lens title and a hover (the graph is
+in graph.py).
 
 The language server shows these; they live in the engine so that any client (the CLI, the
 audit report, tests) gets the same words from the same model.
@@ -6,7 +7,7 @@ audit report, tests) gets the same words from the same model.
 from __future__ import annotations
 
 from .model import ProgramModel, Span, Step
-from .rules.common import describe, module_of
+from .rules.common import describe
 
 _ORDER_KINDS = ("zero_grad", "backward", "grad", "step", "sched_step", "clip", "unscale", "scaler_update")
 _SHORT = {"zero_grad": "zero_grad", "backward": "backward", "grad": "autograd.grad", "step": "step",
@@ -146,36 +147,3 @@ def _optimizer_hover(opt, step: Step | None) -> str:
         lines.append(f"- held but not reached: {_names({p for p in opt.params - reached if not p.opaque})}")
         lines.append(f"- reached but not held: {_names({p for p in reached - opt.params if not p.opaque} - step.frozen)}")
     return "\n".join(lines)
-
-
-def graph(model: ProgramModel) -> dict:
-    """The training-step graph as JSON-ready data: nodes for modules, the loss, optimizers."""
-    out = {"path": model.path, "steps": []}
-    for step in unique_steps(model):
-        reached = step.reached | step.reached_weak
-        modules: dict = {}
-        for p in reached:
-            modules.setdefault(p.module, []).append(p.name)
-        cut_modules: dict = {}
-        for c in step.cuts:
-            for p in c.removed | c.removed_weak:
-                cut_modules.setdefault(p.module, set()).add(f"{c.detail} (line {c.span.line})")
-        opts = []
-        for o in step.optimizers:
-            opts.append({
-                "name": o.name, "type": o.type, "line": o.span.line, "stepped": o.key in step.stepped,
-                "groups": [{"params": sorted(p.name for p in g.params), "options": list(g.options),
-                            "modules": sorted({p.module for p in g.params})} for g in o.groups],
-            })
-        out["steps"].append({
-            "loss": step.loss, "function": step.function, "line": step.span.line, "path": step.span.path,
-            "modules": [{"name": m, "params": sorted(ps), "frozen": any(p.module == m for p in step.frozen),
-                         "cut": sorted(cut_modules.get(m, ()))} for m, ps in sorted(modules.items())],
-            "cut_only": [{"name": m, "cut": sorted(c)} for m, c in sorted(cut_modules.items()) if m not in modules],
-            "optimizers": opts,
-            "events": [{"kind": e.kind, "line": e.span.line, "path": e.span.path, "target": e.target}
-                       for e in step.events],
-            "unknown": step.top,
-            "owner": module_of(reached) if reached else "",
-        })
-    return out

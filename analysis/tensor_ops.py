@@ -7,11 +7,12 @@ from __future__ import annotations
 import ast
 
 from . import shapes as S
+from .numerics import NUMERIC_MARKS as N_MARKS
 from . import torch_api as T
 from .objects import (
     FROZEN, TRAINABLE, ListObj, PIter, Site, TensorObj, Unit,
 )
-from .trace import Cut, InplaceRec, SaveRec
+from .trace import Cut, InplaceRec, NonLeafRec, SaveRec
 from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Fact, Flow, Kind, Mark, Star, V, const, flow_of,
                      make_tuple, requires_grad, storages, surely_requires_grad)
 
@@ -31,7 +32,8 @@ class TensorOps:
     def tensor_result(self, f: Flow, node, op=None, inputs=(), alias=None, k=Kind.TENSOR, shape=None,
                       reduced=False) -> V:
         site = Site(self.sf, node)
-        if alias is not None:
+        leaf = _leaf_of(alias) if alias is not None else next((u for u in map(_leaf_of, inputs) if u), None)
+        if alias is not None and leaf is None:
             objs = frozenset(storages(alias))
             storage = None
             if not objs:
@@ -40,6 +42,8 @@ class TensorOps:
         else:
             storage = TensorObj(site)
             objs = frozenset((storage,))
+            # an op applied to a leaf made with requires_grad=True: the result is not a leaf (GA113)
+            storage.nonleaf_of = leaf
         saves = f.saves
         if op is not None and self.nograd is None and f.carries and not f.nograd:
             saves = self._record_saves(op, f, inputs, storage, site, saves)
@@ -48,7 +52,7 @@ class TensorOps:
         if f.unreduced and not reduced and op not in S.REDUCTIONS:
             facts |= Fact.UNREDUCED
         v = V(k, objs, f.org, f.weak, f.top, f.cuts, saves, f.grads, site=node, unk=f.unk,
-              facts=facts, terms=f.terms, shape=shape, marks=f.marks)
+              facts=facts, terms=f.terms, shape=shape, marks=f.marks & Mark.SCALED, risks=f.risks)
         if self.nograd is not None and v.carries:
             v = self.cut_nograd(v, self.nograd)
         return v
@@ -110,11 +114,27 @@ class TensorOps:
     def cut_nograd(self, v: V, site: Site) -> V:
         return self.make_cut(Cut.NOGRAD, v, site.node, "no_grad", site=site)
 
-    def nondiff(self, f: Flow, node, detail) -> V:
+    def nondiff(self, f: Flow, node, detail, compared=()) -> V:
         v = f.value(Kind.TENSOR, site=node)
         out = self.make_cut(Cut.NONDIFF, v, node, detail)
         storage = TensorObj(Site(self.sf, node))
-        return out.replace(objs=frozenset((storage,)))
+        if compared:
+            storage.compared = frozenset(s for c in compared for s in storages(c))
+        # an integer or boolean result: a mask or a count, exactly 0 somewhere (a causal mask stays one)
+        return out.replace(objs=frozenset((storage,)), marks=(f.marks & Mark.CAUSAL) | Mark.ZERO)
+
+    def zerograd(self, f: Flow, node, detail, receiver=None) -> V:
+        """round/floor/sign...: the graph goes on and backward() runs, but the gradient through it is
+        zero: what it was computed from never changes (GA112)."""
+        v = f.value(Kind.TENSOR, site=node)
+        storage = TensorObj(Site(self.sf, node))
+        if not v.carries or self.nograd is not None:
+            return v.replace(objs=frozenset((storage,)), marks=0)
+        cut = Cut(Cut.ZEROGRAD, Site(self.sf, node), v.org, v.weak, detail, receiver)
+        cut.top = v.top
+        cut.terms = v.terms
+        return v.replace(objs=frozenset((storage,)), org=EMPTY, weak=EMPTY, top=False, cuts=v.cuts | {cut},
+                         terms=EMPTY, marks=0, facts=0)
 
     def scalar_cut(self, v: V, node, detail, k=Kind.NUMBER, receiver=None) -> V:
         out = self.make_cut(Cut.SCALAR, v, node, detail, receiver=receiver, result_k=k)
@@ -168,7 +188,10 @@ class TensorOps:
             out = self.tensor_result(f, node, op=opname, inputs=(left, right), shape=shape)
             if _scales(op, left, right):
                 out = out.replace(marks=out.marks | Mark.SCALED)
-            return out
+            if isinstance(op, ast.MatMult):
+                return self.numeric("matmul", (left, right), node, out)
+            arith = _ARITH.get(type(op))
+            return self.arith_numeric(arith, left, right, node, out) if arith else out
         lc, rc = left.const, right.const
         if lc is not NOCONST and rc is not NOCONST:
             try:
@@ -210,6 +233,9 @@ class TensorOps:
                 base = getattr(s, "base", None)
                 if base is not None and rhs is not None and base in rhs.grads:
                     self.trace.manual_updates.append((base, site))
+                if s.nonleaf_of is not None and self.reads_own_grad(s):
+                    self.trace.nonleaf.append(NonLeafRec(s.site, Site(self.sf, stmt), s.nonleaf_of, "update",
+                                                         self.ctx))
                 if base is None:
                     s.version += 1
                     s.bumps.append((s.version, site))
@@ -270,15 +296,18 @@ class TensorOps:
             for d in (dtype, kw_dtype.const if kw_dtype is not None else None):
                 if isinstance(d, str) and any(t in d for t in ("long", "int", "bool", "uint8")):
                     return self.nondiff(flow_of(recv), node, f".{name}({d})")
-            return self.tensor_result(flow_of(recv, *[a for a in argv if a.k & Kind.TENSOR]), node, alias=recv,
-                                      shape=recv.shape)
+            return self.numeric(name, (recv,), node, self.tensor_result(
+                flow_of(recv, *[a for a in argv if a.k & Kind.TENSOR]), node, alias=recv, shape=recv.shape))
         if name == "clone":
-            return self.tensor_result(flow_of(recv), node, shape=recv.shape)
+            return self.numeric(name, (recv,), node, self.tensor_result(flow_of(recv), node, shape=recv.shape))
         if name in T.VIEW_OPS:
-            return self.tensor_result(flow_of(recv), node, alias=recv, shape=op_shape(name, recv, argv, kwargs))
+            return self.numeric(name, (recv,), node, self.tensor_result(flow_of(recv), node, alias=recv,
+                                                                      shape=op_shape(name, recv, argv, kwargs)))
         if name in T.SPLIT_OPS:
             out = self.tensor_result(flow_of(recv), node, alias=recv)
             return out.replace(k=Kind.TENSOR | Kind.TUPLE)
+        if name in ZERO_GRAD_OPS:
+            return self.zerograd(flow_of(recv), node, f".{name}()", recv_node)
         if name in T.NONDIFF_OPS:
             return self.nondiff(flow_of(recv, *argv), node, f".{name}()")
         if name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "zero_like"):
@@ -290,13 +319,14 @@ class TensorOps:
             return self.inplace_update(recv, rhs, node, node, op=name[:-1], target_node=recv_node)
         if name in _TUPLE_REDUCTIONS and (argv or "dim" in kwargs) and not (
                 name in ("max", "min") and argv and argv[0].k & Kind.TENSOR):
-            values = self.tensor_result(flow_of(recv), node, op=name, inputs=(recv,),
-                                        shape=op_shape(name, recv, argv, kwargs))
+            values = self.numeric(name, (recv,), node, self.tensor_result(
+                flow_of(recv), node, op=name, inputs=(recv,), shape=op_shape(name, recv, argv, kwargs)))
             indices = self.nondiff(flow_of(recv), node, f".{name}().indices")
             t = make_tuple([values, indices], node)
             return t.replace(k=Kind.TUPLE | Kind.TENSOR)
-        return self.tensor_result(flow_of(recv, *argv), node, op=name, inputs=(recv, *argv),
-                                  shape=op_shape(name, recv, argv, kwargs))
+        out = self.tensor_result(flow_of(recv, *argv), node, op=name, inputs=(recv, *argv),
+                                 shape=op_shape(name, recv, argv, kwargs))
+        return self.numeric(name, (recv, *argv), node, out, kwargs)
 
     def numpy_of(self, recv: V, node, recv_node) -> V:
         """`.numpy()`: one GA105 cut, absorbing a `.detach()`/`.data` in the same chain."""
@@ -333,7 +363,8 @@ class TensorOps:
                      "block_diag", "cartesian_prod", "broadcast_tensors", "atleast_1d", "atleast_2d"):
             elems = [self.iter_value(a) if not (a.k & Kind.TENSOR and not a.objs - set(storages(a))) or a.items is not None
                      else a for a in argv[:1]] + argv[1:]
-            return self.tensor_result(flow_of(*[e for e in elems if e is not None]), node)
+            parts = [e for e in elems if e is not None]
+            return self.numeric("cat", parts, node, self.tensor_result(flow_of(*parts), node))
         if short in ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled"):
             return self.call_qualified(f"torch.{short}", args, kwargs, node, env)
         if short in ("manual_seed", "set_printoptions", "set_num_threads", "save", "load", "compile",
@@ -342,10 +373,12 @@ class TensorOps:
                 return argv[0]
             return NONE
         if short in T.VIEW_OPS and argv:
-            return self.tensor_result(flow_of(*argv), node, alias=argv[0],
-                                      shape=op_shape(short, argv[0], argv[1:], kwargs))
+            return self.numeric(short, argv, node, self.tensor_result(flow_of(*argv), node, alias=argv[0],
+                                                                      shape=op_shape(short, argv[0], argv[1:], kwargs)))
         if short in T.SPLIT_OPS and argv:
             return self.tensor_result(flow_of(argv[0]), node, alias=argv[0]).replace(k=Kind.TENSOR | Kind.TUPLE)
+        if short in ZERO_GRAD_OPS and argv:
+            return self.zerograd(flow_of(argv[0]), node, f"torch.{short}()", node.args[0] if node.args else None)
         if short in T.NONDIFF_OPS:
             return self.nondiff(flow_of(*argv), node, f"torch.{short}()")
         if short in _TUPLE_REDUCTIONS and len(argv) >= 2 and not argv[1].k & Kind.TENSOR:
@@ -357,11 +390,16 @@ class TensorOps:
                                        op=short[:-1], target_node=node.args[0] if node.args else None)
         out_kw = kwargs.get("out")
         if short == "where" and len(argv) == 3:
-            return self.tensor_result(flow_of(argv[1], argv[2]), node, op="where", inputs=(argv[1], argv[2]),
-                                      shape=S.broadcast(_shape(argv[0]), S.broadcast(_shape(argv[1]),
-                                                                                    _shape(argv[2]))))
+            out = self.tensor_result(flow_of(argv[1], argv[2]), node, op="where", inputs=(argv[1], argv[2]),
+                                     shape=S.broadcast(_shape(argv[0]), S.broadcast(_shape(argv[1]),
+                                                                                   _shape(argv[2]))))
+            both = (argv[1].marks | argv[2].marks) & N_MARKS
+            risks = self.where_hazards(node, argv[0], env) if out.carries else EMPTY
+            return out.replace(marks=out.marks | both, risks=out.risks | risks,
+                               facts=out.facts | (argv[1].facts & argv[2].facts & Fact.POSITIVE))
         res = self.tensor_result(flow_of(*argv), node, op=short, inputs=tuple(argv),
                                  shape=op_shape(short, argv[0], argv[1:], kwargs) if argv else None)
+        res = self.numeric(short, argv, node, res, kwargs)
         if out_kw is not None:
             self.inplace_update(out_kw, res, node, node, op=short, target_node=None)
         return res
@@ -400,7 +438,8 @@ class TensorOps:
             self.note_new_units([u], node)
             return V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=cuts, site=node, shape=shape)
         return V(Kind.TENSOR, frozenset((TensorObj(site),)), cuts=cuts, site=node, shape=shape,
-                 facts=Fact.NOGRAD)
+                 facts=Fact.NOGRAD | (Fact.POSITIVE if _positive_factory(short, argv, kwargs) else 0),
+                 marks=Mark.CAUSAL if short in ("triu", "tril") else 0)
 
     def functional(self, short, args, kwargs, node, env) -> V:
         argv = [a for a in args if isinstance(a, V)]
@@ -412,7 +451,8 @@ class TensorOps:
         if short in ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "pad", "interpolate",
                      "upsample", "embedding", "one_hot", "grid_sample", "pixel_shuffle", "unfold", "fold"):
             if short == "one_hot":
-                return V(Kind.TENSOR, frozenset((TensorObj(Site(self.sf, node)),)), site=node)
+                return V(Kind.TENSOR, frozenset((TensorObj(Site(self.sf, node)),)), site=node, marks=Mark.ZERO,
+                         facts=Fact.NOGRAD)
             if short == "embedding" and len(argv) > 1:
                 return self.tensor_result(flow_of(argv[1]), node)
             return self.tensor_result(flow_of(*argv), node,
@@ -426,9 +466,13 @@ class TensorOps:
                                      shape=loss_shape(short, red.const if isinstance(red, V) else "mean", inputs))
             if isinstance(red, V) and red.const == "none":
                 out = out.replace(facts=out.facts | Fact.UNREDUCED)
+            misuse = self.loss_misuse(short, inputs, node, node.args[0] if node.args else None)
+            if misuse:
+                out = out.replace(risks=out.risks | misuse)
             return self.loss_value(out, inputs, f"F.{short}")
-        return self.tensor_result(flow, node, op=short, inputs=tuple(argv),
-                                  shape=op_shape(short, argv[0], argv[1:], kwargs) if argv else None)
+        out = self.tensor_result(flow, node, op=short, inputs=tuple(argv),
+                                 shape=op_shape(short, argv[0], argv[1:], kwargs) if argv else None)
+        return self.numeric(short, argv, node, out, kwargs)
 
 
 _LOSS_FUNCTIONS = {"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
@@ -437,6 +481,8 @@ _LOSS_FUNCTIONS = {"cross_entropy", "binary_cross_entropy", "binary_cross_entrop
 TENSORISH_METHODS = (_ALIAS_METHODS | _SHAPE_METHODS | T.VIEW_OPS | T.SPLIT_OPS | T.NONDIFF_OPS | T.SAVES_INPUT
                       | T.SAVES_OUTPUT | {"clone", "sum", "mean", "numpy", "item", "tolist", "detach", "abs",
                                           "flatten", "softmax", "log_softmax", "square", "neg"}) - {"backward"}
+
+_ARITH = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow"}
 
 _BINOPS = {
     ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
@@ -582,3 +628,32 @@ def loss_shape(op, reduction, inputs):
 
 def _live_flow(f: Flow) -> bool:
     return any(u.frozen != FROZEN for u in f.org)
+
+
+def _positive_factory(short, argv, kwargs) -> bool:
+    """`torch.ones(...)`, `torch.full(size, 2.0)`, `torch.tensor([1.0, 2.0, 0.5])`: certainly > 0."""
+    if short in ("ones", "ones_like", "new_ones"):
+        return True
+    if short in ("full", "full_like", "new_full"):
+        fill = kwargs.get("fill_value", argv[1] if len(argv) > 1 else None)
+        return isinstance(fill, V) and isinstance(fill.const, (int, float)) and fill.const > 0
+    if short in ("tensor", "as_tensor", "Tensor", "FloatTensor") and argv:
+        lists = argv[0].of(ListObj)
+        if len(lists) == 1 and lists[0].elems:
+            return all(isinstance(e.const, (int, float)) and not isinstance(e.const, bool) and e.const > 0
+                       for e in lists[0].elems)
+        c = argv[0].const
+        return isinstance(c, (int, float)) and not isinstance(c, bool) and c > 0
+    return False
+
+
+def _leaf_of(v) -> Unit | None:
+    """The leaf a value is, when it is exactly one tensor made with requires_grad=True (not a module's
+    parameter: moving those is nn.Module.to's business)."""
+    if not isinstance(v, V) or len(v.objs) != 1:
+        return None
+    u = next(iter(v.objs))
+    return u if isinstance(u, Unit) and u.kind == Unit.LEAF and v.org == frozenset((u,)) else None
+
+
+ZERO_GRAD_OPS = {"round", "floor", "ceil", "trunc", "fix", "sign", "sgn"}

@@ -18,8 +18,8 @@ class Cut:
                  "terms")
 
     # kinds and the rule that owns them
-    DETACH, DATA, NOGRAD, SCALAR, REWRAP, NUMPY, NONDIFF = (
-        "detach", "data", "nograd", "scalar", "rewrap", "numpy", "nondiff")
+    DETACH, DATA, NOGRAD, SCALAR, REWRAP, NUMPY, NONDIFF, ZEROGRAD = (
+        "detach", "data", "nograd", "scalar", "rewrap", "numpy", "nondiff", "zerograd")
 
     def __init__(self, kind, site: Site, removed, removed_weak, detail="", receiver=None):
         self.cid = next(_cut_ids)
@@ -111,12 +111,46 @@ class CrossRec:
 
 class GradReadRec:
     """`.grad` read on a computed tensor that has no retain_grad()."""
-    __slots__ = ("site", "stmt", "org", "ctx")
+    __slots__ = ("site", "stmt", "org", "ctx", "storages")
 
-    def __init__(self, site, stmt, org, ctx):
+    def __init__(self, site, stmt, org, ctx, storages=frozenset()):
         self.site = site          # the `.grad` attribute expression
         self.stmt = stmt
         self.org = org
+        self.ctx = ctx
+        self.storages = storages
+
+
+class RiskRec:
+    """A numerical hazard at an op (GA401-GA408): NaN or inf appears there for some inputs. Latent
+    ones (`kind` 'exp', 'neginf') become a hazard only through a later use (see numerics.py)."""
+    __slots__ = ("code", "site", "detail", "confidence", "ctx", "latent")
+
+    def __init__(self, code, site, detail, confidence, ctx, latent=False):
+        self.code = code          # 'GA401'..'GA408', or the latent kind
+        self.site = site
+        self.detail = detail
+        self.confidence = confidence
+        self.ctx = ctx
+        self.latent = latent
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other
+
+
+class NonLeafRec:
+    """A tensor made with requires_grad=True, passed through an op, then used as a trainable weight
+    (given to an optimizer, or updated from its own .grad): GA113."""
+    __slots__ = ("site", "stmt", "unit", "use", "ctx")
+
+    def __init__(self, site, stmt, unit, use, ctx):
+        self.site = site          # the op that made the non-leaf
+        self.stmt = stmt          # where it is used as a weight
+        self.unit = unit          # the leaf it came from
+        self.use = use            # 'optimizer' | 'update'
         self.ctx = ctx
 
 
@@ -259,5 +293,7 @@ class Trace:
         self.accums: list[AccRec] = []
         self.crossings: list[CrossRec] = []
         self.grad_reads: list[GradReadRec] = []
-        self.counters: set = set()    # branch keys of conditions that change between iterations
+        self.branch_tests: dict = {}  # branch key -> (test node, innermost loop node of its frame)
+        self.risks: list = []         # RiskRec, every one made
+        self.nonleaf: list = []       # NonLeafRec
         self.incomplete = False    # a budget was hit: some calls were not followed

@@ -20,7 +20,8 @@ special cases:
 - ``terms``: loss terms (trace.LossRec) whose gradient it carries, to tell which computed losses
   reach a ``backward()`` (GA209);
 - ``shape``: the tensor's shape as far as constants in the code fix it (see shapes.py), or None;
-- ``marks``: properties that hold on some path (see ``Mark``); they join by union.
+- ``marks``: properties that hold on some path (see ``Mark``); they join by union;
+- ``risks``: numerical hazards upstream (trace.RiskRec): NaN and inf flow with every value.
 
 Three kinds of "don't know" follow from these: a value known to carry gradient from named
 leaves (``org``/``weak``), one known to carry none (no ``org``/``weak``/``top``, no ``unk``), and
@@ -61,11 +62,21 @@ class Fact:
     """Bits of ``V.facts``: what holds on every path to a value."""
     NOGRAD = 1       # a tensor that certainly does not require grad (made under no_grad, detached...)
     UNREDUCED = 2    # a per-sample loss (reduction='none') not reduced since: backward() needs gradient=
+    POSITIVE = 4     # certainly > 0 (`x + eps` of a non-negative x, `clamp_min(eps)`, `exp`): safe to log or divide by
 
 
 class Mark:
     """Bits of ``V.marks``: what holds on some path to a value."""
     SCALED = 1       # divided by a count or scaled by a constant (`loss / accum_steps`)
+    # numerical facts (numerics.py)
+    PROB = 2         # a softmax probability: exactly 0 once exp underflows
+    SIGM = 4         # a sigmoid output: exactly 0 or 1 once it saturates
+    ZERO = 8         # >= 0 and exactly 0 for some inputs (relu, norm, std, a mask or its sum)
+    LOGITS = 16      # raw activations (linear outputs): unbounded, exp of them overflows
+    EXP = 32         # exp of raw activations (a latent overflow, see numerics)
+    LOG1PEXP = 64    # 1 + exp(raw activations)
+    CAUSAL = 128     # a mask built with triu/tril: every row keeps at least one key
+    SELF = 256       # a difference of a tensor with (a view or rows of) itself: zero where they meet
 
 
 class _NoConst:
@@ -80,17 +91,18 @@ NOCONST = _NoConst()
 
 class V:
     __slots__ = ("k", "objs", "org", "weak", "top", "cuts", "saves", "grads", "items", "const", "site", "unk",
-                 "facts", "terms", "shape", "marks")
+                 "facts", "terms", "shape", "marks", "risks")
 
     def __init__(self, k=Kind.UNKNOWN, objs=EMPTY, org=EMPTY, weak=EMPTY, top=False, cuts=EMPTY,
                  saves=EMPTY, grads=EMPTY, items=None, const=NOCONST, site=None, unk=None, facts=0, terms=EMPTY,
-                 shape=None, marks=0):
+                 shape=None, marks=0, risks=EMPTY):
+        self.risks = risks
         self.terms = terms
         self.shape = shape
         self.marks = marks
         self.k = k
         # a value whose kind is not known is, by default, one whose content was not seen
-        self.unk = bool(k & Kind.UNKNOWN) if unk is None else unk
+        self.unk = (k & 262144) != 0 if unk is None else unk   # Kind.UNKNOWN
         self.facts = facts
         self.objs = objs
         self.org = org
@@ -185,6 +197,7 @@ def join(a: V | None, b: V | None) -> V | None:
         a.terms | b.terms if b.terms else a.terms,
         a.shape if a.shape == b.shape else _join_shapes(a.shape, b.shape),
         a.marks | b.marks,
+        a.risks | b.risks if b.risks else a.risks,
     )
 
 
@@ -202,15 +215,17 @@ def join_all(values) -> V:
 
 class Flow:
     """The gradient-relevant part of one or more values, merged: what an op's result inherits."""
-    __slots__ = ("org", "weak", "top", "cuts", "saves", "grads", "tensor", "unk", "nograd", "terms", "marks",
-                 "unreduced")
+    __slots__ = ("org", "weak", "top", "cuts", "saves", "grads", "tensor", "unk", "other", "orgs", "terms", "marks",
+                 "unreduced", "risks")
 
     def __init__(self):
+        self.risks = EMPTY
         self.terms = EMPTY
         self.marks = 0
         self.unreduced = False
         self.unk = False      # or the Site where unseen content came in
-        self.nograd = True    # every tensor input certainly does not require grad
+        self.other = False    # an input may require grad through something else than known leaves
+        self.orgs = False     # an input requires grad through known leaves (unless they are all frozen)
         self.org = EMPTY
         self.weak = EMPTY
         self.top = False
@@ -234,6 +249,8 @@ class Flow:
             self.grads = self.grads | v.grads
         if v.terms:
             self.terms = self.terms | v.terms
+        if v.risks:
+            self.risks = self.risks | v.risks
         self.marks |= v.marks
         if v.facts & Fact.UNREDUCED:
             self.unreduced = True
@@ -241,8 +258,11 @@ class Flow:
             self.unk = v.unk     # the first place where unseen content came in
         if v.k & (Kind.TENSOR | Kind.PARAMS):
             self.tensor = True
-        if self.nograd and not (v.facts & Fact.NOGRAD) and (v.weak or v.top or v.unk or _live(v.org)):
-            self.nograd = False
+        if not (v.facts & Fact.NOGRAD):
+            if v.weak or v.top or v.unk:
+                self.other = True
+            elif v.org:
+                self.orgs = True
         for o in v.objs:
             content = getattr(o, "content_value", None)
             if content is not None:
@@ -258,9 +278,14 @@ class Flow:
     def carries(self) -> bool:
         return bool(self.org or self.weak or self.top)
 
+    @property
+    def nograd(self) -> bool:
+        """No input can require grad (frozen parameters build no graph)."""
+        return not self.other and (not self.orgs or not _live(self.org))
+
     def value(self, k=Kind.TENSOR, objs=EMPTY, site=None, facts=0, shape=None) -> V:
         return V(k, objs, self.org, self.weak, self.top, self.cuts, self.saves, self.grads, site=site, unk=self.unk,
-                 facts=facts, terms=self.terms, shape=shape, marks=self.marks)
+                 facts=facts, terms=self.terms, shape=shape, marks=self.marks, risks=self.risks)
 
 
 def _live(units) -> bool:
@@ -297,7 +322,7 @@ class Star:
 def make_tuple(items, node) -> V:
     f = flow_of(*items)
     return V(Kind.TUPLE, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, tuple(items), site=node, unk=f.unk,
-             terms=f.terms)
+             terms=f.terms, risks=f.risks)
 
 
 def storages(v: V):

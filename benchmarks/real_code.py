@@ -1,13 +1,20 @@
 #!/usr/bin/env python
 """Run the gradaudit engine over real, published PyTorch code and report speed, crashes and findings.
 
-    python benchmarks/real_code.py [--packages transformers lightning accelerate timm] [--jobs N]
-                                   [--json OUT] [--timeout SEC] [--keep-going]
+    python benchmarks/real_code.py [FOLDER ...] [--packages NAME[==VERSION] ...] [--pinned]
+                                   [--jobs N] [--json OUT] [--timeout SEC] [--update] [--quiet]
 
-For each package: `pip download --no-deps` its wheel into benchmarks/.cache/wheels (skipped when a
-wheel is already there), unpack it to benchmarks/.cache/src/NAME, then analyze every .py file in
-process with one shared Program per package (as `gradaudit check` does per worker). Exceptions are
-caught per file and counted as crashes. Every *confirmed* finding is printed, for review by hand.
+Sources: PyPI packages (`--packages`; default transformers lightning accelerate timm when nothing else
+is given), the pinned packages of the real-code regression test (`--pinned`: tests/realcode/sources.toml,
+with its file subsets), and source folders (a checkout of a repository; named by the folder's name,
+e.g. nanoGPT@3adf61e154c3). Packages are fetched by tests/realcode/realcode.py (`pip download
+--no-deps` into benchmarks/.cache/wheels, unpacked to benchmarks/.cache/src). Every .py file that
+`gradaudit check` would check is analyzed in process with one shared Program per source (as
+`gradaudit check` does per worker). Exceptions are caught per file and counted as crashes.
+
+Every confirmed and suspicious finding is printed with its source line and its verdict from the
+reviewed list (tests/realcode/reviewed.txt), for review by hand; `--update` prints the unreviewed ones in
+the list's format.
 
 Needs only the standard library and the installed gradaudit (run it with the project's venv python).
 """
@@ -16,100 +23,30 @@ from __future__ import annotations
 import argparse
 import ast
 import collections
+import dataclasses
 import gc
-import glob
 import json
 import os
-import re
-import shutil
 import signal
-import subprocess
 import sys
 import time
 import traceback
-import zipfile
 
 from common import display, engine_stamp, read_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CACHE = os.path.join(HERE, ".cache")
-WHEELS = os.path.join(CACHE, "wheels")
-SRC = os.path.join(CACHE, "src")
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "realcode"))
+import realcode  # noqa: E402  (fetching and the reviewed list, shared with the regression test)
+
 DEFAULT_PACKAGES = ["transformers", "lightning", "accelerate", "timm"]
 
 
-# ---------------------------------------------------------------- fetching
-
-def _norm(name: str) -> str:
-    return re.sub(r"[-_.]+", "_", name).lower()
-
-
-def find_wheel(name: str) -> str | None:
-    """The newest cached wheel of `name` (by file time), if any."""
-    want = _norm(name)
-    hits = [p for p in glob.glob(os.path.join(WHEELS, "*.whl"))
-            if _norm(os.path.basename(p).split("-", 1)[0]) == want]
-    return max(hits, key=os.path.getmtime) if hits else None
-
-
-def _pip_command() -> list[str] | None:
-    probe = subprocess.run([sys.executable, "-m", "pip", "--version"], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
-    if probe.returncode == 0:
-        return [sys.executable, "-m", "pip"]
-    for exe in ("pip3", "pip"):
-        path = shutil.which(exe)
-        if path:
-            return [path]
-    return None
-
-
-def fetch(name: str, log) -> str:
-    """Path of the unpacked sources of `name` (downloading and unpacking as needed)."""
-    wheel = find_wheel(name)
-    if wheel is None:
-        pip = _pip_command()
-        if pip is None:
-            raise RuntimeError("pip is not available (neither `python -m pip` nor pip on PATH)")
-        os.makedirs(WHEELS, exist_ok=True)
-        log(f"downloading {name} ...")
-        # --only-binary: a wheel is plain files to unzip; an sdist would need a build step
-        proc = subprocess.run(pip + ["download", "--no-deps", "--only-binary=:all:", "--dest", WHEELS, name],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if proc.returncode != 0:
-            tail = "\n".join(proc.stdout.strip().splitlines()[-5:])
-            raise RuntimeError(f"pip download {name} failed:\n{tail}")
-        wheel = find_wheel(name)
-        if wheel is None:
-            raise RuntimeError(f"pip download {name} produced no wheel in {WHEELS}")
-    dest = os.path.join(SRC, name)
-    marker = os.path.join(dest, ".unpacked-from")
-    stamp = os.path.basename(wheel)
-    try:
-        with open(marker, encoding="utf-8") as fh:
-            if fh.read().strip() == stamp:
-                return dest
-    except OSError:
-        pass
-    if os.path.isdir(dest):
-        shutil.rmtree(dest)
-    os.makedirs(dest)
-    log(f"unpacking {stamp} ...")
-    with zipfile.ZipFile(wheel) as zf:
-        zf.extractall(dest)
-    with open(marker, "w", encoding="utf-8") as fh:
-        fh.write(stamp + "\n")
-    return dest
-
+# ---------------------------------------------------------------- sources
 
 def python_files(root: str) -> list[str]:
-    out = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        for fn in sorted(filenames):
-            if fn.endswith(".py"):
-                out.append(os.path.join(dirpath, fn))
-    return out
+    """The files `gradaudit check root` would check."""
+    from gradaudit.analysis.discovery import discover
+    return discover([root])[0]
 
 
 # ---------------------------------------------------------------- analysis
@@ -234,8 +171,24 @@ def _dedupe(findings: list[dict]) -> list[dict]:
     return sorted(best.values(), key=lambda f: (f["path"], f["line"], f["col"], f["code"]))
 
 
-def run_package(name: str, jobs: int, timeout: float, log) -> dict:
-    root = fetch(name, log)
+def _analyze_all(files: list[str], droot: str, jobs: int, timeout: float, log) -> dict:
+    if jobs > 1 and len(files) >= 2 * jobs:
+        import concurrent.futures
+        chunks = [files[i::jobs] for i in range(jobs)]
+        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+            parts = list(pool.map(analyze_chunk, chunks, [droot] * jobs, [timeout] * jobs))
+        return _merge(parts)
+    return analyze_chunk(files, droot, timeout, log)
+
+
+def _place(f: dict) -> tuple:
+    return (f["path"], f["line"], f["col"], f["code"], f["confidence"])
+
+
+def run_source(name: str, root: str, jobs: int, timeout: float, log, entries: dict, order_check=False) -> dict:
+    """Analyze the folder `root` (source `name` of the reviewed list) and time ast.parse over it.
+    order_check: analyze it a second time in the reverse order; a finding of one pass only depends on
+    what the process analyzed before (the engine's state leaking between files) and is marked unstable."""
     files = [display(p) for p in python_files(root)]
     droot = display(root)
     lines = 0
@@ -246,15 +199,15 @@ def run_package(name: str, jobs: int, timeout: float, log) -> dict:
 
     gc.collect()
     wall0 = time.perf_counter()
-    if jobs > 1 and len(files) >= 2 * jobs:
-        import concurrent.futures
-        chunks = [files[i::jobs] for i in range(jobs)]
-        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-            parts = list(pool.map(analyze_chunk, chunks, [droot] * jobs, [timeout] * jobs))
-        res = _merge(parts)
-    else:
-        res = analyze_chunk(files, droot, timeout, log)
+    res = _analyze_all(files, droot, jobs, timeout, log)
     wall = time.perf_counter() - wall0
+    unstable: set = set()
+    if order_check:
+        log(f"{name}: analyzing again in the reverse order ...")
+        again = _analyze_all(files[::-1], droot, jobs, timeout, None)
+        first, second = {_place(f) for f in res["findings"]}, {_place(f) for f in again["findings"]}
+        unstable = first ^ second
+        res["findings"] = res["findings"] + [f for f in again["findings"] if _place(f) in second - first]
 
     # ast.parse over the same files, one at a time so that no tree outlives its timing
     parse_s = parse_cpu = 0.0
@@ -272,10 +225,18 @@ def run_package(name: str, jobs: int, timeout: float, log) -> dict:
     parse_s, parse_cpu = parse_s + w, parse_cpu + c
 
     findings = _dedupe(res["findings"])
+    for f in findings:   # keyed like the reviewed list: relative to the source's folder
+        f["unstable"] = _place(f) in unstable
+        f["path"] = os.path.relpath(f["path"], droot).replace(os.sep, "/")
+    rv = realcode.review(name, findings, entries)
+    for f in findings:
+        e = entries.get(realcode.key_of(name, f))
+        f["verdict"] = None if e is None else e.verdict
+        f["reason"] = None if e is None else e.reason
+        f["source_line"] = realcode.source_line(root, f["path"], f["line"])
     by_code = collections.Counter((f["code"], f["confidence"]) for f in findings)
-    wheel = find_wheel(name)
     return {
-        "package": name, "wheel": os.path.basename(wheel) if wheel else None,
+        "package": name, "root": root,
         "files": len(files), "lines": lines, "jobs": jobs,
         "analysis_seconds": res["seconds"], "analysis_wall_seconds": wall, "parse_seconds": parse_s,
         "ratio": res["seconds"] / parse_s if parse_s else None,
@@ -283,7 +244,8 @@ def run_package(name: str, jobs: int, timeout: float, log) -> dict:
         "cpu_ratio": res["cpu"] / parse_cpu if parse_cpu else None,
         "crashes": res["crashes"], "parse_errors": res["parse_errors"],
         "findings_by_code": {f"{c}/{conf}": n for (c, conf), n in sorted(by_code.items())},
-        "findings": findings,
+        "findings": findings, "verdicts": rv.counts(), "order_checked": order_check,
+        "unstable": sum(1 for f in findings if f["unstable"]), "gone": [e.format() for e in rv.gone],
         "slowest_files": [{"path": p, "seconds": round(s, 4)} for s, p in res["slowest"]],
     }
 
@@ -301,7 +263,7 @@ def _max_rss_mib() -> float | None:
 
 
 def print_package(r: dict) -> None:
-    print(f"\n=== {r['package']}  ({r['wheel']})")
+    print(f"\n=== {r['package']}  ({display(r['root'])})")
     ratio = f"{r['ratio']:.1f}x" if r["ratio"] is not None else "n/a"
     cpu = f" (cpu {r['cpu_ratio']:.1f}x)" if r.get("cpu_ratio") else ""
     wall = ""
@@ -319,6 +281,11 @@ def print_package(r: dict) -> None:
                                         f"suspicious" for code, c in sorted(cells.items())))
     else:
         print("findings:  none")
+    if r["order_checked"]:
+        print(f"order check: {r['unstable']} finding(s) reported in one file order only")
+    v = r["verdicts"]
+    print("verdicts:  " + "   ".join(f"{conf}: true {v[conf]['true']}, false {v[conf]['false']}, "
+                                     f"unreviewed {v[conf]['unreviewed']}" for conf in ("confirmed", "suspicious")))
     if r["slowest_files"]:
         print("slowest files: " + ", ".join(f"{s['path'].rsplit('/', 1)[-1]} {s['seconds']:.2f}s"
                                             for s in r["slowest_files"][:5]))
@@ -327,15 +294,62 @@ def print_package(r: dict) -> None:
         print(f"CRASH {c['path']}: {c['error']}{where}")
     for e in r["parse_errors"]:
         print(f"PARSE ERROR {e['path']}:{e['line']}: {e['error']}")
-    confirmed = [f for f in r["findings"] if f["confidence"] == "confirmed"]
-    print(f"confirmed findings ({len(confirmed)}):")
-    for f in confirmed:
-        print(f"{f['path']}:{f['line']}: {f['code']} {f['message']}")
+    for conf in ("confirmed", "suspicious"):
+        these = [f for f in r["findings"] if f["confidence"] == conf]
+        print(f"{conf} findings ({len(these)}):")
+        for f in these:
+            verdict = ("unreviewed" if f["verdict"] is None
+                       else f"reviewed {'TRUE' if f['verdict'] else 'FALSE'}: {f['reason']}")
+            flag = "UNSTABLE (one order only) " if f["unstable"] else ""
+            print(f"  {f['path']}:{f['line']}: {flag}{f['code']} {f['message']}\n"
+                  f"      {f['line']:>5} | {f['source_line'].strip()}\n      {verdict}")
+    for line in r["gone"]:
+        print(f"  no longer reported: {line}")
+
+
+def print_update(reports: list[dict]) -> None:
+    todo = [(r, f) for r in reports for f in r["findings"] if f["verdict"] is None]
+    print(f"\n# ---- {len(todo)} unreviewed finding(s) in the format of tests/realcode/reviewed.txt: "
+          "give each a verdict (true/false) and a reason, then paste")
+    for r, f in todo:
+        print(realcode.proposal(r["package"], f, r["root"]))
+    for line in realcode.gone_report([realcode.parse_entry(g) for r in reports for g in r["gone"]]):
+        print(("\n" if line.startswith("# ----") else "") + line)
+
+
+def sources(args, log) -> list[tuple[str, str]]:
+    """(name in the reviewed list, folder) of every source the arguments name, fetched as needed."""
+    packages = [realcode.parse_spec(p) for p in (args.packages or [])]   # main() moved folders away
+    if args.pinned:
+        packages += realcode.load_sources()
+    if not packages and not args.folders:
+        packages = [realcode.Package(n) for n in DEFAULT_PACKAGES]
+    out = []
+    for p in packages:
+        try:
+            root, version = realcode.fetch(p, log)
+        except realcode.FetchError as exc:
+            out.append((p.label, exc))
+            continue
+        out.append((dataclasses.replace(p, version=version).label, root))
+    for folder in args.folders:
+        folder = os.path.abspath(folder)
+        out.append((os.path.basename(folder.rstrip(os.sep)),
+                    folder if os.path.isdir(folder) else FileNotFoundError(f"no folder {folder}")))
+    return out
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--packages", nargs="+", default=DEFAULT_PACKAGES, metavar="NAME")
+    ap.add_argument("folders", nargs="*", metavar="FOLDER", help="source folders (a repository's checkout)")
+    ap.add_argument("--packages", nargs="+", metavar="NAME[==VERSION]",
+                    help="PyPI packages (default: " + " ".join(DEFAULT_PACKAGES) + " when nothing else is given)")
+    ap.add_argument("--pinned", action="store_true",
+                    help="the pinned packages of the real-code regression test (tests/realcode/sources.toml)")
+    ap.add_argument("--order-check", action="store_true",
+                    help="analyze each source again in the reverse file order and flag findings of one order only")
+    ap.add_argument("--update", action="store_true",
+                    help="print the unreviewed findings in the format of tests/realcode/reviewed.txt")
     ap.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
                     help="worker processes per package, each with its own Program (default 1: in-process)")
     ap.add_argument("--timeout", type=float, default=120.0, metavar="SEC",
@@ -343,6 +357,14 @@ def main(argv=None) -> int:
     ap.add_argument("--json", metavar="OUT", help="write all numbers, crashes and findings to OUT")
     ap.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     args = ap.parse_args(argv)
+    # `--packages a b FOLDER`: argparse gives the folder to --packages; it is a folder all the same
+    args.folders += [p for p in args.packages or [] if os.path.isdir(p)]
+    args.packages = [p for p in args.packages or [] if not os.path.isdir(p)]
+    for p in args.packages:
+        try:
+            realcode.parse_spec(p)
+        except ValueError as exc:
+            ap.error(str(exc))
 
     def log(msg):
         if not args.quiet:
@@ -354,10 +376,13 @@ def main(argv=None) -> int:
           f"jobs {max(1, args.jobs)}, gradaudit {engine_stamp()} from {os.path.dirname(ga.__file__)})")
     print("times: time.perf_counter wall seconds summed over files (cpu: time.process_time); "
           "ast.parse timed with gc disabled, as the engine interprets")
+    entries = realcode.load_reviewed()
     reports, failures = [], {}
-    for name in args.packages:
+    for name, root in sources(args, log):
         try:
-            r = run_package(name, max(1, args.jobs), args.timeout, log)
+            if isinstance(root, Exception):
+                raise root
+            r = run_source(name, root, max(1, args.jobs), args.timeout, log, entries, args.order_check)
         except Exception as exc:
             failures[name] = f"{type(exc).__name__}: {exc}"
             print(f"\n=== {name}: skipped: {failures[name]}")
@@ -375,16 +400,24 @@ def main(argv=None) -> int:
     tot_susp = sum(1 for r in reports for f in r["findings"] if f["confidence"] == "suspicious")
     rss = _max_rss_mib()
     ratio = f"{tot_a / tot_p:.1f}x" if tot_p else "n/a"
-    print(f"\nSUMMARY: {len(reports)} packages, {tot_files} files, {tot_lines} lines, analysis {tot_a:.2f} s, "
+    verdicts = {conf: {k: sum(r["verdicts"][conf][k] for r in reports) for k in ("true", "false", "unreviewed")}
+                for conf in ("confirmed", "suspicious")}
+    if args.update:
+        print_update(reports)
+    unstable = sum(r["unstable"] for r in reports)
+    print(f"\nSUMMARY: {len(reports)} sources, {tot_files} files, {tot_lines} lines, analysis {tot_a:.2f} s, "
           f"ast.parse {tot_p:.2f} s, ratio {ratio}, crashes {tot_crash}, findings {tot_conf} confirmed / "
           f"{tot_susp} suspicious" + (f", peak RSS {rss:.0f} MiB" if rss else "")
+          + "".join(f"; {conf} true {v['true']} / false {v['false']} / unreviewed {v['unreviewed']}"
+                    for conf, v in verdicts.items())
+          + (f"; unstable (one file order only) {unstable}" if args.order_check else "")
           + (f", failed: {', '.join(failures)}" if failures else ""))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump({"python": sys.version.split()[0], "engine": engine_stamp(), "packages": reports, "failures": failures,
                        "summary": {"files": tot_files, "lines": tot_lines, "analysis_seconds": tot_a,
                                    "parse_seconds": tot_p, "crashes": tot_crash, "confirmed": tot_conf,
-                                   "suspicious": tot_susp, "peak_rss_mib": rss}}, fh, indent=2)
+                                   "suspicious": tot_susp, "verdicts": verdicts, "peak_rss_mib": rss}}, fh, indent=2)
         log(f"wrote {args.json}")
     return 0 if not failures else 1
 

@@ -3,14 +3,16 @@ their negotiated position encoding (UTF-16 by default), converted here, at the e
 from __future__ import annotations
 
 import os
-import tempfile
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from gradaudit.analysis import __version__
-from gradaudit.analysis.rules import BY_CODE
+import gradaudit.analysis
+
+# docs/ sits beside the analysis package in every layout: the repository (analysis/, docs/) and an
+# installed gradaudit (gradaudit/analysis/, gradaudit/docs/)
+_DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(gradaudit.analysis.__file__))), "docs")
 
 _NUMERICAL = "numerical"
 _SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
@@ -43,33 +45,40 @@ class Positions:
         return types.Range(start=self.position(span.line, span.col), end=self.position(span.end_line, span.end_col))
 
 
-def severity_for(finding, settings) -> types.DiagnosticSeverity:
-    sev = settings.severity
-    for key in (finding.code, finding.name, f"{finding.family}.{finding.confidence}", finding.confidence):
-        if key in sev:
-            return _SEVERITY[sev[key]]
+def severity_for(finding, severity: dict) -> types.DiagnosticSeverity:
+    """The user's severity for a finding (code or name, the longest matching prefix, family and
+    confidence, family, confidence), else by confidence and family."""
+    if severity:
+        prefixes = sorted((k for k in severity if k.startswith("GA") and finding.code.startswith(k)),
+                          key=len, reverse=True)
+        for key in (finding.code, finding.name, *prefixes, f"{finding.family}.{finding.confidence}",
+                    finding.family, finding.confidence):
+            if key in severity:
+                return _SEVERITY[severity[key]]
     if finding.confidence == "confirmed":
         return types.DiagnosticSeverity.Warning if finding.family == _NUMERICAL else types.DiagnosticSeverity.Error
     return types.DiagnosticSeverity.Information if finding.family == _NUMERICAL else types.DiagnosticSeverity.Warning
 
 
-def docs_href(code: str, settings) -> str:
+def docs_href(code: str, settings) -> str | None:
+    """The rule's page: the user's `docsUrl`, else the page shipped inside the installed package
+    (docs/rules/GAnnn.md; nothing is written anywhere)."""
     if settings.docs_url:
         return settings.docs_url.format(code=code)
-    # offline by default: the rule's documentation as a local markdown file the editor can open
-    rule = BY_CODE.get(code)
-    folder = os.path.join(tempfile.gettempdir(), f"gradaudit-rules-{__version__}")
-    path = os.path.join(folder, f"{code}.md")
-    if rule is not None and not os.path.exists(path):
-        os.makedirs(folder, exist_ok=True)
-        tmp = f"{path}.{os.getpid()}"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write("# " + rule.documentation() + "\n")
-        os.replace(tmp, path)
-    return uri_of(path)
+    path = rule_page(code)
+    return uri_of(path) if path is not None else None
 
 
-def diagnostic(finding, positions: Positions, settings, positions_for) -> types.Diagnostic:
+def rule_page(code: str) -> str | None:
+    """docs/rules/<code>.md beside the gradaudit package: the repository's docs/ for a clone or an
+    editable install, gradaudit/docs/ in a wheel or the extension's bundle."""
+    path = os.path.join(_DOCS, "rules", f"{code}.md")
+    return path if os.path.isfile(path) else None
+
+
+def diagnostic(finding, positions: Positions, settings, positions_for, severity: dict | None = None) -> types.Diagnostic:
+    """`severity`: the merged project and client severities (the client's alone when None)."""
+    href = docs_href(finding.code, settings)
     related = []
     for r in finding.related:
         pos = positions if r.span.path == finding.span.path else positions_for(r.span.path)
@@ -81,9 +90,9 @@ def diagnostic(finding, positions: Positions, settings, positions_for) -> types.
         range=positions.range(finding.span),
         message=finding.message + (f" [{', '.join(finding.params[:6])}{', …' if len(finding.params) > 6 else ''}]"
                                    if finding.params and len(finding.params) <= 12 else ""),
-        severity=severity_for(finding, settings),
+        severity=severity_for(finding, settings.severity if severity is None else severity),
         code=finding.code,
-        code_description=types.CodeDescription(href=docs_href(finding.code, settings)),
+        code_description=types.CodeDescription(href=href) if href else None,
         source="gradaudit",
         related_information=related or None,
         tags=None,

@@ -27,7 +27,9 @@ class Analysis:
     text: str
     result: Result | None
     error: str | None = None
-    config_error: str | None = None
+    config_source: str = ""                # the pyproject.toml that applied ('' for none)
+    config_problems: tuple = ()            # schema.Problem: what is wrong in it
+    severity: dict = field(default_factory=dict)   # the project's severity, with the client's over it
     seconds: float = 0.0
 
 
@@ -185,12 +187,16 @@ def _ping():
 def _analyze(uri, version, text, settings, root, overlays) -> Analysis:
     """Runs in the worker process; what it returns crosses back by pickling (no syntax trees)."""
     path = path_of(uri)
-    config, config_error = settings.engine_config(path)
+    config, problems = settings.engine_config(path)
+    facts = dict(config_source=config.source, config_problems=tuple(problems),
+                 severity=dict(config.severity))
     roots = [root] if root else []
     roots += list(settings.extra_paths)
     try:
         result = Analyzer(config, extra_roots=roots, overlays=overlays).analyze_source(path, text)
     except Exception:
-        return Analysis(version, text, None, error=traceback.format_exc(limit=8), config_error=config_error)
+        return Analysis(version, text, None, error=traceback.format_exc(limit=8), **facts)
     result.files = {}
-    return Analysis(version, text, result, config_error=config_error)
+    if config.excluded(path):
+        result.findings = []      # `exclude` in [tool.gradaudit]: as `gradaudit check` skips it
+    return Analysis(version, text, result, **facts)

@@ -16,7 +16,8 @@ from gradaudit.analysis.findings import SAFE
 from gradaudit.analysis.fixes import fix_source
 from gradaudit.analysis.model import Span
 from gradaudit.analysis.program import read_text, split_lines
-from gradaudit.analysis.summary import graph, hover_markdown, lens_title, unique_steps
+from gradaudit.analysis.graph import graph
+from gradaudit.analysis.summary import hover_markdown, lens_title, unique_steps
 
 from . import gradflow_action
 from .convert import Positions, diagnostic, finding_key, path_of, text_edits, uri_of
@@ -38,6 +39,8 @@ class GradauditServer(LanguageServer):
         self.lens_refresh = False  # the client accepts workspace/codeLens/refresh
         self.resolve_edits = False  # the client resolves code actions' edits lazily
         self.root = ""
+        self.shown_problems: dict = {}   # configuration source -> the problems shown for it
+        self.pending_problems: list = []  # the initialization options' problems, shown once initialized
 
     # ---------------------------------------------------------------- helpers
 
@@ -83,16 +86,36 @@ class GradauditServer(LanguageServer):
             own = [f for f in analysis.result.findings if os.path.normpath(os.path.abspath(f.span.path)) == path]
         return own + self.analyses.foreign_findings(uri)
 
+    def severity_for(self, uri: str) -> dict:
+        analysis = self.analyses.latest(uri)
+        return analysis.severity if analysis is not None else self.settings.severity
+
     def diagnostics_for(self, uri: str) -> list[types.Diagnostic]:
         analysis = self.analyses.latest(uri)
         positions = self.positions(uri, analysis.text if analysis is not None else None)
-        return [diagnostic(f, positions, self.settings, self.positions_for_path) for f in self.findings_for(uri)]
+        severity = self.severity_for(uri)
+        return [diagnostic(f, positions, self.settings, self.positions_for_path, severity)
+                for f in self.findings_for(uri)]
+
+    def show_problems(self, source: str, problems):
+        """Each configuration problem (schema.Problem) once, as a message the user sees
+        (window/showMessage); again only if it comes back after being fixed."""
+        texts = list(dict.fromkeys(f"gradaudit: {p} ({p.consequence})" for p in problems))
+        before = self.shown_problems.get(source, ())
+        for text in texts:
+            if text not in before:
+                self._log(text, types.MessageType.Warning)
+                try:
+                    self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=text))
+                except Exception:  # no client connected (tests calling handlers directly)
+                    pass
+        self.shown_problems[source] = tuple(texts)
 
     def _published(self, uri: str):
         """A new analysis landed for `uri`: show it (and what it placed in other open documents)."""
         analysis = self.analyses.latest(uri)
-        if analysis is not None and analysis.config_error:
-            self._log(f"gradaudit: {analysis.config_error}", types.MessageType.Warning)
+        if analysis is not None and analysis.config_source:
+            self.show_problems(analysis.config_source, analysis.config_problems)
         targets = {uri} | {u for u in self.analyses.docs if self.analyses.foreign_findings(u)}
         if self.pull:
             if self.refresh:
@@ -132,7 +155,13 @@ def initialize(ls: GradauditServer, params: types.InitializeParams):
         ls.root = path_of(params.root_uri)
     elif params.workspace_folders:
         ls.root = path_of(params.workspace_folders[0].uri)
-    ls.settings = Settings.from_client(params.initialization_options, ls.settings)
+    ls.settings, problems = Settings.from_client(params.initialization_options, ls.settings)
+    ls.pending_problems = problems   # shown once the client is initialized
+
+
+@server.feature(types.INITIALIZED)
+def initialized(ls: GradauditServer, params: types.InitializedParams):
+    ls.show_problems("client settings", ls.pending_problems)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -166,7 +195,8 @@ def did_close(ls: GradauditServer, params: types.DidCloseTextDocumentParams):
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 def did_change_configuration(ls: GradauditServer, params: types.DidChangeConfigurationParams):
-    ls.settings = Settings.from_client(params.settings, ls.settings)
+    ls.settings, problems = Settings.from_client(params.settings, ls.settings)
+    ls.show_problems("client settings", problems)
     ls.reanalyze_all()
     if ls.lens_refresh:
         # codeLens on/off (or select/ignore) changes the lenses: the client must ask again
@@ -215,7 +245,7 @@ def code_action(ls: GradauditServer, params: types.CodeActionParams):
             if (r.end.line, r.end.character) < (req.start.line, req.start.character) or \
                     (r.start.line, r.start.character) > (req.end.line, req.end.character):
                 continue
-            diag = diagnostic(f, positions, ls.settings, ls.positions_for_path)
+            diag = diagnostic(f, positions, ls.settings, ls.positions_for_path, ls.severity_for(uri))
             if f.fix is not None and f.fix.edits and all(e.span.path == f.span.path for e in f.fix.edits):
                 data = {"uri": uri, "version": doc.version, "key": finding_key(f)}
                 action = types.CodeAction(
@@ -364,7 +394,17 @@ async def show_training_graph(ls: GradauditServer, *args):
     analysis = await ls.analyses.current(uri)
     if analysis is None or analysis.result is None or analysis.result.model is None:
         return {"uri": uri, "steps": []}
-    out = graph(analysis.result.model)
+    own = os.path.normpath(path_of(uri))
+
+    def source(path):
+        if os.path.normpath(os.path.abspath(path)) == own:
+            return analysis.text
+        try:
+            return read_text(path)
+        except OSError:
+            return None
+
+    out = graph(analysis.result.model, analysis.result.findings, source)
     out["uri"] = uri
     if len(args) > 1 and isinstance(args[1], int):
         out["focus"] = args[1]

@@ -1,12 +1,34 @@
 """Server settings: client settings (initializationOptions, didChangeConfiguration) merged with
-the workspace's `[tool.gradaudit]`."""
+the workspace's `[tool.gradaudit]`. Both are validated by gradaudit.analysis.schema: a wrong key
+is reported (the server shows it once) and left at its default."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from gradaudit.analysis.config import Config, ConfigError, config_from_table, load_config
+from gradaudit.analysis.config import Config, read_config
+from gradaudit.analysis.schema import SEVERITIES, Key, validate
 
-SEVERITIES = ("error", "warning", "information", "hint")
+SOURCE = "client settings"
+SECTION = "gradaudit"
+
+# what an editor may send, under a `gradaudit` key or at the top level (docs/configuration.md is
+# generated from this table)
+KEYS = (
+    Key("select", "selectors", (), "Only these rules; replaces the project's `select`.", '["GA1"]'),
+    Key("ignore", "selectors", (), "Rules never reported; added to the project's `ignore`.", '["GA105"]'),
+    Key("severity", "severity-table", {}, "Diagnostic severity by rule code, prefix, name, family or "
+        "confidence; wins over the project's `severity`.", '{"suspicious": "information"}'),
+    Key("debounce", "count", 150, "Milliseconds after a change before the document is analysed again.", "150"),
+    Key("codeLens", "bool", True, "The training-step summary above each `backward()`.", "true"),
+    Key("extraPaths", "strings", (), "More folders in which to look for imported project modules.", '["src"]'),
+    Key("docsUrl", "template", "", "Where a diagnostic's code links to, e.g. your own copy of the rule "
+        "pages; empty: the rule's page shipped inside the installed package.",
+        '"https://example.org/rules/{code}.md"'),
+)
+_ATTR = {"select": "select", "ignore": "ignore", "severity": "severity", "debounce": "debounce_ms",
+         "codeLens": "code_lens", "extraPaths": "extra_paths", "docsUrl": "docs_url"}
+
+__all__ = ["KEYS", "SEVERITIES", "Settings"]
 
 
 @dataclass(frozen=True)
@@ -17,53 +39,28 @@ class Settings:
     debounce_ms: int = 150
     code_lens: bool = True
     extra_paths: tuple = ()
-    docs_url: str = ""          # e.g. 'https://example.org/rules/{code}'; default: local markdown files
+    docs_url: str = ""          # e.g. 'https://example.org/rules/{code}'; default: the packaged rule pages
 
     @staticmethod
-    def from_client(raw, base: "Settings | None" = None) -> "Settings":
-        """Read the client's settings; unknown keys are ignored, wrong types keep the old value."""
+    def from_client(raw, base: "Settings | None" = None) -> tuple["Settings", list]:
+        """(settings, problems): keys the client sends replace `base`'s; a wrong one takes its default."""
         base = base or Settings()
-        if not isinstance(raw, dict):
-            return base
-        if isinstance(raw.get("gradaudit"), dict):
+        if raw is None:
+            return base, []
+        if isinstance(raw, dict) and isinstance(raw.get("gradaudit"), dict):
             raw = raw["gradaudit"]
-        out = base
+        values, problems = validate(raw, KEYS, SOURCE, SECTION)
+        defaults = Settings()
+        wrong = {p.key for p in problems}
+        changes = {_ATTR[k]: getattr(defaults, _ATTR[k]) for k in wrong if k in _ATTR}
+        changes.update({_ATTR[k]: v for k, v in values.items()})
+        return replace(base, **changes), problems
 
-        def strings(v):
-            if isinstance(v, str):
-                return tuple(s.strip() for s in v.split(",") if s.strip())
-            if isinstance(v, (list, tuple)):
-                return tuple(str(s) for s in v if str(s).strip())
-            return None
-
-        for key, attr in (("select", "select"), ("ignore", "ignore"), ("extraPaths", "extra_paths")):
-            if key in raw:
-                v = strings(raw[key])
-                if v is not None:
-                    out = replace(out, **{attr: v})
-        if isinstance(raw.get("severity"), dict):
-            sev = {str(k): str(v).lower() for k, v in raw["severity"].items() if str(v).lower() in SEVERITIES}
-            out = replace(out, severity=sev)
-        if "debounce" in raw and isinstance(raw["debounce"], (int, float)) and raw["debounce"] >= 0:
-            out = replace(out, debounce_ms=int(raw["debounce"]))
-        if "codeLens" in raw and isinstance(raw["codeLens"], bool):
-            out = replace(out, code_lens=raw["codeLens"])
-        if "docsUrl" in raw and isinstance(raw["docsUrl"], str):
-            out = replace(out, docs_url=raw["docsUrl"])
-        return out
-
-    def engine_config(self, path: str) -> tuple[Config, str | None]:
-        """The engine configuration for a document: pyproject.toml, then the client's select/ignore."""
-        error = None
-        try:
-            cfg = load_config(path)
-        except ConfigError as exc:
-            cfg, error = Config(), str(exc)
+    def engine_config(self, path: str) -> tuple[Config, list]:
+        """(config, problems) for a document: its pyproject.toml, then the client's select/ignore/severity."""
+        cfg, problems = read_config(path)
         if self.select or self.ignore:
-            try:
-                table = {"select": list(self.select) or list(cfg.select), "ignore": list(cfg.ignore + self.ignore)}
-                client = config_from_table(table, cfg.root or ".", source="client settings")
-                cfg = Config(client.select, client.ignore, cfg.per_file_ignores, cfg.exclude, cfg.root, cfg.severity)
-            except ConfigError as exc:
-                error = str(exc)
-        return cfg, error
+            cfg = replace(cfg, select=self.select or cfg.select, ignore=cfg.ignore + self.ignore)
+        if self.severity:
+            cfg = replace(cfg, severity={**cfg.severity, **self.severity})
+        return cfg, problems

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from clitools import codes_in, finding_lines, run_cli, run_main, write, write_example
-from gradaudit.analysis.config import Config, ConfigError, config_from_table, load_config
+from gradaudit.analysis.config import Config, ConfigError, config_from_table, load_config, read_config
 
 
 def make_project(root, config: str):
@@ -68,14 +68,57 @@ def test_select_and_ignore_in_config(tmp_path, capsys, monkeypatch, table, expec
     assert codes_in(out) == expected
 
 
-@pytest.mark.parametrize("key, expected", [("select", {"GA104"}), ("ignore", {"GA101", "GA102", "GA109"})])
-def test_string_instead_of_list(tmp_path, key, expected):
+@pytest.mark.parametrize("key, expected", [("select", {"GA104"}), ("ignore", {"GA101", "GA102", "GA109"}),
+                                           ("extend-select", None)])
+def test_string_instead_of_list_is_one_item(tmp_path, key, expected):
     make_project(tmp_path, f'[tool.gradaudit]\n{key} = "GA104"\n')
     r = run_cli("check", "proj", cwd=tmp_path)
-    if r.returncode == 2:
-        assert key in r.stderr and "Traceback" not in r.stderr
-    else:
-        assert codes_in(r.stdout) == expected
+    assert r.returncode == 1 and r.stderr == "", r.stderr
+    assert codes_in(r.stdout) == (expected or {"GA101", "GA102", "GA104", "GA109"})
+
+
+def test_exclude_as_a_string_excludes_that_glob_only(tmp_path):
+    """Issue 14: `exclude = "legacy/**"` checked 0 files and exited 0 (each character was a glob)."""
+    proj = make_project(tmp_path, '[tool.gradaudit]\nexclude = "gen/**"\n')
+    r = run_cli("check", "proj", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert found(r.stdout) == [f for f in EVERYTHING if f[0] != "proj/gen/g.py"]
+    assert "in 6 files checked." in r.stdout
+    # the same in a per-file-ignores table: a string is one selector
+    write(proj / "pyproject.toml", '[tool.gradaudit.per-file-ignores]\n"gen/*.py" = "GA101"\n')
+    r = run_cli("check", "proj", cwd=tmp_path)
+    assert found(r.stdout) == [f for f in EVERYTHING if f[0] != "proj/gen/g.py"]
+
+
+@pytest.mark.parametrize("line, key, said", [
+    ("select = true", "select", "got true (a boolean)"),
+    ("select = 5", "select", "got 5 (a number)"),
+    ("exclude = 5", "exclude", "got 5 (a number)"),
+    ('ignore = ["GA101", 3]', "ignore", "item 2 is 3 (a number)"),
+    ("per-file-ignores = 1", "per-file-ignores", "got 1 (a number)"),
+    ('severity = { GA101 = "loud" }', "severity", "'GA101': expected one of error, warning, information, hint"),
+    ('severity = { GA9 = "hint" }', "severity", "'GA9' is no rule code"),
+    ("respect-gitignore = \"no\"", "respect-gitignore", 'got "no" (a string)'),
+    ('select = ["GA9"]', "select", "no rule matches 'GA9'"),
+])
+def test_wrong_types_are_one_clear_line_and_exit_2(tmp_path, line, key, said):
+    """Issue 14: `select = true` printed a traceback and exited 1 ("findings")."""
+    proj = make_project(tmp_path, f"[tool.gradaudit]\n{line}\n")
+    r = run_cli("check", "proj", cwd=tmp_path)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert finding_lines(r.stdout) == []
+    err = r.stderr.strip()
+    assert "Traceback" not in err and len(err.splitlines()) == 1, err
+    assert err.startswith(f"gradaudit: {proj / 'pyproject.toml'}: [tool.gradaudit] {key}: "), err
+    assert said in err
+
+
+def test_every_problem_is_reported_at_once(tmp_path):
+    make_project(tmp_path, '[tool.gradaudit]\nselect = 1\nexclude = 2\ncolour = "red"\n')
+    r = run_cli("check", "proj", cwd=tmp_path)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert [ln.split("[tool.gradaudit] ")[1].split(":")[0] for ln in lines] == ["select", "exclude", "colour"]
 
 
 def test_per_file_ignores_and_exclude(tmp_path):
@@ -185,6 +228,15 @@ def test_config_errors():
         config_from_table({"colour": True}, "/root", source="x/pyproject.toml")
     with pytest.raises(ConfigError, match="per-file-ignores"):
         config_from_table({"per-file-ignores": ["tests/*"]}, "/root")
+
+
+def test_read_config_keeps_the_good_keys_and_defaults_the_bad(tmp_path):
+    # what the language server uses: a wrong key is reported and takes its default, the rest applies
+    write(tmp_path / "pyproject.toml", '[tool.gradaudit]\nselect = true\nignore = "GA101"\nbogus = 1\n')
+    cfg, problems = read_config(str(tmp_path))
+    assert cfg.select == () and cfg.ignore == ("GA101",)
+    assert [p.key for p in problems] == ["select", "bogus"]
+    assert all(p.source == str(tmp_path / "pyproject.toml") for p in problems)
 
 
 def test_load_config_without_pyproject(tmp_path):

@@ -16,7 +16,7 @@ from clitools import REPO, clean_env, write, write_example
 
 pytestmark = pytest.mark.slow
 
-RUNTIME_DEPS = {"pygls", "lsprotocol", "jedi", "libcst", "tomli"}
+RUNTIME_DEPS = {"pygls", "lsprotocol", "tomli"}
 COPY_IGNORE = shutil.ignore_patterns(".venv", "venv", ".git", "*.egg-info", "build", "dist", "__pycache__",
                                      ".pytest_cache", ".hypothesis", "node_modules", ".cache", "*.vsix")
 
@@ -29,8 +29,9 @@ print(json.dumps({
     "requires": md.requires("gradaudit") or [],
     "version": md.version("gradaudit"),
     "found": {name: iu.find_spec(name) is not None
-              for name in ("torch", "analysis", "server", "pygls", "lsprotocol", "jedi", "libcst")},
+              for name in ("torch", "analysis", "server", "pygls", "lsprotocol")},
     "purelib": sysconfig.get_paths()["purelib"],
+    "rule_page": __import__("gradaudit.server.convert", fromlist=["rule_page"]).rule_page("GA101"),
     "platlib": sysconfig.get_paths()["platlib"],
 }))
 """
@@ -81,11 +82,19 @@ def check_installed(bindir: Path, workdir: Path, editable: bool, source_root: Pa
     else:
         assert Path(info["analysis_file"]).resolve().is_relative_to(Path(info["purelib"]).resolve())
         assert "gradaudit" in os.listdir(info["purelib"])
-    assert info["rules"] == 11
+    n_rules = len(list((source_root / "analysis" / "rules").glob("ga[0-9][0-9][0-9]_*.py")))
+    assert info["rules"] == n_rules
+    # the rule pages ship inside the package: diagnostics link to them (nothing written elsewhere)
+    page = Path(info["rule_page"])
+    assert page.is_file() and page.read_text().splitlines()[1].startswith("# GA101 ")
+    if editable:
+        assert page.resolve() == (source_root / "docs" / "rules" / "GA101.md").resolve()
+    else:
+        assert page.resolve() == (Path(info["purelib"]) / "gradaudit" / "docs" / "rules" / "GA101.md").resolve()
 
     # runtime dependencies: exactly these; torch only as a test extra, and not installed
     assert info["found"]["torch"] is False
-    assert all(info["found"][name] for name in ("pygls", "lsprotocol", "jedi", "libcst"))
+    assert all(info["found"][name] for name in ("pygls", "lsprotocol"))
     runtime = [req for req in info["requires"] if "extra ==" not in req]
     names = {re.match(r"[A-Za-z0-9_.-]+", req).group(0).lower() for req in runtime}
     assert names == RUNTIME_DEPS
@@ -107,7 +116,7 @@ def check_installed(bindir: Path, workdir: Path, editable: bool, source_root: Pa
     assert [(Path(f["path"]).name, f["line"], f["code"]) for f in findings] == [("train.py", 12, "GA101")]
     assert sh(bindir / "gradaudit", "check", "clean.py", cwd=elsewhere).returncode == 0
     r = sh(bindir / "gradaudit", "rules", cwd=elsewhere)
-    assert r.returncode == 0 and len(r.stdout.strip().splitlines()) == 11
+    assert r.returncode == 0 and len(r.stdout.strip().splitlines()) == n_rules
     assert sh(bindir / "gradaudit", "rule", "GA999", cwd=elsewhere).returncode == 2
     r = sh(bindir / "gradaudit", "--version", cwd=elsewhere)
     assert r.stdout.strip() == f"gradaudit {info['version']}"

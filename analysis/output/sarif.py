@@ -34,7 +34,6 @@ def render(findings, errors, files_checked: int, **_) -> str:
         "name": r.name,
         "shortDescription": {"text": r.summary},
         "fullDescription": {"text": " ".join(r.what.split())},
-        "helpUri": r.url,
         "help": {"text": r.documentation(), "markdown": r.documentation()},
         "properties": {"family": r.family},
         "defaultConfiguration": {"level": "error"},
@@ -70,8 +69,8 @@ def render(findings, errors, files_checked: int, **_) -> str:
                                             "region": {"startLine": e.line, "startColumn": max(1, e.col)}}}],
     } for e in errors]
     run = {
-        "tool": {"driver": {"name": "gradaudit", "version": __version__, "informationUri": "https://gradaudit.dev",
-                            "rules": rules}},
+        # no helpUri / informationUri: gradaudit has no website; each rule's page is in `help`
+        "tool": {"driver": {"name": "gradaudit", "version": __version__, "rules": rules}},
         "results": results,
         "columnKind": "unicodeCodePoints",
     }

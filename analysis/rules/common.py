@@ -145,7 +145,9 @@ def _cut_candidates(ctx: RuleContext) -> list:
         # parameters only travel along tracked flows, so a cut of known ones is still decided, but
         # "the loss reaches nothing" is not; nor is it when part of the loss was never seen.
         empty = not (own - step.frozen) and not step.top
-        raises = step.requires_no_grad or (empty and not step.unseen)
+        # through round/floor/sign the graph goes on: backward() runs, with zero gradients
+        zero_path = any(c.kind == "zerograd" and c.removed - step.frozen for c in step.cuts)
+        raises = step.requires_no_grad or (empty and not step.unseen and not zero_path)
         candidates = []
         for cut in step.cuts:
             # parameters with a loss term of their own that is computed and dropped: that term is the
@@ -189,3 +191,14 @@ def dropped_loss_params(model) -> frozenset:
         if not term.backpropagated:
             out |= term.params - reached
     return frozenset(out)
+
+
+def risk_findings(ctx: RuleContext, code: str, name: str, family: str, phrase, fix_for=None):
+    """Findings for the numerical hazards of `code` that flow into a loss given to backward()."""
+    out = []
+    for r in ctx.model.risks:
+        if r.code != code or not r.reached:
+            continue
+        fix = fix_for(ctx, r) if fix_for is not None else None
+        out.append(Finding(code, name, family, r.confidence, r.span, phrase(r), (), (), fix))
+    return out

@@ -29,8 +29,8 @@ def check(ctx: RuleContext):
     later_stale = {}
     for s in model.steps:
         for st in s.stale:
-            if st.kind == "freed":
-                later_stale.setdefault(st.by, []).append(s)
+            if st.kind == "freed" or st.modified:
+                later_stale.setdefault(st.by, []).append((s, st))
     out = []
     for step in model.steps:
         if step.kind != "backward" or not step.stepped:
@@ -49,7 +49,7 @@ def check(ctx: RuleContext):
             if not theirs:
                 continue
             # (a) the other optimizer's loss backpropagates through the graph this backward freed
-            reuse = [s for s in later_stale.get(bw.seq, []) if other.key in s.stepped]
+            reuse = [(s, st) for s, st in later_stale.get(bw.seq, []) if other.key in s.stepped]
             # (b) the other optimizer steps later in the iteration without clearing what this wrote
             dirty = []
             for st in steps_of(step.events, other.key):
@@ -60,15 +60,21 @@ def check(ctx: RuleContext):
                     dirty.append(st)
             if not reuse and not dirty:
                 continue
+            # the adversarial structure: a model this loss's optimizer trains, applied to the other's output
             crossing = next((c for c in sorted(model.crossings, key=lambda c: c.seq)
                              if c.loops == step.loops and c.seq < bw.seq and c.own & mine and c.foreign & theirs
                              and c.span is not None), None)
-            anchor = crossing.span if crossing is not None else (step.loss_span or step.span)
+            if crossing is None:
+                continue   # both losses are the other model's objective too (a shared encoder, BicycleGAN)
+            anchor = crossing.span
             if reuse:
+                later, st = reuse[0]
+                raised = ("\"one of the variables needed for gradient computation has been modified by an inplace "
+                          "operation\" (the step changed what that graph saved)") if st.kind == "retained" else \
+                    "\"Trying to backward through the graph a second time\""
                 msg = (f"{describe(theirs)}, which {name_of(other)} trains, reach `{step.loss}` without a `.detach()`: "
-                       f"its backward() frees their part of the graph, so the loss of {name_of(other)} that reuses it "
-                       f"raises \"Trying to backward through the graph a second time\"")
-                rel = (Related(reuse[0].span, f"`{reuse[0].loss}.backward()` goes through the freed graph"),)
+                       f"the loss of {name_of(other)} then backpropagates through that graph again and raises {raised}")
+                rel = (Related(later.span, f"`{later.loss}.backward()` goes through the shared graph"),)
             else:
                 msg = (f"{describe(theirs)}, which {name_of(other)} trains, reach `{step.loss}` without a `.detach()`: "
                        f"its backward() writes into their gradients, and {call_of(other, 'step')} applies them with its "

@@ -32,9 +32,10 @@ def _fix(ctx: RuleContext, read):
 def check(ctx: RuleContext):
     model = ctx.model
     rebinds = {u.span for u in model.leaf_updates if u.kind == "rebind"}
+    nonleaf = {n.span for n in model.nonleaf}   # GA113's: every read of a non-leaf used as a weight is its defect
     out = []
     for read in model.grad_reads:
-        if read.stmt in rebinds:
+        if read.stmt in rebinds or read.made & nonleaf:
             continue   # `w = w - lr * w.grad` is GA111's
         msg = (f"`{ctx.text(read.span)}` reads the gradient of a non-leaf tensor (computed by an op, not created as a "
                f"parameter): backward() does not keep it, so it is always None (torch warns) unless retain_grad() was "

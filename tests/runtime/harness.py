@@ -16,7 +16,8 @@ What is checked:
 - stale-grads: the script completes and some backward() started while a parameter's .grad still
   held exactly what an earlier step() applied (gradients never cleared between steps);
 - graph-kept: the script completes and the named object (looked up in the script's globals at
-  the end) holds a tensor that still has an autograd graph (history kept alive after training).
+  the end) holds a tensor that still has an autograd graph (history kept alive after training);
+- nonfinite: a NaN or inf appears in a loss given to backward() or in a gradient it computed.
 """
 from __future__ import annotations
 
@@ -137,7 +138,14 @@ def _run_case(source: str, expect: str) -> dict:
                     leaves.setdefault(id(leaf), [leaf, snapshot(leaf)])
                     passes.setdefault(id(leaf), set()).add(state["passes"])
         find_named()
-        return orig_backward(tensors, *a, **k)
+        out = orig_backward(tensors, *a, **k)
+        for t in ts:
+            if isinstance(t, torch.Tensor):
+                for leaf in graph_leaves(t):
+                    g = getattr(leaf, "grad", None)
+                    if g is not None and not bool(torch.isfinite(g).all()):
+                        state["nonfinite_grad"] = True
+        return out
 
     def on_step(opt, args, kwargs):
         for g in opt.param_groups:
@@ -192,6 +200,10 @@ def _run_case(source: str, expect: str) -> dict:
             ok, why = False, "a non-finite loss"
         elif not all(changed):
             ok, why = False, f"{changed.count(False)} of {len(changed)} leaves never changed"
+    elif kind == "nonfinite":
+        if all(losses) and not state.get("nonfinite_grad"):
+            ok, why = False, "every loss and gradient stayed finite" + (f" (raised: {error.splitlines()[0]})"
+                                                                       if error else "")
     elif kind == "warning":
         if error is not None:
             ok, why = False, f"raised: {error.splitlines()[0]}"

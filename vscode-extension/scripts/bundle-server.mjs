@@ -1,26 +1,113 @@
 // Puts gradaudit and its run-time dependencies into bundled/libs, so that the packaged extension
-// runs the server with any Python >= 3.10 and nothing installed (importStrategy: useBundled).
-// The Python that builds the bundle: $GRADAUDIT_BUNDLE_PYTHON, else python3.
+// runs the server with any CPython 3.10 to 3.13 on any platform and nothing installed
+// (importStrategy: useBundled). Everything bundled is pure Python: the dependencies are resolved
+// for the oldest supported Python (3.10, which alone needs tomli and exceptiongroup; newer ones
+// never import them) as platform-independent wheels only (`--platform any`), and the bundle is
+// refused if any compiled file slipped in anyway.
+// One .vsix then serves Linux, macOS and Windows, x64 and arm64.
+// The Python that runs pip: $GRADAUDIT_BUNDLE_PYTHON, else python3.
 import { execFileSync } from "child_process";
-import { mkdirSync, rmSync, writeFileSync } from "fs";
-import { dirname, join, resolve } from "path";
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "fs";
+import { tmpdir } from "os";
+import { dirname, join, relative, resolve } from "path";
 import { fileURLToPath } from "url";
 
 const here = dirname(dirname(fileURLToPath(import.meta.url)));
 const root = resolve(here, "..");
 const libs = join(here, "bundled", "libs");
 const python = process.env.GRADAUDIT_BUNDLE_PYTHON || "python3";
+const OLDEST = "3.10";
+
+// Requirements of the bundled distributions that some supported Python (3.10 to 3.13) on some
+// platform needs and the bundle lacks, as a JSON list.
+const MISSING = `
+import json, sys
+from importlib.metadata import distributions
+try:
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+except ImportError:
+    from pip._vendor.packaging.requirements import Requirement
+    from pip._vendor.packaging.utils import canonicalize_name
+libs = sys.argv[1]
+dists = list(distributions(path=[libs]))
+have = {canonicalize_name(d.metadata["Name"]) for d in dists}
+envs = [{"python_version": f"3.{minor}", "python_full_version": f"3.{minor}.0", "sys_platform": plat,
+         "platform_system": system, "os_name": os, "implementation_name": "cpython",
+         "platform_python_implementation": "CPython", "extra": ""}
+        for minor in (10, 11, 12, 13)
+        for plat, system, os in (("linux", "Linux", "posix"), ("darwin", "Darwin", "posix"), ("win32", "Windows", "nt"))]
+need = set()
+for d in dists:
+    for text in d.requires or ():
+        req = Requirement(text)
+        if canonicalize_name(req.name) in have:
+            continue
+        if req.marker is None or any(req.marker.evaluate(env) for env in envs):
+            need.add(f"{req.name}{req.specifier}")
+print(json.dumps(sorted(need)))
+`;
+
+const pip = (...args) => execFileSync(python, ["-m", "pip", "--disable-pip-version-check", ...args], { stdio: "inherit" });
 
 rmSync(join(here, "bundled"), { recursive: true, force: true });
 mkdirSync(libs, { recursive: true });
-execFileSync(python, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
-    "--target", libs, root], { stdio: "inherit" });
-// console scripts are of no use inside the extension; jedi (5,600 files of stubs) and parso are
-// declared dependencies that neither the engine nor the server imports
-for (const name of ["bin", "jedi", "parso"]) {
-    rmSync(join(libs, name), { recursive: true, force: true });
+const wheels = mkdtempSync(join(tmpdir(), "gradaudit-bundle-"));
+try {
+    // gradaudit itself as a wheel first: --only-binary cannot take a source folder
+    pip("wheel", "--quiet", "--no-deps", "--wheel-dir", wheels, root);
+    const [wheel] = readdirSync(wheels).filter((f) => f.endsWith(".whl"));
+    pip("install", "--quiet", "--no-compile", "--target", libs, "--only-binary=:all:", "--platform", "any", "--python-version", OLDEST,
+        "--implementation", "cp", join(wheels, wheel));
+    // pip evaluates environment markers for the Python running it, not for --python-version: add
+    // what any supported Python or platform needs (tomli and exceptiongroup on 3.10, ...) until
+    // nothing is missing
+    for (let round = 0; ; round++) {
+        const missing = JSON.parse(execFileSync(python, ["-c", MISSING, libs], { encoding: "utf8" }));
+        if (!missing.length) {
+            break;
+        }
+        if (round > 5) {
+            throw new Error(`cannot complete the bundle: ${missing.join(", ")}`);
+        }
+        const extra = mkdtempSync(join(tmpdir(), "gradaudit-bundle-extra-"));
+        try {
+            pip("install", "--quiet", "--no-compile", "--no-deps", "--target", extra, "--only-binary=:all:",
+                "--platform", "any", "--python-version", OLDEST, "--implementation", "cp", ...missing);
+            for (const name of readdirSync(extra)) {
+                if (name !== "bin") {
+                    renameSync(join(extra, name), join(libs, name));
+                }
+            }
+        } finally {
+            rmSync(extra, { recursive: true, force: true });
+        }
+    }
+} finally {
+    rmSync(wheels, { recursive: true, force: true });
+    rmSync(join(root, "build"), { recursive: true, force: true });
 }
-const version = execFileSync(python, ["-c", "import sys; print('%d.%d' % sys.version_info[:2])"], { encoding: "utf8" }).trim();
-// libcst (used only for one structural fix) has a compiled part built for this Python version
-writeFileSync(join(here, "bundled", "manifest.json"), JSON.stringify({ builtWith: `python${version}` }, null, 1) + "\n");
-console.log(`bundled gradaudit into ${libs} (python ${version})`);
+rmSync(join(libs, "bin"), { recursive: true, force: true });   // console scripts: of no use inside the extension
+
+const compiled = [];
+const dists = [];
+(function walk(dir) {
+    for (const name of readdirSync(dir)) {
+        const full = join(dir, name);
+        if (statSync(full).isDirectory()) {
+            if (dir === libs && name.endsWith(".dist-info")) {
+                dists.push(name.replace(/\.dist-info$/, ""));
+            }
+            walk(full);
+        } else if (/\.(so|pyd|dylib|dll)$/.test(name) || /\.cpython-\d+/.test(name)) {
+            compiled.push(relative(libs, full));
+        }
+    }
+})(libs);
+if (compiled.length) {
+    console.error(`the bundle must be pure Python to run on every platform and Python, but has: ${compiled.join(", ")}`);
+    process.exit(1);
+}
+writeFileSync(join(here, "bundled", "manifest.json"),
+    JSON.stringify({ pure: true, resolvedFor: `cpython${OLDEST}`, distributions: dists.sort() }, null, 1) + "\n");
+console.log(`bundled gradaudit into ${libs}: ${dists.join(", ")} (pure Python, dependencies for ${OLDEST} and later)`);

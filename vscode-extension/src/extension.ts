@@ -10,7 +10,8 @@ import {
 } from "vscode-languageclient/node";
 import { graphHtml, TrainingGraph } from "./graph";
 import {
-    bundledEnv, chooseInterpreter, cliCommand, parseProbe, Probe, PROBE_SCRIPT, resolveServer, ServerCommand,
+    BundleCheck, bundledEnv, CHECK_ARGS, chooseInterpreter, cliCommand, parseBundleCheck, parseProbe, Probe, PROBE_SCRIPT,
+    resolveServer, ServerCommand,
 } from "./interpreter";
 import { onInterpreterChange, selectedInterpreter } from "./python";
 import { RestartBudget } from "./restarts";
@@ -73,32 +74,45 @@ class Gradaudit implements vscode.Disposable {
     }
 
     /** One notification per distinct problem until the user restarts or changes settings. */
-    private async notifyOnce(key: string, message: string, install?: string): Promise<void> {
+    private async notifyOnce(key: string, message: string, level: "error" | "warning" = "error", useBundled = false): Promise<void> {
         if (this.notified.has(key)) {
             return;
         }
         this.notified.add(key);
-        const actions = install ? ["Copy Install Command", "Show Output"] : ["Show Output"];
-        const choice = await vscode.window.showErrorMessage(message, ...actions);
-        if (choice === "Copy Install Command" && install) {
-            await vscode.env.clipboard.writeText(install);
+        const actions = useBundled ? ["Use the Bundled gradaudit", "Show Output"] : ["Show Output"];
+        const show = level === "error" ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
+        const choice = await show(message, ...actions);
+        if (choice === "Use the Bundled gradaudit") {
+            await vscode.workspace.getConfiguration("gradaudit").update("importStrategy", "useBundled", vscode.ConfigurationTarget.Global);
         } else if (choice === "Show Output") {
             this.output.show(true);
         }
     }
 
-    private probe(command: string[]): Promise<Probe | undefined> {
+    private run(command: string[], args: string[], env?: NodeJS.ProcessEnv): Promise<{ err: Error | null; stdout: string; stderr: string }> {
         const [exe, ...pre] = command;
         return new Promise((resolve) => {
-            execFile(exe, [...pre, "-c", PROBE_SCRIPT], { timeout: 20_000 }, (err, stdout, stderr) => {
-                if (err) {
-                    this.output.warn(`could not run ${command.join(" ")}: ${err.message}${stderr ? `\n${stderr}` : ""}`);
-                    resolve(undefined);
-                    return;
-                }
-                resolve(parseProbe(stdout));
-            });
+            execFile(exe, [...pre, ...args], { timeout: 30_000, env }, (err, stdout, stderr) => resolve({ err, stdout, stderr }));
         });
+    }
+
+    private async probe(command: string[]): Promise<Probe | undefined> {
+        const { err, stdout, stderr } = await this.run(command, ["-c", PROBE_SCRIPT]);
+        if (err) {
+            this.output.warn(`could not run ${command.join(" ")}: ${err.message}${stderr ? `\n${stderr}` : ""}`);
+            return undefined;
+        }
+        return parseProbe(stdout);
+    }
+
+    /** Whether the bundled gradaudit imports with this interpreter (a check, not a server start). */
+    private async checkBundle(command: string[], libs: string): Promise<BundleCheck> {
+        const { stdout, stderr } = await this.run(command, CHECK_ARGS, bundledEnv(process.env, libs, path.delimiter));
+        const check = parseBundleCheck(stdout, stderr);
+        if (!check.ok) {
+            this.output.warn(`the bundled gradaudit does not run with ${command.join(" ")}: ${check.error}${stderr ? `\n${stderr}` : ""}`);
+        }
+        return check;
     }
 
     /** Serialised: a restart asked for while starting waits for that start. */
@@ -131,13 +145,22 @@ class Gradaudit implements vscode.Disposable {
         const folder = this.folder();
         const interpreter = chooseInterpreter(this.settings, this.settings.path.length ? undefined : await selectedInterpreter(folder?.uri));
         const bundled = this.bundledLibs();
-        const probe = this.settings.path.length ? undefined : await this.probe(interpreter.command);
-        const resolution = resolveServer(this.settings, interpreter, probe, bundled);
+        const viaPython = this.settings.path.length === 0;
+        const checkBundle = viaPython && bundled !== undefined && this.settings.importStrategy === "useBundled";
+        const [probe, bundle] = await Promise.all([
+            viaPython ? this.probe(interpreter.command) : Promise.resolve(undefined),
+            checkBundle ? this.checkBundle(interpreter.command, bundled!) : Promise.resolve(undefined),
+        ]);
+        const resolution = resolveServer(this.settings, interpreter, probe, bundled, bundle);
         if (!resolution.ok) {
             this.output.error(resolution.message);
             this.setStatus("error", resolution.message);
-            void this.notifyOnce(resolution.reason, resolution.message, resolution.installCommand);
+            void this.notifyOnce(resolution.reason, resolution.message, "error", resolution.useBundled);
             return;
+        }
+        if (resolution.notice) {
+            this.output.warn(resolution.notice);
+            void this.notifyOnce("bundle-fallback", resolution.notice, "warning");
         }
         const server = resolution.server;
         this.server = server;
@@ -251,7 +274,8 @@ class Gradaudit implements vscode.Disposable {
         return result && typeof result === "object" ? (result as TrainingGraph) : undefined;
     }
 
-    private showGraphPanel(graph: TrainingGraph): void {
+    /** Draw a graph in its panel; `reveal` brings the panel to the front (not when only refreshing). */
+    private showGraphPanel(graph: TrainingGraph, reveal = true): void {
         const uri = graph.uri;
         if (!uri) {
             return;
@@ -271,7 +295,7 @@ class Gradaudit implements vscode.Disposable {
                     await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(pos, pos) });
                 }
             });
-        } else {
+        } else if (reveal) {
             panel.reveal(undefined, true);
         }
         panel.webview.html = graphHtml(graph, { nonce: nonce(), cspSource: panel.webview.cspSource, title: `Training steps of ${name}` });
@@ -282,7 +306,7 @@ class Gradaudit implements vscode.Disposable {
         for (const uri of uris) {
             const key = uri.toString();
             if (this.panels.has(key)) {
-                void this.requestGraph(key).then((g) => g && this.panels.has(key) && this.showGraphPanel(g));
+                void this.requestGraph(key).then((g) => g && this.panels.has(key) && this.showGraphPanel(g, false));
             }
         }
     }

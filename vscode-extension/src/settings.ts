@@ -14,10 +14,11 @@ export interface ExtensionSettings {
     codeLens: boolean;
     debounce: number;
     extraPaths: string[];
+    docsUrl: string;
 }
 
 /** What the server reads (server/settings.py `Settings.from_client`), under the key `gradaudit`. */
-export type ServerSettings = Pick<ExtensionSettings, "select" | "ignore" | "severity" | "codeLens" | "debounce" | "extraPaths">;
+export type ServerSettings = Pick<ExtensionSettings, "select" | "ignore" | "severity" | "codeLens" | "debounce" | "extraPaths" | "docsUrl">;
 
 const SEVERITIES: ReadonlySet<string> = new Set(["error", "warning", "information", "hint"]);
 
@@ -51,6 +52,7 @@ export function readSettings(config: ConfigSource, workspaceFolder?: string): Ex
     }
     const debounce = config.get<number>("debounce");
     const codeLens = config.get<boolean>("codeLens");
+    const docsUrl = config.get<string>("docsUrl");
     return {
         importStrategy: strategy === "fromEnvironment" ? "fromEnvironment" : "useBundled",
         interpreter: strings(config.get("interpreter")).map((s) => substitute(s, workspaceFolder)),
@@ -61,6 +63,7 @@ export function readSettings(config: ConfigSource, workspaceFolder?: string): Ex
         codeLens: typeof codeLens === "boolean" ? codeLens : true,
         debounce: typeof debounce === "number" && Number.isFinite(debounce) && debounce >= 0 ? Math.round(debounce) : 150,
         extraPaths: strings(config.get("extraPaths")).map((s) => substitute(s, workspaceFolder)),
+        docsUrl: typeof docsUrl === "string" ? docsUrl : "",
     };
 }
 
@@ -84,6 +87,7 @@ export function serverSettings(s: ExtensionSettings): ServerSettings {
         codeLens: s.codeLens,
         debounce: s.debounce,
         extraPaths: s.extraPaths,
+        docsUrl: s.docsUrl,
     };
 }
 

@@ -8,7 +8,7 @@ test("defaults when nothing is set", () => {
     const s = readSettings(source({}));
     assert.deepEqual(s, {
         importStrategy: "useBundled", interpreter: [], path: [], select: [], ignore: [], severity: {},
-        codeLens: true, debounce: 150, extraPaths: [],
+        codeLens: true, debounce: 150, extraPaths: [], docsUrl: "",
     });
 });
 
@@ -16,10 +16,11 @@ test("server settings carry exactly the keys server/settings.py reads", () => {
     const s = readSettings(source({
         select: ["GA1", "GA2"], ignore: "GA105, GA106", severity: { suspicious: "Hint", GA101: "warning" },
         codeLens: false, debounce: 0, extraPaths: ["${workspaceFolder}/src"], importStrategy: "fromEnvironment",
+        docsUrl: "https://example.org/{code}",
     }), "/ws");
     assert.deepEqual(serverSettings(s), {
         select: ["GA1", "GA2"], ignore: ["GA105", "GA106"], severity: { suspicious: "hint", GA101: "warning" },
-        codeLens: false, debounce: 0, extraPaths: ["/ws/src"],
+        codeLens: false, debounce: 0, extraPaths: ["/ws/src"], docsUrl: "https://example.org/{code}",
     });
     assert.equal(s.importStrategy, "fromEnvironment");
 });

@@ -1,0 +1,138 @@
+"""What a loop's source says about its iterations, read once per loop node and cached on it (the
+parsed trees are reused across runs): the state one iteration hands to the next, what it resets,
+and which conditions change from one iteration to the next."""
+from __future__ import annotations
+
+import ast
+import re
+
+_MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "push"}
+
+
+
+def attr_key(node) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return attr_key(node.value) + "." + node.attr
+    return f"<{type(node).__name__}>"
+
+
+
+def carried(loop) -> tuple[frozenset, bool]:
+    """What a loop may hand from one iteration to the next, read off its body once: names read
+    before they are written (and written), and whether state lives in attributes or containers
+    (`self.h = f(self.h)`, `history.append(loss)`), which always takes a second run."""
+    hit = getattr(loop, "_gradaudit_carried", None)   # cached on the node: trees are reused
+    if hit is not None:
+        return hit
+    written: set = set()
+    exposed: set = set()
+    attrs_loaded, attrs_stored = set(), set()
+    always = False
+
+    def visit(node):
+        nonlocal always
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            return
+        if isinstance(node, ast.AugAssign):
+            visit(node.value)
+            t = node.target
+            if isinstance(t, ast.Name):
+                if t.id not in written:
+                    exposed.add(t.id)
+                written.add(t.id)
+            else:
+                always = True
+            return
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            if node.value is not None:
+                visit(node.value)
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                visit(t)
+            return
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            visit(node.iter)
+            visit(node.target)
+            for b in node.body + node.orelse:
+                visit(b)
+            return
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                if node.id not in written:
+                    exposed.add(node.id)
+            else:
+                written.add(node.id)
+            return
+        if isinstance(node, ast.Attribute):
+            (attrs_stored if isinstance(node.ctx, ast.Store) else attrs_loaded).add(attr_key(node))
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+            always = True
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
+            always = True
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    for b in loop.body:
+        visit(b)
+    if isinstance(loop, ast.While):
+        visit(loop.test)
+    if attrs_loaded & attrs_stored:
+        always = True
+    result = (frozenset(exposed & written), always)
+    loop._gradaudit_carried = result
+    return result
+
+
+
+_COUNTER_WORDS = re.compile(r"step|iter|count|batch|accum|idx|index|epoch", re.I)
+
+
+
+def counter_like(test, loop) -> bool:
+    """A condition that changes from one iteration to the next (`(i + 1) % accum == 0`,
+    `step % k == 0`, `self.global_step > warmup`), unlike a configuration flag (`if args.amp:`)."""
+    facts = getattr(test, "_gradaudit_test", None)   # cached on the node: trees are reused
+    if facts is None:
+        nodes = list(ast.walk(test))
+        facts = (any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in nodes)
+                 or any(isinstance(n, ast.Attribute) and _COUNTER_WORDS.search(n.attr) for n in nodes),
+                 frozenset(n.id for n in nodes if isinstance(n, ast.Name)))
+        test._gradaudit_test = facts
+    counter, names = facts
+    if counter:
+        return True
+    if loop is None:
+        return any(_COUNTER_WORDS.search(n) for n in names)
+    stored = getattr(loop, "_gradaudit_stored", None)
+    if stored is None:
+        stored = frozenset(n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+        loop._gradaudit_stored = stored
+    return bool(names & stored)
+
+
+
+
+def rebound(loop) -> frozenset:
+    """Names and attributes (`self.history`) the loop body assigns afresh somewhere (`running = 0`
+    after each optimizer step, `history = []`), or empties (`.clear()`, `del x[:]`): an accumulation
+    into them is bounded, not kept for the whole loop."""
+    hit = getattr(loop, "_gradaudit_rebound", None)
+    if hit is not None:
+        return hit
+    out = set()
+    for node in ast.walk(loop):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                for sub in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]):
+                    if isinstance(sub, (ast.Name, ast.Attribute)):
+                        out.add(attr_key(sub))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "clear":
+            out.add(attr_key(node.func.value))
+        elif isinstance(node, ast.Delete):
+            for t in node.targets:
+                if isinstance(t, ast.Subscript):
+                    out.add(attr_key(t.value))
+    hit = frozenset(out)
+    loop._gradaudit_rebound = hit
+    return hit

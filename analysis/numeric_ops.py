@@ -1,0 +1,199 @@
+"""Numerical hazards as the interpreter replays ops (GA401-GA408): the value facts of
+numerics.py applied to each op's result, and the hazards recorded where they arise.
+
+A mixin of Interpreter (interpreter.py).
+"""
+from __future__ import annotations
+
+import ast
+
+from . import numerics as N
+from .findings import CONFIRMED, SUSPICIOUS
+from .objects import Site, TensorObj
+from .trace import RiskRec
+from .values import EMPTY, Fact, Mark, V, storages
+
+_UNSAFE_CALLS = N.LOGS | N.ROOTS
+_ARITH_METHODS = {"add": "add", "sub": "sub", "subtract": "sub", "mul": "mul", "multiply": "mul", "div": "div",
+                  "true_divide": "div", "divide": "div", "pow": "pow"}
+_CE = {"cross_entropy", "CrossEntropyLoss"}
+_NLL = {"nll_loss", "NLLLoss"}
+_BCE = {"binary_cross_entropy", "BCELoss"}
+
+
+class NumericOps:
+    def hazard(self, code, node, detail, confidence, latent=False) -> RiskRec:
+        rec = RiskRec(code, Site(self.sf, node), detail, confidence, self.ctx, latent)
+        if not latent:
+            self.trace.risks.append(rec)
+        return rec
+
+    def numeric(self, op, inputs, node, out: V, kwargs=None) -> V:
+        """Set `out`'s numerical facts from op `op` on `inputs`, and record the hazards it creates."""
+        if op is None or self.nograd is not None and op not in N.KEEP:
+            return out
+        ins = [v for v in inputs if isinstance(v, V)]
+        if op in _ARITH_METHODS and len(ins) >= 2:
+            # x.pow(2), x.div(y), torch.mul(a, b): the operators' facts
+            marks, facts = N.arith(_ARITH_METHODS[op], ins[0], ins[1], False, False)
+        else:
+            marks, facts = N.marks_of(op, ins)
+        risks = set()
+        x = ins[0] if ins else None
+        kwargs = kwargs or {}
+        if x is not None:
+            if op in N.LOGS:
+                if N.risky(x):
+                    what = ("a softmax probability" if x.marks & Mark.PROB else
+                            "a sigmoid output" if x.marks & Mark.SIGM else "a value that can be exactly 0")
+                    risks.add(self.hazard("GA401", node, what, CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS))
+                if x.marks & Mark.LOG1PEXP:
+                    risks |= self.promote(x, "exp", "GA404", "log(1 + exp(x))")
+            elif op == "log1p" and x.marks & Mark.EXP:
+                risks |= self.promote(x, "exp", "GA404", "log(1 + exp(x))")
+            elif op in N.ROOTS and N.risky(x):
+                risks.add(self.hazard("GA403", node, op, CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS))
+            elif op == "pow" and len(ins) > 1 and isinstance(ins[1].const, float) and 0 < ins[1].const < 1 \
+                    and N.risky(x):
+                risks.add(self.hazard("GA403", node, f"pow({ins[1].const})", CONFIRMED if x.marks & Mark.SELF
+                                      else SUSPICIOUS))
+            elif op in ("div", "true_divide", "divide") and len(ins) > 1:
+                risks |= self.check_division(x, ins[1], node)
+            elif op == "exp" and x.marks & Mark.LOGITS:
+                marks |= Mark.EXP
+                risks.add(self.hazard("exp", node, "exp of raw activations", SUSPICIOUS, latent=True))
+            elif op in ("softmax", "_softmax", "log_softmax", "Softmax", "LogSoftmax"):
+                risks |= self.promote(x, "neginf", "GA406", op)
+            elif op in ("masked_fill", "masked_fill_") and len(ins) > 2:
+                value = ins[2] if len(ins) > 2 else kwargs.get("value")
+                mask = ins[1]
+                if isinstance(value, V) and value.const == float("-inf") and not mask.marks & Mark.CAUSAL:
+                    marks |= x.marks & N.NUMERIC_MARKS
+                    risks.add(self.hazard("neginf", node, "masked_fill with -inf", SUSPICIOUS, latent=True))
+                else:
+                    marks |= x.marks & N.NUMERIC_MARKS
+            if op in ("clamp", "clip", "clamp_min"):
+                lo = kwargs.get("min", ins[1] if len(ins) > 1 else None)
+                lo_c = lo.const if isinstance(lo, V) else None
+                if N.positive_const(lo_c):
+                    marks, facts = marks & ~(N.RISKY | Mark.LOGITS), facts | Fact.POSITIVE
+                elif lo_c == 0:
+                    marks |= Mark.ZERO
+            elif op in ("maximum", "fmax") and len(ins) > 1 and (N.positive_const(ins[1].const)
+                                                                  or ins[1].facts & Fact.POSITIVE):
+                marks, facts = marks & ~N.RISKY, facts | Fact.POSITIVE
+        if not marks and not facts and not risks:
+            return out
+        return out.replace(marks=(out.marks & Mark.SCALED) | marks, facts=out.facts | facts,
+                           risks=out.risks | frozenset(risks) if risks else out.risks)
+
+    def promote(self, v: V, latent: str, code: str, detail: str) -> set:
+        """Turn the latent hazards of `v` (an exp of logits, a -inf mask) into `code` at their site."""
+        out = set()
+        for r in v.risks:
+            if r.latent and r.code == latent:
+                rec = RiskRec(code, r.site, detail, SUSPICIOUS, r.ctx)
+                self.trace.risks.append(rec)
+                out.add(rec)
+        return out
+
+    def check_division(self, num: V, den: V, node) -> set:
+        """`num / den`: a manual softmax (GA404), or a denominator that can be 0 (GA402)."""
+        if num.marks & Mark.EXP and den.marks & Mark.EXP:
+            return self.promote(num, "exp", "GA404", "exp(x) / exp(x).sum()")
+        if den.k & 1 and N.risky(den):   # Kind.TENSOR
+            return {self.hazard("GA402", node, "a denominator that can be 0",
+                                CONFIRMED if den.marks & Mark.SELF else SUSPICIOUS)}
+        return set()
+
+    def arith_numeric(self, opname, left: V, right: V, node, out: V) -> V:
+        """+ - * / ** on tensors: value facts and the division's hazards."""
+        same = bool(set(storages(left)) & set(storages(right))) and opname == "sub"
+        is_max = opname == "sub" and _is_max_of(node)
+        marks, facts = N.arith(opname, left, right, same, is_max)
+        risks = set()
+        if opname == "div":
+            risks = self.check_division(left, right, node)
+        elif opname == "pow":
+            c = right.const
+            if isinstance(c, float) and 0 < c < 1 and N.risky(left):
+                risks.add(self.hazard("GA403", node, f"** {c}", CONFIRMED if left.marks & Mark.SELF else SUSPICIOUS))
+        if not marks and not facts and not risks:
+            return out.replace(marks=out.marks & Mark.SCALED)
+        return out.replace(marks=(out.marks & Mark.SCALED) | marks, facts=out.facts | facts,
+                           risks=out.risks | frozenset(risks) if risks else out.risks)
+
+    def where_hazards(self, node, cond: V, env) -> frozenset:
+        """`torch.where(x > 0, sqrt(x), 0)`: the branch is computed for every element, so an unsafe op
+        on the very values the condition excludes has a NaN gradient (GA405)."""
+        compared = set()
+        for o in cond.objs:
+            if isinstance(o, TensorObj):
+                compared |= o.compared
+        if not compared or env is None or not isinstance(node, ast.Call) or len(node.args) < 3:
+            return EMPTY
+        out = set()
+        for branch in node.args[1:3]:
+            for unsafe, operand in _unsafe_ops(branch):
+                names = {n.id for n in ast.walk(operand) if isinstance(n, ast.Name) and not _guarded(operand)}
+                hit = any(set(storages(env[n])) & compared for n in names if n in env)
+                if hit:
+                    out.add(self.hazard("GA405", unsafe, "an op the condition excludes", CONFIRMED))
+        return frozenset(out)
+
+    def loss_misuse(self, op, argv, node, arg_node):
+        """Probabilities into a loss that expects logits (GA407), a sigmoid into BCELoss (GA408)."""
+        if not argv or not isinstance(argv[0], V) or self.nograd is not None or not argv[0].carries:
+            return EMPTY
+        x = argv[0]
+        if op in _CE and x.marks & (Mark.PROB | Mark.SIGM):
+            what = "softmax probabilities" if x.marks & Mark.PROB else "sigmoid outputs"
+            return frozenset({self.hazard("GA407", arg_node or node, f"{what} into cross_entropy", CONFIRMED)})
+        if op in _NLL and x.marks & Mark.PROB:
+            return frozenset({self.hazard("GA407", arg_node or node, "softmax probabilities into nll_loss",
+                                          CONFIRMED)})
+        if op in _BCE and x.marks & Mark.SIGM:
+            return frozenset({self.hazard("GA408", node, "sigmoid outputs into binary_cross_entropy", CONFIRMED)})
+        return EMPTY
+
+
+def _is_max_of(node) -> bool:
+    """`s - s.max(dim, keepdim=True).values` (or `[0]`, `torch.max(s, ...)`, `.amax`)."""
+    if not isinstance(node, ast.BinOp):
+        return False
+    right = node.right
+    if isinstance(right, ast.Attribute) and right.attr == "values":
+        right = right.value
+    if isinstance(right, ast.Subscript):
+        right = right.value
+    if not isinstance(right, ast.Call) or not isinstance(right.func, ast.Attribute):
+        return False
+    if right.func.attr not in ("max", "amax", "logsumexp"):
+        return False
+    base = right.func.value
+    if isinstance(base, ast.Name) and base.id == "torch" and right.args:
+        base = right.args[0]
+    return ast.dump(base) == ast.dump(node.left)
+
+
+_GUARDS = {"clamp", "clamp_min", "clip", "maximum", "abs"}
+
+
+def _guarded(expr) -> bool:
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _GUARDS
+
+
+def _unsafe_ops(expr):
+    """(op node, operand) for sqrt/log/... calls and divisions inside an expression."""
+    for n in ast.walk(expr):
+        if isinstance(n, ast.Call):
+            name = n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id if isinstance(n.func, ast.Name) \
+                else None
+            if name in _UNSAFE_CALLS:
+                operand = n.args[0] if n.args else (n.func.value if isinstance(n.func, ast.Attribute) else None)
+                if isinstance(n.func, ast.Attribute) and not n.args:
+                    operand = n.func.value
+                if operand is not None:
+                    yield n, operand
+        elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div):
+            yield n, n.right

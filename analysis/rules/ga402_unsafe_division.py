@@ -1,0 +1,125 @@
+"""GA402 unsafe-division."""
+import ast
+
+from ..findings import UNSAFE, Fix
+from .base import NUMERICAL, Example, Rule, RuleContext
+from .common import risk_findings
+
+
+def _fix(ctx: RuleContext, risk):
+    """`a / b` -> `a / b.clamp_min(1e-8)` (changes only the elements that were 0)."""
+    text = ctx.text(risk.span)
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Div):
+        return None
+    left, right = ast.get_source_segment(text, node.left), ast.get_source_segment(text, node.right)
+    simple = isinstance(node.right, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+    den = f"{right}.clamp_min(1e-8)" if simple else f"({right}).clamp_min(1e-8)"
+    return Fix("Clamp the denominator away from 0", UNSAFE, (ctx.replace(risk.span, f"{left} / {den}"),))
+
+
+def check(ctx: RuleContext):
+    return risk_findings(
+        ctx, RULE.code, RULE.name, RULE.family,
+        lambda r: ("division by a value that can be exactly 0 (a norm, a sum of a mask or of non-negative "
+                   "values, a standard deviation, a count) with no eps or clamp: the result is inf or NaN "
+                   "where it is 0, and so is the gradient"), _fix)
+
+
+RULE = Rule(
+    code="GA402",
+    name="unsafe-division",
+    family=NUMERICAL,
+    summary="division by a value that can be 0",
+    what="""
+Flags a division whose denominator can be exactly zero — `.norm()`, `.std()`, the sum of a mask
+or of non-negative values (`mask.sum(1)`, counts), a ReLU output — with no eps or clamp, when the
+result reaches a loss given to `backward()`. Divisions by Python numbers, by constants, by
+`x.clamp_min(eps)` or `(x + eps)`, and arithmetic for logging are not flagged; `F.normalize` is
+the safe form of a norm division.
+""",
+    why="""
+A padded sequence with no tokens has `mask.sum() == 0`, a constant batch has `std() == 0`, a zero
+embedding has norm 0: the division gives inf or NaN (0/0), and one NaN element poisons the loss
+and every gradient, so training silently diverges at the first such batch.
+""",
+    example="""
+pooled = (h * mask).sum(1) / mask.sum(1)
+""",
+    use_instead="""
+pooled = (h * mask).sum(1) / mask.sum(1).clamp_min(1.0)
+""",
+    check=check,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+emb = nn.Embedding(60, 16, padding_idx=0)
+out = nn.Linear(16, 2)
+opt = torch.optim.Adam([*emb.parameters(), *out.parameters()], lr=1e-3)
+lengths = torch.tensor([7, 3, 0, 5])
+tokens = torch.randint(1, 60, (4, 8))
+tokens[torch.arange(8)[None, :] >= lengths[:, None]] = 0
+labels = torch.tensor([0, 1, 1, 0])
+for epoch in range(3):
+    mask = (tokens != 0).float().unsqueeze(-1)
+    pooled = (emb(tokens) * mask).sum(1) / mask.sum(1)  # <- GA402
+    loss = F.cross_entropy(out(pooled), labels)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+''', fixed='''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+emb = nn.Embedding(60, 16, padding_idx=0)
+out = nn.Linear(16, 2)
+opt = torch.optim.Adam([*emb.parameters(), *out.parameters()], lr=1e-3)
+lengths = torch.tensor([7, 3, 0, 5])
+tokens = torch.randint(1, 60, (4, 8))
+tokens[torch.arange(8)[None, :] >= lengths[:, None]] = 0
+labels = torch.tensor([0, 1, 1, 0])
+for epoch in range(3):
+    mask = (tokens != 0).float().unsqueeze(-1)
+    pooled = (emb(tokens) * mask).sum(1) / mask.sum(1).clamp_min(1e-8)
+    loss = F.cross_entropy(out(pooled), labels)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+''', runtime="nonfinite", note="an empty sequence has no unmasked token"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.distributions import Categorical
+
+torch.manual_seed(1)
+emb = nn.Embedding(30, 12, padding_idx=0)
+proj = nn.Linear(12, 6, bias=False)
+policy = nn.Linear(6, 3)
+opt = torch.optim.Adam([*emb.parameters(), *proj.parameters(), *policy.parameters()], lr=1e-2)
+tokens = torch.randint(1, 30, (5, 7))
+tokens[1] = 0
+for it in range(3):
+    mask = (tokens != 0).float().unsqueeze(-1)
+    pooled = (emb(tokens) * mask).sum(1) / mask.sum(1).clamp_min(1.0)
+    z = proj(pooled)
+    z_unit = z / z.norm(dim=1, keepdim=True).clamp_min(1e-6)
+    z_norm = F.normalize(z, dim=1, eps=1e-6)
+    dist = Categorical(logits=policy(z))
+    returns = torch.zeros(5)
+    adv = (returns - returns.mean()) / (returns.std() + 1e-8)
+    loss = -(dist.log_prob(dist.sample()) * (adv + 1.0)).mean() - 0.1 * (z_unit * z_norm).sum(1).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+''', runtime="trains", note="clamped denominators, F.normalize, an eps on the std"),
+    ),
+)

@@ -1,0 +1,118 @@
+"""GA403 unsafe-sqrt."""
+import ast
+
+from ..findings import UNSAFE, Fix
+from .base import NUMERICAL, Example, Rule, RuleContext
+from .common import risk_findings
+
+
+def _fix(ctx: RuleContext, risk):
+    """`torch.sqrt(x)` -> `torch.sqrt(x + 1e-12)`; `x ** 0.5` -> `(x + 1e-12) ** 0.5`."""
+    text = ctx.text(risk.span)
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        arg = ast.get_source_segment(text, node.args[0])
+        head = text[:text.index("(")]
+        return Fix("Add an eps inside the sqrt", UNSAFE, (ctx.replace(risk.span, f"{head}({arg} + 1e-12)"),))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        base, exp = ast.get_source_segment(text, node.left), ast.get_source_segment(text, node.right)
+        return Fix("Add an eps inside the root", UNSAFE, (ctx.replace(risk.span, f"({base} + 1e-12) ** {exp}"),))
+    return None
+
+
+def check(ctx: RuleContext):
+    return risk_findings(
+        ctx, RULE.code, RULE.name, RULE.family,
+        lambda r: (f"{r.detail} of a value that can be exactly 0 (a squared distance, a norm): the value is "
+                   f"fine but its gradient at 0 is infinite, so backward() gives NaN there"), _fix)
+
+
+RULE = Rule(
+    code="GA403",
+    name="unsafe-sqrt",
+    family=NUMERICAL,
+    summary="sqrt of a value that can be 0 (infinite gradient)",
+    what="""
+Flags `sqrt`, `rsqrt`, `** 0.5` and `.pow(0.5)` (fractional powers below 1) of a value that can
+be exactly zero — a sum of squared differences of a tensor with itself (pairwise distances include
+each point with itself), a ReLU output, a norm — with no eps, when it reaches `backward()`. `sqrt(x
++ eps)` and `torch.linalg.vector_norm`, whose gradient at 0 is defined, are not flagged.
+""",
+    why="""
+The derivative of `sqrt(x)` is `1 / (2 sqrt(x))`: infinite at 0. The forward value is finite, so
+the loss prints normally while the gradient is NaN and the first step destroys the weights.
+""",
+    example="""
+d = (z.unsqueeze(1) - z.unsqueeze(0)).pow(2).sum(-1) ** 0.5
+""",
+    use_instead="""
+d = torch.linalg.vector_norm(z.unsqueeze(1) - z.unsqueeze(0), dim=-1)
+""",
+    check=check,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+
+
+def pairwise_distances(z):
+    diff = z.unsqueeze(1) - z.unsqueeze(0)
+    return diff.pow(2).sum(-1) ** 0.5  # <- GA403
+
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+for step in range(3):
+    x, y = torch.randn(16, 10), torch.randint(0, 3, (16,))
+    d = pairwise_distances(model(x))
+    same = (y[:, None] == y[None, :]).float()
+    loss = (same * d.pow(2) + (1 - same) * torch.relu(1.0 - d).pow(2)).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+''', fixed='''import torch
+import torch.nn as nn
+
+
+def pairwise_distances(z):
+    diff = z.unsqueeze(1) - z.unsqueeze(0)
+    return (diff.pow(2).sum(-1) + 1e-12) ** 0.5
+
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+for step in range(3):
+    x, y = torch.randn(16, 10), torch.randint(0, 3, (16,))
+    d = pairwise_distances(model(x))
+    same = (y[:, None] == y[None, :]).float()
+    loss = (same * d.pow(2) + (1 - same) * torch.relu(1.0 - d).pow(2)).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+''', runtime="nonfinite", note="each point's distance to itself is exactly 0"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(1)
+model = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+for step in range(3):
+    x, y = torch.randn(16, 10), torch.randint(0, 3, (16,))
+    z = model(x)
+    diff = z.unsqueeze(1) - z.unsqueeze(0)
+    d = torch.sqrt(diff.pow(2).sum(-1) + 1e-12)
+    d_alt = torch.linalg.vector_norm(diff, dim=-1)
+    same = (y[:, None] == y[None, :]).float()
+    loss = (same * d.pow(2) + (1 - same) * torch.relu(1.0 - d_alt).pow(2)).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+''', runtime="trains", note="an eps inside the sqrt; vector_norm"),
+    ),
+)

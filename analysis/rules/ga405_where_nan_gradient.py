@@ -1,0 +1,103 @@
+"""GA405 where-nan-gradient."""
+from .base import NUMERICAL, Example, Rule, RuleContext
+from .common import risk_findings
+
+
+def check(ctx: RuleContext):
+    return risk_findings(
+        ctx, RULE.code, RULE.name, RULE.family,
+        lambda r: ("this op is computed for every element, also those `torch.where` discards: where the "
+                   "condition is false it is inf or NaN, and although the forward value is finite its gradient "
+                   "is NaN (0 * inf); make its input safe first, e.g. `torch.where(cond, x, 1)`"))
+
+
+RULE = Rule(
+    code="GA405",
+    name="where-nan-gradient",
+    family=NUMERICAL,
+    summary="torch.where whose discarded branch is non-finite: NaN gradients under a finite forward",
+    what="""
+Flags an unsafe op (`sqrt`, `log`, a division) inside a `torch.where` branch when its operand is
+the very value the condition tests (`torch.where(x > 0, torch.sqrt(x), 0)`,
+`torch.where(n > 0, s / n, 0)`). Making the operand safe first (`x_safe = torch.where(x > 0, x,
+1)`), or clamping it, is not flagged.
+""",
+    why="""
+Both branches are computed for every element. The forward picks the finite one, but backward
+multiplies the discarded branch's gradient by 0: `0 * inf = NaN`, so every parameter upstream gets
+NaN. The loss prints fine; the model dies at the first step.
+""",
+    example="""
+speed = torch.where(energy > 0, torch.sqrt(2 * energy / mass), torch.zeros_like(energy))
+""",
+    use_instead="""
+safe = torch.where(energy > 0, energy, torch.ones_like(energy))
+speed = torch.where(energy > 0, torch.sqrt(2 * safe / mass), torch.zeros_like(energy))
+""",
+    check=check,
+    fix_available=False,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(3, 16), nn.Tanh(), nn.Linear(16, 1))
+opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+X = torch.randn(32, 3)
+v_true = torch.relu(X[:, :1])
+for it in range(3):
+    energy = net(X)
+    speed = torch.where(energy > 0, torch.sqrt(2 * energy / 2.0), torch.zeros_like(energy))  # <- GA405
+    loss = nn.functional.mse_loss(speed, v_true)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+''', runtime="nonfinite"),
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(1)
+enc = nn.Sequential(nn.Linear(5, 16), nn.ReLU(), nn.Linear(16, 8))
+opt = torch.optim.SGD(enc.parameters(), lr=0.05)
+x = torch.randn(20, 5)
+assign = torch.randint(0, 4, (20,))
+for it in range(3):
+    z = enc(x)
+    onehot = F.one_hot(assign, 6).float()
+    sums, counts = onehot.t() @ z, onehot.sum(0).unsqueeze(1)
+    means = torch.where(counts > 0, sums / counts, torch.zeros_like(sums))  # <- GA405
+    loss = (z - means[assign]).pow(2).sum(1).mean() + 0.01 * means.pow(2).sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+''', runtime="nonfinite", note="clusters 4 and 5 are empty: their counts are 0"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(2)
+energy_net = nn.Sequential(nn.Linear(3, 16), nn.Tanh(), nn.Linear(16, 1))
+enc = nn.Sequential(nn.Linear(5, 16), nn.ReLU(), nn.Linear(16, 8))
+opt = torch.optim.Adam([*energy_net.parameters(), *enc.parameters()], lr=1e-3)
+X, x = torch.randn(32, 3), torch.randn(20, 5)
+v_true = torch.relu(X[:, :1])
+assign = torch.randint(0, 4, (20,))
+for it in range(3):
+    energy = energy_net(X)
+    positive = energy > 0
+    e_pos = torch.where(positive, energy, torch.ones_like(energy))
+    speed = torch.where(positive, torch.sqrt(2 * e_pos / 2.0), torch.zeros_like(energy))
+    z = enc(x)
+    onehot = F.one_hot(assign, 6).float()
+    sums, counts = onehot.t() @ z, onehot.sum(0).unsqueeze(1)
+    means = torch.where(counts > 0, sums / counts.clamp_min(1.0), torch.zeros_like(sums))
+    loss = F.mse_loss(speed, v_true) + (z - means[assign]).pow(2).sum(1).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+''', runtime="trains", note="the operands are made safe before the where"),
+    ),
+)

@@ -1,0 +1,124 @@
+"""GA407 probabilities-into-logit-loss."""
+import ast
+
+from ..findings import UNSAFE, Fix
+from .base import NUMERICAL, Example, Rule, RuleContext
+from .common import risk_findings
+
+
+def _fix(ctx: RuleContext, risk):
+    """A `torch.softmax(logits, ...)` argument -> `logits` (cross_entropy) or `torch.log_softmax(...)`
+    (nll_loss)."""
+    text = ctx.text(risk.span)
+    try:
+        call = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "softmax"
+            and call.args):
+        return None
+    if "nll_loss" in risk.detail:
+        return Fix("Pass log-probabilities: `log_softmax`", UNSAFE,
+                   (ctx.replace(risk.span, text.replace(".softmax(", ".log_softmax(", 1)),))
+    return Fix("Pass the logits", UNSAFE, (ctx.replace(risk.span, ast.get_source_segment(text, call.args[0])),))
+
+
+def check(ctx: RuleContext):
+    return risk_findings(
+        ctx, RULE.code, RULE.name, RULE.family,
+        lambda r: (f"{r.detail}: the loss expects logits (cross_entropy applies log_softmax itself) or "
+                   f"log-probabilities (nll_loss); on probabilities it can never reach 0 and its gradients "
+                   f"shrink as the model gets confident, so training stalls"), _fix)
+
+
+RULE = Rule(
+    code="GA407",
+    name="probabilities-into-logit-loss",
+    family=NUMERICAL,
+    summary="softmax or sigmoid outputs given to cross_entropy, or softmax to nll_loss",
+    what="""
+Flags the input of `cross_entropy`/`CrossEntropyLoss` when it is a softmax or sigmoid output, and
+of `nll_loss`/`NLLLoss` when it is a softmax (not a log_softmax) — directly, through variables,
+helpers, or an `nn.Sequential` that ends in `nn.Softmax`. A softmax computed next to the loss for
+a metric is not flagged.
+""",
+    why="""
+`cross_entropy` takes logits and applies `log_softmax` itself: on probabilities it computes
+softmax twice, its minimum is far above 0 and its gradients vanish as outputs saturate. `nll_loss`
+on probabilities (not log-probabilities) is negative and maximises the wrong quantity.
+""",
+    example="""
+probs = torch.softmax(model(x), dim=1)
+loss = F.cross_entropy(probs, y)
+""",
+    use_instead="""
+logits = model(x)
+loss = F.cross_entropy(logits, y)
+""",
+    check=check,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(50, 32), nn.ReLU(), nn.Linear(32, 4))
+criterion = nn.NLLLoss()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+docs, topic = torch.rand(36, 50), torch.randint(0, 4, (36,))
+for epoch in range(3):
+    scores = model(docs)
+    loss = criterion(torch.softmax(scores, dim=-1), topic)  # <- GA407
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+''', fixed='''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(50, 32), nn.ReLU(), nn.Linear(32, 4))
+criterion = nn.NLLLoss()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+docs, topic = torch.rand(36, 50), torch.randint(0, 4, (36,))
+for epoch in range(3):
+    scores = model(docs)
+    loss = criterion(torch.log_softmax(scores, dim=-1), topic)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+''', runtime="trains", note="it trains, towards the wrong objective"),
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(1)
+classifier = nn.Sequential(nn.Linear(9, 32), nn.ReLU(), nn.Linear(32, 3), nn.Softmax(dim=1))
+loss_fn = nn.CrossEntropyLoss()
+opt = torch.optim.RMSprop(classifier.parameters(), lr=1e-3)
+features, classes = torch.randn(60, 9), torch.randint(0, 3, (60,))
+for epoch in range(3):
+    loss = loss_fn(classifier(features), classes)  # <- GA407
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+''', runtime="trains", note="a Sequential that ends in nn.Softmax"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(2)
+backbone = nn.Sequential(nn.Linear(9, 32), nn.ReLU())
+main_head, aux_head = nn.Linear(32, 3), nn.Linear(32, 3)
+opt = torch.optim.Adam([*backbone.parameters(), *main_head.parameters(), *aux_head.parameters()], lr=2e-3)
+X, y = torch.randn(60, 9), torch.randint(0, 3, (60,))
+for epoch in range(3):
+    h = backbone(X)
+    logits = main_head(h)
+    confidence = torch.softmax(logits, dim=1).max(1).values.mean()
+    loss = F.cross_entropy(logits, y) + 0.5 * F.nll_loss(F.log_softmax(aux_head(h), dim=1), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+''', runtime="trains", note="logits into cross_entropy, log_softmax into nll_loss, a softmax for a metric"),
+    ),
+)

@@ -1,0 +1,193 @@
+"""GA409 amp-misuse."""
+from ..findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix, Related
+from .base import NUMERICAL, Example, Rule, RuleContext
+from .lifecycle import BACKWARDS, first_by_span, in_iteration, insert_after, own_event, receiver, statement_at
+
+
+def _scaler_step_fix(ctx: RuleContext, plain, scaler_event):
+    """`opt.step()` -> `scaler.step(opt)` + `scaler.update()`."""
+    opt = receiver(ctx.text(plain.span), "step")
+    scale_call = ctx.text(scaler_event.span)
+    scaler = scale_call.split(".scale(")[0] if ".scale(" in scale_call else None
+    stmt, _ = statement_at(ctx, plain.span)
+    if not opt or not scaler or stmt is None:
+        return None
+    after = insert_after(ctx, plain.span.path, stmt, f"{scaler}.update()")
+    if after is None:
+        return None
+    return Fix(f"Step through the scaler: `{scaler}.step({opt})`, then `{scaler}.update()`", SAFE,
+               (ctx.replace(plain.span, f"{scaler}.step({opt})"), after))
+
+
+def _update_fix(ctx: RuleContext, scaler_step):
+    text = ctx.text(scaler_step.span)
+    scaler = text.split(".step(")[0] if ".step(" in text else None
+    stmt, _ = statement_at(ctx, scaler_step.span)
+    if not scaler or stmt is None:
+        return None
+    edit = insert_after(ctx, scaler_step.span.path, stmt, f"{scaler}.update()")
+    return Fix(f"Call `{scaler}.update()` after the step", SAFE, (edit,)) if edit else None
+
+
+def check(ctx: RuleContext):
+    model = ctx.model
+    events = model.events
+    out = []
+    scalers = [e for e in events if e.kind == "scaler_new"]
+    for step in model.steps:
+        bw = own_event(step)
+        if bw is None:
+            continue
+        before = [e for e in step.events if e.seq < bw.seq and not e.exclusive(bw)]
+        last_bw = max((e.seq for e in before if e.kind in BACKWARDS), default=-1)
+        scaled = [e for e in before if e.kind == "scaler_scale" and e.seq > last_bw]
+        if scaled:
+            for st in step.events:
+                if st.kind == "step" and st.seq > bw.seq and st.target_key in step.stepped and st.detail != "scaler" \
+                        and not st.exclusive(bw):
+                    msg = ("the loss was multiplied by the GradScaler's scale (`scaler.scale(loss).backward()`), but the "
+                           "optimizer steps directly: it applies gradients thousands of times too large (never "
+                           "unscaled, no inf check) and the weights blow up to inf/NaN; use `scaler.step(optimizer)`")
+                    out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, st.span, msg, (),
+                                       (Related(scaled[-1].span, "the loss is scaled here"),),
+                                       _scaler_step_fix(ctx, st, scaled[-1])))
+    for e in events:
+        if e.kind == "scaler_step":
+            same = [x for x in events if in_iteration(x, e.loops)]
+            if e.loops and not any(x.kind == "scaler_update" and x.target_key == e.target_key for x in same):
+                msg = ("`scaler.step()` runs every iteration but `scaler.update()` never does: the second step raises "
+                       "\"step() has already been called since the last update()\" (and the scale never adapts)")
+                out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, e.span, msg, (), (), _update_fix(ctx, e)))
+        elif e.kind == "autocast" and e.detail.endswith("float16") and "bfloat16" not in e.detail and not scalers:
+            trains = any(in_iteration(x, e.loops) and x.kind in BACKWARDS for x in events) if e.loops else \
+                any(x.kind in BACKWARDS for x in events)
+            if trains:
+                msg = ("float16 autocast in a training step with no GradScaler: float16 gradients below ~6e-8 "
+                       "underflow to exactly 0, so small gradients vanish (and large ones can overflow); scale the "
+                       "loss with `torch.amp.GradScaler`, or use bfloat16")
+                out.append(Finding(RULE.code, RULE.name, RULE.family, SUSPICIOUS, e.span, msg, (), (), None))
+    return first_by_span(out)
+
+
+RULE = Rule(
+    code="GA409",
+    name="amp-misuse",
+    family=NUMERICAL,
+    summary="float16 autocast without GradScaler, or a GradScaler used half-way",
+    what="""
+Flags float16 `autocast` regions in a training step when no `GradScaler` exists (suspicious:
+whether gradients underflow depends on their size); a plain `optimizer.step()` after
+`scaler.scale(loss).backward()`; and `scaler.step()` in a loop that never calls
+`scaler.update()`. bfloat16 autocast, which needs no scaler, is not flagged.
+""",
+    why="""
+float16 represents nothing below ~6e-8: without loss scaling small gradients become exactly 0. A
+scaled loss stepped directly applies gradients multiplied by the scale (65536 by default) with no
+inf check. `scaler.step()` without `update()` raises at the second iteration.
+""",
+    example="""
+scaler.scale(loss).backward()
+optimizer.step()
+""",
+    use_instead="""
+scaler.scale(loss).backward()
+scaler.step(optimizer)
+scaler.update()
+""",
+    check=check,
+    invalid=(
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+device = "cpu"
+net = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 1))
+opt = torch.optim.SGD(net.parameters(), lr=0.01)
+scaler = torch.amp.GradScaler(device)
+X, Y = torch.randn(64, 8), torch.randn(64, 1)
+for it in range(4):
+    opt.zero_grad()
+    with torch.autocast(device, dtype=torch.float16):
+        loss = nn.functional.mse_loss(net(X), Y)
+    scaler.scale(loss).backward()
+    opt.step()  # <- GA409
+''', fixed='''import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+device = "cpu"
+net = nn.Sequential(nn.Linear(8, 32), nn.ReLU(), nn.Linear(32, 1))
+opt = torch.optim.SGD(net.parameters(), lr=0.01)
+scaler = torch.amp.GradScaler(device)
+X, Y = torch.randn(64, 8), torch.randn(64, 1)
+for it in range(4):
+    opt.zero_grad()
+    with torch.autocast(device, dtype=torch.float16):
+        loss = nn.functional.mse_loss(net(X), Y)
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+''', runtime="nonfinite"),
+        Example('''import torch
+import torch.nn as nn
+
+torch.manual_seed(1)
+device = "cpu"
+clf = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 3))
+optimizer = torch.optim.Adam(clf.parameters(), lr=1e-3)
+scaler = torch.amp.GradScaler(device, init_scale=1024.0)
+for it in range(3):
+    xb, yb = torch.randn(16, 10), torch.randint(0, 3, (16,))
+    optimizer.zero_grad()
+    with torch.autocast(device, dtype=torch.float16):
+        loss = nn.functional.cross_entropy(clf(xb), yb)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)  # <- GA409
+''', fixed='''import torch
+import torch.nn as nn
+
+torch.manual_seed(1)
+device = "cpu"
+clf = nn.Sequential(nn.Linear(10, 32), nn.ReLU(), nn.Linear(32, 3))
+optimizer = torch.optim.Adam(clf.parameters(), lr=1e-3)
+scaler = torch.amp.GradScaler(device, init_scale=1024.0)
+for it in range(3):
+    xb, yb = torch.randn(16, 10), torch.randint(0, 3, (16,))
+    optimizer.zero_grad()
+    with torch.autocast(device, dtype=torch.float16):
+        loss = nn.functional.cross_entropy(clf(xb), yb)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+''', runtime="error: step() has already been called since the last update()"),
+    ),
+    valid=(
+        Example('''import torch
+import torch.nn as nn
+
+
+def amp_update(scaler, optimizer, loss):
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+
+
+torch.manual_seed(2)
+device = "cpu"
+model = nn.Sequential(nn.Linear(16, 64), nn.GELU(), nn.Linear(64, 4))
+opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+scaler = torch.amp.GradScaler(device)
+X, y = torch.randn(96, 16), torch.randint(0, 4, (96,))
+for it in range(3):
+    opt.zero_grad(set_to_none=True)
+    with torch.autocast(device, dtype=torch.bfloat16):
+        loss = nn.functional.cross_entropy(model(X), y)
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+    with torch.autocast(device_type=device, dtype=torch.float16):
+        loss = nn.functional.cross_entropy(model(X), y)
+    amp_update(scaler, opt, loss)
+''', runtime="trains", note="bfloat16 without a scaler; float16 with the scaler in a helper"),
+    ),
+)
