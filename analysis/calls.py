@@ -443,9 +443,11 @@ class Calls:
             device = kwargs.get("device_type", args[0] if args and not qual.startswith("torch.cuda") else None)
             if dtype is None and (qual == "torch.cuda.amp.autocast" or (isinstance(device, V) and device.const == "cuda")):
                 dtype = V(Kind.MODREF, const="torch.float16")   # the CUDA default
-            return V(Kind.CTX, frozenset((CtxObj("autocast", Site(self.sf, node), dtype,
-                                                 en.const if isinstance(en, V) and isinstance(en.const, bool)
-                                                 else None),)))
+            # `enabled=flag`: a flag known here decides, as the branches on the same flag were decided
+            enabled = None
+            if isinstance(en, V) and not en.unk and (en.const is None or isinstance(en.const, (bool, int))):
+                enabled = bool(en.const)
+            return V(Kind.CTX, frozenset((CtxObj("autocast", Site(self.sf, node), dtype, enabled),)))
         if qual in ("torch.autograd.grad",):
             outputs = args[0] if args else kwargs.get("outputs", UNKNOWN)
             inputs = args[1] if len(args) > 1 else kwargs.get("inputs", UNKNOWN)

@@ -177,3 +177,40 @@ for _ in range(2):
     assert "still trains" in f.message and "state_dict()" in f.message and ".to(device)" in f.message
     assert "no optimizer updates them" not in f.message
     assert f.fix.applicability == "unsafe"
+
+
+NUMPY_HEAD = "import numpy as np\n" + HEAD
+
+
+def _ga105(line):
+    src = NUMPY_HEAD + f"""
+weights = np.ones(2, dtype=np.float32)
+for _ in range(2):
+    x, y = torch.randn(4, 4), torch.randint(0, 2, (4,))
+    probs = torch.softmax(model(x), dim=1)
+    {line}
+    loss = F.nll_loss(lp, y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+    result = analyze(textwrap.dedent(src))
+    return [f.fix for f in result.findings if f.code == "GA105"]
+
+
+def test_numpy_roundtrip_rewritten_in_torch():
+    fix, = _ga105("lp = torch.tensor(np.log(np.clip(probs.detach().cpu().numpy(), 1e-8, 1.0)), dtype=torch.float32)")
+    assert fix.applicability == "safe"
+    assert [e.content for e in fix.edits] == ["torch.log(torch.clamp(probs, 1e-8, 1.0)).to(torch.float32)"]
+
+
+def test_numpy_roundtrip_with_an_array_beside_is_unsafe():
+    # `weights` may be an ndarray: torch.log(probs) * weights is not known to work unchanged
+    fix, = _ga105("lp = torch.from_numpy(np.log(probs.detach().numpy()) * weights)")
+    assert fix.applicability == "unsafe"
+    assert fix.edits[0].content == "torch.log(probs) * weights"
+
+
+def test_numpy_reduction_has_no_torch_rewrite():
+    # np.mean's axis/float64 accumulation differ from torch.mean: no mechanical fix
+    assert _ga105("lp = torch.from_numpy(np.log(probs.detach().numpy()) - np.mean(probs.detach().numpy()))") in ([None], [None, None])

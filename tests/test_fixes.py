@@ -84,7 +84,7 @@ def test_unsafe_fixes(tmp_path, capsys, monkeypatch):
 def test_fix_mixed_folder_reports_what_is_left(tmp_path, capsys, monkeypatch):
     safe = write_example(tmp_path / "a.py", SAFE_FIX)
     unsafe = write_example(tmp_path / "b.py", UNSAFE_FIX)
-    unfixable = write_example(tmp_path / "c.py", "GA105")      # no mechanical fix at all
+    unfixable = write_example(tmp_path / "c.py", "GA105", 1)   # no mechanical fix at all
     before = unfixable.read_text()
     code, out, err = run_main(["check", "--fix", "--format", "json", "."], tmp_path, capsys, monkeypatch)
     assert code == 1
@@ -162,7 +162,7 @@ def test_fix_every_example(tmp_path, capsys, monkeypatch):
 def test_fix_after_a_form_feed_line(tmp_path):
     source, _, ex = example(SAFE_FIX)
     path = write(tmp_path / "train.py", source.replace("\nfor step", "\n\x0c\nfor step"))
-    r = run_cli("check", "--fix", "train.py", cwd=tmp_path)
+    run_cli("check", "--fix", "train.py", cwd=tmp_path)
     assert path.read_text() == ex.fixed.replace("\nfor step", "\n\x0c\nfor step")
 
 

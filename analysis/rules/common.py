@@ -149,7 +149,11 @@ def _cut_candidates(ctx: RuleContext) -> list:
         zero_path = any(c.kind == "zerograd" and c.removed - step.frozen for c in step.cuts)
         raises = step.requires_no_grad or (empty and not step.unseen and not zero_path)
         candidates = []
+        # a cut behind a fresh leaf standing in for the loss is reported once, as that leaf (GA106)
+        behind = {c.span for _, cuts, _ in stand_in_leaves(ctx, step) for c in cuts}
         for cut in step.cuts:
+            if cut.span in behind:
+                continue
             # parameters with a loss term of their own that is computed and dropped: that term is the
             # defect (GA209), and this cut the stop-gradient it looks like
             removed = (cut.removed | cut.removed_weak) - reach - dropped
@@ -177,6 +181,34 @@ def _cut_candidates(ctx: RuleContext) -> list:
                 continue
             out.append((cut, step, lost, certain, level, raises))
     ctx.cache["cut_candidates"] = out
+    return out
+
+
+def stand_in_leaves(ctx: RuleContext, step) -> list:
+    """(leaf, cuts, parameters lost) for each fresh leaf that stands in for the loss or a loss term:
+    requires_grad set on a value cut from trained parameters so that backward() runs (GA106).
+    Hand-made weights an optimizer trains, inputs whose gradient is asked for and
+    `torch.tensor(x, requires_grad=True)` (GA104's) are not stand-ins."""
+    if step.kind != "backward" or not step.fresh:
+        return []
+    optimized = ctx.cache.get("optimized")
+    if optimized is None:
+        optimized = ctx.cache["optimized"] = frozenset(p for o in ctx.model.optimizers for p in o.params)
+    reach = (step.reached | step.reached_weak) - step.frozen
+    others = {p for p, _ in step.fresh}
+    out = []
+    for leaf, cuts in step.fresh:
+        if leaf in optimized or leaf in step.inputs or leaf.span is None:
+            continue
+        if any(c.kind == "rewrap" and (leaf.span.contains(c.span) or c.span.contains(leaf.span)) for c in cuts):
+            continue
+        removed = set()
+        for c in cuts:
+            removed |= c.removed | c.removed_weak
+        lost = {p for p in removed - reach if p in step.trained}
+        only_fresh = not (reach - {leaf} - others) and not step.top and not step.unseen
+        if lost or (only_fresh and removed):
+            out.append((leaf, cuts, lost or removed))
     return out
 
 

@@ -1,6 +1,119 @@
 """GA105 numpy-roundtrip."""
+import ast
+
+from ..findings import SAFE, UNSAFE, Fix
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
 from .common import cut_findings
+
+# NumPy functions whose torch namesake computes the same elementwise values on tensors (and keeps
+# the graph). Hand-written: torch's op tables know nothing of NumPy's names. Reductions are left
+# out (`axis`/`keepdims` vs `dim`/`keepdim`, NumPy's float64 accumulation).
+_NP_TO_TORCH = {
+    "abs": "abs", "absolute": "abs", "exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log",
+    "log1p": "log1p", "log2": "log2", "log10": "log10", "sqrt": "sqrt", "square": "square", "tanh": "tanh",
+    "sinh": "sinh", "cosh": "cosh", "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin",
+    "arccos": "acos", "arctan": "atan", "arctan2": "atan2", "negative": "neg", "reciprocal": "reciprocal",
+    "sign": "sign", "floor": "floor", "ceil": "ceil", "clip": "clamp", "where": "where", "maximum": "maximum",
+    "minimum": "minimum", "power": "pow",
+}
+_WRAPPERS = {"from_numpy", "tensor", "as_tensor", "Tensor", "FloatTensor"}
+_HOPS = ("detach", "cpu", "numpy")
+
+
+def _parents(tree):
+    out = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            out[child] = node
+    return out
+
+
+def _np_function(call, np_names) -> str | None:
+    f = call.func
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in np_names:
+        return f.attr
+    return None
+
+
+def _strip_numpy(node):
+    """`t.detach().cpu().numpy()` -> `t`: the tensor under the round trip, or None if `node` is not one."""
+    n, hops = node, []
+    while isinstance(n, ast.Call) and not n.args and not n.keywords and isinstance(n.func, ast.Attribute) \
+            and n.func.attr in _HOPS:
+        hops.append(n.func.attr)
+        n = n.func.value
+    if not hops or hops[0] != "numpy":
+        return None
+    return n
+
+
+def _fix(ctx: RuleContext, cut, step):
+    """`torch.from_numpy(np.log(p.detach().numpy() + 1e-8))` -> `torch.log(p + 1e-8)`: the same values
+    computed in torch, with their history. Offered only when every NumPy call inside the round trip has
+    a torch namesake and every array in it comes from `.numpy()` of a tensor."""
+    tree = ctx.tree(cut.span.path)
+    if tree is None:
+        return None
+    np_names = {a.asname or a.name for n in tree.body if isinstance(n, ast.Import) for a in n.names
+                if a.name == "numpy"}
+    torch_name = ctx.alias(cut.span.path, "torch")
+    target = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and ctx.node_span(cut.span.path, n) == cut.span),
+                  None)
+    if target is None or not np_names:
+        return None
+    parents = _parents(tree)
+    wrapper = parents.get(target)
+    while wrapper is not None and not (
+            isinstance(wrapper, ast.Call) and isinstance(wrapper.func, ast.Attribute) and wrapper.func.attr in _WRAPPERS
+            and isinstance(wrapper.func.value, ast.Name) and wrapper.func.value.id == torch_name):
+        if not isinstance(wrapper, (ast.BinOp, ast.UnaryOp, ast.Call)) or (
+                isinstance(wrapper, ast.Call) and not _np_function(wrapper, np_names)):
+            return None   # the array goes somewhere else before it comes back
+        wrapper = parents.get(wrapper)
+    if wrapper is None or len(wrapper.args) != 1 or any(k.arg != "dtype" for k in wrapper.keywords):
+        return None
+    inner = wrapper.args[0]
+    path = cut.span.path
+    text = ctx.text_of_node(path, inner)
+    base = inner.col_offset if inner.lineno == inner.end_lineno else None
+    if base is None:
+        return None
+    edits = []   # (start, end, new) in the inner text's byte offsets
+    arrays = 0
+    for node in ast.walk(inner):
+        if not isinstance(node, ast.Call):
+            continue
+        fn = _np_function(node, np_names)
+        if fn is not None:
+            if fn not in _NP_TO_TORCH or node.keywords:   # NumPy's keywords (a_min, axis, out) differ
+                return None
+            edits.append((node.func.col_offset - base, node.func.end_col_offset - base, f"{torch_name}.{_NP_TO_TORCH[fn]}"))
+            continue
+        under = _strip_numpy(node)
+        if under is not None:
+            arrays += 1
+            edits.append((under.end_col_offset - base, node.end_col_offset - base, ""))
+    # An array name left in would make `torch.log(array)` raise: the rewrite is safe when every name in
+    # the round trip was a tensor under `.numpy()`, or when there is a single name, which then must be
+    # the tensor carrying the gradient (the reason for the finding).
+    under_numpy = {id(m) for c in ast.walk(inner) if isinstance(c, ast.Call) and _strip_numpy(c) is not None
+                   for m in ast.walk(_strip_numpy(c))}
+    free = {m.id for m in ast.walk(inner) if isinstance(m, ast.Name) and id(m) not in under_numpy
+            and m.id not in np_names and m.id != torch_name}
+    safe = not free or (len(free) == 1 and not arrays)
+    raw = text.encode()
+    if len(raw) != inner.end_col_offset - base:
+        return None
+    for start, end, new in sorted(edits, reverse=True):
+        raw = raw[:start] + new.encode() + raw[end:]
+    new_text = raw.decode()
+    for k in wrapper.keywords:   # only dtype=: the cast keeps the wrapper's dtype
+        atom = isinstance(ast.parse(new_text, mode="eval").body, (ast.Call, ast.Name, ast.Attribute, ast.Subscript))
+        new_text = f"{new_text if atom else '(' + new_text + ')'}.to({ctx.text_of_node(path, k.value)})"
+    span = ctx.node_span(path, wrapper)
+    if span is None:
+        return None
+    return Fix(f"Compute it in torch: `{new_text}`", SAFE if safe else UNSAFE, (ctx.replace(span, new_text),))
 
 
 def check(ctx: RuleContext):
@@ -8,7 +121,7 @@ def check(ctx: RuleContext):
         ctx, ("numpy",), RULE.code, RULE.name, RULE.family,
         lambda cut, what, step: f"`{cut.detail}` leaves autograd: the values come back into torch without "
                                 f"history, so `{step.loss or 'the loss'}` gets no gradient to {what}",
-        None)
+        _fix)
 
 
 RULE = Rule(
@@ -36,7 +149,6 @@ log_probs = torch.log_softmax(model(x), dim=1)
 loss = F.nll_loss(log_probs, y)
 """,
     check=check,
-    fix_available=False,
     invalid=(
         Example('''import numpy as np
 import torch
@@ -54,7 +166,23 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="error: Can't call numpy() on Tensor that requires grad"),
+''', fixed='''import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(6, 12), nn.ReLU(), nn.Linear(12, 4))
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+for _ in range(3):
+    x, y = torch.randn(8, 6), torch.randint(0, 4, (8,))
+    probs = torch.softmax(model(x), dim=1)
+    log_probs = torch.log(probs + 1e-8)
+    loss = F.nll_loss(log_probs, y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+''', runtime="error: Can't call numpy() on Tensor that requires grad", fixed_runtime="trains"),
         Example('''import numpy as np
 import torch
 import torch.nn as nn

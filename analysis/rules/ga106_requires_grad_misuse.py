@@ -1,7 +1,7 @@
 """GA106 requires-grad-misuse."""
-from ..findings import CONFIRMED, UNSAFE, Finding, Fix
+from ..findings import CONFIRMED, UNSAFE, Finding, Fix, Related
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
-from .common import describe, names, optimizer_of, step_related
+from .common import describe, names, optimizer_of, stand_in_leaves, step_related
 
 
 def _fix(ctx: RuleContext, span):
@@ -19,36 +19,21 @@ def _fix(ctx: RuleContext, span):
 
 def check(ctx: RuleContext):
     found = {}
-    optimized = set()
-    for o in ctx.model.optimizers:
-        optimized |= o.params
     for step in ctx.model.steps:
-        if step.kind != "backward":
-            continue
-        reach = (step.reached | step.reached_weak) - step.frozen
-        for leaf, cuts in step.fresh:
-            if leaf in optimized or leaf in step.inputs or leaf.span is None:
-                continue
-            if any(c.kind == "rewrap" and leaf.span.contains(c.span) or c.span.contains(leaf.span) and c.kind == "rewrap"
-                   for c in cuts):
-                continue  # GA104 owns torch.tensor(..., requires_grad=True)
-            removed = set()
-            for c in cuts:
-                removed |= c.removed | c.removed_weak
-            lost = {p for p in removed - reach if p in step.trained}
-            only_fresh = not (reach - {leaf} - {p for p, _ in step.fresh}) and not step.top and not step.unseen
-            if not lost and not (only_fresh and removed):
-                continue
-            shown = lost or removed
+        for leaf, cuts, shown in stand_in_leaves(ctx, step):
             o = optimizer_of(step)
             msg = (f"`requires_grad` set on a fresh tensor with no history from the parameters: `{step.loss}` "
                    f"backpropagates into this new leaf only, not into {describe(shown)} behind it")
             if o is not None:
                 msg += f"; `{o.name}` never changes them"
+            breaks = sorted({c.span for c in cuts if c.span is not None}, key=lambda s: (s.path, s.line, s.col))
+            if breaks:
+                msg += f". The gradient stopped earlier, at `{ctx.text(breaks[0])}` (line {breaks[0].line}): fix it there"
+            related = tuple(Related(b, f"the break upstream: `{ctx.text(b)}` carries no gradient") for b in breaks[:2])
             key = leaf.span
             if key not in found:
                 found[key] = Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, leaf.span, msg, names(shown),
-                                     step_related(step, ctx), _fix(ctx, leaf.span))
+                                     related + step_related(step, ctx), _fix(ctx, leaf.span))
     return list(found.values())
 
 

@@ -42,9 +42,17 @@ def check(ctx: RuleContext):
         last_bw = max((e.seq for e in before if e.kind in BACKWARDS), default=-1)
         scaled = [e for e in before if e.kind == "scaler_scale" and e.seq > last_bw]
         if scaled:
-            for st in step.events:
-                if st.kind == "step" and st.seq > bw.seq and st.target_key in step.stepped and st.detail != "scaler" \
-                        and not st.exclusive(bw):
+            # the steps that consume this backward's gradients: before the next backward, the first per optimizer
+            after = sorted((e for e in step.events if e.seq > bw.seq and not e.exclusive(bw)), key=lambda e: e.seq)
+            consumed, mine = set(), []
+            for e in after:
+                if e.kind in BACKWARDS:
+                    break
+                if e.kind == "step" and e.target_key in step.stepped and e.target_key not in consumed:
+                    consumed.add(e.target_key)
+                    mine.append(e)
+            for st in mine:
+                if st.detail != "scaler":
                     msg = ("the loss was multiplied by the GradScaler's scale (`scaler.scale(loss).backward()`), but the "
                            "optimizer steps directly: it applies gradients thousands of times too large (never "
                            "unscaled, no inf check) and the weights blow up to inf/NaN; use `scaler.step(optimizer)`")
