@@ -322,3 +322,152 @@ def test_classification_and_severity_follow_family_and_confidence():
     assert ranked.index(found[4]) > ranked.index(found[1])        # suspicious after confirmed, same severity
     assert "conditions of GA999 held" in why_not_lookalike(found[5])
     assert "`opt`" in why_not_lookalike(f("GA101", "graph-break"), "opt")
+
+
+# a training loop with two lifecycle defects (no zero_grad, the scheduler stepped first) and a
+# numerical one (softmax probabilities into cross_entropy)
+LIFECYCLE_AND_NUMERICS = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2)
+
+for step in range(5):
+    x = torch.randn(32, 8)
+    y = torch.randint(0, 3, (32,))
+    probs = F.softmax(model(x), dim=-1)
+    loss = F.cross_entropy(probs, y)
+    loss.backward()
+    scheduler.step()
+    optimizer.step()
+"""
+
+# log of a sigmoid output with no clamp: a numerical hazard only some batches reach
+UNSAFE_LOG = """\
+import torch
+import torch.nn as nn
+
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+for step in range(5):
+    x = torch.randn(32, 8)
+    y = (torch.rand(32, 1) > 0.5).float()
+    optimizer.zero_grad()
+    p = torch.sigmoid(model(x))
+    loss = -(y * torch.log(p) + (1 - y) * torch.log(1 - p)).mean()
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def finding_blocks(md):
+    """Section 2's findings: {code: the finding's block}."""
+    body = section(md, SECTIONS[1])
+    parts = re.split(r"^### \d+\. ", body, flags=re.M)[1:]
+    return {p.split()[0]: p for p in parts}
+
+
+def changed(diff):
+    return [ln for ln in diff.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
+
+
+def test_lifecycle_findings_in_the_report(tmp_path):
+    write(tmp_path, "train.py", LIFECYCLE_AND_NUMERICS)
+    code, out, _ = run_cli(["audit", "train.py"], cwd=str(tmp_path))
+    assert code == 1 and h2(out) == list(SECTIONS)
+    blocks = finding_blocks(out)
+    assert set(blocks) == {"GA201", "GA207", "GA407"}
+    ga201, ga207 = blocks["GA201"], blocks["GA207"]
+    assert ga201.startswith("GA201 missing-zero-grad — confirmed lifecycle defect (medium)")
+    assert "- **parameters**: `model.0.bias`, `model.0.weight`, `model.2.bias`, `model.2.weight`" in ga201
+    assert "- **runtime check**: `cleared` fails" in ga201
+    assert "16 |     optimizer.step()" in ga201 and "14 |     loss.backward()" in ga201
+    assert "6 | optimizer = torch.optim.SGD(model.parameters(), lr=0.1)" in ga201
+    assert ga207.startswith("GA207 scheduler-before-step — confirmed lifecycle defect (medium)")
+    assert "- **runtime check**: torch warns that `lr_scheduler.step()` was called before" in ga207
+    # each correction is that finding's own edit, applied alone to the file as it is
+    corr = section(out, SECTIONS[2])
+    zero = re.search(r"### Correction (\d+): GA201 at train.py:16 \(safe\)\n\n.*?```diff\n(.*?)```", corr, re.S)
+    assert zero and changed(zero.group(2)) == ["+    optimizer.zero_grad()"]
+    sched = re.search(r"### Correction \d+: GA207 at train.py:15 \(safe\)\n\n.*?```diff\n(.*?)```", corr, re.S)
+    assert sched and changed(sched.group(1)) == ["+    optimizer.step()", "-    optimizer.step()"]
+    # verification: the step's probe, and what it shows of each finding on the step
+    ver = section(out, SECTIONS[3])
+    assert "autograd is wired correctly" not in ver
+    rank = {c: re.search(rf"^### (\d+)\. {c} ", out, re.M).group(1) for c in blocks}
+    assert f"- #{rank['GA201']} GA201: `cleared` fails" in ver
+    assert f"- #{rank['GA207']} GA207: torch warns" in ver
+    assert f"- #{rank['GA407']} GA407: no runtime check" in ver
+
+
+def test_numerical_findings_in_the_report(tmp_path):
+    num = write(tmp_path, "num.py", UNSAFE_LOG)
+    life = write(tmp_path, "train.py", LIFECYCLE_AND_NUMERICS)
+    code, out, _ = run_cli(["audit", num, life, "--format", "json"], cwd=str(tmp_path))
+    data = json.loads(out)
+    with open(SCHEMA) as fh:
+        jsonschema.Draft202012Validator(json.load(fh)).validate(data)
+    found = data["findings"]
+    # severity first: the unsafe logs (high, although suspicious) before the confirmed medium ones
+    assert [f["code"] for f in found][:2] == ["GA401", "GA401"]
+    assert [f["severity"] for f in found] == ["high", "high", "medium", "medium", "medium"]
+    log1, log2 = found[0], found[1]
+    assert log1["classification"] == "suspicious but unproven" and log1["family"] == "numerical"
+    assert log1["runtime_check"] == {
+        "check": "finite", "data_dependent": True,
+        "problems": ["nonfinite-loss", "nonfinite-gradient", "nonfinite-parameter"],
+        "observes": log1["runtime_check"]["observes"]}
+    assert "a passing probe does not clear this finding" in log1["runtime_check"]["observes"]
+    ga407 = next(f for f in found if f["code"] == "GA407")
+    assert ga407["classification"] == "confirmed numerical instability"
+    assert ga407["runtime_check"]["check"] is None and not ga407["runtime_check"]["problems"]
+    # two corrections on one line: each clamps its own log, nothing broader
+    diffs = [data["corrections"][f["correction"]] for f in (log1, log2)]
+    assert [d["applicability"] for d in diffs] == ["unsafe", "unsafe"] and all(d["parses"] for d in diffs)
+    assert "+    loss = -(y * torch.log((p).clamp_min(1e-12)) + (1 - y) * torch.log(1 - p)).mean()" in diffs[0]["diff"]
+    assert "+    loss = -(y * torch.log(p) + (1 - y) * torch.log((1 - p).clamp_min(1e-12))).mean()" in diffs[1]["diff"]
+    # each finding belongs to its file's step; each step lists its findings by rank
+    steps = {s["id"]: os.path.basename(s["path"]) for s in data["steps"]}
+    assert {steps[f["step"]] for f in found[:2]} == {"num.py"} and {steps[f["step"]] for f in found[2:]} == {"train.py"}
+    by_step = {c["step"]: c["findings"] for c in data["verification"]["checks"]}
+    assert sorted(r for rs in by_step.values() for r in rs) == [1, 2, 3, 4, 5]
+    assert by_step[found[0]["step"]] == [1, 2]
+
+
+def test_every_rule_is_ranked_explained_and_mapped_to_a_runtime_check():
+    """A rule added without its severity, its look-alike explanation or its runtime check would
+    fall back to its family's defaults: each rule says its own."""
+    from gradaudit.analysis.report import judge, runtime
+    from gradaudit.analysis.rules import RULES
+    probe_dir = os.path.join(ROOT, "analysis", "probe")
+    kinds = set()
+    for name in os.listdir(probe_dir):
+        if name.endswith(".py"):
+            with open(os.path.join(probe_dir, name)) as fh:
+                kinds |= set(re.findall(r'Problem\("([\w-]+)"', fh.read()))
+    for r in RULES:
+        assert r.code in judge._SEVERITY and r.code in judge._WHY, r.code
+        rc = runtime._BY_CODE.get(r.code)
+        assert rc is not None, r.code
+        assert rc.check is None or rc.check in runtime.CHECKS, r.code
+        assert rc.check is not None or rc.observes.startswith("no runtime check"), r.code
+        assert not rc.data_dependent or r.family == "numerical", r.code
+    # every problem a check names is one the probe reports
+    assert {k for ks in runtime.PROBLEMS.values() for k in ks} <= kinds
+
+
+def test_folders_are_walked_as_check_walks_them(tmp_path):
+    """The audit skips what .gitignore ignores, like `gradaudit check`, and takes the same flag to
+    keep it (the flag was missing: the audit crashed reading the configuration)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("scratch/\n")
+    (tmp_path / "scratch").mkdir()
+    write(tmp_path, "scratch/train.py", LIFECYCLE_AND_NUMERICS)
+    code, out, err = run_cli(["audit", "."], cwd=str(tmp_path))
+    assert code == 0 and "No `backward()` was found" in out, err
+    code, out, err = run_cli(["audit", ".", "--no-respect-gitignore"], cwd=str(tmp_path))
+    assert code == 1 and set(finding_blocks(out)) == {"GA201", "GA207", "GA407"}, err

@@ -258,7 +258,7 @@ def _hidden_note(recs) -> str:
 def format_problems(problems, limit=12) -> str:
     lines = ["gradient flow check failed:"]
     for p in problems:
-        lines.append(f"- {p.message}")
+        lines.append(f"- [{p.kind}] {p.message}")
         if p.names:
             shown = list(p.names[:limit])
             more = f" ... ({len(p.names) - limit} more)" if len(p.names) > limit else ""

@@ -9,7 +9,7 @@ import difflib
 import os
 import re
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import gradflow
 from ..findings import Finding
@@ -20,6 +20,7 @@ from ..rules.common import describe, optimizer_of
 from ..summary import unique_steps
 from . import graph as G
 from .judge import classify, rank_key, severity, why_not_lookalike
+from .runtime import RuntimeCheck, runtime_check
 
 
 NO_DEFECT = ("autograd is wired correctly for what was checked: every loss reaches the parameters its "
@@ -69,6 +70,8 @@ class Entry:
     evidence: tuple       # Excerpt
     why: str
     correction: int | None = None   # index into Audit.corrections
+    runtime: RuntimeCheck | None = None   # the probe check that shows it at runtime, or why none does
+    step: str = ""        # StepGraph id of the training step it concerns ('' when none is known)
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,7 @@ class Check:
     plan: gradflow.ProbePlan
     test: str             # the test function gradaudit probe --emit writes for it
     assumptions: tuple
+    findings: tuple = ()  # ranks (1-based) of the findings on this step
 
 
 @dataclass(frozen=True)
@@ -214,9 +218,18 @@ def build(paths, files_checked, results, errors=(), crashes=()) -> Audit:
         opt = _optimizer_near(f, step_of)
         entries.append(Entry(f, severity(f), classify(f), function_at(texts.get(f.span.path), f.span.line),
                              tuple(evidence(f, texts)), why_not_lookalike(f, opt),
-                             corr.index if corr is not None else None))
+                             corr.index if corr is not None else None, runtime_check(f), _step_of(f, graphs)))
+    checks = [replace(c, findings=tuple(i for i, e in enumerate(entries, 1) if e.step == c.step)) for c in checks]
     return Audit(tuple(paths), files_checked, tuple(graphs), tuple(entries), tuple(corrections), tuple(checks),
                  tuple(uniq), tuple(errors), tuple(crashes), texts)
+
+
+def _step_of(f: Finding, graphs) -> str:
+    """The step a finding concerns: of the steps in its file, the one whose backward() is nearest."""
+    near = [g for g in graphs if g.path == f.span.path]
+    if not near:
+        return ""
+    return min(near, key=lambda g: (abs(g.line - f.span.line), g.line)).id
 
 
 def _optimizer_near(f, step_of) -> str:
@@ -313,6 +326,19 @@ def assumptions(g: G.StepGraph) -> list[str]:
         if o.stepped and any(e.kind == "zero_grad" and e.target == o.name for e in g.events):
             out.append(f"`{o.name}` clears gradients between steps")
     out.append(f"`{g.loss}` stays finite")
+    return out
+
+
+def observed(a: Audit, c: Check) -> list[str]:
+    """What the step's probe shows of the findings on this step, by finding (Markdown inline)."""
+    out = []
+    for rank in c.findings:
+        e = a.entries[rank - 1]
+        rc = e.runtime
+        if rc is None:
+            continue
+        tail = "" if rc.check is None or c.plan.locatable else " (no probe was written for this step)"
+        out.append(f"#{rank} {e.finding.code}: {rc.observes}{tail}")
     return out
 
 

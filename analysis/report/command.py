@@ -17,6 +17,9 @@ def add_arguments(ap):
     ap.add_argument("--ignore", action="append", metavar="CODES", help="skip these rules")
     ap.add_argument("--config", metavar="PYPROJECT", help="read [tool.gradaudit] from this file")
     ap.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    # folders are walked as `gradaudit check` walks them (the configuration reads this flag too)
+    ap.add_argument("--no-respect-gitignore", action="store_true",
+                    help="also audit what .gitignore files ignore when walking folders")
     ap.add_argument("-j", "--jobs", type=int, default=0, metavar="N", help="worker processes (default: auto)")
 
 

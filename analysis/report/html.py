@@ -9,7 +9,7 @@ from html import escape
 
 from .. import __version__
 from . import graph as G
-from .collect import NO_DEFECT, Audit
+from .collect import NO_DEFECT, Audit, observed
 from .markdown import SECTIONS, summary_line
 from .svg import draw
 
@@ -89,6 +89,8 @@ def render(a: Audit) -> str:
             out.append("<p>Parameters: " + ", ".join(_code(p) for p in f.params[:12])
                        + (f" … ({len(f.params) - 12} more)" if len(f.params) > 12 else "") + "</p>")
         out.append(f"<p><strong>Why it is not a valid look-alike:</strong> {_md_inline(e.why)}</p>")
+        if e.runtime is not None:
+            out.append(f"<p><strong>Runtime check:</strong> {_md_inline(e.runtime.observes)}</p>")
         for x in e.evidence:
             width = len(str(x.lines[-1][0])) if x.lines else 1
             body = "\n".join(f"{n:>{width}} | {t}" for n, t in x.lines)
@@ -123,6 +125,10 @@ def render(a: Audit) -> str:
             out.append(f"<pre>{escape(c.test)}</pre>")
         else:
             out.append(f"<p>No probe: {_md_inline(c.plan.reason)}.</p>")
+        shown = observed(a, c)
+        if shown:
+            out.append("<p>Findings on this step, at runtime:</p><ul>"
+                       + "".join(f"<li>{_md_inline(s)}</li>" for s in shown) + "</ul>")
         out.append("<p>Gradient assumptions that deserve a test:</p><ul>"
                    + "".join(f"<li>{_md_inline(s)}</li>" for s in c.assumptions) + "</ul>")
 

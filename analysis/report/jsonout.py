@@ -35,7 +35,10 @@ def data(a: Audit) -> dict:
     for rank, e in enumerate(a.entries, 1):
         d = e.finding.to_json()
         d.update(rank=rank, severity=e.severity, classification=e.classification, function=e.function,
-                 why_not_lookalike=e.why, correction=e.correction,
+                 why_not_lookalike=e.why, correction=e.correction, step=e.step or None,
+                 runtime_check=None if e.runtime is None else {
+                     "check": e.runtime.check, "observes": e.runtime.observes,
+                     "data_dependent": e.runtime.data_dependent, "problems": list(e.runtime.problems)},
                  evidence=[{"label": x.label, "path": x.path, "line": x.line,
                             "lines": [{"line": n, "text": t} for n, t in x.lines]} for x in e.evidence])
         findings.append(d)
@@ -45,7 +48,7 @@ def data(a: Audit) -> dict:
         checks.append({"step": c.step, "locatable": p.locatable, "mode": p.mode, "reason": p.reason or None,
                        "into": list(p.into), "updates": list(p.updates), "optimizers": list(p.optimizers),
                        "asserts": p.assertions() if p.locatable else [], "test": c.test or None,
-                       "assumptions": list(c.assumptions)})
+                       "assumptions": list(c.assumptions), "findings": list(c.findings)})
     return {
         "version": VERSION,
         "kind": "gradaudit-audit",

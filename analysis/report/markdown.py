@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .. import __version__
 from . import graph as G
-from .collect import NO_DEFECT, Audit
+from .collect import NO_DEFECT, Audit, observed
 
 SECTIONS = ("1. Training-step graph", "2. Findings", "3. Minimal corrections", "4. Verification",
             "5. Valid look-alikes checked")
@@ -63,6 +63,8 @@ def render(a: Audit) -> str:
                                                                   if len(f.params) > 12 else "")
             out.append(f"- **parameters**: {shown}")
         out.append(f"- **why it is not a valid look-alike**: {e.why}")
+        if e.runtime is not None:
+            out.append(f"- **runtime check**: {e.runtime.observes}")
         if e.correction is not None:
             out.append(f"- **correction**: [{e.correction + 1}](#correction-{e.correction + 1}) in section 3")
         out.append("- **evidence**:")
@@ -95,8 +97,8 @@ def render(a: Audit) -> str:
                 "a test:", ""]
     elif a.graphs:
         out += ["Each training step's probe: `gradaudit probe PATH --emit test_gradflow.py` writes these tests. "
-                "They run the real step under `gradaudit.probe`, fail on the defects above and pass once the "
-                "corrections are applied.", ""]
+                "They run the real step under `gradaudit.probe`, fail on the defects above that a probe can "
+                "observe (each finding's runtime check) and pass once the corrections are applied.", ""]
     for c in a.checks:
         g = next(x for x in a.graphs if x.id == c.step)
         out.append(f"### Step {g.id[1:]}: `{g.loss}.backward()` ({g.path}:{g.line})")
@@ -109,6 +111,11 @@ def render(a: Audit) -> str:
         else:
             out.append(f"No probe: {c.plan.reason}.")
         out.append("")
+        shown = observed(a, c)
+        if shown:
+            out.append("Findings on this step, at runtime:")
+            out += [f"- {s}" for s in shown]
+            out.append("")
         out.append("Gradient assumptions that deserve a test:")
         out += [f"- {s}" for s in c.assumptions]
         out.append("")
