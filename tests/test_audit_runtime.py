@@ -56,12 +56,12 @@ def test_report_probe_fails_as_its_runtime_checks_say_and_passes_after_its_corre
     explained = {k for f in observed for k in f["runtime_check"]["problems"]}
     assert kinds <= explained, (kinds - explained, before.stdout[-3000:])
 
-    # the report's corrections of those findings, applied as the diffs it shows
+    # the report's corrections of those findings, applied as the diffs it shows (each against the file as audited)
     for f in observed:
         assert f["correction"] is not None, f["code"]
         diff = report["corrections"][f["correction"]]["diff"]
-        p = subprocess.run(["patch", "-p1", "--no-backup-if-mismatch"], input=diff, cwd=tmp_path,
-                           capture_output=True, text=True)
+        # git apply outside a repository works as patch(1), which a fresh machine may lack
+        p = subprocess.run(["git", "apply", "-"], input=diff, cwd=tmp_path, capture_output=True, text=True)
         assert p.returncode == 0, p.stdout + p.stderr
     after = pytest_run(tmp_path, "test_gradflow.py")
     assert after.returncode == 0, after.stdout[-3000:]
