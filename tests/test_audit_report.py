@@ -284,6 +284,8 @@ def test_html_is_one_self_contained_page(tmp_path):
     for banned in ("<script", " src=", "<link", "@import", "url(http", "href=\"http"):
         assert banned not in html
     assert re.findall(r"<h2 id=\"\w+\">(.+?)</h2>", html) == list(SECTIONS)
+    assert html.count("<strong>Runtime check:</strong>") == 7
+    assert "<p>Findings on this step, at runtime:</p>" in html
 
 
 def test_no_training_step(tmp_path):
