@@ -8,14 +8,13 @@ from __future__ import annotations
 import ast
 
 from . import numerics as N
+from . import torch_api as T
 from .findings import CONFIRMED, SUSPICIOUS
 from .objects import Site, TensorObj
 from .trace import RiskRec
 from .values import EMPTY, Fact, Mark, V, storages
 
 _UNSAFE_CALLS = N.LOGS | N.ROOTS
-_ARITH_METHODS = {"add": "add", "sub": "sub", "subtract": "sub", "mul": "mul", "multiply": "mul", "div": "div",
-                  "true_divide": "div", "divide": "div", "pow": "pow"}
 _CE = {"cross_entropy", "CrossEntropyLoss"}
 _NLL = {"nll_loss", "NLLLoss"}
 _BCE = {"binary_cross_entropy", "BCELoss"}
@@ -33,9 +32,9 @@ class NumericOps:
         if op is None or self.nograd is not None and op not in N.KEEP:
             return out
         ins = [v for v in inputs if isinstance(v, V)]
-        if op in _ARITH_METHODS and len(ins) >= 2:
+        if op in T.ARITH_OPS and len(ins) >= 2:
             # x.pow(2), x.div(y), torch.mul(a, b): the operators' facts
-            marks, facts = N.arith(_ARITH_METHODS[op], ins[0], ins[1], False, False)
+            marks, facts = N.arith(T.ARITH_OPS[op], ins[0], ins[1], False, False)
         else:
             marks, facts = N.marks_of(op, ins)
         risks = set()
@@ -53,11 +52,11 @@ class NumericOps:
                 risks |= self.promote(x, "exp", "GA404", "log(1 + exp(x))")
             elif op in N.ROOTS and N.risky(x):
                 risks.add(self.hazard("GA403", node, op, CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS))
-            elif op == "pow" and len(ins) > 1 and isinstance(ins[1].const, float) and 0 < ins[1].const < 1 \
-                    and N.risky(x):
+            elif op in T.FRACTIONAL_POWERS and len(ins) > 1 and isinstance(ins[1].const, float) \
+                    and 0 < ins[1].const < 1 and N.risky(x):
                 risks.add(self.hazard("GA403", node, f"pow({ins[1].const})", CONFIRMED if x.marks & Mark.SELF
                                       else SUSPICIOUS))
-            elif op in ("div", "true_divide", "divide") and len(ins) > 1:
+            elif op in T.ZERO_DIVISOR_INF and len(ins) > 1:
                 risks |= self.check_division(x, ins[1], node)
             elif op == "exp" and x.marks & Mark.LOGITS:
                 marks |= Mark.EXP

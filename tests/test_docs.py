@@ -266,6 +266,11 @@ def _check_python(args, cwd):
     if args[:2] == ["-m", "gradaudit.analysis.docgen"]:
         assert docgen.main(["--check"]) == 0
         return
+    if args[:2] == ["-m", "gradaudit.analysis.ops.generate"]:
+        # regenerating needs torch and takes a while: test_ops_runtime.py runs it
+        from gradaudit.analysis.ops import generate
+        generate.parser().parse_args(args[2:])
+        return
     if args[:2] == ["-m", "gradaudit.server"] or args[:2] == ["-m", "gradaudit.analysis.cli"]:
         _check_gradaudit(args[2:] if args[1] != "gradaudit.server" else ["server", *args[2:]], cwd)
         return
