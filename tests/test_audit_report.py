@@ -59,8 +59,9 @@ def test_exactly_five_sections_in_order(examples_md):
 def test_graph_section_draws_every_step(examples_md):
     graph = section(examples_md, SECTIONS[0])
     steps = re.findall(r"^### Step \d+: `(\w+)\.backward\(\)` in `([\w.<>]+)` \(([^)]+)\)$", graph, flags=re.M)
-    assert {s[2] for s in steps} == {"examples/finetune_classifier.py:98", "examples/gan_training.py:71",
-                                     "examples/gan_training.py:77", "examples/manual_sgd.py:46",
+    assert {s[2] for s in steps} == {"examples/char_lm.py:62", "examples/finetune_classifier.py:98",
+                                     "examples/gan_training.py:71", "examples/gan_training.py:77",
+                                     "examples/manual_sgd.py:46", "examples/multilabel_tagger.py:55",
                                      "examples/project/train.py:57", "examples/text_trainer.py:87"}
     assert graph.count("```mermaid\nflowchart LR") == len(steps)
     # the detach in text_trainer is drawn as a cut, the plain-list projections as not optimized
@@ -77,12 +78,17 @@ def test_graph_section_draws_every_step(examples_md):
 def test_findings_ranked_classified_with_evidence(examples_md):
     findings = section(examples_md, SECTIONS[1])
     heads = re.findall(r"^### \d+\. (GA\d+) [\w-]+ — (.+) \((\w+)\)$", findings, flags=re.M)
-    assert len(heads) == 7
+    assert len(heads) == 12
     order = ["critical", "high", "medium", "low"]
     ranks = [order.index(sev) for _, _, sev in heads]
     assert ranks == sorted(ranks)
-    assert heads[0][0] in ("GA110", "GA111") and heads[0][2] == "critical"   # torch raises: first
-    assert all(cls == "confirmed graph break" for _, cls, _ in heads)
+    assert heads[0][0] in ("GA110", "GA111", "GA301") and heads[0][2] == "critical"   # torch raises: first
+    # the examples hold defects of every family, and one suspicious finding
+    cls = {code: c for code, c, _ in heads}
+    assert {cls["GA101"], cls["GA110"], cls["GA109"]} == {"confirmed graph break"}
+    assert {cls["GA202"], cls["GA301"], cls["GA303"]} == {"confirmed lifecycle defect"}
+    assert cls["GA408"] == "confirmed numerical instability" and cls["GA401"] == "suspicious but unproven"
+    assert [code for code, _, _ in heads].index("GA303") == len(heads) - 1      # memory: last
     block = findings[findings.index("GA103 python-scalar-in-loss"):]
     block = block[:block.index("\n### ")]
     assert "- **where**: `examples/finetune_classifier.py:96:18` in `train_one_epoch`" in block
@@ -122,7 +128,7 @@ def test_corrections_are_diffs_that_apply_and_parse(examples_md):
         a = audit_of(["examples"])
     finally:
         os.chdir(cwd)
-    assert len(a.corrections) == 7
+    assert len(a.corrections) == 11
     for c in a.corrections:
         assert c.parses and c.diff.startswith(f"--- a/{c.path}")
         with open(os.path.join(ROOT, c.path)) as fh:
@@ -140,8 +146,17 @@ def test_corrections_are_diffs_that_apply_and_parse(examples_md):
 def test_verification_with_defects_lists_probes(examples_md):
     ver = section(examples_md, SECTIONS[3])
     assert "autograd is wired correctly" not in ver
-    assert ver.count("```python\ndef test_gradflow_") == 6
+    assert ver.count("```python\ndef test_gradflow_") == 8
     assert "gradient from this loss reaches every trainable parameter of `center_loss`, `model`" in ver
+    # under each step, what its probe shows of the findings on it
+    tagger = ver[ver.index("(examples/multilabel_tagger.py:55)"):]
+    tagger = tagger[:tagger.index("\n### ")]
+    shown = re.findall(r"^- #\d+ (GA\d+): (.*)$", tagger, flags=re.M)
+    assert [code for code, _ in shown] == ["GA202", "GA401", "GA408"]      # ranked: confirmed first
+    said = dict(shown)
+    assert said["GA202"].startswith("`updates` fails")
+    assert said["GA401"].startswith("`finite` fails when a batch reaches the hazard")
+    assert said["GA408"].startswith("no runtime check")
 
 
 def test_clean_example_states_no_defect_and_assumptions(tmp_path):
@@ -254,8 +269,8 @@ def test_json_matches_schema_and_markdown(tmp_path):
         schema = json.load(fh)
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.Draft202012Validator(schema).validate(data)
-    assert data["version"] == 1 and data["summary"]["findings"] == 7 and not data["summary"]["clean"]
-    assert [f["rank"] for f in data["findings"]] == list(range(1, 8))
+    assert data["version"] == 1 and data["summary"]["findings"] == 12 and not data["summary"]["clean"]
+    assert [f["rank"] for f in data["findings"]] == list(range(1, 13))
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
@@ -279,12 +294,12 @@ def test_html_is_one_self_contained_page(tmp_path):
     html = out.read_text()
     assert code == 1
     assert html.startswith("<!doctype html>") and html.rstrip().endswith("</html>")
-    assert html.count('<svg class="graph"') == 6
+    assert html.count('<svg class="graph"') == 8
     assert "default-src 'none'" in html
     for banned in ("<script", " src=", "<link", "@import", "url(http", "href=\"http"):
         assert banned not in html
     assert re.findall(r"<h2 id=\"\w+\">(.+?)</h2>", html) == list(SECTIONS)
-    assert html.count("<strong>Runtime check:</strong>") == 7
+    assert html.count("<strong>Runtime check:</strong>") == 12
     assert "<p>Findings on this step, at runtime:</p>" in html
 
 

@@ -42,7 +42,7 @@ def test_report_renders_in_chromium(tmp_path):
     seen = json.loads(p.stdout.strip().splitlines()[-1])
     assert p.returncode == 0, seen
     steps = md.read_text().count("```mermaid\n")
-    assert seen["blocks"] == steps == 7
+    assert seen["blocks"] == steps == 9
     assert all(r["ok"] for r in seen["mermaid"]), seen["mermaid"]
     assert seen["cutEdges"] >= 4                # the .item(), .detach() and GAN cuts, drawn red
     assert seen["requests"] == [html.as_uri()]  # nothing but the page itself
