@@ -314,7 +314,11 @@ class TensorOps:
             rhs = flow_of(*argv).value() if argv else None
             if name in ("copy_",) and argv:
                 rhs = argv[0]
-            return self.inplace_update(recv, rhs, node, node, op=name[:-1], target_node=recv_node)
+            out = self.inplace_update(recv, rhs, node, node, op=name[:-1], target_node=recv_node)
+            # `h.mul_(g)` changes what `h` holds: later reads see g's flow and the saves the op made
+            if isinstance(recv_node, ast.Name) and env is not None and recv_node.id in env:
+                env[recv_node.id] = out
+            return out
         if name in T.VALUES_INDICES and (argv or "dim" in kwargs) and not (
                 name in ("max", "min") and argv and argv[0].k & Kind.TENSOR):
             values = self.numeric(name, (recv,), node, self.tensor_result(
