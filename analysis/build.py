@@ -228,7 +228,8 @@ class Builder:
             retain=rec.retain, retain_span=self.span(Site(rec.site.mod, rec.retain_node)) if rec.retain_node is not None
             else None, gradient=rec.gradient,
             nonscalar=bool(loss.facts & Fact.UNREDUCED) or shapes.nonscalar(loss.shape),
-            scaled=bool(loss.marks & Mark.SCALED), stale=tuple(self.stale(s) for s in stale), loops=_loops(rec.ctx))
+            scaled=bool(loss.marks & Mark.SCALED), stale=tuple(self.stale(s) for s in stale), loops=_loops(rec.ctx),
+            entry="script" if rec.ctx[:1] == (("root", 1),) else "function")
 
     def stale(self, s) -> M.Stale:
         kind, by, earlier, modified, save, carry = s

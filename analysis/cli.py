@@ -51,6 +51,15 @@ def _parser() -> argparse.ArgumentParser:
     rs = sub.add_parser("rules", help="list all rules")
     rs.add_argument("--format", choices=("text", "json"), default="text")
 
+    from .gradflow import add_arguments as add_probe_arguments
+    add_probe_arguments(sub.add_parser("probe", help="write a pytest gradient-flow test for a training script",
+                                       description="Write a pytest file that runs each training step of PATH "
+                                                   "under gradaudit.probe and checks gradient flow."))
+    from .report.command import add_arguments as add_audit_arguments
+    add_audit_arguments(sub.add_parser("audit", help="write the audit report of the training steps under PATH",
+                                       description="One report for the training steps under PATH: the graph, "
+                                                   "findings, minimal corrections, verification, valid look-alikes."))
+
     from gradaudit.server.__main__ import add_arguments   # argparse only: pygls loads when the server runs
     add_arguments(sub.add_parser("server", help="run the language server (stdio)"))
     return ap
@@ -75,6 +84,12 @@ def main(argv=None) -> int:
             return cmd_rules(args)
         if args.command == "server":
             return cmd_server(args)
+        if args.command == "probe":
+            from .gradflow import run_command
+            return run_command(args)
+        if args.command == "audit":
+            from .report.command import run_command
+            return run_command(args)
     except KeyboardInterrupt:
         return EXIT_ERROR
     except BrokenPipeError:

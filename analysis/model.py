@@ -228,6 +228,9 @@ class Step:
     scaled: bool = False          # the loss is divided by a count or scaled by a constant on some path
     stale: tuple = ()             # Stale
     loops: tuple = ()             # iteration keys of the enclosing loop iterations, outermost first
+    # 'script': reached when the file runs as a script (top level or from `__main__`);
+    # 'function': only in a function nothing in the file calls (run on unknown arguments)
+    entry: str = "script"
 
 
 @dataclass(frozen=True, slots=True)

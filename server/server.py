@@ -20,6 +20,7 @@ from gradaudit.analysis.program import read_text, split_lines
 from gradaudit.analysis.graph import graph
 from gradaudit.analysis.summary import hover_markdown, lens_title, unique_steps
 
+from . import gradflow_action
 from .convert import Positions, diagnostic, finding_key, path_of, text_edits, uri_of
 from .documents import Analyses
 from .settings import Settings
@@ -258,7 +259,7 @@ async def pull_diagnostics(ls: GradauditServer, params: types.DocumentDiagnostic
 
 @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
                 types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND,
-                                                           types.CodeActionKind.SourceFixAll],
+                                                           types.CodeActionKind.SourceFixAll, gradflow_action.KIND],
                                         resolve_provider=True))
 def code_action(ls: GradauditServer, params: types.CodeActionParams):
     uri = params.text_document.uri
@@ -290,6 +291,8 @@ def code_action(ls: GradauditServer, params: types.CodeActionParams):
             actions.append(types.CodeAction(
                 title=f"Ignore {f.code} on this line", kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
                 edit=_ignore_edit(ls, uri, f)))
+    if not only or any(str(k) == "source" or gradflow_action.KIND.startswith(str(k)) for k in only):
+        actions += gradflow_action.code_actions(analysis, uri, params.range.start.line + 1, params.range.end.line + 1)
     if want_fix_all or (not only and any(f.fix is not None and f.fix.applicability == SAFE for f in ls.findings_for(uri))):
         edit = fix_all_edit(ls, uri)
         if edit is not None:
@@ -439,6 +442,22 @@ async def show_training_graph(ls: GradauditServer, *args):
     out["uri"] = uri
     if len(args) > 1 and isinstance(args[1], int):
         out["focus"] = args[1]
+    return out
+
+
+@server.command(gradflow_action.COMMAND)
+async def generate_gradflow_test(ls: GradauditServer, *args):
+    uri, line = (args + (None, None))[:2]
+    if not isinstance(uri, str) or not isinstance(line, int):
+        return {"error": "usage: gradaudit.generateGradflowTest(uri, line)"}
+    out = gradflow_action.write_test(await ls.analyses.current(uri), uri, line)
+    if "uri" in out:
+        try:
+            await ls.window_show_document_async(types.ShowDocumentParams(uri=out["uri"], take_focus=True))
+        except Exception:  # the client cannot show documents: the file is written all the same
+            pass
+    else:
+        ls._log(f"gradaudit: {out['error']}", types.MessageType.Warning)
     return out
 
 
