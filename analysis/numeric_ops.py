@@ -134,7 +134,7 @@ class NumericOps:
         out = set()
         for branch in node.args[1:3]:
             for unsafe, operand in _unsafe_ops(branch):
-                names = {n.id for n in ast.walk(operand) if isinstance(n, ast.Name) and not _guarded(operand)}
+                names = set() if _guarded(operand) else _direct_names(operand)
                 hit = any(set(storages(env[n])) & compared for n in names if n in env)
                 if hit:
                     out.add(self.hazard("GA405", unsafe, "an op the condition excludes", CONFIRMED))
@@ -180,6 +180,37 @@ _GUARDS = {"clamp", "clamp_min", "clip", "maximum", "abs"}
 
 def _guarded(expr) -> bool:
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _GUARDS
+
+
+# ops whose result is 0 exactly where their input is: the operand is still "the very value" compared
+_SAME_ZEROS = frozenset(("abs", "neg", "float", "double", "half", "bfloat16", "to", "type_as", "clone",
+                         "contiguous", "squeeze", "unsqueeze", "view", "reshape", "flatten", "expand", "expand_as"))
+
+
+def _direct_names(expr) -> set:
+    """Names the operand is built from through arithmetic and zero-preserving ops only: in
+    `log(-expm1(x))` under `where(x < t, ...)` the operand is a new function of x whose own zeros the
+    condition says nothing about (log1mexp's branch split), so x is not "the very value" there."""
+    out, todo = set(), [expr]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, ast.BinOp):
+            todo += (n.left, n.right)
+        elif isinstance(n, ast.UnaryOp):
+            todo.append(n.operand)
+        elif isinstance(n, (ast.Subscript, ast.Attribute)) and not isinstance(n.ctx, ast.Store):
+            todo.append(n.value)
+        elif isinstance(n, ast.Call):
+            f = n.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+            if name in _SAME_ZEROS:
+                if isinstance(f, ast.Attribute) and not (isinstance(f.value, ast.Name) and f.value.id == "torch"):
+                    todo.append(f.value)
+                elif n.args:
+                    todo.append(n.args[0])
+    return out
 
 
 def _unsafe_ops(expr):
