@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from . import model as M
 from .objects import FROZEN, MAYBE, OptimObj, Site, TensorObj, Unit
+from .library_ops import is_closed, library_modules
 from .trace import InplaceRec, Trace
 from . import shapes
 from .loop_facts import counter_like
@@ -38,7 +39,7 @@ class Builder:
         p = self._params.get(u.oid)
         if p is None:
             p = M.Param(u.oid, u.name, u.module_path, u.kind, self.span(u.site), _origin(u),
-                        u.created_in_loop and u.in_init)
+                        u.created_in_loop and u.in_init, is_closed(u))
             self._params[u.oid] = p
         return p
 
@@ -134,7 +135,8 @@ class Builder:
                                             for n in {(id(n.site.node), n.use): n for n in trace.nonleaf}.values()),
                               grad_reads=tuple(M.GradRead(self.span(g.site), self.span(g.stmt), self.params(g.org),
                                                           _loops(g.ctx), frozenset(self.span(s.site) for s in g.storages))
-                                               for g in trace.grad_reads))
+                                               for g in trace.grad_reads),
+                              libraries=library_modules(trace))
 
     def risks(self, trace: Trace) -> tuple:
         """One Risk per (code, place): reached when any evaluation of it flows into a backward()."""
@@ -226,7 +228,8 @@ class Builder:
             retain=rec.retain, retain_span=self.span(Site(rec.site.mod, rec.retain_node)) if rec.retain_node is not None
             else None, gradient=rec.gradient,
             nonscalar=bool(loss.facts & Fact.UNREDUCED) or shapes.nonscalar(loss.shape),
-            scaled=bool(loss.marks & Mark.SCALED), stale=tuple(self.stale(s) for s in stale), loops=_loops(rec.ctx))
+            scaled=bool(loss.marks & Mark.SCALED), stale=tuple(self.stale(s) for s in stale), loops=_loops(rec.ctx),
+            entry="script" if rec.ctx[:1] == (("root", 1),) else "function")
 
     def stale(self, s) -> M.Stale:
         kind, by, earlier, modified, save, carry = s

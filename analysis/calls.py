@@ -165,6 +165,11 @@ class Calls:
                 m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
             recv = module_value(m)
         else:
+            if self.library_mode and _is_record(cls):
+                # a record of outputs (a dataclass, ModelOutput): every field is part of the value
+                f = flow_of(*[a for a in list(args) + [v for k, v in kwargs.items() if k != "**"]
+                              if isinstance(a, V)])
+                return f.value(Kind.UNKNOWN, site=node)
             inst = InstanceObj(cls, label or f"<{cls.name}>", site)
             recv = V(Kind.INST, frozenset((inst,)))
         init = cls.lookup("__init__")
@@ -178,6 +183,8 @@ class Calls:
         if init is not None:
             if cls.is_module:
                 self.init_stack.append(recv.objs and next(iter(recv.objs)))
+                if self.library_mode:
+                    self.lib_init_cond[m.oid] = self.cond
                 m.in_init = True
             # a helper object's set-up (a trainer, an accelerator, a config) may run deep into a
             # library; what the training step needs from it is seldom that deep
@@ -193,6 +200,8 @@ class Calls:
                     self.after_init(m)
         elif cls.is_module:
             self.after_init(m)
+        if not cls.is_module:
+            self.framework_init(cls, recv, args, kwargs)
         return recv
 
     def opaque_call(self, fv: V | None, args, kwargs, node, extra: V | None = None, outside=False) -> V:
@@ -202,6 +211,7 @@ class Calls:
         (`parser.parse_args()`, `env.step(a)` return values that carry no gradient)."""
         f = Flow()
         evidence = False
+        visited: set = set()   # one walk over module trees shared by all arguments (a list of every submodule)
         for v in list(args) + [v for k, v in kwargs.items() if k != "**"] + ([extra] if extra else []):
             if isinstance(v, Star):
                 v = v.value
@@ -212,7 +222,8 @@ class Calls:
                 if isinstance(o, OptimObj):
                     o.escaped = True
                 elif isinstance(o, ModuleObj):
-                    f.weak = f.weak | frozenset(o.units())
+                    if o.oid not in visited:
+                        f.weak = f.weak | frozenset(o.units(visited))
                     evidence = True
                 elif isinstance(o, SymObj):
                     f.weak = f.weak | {self.sym_unit(o)}
@@ -345,7 +356,9 @@ class Calls:
         results = []
         tensorish = False
         for o in recv.objs:
-            if isinstance(o, ListObj):
+            if isinstance(o, ListObj) and isinstance(getattr(node, "slice", None), ast.Slice):
+                results.append(self.slice_list(o, node.slice, node, env))   # `layers[:-1]`: a list
+            elif isinstance(o, ListObj):
                 # a list nothing was seen put in: filled where the engine did not look
                 results.append(o.content if o.content is not None else V(Kind.UNKNOWN, site=node,
                                                                           unk=Site(self.sf, node)))
@@ -385,6 +398,20 @@ class Calls:
             return V(Kind.UNKNOWN | (recv.k & Kind.TENSOR), EMPTY, recv.org, recv.weak, recv.top, recv.cuts,
                      recv.saves, site=node)
         return join_all(results)
+
+    def slice_list(self, o: ListObj, sl, node, env) -> V:
+        """A slice of a list: its elements in order when the list and the bounds are known (what
+        `nn.Sequential(*layers[:-1])` needs), else a list of the same content."""
+        out = ListObj(None, Site(self.sf, node))
+        bounds = [self.eval(p, env).const if p is not None else None for p in (sl.lower, sl.upper, sl.step)]
+        if o.elems is not None and all(b is None or (isinstance(b, int) and not isinstance(b, bool))
+                                       for b in bounds):
+            for e in o.elems[slice(*bounds)]:
+                out.add(e)
+        elif o.content is not None:
+            out.add(o.content)
+            out.elems = None    # the order is not known
+        return V(Kind.LIST, frozenset((out,)), site=node)
 
     def set_item(self, recv: V, index: V, value: V, stmt, target, env):
         for o in recv.objs:
@@ -506,6 +533,9 @@ class Calls:
             return V(Kind.NUMBER, cuts=f.cuts, site=node)
         if qual.startswith("torch.") and short[:1].islower():
             return self.torch_function(short, args, kwargs, node, env)
+        lib = self.framework_call(qual, args, kwargs, node) or self.library_call(qual, args, kwargs, node)
+        if lib is not None:
+            return lib
         return self.opaque_call(None, args, kwargs, node)
 
     def builtin_call(self, name, args, kwargs, node, env) -> V:
@@ -687,7 +717,10 @@ class Calls:
                 results.append(self.scaler_method(o, name, args, kwargs, node))
             elif isinstance(o, InstanceObj):
                 m = o.cls.lookup(name)
-                if m is not None:
+                fw = self.framework_instance_method(o, name, args, kwargs, node) if m is None else None
+                if fw is not None:
+                    results.append(fw)
+                elif m is not None:
                     results.append(self.call_function(m, args, kwargs, node, self_v=V(Kind.INST, frozenset((o,)))))
                 elif name in o.attrs:
                     results.append(self.call_value(o.attrs[name], args, kwargs, node, env))
@@ -738,6 +771,9 @@ class Calls:
         return join_all(results)
 
     def unknown_method(self, recv: V, name, args, kwargs, node) -> V:
+        fw = self.framework_unknown_method(recv, name, args, kwargs, node)
+        if fw is not None:
+            return fw
         if name == "backward" and args and isinstance(args[0], V) and (args[0].k & Kind.TENSOR or args[0].carries):
             # accelerator.backward(loss), fabric.backward(loss), self.manual_backward(loss)
             self.do_backward(args[0], node, loss_node=node.args[0])
@@ -877,6 +913,13 @@ class Calls:
             d.keys, d.rest = dict(o.keys), o.rest
             return V(Kind.DICT, frozenset((d,)))
         return UNKNOWN
+
+
+def _is_record(cls: ClassObj) -> bool:
+    """A dataclass-like record (its fields are given to the constructor): no __init__ of its own."""
+    if "__init__" in cls.methods:
+        return False
+    return any("dataclass" in ast.dump(d) for d in cls.node.decorator_list) or cls.lookup("__init__") is None
 
 
 def _lambda_mentions(fn: V, word) -> bool:

@@ -46,11 +46,24 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--time-budget", type=float, default=TIME_BUDGET, metavar="SECONDS",
                    help=f"stop analysing a file after SECONDS and say what was not reached "
                         f"(default {TIME_BUDGET:g}; 0: no limit)")
+    c.add_argument("--python", metavar="PATH", help="the interpreter (or environment folder) whose installed "
+                   "libraries are read for their models (default: the active virtualenv/conda env, else "
+                   "the interpreter running gradaudit)")
+    c.add_argument("--no-cache", action="store_true", help="do not read or write the cache of library summaries")
 
     r = sub.add_parser("rule", help="print a rule's documentation")
     r.add_argument("rule", metavar="CODE_OR_NAME")
     rs = sub.add_parser("rules", help="list all rules")
     rs.add_argument("--format", choices=("text", "json"), default="text")
+
+    from .gradflow import add_arguments as add_probe_arguments
+    add_probe_arguments(sub.add_parser("probe", help="write a pytest gradient-flow test for a training script",
+                                       description="Write a pytest file that runs each training step of PATH "
+                                                   "under gradaudit.probe and checks gradient flow."))
+    from .report.command import add_arguments as add_audit_arguments
+    add_audit_arguments(sub.add_parser("audit", help="write the audit report of the training steps under PATH",
+                                       description="One report for the training steps under PATH: the graph, "
+                                                   "findings, minimal corrections, verification, valid look-alikes."))
 
     from gradaudit.server.__main__ import add_arguments   # argparse only: pygls loads when the server runs
     add_arguments(sub.add_parser("server", help="run the language server (stdio)"))
@@ -76,6 +89,12 @@ def main(argv=None) -> int:
             return cmd_rules(args)
         if args.command == "server":
             return cmd_server(args)
+        if args.command == "probe":
+            from .gradflow import run_command
+            return run_command(args)
+        if args.command == "audit":
+            from .report.command import run_command
+            return run_command(args)
     except KeyboardInterrupt:
         return EXIT_ERROR
     except BrokenPipeError:
@@ -145,13 +164,13 @@ def _load_config(args):
     return cfg
 
 
-def _analyze_chunk(paths, config, roots, bar=None, time_budget=None):
+def _analyze_chunk(paths, config, roots, bar=None, time_budget=None, python=None, cache=True):
     """Analyze files (in a worker or in-process): (findings, problems, files analysed), picklable."""
     from .engine import Analyzer, merge_results
     from .problems import Problem, problems_of
     from .program import Program
-    analyzer = Analyzer(config, extra_roots=roots, batch=True, time_budget=time_budget)
-    program = Program(roots, freeze_trees=True)
+    analyzer = Analyzer(config, extra_roots=roots, batch=True, time_budget=time_budget, python=python, cache=cache)
+    program = analyzer.attach(Program(roots, freeze_trees=True))
     results, problems, analysed = [], [], 0
     for path in paths:
         try:
@@ -199,7 +218,8 @@ class Checked:
     analysed: int
 
 
-def check_paths(paths, config, jobs=0, progress=False, time_budget=None) -> Checked:
+def check_paths(paths, config, jobs=0, progress=False, time_budget=None, python=None,
+                cache=True) -> Checked:
     """The CLI's core, reusable by tools."""
     from .discovery import discover
     from .engine import _resolve_overlaps
@@ -212,7 +232,8 @@ def check_paths(paths, config, jobs=0, progress=False, time_budget=None) -> Chec
         findings, analysed = [], 0
         chunks = [c for c in (files[i::workers * 4] for i in range(workers * 4)) if c]
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(_analyze_chunk, c, config, roots, None, time_budget): len(c) for c in chunks}
+            futures = {pool.submit(_analyze_chunk, c, config, roots, None, time_budget, python, cache): len(c)
+                       for c in chunks}
             for fut in concurrent.futures.as_completed(futures):
                 f, p, n = fut.result()
                 findings += f
@@ -220,7 +241,7 @@ def check_paths(paths, config, jobs=0, progress=False, time_budget=None) -> Chec
                 analysed += n
                 bar.step(futures[fut])
     else:
-        findings, more, analysed = _analyze_chunk(files, config, roots, bar, time_budget)
+        findings, more, analysed = _analyze_chunk(files, config, roots, bar, time_budget, python, cache)
         problems += more
     bar.close()
     findings = sorted(_resolve_overlaps(findings), key=Finding.sort_key)
@@ -241,7 +262,8 @@ def cmd_check(args) -> int:
         return EXIT_ERROR
     show_progress = not args.no_progress and sys.stderr.isatty()
     budget = args.time_budget if args.time_budget and args.time_budget > 0 else None
-    checked = check_paths(args.paths, config, args.jobs, show_progress, budget)
+    checked = check_paths(args.paths, config, args.jobs, show_progress, budget, args.python,
+                          not args.no_cache)
     _report_problems(checked.problems)
     if args.diff or args.fix:
         return _do_fixes(args, checked, config, budget)
@@ -330,7 +352,7 @@ def _do_fixes(args, checked: Checked, config, budget) -> int:
             return status
         return EXIT_FINDINGS if fixed_count and not args.exit_zero else status
     # after writing: report what is left
-    after = check_paths(args.paths, config, args.jobs, False, budget)
+    after = check_paths(args.paths, config, args.jobs, False, budget, args.python, not args.no_cache)
     status = _report(args, after, after.problems + failed)
     print(f"Fixed {fixed_count} finding{'s' if fixed_count != 1 else ''} in {len(changed)} "
           f"file{'s' if len(changed) != 1 else ''}.", file=sys.stderr)

@@ -33,6 +33,10 @@ KEYS = (
     Key("severity", "severity-table", {}, "Diagnostic severity in the editor, by rule code, prefix, "
         "name, family or confidence; the editor's `gradaudit.severity` setting wins over it.",
         '{ suspicious = "information", GA105 = "warning" }'),
+    Key("python", "path", "", "The Python interpreter (or environment folder) whose installed libraries "
+        "(transformers, timm, torchvision...) are read for the models they build; empty: the active "
+        "virtualenv or conda env, else the interpreter running gradaudit. `--python` overrides it.",
+        '".venv/bin/python"'),
 )
 
 
@@ -65,6 +69,7 @@ class Config:
     severity: dict = field(default_factory=dict, hash=False, compare=False)
     respect_gitignore: bool = True
     source: str = ""                   # the pyproject.toml it came from ('' for none)
+    python: str = ""                   # the interpreter whose installed libraries are analysed
 
     def enabled(self, code: str, name: str) -> bool:
         if self.select and not any(_matches(s, code, name) for s in self.select):
@@ -195,7 +200,16 @@ def table_config(table: dict, root: str, source: str = "settings") -> tuple[Conf
         severity=dict(v["severity"]),
         respect_gitignore=v["respect-gitignore"],
         source=source,
+        python=_python_path(v["python"], root),
     ), problems
+
+
+def _python_path(value: str, root: str) -> str:
+    """`python = ".venv/bin/python"`: relative to the pyproject.toml's folder."""
+    if not value:
+        return ""
+    value = os.path.expanduser(value)
+    return value if os.path.isabs(value) else os.path.join(root, value)
 
 
 def config_from_table(table: dict, root: str, source: str = "settings") -> Config:

@@ -19,7 +19,7 @@ from .budget import Gap, Gaps
 from .build import Builder
 from .config import Config
 from .depth import MAX_EXPR_DEPTH, limit_depth
-from .findings import CONFIRMED, Finding
+from .findings import CONFIRMED, Finding, Related
 from .frames import BUDGET
 from .interpreter import Interpreter
 from .model import ProgramModel, Span
@@ -55,9 +55,14 @@ class Result:
 
 class Analyzer:
     def __init__(self, config: Config | None = None, extra_roots=(), overlays=None, batch=False,
-                 time_budget: float | None = None):
+                 time_budget: float | None = None, python: str | None = None, cache: bool = True, libraries=None):
         self.config = config or Config()
         self.time_budget = time_budget   # seconds per file for the interpretation (None: no limit)
+        # the environment whose installed libraries are read: --python, [tool.gradaudit] python,
+        # an active virtualenv/conda env, else the running interpreter (environment.py)
+        self.python = python or self.config.python or None
+        self.cache = cache
+        self._libraries = libraries
         self.extra_roots = tuple(extra_roots)
         self.overlays = dict(overlays or {})
         # batch: many files through one shared Program (the CLI), which freezes its parsed trees
@@ -96,6 +101,21 @@ class Analyzer:
             elif gc_was_enabled:
                 gc.enable()
 
+    @property
+    def libraries(self):
+        """The library models of the analysed environment (nothing is read until a library name is met)."""
+        if self._libraries is None:
+            from .environment import find_env
+            from .library_models import LibraryModels
+            from .summary_cache import SummaryCache
+            self._libraries = LibraryModels(find_env(self.python), SummaryCache(enabled=self.cache))
+        return self._libraries
+
+    def attach(self, program: Program) -> Program:
+        if program._libraries is None and program.library_source is None:
+            program.library_source = lambda: self.libraries
+        return program
+
     def collect(self):
         """Batch mode: collect what the last files left, freeze what survives, turn gc back on."""
         self._since_collect = 0
@@ -106,6 +126,7 @@ class Analyzer:
     def _analyze(self, path: str, source: str, program: Program | None) -> Result:
         if program is None:
             program = Program(self.extra_roots, self.overlays)
+        self.attach(program)
         sf = program.cached(os.path.abspath(path), source)
         if sf is not None and sf.path != path:
             sf = None
@@ -183,6 +204,8 @@ def run_rules(model: ProgramModel, files: dict, config: Config) -> list[Finding]
             continue
         found.extend(rule.check(ctx))
     found = _resolve_overlaps(found)
+    if model.libraries:
+        found = [_library_related(f, model.libraries) for f in found]
     out = []
     for f in found:
         if config.ignored_for_path(f.span.path, f.code, _rule_name(f.code)):
@@ -193,6 +216,19 @@ def run_rules(model: ProgramModel, files: dict, config: Config) -> list[Finding]
         out.append(f)
     out.sort(key=Finding.sort_key)
     return out
+
+
+def _library_related(f: Finding, libraries) -> Finding:
+    """A finding about parameters of a library model points to where the library defines it."""
+    extra = []
+    for lib in libraries:
+        if lib.source is None or any(r.span.path == lib.source.path for r in f.related):
+            continue
+        if any(p == lib.path or p.startswith(lib.path + ".") for p in f.params):
+            extra.append(Related(lib.source, f"`{lib.path}` is a `{lib.type}`, defined here ({lib.how}: "
+                                             f"its structure is read from this source)" if lib.how == "source"
+                                 else f"`{lib.path}` is a `{lib.type}`, defined here"))
+    return replace(f, related=f.related + tuple(extra)) if extra else f
 
 
 def _rule_name(code):

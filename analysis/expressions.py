@@ -11,6 +11,7 @@ from .objects import (
     DictObj, FuncObj, ListObj, ModuleObj, PIter, Site, SymObj, TensorObj, Unit,
     module_value,
 )
+from .library_ops import is_closed
 from .values import (NONE, NOCONST, UNKNOWN, Fact, Kind, Star, V, const, flow_of, join, join_all,
                      make_tuple)
 
@@ -447,7 +448,7 @@ def _param_elements(v: V):
         return None
     out = []
     for pi in pis:
-        if pi.named or any(u.kind == Unit.OPAQUE for u in pi.units):
+        if pi.named or any(u.kind == Unit.OPAQUE and not is_closed(u) for u in pi.units):
             return None
         for u in sorted(pi.units, key=lambda x: x.oid):
             out.append((u, V(Kind.TENSOR | Kind.PARAMS, frozenset((u, pi)), org=frozenset((u,)))))

@@ -30,6 +30,8 @@ from .lifecycle import Lifecycle
 from .loop_facts import carried, rebound
 from .numeric_ops import NumericOps
 from .optimizers import OptimizerOps
+from .library_ops import LibraryOps
+from .frameworks import FrameworkOps
 from .tensor_ops import TensorOps
 from .trace import InplaceRec, Trace
 from .values import EMPTY, NONE, NOCONST, UNKNOWN, Kind, V, const, join, join_all
@@ -67,7 +69,8 @@ def _assign_env(env: dict, new: dict):
     env.update(new)
 
 
-class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecycle, NumericOps):
+class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecycle, NumericOps, LibraryOps,
+                  FrameworkOps):
     """Replays one entry file (and what it imports) and fills a Trace."""
 
     def __init__(self, program: Program, entry: SourceFile, budget: int = BUDGET):
@@ -116,6 +119,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         self.sf = scope.sf
         self.stack = [Frame(None, scope, (), None, frozenset(), label="<module>")]
         self.run_roots(scope)
+        self.run_frameworks(scope)
         self.check_classes(scope)
         return self.trace
 
@@ -661,8 +665,12 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
                 q = T.strip_torch_alias(bv.const)
                 cls.bases.append(q)
                 short = q.rsplit(".", 1)[-1]
-                if q == "torch.nn.Module" or short == "LightningModule":
+                lib = self.library_base(q) if not q.startswith(("torch.", "builtins.")) else None
+                if q == "torch.nn.Module" or short == "LightningModule" or lib == "base":
                     cls.is_module = True
+                elif lib == "module":
+                    cls.is_module = True
+                    cls.opaque_base = True
                 elif q.startswith("torch.nn.") and (short in T.PARAM_MODULES or short in T.FREE_MODULES
                                                     or short in T.CONTAINERS or short in T.RECURRENT):
                     cls.is_module = True
@@ -694,8 +702,14 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         module = stmt.module or ""
         level = stmt.level or 0
         path = self.program.resolve(self.sf, module, level) if (level or module) else None
+        if path is None and module and not self.library_mode:
+            path = self.program.resolve_fallback(self.sf, module, level, stmt)
         for alias in stmt.names:
             name = alias.asname or alias.name
+            qualified = self.program.qualified_import(self.sf, module, level, alias.name)
+            if qualified is not None:
+                env[name] = V(Kind.MODREF, const=T.strip_torch_alias(qualified))
+                continue
             if alias.name == "*":
                 if path is not None:
                     # names come from the module when first looked up (see lookup_global)
@@ -707,12 +721,14 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
                 # project modules run lazily, when the name is first used: most imports never matter
                 env[name] = V(Kind.LAZY, frozenset((LazyImport(path, module, alias.name),)))
             else:
-                base = module if not level else ("." * level + module)
+                base = module if not level else self.program.absolute_module(self.sf, module, level)
                 env[name] = V(Kind.MODREF, const=T.strip_torch_alias(f"{base}.{alias.name}" if base else alias.name))
         return env
 
     def import_module(self, dotted: str, level: int, stmt) -> V:
         path = self.program.resolve(self.sf, dotted, level)
+        if path is None and not self.library_mode:
+            path = self.program.resolve_fallback(self.sf, dotted, level, stmt)
         if path is not None:
             return V(Kind.LAZY, frozenset((LazyImport(path, dotted, None),)))
         return V(Kind.MODREF, const=dotted)

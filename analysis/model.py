@@ -32,6 +32,7 @@ class Param:
     span: Span | None  # where it was created
     origin: str = ""   # 'copy' (deepcopy of a module), 'loaded' (load_state_dict target), ''
     repeated: bool = False  # made in a loop the engine ran once: there may be more like it
+    closed: bool = False    # opaque, standing for a library model's unseen parameters and no known one
 
     @property
     def opaque(self) -> bool:
@@ -227,6 +228,9 @@ class Step:
     scaled: bool = False          # the loss is divided by a count or scaled by a constant on some path
     stale: tuple = ()             # Stale
     loops: tuple = ()             # iteration keys of the enclosing loop iterations, outermost first
+    # 'script': reached when the file runs as a script (top level or from `__main__`);
+    # 'function': only in a function nothing in the file calls (run on unknown arguments)
+    entry: str = "script"
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,3 +313,15 @@ class ProgramModel:
     incomplete_reason: str = ""
     not_reached: Span | None = None
     not_reached_count: int = 0
+    libraries: tuple = ()               # LibraryModule: the library models the program builds
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryModule:
+    """A model built by an installed library (or known from the table): where its structure comes from."""
+    path: str               # the module path in the program: 'model'
+    type: str               # 'BertForSequenceClassification'
+    qual: str               # where it is defined: 'transformers.models.bert.modeling_bert.BertForSequenceClassification'
+    how: str                # 'source' | 'table' | 'evidence'
+    source: Span | None     # the class (or factory) definition, in site-packages
+    note: str = ""

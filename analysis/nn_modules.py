@@ -12,6 +12,7 @@ from .objects import (
     FROZEN, MAYBE, TRAINABLE, DictObj, ListObj, ModuleObj, PIter, Site, SymObj, TensorObj, Unit,
     merge_state, module_value, unit_value,
 )
+from .library_ops import freezable, is_closed
 from .trace import FreezeRec, UnitNew, UnregRec
 from .tensor_ops import loss_shape
 from .trace import SaveRec
@@ -32,9 +33,13 @@ class ModuleOps:
                 return v
         if attr == "training":
             return const(m.training) if isinstance(m.training, bool) else V(Kind.NUMBER, unk=False)
-        if attr in ("module", "_orig_mod") and m.cls is None:
+        if attr in ("module", "_orig_mod") and m.cls is None and m.lib is None:
             return module_value(m)  # DDP(model).module, torch.compile(model)._orig_mod
-        if m.opaque and not attr.startswith("_") and attr not in _MODULE_METHODS:
+        if m.lib is not None:
+            v = self.library_attr(m, attr, node)
+            if v is not None:
+                return v
+        if m.opaque and not attr.startswith("_") and attr not in _MODULE_METHODS and not self.library_mode:
             sub = ModuleObj(f"<{attr}>", m.site, m.seq, qual=None)
             sub.opaque = True
             sub.opaque_unit = Unit(Unit.OPAQUE, "<params>", m.site, m.seq, count=None)
@@ -47,6 +52,8 @@ class ModuleOps:
         return V(Kind.UNKNOWN)
 
     def module_setattr(self, m: ModuleObj, attr, value: V, stmt, target):
+        if self.library_mode:
+            self.note_library_attr(m, attr)
         mods = [o for o in value.objs if isinstance(o, ModuleObj)]
         params = [o for o in value.objs if isinstance(o, Unit) and o.kind == Unit.PARAM]
         if mods and not (value.k & (Kind.LIST | Kind.DICT | Kind.TUPLE)):
@@ -146,7 +153,7 @@ class ModuleOps:
                 sub.training = mode
 
     def set_requires_grad(self, recv: V, flag, node, target_node, env, stmt) -> V:
-        units = [o for o in recv.objs if isinstance(o, Unit) and o.kind != Unit.OPAQUE]
+        units = [o for o in recv.objs if isinstance(o, Unit) and freezable(o)]
         if units:
             self.freeze(units, flag, node, recv)
             return recv
@@ -204,6 +211,8 @@ class ModuleOps:
 
     def make_module(self, short, qual, args, kwargs, node) -> V:
         site = Site(self.sf, node)
+        if short == "Buffer":   # nn.Buffer(t): a tensor registered as a buffer, not a module
+            return V(Kind.TENSOR, frozenset((TensorObj(site),)), site=node)
         m = ModuleObj(f"<{short}>", site, self.seq(), qual=qual)
         consts = [a.const if isinstance(a, V) else NOCONST for a in args]
         kw = {k: v.const for k, v in kwargs.items() if k != "**"}
@@ -253,6 +262,14 @@ class ModuleOps:
                         else:
                             items = [self.iter_value(v)]
                     for item in items:
+                        if not item.objs and item.k & Kind.UNKNOWN:
+                            # an element the engine did not see being made (`block(...)` of an
+                            # unknown class): it may be a module with parameters
+                            m.opaque = True
+                            if m.opaque_unit is None:
+                                m.opaque_unit = Unit(Unit.OPAQUE, "<params>", site, m.seq, count=None)
+                                m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
+                                created.append(m.opaque_unit)
                         if sum(1 for o in item.objs if isinstance(o, ModuleObj)) > 1:
                             m.unordered = True   # candidates for one position: the order is not known
                         for o in item.objs:
@@ -365,6 +382,8 @@ class ModuleOps:
             self.module_depth -= 1
 
     def _module_call(self, m: ModuleObj, args, kwargs, node, env) -> V:
+        if m.lib is not None and m.cls is None and not m.spec:
+            return self.library_forward(m, args, kwargs, node)
         if m.cls is not None:
             fwd = m.cls.lookup("forward")
             if fwd is not None:
@@ -387,6 +406,9 @@ class ModuleOps:
             for child in list(m.children.values()):
                 if isinstance(child, ModuleObj):
                     out = self.module_call(child, [out], {}, node, env)
+            if m.opaque_unit is not None:
+                # layers the engine did not see being made sit somewhere in the chain
+                out = self.opaque_call(None, [out], {}, node, extra=V(Kind.MODULE, frozenset((m,))))
             return out
         if spec in T.PARAM_MODULES or spec in T.RECURRENT:
             units = [u for u in m.children.values() if isinstance(u, Unit)]
@@ -448,11 +470,18 @@ class ModuleOps:
             fn = m.cls.lookup(name)
             if fn is not None:
                 return self.call_function(fn, args, kwargs, node, self_v=module_value(m))
+        if m.lib is not None and m.cls is None:
+            v = self.library_method(m, name, args, kwargs, node)
+            if v is not None:
+                return v
+        fw = self.framework_module_method(m, name, args, kwargs, node)
+        if fw is not None:
+            return fw
         if name in m.children or name in m.attrs:
             return self.call_value(self.module_attr(m, name, node), args, kwargs, node, env)
         if name in ("parameters", "named_parameters"):
             units = m.units()
-            exact = not any(u.kind == Unit.OPAQUE for u in units)
+            exact = not any(u.kind == Unit.OPAQUE and not is_closed(u) for u in units)
             return V(Kind.PARAMS, frozenset((PIter(frozenset(units), exact=exact, sources=frozenset((m,)),
                                                    named=name == "named_parameters", site=Site(self.sf, node)),)),
                      site=node)
@@ -468,7 +497,7 @@ class ModuleOps:
         if name == "requires_grad_":
             flag = args[0].const if args and isinstance(args[0], V) else kwargs.get("requires_grad", const(True)).const
             flag = flag if isinstance(flag, bool) else None
-            units = [u for u in m.units() if u.kind != Unit.OPAQUE]
+            units = [u for u in m.units() if freezable(u)]
             if units:
                 self.freeze(units, flag, node, module_value(m))
             return recv
@@ -538,7 +567,8 @@ class ModuleOps:
         if name in ("buffers", "named_buffers"):
             return V(Kind.LIST, frozenset((ListObj(V(Kind.TENSOR), None),)))
         if m.opaque or m.cls is not None:
-            return self.opaque_call(None, args, kwargs, node, extra=recv)
+            # this module only: `recv` may join every submodule (`for m in self.modules(): m.f()`)
+            return self.opaque_call(None, args, kwargs, node, extra=module_value(m))
         return UNKNOWN
 
 

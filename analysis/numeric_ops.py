@@ -8,14 +8,13 @@ from __future__ import annotations
 import ast
 
 from . import numerics as N
+from . import torch_api as T
 from .findings import CONFIRMED, SUSPICIOUS
 from .objects import Site, TensorObj
 from .trace import RiskRec
 from .values import EMPTY, Fact, Mark, V, storages
 
 _UNSAFE_CALLS = N.LOGS | N.ROOTS
-_ARITH_METHODS = {"add": "add", "sub": "sub", "subtract": "sub", "mul": "mul", "multiply": "mul", "div": "div",
-                  "true_divide": "div", "divide": "div", "pow": "pow"}
 _CE = {"cross_entropy", "CrossEntropyLoss"}
 _NLL = {"nll_loss", "NLLLoss"}
 _BCE = {"binary_cross_entropy", "BCELoss"}
@@ -33,9 +32,9 @@ class NumericOps:
         if op is None or self.nograd is not None and op not in N.KEEP:
             return out
         ins = [v for v in inputs if isinstance(v, V)]
-        if op in _ARITH_METHODS and len(ins) >= 2:
+        if op in T.ARITH_OPS and len(ins) >= 2:
             # x.pow(2), x.div(y), torch.mul(a, b): the operators' facts
-            marks, facts = N.arith(_ARITH_METHODS[op], ins[0], ins[1], False, False)
+            marks, facts = N.arith(T.ARITH_OPS[op], ins[0], ins[1], False, False)
         else:
             marks, facts = N.marks_of(op, ins)
         risks = set()
@@ -53,11 +52,11 @@ class NumericOps:
                 risks |= self.promote(x, "exp", "GA404", "log(1 + exp(x))")
             elif op in N.ROOTS and N.risky(x):
                 risks.add(self.hazard("GA403", node, op, CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS))
-            elif op == "pow" and len(ins) > 1 and isinstance(ins[1].const, float) and 0 < ins[1].const < 1 \
-                    and N.risky(x):
+            elif op in T.FRACTIONAL_POWERS and len(ins) > 1 and isinstance(ins[1].const, float) \
+                    and 0 < ins[1].const < 1 and N.risky(x):
                 risks.add(self.hazard("GA403", node, f"pow({ins[1].const})", CONFIRMED if x.marks & Mark.SELF
                                       else SUSPICIOUS))
-            elif op in ("div", "true_divide", "divide") and len(ins) > 1:
+            elif op in T.ZERO_DIVISOR_INF and len(ins) > 1:
                 risks |= self.check_division(x, ins[1], node)
             elif op == "exp" and x.marks & Mark.LOGITS:
                 marks |= Mark.EXP
@@ -135,7 +134,7 @@ class NumericOps:
         out = set()
         for branch in node.args[1:3]:
             for unsafe, operand in _unsafe_ops(branch):
-                names = {n.id for n in ast.walk(operand) if isinstance(n, ast.Name) and not _guarded(operand)}
+                names = set() if _guarded(operand) else _direct_names(operand)
                 hit = any(set(storages(env[n])) & compared for n in names if n in env)
                 if hit:
                     out.add(self.hazard("GA405", unsafe, "an op the condition excludes", CONFIRMED))
@@ -181,6 +180,37 @@ _GUARDS = {"clamp", "clamp_min", "clip", "maximum", "abs"}
 
 def _guarded(expr) -> bool:
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _GUARDS
+
+
+# ops whose result is 0 exactly where their input is: the operand is still "the very value" compared
+_SAME_ZEROS = frozenset(("abs", "neg", "float", "double", "half", "bfloat16", "to", "type_as", "clone",
+                         "contiguous", "squeeze", "unsqueeze", "view", "reshape", "flatten", "expand", "expand_as"))
+
+
+def _direct_names(expr) -> set:
+    """Names the operand is built from through arithmetic and zero-preserving ops only: in
+    `log(-expm1(x))` under `where(x < t, ...)` the operand is a new function of x whose own zeros the
+    condition says nothing about (log1mexp's branch split), so x is not "the very value" there."""
+    out, todo = set(), [expr]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, ast.BinOp):
+            todo += (n.left, n.right)
+        elif isinstance(n, ast.UnaryOp):
+            todo.append(n.operand)
+        elif isinstance(n, (ast.Subscript, ast.Attribute)) and not isinstance(n.ctx, ast.Store):
+            todo.append(n.value)
+        elif isinstance(n, ast.Call):
+            f = n.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+            if name in _SAME_ZEROS:
+                if isinstance(f, ast.Attribute) and not (isinstance(f.value, ast.Name) and f.value.id == "torch"):
+                    todo.append(f.value)
+                elif n.args:
+                    todo.append(n.args[0])
+    return out
 
 
 def _unsafe_ops(expr):

@@ -10,7 +10,9 @@ when the value is used in a way that overflows (normalised by its own sum, insid
 or is fully masked (a softmax over it).
 
 What each op does to these facts is kept here by name; the names are torch's (`Tensor` methods,
-`torch.*`, `torch.nn.functional.*`), each group saying why.
+`torch.*`, `torch.nn.functional.*`), each group saying why. These are value ranges (a softmax is
+in [0, 1], ReLU >= 0), which torch's autograd tables do not hold; what they do hold (divisions,
+fractional powers, the names of + - * / **) the engine reads from torch_api.py.
 """
 from __future__ import annotations
 
@@ -36,6 +38,9 @@ KEEP = {"view", "reshape", "squeeze", "unsqueeze", "flatten", "unflatten", "tran
         "expand_as", "repeat", "narrow", "select", "index_select", "gather", "masked_select", "roll", "flip",
         "chunk", "split", "unbind", "dropout", "Dropout", "detach", "getitem", "cat", "stack", "movedim",
         "view_as", "reshape_as", "squeeze_", "unsqueeze_", "requires_grad_", "Identity", "Flatten"}
+# The catalog's families (GA401 logs, GA403 roots) by name: the op table's domain facts say
+# where each stops being finite (-inf at 0; an infinite gradient at 0), but they do not tell a
+# log from rsqrt or reciprocal, which share those facts (tests/test_ops_table.py checks them).
 LOGS = {"log", "log2", "log10"}
 ROOTS = {"sqrt", "rsqrt"}
 MASK_BUILDERS = {"triu", "tril"}           # a causal mask keeps one unmasked key per row

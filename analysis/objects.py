@@ -125,7 +125,7 @@ class TensorObj(Obj):
 class ModuleObj(Obj):
     __slots__ = ("cls", "qual", "label", "parent", "key", "children", "attrs", "site", "seq", "opaque",
                  "opaque_unit", "inplace", "spec", "copy_of", "unregs", "in_init", "loaded_from", "training",
-                 "dims", "unordered")
+                 "lib", "dims", "unordered")
 
     def __init__(self, label, site, seq, cls=None, qual=None):
         super().__init__()
@@ -147,6 +147,7 @@ class ModuleObj(Obj):
         self.in_init = False
         self.loaded_from = False  # load_state_dict from an optimized module (a target network)
         self.training = True      # .train()/.eval() state: True, False, or None when paths disagree
+        self.lib = None           # library_ops.LibInfo of a model from an installed library
         self.dims = None          # constructor constants that fix output shapes: (in, out), a reduction
         self.unordered = False    # a Sequential whose children's order is not known
 

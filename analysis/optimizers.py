@@ -9,6 +9,7 @@ from .frames import PathRaises
 from .objects import (
     DictObj, FuncObj, Group, ListObj, OptimObj, PIter, ScalerObj, SchedObj, Site, SymObj, TensorObj, Unit,
 )
+from .library_ops import is_closed
 from .values import NONE, UNKNOWN, Kind, V
 from .trace import NonLeafRec
 
@@ -58,7 +59,7 @@ class OptimizerOps:
         frame = self.stack[-1]
         from_arg = any(x in frame.arg_objs for x in pv.objs) if frame.arg_objs else False
         g = Group(frozenset(units), exact, filtered, site, options, frozenset(sources), from_arg)
-        if not exact or any(u.kind == Unit.OPAQUE for u in units):
+        if not exact or any(u.kind == Unit.OPAQUE and not is_closed(u) for u in units):
             o.complete = False
         o.groups.append(g)
 
@@ -77,7 +78,7 @@ class OptimizerOps:
         for o in v.objs:
             if isinstance(o, Unit):
                 units.add(o)
-                if o.kind == Unit.OPAQUE:
+                if o.kind == Unit.OPAQUE and not is_closed(o):
                     exact = False
             elif isinstance(o, PIter):
                 units |= o.units

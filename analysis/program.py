@@ -229,7 +229,7 @@ def write_source(path: str, text: str, encoding: str):
 class Program:
     """Loads and caches parsed files; resolves project-local imports."""
 
-    def __init__(self, extra_roots=(), overlays=None, freeze_trees=False):
+    def __init__(self, extra_roots=(), overlays=None, freeze_trees=False, parsed=None):
         self.extra_roots = [os.path.abspath(r) for r in extra_roots]
         # batch runs keep every parsed tree for the whole run: freezing each one out of the cyclic
         # collector's reach right after parsing saves walking it again in every later collection
@@ -239,9 +239,83 @@ class Program:
         self._resolved: dict[tuple, str | None] = {}
         self._roots: dict[str, list] = {}
         self._texts: dict[str, str] = {}
+        # parsed modules shared between analyses (the language server's worker): reused while the
+        # text is the same
+        self.parsed = parsed
+
+    # library_models.LibraryModels of the analysed environment, made by `library_source` (set by
+    # the Analyzer) when the first library name is met: a script that meets none neither imports
+    # nor looks for them
+    _libraries = None
+    library_source = None
+
+    @property
+    def libraries(self):
+        if self._libraries is None and self.library_source is not None:
+            self._libraries = self.library_source()
+        return self._libraries
+
+    @libraries.setter
+    def libraries(self, value):
+        self._libraries = value
 
     def add(self, sf: SourceFile):
         self._files[sf.abspath] = sf
+
+    def qualified_import(self, sf: SourceFile, module: str, level: int, name: str) -> str | None:
+        """A name to keep as a dotted name rather than follow to a file (LibraryProgram)."""
+        return None
+
+    def absolute_module(self, sf: SourceFile, module: str, level: int) -> str:
+        return "." * level + module
+
+    def resolve_fallback(self, sf: SourceFile, module: str, level: int, stmt) -> str | None:
+        """What the own resolver could not find, asked of jedi: only for a name that may be the
+        project's (not installed, not the standard library) and where the project gives a reason
+        to look further (the file edits sys.path, a folder of that name without __init__.py): other
+        unresolved imports (an uninstalled library) cost nothing."""
+        import sys
+        top = module.split(".")[0] if module else ""
+        if level or not top or top in getattr(sys, "stdlib_module_names", ()):
+            return None
+        key = ("jedi", sf.abspath, module)
+        if key in self._resolved:
+            return self._resolved[key]
+        self._resolved[key] = None
+        roots = self.roots_for(sf)
+        hint = "sys.path" in sf.source or any(_has_py(os.path.join(r, top)) for r in roots)
+        if not hint:
+            return None
+        libs = self.libraries
+        if libs is not None and libs.index.has_package(top):
+            return None
+        from . import jedi_resolver
+        line = sf.line_text(stmt.lineno)
+        col = line.find(module, stmt.col_offset)
+        if col < 0:
+            return None
+        # jedi's first answer in a process costs seconds (its own start): answers are kept on disk,
+        # per importing file's text, until the file found changes
+        cache = libs.cache if libs is not None else None
+        import hashlib
+        digest = hashlib.sha256(sf.source.encode("utf-8", "replace")).hexdigest()[:24]
+        ckey = f"jedi-import|{sf.abspath}|{module}|{digest}|{'|'.join(self.extra_roots)}"
+        hit = cache.get(ckey) if cache is not None else None
+        if hit is not None:
+            target = hit.get("path")
+        else:
+            target = jedi_resolver.import_target(sf.abspath, sf.source, stmt.lineno, col + len(module) - 1,
+                                                 roots[-1] if roots else os.path.dirname(sf.abspath),
+                                                 libs.env if libs is not None else None, tuple(self.extra_roots),
+                                                 timeout=jedi_resolver.IMPORT_TIMEOUT)
+            if cache is not None and jedi_resolver.stats.get("last_timed_out") is False:
+                cache.put(ckey, {"path": target}, [target] if target else [])
+        target = os.path.normpath(target) if target else target
+        if target and target.endswith(".py") and not any(p in target for p in _SKIP_PARTS) \
+                and os.path.isfile(target) and target != sf.abspath:
+            self._resolved[key] = target
+            return target
+        return None
 
     def may_define(self, abspath: str, name: str) -> bool:
         """Cheap text test before running a module for a name: it must mention the name, or
@@ -267,7 +341,13 @@ class Program:
             source = self.overlays.get(abspath)
             if source is None:
                 source = read_text(abspath)
+            kept = self.parsed.get(abspath) if self.parsed is not None else None
+            if kept is not None and kept.source == source:
+                self._files[abspath] = kept
+                return kept
             sf = self.parse(abspath, source, abspath)
+            if self.parsed is not None:
+                self.parsed[abspath] = sf
             sf.path = os.path.relpath(abspath) if not os.path.isabs(abspath) else _display(abspath)
         except (OSError, ParseError, UnicodeDecodeError):
             sf = None
@@ -360,6 +440,14 @@ def _find(base: str, parts: list[str]) -> str | None:
     if os.path.isfile(init):
         return init
     return None
+
+
+def _has_py(folder: str) -> bool:
+    """A folder holding Python files (a namespace package), not a run-log folder of the same name."""
+    try:
+        return any(n.endswith(".py") for n in os.listdir(folder))
+    except OSError:
+        return False
 
 
 def _display(abspath: str) -> str:

@@ -22,6 +22,8 @@ KINDS = {
     "count": "a whole number >= 0",
     "seconds": "a number of seconds > 0",
     "template": "a string; `{code}` in it becomes the rule's code",
+    "path": "a path (an interpreter, or the folder of an environment); relative to the folder of "
+            "pyproject.toml",
     "selector-table": "a table: glob = list of rule codes, prefixes or names",
     "severity-table": "a table: rule code, prefix, name, family or confidence = "
                       "`error`, `warning`, `information` or `hint`",
@@ -149,6 +151,10 @@ def _check(kind: str, value):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
             raise _Bad(f"expected a number of seconds > 0, got {_shown(value)}")
         return float(value)
+    if kind == "path":
+        if not isinstance(value, str):
+            raise _Bad(f"expected a path, got {_shown(value)}")
+        return value
     if kind == "template":
         if not isinstance(value, str):
             raise _Bad(f"expected a string, got {_shown(value)}")

@@ -13,6 +13,7 @@ from . import torch_api as T
 from .objects import (
     FROZEN, TRAINABLE, ListObj, PIter, Site, TensorObj, Unit,
 )
+from .library_ops import is_closed
 from .trace import Cut, InplaceRec, NonLeafRec, SaveRec
 from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Fact, Flow, Kind, Mark, Star, V, const, flow_of,
                      make_tuple, requires_grad, storages, surely_requires_grad)
@@ -23,8 +24,6 @@ _ALIAS_METHODS = {"to", "cpu", "cuda", "float", "double", "half", "bfloat16", "c
 _SHAPE_METHODS = {"size", "dim", "numel", "nelement", "element_size", "stride", "is_contiguous",
                   "data_ptr", "get_device", "ndimension", "storage_offset", "is_floating_point",
                   "is_complex", "__len__", "tolist_shape", "nbytes", "itemsize", "equal"}
-_TUPLE_REDUCTIONS = {"max", "min", "sort", "topk", "kthvalue", "median", "mode", "cummax", "cummin",
-                     "nanmedian", "aminmax"}
 
 
 
@@ -158,7 +157,7 @@ class TensorOps:
                 states = {u.frozen for u in units}
                 if states == {FROZEN}:
                     return const(False)
-                if states == {TRAINABLE} and all(u.kind != Unit.OPAQUE for u in units):
+                if states == {TRAINABLE} and all(u.kind != Unit.OPAQUE or is_closed(u) for u in units):
                     return const(True)
                 return V(Kind.NUMBER)
             if recv.facts & Fact.NOGRAD:
@@ -307,7 +306,7 @@ class TensorOps:
         if name in T.SPLIT_OPS:
             out = self.tensor_result(flow_of(recv), node, alias=recv)
             return out.replace(k=Kind.TENSOR | Kind.TUPLE)
-        if name in ZERO_GRAD_OPS:
+        if name in T.ZERO_GRAD_OPS:
             return self.zerograd(flow_of(recv), node, f".{name}()", recv_node)
         if name in T.NONDIFF_OPS:
             return self.nondiff(flow_of(recv, *argv), node, f".{name}()")
@@ -317,8 +316,12 @@ class TensorOps:
             rhs = flow_of(*argv).value() if argv else None
             if name in ("copy_",) and argv:
                 rhs = argv[0]
-            return self.inplace_update(recv, rhs, node, node, op=name[:-1], target_node=recv_node)
-        if name in _TUPLE_REDUCTIONS and (argv or "dim" in kwargs) and not (
+            out = self.inplace_update(recv, rhs, node, node, op=name[:-1], target_node=recv_node)
+            # `h.mul_(g)` changes what `h` holds: later reads see g's flow and the saves the op made
+            if isinstance(recv_node, ast.Name) and env is not None and recv_node.id in env:
+                env[recv_node.id] = out
+            return out
+        if name in T.VALUES_INDICES and (argv or "dim" in kwargs) and not (
                 name in ("max", "min") and argv and argv[0].k & Kind.TENSOR):
             values = self.numeric(name, (recv,), node, self.tensor_result(
                 flow_of(recv), node, op=name, inputs=(recv,), shape=op_shape(name, recv, argv, kwargs)))
@@ -378,11 +381,11 @@ class TensorOps:
                                                                       shape=op_shape(short, argv[0], argv[1:], kwargs)))
         if short in T.SPLIT_OPS and argv:
             return self.tensor_result(flow_of(argv[0]), node, alias=argv[0]).replace(k=Kind.TENSOR | Kind.TUPLE)
-        if short in ZERO_GRAD_OPS and argv:
+        if short in T.ZERO_GRAD_OPS and argv:
             return self.zerograd(flow_of(argv[0]), node, f"torch.{short}()", node.args[0] if node.args else None)
         if short in T.NONDIFF_OPS:
             return self.nondiff(flow_of(*argv), node, f"torch.{short}()")
-        if short in _TUPLE_REDUCTIONS and len(argv) >= 2 and not argv[1].k & Kind.TENSOR:
+        if short in T.VALUES_INDICES and len(argv) >= 2 and not argv[1].k & Kind.TENSOR:
             values = self.tensor_result(flow_of(argv[0]), node, op=short, inputs=(argv[0],))
             return make_tuple([values, self.nondiff(flow_of(argv[0]), node, f"torch.{short}().indices")],
                               node).replace(k=Kind.TUPLE | Kind.TENSOR)
@@ -460,7 +463,8 @@ class TensorOps:
                                       shape=argv[0].shape if argv and short.startswith("dropout") else None)
         flow = flow_of(*argv, *[v for k, v in kwargs.items() if k not in ("**",) and isinstance(v, V)
                                 and v.k & Kind.TENSOR])
-        if short.endswith("_loss") or short in _LOSS_FUNCTIONS:
+        # the table's losses, and by their name those it does not map (triplet_margin_with_distance_loss)
+        if short in T.LOSS_FUNCTIONS or short.endswith("_loss"):
             inputs = argv + [kwargs[k] for k in ("input", "target") if k in kwargs]
             red = kwargs.get("reduction")
             out = self.tensor_result(flow, node, op=short, inputs=tuple(argv), reduced=True,
@@ -476,8 +480,6 @@ class TensorOps:
         return self.numeric(short, argv, node, out, kwargs)
 
 
-_LOSS_FUNCTIONS = {"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
-                   "nll_loss", "ctc_loss", "poisson_nll_loss", "gaussian_nll_loss", "triplet_margin_with_distance_loss"}
 
 TENSORISH_METHODS = (_ALIAS_METHODS | _SHAPE_METHODS | T.VIEW_OPS | T.SPLIT_OPS | T.NONDIFF_OPS | T.SAVES_INPUT
                       | T.SAVES_OUTPUT | {"clone", "sum", "mean", "numpy", "item", "tolist", "detach", "abs",
@@ -673,4 +675,3 @@ def _leaf_of(v) -> Unit | None:
     return u if isinstance(u, Unit) and u.kind == Unit.LEAF and v.org == frozenset((u,)) else None
 
 
-ZERO_GRAD_OPS = {"round", "floor", "ceil", "trunc", "fix", "sign", "sgn"}

@@ -1,10 +1,14 @@
 """What the engine knows about PyTorch's API, as data.
 
-Sources: the signatures in torch/nn/modules and the `derivatives.yaml` of torch 2.x (which
-tensors each backward formula saves). Only ops listed here are taken to save tensors; an op
-the engine does not know saves nothing, so GA110 stays quiet rather than guess.
+Sources: the signatures in torch/nn/modules (module constructors, optimizers), and for tensor
+ops the table generated from torch's derivatives.yaml and native_functions.yaml (analysis/ops;
+this module re-exports the name sets the engine uses, `ops.op_for` has the rest). Only ops
+listed here are taken to save tensors; an op the engine does not know saves nothing, so GA110
+stays quiet rather than guess.
 """
 from __future__ import annotations
+
+from .ops import _engine_sets as _sets
 
 # --- modules -------------------------------------------------------------------------------
 
@@ -69,15 +73,13 @@ LOSS_MODULES = {n for n in FREE_MODULES if n.endswith("Loss")}
 
 CONTAINERS = {"Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"}
 
-# What a torch module's forward saves for backward: 'input', 'output', or nothing.
+# What a torch module's forward saves for backward: 'input', 'output', or nothing. From the op
+# table (what forward() calls); recurrent modules and cells, and MultiheadAttention, whose
+# forward the table does not decompose, save their input (every gate is a product with it).
 MODULE_SAVES = {
-    **{n: "input" for n in PARAM_MODULES},
     **{n: "input" for n in RECURRENT},
-    "ReLU": "output", "Sigmoid": "output", "Tanh": "output", "Softmax": "output",
-    "LogSoftmax": "output", "ELU": "output", "Softmin": "output",
-    "LeakyReLU": "input", "GELU": "input", "SiLU": "input", "Mish": "input", "Softplus": "input",
-    "Hardtanh": "input", "ReLU6": "input", "Hardswish": "input", "MaxPool1d": "input",
-    "MaxPool2d": "input", "MaxPool3d": "input",
+    **{n: "input" for n in ("RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention")},
+    **_sets.MODULE_SAVES,
 }
 
 
@@ -117,77 +119,53 @@ SCHEDULERS = {
 SCALERS = {"GradScaler"}
 
 # --- tensor operations ---------------------------------------------------------------------
+# Derived from torch's own autograd tables (analysis/ops: generated from derivatives.yaml and
+# native_functions.yaml, see ops/facade.py for how each set is derived). Only Python-level
+# knowledge the YAML cannot have is written here.
 
 # Views share storage with their input: an in-place change through them changes the input.
-VIEW_OPS = {
-    "view", "view_as", "reshape", "reshape_as", "transpose", "permute", "squeeze", "unsqueeze",
-    "expand", "expand_as", "flatten", "unflatten", "narrow", "select", "t", "diagonal", "movedim",
-    "moveaxis", "swapaxes", "swapdims", "unfold", "as_strided", "real", "imag", "view_as_real",
-    "view_as_complex", "squeeze_", "unsqueeze_", "T", "mT", "H", "mH",
-}
-SPLIT_OPS = {"chunk", "split", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit", "split_with_sizes"}
+VIEW_OPS = _sets.VIEW_OPS
+SPLIT_OPS = _sets.SPLIT_OPS
 
-# Result has no gradient (integer or boolean), or a zero one.
-NONDIFF_OPS = {
-    "argmax", "argmin", "argsort", "round", "floor", "ceil", "trunc", "sign", "sgn", "eq", "ne", "lt",
-    "le", "gt", "ge", "greater", "less", "greater_equal", "less_equal", "not_equal", "isnan",
-    "isinf", "isfinite", "isclose", "isposinf", "isneginf", "bincount", "nonzero", "unique",
-    "unique_consecutive", "searchsorted", "bucketize", "count_nonzero", "logical_and",
-    "logical_or", "logical_not", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_not",
-    "bitwise_xor", "long", "int", "bool", "byte", "short", "char", "heaviside", "multinomial",
-    "bernoulli", "equal", "allclose", "any", "all", "histc", "histogram", "signbit",
-}
+# Result has no gradient (integer or bool), or a zero one, or backward raises for it.
+NONDIFF_OPS = _sets.NONDIFF_OPS
 
-# Fresh tensors that do not depend on their arguments' values.
-FACTORIES = {
-    "tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "rand", "randn", "randint",
-    "randperm", "arange", "linspace", "logspace", "eye", "zeros_like", "ones_like", "empty_like",
-    "full_like", "rand_like", "randn_like", "randint_like", "normal", "Tensor", "FloatTensor",
-    "LongTensor", "DoubleTensor", "IntTensor", "BoolTensor", "HalfTensor", "ByteTensor",
-    "BFloat16Tensor", "tril_indices", "triu_indices", "meshgrid_indices", "empty_strided",
-    "scalar_tensor", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "frombuffer",
-    "from_file", "sparse_coo_tensor",
-}
-_LIKE_FROM_DATA = {"zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like",
-                   "randint_like", "new_zeros", "new_ones", "new_empty", "new_full"}
+# Fresh tensors that do not depend on their arguments' values: the YAML's, plus the Python-level
+# constructors (torch.tensor and the legacy typed constructors are not ATen ops).
+_PY_FACTORIES = {"tensor", "as_tensor", "from_numpy", "frombuffer", "from_file", "sparse_coo_tensor", "Tensor",
+                 "FloatTensor", "LongTensor", "DoubleTensor", "IntTensor", "BoolTensor", "HalfTensor", "ByteTensor",
+                 "BFloat16Tensor", "new_tensor"}
+FACTORIES = _sets.FACTORIES | _PY_FACTORIES
 # Factories that copy their data argument (a tensor given to them loses its graph: GA104).
 REWRAP = {"tensor", "Tensor", "FloatTensor", "LongTensor", "DoubleTensor", "IntTensor", "HalfTensor",
           "BoolTensor", "ByteTensor", "BFloat16Tensor", "new_tensor", "scalar_tensor"}
 
 # Ops whose backward uses their output (an in-place change of it later breaks backward).
-SAVES_OUTPUT = {
-    "exp", "sigmoid", "tanh", "softmax", "log_softmax", "relu", "sqrt", "rsqrt", "expm1", "exp2",
-    "elu", "selu", "celu", "reciprocal", "softmin", "cumprod", "logsumexp", "norm", "prod", "std",
-    "logit", "sinc", "pow_tensor",
-}
-# Ops whose backward uses their (first) input.
-SAVES_INPUT = {
-    "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
-    "asinh", "acosh", "atanh", "abs", "pow", "norm", "std", "var", "prod", "logsumexp", "clamp", "clip",
-    "clamp_min", "clamp_max", "gelu", "silu", "mish", "softplus", "leaky_relu", "hardtanh", "relu6",
-    "hardswish", "erf", "erfc", "erfinv", "lgamma", "digamma", "normalize", "cosine_similarity",
-    "cdist", "dist", "layer_norm", "group_norm", "batch_norm", "instance_norm", "rms_norm",
-    "max_pool1d", "max_pool2d", "max_pool3d", "mse_loss", "l1_loss", "smooth_l1_loss",
-    "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
-    "nll_loss", "poisson_nll_loss", "gaussian_nll_loss", "cumprod", "logsigmoid", "softsign",
-    "atan2", "hypot", "sinc", "logit", "xlogy", "square", "frac", "cross_entropy",
-    "triplet_margin_loss", "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss",
-    "mul", "matmul", "mm", "bmm", "mv", "dot", "vdot", "einsum", "outer", "ger", "inner", "kron",
-    "tensordot", "linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
-    "conv_transpose2d", "conv_transpose3d", "baddbmm", "addmm", "addbmm", "addmv", "addr",
-    "addcmul", "addcdiv", "div", "true_divide", "divide", "floor_divide", "amax", "amin", "max", "min",
-    "maximum", "minimum", "fmax", "fmin", "lerp", "where",
-}
+SAVES_OUTPUT = _sets.SAVES_OUTPUT
+# Ops whose backward uses their first input at least when that input requires grad.
+SAVES_INPUT = _sets.SAVES_INPUT
 # Binary products: each operand is saved when the other needs a gradient.
-PRODUCTS = {"mul", "multiply", "matmul", "mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "inner",
-            "kron", "tensordot", "einsum", "linear", "bilinear", "conv1d", "conv2d", "conv3d",
-            "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "addcmul", "cross"}
-DIVISIONS = {"div", "true_divide", "divide"}
-# Ops that only save indices/shape for backward (their inputs may change freely).
-SAVE_NOTHING = {"max", "min", "amax", "amin", "maximum", "minimum", "where", "lerp", "fmax", "fmin",
-                "floor_divide"}
+PRODUCTS = _sets.PRODUCTS
+# The divisor is saved whenever either operand needs a gradient, the dividend when the divisor does.
+DIVISIONS = _sets.DIVISIONS
+# Ops whose backward saves no tensor.
+SAVE_NOTHING = _sets.SAVE_NOTHING
 
-# In-place methods that are not data changes.
+# Their derivative is zero almost everywhere (round, floor, sign): backward runs, nothing learns.
+ZERO_GRAD_OPS = _sets.ZERO_GRAD_OPS
+# Return (values, indices) where the indices carry no gradient (sort, topk, max(x, dim)).
+VALUES_INDICES = _sets.VALUES_INDICES
+# Names of + - * / ** ({name: add|sub|mul|div|pow}, aliases included: divide, multiply, true_divide).
+ARITH_OPS = _sets.ARITH_OPS
+# Infinite wherever their second input (the divisor) is 0.
+ZERO_DIVISOR_INF = _sets.ZERO_DIVISOR_INF
+# Infinite gradient at 0 for a fractional exponent 0 < e < 1 (pow).
+FRACTIONAL_POWERS = _sets.FRACTIONAL_POWERS
+# F.* losses (they take a `reduction`).
+LOSS_FUNCTIONS = _sets.LOSS_FUNCTIONS
+
+# In-place methods that are not data changes (Python-level or autograd bookkeeping; the YAML
+# types them `Tensor(a!)` like any in-place op).
 NOT_INPLACE = {"requires_grad_", "share_memory_", "retain_grad", "detach_", "resize_", "record_stream",
                "pin_memory", "set_", "grad_", "register_hook"}
 

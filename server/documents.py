@@ -22,6 +22,7 @@ from .memory import give_back
 from .scheduler import BIG_BYTES, SLOW_SECONDS, Scheduler
 
 OVERLAY_BYTES = BIG_BYTES   # other open documents larger than this are read from disk by an analysis
+CHANGES_KEPT = 1000         # files changed on disk told to the workers; one that missed more forgets all
 
 
 @dataclass
@@ -36,6 +37,7 @@ class Analysis:
     seconds: float = 0.0
     stopped: str = ""                 # the server stopped it: 'time' | 'memory' | 'died'
     budget: str = ""                  # the budget that was spent, for the message
+    deps: frozenset = frozenset()   # normalised paths of the files the analysis read (its imports)
 
 
 @dataclass
@@ -64,6 +66,8 @@ class Analyses:
         self.scheduler.big_needed = self._big_open
         self._edits = 0
         self._give_back: list = []
+        self._change_seq = 0
+        self._changes: list = []        # (sequence number, path) of the files changed on disk, the last ones
 
     def start(self):
         self.scheduler.start()
@@ -131,7 +135,8 @@ class Analyses:
             return
         overlays = {path_of(u): t for u, t in open_texts(OVERLAY_BYTES).items() if u != st.uri}
         payload = {"path": path_of(st.uri), "text": text, "settings": settings, "root": root,
-                   "overlays": overlays, "time_budget": budgets.time}
+                   "overlays": overlays, "time_budget": budgets.time,
+                   "changes": (self._change_seq, tuple(self._changes))}
         big = st.slow or st.size > BIG_BYTES
         started = time.perf_counter()
         outcome = await self.scheduler.submit(st.uri, version, payload, (background, -st.edited), big, st.size)
@@ -141,7 +146,8 @@ class Analyses:
             reply = outcome.reply
             analysis = Analysis(version, text, reply.get("result"), reply.get("error"),
                                 reply.get("config_source", ""), tuple(reply.get("config_problems", ())),
-                                dict(reply.get("severity", {})), reply.get("seconds", 0.0))
+                                dict(reply.get("severity", {})), reply.get("seconds", 0.0),
+                                deps=reply.get("deps", frozenset()))
         else:
             budget = {"time": f"{budgets.hard_time:g} s", "memory": f"{budgets.memory_mb} MB"}.get(outcome.stopped, "")
             analysis = Analysis(version, text, None, stopped=outcome.stopped, budget=budget)
@@ -184,6 +190,20 @@ class Analyses:
     def latest(self, uri: str) -> Analysis | None:
         st = self.docs.get(uri)
         return st.analysis if st is not None else None
+
+    def dependents(self, changed: set) -> list:
+        """Documents whose last analysis read one of the changed files."""
+        return [uri for uri, st in self.docs.items()
+                if st.analysis is not None and st.analysis.deps & changed]
+
+    def invalidate(self, paths):
+        """Files changed on disk: the workers drop what they keep of them (parsed modules, library
+        summaries when a library changed). Each job carries the recent changes; a worker applies
+        those it has not seen (worker.py), whichever lane it serves and whenever it started."""
+        for p in paths:
+            self._change_seq += 1
+            self._changes.append((self._change_seq, os.path.abspath(p)))
+        del self._changes[:-CHANGES_KEPT]
 
     def foreign_findings(self, uri: str) -> list:
         out = []

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import os
+from dataclasses import replace
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -19,6 +20,7 @@ from gradaudit.analysis.program import ParseError, read_text, split_lines
 from gradaudit.analysis.graph import graph
 from gradaudit.analysis.summary import hover_markdown, lens_title, unique_steps
 
+from . import gradflow_action
 from .convert import Positions, diagnostic, finding_key, path_of, text_edits, uri_of
 from .diagnostics import carried, incomplete_diagnostic, move, parse_diagnostic, stopped_message
 from .documents import Analyses
@@ -40,6 +42,7 @@ class GradauditServer(LanguageServer):
         self.lens_refresh = False  # the client accepts workspace/codeLens/refresh
         self.resolve_edits = False  # the client resolves code actions' edits lazily
         self.root = ""
+        self.foreign_shown: set = set()   # uris last published with findings of other documents' analyses
         self.shown_problems: dict = {}   # configuration source -> the problems shown for it
         self.pending_problems: list = []  # the initialization options' problems, shown once initialized
 
@@ -96,7 +99,13 @@ class GradauditServer(LanguageServer):
         if analysis is not None and analysis.result is not None:
             path = os.path.normpath(path_of(uri))
             own = [f for f in analysis.result.findings if os.path.normpath(os.path.abspath(f.span.path)) == path]
-        return own + self.analyses.foreign_findings(uri)
+        out, seen = [], set()
+        for f in own + self.analyses.foreign_findings(uri):
+            key = (f.code, f.span.line, f.span.col)   # a module's own analysis and an importer's may agree
+            if key not in seen:
+                seen.add(key)
+                out.append(f)
+        return out
 
     def severity_for(self, uri: str) -> dict:
         analysis = self.analyses.latest(uri)
@@ -111,8 +120,15 @@ class GradauditServer(LanguageServer):
         foreign = self.analyses.foreign_findings(uri)
         positions = self.positions(uri) if foreign else None
         severity = self.severity_for(uri)
-        return list(st.shown) + [diagnostic(f, positions, self.settings, self.positions_for_path, severity)
-                                 for f in foreign]
+        out = list(st.shown)
+        seen = {(d.code, d.range.start.line, d.range.start.character) for d in out}
+        for f in foreign:
+            d = diagnostic(f, positions, self.settings, self.positions_for_path, severity)
+            key = (d.code, d.range.start.line, d.range.start.character)
+            if key not in seen:     # a module's own analysis and an importer's may agree
+                seen.add(key)
+                out.append(d)
+        return out
 
     def _own_diagnostics(self, uri: str, analysis) -> list[types.Diagnostic]:
         """The diagnostics of a new analysis of the current version, with what it could not recompute."""
@@ -177,7 +193,8 @@ class GradauditServer(LanguageServer):
         st = self.analyses.docs.get(uri)
         if analysis is not None and st is not None and self.is_open(uri):
             st.shown = self._own_diagnostics(uri, analysis)
-        targets = {uri} | {u for u in self.analyses.docs if self.analyses.foreign_findings(u)}
+        # documents showing findings other analyses placed there: now, or until now (they may be gone)
+        targets = {uri} | {u for u in self.analyses.docs if self.analyses.foreign_findings(u)} | self.foreign_shown
         if self.pull:
             if self.refresh:
                 self.workspace_diagnostic_refresh(None)
@@ -187,9 +204,20 @@ class GradauditServer(LanguageServer):
                 self.publish(target)
 
     def publish(self, uri: str):
+        if self.analyses.foreign_findings(uri):
+            self.foreign_shown.add(uri)
+        else:
+            self.foreign_shown.discard(uri)
         doc = self.document(uri)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, diagnostics=self.diagnostics_for(uri), version=doc.version))
+
+    def reanalyze_dependents(self, paths, exclude=None):
+        """Analyze again the open documents whose last analysis read one of these files."""
+        changed = {os.path.normcase(os.path.abspath(p)) for p in paths}
+        for uri in self.analyses.dependents(changed):
+            if uri != exclude and self.is_open(uri):
+                self.schedule(uri, background=True)     # after the document being edited
 
     def reanalyze_all(self):
         for uri in list(self.analyses.docs):
@@ -223,6 +251,10 @@ def initialize(ls: GradauditServer, params: types.InitializeParams):
         ls.root = path_of(params.workspace_folders[0].uri)
     ls.settings, problems = Settings.from_client(params.initialization_options, ls.settings)
     ls.pending_problems = problems   # shown once the client is initialized
+    opts = params.initialization_options
+    if isinstance(opts, dict) and isinstance(opts.get("interpreter"), str):
+        # the interpreter the editor resolved (the VS Code extension sends the one it runs us with)
+        ls.settings = replace(ls.settings, interpreter=opts["interpreter"])
     # pygls made the workspace just before this handler: make it one whose documents take an edit
     # in time proportional to the edit (text.py)
     ls.workspace.__class__ = FastWorkspace
@@ -247,6 +279,15 @@ def did_change(ls: GradauditServer, params: types.DidChangeTextDocumentParams):
         return     # a change to a document never opened: nothing to analyse
     ls.moved(uri, params.content_changes)
     ls.schedule(uri)
+    # open documents whose last analysis read this module see its unsaved text (overlays) again
+    ls.reanalyze_dependents([path_of(uri)], exclude=uri)
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: GradauditServer, params: types.DidChangeWatchedFilesParams):
+    paths = [path_of(c.uri) for c in params.changes]
+    ls.analyses.invalidate(paths)
+    ls.reanalyze_dependents(paths)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
@@ -303,7 +344,7 @@ async def pull_diagnostics(ls: GradauditServer, params: types.DocumentDiagnostic
 
 @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
                 types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND,
-                                                           types.CodeActionKind.SourceFixAll],
+                                                           types.CodeActionKind.SourceFixAll, gradflow_action.KIND],
                                         resolve_provider=True))
 def code_action(ls: GradauditServer, params: types.CodeActionParams):
     uri = params.text_document.uri
@@ -337,6 +378,8 @@ def code_action(ls: GradauditServer, params: types.CodeActionParams):
             actions.append(types.CodeAction(
                 title=f"Ignore {f.code} on this line", kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
                 edit=_ignore_edit(ls, uri, f)))
+    if not only or any(str(k) == "source" or gradflow_action.KIND.startswith(str(k)) for k in only):
+        actions += gradflow_action.code_actions(analysis, uri, params.range.start.line + 1, params.range.end.line + 1)
     if want_fix_all or (not only and any(f.fix is not None and f.fix.applicability == SAFE for f in ls.findings_for(uri))):
         edit = fix_all_edit(ls, uri)
         if edit is not None:
@@ -490,6 +533,22 @@ async def show_training_graph(ls: GradauditServer, *args):
     out["uri"] = uri
     if len(args) > 1 and isinstance(args[1], int):
         out["focus"] = args[1]
+    return out
+
+
+@server.command(gradflow_action.COMMAND)
+async def generate_gradflow_test(ls: GradauditServer, *args):
+    uri, line = (args + (None, None))[:2]
+    if not isinstance(uri, str) or not isinstance(line, int):
+        return {"error": "usage: gradaudit.generateGradflowTest(uri, line)"}
+    out = gradflow_action.write_test(await ls.analyses.current(uri), uri, line)
+    if "uri" in out:
+        try:
+            await ls.window_show_document_async(types.ShowDocumentParams(uri=out["uri"], take_focus=True))
+        except Exception:  # the client cannot show documents: the file is written all the same
+            pass
+    else:
+        ls._log(f"gradaudit: {out['error']}", types.MessageType.Warning)
     return out
 
 

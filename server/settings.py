@@ -28,9 +28,13 @@ KEYS = (
         "gets an `analysis incomplete` diagnostic saying what was not reached.", "10"),
     Key("memoryBudget", "count", 1536, "Megabytes of memory one analysis may use (on Linux); past it the "
         "analysis is stopped and the document gets an `analysis incomplete` diagnostic.", "1536"),
+    Key("interpreter", "path", "", "The Python interpreter (or environment folder) whose installed libraries "
+        "(transformers, timm, torchvision...) are read for their models; empty: the project's `python`, "
+        "else the server's own environment. The VS Code extension sends the interpreter it runs the "
+        "server with.", '"/home/me/project/.venv/bin/python"'),
 )
 _ATTR = {"select": "select", "ignore": "ignore", "severity": "severity", "debounce": "debounce_ms",
-         "codeLens": "code_lens", "extraPaths": "extra_paths", "docsUrl": "docs_url",
+         "codeLens": "code_lens", "extraPaths": "extra_paths", "docsUrl": "docs_url", "interpreter": "interpreter",
          "timeBudget": "time_budget", "memoryBudget": "memory_budget_mb"}
 
 __all__ = ["KEYS", "SEVERITIES", "Settings"]
@@ -47,6 +51,7 @@ class Settings:
     docs_url: str = ""          # e.g. 'https://example.org/rules/{code}'; default: the packaged rule pages
     time_budget: float = 10.0   # seconds the engine interprets one document
     memory_budget_mb: int = 1536   # an analysis worker's memory for one document
+    interpreter: str = ""       # the environment whose installed libraries are analysed (else the server's own)
 
     @staticmethod
     def from_client(raw, base: "Settings | None" = None) -> tuple["Settings", list]:

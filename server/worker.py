@@ -58,9 +58,49 @@ def rss_bytes(pid: int | str = "self") -> int:
         return 0
 
 
+# What a worker keeps between analyses: the library models of each analysed environment (their
+# summaries in memory, jedi's Project inside), and the project's parsed modules, reused while
+# their text is unchanged and dropped when the server says a file changed on disk.
+_LIBRARIES: dict = {}
+_PARSED: dict = {}
+_SEEN = 0          # the sequence number of the last change on disk applied
+
+
+def _libraries(python: str):
+    from gradaudit.analysis.environment import find_env
+    from gradaudit.analysis.library_models import LibraryModels
+    from gradaudit.analysis.summary_cache import SummaryCache
+    env = find_env(python or None)
+    libs = _LIBRARIES.get(env.key)
+    if libs is None:
+        libs = _LIBRARIES[env.key] = LibraryModels(env, SummaryCache())
+    return libs
+
+
+def apply_changes(seq: int, changes: tuple):
+    """Forget what changed on disk since the last job: `changes` are the server's recent
+    (sequence number, path); if some this worker has not seen are no longer among them, forget all."""
+    global _SEEN
+    if seq <= _SEEN:
+        return
+    if not changes or changes[0][0] > _SEEN + 1:
+        _PARSED.clear()
+        _LIBRARIES.clear()
+    else:
+        paths = [p for n, p in changes if n > _SEEN]
+        for p in paths:
+            _PARSED.pop(p, None)
+        for key, libs in list(_LIBRARIES.items()):
+            if any(libs.env.is_library_path(p) for p in paths):
+                del _LIBRARIES[key]     # a library changed (an upgrade): resolve its names anew
+    _SEEN = seq
+
+
 def analyze(job: dict) -> dict:
     """One analysis; what crosses back is pickled findings and the model (no syntax trees)."""
     from gradaudit.analysis.engine import Analyzer
+    from gradaudit.analysis.program import Program
+    apply_changes(*job.get("changes", (0, ())))
     path = job["path"]
     settings = job["settings"]
     config, problems = settings.engine_config(path)
@@ -69,14 +109,18 @@ def analyze(job: dict) -> dict:
     roots += list(settings.extra_paths)
     started = time.perf_counter()
     try:
-        result = Analyzer(config, extra_roots=roots, overlays=job["overlays"],
-                          time_budget=job.get("time_budget")).analyze_source(path, job["text"])
+        analyzer = Analyzer(config, extra_roots=roots, overlays=job["overlays"], time_budget=job.get("time_budget"),
+                            libraries=_libraries(settings.interpreter or config.python))
+        program = analyzer.attach(Program(roots, job["overlays"], parsed=_PARSED))
+        result = analyzer.analyze_source(path, job["text"], program)
     except Exception:
         return dict(facts, error=traceback.format_exc(limit=8), seconds=time.perf_counter() - started)
+    # the files the analysis read (its imports): an edit or a change on disk there analyses it again
+    deps = frozenset(os.path.normcase(os.path.abspath(sf.abspath)) for sf in result.files.values())
     result.files = {}
     if config.excluded(path):
         result.findings = []      # `exclude` in [tool.gradaudit]: as `gradaudit check` skips it
-    return dict(facts, result=result, seconds=time.perf_counter() - started)
+    return dict(facts, result=result, deps=deps, seconds=time.perf_counter() - started)
 
 
 def _watch_parent(server_pid: int):

@@ -266,6 +266,11 @@ def _check_python(args, cwd):
     if args[:2] == ["-m", "gradaudit.analysis.docgen"]:
         assert docgen.main(["--check"]) == 0
         return
+    if args[:2] == ["-m", "gradaudit.analysis.ops.generate"]:
+        # regenerating needs torch and takes a while: test_ops_runtime.py runs it
+        from gradaudit.analysis.ops import generate
+        generate.parser().parse_args(args[2:])
+        return
     if args[:2] == ["-m", "gradaudit.server"] or args[:2] == ["-m", "gradaudit.analysis.cli"]:
         _check_gradaudit(args[2:] if args[1] != "gradaudit.server" else ["server", *args[2:]], cwd)
         return
@@ -338,9 +343,15 @@ def test_the_synopsis_lists_real_options():
         for lang, body in blocks(rel, "text"):
             if not body.startswith("gradaudit "):
                 continue
-            options = set(subs["check"]._option_string_actions)
-            for opt in re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", body):
-                assert opt in options, f"{rel}: `{opt}` is no option of gradaudit check"
+            # an option belongs to the subcommand of the last `gradaudit SUB` line above it
+            sub = "check"
+            for line in body.splitlines():
+                m = re.match(r"gradaudit ([a-z]+)", line)
+                if m and m.group(1) in subs:
+                    sub = m.group(1)
+                options = set(subs[sub]._option_string_actions)
+                for opt in re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", line):
+                    assert opt in options, f"{rel}: `{opt}` is no option of gradaudit {sub}"
 
 
 # ------------------------------------------------------------------ snippets

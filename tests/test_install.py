@@ -16,7 +16,7 @@ from clitools import REPO, clean_env, write, write_example
 
 pytestmark = pytest.mark.slow
 
-RUNTIME_DEPS = {"pygls", "lsprotocol", "tomli"}
+RUNTIME_DEPS = {"pygls", "lsprotocol", "jedi", "tomli"}
 COPY_IGNORE = shutil.ignore_patterns(".venv", "venv", ".git", "*.egg-info", "build", "dist", "__pycache__",
                                      ".pytest_cache", ".hypothesis", "node_modules", ".cache", "*.vsix")
 

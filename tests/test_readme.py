@@ -35,7 +35,7 @@ def test_main_command_checks_the_examples():
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 1, p.stderr
     codes = set(re.findall(r": (GA\d{3}) \[confirmed\]", p.stdout))
-    assert {"GA101", "GA103", "GA107", "GA108", "GA109", "GA110", "GA111"} <= codes
+    assert {"GA101", "GA103", "GA107", "GA108", "GA109", "GA110", "GA111", "GA202", "GA301", "GA303", "GA408"} <= codes
     assert "gan_training.py" not in p.stdout   # the clean look-alike stays clean
 
 
@@ -62,7 +62,7 @@ def test_readme_commands_on_a_fresh_clone(tmp_path):
     p = subprocess.run(["bash", "-c", main_cmd], cwd=clone, capture_output=True, text=True, timeout=900, env=env)
     assert p.returncode == 1, p.stdout[-3000:] + p.stderr[-3000:]     # 1: the examples have findings
     codes = set(re.findall(r": (GA\d{3}) \[confirmed\]", p.stdout))
-    assert {"GA101", "GA103", "GA107", "GA108", "GA109", "GA110", "GA111"} <= codes, p.stdout
+    assert {"GA101", "GA103", "GA107", "GA108", "GA109", "GA110", "GA111", "GA202", "GA301", "GA303", "GA408"} <= codes, p.stdout
     assert "Traceback" not in p.stderr
     install, _, pytest_part = test_cmd.rpartition(" && ")
     assert pytest_part == ".venv/bin/python -m pytest -q"

@@ -1,7 +1,7 @@
 // Bundles the extension (and vscode-languageclient) into dist/extension.js; with --tests, the unit
 // tests into out/test/unit/ (they import only the pure modules, never `vscode`).
 import * as esbuild from "esbuild";
-import { readdirSync } from "fs";
+import { copyFileSync, readdirSync } from "fs";
 
 const tests = process.argv.includes("--tests");
 const watch = process.argv.includes("--watch");
@@ -31,9 +31,25 @@ const options = tests
         logLevel: "warning",
     };
 
+// The Markdown preview draws the audit report's Mermaid graphs with the mermaid package itself.
+const preview = {
+    entryPoints: ["src/preview/renderMermaid.ts"],
+    outfile: "dist/preview/render-mermaid.js",
+    bundle: true,
+    platform: "browser",
+    format: "iife",
+    target: "es2020",
+    minify: !watch,
+    logLevel: "warning",
+};
+
 if (watch) {
     const ctx = await esbuild.context(options);
     await ctx.watch();
 } else {
     await esbuild.build(options);
+    if (!tests) {
+        await esbuild.build(preview);
+        copyFileSync("node_modules/mermaid/dist/mermaid.min.js", "dist/preview/mermaid.min.js");
+    }
 }

@@ -37,12 +37,13 @@ def check(ctx: RuleContext):
             if o.key not in step.stepped:
                 continue
             hit = set()
-            params = {p for p in o.params if not p.opaque}
+            # unseen parameters of a library model are frozen and optimized like any (closed)
+            params = {p for p in o.params if not p.opaque or p.closed}
             if params and params <= frozen and not any(g.filtered for g in o.groups):
                 hit = params
             elif len(o.groups) > 1:
                 for g in o.groups:
-                    gp = {p for p in g.params if not p.opaque}
+                    gp = {p for p in g.params if not p.opaque or p.closed}
                     if gp and g.exact and not g.filtered and gp <= frozen:
                         hit |= gp
             if not hit:

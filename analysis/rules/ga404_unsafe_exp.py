@@ -132,7 +132,7 @@ for it in range(3):
     w = torch.exp(s - s.max(dim=1, keepdim=True).values)
     w = w / w.sum(dim=1, keepdim=True)
     pooled = (w.unsqueeze(-1) * sets).sum(1)
-    logvar = clf(sets[:, 0]).squeeze(-1)
+    logvar = clf(sets[:, 0] / 120.0).squeeze(-1)
     kl = 0.5 * (torch.exp(logvar) - logvar - 1).mean()
     lse = torch.logsumexp(s, dim=1).mean()
     logistic = F.softplus(-signs * clf(sets[:, 0]).squeeze(-1)).mean()

@@ -59,3 +59,19 @@ async def test_workers_that_cannot_start_are_not_restarted_forever(monkeypatch):
         assert later.stopped == "unavailable"
     finally:
         s.shutdown()
+
+
+async def test_a_worker_forgets_the_files_changed_on_disk_and_everything_when_it_missed_some(monkeypatch):
+    # every job carries the server's recent changes: a worker drops the parsed modules it has not
+    # seen change; one that started late or missed changes no longer listed drops all it keeps
+    from gradaudit.server import worker
+    monkeypatch.setattr(worker, "_SEEN", 0)
+    monkeypatch.setattr(worker, "_PARSED", {"/p/a.py": 1, "/p/b.py": 2, "/p/c.py": 3})
+    monkeypatch.setattr(worker, "_LIBRARIES", {})
+    worker.apply_changes(2, ((1, "/p/a.py"), (2, "/p/b.py")))
+    assert worker._PARSED == {"/p/c.py": 3} and worker._SEEN == 2
+    worker._PARSED["/p/a.py"] = 4
+    worker.apply_changes(2, ((1, "/p/a.py"), (2, "/p/b.py")))      # nothing new: kept
+    assert worker._PARSED == {"/p/c.py": 3, "/p/a.py": 4}
+    worker.apply_changes(9, ((8, "/p/x.py"), (9, "/p/y.py")))      # 3..7 were missed
+    assert worker._PARSED == {} and worker._SEEN == 9

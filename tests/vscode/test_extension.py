@@ -95,7 +95,9 @@ def test_settings_match_the_server():
     client_only = {"importStrategy", "interpreter", "path", "trace.server"}
     assert declared == sent | client_only
     from gradaudit.server.settings import KEYS, Settings
-    assert sent == {k.name for k in KEYS}
+    # `interpreter` (the environment whose libraries are read) goes at the top level of the
+    # initialization options: the interpreter the extension resolved, not a setting of its own
+    assert sent | {"interpreter"} == {k.name for k in KEYS}
     s, problems = Settings.from_client({"gradaudit": {"select": ["GA1"], "ignore": ["GA105"],
                                                       "severity": {"suspicious": "hint"},
                                                       "codeLens": False, "debounce": 0, "extraPaths": ["src"]}})
@@ -263,12 +265,12 @@ def e2e_tools():
 @pytest.mark.slow
 @needs_npm
 def test_real_vscode(vsix, e2e_tools):
-    """code-server + Chromium: squiggle, Problems row, Ctrl+. quick fix, row gone, the graph view
-    (at 400, 600 and 1,600 px, a GAN's valid stop-gradient). Screenshots are kept in
-    vscode-extension/.e2e/artifacts/."""
+    """code-server + Chromium: squiggle, Problems row, the audit report in the Markdown preview with its
+    Mermaid graphs drawn, Ctrl+. quick fix, row gone, the graph view (at 400, 600 and 1,600 px, a GAN's
+    valid stop-gradient). Screenshots are kept in vscode-extension/.e2e/artifacts/."""
     p = run_e2e(vsix)
     assert p.returncode == 0 and "13 passed, 0 failed" in p.stdout, p.stdout[-4000:] + p.stderr[-4000:]
-    for shot in ("1-diagnostic.png", "2-audit-output.png", "3-quick-fix-menu.png", "4-fixed.png", "5-graph.png",
+    for shot in ("1-diagnostic.png", "2-audit-report.png", "2-audit-graph.png", "3-quick-fix-menu.png", "4-fixed.png", "5-graph.png",
                  "6-graph-400px.png", "6-graph-600px.png", "6-graph-1600px.png", "7-graph-gan.png"):
         assert os.path.getsize(os.path.join(ARTIFACTS, shot)) > 10_000
     with open(os.path.join(ARTIFACTS, "6-graph-facts.json")) as fh:

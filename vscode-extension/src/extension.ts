@@ -179,7 +179,9 @@ class Gradaudit implements vscode.Disposable {
             traceOutputChannel: this.output,
             revealOutputChannelOn: RevealOutputChannelOn.Never,
             diagnosticCollectionName: "gradaudit",
-            initializationOptions: { gradaudit: serverSettings(this.settings) },
+            // interpreter: the environment whose installed libraries (transformers, timm...) are analysed
+            initializationOptions: { gradaudit: serverSettings(this.settings), interpreter: interpreter.command[0] },
+            synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher("**/*.py") },
             errorHandler: {
                 error: () => ({ action: ErrorAction.Continue }),
                 closed: () => {
@@ -329,25 +331,27 @@ class Gradaudit implements vscode.Disposable {
             execFile(cli.command, [...cli.args, ...args], { env, cwd: folder.uri.fsPath, maxBuffer: 64 * 1024 * 1024 },
                 (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === "number" ? err.code : 2) : 0, stdout, stderr }));
         });
+        // the report lands in the extension's storage (not in the user's project) and opens in the
+        // Markdown preview, whose preview script draws its Mermaid graphs
+        const dir = this.context.storageUri ?? this.context.globalStorageUri;
+        await vscode.workspace.fs.createDirectory(dir);
+        const report = vscode.Uri.joinPath(dir, `audit-${folder.name.replace(/[^\w.-]+/g, "_")}.md`);
+        fs.rmSync(report.fsPath, { force: true });
         await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `gradaudit: auditing ${folder.name}` }, async () => {
-            const audit = await run(["audit", folder.uri.fsPath]);
-            if (audit.code !== 2 || !/invalid choice: 'audit'/.test(audit.stderr)) {
-                if (audit.stdout.trim()) {
-                    const doc = await vscode.workspace.openTextDocument({ language: "markdown", content: audit.stdout });
-                    await vscode.commands.executeCommand("markdown.showPreview", doc.uri);
-                } else {
-                    this.output.error(`gradaudit audit: ${audit.stderr}`);
-                    this.output.show(true);
-                }
+            const audit = await run(["audit", ".", "-o", report.fsPath, "--format", "md"]);
+            if (!fs.existsSync(report.fsPath)) {
+                const missing = /invalid choice: 'audit'/.test(audit.stderr);
+                const message = missing
+                    ? "This gradaudit has no 'audit' command: update the gradaudit in the selected interpreter, or use the bundled one (gradaudit.importStrategy: useBundled)."
+                    : "gradaudit audit failed; see 'gradaudit: Show Output'.";
+                this.output.error(`gradaudit audit (exit ${audit.code}):\n${audit.stderr}`);
+                void vscode.window.showErrorMessage(message);
                 return;
             }
-            // this gradaudit has no written audit yet: give the workspace's findings instead
-            const check = await run(["check", folder.uri.fsPath, "--no-progress"]);
-            const text = check.stdout + check.stderr;
-            this.output.info(`gradaudit check ${folder.uri.fsPath} (exit ${check.code}):\n${text}`);
-            this.output.show(true);
-            void vscode.window.showInformationMessage(
-                "This gradaudit has no written audit yet ('gradaudit audit'); the findings of 'gradaudit check' for the workspace are in the output.");
+            if (audit.stderr.trim()) {
+                (audit.code === 2 ? this.output.warn : this.output.info).call(this.output, audit.stderr.trim());
+            }
+            await vscode.commands.executeCommand("markdown.showPreview", report);
         });
     }
 }

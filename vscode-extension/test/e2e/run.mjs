@@ -1,12 +1,13 @@
 // End to end in real VS Code: code-server (VS Code in a browser, a real extension host) driven by
 // Debian's Chromium through playwright-core. Installs the packaged gradaudit.vsix, opens a
 // workspace with a buggy training script, and does what a user does: sees the squiggle and the
-// Problems row, applies the quick fix with Ctrl+., sees the row go, opens the training-step graph.
+// Problems row, audits the workspace (the report opens in the Markdown preview with its graphs drawn),
+// applies the quick fix with Ctrl+., sees the row go, opens the training-step graph.
 // Screenshots go to $E2E_ARTIFACTS (default .e2e/artifacts). Prints "N passed, N failed".
 //
 //   bash scripts/install-e2e.sh && npm run package && node test/e2e/run.mjs
 import { execFileSync, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -62,6 +63,8 @@ copyFileSync(join(ext, "test", "e2e", "train.py"), join(dirs.ws, "train.py"));
 // a richer training step for the graph view: a head replaced after the optimizer, a cut center loss, a scheduler
 copyFileSync(join(ext, "..", "examples", "finetune_classifier.py"), join(dirs.ws, "finetune.py"));
 copyFileSync(join(ext, "..", "examples", "gan_training.py"), join(dirs.ws, "gan.py"));
+// the project's examples too: "Audit Workspace" reports on all of them
+cpSync(join(ext, "..", "examples"), join(dirs.ws, "examples"), { recursive: true });
 
 const base = ["--config", cfg, "--user-data-dir", dirs.ud, "--extensions-dir", dirs.exts];
 execFileSync(node24, [entry, ...base, "--install-extension", vsix], { stdio: ["ignore", "pipe", "inherit"] });
@@ -209,16 +212,55 @@ try {
         await page.screenshot({ path: join(artifacts, `1-diagnostic${tag}.png`) });
     });
 
-    if (!core) await check("'gradaudit: Audit Workspace' reports the workspace's findings", async () => {
+    if (!core) await check("'gradaudit: Audit Workspace' opens the report with its graphs drawn", async () => {
         await runCommand("gradaudit: Audit Workspace");
-        // this gradaudit has no `audit` command yet: the command says so and shows `gradaudit check`'s findings
-        await page.locator(".notification-toast", { hasText: "gradaudit check" }).first().waitFor({ timeout: 60_000 });
-        await until("the findings in the output", async () => {
-            const text = (await page.locator(".part.panel .monaco-editor .view-lines").first().innerText()).replace(/\u00a0/g, " ");
-            return text.includes("train.py:11:16: GA101 [confirmed]");
-        }, 30_000);
-        await page.screenshot({ path: join(artifacts, "2-audit-output.png") });
-        await page.keyboard.press("Control+Shift+M");
+        await page.locator(".tab", { hasText: /Preview audit-/ }).first().waitFor({ timeout: 120_000 });
+        // the Markdown preview's document sits in nested iframes; the extension's preview script draws
+        // each ```mermaid fence with the mermaid package
+        let seen = {};
+        await until("the five sections and the drawn graphs", async () => {
+            for (const frame of page.frames()) {
+                const h2 = await frame.locator("h2").allInnerTexts().catch(() => []);
+                if (!h2.some((t) => t.includes("Training-step graph"))) {
+                    continue;
+                }
+                // drawn by the extension's preview script (or by the preview itself, where it can)
+                const drawn = ".gradaudit-mermaid svg, pre.mermaid svg";
+                seen = {
+                    h2,
+                    graphs: await frame.locator(drawn).count(),
+                    byExtension: await frame.locator(".gradaudit-mermaid svg").count(),
+                    nodes: await frame.locator(`${drawn.split(", ").map((s) => `${s} g.node`).join(", ")}`).count(),
+                    failed: await frame.locator(".gradaudit-mermaid", { hasText: "mermaid:" }).count(),
+                    fences: await frame.locator("pre > code.language-mermaid, pre.mermaid:not(:has(svg))").count(),
+                };
+                return seen.h2.length === 5 && seen.graphs >= 7 && seen.nodes >= 30 && seen.failed === 0 && seen.fences === 0;
+            }
+            return false;
+        }, 90_000).catch(async (e) => {
+            // keep what the preview holds where the first graph should be, for the record
+            for (const [i, frame] of page.frames().entries()) {
+                const html = await frame.content().catch(() => "");
+                const at = html.indexOf("Training-step graph");
+                if (at >= 0) {
+                    writeFileSync(join(artifacts, `audit-preview-${i}.html`), html.slice(Math.max(0, at - 2000), at + 30_000));
+                }
+            }
+            throw new Error(`${e.message}; seen ${JSON.stringify(seen)}`);
+        });
+        // bring the first graph into view for the screenshot
+        for (const frame of page.frames()) {
+            const graph = frame.locator(".gradaudit-mermaid svg, pre.mermaid svg").first();
+            if (await graph.count().catch(() => 0)) {
+                await graph.scrollIntoViewIfNeeded();
+                await graph.screenshot({ path: join(artifacts, "2-audit-graph.png") });
+                break;
+            }
+        }
+        await page.screenshot({ path: join(artifacts, "2-audit-report.png") });
+        console.log(`     report: ${JSON.stringify(seen)}`);
+        await page.locator(".tab", { hasText: "train.py" }).first().click();
+        await until("train.py in front again", async () => (await editorText()).includes("features = model(x).detach()"), 20_000);
     });
 
     if (!core) await check("settings apply without a reload: GA101 ignored and the code lens off in .vscode/settings.json, then back", async () => {

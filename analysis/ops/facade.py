@@ -1,0 +1,213 @@
+"""The name sets torch_api.py has always offered the engine, derived from the op table.
+
+The engine looks ops up by their short name (`exp`, `mul`, `softmax`) whatever the namespace,
+and models what backward saves by position: the output; the first input when it requires grad;
+each of the first two inputs when the other requires grad (products); the divisor always and
+the dividend when the divisor requires grad (divisions). Each set
+holds the names that fit one of those models in every namespace where the name is known. An op
+the models cannot express (addmm saves its 2nd and 3rd inputs, `where` its condition) is in none
+of them: the engine records no save for it, so GA110 stays quiet rather than guess. OpInfo has
+the whole truth for callers that can use it (saves(), match()).
+
+The numerical and gradient-break rules' sets (value_sets) are facts of the same table: zero
+derivatives (round, floor, sign), (values, indices) results, divisions and fractional powers by
+their domain facts, the aliases of + - * / **, and the F losses (those with a `reduction`).
+
+`generate.py` calls `engine_sets` and writes the result to `_engine_sets.py`, so that importing
+the engine does not load the op table.
+"""
+from __future__ import annotations
+
+from .lookup import COMPOSITE, GRAD, OpInfo
+from .records import Overload
+
+# where the engine consults each set: saves for every call; views, factories and gradient cuts
+# only for Tensor methods and torch.* functions (F.* calls go through its own code)
+SAVE_NAMESPACES = ("Tensor", "torch", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft")
+SHAPE_NAMESPACES = ("Tensor", "torch", "torch.linalg", "torch.special", "torch.fft")
+SAVE_SETS = ("SAVES_OUTPUT", "SAVES_INPUT", "PRODUCTS", "DIVISIONS", "SAVE_NOTHING")
+SHAPE_SETS = ("VIEW_OPS", "SPLIT_OPS", "NONDIFF_OPS", "FACTORIES")
+# the numerical and gradient-break rules' sets (value_sets below), for Tensor methods and torch.*
+VALUE_SETS = ("ZERO_GRAD_OPS", "VALUES_INDICES", "ZERO_DIVISOR_INF", "FRACTIONAL_POWERS")
+# the Python arithmetic the numerical rules model as operators (+ - * / **): ARITH_OPS maps each
+# name that reaches one of them (`divide`, `true_divide`, `multiply`: decompositions into div, mul)
+ARITH = ("add", "sub", "mul", "div", "pow")
+
+# The engine passes `torch.where(cond, a, b)` as inputs (a, b): classify it on those.
+_ENGINE_POSITIONS = {"where": ("self", "other")}
+# Cuts the engine models itself (a detach is GA101's, not a non-differentiable op's).
+_ENGINE_OWN = {"detach"}
+
+
+def _positional(ov: Overload) -> list[str]:
+    return [a.name for a in ov.args if not a.kw_only]
+
+
+def _pair(info: OpInfo) -> tuple[str | None, str | None]:
+    """The names of the first and second positional inputs, when every overload agrees."""
+    if info.name in _ENGINE_POSITIONS:
+        return _ENGINE_POSITIONS[info.name]
+    firsts = {(_positional(ov) + [None])[0] for ov in info.overloads}
+    seconds = {(_positional(ov) + [None, None])[1] for ov in info.overloads}
+    return (firsts.pop() if len(firsts) == 1 else None), (seconds.pop() if len(seconds) == 1 else None)
+
+
+def _factory(ov: Overload) -> bool:
+    """A fresh tensor whose values do not depend on any input's values (zeros, randn, zeros_like)."""
+    if not ov.outputs or not ov.outputs[0].type.startswith("Tensor") or ov.outputs[0].alias:
+        return False
+    return not any(a.tensor for a in ov.args) or ov.has("l")
+
+
+def _no_gradient(ov: Overload) -> bool:
+    return ov.no_grad or not any(s in (GRAD, COMPOSITE) for _, s in ov.grads)
+
+
+def classify(info: OpInfo) -> frozenset[str]:
+    """The engine sets one OpInfo belongs to (in-place ops in none: the engine's in-place path
+    handles them by their out-of-place name)."""
+    ovs = info.overloads
+    if not ovs or info.inplace or any(ov.has("u") or ov.has("w") for ov in ovs):
+        return frozenset()
+    out = set()
+    if info.name in _ENGINE_OWN:
+        return frozenset()
+    if all((ov.view or ov.has("a")) and ov.outputs and not ov.outputs[0].mutated for ov in ovs):
+        lists = all(ov.outputs[0].type.endswith("[]") for ov in ovs)
+        out.add("SPLIT_OPS" if lists else "VIEW_OPS")
+        return frozenset(out)
+    # factories: every overload makes a fresh tensor or at least takes no gradient (linspace
+    # with tensor ends, normal with a tensor mean), and one takes no tensor at all
+    if any(_factory(ov) for ov in ovs) and all(_factory(ov) or _no_gradient(ov) for ov in ovs):
+        out.add("FACTORIES")
+        return frozenset(out)
+    if info.no_gradient and all(ov.outputs and ov.outputs[0].type.rstrip("[]?") in ("Tensor", "bool") for ov in ovs):
+        out.add("NONDIFF_OPS")
+        return frozenset(out)
+    if not info.saves_known:
+        return frozenset(out)
+    saves = info.saves()
+    if not saves:
+        if info.differentiable:
+            out.add("SAVE_NOTHING")
+        return frozenset(out)
+    if info.saves_result:
+        out.add("SAVES_OUTPUT")
+    p0, p1 = _pair(info)
+    inputs = {s.value: set(s.when) for s in saves if not s.output}
+    s0, s1 = inputs.get(p0), inputs.get(p1)
+    if s0 is not None and s1 is not None and s0 == {p1} and s1 == {p0}:
+        out.add("PRODUCTS")
+    elif s0 is not None and s1 is not None and s0 == {p1} and {p0, p1} <= s1:
+        out.add("DIVISIONS")
+    elif s0 is not None and p0 in s0:
+        # the engine saves the first input when it requires grad (tensor_ops._record_saves)
+        out.add("SAVES_INPUT")
+    return frozenset(out)
+
+
+def _value_votes(info: OpInfo) -> set[str]:
+    """The VALUE_SETS one OpInfo belongs to."""
+    out = set()
+    if info.inplace or not info.overloads:
+        return out
+    # round, floor, sign...: the graph goes on, the gradient is zero (a random sample such as
+    # poisson also has a zero derivative, but it is data, not a rounding step: NONDIFF_OPS)
+    if info.zero_grad and not info.random:
+        out.add("ZERO_GRAD_OPS")
+    # (values, indices): sort, topk, max(dim)... the indices carry no gradient
+    if any(len(ov.outputs) == 2 and ov.outputs[0].grad and not ov.outputs[1].grad and ov.outputs[1].integral
+           for ov in info.overloads):
+        out.add("VALUES_INDICES")
+    # infinite wherever the second input is 0, whatever the first: divisions (xlogy's fact
+    # depends on its first input, so it is no division)
+    if any(d.at == "zero" and d.effect == "value_inf" and not d.given for d in info.domain_of("other")):
+        out.add("ZERO_DIVISOR_INF")
+    # an infinite gradient at 0 for 0 < exponent < 1 (pow)
+    if any(d.at == "fractional_exponent" and d.effect == "grad_inf" for d in info.domain_of("self")):
+        out.add("FRACTIONAL_POWERS")
+    return out
+
+
+def _arith(info: OpInfo) -> str | None:
+    """add/sub/mul/div/pow for those ops and their aliases: ops each of whose overloads runs the
+    same overload of one of them (divide.Tensor runs div.Tensor; dropout, which runs mul.Tensor
+    from its own signature, and square, which runs pow.Tensor_Scalar, are no aliases)."""
+    if info.inplace:
+        return None
+    if info.op in ARITH:
+        return info.op
+    ops = set()
+    for ov in info.overloads:
+        if len(ov.steps) != 1 or ov.steps[0].partition(".")[2] != ov.overload:
+            return None
+        ops.add(ov.steps[0].partition(".")[0])
+    return ops.pop() if len(ops) == 1 and ops <= set(ARITH) else None
+
+
+def value_sets(lookup, names_by_ns: dict[str, frozenset[str]], reductions: dict[str, str]) -> dict:
+    """VALUE_SETS, ARITH_OPS {name: add|sub|mul|div|pow} and LOSS_FUNCTIONS (the F functions
+    with a default `reduction`: `reductions` {decomposition key: default}, the one being
+    generated). A name is in a set when every namespace that knows it agrees."""
+    votes: dict[str, list[set[str]]] = {}
+    arith: dict[str, set] = {}
+    for ns in SHAPE_NAMESPACES:
+        for name in names_by_ns.get(ns, ()):
+            info = None if name.startswith("_") else lookup(ns, name)
+            if info is None:
+                continue
+            votes.setdefault(name, []).append(_value_votes(info))
+            arith.setdefault(name, set()).add(_arith(info))
+    sets: dict = {k: frozenset(n for n, v in votes.items() if k in set.intersection(*v)) for k in VALUE_SETS}
+    sets["ARITH_OPS"] = {n: ops.pop() for n, ops in arith.items() if len(ops) == 1 and None not in ops}
+    losses = set()
+    for name in names_by_ns.get("torch.nn.functional", ()):
+        info = lookup("torch.nn.functional", name)
+        if info is not None and info.decomposed and info.op in reductions:
+            losses.add(name)
+    sets["LOSS_FUNCTIONS"] = frozenset(losses)
+    return sets
+
+
+def engine_sets(lookup, names_by_ns: dict[str, frozenset[str]], modules: frozenset[str],
+                reductions: dict[str, str]) -> dict:
+    """{set name: frozenset of op names} plus MODULE_SAVES {module: 'input' | 'output'}.
+
+    `lookup(ns, name)` -> OpInfo | None; `names_by_ns` the names of each namespace; `modules`
+    the torch.nn module names. A name is in a set when it is in every namespace that knows it
+    (a composite the table cannot see into knows nothing, and does not veto)."""
+    found: dict[str, dict[str, frozenset[str]]] = {}
+    for ns in SAVE_NAMESPACES:
+        for name in names_by_ns.get(ns, ()):
+            if name.startswith("_"):
+                continue
+            info = lookup(ns, name)
+            if info is None:
+                continue
+            c = classify(info)
+            if info.opaque and not c:
+                continue  # a composite the table cannot see into: no vote
+            found.setdefault(name, {})[ns] = c
+    sets: dict[str, set[str]] = {k: set() for k in SAVE_SETS + SHAPE_SETS}
+    for name, by_ns in found.items():
+        for keys, spaces in ((SAVE_SETS, SAVE_NAMESPACES), (SHAPE_SETS, SHAPE_NAMESPACES)):
+            votes = [c for ns, c in by_ns.items() if ns in spaces]
+            if votes:
+                for k in frozenset.intersection(*votes) & set(keys):
+                    sets[k].add(name)
+    module_saves = {}
+    for name in modules:
+        info = lookup("torch.nn", name)
+        if info is None or not info.saves_known:
+            continue
+        ov = info.overloads[0]
+        saves = info.saves()
+        first = _positional(ov)[0] if _positional(ov) else None
+        if info.saves_result:
+            module_saves[name] = "output"
+        elif any(not s.output and s.value == first for s in saves):
+            module_saves[name] = "input"
+    out = {k: frozenset(v) for k, v in sets.items()}
+    out["MODULE_SAVES"] = module_saves
+    out.update(value_sets(lookup, names_by_ns, reductions))
+    return out

@@ -1,0 +1,1 @@
+"""The audit report: `gradaudit audit` (Markdown, JSON, HTML)."""

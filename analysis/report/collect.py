@@ -1,0 +1,443 @@
+"""The audit's content as data: analysis of the paths, then the five sections from the
+training-step model and the findings. The Markdown, JSON and HTML writers only format this.
+"""
+from __future__ import annotations
+
+import ast
+import concurrent.futures
+import difflib
+import os
+import re
+import traceback
+from dataclasses import dataclass, field, replace
+
+from .. import gradflow
+from ..findings import Finding
+from ..fixes import apply_edits
+from ..model import ProgramModel, Step
+from ..program import split_lines
+from ..rules.common import describe, optimizer_of
+from ..summary import unique_steps
+from . import graph as G
+from .judge import classify, rank_key, severity, why_not_lookalike
+from .runtime import RuntimeCheck, runtime_check
+
+
+NO_DEFECT = ("autograd is wired correctly for what was checked: every loss reaches the parameters its "
+             "optimizer steps, nothing on the way cuts them off, and the optimizer lifecycle runs in order")
+
+
+class Source:
+    """A file's text with lazily parsed tree: what the report reads of a SourceFile."""
+
+    def __init__(self, path: str, text: str, tree=None):
+        self.path, self.source, self._tree = path, text, tree
+        self._lines = None
+
+    @property
+    def lines(self):
+        if self._lines is None:
+            self._lines = split_lines(self.source)
+        return self._lines
+
+    def line_text(self, n: int) -> str:
+        return self.lines[n - 1] if 0 < n <= len(self.lines) else ""
+
+    @property
+    def tree(self):
+        if self._tree is None:
+            try:
+                self._tree = ast.parse(self.source)
+            except (SyntaxError, ValueError):
+                self._tree = ast.Module(body=[], type_ignores=[])
+        return self._tree
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    label: str
+    path: str
+    line: int
+    lines: tuple          # (line number, text)
+
+
+@dataclass(frozen=True)
+class Entry:
+    finding: Finding
+    severity: str
+    classification: str
+    function: str
+    evidence: tuple       # Excerpt
+    why: str
+    correction: int | None = None   # index into Audit.corrections
+    runtime: RuntimeCheck | None = None   # the probe check that shows it at runtime, or why none does
+    step: str = ""        # StepGraph id of the training step it concerns ('' when none is known)
+
+
+@dataclass(frozen=True)
+class Correction:
+    index: int
+    code: str
+    path: str
+    line: int
+    message: str
+    applicability: str    # safe | unsafe
+    diff: str
+    parses: bool
+
+
+@dataclass(frozen=True)
+class Check:
+    step: str             # StepGraph id
+    plan: gradflow.ProbePlan
+    test: str             # the test function gradaudit probe --emit writes for it
+    assumptions: tuple
+    findings: tuple = ()  # ranks (1-based) of the findings on this step
+
+
+@dataclass(frozen=True)
+class LookAlike:
+    kind: str
+    path: str
+    line: int
+    code: str             # the source line
+    judgement: str
+
+
+@dataclass(frozen=True)
+class Audit:
+    paths: tuple
+    files_checked: int
+    graphs: tuple         # StepGraph
+    entries: tuple        # Entry, ranked
+    corrections: tuple
+    checks: tuple
+    lookalikes: tuple
+    errors: tuple = ()    # (path, line, message) of files that could not be read or parsed
+    crashes: tuple = ()
+    texts: dict = field(default_factory=dict, compare=False)   # path -> Source
+
+    @property
+    def clean(self) -> bool:
+        return not self.entries
+
+
+# ------------------------------------------------------------------ analysis
+
+def _analyze_chunk(paths, config, roots):
+    """Analyze files; keep each result's model, findings and the texts of the files it read."""
+    from ..engine import Analyzer
+    from ..program import Program
+    analyzer = Analyzer(config, extra_roots=roots, batch=True)
+    program = Program(roots, freeze_trees=True)
+    out, errors, crashes = [], [], []
+    for path in paths:
+        try:
+            r = analyzer.analyze_file(path, program)
+        except RecursionError:
+            crashes.append((path, "recursion too deep"))
+            continue
+        except Exception:
+            crashes.append((path, traceback.format_exc(limit=6)))
+            continue
+        if r.error is not None:
+            errors.append((r.error.path, r.error.line, r.error.msg))
+            continue
+        texts = {p: sf.source for p, sf in r.files.items()} if r.model.steps or r.findings else {}
+        out.append((path, r.findings, r.model if r.model.steps else None, texts))
+    analyzer.collect()
+    return out, errors, crashes
+
+
+def analyze(paths, config, jobs=0):
+    from ..discovery import discover
+    files, missing = discover(paths, config)
+    roots = sorted({os.path.abspath(p) for p in paths if os.path.isdir(p)})
+    workers = jobs or min(os.cpu_count() or 1, 8)
+    results, errors, crashes = [], [], []
+    if workers > 1 and len(files) >= 16:
+        chunks = [c for c in (files[i::workers * 4] for i in range(workers * 4)) if c]
+        with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+            for r, e, c in pool.map(_analyze_chunk, chunks, [config] * len(chunks), [roots] * len(chunks)):
+                results += r
+                errors += e
+                crashes += c
+        order = {p: i for i, p in enumerate(files)}
+        results.sort(key=lambda r: order.get(r[0], 0))
+    else:
+        results, errors, crashes = _analyze_chunk(files, config, roots)
+    return files, missing, results, errors, crashes
+
+
+# ------------------------------------------------------------------ the sections
+
+def build(paths, files_checked, results, errors=(), crashes=()) -> Audit:
+    from ..engine import _resolve_overlaps
+    texts: dict = {}
+    for _, _, _, t in results:
+        for p, text in t.items():
+            texts.setdefault(p, Source(p, text))
+    findings = sorted(_resolve_overlaps([f for _, fs, _, _ in results for f in fs]), key=rank_key)
+    # each backward() once, from the analysis that ran the file as a script when there is one
+    steps: dict = {}
+    for entry, _, model, _ in results:
+        if model is None:
+            continue
+        for s in unique_steps(model):
+            key = (s.span.path, s.span.line, s.span.col)
+            prev = steps.get(key)
+            if prev is None or (prev[2].entry != "script" and s.entry == "script"):
+                steps[key] = (entry, model, s)
+    ordered = sorted(steps.values(), key=lambda x: (x[2].span.path, x[2].span.line))
+    graphs, checks, looks = [], [], []
+    # places where some step's gradient is cut: never "logging", whichever step's loop they sit in
+    cut_places = {(c.span.path, c.span.line) for _, _, s in ordered for c in s.cuts}
+    for i, (entry, model, step) in enumerate(ordered, 1):
+        g = G.step_graph(f"s{i}", model, step, texts)
+        graphs.append(g)
+        plan = gradflow.plan_step(model, step, entry, texts)
+        test = "\n".join(gradflow.test_source(plan)) if plan.locatable else ""
+        checks.append(Check(g.id, plan, test, tuple(assumptions(g))))
+        looks += lookalikes(model, step, findings, texts, cut_places)
+    for model in {id(m): m for _, m, _ in ordered}.values():
+        looks += loss_lookalikes(model, findings, texts)
+    seen, uniq = set(), []
+    for la in looks:
+        key = (la.kind, la.path, la.line)
+        if key not in seen:
+            seen.add(key)
+            uniq.append(la)
+    entries, corrections = [], []
+    step_of = {}
+    for _, model, s in ordered:
+        step_of.setdefault(s.span.path, []).append(s)
+    for f in findings:
+        corr = correction(f, len(corrections), texts)
+        if corr is not None:
+            corrections.append(corr)
+        opt = _optimizer_near(f, step_of)
+        entries.append(Entry(f, severity(f), classify(f), function_at(texts.get(f.span.path), f.span.line),
+                             tuple(evidence(f, texts)), why_not_lookalike(f, opt),
+                             corr.index if corr is not None else None, runtime_check(f), _step_of(f, graphs)))
+    checks = [replace(c, findings=tuple(i for i, e in enumerate(entries, 1) if e.step == c.step)) for c in checks]
+    return Audit(tuple(paths), files_checked, tuple(graphs), tuple(entries), tuple(corrections), tuple(checks),
+                 tuple(uniq), tuple(errors), tuple(crashes), texts)
+
+
+def _step_of(f: Finding, graphs) -> str:
+    """The step a finding concerns: of the steps in its file, the one whose backward() is nearest."""
+    near = [g for g in graphs if g.path == f.span.path]
+    if not near:
+        return ""
+    return min(near, key=lambda g: (abs(g.line - f.span.line), g.line)).id
+
+
+def _optimizer_near(f, step_of) -> str:
+    for s in step_of.get(f.span.path, ()):
+        o = optimizer_of(s)
+        if o is not None:
+            return o.name
+    return ""
+
+
+def function_at(src: Source | None, line: int) -> str:
+    """The qualified name of the innermost function (or class) around `line`; '<module>' at top level."""
+    if src is None:
+        return ""
+    best, best_len = "<module>", None
+
+    def walk(nodes, prefix):
+        nonlocal best, best_len
+        for node in nodes:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                    and node.lineno <= line <= (node.end_lineno or node.lineno):
+                name = f"{prefix}{node.name}"
+                size = (node.end_lineno or node.lineno) - node.lineno
+                if best_len is None or size <= best_len:
+                    best, best_len = name, size
+                walk(node.body, name + ".")
+            elif hasattr(node, "body") and isinstance(getattr(node, "body"), list):
+                walk(node.body, prefix)
+                walk(getattr(node, "orelse", []) or [], prefix)
+
+    walk(src.tree.body, "")
+    return best
+
+
+def _excerpt(label, texts, span, context=0) -> Excerpt | None:
+    src = texts.get(span.path)
+    if src is None:
+        return None
+    first, last = max(1, span.line - context), min(len(src.lines), span.end_line)
+    last = min(last, first + 4)
+    return Excerpt(label, span.path, span.line, tuple((n, src.line_text(n).rstrip()) for n in range(first, last + 1)))
+
+
+def evidence(f: Finding, texts) -> list[Excerpt]:
+    out = []
+    anchor = _excerpt(f"{f.code}: {f.name}", texts, f.span)
+    if anchor is not None:
+        out.append(anchor)
+    for r in f.related:
+        e = _excerpt(r.message, texts, r.span)
+        if e is not None and not any(x.path == e.path and x.line == e.line for x in out):
+            out.append(e)
+    return out
+
+
+def correction(f: Finding, index: int, texts) -> Correction | None:
+    """The finding's own fix as a unified diff, if its edits stay in one file and the result parses."""
+    if f.fix is None or not f.fix.edits:
+        return None
+    paths = {e.span.path for e in f.fix.edits}
+    if len(paths) != 1:
+        return None
+    path = paths.pop()
+    src = texts.get(path)
+    if src is None:
+        return None
+    new = apply_edits(src.source, f.fix.edits)
+    try:
+        ast.parse(new)
+        parses = True
+    except SyntaxError:
+        parses = False
+    diff = "".join(difflib.unified_diff(src.source.splitlines(True), new.splitlines(True),
+                                        fromfile=f"a/{path}", tofile=f"b/{path}")) if parses else ""
+    return Correction(index, f.code, f.span.path, f.span.line, f.fix.message, f.fix.applicability, diff, parses)
+
+
+# ------------------------------------------------------------------ verification
+
+def assumptions(g: G.StepGraph) -> list[str]:
+    """Gradient assumptions of this step that deserve a test (true as far as the engine saw)."""
+    out = []
+    for m in g.modules:
+        if m.optimized and not m.frozen:
+            out.append(f"`{m.name}` trains from step 0: gets gradient from `{g.loss}` and changes at the first "
+                       f"`{m.optimized[0]}.step()`")
+            if not m.partly_frozen:
+                out.append(f"no parameter of `{m.name}` is frozen")
+        elif m.frozen and not m.optimized:
+            out.append(f"`{m.name}` stays frozen and out of the optimizer")
+        elif m.note == "copy" or (m.held_elsewhere and not m.reached):
+            out.append(f"`{m.name}` gets no gradient from `{g.loss}`")
+    for o in g.optimizers:
+        if o.stepped and any(e.kind == "zero_grad" and e.target == o.name for e in g.events):
+            out.append(f"`{o.name}` clears gradients between steps")
+    out.append(f"`{g.loss}` stays finite")
+    return out
+
+
+def observed(a: Audit, c: Check) -> list[str]:
+    """What the step's probe shows of the findings on this step, by finding (Markdown inline)."""
+    out = []
+    for rank in c.findings:
+        e = a.entries[rank - 1]
+        rc = e.runtime
+        if rc is None:
+            continue
+        tail = "" if rc.check is None or c.plan.locatable else " (no probe was written for this step)"
+        out.append(f"#{rank} {e.finding.code}: {rc.observes}{tail}")
+    return out
+
+
+# ------------------------------------------------------------------ valid look-alikes
+
+_LOGGING = re.compile(r"\.(item|tolist|detach|cpu|numpy)\(\)")
+
+
+def lookalikes(model: ProgramModel, step: Step, findings, texts, cut_places=frozenset()) -> list[LookAlike]:
+    """What the engine saw on this step's way and judged valid, from the training-step model."""
+    out = []
+    flagged = {(f.span.path, f.span.line) for f in findings}
+    reach = step.reached | step.reached_weak | step.co_reached
+    stepped = [o for o in step.optimizers if o.key in step.stepped]
+    held = set()
+    for o in stepped:
+        held |= o.params
+    src = texts.get(step.span.path)
+
+    def line_of(span):
+        s = texts.get(span.path)
+        return s.line_text(span.line).strip() if s is not None else ""
+
+    for c in step.cuts:
+        if (c.span.path, c.span.line) in flagged:
+            continue
+        removed = c.removed | c.removed_weak
+        what = describe(removed) if removed else "no parameter"
+        other = [o for o in step.optimizers if o.key not in step.stepped and o.params & removed]
+        if removed and removed <= reach:
+            kind, why = "stop-gradient with another path", (
+                f"`{c.detail}` cuts one path, but {what} still reach `{step.loss}` by another")
+        elif removed and other and not (removed & held):
+            kind, why = "detached for another optimizer's step", (
+                f"`{c.detail}` keeps {what} (optimized by `{other[0].name}`, not stepped for `{step.loss}`) "
+                f"out of this loss: the GAN discriminator-step pattern")
+        elif removed and all(p.origin for p in removed):
+            kind, why = "target network", f"`{c.detail}` cuts {what}, a copy no optimizer holds"
+        elif removed and not (removed & held) and not any(removed & o.params for o in model.optimizers):
+            kind, why = "module no optimizer holds", f"`{c.detail}` cuts {what}, which no optimizer trains"
+        elif removed and removed <= step.frozen:
+            kind, why = "frozen parameters", f"`{c.detail}` cuts {what}, which are frozen anyway"
+        elif not removed:
+            kind, why = "cut of a value without gradient", f"`{c.detail}` applies to a value that carries no gradient"
+        else:
+            continue
+        out.append(LookAlike(kind, c.span.path, c.span.line, line_of(c.span), why))
+    # frozen parameters next to an optimizer that leaves them out (or filters on requires_grad)
+    frozen_groups: dict = {}
+    for p in step.frozen:
+        frozen_groups.setdefault(G.group_of(p.module), set()).add(p)
+    for name, ps in sorted(frozen_groups.items()):
+        holders = [o for o in step.optimizers if o.params & ps]
+        if any(g.filtered for o in stepped for g in o.groups) or not holders:
+            fz = next((f for f in model.freezes if f.params & ps and not f.value), None)
+            where = fz.span if fz is not None else next(iter(ps)).span
+            if where is None or (where.path, where.line) in flagged:
+                continue
+            how = "built from the parameters that still require grad" if any(
+                g.filtered for o in stepped for g in o.groups) else "not given them"
+            out.append(LookAlike("frozen backbone", where.path, where.line, line_of(where),
+                                 f"`{name}` is frozen and the optimizer is {how}"))
+    # manual updates inside torch.no_grad()
+    for u in model.leaf_updates:
+        if u.nograd and (u.span.path, u.span.line) not in flagged:
+            out.append(LookAlike("manual update under no_grad", u.span.path, u.span.line, line_of(u.span),
+                                 f"{describe(u.params)} change by hand inside `torch.no_grad()`"))
+    # values leaving the graph in the step's loop without feeding the loss: logging and metrics
+    if src is not None and step.loop is not None:
+        cut_lines = {(c.span.path, c.span.line) for c in step.cuts} | set(cut_places)
+        for n in range(step.loop.line, step.loop.end_line + 1):
+            text = src.line_text(n)
+            code = text.split("#", 1)[0]
+            m = _LOGGING.search(code)
+            if m and (step.span.path, n) not in cut_lines and (step.span.path, n) not in flagged:
+                out.append(LookAlike("logging", step.span.path, n, text.strip(),
+                                     f"`.{m.group(1)}()` here does not feed `{step.loss}`: logging or metrics"))
+    return out
+
+
+def loss_lookalikes(model: ProgramModel, findings, texts) -> list[LookAlike]:
+    """Losses computed and never backpropagated whose parameters train anyway: logged, metric and
+    validation losses (GA209 leaves them alone)."""
+    out = []
+    flagged = {(f.span.path, f.span.line) for f in findings}
+    trained = set()
+    for s in model.steps:
+        trained |= s.reached | s.reached_weak
+    for term in getattr(model, "losses", ()):
+        if term.backpropagated or (term.span.path, term.span.line) in flagged:
+            continue
+        src = texts.get(term.span.path)
+        code = src.line_text(term.span.line).strip() if src is not None else ""
+        if not term.params:
+            why = f"{term.label} carries no gradient (evaluation or no_grad): nothing to backpropagate"
+        elif term.params <= trained:
+            why = (f"{term.label} reaches no backward(), but {describe(term.params)} get gradient from the loss "
+                   "that is backpropagated: a logged or metric loss")
+        else:
+            continue
+        out.append(LookAlike("loss not backpropagated", term.span.path, term.span.line, code, why))
+    return out

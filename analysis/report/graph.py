@@ -1,0 +1,284 @@
+"""Section 1 of the audit: each training step as data, as text, and as a Mermaid flowchart.
+
+Modules are the parameter owners the loss reaches (or that a cut removed), grouped two levels
+below their root (`model.encoder`, `model.head`, `center_loss`); each is marked frozen, not
+optimized, or cut off. Drawn left to right: the batch, the modules, the loss, `backward()`, the
+optimizers stepped for it (a dotted "updated by" edge from each module they hold); a cut is a red `x` edge.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from ..model import ProgramModel, Step
+from ..rules.common import describe
+
+_ORDER = ("zero_grad", "backward", "grad", "clip", "unscale", "step", "scaler_step", "scaler_update", "sched_step")
+_EVENT_NAMES = {"zero_grad": "zero_grad", "backward": "backward", "grad": "autograd.grad", "step": "step",
+                "sched_step": "scheduler.step", "clip": "clip_grad", "unscale": "scaler.unscale_",
+                "scaler_update": "scaler.update", "scaler_step": "scaler.step"}
+
+
+@dataclass(frozen=True)
+class ModuleNode:
+    name: str
+    params: int
+    reached: bool          # the loss reaches it
+    cut: tuple             # (detail, line) of cuts that removed its parameters from this loss
+    frozen: bool           # every parameter frozen at the backward()
+    partly_frozen: bool
+    optimized: tuple       # names of stepped optimizers holding it
+    held_elsewhere: tuple  # optimizers holding it that are not stepped for this loss
+    note: str = ""         # 'copy' (a target network), 'not registered' ...
+    not_optimized: int = 0  # trainable parameters the loss reaches that no optimizer holds
+
+    @property
+    def unoptimized(self) -> bool:
+        return self.not_optimized > 0
+
+
+@dataclass(frozen=True)
+class OptimizerNode:
+    name: str
+    type: str
+    line: int
+    stepped: bool
+    groups: tuple          # (options text, modules text, frozen) per group
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str
+    line: int
+    path: str
+    target: str
+    guarded: bool
+
+
+@dataclass(frozen=True)
+class StepGraph:
+    id: str                # 's1', 's2', ... in report order
+    path: str
+    line: int
+    function: str
+    loss: str
+    loss_line: int
+    loss_text: str
+    inputs: tuple          # names of the batch's variables
+    source: str            # what they come from ('loader', 'range(3)') or ''
+    modules: tuple         # ModuleNode
+    optimizers: tuple      # OptimizerNode
+    events: tuple          # Event
+    accumulation: str      # '' or a sentence
+    unknown: bool          # the loss may reach parameters the engine cannot see
+
+    def order(self) -> str:
+        kinds = []
+        for e in self.events:
+            if e.kind in _ORDER and (not kinds or kinds[-1] != e.kind):
+                kinds.append(e.kind)
+        return " -> ".join(_EVENT_NAMES.get(k, k) for k in kinds)
+
+
+def group_of(module: str) -> str:
+    """`model.encoder.body.0` -> `model.encoder`, `discriminator.0` -> `discriminator`: the root and
+    its first named child (indices of Sequential/ModuleList are layers, not parts)."""
+    parts = module.replace("[]", "").split(".")
+    out = parts[:1]
+    if len(parts) > 1 and not parts[1].isdigit():
+        out.append(parts[1])
+    return ".".join(out)
+
+
+def _loop_inputs(tree, loop_line: int):
+    """The batch's names and what they come from, for a `for` loop; a counting loop has no batch."""
+    if tree is None:
+        return (), ""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.For, ast.AsyncFor)) and node.lineno == loop_line:
+            source = ast.unparse(node.iter)
+            it = node.iter
+            if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("range", "enumerate") \
+                    and (it.func.id == "range" or (it.args and isinstance(it.args[0], ast.Call)
+                                                   and getattr(it.args[0].func, "id", "") == "range")):
+                return (), source
+            names = tuple(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
+            return names, source
+    return (), ""
+
+
+def step_graph(sid: str, model: ProgramModel, step: Step, files: dict) -> StepGraph:
+    reach = step.reached | step.reached_weak
+    stepped = [o for o in step.optimizers if o.key in step.stepped]
+    others = [o for o in step.optimizers if o.key not in step.stepped]
+    cut_by: dict = {}
+    for c in step.cuts:
+        for p in (c.removed | c.removed_weak) - reach:
+            cut_by.setdefault(group_of(p.module), set()).add((c.detail, c.span.line))
+    groups: dict = {}
+    cut_params = {p for c in step.cuts for p in c.removed | c.removed_weak}
+    for p in reach | cut_params:
+        groups.setdefault(group_of(p.module), set()).add(p)
+    for o in stepped:
+        for p in o.params:
+            groups.setdefault(group_of(p.module), set()).add(p)
+    unreg = {p for u in model.unregistered for p in u.params}
+    any_held = set()
+    for o in model.optimizers + step.optimizers:
+        any_held |= o.params
+    nodes = []
+    for name, ps in sorted(groups.items()):
+        frozen = {p for p in ps if p in step.frozen}
+        # the parameters this loss touches (a module replaced after the optimizer was built keeps its
+        # name; the optimizer may hold only the old ones)
+        live = {p for p in ps if p in reach or p in cut_params} or ps
+        held = tuple(o.name for o in stepped if o.params & live)
+        elsewhere = tuple(o.name for o in others if o.params & live)
+        note = "copy" if ps and all(p.origin for p in ps) else ("not registered" if ps & unreg else "")
+        loose = {p for p in ps & reach if p not in any_held and p not in frozen and not p.origin
+                 and p not in model.manual and p.kind != "input"}
+        count = len({p.name for p in ps if not p.opaque})
+        nodes.append(ModuleNode(name, count, bool(ps & reach), tuple(sorted(cut_by.get(name, ()), key=lambda x: x[1])),
+                                bool(ps) and frozen == ps, bool(frozen) and frozen != ps, held, elsewhere, note,
+                                len({p.name for p in loose})))
+    opts = []
+    for o in step.optimizers:
+        gs = []
+        for g in o.groups:
+            gs.append((", ".join(g.options), describe(g.params) if g.params else "no known parameter",
+                       bool(g.params) and all(p in step.frozen for p in g.params)))
+        opts.append(OptimizerNode(o.name, o.type, o.span.line, o.key in step.stepped, tuple(gs)))
+    events = tuple(Event(e.kind, e.span.line, e.span.path, e.target, e.guarded) for e in step.events
+                   if e.kind in _ORDER)
+    sf = files.get(step.span.path)
+    inputs, source = _loop_inputs(sf.tree if sf is not None else None, step.loop.line) if step.loop else ((), "")
+    loss_text = ""
+    loss_line = 0
+    if step.loss_span is not None:
+        lf = files.get(step.loss_span.path)
+        loss_line = step.loss_span.line
+        if lf is not None:
+            loss_text = " ".join(lf.line_text(step.loss_span.line).split())
+    guarded = [e for e in step.events if e.kind == "step" and e.guarded and e.target_key in step.stepped]
+    accumulation = ""
+    if guarded:
+        accumulation = (f"`{guarded[0].target}.step()` runs under a condition (line {guarded[0].span.line}): "
+                        "gradients of several backward() calls add up before each step")
+    return StepGraph(sid, step.span.path, step.span.line, step.function, step.loss, loss_line, loss_text,
+                     inputs, source, tuple(nodes), tuple(opts), events, accumulation, step.top)
+
+
+# ------------------------------------------------------------------ text
+
+def text(g: StepGraph) -> list[str]:
+    out = [f"`{g.loss}.backward()` in `{g.function}` ({g.path}:{g.line})"]
+    if g.inputs:
+        out.append(f"- inputs: {', '.join(f'`{n}`' for n in g.inputs)}" + (f" from `{g.source}`" if g.source else ""))
+    elif g.source:
+        out.append(f"- loop over `{g.source}`")
+    for m in g.modules:
+        marks = _marks(m)
+        out.append(f"- module `{m.name}` ({m.params} parameter{'s' if m.params != 1 else ''})"
+                   + (f": {'; '.join(marks)}" if marks else ""))
+    if g.unknown:
+        out.append("- the loss may also reach parameters the engine cannot see (calls it did not follow)")
+    if g.loss_text:
+        out.append(f"- loss: `{g.loss_text}` (line {g.loss_line})")
+    out.append(f"- `backward()` at line {g.line}")
+    for o in g.optimizers:
+        head = f"- optimizer `{o.name}` ({o.type}, line {o.line}){' stepped for this loss' if o.stepped else ''}"
+        out.append(head + ":" if o.groups else head)
+        for i, (opts, held, frozen) in enumerate(o.groups):
+            out.append(f"  - group {i}{f' ({opts})' if opts else ''}: {held}{' — all frozen' if frozen else ''}")
+    if not any(o.stepped for o in g.optimizers):
+        out.append("- no optimizer is stepped for this loss")
+    order = g.order()
+    if order:
+        out.append(f"- one iteration: {order}")
+    if g.accumulation:
+        out.append(f"- accumulation: {g.accumulation}")
+    return out
+
+
+def _marks(m: ModuleNode) -> list[str]:
+    marks = []
+    if m.reached:
+        marks.append("reached by the loss")
+    for detail, line in m.cut:
+        marks.append(f"cut by `{detail}` at line {line}")
+    if m.frozen:
+        marks.append("frozen")
+    elif m.partly_frozen:
+        marks.append("partly frozen")
+    if m.optimized:
+        marks.append("optimized by " + ", ".join(f"`{o}`" for o in m.optimized))
+    if m.held_elsewhere:
+        marks.append("held by " + ", ".join(f"`{o}`" for o in m.held_elsewhere) + " (not stepped for this loss)")
+    if m.unoptimized:
+        marks.append("**not optimized**" if m.not_optimized >= m.params else
+                     f"**{m.not_optimized} parameter{'s' if m.not_optimized != 1 else ''} not optimized**")
+    if m.note == "copy":
+        marks.append("a copy (target network)")
+    elif m.note:
+        marks.append(m.note)
+    return marks
+
+
+# ------------------------------------------------------------------ mermaid
+
+def _label(text: str) -> str:
+    return (text.replace("&", "&amp;").replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;")
+            .replace("`", "'"))
+
+
+def mermaid(g: StepGraph) -> str:
+    """A flowchart that GitHub, VS Code's Markdown preview (with Mermaid) and mermaid.js render."""
+    p = g.id
+    lines = ["flowchart LR"]
+    edges = []        # (text, style or None)
+    inputs = ", ".join(g.inputs) if g.inputs else (f"loop: {g.source}" if g.source else "inputs")
+    lines.append(f'  {p}_in[/"{_label(inputs)}"/]')
+    for i, m in enumerate(g.modules):
+        tag = []
+        if m.frozen:
+            tag.append("frozen")
+        if m.unoptimized:
+            tag.append("not optimized")
+        if m.note == "copy":
+            tag.append("copy")
+        extra = f"<br/>({', '.join(tag)})" if tag else ""
+        lines.append(f'  {p}_m{i}["{_label(m.name)}<br/>{m.params} param{"s" if m.params != 1 else ""}{extra}"]')
+    lines.append(f'  {p}_loss(["{_label(g.loss or "loss")}"])')
+    lines.append(f'  {p}_bw{{{{"backward() line {g.line}"}}}}')
+    for j, o in enumerate(g.optimizers):
+        if o.stepped:
+            lines.append(f'  {p}_o{j}[["{_label(o.name)} · {_label(o.type)}"]]')
+    for i, m in enumerate(g.modules):
+        edges.append((f"  {p}_in --> {p}_m{i}", None))
+        if m.reached:
+            edges.append((f"  {p}_m{i} --> {p}_loss", None))
+        for detail, line in m.cut:
+            edges.append((f'  {p}_m{i} -.-x|"cut: {_label(detail)} line {line}"| {p}_loss', "cut"))
+    edges.append((f"  {p}_loss --> {p}_bw", None))
+    for j, o in enumerate(g.optimizers):
+        if not o.stepped:
+            continue
+        edges.append((f"  {p}_bw --> {p}_o{j}", None))
+        for i, m in enumerate(g.modules):
+            if o.name in m.optimized:
+                # drawn from the module so that the layout keeps modules left of the loss
+                edges.append((f'  {p}_m{i} -.-|"updated by"| {p}_o{j}', "holds"))
+    lines += [e for e, _ in edges]
+    for k, (_, style) in enumerate(edges):
+        if style == "cut":
+            lines.append(f"  linkStyle {k} stroke:#c62828,stroke-width:2px,stroke-dasharray:4 3")
+        elif style == "holds":
+            lines.append(f"  linkStyle {k} stroke:#757575,stroke-dasharray:2 3")
+    lines.append("  classDef frozen fill:#e3f2fd,stroke:#1565c0,stroke-dasharray:4 3")
+    lines.append("  classDef unoptimized fill:#ffebee,stroke:#c62828,stroke-width:2px")
+    lines.append("  classDef copy fill:#f5f5f5,stroke:#9e9e9e")
+    for i, m in enumerate(g.modules):
+        cls = "unoptimized" if m.unoptimized else "frozen" if m.frozen else "copy" if m.note == "copy" else ""
+        if cls:
+            lines.append(f"  class {p}_m{i} {cls}")
+    return "\n".join(lines)

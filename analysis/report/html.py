@@ -1,0 +1,143 @@
+"""The audit as one self-contained HTML page: inline CSS and SVG, no script, nothing fetched.
+
+A Content-Security-Policy of `default-src 'none'` (inline styles only) makes the page unable to
+load anything even if a path or message in it looked like a URL.
+"""
+from __future__ import annotations
+
+from html import escape
+
+from .. import __version__
+from . import graph as G
+from .collect import NO_DEFECT, Audit, observed
+from .markdown import SECTIONS, summary_line
+from .svg import draw
+
+CSS = """
+body{font:14px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#263238;max-width:1180px;margin:24px auto;padding:0 16px}
+h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #cfd8dc;padding-bottom:4px;margin-top:32px}h3{font-size:15px}
+code,pre{font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
+pre{background:#f6f8fa;border:1px solid #e0e6ea;border-radius:4px;padding:8px 10px;overflow-x:auto}
+.graph{display:block;margin:8px 0 4px;font:12px ui-monospace,Menlo,Consolas,monospace;overflow:visible}
+.graph text{fill:#263238}.graph text.mark{font-weight:600}.graph .unoptimized text.mark{fill:#c62828}
+.graph .frozen text.mark{fill:#1565c0}.graph text.cut{fill:#c62828;font-size:11px}
+.finding{border-left:4px solid #90a4ae;padding:2px 12px;margin:14px 0}.finding.critical{border-color:#b71c1c}
+.finding.high{border-color:#e65100}.finding.medium{border-color:#f9a825}.finding.low{border-color:#90a4ae}
+.tag{display:inline-block;font-size:12px;border-radius:3px;padding:0 6px;margin-right:4px;background:#eceff1}
+.tag.unsafe{background:#ffebee;color:#b71c1c}.tag.safe{background:#e8f5e9;color:#1b5e20}
+.add{color:#1b5e20;background:#e8f5e9;display:block}.del{color:#b71c1c;background:#ffebee;display:block}
+.hunk{color:#6a1b9a;display:block}.muted{color:#607d8b}ul{padding-left:22px}
+"""
+
+
+def _code(text: str) -> str:
+    return f"<code>{escape(text)}</code>"
+
+
+def _md_inline(text: str) -> str:
+    """Messages use `code` spans and **bold**: render those two, escape the rest."""
+    out, parts = [], text.split("`")
+    for i, part in enumerate(parts):
+        if i % 2:
+            out.append(_code(part))
+        else:
+            bits = escape(part).split("**")
+            out.append("".join(f"<strong>{b}</strong>" if j % 2 else b for j, b in enumerate(bits)))
+    return "".join(out)
+
+
+def _diff(text: str) -> str:
+    lines = []
+    for ln in text.splitlines():
+        cls = "add" if ln.startswith("+") and not ln.startswith("+++") else \
+            "del" if ln.startswith("-") and not ln.startswith("---") else "hunk" if ln.startswith("@@") else ""
+        lines.append(f'<span class="{cls}">{escape(ln)}</span>' if cls else escape(ln))
+    return "<pre>" + "\n".join(lines) + "</pre>"
+
+
+def render(a: Audit) -> str:
+    title = "gradaudit audit: " + ", ".join(a.paths)
+    out = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
+           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+           '<meta name="viewport" content="width=device-width, initial-scale=1">',
+           f"<title>{escape(title)}</title><style>{CSS}</style></head><body>",
+           f"<h1>{escape(title)}</h1>",
+           f'<p class="muted">gradaudit {__version__} · {escape(summary_line(a))}.</p>']
+    for path, line, msg in a.errors:
+        out.append(f"<p>{_code(f'{path}:{line}')}: could not parse: {escape(msg)}</p>")
+
+    out.append(f'<h2 id="graph">{escape(SECTIONS[0])}</h2>')
+    if not a.graphs:
+        out.append("<p>No <code>backward()</code> was found under the paths given: there is no training step to "
+                   "audit.</p>")
+    for g in a.graphs:
+        head, *rest = G.text(g)
+        out.append(f'<section class="step" id="{g.id}"><h3>Step {g.id[1:]}: {_md_inline(head)}</h3>')
+        out.append(draw(g))
+        out.append("<ul>" + "".join(f"<li>{_md_inline(r.lstrip('- ').strip())}</li>" for r in rest) + "</ul></section>")
+
+    out.append(f'<h2 id="findings">{escape(SECTIONS[1])}</h2>')
+    if not a.entries:
+        out.append("<p>None: no rule's conditions held on the training steps above.</p>")
+    for i, e in enumerate(a.entries, 1):
+        f = e.finding
+        out.append(f'<div class="finding {e.severity}"><h3>{i}. {escape(f.code)} {escape(f.name)}</h3>')
+        out.append(f'<p><span class="tag">{escape(e.classification)}</span><span class="tag">{e.severity}</span> '
+                   f"{_code(f'{f.span.path}:{f.span.line}:{f.span.col + 1}')} in {_code(e.function)}</p>")
+        out.append(f"<p>{_md_inline(f.message)}</p>")
+        if f.params:
+            out.append("<p>Parameters: " + ", ".join(_code(p) for p in f.params[:12])
+                       + (f" … ({len(f.params) - 12} more)" if len(f.params) > 12 else "") + "</p>")
+        out.append(f"<p><strong>Why it is not a valid look-alike:</strong> {_md_inline(e.why)}</p>")
+        if e.runtime is not None:
+            out.append(f"<p><strong>Runtime check:</strong> {_md_inline(e.runtime.observes)}</p>")
+        for x in e.evidence:
+            width = len(str(x.lines[-1][0])) if x.lines else 1
+            body = "\n".join(f"{n:>{width}} | {t}" for n, t in x.lines)
+            out.append(f"<p class=\"muted\">{_md_inline(x.label)} ({escape(x.path)}:{x.line})</p>"
+                       f"<pre>{escape(body)}</pre>")
+        if e.correction is not None:
+            out.append(f'<p>Correction: <a href="#correction-{e.correction + 1}">{e.correction + 1}</a></p>')
+        out.append("</div>")
+
+    out.append(f'<h2 id="corrections">{escape(SECTIONS[2])}</h2>')
+    if not a.corrections:
+        out.append("<p>" + ("None needed." if not a.entries else "No finding above has an automatic correction.")
+                   + "</p>")
+    for c in a.corrections:
+        out.append(f'<h3 id="correction-{c.index + 1}">Correction {c.index + 1}: {escape(c.code)} at '
+                   f'{escape(c.path)}:{c.line} <span class="tag {c.applicability}">{c.applicability}</span></h3>')
+        out.append(f"<p>{_md_inline(c.message)}" + ("" if c.parses else " — not shown: the edited file would not "
+                                                                       "parse.") + "</p>")
+        if c.parses:
+            out.append(_diff(c.diff))
+
+    out.append(f'<h2 id="verification">{escape(SECTIONS[3])}</h2>')
+    if a.clean and a.graphs:
+        out.append(f"<p><strong>No defect found:</strong> {escape(NO_DEFECT)}. The gradient assumptions below held "
+                   "statically and deserve a test.</p>")
+    for c in a.checks:
+        g = next(x for x in a.graphs if x.id == c.step)
+        out.append(f"<h3>Step {g.id[1:]}: {_code(g.loss + '.backward()')} ({escape(g.path)}:{g.line})</h3>")
+        if c.plan.locatable:
+            out.append("<p>The probe asserts:</p><ul>" + "".join(f"<li>{_md_inline(s)}</li>" for s in c.plan.assertions())
+                       + "</ul>")
+            out.append(f"<pre>{escape(c.test)}</pre>")
+        else:
+            out.append(f"<p>No probe: {_md_inline(c.plan.reason)}.</p>")
+        shown = observed(a, c)
+        if shown:
+            out.append("<p>Findings on this step, at runtime:</p><ul>"
+                       + "".join(f"<li>{_md_inline(s)}</li>" for s in shown) + "</ul>")
+        out.append("<p>Gradient assumptions that deserve a test:</p><ul>"
+                   + "".join(f"<li>{_md_inline(s)}</li>" for s in c.assumptions) + "</ul>")
+
+    out.append(f'<h2 id="lookalikes">{escape(SECTIONS[4])}</h2>')
+    if not a.lookalikes:
+        out.append("<p>Nothing on the training steps' way looked like a defect without being one.</p>")
+    else:
+        out.append("<ul>" + "".join(
+            f"<li><strong>{escape(la.kind)}</strong> at {_code(f'{la.path}:{la.line}')}: {_code(la.code)} — "
+            f"{_md_inline(la.judgement)}</li>" for la in a.lookalikes) + "</ul>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,128 @@
+"""The audit as Markdown: five sections, Mermaid graphs in ```mermaid fences."""
+from __future__ import annotations
+
+from .. import __version__
+from . import graph as G
+from .collect import NO_DEFECT, Audit, observed
+
+SECTIONS = ("1. Training-step graph", "2. Findings", "3. Minimal corrections", "4. Verification",
+            "5. Valid look-alikes checked")
+
+
+def _fence(text: str, lang: str = "") -> list[str]:
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    return [ticks + lang, text.rstrip("\n"), ticks]
+
+
+def summary_line(a: Audit) -> str:
+    n = len(a.entries)
+    confirmed = sum(1 for e in a.entries if e.finding.confidence == "confirmed")
+    return (f"{len(a.graphs)} training step{'s' if len(a.graphs) != 1 else ''} in {a.files_checked} "
+            f"file{'s' if a.files_checked != 1 else ''}; {n} finding{'s' if n != 1 else ''} ({confirmed} confirmed, "
+            f"{n - confirmed} suspicious); {len(a.corrections)} correction{'s' if len(a.corrections) != 1 else ''}; "
+            f"{len(a.lookalikes)} valid look-alike{'s' if len(a.lookalikes) != 1 else ''}")
+
+
+def render(a: Audit) -> str:
+    out = [f"# gradaudit audit: {', '.join(f'`{p}`' for p in a.paths)}", "",
+           f"gradaudit {__version__} · {summary_line(a)}.", ""]
+    for path, line, msg in a.errors:
+        out.append(f"> `{path}:{line}`: could not parse: {msg}")
+    for path, _ in a.crashes:
+        out.append(f"> `{path}`: internal error while checking it; it is not part of this report")
+    if a.errors or a.crashes:
+        out.append("")
+
+    out += [f"## {SECTIONS[0]}", ""]
+    if not a.graphs:
+        out += ["No `backward()` was found under the paths given: there is no training step to audit.", ""]
+    for g in a.graphs:
+        out.append(f"### Step {g.id[1:]}: `{g.loss}.backward()` in `{g.function}` ({g.path}:{g.line})")
+        out.append("")
+        out += G.text(g)[1:]
+        out.append("")
+        out += _fence(G.mermaid(g), "mermaid")
+        out.append("")
+
+    out += [f"## {SECTIONS[1]}", ""]
+    if not a.entries:
+        out += ["None: no rule's conditions held on the training steps above.", ""]
+    else:
+        out += ["Ranked by severity (critical: torch raises; high: parameters never train or values go "
+                "non-finite; medium: training runs on wrong gradients; low: memory), then confidence.", ""]
+    for i, e in enumerate(a.entries, 1):
+        f = e.finding
+        out.append(f"### {i}. {f.code} {f.name} — {e.classification} ({e.severity})")
+        out.append("")
+        out.append(f"- **where**: `{f.span.path}:{f.span.line}:{f.span.col + 1}` in `{e.function}`")
+        out.append(f"- **break**: {f.message}")
+        if f.params:
+            shown = ", ".join(f"`{p}`" for p in f.params[:12]) + (f", … ({len(f.params) - 12} more)"
+                                                                  if len(f.params) > 12 else "")
+            out.append(f"- **parameters**: {shown}")
+        out.append(f"- **why it is not a valid look-alike**: {e.why}")
+        if e.runtime is not None:
+            out.append(f"- **runtime check**: {e.runtime.observes}")
+        if e.correction is not None:
+            out.append(f"- **correction**: [{e.correction + 1}](#correction-{e.correction + 1}) in section 3")
+        out.append("- **evidence**:")
+        out.append("")
+        for x in e.evidence:
+            width = len(str(x.lines[-1][0])) if x.lines else 1
+            body = "\n".join(f"{n:>{width}} | {t}" for n, t in x.lines)
+            out.append(f"  {x.label} ({x.path}:{x.line}):")
+            out.append("")
+            out += ["  " + ln for block in _fence(body, "text") for ln in block.split("\n")]
+            out.append("")
+
+    out += [f"## {SECTIONS[2]}", ""]
+    if not a.corrections:
+        out += ["None needed." if not a.entries else "No finding above has an automatic correction.", ""]
+    for c in a.corrections:
+        mark = "safe" if c.applicability == "safe" else "**unsafe**: check it changes what you meant"
+        out.append(f'<a id="correction-{c.index + 1}"></a>')
+        out.append(f"### Correction {c.index + 1}: {c.code} at {c.path}:{c.line} ({mark})")
+        out.append("")
+        out.append(c.message + ("" if c.parses else " — not shown: the edited file would not parse."))
+        out.append("")
+        if c.parses:
+            out += _fence(c.diff, "diff")
+            out.append("")
+
+    out += [f"## {SECTIONS[3]}", ""]
+    if a.clean and a.graphs:
+        out += [f"No defect found: {NO_DEFECT}. The gradient assumptions below held statically and deserve "
+                "a test:", ""]
+    elif a.graphs:
+        out += ["Each training step's probe: `gradaudit probe PATH --emit test_gradflow.py` writes these tests. "
+                "They run the real step under `gradaudit.probe`, fail on the defects above that a probe can "
+                "observe (each finding's runtime check) and pass once the corrections are applied.", ""]
+    for c in a.checks:
+        g = next(x for x in a.graphs if x.id == c.step)
+        out.append(f"### Step {g.id[1:]}: `{g.loss}.backward()` ({g.path}:{g.line})")
+        out.append("")
+        if c.plan.locatable:
+            out.append("The probe asserts:")
+            out += [f"- {s}" for s in c.plan.assertions()]
+            out.append("")
+            out += _fence(c.test, "python")
+        else:
+            out.append(f"No probe: {c.plan.reason}.")
+        out.append("")
+        shown = observed(a, c)
+        if shown:
+            out.append("Findings on this step, at runtime:")
+            out += [f"- {s}" for s in shown]
+            out.append("")
+        out.append("Gradient assumptions that deserve a test:")
+        out += [f"- {s}" for s in c.assumptions]
+        out.append("")
+
+    out += [f"## {SECTIONS[4]}", ""]
+    if not a.lookalikes:
+        out += ["Nothing on the training steps' way looked like a defect without being one.", ""]
+    for la in a.lookalikes:
+        out.append(f"- **{la.kind}** at `{la.path}:{la.line}`: `{la.code}` — {la.judgement}")
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,143 @@
+"""A training step drawn as inline SVG (the HTML report: no script, no network).
+
+Same picture as the Mermaid flowchart, laid out here in five columns: the batch, the modules,
+the loss, `backward()`, the optimizers stepped for it. A cut is a red dashed edge ending in an
+x; an optimizer's "updates" edges run along a channel under the nodes to the modules it holds.
+"""
+from __future__ import annotations
+
+from html import escape
+
+from .graph import StepGraph
+
+CHAR_W, LINE_H, PAD, GAP_X, GAP_Y = 7.2, 16, 10, 56, 14
+FILL = {"frozen": ("#e3f2fd", "#1565c0", "4 3"), "unoptimized": ("#ffebee", "#c62828", ""),
+        "copy": ("#f5f5f5", "#9e9e9e", ""), "": ("#ffffff", "#37474f", "")}
+
+
+class _Node:
+    def __init__(self, key, lines, kind="", shape="rect"):
+        self.key, self.lines, self.kind, self.shape = key, lines, kind, shape
+        self.w = max(len(t) for t in lines) * CHAR_W + 2 * PAD
+        self.h = len(lines) * LINE_H + 2 * PAD - 4
+        self.x = self.y = 0.0
+
+    def right(self):
+        return self.x + self.w, self.y + self.h / 2
+
+    def left(self):
+        return self.x, self.y + self.h / 2
+
+    def bottom(self):
+        return self.x + self.w / 2, self.y + self.h
+
+
+def _column(nodes, x, top):
+    y = top
+    for n in nodes:
+        n.x, n.y = x, y
+        y += n.h + GAP_Y
+    return y - GAP_Y
+
+
+def draw(g: StepGraph) -> str:
+    inputs = _Node("in", [", ".join(g.inputs)] if g.inputs else ([f"loop: {g.source}"] if g.source else ["inputs"]),
+                   shape="para")
+    mods = []
+    for m in g.modules:
+        lines = [m.name, f"{m.params} param{'s' if m.params != 1 else ''}"]
+        kind = "unoptimized" if m.unoptimized else "frozen" if m.frozen else "copy" if m.note == "copy" else ""
+        if kind:
+            lines.append({"unoptimized": "not optimized", "frozen": "frozen", "copy": "copy"}[kind])
+        mods.append((_Node(f"m{len(mods)}", lines, kind), m))
+    loss = _Node("loss", [g.loss or "loss"], shape="round")
+    bw = _Node("bw", ["backward()", f"line {g.line}"], shape="hex")
+    opts = [(_Node(f"o{i}", [o.name, o.type], shape="double"), o) for i, o in enumerate(g.optimizers) if o.stepped]
+    columns = [[inputs], [n for n, _ in mods], [loss], [bw], [n for n, _ in opts]]
+    x, top = 8.0, 8.0
+    heights = []
+    for col in columns:
+        if not col:
+            continue
+        heights.append(_column(col, x, top))
+        x += max(n.w for n in col) + GAP_X
+    tallest = max(heights) if heights else top
+    for col in columns:      # centre short columns against the tallest
+        if col:
+            h = col[-1].y + col[-1].h - col[0].y
+            shift = (tallest - top - h) / 2
+            for n in col:
+                n.y += shift
+    width = x - GAP_X + 8
+    parts, edges = [], []
+    cut_labels = []
+    for n, m in mods:
+        edges.append(_line(inputs.right(), n.left(), "#90a4ae"))
+        if m.reached:
+            edges.append(_line(n.right(), loss.left(), "#37474f"))
+        for detail, line in m.cut:
+            (x1, y1), (x2, y2) = n.right(), loss.left()
+            edges.append(_line((x1, y1), (x2, y2), "#c62828", dash="5 4", end="cut"))
+            cut_labels.append((x1 + (x2 - x1) * 0.3, y1 + (y2 - y1) * 0.3 - 7, f"✂ {detail} l.{line}"))
+    edges.append(_line(loss.right(), bw.left(), "#37474f"))
+    channel = tallest + 22
+    col_x = min((n.x for n, _ in mods), default=0.0)
+    for k, (o, spec) in enumerate(opts):
+        edges.append(_line(bw.right(), o.left(), "#37474f"))
+        for n, m in mods:
+            if spec.name in m.optimized:
+                # under every node, then up the gap left of the module column, into the module's side
+                y, lane = channel + 8 * k, col_x - 14 - 6 * k
+                (ox, oy), my = o.bottom(), n.y + n.h * 0.78
+                edges.append(f'<path d="M{ox:.1f},{oy:.1f} L{ox:.1f},{y:.1f} L{lane:.1f},{y:.1f} L{lane:.1f},{my:.1f} '
+                             f'L{n.x - 2:.1f},{my:.1f}" fill="none" stroke="#78909c" stroke-dasharray="2 3" '
+                             f'marker-end="url(#arrow-{g.id})"/>')
+    height = channel + 8 * max(len(opts), 1) + 14
+    for n in [inputs, loss, bw] + [n for n, _ in mods] + [n for n, _ in opts]:
+        parts.append(_node(n))
+    for lx, ly, text in cut_labels:
+        parts.append(f'<text x="{lx:.1f}" y="{ly:.1f}" text-anchor="start" class="cut">{escape(text)}</text>')
+    defs = (f'<defs><marker id="arrow-{g.id}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+            f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#455a64"/></marker>'
+            f'<marker id="cut-{g.id}" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="9" markerHeight="9">'
+            f'<path d="M1,1 L9,9 M9,1 L1,9" stroke="#c62828" stroke-width="2"/></marker></defs>')
+    body = "".join(e.replace("{id}", g.id) for e in edges) + "".join(parts)
+    return (f'<svg class="graph" role="img" width="{width:.0f}" '
+            f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
+            f'aria-label="training step {escape(g.loss)}.backward() at line {g.line}">{defs}{body}</svg>')
+
+
+def _line(a, b, color, dash="", end="arrow") -> str:
+    (x1, y1), (x2, y2) = a, b
+    d = f' stroke-dasharray="{dash}"' if dash else ""
+    width = 2 if end == "cut" else 1.3
+    return (f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2 - 2:.1f}" y2="{y2:.1f}" stroke="{color}" '
+            f'stroke-width="{width}"{d} marker-end="url(#{end}-{{id}})"/>')
+
+
+def _node(n: _Node) -> str:
+    fill, stroke, dash = FILL[n.kind]
+    d = f' stroke-dasharray="{dash}"' if dash else ""
+    x, y, w, h = n.x, n.y, n.w, n.h
+    if n.shape == "round":
+        shape = f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="{h / 2:.1f}"'
+    elif n.shape == "para":
+        s = 8
+        shape = f'<polygon points="{x + s:.1f},{y:.1f} {x + w:.1f},{y:.1f} {x + w - s:.1f},{y + h:.1f} {x:.1f},{y + h:.1f}"'
+    elif n.shape == "hex":
+        s = 10
+        shape = (f'<polygon points="{x + s:.1f},{y:.1f} {x + w - s:.1f},{y:.1f} {x + w:.1f},{y + h / 2:.1f} '
+                 f'{x + w - s:.1f},{y + h:.1f} {x + s:.1f},{y + h:.1f} {x:.1f},{y + h / 2:.1f}"')
+    else:
+        shape = f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="3"'
+    out = [f'<g class="node {n.kind or "plain"}" data-node="{n.key}">{shape} fill="{fill}" stroke="{stroke}"'
+           f' stroke-width="{2 if n.kind == "unoptimized" or n.shape == "double" else 1.2}"{d}/>']
+    if n.shape == "double":
+        out.append(f'<rect x="{x + 4:.1f}" y="{y:.1f}" width="{w - 8:.1f}" height="{h:.1f}" fill="none" '
+                   f'stroke="{stroke}" stroke-width="1"/>')
+    for i, t in enumerate(n.lines):
+        ty = y + PAD + LINE_H * i + 10
+        cls = ' class="mark"' if i == 2 else ""
+        out.append(f'<text x="{x + w / 2:.1f}" y="{ty:.1f}" text-anchor="middle"{cls}>{escape(t)}</text>')
+    out.append("</g>")
+    return "".join(out)

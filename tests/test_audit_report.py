@@ -1,0 +1,490 @@
+"""`gradaudit audit`: the five sections on examples with and without defects, the JSON schema, the
+self-contained HTML page, corrections that apply and parse, and the valid look-alikes it lists."""
+import ast
+import json
+import os
+import re
+import textwrap
+
+import jsonschema
+import pytest
+
+from clitools import run_cli as _run_cli
+from gradaudit.analysis.config import Config
+from gradaudit.analysis.report import collect, graph as G
+from gradaudit.analysis.report.markdown import SECTIONS
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLES = os.path.join(ROOT, "examples")
+SCHEMA = os.path.join(ROOT, "docs", "audit-report.schema.json")
+
+
+def run_cli(args, cwd=ROOT):
+    p = _run_cli(*args, cwd=cwd)
+    return p.returncode, p.stdout, p.stderr
+
+
+def audit_of(paths):
+    files, missing, results, errors, crashes = collect.analyze(paths, Config(), jobs=1)
+    return collect.build(paths, len(files), results, errors, crashes)
+
+
+def write(tmp_path, name, source):
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(source))
+    return str(p)
+
+
+@pytest.fixture(scope="module")
+def examples_md():
+    code, out, err = run_cli(["audit", "examples"])
+    assert code == 1, err
+    return out
+
+
+def h2(md):
+    return re.findall(r"^## (.+)$", md, flags=re.M)
+
+
+def section(md, title):
+    start = md.index(f"## {title}\n")
+    nxt = md.find("\n## ", start + 1)
+    return md[start:nxt if nxt != -1 else len(md)]
+
+
+def test_exactly_five_sections_in_order(examples_md):
+    assert h2(examples_md) == list(SECTIONS)
+
+
+def test_graph_section_draws_every_step(examples_md):
+    graph = section(examples_md, SECTIONS[0])
+    steps = re.findall(r"^### Step \d+: `(\w+)\.backward\(\)` in `([\w.<>]+)` \(([^)]+)\)$", graph, flags=re.M)
+    assert {s[2] for s in steps} == {"examples/char_lm.py:62", "examples/finetune_classifier.py:98",
+                                     "examples/gan_training.py:71", "examples/gan_training.py:77",
+                                     "examples/manual_sgd.py:46", "examples/multilabel_tagger.py:55",
+                                     "examples/project/train.py:57", "examples/text_trainer.py:87"}
+    assert graph.count("```mermaid\nflowchart LR") == len(steps)
+    # the detach in text_trainer is drawn as a cut, the plain-list projections as not optimized
+    assert '-.-x|"cut: .detach() line 77"|' in graph
+    assert "model.layer_proj" in graph and "(not optimized)" in graph
+    # the frozen encoder of project/train.py is marked frozen in the text and the flowchart
+    assert "module `model.encoder` (4 parameters): reached by the loss; frozen" in graph
+    assert re.search(r"class s\d+_m\d+ frozen", graph)
+    # the optimizer's groups and the order of one iteration
+    assert "group 0 (lr): the parameters of `model.encoder.body` — all frozen" in graph
+    assert "one iteration: zero_grad -> backward -> clip_grad -> step" in graph
+
+
+def test_findings_ranked_classified_with_evidence(examples_md):
+    findings = section(examples_md, SECTIONS[1])
+    heads = re.findall(r"^### \d+\. (GA\d+) [\w-]+ — (.+) \((\w+)\)$", findings, flags=re.M)
+    assert len(heads) == 12
+    order = ["critical", "high", "medium", "low"]
+    ranks = [order.index(sev) for _, _, sev in heads]
+    assert ranks == sorted(ranks)
+    assert heads[0][0] in ("GA110", "GA111", "GA301") and heads[0][2] == "critical"   # torch raises: first
+    # the examples hold defects of every family, and one suspicious finding
+    cls = {code: c for code, c, _ in heads}
+    assert {cls["GA101"], cls["GA110"], cls["GA109"]} == {"confirmed graph break"}
+    assert {cls["GA202"], cls["GA301"], cls["GA303"]} == {"confirmed lifecycle defect"}
+    assert cls["GA408"] == "confirmed numerical instability" and cls["GA401"] == "suspicious but unproven"
+    assert [code for code, _, _ in heads].index("GA303") == len(heads) - 1      # memory: last
+    block = findings[findings.index("GA103 python-scalar-in-loss"):]
+    block = block[:block.index("\n### ")]
+    assert "- **where**: `examples/finetune_classifier.py:96:18` in `train_one_epoch`" in block
+    assert "- **parameters**: `center_loss.centers`" in block
+    assert "- **why it is not a valid look-alike**:" in block
+    # evidence excerpts with line numbers: the cut, the loss, the backward(), the optimizer
+    for line in ("96 |         center = center_loss(feats, labels).item()", "97 |         loss = ce + center_weight",
+                 "98 |         loss.backward()", "123 |     optimizer = torch.optim.SGD("):
+        assert line in block
+
+
+def apply_unified_diff(source: str, diff: str) -> str:
+    """A strict applier: every context and removed line must match the file."""
+    lines = source.splitlines(True)
+    out, pos = [], 0
+    hunks = re.split(r"^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@.*\n", diff, flags=re.M)
+    for start, body in zip(hunks[1::2], hunks[2::2]):
+        start = int(start) - 1
+        out += lines[pos:start]
+        pos = start
+        for ln in body.splitlines(True):
+            tag, text = ln[:1], ln[1:]
+            if tag in (" ", "-"):
+                assert lines[pos] == text, f"diff does not apply at line {pos + 1}: {lines[pos]!r} != {text!r}"
+                pos += 1
+                if tag == " ":
+                    out.append(text)
+            elif tag == "+":
+                out.append(text)
+    return "".join(out + lines[pos:])
+
+
+def test_corrections_are_diffs_that_apply_and_parse(examples_md):
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        a = audit_of(["examples"])
+    finally:
+        os.chdir(cwd)
+    assert len(a.corrections) == 11
+    for c in a.corrections:
+        assert c.parses and c.diff.startswith(f"--- a/{c.path}")
+        with open(os.path.join(ROOT, c.path)) as fh:
+            source = fh.read()
+        patched = apply_unified_diff(source, c.diff)
+        assert patched != source
+        ast.parse(patched)
+        # one finding's correction: a single hunk, nothing broader
+        assert c.diff.count("\n@@ ") == 1
+    unsafe = [c for c in a.corrections if c.applicability == "unsafe"]
+    assert unsafe and all(f"### Correction {c.index + 1}: {c.code}" in examples_md for c in unsafe)
+    assert examples_md.count("(**unsafe**: check it changes what you meant)") == len(unsafe)
+
+
+def test_verification_with_defects_lists_probes(examples_md):
+    ver = section(examples_md, SECTIONS[3])
+    assert "autograd is wired correctly" not in ver
+    assert ver.count("```python\ndef test_gradflow_") == 8
+    assert "gradient from this loss reaches every trainable parameter of `center_loss`, `model`" in ver
+    # under each step, what its probe shows of the findings on it
+    tagger = ver[ver.index("(examples/multilabel_tagger.py:55)"):]
+    tagger = tagger[:tagger.index("\n### ")]
+    shown = re.findall(r"^- #\d+ (GA\d+): (.*)$", tagger, flags=re.M)
+    assert [code for code, _ in shown] == ["GA202", "GA401", "GA408"]      # ranked: confirmed first
+    said = dict(shown)
+    assert said["GA202"].startswith("`updates` fails")
+    assert said["GA401"].startswith("`finite` fails when a batch reaches the hazard")
+    assert said["GA408"].startswith("no runtime check")
+
+
+def test_clean_example_states_no_defect_and_assumptions(tmp_path):
+    code, out, _ = run_cli(["audit", os.path.join(EXAMPLES, "gan_training.py")])
+    assert code == 0
+    assert h2(out) == list(SECTIONS)
+    assert "None: no rule's conditions held" in section(out, SECTIONS[1])
+    ver = section(out, SECTIONS[3])
+    assert "No defect found: autograd is wired correctly for what was checked" in ver
+    assert "- `generator` trains from step 0: gets gradient from `g_loss` and changes at the first `opt_g.step()`" in ver
+    assert "- no parameter of `discriminator` is frozen" in ver
+    assert "- `generator` gets no gradient from `d_loss`" in ver
+    looks = section(out, SECTIONS[4])
+    assert "**detached for another optimizer's step** at" in looks and "fake.detach()" in looks
+    assert "**logging** at" in looks
+
+
+@pytest.mark.parametrize("name,source,kind", [
+    ("target.py", """
+        import copy
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        policy = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+        target = copy.deepcopy(policy)
+        optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
+        for it in range(4):
+            s, s2 = torch.randn(8, 4), torch.randn(8, 4)
+            a, r = torch.randint(0, 2, (8,)), torch.randn(8)
+            q = policy(s).gather(1, a.unsqueeze(1)).squeeze(1)
+            td_target = r + 0.9 * target(s2).max(dim=1).values.detach()
+            loss = F.smooth_l1_loss(q, td_target)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        """, "target network"),
+    ("simsiam.py", """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        backbone = nn.Sequential(nn.Linear(12, 16), nn.ReLU(), nn.Linear(16, 8))
+        predictor = nn.Linear(8, 8)
+        opt = torch.optim.SGD([*backbone.parameters(), *predictor.parameters()], lr=0.05)
+        data = torch.randn(16, 12)
+        for _ in range(3):
+            z1, z2 = backbone(data), backbone(data + 0.1)
+            p1, p2 = predictor(z1), predictor(z2)
+            loss = -(F.cosine_similarity(p1, z2.detach()).mean() + F.cosine_similarity(p2, z1.detach()).mean())
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """, "stop-gradient with another path"),
+    ("frozen.py", """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        backbone = nn.Sequential(nn.Linear(8, 16), nn.ReLU())
+        head = nn.Linear(16, 3)
+        for p in backbone.parameters():
+            p.requires_grad = False
+        params = [p for p in [*backbone.parameters(), *head.parameters()] if p.requires_grad]
+        opt = torch.optim.SGD(params, lr=0.1)
+        for _ in range(3):
+            x, y = torch.randn(4, 8), torch.randint(0, 3, (4,))
+            loss = F.cross_entropy(head(backbone(x)), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            print(loss.item())
+        """, "frozen backbone"),
+])
+def test_valid_lookalikes_are_listed_not_reported(tmp_path, name, source, kind):
+    path = write(tmp_path, name, source)
+    a = audit_of([path])
+    assert not a.entries, [e.finding.message for e in a.entries]
+    assert kind in {la.kind for la in a.lookalikes}, a.lookalikes
+
+
+def test_lookalike_is_not_listed_when_it_is_the_defect(tmp_path):
+    path = write(tmp_path, "bug.py", """
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+
+        encoder = nn.Sequential(nn.Linear(8, 16), nn.ReLU())
+        head = nn.Linear(16, 3)
+        opt = torch.optim.Adam(list(encoder.parameters()) + list(head.parameters()), lr=1e-2)
+        for step in range(3):
+            x, y = torch.randn(4, 8), torch.randint(0, 3, (4,))
+            feats = encoder(x).detach()
+            loss = F.cross_entropy(head(feats), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        """)
+    a = audit_of([path])
+    assert [e.finding.code for e in a.entries] == ["GA101"]
+    assert not [la for la in a.lookalikes if la.line == 11]
+
+
+def test_json_matches_schema_and_markdown(tmp_path):
+    out = tmp_path / "report.json"
+    code, _, err = run_cli(["audit", "examples", "-o", str(out)])
+    assert code == 1 and "wrote" in err
+    data = json.loads(out.read_text())
+    with open(SCHEMA) as fh:
+        schema = json.load(fh)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.Draft202012Validator(schema).validate(data)
+    assert data["version"] == 1 and data["summary"]["findings"] == 12 and not data["summary"]["clean"]
+    assert [f["rank"] for f in data["findings"]] == list(range(1, 13))
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        a = audit_of(["examples"])
+    finally:
+        os.chdir(cwd)
+    assert [s["mermaid"] for s in data["steps"]] == [G.mermaid(g) for g in a.graphs]
+    assert data["verification"]["statement"] is None
+
+
+def test_clean_json_has_the_statement(tmp_path):
+    code, out, _ = run_cli(["audit", os.path.join(EXAMPLES, "gan_training.py"), "--format", "json"])
+    data = json.loads(out)
+    assert code == 0 and data["summary"]["clean"]
+    assert data["verification"]["statement"].startswith("autograd is wired correctly for what was checked")
+
+
+def test_html_is_one_self_contained_page(tmp_path):
+    out = tmp_path / "report.html"
+    code, _, _ = run_cli(["audit", EXAMPLES, "-o", str(out)])
+    html = out.read_text()
+    assert code == 1
+    assert html.startswith("<!doctype html>") and html.rstrip().endswith("</html>")
+    assert html.count('<svg class="graph"') == 8
+    assert "default-src 'none'" in html
+    for banned in ("<script", " src=", "<link", "@import", "url(http", "href=\"http"):
+        assert banned not in html
+    assert re.findall(r"<h2 id=\"\w+\">(.+?)</h2>", html) == list(SECTIONS)
+    assert html.count("<strong>Runtime check:</strong>") == 12
+    assert "<p>Findings on this step, at runtime:</p>" in html
+
+
+def test_no_training_step(tmp_path):
+    path = write(tmp_path, "util.py", "def add(a, b):\n    return a + b\n")
+    code, out, _ = run_cli(["audit", path])
+    assert code == 0
+    assert h2(out) == list(SECTIONS)
+    assert "No `backward()` was found" in out
+
+
+def test_missing_path_is_an_error(tmp_path):
+    code, _, err = run_cli(["audit", str(tmp_path / "nope.py")])
+    assert code == 2 and "no such file" in err
+
+
+def test_classification_and_severity_follow_family_and_confidence():
+    from gradaudit.analysis.findings import Finding
+    from gradaudit.analysis.model import Span
+    from gradaudit.analysis.report.judge import classify, rank_key, severity, why_not_lookalike
+
+    def f(code, family, confidence="confirmed", message="m"):
+        return Finding(code, "name", family, confidence, Span("t.py", 1, 0, 1, 1), message)
+
+    assert classify(f("GA101", "graph-break")) == "confirmed graph break"
+    assert classify(f("GA201", "lifecycle")) == "confirmed lifecycle defect"
+    assert classify(f("GA301", "backward")) == "confirmed lifecycle defect"
+    assert classify(f("GA401", "numerical")) == "confirmed numerical instability"
+    assert classify(f("GA205", "lifecycle", "suspicious")) == "suspicious but unproven"
+    # what the defect does decides severity: torch raising first, memory last
+    found = [f("GA303", "backward"), f("GA201", "lifecycle"), f("GA401", "numerical"),
+             f("GA101", "graph-break", message="... backward() raises"), f("GA205", "lifecycle", "suspicious"),
+             f("GA999", "lifecycle")]
+    assert [severity(x) for x in found] == ["low", "medium", "high", "critical", "medium", "medium"]
+    ranked = sorted(found, key=rank_key)
+    assert [x.code for x in ranked][:2] == ["GA101", "GA401"]
+    assert ranked.index(found[4]) > ranked.index(found[1])        # suspicious after confirmed, same severity
+    assert "conditions of GA999 held" in why_not_lookalike(found[5])
+    assert "`opt`" in why_not_lookalike(f("GA101", "graph-break"), "opt")
+
+
+# a training loop with two lifecycle defects (no zero_grad, the scheduler stepped first) and a
+# numerical one (softmax probabilities into cross_entropy)
+LIFECYCLE_AND_NUMERICS = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 3))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2)
+
+for step in range(5):
+    x = torch.randn(32, 8)
+    y = torch.randint(0, 3, (32,))
+    probs = F.softmax(model(x), dim=-1)
+    loss = F.cross_entropy(probs, y)
+    loss.backward()
+    scheduler.step()
+    optimizer.step()
+"""
+
+# log of a sigmoid output with no clamp: a numerical hazard only some batches reach
+UNSAFE_LOG = """\
+import torch
+import torch.nn as nn
+
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+for step in range(5):
+    x = torch.randn(32, 8)
+    y = (torch.rand(32, 1) > 0.5).float()
+    optimizer.zero_grad()
+    p = torch.sigmoid(model(x))
+    loss = -(y * torch.log(p) + (1 - y) * torch.log(1 - p)).mean()
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def finding_blocks(md):
+    """Section 2's findings: {code: the finding's block}."""
+    body = section(md, SECTIONS[1])
+    parts = re.split(r"^### \d+\. ", body, flags=re.M)[1:]
+    return {p.split()[0]: p for p in parts}
+
+
+def changed(diff):
+    return [ln for ln in diff.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
+
+
+def test_lifecycle_findings_in_the_report(tmp_path):
+    write(tmp_path, "train.py", LIFECYCLE_AND_NUMERICS)
+    code, out, _ = run_cli(["audit", "train.py"], cwd=str(tmp_path))
+    assert code == 1 and h2(out) == list(SECTIONS)
+    blocks = finding_blocks(out)
+    assert set(blocks) == {"GA201", "GA207", "GA407"}
+    ga201, ga207 = blocks["GA201"], blocks["GA207"]
+    assert ga201.startswith("GA201 missing-zero-grad — confirmed lifecycle defect (medium)")
+    assert "- **parameters**: `model.0.bias`, `model.0.weight`, `model.2.bias`, `model.2.weight`" in ga201
+    assert "- **runtime check**: `cleared` fails" in ga201
+    assert "16 |     optimizer.step()" in ga201 and "14 |     loss.backward()" in ga201
+    assert "6 | optimizer = torch.optim.SGD(model.parameters(), lr=0.1)" in ga201
+    assert ga207.startswith("GA207 scheduler-before-step — confirmed lifecycle defect (medium)")
+    assert "- **runtime check**: torch warns that `lr_scheduler.step()` was called before" in ga207
+    # each correction is that finding's own edit, applied alone to the file as it is
+    corr = section(out, SECTIONS[2])
+    zero = re.search(r"### Correction (\d+): GA201 at train.py:16 \(safe\)\n\n.*?```diff\n(.*?)```", corr, re.S)
+    assert zero and changed(zero.group(2)) == ["+    optimizer.zero_grad()"]
+    sched = re.search(r"### Correction \d+: GA207 at train.py:15 \(safe\)\n\n.*?```diff\n(.*?)```", corr, re.S)
+    assert sched and changed(sched.group(1)) == ["+    optimizer.step()", "-    optimizer.step()"]
+    # verification: the step's probe, and what it shows of each finding on the step
+    ver = section(out, SECTIONS[3])
+    assert "autograd is wired correctly" not in ver
+    rank = {c: re.search(rf"^### (\d+)\. {c} ", out, re.M).group(1) for c in blocks}
+    assert f"- #{rank['GA201']} GA201: `cleared` fails" in ver
+    assert f"- #{rank['GA207']} GA207: torch warns" in ver
+    assert f"- #{rank['GA407']} GA407: no runtime check" in ver
+
+
+def test_numerical_findings_in_the_report(tmp_path):
+    num = write(tmp_path, "num.py", UNSAFE_LOG)
+    life = write(tmp_path, "train.py", LIFECYCLE_AND_NUMERICS)
+    code, out, _ = run_cli(["audit", num, life, "--format", "json"], cwd=str(tmp_path))
+    data = json.loads(out)
+    with open(SCHEMA) as fh:
+        jsonschema.Draft202012Validator(json.load(fh)).validate(data)
+    found = data["findings"]
+    # severity first: the unsafe logs (high, although suspicious) before the confirmed medium ones
+    assert [f["code"] for f in found][:2] == ["GA401", "GA401"]
+    assert [f["severity"] for f in found] == ["high", "high", "medium", "medium", "medium"]
+    log1, log2 = found[0], found[1]
+    assert log1["classification"] == "suspicious but unproven" and log1["family"] == "numerical"
+    assert log1["runtime_check"] == {
+        "check": "finite", "data_dependent": True,
+        "problems": ["nonfinite-loss", "nonfinite-gradient", "nonfinite-parameter"],
+        "observes": log1["runtime_check"]["observes"]}
+    assert "a passing probe does not clear this finding" in log1["runtime_check"]["observes"]
+    ga407 = next(f for f in found if f["code"] == "GA407")
+    assert ga407["classification"] == "confirmed numerical instability"
+    assert ga407["runtime_check"]["check"] is None and not ga407["runtime_check"]["problems"]
+    # two corrections on one line: each clamps its own log, nothing broader
+    diffs = [data["corrections"][f["correction"]] for f in (log1, log2)]
+    assert [d["applicability"] for d in diffs] == ["unsafe", "unsafe"] and all(d["parses"] for d in diffs)
+    assert "+    loss = -(y * torch.log((p).clamp_min(1e-12)) + (1 - y) * torch.log(1 - p)).mean()" in diffs[0]["diff"]
+    assert "+    loss = -(y * torch.log(p) + (1 - y) * torch.log((1 - p).clamp_min(1e-12))).mean()" in diffs[1]["diff"]
+    # each finding belongs to its file's step; each step lists its findings by rank
+    steps = {s["id"]: os.path.basename(s["path"]) for s in data["steps"]}
+    assert {steps[f["step"]] for f in found[:2]} == {"num.py"} and {steps[f["step"]] for f in found[2:]} == {"train.py"}
+    by_step = {c["step"]: c["findings"] for c in data["verification"]["checks"]}
+    assert sorted(r for rs in by_step.values() for r in rs) == [1, 2, 3, 4, 5]
+    assert by_step[found[0]["step"]] == [1, 2]
+
+
+def test_every_rule_is_ranked_explained_and_mapped_to_a_runtime_check():
+    """A rule added without its severity, its look-alike explanation or its runtime check would
+    fall back to its family's defaults: each rule says its own."""
+    from gradaudit.analysis.report import judge, runtime
+    from gradaudit.analysis.rules import RULES
+    probe_dir = os.path.join(ROOT, "analysis", "probe")
+    kinds = set()
+    for name in os.listdir(probe_dir):
+        if name.endswith(".py"):
+            with open(os.path.join(probe_dir, name)) as fh:
+                kinds |= set(re.findall(r'Problem\("([\w-]+)"', fh.read()))
+    for r in RULES:
+        assert r.code in judge._SEVERITY and r.code in judge._WHY, r.code
+        rc = runtime._BY_CODE.get(r.code)
+        assert rc is not None, r.code
+        assert rc.check is None or rc.check in runtime.CHECKS, r.code
+        assert rc.check is not None or rc.observes.startswith("no runtime check"), r.code
+        assert not rc.data_dependent or r.family == "numerical", r.code
+    # every problem a check names is one the probe reports
+    assert {k for ks in runtime.PROBLEMS.values() for k in ks} <= kinds
+
+
+def test_folders_are_walked_as_check_walks_them(tmp_path):
+    """The audit skips what .gitignore ignores, like `gradaudit check`, and takes the same flag to
+    keep it (the flag was missing: the audit crashed reading the configuration)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("scratch/\n")
+    (tmp_path / "scratch").mkdir()
+    write(tmp_path, "scratch/train.py", LIFECYCLE_AND_NUMERICS)
+    code, out, err = run_cli(["audit", "."], cwd=str(tmp_path))
+    assert code == 0 and "No `backward()` was found" in out, err
+    code, out, err = run_cli(["audit", ".", "--no-respect-gitignore"], cwd=str(tmp_path))
+    assert code == 1 and set(finding_blocks(out)) == {"GA201", "GA207", "GA407"}, err

@@ -1,0 +1,257 @@
+"""Training steps run by a framework: Lightning (automatic and manual optimization), a HuggingFace
+Trainer subclass's compute_loss, DeepSpeed engines. Every rule applies inside them."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from helpers import analyze, found, strip_markers
+
+LIT = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import lightning.pytorch as pl
+
+
+class Lit(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Sequential(nn.Linear(16, 32), nn.ReLU())
+        self.head = nn.Linear(32, 4)
+
+    def forward(self, x):
+        return self.head(self.encoder(x))
+'''
+
+STEP_DETACH = '''
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        feats = self.encoder(x).detach()  # <- GA101
+        loss = F.cross_entropy(self.head(feats), y)
+        self.log("train_loss", loss)
+        return loss
+'''
+
+STEP_OK = '''
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        loss = F.cross_entropy(self(x), y)
+        self.log("train_loss", loss.item())
+        return {"loss": loss, "acc": (self(x).argmax(1) == y).float().mean().detach()}
+'''
+
+CONFIGS = {
+    "one optimizer": '''
+    def configure_optimizers(self):
+        return torch.optim.Adam(self.parameters(), lr=1e-3)
+''',
+    "a dict with a scheduler": '''
+    def configure_optimizers(self):
+        opt = torch.optim.Adam(self.parameters(), lr=1e-3)
+        sched = torch.optim.lr_scheduler.StepLR(opt, 10)
+        return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "epoch"}}
+''',
+    "a tuple of lists": '''
+    def configure_optimizers(self):
+        opt = torch.optim.SGD(self.parameters(), lr=0.1)
+        return [opt], [torch.optim.lr_scheduler.CosineAnnealingLR(opt, 100)]
+''',
+    "a list": '''
+    def configure_optimizers(self):
+        return [torch.optim.AdamW(self.parameters(), lr=1e-3)]
+''',
+}
+
+
+def run(src):
+    source, expected = strip_markers(textwrap.dedent(src))
+    return analyze(source, "lit.py"), expected
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+def test_lightning_automatic_detach_in_training_step(config):
+    result, expected = run(LIT + STEP_DETACH + CONFIGS[config])
+    assert found(result) == expected
+    (f,) = result.findings
+    assert f.confidence == "confirmed"
+    # the backward Lightning runs is placed on training_step's return
+    assert any("backward" in r.message and r.span.line == expected[0][0] + 3 for r in f.related)
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+def test_lightning_automatic_valid(config):
+    result, _ = run(LIT + STEP_OK + CONFIGS[config])
+    assert found(result) == []
+
+
+def test_lightning_lifecycle_order_is_correct():
+    """Lightning runs zero_grad, training_step, backward, step: no lifecycle rule fires."""
+    result, _ = run(LIT + STEP_OK + CONFIGS["a dict with a scheduler"])
+    steps = result.model.steps
+    assert len(steps) == 1
+    kinds = [e.kind for e in steps[0].events]
+    assert kinds.index("zero_grad") < kinds.index("backward") < kinds.index("step")
+    assert "sched_step" in kinds
+
+
+def test_lightning_optimizer_over_a_frozen_module():
+    src = LIT + '''
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return F.cross_entropy(self(x), y)
+
+    def configure_optimizers(self):
+        self.encoder.requires_grad_(False)  # <- GA107
+        return torch.optim.Adam([
+            {"params": self.encoder.parameters(), "lr": 1e-4},
+            {"params": self.head.parameters(), "lr": 1e-3},
+        ])
+'''
+    result, expected = run(src)
+    assert found(result) == expected
+
+
+def test_lightning_fit_runs_the_step_on_the_instance():
+    src = LIT + '''
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return F.cross_entropy(self(x), y)
+
+    def configure_optimizers(self):
+        return torch.optim.Adam(self.head.parameters(), lr=1e-3)  # <- GA108
+
+
+model = Lit()
+trainer = pl.Trainer(max_epochs=1)
+trainer.fit(model, train_dataloaders=None)
+'''
+    result, expected = run(src)
+    assert found(result) == expected
+
+
+MANUAL = '''
+import torch
+import torch.nn as nn
+import lightning.pytorch as pl
+
+
+class GAN(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.automatic_optimization = False
+        self.gen = nn.Linear(8, 16)
+        self.disc = nn.Linear(16, 1)
+
+    def training_step(self, batch, batch_idx):
+        g_opt, d_opt = self.optimizers()
+        z = torch.randn(4, 8)
+{gen}
+        g_loss = -self.disc(fake).mean()
+        g_opt.zero_grad()
+        self.manual_backward(g_loss)
+        g_opt.step()
+        d_loss = self.disc(fake.detach()).mean() - self.disc(batch).mean()
+        d_opt.zero_grad()
+        self.manual_backward(d_loss)
+        d_opt.step()
+
+    def configure_optimizers(self):
+        return [torch.optim.Adam(self.gen.parameters()), torch.optim.Adam(self.disc.parameters())], []
+'''
+
+
+def test_lightning_manual_optimization():
+    result, expected = run(MANUAL.replace("{gen}", "        with torch.no_grad():  # <- GA102\n"
+                                                   "            fake = self.gen(z)"))
+    assert found(result) == expected
+    result, _ = run(MANUAL.replace("{gen}", "        fake = self.gen(z)"))
+    assert found(result) == []
+
+
+HF = '''
+import torch
+import torch.nn.functional as F
+from transformers import Trainer, AutoModelForSequenceClassification
+
+
+class MyTrainer(Trainer):
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        labels = inputs.pop("labels")
+        outputs = model(**inputs)
+{logits}
+        loss = F.cross_entropy(logits, labels)
+        return (loss, outputs) if return_outputs else loss
+
+
+model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased", num_labels=2)
+trainer = MyTrainer(model=model, args=None, train_dataset=None)
+trainer.train()
+'''
+
+
+def test_hf_trainer_compute_loss():
+    result, expected = run(HF.replace("{logits}", "        logits = outputs.logits.detach()  # <- GA101"))
+    assert found(result) == expected
+    result, _ = run(HF.replace("{logits}", "        logits = outputs.logits"))
+    assert found(result) == []
+
+
+def test_hf_trainer_compute_loss_without_train_call():
+    src = HF.replace("{logits}", "        logits = outputs.logits.detach()  # <- GA101")
+    src = src[:src.index("model = AutoModel")]
+    result, expected = run(src)
+    # no model in sight: the Trainer's model is unknown, the detach still cuts whatever it carries
+    assert [c for _, c in found(result)] in ([], ["GA101"])
+
+
+DS = '''
+import deepspeed
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 2))
+engine, optimizer, _, _ = deepspeed.initialize(model=model, model_parameters=model[2].parameters())  # <- GA108
+for step in range(3):
+    x, y = torch.randn(4, 8), torch.randint(0, 2, (4,))
+    loss = F.cross_entropy(engine(x), y)
+    engine.backward(loss)
+    engine.step()
+'''
+
+
+def test_deepspeed_engine():
+    result, expected = run(DS)
+    assert found(result) == expected
+    result, _ = run(DS.replace("model[2].parameters()", "model.parameters()").replace("  # <- GA108", ""))
+    assert found(result) == []
+
+
+def test_accelerate_and_fabric_backward():
+    src = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from accelerate import Accelerator
+
+accelerator = Accelerator()
+model = nn.Linear(8, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model, optimizer = accelerator.prepare(model, optimizer)
+for step in range(3):
+    x, y = torch.randn(4, 8), torch.randint(0, 2, (4,))
+    with torch.no_grad():  # <- GA102
+        logits = model(x)
+    loss = F.cross_entropy(logits, y)
+    accelerator.backward(loss)
+    optimizer.step()
+    optimizer.zero_grad()
+'''
+    result, expected = run(src)
+    assert found(result) == expected
+    result, _ = run(src.replace("from accelerate import Accelerator", "import lightning as L")
+                    .replace("accelerator = Accelerator()", "fabric = L.Fabric()")
+                    .replace("accelerator.prepare", "fabric.setup").replace("accelerator.backward", "fabric.backward"))
+    assert found(result) == expected

@@ -1,0 +1,553 @@
+"""Models from installed libraries: found in the analysed environment, summarised from their
+source, or known from the table when the library is not installed (issue 11)."""
+from __future__ import annotations
+
+import importlib.util
+import os
+import textwrap
+
+import pytest
+
+from helpers import found, strip_markers
+from libenv import analyzer, make_env
+
+HEAD = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from fakevision import TinyNet
+
+torch.manual_seed(0)
+model = TinyNet(num_classes=10)
+'''
+
+LOOP = '''
+for step in range(2):
+    x, y = torch.randn(4, 3, 16, 16), torch.randint(0, 3, (4,))
+    loss = F.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+'''
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    return make_env(tmp_path_factory.mktemp("fakeenv"))
+
+
+@pytest.fixture(scope="module")
+def empty_env(tmp_path_factory):
+    return make_env(tmp_path_factory.mktemp("emptyenv"), files={})
+
+
+def check(env, body, cache_dir=None):
+    src, expected = strip_markers(textwrap.dedent(body))
+    result = analyzer(env, cache_dir).analyze_source("train.py", src)
+    return result, expected
+
+
+CASES_WITH_SOURCE = {
+    "head replaced after the optimizer": HEAD + '''
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model.fc = nn.Linear(8, 3)  # <- GA108
+''' + LOOP,
+    "reset_classifier after the optimizer": HEAD + '''
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model.reset_classifier(3)  # <- GA108
+''' + LOOP,
+    "optimizer over the head only": HEAD + '''
+optimizer = torch.optim.SGD(model.get_classifier().parameters(), lr=0.1)  # <- GA108
+''' + LOOP,
+    "everything frozen, then optimized": HEAD + '''
+for p in model.parameters():
+    p.requires_grad = False  # <- GA107
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+''' + LOOP,
+    "forward under no_grad": HEAD + '''
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(2):
+    x, y = torch.randn(4, 3, 16, 16), torch.randint(0, 3, (4,))
+    with torch.no_grad():  # <- GA102
+        logits = model(x)
+    loss = F.cross_entropy(logits, y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+''',
+    "a factory annotated with its class": '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from fakevision.models.tiny import tiny_net
+
+model = tiny_net(num_classes=5)
+optimizer = torch.optim.Adam(model.parameters())
+model.fc = nn.Linear(8, 3)  # <- GA108
+''' + LOOP,
+    "a factory returning another factory's model": '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import fakevision.models.tiny as zoo
+
+model = zoo.build("tiny")
+optimizer = torch.optim.Adam(model.parameters())
+model.fc = nn.Linear(8, 3)  # <- GA108
+''' + LOOP,
+}
+
+VALID_WITH_SOURCE = {
+    "head replaced before the optimizer": HEAD + '''
+model.fc = nn.Linear(8, 3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+''' + LOOP,
+    "linear probe: frozen body, new head, optimizer over what requires grad": HEAD + '''
+for p in model.parameters():
+    p.requires_grad = False
+model.fc = nn.Linear(8, 3)
+optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.1)
+''' + LOOP,
+    "an auxiliary head the forward does not use is left out of the optimizer": HEAD + '''
+optimizer = torch.optim.SGD([*model.stem.parameters(), *model.blocks.parameters(), *model.fc.parameters()], lr=0.1)
+''' + LOOP,
+    "reset_classifier before the optimizer": HEAD + '''
+model.reset_classifier(3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+''' + LOOP,
+    "new head added to the optimizer": HEAD + '''
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model.fc = nn.Linear(8, 3)
+optimizer.add_param_group({"params": model.fc.parameters()})
+''' + LOOP,
+    "a config object is not a module": '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from fakevision import TinyNet, VisionConfig
+
+cfg = VisionConfig(num_classes=3)
+model = TinyNet(num_classes=3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+''' + LOOP,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES_WITH_SOURCE))
+def test_library_source_makes_rules_fire(env, name):
+    result, expected = check(env, CASES_WITH_SOURCE[name])
+    assert found(result) == expected
+    assert all(f.confidence == "confirmed" for f in result.findings)
+
+
+@pytest.mark.parametrize("name", sorted(VALID_WITH_SOURCE))
+def test_library_source_valid_lookalikes(env, name):
+    result, _ = check(env, VALID_WITH_SOURCE[name])
+    assert found(result) == []
+
+
+def test_without_the_library_only_evidence_remains(empty_env):
+    # fakevision is neither installed nor in the table: a model only where the code shows it
+    # (its parameters handed to a torch optimizer), with an unseen structure
+    evident = {"head replaced after the optimizer", "everything frozen, then optimized", "forward under no_grad",
+               "a factory annotated with its class", "a factory returning another factory's model"}
+    for name, body in CASES_WITH_SOURCE.items():
+        result, expected = check(empty_env, body)
+        assert found(result) == (expected if name in evident else []), name
+    for name, body in VALID_WITH_SOURCE.items():
+        result, _ = check(empty_env, body)
+        assert found(result) == [], name
+
+
+def test_related_location_points_into_site_packages(env):
+    result, _ = check(env, CASES_WITH_SOURCE["optimizer over the head only"])
+    (f,) = result.findings
+    assert "feed" in f.message
+    assert "model.stem" in f.message or "model.blocks" in f.message or "parameters" in f.message
+    # the model whose parameters the finding names is defined in the library's source
+    assert any("site-packages" in r.span.path for r in f.related), [r.span.path for r in f.related]
+
+
+TV = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torchvision
+
+model = torchvision.models.resnet18(weights=None)
+'''
+
+CASES_FROM_TABLE = {
+    "torchvision head after the optimizer": TV + '''
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model.fc = nn.Linear(model.fc.in_features, 3)  # <- GA108
+''' + LOOP,
+    "torchvision all frozen": TV + '''
+model.fc = nn.Linear(model.fc.in_features, 3)
+for p in model.parameters():
+    p.requires_grad = False  # <- GA107
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+''' + LOOP,
+    "transformers forward under no_grad": '''
+import torch
+from transformers import AutoModelForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+for step in range(2):
+    batch = torch.randint(0, 100, (2, 8))
+    with torch.no_grad():  # <- GA102
+        out = model(input_ids=batch, labels=batch)
+    out.loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+''',
+    "timm head after the optimizer": '''
+import timm
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+model = timm.create_model("resnet18", num_classes=10)
+optimizer = torch.optim.AdamW(model.parameters())
+model.fc = nn.Linear(model.fc.in_features, 3)  # <- GA108
+''' + LOOP,
+}
+
+VALID_FROM_TABLE = {
+    "torchvision linear probe": TV + '''
+for p in model.parameters():
+    p.requires_grad = False
+model.fc = nn.Linear(model.fc.in_features, 3)
+optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.1)
+''' + LOOP,
+    "a library method that may unfreeze": TV + '''
+for p in model.parameters():
+    p.requires_grad = False
+model.unfreeze_last_layers(2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+''' + LOOP,
+    "torchvision fine-tuning, head first": TV + '''
+model.fc = nn.Linear(model.fc.in_features, 3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+''' + LOOP,
+    "transformers frozen embeddings": '''
+import torch
+from transformers import BertForSequenceClassification
+
+model = BertForSequenceClassification.from_pretrained("bert-base-uncased")
+model.bert.embeddings.requires_grad_(False)
+optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-4)
+for step in range(2):
+    out = model(input_ids=torch.randint(0, 100, (2, 8)), labels=torch.tensor([0, 1]))
+    optimizer.zero_grad()
+    out.loss.backward()
+    optimizer.step()
+''',
+    "a tokenizer is not a model": '''
+import torch
+from transformers import AutoTokenizer, AutoModel
+
+tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+model = AutoModel.from_pretrained("bert-base-uncased")
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+for step in range(2):
+    out = model(**tok(["a b"], return_tensors="pt"))
+    loss = out.last_hidden_state.pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+''',
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES_FROM_TABLE))
+def test_table_without_the_source(empty_env, name):
+    result, expected = check(empty_env, CASES_FROM_TABLE[name])
+    assert found(result) == expected
+    assert all(f.confidence == "confirmed" for f in result.findings)
+
+
+@pytest.mark.parametrize("name", sorted(VALID_FROM_TABLE))
+def test_table_valid_lookalikes(empty_env, name):
+    result, _ = check(empty_env, VALID_FROM_TABLE[name])
+    assert found(result) == []
+
+
+def test_evidence_an_unknown_factory_whose_parameters_are_optimized(empty_env):
+    body = '''
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import somezoo
+
+model = somezoo.build_model("x")
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model.head = nn.Linear(8, 3)  # <- GA108
+''' + LOOP
+    result, expected = check(empty_env, body)
+    assert found(result) == expected
+    # without the optimizer's evidence the value stays unknown
+    result, _ = check(empty_env, body.replace("optimizer = torch.optim.SGD(model.parameters(), lr=0.1)",
+                                              "optimizer = torch.optim.SGD(list(), lr=0.1)"))
+    assert found(result) == []
+
+
+def test_summaries_are_cached_on_disk(env, tmp_path):
+    cache = str(tmp_path / "cache")
+    body = CASES_WITH_SOURCE["head replaced after the optimizer"]
+    a1 = analyzer(env, cache)
+    src, expected = strip_markers(textwrap.dedent(body))
+    assert found(a1.analyze_source("train.py", src)) == expected
+    assert a1.libraries.cache.misses and not a1.libraries.cache.hits
+    assert os.listdir(cache)
+    a2 = analyzer(env, cache)
+    assert found(a2.analyze_source("train.py", src)) == expected
+    assert a2.libraries.cache.hits and a2.libraries.timings["summarize"] == 0.0
+    # a changed library file is summarised anew
+    site = os.path.join(env, "lib", "python3.11", "site-packages", "fakevision", "models", "tiny.py")
+    text = open(site).read()
+    try:
+        with open(site, "w") as fh:
+            fh.write(text.replace("self.aux = nn.Linear(8, 2)", "self.aux = nn.Linear(8, 4)"))
+        a3 = analyzer(env, cache)
+        assert found(a3.analyze_source("train.py", src)) == expected
+        assert a3.libraries.timings["summarize"] > 0.0
+    finally:
+        with open(site, "w") as fh:
+            fh.write(text)
+
+
+def test_no_cache_writes_nothing(env, tmp_path):
+    from gradaudit.analysis.summary_cache import SummaryCache
+    c = SummaryCache(str(tmp_path / "c"), enabled=False)
+    c.put("k", {"a": 1})
+    assert c.get("k") == {"a": 1}             # kept in memory for the run
+    assert not os.path.exists(tmp_path / "c")
+
+
+def test_cache_survives_concurrent_writers(tmp_path):
+    import concurrent.futures
+    folder = str(tmp_path / "c")
+    with concurrent.futures.ProcessPoolExecutor(4) as pool:
+        list(pool.map(_write_many, [folder] * 4))
+    from gradaudit.analysis.summary_cache import SummaryCache
+    c = SummaryCache(folder)
+    for i in range(50):
+        assert c.get(f"key{i}") == {"value": i, "payload": "x" * 2000}
+    leftovers = [n for _, _, files in os.walk(folder) for n in files if n.startswith(".tmp-")]
+    assert leftovers == []
+
+
+def _write_many(folder):
+    from gradaudit.analysis.summary_cache import SummaryCache
+    c = SummaryCache(folder)
+    for i in range(50):
+        c.put(f"key{i}", {"value": i, "payload": "x" * 2000})
+
+
+def test_cache_folder_is_the_platform_one(monkeypatch):
+    from gradaudit.analysis import summary_cache as sc
+    monkeypatch.delenv("GRADAUDIT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "/x/cache")
+    monkeypatch.setattr(sc.sys, "platform", "linux")
+    assert sc.default_dir() == "/x/cache/gradaudit"
+    monkeypatch.setattr(sc.sys, "platform", "darwin")
+    assert sc.default_dir().endswith("Library/Caches/gradaudit")
+    monkeypatch.setattr(sc.sys, "platform", "win32")
+    monkeypatch.setenv("LOCALAPPDATA", r"C:\Users\u\AppData\Local")
+    assert sc.default_dir().endswith(os.path.join("gradaudit", "Cache"))
+    monkeypatch.setenv("GRADAUDIT_CACHE_DIR", "/elsewhere")
+    assert sc.default_dir() == "/elsewhere"
+
+
+# ---------------------------------------------------------------- the environment analysed
+
+def test_environment_order(tmp_path, monkeypatch):
+    from gradaudit.analysis import environment as E
+    a = make_env(tmp_path / "a", files={"liba/__init__.py": "X = 1\n"})
+    b = make_env(tmp_path / "b", files={"libb/__init__.py": "X = 1\n"})
+    monkeypatch.setattr(E, "_cache", {})
+    monkeypatch.setenv("VIRTUAL_ENV", b)
+    monkeypatch.delenv("CONDA_PREFIX", raising=False)
+    explicit = E.find_env(os.path.join(a, "bin", "python"))
+    assert explicit.how == "explicit" and any(d.startswith(a) for d in explicit.site_dirs)
+    venv = E.find_env(None)
+    assert venv.how == "virtualenv" and any(d.startswith(b) for d in venv.site_dirs)
+    monkeypatch.delenv("VIRTUAL_ENV")
+    monkeypatch.setenv("CONDA_PREFIX", a)
+    assert E.find_env(None).how == "conda"
+    monkeypatch.delenv("CONDA_PREFIX")
+    assert E.find_env(None).how == "running"
+
+
+def test_pth_files_add_editable_installs(tmp_path):
+    from gradaudit.analysis import environment as E
+    env = make_env(tmp_path, files={})
+    src = tmp_path / "proj" / "src"
+    src.mkdir(parents=True)
+    site = os.path.join(env, "lib", "python3.11", "site-packages")
+    with open(os.path.join(site, "proj.pth"), "w") as fh:
+        fh.write(f"{src}\nimport _virtualenv\n")
+    assert str(src) in E.site_dirs_of(env)
+
+
+def test_python_setting_in_pyproject(tmp_path):
+    from gradaudit.analysis.config import ConfigError, load_config
+    (tmp_path / "pyproject.toml").write_text('[tool.gradaudit]\npython = ".venv/bin/python"\n')
+    cfg = load_config(str(tmp_path))
+    assert cfg.python == os.path.join(str(tmp_path), ".venv/bin/python")
+    (tmp_path / "pyproject.toml").write_text('[tool.gradaudit]\npython = 3\n')
+    with pytest.raises(ConfigError):
+        load_config(str(tmp_path))
+
+
+def test_cli_python_option(env, tmp_path):
+    from clitools import run_cli
+    body, expected = strip_markers(textwrap.dedent(CASES_WITH_SOURCE["head replaced after the optimizer"]))
+    script = tmp_path / "train.py"
+    script.write_text(body)
+    r = run_cli("check", script, "--python", os.path.join(env, "bin", "python"), "--no-cache",
+                "--format", "json", cwd=tmp_path)
+    import json
+    got = sorted((f["line"], f["code"]) for f in json.loads(r.stdout)["findings"])
+    assert r.returncode == 1 and got == expected
+    # another environment, without the library: the model is known by the optimizer's evidence only,
+    # and the related location into the library's source is gone
+    r = run_cli("check", script, "--python", tmp_path / "nothing", "--no-cache", "--format", "json", cwd=tmp_path)
+    (f,) = json.loads(r.stdout)["findings"]
+    assert not any("site-packages" in rel["path"] for rel in f.get("related", []))
+
+
+# ---------------------------------------------------------------- the site index
+
+def test_site_index_follows_lazy_packages(env):
+    from gradaudit.analysis.environment import find_env
+    from gradaudit.analysis.site_index import SiteIndex
+    idx = SiteIndex(find_env(env))
+    d = idx.define("fakevision.TinyNet")
+    assert d.kind == "class" and d.qual == "fakevision.models.tiny.TinyNet" and d.path.endswith("tiny.py")
+    d = idx.define("fakevision.TinyNet.from_pretrained")
+    assert d.rest == ("from_pretrained",)
+    assert idx.define("fakevision.models.blocks.Block").line == 6
+    assert idx.define("fakevision.Nothing") is None
+    assert idx.define("notinstalled.X") is None
+
+
+# ---------------------------------------------------------------- the real libraries, when installed
+
+def _installed(*names):
+    return all(importlib.util.find_spec(n) is not None for n in names)
+
+
+REAL = '''
+import torch
+from transformers import BertConfig, BertForSequenceClassification
+
+config = BertConfig(vocab_size=64, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                    intermediate_size=64, num_labels=3)
+model = BertForSequenceClassification(config)
+optimizer = torch.optim.AdamW(model.bert.parameters(), lr=5e-4)  # <- GA108
+for step in range(2):
+    ids = torch.randint(0, 64, (4, 8))
+    out = model(input_ids=ids, labels=torch.randint(0, 3, (4,)))
+    optimizer.zero_grad()
+    out.loss.backward()
+    optimizer.step()
+'''
+
+
+@pytest.mark.skipif(not _installed("transformers"), reason="transformers is not installed")
+def test_transformers_source_names_the_head():
+    import sys
+    from gradaudit.analysis.config import Config
+    from gradaudit.analysis.engine import Analyzer
+    src, expected = strip_markers(REAL)
+    result = Analyzer(Config(), python=sys.executable, cache=False).analyze_source("train.py", src)
+    assert found(result) == expected
+    (f,) = result.findings
+    assert f.confidence == "confirmed" and "model.classifier" in f.message
+    # optimizing the whole model is fine
+    ok = src.replace("model.bert.parameters()", "model.parameters()")
+    assert found(Analyzer(Config(), python=sys.executable, cache=False).analyze_source("train.py", ok)) == []
+
+
+@pytest.mark.skipif(not _installed("torchvision"), reason="torchvision is not installed")
+def test_torchvision_source_structure():
+    import sys
+    from gradaudit.analysis.environment import find_env
+    from gradaudit.analysis.library_models import LibraryModels
+    lm = LibraryModels(find_env(sys.executable)).resolve("torchvision.models.resnet18")
+    assert lm.how == "source" and lm.shape is not None
+    assert lm.shape.count() == 62   # resnet18's 62 parameter tensors
+    names = [n for n, _ in lm.shape.children]
+    assert names[:2] == ["conv1", "bn1"] and "fc" in names
+    assert "fc.weight" in (lm.shape.forward or ())
+
+
+# ---------------------------------------------------------------- the project's own modules, with jedi
+
+def test_jedi_resolves_a_module_added_to_sys_path(tmp_path, monkeypatch):
+    from gradaudit.analysis import jedi_resolver
+    monkeypatch.setattr(jedi_resolver, "IMPORT_TIMEOUT", 300.0)   # jedi's first start on a busy machine
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "lib" / "mynet.py").write_text(textwrap.dedent('''
+        import torch.nn as nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = [nn.Linear(8, 8), nn.Linear(8, 8)]
+                self.out = nn.Linear(8, 2)
+
+            def forward(self, x):
+                for b in self.blocks:
+                    x = b(x).relu()
+                return self.out(x)
+    '''))
+    train = tmp_path / "scripts" / "train.py"
+    train.write_text(textwrap.dedent('''
+        import os
+        import sys
+
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
+        import torch
+        import torch.nn.functional as F
+        from mynet import Net
+
+        model = Net()
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for step in range(3):
+            x, y = torch.randn(4, 8), torch.randint(0, 2, (4,))
+            loss = F.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    '''))
+    from gradaudit.analysis.engine import Analyzer
+    result = Analyzer(cache=False).analyze_file(str(train))
+    assert [(os.path.basename(f.span.path), f.span.line, f.code) for f in result.findings] == [("mynet.py", 8, "GA109")]
+
+
+def test_no_library_no_jedi(tmp_path):
+    """A script importing no library model neither imports jedi nor parses any library file; one
+    calling only the standard library and torch does not even look for the environment."""
+    import subprocess
+    import sys
+    script = tmp_path / "t.py"
+    script.write_text("import argparse\nimport torch\nimport wandb\nimport torch.nn as nn\n"
+                      "args = argparse.ArgumentParser().parse_args([])\nm = nn.Linear(2, 2)\n"
+                      "data = torch.utils.data.TensorDataset(torch.randn(4, 2))\n"
+                      "opt = torch.optim.SGD(m.parameters(), lr=0.1)\nm(torch.randn(1, 2)).sum().backward()\n")
+    code = ("import sys; from gradaudit.analysis.engine import Analyzer; a = Analyzer(cache=False); "
+            f"a.analyze_file({str(script)!r}); "
+            "looked = any(m in sys.modules for m in ('gradaudit.analysis.library_models', "
+            "'gradaudit.analysis.environment', 'gradaudit.analysis.site_index')); "
+            "idx = a.libraries._index; "
+            "print('jedi' in sys.modules, bool(idx and idx._files), looked)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    # no jedi, no library file parsed, no environment looked for
+    assert out.stdout.split() == ["False", "False", "False"], out.stderr
