@@ -75,7 +75,9 @@ def check(ctx: RuleContext):
                                       (Related(first.span, f"`{first.name}` ({first.type}) is built here"),
                                        Related(step.span, f"`{step.loss}.backward()`")),
                                       _fix_created(ctx, span, first, ps))
-        rest = cand - set().union(*late.values()) if late else cand
+        # a module the script holds in eval() and no optimizer is a fixed network the loss is measured
+        # through (VGG features of a perceptual loss, a teacher): its parameters get .grad, by design unused
+        rest = (cand - set().union(*late.values()) if late else cand) - step.in_eval
         if not rest or not all(o.complete for o in stepped):
             continue
         o = stepped[0]
