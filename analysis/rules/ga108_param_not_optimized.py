@@ -100,8 +100,9 @@ RULE = Rule(
 Flags parameters that receive gradient from a loss but are in no optimizer's param groups:
 the optimizer built from one submodule while another trainable one feeds the loss; a module or
 `nn.Parameter` created or replaced after the optimizer was built (a new head); a module
-constructed inside the training loop. Frozen parameters, target networks and parameters added
-with `add_param_group` are not flagged.
+constructed inside the training loop. Frozen parameters, target networks, fixed networks held
+in `eval()` (a perceptual-loss feature extractor, a teacher) and parameters added with
+`add_param_group` are not flagged.
 """,
     why="""
 The optimizer captured its parameter list when it was built. Anything else gets `.grad`
