@@ -229,7 +229,7 @@ class Builder:
             else None, gradient=rec.gradient,
             nonscalar=bool(loss.facts & Fact.UNREDUCED) or shapes.nonscalar(loss.shape),
             scaled=bool(loss.marks & Mark.SCALED), stale=tuple(self.stale(s) for s in stale), loops=_loops(rec.ctx),
-            entry="script" if rec.ctx[:1] == (("root", 1),) else "function")
+            entry="script" if rec.ctx[:1] == (("root", 1),) else "function", in_eval=self.params(rec.in_eval))
 
     def stale(self, s) -> M.Stale:
         kind, by, earlier, modified, save, carry = s

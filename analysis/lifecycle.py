@@ -62,6 +62,7 @@ class Lifecycle:
             rec.optimizers.append((o, o.units(), o.complete))
             interesting |= o.units()
         rec.frozen = {u: u.frozen for u in interesting}
+        rec.in_eval = frozenset(u for u in loss.org if u.owner is not None and u.owner.training is False)
         rec.versions = {s: s.storage.version for s in loss.saves}
         rec.event = self.event(kind, node, rec)
         self.trace.backwards.append(rec)

@@ -231,6 +231,9 @@ class Step:
     # 'script': reached when the file runs as a script (top level or from `__main__`);
     # 'function': only in a function nothing in the file calls (run on unknown arguments)
     entry: str = "script"
+    # Params the loss reaches inside modules held in eval() mode at the call (a perceptual-loss network, a
+    # teacher): fixed networks the loss is measured through, not ones meant to train
+    in_eval: frozenset = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

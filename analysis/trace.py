@@ -196,7 +196,8 @@ class Event:
 class BackwardRec:
     """A `backward()` (or `autograd.grad`) and the state around it."""
     __slots__ = ("seq", "site", "ctx", "loss", "kind", "inputs", "frozen", "optimizers", "versions",
-                 "loss_expr", "func", "event", "nograd", "retain", "retain_node", "gradient", "stepped_objs")
+                 "loss_expr", "func", "event", "nograd", "retain", "retain_node", "gradient", "stepped_objs",
+                 "in_eval")
 
     def __init__(self, seq, site, ctx, loss, kind, loss_expr, func):
         self.seq = seq
@@ -216,6 +217,7 @@ class BackwardRec:
         self.retain_node = None       # the retain_graph= keyword's value node
         self.gradient = False         # gradient= given (a non-scalar loss may be meant)
         self.stepped_objs = ()        # the optimizers stepped for it (set by the model builder)
+        self.in_eval = frozenset()    # reached Units whose module is certainly in eval() mode at the call
 
 
 class FreezeRec:

@@ -75,7 +75,9 @@ def check(ctx: RuleContext):
                                       (Related(first.span, f"`{first.name}` ({first.type}) is built here"),
                                        Related(step.span, f"`{step.loss}.backward()`")),
                                       _fix_created(ctx, span, first, ps))
-        rest = cand - set().union(*late.values()) if late else cand
+        # a module the script holds in eval() and no optimizer is a fixed network the loss is measured
+        # through (VGG features of a perceptual loss, a teacher): its parameters get .grad, by design unused
+        rest = (cand - set().union(*late.values()) if late else cand) - step.in_eval
         if not rest or not all(o.complete for o in stepped):
             continue
         o = stepped[0]
@@ -98,8 +100,9 @@ RULE = Rule(
 Flags parameters that receive gradient from a loss but are in no optimizer's param groups:
 the optimizer built from one submodule while another trainable one feeds the loss; a module or
 `nn.Parameter` created or replaced after the optimizer was built (a new head); a module
-constructed inside the training loop. Frozen parameters, target networks and parameters added
-with `add_param_group` are not flagged.
+constructed inside the training loop. Frozen parameters, target networks, fixed networks held
+in `eval()` (a perceptual-loss feature extractor, a teacher) and parameters added with
+`add_param_group` are not flagged.
 """,
     why="""
 The optimizer captured its parameter list when it was built. Anything else gets `.grad`
