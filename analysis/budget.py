@@ -100,9 +100,11 @@ class Gaps:
         for fn in self.calls_cut:
             if not getattr(fn, "interpreted", 1):
                 sf = fn.scope.sf
-                count = sum(_count(s) for s in fn.node.body)
+                # a lambda's body is one expression: it counts as one statement not reached
+                body = fn.node.body if isinstance(fn.node.body, list) else [fn.node.body]
+                count = sum(_count(s) for s in body) if isinstance(fn.node.body, list) else 1
                 if count:
-                    places.append((sf, fn.node.body[0], count))
+                    places.append((sf, body[0], count))
         if not places:
             return None
         total = sum(c for _, _, c in places)

@@ -65,6 +65,16 @@ def test_filler_loops_do_not_starve_the_training_loop_and_what_they_cut_is_repor
     assert r.gap.message().startswith("analysis incomplete: ") and "statements not reached)" in r.gap.message()
 
 
+def test_a_lambda_cut_by_the_budget_is_reported_not_a_crash():
+    # a lambda's body is one expression, not a list of statements: the gap report used to raise
+    # TypeError on it (open_clip's training main.py)
+    src = HEAD + "scale = lambda x: x * 2\n" + _filler_loops(300) + "y = scale(3)\n" + TRAIN
+    r = analyze(src)
+    assert r.error is None
+    assert [c for c, _ in codes(r)] == ["GA101"]
+    assert r.gap is not None and "budget" in r.gap.reason
+
+
 def test_few_filler_loops_leave_no_gap():
     r = analyze(HEAD + _filler_loops(20) + TRAIN)
     assert [c for c, _ in codes(r)] == ["GA101"] and r.gap is None
