@@ -100,9 +100,11 @@ class Gaps:
         for fn in self.calls_cut:
             if not getattr(fn, "interpreted", 1):
                 sf = fn.scope.sf
-                # a lambda's body is one expression: it counts as one statement not reached
-                body = fn.node.body if isinstance(fn.node.body, list) else [fn.node.body]
-                count = sum(_count(s) for s in body) if isinstance(fn.node.body, list) else 1
+                body = fn.node.body
+                if not isinstance(body, list):    # a lambda: one expression, one statement not reached
+                    places.append((sf, body, 1))
+                    continue
+                count = sum(_count(s) for s in body)
                 if count:
                     places.append((sf, body[0], count))
         if not places:

@@ -101,16 +101,19 @@ class Summarizer:
         interp._library_site = Site(sf, sf.tree)
         return interp, scope
 
-    def class_shape(self, defn: Definition) -> Shape | None:
-        from .objects import ClassObj
+    def _defined(self, defn: Definition, kind) -> tuple:
+        """(interpreter of defn's file, the objects of `kind` its top-level name holds); ([]: none)."""
         interp, scope = self._interp(defn.path)
         if interp is None:
-            return None
-        name = defn.qual.rsplit(".", 1)[-1]
-        v = scope.globals.get(name)
+            return None, []
+        v = scope.globals.get(defn.qual.rsplit(".", 1)[-1])
         if v is not None and v.k & _lazy_kind():
             v = interp.force(v)
-        classes = [o for o in (v.objs if v is not None else ()) if isinstance(o, ClassObj)]
+        return interp, [o for o in (v.objs if v is not None else ()) if isinstance(o, kind)]
+
+    def class_shape(self, defn: Definition) -> Shape | None:
+        from .objects import ClassObj
+        interp, classes = self._defined(defn, ClassObj)
         if not classes or not classes[0].is_module:
             return None
         cls = classes[0]
@@ -124,14 +127,7 @@ class Summarizer:
 
     def factory_shape(self, defn: Definition, args=(), kwargs=None) -> Shape | None:
         from .objects import FuncObj
-        interp, scope = self._interp(defn.path)
-        if interp is None:
-            return None
-        name = defn.qual.rsplit(".", 1)[-1]
-        v = scope.globals.get(name)
-        if v is not None and v.k & _lazy_kind():
-            v = interp.force(v)
-        fns = [o for o in (v.objs if v is not None else ()) if isinstance(o, FuncObj)]
+        interp, fns = self._defined(defn, FuncObj)
         if not fns:
             return None
         fn = fns[0]
@@ -197,13 +193,7 @@ class Summarizer:
         """A structural method called with constant arguments (`reset_classifier(3)`), on a fresh
         symbolic instance of the class."""
         from .objects import ClassObj, ModuleObj
-        interp, scope = self._interp(cls_defn.path)
-        if interp is None:
-            return None
-        v = scope.globals.get(cls_defn.qual.rsplit(".", 1)[-1])
-        if v is not None and v.k & _lazy_kind():
-            v = interp.force(v)
-        classes = [o for o in (v.objs if v is not None else ()) if isinstance(o, ClassObj)]
+        interp, classes = self._defined(cls_defn, ClassObj)
         if not classes or not classes[0].is_module or classes[0].lookup(name) is None:
             return None
         cls = classes[0]
