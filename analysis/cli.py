@@ -2,18 +2,31 @@
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import difflib
 import json
 import os
 import sys
-import traceback
 from dataclasses import dataclass
 
 from . import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 TIME_BUDGET = 60.0     # seconds of interpretation per file; parsing is not interrupted
+
+
+def add_engine_arguments(c):
+    """How files are analysed: the same flags for `check` and `audit`."""
+    c.add_argument("--time-budget", type=float, default=TIME_BUDGET, metavar="SECONDS",
+                   help=f"stop analysing a file after SECONDS and say what was not reached "
+                        f"(default {TIME_BUDGET:g}; 0: no limit)")
+    c.add_argument("--python", metavar="PATH", help="the interpreter (or environment folder) whose installed "
+                   "libraries are read for their models (default: the active virtualenv/conda env, else "
+                   "the interpreter running gradaudit)")
+    c.add_argument("--no-cache", action="store_true", help="do not read or write the cache of library summaries")
+
+
+def time_budget(args) -> float | None:
+    return args.time_budget if args.time_budget and args.time_budget > 0 else None
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -43,13 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     c.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE")
     c.add_argument("-j", "--jobs", type=int, default=0, metavar="N", help="worker processes (default: auto)")
-    c.add_argument("--time-budget", type=float, default=TIME_BUDGET, metavar="SECONDS",
-                   help=f"stop analysing a file after SECONDS and say what was not reached "
-                        f"(default {TIME_BUDGET:g}; 0: no limit)")
-    c.add_argument("--python", metavar="PATH", help="the interpreter (or environment folder) whose installed "
-                   "libraries are read for their models (default: the active virtualenv/conda env, else "
-                   "the interpreter running gradaudit)")
-    c.add_argument("--no-cache", action="store_true", help="do not read or write the cache of library summaries")
+    add_engine_arguments(c)
 
     r = sub.add_parser("rule", help="print a rule's documentation")
     r.add_argument("rule", metavar="CODE_OR_NAME")
@@ -164,51 +171,6 @@ def _load_config(args):
     return cfg
 
 
-def _analyze_chunk(paths, config, roots, bar=None, time_budget=None, python=None, cache=True):
-    """Analyze files (in a worker or in-process): (findings, problems, files analysed), picklable."""
-    from .engine import Analyzer, merge_results
-    from .problems import Problem, problems_of
-    from .program import Program
-    analyzer = Analyzer(config, extra_roots=roots, batch=True, time_budget=time_budget, python=python, cache=cache)
-    program = analyzer.attach(Program(roots, freeze_trees=True))
-    results, problems, analysed = [], [], 0
-    for path in paths:
-        try:
-            r = analyzer.analyze_file(path, program)
-            problems.extend(problems_of(r))
-            if r.error is None:
-                analysed += 1
-                r.model, r.files = None, {}   # keep the findings only: big folders stay small
-                results.append(r)
-        except Exception as exc:  # an engine bug must not hide the other files' results
-            last = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            problems.append(Problem.internal(path, last, traceback.format_exc(limit=6)))
-        if bar is not None:
-            bar.step()
-    analyzer.collect()
-    return merge_results(results), problems, analysed
-
-
-class _Progress:
-    def __init__(self, total, enabled):
-        self.total, self.done = total, 0
-        self.enabled = enabled and total > 1
-
-    def step(self, n=1):
-        if not self.enabled:
-            return
-        self.done += n
-        width = 30
-        filled = int(width * self.done / max(1, self.total))
-        sys.stderr.write(f"\r[{'#' * filled}{' ' * (width - filled)}] {self.done}/{self.total} files")
-        sys.stderr.flush()
-
-    def close(self):
-        if self.enabled:
-            sys.stderr.write("\r" + " " * 60 + "\r")
-            sys.stderr.flush()
-
-
 @dataclass
 class Checked:
     """What a check found: findings, problems (problems.py), the files looked at, how many analysed."""
@@ -221,32 +183,12 @@ class Checked:
 def check_paths(paths, config, jobs=0, progress=False, time_budget=None, python=None,
                 cache=True) -> Checked:
     """The CLI's core, reusable by tools."""
-    from .discovery import discover
     from .engine import _resolve_overlaps
     from .findings import Finding
-    files, problems = discover(paths, config)
-    roots = sorted({os.path.abspath(p) for p in paths if os.path.isdir(p)})
-    bar = _Progress(len(files), progress)
-    workers = jobs or min(os.cpu_count() or 1, 8)
-    if workers > 1 and len(files) >= 16:
-        findings, analysed = [], 0
-        chunks = [c for c in (files[i::workers * 4] for i in range(workers * 4)) if c]
-        with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(_analyze_chunk, c, config, roots, None, time_budget, python, cache): len(c)
-                       for c in chunks}
-            for fut in concurrent.futures.as_completed(futures):
-                f, p, n = fut.result()
-                findings += f
-                problems += p
-                analysed += n
-                bar.step(futures[fut])
-    else:
-        findings, more, analysed = _analyze_chunk(files, config, roots, bar, time_budget, python, cache)
-        problems += more
-    bar.close()
-    findings = sorted(_resolve_overlaps(findings), key=Finding.sort_key)
-    problems.sort(key=lambda p: (p.path, p.line, p.col, p.kind))
-    return Checked(findings, problems, files, analysed)
+    from .runner import analyze_paths
+    run = analyze_paths(paths, config, jobs, progress, time_budget, python, cache)
+    findings = sorted(_resolve_overlaps([f for fs in run.kept for f in fs]), key=Finding.sort_key)
+    return Checked(findings, run.problems, run.files, run.analysed)
 
 
 def _report_problems(problems):
@@ -261,7 +203,7 @@ def cmd_check(args) -> int:
     if config is None:
         return EXIT_ERROR
     show_progress = not args.no_progress and sys.stderr.isatty()
-    budget = args.time_budget if args.time_budget and args.time_budget > 0 else None
+    budget = time_budget(args)
     checked = check_paths(args.paths, config, args.jobs, show_progress, budget, args.python,
                           not args.no_cache)
     _report_problems(checked.problems)
@@ -285,7 +227,7 @@ def _status(args, findings, problems) -> int:
     from .problems import exit_error
     if None in problems or exit_error(p for p in problems if p is not None):
         return EXIT_ERROR
-    if args.exit_zero:
+    if getattr(args, "exit_zero", False):     # `audit` has no --exit-zero
         return EXIT_CLEAN
     parse = any(p.kind == "parse" for p in problems)
     return EXIT_FINDINGS if (findings or parse) else EXIT_CLEAN

@@ -24,9 +24,27 @@ def run_cli(args, cwd=ROOT):
     return p.returncode, p.stdout, p.stderr
 
 
-def audit_of(paths):
-    files, missing, results, errors, crashes = collect.analyze(paths, Config(), jobs=1)
-    return collect.build(paths, len(files), results, errors, crashes)
+TRAIN_GA101 = """\
+import torch
+import torch.nn as nn
+
+encoder = nn.Linear(8, 8)
+head = nn.Linear(8, 2)
+optimizer = torch.optim.SGD(list(encoder.parameters()) + list(head.parameters()), lr=0.1)
+for step in range(10):
+    x = torch.randn(4, 8)
+    y = torch.randint(0, 2, (4,))
+    feats = encoder(x).detach()
+    loss = nn.functional.cross_entropy(head(feats), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def audit_of(paths, **kw):
+    run = collect.analyze(paths, Config(), jobs=1, **kw)
+    return collect.build(paths, len(run.files), run.kept, run.problems)
 
 
 def write(tmp_path, name, source):
@@ -312,8 +330,61 @@ def test_no_training_step(tmp_path):
 
 
 def test_missing_path_is_an_error(tmp_path):
-    code, _, err = run_cli(["audit", str(tmp_path / "nope.py")])
-    assert code == 2 and "no such file" in err
+    missing = str(tmp_path / "nope.py")
+    code, out, err = run_cli(["audit", missing])
+    assert code == 2
+    # one line, as `gradaudit check` says it (it once printed the Problem record itself)
+    assert err.strip() == f"gradaudit: {missing}: no such file or directory"
+    assert f"> `{missing}`: no such file or directory" in out
+
+
+def test_problems_are_reported_as_check_reports_them(tmp_path):
+    """Parse errors, unreadable bytes and missing paths: the same lines on stderr as `check`, and
+    data in the JSON report (kind, path, line, column), which still validates."""
+    write(tmp_path, "train.py", TRAIN_GA101)
+    write(tmp_path, "broken.py", "import torch\n\ndef f(:\n    pass\n")
+    (tmp_path / "latin.py").write_bytes(b"x = '\xe9'\n")
+    args = ["train.py", "broken.py", "latin.py", "gone.py"]
+    _, _, check_err = run_cli(["check", *args], cwd=tmp_path)
+    code, out, err = run_cli(["audit", "--format", "json", *args], cwd=tmp_path)
+    assert code == 2
+    assert err.splitlines() == check_err.splitlines()
+    report = json.loads(out)
+    with open(SCHEMA, encoding="utf-8") as fh:
+        jsonschema.validate(report, json.load(fh))
+    assert {(e["kind"], e["path"], e["line"]) for e in report["errors"]} == {
+        ("parse", "broken.py", 3), ("parse", "latin.py", 1), ("missing", "gone.py", None)}
+    assert report["incomplete"] == []
+    assert [f["code"] for f in report["findings"]] == ["GA101"]
+
+
+def test_time_budget_cuts_the_audit_short_and_says_so(tmp_path):
+    """The audit takes the same time budget as `check`: a training loop past it is not reported as
+    'no training step', and a clean verdict says what was not checked."""
+    slow = "import torch\n" + "".join(f"for i{k} in range(2):\n    v{k} = i{k}\n" for k in range(6000))
+    write(tmp_path, "slow.py", slow + TRAIN_GA101)
+    code, out, err = run_cli(["audit", "--time-budget", "0.2", "slow.py"], cwd=tmp_path)
+    assert code == 0, err
+    assert "slow.py:" in err and "warning: analysis incomplete: the time budget of 0.2 s ran out" in err
+    assert "No `backward()` was found in what was analysed (the analysis of 1 file was cut short" in out
+    assert "there is no training step to audit" not in out
+    code, out, _ = run_cli(["audit", "--format", "json", "--time-budget", "0.2", "slow.py"], cwd=tmp_path)
+    [gap] = json.loads(out)["incomplete"]
+    assert gap["kind"] == "incomplete" and gap["path"] == "slow.py" and gap["not_reached"] > 0
+    # without the budget the whole file is audited and the GA101 is found
+    code, out, _ = run_cli(["audit", "--format", "json", "--time-budget", "0", "slow.py"], cwd=tmp_path)
+    report = json.loads(out)
+    assert report["incomplete"] == [] and [f["code"] for f in report["findings"]] == ["GA101"]
+
+
+def test_clean_verdict_names_what_a_budget_left_unchecked(tmp_path):
+    from gradaudit.analysis.problems import Problem
+    write(tmp_path, "train.py", TRAIN_GA101.replace(".detach()", ""))
+    audit = audit_of([str(tmp_path / "train.py")])
+    assert audit.clean and audit.graphs and audit.no_defect == collect.NO_DEFECT
+    from dataclasses import replace
+    cut = replace(audit, problems=(Problem("incomplete", "other.py", "analysis incomplete: ...", 3, 1, 40),))
+    assert cut.no_defect.startswith(collect.NO_DEFECT + " (the analysis of 1 file was cut short by the time budget")
 
 
 def test_classification_and_severity_follow_family_and_confidence():

@@ -4,11 +4,8 @@ training-step model and the findings. The Markdown, JSON and HTML writers only f
 from __future__ import annotations
 
 import ast
-import concurrent.futures
 import difflib
-import os
 import re
-import traceback
 from dataclasses import dataclass, field, replace
 
 from .. import gradflow
@@ -113,65 +110,62 @@ class Audit:
     corrections: tuple
     checks: tuple
     lookalikes: tuple
-    errors: tuple = ()    # (path, line, message) of files that could not be read or parsed
-    crashes: tuple = ()
+    problems: tuple = ()  # problems.Problem: what could not be read, parsed, analysed or completed
     texts: dict = field(default_factory=dict, compare=False)   # path -> Source
 
     @property
     def clean(self) -> bool:
         return not self.entries
 
+    @property
+    def errors(self) -> tuple:
+        return tuple(p for p in self.problems if p.is_error)
+
+    @property
+    def incomplete(self) -> tuple:
+        """Analyses a budget cut short: what they did not reach is not in this report."""
+        return tuple(p for p in self.problems if not p.is_error)
+
+    @property
+    def no_defect(self) -> str | None:
+        """The no-defect statement, when it can be made; it says what a budget left unchecked."""
+        if not (self.clean and self.graphs):
+            return None
+        return NO_DEFECT + (f" ({cut_short(self)})" if self.incomplete else "")
+
+    @property
+    def no_step(self) -> str:
+        """Why section 1 is empty (Markdown)."""
+        if self.incomplete:
+            return (f"No `backward()` was found in what was analysed ({cut_short(self)}): raise `--time-budget` "
+                    f"to audit the rest.")
+        return "No `backward()` was found under the paths given: there is no training step to audit."
+
+
+def cut_short(a: Audit) -> str:
+    n = len(a.incomplete)
+    return (f"the analysis of {n} file{'s were' if n != 1 else ' was'} cut short by the time budget; "
+            f"what {'they' if n != 1 else 'it'} did not reach was not checked")
+
 
 # ------------------------------------------------------------------ analysis
 
-def _analyze_chunk(paths, config, roots):
-    """Analyze files; keep each result's model, findings and the texts of the files it read."""
-    from ..engine import Analyzer
-    from ..program import Program
-    analyzer = Analyzer(config, extra_roots=roots, batch=True)
-    program = Program(roots, freeze_trees=True)
-    out, errors, crashes = [], [], []
-    for path in paths:
-        try:
-            r = analyzer.analyze_file(path, program)
-        except RecursionError:
-            crashes.append((path, "recursion too deep"))
-            continue
-        except Exception:
-            crashes.append((path, traceback.format_exc(limit=6)))
-            continue
-        if r.error is not None:
-            errors.append((r.error.path, r.error.line, r.error.msg))
-            continue
-        texts = {p: sf.source for p, sf in r.files.items()} if r.model.steps or r.findings else {}
-        out.append((path, r.findings, r.model if r.model.steps else None, texts))
-    analyzer.collect()
-    return out, errors, crashes
+def keep_for_report(path, r):
+    """What the report needs of one analysis: its findings, its model when it has a training step,
+    and the texts of the files it read when there is something to show from them."""
+    texts = {p: sf.source for p, sf in r.files.items()} if r.model.steps or r.findings else {}
+    return path, r.findings, r.model if r.model.steps else None, texts
 
 
-def analyze(paths, config, jobs=0):
-    from ..discovery import discover
-    files, missing = discover(paths, config)
-    roots = sorted({os.path.abspath(p) for p in paths if os.path.isdir(p)})
-    workers = jobs or min(os.cpu_count() or 1, 8)
-    results, errors, crashes = [], [], []
-    if workers > 1 and len(files) >= 16:
-        chunks = [c for c in (files[i::workers * 4] for i in range(workers * 4)) if c]
-        with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
-            for r, e, c in pool.map(_analyze_chunk, chunks, [config] * len(chunks), [roots] * len(chunks)):
-                results += r
-                errors += e
-                crashes += c
-        order = {p: i for i, p in enumerate(files)}
-        results.sort(key=lambda r: order.get(r[0], 0))
-    else:
-        results, errors, crashes = _analyze_chunk(files, config, roots)
-    return files, missing, results, errors, crashes
+def analyze(paths, config, jobs=0, time_budget=None, python=None, cache=True):
+    """The files under `paths` analysed as `gradaudit check` analyses them (runner.py)."""
+    from ..runner import analyze_paths
+    return analyze_paths(paths, config, jobs, False, time_budget, python, cache, keep=keep_for_report)
 
 
 # ------------------------------------------------------------------ the sections
 
-def build(paths, files_checked, results, errors=(), crashes=()) -> Audit:
+def build(paths, files_checked, results, problems=()) -> Audit:
     from ..engine import _resolve_overlaps
     texts: dict = {}
     for _, _, _, t in results:
@@ -221,7 +215,7 @@ def build(paths, files_checked, results, errors=(), crashes=()) -> Audit:
                              corr.index if corr is not None else None, runtime_check(f), _step_of(f, graphs)))
     checks = [replace(c, findings=tuple(i for i, e in enumerate(entries, 1) if e.step == c.step)) for c in checks]
     return Audit(tuple(paths), files_checked, tuple(graphs), tuple(entries), tuple(corrections), tuple(checks),
-                 tuple(uniq), tuple(errors), tuple(crashes), texts)
+                 tuple(uniq), tuple(problems), texts)
 
 
 def _step_of(f: Finding, graphs) -> str:

@@ -21,10 +21,12 @@ def add_arguments(ap):
     ap.add_argument("--no-respect-gitignore", action="store_true",
                     help="also audit what .gitignore files ignore when walking folders")
     ap.add_argument("-j", "--jobs", type=int, default=0, metavar="N", help="worker processes (default: auto)")
+    from ..cli import add_engine_arguments
+    add_engine_arguments(ap)
 
 
 def run_command(args) -> int:
-    from ..cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, _emit, _load_config
+    from ..cli import EXIT_ERROR, _emit, _load_config, _report_problems, _status, time_budget
     from . import collect
     fmt = args.format
     if fmt is None:
@@ -33,23 +35,16 @@ def run_command(args) -> int:
     config = _load_config(args)
     if config is None:
         return EXIT_ERROR
-    files, missing, results, errors, crashes = collect.analyze(args.paths, config, args.jobs)
-    for p in missing:
-        print(f"gradaudit: {p}: no such file or directory", file=sys.stderr)
-    for path, line, msg in errors:
-        print(f"{path}:{line}:1: error: could not parse: {msg}", file=sys.stderr)
-    for path, tb in crashes:
-        print(f"gradaudit: internal error while checking {path}:\n{tb}", file=sys.stderr)
-    audit = collect.build(args.paths, len(files), results, errors, crashes)
+    run = collect.analyze(args.paths, config, args.jobs, time_budget(args), args.python, not args.no_cache)
+    _report_problems(run.problems)
+    audit = collect.build(args.paths, len(run.files), run.kept, run.problems)
     if fmt == "json":
         from .jsonout import render
     elif fmt == "html":
         from .html import render
     else:
         from .markdown import render
-    _emit(render(audit), args.output_file)
-    if args.output_file:
+    written = _emit(render(audit), args.output_file)
+    if written and args.output_file:
         print(f"gradaudit: wrote {args.output_file}", file=sys.stderr)
-    if missing or crashes:
-        return EXIT_ERROR
-    return EXIT_FINDINGS if audit.entries or errors else EXIT_CLEAN
+    return _status(args, audit.entries, list(run.problems) + ([] if written else [None]))

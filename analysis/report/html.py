@@ -9,8 +9,8 @@ from html import escape
 
 from .. import __version__
 from . import graph as G
-from .collect import NO_DEFECT, Audit, observed
-from .markdown import SECTIONS, summary_line
+from .collect import Audit, observed
+from .markdown import SECTIONS, problem_text, summary_line
 from .svg import draw
 
 CSS = """
@@ -63,13 +63,12 @@ def render(a: Audit) -> str:
            f"<title>{escape(title)}</title><style>{CSS}</style></head><body>",
            f"<h1>{escape(title)}</h1>",
            f'<p class="muted">gradaudit {__version__} · {escape(summary_line(a))}.</p>']
-    for path, line, msg in a.errors:
-        out.append(f"<p>{_code(f'{path}:{line}')}: could not parse: {escape(msg)}</p>")
+    for p in a.problems:
+        out.append(f"<p>{_md_inline(problem_text(p))}</p>")
 
     out.append(f'<h2 id="graph">{escape(SECTIONS[0])}</h2>')
     if not a.graphs:
-        out.append("<p>No <code>backward()</code> was found under the paths given: there is no training step to "
-                   "audit.</p>")
+        out.append(f"<p>{_md_inline(a.no_step)}</p>")
     for g in a.graphs:
         head, *rest = G.text(g)
         out.append(f'<section class="step" id="{g.id}"><h3>Step {g.id[1:]}: {_md_inline(head)}</h3>')
@@ -113,8 +112,8 @@ def render(a: Audit) -> str:
             out.append(_diff(c.diff))
 
     out.append(f'<h2 id="verification">{escape(SECTIONS[3])}</h2>')
-    if a.clean and a.graphs:
-        out.append(f"<p><strong>No defect found:</strong> {escape(NO_DEFECT)}. The gradient assumptions below held "
+    if a.no_defect:
+        out.append(f"<p><strong>No defect found:</strong> {escape(a.no_defect)}. The gradient assumptions below held "
                    "statically and deserve a test.</p>")
     for c in a.checks:
         g = next(x for x in a.graphs if x.id == c.step)

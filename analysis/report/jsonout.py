@@ -5,7 +5,7 @@ import json
 
 from .. import __version__
 from . import graph as G
-from .collect import NO_DEFECT, Audit
+from .collect import Audit
 
 VERSION = 1
 
@@ -63,10 +63,11 @@ def data(a: Audit) -> dict:
         "corrections": [{"index": c.index, "code": c.code, "path": c.path, "line": c.line, "message": c.message,
                          "applicability": c.applicability, "parses": c.parses, "diff": c.diff or None}
                         for c in a.corrections],
-        "verification": {"statement": NO_DEFECT if a.clean and a.graphs else None, "checks": checks},
+        "verification": {"statement": a.no_defect, "checks": checks},
         "look_alikes": [{"kind": la.kind, "path": la.path, "line": la.line, "code": la.code,
                          "judgement": la.judgement} for la in a.lookalikes],
-        "errors": [{"path": p, "line": n, "message": m} for p, n, m in a.errors],
+        "errors": [p.to_json() for p in a.errors],
+        "incomplete": [p.to_json() for p in a.incomplete],
     }
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .. import __version__
 from . import graph as G
-from .collect import NO_DEFECT, Audit, observed
+from .collect import Audit, observed
 
 SECTIONS = ("1. Training-step graph", "2. Findings", "3. Minimal corrections", "4. Verification",
             "5. Valid look-alikes checked")
@@ -25,19 +25,29 @@ def summary_line(a: Audit) -> str:
             f"{len(a.lookalikes)} valid look-alike{'s' if len(a.lookalikes) != 1 else ''}")
 
 
+def problem_text(p) -> str:
+    """What could not be done, and what it means for the report (Markdown)."""
+    if p.kind == "incomplete":
+        return (f"`{p.where()}`: {p.message}; what it did not reach is not part of this report, "
+                f"raise `--time-budget` to audit it")
+    if p.kind == "parse":
+        return f"`{p.where()}`: could not parse: {p.message}"
+    if p.kind == "internal":
+        return f"`{p.path}`: internal error while checking it; it is not part of this report"
+    return f"`{p.where()}`: {p.message}"
+
+
 def render(a: Audit) -> str:
     out = [f"# gradaudit audit: {', '.join(f'`{p}`' for p in a.paths)}", "",
            f"gradaudit {__version__} · {summary_line(a)}.", ""]
-    for path, line, msg in a.errors:
-        out.append(f"> `{path}:{line}`: could not parse: {msg}")
-    for path, _ in a.crashes:
-        out.append(f"> `{path}`: internal error while checking it; it is not part of this report")
-    if a.errors or a.crashes:
+    for p in a.problems:
+        out.append(f"> {problem_text(p)}")
+    if a.problems:
         out.append("")
 
     out += [f"## {SECTIONS[0]}", ""]
     if not a.graphs:
-        out += ["No `backward()` was found under the paths given: there is no training step to audit.", ""]
+        out += [a.no_step, ""]
     for g in a.graphs:
         out.append(f"### Step {g.id[1:]}: `{g.loss}.backward()` in `{g.function}` ({g.path}:{g.line})")
         out.append("")
@@ -92,8 +102,8 @@ def render(a: Audit) -> str:
             out.append("")
 
     out += [f"## {SECTIONS[3]}", ""]
-    if a.clean and a.graphs:
-        out += [f"No defect found: {NO_DEFECT}. The gradient assumptions below held statically and deserve "
+    if a.no_defect:
+        out += [f"No defect found: {a.no_defect}. The gradient assumptions below held statically and deserve "
                 "a test:", ""]
     elif a.graphs:
         out += ["Each training step's probe: `gradaudit probe PATH --emit test_gradflow.py` writes these tests. "
