@@ -14,6 +14,8 @@ def run(tcp: str | None = None) -> int:
     # the workers' threads (pickling, pipes) and the event loop share the GIL: hand it over
     # often, so that requests (hover, code actions) are answered meanwhile
     sys.setswitchinterval(0.0005)
+    from .memory import bound_heap
+    bound_heap()
     from .transport import run_stdio, run_tcp
     if tcp:
         host, _, port = tcp.rpartition(":")

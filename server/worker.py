@@ -123,6 +123,38 @@ def analyze(job: dict) -> dict:
     return dict(facts, result=result, deps=deps, seconds=time.perf_counter() - started)
 
 
+# A training step for the worker to analyse before it says it is ready (nothing is read from disk)
+WARM_UP = """\
+import torch
+import torch.nn as nn
+
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(2):
+    x, y = torch.randn(3, 4), torch.randint(0, 2, (3,))
+    loss = nn.functional.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def warm_up():
+    """What the first job would load, loaded before the worker says it is ready: the default
+    environment's library models, the engine's tables and code paths. The first document is then
+    not analysed by a cold worker, and the memory a worker keeps from its first job on is part of
+    the size it reports at start-up (the baseline it is recycled against)."""
+    from gradaudit.analysis.config import Config
+    from gradaudit.analysis.engine import Analyzer
+    from gradaudit.analysis.program import Program
+    try:
+        analyzer = Analyzer(Config(), libraries=_libraries(""))
+        program = analyzer.attach(Program([], {}, parsed={}))
+        analyzer.analyze_source(os.path.join(os.sep, "gradaudit-warm-up", "train.py"), WARM_UP, program)
+    except Exception:      # a broken environment shows in the first real job, with its message
+        traceback.print_exc(limit=4)
+
+
 def _watch_parent(server_pid: int):
     # an editor may kill the server outright: then the worker must not linger
     while True:
@@ -140,7 +172,7 @@ def main(argv=None) -> int:
     threading.Thread(target=_watch_parent, args=(server_pid,), name="gradaudit-parent-watch", daemon=True).start()
     # the engine recurses over nested code: room for it
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 4000))
-    import gradaudit.analysis.engine  # noqa: F401  (loaded before the first job, not during it)
+    warm_up()
     send(out, {"ready": True, "rss": rss_bytes()})
     while True:
         job = receive(stdin)

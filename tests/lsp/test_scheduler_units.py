@@ -75,3 +75,29 @@ async def test_a_worker_forgets_the_files_changed_on_disk_and_everything_when_it
     assert worker._PARSED == {"/p/c.py": 3, "/p/a.py": 4}
     worker.apply_changes(9, ((8, "/p/x.py"), (9, "/p/y.py")))      # 3..7 were missed
     assert worker._PARSED == {} and worker._SEEN == 9
+
+
+async def test_a_worker_warms_up_on_its_own_snippet_and_keeps_nothing_of_it(monkeypatch, tmp_path):
+    """Before it says it is ready, a worker analyses its bundled training step: what a first job
+    would load (the default environment's library models, the engine's tables) is loaded, nothing
+    is read from disk, and no parsed module or finding of the snippet is kept for the jobs."""
+    import builtins
+    from gradaudit.server import worker
+    monkeypatch.setattr(worker, "_PARSED", {})
+    monkeypatch.setattr(worker, "_LIBRARIES", {})
+    monkeypatch.chdir(tmp_path)
+    opened = []
+    real_open = builtins.open
+
+    def spy(file, *a, **k):
+        opened.append(str(file))
+        return real_open(file, *a, **k)
+    monkeypatch.setattr(builtins, "open", spy)
+    worker.warm_up()
+    assert worker._PARSED == {}
+    assert len(worker._LIBRARIES) == 1                  # the default environment, as a first job uses it
+    assert not [f for f in opened if "warm-up" in f or f.startswith(str(tmp_path))]
+    # the snippet is a real training step: the warm-up runs the engine's whole path, rules included
+    from gradaudit.analysis.engine import Analyzer
+    result = Analyzer().analyze_source("/gradaudit-warm-up/train.py", worker.WARM_UP)
+    assert result.model.steps and result.findings == []
