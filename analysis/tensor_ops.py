@@ -213,7 +213,9 @@ class TensorOps:
         k = Kind.ARRAY if (left.k & Kind.ARRAY or right.k & Kind.ARRAY) else (
             Kind.STR if left.k == Kind.STR else Kind.NUMBER if left.k & Kind.NUMBER or right.k & Kind.NUMBER
             else Kind.UNKNOWN)
-        return V(k, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, site=node, unk=f.unk, terms=f.terms)
+        out = V(k, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, site=node, unk=f.unk, terms=f.terms)
+        # a loss of unknown kind (a library model's `outputs.loss`) divided by a count is scaled too
+        return out.replace(marks=out.marks | Mark.SCALED) if _scales(op, left, right) else out
 
     def inplace_update(self, target: V, rhs: V | None, node, stmt, op, target_node=None) -> V:
         site = Site(self.sf, node)

@@ -472,6 +472,27 @@ def test_transformers_source_names_the_head():
     assert found(Analyzer(Config(), python=sys.executable, cache=False).analyze_source("train.py", ok)) == []
 
 
+TRANSFORMERS_SCRIPTS = sorted(os.path.join(os.path.dirname(__file__), "data", "transformers", n)
+                              for n in os.listdir(os.path.join(os.path.dirname(__file__), "data", "transformers")))
+
+
+@pytest.mark.skipif(not _installed("transformers"), reason="transformers is not installed")
+@pytest.mark.parametrize("path", TRANSFORMERS_SCRIPTS, ids=os.path.basename)
+def test_transformers_training_scripts(path):
+    """Fine-tuning scripts on models the installed transformers builds (tests/data/transformers: each
+    checked with torch and transformers, its outcome in its first line): the marked defects, confirmed,
+    and nothing on the look-alikes (valid_*)."""
+    import sys
+    from gradaudit.analysis.config import Config
+    from gradaudit.analysis.engine import Analyzer
+    with open(path, encoding="utf-8") as fh:
+        src, expected = strip_markers(fh.read())
+    assert bool(expected) != os.path.basename(path).startswith("valid_")
+    result = Analyzer(Config(), python=sys.executable, cache=False).analyze_source("train.py", src)
+    assert found(result) == expected
+    assert all(f.confidence == "confirmed" for f in result.findings)
+
+
 @pytest.mark.skipif(not _installed("torchvision"), reason="torchvision is not installed")
 def test_torchvision_source_structure():
     import sys
