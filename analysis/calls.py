@@ -711,7 +711,8 @@ class Calls:
                 results.append(self.optimizer_method(o, name, args, kwargs, node, env))
             elif isinstance(o, SchedObj):
                 if name == "step":
-                    self.event("sched_step", node, o)
+                    # stepped on a value (`scheduler.step(val_loss)`): a plateau schedule's metric
+                    self.event("sched_step", node, o, detail="metric" if args or "metrics" in kwargs else None)
                 results.append(V(Kind.NUMBER) if name in ("get_last_lr", "get_lr") else NONE)
             elif isinstance(o, ScalerObj):
                 results.append(self.scaler_method(o, name, args, kwargs, node))

@@ -339,7 +339,8 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         loops = self.stack[-1].loops
         if isinstance(target, ast.Name) and loops and target.id in carried(loops[-1]["node"])[0] \
                 and target.id not in rebound(loops[-1]["node"]):
-            rhs = self.note_accumulation(rhs, stmt)   # `total += loss` across iterations, never reset
+            added = isinstance(stmt.op, (ast.Add, ast.Sub)) and bool(old.k & (Kind.NUMBER | Kind.TENSOR))
+            rhs = self.note_accumulation(rhs, stmt, added)   # `total += loss` across iterations, never reset
         if old.k & Kind.TENSOR and not (old.k & (Kind.NUMBER | Kind.LIST)):
             new = self.inplace_update(old, rhs, stmt, stmt, op=type(stmt.op).__name__, target_node=target)
             if isinstance(target, ast.Name):

@@ -17,8 +17,10 @@ import re
 
 from .library_shapes import OPAQUE_KEY, LibModel, Shape
 from .libraries import PLAIN_ATTRS, is_module_base, optimizer_params_arg, worth_asking
-from .objects import FROZEN, MAYBE, ModuleObj, Site, Unit, module_value
-from .values import EMPTY, NONE, Flow, Kind, Star, V, join_all
+from .library_schedulers import source_factory, table_factory
+from .objects import FROZEN, MAYBE, ModuleObj, OptimObj, Site, TensorObj, Unit, module_value
+from .trace import SaveRec
+from .values import EMPTY, NONE, Flow, Kind, Star, V, join_all, surely_requires_grad
 
 
 class LibInfo:
@@ -62,7 +64,7 @@ class LibraryOps:
         """`BertForSequenceClassification(config)`, `resnet18()`, `timm.create_model(...)`: a module."""
         if self.library_mode:
             return None
-        opt = self._library_optimizer(qual, args, kwargs, node)
+        opt = self._library_optimizer(qual, args, kwargs, node) or self._library_scheduler(qual, args, kwargs, node)
         if opt is not None:
             return opt
         libs = self.libraries() if worth_asking(qual) else None
@@ -95,6 +97,34 @@ class LibraryOps:
             params = join_all([self.module_method(m, "parameters", [], {}, node, None, module_value(m))
                                for m in mods])
         return self.make_optimizer(qual, [params], {}, _bare_call(node), None)
+
+    def _library_scheduler(self, qual, args, kwargs, node) -> V | None:
+        """`get_linear_schedule_with_warmup(optimizer, ...)`: a torch scheduler over that optimizer
+        (library_schedulers.py). Asked only of calls given an optimizer."""
+        given = [a for a in list(args) + list(kwargs.values()) if isinstance(a, V) and a.of(OptimObj)]
+        if not given or not worth_asking(qual):
+            return None
+        libs = self.libraries()
+        fact = None
+        if libs is not None:
+            key = ("scheduler", qual)
+            if key not in libs._resolved:
+                try:
+                    libs._resolved[key] = source_factory(libs, qual)
+                except (RecursionError, OSError, ValueError, SyntaxError):
+                    libs._resolved[key] = None
+            fact = libs._resolved[key]
+        fact = fact or table_factory(qual)
+        if fact is None:
+            return None
+        opt = kwargs.get(fact.keyword, args[fact.position] if len(args) > fact.position else None)
+        if not isinstance(opt, V) or not opt.of(OptimObj):
+            return None
+        cls = fact.torch_class(args, kwargs)
+        # the scheduler's type is the torch class it is; one picked by an unreadable name keeps
+        # the factory's name (GA207 then leaves alone a step() given a metric: a plateau schedule)
+        made = f"torch.optim.lr_scheduler.{cls}" if cls else qual
+        return self.make_scheduler(made, [opt], {}, node)
 
     def library_base(self, qual: str) -> str | None:
         """What an imported base class makes a user class: 'base' (a module registering nothing
@@ -193,7 +223,18 @@ class LibraryOps:
         else:
             org, weak = _forward_units(m, shape)
             unk = False
-        out = V(Kind.UNKNOWN, EMPTY, f.org | org, (f.weak | weak) - org, f.top, f.cuts, EMPTY, site=node,
+        # what the inputs' graphs saved is not passed on: the library may detach them (a memory or
+        # a cache carried from the previous output), and a GA301 needs the graph to be certain
+        saves = EMPTY
+        if shape is not None and shape.forward is not None and self.nograd is None and org:
+            # a network read from source whose forward runs on its parameters keeps tensors for
+            # its backward (every layer with weights saves its input or its weights): the graph a
+            # backward() frees, so a second backward through this output raises (GA301). Its
+            # storage is inside the library: nothing the user writes changes it in place.
+            site = Site(self.sf, node)
+            saves = saves | {SaveRec(TensorObj(site), 0, site, "<library forward>", self.ctx,
+                                     surely_requires_grad(V(Kind.TENSOR, EMPTY, org)))}
+        out = V(Kind.UNKNOWN, EMPTY, f.org | org, (f.weak | weak) - org, f.top, f.cuts, saves, site=node,
                 unk=unk or f.unk)
         if self.nograd is not None and out.carries:
             out = self.cut_nograd(out, self.nograd)

@@ -98,10 +98,15 @@ class Lifecycle:
         if stale:
             self.trace.carries.append(CarryRec(Site(self.sf, stmt), frozenset(stale), self.ctx))
 
-    def note_accumulation(self, value: V, stmt) -> V:
+    def note_accumulation(self, value: V, stmt, added=False) -> V:
         """`total += loss`, `history.append(loss)` into state that outlives the iteration: the value's
-        graph stays alive with it (GA303) unless the accumulation itself is backpropagated."""
-        if value.facts & Fact.NOGRAD or not (value.saves or value.org) or not (value.k & Kind.TENSOR):
+        graph stays alive with it (GA303) unless the accumulation itself is backpropagated. `added`:
+        `total += value` onto a number or a tensor, which only a tensor (or a number) survives, so a
+        value of unknown type that certainly carries gradient (`outputs.loss` of a library model) is
+        a tensor with history there."""
+        if value.facts & Fact.NOGRAD or not (value.saves or value.org):
+            return value
+        if not (value.k & Kind.TENSOR or (added and value.org and any(s.certain for s in value.saves))):
             return value
         rec = AccRec(Site(self.sf, stmt), self.ctx, value.org)
         self.trace.accums.append(rec)

@@ -202,6 +202,35 @@ for step in range(2):
     optimizer.step()
     optimizer.zero_grad()
 ''',
+    "transformers scheduler factory stepped first": '''
+import torch
+from transformers import AutoModelForCausalLM, get_cosine_schedule_with_warmup
+
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+scheduler = get_cosine_schedule_with_warmup(optimizer, 10, 100)
+for step in range(2):
+    batch = torch.randint(0, 100, (2, 8))
+    loss = model(input_ids=batch, labels=batch).loss
+    optimizer.zero_grad()
+    loss.backward()
+    scheduler.step()  # <- GA207
+    optimizer.step()
+''',
+    "transformers get_scheduler by a constant name, no zero_grad": '''
+import torch
+from transformers import AutoModelForCausalLM, get_scheduler
+
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+lr_scheduler = get_scheduler("linear", optimizer=optimizer, num_warmup_steps=0, num_training_steps=100)
+for step in range(2):
+    batch = torch.randint(0, 100, (2, 8))
+    loss = model(input_ids=batch, labels=batch).loss
+    loss.backward()
+    optimizer.step()  # <- GA201
+    lr_scheduler.step()
+''',
     "timm head after the optimizer": '''
 import timm
 import torch
@@ -242,6 +271,21 @@ for step in range(2):
     out = model(input_ids=torch.randint(0, 100, (2, 8)), labels=torch.tensor([0, 1]))
     optimizer.zero_grad()
     out.loss.backward()
+    optimizer.step()
+''',
+    "transformers plateau schedule stepped on the validation loss first": '''
+import torch
+from transformers import AutoModelForCausalLM, get_scheduler
+
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+plateau = get_scheduler(args.scheduler, optimizer)
+for step in range(2):
+    batch = torch.randint(0, 100, (2, 8))
+    loss = model(input_ids=batch, labels=batch).loss
+    optimizer.zero_grad()
+    loss.backward()
+    plateau.step(loss.item())
     optimizer.step()
 ''',
     "a tokenizer is not a model": '''

@@ -42,6 +42,8 @@ def check(ctx: RuleContext):
         sched = scheds.get(e.target_key)
         if sched is None or not sched.optimizer or sched.type == "ReduceLROnPlateau":
             continue
+        if e.detail == "metric" and not sched.type.endswith(("LR", "Scheduler", "Restarts")):
+            continue   # a library's schedule picked by a name the engine cannot read, stepped on a metric
         same = [x for x in model.events if in_iteration(x, e.loops)]
         steps = [x for x in same if x.kind == "step" and x.target_key == sched.optimizer]
         if not steps or any(x.seq < e.seq for x in steps):
