@@ -40,13 +40,13 @@ class SchedulerFactory:
         return UNKNOWN
 
 
-# Checked against transformers 4.57.6 and 5.24.0 (transformers/optimization.py) and diffusers
-# 0.36.0 (diffusers/optimization.py): `get_scheduler(name, optimizer, ...)` in both; the
-# get_*_schedule* functions take the optimizer first and return a LambdaLR, except
-# get_reduce_on_plateau_schedule. Asked only when the source is not there to read.
+# Checked against transformers 5.24.0 (transformers/optimization.py) and diffusers 0.42.1
+# (diffusers/optimization.py, re-exported by the package): `get_scheduler(name, optimizer, ...)`
+# in both; the get_*_schedule* functions take the optimizer first and return a LambdaLR, except
+# transformers' get_reduce_on_plateau_schedule. Asked only when the source is not there to read.
 _BY_NAME = ("transformers.get_scheduler", "transformers.optimization.get_scheduler",
             "diffusers.optimization.get_scheduler", "diffusers.get_scheduler")
-_FIRST_ARG = ("transformers.", "transformers.optimization.", "diffusers.optimization.")
+_FIRST_ARG = ("transformers.", "transformers.optimization.", "diffusers.", "diffusers.optimization.")
 
 
 def table_factory(qual: str) -> SchedulerFactory | None:

@@ -616,3 +616,26 @@ def test_no_library_no_jedi(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     # no jedi, no library file parsed, no environment looked for
     assert out.stdout.split() == ["False", "False", "False"], out.stderr
+
+
+@pytest.mark.skipif(not _installed("transformers"), reason="transformers is not installed")
+def test_scheduler_factories_read_from_the_source():
+    """A function each of whose returns builds a torch scheduler over one of its parameters is
+    read from the installed source; `get_scheduler` picks its function from a dict by name, which
+    the source does not settle: the table answers (a constant name decides the class)."""
+    import sys
+    from gradaudit.analysis.environment import find_env
+    from gradaudit.analysis.library_models import LibraryModels
+    from gradaudit.analysis.library_schedulers import PLATEAU, UNKNOWN, source_factory, table_factory
+    from gradaudit.analysis.values import const
+    libs = LibraryModels(find_env(sys.executable))
+    linear = source_factory(libs, "transformers.get_linear_schedule_with_warmup")
+    assert (linear.position, linear.keyword, linear.cls, linear.how) == (0, "optimizer", "LambdaLR", "source")
+    assert source_factory(libs, "transformers.optimization.get_reduce_on_plateau_schedule").cls == PLATEAU
+    assert source_factory(libs, "transformers.get_scheduler") is None
+    by_name = table_factory("transformers.get_scheduler")
+    assert by_name.torch_class([const("reduce_lr_on_plateau")], {}) == PLATEAU
+    assert by_name.torch_class([], {"name": const("cosine")}) == "LambdaLR"
+    assert by_name.torch_class([], {}) == UNKNOWN
+    # not a scheduler factory: a model class
+    assert source_factory(libs, "transformers.BertModel") is None
