@@ -226,11 +226,14 @@ class LibraryOps:
         # what the inputs' graphs saved is not passed on: the library may detach them (a memory or
         # a cache carried from the previous output), and a GA301 needs the graph to be certain
         saves = EMPTY
-        if shape is not None and shape.forward is not None and self.nograd is None and org:
-            # a network read from source whose forward runs on its parameters keeps tensors for
-            # its backward (every layer with weights saves its input or its weights): the graph a
-            # backward() frees, so a second backward through this output raises (GA301). Its
-            # storage is inside the library: nothing the user writes changes it in place.
+        lm = m.lib.model
+        read = shape is not None and shape.forward is not None
+        if (read or (lm is not None and lm.how == "table")) and self.nograd is None and org:
+            # a network whose forward runs on its parameters (read from source, or a model the
+            # table knows: transformers, timm, torchvision) keeps tensors for its backward (every
+            # layer with weights saves its input or its weights): the graph a backward() frees, so
+            # a second backward through this output raises (GA301). Its storage is inside the
+            # library: nothing the user writes changes it in place.
             site = Site(self.sf, node)
             saves = saves | {SaveRec(TensorObj(site), 0, site, "<library forward>", self.ctx,
                                      surely_requires_grad(V(Kind.TENSOR, EMPTY, org)))}

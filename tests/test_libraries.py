@@ -231,6 +231,35 @@ for step in range(2):
     optimizer.step()  # <- GA201
     lr_scheduler.step()
 ''',
+    "transformers output backpropagated twice": '''
+import torch
+from transformers import AutoModelForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+for step in range(2):
+    batch = torch.randint(0, 100, (2, 8))
+    out = model(input_ids=batch, labels=batch)
+    optimizer.zero_grad()
+    out.loss.backward()
+    (out.loss + 0.01 * out.logits.pow(2).mean()).backward()  # <- GA301
+    optimizer.step()
+''',
+    "transformers running loss keeps every graph": '''
+import torch
+from transformers import AutoModelForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+running = 0.0
+for step in range(2):
+    batch = torch.randint(0, 100, (2, 8))
+    out = model(input_ids=batch, labels=batch)
+    optimizer.zero_grad()
+    out.loss.backward()
+    optimizer.step()
+    running += out.loss  # <- GA303
+''',
     "timm head after the optimizer": '''
 import timm
 import torch
@@ -287,6 +316,25 @@ for step in range(2):
     loss.backward()
     plateau.step(loss.item())
     optimizer.step()
+''',
+    "transformers running loss as a number, frozen model twice": '''
+import torch
+from transformers import AutoModelForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+teacher = AutoModelForCausalLM.from_pretrained("gpt2")
+teacher.requires_grad_(False)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+running = 0.0
+for step in range(2):
+    batch = torch.randint(0, 100, (2, 8))
+    target = teacher(input_ids=batch).logits
+    out = model(input_ids=batch, labels=batch)
+    optimizer.zero_grad()
+    out.loss.backward()
+    kl = (out.logits.detach() - target).pow(2).mean()
+    optimizer.step()
+    running += out.loss.item()
 ''',
     "a tokenizer is not a model": '''
 import torch
