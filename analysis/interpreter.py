@@ -30,6 +30,7 @@ from .lifecycle import Lifecycle
 from .loop_facts import carried, rebound
 from .numeric_ops import NumericOps
 from .optimizers import OptimizerOps
+from .library_adapters import AdapterOps
 from .library_ops import LibraryOps
 from .frameworks import FrameworkOps
 from .tensor_ops import TensorOps
@@ -70,7 +71,7 @@ def _assign_env(env: dict, new: dict):
 
 
 class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecycle, NumericOps, LibraryOps,
-                  FrameworkOps):
+                  AdapterOps, FrameworkOps):
     """Replays one entry file (and what it imports) and fills a Trace."""
 
     def __init__(self, program: Program, entry: SourceFile, budget: int = BUDGET):

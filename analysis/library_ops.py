@@ -64,6 +64,9 @@ class LibraryOps:
         """`BertForSequenceClassification(config)`, `resnet18()`, `timm.create_model(...)`: a module."""
         if self.library_mode:
             return None
+        peft = self.peft_adapters(qual, args, kwargs, node)
+        if peft is not None:
+            return peft
         opt = self._library_optimizer(qual, args, kwargs, node) or self._library_scheduler(qual, args, kwargs, node)
         if opt is not None:
             return opt

@@ -12,6 +12,7 @@ from .objects import (
     FROZEN, MAYBE, TRAINABLE, DictObj, ListObj, ModuleObj, PIter, Site, SymObj, TensorObj, Unit,
     merge_state, module_value, unit_value,
 )
+from .library_adapters import ADAPTERS_KEY, with_adapters
 from .library_ops import freezable, is_closed
 from .trace import FreezeRec, UnitNew, UnregRec
 from .tensor_ops import loss_shape
@@ -377,9 +378,10 @@ class ModuleOps:
             self.note_crossing(m, args, node)   # the outermost call: a model applied by training code
         self.module_depth += 1
         try:
-            return self._module_call(m, args, kwargs, node, env)
+            out = self._module_call(m, args, kwargs, node, env)
         finally:
             self.module_depth -= 1
+        return with_adapters(m, out) if ADAPTERS_KEY in m.children else out
 
     def _module_call(self, m: ModuleObj, args, kwargs, node, env) -> V:
         if m.lib is not None and m.cls is None and not m.spec:

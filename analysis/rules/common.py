@@ -20,9 +20,19 @@ def module_of(params) -> str:
     return ".".join(prefix)
 
 
+ADAPTERS = ".<adapters>"     # library_adapters.ADAPTERS_KEY under its model
+
+
+def plural(params) -> bool:
+    """Whether `describe(params)` names several things (the adapters of a model are many)."""
+    return len(params) != 1 or any(p.name.endswith(ADAPTERS) for p in params)
+
+
 def describe(params) -> str:
     """'4 parameters of `model.encoder`', '`w1`', 'the parameters of `model`' ..."""
     params = sorted(params, key=lambda p: p.name)
+    if len(params) == 1 and params[0].name.endswith(ADAPTERS):
+        return f"the adapters PEFT adds to `{params[0].name[:-len(ADAPTERS)]}`"
     named = [p for p in params if not p.opaque]
     opaque = [p for p in params if p.opaque]
     if not named and opaque:

@@ -3,7 +3,7 @@ import re
 
 from ..findings import CONFIRMED, UNSAFE, Finding, Fix, Related
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
-from .common import describe, module_of, names
+from .common import describe, module_of, names, plural
 
 
 def _root(path: str) -> str:
@@ -68,7 +68,7 @@ def check(ctx: RuleContext):
         for span, ps in late.items():
             where = "in the training loop" if any(n.in_loop for n in ctx.model.new_params if n.span == span) \
                 else "after the optimizer was built"
-            msg = (f"{describe(ps)} {'is' if len(ps) == 1 else 'are'} created {where} and never added to "
+            msg = (f"{describe(ps)} {'are' if plural(ps) else 'is'} created {where} and never added to "
                    f"`{first.name}`: `{step.loss}` sends them gradient, but nothing updates them")
             if span not in found:
                 found[span] = Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, span, msg, names(ps),
@@ -83,7 +83,7 @@ def check(ctx: RuleContext):
         o = stepped[0]
         sources = sorted({s for g in o.groups for s in g.sources})
         built_from = f" is built from {', '.join(f'`{s}`' for s in sources)} only" if sources else " does not hold them"
-        msg = (f"{describe(rest)} feed{'s' if len(rest) == 1 else ''} `{step.loss}` but {'is' if len(rest) == 1 else 'are'} "
+        msg = (f"{describe(rest)} feed{'' if plural(rest) else 's'} `{step.loss}` but {'are' if plural(rest) else 'is'} "
                f"in no param group: `{o.name}`{built_from}, so they never train")
         if o.span not in found:
             found[o.span] = Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, o.span, msg, names(rest),
