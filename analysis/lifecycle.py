@@ -96,7 +96,7 @@ class Lifecycle:
                     stale.add(s)
                     break
         if stale:
-            self.trace.carries.append(CarryRec(Site(self.sf, stmt), frozenset(stale), self.ctx))
+            self.trace.carries.append(CarryRec(Site(self.sf, stmt), frozenset(stale), self.ctx, frozenset(value.saves)))
 
     def note_accumulation(self, value: V, stmt) -> V:
         """`total += loss`, `history.append(loss)` into state that outlives the iteration: the value's

@@ -17,7 +17,7 @@ from .trace import FreezeRec, UnitNew, UnregRec
 from .tensor_ops import loss_shape
 from .trace import SaveRec
 from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Fact, Kind, Star, V, const, flow_of, join_all,
-                     make_tuple)
+                     make_tuple, requires_grad, surely_requires_grad)
 
 
 class ModuleOps:
@@ -420,6 +420,12 @@ class ModuleOps:
             xin = flow_of(*argv).value() if spec in T.RECURRENT and len(argv) > 1 else x
             out = self.tensor_result(f, node, op="linear" if saves_in else None, inputs=(xin, pv),
                                      shape=module_shape(m, x))
+            if spec.endswith("Cell") and len(argv) > 1 and self.nograd is None and requires_grad(argv[1]):
+                # a cell multiplies its carried state by weight_hh: with a state that requires grad,
+                # backward keeps the weights (a step() changing them in place invalidates the graph)
+                sure = surely_requires_grad(argv[1])
+                out = out.replace(saves=out.saves | frozenset(SaveRec(u, u.version, Site(self.sf, node), "linear",
+                                                                      self.ctx, sure) for u in units))
             if spec in T.RECURRENT and self.nograd is None:
                 # a recurrent layer's backward keeps its weights and workspace whatever needs grad;
                 # its outputs (sequence, hidden state) share that one graph node
