@@ -132,8 +132,9 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool,
         if twins:
             # net(x1) - net(x2), a siamese pair: one function of two inputs is exactly 0 wherever the
             # inputs coincide (a duplicated sample, an augmentation that left a view unchanged). Not
-            # SELF: whether they coincide is data, so what follows is suspicious, not confirmed.
-            return Mark.ZERO, 0
+            # SELF: whether they coincide is data, so what follows is suspicious, not confirmed. It
+            # stays as unbounded as its operands (exp(neg - pos) of two scores overflows).
+            return Mark.ZERO | ((lm | rm) & Mark.LOGITS), 0
         if positive_const(left.const) and rm & (Mark.PROB | Mark.SIGM):
             return Mark.ZERO, 0               # 1 - p: zero when p is 1
         return (lm | rm) & Mark.LOGITS, 0
