@@ -107,8 +107,10 @@ RULE = Rule(
     what="""
 Flags the place where one model's output enters another optimizer's loss without `.detach()`
 (a GAN's `D(fake)` in the discriminator loss), when that backward's gradients for the first
-model are then applied by its optimizer without being cleared, or when the first model's loss
-later backpropagates through the graph that backward freed. A detached `fake` in the
+model are then applied by its optimizer without being cleared, when the first model's loss
+later backpropagates through the graph that backward freed, or when that loss itself runs into
+the first model's graph that the first model's own backward already freed (the generator stepped
+first, then `D(fake)` in the discriminator loss). A detached `fake` in the
 discriminator step, and clearing the generator's gradients before its own backward, are not
 flagged.
 """,
