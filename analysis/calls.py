@@ -444,6 +444,11 @@ class Calls:
         if qual in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.UninitializedParameter"):
             return self.make_parameter(args, kwargs, node)
         if head == "torch.nn" and short[:1].isupper():
+            if short in _PASSTHROUGH_CALLS:
+                # nn.DataParallel(model) is the model (`.module` gives it back, see module_attr)
+                passed = self.passthrough(args[:1])
+                if passed is not None:
+                    return passed
             return self.make_module(short, qual, args, kwargs, node)
         if head == "torch.optim.lr_scheduler" or short in T.SCHEDULERS:
             return self.make_scheduler(qual, args, kwargs, node)

@@ -33,8 +33,11 @@ class ModuleOps:
                 return v
         if attr == "training":
             return const(m.training) if isinstance(m.training, bool) else V(Kind.NUMBER, unk=False)
-        if attr in ("module", "_orig_mod") and m.cls is None and m.lib is None:
-            return module_value(m)  # DDP(model).module, torch.compile(model)._orig_mod
+        if attr in ("module", "_orig_mod") and m.lib is None:
+            # DDP(model).module, torch.compile(model)._orig_mod: the wrappers pass the model through,
+            # whether a torch container or a class of the project (which defines no such attribute:
+            # its own children and attributes were looked up above)
+            return module_value(m)
         if m.lib is not None:
             v = self.library_attr(m, attr, node)
             if v is not None:
