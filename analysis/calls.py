@@ -10,7 +10,7 @@ import ast
 from . import shapes as S
 from . import torch_api as T
 from .objects import (
-    BoundMethod, ClassObj, CtxObj, DictObj, FuncObj, InstanceObj, ListObj, ModuleObj, OptimObj, PIter, ScalerObj, SchedObj, Site, SuperObj, SymObj, TensorObj, Unit,
+    BoundMethod, ClassObj, CtxObj, DictObj, FuncObj, InstanceObj, ListObj, ModuleObj, OptimObj, PartialObj, PIter, ScalerObj, SchedObj, Site, SuperObj, SymObj, TensorObj, Unit,
     module_value, unit_value,
 )
 from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Flow, Kind, Star, V, const, flow_of, join, join_all,
@@ -32,6 +32,8 @@ class Calls:
                 results.append(self.call_function(o, args, kwargs, node))
             elif isinstance(o, BoundMethod):
                 results.append(self.call_function(o.func, args, kwargs, node, self_v=o.recv))
+            elif isinstance(o, PartialObj):
+                results.append(self.call_value(o.fn, list(o.args) + list(args), {**o.kwargs, **kwargs}, node, env))
             elif isinstance(o, ClassObj):
                 results.append(self.instantiate(o, args, kwargs, node))
             elif isinstance(o, ModuleObj):
@@ -521,6 +523,8 @@ class Calls:
             lst = ListObj(self.iter_value(inner), Site(self.sf, node))
             return V(Kind.LIST, frozenset((lst,)), site=node)
         if qual in ("functools.partial",) and args:
+            if isinstance(args[0], V) and not any(isinstance(a, Star) for a in args) and "**" not in kwargs:
+                return V(Kind.FUNC, frozenset((PartialObj(args[0], args[1:], kwargs),)), site=node)
             return args[0]
         if short in _PASSTHROUGH_CALLS or qual in ("torch.compile",):
             passed = self.passthrough(args[:1])
