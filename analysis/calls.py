@@ -202,6 +202,17 @@ class Calls:
                     self.after_init(m)
         elif cls.is_module:
             self.after_init(m)
+        elif _dataclass_fields(cls) and not any(isinstance(a, Star) for a in args):
+            # the __init__ @dataclass writes: each field from its argument (the defaults stay class
+            # attributes), then __post_init__
+            names = _dataclass_fields(cls)
+            for name, value in list(zip(names, args)) + [(k, v) for k, v in kwargs.items() if k in names]:
+                if isinstance(value, V):
+                    inst.attrs[name] = value
+                    self.name_objects(value, name)
+            post = cls.lookup("__post_init__")
+            if post is not None:
+                self.call_function(post, [], {}, node, self_v=recv)
         if not cls.is_module:
             self.framework_init(cls, recv, args, kwargs)
         return recv
@@ -929,6 +940,23 @@ def _is_record(cls: ClassObj) -> bool:
     if "__init__" in cls.methods:
         return False
     return any("dataclass" in ast.dump(d) for d in cls.node.decorator_list) or cls.lookup("__init__") is None
+
+
+def _dataclass_fields(cls: ClassObj) -> list:
+    """The field names of a @dataclass without an __init__ of its own, bases first; [] otherwise."""
+    out = []
+    for c in reversed(cls.mro()):
+        if not isinstance(c, ClassObj) or c.node is None:
+            continue
+        if "__init__" in c.methods:
+            return []
+        if not any("dataclass" in ast.dump(d) for d in c.node.decorator_list):
+            continue
+        for stmt in c.node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
+                    and "ClassVar" not in ast.dump(stmt.annotation) and stmt.target.id not in out:
+                out.append(stmt.target.id)
+    return out
 
 
 def _lambda_mentions(fn: V, word) -> bool:
