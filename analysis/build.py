@@ -421,6 +421,13 @@ def _stale_uses(backwards, carries) -> dict:
             hits = [c for c in carries if c.stale & entry[6]]
             if hits:
                 entry[5] = min(hits, key=lambda c: len(c.ctx))
+                if entry[0] == "retained" and entry[2] and not entry[3] and rec.retain:
+                    # the engine runs a loop twice; a third iteration repeats the second: its loss
+                    # reaches this iteration's retained graph through the same carried state, and a
+                    # step() after this backward changed a parameter that graph saved (a recurrent
+                    # cell's weights, saved once the carried state requires grad): torch raises there
+                    entry[3] = any(s.certain and s in rec.versions and s.storage.version > rec.versions[s]
+                                   for c in hits for s in c.held - c.stale)
         if found:
             out[rec] = [tuple(e[:6]) for e in found.values()]
         if rec.retain:

@@ -10,7 +10,7 @@ import ast
 from . import shapes as S
 from . import torch_api as T
 from .objects import (
-    BoundMethod, ClassObj, CtxObj, DictObj, FuncObj, InstanceObj, ListObj, ModuleObj, OptimObj, PIter, ScalerObj, SchedObj, Site, SuperObj, SymObj, TensorObj, Unit,
+    BoundMethod, ClassObj, CtxObj, DictObj, FuncObj, InstanceObj, ListObj, ModuleObj, OptimObj, PartialObj, PIter, ScalerObj, SchedObj, Site, SuperObj, SymObj, TensorObj, Unit,
     module_value, unit_value,
 )
 from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Flow, Kind, Star, V, const, flow_of, join, join_all,
@@ -32,6 +32,8 @@ class Calls:
                 results.append(self.call_function(o, args, kwargs, node))
             elif isinstance(o, BoundMethod):
                 results.append(self.call_function(o.func, args, kwargs, node, self_v=o.recv))
+            elif isinstance(o, PartialObj):
+                results.append(self.call_value(o.fn, list(o.args) + list(args), {**o.kwargs, **kwargs}, node, env))
             elif isinstance(o, ClassObj):
                 results.append(self.instantiate(o, args, kwargs, node))
             elif isinstance(o, ModuleObj):
@@ -200,6 +202,17 @@ class Calls:
                     self.after_init(m)
         elif cls.is_module:
             self.after_init(m)
+        elif _dataclass_fields(cls) and not any(isinstance(a, Star) for a in args):
+            # the __init__ @dataclass writes: each field from its argument (the defaults stay class
+            # attributes), then __post_init__
+            names = _dataclass_fields(cls)
+            for name, value in list(zip(names, args)) + [(k, v) for k, v in kwargs.items() if k in names]:
+                if isinstance(value, V):
+                    inst.attrs[name] = value
+                    self.name_objects(value, name)
+            post = cls.lookup("__post_init__")
+            if post is not None:
+                self.call_function(post, [], {}, node, self_v=recv)
         if not cls.is_module:
             self.framework_init(cls, recv, args, kwargs)
         return recv
@@ -444,6 +457,11 @@ class Calls:
         if qual in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.UninitializedParameter"):
             return self.make_parameter(args, kwargs, node)
         if head == "torch.nn" and short[:1].isupper():
+            if short in _PASSTHROUGH_CALLS:
+                # nn.DataParallel(model) is the model (`.module` gives it back, see module_attr)
+                passed = self.passthrough(args[:1])
+                if passed is not None:
+                    return passed
             return self.make_module(short, qual, args, kwargs, node)
         if head == "torch.optim.lr_scheduler" or short in T.SCHEDULERS:
             return self.make_scheduler(qual, args, kwargs, node)
@@ -516,6 +534,8 @@ class Calls:
             lst = ListObj(self.iter_value(inner), Site(self.sf, node))
             return V(Kind.LIST, frozenset((lst,)), site=node)
         if qual in ("functools.partial",) and args:
+            if isinstance(args[0], V) and not any(isinstance(a, Star) for a in args) and "**" not in kwargs:
+                return V(Kind.FUNC, frozenset((PartialObj(args[0], args[1:], kwargs),)), site=node)
             return args[0]
         if short in _PASSTHROUGH_CALLS or qual in ("torch.compile",):
             passed = self.passthrough(args[:1])
@@ -921,6 +941,23 @@ def _is_record(cls: ClassObj) -> bool:
     if "__init__" in cls.methods:
         return False
     return any("dataclass" in ast.dump(d) for d in cls.node.decorator_list) or cls.lookup("__init__") is None
+
+
+def _dataclass_fields(cls: ClassObj) -> list:
+    """The field names of a @dataclass without an __init__ of its own, bases first; [] otherwise."""
+    out = []
+    for c in reversed(cls.mro()):
+        if not isinstance(c, ClassObj) or c.node is None:
+            continue
+        if "__init__" in c.methods:
+            return []
+        if not any("dataclass" in ast.dump(d) for d in c.node.decorator_list):
+            continue
+        for stmt in c.node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
+                    and "ClassVar" not in ast.dump(stmt.annotation) and stmt.target.id not in out:
+                out.append(stmt.target.id)
+    return out
 
 
 def _lambda_mentions(fn: V, word) -> bool:

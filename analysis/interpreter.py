@@ -27,7 +27,7 @@ from .frames import (BUDGET, MAX_LOADED_LINES, ROOT_BUDGET,
 from .expressions import BUILTINS, _STAR, Expressions, _truth
 from .nn_modules import ModuleOps
 from .lifecycle import Lifecycle
-from .loop_facts import carried, rebound
+from .loop_facts import attr_key, carried, rebound
 from .numeric_ops import NumericOps
 from .optimizers import OptimizerOps
 from .library_adapters import AdapterOps
@@ -361,6 +361,21 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
                 else:
                     o.add(self.iter_value(rhs))
             return env
+        if isinstance(target, ast.Attribute) and self._loops():
+            recv = self.eval(target.value, env)
+            if any(self.outlives_iteration(o) for o in recv.objs):
+                # state on an object older than the iteration (`self.running_loss += loss` in a
+                # train_step called from the loop): what is added stays alive unless the loop resets it
+                if not (loops and attr_key(target) in rebound(loops[-1]["node"])):
+                    rhs = self.note_accumulation(rhs, stmt)
+                new = self.binop(stmt.op, old, rhs, stmt)
+                if new.k == Kind.NUMBER and new.const is not NOCONST:
+                    # a counter (`self.micro += 1`): it differs from one iteration to the next, and
+                    # the engine runs an iteration once or twice, so its value there proves nothing
+                    # about `if self.micro % accum == 0`
+                    new = new.replace(const=NOCONST)
+                self.assign(target, new, env, stmt)
+                return env
         new = self.binop(stmt.op, old, rhs, stmt)
         self.assign(target, new, env, stmt)
         return env

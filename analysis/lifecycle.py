@@ -64,6 +64,13 @@ class Lifecycle:
         rec.frozen = {u: u.frozen for u in interesting}
         rec.in_eval = frozenset(u for u in loss.org if u.owner is not None and u.owner.training is False)
         rec.versions = {s: s.storage.version for s in loss.saves}
+        loops = self._loops()
+        if not rec.retain and loops and any(s.certain and not any(c[0] == "loop" and c[1] is loops[-1][1] for c in s.ctx)
+                                            for s in loss.saves):
+            # this backward frees graph built before the loop (`emb = gcn(x)` once per epoch, used
+            # by every mini-batch): the next iteration reaches it again, so the loop needs its
+            # second run even when no name carries state (see Interpreter.run_loop)
+            self.graph_writes += 1
         rec.event = self.event(kind, node, rec)
         self.trace.backwards.append(rec)
         return rec
@@ -96,7 +103,7 @@ class Lifecycle:
                     stale.add(s)
                     break
         if stale:
-            self.trace.carries.append(CarryRec(Site(self.sf, stmt), frozenset(stale), self.ctx))
+            self.trace.carries.append(CarryRec(Site(self.sf, stmt), frozenset(stale), self.ctx, frozenset(value.saves)))
 
     def note_accumulation(self, value: V, stmt, added=False) -> V:
         """`total += loss`, `history.append(loss)` into state that outlives the iteration: the value's

@@ -18,7 +18,7 @@ from .trace import FreezeRec, UnitNew, UnregRec
 from .tensor_ops import loss_shape
 from .trace import SaveRec
 from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Fact, Kind, Star, V, const, flow_of, join_all,
-                     make_tuple)
+                     make_tuple, requires_grad, surely_requires_grad)
 
 
 class ModuleOps:
@@ -34,8 +34,11 @@ class ModuleOps:
                 return v
         if attr == "training":
             return const(m.training) if isinstance(m.training, bool) else V(Kind.NUMBER, unk=False)
-        if attr in ("module", "_orig_mod") and m.cls is None and m.lib is None:
-            return module_value(m)  # DDP(model).module, torch.compile(model)._orig_mod
+        if attr in ("module", "_orig_mod") and m.lib is None:
+            # DDP(model).module, torch.compile(model)._orig_mod: the wrappers pass the model through,
+            # whether a torch container or a class of the project (which defines no such attribute:
+            # its own children and attributes were looked up above)
+            return module_value(m)
         if m.lib is not None:
             v = self.library_attr(m, attr, node)
             if v is not None:
@@ -422,6 +425,12 @@ class ModuleOps:
             xin = flow_of(*argv).value() if spec in T.RECURRENT and len(argv) > 1 else x
             out = self.tensor_result(f, node, op="linear" if saves_in else None, inputs=(xin, pv),
                                      shape=module_shape(m, x))
+            if spec.endswith("Cell") and len(argv) > 1 and self.nograd is None and requires_grad(argv[1]):
+                # a cell multiplies its carried state by weight_hh: with a state that requires grad,
+                # backward keeps the weights (a step() changing them in place invalidates the graph)
+                sure = surely_requires_grad(argv[1])
+                out = out.replace(saves=out.saves | frozenset(SaveRec(u, u.version, Site(self.sf, node), "linear",
+                                                                      self.ctx, sure) for u in units))
             if spec in T.RECURRENT and self.nograd is None:
                 # a recurrent layer's backward keeps its weights and workspace whatever needs grad;
                 # its outputs (sequence, hidden state) share that one graph node

@@ -109,7 +109,8 @@ class NumericOps:
         """+ - * / ** on tensors: value facts and the division's hazards."""
         same = bool(set(storages(left)) & set(storages(right))) and opname == "sub"
         is_max = opname == "sub" and _is_max_of(node)
-        marks, facts = N.arith(opname, left, right, same, is_max)
+        twins = opname == "sub" and not same and bool(left.org) and left.org == right.org
+        marks, facts = N.arith(opname, left, right, same, is_max, twins)
         risks = set()
         if opname == "div":
             risks = self.check_division(left, right, node)

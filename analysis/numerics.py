@@ -108,8 +108,10 @@ def _facts_of(values) -> int:
     return out & Fact.POSITIVE if values else 0
 
 
-def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool) -> tuple[int, int]:
-    """(marks, facts) of `left op right` for + - * / (a Python number is a V with a const)."""
+def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool,
+          twins: bool = False) -> tuple[int, int]:
+    """(marks, facts) of `left op right` for + - * / (a Python number is a V with a const).
+    `twins`: both sides carry gradient from exactly the same parameters (two outputs of one network)."""
     lm, rm = left.marks & NUMERIC_MARKS, right.marks & NUMERIC_MARKS
     lpos = bool(left.facts & Fact.POSITIVE) or positive_const(left.const)
     rpos = bool(right.facts & Fact.POSITIVE) or positive_const(right.const)
@@ -127,6 +129,12 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool) 
             return Mark.SELF | Mark.ZERO, 0   # x - x[j], x[:, None] - x[None]: zero on matching rows
         if right_is_max_of_left:
             return 0, 0                       # s - s.max(): <= 0, exp of it cannot overflow
+        if twins:
+            # net(x1) - net(x2), a siamese pair: one function of two inputs is exactly 0 wherever the
+            # inputs coincide (a duplicated sample, an augmentation that left a view unchanged). Not
+            # SELF: whether they coincide is data, so what follows is suspicious, not confirmed. It
+            # stays as unbounded as its operands (exp(neg - pos) of two scores overflows).
+            return Mark.ZERO | ((lm | rm) & Mark.LOGITS), 0
         if positive_const(left.const) and rm & (Mark.PROB | Mark.SIGM):
             return Mark.ZERO, 0               # 1 - p: zero when p is 1
         return (lm | rm) & Mark.LOGITS, 0

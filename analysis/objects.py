@@ -411,6 +411,21 @@ class BoundMethod(Obj):
         return f"Bound({self.func.qual})"
 
 
+class PartialObj(Obj):
+    """`functools.partial(f, *args, **kwargs)`: calling it calls `f` with those arguments first
+    (a loss registered as `partial(F.huber_loss, reduction="none")` keeps its reduction)."""
+    __slots__ = ("fn", "args", "kwargs")
+
+    def __init__(self, fn, args, kwargs):
+        super().__init__()
+        self.fn = fn
+        self.args = tuple(args)
+        self.kwargs = dict(kwargs)
+
+    def __repr__(self):
+        return "Partial"
+
+
 class _SettledByBases:
     """A ClassObj attribute that is only known once the class's bases are resolved: reading it
     resolves them (once); writing it stores the value in the slot `_NAME`."""

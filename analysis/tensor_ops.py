@@ -457,8 +457,10 @@ class TensorOps:
         if short in ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "pad", "interpolate",
                      "upsample", "embedding", "one_hot", "grid_sample", "pixel_shuffle", "unfold", "fold"):
             if short == "one_hot":
+                # integer in, no gradient out; it keeps the cuts of its indices (one_hot(logits.argmax())
+                # is where the scorer's only path to the loss ended, GA112)
                 return V(Kind.TENSOR, frozenset((TensorObj(Site(self.sf, node)),)), site=node, marks=Mark.ZERO,
-                         facts=Fact.NOGRAD)
+                         facts=Fact.NOGRAD, cuts=flow_of(*argv[:1]).cuts)
             if short == "embedding" and len(argv) > 1:
                 return self.tensor_result(flow_of(argv[1]), node)
             return self.tensor_result(flow_of(*argv), node,

@@ -71,12 +71,13 @@ class LossRec:
 class CarryRec:
     """An assignment, in a loop's later run, of a value whose graph reaches into an earlier
     iteration (`h = rnn(x, h)` without a detach)."""
-    __slots__ = ("site", "stale", "ctx")
+    __slots__ = ("site", "stale", "ctx", "held")
 
-    def __init__(self, site, stale, ctx):
+    def __init__(self, site, stale, ctx, held=frozenset()):
         self.site = site          # the assignment statement
         self.stale = stale        # SaveRecs of earlier iterations the value still holds
         self.ctx = ctx
+        self.held = held          # every SaveRec the value holds, this iteration's included
 
 
 class AccRec:

@@ -58,16 +58,30 @@ def check(ctx: RuleContext):
                 between = [e for e in step.events if bw.seq < e.seq < st.seq]
                 if not any(clears(e, theirs, other) for e in between):
                     dirty.append(st)
-            if not reuse and not dirty:
+            # (c) this backward runs into the graph of the other model that the other optimizer's own
+            # backward already freed (the generator stepped first, then `D(fake)` without a detach)
+            freed = [st for st in step.stale if (st.kind == "freed" or st.modified) and not st.earlier_iteration
+                     and other.key in st.by_stepped and not set(st.by_stepped) & set(step.stepped)]
+            if not reuse and not dirty and not freed:
                 continue
             # the adversarial structure: a model this loss's optimizer trains, applied to the other's output
+            # (for (c), the application in this loss: after the backward that freed the other's graph)
+            after = freed[0].by if freed and not reuse and not dirty else -1
             crossing = next((c for c in sorted(model.crossings, key=lambda c: c.seq)
-                             if c.loops == step.loops and c.seq < bw.seq and c.own & mine and c.foreign & theirs
-                             and c.span is not None), None)
+                             if c.loops == step.loops and after < c.seq < bw.seq and c.own & mine
+                             and c.foreign & theirs and c.span is not None), None)
             if crossing is None:
                 continue   # both losses are the other model's objective too (a shared encoder, BicycleGAN)
             anchor = crossing.span
-            if reuse:
+            if not reuse and not dirty:
+                st = freed[0]
+                raised = ("\"one of the variables needed for gradient computation has been modified by an inplace "
+                          "operation\"") if st.kind == "retained" else "\"Trying to backward through the graph a second time\""
+                msg = (f"{describe(theirs)}, which {name_of(other)} trains, reach `{step.loss}` without a `.detach()`: "
+                       f"their graph was freed by the earlier backward() of {name_of(other)}'s loss, so this "
+                       f"backward() raises {raised}")
+                rel = (Related(st.by_span, "this backward() freed that graph"),)
+            elif reuse:
                 later, st = reuse[0]
                 raised = ("\"one of the variables needed for gradient computation has been modified by an inplace "
                           "operation\" (the step changed what that graph saved)") if st.kind == "retained" else \
@@ -93,8 +107,10 @@ RULE = Rule(
     what="""
 Flags the place where one model's output enters another optimizer's loss without `.detach()`
 (a GAN's `D(fake)` in the discriminator loss), when that backward's gradients for the first
-model are then applied by its optimizer without being cleared, or when the first model's loss
-later backpropagates through the graph that backward freed. A detached `fake` in the
+model are then applied by its optimizer without being cleared, when the first model's loss
+later backpropagates through the graph that backward freed, or when that loss itself runs into
+the first model's graph that the first model's own backward already freed (the generator stepped
+first, then `D(fake)` in the discriminator loss). A detached `fake` in the
 discriminator step, and clearing the generator's gradients before its own backward, are not
 flagged.
 """,

@@ -38,7 +38,9 @@ RULE = Rule(
     what="""
 Flags `sqrt`, `rsqrt`, `** 0.5` and `.pow(0.5)` (fractional powers below 1) of a value that can
 be exactly zero — a sum of squared differences of a tensor with itself (pairwise distances include
-each point with itself), a ReLU output, a norm — with no eps, when it reaches `backward()`. `sqrt(x
+each point with itself), a ReLU output, a norm — with no eps, when it reaches `backward()`. The
+distance between two outputs of one network (siamese branches `net(x1) - net(x2)`) is zero when
+the two inputs coincide: suspicious, since the data decides. `sqrt(x
 + eps)` and `torch.linalg.vector_norm`, whose gradient at 0 is defined, are not flagged.
 """,
     why="""
