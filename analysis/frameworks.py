@@ -261,7 +261,7 @@ class FrameworkOps:
             ret = _return_node(fn.node)
             self.sf = fn.scope.sf
             if loss is not None and (loss.k & Kind.TENSOR or loss.carries):
-                self.do_backward(loss, ret or fn.node, loss_node=ret.value if ret is not None else None)
+                self.do_backward(loss, ret or fn.node, loss_node=_loss_expr(ret.value) if ret is not None else None)
             if opt is not None:
                 self._framework_step(opt, ret or fn.node, "hf_trainer")
                 self.event("zero_grad", ret or fn.node, opt, detail="hf_trainer")
@@ -313,6 +313,17 @@ def _at(node) -> ast.Call:
     ast.copy_location(call, node)
     call.end_lineno, call.end_col_offset = node.lineno, node.col_offset + len("def")
     return call
+
+
+def _loss_expr(node):
+    """The loss in what compute_loss returns: `(loss, outputs) if return_outputs else loss` is
+    `loss` in training (Trainer asks for no outputs), `(loss, outputs)` is its first element."""
+    if isinstance(node, ast.IfExp):
+        arms = [a for a in (node.orelse, node.body) if not isinstance(a, ast.Tuple)]
+        node = arms[0] if len(arms) == 1 else node
+    if isinstance(node, ast.Tuple) and node.elts:
+        node = node.elts[0]
+    return node
 
 
 def _return_node(fn_node):
