@@ -687,3 +687,25 @@ def test_scheduler_factories_read_from_the_source():
     assert by_name.torch_class([], {}) == UNKNOWN
     # not a scheduler factory: a model class
     assert source_factory(libs, "transformers.BertModel") is None
+
+
+def test_peft_adapters_fix_adds_only_what_the_optimizer_lacks():
+    """The GA108 fix for adapters must not add the model's parameters again: the optimizer already
+    holds them (frozen now) and torch refuses a parameter in two groups. Applied to the LoRA
+    script and run with torch + peft, the adapters then train (checked by hand)."""
+    from gradaudit.analysis.config import Config
+    from gradaudit.analysis.engine import Analyzer
+    from gradaudit.analysis.fixes import fix_source
+    path = os.path.join(os.path.dirname(__file__), "data", "transformers",
+                        "lora_custom_module_optimizer_built_before.py")
+    with open(path, encoding="utf-8") as fh:
+        src, _ = strip_markers(fh.read())
+    result = Analyzer(Config(), cache=False).analyze_source("train.py", src)
+    (f,) = result.findings
+    assert f.code == "GA108" and f.message.startswith("the adapters PEFT adds to `model` are created")
+    new, applied = fix_source(src, [f], only_safe=False)
+    assert applied
+    added = [line for line in new.splitlines() if "add_param_group" in line]
+    assert added == ['optimizer.add_param_group({"params": [p for p in model.parameters() if p.requires_grad '
+                     "and all(p is not q for g in optimizer.param_groups for q in g['params'])]})"]
+    assert Analyzer(Config(), cache=False).analyze_source("train.py", new).findings == []

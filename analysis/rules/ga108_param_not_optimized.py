@@ -3,7 +3,7 @@ import re
 
 from ..findings import CONFIRMED, UNSAFE, Finding, Fix, Related
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
-from .common import describe, module_of, names, plural
+from .common import ADAPTERS, describe, module_of, names, plural
 
 
 def _root(path: str) -> str:
@@ -21,6 +21,11 @@ def _fix_created(ctx: RuleContext, span, opt, params):
     is_param = all(p.kind != "param" or p.module == p.name for p in params) or all(
         p.name == target for p in params)
     group = f"[{target}]" if is_param else f"{target}.parameters()"
+    if any(p.name.endswith(ADAPTERS) for p in params):
+        # adapters sit among the parameters the optimizer already holds (now frozen): only the
+        # trainable ones it does not hold, or torch refuses a parameter in two groups
+        group = (f"[p for p in {target}.parameters() if p.requires_grad "
+                 f"and all(p is not q for g in {opt.name}.param_groups for q in g['params'])]")
     indent = ctx.indent_of(span.path, span.line)
     text = f'{indent}{opt.name}.add_param_group({{"params": {group}}})\n'
     from ..model import Span
