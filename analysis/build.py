@@ -4,7 +4,7 @@ from __future__ import annotations
 from . import model as M
 from .objects import FROZEN, MAYBE, OptimObj, Site, TensorObj, Unit
 from .library_ops import is_closed, library_modules
-from .trace import InplaceRec, Trace
+from .trace import InplaceRec, RiskRec, Trace
 from . import shapes
 from .loop_facts import counter_like
 from .values import Fact, Mark
@@ -85,7 +85,10 @@ class Builder:
     # ------------------------------------------------------------ the model
 
     def build(self, trace: Trace) -> M.ProgramModel:
-        events = trace.events
+        # an autocast region whose tagged values reach no backward is not a training one (interpreter.py)
+        used = {r for rec in trace.backwards for r in rec.loss.risks}
+        events = [e for e in trace.events
+                  if not (e.kind == "autocast" and isinstance(e.obj, RiskRec) and e.obj not in used)]
         unfrozen_units = {u.oid for f in trace.freezes if f.value for u in f.units}
         manual_units = {u.oid: u for u, _ in trace.manual_updates}
         steps = []

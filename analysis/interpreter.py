@@ -32,6 +32,7 @@ from .numeric_ops import NumericOps
 from .optimizers import OptimizerOps
 from .library_ops import LibraryOps
 from .frameworks import FrameworkOps
+from .grad_mode import GradModeOps
 from .tensor_ops import TensorOps
 from .trace import InplaceRec, Trace
 from .values import EMPTY, NONE, NOCONST, UNKNOWN, Kind, V, const, join, join_all
@@ -70,7 +71,7 @@ def _assign_env(env: dict, new: dict):
 
 
 class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecycle, NumericOps, LibraryOps,
-                  FrameworkOps):
+                  FrameworkOps, GradModeOps):
     """Replays one entry file (and what it imports) and fills a Trace."""
 
     def __init__(self, program: Program, entry: SourceFile, budget: int = BUDGET):
@@ -84,7 +85,9 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         self.path: list = []                # (branch key, arm, len(ctx)) of the conditions in force
         self.grad_known = True              # grad mode is known (enabled unless nograd is set)
         self.nograd: Site | None = None      # Site of the active no_grad region, if any
+        self.casts: list = []               # CastRegion of the autocast regions being run (grad_mode.py)
         self.cond = 0                         # depth of conditional execution
+        self.cond_starts: list[int] = []      # seq at which each active condition began (innermost last)
         self.stack: list[Frame] = []
         self.scopes: dict[str, ModuleScope] = {}
         self.steps = 0
@@ -476,6 +479,8 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
 
     def _s_return(self, stmt, env):
         value = self.eval(stmt.value, env) if stmt.value is not None else NONE
+        if self.casts:
+            value = self.note_cast(value)
         self.stack[-1].returns.append(value)
         return None
 
@@ -483,29 +488,6 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         if stmt.exc is not None:
             self.eval(stmt.exc, env)
         return None
-
-    def _s_with(self, stmt, env):
-        saved_nograd, saved_known = self.nograd, self.grad_known
-        try:
-            for item in stmt.items:
-                cm = self.eval(item.context_expr, env)
-                for o in cm.of(CtxObj):
-                    if o.kind == "nograd":
-                        self.nograd = Site(self.sf, item.context_expr) if self.nograd is None else self.nograd
-                    elif o.kind == "grad":
-                        self.nograd, self.grad_known = None, True
-                    elif o.kind == "other" and self.nograd is None:
-                        self.grad_known = False   # set_grad_enabled(flag) with a flag not known here
-                    elif o.kind == "autocast":
-                        dtype = o.detail.const if isinstance(o.detail, V) and isinstance(o.detail.const, str) else ""
-                        enabled = o.enabled
-                        if enabled is not False:
-                            self.event("autocast", item.context_expr, None, detail=dtype)
-                if item.optional_vars is not None:
-                    self.assign(item.optional_vars, cm if not cm.of(CtxObj) else UNKNOWN, env, stmt)
-            return self.exec_block(stmt.body, env)
-        finally:
-            self.nograd, self.grad_known = saved_nograd, saved_known
 
     def _s_try(self, stmt, env):
         start = dict(env)
@@ -577,6 +559,10 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
             ctxs = d.of(CtxObj)
             if dq in T.NOGRAD_CTX or (ctxs and ctxs[0].kind == "nograd"):
                 fn.nograd = Site(self.sf, dec)
+            elif dq in T.GRAD_CTX or (ctxs and ctxs[0].kind == "grad"):
+                fn.grad_on = True    # a gradient pass inside a no_grad sampler (guidance, attacks)
+            elif ctxs and ctxs[0].kind == "other":
+                fn.grad_on = None
             elif dq == "builtins.staticmethod":
                 fn.is_static = True
             elif dq == "builtins.classmethod":
@@ -819,7 +805,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         ast.Expr: _s_expr, ast.Assign: _s_assign, ast.AnnAssign: _s_annassign,
         ast.AugAssign: _s_augassign, ast.If: _s_if, ast.For: _s_for, ast.AsyncFor: _s_for,
         ast.While: _s_while, ast.Break: _s_break, ast.Continue: _s_continue, ast.Return: _s_return,
-        ast.Raise: _s_raise, ast.With: _s_with, ast.AsyncWith: _s_with, ast.Try: _s_try,
+        ast.Raise: _s_raise, ast.With: GradModeOps._s_with, ast.AsyncWith: GradModeOps._s_with, ast.Try: _s_try,
         ast.FunctionDef: _s_funcdef, ast.AsyncFunctionDef: _s_funcdef, ast.ClassDef: _s_classdef,
         ast.Import: _s_import, ast.ImportFrom: _s_importfrom, ast.Delete: _s_delete, ast.Pass: _s_pass,
         ast.Match: _s_match,
@@ -830,6 +816,8 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
     # ---------------------------------------------------------------- assignment
 
     def assign(self, target, value: V, env: dict, stmt):
+        if self.casts:
+            value = self.note_cast(value)
         if isinstance(target, ast.Name):
             self.bind_name(target.id, value, env, stmt)
         elif isinstance(target, ast.Attribute):
