@@ -102,9 +102,12 @@ class Builder:
                                  f.seq, tuple(sorted(getattr(t, "path", lambda: getattr(t, "name", "?"))()
                                                      for t in f.targets)))
                         for f in trace.freezes)
+        # a rebinding whose value is made a leaf again (in a later pass of its loop) loses nothing
+        releafed = {self.span(r.site) for r in trace.inplace if r.kind == InplaceRec.REBIND and r.releafed}
         updates = tuple(M.LeafUpdate(self.span(r.site), r.kind, self.params(r.units), r.nograd, r.detail or "",
                                      r.detail or "", any(c[0] == "loop" for c in r.ctx))
-                        for r in trace.inplace if r.kind in (InplaceRec.LEAF, InplaceRec.REBIND))
+                        for r in trace.inplace if r.kind in (InplaceRec.LEAF, InplaceRec.REBIND)
+                        and not (r.kind == InplaceRec.REBIND and self.span(r.site) in releafed))
         unregs = tuple(M.Unregistered(self.span(r.site), r.owner.path(), r.owner.type_name(), r.attr, r.kind,
                                       self.params(r.units), r.fresh,
                                       self.span(Site(r.site.mod, r.value_node)) if r.value_node is not None else None)

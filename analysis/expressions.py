@@ -340,10 +340,12 @@ class Expressions:
             run(i + 1, e2)
 
         self.cond += 1
+        self.cond_starts.append(self.seq())
         try:
             run(0, cenv)
         finally:
             self.cond -= 1
+            self.cond_starts.pop()
         site = Site(self.sf, node)
         if isinstance(node, ast.DictComp):
             d = DictObj(site)

@@ -375,6 +375,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
             return self.exec_block(stmt.orelse, env)
         self.cond += 1
         key = self.seq()
+        self.cond_starts.append(key)
         depth = len(self.ctx)
         loops = self.stack[-1].loops
         # whether the condition varies between iterations is decided later, for the few that guard
@@ -389,6 +390,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         finally:
             self.path.pop()
             self.cond -= 1
+            self.cond_starts.pop()
         merged = _join_envs(a, b)
         if merged is None:
             return None
@@ -498,6 +500,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         if stmt.handlers:
             self.cond += 1
             key = self.seq()
+            self.cond_starts.append(key)
             try:
                 for i, h in enumerate(stmt.handlers):
                     henv = _join_envs(start, body) if body is not None else dict(start)
@@ -510,6 +513,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
                         self.path.pop()
             finally:
                 self.cond -= 1
+                self.cond_starts.pop()
         merged = None
         for o in outs:
             merged = _join_envs(merged, o) if merged is not None else (dict(o) if o is not None else None)
@@ -787,11 +791,13 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         self.eval(stmt.subject, env)
         outs = []
         self.cond += 1
+        self.cond_starts.append(self.seq())
         try:
             for case in stmt.cases:
                 outs.append(self.exec_block(case.body, dict(env)))
         finally:
             self.cond -= 1
+            self.cond_starts.pop()
         outs.append(dict(env))
         merged = None
         for o in outs:
@@ -875,9 +881,10 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
                   and u.frozen != FROZEN]
         hit = [u for u in leaves if u in new.grads and (u in new.org or self.nograd is not None)]
         if hit:
-            self.trace.inplace.append(InplaceRec(self.seq(), InplaceRec.REBIND, Site(self.sf, stmt),
-                                                 frozenset(hit), self.nograd is not None,
-                                                 detail=name, ctx=self.ctx, stmt=stmt))
+            rec = InplaceRec(self.seq(), InplaceRec.REBIND, Site(self.sf, stmt), frozenset(hit),
+                             self.nograd is not None, detail=name, ctx=self.ctx, stmt=stmt)
+            rec.cuts = frozenset(c for c in new.cuts if (c.removed | c.removed_weak) & rec.units)
+            self.trace.inplace.append(rec)
             self.trace.manual_updates.extend((u, Site(self.sf, stmt)) for u in hit)
 
     # ---------------------------------------------------------------- expressions

@@ -236,7 +236,8 @@ class FreezeRec:
 
 class InplaceRec:
     """An in-place change or rebinding of a tensor."""
-    __slots__ = ("seq", "kind", "site", "units", "nograd", "storage", "version", "detail", "ctx", "stmt")
+    __slots__ = ("seq", "kind", "site", "units", "nograd", "storage", "version", "detail", "ctx", "stmt", "cuts",
+                 "releafed")
 
     LEAF, REBIND, SAVED = "leaf", "rebind", "saved"
 
@@ -251,6 +252,8 @@ class InplaceRec:
         self.detail = detail
         self.ctx = ctx
         self.stmt = stmt
+        self.cuts = frozenset()   # REBIND: the cuts of the new value that dropped the leaves
+        self.releafed = False     # REBIND: requires_grad was set again on the new value (a re-leaf)
 
 
 class UnregRec:
