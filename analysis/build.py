@@ -148,7 +148,10 @@ class Builder:
         """One Risk per (code, place): reached when any evaluation of it flows into a backward()."""
         used = set()
         for rec in trace.backwards:
-            used |= rec.loss.risks
+            loops = _loops(rec.ctx)
+            # a constant made outside the step's loop (class weights from counts, dataset statistics) is
+            # data preparation, out of the numerical rules' scope (rules.md conventions)
+            used |= {r for r in rec.loss.risks if not (r.constant and _outer(_loops(r.ctx), loops))}
         by_key: dict = {}
         for r in trace.risks:
             key = (r.code, id(r.site.node))
@@ -256,6 +259,11 @@ class Builder:
         guarded = any(lvl >= level for _, _, lvl in conds)
         return M.Event(e.kind, self.span(e.site), e.seq, target, key, guarded, tuple(v for v in via if v),
                        e.detail or "", self.params(e.units) if e.units else frozenset(), _loops(e.ctx), conds)
+
+
+def _outer(inner_loops: tuple, loops: tuple) -> bool:
+    """`inner_loops` (a value's) are a strict prefix of `loops` (a backward's): made before the loop."""
+    return len(inner_loops) < len(loops) and loops[:len(inner_loops)] == inner_loops
 
 
 def _loops(ctx) -> tuple:

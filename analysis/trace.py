@@ -124,15 +124,16 @@ class GradReadRec:
 class RiskRec:
     """A numerical hazard at an op (GA401-GA408): NaN or inf appears there for some inputs. Latent
     ones (`kind` 'exp', 'neginf') become a hazard only through a later use (see numerics.py)."""
-    __slots__ = ("code", "site", "detail", "confidence", "ctx", "latent")
+    __slots__ = ("code", "site", "detail", "confidence", "ctx", "latent", "constant")
 
-    def __init__(self, code, site, detail, confidence, ctx, latent=False):
+    def __init__(self, code, site, detail, confidence, ctx, latent=False, constant=False):
         self.code = code          # 'GA401'..'GA408', or the latent kind
         self.site = site
         self.detail = detail
         self.confidence = confidence
         self.ctx = ctx
         self.latent = latent
+        self.constant = constant  # its operands carry no gradient (data, statistics, weights from counts)
 
     def __hash__(self):
         return id(self)
