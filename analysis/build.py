@@ -57,7 +57,7 @@ class Builder:
             units = o.units()
             fresh = bool(loops) and bool(units) and all(u.seq > loops[-1][2] for u in units)
             m = M.Optimizer(o.oid, o.label, o.type_name(), self.span(o.site), o.seq, groups, o.complete,
-                            bool(loops), o.escaped, fresh, _loops(o.ctx))
+                            bool(loops), o.escaped, fresh, _loops(o.ctx), o.stateless)
             self._optims[o.oid] = m
         return m
 

@@ -402,8 +402,10 @@ class Calls:
         if recv.k & Kind.ARRAY and not results:
             results.append(recv.replace(site=node, items=None))
         if not results:
-            return V(Kind.UNKNOWN | (recv.k & Kind.TENSOR), EMPTY, recv.org, recv.weak, recv.top, recv.cuts,
-                     recv.saves, site=node)
+            # an element of a shape (`x.shape[0]`) is a number too
+            number = recv.k & Kind.NUMBER if not recv.k & Kind.TENSOR and not recv.carries else 0
+            return V(Kind.UNKNOWN | (recv.k & Kind.TENSOR) | number, EMPTY, recv.org, recv.weak, recv.top,
+                     recv.cuts, recv.saves, site=node, risks=recv.risks)
         return join_all(results)
 
     def slice_list(self, o: ListObj, sl, node, env) -> V:

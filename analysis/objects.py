@@ -241,7 +241,7 @@ class Group:
 
 
 class OptimObj(Obj):
-    __slots__ = ("qual", "label", "site", "seq", "groups", "complete", "ctx", "anchor", "escaped")
+    __slots__ = ("qual", "label", "site", "seq", "groups", "complete", "ctx", "anchor", "escaped", "stateless")
 
     def __init__(self, qual, label, site, seq, ctx):
         super().__init__()
@@ -254,6 +254,7 @@ class OptimObj(Obj):
         self.ctx = ctx
         self.anchor = site
         self.escaped = False      # handed to code the engine does not see (it may step or clear it)
+        self.stateless = False    # keeps no state between steps (plain SGD): rebuilding it loses nothing
 
     def units(self) -> frozenset:
         out = set()
