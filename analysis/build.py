@@ -4,7 +4,7 @@ from __future__ import annotations
 from . import model as M
 from .objects import FROZEN, MAYBE, OptimObj, Site, TensorObj, Unit
 from .library_ops import is_closed, library_modules
-from .trace import InplaceRec, Trace
+from .trace import InplaceRec, RiskRec, Trace
 from . import shapes
 from .loop_facts import counter_like
 from .values import Fact, Mark
@@ -57,7 +57,7 @@ class Builder:
             units = o.units()
             fresh = bool(loops) and bool(units) and all(u.seq > loops[-1][2] for u in units)
             m = M.Optimizer(o.oid, o.label, o.type_name(), self.span(o.site), o.seq, groups, o.complete,
-                            bool(loops), o.escaped, fresh, _loops(o.ctx))
+                            bool(loops), o.escaped, fresh, _loops(o.ctx), o.stateless)
             self._optims[o.oid] = m
         return m
 
@@ -85,7 +85,10 @@ class Builder:
     # ------------------------------------------------------------ the model
 
     def build(self, trace: Trace) -> M.ProgramModel:
-        events = trace.events
+        # an autocast region whose tagged values reach no backward is not a training one (interpreter.py)
+        used = {r for rec in trace.backwards for r in rec.loss.risks}
+        events = [e for e in trace.events
+                  if not (e.kind == "autocast" and isinstance(e.obj, RiskRec) and e.obj not in used)]
         unfrozen_units = {u.oid for f in trace.freezes if f.value for u in f.units}
         manual_units = {u.oid: u for u, _ in trace.manual_updates}
         steps = []
@@ -99,9 +102,12 @@ class Builder:
                                  f.seq, tuple(sorted(getattr(t, "path", lambda: getattr(t, "name", "?"))()
                                                      for t in f.targets)))
                         for f in trace.freezes)
+        # a rebinding whose value is made a leaf again (in a later pass of its loop) loses nothing
+        releafed = {self.span(r.site) for r in trace.inplace if r.kind == InplaceRec.REBIND and r.releafed}
         updates = tuple(M.LeafUpdate(self.span(r.site), r.kind, self.params(r.units), r.nograd, r.detail or "",
                                      r.detail or "", any(c[0] == "loop" for c in r.ctx))
-                        for r in trace.inplace if r.kind in (InplaceRec.LEAF, InplaceRec.REBIND))
+                        for r in trace.inplace if r.kind in (InplaceRec.LEAF, InplaceRec.REBIND)
+                        and not (r.kind == InplaceRec.REBIND and self.span(r.site) in releafed))
         unregs = tuple(M.Unregistered(self.span(r.site), r.owner.path(), r.owner.type_name(), r.attr, r.kind,
                                       self.params(r.units), r.fresh,
                                       self.span(Site(r.site.mod, r.value_node)) if r.value_node is not None else None)
@@ -142,7 +148,10 @@ class Builder:
         """One Risk per (code, place): reached when any evaluation of it flows into a backward()."""
         used = set()
         for rec in trace.backwards:
-            used |= rec.loss.risks
+            loops = _loops(rec.ctx)
+            # a constant made outside the step's loop (class weights from counts, dataset statistics) is
+            # data preparation, out of the numerical rules' scope (rules.md conventions)
+            used |= {r for r in rec.loss.risks if not (r.constant and _outer(_loops(r.ctx), loops))}
         by_key: dict = {}
         for r in trace.risks:
             key = (r.code, id(r.site.node))
@@ -250,6 +259,11 @@ class Builder:
         guarded = any(lvl >= level for _, _, lvl in conds)
         return M.Event(e.kind, self.span(e.site), e.seq, target, key, guarded, tuple(v for v in via if v),
                        e.detail or "", self.params(e.units) if e.units else frozenset(), _loops(e.ctx), conds)
+
+
+def _outer(inner_loops: tuple, loops: tuple) -> bool:
+    """`inner_loops` (a value's) are a strict prefix of `loops` (a backward's): made before the loop."""
+    return len(inner_loops) < len(loops) and loops[:len(inner_loops)] == inner_loops
 
 
 def _loops(ctx) -> tuple:

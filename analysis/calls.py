@@ -75,12 +75,16 @@ class Calls:
                 arg_objs.update(v.objs)
         frame = Frame(fn, fn.scope, fn.closure, call_site, frozenset(arg_objs), cls=fn.cls, self_v=self_v,
                       label=fn.qual)
-        saved = (self.sf, self.nograd, self.ctx)
+        saved = (self.sf, self.nograd, self.ctx, self.grad_known)
         if call_site is not None:
             self.ctx = self.ctx + (("call", node, fn, self.sf),)
         self.sf = fn.scope.sf
         if fn.nograd is not None and self.nograd is None:
             self.nograd = fn.nograd
+        elif fn.grad_on:
+            self.nograd, self.grad_known = None, True
+        elif fn.grad_on is None and self.nograd is None:
+            self.grad_known = False
         self.stack.append(frame)
         try:
             if isinstance(fn.node, ast.Lambda):
@@ -90,7 +94,7 @@ class Calls:
                 self.exec_block(fn.node.body, env)
         finally:
             self.stack.pop()
-            self.sf, self.nograd, self.ctx = saved
+            self.sf, self.nograd, self.ctx, self.grad_known = saved
         if frame.yields:
             lst = ListObj(join_all(frame.yields), Site(fn.scope.sf, fn.node))
             return V(Kind.LIST, frozenset((lst,)))
@@ -311,13 +315,16 @@ class Calls:
             results.append(self.tensor_attr(recv, attr, node))
         if results and recv.k & Kind.UNKNOWN and (recv.carries or recv.cuts):
             # partly unknown: what the unknown part carried stays with its attributes
-            results.append(V(Kind.UNKNOWN, EMPTY, recv.org, recv.weak, recv.top, recv.cuts, recv.saves, site=node))
+            results.append(V(Kind.UNKNOWN, EMPTY, recv.org, recv.weak, recv.top, recv.cuts, recv.saves, site=node,
+                             risks=recv.risks))
         if not results:
             if recv.k & (Kind.NUMBER | Kind.STR | Kind.NONE) and not recv.carries:
                 return UNKNOWN
+            if attr in ("shape", "ndim"):
+                return V(Kind.NUMBER | Kind.UNKNOWN, site=node, unk=False)   # an unseen tensor's sizes
             # unknown object: keep what it carried (outputs.loss, outputs.logits)
             return V(Kind.UNKNOWN | (recv.k & Kind.TENSOR), EMPTY, recv.org, recv.weak, recv.top, recv.cuts,
-                     recv.saves, site=node)
+                     recv.saves, site=node, risks=recv.risks)
         return join_all(results)
 
     def class_attr(self, cls: ClassObj, attr, self_v, node) -> V:
@@ -408,8 +415,10 @@ class Calls:
         if recv.k & Kind.ARRAY and not results:
             results.append(recv.replace(site=node, items=None))
         if not results:
-            return V(Kind.UNKNOWN | (recv.k & Kind.TENSOR), EMPTY, recv.org, recv.weak, recv.top, recv.cuts,
-                     recv.saves, site=node)
+            # an element of a shape (`x.shape[0]`) is a number too
+            number = recv.k & Kind.NUMBER if not recv.k & Kind.TENSOR and not recv.carries else 0
+            return V(Kind.UNKNOWN | (recv.k & Kind.TENSOR) | number, EMPTY, recv.org, recv.weak, recv.top,
+                     recv.cuts, recv.saves, site=node, risks=recv.risks)
         return join_all(results)
 
     def slice_list(self, o: ListObj, sl, node, env) -> V:
@@ -868,10 +877,10 @@ class Calls:
             if self.outlives_iteration(o) and not reset:
                 a0 = self.note_accumulation(a0, self.cur_stmt)   # `history.append(loss)`
                 self.note_graph_write(o, a0)
-            o.add(a0)
+            o.add(self.note_cast(a0) if self.casts else a0)   # stored like an assignment
             return NONE
         if name == "insert" and len(args) > 1:
-            o.add(args[1])
+            o.add(self.note_cast(args[1]) if self.casts and isinstance(args[1], V) else args[1])
             return NONE
         if name in ("extend", "update") and a0 is not None:
             lists = a0.of(ListObj)

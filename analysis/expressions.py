@@ -340,10 +340,12 @@ class Expressions:
             run(i + 1, e2)
 
         self.cond += 1
+        self.cond_starts.append(self.seq())
         try:
             run(0, cenv)
         finally:
             self.cond -= 1
+            self.cond_starts.pop()
         site = Site(self.sf, node)
         if isinstance(node, ast.DictComp):
             d = DictObj(site)
@@ -395,7 +397,9 @@ class Expressions:
             if v.k & Kind.TENSOR:
                 return v.replace(items=None, const=NOCONST, facts=v.facts & ~Fact.UNREDUCED,
                                  shape=v.shape[1:] if v.shape else None)
-            return V(Kind.UNKNOWN, weak=v.weak | v.org, top=v.top, cuts=v.cuts)
+            # the dimensions of a shape (`bs, c, h, w = x.shape`) are numbers
+            number = v.k & Kind.NUMBER if not v.carries else 0
+            return V(Kind.UNKNOWN | number, weak=v.weak | v.org, top=v.top, cuts=v.cuts)
         return out
 
     _expr_handlers = {

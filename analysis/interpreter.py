@@ -33,6 +33,7 @@ from .optimizers import OptimizerOps
 from .library_adapters import AdapterOps
 from .library_ops import LibraryOps
 from .frameworks import FrameworkOps
+from .grad_mode import GradModeOps
 from .tensor_ops import TensorOps
 from .trace import InplaceRec, Trace
 from .values import EMPTY, NONE, NOCONST, UNKNOWN, Kind, V, const, join, join_all
@@ -71,7 +72,7 @@ def _assign_env(env: dict, new: dict):
 
 
 class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecycle, NumericOps, LibraryOps,
-                  AdapterOps, FrameworkOps):
+                  AdapterOps, FrameworkOps, GradModeOps):
     """Replays one entry file (and what it imports) and fills a Trace."""
 
     def __init__(self, program: Program, entry: SourceFile, budget: int = BUDGET):
@@ -85,7 +86,9 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         self.path: list = []                # (branch key, arm, len(ctx)) of the conditions in force
         self.grad_known = True              # grad mode is known (enabled unless nograd is set)
         self.nograd: Site | None = None      # Site of the active no_grad region, if any
+        self.casts: list = []               # CastRegion of the autocast regions being run (grad_mode.py)
         self.cond = 0                         # depth of conditional execution
+        self.cond_starts: list[int] = []      # seq at which each active condition began (innermost last)
         self.stack: list[Frame] = []
         self.scopes: dict[str, ModuleScope] = {}
         self.steps = 0
@@ -389,6 +392,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
             return self.exec_block(stmt.orelse, env)
         self.cond += 1
         key = self.seq()
+        self.cond_starts.append(key)
         depth = len(self.ctx)
         loops = self.stack[-1].loops
         # whether the condition varies between iterations is decided later, for the few that guard
@@ -403,6 +407,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         finally:
             self.path.pop()
             self.cond -= 1
+            self.cond_starts.pop()
         merged = _join_envs(a, b)
         if merged is None:
             return None
@@ -493,6 +498,8 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
 
     def _s_return(self, stmt, env):
         value = self.eval(stmt.value, env) if stmt.value is not None else NONE
+        if self.casts:
+            value = self.note_cast(value)
         self.stack[-1].returns.append(value)
         return None
 
@@ -500,29 +507,6 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         if stmt.exc is not None:
             self.eval(stmt.exc, env)
         return None
-
-    def _s_with(self, stmt, env):
-        saved_nograd, saved_known = self.nograd, self.grad_known
-        try:
-            for item in stmt.items:
-                cm = self.eval(item.context_expr, env)
-                for o in cm.of(CtxObj):
-                    if o.kind == "nograd":
-                        self.nograd = Site(self.sf, item.context_expr) if self.nograd is None else self.nograd
-                    elif o.kind == "grad":
-                        self.nograd, self.grad_known = None, True
-                    elif o.kind == "other" and self.nograd is None:
-                        self.grad_known = False   # set_grad_enabled(flag) with a flag not known here
-                    elif o.kind == "autocast":
-                        dtype = o.detail.const if isinstance(o.detail, V) and isinstance(o.detail.const, str) else ""
-                        enabled = o.enabled
-                        if enabled is not False:
-                            self.event("autocast", item.context_expr, None, detail=dtype)
-                if item.optional_vars is not None:
-                    self.assign(item.optional_vars, cm if not cm.of(CtxObj) else UNKNOWN, env, stmt)
-            return self.exec_block(stmt.body, env)
-        finally:
-            self.nograd, self.grad_known = saved_nograd, saved_known
 
     def _s_try(self, stmt, env):
         start = dict(env)
@@ -533,6 +517,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         if stmt.handlers:
             self.cond += 1
             key = self.seq()
+            self.cond_starts.append(key)
             try:
                 for i, h in enumerate(stmt.handlers):
                     henv = _join_envs(start, body) if body is not None else dict(start)
@@ -545,6 +530,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
                         self.path.pop()
             finally:
                 self.cond -= 1
+                self.cond_starts.pop()
         merged = None
         for o in outs:
             merged = _join_envs(merged, o) if merged is not None else (dict(o) if o is not None else None)
@@ -594,6 +580,10 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
             ctxs = d.of(CtxObj)
             if dq in T.NOGRAD_CTX or (ctxs and ctxs[0].kind == "nograd"):
                 fn.nograd = Site(self.sf, dec)
+            elif dq in T.GRAD_CTX or (ctxs and ctxs[0].kind == "grad"):
+                fn.grad_on = True    # a gradient pass inside a no_grad sampler (guidance, attacks)
+            elif ctxs and ctxs[0].kind == "other":
+                fn.grad_on = None
             elif dq == "builtins.staticmethod":
                 fn.is_static = True
             elif dq == "builtins.classmethod":
@@ -818,11 +808,13 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         self.eval(stmt.subject, env)
         outs = []
         self.cond += 1
+        self.cond_starts.append(self.seq())
         try:
             for case in stmt.cases:
                 outs.append(self.exec_block(case.body, dict(env)))
         finally:
             self.cond -= 1
+            self.cond_starts.pop()
         outs.append(dict(env))
         merged = None
         for o in outs:
@@ -836,7 +828,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         ast.Expr: _s_expr, ast.Assign: _s_assign, ast.AnnAssign: _s_annassign,
         ast.AugAssign: _s_augassign, ast.If: _s_if, ast.For: _s_for, ast.AsyncFor: _s_for,
         ast.While: _s_while, ast.Break: _s_break, ast.Continue: _s_continue, ast.Return: _s_return,
-        ast.Raise: _s_raise, ast.With: _s_with, ast.AsyncWith: _s_with, ast.Try: _s_try,
+        ast.Raise: _s_raise, ast.With: GradModeOps._s_with, ast.AsyncWith: GradModeOps._s_with, ast.Try: _s_try,
         ast.FunctionDef: _s_funcdef, ast.AsyncFunctionDef: _s_funcdef, ast.ClassDef: _s_classdef,
         ast.Import: _s_import, ast.ImportFrom: _s_importfrom, ast.Delete: _s_delete, ast.Pass: _s_pass,
         ast.Match: _s_match,
@@ -847,6 +839,8 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
     # ---------------------------------------------------------------- assignment
 
     def assign(self, target, value: V, env: dict, stmt):
+        if self.casts:
+            value = self.note_cast(value)
         if isinstance(target, ast.Name):
             self.bind_name(target.id, value, env, stmt)
         elif isinstance(target, ast.Attribute):
@@ -904,9 +898,10 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
                   and u.frozen != FROZEN]
         hit = [u for u in leaves if u in new.grads and (u in new.org or self.nograd is not None)]
         if hit:
-            self.trace.inplace.append(InplaceRec(self.seq(), InplaceRec.REBIND, Site(self.sf, stmt),
-                                                 frozenset(hit), self.nograd is not None,
-                                                 detail=name, ctx=self.ctx, stmt=stmt))
+            rec = InplaceRec(self.seq(), InplaceRec.REBIND, Site(self.sf, stmt), frozenset(hit),
+                             self.nograd is not None, detail=name, ctx=self.ctx, stmt=stmt)
+            rec.cuts = frozenset(c for c in new.cuts if (c.removed | c.removed_weak) & rec.units)
+            self.trace.inplace.append(rec)
             self.trace.manual_updates.extend((u, Site(self.sf, stmt)) for u in hit)
 
     # ---------------------------------------------------------------- expressions

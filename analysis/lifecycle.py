@@ -41,6 +41,8 @@ class Lifecycle:
         return v.replace(terms=v.terms | {rec})
 
     def do_backward(self, loss: V, node, kind="backward", inputs=None, loss_node=None, kwargs=None, gradient=False):
+        for region in self.casts:
+            region.backward = True    # a backward inside an autocast region: it trains
         site = Site(self.sf, node)
         frame = self.stack[-1]
         rec = BackwardRec(self.seq(), site, self.ctx, loss, kind,

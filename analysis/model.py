@@ -77,6 +77,7 @@ class Optimizer:
     escaped: bool = False  # handed to code the engine does not see (it may step or clear it there)
     fresh_params: bool = False  # built in a loop iteration that also built all of its parameters
     loops: tuple = ()     # iteration keys of the loops around its construction, outermost first
+    stateless: bool = False  # keeps no state between steps (plain SGD without momentum)
 
     @property
     def params(self) -> frozenset:

@@ -14,7 +14,7 @@ from .objects import (
 )
 from .library_adapters import ADAPTERS_KEY, with_adapters
 from .library_ops import freezable, is_closed
-from .trace import FreezeRec, UnitNew, UnregRec
+from .trace import Cut, FreezeRec, InplaceRec, UnitNew, UnregRec
 from .tensor_ops import loss_shape
 from .trace import SaveRec
 from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Fact, Kind, Star, V, const, flow_of, join_all,
@@ -157,7 +157,10 @@ class ModuleOps:
                 sub.training = mode
 
     def set_requires_grad(self, recv: V, flag, node, target_node, env, stmt) -> V:
-        units = [o for o in recv.objs if isinstance(o, Unit) and freezable(o)]
+        # `p.detach()` / `p.data` alias p's storage but are new tensors: requires_grad set on them
+        # makes a new leaf (or nothing) and leaves p as it was (checked with torch)
+        aliased = {u for c in recv.cuts if c.kind in (Cut.DETACH, Cut.DATA) for u in c.removed} - recv.org
+        units = [o for o in recv.objs if isinstance(o, Unit) and freezable(o) and o not in aliased]
         if units:
             self.freeze(units, flag, node, recv)
             return recv
@@ -169,16 +172,41 @@ class ModuleOps:
         u = Unit(Unit.FRESH, _target_label(target_node), Site(self.sf, node), self.seq())
         u.source_cuts = frozenset(c for c in recv.cuts if c.removed or c.removed_weak)
         u.computed = bool(u.source_cuts)
-        if not u.computed:
+        cuts = recv.cuts
+        releaf = self.releaf(recv)
+        if releaf is not None:
+            # the leaf updated by hand under no_grad (`x = x + a * x.grad`) made a leaf again: the
+            # next pass of an input optimisation (adversarial attack, guided sampling), not a stand-in;
+            # the cuts of that update dropped nothing the new leaf does not stand for
+            kind, update_cuts = releaf
+            u.kind, u.computed, u.source_cuts = kind, False, EMPTY
+            cuts = cuts - update_cuts
+        elif not u.computed:
             u.kind = Unit.INPUT   # made from data: a leaf that requires grad, not necessarily a weight
         u.created_in_loop = any(c[0] == "loop" for c in self.ctx)
-        new = V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=recv.cuts, site=node)
+        new = V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=cuts, site=node)
         if isinstance(target_node, ast.Name) and env is not None:
             env[target_node.id] = new
         return new
 
+    def releaf(self, recv: V):
+        """When `recv` descends from a leaf's rebinding by hand (`x = x - lr * x.grad`): marks those
+        rebindings as made leaves again and returns (the kind for the new leaf, the rebindings' cuts),
+        else None."""
+        kinds, cuts = set(), set()
+        for rec in self.trace.inplace:
+            if rec.kind == InplaceRec.REBIND and (rec.units & recv.grads or rec.cuts & recv.cuts):
+                rec.releafed = True
+                kinds |= {u.kind for u in rec.units}
+                cuts |= rec.cuts
+        if not kinds:
+            return None
+        return (Unit.INPUT if Unit.INPUT in kinds else Unit.LEAF), frozenset(cuts)
+
     def freeze(self, units, flag, node, recv: V):
-        strong = self.cond == 0
+        # certain outside conditions, and for leaves made after the innermost condition began (a
+        # module built and frozen in the same branch is frozen wherever it exists)
+        strong = self.cond == 0 or bool(self.cond_starts) and all(u.seq > self.cond_starts[-1] for u in units)
         site = Site(self.sf, node)
         targets = set()
         for o in recv.objs:

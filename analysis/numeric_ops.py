@@ -12,7 +12,7 @@ from . import torch_api as T
 from .findings import CONFIRMED, SUSPICIOUS
 from .objects import Site, TensorObj
 from .trace import RiskRec
-from .values import EMPTY, Fact, Mark, V, storages
+from .values import EMPTY, Fact, Mark, V, requires_grad, storages
 
 _UNSAFE_CALLS = N.LOGS | N.ROOTS
 _CE = {"cross_entropy", "CrossEntropyLoss"}
@@ -21,8 +21,8 @@ _BCE = {"binary_cross_entropy", "BCELoss"}
 
 
 class NumericOps:
-    def hazard(self, code, node, detail, confidence, latent=False) -> RiskRec:
-        rec = RiskRec(code, Site(self.sf, node), detail, confidence, self.ctx, latent)
+    def hazard(self, code, node, detail, confidence, latent=False, constant=False) -> RiskRec:
+        rec = RiskRec(code, Site(self.sf, node), detail, confidence, self.ctx, latent, constant)
         if not latent:
             self.trace.risks.append(rec)
         return rec
@@ -45,15 +45,18 @@ class NumericOps:
                 if N.risky(x):
                     what = ("a softmax probability" if x.marks & Mark.PROB else
                             "a sigmoid output" if x.marks & Mark.SIGM else "a value that can be exactly 0")
-                    risks.add(self.hazard("GA401", node, what, CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS))
+                    risks.add(self.hazard("GA401", node, what, CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS,
+                                          constant=not requires_grad(x)))
                 if x.marks & Mark.LOG1PEXP:
                     risks |= self.promote(x, "exp", "GA404", "log(1 + exp(x))")
             elif op == "log1p" and x.marks & Mark.EXP:
                 risks |= self.promote(x, "exp", "GA404", "log(1 + exp(x))")
-            elif op in N.ROOTS and N.risky(x):
+            elif op in N.ROOTS and N.risky(x) and requires_grad(x):
+                # sqrt(0) is fine forward; only its derivative is infinite, and backward() evaluates
+                # it only for an input that requires grad (not a constant target's norm)
                 risks.add(self.hazard("GA403", node, op, CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS))
             elif op in T.FRACTIONAL_POWERS and len(ins) > 1 and isinstance(ins[1].const, float) \
-                    and 0 < ins[1].const < 1 and N.risky(x):
+                    and 0 < ins[1].const < 1 and N.risky(x) and requires_grad(x):
                 risks.add(self.hazard("GA403", node, f"pow({ins[1].const})", CONFIRMED if x.marks & Mark.SELF
                                       else SUSPICIOUS))
             elif op in T.ZERO_DIVISOR_INF and len(ins) > 1:
@@ -102,12 +105,13 @@ class NumericOps:
             return self.promote(num, "exp", "GA404", "exp(x) / exp(x).sum()")
         if den.k & 1 and N.risky(den):   # Kind.TENSOR
             return {self.hazard("GA402", node, "a denominator that can be 0",
-                                CONFIRMED if den.marks & Mark.SELF else SUSPICIOUS)}
+                                CONFIRMED if den.marks & Mark.SELF else SUSPICIOUS,
+                                constant=not (requires_grad(num) or requires_grad(den)))}
         return set()
 
     def arith_numeric(self, opname, left: V, right: V, node, out: V) -> V:
         """+ - * / ** on tensors: value facts and the division's hazards."""
-        same = bool(set(storages(left)) & set(storages(right))) and opname == "sub"
+        same = bool(set(storages(left)) & set(storages(right))) and opname == "sub" and not _shifted(node)
         is_max = opname == "sub" and _is_max_of(node)
         twins = opname == "sub" and not same and bool(left.org) and left.org == right.org
         marks, facts = N.arith(opname, left, right, same, is_max, twins)
@@ -116,7 +120,7 @@ class NumericOps:
             risks = self.check_division(left, right, node)
         elif opname == "pow":
             c = right.const
-            if isinstance(c, float) and 0 < c < 1 and N.risky(left):
+            if isinstance(c, float) and 0 < c < 1 and N.risky(left) and requires_grad(left):
                 risks.add(self.hazard("GA403", node, f"** {c}", CONFIRMED if left.marks & Mark.SELF else SUSPICIOUS))
         if not marks and not facts and not risks:
             return out.replace(marks=out.marks & Mark.SCALED)
@@ -174,6 +178,44 @@ def _is_max_of(node) -> bool:
     if isinstance(base, ast.Name) and base.id == "torch" and right.args:
         base = right.args[0]
     return ast.dump(base) == ast.dump(node.left)
+
+
+def _shifted(node) -> bool:
+    """`x[1:] - x[:-1]` (`x[..., 2:] - x[..., :-2]`, `x[1::2] - x[::2]`): slices of one tensor that
+    start at different constant offsets with the same step pair distinct elements, a finite
+    difference, not an element with itself (zero only where neighbours are equal, like any a - b)."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.left, ast.Subscript)
+            and isinstance(node.right, ast.Subscript)):
+        return False
+    if ast.dump(node.left.value) != ast.dump(node.right.value):
+        return False
+    a, b = _index_items(node.left.slice), _index_items(node.right.slice)
+    if len(a) != len(b):
+        return False
+    shifted = False
+    for x, y in zip(a, b):
+        if isinstance(x, ast.Slice) and isinstance(y, ast.Slice):
+            sx, sy = _start(x), _start(y)
+            if sx is None or sy is None or ast.dump(x.step or ast.Constant(None)) != ast.dump(
+                    y.step or ast.Constant(None)):
+                return False
+            shifted = shifted or sx != sy
+        elif ast.dump(x) != ast.dump(y):
+            return False   # a different index or new axis: rows can meet themselves (x[:, None] - x[None])
+    return shifted
+
+
+def _index_items(sl) -> list:
+    return list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
+
+
+def _start(sl: ast.Slice):
+    """A slice's constant non-negative start (0 when omitted), else None."""
+    if sl.lower is None:
+        return 0
+    if isinstance(sl.lower, ast.Constant) and isinstance(sl.lower.value, int) and sl.lower.value >= 0:
+        return sl.lower.value
+    return None
 
 
 _GUARDS = {"clamp", "clamp_min", "clip", "maximum", "abs"}

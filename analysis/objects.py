@@ -241,7 +241,7 @@ class Group:
 
 
 class OptimObj(Obj):
-    __slots__ = ("qual", "label", "site", "seq", "groups", "complete", "ctx", "anchor", "escaped")
+    __slots__ = ("qual", "label", "site", "seq", "groups", "complete", "ctx", "anchor", "escaped", "stateless")
 
     def __init__(self, qual, label, site, seq, ctx):
         super().__init__()
@@ -254,6 +254,7 @@ class OptimObj(Obj):
         self.ctx = ctx
         self.anchor = site
         self.escaped = False      # handed to code the engine does not see (it may step or clear it)
+        self.stateless = False    # keeps no state between steps (plain SGD): rebuilding it loses nothing
 
     def units(self) -> frozenset:
         out = set()
@@ -374,7 +375,7 @@ class InstanceObj(Obj):
 
 
 class FuncObj(Obj):
-    __slots__ = ("node", "scope", "closure", "qual", "nograd", "cls", "is_static", "is_classmethod",
+    __slots__ = ("node", "scope", "closure", "qual", "nograd", "grad_on", "cls", "is_static", "is_classmethod",
                  "interpreted", "defaults", "def_env")
 
     def __init__(self, node, scope, closure, qual, cls=None):
@@ -384,6 +385,9 @@ class FuncObj(Obj):
         self.closure = closure    # enclosing frames' environments (innermost first)
         self.qual = qual
         self.nograd = None        # Site of a @torch.no_grad()/@inference_mode() decorator
+        # @torch.enable_grad() / @set_grad_enabled(True): True, its body records a graph even when
+        # called under no_grad; @set_grad_enabled(flag) with a flag not known: None; else False
+        self.grad_on: bool | None = False
         self.cls = cls
         self.is_static = False
         self.is_classmethod = False

@@ -30,6 +30,7 @@ class OptimizerOps:
             self.parse_groups(o, params, pnode)
         else:
             o.complete = False
+        o.stateless = _stateless(qual, args, kwargs) and not any("momentum" in g.options for g in o.groups)
         self.trace.optimizers.append(o)
         self.event("opt_new", node, o)
         return V(Kind.OPTIM, frozenset((o,)), site=node)
@@ -193,3 +194,14 @@ def _nonleaves(params: V) -> list:
         if all(isinstance(o, TensorObj) and o.nonleaf_of is not None for o in e.objs):
             out.extend(e.objs)
     return out
+
+
+def _stateless(qual: str, args, kwargs) -> bool:
+    """Plain SGD (momentum 0, its default) keeps no state between steps: building it anew each
+    iteration changes nothing (torch stores a momentum buffer only when momentum != 0)."""
+    if qual.rsplit(".", 1)[-1] != "SGD" or not qual.startswith("torch.optim") or "**" in kwargs:
+        return False
+    momentum = kwargs.get("momentum", args[2] if len(args) > 2 else None)
+    if momentum is None:
+        return True
+    return isinstance(momentum, V) and momentum.const in (0, 0.0) and not isinstance(momentum.const, bool)

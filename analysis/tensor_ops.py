@@ -540,6 +540,10 @@ def _scales(op, left: V, right: V) -> bool:
             c = b.const
             if a.carries and isinstance(c, (int, float)) and not isinstance(c, bool) and 0 < abs(c) < 1:
                 return True
+            if a.carries and b.k & Kind.NUMBER and not b.k & Kind.TENSOR and not b.carries and c is NOCONST:
+                # `loss * bs`, `loss * scale`: a Python number the engine cannot see sets the loss's
+                # scale (a sum over the nominal batch, a precomputed 1 / accum_steps)
+                return True
     return False
 
 

@@ -125,15 +125,16 @@ class GradReadRec:
 class RiskRec:
     """A numerical hazard at an op (GA401-GA408): NaN or inf appears there for some inputs. Latent
     ones (`kind` 'exp', 'neginf') become a hazard only through a later use (see numerics.py)."""
-    __slots__ = ("code", "site", "detail", "confidence", "ctx", "latent")
+    __slots__ = ("code", "site", "detail", "confidence", "ctx", "latent", "constant")
 
-    def __init__(self, code, site, detail, confidence, ctx, latent=False):
+    def __init__(self, code, site, detail, confidence, ctx, latent=False, constant=False):
         self.code = code          # 'GA401'..'GA408', or the latent kind
         self.site = site
         self.detail = detail
         self.confidence = confidence
         self.ctx = ctx
         self.latent = latent
+        self.constant = constant  # its operands carry no gradient (data, statistics, weights from counts)
 
     def __hash__(self):
         return id(self)
@@ -237,7 +238,8 @@ class FreezeRec:
 
 class InplaceRec:
     """An in-place change or rebinding of a tensor."""
-    __slots__ = ("seq", "kind", "site", "units", "nograd", "storage", "version", "detail", "ctx", "stmt")
+    __slots__ = ("seq", "kind", "site", "units", "nograd", "storage", "version", "detail", "ctx", "stmt", "cuts",
+                 "releafed")
 
     LEAF, REBIND, SAVED = "leaf", "rebind", "saved"
 
@@ -252,6 +254,8 @@ class InplaceRec:
         self.detail = detail
         self.ctx = ctx
         self.stmt = stmt
+        self.cuts = frozenset()   # REBIND: the cuts of the new value that dropped the leaves
+        self.releafed = False     # REBIND: requires_grad was set again on the new value (a re-leaf)
 
 
 class UnregRec:

@@ -46,8 +46,11 @@ def check(ctx: RuleContext):
     model = ctx.model
     opts = optimizers(model)
     out = []
+    # scaled on some path (as marks join): also over the evaluations of one backward, one of which
+    # may have reached the loss through a call it could not follow (a budget cut)
+    scaled = {s.span for s in model.steps if s.scaled}
     for step in model.steps:
-        if step.kind != "backward" or step.scaled or not step.loops:
+        if step.kind != "backward" or step.span in scaled or not step.loops:
             continue
         bw = own_event(step)
         if bw is None or bw.guarded:

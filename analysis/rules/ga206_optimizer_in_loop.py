@@ -32,8 +32,8 @@ def check(ctx: RuleContext):
     out = []
     events = model.events
     for opt in model.optimizers:
-        if not opt.loops or opt.fresh_params:
-            continue
+        if not opt.loops or opt.fresh_params or opt.stateless:
+            continue   # stateless: plain SGD rebuilt each iteration steps exactly as one built once
         steps = [e for e in events if e.kind == "step" and e.target_key == opt.key and in_iteration(e, opt.loops)]
         if not steps:
             continue
@@ -64,6 +64,10 @@ def check(ctx: RuleContext):
                     and x.target_key == e.target_key]
             if not runs:
                 continue
+            stepped = {x.target_key for x in events if x.kind == "step" and x.detail == "scaler"
+                       and any(x.span == r.span for r in runs)}
+            if stepped and all(k in opts and opts[k].loops[:len(e.loops)] == e.loops for k in stepped):
+                continue   # the optimizers it steps are new in this iteration too (a whole run per trial)
             msg = ("the GradScaler is built anew in every iteration of the training loop: its loss scale restarts "
                    "from the initial value and never adapts")
             out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, e.span, msg, (),
@@ -80,8 +84,10 @@ RULE = Rule(
 Flags an optimizer, a learning-rate scheduler whose schedule depends on its step count (warmup,
 `StepLR` with `step_size > 1`, `OneCycleLR`, cosine...), or a `GradScaler`, constructed inside
 a loop iteration that also steps it, including in a helper called from the loop. An optimizer
-built together with a fresh model in each iteration (an ensemble, a fold), and a chainable decay
-(`ExponentialLR`) rebuilt each epoch, are not flagged.
+built together with a fresh model in each iteration (an ensemble, a fold), a scheduler or
+GradScaler built with the optimizers it drives (a whole run per trial), plain SGD without
+momentum (it keeps no state), and a chainable decay (`ExponentialLR`) rebuilt each epoch, are
+not flagged.
 """,
     why="""
 Construction resets the state: momentum buffers and Adam's moment estimates restart from zero
