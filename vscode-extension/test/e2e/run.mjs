@@ -129,7 +129,8 @@ async function until(what, fn, ms = 60_000) {
 // Monaco renders spaces as no-break spaces
 const editorText = async () => (await page.locator(".monaco-editor .view-lines").first().innerText()).replace(/\u00a0/g, " ");
 // F1, then the title typed into the palette's box once it is there: keys typed before it opens (a
-// busy machine, the focus in a webview) would go elsewhere and the command never show
+// busy machine, the focus in a webview) would go elsewhere and the command never show. A webview
+// that finishes loading takes the focus and closes a palette just opened: then open it again.
 async function runCommand(title) {
     const box = page.locator(".quick-input-widget .quick-input-box input");
     await until("the command palette", async () => {
@@ -137,9 +138,9 @@ async function runCommand(title) {
             await page.keyboard.press("F1");
             await box.waitFor({ state: "visible", timeout: 3_000 });
         }
+        await box.fill(`>${title}`, { timeout: 3_000 });
         return true;
     }, 30_000);
-    await box.fill(`>${title}`);
     await page.locator(".quick-input-list .monaco-list-row", { hasText: title.split(": ")[1] }).first().waitFor({ timeout: 30_000 });
     await page.keyboard.press("Enter");
 }
