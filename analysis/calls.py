@@ -206,10 +206,9 @@ class Calls:
                     self.after_init(m)
         elif cls.is_module:
             self.after_init(m)
-        elif _dataclass_fields(cls) and not any(isinstance(a, Star) for a in args):
+        elif not any(isinstance(a, Star) for a in args) and (names := _dataclass_fields(cls)):
             # the __init__ @dataclass writes: each field from its argument (the defaults stay class
             # attributes), then __post_init__
-            names = _dataclass_fields(cls)
             for name, value in list(zip(names, args)) + [(k, v) for k, v in kwargs.items() if k in names]:
                 if isinstance(value, V):
                     inst.attrs[name] = value
@@ -949,7 +948,11 @@ def _is_record(cls: ClassObj) -> bool:
     """A dataclass-like record (its fields are given to the constructor): no __init__ of its own."""
     if "__init__" in cls.methods:
         return False
-    return any("dataclass" in ast.dump(d) for d in cls.node.decorator_list) or cls.lookup("__init__") is None
+    return _is_dataclass(cls) or cls.lookup("__init__") is None
+
+
+def _is_dataclass(cls: ClassObj) -> bool:
+    return any("dataclass" in ast.dump(d) for d in cls.node.decorator_list)
 
 
 def _dataclass_fields(cls: ClassObj) -> list:
@@ -960,7 +963,7 @@ def _dataclass_fields(cls: ClassObj) -> list:
             continue
         if "__init__" in c.methods:
             return []
-        if not any("dataclass" in ast.dump(d) for d in c.node.decorator_list):
+        if not _is_dataclass(c):
             continue
         for stmt in c.node.body:
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \

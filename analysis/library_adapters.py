@@ -27,17 +27,16 @@ import re
 from .objects import MAYBE, TRAINABLE, ModuleObj, Site, Unit, module_value
 from .values import V
 
-# qualified name -> (position, keyword) of the model argument
+# qualified name -> (position, keyword) of the model argument, and of the configuration
+_GET_PEFT_MODEL = ((0, "model"), (1, "peft_config"))
+_INJECT = ((1, "model"), (0, "peft_config"))
 ADAPTER_FUNCTIONS = {
-    "peft.get_peft_model": (0, "model"),
-    "peft.mapping_func.get_peft_model": (0, "model"),
-    "peft.mapping.get_peft_model": (0, "model"),
-    "peft.inject_adapter_in_model": (1, "model"),
-    "peft.mapping.inject_adapter_in_model": (1, "model"),
+    "peft.get_peft_model": _GET_PEFT_MODEL,
+    "peft.mapping_func.get_peft_model": _GET_PEFT_MODEL,
+    "peft.mapping.get_peft_model": _GET_PEFT_MODEL,
+    "peft.inject_adapter_in_model": _INJECT,
+    "peft.mapping.inject_adapter_in_model": _INJECT,
 }
-_CONFIG = {"peft.get_peft_model": (1, "peft_config"), "peft.mapping_func.get_peft_model": (1, "peft_config"),
-           "peft.mapping.get_peft_model": (1, "peft_config"), "peft.inject_adapter_in_model": (0, "peft_config"),
-           "peft.mapping.inject_adapter_in_model": (0, "peft_config")}
 _PROMPT_LEARNING = re.compile(r"Prompt|Prefix|PTuning|P_Tuning", re.I)
 ADAPTERS_KEY = "<adapters>"
 
@@ -55,11 +54,12 @@ class AdapterOps:
         where = ADAPTER_FUNCTIONS.get(qual)
         if where is None:
             return None
-        given = _arg(args, kwargs, where)
+        model_at, config_at = where
+        given = _arg(args, kwargs, model_at)
         mods = given.of(ModuleObj) if given is not None else ()
         if len(mods) != 1:
             return None
-        cfg = _arg(args, kwargs, _CONFIG[qual])
+        cfg = _arg(args, kwargs, config_at)
         if cfg is not None and self._prompt_learning(cfg):
             return None
         (m,) = mods

@@ -549,6 +549,18 @@ class LibraryModels:
                         return found
         return None
 
+    def scheduler_factory(self, qual: str):
+        """A function of the environment that builds a torch LR scheduler over one of its
+        parameters (library_schedulers.py), read from its source once; None otherwise."""
+        key = ("scheduler", qual)
+        if key not in self._resolved:
+            from .library_schedulers import source_factory
+            try:
+                self._resolved[key] = source_factory(self, qual) if self.worth_asking(qual) else None
+            except (RecursionError, OSError, ValueError, SyntaxError):
+                self._resolved[key] = None
+        return self._resolved[key]
+
     # ------------------------------------------------------------ the question
 
     def resolve(self, qual: str, const_args=(), const_kwargs=None) -> LibModel | None:

@@ -17,7 +17,7 @@ import re
 
 from .library_shapes import OPAQUE_KEY, LibModel, Shape
 from .libraries import PLAIN_ATTRS, is_module_base, optimizer_params_arg, worth_asking
-from .library_schedulers import source_factory, table_factory
+from .library_schedulers import table_factory
 from .objects import FROZEN, MAYBE, ModuleObj, OptimObj, Site, TensorObj, Unit, module_value
 from .trace import SaveRec
 from .values import EMPTY, NONE, Flow, Kind, Star, V, join_all, surely_requires_grad
@@ -108,16 +108,7 @@ class LibraryOps:
         if not given or not worth_asking(qual):
             return None
         libs = self.libraries()
-        fact = None
-        if libs is not None:
-            key = ("scheduler", qual)
-            if key not in libs._resolved:
-                try:
-                    libs._resolved[key] = source_factory(libs, qual)
-                except (RecursionError, OSError, ValueError, SyntaxError):
-                    libs._resolved[key] = None
-            fact = libs._resolved[key]
-        fact = fact or table_factory(qual)
+        fact = (libs.scheduler_factory(qual) if libs is not None else None) or table_factory(qual)
         if fact is None:
             return None
         opt = kwargs.get(fact.keyword, args[fact.position] if len(args) > fact.position else None)
@@ -238,8 +229,8 @@ class LibraryOps:
             # a second backward through this output raises (GA301). Its storage is inside the
             # library: nothing the user writes changes it in place.
             site = Site(self.sf, node)
-            saves = saves | {SaveRec(TensorObj(site), 0, site, "<library forward>", self.ctx,
-                                     surely_requires_grad(V(Kind.TENSOR, EMPTY, org)))}
+            saves = frozenset((SaveRec(TensorObj(site), 0, site, "<library forward>", self.ctx,
+                                       surely_requires_grad(V(Kind.TENSOR, EMPTY, org))),))
         out = V(Kind.UNKNOWN, EMPTY, f.org | org, (f.weak | weak) - org, f.top, f.cuts, saves, site=node,
                 unk=unk or f.unk)
         if self.nograd is not None and out.carries:

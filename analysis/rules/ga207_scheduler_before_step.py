@@ -1,4 +1,5 @@
 """GA207 scheduler-before-step."""
+from .. import torch_api as T
 from ..findings import CONFIRMED, SAFE, Finding, Fix, Related
 from .base import LIFECYCLE, Example, Rule, RuleContext
 from .lifecycle import (
@@ -42,7 +43,7 @@ def check(ctx: RuleContext):
         sched = scheds.get(e.target_key)
         if sched is None or not sched.optimizer or sched.type == "ReduceLROnPlateau":
             continue
-        if e.detail == "metric" and not sched.type.endswith(("LR", "Scheduler", "Restarts")):
+        if e.detail == "metric" and sched.type not in T.SCHEDULERS:
             continue   # a library's schedule picked by a name the engine cannot read, stepped on a metric
         same = [x for x in model.events if in_iteration(x, e.loops)]
         steps = [x for x in same if x.kind == "step" and x.target_key == sched.optimizer]
