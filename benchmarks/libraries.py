@@ -99,7 +99,7 @@ def in_process(path: str, cache_dir: str) -> dict:
     """One analysis in this process, for the split: resolve / summarise / jedi, and modules loaded."""
     os.environ["GRADAUDIT_CACHE_DIR"] = cache_dir
     from gradaudit.analysis import jedi_resolver
-    from gradaudit.analysis.engine import Analyzer
+    from gradaudit.analysis.check.engine import Analyzer
     a = Analyzer(python=sys.executable)
     t0 = time.perf_counter()
     r = a.analyze_file(path)
@@ -159,7 +159,7 @@ def main():
         fh.write(FINETUNE)
     with open(plain, "w") as fh:
         fh.write(PLAIN)
-    exe = [sys.executable, "-m", "gradaudit.analysis.cli", "check", "--no-progress"]
+    exe = [sys.executable, "-m", "gradaudit.analysis.app.cli", "check", "--no-progress"]
     base_env = dict(os.environ)
     base_env.pop("VIRTUAL_ENV", None)
     base_env.pop("CONDA_PREFIX", None)
@@ -177,7 +177,7 @@ def main():
                 for _ in range(args.repeat)]
     plain_rows = [run(exe + [plain], dict(base_env, GRADAUDIT_CACHE_DIR=os.path.join(work, "p")))
                   for _ in range(args.repeat + 1)][1:]
-    start = [run([sys.executable, "-c", "import gradaudit.analysis.cli, gradaudit.analysis.engine"], base_env)
+    start = [run([sys.executable, "-c", "import gradaudit.analysis.app.cli, gradaudit.analysis.check.engine"], base_env)
              for _ in range(args.repeat)]
     for name, rows in (("cold cache", cold), ("warm cache", warm), ("--no-cache", no_cache),
                        ("no library imported", plain_rows), ("python + gradaudit imports", start)):

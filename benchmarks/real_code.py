@@ -45,7 +45,7 @@ DEFAULT_PACKAGES = ["transformers", "lightning", "accelerate", "timm"]
 
 def python_files(root: str) -> list[str]:
     """The files `gradaudit check root` would check."""
-    from gradaudit.analysis.discovery import discover
+    from gradaudit.analysis.check.discovery import discover
     return discover([root])[0]
 
 
@@ -66,8 +66,8 @@ def _finding_dict(f) -> dict:
 
 def analyze_chunk(paths: list[str], root: str, timeout: float, log=None) -> dict:
     """Analyze `paths` with one shared Program; only findings and small facts are kept."""
-    from gradaudit.analysis.engine import Analyzer
-    from gradaudit.analysis.program import Program
+    from gradaudit.analysis.check.engine import Analyzer
+    from gradaudit.analysis.source.program import Program
 
     analyzer = Analyzer(extra_roots=[root], batch=True)
     program = Program([root], freeze_trees=True)

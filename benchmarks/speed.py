@@ -34,7 +34,7 @@ TARGET_ONE_FILE = 0.3     # seconds, whole process
 
 def folder_files(folder: str) -> list[str]:
     """The files `gradaudit check FOLDER` would check."""
-    from gradaudit.analysis.discovery import discover
+    from gradaudit.analysis.check.discovery import discover
     files, _ = discover([folder])
     return files
 
@@ -49,7 +49,7 @@ def gradaudit_cmd() -> list[str]:
     if os.path.isfile(exe):
         return [exe]
     found = shutil.which("gradaudit")
-    return [found] if found else [sys.executable, "-m", "gradaudit.analysis.cli"]
+    return [found] if found else [sys.executable, "-m", "gradaudit.analysis.app.cli"]
 
 
 # ---------------------------------------------------------------- in-process timing
@@ -86,8 +86,8 @@ def time_parse(sources, disable_gc: bool):
 
 
 def time_engine(folder: str, sources):
-    from gradaudit.analysis.engine import Analyzer
-    from gradaudit.analysis.program import Program
+    from gradaudit.analysis.check.engine import Analyzer
+    from gradaudit.analysis.source.program import Program
 
     def run():
         gc.collect()
@@ -268,8 +268,8 @@ def main(argv=None) -> int:
         proc["check"] = time_process(gradaudit_cmd() + ["check", one, "--no-progress"], repeat)
         proc["check_cold"] = time_process(gradaudit_cmd() + ["check", one, "--no-progress"], repeat, warm=False)
         proc["python"] = time_process([sys.executable, "-c", "import ast"], repeat)
-        proc["import"] = time_process([sys.executable, "-c", "import gradaudit.analysis.cli, "
-                                       "gradaudit.analysis.engine"], repeat)
+        proc["import"] = time_process([sys.executable, "-c", "import gradaudit.analysis.app.cli, "
+                                       "gradaudit.analysis.check.engine"], repeat)
     else:
         notes.append("no file for the whole-process timing (examples/ is empty and no folder was given; "
                      "use --one-file)")

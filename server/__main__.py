@@ -28,8 +28,8 @@ def run(tcp: str | None = None) -> int:
 
 # what the server and its workers import, checked by --check without starting a server: every
 # module of this package (listed, not hand-written, so a new one cannot be forgotten) and the engine
-_NEEDS = ("lsprotocol.types", "pygls.lsp.server", "gradaudit.analysis.engine", "gradaudit.analysis.fixes",
-          "gradaudit.analysis.summary")
+_NEEDS = ("lsprotocol.types", "pygls.lsp.server", "gradaudit.analysis.check.engine", "gradaudit.analysis.check.fixes",
+          "gradaudit.analysis.report.summary")
 
 
 def _needed() -> list[str]:

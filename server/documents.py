@@ -15,7 +15,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 
-from gradaudit.analysis.engine import Result
+from gradaudit.analysis.check.engine import Result
 
 from .convert import path_of
 from .memory import give_back

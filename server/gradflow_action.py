@@ -8,7 +8,7 @@ from lsprotocol import types
 
 from gradaudit.analysis import gradflow
 from gradaudit.analysis.report.collect import Source
-from gradaudit.analysis.summary import unique_steps
+from gradaudit.analysis.report.summary import unique_steps
 
 from .convert import path_of, uri_of
 

@@ -13,12 +13,12 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from gradaudit.analysis import __version__
-from gradaudit.analysis.findings import SAFE
-from gradaudit.analysis.fixes import fix_source
-from gradaudit.analysis.model import Span
-from gradaudit.analysis.program import ParseError, read_text, split_lines
-from gradaudit.analysis.graph import graph
-from gradaudit.analysis.summary import hover_markdown, lens_title, unique_steps
+from gradaudit.analysis.model.findings import SAFE
+from gradaudit.analysis.check.fixes import fix_source
+from gradaudit.analysis.model.model import Span
+from gradaudit.analysis.source.program import ParseError, read_text, split_lines
+from gradaudit.analysis.report.editor_graph import graph
+from gradaudit.analysis.report.summary import hover_markdown, lens_title, unique_steps
 
 from . import gradflow_action
 from .convert import Positions, diagnostic, finding_key, path_of, text_edits, uri_of

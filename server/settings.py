@@ -1,12 +1,12 @@
 """Server settings: client settings (initializationOptions, didChangeConfiguration) merged with
-the workspace's `[tool.gradaudit]`. Both are validated by gradaudit.analysis.schema: a wrong key
+the workspace's `[tool.gradaudit]`. Both are validated by gradaudit.analysis.check.schema: a wrong key
 is reported (the server shows it once) and left at its default."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from gradaudit.analysis.config import Config, read_config
-from gradaudit.analysis.schema import SEVERITIES, Key, validate
+from gradaudit.analysis.check.config import Config, read_config
+from gradaudit.analysis.check.schema import SEVERITIES, Key, validate
 
 SOURCE = "client settings"
 SECTION = "gradaudit"

@@ -15,7 +15,7 @@ from urllib.parse import unquote
 from lsprotocol import types
 from pygls.workspace import TextDocument, Workspace
 
-from gradaudit.analysis.program import split_lines
+from gradaudit.analysis.source.program import split_lines
 
 BLOCK = 256
 

@@ -67,9 +67,9 @@ _SEEN = 0          # the sequence number of the last change on disk applied
 
 
 def _libraries(python: str):
-    from gradaudit.analysis.environment import find_env
-    from gradaudit.analysis.library_models import LibraryModels
-    from gradaudit.analysis.summary_cache import SummaryCache
+    from gradaudit.analysis.libraries.environment import find_env
+    from gradaudit.analysis.libraries.models import LibraryModels
+    from gradaudit.analysis.libraries.summary_cache import SummaryCache
     env = find_env(python or None)
     libs = _LIBRARIES.get(env.key)
     if libs is None:
@@ -98,8 +98,8 @@ def apply_changes(seq: int, changes: tuple):
 
 def analyze(job: dict) -> dict:
     """One analysis; what crosses back is pickled findings and the model (no syntax trees)."""
-    from gradaudit.analysis.engine import Analyzer
-    from gradaudit.analysis.program import Program
+    from gradaudit.analysis.check.engine import Analyzer
+    from gradaudit.analysis.source.program import Program
     apply_changes(*job.get("changes", (0, ())))
     path = job["path"]
     settings = job["settings"]
@@ -144,9 +144,9 @@ def warm_up():
     environment's library models, the engine's tables and code paths. The first document is then
     not analysed by a cold worker, and the memory a worker keeps from its first job on is part of
     the size it reports at start-up (the baseline it is recycled against)."""
-    from gradaudit.analysis.config import Config
-    from gradaudit.analysis.engine import Analyzer
-    from gradaudit.analysis.program import Program
+    from gradaudit.analysis.check.config import Config
+    from gradaudit.analysis.check.engine import Analyzer
+    from gradaudit.analysis.source.program import Program
     try:
         analyzer = Analyzer(Config(), libraries=_libraries(""))
         program = analyzer.attach(Program([], {}, parsed={}))

@@ -56,13 +56,13 @@ def clean_env() -> dict:
 
 
 def run_cli(*args, cwd, timeout=300) -> subprocess.CompletedProcess:
-    """`python -m gradaudit.analysis.cli ARGS` in `cwd`."""
-    return subprocess.run([sys.executable, "-m", "gradaudit.analysis.cli", *map(str, args)], cwd=str(cwd),
+    """`python -m gradaudit.analysis.app.cli ARGS` in `cwd`."""
+    return subprocess.run([sys.executable, "-m", "gradaudit.analysis.app.cli", *map(str, args)], cwd=str(cwd),
                           env=clean_env(), capture_output=True, text=True, timeout=timeout)
 
 
 def run_main(args, cwd, capsys, monkeypatch):
-    """`gradaudit.analysis.cli.main(ARGS)` in-process in `cwd`: (exit code, stdout, stderr)."""
+    """`gradaudit.analysis.app.cli.main(ARGS)` in-process in `cwd`: (exit code, stdout, stderr)."""
     monkeypatch.chdir(cwd)
     capsys.readouterr()
     code = cli.main([str(a) for a in args])

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import re
 
-from gradaudit.analysis.config import Config
-from gradaudit.analysis.engine import Analyzer
+from gradaudit.analysis.check.config import Config
+from gradaudit.analysis.check.engine import Analyzer
 
 MARK = re.compile(r"\s*#\s*<-\s*(GA\d{3}(?:\s*,\s*GA\d{3})*)\s*$")
 

@@ -99,10 +99,10 @@ def make_env(root, files=FILES, version="3.11") -> str:
 
 
 def analyzer(env: str, cache_dir=None, config=None):
-    from gradaudit.analysis.config import Config
-    from gradaudit.analysis.engine import Analyzer
-    from gradaudit.analysis.environment import find_env
-    from gradaudit.analysis.library_models import LibraryModels
-    from gradaudit.analysis.summary_cache import SummaryCache
+    from gradaudit.analysis.check.config import Config
+    from gradaudit.analysis.check.engine import Analyzer
+    from gradaudit.analysis.libraries.environment import find_env
+    from gradaudit.analysis.libraries.models import LibraryModels
+    from gradaudit.analysis.libraries.summary_cache import SummaryCache
     libs = LibraryModels(find_env(env), SummaryCache(cache_dir, enabled=cache_dir is not None))
     return Analyzer(config or Config(), libraries=libs)

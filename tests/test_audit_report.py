@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from clitools import run_cli as _run_cli
-from gradaudit.analysis.config import Config
+from gradaudit.analysis.check.config import Config
 from gradaudit.analysis.report import collect, graph as G
 from gradaudit.analysis.report.markdown import SECTIONS
 
@@ -378,7 +378,7 @@ def test_time_budget_cuts_the_audit_short_and_says_so(tmp_path):
 
 
 def test_clean_verdict_names_what_a_budget_left_unchecked(tmp_path):
-    from gradaudit.analysis.problems import Problem
+    from gradaudit.analysis.check.problems import Problem
     write(tmp_path, "train.py", TRAIN_GA101.replace(".detach()", ""))
     audit = audit_of([str(tmp_path / "train.py")])
     assert audit.clean and audit.graphs and audit.no_defect == collect.NO_DEFECT
@@ -388,8 +388,8 @@ def test_clean_verdict_names_what_a_budget_left_unchecked(tmp_path):
 
 
 def test_classification_and_severity_follow_family_and_confidence():
-    from gradaudit.analysis.findings import Finding
-    from gradaudit.analysis.model import Span
+    from gradaudit.analysis.model.findings import Finding
+    from gradaudit.analysis.model.model import Span
     from gradaudit.analysis.report.judge import classify, rank_key, severity, why_not_lookalike
 
     def f(code, family, confidence="confirmed", message="m"):

@@ -1,5 +1,5 @@
 """`gradaudit check | rule | rules` from the command line: as a subprocess
-(`python -m gradaudit.analysis.cli`) and in-process (`cli.main([...])`)."""
+(`python -m gradaudit.analysis.app.cli`) and in-process (`cli.main([...])`)."""
 from __future__ import annotations
 
 import importlib.metadata

@@ -161,13 +161,13 @@ def test_unreadable_folder_for_real(tmp_path):
     for p in [tmp_path, work, work / "train.py", work / "secret" / "hidden.py"]:
         p.chmod(0o755 if p.is_dir() else 0o644)
     prefix = _as_nobody()
-    probe = subprocess.run(prefix + [sys.executable, "-c", "import gradaudit.analysis.cli"], cwd=work,
+    probe = subprocess.run(prefix + [sys.executable, "-c", "import gradaudit.analysis.app.cli"], cwd=work,
                            env=clean_env(), capture_output=True, text=True, timeout=120)
     if probe.returncode != 0:
         pytest.skip(f"the unprivileged user cannot run the project's interpreter here: {probe.stderr[-200:]}")
     (work / "secret").chmod(0o000)
     try:
-        r = subprocess.run(prefix + [sys.executable, "-m", "gradaudit.analysis.cli", "check", "."],
+        r = subprocess.run(prefix + [sys.executable, "-m", "gradaudit.analysis.app.cli", "check", "."],
                            cwd=work, env=clean_env(), capture_output=True, text=True, timeout=120)
     finally:
         (work / "secret").chmod(0o755)

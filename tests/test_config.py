@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from clitools import codes_in, finding_lines, run_cli, run_main, write, write_example
-from gradaudit.analysis.config import Config, ConfigError, config_from_table, load_config, read_config
+from gradaudit.analysis.check.config import Config, ConfigError, config_from_table, load_config, read_config
 
 
 def make_project(root, config: str):

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from gradaudit.analysis.engine import Analyzer
+from gradaudit.analysis.check.engine import Analyzer
 from helpers import analyze, found, strip_markers
 
 HERE = os.path.join(os.path.dirname(__file__), "data")

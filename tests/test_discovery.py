@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clitools import REPO, codes_in, run_cli, write, write_example
-from gradaudit.analysis.config import Config
-from gradaudit.analysis.discovery import discover
-from gradaudit.analysis.gitignore import GitIgnore
+from gradaudit.analysis.check.config import Config
+from gradaudit.analysis.check.discovery import discover
+from gradaudit.analysis.check.gitignore import GitIgnore
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -47,7 +47,7 @@ def test_the_real_repository_root():
     files, _ = discover([str(REPO)], Config())
     names = rel(files, REPO)
     assert not any(n.startswith(("vscode-extension/bundled/", "vscode-extension/.e2e/", ".venv/")) for n in names)
-    assert "analysis/engine.py" in names and "examples/gan_training.py" in names
+    assert "analysis/check/engine.py" in names and "examples/gan_training.py" in names
 
 
 def test_gitignore_rules(tmp_path):

@@ -15,7 +15,7 @@ from dataclasses import replace
 import pytest
 
 from gradaudit.analysis import cli, docgen
-from gradaudit.analysis.gitignore import GitIgnore
+from gradaudit.analysis.check.gitignore import GitIgnore
 from gradaudit.analysis.rules import BY_CODE, RULES
 
 try:
@@ -263,7 +263,7 @@ def _check_python(args, cwd):
             elif not a.startswith("-") and (i == 0 or rest[i - 1] != "-m"):
                 assert os.path.exists(os.path.join(cwd, a.split("::")[0])), a
         return
-    if args[:2] == ["-m", "gradaudit.analysis.docgen"]:
+    if args[:2] == ["-m", "gradaudit.analysis.app.docgen"]:
         assert docgen.main(["--check"]) == 0
         return
     if args[:2] == ["-m", "gradaudit.analysis.ops.generate"]:
@@ -271,7 +271,7 @@ def _check_python(args, cwd):
         from gradaudit.analysis.ops import generate
         generate.parser().parse_args(args[2:])
         return
-    if args[:2] == ["-m", "gradaudit.server"] or args[:2] == ["-m", "gradaudit.analysis.cli"]:
+    if args[:2] == ["-m", "gradaudit.server"] or args[:2] == ["-m", "gradaudit.analysis.app.cli"]:
         _check_gradaudit(args[2:] if args[1] != "gradaudit.server" else ["server", *args[2:]], cwd)
         return
     script = os.path.join(cwd, args[0])
@@ -358,7 +358,7 @@ def test_the_synopsis_lists_real_options():
 
 @pytest.mark.parametrize("rel", user_docs())
 def test_snippets_are_valid(rel):
-    from gradaudit.analysis.config import table_config
+    from gradaudit.analysis.check.config import table_config
     from gradaudit.server.settings import Settings
     import yaml
     for lang, body in blocks(rel):

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from gradaudit.analysis.engine import Analyzer
-from gradaudit.analysis.program import ParseError, decode_source, parse_source
+from gradaudit.analysis.check.engine import Analyzer
+from gradaudit.analysis.source.program import ParseError, decode_source, parse_source
 from helpers import analyze
 
 TRAIN = """

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clitools import codes_in, example, finding_lines, run_cli, run_main, write, write_example
-from gradaudit.analysis.fixes import apply_edits, fix_source
+from gradaudit.analysis.check.fixes import apply_edits, fix_source
 from gradaudit.analysis.rules import RULES
 from helpers import analyze, strip_markers
 

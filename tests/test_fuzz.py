@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 
 from fuzzcases import describe, sources
 from gradaudit.analysis import cli
-from gradaudit.analysis.engine import Analyzer, Result
-from gradaudit.analysis.fixes import fix_source
-from gradaudit.analysis.program import ParseError, decode_source
+from gradaudit.analysis.check.engine import Analyzer, Result
+from gradaudit.analysis.check.fixes import fix_source
+from gradaudit.analysis.source.program import ParseError, decode_source
 from lspwire import Reader, notify, request
 
 LONG = int(os.environ.get("GRADAUDIT_FUZZ", "0"))

@@ -1,4 +1,4 @@
-"""The training-step graph the editor draws (analysis/graph.py), from the model and the findings
+"""The training-step graph the editor draws (analysis/report/editor_graph.py), from the model and the findings
 of one analysis (issue 14: internal event names, "0 params" on cut modules, a GAN's valid
 fake.detach() drawn like a bug, a replaced head drawn as held by the optimizer, GA109 invisible)."""
 from __future__ import annotations
@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from gradaudit.analysis.engine import Analyzer
-from gradaudit.analysis.graph import call_label, graph
-from gradaudit.analysis.program import read_text
+from gradaudit.analysis.check.engine import Analyzer
+from gradaudit.analysis.report.editor_graph import call_label, graph
+from gradaudit.analysis.source.program import read_text
 from gradaudit.analysis.rules import BY_CODE
 from helpers import strip_markers
 

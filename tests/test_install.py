@@ -22,7 +22,7 @@ COPY_IGNORE = shutil.ignore_patterns(".venv", "venv", ".git", "*.egg-info", "bui
 
 PROBE = r"""
 import importlib.metadata as md, importlib.util as iu, json, sys, sysconfig
-import gradaudit.analysis, gradaudit.analysis.cli, gradaudit.analysis.rules
+import gradaudit.analysis, gradaudit.analysis.app.cli, gradaudit.analysis.rules
 print(json.dumps({
     "analysis_file": gradaudit.analysis.__file__,
     "rules": len(gradaudit.analysis.rules.RULES),

@@ -411,7 +411,7 @@ def test_summaries_are_cached_on_disk(env, tmp_path):
 
 
 def test_no_cache_writes_nothing(env, tmp_path):
-    from gradaudit.analysis.summary_cache import SummaryCache
+    from gradaudit.analysis.libraries.summary_cache import SummaryCache
     c = SummaryCache(str(tmp_path / "c"), enabled=False)
     c.put("k", {"a": 1})
     assert c.get("k") == {"a": 1}             # kept in memory for the run
@@ -423,7 +423,7 @@ def test_cache_survives_concurrent_writers(tmp_path):
     folder = str(tmp_path / "c")
     with concurrent.futures.ProcessPoolExecutor(4) as pool:
         list(pool.map(_write_many, [folder] * 4))
-    from gradaudit.analysis.summary_cache import SummaryCache
+    from gradaudit.analysis.libraries.summary_cache import SummaryCache
     c = SummaryCache(folder)
     for i in range(50):
         assert c.get(f"key{i}") == {"value": i, "payload": "x" * 2000}
@@ -432,7 +432,7 @@ def test_cache_survives_concurrent_writers(tmp_path):
 
 
 def _write_many(folder):
-    from gradaudit.analysis.summary_cache import SummaryCache
+    from gradaudit.analysis.libraries.summary_cache import SummaryCache
     c = SummaryCache(folder)
     for i in range(50):
         c.put(f"key{i}", {"value": i, "payload": "x" * 2000})
@@ -485,7 +485,7 @@ def test_pth_files_add_editable_installs(tmp_path):
 
 
 def test_python_setting_in_pyproject(tmp_path):
-    from gradaudit.analysis.config import ConfigError, load_config
+    from gradaudit.analysis.check.config import ConfigError, load_config
     (tmp_path / "pyproject.toml").write_text('[tool.gradaudit]\npython = ".venv/bin/python"\n')
     cfg = load_config(str(tmp_path))
     assert cfg.python == os.path.join(str(tmp_path), ".venv/bin/python")
@@ -514,8 +514,8 @@ def test_cli_python_option(env, tmp_path):
 # ---------------------------------------------------------------- the site index
 
 def test_site_index_follows_lazy_packages(env):
-    from gradaudit.analysis.environment import find_env
-    from gradaudit.analysis.site_index import SiteIndex
+    from gradaudit.analysis.libraries.environment import find_env
+    from gradaudit.analysis.libraries.site_index import SiteIndex
     idx = SiteIndex(find_env(env))
     d = idx.define("fakevision.TinyNet")
     assert d.kind == "class" and d.qual == "fakevision.models.tiny.TinyNet" and d.path.endswith("tiny.py")
@@ -552,8 +552,8 @@ for step in range(2):
 @pytest.mark.skipif(not _installed("transformers"), reason="transformers is not installed")
 def test_transformers_source_names_the_head():
     import sys
-    from gradaudit.analysis.config import Config
-    from gradaudit.analysis.engine import Analyzer
+    from gradaudit.analysis.check.config import Config
+    from gradaudit.analysis.check.engine import Analyzer
     src, expected = strip_markers(REAL)
     result = Analyzer(Config(), python=sys.executable, cache=False).analyze_source("train.py", src)
     assert found(result) == expected
@@ -575,8 +575,8 @@ def test_transformers_training_scripts(path):
     checked with torch and transformers, its outcome in its first line): the marked defects, confirmed,
     and nothing on the look-alikes (valid_*)."""
     import sys
-    from gradaudit.analysis.config import Config
-    from gradaudit.analysis.engine import Analyzer
+    from gradaudit.analysis.check.config import Config
+    from gradaudit.analysis.check.engine import Analyzer
     with open(path, encoding="utf-8") as fh:
         src, expected = strip_markers(fh.read())
     assert bool(expected) != os.path.basename(path).startswith("valid_")
@@ -588,8 +588,8 @@ def test_transformers_training_scripts(path):
 @pytest.mark.skipif(not _installed("torchvision"), reason="torchvision is not installed")
 def test_torchvision_source_structure():
     import sys
-    from gradaudit.analysis.environment import find_env
-    from gradaudit.analysis.library_models import LibraryModels
+    from gradaudit.analysis.libraries.environment import find_env
+    from gradaudit.analysis.libraries.models import LibraryModels
     lm = LibraryModels(find_env(sys.executable)).resolve("torchvision.models.resnet18")
     assert lm.how == "source" and lm.shape is not None
     assert lm.shape.count() == 62   # resnet18's 62 parameter tensors
@@ -640,7 +640,7 @@ def test_jedi_resolves_a_module_added_to_sys_path(tmp_path, monkeypatch):
             loss.backward()
             optimizer.step()
     '''))
-    from gradaudit.analysis.engine import Analyzer
+    from gradaudit.analysis.check.engine import Analyzer
     result = Analyzer(cache=False).analyze_file(str(train))
     assert [(os.path.basename(f.span.path), f.span.line, f.code) for f in result.findings] == [("mynet.py", 8, "GA109")]
 
@@ -655,10 +655,10 @@ def test_no_library_no_jedi(tmp_path):
                       "args = argparse.ArgumentParser().parse_args([])\nm = nn.Linear(2, 2)\n"
                       "data = torch.utils.data.TensorDataset(torch.randn(4, 2))\n"
                       "opt = torch.optim.SGD(m.parameters(), lr=0.1)\nm(torch.randn(1, 2)).sum().backward()\n")
-    code = ("import sys; from gradaudit.analysis.engine import Analyzer; a = Analyzer(cache=False); "
+    code = ("import sys; from gradaudit.analysis.check.engine import Analyzer; a = Analyzer(cache=False); "
             f"a.analyze_file({str(script)!r}); "
-            "looked = any(m in sys.modules for m in ('gradaudit.analysis.library_models', "
-            "'gradaudit.analysis.environment', 'gradaudit.analysis.site_index')); "
+            "looked = any(m in sys.modules for m in ('gradaudit.analysis.libraries.models', "
+            "'gradaudit.analysis.libraries.environment', 'gradaudit.analysis.libraries.site_index')); "
             "idx = a.libraries._index; "
             "print('jedi' in sys.modules, bool(idx and idx._files), looked)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -672,10 +672,10 @@ def test_scheduler_factories_read_from_the_source():
     read from the installed source; `get_scheduler` picks its function from a dict by name, which
     the source does not settle: the table answers (a constant name decides the class)."""
     import sys
-    from gradaudit.analysis.environment import find_env
-    from gradaudit.analysis.library_models import LibraryModels
-    from gradaudit.analysis.library_schedulers import PLATEAU, UNKNOWN, source_factory, table_factory
-    from gradaudit.analysis.values import const
+    from gradaudit.analysis.libraries.environment import find_env
+    from gradaudit.analysis.libraries.models import LibraryModels
+    from gradaudit.analysis.libraries.schedulers import PLATEAU, UNKNOWN, source_factory, table_factory
+    from gradaudit.analysis.interp.values import const
     libs = LibraryModels(find_env(sys.executable))
     linear = source_factory(libs, "transformers.get_linear_schedule_with_warmup")
     assert (linear.position, linear.keyword, linear.cls, linear.how) == (0, "optimizer", "LambdaLR", "source")
@@ -693,9 +693,9 @@ def test_peft_adapters_fix_adds_only_what_the_optimizer_lacks():
     """The GA108 fix for adapters must not add the model's parameters again: the optimizer already
     holds them (frozen now) and torch refuses a parameter in two groups. Applied to the LoRA
     script and run with torch + peft, the adapters then train (checked by hand)."""
-    from gradaudit.analysis.config import Config
-    from gradaudit.analysis.engine import Analyzer
-    from gradaudit.analysis.fixes import fix_source
+    from gradaudit.analysis.check.config import Config
+    from gradaudit.analysis.check.engine import Analyzer
+    from gradaudit.analysis.check.fixes import fix_source
     path = os.path.join(os.path.dirname(__file__), "data", "transformers",
                         "lora_custom_module_optimizer_built_before.py")
     with open(path, encoding="utf-8") as fh:

@@ -3,7 +3,7 @@ import os
 import subprocess
 import sys
 
-from gradaudit.analysis.engine import Analyzer
+from gradaudit.analysis.check.engine import Analyzer
 from helpers import analyze
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
@@ -165,7 +165,7 @@ def test_a_training_function_nobody_calls_is_still_modelled():
 
 def test_findings_across_modules_point_into_the_helper_module():
     root = os.path.join(DATA, "projects", "helper_detach")
-    p = subprocess.run([sys.executable, "-m", "gradaudit.analysis.cli", "check", ".", "--format", "json"],
+    p = subprocess.run([sys.executable, "-m", "gradaudit.analysis.app.cli", "check", ".", "--format", "json"],
                        cwd=root, capture_output=True, text=True, timeout=60)
     import json
     findings = json.loads(p.stdout)["findings"]

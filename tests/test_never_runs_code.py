@@ -10,7 +10,7 @@ import sys
 import time
 
 from clitools import clean_env
-from gradaudit.analysis.engine import Analyzer
+from gradaudit.analysis.check.engine import Analyzer
 from lspwire import Reader, notify, request
 
 TRAIN = '''import torch
@@ -80,10 +80,10 @@ def test_the_cli_runs_nothing_from_inside_the_project(tmp_path):
     env = clean_env()
     env["PYTHONPATH"] = str(lib)        # the library is importable: it is still only read
     # `python -m` puts the project folder first on sys.path (argparse.py, difflib.py there)
-    r = subprocess.run([sys.executable, "-m", "gradaudit.analysis.cli", "check", "--diff", "."], cwd=ws, env=env,
+    r = subprocess.run([sys.executable, "-m", "gradaudit.analysis.app.cli", "check", "--diff", "."], cwd=ws, env=env,
                        capture_output=True, text=True, timeout=300)
     assert "Would fix" in r.stderr, r.stderr
-    r = subprocess.run([sys.executable, "-m", "gradaudit.analysis.cli", "check", "-j", "2", "."], cwd=ws, env=env,
+    r = subprocess.run([sys.executable, "-m", "gradaudit.analysis.app.cli", "check", "-j", "2", "."], cwd=ws, env=env,
                        capture_output=True, text=True, timeout=300)
     assert "GA101" in r.stdout, r.stderr
     script = os.path.join(os.path.dirname(sys.executable), "gradaudit")

@@ -400,7 +400,7 @@ def test_the_numerical_families_have_the_domain_their_rules_report():
 
 
 def test_importing_the_engine_does_not_load_the_table():
-    code = ("import sys, gradaudit.analysis.cli, gradaudit.analysis.engine; "
+    code = ("import sys, gradaudit.analysis.app.cli, gradaudit.analysis.check.engine; "
             "print('gradaudit.analysis.ops._table' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -12,8 +12,8 @@ import jsonschema
 import pytest
 
 from clitools import ALL_CODES, example, run_cli, run_main, write, write_example
-from gradaudit.analysis.findings import Finding, Fix, Edit, Related
-from gradaudit.analysis.model import Span
+from gradaudit.analysis.model.findings import Finding, Fix, Edit, Related
+from gradaudit.analysis.model.model import Span
 from gradaudit.analysis.output import github as github_out
 from gradaudit.analysis.rules import BY_CODE, RULES
 

@@ -31,7 +31,7 @@ def test_main_command_checks_the_examples():
     main_cmd, _ = readme_commands()
     assert main_cmd.startswith("python3 -m venv .venv") and main_cmd.endswith("gradaudit check examples/")
     # the part after the set-up, with this interpreter's gradaudit
-    p = subprocess.run([sys.executable, "-m", "gradaudit.analysis.cli", "check", "examples/"], cwd=ROOT,
+    p = subprocess.run([sys.executable, "-m", "gradaudit.analysis.app.cli", "check", "examples/"], cwd=ROOT,
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 1, p.stderr
     codes = set(re.findall(r": (GA\d{3}) \[confirmed\]", p.stdout))

@@ -36,7 +36,7 @@ STILL_WRONG: set = set()
 # One fresh process per script: what it analyzed before is then the same on every machine and in any test order.
 _PROBE = """
 import json, os, sys
-from gradaudit.analysis.engine import Analyzer
+from gradaudit.analysis.check.engine import Analyzer
 path, runs = sys.argv[1], int(sys.argv[2])
 with open(path, encoding="utf-8") as fh:
     source = fh.read()

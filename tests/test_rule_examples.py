@@ -2,7 +2,7 @@
 stated source; valid look-alikes report nothing (Fixit style, collected automatically)."""
 import pytest
 
-from gradaudit.analysis.fixes import apply_edits
+from gradaudit.analysis.check.fixes import apply_edits
 from gradaudit.analysis.rules import RULES
 from helpers import analyze, found, strip_markers
 

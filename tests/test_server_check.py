@@ -21,7 +21,7 @@ def test_check_passes_here():
     assert got["ok"] is True and got["python"] == ".".join(map(str, sys.version_info[:3]))
 
 
-@pytest.mark.parametrize("module", MODULES + ["pygls.lsp.server", "gradaudit.analysis.engine"])
+@pytest.mark.parametrize("module", MODULES + ["pygls.lsp.server", "gradaudit.analysis.check.engine"])
 def test_a_module_that_cannot_be_imported_fails_the_check(module, monkeypatch, capsys):
     # None in sys.modules makes its import fail, as a missing file or dependency does
     name = module if "." in module else f"gradaudit.server.{module}"

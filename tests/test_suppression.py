@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from clitools import codes_in, example, finding_lines, run_cli, write
-from gradaudit.analysis.suppression import suppressed
+from gradaudit.analysis.check.suppression import suppressed
 from helpers import analyze, found
 
 ANCHOR = "    feats = encoder(x).detach()"          # line 12 of GA101's first example

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gradaudit.analysis.fixes import apply_edits, unwrap_with
-from gradaudit.analysis.model import ProgramModel, Span
-from gradaudit.analysis.program import parse_source
+from gradaudit.analysis.check.fixes import apply_edits, unwrap_with
+from gradaudit.analysis.model.model import ProgramModel, Span
+from gradaudit.analysis.source.program import parse_source
 from gradaudit.analysis.rules.base import RuleContext
 from helpers import analyze
 

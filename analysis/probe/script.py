@@ -113,7 +113,7 @@ def _follow(obj, parts):
 
 
 _MISSING = object()
-LOSS_LEAVES = "<loss leaves>"    # the name gradaudit.analysis.gradflow gives a hand-updated step's leaves
+LOSS_LEAVES = "<loss leaves>"    # the name gradaudit.analysis.app.gradflow gives a hand-updated step's leaves
 
 
 class _Session:

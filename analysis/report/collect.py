@@ -8,13 +8,13 @@ import difflib
 import re
 from dataclasses import dataclass, field, replace
 
-from .. import gradflow
-from ..findings import Finding
-from ..fixes import apply_edits
-from ..model import ProgramModel, Step
-from ..program import split_lines
+from ..app import gradflow
+from ..model.findings import Finding
+from ..check.fixes import apply_edits
+from ..model.model import ProgramModel, Step
+from ..source.program import split_lines
 from ..rules.common import describe, optimizer_of
-from ..summary import unique_steps
+from .summary import unique_steps
 from . import graph as G
 from .judge import classify, rank_key, severity, why_not_lookalike
 from .runtime import RuntimeCheck, runtime_check
@@ -159,14 +159,14 @@ def keep_for_report(path, r):
 
 def analyze(paths, config, jobs=0, time_budget=None, python=None, cache=True):
     """The files under `paths` analysed as `gradaudit check` analyses them (runner.py)."""
-    from ..runner import analyze_paths
+    from ..check.runner import analyze_paths
     return analyze_paths(paths, config, jobs, False, time_budget, python, cache, keep=keep_for_report)
 
 
 # ------------------------------------------------------------------ the sections
 
 def build(paths, files_checked, results, problems=()) -> Audit:
-    from ..engine import _resolve_overlaps
+    from ..check.engine import _resolve_overlaps
     texts: dict = {}
     for _, _, _, t in results:
         for p, text in t.items():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..model import ProgramModel, Step
+from ..model.model import ProgramModel, Step
 from ..rules.common import describe
 
 _ORDER = ("zero_grad", "backward", "grad", "clip", "unscale", "step", "scaler_step", "scaler_update", "sched_step")

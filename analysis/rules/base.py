@@ -5,8 +5,8 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from ..findings import Edit, Finding, Related
-from ..model import ProgramModel, Span
+from ..model.findings import Edit, Finding, Related
+from ..model.model import ProgramModel, Span
 
 GRAPH_BREAK, LIFECYCLE, BACKWARD, NUMERICAL = "graph-break", "lifecycle", "backward", "numerical"
 DOCS_URL = "https://gradaudit.dev/rules/{code}"

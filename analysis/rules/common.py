@@ -1,8 +1,8 @@
 """Helpers shared by rules: phrasing parameter sets, and the cut analysis behind GA101-GA105."""
 from __future__ import annotations
 
-from ..findings import CONFIRMED, SUSPICIOUS, Finding, Related
-from ..model import Step
+from ..model.findings import CONFIRMED, SUSPICIOUS, Finding, Related
+from ..model.model import Step
 from .base import RuleContext
 
 

@@ -1,5 +1,5 @@
 """GA101 detach-cuts-loss."""
-from ..findings import SAFE, UNSAFE, Fix
+from ..model.findings import SAFE, UNSAFE, Fix
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
 from .common import cut_findings
 
@@ -15,7 +15,7 @@ def _fix(ctx: RuleContext, cut, step):
         return Fix(f"Remove `{receiver}.detach_()`", SAFE, (ctx.delete_lines(cut.span.path, *lines),))
     if not receiver:
         return None
-    from ..fixes import mutated_after
+    from ..check.fixes import mutated_after
     # a detached copy that is later changed in place would, without the detach, change the graph
     how = UNSAFE if mutated_after(ctx, cut.span) else SAFE
     return Fix(f"Drop `{cut.detail}`", how, (ctx.replace(cut.span, receiver),))

@@ -1,5 +1,5 @@
 """GA102 no-grad-loss."""
-from ..findings import SAFE, UNSAFE, Fix
+from ..model.findings import SAFE, UNSAFE, Fix
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
 from .common import cut_findings
 
@@ -10,13 +10,13 @@ def _fix(ctx: RuleContext, cut, step):
     if stripped.startswith("@"):
         if cut.span.line != cut.span.end_line or line[:cut.span.col].strip() != "@":
             return None
-        from ..fixes import called_once
+        from ..check.fixes import called_once
         # safe only when the training step is the function's one caller: an evaluation that also
         # calls it would start recording graphs
         how = SAFE if called_once(ctx, cut.span.path, cut.span.line) else UNSAFE
         return Fix(f"Remove the `{stripped}` decorator", how,
                    (ctx.delete_lines(cut.span.path, cut.span.line, cut.span.line),))
-    from ..fixes import unwrap_with, with_only_feeds_loss
+    from ..check.fixes import unwrap_with, with_only_feeds_loss
     edits = unwrap_with(ctx, cut.span)
     if not edits:
         return None

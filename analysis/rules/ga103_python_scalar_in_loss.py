@@ -1,7 +1,7 @@
 """GA103 python-scalar-in-loss."""
 import re
 
-from ..findings import UNSAFE, Fix
+from ..model.findings import UNSAFE, Fix
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
 from .common import cut_findings
 

@@ -1,7 +1,7 @@
 """GA105 numpy-roundtrip."""
 import ast
 
-from ..findings import SAFE, UNSAFE, Fix
+from ..model.findings import SAFE, UNSAFE, Fix
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
 from .common import cut_findings
 

@@ -1,5 +1,5 @@
 """GA106 requires-grad-misuse."""
-from ..findings import CONFIRMED, UNSAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
 from .common import describe, names, optimizer_of, stand_in_leaves, step_related
 

@@ -1,7 +1,7 @@
 """GA107 frozen-param-optimized."""
 import ast
 
-from ..findings import CONFIRMED, UNSAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
 from .common import describe, names
 

@@ -1,7 +1,7 @@
 """GA108 param-not-optimized."""
 import re
 
-from ..findings import CONFIRMED, UNSAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
 from .common import ADAPTERS, describe, module_of, names, plural
 
@@ -28,7 +28,7 @@ def _fix_created(ctx: RuleContext, span, opt, params):
                  f"and all(p is not q for g in {opt.name}.param_groups for q in g['params'])]")
     indent = ctx.indent_of(span.path, span.line)
     text = f'{indent}{opt.name}.add_param_group({{"params": {group}}})\n'
-    from ..model import Span
+    from ..model.model import Span
     at = Span(span.path, lines[1] + 1, 0, lines[1] + 1, 0)
     return Fix(f"Add the new parameters to `{opt.name}`", UNSAFE, (ctx.replace(at, text),))
 

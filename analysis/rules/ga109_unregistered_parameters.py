@@ -1,7 +1,7 @@
 """GA109 unregistered-parameters."""
 import ast
 
-from ..findings import CONFIRMED, SAFE, SUSPICIOUS, UNSAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, UNSAFE, Finding, Fix, Related
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
 from .common import names
 

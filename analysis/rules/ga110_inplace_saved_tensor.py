@@ -2,8 +2,8 @@
 import ast
 import re
 
-from ..findings import CONFIRMED, SAFE, UNSAFE, Finding, Fix, Related
-from ..model import Span
+from ..model.findings import CONFIRMED, SAFE, UNSAFE, Finding, Fix, Related
+from ..model.model import Span
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
 
 _OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Pow: "**",

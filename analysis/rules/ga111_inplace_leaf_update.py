@@ -2,8 +2,8 @@
 import ast
 from dataclasses import replace
 
-from ..findings import CONFIRMED, SAFE, SUSPICIOUS, UNSAFE, Finding, Fix
-from ..model import Span
+from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, UNSAFE, Finding, Fix
+from ..model.model import Span
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
 from .common import describe, names
 

@@ -1,7 +1,7 @@
 """GA113 nonleaf-weight."""
 import ast
 
-from ..findings import CONFIRMED, SAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
 from .common import names
 

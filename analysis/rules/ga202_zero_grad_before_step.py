@@ -1,5 +1,5 @@
 """GA202 zero-grad-before-step."""
-from ..findings import CONFIRMED, SAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
 from .base import LIFECYCLE, Example, Rule, RuleContext
 from .common import describe, names
 from .lifecycle import (

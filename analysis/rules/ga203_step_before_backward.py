@@ -1,5 +1,5 @@
 """GA203 step-before-backward."""
-from ..findings import CONFIRMED, SAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
 from .base import LIFECYCLE, Example, Rule, RuleContext
 from .common import names
 from .lifecycle import (

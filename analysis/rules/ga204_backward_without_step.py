@@ -1,5 +1,5 @@
 """GA204 backward-without-step."""
-from ..findings import CONFIRMED, UNSAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
 from .base import LIFECYCLE, Example, Rule, RuleContext
 from .common import describe, names
 from .lifecycle import first_by_span, insert_after, name_of, statement_at

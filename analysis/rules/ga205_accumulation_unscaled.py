@@ -2,7 +2,7 @@
 import ast
 import re
 
-from ..findings import SUSPICIOUS, UNSAFE, Finding, Fix, Related
+from ..model.findings import SUSPICIOUS, UNSAFE, Finding, Fix, Related
 from .base import LIFECYCLE, Example, Rule, RuleContext
 from .lifecycle import (
     call_of,

@@ -1,8 +1,8 @@
 """GA206 optimizer-in-loop."""
 import ast
 
-from ..findings import CONFIRMED, SAFE, Finding, Fix, Related
-from ..model import Span
+from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
+from ..model.model import Span
 from .base import LIFECYCLE, Example, Rule, RuleContext
 from .lifecycle import first_by_span, in_iteration, loop_of, statement_at, whole_lines
 

@@ -1,6 +1,6 @@
 """GA207 scheduler-before-step."""
-from .. import torch_api as T
-from ..findings import CONFIRMED, SAFE, Finding, Fix, Related
+from ..ops import torch_api as T
+from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
 from .base import LIFECYCLE, Example, Rule, RuleContext
 from .lifecycle import (
     first_by_span,

@@ -1,7 +1,7 @@
 """GA208 clip-misplaced."""
 from dataclasses import replace
 
-from ..findings import CONFIRMED, SAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
 from .base import LIFECYCLE, Example, Rule, RuleContext
 from .lifecycle import (
     BACKWARDS,

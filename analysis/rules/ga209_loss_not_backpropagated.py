@@ -1,7 +1,7 @@
 """GA209 loss-not-backpropagated."""
 import re
 
-from ..findings import CONFIRMED, UNSAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
 from .base import LIFECYCLE, Example, Rule, RuleContext
 from .common import describe, names
 

@@ -1,7 +1,7 @@
 """GA301 backward-through-freed-graph."""
 import ast
 
-from ..findings import CONFIRMED, UNSAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
 from .base import BACKWARD, Example, Rule, RuleContext
 from .lifecycle import first_by_span, insert_before, statement_at
 

@@ -1,5 +1,5 @@
 """GA302 retain-graph-masking."""
-from ..findings import CONFIRMED, SUSPICIOUS, UNSAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, SUSPICIOUS, UNSAFE, Finding, Fix, Related
 from .base import BACKWARD, Example, Rule, RuleContext
 from .lifecycle import first_by_span
 
@@ -12,7 +12,7 @@ def _fix(ctx: RuleContext, span):
         return None
     before = line[:start].rstrip()
     cut_from = len(before) - 1 if before.endswith(",") else start
-    from ..model import Span
+    from ..model.model import Span
     return Fix("Remove `retain_graph=True` (and detach the carried state)", UNSAFE,
                (ctx.replace(Span(span.path, span.line, cut_from, span.line, span.end_col), ""),))
 

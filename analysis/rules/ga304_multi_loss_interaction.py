@@ -1,5 +1,5 @@
 """GA304 multi-loss-interaction."""
-from ..findings import CONFIRMED, UNSAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
 from .base import BACKWARD, Example, Rule, RuleContext
 from .common import describe, names
 from .lifecycle import (

@@ -1,5 +1,5 @@
 """GA305 backward-non-scalar."""
-from ..findings import CONFIRMED, UNSAFE, Finding, Fix
+from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix
 from .base import BACKWARD, Example, Rule, RuleContext
 from .lifecycle import first_by_span, receiver
 

@@ -1,7 +1,7 @@
 """GA306 nonleaf-grad-read."""
 import ast
 
-from ..findings import CONFIRMED, SAFE, Finding, Fix
+from ..model.findings import CONFIRMED, SAFE, Finding, Fix
 from .base import BACKWARD, Example, Rule, RuleContext
 from .lifecycle import first_by_span, insert_after
 

@@ -1,7 +1,7 @@
 """GA401 unsafe-log."""
 import ast
 
-from ..findings import SAFE, UNSAFE, Fix
+from ..model.findings import SAFE, UNSAFE, Fix
 from .base import NUMERICAL, Example, Rule, RuleContext
 from .common import risk_findings
 

@@ -1,7 +1,7 @@
 """GA402 unsafe-division."""
 import ast
 
-from ..findings import UNSAFE, Fix
+from ..model.findings import UNSAFE, Fix
 from .base import NUMERICAL, Example, Rule, RuleContext
 from .common import risk_findings
 

@@ -1,7 +1,7 @@
 """GA403 unsafe-sqrt."""
 import ast
 
-from ..findings import UNSAFE, Fix
+from ..model.findings import UNSAFE, Fix
 from .base import NUMERICAL, Example, Rule, RuleContext
 from .common import risk_findings
 

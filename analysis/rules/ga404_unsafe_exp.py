@@ -1,7 +1,7 @@
 """GA404 unsafe-exp."""
 import ast
 
-from ..findings import SAFE, Fix
+from ..model.findings import SAFE, Fix
 from .base import NUMERICAL, Example, Rule, RuleContext
 from .common import risk_findings
 
@@ -26,7 +26,7 @@ def _fix(ctx: RuleContext, risk):
                     and isinstance(e.func, ast.Attribute) and e.func.attr == "exp" and len(e.args) == 1):
                 continue
             z = ast.get_source_segment(line.strip(), e.args[0])
-            from ..model import Span
+            from ..model.model import Span
             span = Span(risk.span.path, risk.span.line, offset + node.col_offset, risk.span.line,
                         offset + node.end_col_offset)
             torch_name = ctx.alias(risk.span.path, "torch")

@@ -1,7 +1,7 @@
 """GA407 probabilities-into-logit-loss."""
 import ast
 
-from ..findings import UNSAFE, Fix
+from ..model.findings import UNSAFE, Fix
 from .base import NUMERICAL, Example, Rule, RuleContext
 from .common import risk_findings
 

@@ -1,7 +1,7 @@
 """GA408 bce-on-sigmoid."""
 import ast
 
-from ..findings import UNSAFE, Fix
+from ..model.findings import UNSAFE, Fix
 from .base import NUMERICAL, Example, Rule, RuleContext
 from .common import risk_findings
 

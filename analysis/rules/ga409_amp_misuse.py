@@ -1,5 +1,5 @@
 """GA409 amp-misuse."""
-from ..findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix, Related
+from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix, Related
 from .base import NUMERICAL, Example, Rule, RuleContext
 from .lifecycle import BACKWARDS, first_by_span, in_iteration, insert_after, own_event, receiver, statement_at
 

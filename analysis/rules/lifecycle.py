@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ..model import Event, ProgramModel, Span, Step
+from ..model.model import Event, ProgramModel, Span, Step
 
 BACKWARDS = ("backward", "grad")
 
@@ -182,7 +182,7 @@ _SHOWN = {"zero_grad": "zero_grad()", "backward": "backward()", "grad": "torch.a
 def iteration_related(events, skip=()) -> tuple:
     """The lifecycle calls of one iteration as related locations, in order (an editor shows the
     sequence the rule checked next to the diagnostic)."""
-    from ..findings import Related
+    from ..model.findings import Related
     out, seen = [], {(s.path, s.line, s.col) for s in skip if s is not None}
     for n, e in enumerate(sorted(events, key=lambda e: e.seq), 1):
         label = _SHOWN.get(e.kind)

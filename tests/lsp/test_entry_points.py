@@ -30,8 +30,8 @@ INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilit
 
 
 @pytest.mark.parametrize("command", [
-    ["-m", "gradaudit.analysis.cli", "server"],
-    ["-m", "gradaudit.analysis.cli", "server", "--stdio"],   # as vscode-languageclient starts it
+    ["-m", "gradaudit.analysis.app.cli", "server"],
+    ["-m", "gradaudit.analysis.app.cli", "server", "--stdio"],   # as vscode-languageclient starts it
     ["-m", "gradaudit.server", "--stdio"],
 ])
 def test_server_over_stdio(command):
@@ -61,7 +61,7 @@ def test_server_over_tcp():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    p = subprocess.Popen([sys.executable, "-m", "gradaudit.analysis.cli", "server", "--tcp", f"127.0.0.1:{port}"],
+    p = subprocess.Popen([sys.executable, "-m", "gradaudit.analysis.app.cli", "server", "--tcp", f"127.0.0.1:{port}"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
     try:
         deadline = time.time() + 30

@@ -98,6 +98,6 @@ async def test_a_worker_warms_up_on_its_own_snippet_and_keeps_nothing_of_it(monk
     assert len(worker._LIBRARIES) == 1                  # the default environment, as a first job uses it
     assert not [f for f in opened if "warm-up" in f or f.startswith(str(tmp_path))]
     # the snippet is a real training step: the warm-up runs the engine's whole path, rules included
-    from gradaudit.analysis.engine import Analyzer
+    from gradaudit.analysis.check.engine import Analyzer
     result = Analyzer().analyze_source("/gradaudit-warm-up/train.py", worker.WARM_UP)
     assert result.model.steps and result.findings == []

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from gradaudit.analysis.program import split_lines
+from gradaudit.analysis.source.program import split_lines
 from gradaudit.server import text as text_module
 from gradaudit.server.diagnostics import move
 from gradaudit.server.text import Lines

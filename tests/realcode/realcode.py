@@ -203,7 +203,7 @@ class CheckRun:
 
 def coverage(root: str) -> tuple[int, int]:
     """(files, lines) that `gradaudit check root` covers: the CLI's own discovery."""
-    from gradaudit.analysis.discovery import discover
+    from gradaudit.analysis.check.discovery import discover
     files, _ = discover([root])
     lines = 0
     for p in files:
@@ -214,7 +214,7 @@ def coverage(root: str) -> tuple[int, int]:
 
 def check(source: str, root: str, jobs: int = 0, timeout: float = 1200) -> CheckRun:
     """`gradaudit check . --format json` in `root`, through the CLI's entry point."""
-    cmd = [sys.executable, "-m", "gradaudit.analysis.cli", "check", ".", "--format", "json", "--isolated",
+    cmd = [sys.executable, "-m", "gradaudit.analysis.app.cli", "check", ".", "--format", "json", "--isolated",
            "--exit-zero", "--no-progress", "-j", str(jobs)]
     t0, c0 = time.perf_counter(), _children_cpu()
     proc = subprocess.run(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

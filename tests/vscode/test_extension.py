@@ -12,9 +12,9 @@ import zipfile
 
 import pytest
 
-from gradaudit.analysis.engine import Analyzer
-from gradaudit.analysis.graph import graph
-from gradaudit.analysis.program import read_text
+from gradaudit.analysis.check.engine import Analyzer
+from gradaudit.analysis.report.editor_graph import graph
+from gradaudit.analysis.source.program import read_text
 from lspclient import Session, apply, edits_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -120,7 +120,7 @@ def test_vsix_ships_the_bundled_server(vsix):
         manifest = json.loads(z.read("extension/package.json"))
     assert "extension/dist/extension.js" in names
     assert "extension/bundled/libs/gradaudit/server/server.py" in names
-    assert "extension/bundled/libs/gradaudit/analysis/engine.py" in names
+    assert "extension/bundled/libs/gradaudit/analysis/check/engine.py" in names
     assert any(n.startswith("extension/bundled/libs/pygls/") for n in names)
     assert not any("/src/" in n and n.endswith(".ts") for n in names)
     assert not any("node_modules" in n for n in names)       # vscode-languageclient is bundled by esbuild
@@ -137,10 +137,10 @@ def test_bundled_server_runs_without_installing_gradaudit(vsix, tmp_path):
     libs = tmp_path / "extension" / "bundled" / "libs"
     python = shutil.which("python3")
     env = {"PYTHONPATH": str(libs), "PYTHONNOUSERSITE": "1"}
-    out = run([python, "-c", "import gradaudit.server.server as s, gradaudit.analysis.engine as e; print(s.__file__)"],
+    out = run([python, "-c", "import gradaudit.server.server as s, gradaudit.analysis.check.engine as e; print(s.__file__)"],
               env=env, cwd=str(tmp_path))
     assert out.strip().startswith(str(libs))
-    out = subprocess.run([python, "-m", "gradaudit.analysis.cli", "check", os.path.join(EXT, "test", "e2e", "train.py")],
+    out = subprocess.run([python, "-m", "gradaudit.analysis.app.cli", "check", os.path.join(EXT, "test", "e2e", "train.py")],
                          cwd=str(tmp_path), capture_output=True, text=True, env=dict(os.environ, **env), timeout=120)
     assert out.returncode == 1 and "GA101" in out.stdout, out.stdout + out.stderr
 

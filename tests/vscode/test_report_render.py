@@ -31,7 +31,7 @@ def test_report_renders_in_chromium(tmp_path):
     run(["bash", os.path.join(EXT, "scripts", "install-e2e.sh")])
     md, html = tmp_path / "report.md", tmp_path / "report.html"
     for out in (md, html):
-        p = subprocess.run([sys.executable, "-m", "gradaudit.analysis.cli", "audit", "examples",
+        p = subprocess.run([sys.executable, "-m", "gradaudit.analysis.app.cli", "audit", "examples",
                             os.path.join("vscode-extension", "test", "e2e", "train.py"), "-o", str(out)],
                            cwd=ROOT, capture_output=True, text=True, timeout=300)
         assert p.returncode == 1 and out.exists(), p.stderr

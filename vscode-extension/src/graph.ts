@@ -1,5 +1,5 @@
 // The training-step graph (the server's `gradaudit.showTrainingGraph` result, built by the engine's
-// analysis/graph.py from the model and the findings) drawn as an SVG diagram for a webview:
+// analysis/report/editor_graph.py from the model and the findings) drawn as an SVG diagram for a webview:
 // modules on the left, the loss in the middle, optimizers on the right, findings on the nodes
 // they concern. Pure: no `vscode` import; the unit tests render real server output.
 

@@ -163,5 +163,5 @@ export function cliCommand(server: ServerCommand): { command: string; args: stri
         return { command: server.command, args: server.args.slice(0, -1) };
     }
     const m = server.args.lastIndexOf("-m");
-    return { command: server.command, args: [...server.args.slice(0, m), "-m", "gradaudit.analysis.cli"] };
+    return { command: server.command, args: [...server.args.slice(0, m), "-m", "gradaudit.analysis.app.cli"] };
 }

@@ -107,7 +107,7 @@ test("bundled libraries go first on PYTHONPATH, user entries kept after", () => 
 test("the CLI runs the same way as the server", () => {
     assert.deepEqual(cliCommand({ command: "/v/bin/gradaudit", args: ["--x", "server"], source: "gradaudit.path" }), { command: "/v/bin/gradaudit", args: ["--x"] });
     assert.deepEqual(cliCommand({ command: "py", args: ["-X", "utf8", "-m", "gradaudit.server"], source: "python extension" }),
-        { command: "py", args: ["-X", "utf8", "-m", "gradaudit.analysis.cli"] });
+        { command: "py", args: ["-X", "utf8", "-m", "gradaudit.analysis.app.cli"] });
 });
 
 test("quote leaves plain paths alone and quotes the rest for a POSIX shell", () => {

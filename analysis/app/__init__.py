@@ -1,0 +1,1 @@
+"""The application: the command line, the written audit's command, generated docs."""

@@ -1,0 +1,269 @@
+"""The engine's entry points: source -> training-step model -> findings.
+
+    from gradaudit.analysis.check.engine import analyze_source
+    result = analyze_source("train.py", text)
+    result.findings, result.model
+
+The language server, the CLI and the audit report all go through `Analyzer`.
+"""
+from __future__ import annotations
+
+import ast
+import gc
+import os
+import sys
+import time
+from dataclasses import dataclass, field, replace
+
+from ..interp.budget import Gap, Gaps
+from ..model.build import Builder
+from .config import Config
+from ..source.depth import MAX_EXPR_DEPTH, limit_depth
+from ..model.findings import CONFIRMED, Finding, Related
+from ..interp.frames import BUDGET
+from ..interp.interpreter import Interpreter
+from ..model.model import ProgramModel, Span
+from ..source.program import ParseError, Program, SourceFile, read_text
+from ..rules import RULES
+from ..rules.base import RuleContext
+from .suppression import suppressed
+
+RECURSION_LIMIT = 4000
+BATCH_COLLECT = 64
+
+# When two rules report one defect, the more specific one stays (rules.md, "Overlaps").
+_SUPERSEDES = {"GA104": ("GA106",), "GA109": ("GA108",), "GA105": ("GA101",), "GA405": ("GA402", "GA403", "GA401"),
+               "GA404": ("GA402",), "GA113": ("GA108",), "GA112": ("GA101",)}
+
+
+@dataclass
+class Result:
+    path: str
+    findings: list = field(default_factory=list)
+    model: ProgramModel | None = None
+    error: ParseError | None = None             # nothing could be analysed (no parse, no read)
+    files: dict = field(default_factory=dict)   # display path -> SourceFile, for fixes and reports
+    broken: tuple = ()                          # ParseErrors of statements left out; the rest was analysed
+    gap: Gap | None = None                      # the analysis was cut short (budget.py)
+
+    @property
+    def problems(self) -> list:
+        """Everything the user must hear about besides findings: parse errors, a cut-short analysis."""
+        out = [self.error] if self.error is not None else []
+        return out + list(self.broken)
+
+
+class Analyzer:
+    def __init__(self, config: Config | None = None, extra_roots=(), overlays=None, batch=False,
+                 time_budget: float | None = None, python: str | None = None, cache: bool = True, libraries=None):
+        self.config = config or Config()
+        self.time_budget = time_budget   # seconds per file for the interpretation (None: no limit)
+        # the environment whose installed libraries are read: --python, [tool.gradaudit] python,
+        # an active virtualenv/conda env, else the running interpreter (environment.py)
+        self.python = python or self.config.python or None
+        self.cache = cache
+        self._libraries = libraries
+        self.extra_roots = tuple(extra_roots)
+        self.overlays = dict(overlays or {})
+        # batch: many files through one shared Program (the CLI), which freezes its parsed trees
+        # out of the collector's reach; the collector stays off between files and runs every
+        # BATCH_COLLECT files over what the analyses left.
+        self.batch = batch
+        self._since_collect = 0
+
+    def analyze_file(self, path: str, program: Program | None = None) -> Result:
+        try:
+            source = self.overlays.get(os.path.abspath(path))
+            if source is None:
+                source = read_text(path)
+        except OSError as exc:
+            return Result(path, error=ParseError(path, 1, 1, f"could not read: {exc.strerror or exc}", kind="read"))
+        except ParseError as exc:     # bytes Python would refuse (no coding cookie, unknown encoding)
+            return Result(path, error=exc)
+        return self.analyze_source(path, source, program)
+
+    def analyze_source(self, path: str, source: str, program: Program | None = None) -> Result:
+        # Parsing and interpreting allocate many small objects and create no cycles worth
+        # collecting mid-run: the cyclic collector stays off meanwhile (it costs ast.parse
+        # alone a third of its time), and runs as usual afterwards.
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, RECURSION_LIMIT))   # long `a + b + ...` chains nest deeply
+        try:
+            return self._analyze(path, source, program)
+        finally:
+            sys.setrecursionlimit(limit)
+            if self.batch:
+                self._since_collect += 1
+                if self._since_collect >= BATCH_COLLECT:
+                    self.collect()
+            elif gc_was_enabled:
+                gc.enable()
+
+    @property
+    def libraries(self):
+        """The library models of the analysed environment (nothing is read until a library name is met)."""
+        if self._libraries is None:
+            from ..libraries.environment import find_env
+            from ..libraries.models import LibraryModels
+            from ..libraries.summary_cache import SummaryCache
+            self._libraries = LibraryModels(find_env(self.python), SummaryCache(enabled=self.cache))
+        return self._libraries
+
+    def attach(self, program: Program) -> Program:
+        if program._libraries is None and program.library_source is None:
+            program.library_source = lambda: self.libraries
+        return program
+
+    def collect(self):
+        """Batch mode: collect what the last files left, freeze what survives, turn gc back on."""
+        self._since_collect = 0
+        gc.collect()
+        gc.freeze()
+        gc.enable()
+
+    def _analyze(self, path: str, source: str, program: Program | None) -> Result:
+        if program is None:
+            program = Program(self.extra_roots, self.overlays)
+        self.attach(program)
+        sf = program.cached(os.path.abspath(path), source)
+        if sf is not None and sf.path != path:
+            sf = None
+        if sf is None:
+            try:
+                sf = program.parse(path, source)
+            except ParseError as exc:
+                return Result(path, error=exc)
+            program.add(sf)
+        deadline = time.monotonic() + self.time_budget if self.time_budget is not None else None
+        try:
+            return self._run(path, program, sf, deadline)
+        except RecursionError:
+            pass
+        # Valid Python can nest expressions thousands deep. Rather than walk every tree for it
+        # (a third of a parse), the trees are cut to a depth the engine follows only when the
+        # recursion limit was hit, and the file analysed again.
+        for other in list(program._files.values()) + [sf]:
+            if other is not None and not other.depth_limited:
+                other.deep = tuple(limit_depth(other.tree))
+                other.depth_limited = True
+        try:
+            return self._run(path, program, sf, deadline)
+        except RecursionError as exc:
+            # a backstop: what ran is not a program state worth judging; say where it stopped
+            interp = getattr(exc, "interp", None)
+            return Result(path, [], None, None, {sf.path: sf}, sf.broken, _too_deep(sf, interp))
+
+    def _run(self, path: str, program: Program, sf: SourceFile, deadline) -> Result:
+        interp = Interpreter(program, sf)
+        if deadline is not None:
+            interp.gaps = Gaps(deadline, self.time_budget)
+        try:
+            trace = interp.run()
+        except RecursionError as exc:
+            exc.interp = interp
+            raise
+        gap = interp.gaps.summary(sf, BUDGET) or _deep_gap(sf)
+        model = Builder(path).build(trace)
+        if gap is not None:
+            model = replace(model, incomplete=True, incomplete_reason=gap.reason, not_reached=gap.first,
+                            not_reached_count=gap.count)
+        files = {s.sf.path: s.sf for s in interp.scopes.values()}
+        files[sf.path] = sf
+        findings = run_rules(model, files, self.config)
+        return Result(path, findings, model, None, files, sf.broken, gap)
+
+
+def _too_deep(sf: SourceFile, interp) -> Gap:
+    node = interp.cur_stmt if interp is not None and interp.sf is sf else None
+    line = getattr(node, "lineno", 1) if node is not None else 1
+    col = sf.char_col(line, getattr(node, "col_offset", 0)) if node is not None else 0
+    total = sum(1 for n in ast.walk(sf.tree) if isinstance(n, ast.stmt))
+    return Gap("the code nests too deeply to follow", Span(sf.path, line, col, line, col), total)
+
+
+def _deep_gap(sf: SourceFile) -> Gap | None:
+    """Expressions cut out for their depth (depth.py): the statements holding them were followed
+    without them."""
+    if not sf.deep:
+        return None
+    d = min(sf.deep, key=lambda d: (d.line, d.col))
+    col = sf.char_col(d.line, d.col)
+    n = len({c.line for c in sf.deep})
+    what = "an expression nested" if len(sf.deep) == 1 else f"{len(sf.deep)} expressions nested"
+    return Gap(f"{what} more than {MAX_EXPR_DEPTH} levels deep {'was' if len(sf.deep) == 1 else 'were'} "
+               f"skipped", Span(sf.path, d.line, col, d.line, col), n, "analysed without it")
+
+
+def run_rules(model: ProgramModel, files: dict, config: Config) -> list[Finding]:
+    ctx = RuleContext(model, files)
+    found: list[Finding] = []
+    for rule in RULES:
+        if not config.enabled(rule.code, rule.name):
+            continue
+        found.extend(rule.check(ctx))
+    found = _resolve_overlaps(found)
+    if model.libraries:
+        found = [_library_related(f, model.libraries) for f in found]
+    out = []
+    for f in found:
+        if config.ignored_for_path(f.span.path, f.code, _rule_name(f.code)):
+            continue
+        sf = files.get(f.span.path)
+        if sf is not None and suppressed(sf.line_text(f.span.line), f.code, f.name):
+            continue
+        out.append(f)
+    out.sort(key=Finding.sort_key)
+    return out
+
+
+def _library_related(f: Finding, libraries) -> Finding:
+    """A finding about parameters of a library model points to where the library defines it."""
+    extra = []
+    for lib in libraries:
+        if lib.source is None or any(r.span.path == lib.source.path for r in f.related):
+            continue
+        if any(p == lib.path or p.startswith(lib.path + ".") for p in f.params):
+            extra.append(Related(lib.source, f"`{lib.path}` is a `{lib.type}`, defined here ({lib.how}: "
+                                             f"its structure is read from this source)" if lib.how == "source"
+                                 else f"`{lib.path}` is a `{lib.type}`, defined here"))
+    return replace(f, related=f.related + tuple(extra)) if extra else f
+
+
+def _rule_name(code):
+    for r in RULES:
+        if r.code == code:
+            return r.name
+    return ""
+
+
+def _resolve_overlaps(found: list[Finding]) -> list[Finding]:
+    # one finding per (code, anchor): keep confirmed over suspicious, merge parameters
+    by_key: dict = {}
+    for f in found:
+        key = (f.code, f.span.path, f.span.line, f.span.col)
+        prev = by_key.get(key)
+        if prev is None:
+            by_key[key] = f
+        else:
+            best = prev if (prev.confidence == CONFIRMED or f.confidence != CONFIRMED) else f
+            params = tuple(sorted(set(prev.params) | set(f.params)))
+            by_key[key] = replace(best, params=params)
+    found = list(by_key.values())
+    lines = {}
+    for f in found:
+        lines.setdefault((f.span.path, f.span.line), set()).add(f.code)
+    out = []
+    for f in found:
+        codes = lines[(f.span.path, f.span.line)]
+        if any(f.code in _SUPERSEDES.get(c, ()) for c in codes if c != f.code):
+            continue
+        out.append(f)
+    return out
+
+
+def merge_results(results) -> list[Finding]:
+    """Findings of several entry files, one per (code, place): a defect seen from two files once."""
+    allf = [f for r in results for f in r.findings]
+    return sorted(_resolve_overlaps(allf), key=Finding.sort_key)

@@ -1,0 +1,99 @@
+"""Analysing the files under some paths: discovery, worker processes, what could not be done.
+
+One loop for `gradaudit check` and `gradaudit audit`: the same files, the same time budget and
+library environment, the same problems (problems.py). What each keeps of an analysis differs (the
+check keeps findings, the audit the training-step model and the texts too), so the caller passes
+`keep`, a module-level function (it crosses into worker processes).
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import sys
+import traceback
+from dataclasses import dataclass
+
+
+def keep_findings(path: str, result):
+    return result.findings
+
+
+@dataclass
+class Analysed:
+    files: list         # every file discovered, in order
+    kept: list          # keep(path, result) of each file analysed, in the order of `files`
+    problems: list      # problems.Problem: discovery, parse, read, internal, incomplete
+    analysed: int       # files whose analysis ran (parse errors of single statements included)
+
+
+class Progress:
+    def __init__(self, total, enabled):
+        self.total, self.done = total, 0
+        self.enabled = enabled and total > 1
+
+    def step(self, n=1):
+        if not self.enabled:
+            return
+        self.done += n
+        width = 30
+        filled = int(width * self.done / max(1, self.total))
+        sys.stderr.write(f"\r[{'#' * filled}{' ' * (width - filled)}] {self.done}/{self.total} files")
+        sys.stderr.flush()
+
+    def close(self):
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+            sys.stderr.flush()
+
+
+def analyze_chunk(paths, config, roots, bar=None, time_budget=None, python=None, cache=True, keep=keep_findings):
+    """Analyze files (in a worker or in-process): ([(path, kept)], problems, files analysed), picklable."""
+    from .engine import Analyzer
+    from .problems import Problem, problems_of
+    from ..source.program import Program
+    analyzer = Analyzer(config, extra_roots=roots, batch=True, time_budget=time_budget, python=python, cache=cache)
+    program = analyzer.attach(Program(roots, freeze_trees=True))
+    kept, problems, analysed = [], [], 0
+    for path in paths:
+        try:
+            r = analyzer.analyze_file(path, program)
+            problems.extend(problems_of(r))
+            if r.error is None:
+                analysed += 1
+                kept.append((path, keep(path, r)))
+        except Exception as exc:  # an engine bug must not hide the other files' results
+            last = traceback.format_exception_only(type(exc), exc)[-1].strip()
+            problems.append(Problem.internal(path, last, traceback.format_exc(limit=6)))
+        if bar is not None:
+            bar.step()
+    analyzer.collect()
+    return kept, problems, analysed
+
+
+def analyze_paths(paths, config, jobs=0, progress=False, time_budget=None, python=None, cache=True,
+                  keep=keep_findings) -> Analysed:
+    from .discovery import discover
+    files, problems = discover(paths, config)
+    roots = sorted({os.path.abspath(p) for p in paths if os.path.isdir(p)})
+    bar = Progress(len(files), progress)
+    workers = jobs or min(os.cpu_count() or 1, 8)
+    kept, analysed = [], 0
+    if workers > 1 and len(files) >= 16:
+        chunks = [c for c in (files[i::workers * 4] for i in range(workers * 4)) if c]
+        with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(analyze_chunk, c, config, roots, None, time_budget, python, cache, keep): len(c)
+                       for c in chunks}
+            for fut in concurrent.futures.as_completed(futures):
+                k, p, n = fut.result()
+                kept += k
+                problems += p
+                analysed += n
+                bar.step(futures[fut])
+        order = {p: i for i, p in enumerate(files)}
+        kept.sort(key=lambda item: order.get(item[0], 0))
+    else:
+        kept, more, analysed = analyze_chunk(files, config, roots, bar, time_budget, python, cache, keep)
+        problems += more
+    bar.close()
+    problems.sort(key=lambda p: (p.path, p.line, p.col, p.kind))
+    return Analysed(files, [k for _, k in kept], problems, analysed)

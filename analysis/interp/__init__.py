@@ -1,0 +1,1 @@
+"""The abstract interpreter core: Python semantics over abstract values, its state and trace."""

@@ -1,0 +1,1 @@
+"""Installed libraries: finding them, reading their models, framework training loops."""

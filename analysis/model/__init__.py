@@ -1,0 +1,1 @@
+"""The training-step model: a frozen summary of what a program's training steps do, and findings."""

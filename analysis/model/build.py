@@ -1,0 +1,480 @@
+"""Turn an interpreter Trace into the frozen training-step model (model.py)."""
+from __future__ import annotations
+
+from . import model as M
+from ..interp.objects import FROZEN, MAYBE, OptimObj, Site, TensorObj, Unit
+from ..libraries.semantics import is_closed, library_modules
+from ..interp.trace import InplaceRec, RiskRec, Trace
+from ..interp import shapes
+from ..interp.loop_facts import counter_like
+from ..interp.values import Fact, Mark
+
+
+class Builder:
+    def __init__(self, path: str):
+        self.path = path
+        self._params: dict[int, M.Param] = {}
+        self._spans: dict[int, M.Span] = {}
+        self._optims: dict[int, M.Optimizer] = {}
+
+    # ------------------------------------------------------------ leaves
+
+    def span(self, site: Site | None) -> M.Span | None:
+        if site is None:
+            return None
+        node = site.node
+        key = id(node)
+        sp = self._spans.get(key)
+        if sp is None:
+            sf = site.mod
+            line = getattr(node, "lineno", 1)
+            end_line = getattr(node, "end_lineno", line) or line
+            col = sf.char_col(line, getattr(node, "col_offset", 0))
+            end_col = sf.char_col(end_line, getattr(node, "end_col_offset", 0) or 0)
+            sp = M.Span(sf.path, line, col, end_line, end_col)
+            self._spans[key] = sp
+        return sp
+
+    def param(self, u: Unit) -> M.Param:
+        p = self._params.get(u.oid)
+        if p is None:
+            p = M.Param(u.oid, u.name, u.module_path, u.kind, self.span(u.site), _origin(u),
+                        u.created_in_loop and u.in_init, is_closed(u))
+            self._params[u.oid] = p
+        return p
+
+    def params(self, units) -> frozenset:
+        return frozenset(self.param(u) for u in units)
+
+    def optimizer(self, o: OptimObj) -> M.Optimizer:
+        m = self._optims.get(o.oid)
+        if m is None:
+            groups = tuple(
+                M.Group(self.params(g.units), g.exact, g.filtered, self.span(g.site), tuple(g.options), g.from_arg,
+                        tuple(sorted(s.path() for s in g.sources)))
+                for g in o.groups)
+            loops = [c for c in o.ctx if c[0] == "loop"]
+            units = o.units()
+            fresh = bool(loops) and bool(units) and all(u.seq > loops[-1][2] for u in units)
+            m = M.Optimizer(o.oid, o.label, o.type_name(), self.span(o.site), o.seq, groups, o.complete,
+                            bool(loops), o.escaped, fresh, _loops(o.ctx), o.stateless)
+            self._optims[o.oid] = m
+        return m
+
+    def cuts(self, cuts) -> tuple:
+        merged: dict = {}
+        for c in cuts:
+            key = (c.kind, id(c.site.node))
+            prev = merged.get(key)
+            if prev is None:
+                merged[key] = [c.kind, c.site, c.detail, set(c.removed), set(c.removed_weak), c.top, c.receiver, c.note,
+                               c.role]
+            else:
+                prev[3] |= c.removed
+                prev[4] |= c.removed_weak
+                prev[5] = prev[5] or c.top
+                if prev[8] != c.role:
+                    prev[8] = ""
+        out = []
+        for kind, site, detail, removed, weak, top, receiver, note, role in merged.values():
+            out.append(M.Cut(kind, self.span(site), detail, self.params(removed), self.params(weak - removed), top,
+                             self.span(Site(site.mod, receiver)) if receiver is not None else None, note, role))
+        out.sort(key=lambda c: (c.span.path, c.span.line, c.span.col))
+        return tuple(out)
+
+    # ------------------------------------------------------------ the model
+
+    def build(self, trace: Trace) -> M.ProgramModel:
+        # an autocast region whose tagged values reach no backward is not a training one (interpreter.py)
+        used = {r for rec in trace.backwards for r in rec.loss.risks}
+        events = [e for e in trace.events
+                  if not (e.kind == "autocast" and isinstance(e.obj, RiskRec) and e.obj not in used)]
+        unfrozen_units = {u.oid for f in trace.freezes if f.value for u in f.units}
+        manual_units = {u.oid: u for u, _ in trace.manual_updates}
+        steps = []
+        for rec in trace.backwards:
+            rec.stepped_objs = tuple(_stepped(_iteration(events, rec)[0], rec, events))
+        stale = _stale_uses(trace.backwards, trace.carries)
+        for rec in trace.backwards:
+            steps.append(self.step(rec, events, unfrozen_units, manual_units, stale.get(rec, ())))
+        steps = _share_accumulated(steps)
+        freezes = tuple(M.Freeze(self.params(f.units), self.span(f.site), self.span(f.anchor), f.value, f.strong,
+                                 f.seq, tuple(sorted(getattr(t, "path", lambda: getattr(t, "name", "?"))()
+                                                     for t in f.targets)))
+                        for f in trace.freezes)
+        # a rebinding whose value is made a leaf again (in a later pass of its loop) loses nothing
+        releafed = {self.span(r.site) for r in trace.inplace if r.kind == InplaceRec.REBIND and r.releafed}
+        updates = tuple(M.LeafUpdate(self.span(r.site), r.kind, self.params(r.units), r.nograd, r.detail or "",
+                                     r.detail or "", any(c[0] == "loop" for c in r.ctx))
+                        for r in trace.inplace if r.kind in (InplaceRec.LEAF, InplaceRec.REBIND)
+                        and not (r.kind == InplaceRec.REBIND and self.span(r.site) in releafed))
+        unregs = tuple(M.Unregistered(self.span(r.site), r.owner.path(), r.owner.type_name(), r.attr, r.kind,
+                                      self.params(r.units), r.fresh,
+                                      self.span(Site(r.site.mod, r.value_node)) if r.value_node is not None else None)
+                       for r in trace.unregs)
+        new = tuple(M.NewParams(self.span(n.site), self.params(n.units), n.seq, n.in_loop) for n in trace.new_units)
+        optims = tuple(self.optimizer(o) for o in trace.optimizers)
+        used = set()
+        for rec in trace.backwards:
+            used |= rec.loss.terms
+        scheds = tuple(M.Scheduler(s.oid, s.label, s.qual.rsplit(".", 1)[-1], self.span(s.site),
+                                   s.optimizer.oid if s.optimizer is not None else 0, s.counter)
+                       for s in {e.obj.oid: e.obj for e in events if e.kind == "sched_new"}.values())
+        accs = {}
+        for a in trace.accums:
+            prev = accs.get(id(a.site.node))
+            back = a in used or (prev is not None and prev[1])
+            accs[id(a.site.node)] = (a, back)
+        return M.ProgramModel(self.path, tuple(steps), optims, freezes, updates, unregs, new,
+                              self.params(manual_units.values()), trace.incomplete,
+                              losses=self.losses(trace),
+                              events=tuple(self.event(e, 0) for e in events),
+                              schedulers=scheds,
+                              accumulations=tuple(M.Accumulation(self.span(a.site), self.params(a.org), back,
+                                                                 _loops(a.ctx)) for a, back in accs.values()),
+                              crossings=tuple(M.Crossing(c.seq, self.span(c.site), self.params(c.own),
+                                                         self.params(c.foreign), _loops(c.ctx), self.span(c.arg))
+                                              for c in trace.crossings),
+                              counters=_counters(trace, events),
+                              risks=self.risks(trace),
+                              nonleaf=tuple(M.NonLeaf(self.span(n.site), self.span(n.stmt), self.params([n.unit]), n.use)
+                                            for n in {(id(n.site.node), n.use): n for n in trace.nonleaf}.values()),
+                              grad_reads=tuple(M.GradRead(self.span(g.site), self.span(g.stmt), self.params(g.org),
+                                                          _loops(g.ctx), frozenset(self.span(s.site) for s in g.storages))
+                                               for g in trace.grad_reads),
+                              libraries=library_modules(trace))
+
+    def risks(self, trace: Trace) -> tuple:
+        """One Risk per (code, place): reached when any evaluation of it flows into a backward()."""
+        used = set()
+        for rec in trace.backwards:
+            loops = _loops(rec.ctx)
+            # a constant made outside the step's loop (class weights from counts, dataset statistics) is
+            # data preparation, out of the numerical rules' scope (rules.md conventions)
+            used |= {r for r in rec.loss.risks if not (r.constant and _outer(_loops(r.ctx), loops))}
+        by_key: dict = {}
+        for r in trace.risks:
+            key = (r.code, id(r.site.node))
+            prev = by_key.get(key)
+            reached = r in used or (prev is not None and prev[1])
+            by_key[key] = (prev[0] if prev is not None else r, reached)
+        return tuple(M.Risk(r.code, self.span(r.site), r.detail, r.confidence, reached, _loops(r.ctx))
+                     for r, reached in by_key.values())
+
+    def losses(self, trace: Trace) -> tuple:
+        """One LossTerm per statement: backpropagated when any evaluation of it reached a backward."""
+        used = set()
+        for rec in trace.backwards:
+            used |= rec.loss.terms
+            for c in rec.loss.cuts:     # reached the loss, but through a cut: the cut is the defect
+                used |= c.terms
+        by_site: dict = {}
+        for rec in trace.losses:
+            key = id(rec.site.node)
+            entry = by_site.get(key)
+            if entry is None:
+                by_site[key] = entry = [rec, set(), False]
+            entry[1] |= rec.org
+            entry[2] = entry[2] or rec in used
+        return tuple(M.LossTerm(self.span(rec.site), rec.label, rec.func, self.params(org), back,
+                                hash(_loop_prefix(rec.ctx)))
+                     for rec, org, back in by_site.values())
+
+    def step(self, rec, events, unfrozen_units, manual_units, stale=()) -> M.Step:
+        loss = rec.loss
+        same, loop_prefix = _iteration(events, rec)
+        stepped_objs = list(rec.stepped_objs)
+        trained = set()
+        known = bool(stepped_objs)
+        snap = {o.oid: (o, units, complete) for o, units, complete in rec.optimizers}
+        for o in stepped_objs:
+            if isinstance(o, OptimObj) and o.oid in snap:
+                _, units, complete = snap[o.oid]
+                trained |= units
+                known = known and complete
+            else:
+                known = False
+        trained |= {u for u in manual_units.values()}
+        frozen = {u for u, st in rec.frozen.items() if st == FROZEN}
+        maybe = {u for u, st in rec.frozen.items() if st == MAYBE}
+        trained -= frozen
+        hits = []
+        for s in loss.saves:
+            storage = s.storage
+            if not isinstance(storage, TensorObj) or not s.certain:
+                continue
+            now = rec.versions.get(s, storage.version)
+            if now > s.version:
+                for version, site in storage.bumps:
+                    if s.version < version <= now:
+                        hits.append(M.InplaceHit(self.span(site), self.span(s.site), s.op))
+        fresh = []
+        for u in loss.org:
+            if u.kind == Unit.FRESH:
+                fresh.append((self.param(u), self.cuts(u.source_cuts)))
+        inputs = frozenset()
+        if rec.inputs is not None:
+            inputs = self.params(o for o in rec.inputs.objs if isinstance(o, Unit)) | self.params(
+                u for it in (rec.inputs.items or ()) for u in it.objs if isinstance(u, Unit))
+        loop_span = None
+        if loop_prefix and loop_prefix[-1][0] == "loop":
+            loop_span = self.span(Site(_site_mod(rec, loop_prefix), loop_prefix[-1][1]))
+        ev = tuple(self.event(e, len(loop_prefix)) for e in same)
+        return M.Step(
+            span=self.span(rec.site), kind=rec.kind, function=rec.func, loss=rec.loss_expr,
+            loss_span=self.span(Site(rec.site.mod, loss.site)) if loss.site is not None and hasattr(loss.site, "lineno")
+            and _same_file(rec, loss.site) else None,
+            reached=self.params(loss.org), reached_weak=self.params(loss.weak - loss.org), top=loss.top,
+            cuts=self.cuts(loss.cuts),
+            optimizers=tuple(self.optimizer(o) for o, _, _ in rec.optimizers),
+            stepped=tuple(o.oid for o in stepped_objs),
+            trained=self.params(trained), trained_known=known,
+            frozen=self.params(frozen), maybe_frozen=self.params(maybe),
+            unfrozen_later=self.params(u for u in frozen | maybe if u.oid in unfrozen_units),
+            inputs=inputs, inplace=tuple(hits), events=ev, loop=loop_span, fresh=tuple(fresh),
+            nograd=self.span(rec.nograd), seq=rec.seq, iteration=hash(loop_prefix),
+            unseen=_unseen(rec, loss), requires_no_grad=bool(loss.facts & Fact.NOGRAD),
+            retain=rec.retain, retain_span=self.span(Site(rec.site.mod, rec.retain_node)) if rec.retain_node is not None
+            else None, gradient=rec.gradient,
+            nonscalar=bool(loss.facts & Fact.UNREDUCED) or shapes.nonscalar(loss.shape),
+            scaled=bool(loss.marks & Mark.SCALED), stale=tuple(self.stale(s) for s in stale), loops=_loops(rec.ctx),
+            entry="script" if rec.ctx[:1] == (("root", 1),) else "function", in_eval=self.params(rec.in_eval))
+
+    def stale(self, s) -> M.Stale:
+        kind, by, earlier, modified, save, carry = s
+        return M.Stale(kind, by.event.seq, self.span(by.site), earlier, modified, self.span(save.site),
+                       self.span(carry.site) if carry is not None else None,
+                       tuple(o.oid for o in by.stepped_objs))
+
+    def event(self, e, depth) -> M.Event:
+        target, key = "", 0
+        o = e.obj
+        if o is not None and hasattr(o, "label"):
+            target, key = o.label, o.oid
+        elif o is not None and hasattr(o, "oid"):
+            key = o.oid
+        via = tuple(self.span(Site(_mod_of(c), c[1])) for c in e.ctx[depth:] if c[0] == "call" and _mod_of(c))
+        level = sum(1 for c in e.ctx[:depth] if c[0] == "loop")
+        conds = _conds(e)
+        guarded = any(lvl >= level for _, _, lvl in conds)
+        return M.Event(e.kind, self.span(e.site), e.seq, target, key, guarded, tuple(v for v in via if v),
+                       e.detail or "", self.params(e.units) if e.units else frozenset(), _loops(e.ctx), conds)
+
+
+def _outer(inner_loops: tuple, loops: tuple) -> bool:
+    """`inner_loops` (a value's) are a strict prefix of `loops` (a backward's): made before the loop."""
+    return len(inner_loops) < len(loops) and loops[:len(inner_loops)] == inner_loops
+
+
+def _loops(ctx) -> tuple:
+    """Keys of the loop iterations in a context, outermost first (equal keys: the same iteration)."""
+    out, n = [], 0
+    for i, c in enumerate(ctx):
+        if c[0] == "loop":
+            out.append(hash(ctx[:i + 1]))
+            n += 1
+    return tuple(out)
+
+
+def _conds(e) -> tuple:
+    """(branch key, arm, loop level) for each condition an event ran under: the level is how many
+    loop iterations enclosed the branch (a condition inside the iteration of loop L has level >= L)."""
+    out = []
+    for key, arm, depth in e.path:
+        out.append((key, arm, sum(1 for c in e.ctx[:depth] if c[0] == "loop")))
+    return tuple(out)
+
+
+def _unseen(rec, loss) -> str:
+    """What the engine did not see of the loss: the source of the first unseen part, or '?'."""
+    if not loss.unk or loss.facts & Fact.NOGRAD:
+        return ""
+    site = loss.unk
+    if isinstance(site, Site) and hasattr(site.node, "lineno"):
+        text = " ".join(site.mod.segment(site.node).split())
+        if text:
+            return text if len(text) <= 60 else text[:57] + "..."
+    return "?"
+
+
+def _share_accumulated(steps):
+    """Losses backpropagated in one iteration for the same optimizer step add up their gradients."""
+    from dataclasses import replace
+    groups: dict = {}
+    for i, st in enumerate(steps):
+        for key in st.stepped:
+            groups.setdefault((st.iteration, key), []).append(i)
+    extra: dict = {}
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        for i in members:
+            others = frozenset().union(*(steps[j].reached | steps[j].reached_weak for j in members if j != i))
+            extra[i] = extra.get(i, frozenset()) | others
+    return [replace(st, co_reached=extra[i]) if i in extra else st for i, st in enumerate(steps)]
+
+
+def _origin(u: Unit) -> str:
+    m = u.owner
+    hops = 0
+    while m is not None and hops < 32:
+        if m.copy_of is not None:
+            return "copy"
+        if m.loaded_from:
+            return "loaded"
+        m = m.parent
+        hops += 1
+    return ""
+
+
+def _mod_of(ctx_entry):
+    """The file of a call-site node in a ctx entry: ('call', node, fn, sf)."""
+    return ctx_entry[3] if len(ctx_entry) > 3 else None
+
+
+def _site_mod(rec, prefix):
+    entry = prefix[-1]
+    return entry[3] if len(entry) > 3 else rec.site.mod
+
+
+def _same_file(rec, node) -> bool:
+    return True
+
+
+def _loop_prefix(ctx):
+    """The context up to the innermost loop iteration (or the root), identifying one iteration."""
+    for i in range(len(ctx) - 1, -1, -1):
+        if ctx[i][0] == "loop":
+            return ctx[:i + 1]
+    return ctx[:1]
+
+
+def _iteration(events, rec):
+    """Events of the loop iteration holding the backward (or of its whole run), and that prefix."""
+    prefix = _loop_prefix(rec.ctx)
+    n = len(prefix)
+    same = [e for e in events if e.ctx[:n] == prefix]
+    return same, prefix
+
+
+def _stepped(same, rec, events=None):
+    """The optimizers this backward feeds: stepped after it (before the next backward), else in its
+    iteration, else after it in the enclosing iterations (a backward per micro-batch in an inner
+    loop, one step after it)."""
+    found = _stepped_in(same, rec)
+    if found or events is None:
+        return found
+    ctx = rec.ctx
+    loops = [i for i, c in enumerate(ctx) if c[0] == "loop"]
+    for i in reversed(loops[:-1] if loops else []):
+        prefix = ctx[:i + 1]
+        outer = [e for e in events if e.ctx[:len(prefix)] == prefix and e.seq > rec.event.seq]
+        objs = []
+        for e in outer:
+            if e.kind == "step" and e.obj is not None and e.obj not in objs:
+                objs.append(e.obj)
+        if objs:
+            return objs
+    return []
+
+
+def _stepped_in(same, rec):
+    after = [e for e in same if e.seq > rec.event.seq]
+    window = []
+    for e in after:
+        if e.kind in ("backward", "grad") and e.obj is not rec:
+            break
+        window.append(e)
+    for pool in (window, after, same):
+        objs = []
+        for e in pool:
+            if e.kind == "step" and e.obj is not None and e.obj not in objs:
+                objs.append(e.obj)
+        if objs:
+            return objs
+    return []
+
+
+def _stale_uses(backwards, carries) -> dict:
+    """For each backward(), the graph it reaches that an earlier backward() freed (torch raises
+    "Trying to backward through the graph a second time") or kept alive with retain_graph=True
+    across iterations: one entry per earlier backward, (kind, that BackwardRec, from an earlier
+    iteration, a saved tensor changed in place since, a SaveRec, the CarryRec that carried it)."""
+    freed: dict = {}
+    retained: dict = {}
+    out: dict = {}
+    for rec in sorted(backwards, key=lambda r: r.seq):
+        saves = rec.loss.saves
+        found: dict = {}
+        for s in saves:
+            if not s.certain:
+                continue
+            by = freed.get(s)
+            kind = "freed"
+            if by is None:
+                by = retained.get(s)
+                kind = "retained"
+                # a retained graph reused in the same iteration is what retain_graph is for, unless a
+                # step() changed a tensor it saved in between (then torch raises)
+                if by is None or by is rec or not (_earlier_iteration(s, rec)
+                                                   or rec.versions.get(s, s.storage.version) > s.version):
+                    continue
+            if _exclusive(by.event, rec.event):
+                continue   # the two backward() calls are on different arms of a condition
+            entry = found.get((kind, by.seq))
+            earlier = _earlier_iteration(s, rec)
+            modified = rec.versions.get(s, s.storage.version) > s.version
+            if entry is None:
+                found[(kind, by.seq)] = [kind, by, earlier, modified, s, None, {s}]
+            else:
+                entry[2] = entry[2] or earlier
+                entry[3] = entry[3] or modified
+                entry[6].add(s)
+        for entry in found.values():
+            # the carrying assignment nearest the loop (the training code, not a forward inside it)
+            hits = [c for c in carries if c.stale & entry[6]]
+            if hits:
+                entry[5] = min(hits, key=lambda c: len(c.ctx))
+                if entry[0] == "retained" and entry[2] and not entry[3] and rec.retain:
+                    # the engine runs a loop twice; a third iteration repeats the second: its loss
+                    # reaches this iteration's retained graph through the same carried state, and a
+                    # step() after this backward changed a parameter that graph saved (a recurrent
+                    # cell's weights, saved once the carried state requires grad): torch raises there
+                    entry[3] = any(s.certain and s in rec.versions and s.storage.version > rec.versions[s]
+                                   for c in hits for s in c.held - c.stale)
+        if found:
+            out[rec] = [tuple(e[:6]) for e in found.values()]
+        if rec.retain:
+            for s in saves:
+                retained.setdefault(s, rec)
+        else:
+            for s in saves:
+                freed.setdefault(s, rec)
+                retained.pop(s, None)
+    return out
+
+
+def _earlier_iteration(save, rec) -> bool:
+    """The saved tensor was made in an earlier iteration of a loop the backward runs in."""
+    now = {c[1]: c[2] for c in rec.ctx if c[0] == "loop"}
+    return any(c[0] == "loop" and c[1] in now and c[2] < now[c[1]] for c in save.ctx)
+
+
+def _exclusive(a, b) -> bool:
+    """Two events on different arms of one condition never run in the same pass."""
+    if a is None or b is None:
+        return False
+    arms = {k: arm for k, arm, _ in a.path}
+    return any(k in arms and arms[k] != arm for k, arm, _ in b.path)
+
+
+def _counters(trace, events) -> frozenset:
+    """Branch keys, among those guarding a step() or a zero_grad(), of conditions that change from
+    one iteration to the next (an accumulation counter rather than a configuration flag)."""
+    keys = {k for e in events if e.kind in ("step", "zero_grad") for k, _, _ in e.path}
+    out = set()
+    for k in keys:
+        test = trace.branch_tests.get(k)
+        if test is not None and counter_like(*test):
+            out.add(k)
+    return frozenset(out)

@@ -1,0 +1,85 @@
+"""Findings: what a rule reports, with the evidence and the smallest fix."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from ..source.span import Span
+
+from ..interp.trace import CONFIRMED, SUSPICIOUS
+
+__all__ = ["CONFIRMED", "SUSPICIOUS"]
+SAFE, UNSAFE = "safe", "unsafe"
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Replace the text of `span` with `content` (an empty span inserts)."""
+    span: Span
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    message: str
+    applicability: str            # 'safe' fixes are applied by --fix; 'unsafe' ones only shown
+    edits: tuple = ()
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    name: str
+    family: str
+    confidence: str
+    span: Span
+    message: str
+    params: tuple = ()
+    related: tuple = ()
+    fix: Fix | None = None
+    # extra facts for consumers (the audit report, the language server); not part of the JSON contract
+    data: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def path(self) -> str:
+        return self.span.path
+
+    def sort_key(self):
+        return (self.span.path, self.span.line, self.span.col, self.code)
+
+    def with_confidence(self, confidence: str) -> "Finding":
+        return replace(self, confidence=confidence)
+
+    def to_json(self) -> dict:
+        s = self.span
+        return {
+            "code": self.code,
+            "name": self.name,
+            "family": self.family,
+            "confidence": self.confidence,
+            "path": s.path,
+            "line": s.line,
+            "column": s.col + 1,
+            "end_line": s.end_line,
+            "end_column": s.end_col + 1,
+            "message": self.message,
+            "params": list(self.params),
+            "related": [
+                {"path": r.span.path, "line": r.span.line, "column": r.span.col + 1, "message": r.message}
+                for r in self.related
+            ],
+            "fix": None if self.fix is None else {
+                "message": self.fix.message,
+                "applicability": self.fix.applicability,
+                "edits": [
+                    {"line": e.span.line, "column": e.span.col + 1, "end_line": e.span.end_line,
+                     "end_column": e.span.end_col + 1, "content": e.content}
+                    for e in self.fix.edits
+                ],
+            },
+        }

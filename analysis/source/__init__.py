@@ -1,0 +1,1 @@
+"""Source files: reading, parsing (with recovery), import resolution, positions."""

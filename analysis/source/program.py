@@ -1,0 +1,455 @@
+"""Source files and how imports between them resolve.
+
+Project-local imports (`from models.net import Net`, `from .utils import freeze`) are resolved
+against the importing file's folder, the folders above its package, the project root and any
+extra roots; anything else (torch, numpy, transformers, ...) is left as a dotted name.
+"""
+from __future__ import annotations
+
+import ast
+import errno
+import gc
+import io
+import os
+import re
+import tempfile
+import tokenize
+import warnings
+from dataclasses import dataclass, field
+
+from .recovery import parse_error_position, recover
+
+_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+_SKIP_PARTS = ("site-packages", "dist-packages")
+
+
+class ParseError(Exception):
+    """A file that could not be parsed (or read). `region`: the lines (first, last) left out of the
+    analysis when the rest of the file was still analysed; None when nothing of it was."""
+
+    def __init__(self, path, line, col, msg, region=None, kind="parse"):
+        super().__init__(path, line, col, msg, region, kind)   # args round-trip through pickle (workers)
+        self.path, self.line, self.col, self.msg = path, line, col, msg
+        self.region = region
+        self.kind = kind     # 'parse' | 'read'
+
+    def __str__(self):
+        return f"{self.path}:{self.line}:{self.col}: {self.msg}"
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(source: str, keepends=False) -> list[str]:
+    """Lines as Python sees them: only LF, CRLF and CR end a line (str.splitlines also breaks at
+    form feeds and other separators, which would shift every position after them)."""
+    if not keepends:
+        return _LINE_BREAK.split(source) if source else []
+    out, start = [], 0
+    for m in _LINE_BREAK.finditer(source):
+        out.append(source[start:m.end()])
+        start = m.end()
+    if start < len(source):
+        out.append(source[start:])
+    return out
+
+
+@dataclass(eq=False)
+class SourceFile:
+    path: str                 # as given by the caller (shown in output)
+    abspath: str
+    source: str
+    tree: ast.Module
+    modname: str = ""
+    broken: tuple = ()        # ParseErrors of the statements left out (the rest still parsed)
+    deep: tuple = ()          # depth.DeepCut: expressions too deeply nested to follow, cut out
+    depth_limited: bool = False
+    _line_starts: list | None = field(default=None, repr=False)
+    _lines: list | None = field(default=None, repr=False)
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = split_lines(self.source)
+        return self._lines
+
+    def line_text(self, lineno: int) -> str:
+        lines = self.lines
+        return lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+
+    def segment(self, node) -> str:
+        """Source text of a node (ast.get_source_segment without re-splitting every call)."""
+        try:
+            l0, c0, l1, c1 = node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+        except AttributeError:
+            return ""
+        if l0 == l1:
+            return self.line_text(l0).encode("utf-8")[c0:c1].decode("utf-8", "replace")
+        first = self.line_text(l0).encode("utf-8")[c0:].decode("utf-8", "replace")
+        middle = self.lines[l0:l1 - 1]
+        last = self.line_text(l1).encode("utf-8")[:c1].decode("utf-8", "replace")
+        return "\n".join([first, *middle, last])
+
+    def char_col(self, lineno: int, byte_col: int) -> int:
+        """ast columns are UTF-8 byte offsets; the output wants characters."""
+        text = self.line_text(lineno)
+        if text.isascii():
+            return byte_col
+        return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+
+def parse_source(path: str, source: str, abspath: str | None = None) -> SourceFile:
+    """Parse a file. A file broken in some top-level statements is still parsed without them
+    (they are listed in `broken`); a ParseError is raised only when nothing usable is left."""
+    if source.startswith("\ufeff"):
+        source = source[1:]      # a BOM left in the text (decoded files have none): Python ignores it
+    nul = source.find("\x00")
+    if nul >= 0:
+        line = source.count("\n", 0, nul) + 1
+        col = nul - (source.rfind("\n", 0, nul) + 1) + 1
+        first = ParseError(path, line, col, "source code string cannot contain null bytes")
+        # the statement holding it is left out like a syntax error there
+        exc = SyntaxError(first.msg)
+        exc.lineno, exc.offset = line, col
+        masked = source.replace("\x00", " ")
+        return _recovered(path, split_lines(masked, keepends=True), exc, abspath, first=first)
+    try:
+        with warnings.catch_warnings():
+            # "invalid escape sequence" and the like are Python's to say at run time, not ours
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, filename=path)
+    except SyntaxError as exc:
+        return _recovered(path, split_lines(source, keepends=True), exc, abspath)
+    except (RecursionError, MemoryError) as exc:
+        # the parser's own limits ("too complex", "recursion during ast construction"): find the
+        # statements it gives up on and parse the rest
+        why = "too deeply nested for Python's parser"
+        if isinstance(exc, MemoryError) and str(exc) and "too complex" not in str(exc):
+            why = "the file is too large to parse"
+        return _recovered(path, split_lines(source, keepends=True), None, abspath, deep=True, why=why)
+    except ValueError as exc:  # null bytes on Pythons that raise ValueError for them
+        raise ParseError(path, 1, 1, str(exc)) from None
+    return SourceFile(path, abspath or os.path.abspath(path), source, tree)
+
+
+def _recovered(path, lines, exc, abspath, deep=False, first=None, why="") -> SourceFile:
+    """The file without the top-level statements that do not parse (recovery.py)."""
+    if exc is not None and first is None:
+        line, col = parse_error_position(exc, lines)
+        first = ParseError(path, line, col, exc.msg or "invalid syntax")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = recover(lines, exc, lambda t: ast.parse(t, filename=path), deep=deep)
+    if out is None:
+        if first is None:
+            first = ParseError(path, 1, 1, why or "invalid syntax")
+        raise first from None
+    tree, used, regions = out
+    broken = []
+    for b in regions:
+        if first is not None and b.first <= first.line <= b.last:
+            line, col, msg = first.line, first.col, first.msg   # Python's own first error, where it said
+        else:
+            line, col, msg = b.line, b.col, b.msg
+        broken.append(ParseError(path, line, col, msg, region=(b.first, b.last)))
+    return SourceFile(path, abspath or os.path.abspath(path), used, tree, broken=tuple(broken))
+
+
+def read_source(path: str) -> tuple[str, str]:
+    """(text, encoding) of a Python file, by its PEP 263 cookie or BOM (utf-8 by default).
+
+    Bytes that do not decode are refused as Python refuses them (a ParseError at their line):
+    a latin-1 file without a coding cookie is not Python source."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    return decode_source(path, data)
+
+
+def decode_source(path: str, data: bytes) -> tuple[str, str]:
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:   # an unknown encoding in the cookie, or a cookie contradicting the BOM
+        head = data.split(b"\n", 2)[:2]
+        line = next((i + 1 for i, text in enumerate(head) if b"coding" in text), 1)
+        raise ParseError(path, line, 1, str(exc.msg or exc)) from None
+    try:
+        return data.decode(encoding), encoding
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        byte = data[exc.start]
+        if encoding in ("utf-8", "utf-8-sig"):
+            msg = f"Non-UTF-8 code starting with '\\x{byte:02x}' on line {line}, but no encoding declared"
+        else:
+            msg = f"'{encoding}' codec can't decode byte 0x{byte:02x} on line {line}"
+        raise ParseError(path, line, col, msg) from None
+    except LookupError:
+        raise ParseError(path, 1, 1, f"unknown encoding: {encoding}") from None
+
+
+def read_text(path: str) -> str:
+    return read_source(path)[0]
+
+
+def write_source(path: str, text: str, encoding: str):
+    """Write a file atomically: a temporary file beside it, then os.replace, keeping its mode.
+    A crash or a full disk mid-write leaves the old file whole."""
+    target = os.path.realpath(path)     # a symlink stays a symlink: write where it points
+    folder = os.path.dirname(target) or "."
+    data = text.encode(encoding)
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not st.st_mode & 0o222:
+        # replacing the file would succeed (the folder is writable) but ignore what its mode says
+        raise PermissionError(errno.EACCES, "Permission denied (the file is read-only)", path)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".gradaudit", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        if st is not None:
+            os.chmod(tmp, st.st_mode & 0o7777)
+            if hasattr(os, "chown") and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
+                try:
+                    os.chown(tmp, st.st_uid, st.st_gid)   # root fixing a user's file: it stays theirs
+                except OSError:
+                    pass
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+class Program:
+    """Loads and caches parsed files; resolves project-local imports."""
+
+    def __init__(self, extra_roots=(), overlays=None, freeze_trees=False, parsed=None):
+        self.extra_roots = [os.path.abspath(r) for r in extra_roots]
+        # batch runs keep every parsed tree for the whole run: freezing each one out of the cyclic
+        # collector's reach right after parsing saves walking it again in every later collection
+        self.freeze_trees = freeze_trees
+        self.overlays = dict(overlays or {})   # abspath -> source (unsaved editor buffers)
+        self._files: dict[str, SourceFile | None] = {}
+        self._resolved: dict[tuple, str | None] = {}
+        self._roots: dict[str, list] = {}
+        self._texts: dict[str, str] = {}
+        # parsed modules shared between analyses (the language server's worker): reused while the
+        # text is the same
+        self.parsed = parsed
+
+    # library_models.LibraryModels of the analysed environment, made by `library_source` (set by
+    # the Analyzer) when the first library name is met: a script that meets none neither imports
+    # nor looks for them
+    _libraries = None
+    library_source = None
+
+    @property
+    def libraries(self):
+        if self._libraries is None and self.library_source is not None:
+            self._libraries = self.library_source()
+        return self._libraries
+
+    @libraries.setter
+    def libraries(self, value):
+        self._libraries = value
+
+    def add(self, sf: SourceFile):
+        self._files[sf.abspath] = sf
+
+    def qualified_import(self, sf: SourceFile, module: str, level: int, name: str) -> str | None:
+        """A name to keep as a dotted name rather than follow to a file (LibraryProgram)."""
+        return None
+
+    def absolute_module(self, sf: SourceFile, module: str, level: int) -> str:
+        return "." * level + module
+
+    def resolve_fallback(self, sf: SourceFile, module: str, level: int, stmt) -> str | None:
+        """What the own resolver could not find, asked of jedi: only for a name that may be the
+        project's (not installed, not the standard library) and where the project gives a reason
+        to look further (the file edits sys.path, a folder of that name without __init__.py): other
+        unresolved imports (an uninstalled library) cost nothing."""
+        import sys
+        top = module.split(".")[0] if module else ""
+        if level or not top or top in getattr(sys, "stdlib_module_names", ()):
+            return None
+        key = ("jedi", sf.abspath, module)
+        if key in self._resolved:
+            return self._resolved[key]
+        self._resolved[key] = None
+        roots = self.roots_for(sf)
+        hint = "sys.path" in sf.source or any(_has_py(os.path.join(r, top)) for r in roots)
+        if not hint:
+            return None
+        libs = self.libraries
+        if libs is not None and libs.index.has_package(top):
+            return None
+        from ..libraries import jedi_resolver
+        line = sf.line_text(stmt.lineno)
+        col = line.find(module, stmt.col_offset)
+        if col < 0:
+            return None
+        # jedi's first answer in a process costs seconds (its own start): answers are kept on disk,
+        # per importing file's text, until the file found changes
+        cache = libs.cache if libs is not None else None
+        import hashlib
+        digest = hashlib.sha256(sf.source.encode("utf-8", "replace")).hexdigest()[:24]
+        ckey = f"jedi-import|{sf.abspath}|{module}|{digest}|{'|'.join(self.extra_roots)}"
+        hit = cache.get(ckey) if cache is not None else None
+        if hit is not None:
+            target = hit.get("path")
+        else:
+            target = jedi_resolver.import_target(sf.abspath, sf.source, stmt.lineno, col + len(module) - 1,
+                                                 roots[-1] if roots else os.path.dirname(sf.abspath),
+                                                 libs.env if libs is not None else None, tuple(self.extra_roots),
+                                                 timeout=jedi_resolver.IMPORT_TIMEOUT)
+            if cache is not None and jedi_resolver.stats.get("last_timed_out") is False:
+                cache.put(ckey, {"path": target}, [target] if target else [])
+        target = os.path.normpath(target) if target else target
+        if target and target.endswith(".py") and not any(p in target for p in _SKIP_PARTS) \
+                and os.path.isfile(target) and target != sf.abspath:
+            self._resolved[key] = target
+            return target
+        return None
+
+    def may_define(self, abspath: str, name: str) -> bool:
+        """Cheap text test before running a module for a name: it must mention the name, or
+        re-export another module's names with `import *`."""
+        text = self._texts.get(abspath)
+        if text is None:
+            sf = self._files.get(abspath)
+            if sf is not None:
+                text = sf.source
+            else:
+                try:
+                    text = self.overlays.get(abspath) or read_text(abspath)
+                except (OSError, ParseError):
+                    text = ""
+            self._texts[abspath] = text
+        return name in text or "import *" in text
+
+    def load(self, abspath: str) -> SourceFile | None:
+        if abspath in self._files:
+            return self._files[abspath]
+        sf = None
+        try:
+            source = self.overlays.get(abspath)
+            if source is None:
+                source = read_text(abspath)
+            kept = self.parsed.get(abspath) if self.parsed is not None else None
+            if kept is not None and kept.source == source:
+                self._files[abspath] = kept
+                return kept
+            sf = self.parse(abspath, source, abspath)
+            if self.parsed is not None:
+                self.parsed[abspath] = sf
+            sf.path = os.path.relpath(abspath) if not os.path.isabs(abspath) else _display(abspath)
+        except (OSError, ParseError, UnicodeDecodeError):
+            sf = None
+        self._files[abspath] = sf
+        return sf
+
+    def parse(self, path: str, source: str, abspath: str | None = None) -> SourceFile:
+        if not self.freeze_trees:
+            return parse_source(path, source, abspath)
+        gc.collect(0)      # the garbage made since the last freeze: small, and it must not be frozen
+        sf = parse_source(path, source, abspath)
+        gc.freeze()
+        return sf
+
+    def cached(self, abspath: str, source: str) -> SourceFile | None:
+        sf = self._files.get(abspath)
+        return sf if sf is not None and sf.source == source else None
+
+    def roots_for(self, sf: SourceFile) -> list[str]:
+        here = os.path.dirname(sf.abspath)
+        roots = self._roots.get(here)
+        if roots is None:
+            roots = self._roots[here] = self._compute_roots(here)
+        return roots
+
+    def _compute_roots(self, here: str) -> list[str]:
+        roots = [here]
+        d = here
+        while os.path.isfile(os.path.join(d, "__init__.py")):
+            d = os.path.dirname(d)
+            roots.append(d)
+        d = here
+        for _ in range(8):
+            if any(os.path.exists(os.path.join(d, m)) for m in _PROJECT_MARKERS):
+                roots.append(d)
+                if os.path.isdir(os.path.join(d, "src")):
+                    roots.append(os.path.join(d, "src"))   # src layout: src/<package>
+                break
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
+        roots.extend(self.extra_roots)
+        out, seen = [], set()
+        for r in roots:
+            if r not in seen:
+                seen.add(r)
+                out.append(r)
+        return out
+
+    def resolve(self, sf: SourceFile, module: str, level: int = 0) -> str | None:
+        """The file a `from module import ...` in `sf` refers to, if it is part of the project."""
+        key = (sf.abspath, module, level)
+        if key in self._resolved:
+            return self._resolved[key]
+        result = None
+        parts = module.split(".") if module else []
+        if level:
+            base = os.path.dirname(sf.abspath)
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            result = _find(base, parts)
+        else:
+            for root in self.roots_for(sf):
+                result = _find(root, parts)
+                if result:
+                    break
+        if result and any(p in result for p in _SKIP_PARTS):
+            result = None
+        if result == sf.abspath:
+            result = None
+        self._resolved[key] = result
+        return result
+
+    def submodule(self, package_file: str, name: str) -> str | None:
+        """`from pkg import mod` where mod is a module of the package."""
+        if not package_file.endswith("__init__.py"):
+            return None
+        return _find(os.path.dirname(package_file), [name])
+
+
+def _find(base: str, parts: list[str]) -> str | None:
+    if not parts:
+        init = os.path.join(base, "__init__.py")
+        return init if os.path.isfile(init) else None
+    path = os.path.join(base, *parts)
+    if os.path.isfile(path + ".py"):
+        return path + ".py"
+    init = os.path.join(path, "__init__.py")
+    if os.path.isfile(init):
+        return init
+    return None
+
+
+def _has_py(folder: str) -> bool:
+    """A folder holding Python files (a namespace package), not a run-log folder of the same name."""
+    try:
+        return any(n.endswith(".py") for n in os.listdir(folder))
+    except OSError:
+        return False
+
+
+def _display(abspath: str) -> str:
+    rel = os.path.relpath(abspath)
+    return abspath if rel.startswith("..") else rel

@@ -1,0 +1,1 @@
+"""PyTorch semantics for the interpreter, by domain: tensors, modules, optimizers, grad mode, numerics."""

@@ -1,0 +1,272 @@
+"""Numerical hazards as the interpreter replays ops (GA401-GA408): the value facts of
+numerics.py applied to each op's result, and the hazards recorded where they arise.
+
+A mixin of Interpreter (interpreter.py).
+"""
+from __future__ import annotations
+
+import ast
+
+from . import numerics as N
+from ..ops import torch_api as T
+from ..interp.trace import CONFIRMED, SUSPICIOUS
+from ..interp.objects import Site, TensorObj
+from ..interp.trace import RiskRec
+from ..interp.values import EMPTY, Fact, Mark, V, requires_grad, storages
+
+_UNSAFE_CALLS = N.LOGS | N.ROOTS
+_CE = {"cross_entropy", "CrossEntropyLoss"}
+_NLL = {"nll_loss", "NLLLoss"}
+_BCE = {"binary_cross_entropy", "BCELoss"}
+
+
+class NumericOps:
+    def hazard(self, code, node, detail, confidence, latent=False, constant=False) -> RiskRec:
+        rec = RiskRec(code, Site(self.sf, node), detail, confidence, self.ctx, latent, constant)
+        if not latent:
+            self.trace.risks.append(rec)
+        return rec
+
+    def numeric(self, op, inputs, node, out: V, kwargs=None) -> V:
+        """Set `out`'s numerical facts from op `op` on `inputs`, and record the hazards it creates."""
+        if op is None or self.nograd is not None and op not in N.KEEP:
+            return out
+        ins = [v for v in inputs if isinstance(v, V)]
+        if op in T.ARITH_OPS and len(ins) >= 2:
+            # x.pow(2), x.div(y), torch.mul(a, b): the operators' facts
+            marks, facts = N.arith(T.ARITH_OPS[op], ins[0], ins[1], False, False)
+        else:
+            marks, facts = N.marks_of(op, ins)
+        risks = set()
+        x = ins[0] if ins else None
+        kwargs = kwargs or {}
+        if x is not None:
+            if op in N.LOGS:
+                if N.risky(x):
+                    what = ("a softmax probability" if x.marks & Mark.PROB else
+                            "a sigmoid output" if x.marks & Mark.SIGM else "a value that can be exactly 0")
+                    risks.add(self.hazard("GA401", node, what, CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS,
+                                          constant=not requires_grad(x)))
+                if x.marks & Mark.LOG1PEXP:
+                    risks |= self.promote(x, "exp", "GA404", "log(1 + exp(x))")
+            elif op == "log1p" and x.marks & Mark.EXP:
+                risks |= self.promote(x, "exp", "GA404", "log(1 + exp(x))")
+            elif op in N.ROOTS and N.risky(x) and requires_grad(x):
+                # sqrt(0) is fine forward; only its derivative is infinite, and backward() evaluates
+                # it only for an input that requires grad (not a constant target's norm)
+                risks.add(self.hazard("GA403", node, op, CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS))
+            elif op in T.FRACTIONAL_POWERS and len(ins) > 1 and isinstance(ins[1].const, float) \
+                    and 0 < ins[1].const < 1 and N.risky(x) and requires_grad(x):
+                risks.add(self.hazard("GA403", node, f"pow({ins[1].const})", CONFIRMED if x.marks & Mark.SELF
+                                      else SUSPICIOUS))
+            elif op in T.ZERO_DIVISOR_INF and len(ins) > 1:
+                risks |= self.check_division(x, ins[1], node)
+            elif op == "exp" and x.marks & Mark.LOGITS:
+                marks |= Mark.EXP
+                risks.add(self.hazard("exp", node, "exp of raw activations", SUSPICIOUS, latent=True))
+            elif op in ("softmax", "_softmax", "log_softmax", "Softmax", "LogSoftmax"):
+                risks |= self.promote(x, "neginf", "GA406", op)
+            elif op in ("masked_fill", "masked_fill_") and len(ins) > 2:
+                value = ins[2] if len(ins) > 2 else kwargs.get("value")
+                mask = ins[1]
+                if isinstance(value, V) and value.const == float("-inf") and not mask.marks & Mark.CAUSAL:
+                    marks |= x.marks & N.NUMERIC_MARKS
+                    risks.add(self.hazard("neginf", node, "masked_fill with -inf", SUSPICIOUS, latent=True))
+                else:
+                    marks |= x.marks & N.NUMERIC_MARKS
+            if op in ("clamp", "clip", "clamp_min"):
+                lo = kwargs.get("min", ins[1] if len(ins) > 1 else None)
+                lo_c = lo.const if isinstance(lo, V) else None
+                if N.positive_const(lo_c):
+                    marks, facts = marks & ~(N.RISKY | Mark.LOGITS), facts | Fact.POSITIVE
+                elif lo_c == 0:
+                    marks |= Mark.ZERO
+            elif op in ("maximum", "fmax") and len(ins) > 1 and (N.positive_const(ins[1].const)
+                                                                  or ins[1].facts & Fact.POSITIVE):
+                marks, facts = marks & ~N.RISKY, facts | Fact.POSITIVE
+        if not marks and not facts and not risks:
+            return out
+        return out.replace(marks=(out.marks & Mark.SCALED) | marks, facts=out.facts | facts,
+                           risks=out.risks | frozenset(risks) if risks else out.risks)
+
+    def promote(self, v: V, latent: str, code: str, detail: str) -> set:
+        """Turn the latent hazards of `v` (an exp of logits, a -inf mask) into `code` at their site."""
+        out = set()
+        for r in v.risks:
+            if r.latent and r.code == latent:
+                rec = RiskRec(code, r.site, detail, SUSPICIOUS, r.ctx)
+                self.trace.risks.append(rec)
+                out.add(rec)
+        return out
+
+    def check_division(self, num: V, den: V, node) -> set:
+        """`num / den`: a manual softmax (GA404), or a denominator that can be 0 (GA402)."""
+        if num.marks & Mark.EXP and den.marks & Mark.EXP:
+            return self.promote(num, "exp", "GA404", "exp(x) / exp(x).sum()")
+        if den.k & 1 and N.risky(den):   # Kind.TENSOR
+            return {self.hazard("GA402", node, "a denominator that can be 0",
+                                CONFIRMED if den.marks & Mark.SELF else SUSPICIOUS,
+                                constant=not (requires_grad(num) or requires_grad(den)))}
+        return set()
+
+    def arith_numeric(self, opname, left: V, right: V, node, out: V) -> V:
+        """+ - * / ** on tensors: value facts and the division's hazards."""
+        same = bool(set(storages(left)) & set(storages(right))) and opname == "sub" and not _shifted(node)
+        is_max = opname == "sub" and _is_max_of(node)
+        twins = opname == "sub" and not same and bool(left.org) and left.org == right.org
+        marks, facts = N.arith(opname, left, right, same, is_max, twins)
+        risks = set()
+        if opname == "div":
+            risks = self.check_division(left, right, node)
+        elif opname == "pow":
+            c = right.const
+            if isinstance(c, float) and 0 < c < 1 and N.risky(left) and requires_grad(left):
+                risks.add(self.hazard("GA403", node, f"** {c}", CONFIRMED if left.marks & Mark.SELF else SUSPICIOUS))
+        if not marks and not facts and not risks:
+            return out.replace(marks=out.marks & Mark.SCALED)
+        return out.replace(marks=(out.marks & Mark.SCALED) | marks, facts=out.facts | facts,
+                           risks=out.risks | frozenset(risks) if risks else out.risks)
+
+    def where_hazards(self, node, cond: V, env) -> frozenset:
+        """`torch.where(x > 0, sqrt(x), 0)`: the branch is computed for every element, so an unsafe op
+        on the very values the condition excludes has a NaN gradient (GA405)."""
+        compared = set()
+        for o in cond.objs:
+            if isinstance(o, TensorObj):
+                compared |= o.compared
+        if not compared or env is None or not isinstance(node, ast.Call) or len(node.args) < 3:
+            return EMPTY
+        out = set()
+        for branch in node.args[1:3]:
+            for unsafe, operand in _unsafe_ops(branch):
+                names = set() if _guarded(operand) else _direct_names(operand)
+                hit = any(set(storages(env[n])) & compared for n in names if n in env)
+                if hit:
+                    out.add(self.hazard("GA405", unsafe, "an op the condition excludes", CONFIRMED))
+        return frozenset(out)
+
+    def loss_misuse(self, op, argv, node, arg_node):
+        """Probabilities into a loss that expects logits (GA407), a sigmoid into BCELoss (GA408)."""
+        if not argv or not isinstance(argv[0], V) or self.nograd is not None or not argv[0].carries:
+            return EMPTY
+        x = argv[0]
+        if op in _CE and x.marks & (Mark.PROB | Mark.SIGM):
+            what = "softmax probabilities" if x.marks & Mark.PROB else "sigmoid outputs"
+            return frozenset({self.hazard("GA407", arg_node or node, f"{what} into cross_entropy", CONFIRMED)})
+        if op in _NLL and x.marks & Mark.PROB:
+            return frozenset({self.hazard("GA407", arg_node or node, "softmax probabilities into nll_loss",
+                                          CONFIRMED)})
+        if op in _BCE and x.marks & Mark.SIGM:
+            return frozenset({self.hazard("GA408", node, "sigmoid outputs into binary_cross_entropy", CONFIRMED)})
+        return EMPTY
+
+
+def _is_max_of(node) -> bool:
+    """`s - s.max(dim, keepdim=True).values` (or `[0]`, `torch.max(s, ...)`, `.amax`)."""
+    if not isinstance(node, ast.BinOp):
+        return False
+    right = node.right
+    if isinstance(right, ast.Attribute) and right.attr == "values":
+        right = right.value
+    if isinstance(right, ast.Subscript):
+        right = right.value
+    if not isinstance(right, ast.Call) or not isinstance(right.func, ast.Attribute):
+        return False
+    if right.func.attr not in ("max", "amax", "logsumexp"):
+        return False
+    base = right.func.value
+    if isinstance(base, ast.Name) and base.id == "torch" and right.args:
+        base = right.args[0]
+    return ast.dump(base) == ast.dump(node.left)
+
+
+def _shifted(node) -> bool:
+    """`x[1:] - x[:-1]` (`x[..., 2:] - x[..., :-2]`, `x[1::2] - x[::2]`): slices of one tensor that
+    start at different constant offsets with the same step pair distinct elements, a finite
+    difference, not an element with itself (zero only where neighbours are equal, like any a - b)."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.left, ast.Subscript)
+            and isinstance(node.right, ast.Subscript)):
+        return False
+    if ast.dump(node.left.value) != ast.dump(node.right.value):
+        return False
+    a, b = _index_items(node.left.slice), _index_items(node.right.slice)
+    if len(a) != len(b):
+        return False
+    shifted = False
+    for x, y in zip(a, b):
+        if isinstance(x, ast.Slice) and isinstance(y, ast.Slice):
+            sx, sy = _start(x), _start(y)
+            if sx is None or sy is None or ast.dump(x.step or ast.Constant(None)) != ast.dump(
+                    y.step or ast.Constant(None)):
+                return False
+            shifted = shifted or sx != sy
+        elif ast.dump(x) != ast.dump(y):
+            return False   # a different index or new axis: rows can meet themselves (x[:, None] - x[None])
+    return shifted
+
+
+def _index_items(sl) -> list:
+    return list(sl.elts) if isinstance(sl, ast.Tuple) else [sl]
+
+
+def _start(sl: ast.Slice):
+    """A slice's constant non-negative start (0 when omitted), else None."""
+    if sl.lower is None:
+        return 0
+    if isinstance(sl.lower, ast.Constant) and isinstance(sl.lower.value, int) and sl.lower.value >= 0:
+        return sl.lower.value
+    return None
+
+
+_GUARDS = {"clamp", "clamp_min", "clip", "maximum", "abs"}
+
+
+def _guarded(expr) -> bool:
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _GUARDS
+
+
+# ops whose result is 0 exactly where their input is: the operand is still "the very value" compared
+_SAME_ZEROS = frozenset(("abs", "neg", "float", "double", "half", "bfloat16", "to", "type_as", "clone",
+                         "contiguous", "squeeze", "unsqueeze", "view", "reshape", "flatten", "expand", "expand_as"))
+
+
+def _direct_names(expr) -> set:
+    """Names the operand is built from through arithmetic and zero-preserving ops only: in
+    `log(-expm1(x))` under `where(x < t, ...)` the operand is a new function of x whose own zeros the
+    condition says nothing about (log1mexp's branch split), so x is not "the very value" there."""
+    out, todo = set(), [expr]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, ast.BinOp):
+            todo += (n.left, n.right)
+        elif isinstance(n, ast.UnaryOp):
+            todo.append(n.operand)
+        elif isinstance(n, (ast.Subscript, ast.Attribute)) and not isinstance(n.ctx, ast.Store):
+            todo.append(n.value)
+        elif isinstance(n, ast.Call):
+            f = n.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+            if name in _SAME_ZEROS:
+                if isinstance(f, ast.Attribute) and not (isinstance(f.value, ast.Name) and f.value.id == "torch"):
+                    todo.append(f.value)
+                elif n.args:
+                    todo.append(n.args[0])
+    return out
+
+
+def _unsafe_ops(expr):
+    """(op node, operand) for sqrt/log/... calls and divisions inside an expression."""
+    for n in ast.walk(expr):
+        if isinstance(n, ast.Call):
+            name = n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id if isinstance(n.func, ast.Name) \
+                else None
+            if name in _UNSAFE_CALLS:
+                operand = n.args[0] if n.args else (n.func.value if isinstance(n.func, ast.Attribute) else None)
+                if isinstance(n.func, ast.Attribute) and not n.args:
+                    operand = n.func.value
+                if operand is not None:
+                    yield n, operand
+        elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div):
+            yield n, n.right
