@@ -395,6 +395,12 @@ def _stepped_in(same, rec):
     return []
 
 
+def _save_order(s) -> tuple:
+    node = s.site.node if s.site is not None else None
+    return (getattr(getattr(s.site, "mod", None), "path", ""), getattr(node, "lineno", 0),
+            getattr(node, "col_offset", 0), s.version)
+
+
 def _stale_uses(backwards, carries) -> dict:
     """For each backward(), the graph it reaches that an earlier backward() freed (torch raises
     "Trying to backward through the graph a second time") or kept alive with retain_graph=True
@@ -404,7 +410,8 @@ def _stale_uses(backwards, carries) -> dict:
     retained: dict = {}
     out: dict = {}
     for rec in sorted(backwards, key=lambda r: r.seq):
-        saves = rec.loss.saves
+        # in source order: the save a finding names must not depend on where objects sit in memory
+        saves = sorted(rec.loss.saves, key=_save_order)
         found: dict = {}
         for s in saves:
             if not s.certain:
