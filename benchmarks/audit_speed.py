@@ -8,6 +8,7 @@ N (default 5) wall and child-CPU seconds, and the ratio audit / check. Target: <
 The audit analyses the same files (keeping the training-step models instead of dropping them),
 then builds the report: graphs, ranked findings, a diff per fix, a probe plan per step.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,7 +37,7 @@ def _run(cmd, cwd) -> tuple[float, float]:
 
 
 def best(cmd, cwd, repeat) -> tuple[float, float]:
-    _run(cmd, cwd)   # warm-up: file cache, .pyc
+    _run(cmd, cwd)  # warm-up: file cache, .pyc
     runs = [_run(cmd, cwd) for _ in range(repeat)]
     return min(r[0] for r in runs), min(r[1] for r in runs)
 
@@ -49,9 +50,13 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     exe = os.path.join(os.path.dirname(sys.executable), "gradaudit")
     folders = [os.path.join(ROOT, "examples")] + [os.path.abspath(f) for f in args.folders]
-    print(f"gradaudit audit vs check, engine {engine_stamp()}, load {os.getloadavg()[0]:.2f} on "
-          f"{os.cpu_count()} CPUs, best of {args.repeat}")
-    print(f"{'folder':<40} {'check s':>8} {'audit s':>8} {'ratio':>6} {'check cpu':>10} {'audit cpu':>10} {'cpu ratio':>9}")
+    print(
+        f"gradaudit audit vs check, engine {engine_stamp()}, load {os.getloadavg()[0]:.2f} on "
+        f"{os.cpu_count()} CPUs, best of {args.repeat}"
+    )
+    print(
+        f"{'folder':<40} {'check s':>8} {'audit s':>8} {'ratio':>6} {'check cpu':>10} {'audit cpu':>10} {'cpu ratio':>9}"
+    )
     worst = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, f"report.{args.format}")
@@ -60,8 +65,10 @@ def main(argv=None) -> int:
             audit = best([exe, "audit", folder, "-o", out, "--format", args.format], ROOT, args.repeat)
             ratio, cpu_ratio = audit[0] / check[0], audit[1] / check[1]
             worst = max(worst, ratio)
-            print(f"{display(folder):<40} {check[0]:>8.3f} {audit[0]:>8.3f} {ratio:>6.2f} {check[1]:>10.3f} "
-                  f"{audit[1]:>10.3f} {cpu_ratio:>9.2f}")
+            print(
+                f"{display(folder):<40} {check[0]:>8.3f} {audit[0]:>8.3f} {ratio:>6.2f} {check[1]:>10.3f} "
+                f"{audit[1]:>10.3f} {cpu_ratio:>9.2f}"
+            )
     print(f"worst wall ratio {worst:.2f} (target <= 2.00)")
     return 0
 

@@ -1,5 +1,6 @@
 """Helpers shared by the benchmark scripts (run as `python benchmarks/NAME.py`, so this folder is on
 sys.path)."""
+
 from __future__ import annotations
 
 import os
@@ -24,14 +25,25 @@ def read_text(path: str) -> str:
 def engine_stamp() -> str:
     """The engine's git commit (with '+dirty' when analysis/ has local changes), for the record."""
     import gradaudit.analysis as ga
+
     src = os.path.dirname(os.path.abspath(ga.__file__))
     try:
-        head = subprocess.run(["git", "-C", src, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True, timeout=10)
+        head = subprocess.run(
+            ["git", "-C", src, "rev-parse", "--short", "HEAD"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            timeout=10,
+        )
         if head.returncode != 0:
             return "unknown"
-        dirty = subprocess.run(["git", "-C", src, "status", "--porcelain", "--", "."], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True, timeout=10)
+        dirty = subprocess.run(
+            ["git", "-C", src, "status", "--porcelain", "--", "."],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            timeout=10,
+        )
         return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"

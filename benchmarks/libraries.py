@@ -11,6 +11,7 @@ printed beside the wall time, since a busy machine inflates wall time.
 Targets: warm <= 0.3 s, cold <= 3 s (whole process); no-library check as fast as before (jedi not
 imported, no site index read).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,7 +27,7 @@ import time
 
 from common import engine_stamp
 
-FINETUNE = '''import torch
+FINETUNE = """import torch
 from torch.utils.data import DataLoader
 from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification, get_linear_schedule_with_warmup
 
@@ -64,9 +65,9 @@ def evaluate(loader: DataLoader):
         logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
         correct += (logits.argmax(-1) == batch["labels"]).sum().item()
     return correct
-'''
+"""
 
-PLAIN = '''import torch
+PLAIN = """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -78,7 +79,7 @@ for step in range(100):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-'''
+"""
 
 
 def run(cmd, env):
@@ -100,21 +101,28 @@ def in_process(path: str, cache_dir: str) -> dict:
     os.environ["GRADAUDIT_CACHE_DIR"] = cache_dir
     from gradaudit.analysis import jedi_resolver
     from gradaudit.analysis.check.engine import Analyzer
+
     a = Analyzer(python=sys.executable)
     t0 = time.perf_counter()
     r = a.analyze_file(path)
     total = time.perf_counter() - t0
     libs = a.libraries
-    return {"total_s": round(total, 3), **{k + "_s": round(v, 3) for k, v in libs.timings.items()},
-            "jedi_calls": jedi_resolver.stats["calls"], "jedi_imported": "jedi" in sys.modules,
-            "cache_hits": libs.cache.hits, "cache_misses": libs.cache.misses,
-            "findings": [f"{f.code}@{f.span.line}" for f in r.findings]}
+    return {
+        "total_s": round(total, 3),
+        **{k + "_s": round(v, 3) for k, v in libs.timings.items()},
+        "jedi_calls": jedi_resolver.stats["calls"],
+        "jedi_imported": "jedi" in sys.modules,
+        "cache_hits": libs.cache.hits,
+        "cache_misses": libs.cache.misses,
+        "findings": [f"{f.code}@{f.span.line}" for f in r.findings],
+    }
 
 
 async def first_diagnostics(path: str, text: str, cache_dir: str) -> float:
     from lsprotocol import types
     from pytest_lsp import client_capabilities
     from pytest_lsp.client import make_test_lsp_client
+
     os.environ["GRADAUDIT_CACHE_DIR"] = cache_dir
     client = make_test_lsp_client()
     got = asyncio.get_running_loop().create_future()
@@ -126,12 +134,19 @@ async def first_diagnostics(path: str, text: str, cache_dir: str) -> float:
     client.protocol.fm._features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = on_publish
     await client.start_io(sys.executable, "-m", "gradaudit.server")
     root = os.path.dirname(path)
-    await client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("neovim@v0.7.0"), root_uri=f"file://{root}",
-        initialization_options={"gradaudit": {"debounce": 0}, "interpreter": sys.executable}))
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("neovim@v0.7.0"),
+            root_uri=f"file://{root}",
+            initialization_options={"gradaudit": {"debounce": 0}, "interpreter": sys.executable},
+        )
+    )
     sent = time.perf_counter()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-        uri=f"file://{path}", language_id="python", version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=f"file://{path}", language_id="python", version=1, text=text)
+        )
+    )
     arrived = await asyncio.wait_for(got, 120)
     await client.shutdown_session()
     await client.stop()
@@ -173,14 +188,24 @@ def main():
         cold.append(run(exe + [finetune], env))
         warm.append(run(exe + [finetune], env))
     cache_bytes, cache_files = size(os.path.join(work, "cache0"))
-    no_cache = [run(exe + ["--no-cache", finetune], dict(base_env, GRADAUDIT_CACHE_DIR=os.path.join(work, "x")))
-                for _ in range(args.repeat)]
-    plain_rows = [run(exe + [plain], dict(base_env, GRADAUDIT_CACHE_DIR=os.path.join(work, "p")))
-                  for _ in range(args.repeat + 1)][1:]
-    start = [run([sys.executable, "-c", "import gradaudit.analysis.app.cli, gradaudit.analysis.check.engine"], base_env)
-             for _ in range(args.repeat)]
-    for name, rows in (("cold cache", cold), ("warm cache", warm), ("--no-cache", no_cache),
-                       ("no library imported", plain_rows), ("python + gradaudit imports", start)):
+    no_cache = [
+        run(exe + ["--no-cache", finetune], dict(base_env, GRADAUDIT_CACHE_DIR=os.path.join(work, "x")))
+        for _ in range(args.repeat)
+    ]
+    plain_rows = [
+        run(exe + [plain], dict(base_env, GRADAUDIT_CACHE_DIR=os.path.join(work, "p"))) for _ in range(args.repeat + 1)
+    ][1:]
+    start = [
+        run([sys.executable, "-c", "import gradaudit.analysis.app.cli, gradaudit.analysis.check.engine"], base_env)
+        for _ in range(args.repeat)
+    ]
+    for name, rows in (
+        ("cold cache", cold),
+        ("warm cache", warm),
+        ("--no-cache", no_cache),
+        ("no library imported", plain_rows),
+        ("python + gradaudit imports", start),
+    ):
         w, c = best(rows)
         out[name] = {"wall_s": round(w, 3), "cpu_s": round(c, 3)}
         print(f"{name:<28} wall {w:6.3f} s   cpu {c:6.3f} s")
@@ -190,17 +215,26 @@ def main():
 
     # in-process splits: cold and warm
     split_cache = os.path.join(work, "split")
-    code = ("import json, sys; sys.path.insert(0, %r); import libraries as L; "
-            "print(json.dumps(L.in_process(%r, %r)))")
+    code = "import json, sys; sys.path.insert(0, %r); import libraries as L; print(json.dumps(L.in_process(%r, %r)))"
     here = os.path.dirname(os.path.abspath(__file__))
     for label in ("cold", "warm"):
-        p = subprocess.run([sys.executable, "-c", code % (here, finetune, split_cache)], env=base_env,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        p = subprocess.run(
+            [sys.executable, "-c", code % (here, finetune, split_cache)],
+            env=base_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         d = json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 else {"error": p.stderr[-500:]}
         out[f"split_{label}"] = d
         print(f"in process, {label}: {d}")
-    p = subprocess.run([sys.executable, "-c", code % (here, plain, split_cache)], env=base_env,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.run(
+        [sys.executable, "-c", code % (here, plain, split_cache)],
+        env=base_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     d = json.loads(p.stdout.strip().splitlines()[-1]) if p.returncode == 0 else {"error": p.stderr[-500:]}
     out["split_no_library"] = d
     print(f"in process, no library: {d}")
@@ -210,7 +244,7 @@ def main():
         lsp_warm = asyncio.run(first_diagnostics(finetune, FINETUNE, os.path.join(work, "lsp")))
         out["server_first_diagnostics"] = {"cold_s": round(lsp_cold, 3), "warm_s": round(lsp_warm, 3)}
         print(f"server, open -> first diagnostics: cold cache {lsp_cold:.3f} s, warm cache {lsp_warm:.3f} s")
-    except Exception as exc:   # pytest-lsp missing, or the server failed: say so, keep the rest
+    except Exception as exc:  # pytest-lsp missing, or the server failed: say so, keep the rest
         out["server_first_diagnostics"] = {"error": repr(exc)}
         print(f"server timing skipped: {exc!r}")
     if args.json:

@@ -11,6 +11,7 @@
 Targets printed beside the numbers: p95 <= 50 ms (300 lines), <= 250 ms (3,000 lines), hover
 <= 100 ms, RSS flat.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,14 +26,14 @@ from lsprotocol import types
 from pytest_lsp import client_capabilities
 from pytest_lsp.client import make_test_lsp_client
 
-HEADER = '''import math
+HEADER = """import math
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.utils.data import DataLoader, TensorDataset
 
-'''
+"""
 
 BLOCK = '''
 
@@ -64,7 +65,7 @@ def schedule{i}(step, warmup=10, total=100):
     return 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, total - warmup)))
 '''
 
-FOOTER = '''
+FOOTER = """
 
 class Model(nn.Module):
     def __init__(self, dim=16, n_classes=4):
@@ -99,7 +100,7 @@ def train(epochs=2):
 
 if __name__ == "__main__":
     train()
-'''
+"""
 
 
 def training_script(lines_wanted: int) -> str:
@@ -151,7 +152,7 @@ class Bench:
     def __init__(self, client, root):
         self.client = client
         self.root = root
-        self.arrivals: dict = {}      # (uri, version) -> time received
+        self.arrivals: dict = {}  # (uri, version) -> time received
         self.versions: dict = {}
 
         def on_publish(params: types.PublishDiagnosticsParams):
@@ -162,18 +163,29 @@ class Bench:
     def open(self, name: str, text: str) -> str:
         uri = f"file://{os.path.join(self.root, name)}"
         self.versions[uri] = 1
-        self.client.text_document_did_open(types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+            )
+        )
         return uri
 
     def edit(self, uri: str, line: int, new_line: str, old_len: int):
         self.versions[uri] += 1
-        self.client.text_document_did_change(types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
-            content_changes=[types.TextDocumentContentChangePartial(
-                range=types.Range(start=types.Position(line=line, character=0),
-                                  end=types.Position(line=line, character=old_len)),
-                text=new_line)]))
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(
+                            start=types.Position(line=line, character=0),
+                            end=types.Position(line=line, character=old_len),
+                        ),
+                        text=new_line,
+                    )
+                ],
+            )
+        )
         return self.versions[uri]
 
     async def wait(self, uri, version, timeout=30.0):
@@ -200,9 +212,14 @@ async def keystrokes(bench: Bench, name: str, text: str, edits: int) -> dict:
         times.append((got - sent) * 1000)
         base = new
     times.sort()
-    return {"file": name, "lines": text.count("\n") + 1, "edits": edits,
-            "p50_ms": round(statistics.median(times), 1),
-            "p95_ms": round(times[int(0.95 * (len(times) - 1))], 1), "max_ms": round(times[-1], 1)}
+    return {
+        "file": name,
+        "lines": text.count("\n") + 1,
+        "edits": edits,
+        "p50_ms": round(statistics.median(times), 1),
+        "p95_ms": round(times[int(0.95 * (len(times) - 1))], 1),
+        "max_ms": round(times[-1], 1),
+    }
 
 
 async def hover_during_analysis(bench: Bench, text: str, rounds=20) -> dict:
@@ -219,17 +236,23 @@ async def hover_during_analysis(bench: Bench, text: str, rounds=20) -> dict:
         sent = time.perf_counter()
         version = bench.edit(uri, target, new, len(base))
         base = new
-        await asyncio.sleep(0.005)           # let the analysis start
+        await asyncio.sleep(0.005)  # let the analysis start
         t0 = time.perf_counter()
-        await bench.client.text_document_hover_async(types.HoverParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=types.Position(line=back, character=lines[back].index("backward") + 2)))
+        await bench.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=types.Position(line=back, character=lines[back].index("backward") + 2),
+            )
+        )
         hover_times.append((time.perf_counter() - t0) * 1000)
         got = await bench.wait(uri, version)
         analysis_times.append((got - sent) * 1000)
     hover_times.sort()
-    return {"hover_p50_ms": round(statistics.median(hover_times), 1), "hover_max_ms": round(hover_times[-1], 1),
-            "analysis_p50_ms": round(statistics.median(analysis_times), 1)}
+    return {
+        "hover_p50_ms": round(statistics.median(hover_times), 1),
+        "hover_max_ms": round(hover_times[-1], 1),
+        "analysis_p50_ms": round(statistics.median(analysis_times), 1),
+    }
 
 
 async def memory(bench: Bench, pid: int, docs: int) -> dict:
@@ -241,29 +264,42 @@ async def memory(bench: Bench, pid: int, docs: int) -> dict:
         text = small.replace("lr=1e-3", f"lr={i + 1}e-5")
         u = bench.open(f"doc_{i}.py", text)
         await bench.wait(u, 1)
-        bench.client.text_document_did_close(types.DidCloseTextDocumentParams(
-            text_document=types.TextDocumentIdentifier(uri=u)))
+        bench.client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=u))
+        )
         if i == docs // 10:
             early, early_w = tree_rss_kb(pid)
     await asyncio.sleep(0.5)
     end, end_w = tree_rss_kb(pid)
-    mb = lambda kb: round(kb / 1024, 1)   # noqa: E731
-    return {"docs": docs, "rss_start_mb": mb(start), "rss_after_10pct_mb": mb(early), "rss_end_mb": mb(end),
-            "growth_after_warmup_mb": mb(end - early), "workers_start_mb": mb(start_w),
-            "workers_after_10pct_mb": mb(early_w), "workers_end_mb": mb(end_w),
-            "workers_growth_after_warmup_mb": mb(end_w - early_w)}
+    mb = lambda kb: round(kb / 1024, 1)  # noqa: E731
+    return {
+        "docs": docs,
+        "rss_start_mb": mb(start),
+        "rss_after_10pct_mb": mb(early),
+        "rss_end_mb": mb(end),
+        "growth_after_warmup_mb": mb(end - early),
+        "workers_start_mb": mb(start_w),
+        "workers_after_10pct_mb": mb(early_w),
+        "workers_end_mb": mb(end_w),
+        "workers_growth_after_warmup_mb": mb(end_w - early_w),
+    }
 
 
 async def main_async(args):
     import tempfile
+
     root = tempfile.mkdtemp(prefix="gradaudit-lsp-bench-")
     client = make_test_lsp_client()
     await client.start_io(sys.executable, "-m", "gradaudit.server")
     pid = client._server.pid
     bench = Bench(client, root)
-    await client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities("neovim@v0.7.0"), root_uri=f"file://{root}",
-        initialization_options={"gradaudit": {"debounce": 0}}))
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("neovim@v0.7.0"),
+            root_uri=f"file://{root}",
+            initialization_options={"gradaudit": {"debounce": 0}},
+        )
+    )
     out = {}
     small, big = training_script(300), training_script(3000)
     out["keystroke_300"] = await keystrokes(bench, "train_300.py", small, args.edits)
@@ -284,18 +320,28 @@ def main():
     out = asyncio.run(main_async(args))
     k3, k30 = out["keystroke_300"], out["keystroke_3000"]
     h, m = out["hover_while_analysing_3000"], out["memory"]
-    print(f"keystroke -> diagnostics, {k3['lines']} lines, {k3['edits']} edits: p50 {k3['p50_ms']} ms, "
-          f"p95 {k3['p95_ms']} ms, max {k3['max_ms']} ms   (target p95 <= 50 ms)")
-    print(f"keystroke -> diagnostics, {k30['lines']} lines, {k30['edits']} edits: p50 {k30['p50_ms']} ms, "
-          f"p95 {k30['p95_ms']} ms, max {k30['max_ms']} ms   (target p95 <= 250 ms)")
-    print(f"hover while a {k30['lines']}-line analysis runs ({h['analysis_p50_ms']} ms each): p50 "
-          f"{h['hover_p50_ms']} ms, max {h['hover_max_ms']} ms   (target <= 100 ms)")
-    print(f"server RSS, {m['docs']} documents opened and closed: start {m['rss_start_mb']} MB, after "
-          f"{m['docs'] // 10} {m['rss_after_10pct_mb']} MB, end {m['rss_end_mb']} MB "
-          f"(growth after warm-up {m['growth_after_warmup_mb']} MB; target: flat)")
-    print(f"analysis worker processes RSS: start {m['workers_start_mb']} MB, after {m['docs'] // 10} "
-          f"{m['workers_after_10pct_mb']} MB, end {m['workers_end_mb']} MB "
-          f"(growth after warm-up {m['workers_growth_after_warmup_mb']} MB)")
+    print(
+        f"keystroke -> diagnostics, {k3['lines']} lines, {k3['edits']} edits: p50 {k3['p50_ms']} ms, "
+        f"p95 {k3['p95_ms']} ms, max {k3['max_ms']} ms   (target p95 <= 50 ms)"
+    )
+    print(
+        f"keystroke -> diagnostics, {k30['lines']} lines, {k30['edits']} edits: p50 {k30['p50_ms']} ms, "
+        f"p95 {k30['p95_ms']} ms, max {k30['max_ms']} ms   (target p95 <= 250 ms)"
+    )
+    print(
+        f"hover while a {k30['lines']}-line analysis runs ({h['analysis_p50_ms']} ms each): p50 "
+        f"{h['hover_p50_ms']} ms, max {h['hover_max_ms']} ms   (target <= 100 ms)"
+    )
+    print(
+        f"server RSS, {m['docs']} documents opened and closed: start {m['rss_start_mb']} MB, after "
+        f"{m['docs'] // 10} {m['rss_after_10pct_mb']} MB, end {m['rss_end_mb']} MB "
+        f"(growth after warm-up {m['growth_after_warmup_mb']} MB; target: flat)"
+    )
+    print(
+        f"analysis worker processes RSS: start {m['workers_start_mb']} MB, after {m['docs'] // 10} "
+        f"{m['workers_after_10pct_mb']} MB, end {m['workers_end_mb']} MB "
+        f"(growth after warm-up {m['workers_growth_after_warmup_mb']} MB)"
+    )
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(out, fh, indent=2)

@@ -24,6 +24,7 @@ diagnostics <= 500 ms after its last edit; nothing out of order; RSS back within
 baseline; no growth over the cycles. Not an assertion: the figures depend on the machine and its
 load (printed in the header).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,8 +38,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import engine_stamp                      # noqa: E402
-from lsp_latency import BLOCK, FOOTER, HEADER, descendants, rss_kb, training_script   # noqa: E402
+from common import engine_stamp  # noqa: E402
+from lsp_latency import BLOCK, FOOTER, HEADER, descendants, rss_kb, training_script  # noqa: E402
 
 
 class Client:
@@ -48,7 +49,7 @@ class Client:
         self.proc = proc
         self.pending: dict = {}
         self.next_id = 0
-        self.published: dict = {}          # uri -> [(version, n diagnostics, time)]
+        self.published: dict = {}  # uri -> [(version, n diagnostics, time)]
         self.last_messages: dict = {}
         self.on_publish = None
         self.reader = asyncio.ensure_future(self._read())
@@ -75,7 +76,7 @@ class Client:
                 p = msg["params"]
                 self.published.setdefault(p["uri"], []).append((p.get("version"), len(p["diagnostics"]), now))
                 self.last_messages[p["uri"]] = [d["message"][:160] for d in p["diagnostics"]]
-            elif "id" in msg:       # a request from the server (refresh, ...): answer it
+            elif "id" in msg:  # a request from the server (refresh, ...): answer it
                 self._write({"jsonrpc": "2.0", "id": msg["id"], "result": None})
 
     def _write(self, obj):
@@ -116,8 +117,10 @@ def tree_rss_mb(pid: int) -> float:
 
 
 def breakdown(pid: int) -> dict:
-    return {"server": round(rss_kb(pid) / 1024, 1),
-            "workers": sorted(round(rss_kb(c) / 1024, 1) for c in descendants(pid))}
+    return {
+        "server": round(rss_kb(pid) / 1024, 1),
+        "workers": sorted(round(rss_kb(c) / 1024, 1) for c in descendants(pid)),
+    }
 
 
 async def settle(pid: int, seconds: float = 3.0) -> float:
@@ -144,11 +147,24 @@ def pct(values, q):
 
 async def run(args) -> dict:
     root = tempfile.mkdtemp(prefix="gradaudit-lsp-load-")
-    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "gradaudit.server", stdin=asyncio.subprocess.PIPE,
-                                                stdout=asyncio.subprocess.PIPE, cwd=root, limit=1 << 20)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "gradaudit.server",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        cwd=root,
+        limit=1 << 20,
+    )
     client = Client(proc)
-    await client.request("initialize", {"processId": os.getpid(), "rootUri": f"file://{root}", "capabilities": {
-        "textDocument": {"publishDiagnostics": {"versionSupport": True}}}})
+    await client.request(
+        "initialize",
+        {
+            "processId": os.getpid(),
+            "rootUri": f"file://{root}",
+            "capabilities": {"textDocument": {"publishDiagnostics": {"versionSupport": True}}},
+        },
+    )
     client.notify("initialized", {})
     await asyncio.sleep(1.0)
     baseline = await settle(proc.pid)
@@ -167,12 +183,19 @@ async def run(args) -> dict:
         name = "big.py" if i == 0 else f"train_{i:02d}.py"
         text = big_text if i == 0 else small_text.replace("lr=1e-3", f"lr={i}e-4")
         uri = f"file://{root}/{name}"
-        docs.append({"uri": uri, "version": 1, "line": big_target if i == 0 else target,
-                     "base": (big_lines if i == 0 else text.split("\n"))[big_target if i == 0 else target],
-                     "big": i == 0})
+        docs.append(
+            {
+                "uri": uri,
+                "version": 1,
+                "line": big_target if i == 0 else target,
+                "base": (big_lines if i == 0 else text.split("\n"))[big_target if i == 0 else target],
+                "big": i == 0,
+            }
+        )
         docs[-1]["len"] = len(docs[-1]["base"])
-        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
-                                                                "text": text}})
+        client.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}
+        )
         await client.drain()
     opened = time.perf_counter() - t0
 
@@ -182,8 +205,9 @@ async def run(args) -> dict:
         rnd = random.Random(1)
         while not stop.is_set():
             d = docs[rnd.randrange(1, len(docs))]
-            _, dt = await client.request("textDocument/hover", {"textDocument": {"uri": d["uri"]},
-                                                                "position": {"line": back, "character": 10}})
+            _, dt = await client.request(
+                "textDocument/hover", {"textDocument": {"uri": d["uri"]}, "position": {"line": back, "character": 10}}
+            )
             hovers.append(dt * 1000)
             await asyncio.sleep(0.05)
 
@@ -198,11 +222,21 @@ async def run(args) -> dict:
         for j in range(n):
             d["version"] += 1
             new = d["base"] + "  # " + "x" * (j + 1)
-            client.notify("textDocument/didChange", {
-                "textDocument": {"uri": d["uri"], "version": d["version"]},
-                "contentChanges": [{"range": {"start": {"line": d["line"], "character": 0},
-                                              "end": {"line": d["line"], "character": d["len"]}},
-                                    "text": new}]})
+            client.notify(
+                "textDocument/didChange",
+                {
+                    "textDocument": {"uri": d["uri"], "version": d["version"]},
+                    "contentChanges": [
+                        {
+                            "range": {
+                                "start": {"line": d["line"], "character": 0},
+                                "end": {"line": d["line"], "character": d["len"]},
+                            },
+                            "text": new,
+                        }
+                    ],
+                },
+            )
             d["len"] = len(new)
             await client.drain()
             edits += 1
@@ -221,7 +255,7 @@ async def run(args) -> dict:
             if got:
                 finals.append((got[0] - t) * 1000)
             elif any(ver is not None and ver > v for ver, _, _ in client.published.get(u, [])):
-                pass     # a later burst in the same document replaced it before it was analysed
+                pass  # a later burst in the same document replaced it before it was analysed
             else:
                 left.append((u, v, t))
         pending = left
@@ -265,8 +299,17 @@ async def run(args) -> dict:
     before_cycles = after_close
     for i in range(args.cycles):
         uri = f"file://{root}/cycle.py"
-        client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": i + 1,
-                                                                "text": small_text.replace("lr=1e-3", f"lr={i}e-6")}})
+        client.notify(
+            "textDocument/didOpen",
+            {
+                "textDocument": {
+                    "uri": uri,
+                    "languageId": "python",
+                    "version": i + 1,
+                    "text": small_text.replace("lr=1e-3", f"lr={i}e-6"),
+                }
+            },
+        )
         await client.drain()
         wait_until = time.perf_counter() + 30
         while time.perf_counter() < wait_until and not any(v == i + 1 for v, _, _ in client.published.get(uri, [])):
@@ -281,21 +324,43 @@ async def run(args) -> dict:
     await proc.wait()
     return {
         "machine": {"cpus": os.cpu_count(), "load": os.getloadavg(), "engine": engine_stamp()},
-        "docs": args.docs, "big_mb": round(len(big_text) / 1e6, 1), "edits": edits, "bursts": len(bursts),
-        "open_s": round(opened, 2), "typing_s": round(typing, 1),
-        "hover": {"n": len(hovers), "p50_ms": round(statistics.median(hovers), 1), "p99_ms": round(pct(hovers, .99), 1),
-                  "max_ms": round(max(hovers), 1), "over_100ms": sum(h > 100 for h in hovers)},
-        "final_diagnostics": {"n": len(finals), "p50_ms": round(statistics.median(finals), 1),
-                              "p95_ms": round(pct(finals, .95), 1), "max_ms": round(max(finals), 1),
-                              "over_500ms": sum(f > 500 for f in finals), "never": missing},
-        "big_final": None if big_final is None else {"ms": round(big_final[0]), "diagnostics": big_final[1],
-                                                     "messages": big_final[2]},
+        "docs": args.docs,
+        "big_mb": round(len(big_text) / 1e6, 1),
+        "edits": edits,
+        "bursts": len(bursts),
+        "open_s": round(opened, 2),
+        "typing_s": round(typing, 1),
+        "hover": {
+            "n": len(hovers),
+            "p50_ms": round(statistics.median(hovers), 1),
+            "p99_ms": round(pct(hovers, 0.99), 1),
+            "max_ms": round(max(hovers), 1),
+            "over_100ms": sum(h > 100 for h in hovers),
+        },
+        "final_diagnostics": {
+            "n": len(finals),
+            "p50_ms": round(statistics.median(finals), 1),
+            "p95_ms": round(pct(finals, 0.95), 1),
+            "max_ms": round(max(finals), 1),
+            "over_500ms": sum(f > 500 for f in finals),
+            "never": missing,
+        },
+        "big_final": None
+        if big_final is None
+        else {"ms": round(big_final[0]), "diagnostics": big_final[1], "messages": big_final[2]},
         "out_of_order": out_of_order,
-        "rss_mb": {"baseline": round(baseline, 1), "peak": round(peak, 1), "after_close": round(after_close, 1),
-                   "after_close_pct": round(100 * (after_close - baseline) / baseline, 1),
-                   "before_cycles": round(before_cycles, 1), "after_cycles": round(after_cycles, 1),
-                   "cycles": args.cycles, "baseline_parts": baseline_parts, "after_close_parts": after_close_parts,
-                   "after_close_timeline": timeline},
+        "rss_mb": {
+            "baseline": round(baseline, 1),
+            "peak": round(peak, 1),
+            "after_close": round(after_close, 1),
+            "after_close_pct": round(100 * (after_close - baseline) / baseline, 1),
+            "before_cycles": round(before_cycles, 1),
+            "after_cycles": round(after_cycles, 1),
+            "cycles": args.cycles,
+            "baseline_parts": baseline_parts,
+            "after_close_parts": after_close_parts,
+            "after_close_timeline": timeline,
+        },
     }
 
 
@@ -310,23 +375,37 @@ def main():
     r = asyncio.run(run(args))
     m, h, f, rss = r["machine"], r["hover"], r["final_diagnostics"], r["rss_mb"]
     print(f"engine {m['engine']}, {m['cpus']} CPUs, load {' '.join(f'{x:.1f}' for x in m['load'])}")
-    print(f"{r['docs']} documents (one of {r['big_mb']} MB) opened in {r['open_s']} s; {r['edits']} didChange in "
-          f"{r['bursts']} bursts over {r['typing_s']} s")
-    print(f"hover: {h['n']} requests, p50 {h['p50_ms']} ms, p99 {h['p99_ms']} ms, max {h['max_ms']} ms, "
-          f"{h['over_100ms']} over 100 ms   (target: <= 100 ms at any time)")
-    print(f"small document's final diagnostics after its last edit: {f['n']} bursts, p50 {f['p50_ms']} ms, "
-          f"p95 {f['p95_ms']} ms, max {f['max_ms']} ms, {f['over_500ms']} over 500 ms, {f['never']} never   "
-          f"(target: <= 500 ms)")
+    print(
+        f"{r['docs']} documents (one of {r['big_mb']} MB) opened in {r['open_s']} s; {r['edits']} didChange in "
+        f"{r['bursts']} bursts over {r['typing_s']} s"
+    )
+    print(
+        f"hover: {h['n']} requests, p50 {h['p50_ms']} ms, p99 {h['p99_ms']} ms, max {h['max_ms']} ms, "
+        f"{h['over_100ms']} over 100 ms   (target: <= 100 ms at any time)"
+    )
+    print(
+        f"small document's final diagnostics after its last edit: {f['n']} bursts, p50 {f['p50_ms']} ms, "
+        f"p95 {f['p95_ms']} ms, max {f['max_ms']} ms, {f['over_500ms']} over 500 ms, {f['never']} never   "
+        f"(target: <= 500 ms)"
+    )
     if r["big_final"] is not None:
-        print(f"big document's final diagnostics: {r['big_final']['ms']} ms after its last edit "
-              f"({r['big_final']['diagnostics']} diagnostics: {'; '.join(r['big_final']['messages'])})")
+        print(
+            f"big document's final diagnostics: {r['big_final']['ms']} ms after its last edit "
+            f"({r['big_final']['diagnostics']} diagnostics: {'; '.join(r['big_final']['messages'])})"
+        )
     print(f"diagnostics out of order (older than one already published): {r['out_of_order']}   (target: 0)")
-    print(f"RSS (server + workers): baseline {rss['baseline']} MB, peak {rss['peak']} MB, after closing "
-          f"{rss['after_close']} MB ({rss['after_close_pct']:+} %)   (target: within 10 %)")
-    print(f"    baseline {rss['baseline_parts']}, after closing {rss['after_close_parts']}; seconds after "
-          f"closing -> MB: {rss['after_close_timeline']}")
-    print(f"{rss['cycles']} open/close cycles: {rss['before_cycles']} MB -> {rss['after_cycles']} MB   "
-          f"(target: no growth)")
+    print(
+        f"RSS (server + workers): baseline {rss['baseline']} MB, peak {rss['peak']} MB, after closing "
+        f"{rss['after_close']} MB ({rss['after_close_pct']:+} %)   (target: within 10 %)"
+    )
+    print(
+        f"    baseline {rss['baseline_parts']}, after closing {rss['after_close_parts']}; seconds after "
+        f"closing -> MB: {rss['after_close_timeline']}"
+    )
+    print(
+        f"{rss['cycles']} open/close cycles: {rss['before_cycles']} MB -> {rss['after_cycles']} MB   "
+        f"(target: no growth)"
+    )
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(r, fh, indent=2)

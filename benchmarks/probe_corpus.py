@@ -19,6 +19,7 @@ kept: it is read at run time.
 Prints one line per case (`-v`: the failing test's first assertion line too), then the
 agreement rate over the locatable, runnable cases, per header kind. Target: >= 0.9.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,8 +50,12 @@ def discover(root: str) -> list[tuple[str, str]]:
     if os.path.isfile(os.path.join(root, "train.py")) and os.path.basename(os.path.dirname(root)) == "repos":
         return [("project", root)]
     out = []
-    folders = [root] if any(n.endswith(".py") for n in os.listdir(root) if n not in ("score.py", "verify_runtime.py")) \
-        or os.path.basename(root) == "repos" else [os.path.join(root, d) for d in sorted(os.listdir(root))]
+    folders = (
+        [root]
+        if any(n.endswith(".py") for n in os.listdir(root) if n not in ("score.py", "verify_runtime.py"))
+        or os.path.basename(root) == "repos"
+        else [os.path.join(root, d) for d in sorted(os.listdir(root))]
+    )
     for folder in folders:
         if not os.path.isdir(folder) or os.path.basename(folder).startswith((".", "_")):
             continue
@@ -59,8 +64,13 @@ def discover(root: str) -> list[tuple[str, str]]:
             if os.path.basename(folder) == "repos":
                 if os.path.isdir(p) and not name.startswith((".", "_")):
                     out.append(("project", p))
-            elif os.path.isfile(p) and name.endswith(".py") and not name.endswith(".check.py") \
-                    and not name.startswith("_") and name not in ("score.py", "verify_runtime.py"):
+            elif (
+                os.path.isfile(p)
+                and name.endswith(".py")
+                and not name.endswith(".check.py")
+                and not name.startswith("_")
+                and name not in ("score.py", "verify_runtime.py")
+            ):
                 out.append(("file", p))
     return out
 
@@ -112,8 +122,13 @@ def run_case(case, timeout: int) -> dict:
         os.makedirs(work)
         script = stage(kind, path, work)
         t0 = time.perf_counter()
-        p = subprocess.run([gradaudit, "probe", "train.py", "--emit", "test_gradflow.py"], cwd=work,
-                           capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(
+            [gradaudit, "probe", "train.py", "--emit", "test_gradflow.py"],
+            cwd=work,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         out["emit_seconds"] = round(time.perf_counter() - t0, 2)
         if p.returncode != 0:
             out.update(verdict="not locatable", detail=(p.stderr.strip().splitlines() or [""])[-1])
@@ -122,8 +137,13 @@ def run_case(case, timeout: int) -> dict:
             out["tests"] = fh.read().count("\ndef test_")
         t0 = time.perf_counter()
         try:
-            t = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
-                                "test_gradflow.py"], cwd=work, capture_output=True, text=True, timeout=timeout)
+            t = subprocess.run(
+                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", "test_gradflow.py"],
+                cwd=work,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
             code, text = t.returncode, t.stdout + t.stderr
         except subprocess.TimeoutExpired:
             code, text = -1, "timed out"
@@ -182,8 +202,10 @@ def main(argv=None) -> int:
     not_loc = sum(1 for r in results if r["verdict"] == "not locatable")
     not_run = sum(1 for r in results if r["verdict"] == "not runnable")
     rate = len(agreed) / len(located) if located else 0.0
-    print(f"agreement {rate:.3f} ({len(agreed)}/{len(located)} locatable cases); not locatable {not_loc}, "
-          f"not runnable here {not_run}, of {len(results)} cases; {time.perf_counter() - t0:.0f} s")
+    print(
+        f"agreement {rate:.3f} ({len(agreed)}/{len(located)} locatable cases); not locatable {not_loc}, "
+        f"not runnable here {not_run}, of {len(results)} cases; {time.perf_counter() - t0:.0f} s"
+    )
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"rate": rate, "results": results}, fh, indent=1)

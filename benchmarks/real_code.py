@@ -18,6 +18,7 @@ the list's format.
 
 Needs only the standard library and the installed gradaudit (run it with the project's venv python).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,13 +44,16 @@ DEFAULT_PACKAGES = ["transformers", "lightning", "accelerate", "timm"]
 
 # ---------------------------------------------------------------- sources
 
+
 def python_files(root: str) -> list[str]:
     """The files `gradaudit check root` would check."""
     from gradaudit.analysis.check.discovery import discover
+
     return discover([root])[0]
 
 
 # ---------------------------------------------------------------- analysis
+
 
 class FileTimeout(Exception):
     pass
@@ -60,8 +64,15 @@ def _on_alarm(signum, frame):
 
 
 def _finding_dict(f) -> dict:
-    return {"path": f.span.path, "line": f.span.line, "col": getattr(f.span, "col", 0), "code": f.code,
-            "name": f.name, "confidence": f.confidence, "message": f.message}
+    return {
+        "path": f.span.path,
+        "line": f.span.line,
+        "col": getattr(f.span, "col", 0),
+        "code": f.code,
+        "name": f.name,
+        "confidence": f.confidence,
+        "message": f.message,
+    }
 
 
 def analyze_chunk(paths: list[str], root: str, timeout: float, log=None) -> dict:
@@ -92,13 +103,15 @@ def analyze_chunk(paths: list[str], root: str, timeout: float, log=None) -> dict
                 crashes.append({"path": path, "error": f"timeout: more than {timeout:g} s"})
                 result = None
             except RecursionError as exc:
-                crashes.append({"path": path, "error": f"RecursionError: {exc}",
-                                "traceback": traceback.format_exc(limit=-8)})
+                crashes.append(
+                    {"path": path, "error": f"RecursionError: {exc}", "traceback": traceback.format_exc(limit=-8)}
+                )
                 result = None
             except Exception as exc:  # an engine bug: count it, keep going
                 last = traceback.format_exception_only(type(exc), exc)[-1].strip()
-                crashes.append({"path": path, "error": last, "where": _where(exc),
-                                "traceback": traceback.format_exc(limit=-8)})
+                crashes.append(
+                    {"path": path, "error": last, "where": _where(exc), "traceback": traceback.format_exc(limit=-8)}
+                )
                 result = None
             dt = time.perf_counter() - t0
             seconds += dt
@@ -111,13 +124,20 @@ def analyze_chunk(paths: list[str], root: str, timeout: float, log=None) -> dict
                     e = result.error
                     parse_errors.append({"path": e.path, "line": e.line, "error": e.msg})
                 findings.extend(_finding_dict(f) for f in result.findings)
-            del result   # the model and the files dict go now; only findings stay
+            del result  # the model and the files dict go now; only findings stay
     finally:
         if use_alarm:
             signal.signal(signal.SIGALRM, old)
     per_file.sort(reverse=True)
-    return {"seconds": seconds, "cpu": cpu, "findings": findings, "crashes": crashes, "parse_errors": parse_errors,
-            "slowest": per_file[:10], "files": len(paths)}
+    return {
+        "seconds": seconds,
+        "cpu": cpu,
+        "findings": findings,
+        "crashes": crashes,
+        "parse_errors": parse_errors,
+        "slowest": per_file[:10],
+        "files": len(paths),
+    }
 
 
 def _where(exc) -> str:
@@ -174,6 +194,7 @@ def _dedupe(findings: list[dict]) -> list[dict]:
 def _analyze_all(files: list[str], droot: str, jobs: int, timeout: float, log) -> dict:
     if jobs > 1 and len(files) >= 2 * jobs:
         import concurrent.futures
+
         chunks = [files[i::jobs] for i in range(jobs)]
         with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
             parts = list(pool.map(analyze_chunk, chunks, [droot] * jobs, [timeout] * jobs))
@@ -225,7 +246,7 @@ def run_source(name: str, root: str, jobs: int, timeout: float, log, entries: di
     parse_s, parse_cpu = parse_s + w, parse_cpu + c
 
     findings = _dedupe(res["findings"])
-    for f in findings:   # keyed like the reviewed list: relative to the source's folder
+    for f in findings:  # keyed like the reviewed list: relative to the source's folder
         f["unstable"] = _place(f) in unstable
         f["path"] = os.path.relpath(f["path"], droot).replace(os.sep, "/")
     rv = realcode.review(name, findings, entries)
@@ -236,21 +257,32 @@ def run_source(name: str, root: str, jobs: int, timeout: float, log, entries: di
         f["source_line"] = realcode.source_line(root, f["path"], f["line"])
     by_code = collections.Counter((f["code"], f["confidence"]) for f in findings)
     return {
-        "package": name, "root": root,
-        "files": len(files), "lines": lines, "jobs": jobs,
-        "analysis_seconds": res["seconds"], "analysis_wall_seconds": wall, "parse_seconds": parse_s,
+        "package": name,
+        "root": root,
+        "files": len(files),
+        "lines": lines,
+        "jobs": jobs,
+        "analysis_seconds": res["seconds"],
+        "analysis_wall_seconds": wall,
+        "parse_seconds": parse_s,
         "ratio": res["seconds"] / parse_s if parse_s else None,
-        "analysis_cpu_seconds": res["cpu"], "parse_cpu_seconds": parse_cpu,
+        "analysis_cpu_seconds": res["cpu"],
+        "parse_cpu_seconds": parse_cpu,
         "cpu_ratio": res["cpu"] / parse_cpu if parse_cpu else None,
-        "crashes": res["crashes"], "parse_errors": res["parse_errors"],
+        "crashes": res["crashes"],
+        "parse_errors": res["parse_errors"],
         "findings_by_code": {f"{c}/{conf}": n for (c, conf), n in sorted(by_code.items())},
-        "findings": findings, "verdicts": rv.counts(), "order_checked": order_check,
-        "unstable": sum(1 for f in findings if f["unstable"]), "gone": [e.format() for e in rv.gone],
+        "findings": findings,
+        "verdicts": rv.counts(),
+        "order_checked": order_check,
+        "unstable": sum(1 for f in findings if f["unstable"]),
+        "gone": [e.format() for e in rv.gone],
         "slowest_files": [{"path": p, "seconds": round(s, 4)} for s, p in res["slowest"]],
     }
 
 
 # ---------------------------------------------------------------- report
+
 
 def _max_rss_mib() -> float | None:
     try:
@@ -269,26 +301,40 @@ def print_package(r: dict) -> None:
     wall = ""
     if r["jobs"] > 1:
         wall = f"  (wall {r['analysis_wall_seconds']:.2f} s with {r['jobs']} jobs)"
-    print(f"files {r['files']}   lines {r['lines']}   analysis {r['analysis_seconds']:.2f} s{wall}   "
-          f"ast.parse {r['parse_seconds']:.2f} s   ratio {ratio}{cpu}   crashes {len(r['crashes'])}   "
-          f"parse errors {len(r['parse_errors'])}")
+    print(
+        f"files {r['files']}   lines {r['lines']}   analysis {r['analysis_seconds']:.2f} s{wall}   "
+        f"ast.parse {r['parse_seconds']:.2f} s   ratio {ratio}{cpu}   crashes {len(r['crashes'])}   "
+        f"parse errors {len(r['parse_errors'])}"
+    )
     if r["findings_by_code"]:
         cells = collections.defaultdict(dict)
         for key, n in r["findings_by_code"].items():
             code, conf = key.split("/")
             cells[code][conf] = n
-        print("findings:  " + "   ".join(f"{code} {c.get('confirmed', 0)} confirmed / {c.get('suspicious', 0)} "
-                                        f"suspicious" for code, c in sorted(cells.items())))
+        print(
+            "findings:  "
+            + "   ".join(
+                f"{code} {c.get('confirmed', 0)} confirmed / {c.get('suspicious', 0)} suspicious"
+                for code, c in sorted(cells.items())
+            )
+        )
     else:
         print("findings:  none")
     if r["order_checked"]:
         print(f"order check: {r['unstable']} finding(s) reported in one file order only")
     v = r["verdicts"]
-    print("verdicts:  " + "   ".join(f"{conf}: true {v[conf]['true']}, false {v[conf]['false']}, "
-                                     f"unreviewed {v[conf]['unreviewed']}" for conf in ("confirmed", "suspicious")))
+    print(
+        "verdicts:  "
+        + "   ".join(
+            f"{conf}: true {v[conf]['true']}, false {v[conf]['false']}, unreviewed {v[conf]['unreviewed']}"
+            for conf in ("confirmed", "suspicious")
+        )
+    )
     if r["slowest_files"]:
-        print("slowest files: " + ", ".join(f"{s['path'].rsplit('/', 1)[-1]} {s['seconds']:.2f}s"
-                                            for s in r["slowest_files"][:5]))
+        print(
+            "slowest files: "
+            + ", ".join(f"{s['path'].rsplit('/', 1)[-1]} {s['seconds']:.2f}s" for s in r["slowest_files"][:5])
+        )
     for c in r["crashes"]:
         where = f"  [{c['where']}]" if c.get("where") else ""
         print(f"CRASH {c['path']}: {c['error']}{where}")
@@ -298,19 +344,26 @@ def print_package(r: dict) -> None:
         these = [f for f in r["findings"] if f["confidence"] == conf]
         print(f"{conf} findings ({len(these)}):")
         for f in these:
-            verdict = ("unreviewed" if f["verdict"] is None
-                       else f"reviewed {'TRUE' if f['verdict'] else 'FALSE'}: {f['reason']}")
+            verdict = (
+                "unreviewed"
+                if f["verdict"] is None
+                else f"reviewed {'TRUE' if f['verdict'] else 'FALSE'}: {f['reason']}"
+            )
             flag = "UNSTABLE (one order only) " if f["unstable"] else ""
-            print(f"  {f['path']}:{f['line']}: {flag}{f['code']} {f['message']}\n"
-                  f"      {f['line']:>5} | {f['source_line'].strip()}\n      {verdict}")
+            print(
+                f"  {f['path']}:{f['line']}: {flag}{f['code']} {f['message']}\n"
+                f"      {f['line']:>5} | {f['source_line'].strip()}\n      {verdict}"
+            )
     for line in r["gone"]:
         print(f"  no longer reported: {line}")
 
 
 def print_update(reports: list[dict]) -> None:
     todo = [(r, f) for r in reports for f in r["findings"] if f["verdict"] is None]
-    print(f"\n# ---- {len(todo)} unreviewed finding(s) in the format of tests/realcode/reviewed.txt: "
-          "give each a verdict (true/false) and a reason, then paste")
+    print(
+        f"\n# ---- {len(todo)} unreviewed finding(s) in the format of tests/realcode/reviewed.txt: "
+        "give each a verdict (true/false) and a reason, then paste"
+    )
     for r, f in todo:
         print(realcode.proposal(r["package"], f, r["root"]))
     for line in realcode.gone_report([realcode.parse_entry(g) for r in reports for g in r["gone"]]):
@@ -319,7 +372,7 @@ def print_update(reports: list[dict]) -> None:
 
 def sources(args, log) -> list[tuple[str, str]]:
     """(name in the reviewed list, folder) of every source the arguments name, fetched as needed."""
-    packages = [realcode.parse_spec(p) for p in (args.packages or [])]   # main() moved folders away
+    packages = [realcode.parse_spec(p) for p in (args.packages or [])]  # main() moved folders away
     if args.pinned:
         packages += realcode.load_sources()
     if not packages and not args.folders:
@@ -334,26 +387,54 @@ def sources(args, log) -> list[tuple[str, str]]:
         out.append((dataclasses.replace(p, version=version).label, root))
     for folder in args.folders:
         folder = os.path.abspath(folder)
-        out.append((os.path.basename(folder.rstrip(os.sep)),
-                    folder if os.path.isdir(folder) else FileNotFoundError(f"no folder {folder}")))
+        out.append(
+            (
+                os.path.basename(folder.rstrip(os.sep)),
+                folder if os.path.isdir(folder) else FileNotFoundError(f"no folder {folder}"),
+            )
+        )
     return out
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("folders", nargs="*", metavar="FOLDER", help="source folders (a repository's checkout)")
-    ap.add_argument("--packages", nargs="+", metavar="NAME[==VERSION]",
-                    help="PyPI packages (default: " + " ".join(DEFAULT_PACKAGES) + " when nothing else is given)")
-    ap.add_argument("--pinned", action="store_true",
-                    help="the pinned packages of the real-code regression test (tests/realcode/sources.toml)")
-    ap.add_argument("--order-check", action="store_true",
-                    help="analyze each source again in the reverse file order and flag findings of one order only")
-    ap.add_argument("--update", action="store_true",
-                    help="print the unreviewed findings in the format of tests/realcode/reviewed.txt")
-    ap.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
-                    help="worker processes per package, each with its own Program (default 1: in-process)")
-    ap.add_argument("--timeout", type=float, default=120.0, metavar="SEC",
-                    help="count a file that takes longer as a crash (0: no limit; default 120)")
+    ap.add_argument(
+        "--packages",
+        nargs="+",
+        metavar="NAME[==VERSION]",
+        help="PyPI packages (default: " + " ".join(DEFAULT_PACKAGES) + " when nothing else is given)",
+    )
+    ap.add_argument(
+        "--pinned",
+        action="store_true",
+        help="the pinned packages of the real-code regression test (tests/realcode/sources.toml)",
+    )
+    ap.add_argument(
+        "--order-check",
+        action="store_true",
+        help="analyze each source again in the reverse file order and flag findings of one order only",
+    )
+    ap.add_argument(
+        "--update",
+        action="store_true",
+        help="print the unreviewed findings in the format of tests/realcode/reviewed.txt",
+    )
+    ap.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes per package, each with its own Program (default 1: in-process)",
+    )
+    ap.add_argument(
+        "--timeout",
+        type=float,
+        default=120.0,
+        metavar="SEC",
+        help="count a file that takes longer as a crash (0: no limit; default 120)",
+    )
     ap.add_argument("--json", metavar="OUT", help="write all numbers, crashes and findings to OUT")
     ap.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     args = ap.parse_args(argv)
@@ -371,11 +452,16 @@ def main(argv=None) -> int:
             print(msg, file=sys.stderr, flush=True)
 
     import gradaudit.analysis as ga
+
     load = " load average %.2f %.2f %.2f," % os.getloadavg() if hasattr(os, "getloadavg") else ""
-    print(f"gradaudit real-code run (python {sys.version.split()[0]},{load} {os.cpu_count()} cpus, "
-          f"jobs {max(1, args.jobs)}, gradaudit {engine_stamp()} from {os.path.dirname(ga.__file__)})")
-    print("times: time.perf_counter wall seconds summed over files (cpu: time.process_time); "
-          "ast.parse timed with gc disabled, as the engine interprets")
+    print(
+        f"gradaudit real-code run (python {sys.version.split()[0]},{load} {os.cpu_count()} cpus, "
+        f"jobs {max(1, args.jobs)}, gradaudit {engine_stamp()} from {os.path.dirname(ga.__file__)})"
+    )
+    print(
+        "times: time.perf_counter wall seconds summed over files (cpu: time.process_time); "
+        "ast.parse timed with gc disabled, as the engine interprets"
+    )
     entries = realcode.load_reviewed()
     reports, failures = [], {}
     for name, root in sources(args, log):
@@ -400,24 +486,48 @@ def main(argv=None) -> int:
     tot_susp = sum(1 for r in reports for f in r["findings"] if f["confidence"] == "suspicious")
     rss = _max_rss_mib()
     ratio = f"{tot_a / tot_p:.1f}x" if tot_p else "n/a"
-    verdicts = {conf: {k: sum(r["verdicts"][conf][k] for r in reports) for k in ("true", "false", "unreviewed")}
-                for conf in ("confirmed", "suspicious")}
+    verdicts = {
+        conf: {k: sum(r["verdicts"][conf][k] for r in reports) for k in ("true", "false", "unreviewed")}
+        for conf in ("confirmed", "suspicious")
+    }
     if args.update:
         print_update(reports)
     unstable = sum(r["unstable"] for r in reports)
-    print(f"\nSUMMARY: {len(reports)} sources, {tot_files} files, {tot_lines} lines, analysis {tot_a:.2f} s, "
-          f"ast.parse {tot_p:.2f} s, ratio {ratio}, crashes {tot_crash}, findings {tot_conf} confirmed / "
-          f"{tot_susp} suspicious" + (f", peak RSS {rss:.0f} MiB" if rss else "")
-          + "".join(f"; {conf} true {v['true']} / false {v['false']} / unreviewed {v['unreviewed']}"
-                    for conf, v in verdicts.items())
-          + (f"; unstable (one file order only) {unstable}" if args.order_check else "")
-          + (f", failed: {', '.join(failures)}" if failures else ""))
+    print(
+        f"\nSUMMARY: {len(reports)} sources, {tot_files} files, {tot_lines} lines, analysis {tot_a:.2f} s, "
+        f"ast.parse {tot_p:.2f} s, ratio {ratio}, crashes {tot_crash}, findings {tot_conf} confirmed / "
+        f"{tot_susp} suspicious"
+        + (f", peak RSS {rss:.0f} MiB" if rss else "")
+        + "".join(
+            f"; {conf} true {v['true']} / false {v['false']} / unreviewed {v['unreviewed']}"
+            for conf, v in verdicts.items()
+        )
+        + (f"; unstable (one file order only) {unstable}" if args.order_check else "")
+        + (f", failed: {', '.join(failures)}" if failures else "")
+    )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({"python": sys.version.split()[0], "engine": engine_stamp(), "packages": reports, "failures": failures,
-                       "summary": {"files": tot_files, "lines": tot_lines, "analysis_seconds": tot_a,
-                                   "parse_seconds": tot_p, "crashes": tot_crash, "confirmed": tot_conf,
-                                   "suspicious": tot_susp, "verdicts": verdicts, "peak_rss_mib": rss}}, fh, indent=2)
+            json.dump(
+                {
+                    "python": sys.version.split()[0],
+                    "engine": engine_stamp(),
+                    "packages": reports,
+                    "failures": failures,
+                    "summary": {
+                        "files": tot_files,
+                        "lines": tot_lines,
+                        "analysis_seconds": tot_a,
+                        "parse_seconds": tot_p,
+                        "crashes": tot_crash,
+                        "confirmed": tot_conf,
+                        "suspicious": tot_susp,
+                        "verdicts": verdicts,
+                        "peak_rss_mib": rss,
+                    },
+                },
+                fh,
+                indent=2,
+            )
         log(f"wrote {args.json}")
     return 0 if not failures else 1
 

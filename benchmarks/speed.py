@@ -9,6 +9,7 @@ Then whole-process wall time of `gradaudit check ONE_FILE` against `python -c "i
 With --peers, TorchFix (installed into benchmarks/.cache/peer-venv) is timed on the same inputs.
 Every figure is the best of --repeat runs (time.perf_counter).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,13 +29,14 @@ REPO = os.path.dirname(HERE)
 CACHE = os.path.join(HERE, ".cache")
 PEER_VENV = os.path.join(CACHE, "peer-venv")
 
-TARGET_RATIO = 3.0        # analysis <= 3x ast.parse
-TARGET_ONE_FILE = 0.3     # seconds, whole process
+TARGET_RATIO = 3.0  # analysis <= 3x ast.parse
+TARGET_ONE_FILE = 0.3  # seconds, whole process
 
 
 def folder_files(folder: str) -> list[str]:
     """The files `gradaudit check FOLDER` would check."""
     from gradaudit.analysis.check.discovery import discover
+
     files, _ = discover([folder])
     return files
 
@@ -53,6 +55,7 @@ def gradaudit_cmd() -> list[str]:
 
 
 # ---------------------------------------------------------------- in-process timing
+
 
 def best_of(n: int, fn):
     """(best wall seconds, cpu seconds of that run, value of the first run)."""
@@ -82,6 +85,7 @@ def time_parse(sources, disable_gc: bool):
         finally:
             gc.enable()
         return t1 - t0, c1 - c0, None
+
     return run
 
 
@@ -108,6 +112,7 @@ def time_engine(folder: str, sources):
             del r
         t1, c1 = time.perf_counter(), time.process_time()
         return t1 - t0, c1 - c0, counts
+
     return run
 
 
@@ -131,6 +136,7 @@ def bench_folder(folder: str, repeat: int, log) -> dict:
 
 
 # ---------------------------------------------------------------- whole-process timing
+
 
 def bytecode_env(warm: bool) -> dict:
     """The environment for timed subprocesses.
@@ -156,16 +162,20 @@ def time_process(cmd: list[str], repeat: int, warm: bool = True, ok_codes=(0, 1)
     best, code, err = None, None, ""
     for i in range(repeat + 1):
         t0 = time.perf_counter()
-        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                           env=env)
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env)
         dt = time.perf_counter() - t0
         code = p.returncode
         if code not in ok_codes:
             err = (p.stderr.decode("utf-8", "replace").strip().splitlines() or [""])[-1]
         if i and (best is None or dt < best):
             best = dt
-    return {"cmd": " ".join(display(c) if os.path.isabs(c) else c for c in cmd), "seconds": best,
-            "exit": code, "error": err, "bytecode_cache": warm}
+    return {
+        "cmd": " ".join(display(c) if os.path.isabs(c) else c for c in cmd),
+        "seconds": best,
+        "exit": code,
+        "error": err,
+        "bytecode_cache": warm,
+    }
 
 
 def ensure_peer(log) -> tuple[str | None, str]:
@@ -177,13 +187,15 @@ def ensure_peer(log) -> tuple[str | None, str]:
     py = _bin(vbin, "python")
     if not os.path.isfile(py):
         log(f"creating {display(PEER_VENV)} ...")
-        p = subprocess.run([sys.executable, "-m", "venv", PEER_VENV], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True)
+        p = subprocess.run(
+            [sys.executable, "-m", "venv", PEER_VENV], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         if p.returncode != 0 or not os.path.isfile(py):
             return None, "could not create the venv: " + (p.stdout.strip().splitlines() or ["?"])[-1]
     log("pip install torchfix ...")
-    p = subprocess.run([py, "-m", "pip", "install", "--quiet", "torchfix"], stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True)
+    p = subprocess.run(
+        [py, "-m", "pip", "install", "--quiet", "torchfix"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     if p.returncode != 0 or not os.path.isfile(tf):
         return None, "pip install torchfix failed: " + (p.stdout.strip().splitlines() or ["?"])[-1]
     return tf, ""
@@ -199,6 +211,7 @@ def peer_version(tf: str) -> str:
 
 # ---------------------------------------------------------------- report
 
+
 def _fmt(x, unit="s", digits=3):
     return "-" if x is None else f"{x:.{digits}f}{unit}"
 
@@ -212,10 +225,16 @@ def main(argv=None) -> int:
     ap.add_argument("folders", nargs="*", metavar="FOLDER", help="more folders of Python files")
     ap.add_argument("--repeat", type=int, default=5, metavar="N", help="best of N (default 5)")
     ap.add_argument("--json", metavar="OUT", help="write the numbers to OUT")
-    ap.add_argument("--one-file", metavar="FILE",
-                    help="the file for the whole-process timing (default: the largest .py in examples/)")
-    ap.add_argument("--peers", action="store_true",
-                    help="also time TorchFix (installed into benchmarks/.cache/peer-venv if missing)")
+    ap.add_argument(
+        "--one-file",
+        metavar="FILE",
+        help="the file for the whole-process timing (default: the largest .py in examples/)",
+    )
+    ap.add_argument(
+        "--peers",
+        action="store_true",
+        help="also time TorchFix (installed into benchmarks/.cache/peer-venv if missing)",
+    )
     ap.add_argument("--no-examples", action="store_true", help="leave the repo's examples/ out")
     ap.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     args = ap.parse_args(argv)
@@ -255,8 +274,10 @@ def main(argv=None) -> int:
         if pool:
             one = max(pool, key=os.path.getsize)
             if not ex_files:
-                notes.append(f"examples/ has no .py files: the one-file timing uses the largest file of the "
-                             f"given folders ({one})")
+                notes.append(
+                    f"examples/ has no .py files: the one-file timing uses the largest file of the "
+                    f"given folders ({one})"
+                )
     proc = {}
     if one is not None:
         if not os.path.isfile(one):
@@ -268,11 +289,13 @@ def main(argv=None) -> int:
         proc["check"] = time_process(gradaudit_cmd() + ["check", one, "--no-progress"], repeat)
         proc["check_cold"] = time_process(gradaudit_cmd() + ["check", one, "--no-progress"], repeat, warm=False)
         proc["python"] = time_process([sys.executable, "-c", "import ast"], repeat)
-        proc["import"] = time_process([sys.executable, "-c", "import gradaudit.analysis.app.cli, "
-                                       "gradaudit.analysis.check.engine"], repeat)
+        proc["import"] = time_process(
+            [sys.executable, "-c", "import gradaudit.analysis.app.cli, gradaudit.analysis.check.engine"], repeat
+        )
     else:
-        notes.append("no file for the whole-process timing (examples/ is empty and no folder was given; "
-                     "use --one-file)")
+        notes.append(
+            "no file for the whole-process timing (examples/ is empty and no folder was given; use --one-file)"
+        )
 
     # ---- peer
     peer = {"requested": args.peers}
@@ -297,22 +320,32 @@ def main(argv=None) -> int:
     load = ""
     if hasattr(os, "getloadavg"):
         load = " load average %.2f %.2f %.2f" % os.getloadavg()
-    print(f"gradaudit speed  (gradaudit {engine_stamp()}, python {sys.version.split()[0]}, best of {repeat},{load}, "
-          f"{os.cpu_count()} cpus)")
-    print("The engine disables gc while it interprets; ast.parse is timed with gc disabled too "
-          "(gc.collect() before every timed phase).")
-    print("Whole-process times: one untimed warm-up run, then best of N; .pyc files cached under "
-          "benchmarks/.cache/pycache unless said otherwise.")
+    print(
+        f"gradaudit speed  (gradaudit {engine_stamp()}, python {sys.version.split()[0]}, best of {repeat},{load}, "
+        f"{os.cpu_count()} cpus)"
+    )
+    print(
+        "The engine disables gc while it interprets; ast.parse is timed with gc disabled too "
+        "(gc.collect() before every timed phase)."
+    )
+    print(
+        "Whole-process times: one untimed warm-up run, then best of N; .pyc files cached under "
+        "benchmarks/.cache/pycache unless said otherwise."
+    )
     print()
-    hdr = (f"{'folder':<40} {'files':>6} {'lines':>8} {'ast.parse':>10} {'(gc on)':>9} {'engine':>9} "
-           f"{'ratio':>7} {'cpu ratio':>9}  target <= {TARGET_RATIO:g}x")
+    hdr = (
+        f"{'folder':<40} {'files':>6} {'lines':>8} {'ast.parse':>10} {'(gc on)':>9} {'engine':>9} "
+        f"{'ratio':>7} {'cpu ratio':>9}  target <= {TARGET_RATIO:g}x"
+    )
     print(hdr)
     print("-" * len(hdr))
     for r in rows:
         ratio = r["ratio"]
-        print(f"{r['folder'][-40:]:<40} {r['files']:>6} {r['lines']:>8} {_fmt(r['parse_s']):>10} "
-              f"{_fmt(r['parse_gc_on_s']):>9} {_fmt(r['engine_s']):>9} {_fmt(ratio, 'x', 1):>7} "
-              f"{_fmt(r['ratio_cpu'], 'x', 1):>9}  {_mark(ratio is not None and ratio <= TARGET_RATIO)}")
+        print(
+            f"{r['folder'][-40:]:<40} {r['files']:>6} {r['lines']:>8} {_fmt(r['parse_s']):>10} "
+            f"{_fmt(r['parse_gc_on_s']):>9} {_fmt(r['engine_s']):>9} {_fmt(ratio, 'x', 1):>7} "
+            f"{_fmt(r['ratio_cpu'], 'x', 1):>9}  {_mark(ratio is not None and ratio <= TARGET_RATIO)}"
+        )
         extra = f"{r['confirmed']} confirmed / {r['suspicious']} suspicious findings"
         if r["crashes"] or r["parse_errors"]:
             extra += f", {r['crashes']} crashes, {r['parse_errors']} parse errors"
@@ -322,13 +355,17 @@ def main(argv=None) -> int:
         of = proc["one_file"]
         print(f"whole process, one file: {of['path']} ({of['lines']} lines)")
         c, p, i = proc["check"], proc["python"], proc["import"]
-        print(f"  {'gradaudit check FILE':<34} {_fmt(c['seconds']):>9}   target < {TARGET_ONE_FILE:g}s: "
-              f"{_mark(c['seconds'] < TARGET_ONE_FILE)}   ({c['seconds'] / p['seconds']:.1f}x bare python)"
-              + (f"   exit {c['exit']}: {c['error']}" if c["error"] else ""))
+        print(
+            f"  {'gradaudit check FILE':<34} {_fmt(c['seconds']):>9}   target < {TARGET_ONE_FILE:g}s: "
+            f"{_mark(c['seconds'] < TARGET_ONE_FILE)}   ({c['seconds'] / p['seconds']:.1f}x bare python)"
+            + (f"   exit {c['exit']}: {c['error']}" if c["error"] else "")
+        )
         lp, li = 'python -c "import ast"', 'python -c "import gradaudit..."'
         k = proc["check_cold"]
-        print(f"  {'  ... PYTHONDONTWRITEBYTECODE=1':<34} {_fmt(k['seconds']):>9}   (no .pyc written: gradaudit "
-              f"compiled at every start unless it has a __pycache__)")
+        print(
+            f"  {'  ... PYTHONDONTWRITEBYTECODE=1':<34} {_fmt(k['seconds']):>9}   (no .pyc written: gradaudit "
+            f"compiled at every start unless it has a __pycache__)"
+        )
         print(f"  {lp:<34} {_fmt(p['seconds']):>9}   (interpreter baseline)")
         print(f"  {li:<34} {_fmt(i['seconds']):>9}   (start-up + imports, no analysis)")
     if args.peers:
@@ -339,24 +376,40 @@ def main(argv=None) -> int:
             print(f"peer: TorchFix {peer['version']} (whole process, best of {repeat})")
             if "one_file" in peer and proc:
                 t, c = peer["one_file"], proc["check"]
-                print(f"  one file: gradaudit {_fmt(c['seconds'])}  torchfix {_fmt(t['seconds'])}  "
-                      f"gradaudit/torchfix {c['seconds'] / t['seconds']:.2f}x"
-                      + (f"   torchfix exit {t['exit']}: {t['error']}" if t["error"] else ""))
+                print(
+                    f"  one file: gradaudit {_fmt(c['seconds'])}  torchfix {_fmt(t['seconds'])}  "
+                    f"gradaudit/torchfix {c['seconds'] / t['seconds']:.2f}x"
+                    + (f"   torchfix exit {t['exit']}: {t['error']}" if t["error"] else "")
+                )
             for pf in peer["folders"]:
                 g, t = pf["gradaudit"], pf["torchfix"]
-                print(f"  {pf['folder']} (-j 1): gradaudit {_fmt(g['seconds'])}  torchfix {_fmt(t['seconds'])}  "
-                      f"gradaudit/torchfix {g['seconds'] / t['seconds']:.2f}x"
-                      + (f"   gradaudit exit {g['exit']}: {g['error']}" if g["error"] else "")
-                      + (f"   torchfix exit {t['exit']}: {t['error']}" if t["error"] else ""))
+                print(
+                    f"  {pf['folder']} (-j 1): gradaudit {_fmt(g['seconds'])}  torchfix {_fmt(t['seconds'])}  "
+                    f"gradaudit/torchfix {g['seconds'] / t['seconds']:.2f}x"
+                    + (f"   gradaudit exit {g['exit']}: {g['error']}" if g["error"] else "")
+                    + (f"   torchfix exit {t['exit']}: {t['error']}" if t["error"] else "")
+                )
     for n in notes:
         print(f"note: {n}")
 
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({"python": sys.version.split()[0], "engine": engine_stamp(), "repeat": repeat, "cpus": os.cpu_count(),
-                       "loadavg": os.getloadavg() if hasattr(os, "getloadavg") else None,
-                       "targets": {"ratio": TARGET_RATIO, "one_file_seconds": TARGET_ONE_FILE},
-                       "folders": rows, "process": proc, "peer": peer, "notes": notes}, fh, indent=2)
+            json.dump(
+                {
+                    "python": sys.version.split()[0],
+                    "engine": engine_stamp(),
+                    "repeat": repeat,
+                    "cpus": os.cpu_count(),
+                    "loadavg": os.getloadavg() if hasattr(os, "getloadavg") else None,
+                    "targets": {"ratio": TARGET_RATIO, "one_file_seconds": TARGET_ONE_FILE},
+                    "folders": rows,
+                    "process": proc,
+                    "peer": peer,
+                    "notes": notes,
+                },
+                fh,
+                indent=2,
+            )
         log(f"wrote {args.json}")
     return 0
 

@@ -1,4 +1,5 @@
 """`python -m gradaudit.server` / `gradaudit server`: the language server over stdio (or TCP)."""
+
 from __future__ import annotations
 
 import argparse
@@ -8,6 +9,7 @@ import sys
 
 def run(tcp: str | None = None) -> int:
     from .server import server
+
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     # a $/cancelRequest for a request already answered is normal, not worth a warning in the client's log
     logging.getLogger("pygls.protocol.json_rpc").setLevel(logging.ERROR)
@@ -15,8 +17,10 @@ def run(tcp: str | None = None) -> int:
     # often, so that requests (hover, code actions) are answered meanwhile
     sys.setswitchinterval(0.0005)
     from .memory import bound_heap
+
     bound_heap()
     from .transport import run_stdio, run_tcp
+
     if tcp:
         host, _, port = tcp.rpartition(":")
         if not port.isdigit():
@@ -28,13 +32,20 @@ def run(tcp: str | None = None) -> int:
 
 # what the server and its workers import, checked by --check without starting a server: every
 # module of this package (listed, not hand-written, so a new one cannot be forgotten) and the engine
-_NEEDS = ("lsprotocol.types", "pygls.lsp.server", "gradaudit.analysis.check.engine", "gradaudit.analysis.check.fixes",
-          "gradaudit.analysis.report.summary")
+_NEEDS = (
+    "lsprotocol.types",
+    "pygls.lsp.server",
+    "gradaudit.analysis.check.engine",
+    "gradaudit.analysis.check.fixes",
+    "gradaudit.analysis.report.summary",
+)
 
 
 def _needed() -> list[str]:
     import pkgutil
+
     from . import __path__ as here
+
     return list(_NEEDS) + [f"gradaudit.server.{m.name}" for m in pkgutil.iter_modules(here) if m.name != "__main__"]
 
 
@@ -44,13 +55,15 @@ def check() -> int:
     import importlib
     import json
     import platform
+
     try:
         for name in _needed():
             importlib.import_module(name)
-    except Exception as exc:   # any import failure: say which, in one line
+    except Exception as exc:  # any import failure: say which, in one line
         print(json.dumps({"ok": False, "error": f"{type(exc).__name__}: {exc}"}))
         return 1
     from gradaudit.analysis import __version__
+
     print(json.dumps({"ok": True, "version": __version__, "python": platform.python_version()}))
     return 0
 
@@ -60,8 +73,11 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (for debugging)")
     # LSP clients (vscode-languageclient, ...) pass --stdio for the default transport
     ap.add_argument("--stdio", action="store_true", help="use stdio (the default; LSP clients pass it)")
-    ap.add_argument("--check", action="store_true", help="check that the server can start here, print one "
-                    "JSON line and exit (0: it can)")
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help="check that the server can start here, print one JSON line and exit (0: it can)",
+    )
 
 
 def main(argv=None) -> int:

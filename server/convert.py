@@ -1,5 +1,6 @@
 """Engine findings and spans as LSP objects. Engine columns are code points; clients count in
 their negotiated position encoding (UTF-16 by default), converted here, at the edge."""
+
 from __future__ import annotations
 
 import os
@@ -15,8 +16,12 @@ import gradaudit.analysis
 _DOCS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(gradaudit.analysis.__file__))), "docs")
 
 _NUMERICAL = "numerical"
-_SEVERITY = {"error": types.DiagnosticSeverity.Error, "warning": types.DiagnosticSeverity.Warning,
-             "information": types.DiagnosticSeverity.Information, "hint": types.DiagnosticSeverity.Hint}
+_SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "information": types.DiagnosticSeverity.Information,
+    "hint": types.DiagnosticSeverity.Hint,
+}
 
 
 def path_of(uri: str) -> str:
@@ -49,10 +54,17 @@ def severity_for(finding, severity: dict) -> types.DiagnosticSeverity:
     """The user's severity for a finding (code or name, the longest matching prefix, family and
     confidence, family, confidence), else by confidence and family."""
     if severity:
-        prefixes = sorted((k for k in severity if k.startswith("GA") and finding.code.startswith(k)),
-                          key=len, reverse=True)
-        for key in (finding.code, finding.name, *prefixes, f"{finding.family}.{finding.confidence}",
-                    finding.family, finding.confidence):
+        prefixes = sorted(
+            (k for k in severity if k.startswith("GA") and finding.code.startswith(k)), key=len, reverse=True
+        )
+        for key in (
+            finding.code,
+            finding.name,
+            *prefixes,
+            f"{finding.family}.{finding.confidence}",
+            finding.family,
+            finding.confidence,
+        ):
             if key in severity:
                 return _SEVERITY[severity[key]]
     if finding.confidence == "confirmed":
@@ -76,7 +88,9 @@ def rule_page(code: str) -> str | None:
     return path if os.path.isfile(path) else None
 
 
-def diagnostic(finding, positions: Positions, settings, positions_for, severity: dict | None = None) -> types.Diagnostic:
+def diagnostic(
+    finding, positions: Positions, settings, positions_for, severity: dict | None = None
+) -> types.Diagnostic:
     """`severity`: the merged project and client severities (the client's alone when None)."""
     href = docs_href(finding.code, settings)
     related = []
@@ -84,12 +98,19 @@ def diagnostic(finding, positions: Positions, settings, positions_for, severity:
         pos = positions if r.span.path == finding.span.path else positions_for(r.span.path)
         if pos is None:
             continue
-        related.append(types.DiagnosticRelatedInformation(
-            location=types.Location(uri=uri_of(r.span.path), range=pos.range(r.span)), message=r.message))
+        related.append(
+            types.DiagnosticRelatedInformation(
+                location=types.Location(uri=uri_of(r.span.path), range=pos.range(r.span)), message=r.message
+            )
+        )
     return types.Diagnostic(
         range=positions.range(finding.span),
-        message=finding.message + (f" [{', '.join(finding.params[:6])}{', …' if len(finding.params) > 6 else ''}]"
-                                   if finding.params and len(finding.params) <= 12 else ""),
+        message=finding.message
+        + (
+            f" [{', '.join(finding.params[:6])}{', …' if len(finding.params) > 6 else ''}]"
+            if finding.params and len(finding.params) <= 12
+            else ""
+        ),
         severity=severity_for(finding, settings.severity if severity is None else severity),
         code=finding.code,
         code_description=types.CodeDescription(href=href) if href else None,

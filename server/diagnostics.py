@@ -6,6 +6,7 @@ could not run at all. The findings of the previous analysis that the new one cou
 (in statements that do not parse yet, or all of them when nothing could be analysed) stay, at
 their places moved with the edits, instead of flickering off until the code parses again.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,25 +37,39 @@ def _line_range(positions, line: int, col: int) -> types.Range:
 def parse_diagnostic(error, positions) -> types.Diagnostic:
     what = "could not read" if getattr(error, "kind", "parse") == "read" else "could not parse"
     tail = " (this statement is not analysed until it parses)" if getattr(error, "region", None) else ""
-    return types.Diagnostic(range=_line_range(positions, error.line, error.col), message=f"{what}: {error.msg}{tail}",
-                            severity=types.DiagnosticSeverity.Error, source="gradaudit", code="parse-error",
-                            data={"kind": PARSE})
+    return types.Diagnostic(
+        range=_line_range(positions, error.line, error.col),
+        message=f"{what}: {error.msg}{tail}",
+        severity=types.DiagnosticSeverity.Error,
+        source="gradaudit",
+        code="parse-error",
+        data={"kind": PARSE},
+    )
 
 
 def incomplete_diagnostic(message: str, positions, line: int = 1, col: int = 1) -> types.Diagnostic:
-    return types.Diagnostic(range=_line_range(positions, line, col), message=message,
-                            severity=types.DiagnosticSeverity.Information, source="gradaudit",
-                            code="incomplete", data={"kind": INCOMPLETE})
+    return types.Diagnostic(
+        range=_line_range(positions, line, col),
+        message=message,
+        severity=types.DiagnosticSeverity.Information,
+        source="gradaudit",
+        code="incomplete",
+        data={"kind": INCOMPLETE},
+    )
 
 
 def stopped_message(analysis) -> str:
     """The message for an analysis the server stopped (or that failed)."""
     if analysis.stopped == "time":
-        return (f"analysis incomplete: the analysis took longer than {analysis.budget} and was stopped "
-                f"(the whole document not reached)")
+        return (
+            f"analysis incomplete: the analysis took longer than {analysis.budget} and was stopped "
+            f"(the whole document not reached)"
+        )
     if analysis.stopped == "memory":
-        return (f"analysis incomplete: the analysis needed more than the memory budget of {analysis.budget} "
-                f"(the whole document not reached)")
+        return (
+            f"analysis incomplete: the analysis needed more than the memory budget of {analysis.budget} "
+            f"(the whole document not reached)"
+        )
     if analysis.stopped == "died":
         return "analysis incomplete: the analysis process stopped unexpectedly (the whole document not reached)"
     if analysis.stopped == "unavailable":
@@ -76,6 +91,7 @@ def carried(previous: list, result) -> list:
 
 # ------------------------------------------------------------ moving with the edits
 
+
 def _units(codec, text: str) -> int:
     return codec.client_num_units(text)
 
@@ -88,7 +104,7 @@ def move(diagnostics: list, change, codec) -> list:
         return diagnostics
     text = change.text
     breaks = list(_BREAK.finditer(text))
-    tail = text[breaks[-1].end():] if breaks else text
+    tail = text[breaks[-1].end() :] if breaks else text
     new_end_line = r.start.line + len(breaks)
     new_end_char = (0 if breaks else r.start.character) + _units(codec, tail)
     start, end = (r.start.line, r.start.character), (r.end.line, r.end.character)
@@ -99,7 +115,7 @@ def move(diagnostics: list, change, codec) -> list:
         if here < start or (here == start and not (is_start and start == end)):
             return p
         if here < end:
-            return types.Position(line=new_end_line, character=new_end_char)   # inside what was replaced
+            return types.Position(line=new_end_line, character=new_end_char)  # inside what was replaced
         if p.line == r.end.line:
             return types.Position(line=new_end_line, character=new_end_char + p.character - r.end.character)
         return types.Position(line=p.line + new_end_line - r.end.line, character=p.character)
@@ -109,12 +125,22 @@ def move(diagnostics: list, change, codec) -> list:
         a, b = pos(d.range.start, True), pos(d.range.end, False)
         if (b.line, b.character) < (a.line, a.character):
             b = a
-        if (a.line, a.character) == (d.range.start.line, d.range.start.character) and \
-                (b.line, b.character) == (d.range.end.line, d.range.end.character):
+        if (a.line, a.character) == (d.range.start.line, d.range.start.character) and (b.line, b.character) == (
+            d.range.end.line,
+            d.range.end.character,
+        ):
             out.append(d)
             continue
-        moved = types.Diagnostic(range=types.Range(start=a, end=b), message=d.message, severity=d.severity,
-                                 code=d.code, code_description=d.code_description, source=d.source,
-                                 tags=d.tags, related_information=d.related_information, data=d.data)
+        moved = types.Diagnostic(
+            range=types.Range(start=a, end=b),
+            message=d.message,
+            severity=d.severity,
+            code=d.code,
+            code_description=d.code_description,
+            source=d.source,
+            tags=d.tags,
+            related_information=d.related_information,
+            data=d.data,
+        )
         out.append(moved)
     return out

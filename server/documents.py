@@ -7,6 +7,7 @@ an analysis places in *other* files (a `.detach()` in a helper module) are kept 
 with those files. What the client was last shown (`shown`) moves with the edits, so that what a
 new analysis could not recompute (a statement that does not parse yet) stays where it was.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -21,8 +22,8 @@ from .convert import path_of
 from .memory import give_back
 from .scheduler import BIG_BYTES, SLOW_SECONDS, Scheduler
 
-OVERLAY_BYTES = BIG_BYTES   # other open documents larger than this are read from disk by an analysis
-CHANGES_KEPT = 1000         # files changed on disk told to the workers; one that missed more forgets all
+OVERLAY_BYTES = BIG_BYTES  # other open documents larger than this are read from disk by an analysis
+CHANGES_KEPT = 1000  # files changed on disk told to the workers; one that missed more forgets all
 
 
 @dataclass
@@ -30,14 +31,14 @@ class Analysis:
     version: int
     text: str
     result: Result | None
-    error: str | None = None               # the engine failed (a traceback)
-    config_source: str = ""                # the pyproject.toml that applied ('' for none)
-    config_problems: tuple = ()            # schema.Problem: what is wrong in it
-    severity: dict = field(default_factory=dict)   # the project's severity, with the client's over it
+    error: str | None = None  # the engine failed (a traceback)
+    config_source: str = ""  # the pyproject.toml that applied ('' for none)
+    config_problems: tuple = ()  # schema.Problem: what is wrong in it
+    severity: dict = field(default_factory=dict)  # the project's severity, with the client's over it
     seconds: float = 0.0
-    stopped: str = ""                 # the server stopped it: 'time' | 'memory' | 'died'
-    budget: str = ""                  # the budget that was spent, for the message
-    deps: frozenset = frozenset()   # normalised paths of the files the analysis read (its imports)
+    stopped: str = ""  # the server stopped it: 'time' | 'memory' | 'died'
+    budget: str = ""  # the budget that was spent, for the message
+    deps: frozenset = frozenset()  # normalised paths of the files the analysis read (its imports)
 
 
 @dataclass
@@ -47,12 +48,12 @@ class DocState:
     analysis: Analysis | None = None
     task: asyncio.Task | None = None
     waiters: list = field(default_factory=list)
-    foreign: dict = field(default_factory=dict)   # other uri -> findings this document's analysis placed there
-    shown: list = field(default_factory=list)     # the diagnostics last published, moved with the edits
-    edited: int = 0                               # sequence number of its last edit: newest first
+    foreign: dict = field(default_factory=dict)  # other uri -> findings this document's analysis placed there
+    shown: list = field(default_factory=list)  # the diagnostics last published, moved with the edits
+    edited: int = 0  # sequence number of its last edit: newest first
     size: int = 0
-    slow: bool = False                            # its last analysis was long: the big lane
-    memory_refused: int = 0                       # size at which it ran out of memory (0: never)
+    slow: bool = False  # its last analysis was long: the big lane
+    memory_refused: int = 0  # size at which it ran out of memory (0: never)
 
 
 class Analyses:
@@ -60,14 +61,14 @@ class Analyses:
 
     def __init__(self, on_result, log):
         self.docs: dict[str, DocState] = {}
-        self.on_result = on_result          # callback(uri) on the event loop after a new result
+        self.on_result = on_result  # callback(uri) on the event loop after a new result
         self.log = log
         self.scheduler = Scheduler(log)
         self.scheduler.big_needed = self._big_open
         self._edits = 0
         self._give_back: list = []
         self._change_seq = 0
-        self._changes: list = []        # (sequence number, path) of the files changed on disk, the last ones
+        self._changes: list = []  # (sequence number, path) of the files changed on disk, the last ones
 
     def start(self):
         self.scheduler.start()
@@ -98,8 +99,17 @@ class Analyses:
         loop = asyncio.get_running_loop()
         self._give_back = [loop.call_later(0.5, give_back), loop.call_later(5.0, give_back)]
 
-    def schedule(self, uri: str, version: int, text_of, settings, workspace_root, open_texts, delay_ms: int,
-                 background: bool = False):
+    def schedule(
+        self,
+        uri: str,
+        version: int,
+        text_of,
+        settings,
+        workspace_root,
+        open_texts,
+        delay_ms: int,
+        background: bool = False,
+    ):
         """Analyze `uri` at `version` after `delay_ms`, replacing a pending request. `background`:
         not an edit of this document (a save elsewhere, new settings): after the edited ones."""
         st = self.state(uri)
@@ -109,8 +119,9 @@ class Analyses:
             st.edited = self._edits
         if st.task is not None and not st.task.done():
             st.task.cancel()
-        st.task = asyncio.ensure_future(self._run_later(st, version, text_of, settings, workspace_root,
-                                                        open_texts, delay_ms / 1000.0, background))
+        st.task = asyncio.ensure_future(
+            self._run_later(st, version, text_of, settings, workspace_root, open_texts, delay_ms / 1000.0, background)
+        )
         st.task.add_done_callback(self._report)
 
     def _report(self, task: asyncio.Task):
@@ -118,8 +129,10 @@ class Analyses:
             return
         exc = task.exception()
         if exc is not None:
-            self.log("gradaudit: internal error: " + "".join(
-                traceback.format_exception(type(exc), exc, exc.__traceback__, limit=8)))
+            self.log(
+                "gradaudit: internal error: "
+                + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=8))
+            )
 
     async def _run_later(self, st: DocState, version, text_of, settings, root, open_texts, delay, background):
         if delay > 0:
@@ -134,20 +147,33 @@ class Analyses:
             self._land(st, Analysis(version, text, None, stopped="memory", budget=f"{budgets.memory_mb} MB"))
             return
         overlays = {path_of(u): t for u, t in open_texts(OVERLAY_BYTES).items() if u != st.uri}
-        payload = {"path": path_of(st.uri), "text": text, "settings": settings, "root": root,
-                   "overlays": overlays, "time_budget": budgets.time,
-                   "changes": (self._change_seq, tuple(self._changes))}
+        payload = {
+            "path": path_of(st.uri),
+            "text": text,
+            "settings": settings,
+            "root": root,
+            "overlays": overlays,
+            "time_budget": budgets.time,
+            "changes": (self._change_seq, tuple(self._changes)),
+        }
         big = st.slow or st.size > BIG_BYTES
         started = time.perf_counter()
         outcome = await self.scheduler.submit(st.uri, version, payload, (background, -st.edited), big, st.size)
         if outcome.stopped == "cancelled":
-            return      # a newer version (or a close) took its place
+            return  # a newer version (or a close) took its place
         if outcome.reply is not None:
             reply = outcome.reply
-            analysis = Analysis(version, text, reply.get("result"), reply.get("error"),
-                                reply.get("config_source", ""), tuple(reply.get("config_problems", ())),
-                                dict(reply.get("severity", {})), reply.get("seconds", 0.0),
-                                deps=reply.get("deps", frozenset()))
+            analysis = Analysis(
+                version,
+                text,
+                reply.get("result"),
+                reply.get("error"),
+                reply.get("config_source", ""),
+                tuple(reply.get("config_problems", ())),
+                dict(reply.get("severity", {})),
+                reply.get("seconds", 0.0),
+                deps=reply.get("deps", frozenset()),
+            )
         else:
             budget = {"time": f"{budgets.hard_time:g} s", "memory": f"{budgets.memory_mb} MB"}.get(outcome.stopped, "")
             analysis = Analysis(version, text, None, stopped=outcome.stopped, budget=budget)
@@ -193,8 +219,7 @@ class Analyses:
 
     def dependents(self, changed: set) -> list:
         """Documents whose last analysis read one of the changed files."""
-        return [uri for uri, st in self.docs.items()
-                if st.analysis is not None and st.analysis.deps & changed]
+        return [uri for uri, st in self.docs.items() if st.analysis is not None and st.analysis.deps & changed]
 
     def invalidate(self, paths):
         """Files changed on disk: the workers drop what they keep of them (parsed modules, library
@@ -225,6 +250,7 @@ def _foreign(uri: str, analysis: Analysis) -> dict:
         return out
     own = os.path.normpath(path_of(uri))
     from .convert import uri_of
+
     for f in analysis.result.findings:
         if os.path.normpath(os.path.abspath(f.span.path)) != own:
             out.setdefault(uri_of(f.span.path), []).append(f)

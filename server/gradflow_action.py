@@ -1,5 +1,6 @@
 """The "Generate gradient-flow test" code action on a `backward()`: the test `gradaudit probe PATH
 --emit` writes, for that training step, next to the script (test_gradflow_<script>.py)."""
+
 from __future__ import annotations
 
 import os
@@ -39,9 +40,13 @@ def code_actions(analysis, uri: str, first_line: int, last_line: int) -> list:
     actions = []
     for plan in _plans(analysis, uri, None):
         if plan.locatable and plan.line <= last_line and first_line <= plan.end_line:
-            actions.append(types.CodeAction(
-                title=f"{TITLE} for `{plan.loss}.backward()`", kind=KIND,
-                command=types.Command(title=TITLE, command=COMMAND, arguments=[uri, plan.line])))
+            actions.append(
+                types.CodeAction(
+                    title=f"{TITLE} for `{plan.loss}.backward()`",
+                    kind=KIND,
+                    command=types.Command(title=TITLE, command=COMMAND, arguments=[uri, plan.line]),
+                )
+            )
     return actions
 
 

@@ -7,6 +7,7 @@ above it). So the server fixes the threshold at start-up: every block of 128 KiB
 document's text, a message, a job for a worker) is mapped on its own and unmapped when freed. After
 a big document closes, the server also collects and asks glibc to trim. Elsewhere this does nothing.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -23,7 +24,7 @@ if sys.platform.startswith("linux"):
         _trim = None
 
 
-M_MMAP_THRESHOLD = -3      # mallopt's parameter (malloc.h)
+M_MMAP_THRESHOLD = -3  # mallopt's parameter (malloc.h)
 MMAP_THRESHOLD = 128 * 1024
 
 

@@ -20,6 +20,7 @@ lane (where it is short); its result is dropped. A worker whose memory grew past
 size is replaced when idle, and the big worker stops when no big document is open, so memory
 returns to its baseline.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -34,13 +35,13 @@ from dataclasses import dataclass, field
 
 from .worker import receive, rss_bytes, send
 
-SMALL_LIMIT = 0.5          # seconds a small-lane job may run while another waits
-SLOW_SECONDS = 2.0         # a document whose analysis took this long goes to the big lane
-BIG_BYTES = 512 * 1024     # documents this large go to the big lane from the start
-RECYCLE_GROWTH = 1.5       # a worker this many times its start-up memory (+ RECYCLE_SLACK) is replaced
+SMALL_LIMIT = 0.5  # seconds a small-lane job may run while another waits
+SLOW_SECONDS = 2.0  # a document whose analysis took this long goes to the big lane
+BIG_BYTES = 512 * 1024  # documents this large go to the big lane from the start
+RECYCLE_GROWTH = 1.5  # a worker this many times its start-up memory (+ RECYCLE_SLACK) is replaced
 RECYCLE_SLACK = 40 << 20
 TICK = 0.05
-START_FAILURES = 3         # workers that die before they are ready, in a row: stop starting them
+START_FAILURES = 3  # workers that die before they are ready, in a row: stop starting them
 
 
 def worker_command() -> list[str]:
@@ -49,8 +50,8 @@ def worker_command() -> list[str]:
 
 @dataclass
 class Budgets:
-    time: float = 10.0          # seconds the engine interprets one document
-    memory_mb: int = 1536       # resident memory of a worker during one analysis
+    time: float = 10.0  # seconds the engine interprets one document
+    memory_mb: int = 1536  # resident memory of a worker during one analysis
 
     @property
     def hard_time(self) -> float:
@@ -62,8 +63,8 @@ class Budgets:
 class Job:
     uri: str
     version: int
-    payload: dict                     # what the worker gets (worker.analyze)
-    priority: tuple                   # smaller first: (background, -edit sequence)
+    payload: dict  # what the worker gets (worker.analyze)
+    priority: tuple  # smaller first: (background, -edit sequence)
     big: bool
     size: int
     future: asyncio.Future = field(repr=False, default=None)
@@ -75,8 +76,8 @@ class Job:
 
 @dataclass
 class Outcome:
-    reply: dict | None = None         # the worker's answer (worker.analyze)
-    stopped: str = ""                 # why the server stopped it: 'time' | 'memory' | 'died' | 'cancelled'
+    reply: dict | None = None  # the worker's answer (worker.analyze)
+    stopped: str = ""  # why the server stopped it: 'time' | 'memory' | 'died' | 'cancelled'
     seconds: float = 0.0
     peak_rss: int = 0
 
@@ -122,16 +123,16 @@ class Worker:
                     self._post("died", job)
                     return
                 self._post("done", (job, reply))
-                job = reply = None     # not kept alive while waiting (a 20 MB text)
+                job = reply = None  # not kept alive while waiting (a 20 MB text)
         except (OSError, EOFError, ValueError):
             self._post("died", self.job)
-        except Exception as exc:   # an unpicklable reply, ...: the job fails, the worker is replaced
+        except Exception as exc:  # an unpicklable reply, ...: the job fails, the worker is replaced
             self._post("broken", (self.job, repr(exc)))
 
     def _post(self, kind, data):
         try:
             self.loop.call_soon_threadsafe(self.on_event, self, kind, data)
-        except RuntimeError:   # the loop is closed: the server is exiting
+        except RuntimeError:  # the loop is closed: the server is exiting
             pass
 
     def start(self, job: Job):
@@ -200,10 +201,10 @@ class Scheduler:
         self.pending: dict[str, Job] = {}
         self._ids = itertools.count(1)
         self._ticker: asyncio.Task | None = None
-        self.big_needed = lambda: False      # set by the owner: is a big document open?
+        self.big_needed = lambda: False  # set by the owner: is a big document open?
         self.closed = False
         self.start_failures = 0
-        self.unavailable = False             # workers cannot even start (a broken installation)
+        self.unavailable = False  # workers cannot even start (a broken installation)
 
     # ------------------------------------------------------------ workers
 
@@ -258,8 +259,11 @@ class Scheduler:
             if job is None or w.dead:
                 continue
             newer = self.pending.get(job.uri)
-            if newer is not None and newer.version != job.version and \
-                    (w.lane == "big" or now - job.started > SMALL_LIMIT):
+            if (
+                newer is not None
+                and newer.version != job.version
+                and (w.lane == "big" or now - job.started > SMALL_LIMIT)
+            ):
                 self._kill_busy(w, "cancelled")
 
     def cancel(self, uri: str):
@@ -286,9 +290,14 @@ class Scheduler:
                 if self.big is None or self.big.dead:
                     self.big = self._spawn("big")
                 target = self.big
-                if (target is None or not target.idle) and job.size <= BIG_BYTES and self.small is not None \
-                        and self.small.idle and not any(not j.big for j in self.pending.values()):
-                    target = self.small    # slow, not large, and nothing small waits: no reason to queue
+                if (
+                    (target is None or not target.idle)
+                    and job.size <= BIG_BYTES
+                    and self.small is not None
+                    and self.small.idle
+                    and not any(not j.big for j in self.pending.values())
+                ):
+                    target = self.small  # slow, not large, and nothing small waits: no reason to queue
             else:
                 target = self.small
             if target is not None and target.idle:
@@ -344,8 +353,10 @@ class Scheduler:
             self.start_failures += 1
             if self.start_failures >= START_FAILURES and not self.unavailable:
                 self.unavailable = True
-                self.log(f"gradaudit: the analysis process cannot start ({START_FAILURES} attempts, exit status "
-                         f"{w.proc.returncode}); see the server's stderr. Documents are not analysed.")
+                self.log(
+                    f"gradaudit: the analysis process cannot start ({START_FAILURES} attempts, exit status "
+                    f"{w.proc.returncode}); see the server's stderr. Documents are not analysed."
+                )
         else:
             self.log(f"gradaudit: the analysis process {w.pid} stopped unexpectedly; starting another")
         if w is self.small:
@@ -382,7 +393,7 @@ class Scheduler:
             await asyncio.sleep(TICK)
             try:
                 self._tick()
-            except Exception as exc:   # never let the watchdog die
+            except Exception as exc:  # never let the watchdog die
                 self.log(f"gradaudit: scheduler: {exc!r}")
 
     def _tick(self):
@@ -403,8 +414,12 @@ class Scheduler:
                 self._kill_busy(w, "memory")
             elif elapsed > self.budgets.hard_time:
                 self._kill_busy(w, "time")
-            elif w is self.small and elapsed > SMALL_LIMIT and any(not j.big for j in self.pending.values()) \
-                    and job.uri not in self.pending:
+            elif (
+                w is self.small
+                and elapsed > SMALL_LIMIT
+                and any(not j.big for j in self.pending.values())
+                and job.uri not in self.pending
+            ):
                 self._move_to_big_lane(w)
         self._stop_stale()
         if self.big is not None and self.big.idle and not self.big_needed():

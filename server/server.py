@@ -3,6 +3,7 @@
 All analysis lives in gradaudit.analysis; this module maps documents to analyses (documents.py),
 findings to diagnostics and actions (convert.py), and settings (settings.py).
 """
+
 from __future__ import annotations
 
 import difflib
@@ -13,12 +14,12 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from gradaudit.analysis import __version__
-from gradaudit.analysis.model.findings import SAFE
 from gradaudit.analysis.check.fixes import fix_source
+from gradaudit.analysis.model.findings import SAFE
 from gradaudit.analysis.model.model import Span
-from gradaudit.analysis.source.program import ParseError, read_text, split_lines
 from gradaudit.analysis.report.editor_graph import graph
 from gradaudit.analysis.report.summary import hover_markdown, lens_title, unique_steps
+from gradaudit.analysis.source.program import ParseError, read_text, split_lines
 
 from . import gradflow_action
 from .convert import Positions, diagnostic, finding_key, path_of, text_edits, uri_of
@@ -37,13 +38,13 @@ class GradauditServer(LanguageServer):
         super().__init__("gradaudit", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.settings = Settings()
         self.analyses = Analyses(self._published, self._log)
-        self.pull = False          # the client asks for diagnostics itself (textDocument/diagnostic)
-        self.refresh = False       # ... and accepts workspace/diagnostic/refresh
+        self.pull = False  # the client asks for diagnostics itself (textDocument/diagnostic)
+        self.refresh = False  # ... and accepts workspace/diagnostic/refresh
         self.lens_refresh = False  # the client accepts workspace/codeLens/refresh
         self.resolve_edits = False  # the client resolves code actions' edits lazily
         self.root = ""
-        self.foreign_shown: set = set()   # uris last published with findings of other documents' analyses
-        self.shown_problems: dict = {}   # configuration source -> the problems shown for it
+        self.foreign_shown: set = set()  # uris last published with findings of other documents' analyses
+        self.shown_problems: dict = {}  # configuration source -> the problems shown for it
         self.pending_problems: list = []  # the initialization options' problems, shown once initialized
 
     # ---------------------------------------------------------------- helpers
@@ -61,7 +62,7 @@ class GradauditServer(LanguageServer):
         """An open document (requests about any other answer empty: nothing is read from disk)."""
         try:
             workspace = self.workspace
-        except RuntimeError:     # not initialized
+        except RuntimeError:  # not initialized
             return False
         return isinstance(workspace, FastWorkspace) and workspace.is_open(uri)
 
@@ -78,19 +79,30 @@ class GradauditServer(LanguageServer):
             return self.positions(uri)
         try:
             text = read_text(path)
-        except (OSError, ParseError):   # unreadable, or bytes Python refuses
+        except (OSError, ParseError):  # unreadable, or bytes Python refuses
             return None
         return Positions(split_lines(text), self.workspace.position_codec)
 
     def open_texts(self, limit: int | None = None) -> dict:
-        return {uri: doc.source for uri, doc in self.workspace.text_documents.items()
-                if limit is None or getattr(doc, "size", 0) <= limit}
+        return {
+            uri: doc.source
+            for uri, doc in self.workspace.text_documents.items()
+            if limit is None or getattr(doc, "size", 0) <= limit
+        }
 
     def schedule(self, uri: str, delay_ms: int | None = None, background: bool = False):
         doc = self.document(uri)
         delay = self.settings.debounce_ms if delay_ms is None else delay_ms
-        self.analyses.schedule(uri, doc.version or 0, lambda: self.document(uri).source, self.settings,
-                               self.root, self.open_texts, delay, background)
+        self.analyses.schedule(
+            uri,
+            doc.version or 0,
+            lambda: self.document(uri).source,
+            self.settings,
+            self.root,
+            self.open_texts,
+            delay,
+            background,
+        )
 
     def findings_for(self, uri: str) -> list:
         """This document's findings: its own analysis, plus what other documents' analyses placed here."""
@@ -101,7 +113,7 @@ class GradauditServer(LanguageServer):
             own = [f for f in analysis.result.findings if os.path.normpath(os.path.abspath(f.span.path)) == path]
         out, seen = [], set()
         for f in own + self.analyses.foreign_findings(uri):
-            key = (f.code, f.span.line, f.span.col)   # a module's own analysis and an importer's may agree
+            key = (f.code, f.span.line, f.span.col)  # a module's own analysis and an importer's may agree
             if key not in seen:
                 seen.add(key)
                 out.append(f)
@@ -125,7 +137,7 @@ class GradauditServer(LanguageServer):
         for f in foreign:
             d = diagnostic(f, positions, self.settings, self.positions_for_path, severity)
             key = (d.code, d.range.start.line, d.range.start.character)
-            if key not in seen:     # a module's own analysis and an importer's may agree
+            if key not in seen:  # a module's own analysis and an importer's may agree
                 seen.add(key)
                 out.append(d)
         return out
@@ -139,8 +151,11 @@ class GradauditServer(LanguageServer):
         if result is not None:
             path = os.path.normpath(path_of(uri))
             severity = analysis.severity or self.settings.severity
-            fresh = [diagnostic(f, positions, self.settings, self.positions_for_path, severity)
-                     for f in result.findings if os.path.normpath(os.path.abspath(f.span.path)) == path]
+            fresh = [
+                diagnostic(f, positions, self.settings, self.positions_for_path, severity)
+                for f in result.findings
+                if os.path.normpath(os.path.abspath(f.span.path)) == path
+            ]
         n_lines = len(positions.lines)
         kept = [d for d in carried(st.shown, result) if d.range.start.line <= n_lines]
         problems = []
@@ -150,8 +165,9 @@ class GradauditServer(LanguageServer):
             problems += [parse_diagnostic(e, positions) for e in result.problems]
             if result.gap is not None:
                 first = result.gap.first
-                here = first is not None and os.path.normpath(os.path.abspath(first.path)) == \
-                    os.path.normpath(path_of(uri))
+                here = first is not None and os.path.normpath(os.path.abspath(first.path)) == os.path.normpath(
+                    path_of(uri)
+                )
                 message = result.gap.message()
                 if first is not None and not here:
                     message += f", first at {first.path}:{first.line}"
@@ -167,7 +183,7 @@ class GradauditServer(LanguageServer):
         codec = self.workspace.position_codec
         for change in changes:
             if getattr(change, "range", None) is None:
-                st.shown = []      # the whole text replaced: nothing to follow, nothing kept
+                st.shown = []  # the whole text replaced: nothing to follow, nothing kept
                 return
             st.shown = move(st.shown, change, codec)
 
@@ -209,15 +225,16 @@ class GradauditServer(LanguageServer):
         else:
             self.foreign_shown.discard(uri)
         doc = self.document(uri)
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-            uri=uri, diagnostics=self.diagnostics_for(uri), version=doc.version))
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=self.diagnostics_for(uri), version=doc.version)
+        )
 
     def reanalyze_dependents(self, paths, exclude=None):
         """Analyze again the open documents whose last analysis read one of these files."""
         changed = {os.path.normcase(os.path.abspath(p)) for p in paths}
         for uri in self.analyses.dependents(changed):
             if uri != exclude and self.is_open(uri):
-                self.schedule(uri, background=True)     # after the document being edited
+                self.schedule(uri, background=True)  # after the document being edited
 
     def reanalyze_all(self):
         for uri in list(self.analyses.docs):
@@ -235,6 +252,7 @@ server = GradauditServer()
 
 # -------------------------------------------------------------------- lifecycle
 
+
 @server.feature(types.INITIALIZE)
 def initialize(ls: GradauditServer, params: types.InitializeParams):
     caps = params.capabilities
@@ -250,7 +268,7 @@ def initialize(ls: GradauditServer, params: types.InitializeParams):
     elif params.workspace_folders:
         ls.root = path_of(params.workspace_folders[0].uri)
     ls.settings, problems = Settings.from_client(params.initialization_options, ls.settings)
-    ls.pending_problems = problems   # shown once the client is initialized
+    ls.pending_problems = problems  # shown once the client is initialized
     opts = params.initialization_options
     if isinstance(opts, dict) and isinstance(opts.get("interpreter"), str):
         # the interpreter the editor resolved (the VS Code extension sends the one it runs us with)
@@ -276,7 +294,7 @@ def did_open(ls: GradauditServer, params: types.DidOpenTextDocumentParams):
 def did_change(ls: GradauditServer, params: types.DidChangeTextDocumentParams):
     uri = params.text_document.uri
     if not ls.is_open(uri):
-        return     # a change to a document never opened: nothing to analyse
+        return  # a change to a document never opened: nothing to analyse
     ls.moved(uri, params.content_changes)
     ls.schedule(uri)
     # open documents whose last analysis read this module see its unsaved text (overlays) again
@@ -327,13 +345,15 @@ def shutdown(ls: GradauditServer, *args):
 
 # -------------------------------------------------------------------- diagnostics (pull)
 
-@server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
-                types.DiagnosticOptions(identifier="gradaudit", inter_file_dependencies=True,
-                                        workspace_diagnostics=False))
+
+@server.feature(
+    types.TEXT_DOCUMENT_DIAGNOSTIC,
+    types.DiagnosticOptions(identifier="gradaudit", inter_file_dependencies=True, workspace_diagnostics=False),
+)
 async def pull_diagnostics(ls: GradauditServer, params: types.DocumentDiagnosticParams):
     uri = params.text_document.uri
     if not ls.is_open(uri):
-        return types.RelatedFullDocumentDiagnosticReport(items=[])   # never opened, closed, or nonexistent
+        return types.RelatedFullDocumentDiagnosticReport(items=[])  # never opened, closed, or nonexistent
     if uri not in ls.analyses.docs:
         ls.schedule(uri, 0)
     await ls.analyses.current(uri)
@@ -342,10 +362,19 @@ async def pull_diagnostics(ls: GradauditServer, params: types.DocumentDiagnostic
 
 # -------------------------------------------------------------------- code actions
 
-@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND,
-                                                           types.CodeActionKind.SourceFixAll, gradflow_action.KIND],
-                                        resolve_provider=True))
+
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(
+        code_action_kinds=[
+            types.CodeActionKind.QuickFix,
+            FIX_ALL_KIND,
+            types.CodeActionKind.SourceFixAll,
+            gradflow_action.KIND,
+        ],
+        resolve_provider=True,
+    ),
+)
 def code_action(ls: GradauditServer, params: types.CodeActionParams):
     uri = params.text_document.uri
     if not ls.is_open(uri):
@@ -353,7 +382,7 @@ def code_action(ls: GradauditServer, params: types.CodeActionParams):
     analysis = ls.analyses.latest(uri)
     doc = ls.document(uri)
     if analysis is None or analysis.version != doc.version:
-        return None   # the document moved on; the client asks again after the next analysis
+        return None  # the document moved on; the client asks again after the next analysis
     only = params.context.only
     want_fix_all = only and any(str(k).startswith(("source.fixAll", "source")) for k in only)
     want_quick = not only or any(str(k).startswith("quickfix") for k in only)
@@ -363,24 +392,37 @@ def code_action(ls: GradauditServer, params: types.CodeActionParams):
         req = params.range
         for f in ls.findings_for(uri):
             r = positions.range(f.span)
-            if (r.end.line, r.end.character) < (req.start.line, req.start.character) or \
-                    (r.start.line, r.start.character) > (req.end.line, req.end.character):
+            if (r.end.line, r.end.character) < (req.start.line, req.start.character) or (
+                r.start.line,
+                r.start.character,
+            ) > (req.end.line, req.end.character):
                 continue
             diag = diagnostic(f, positions, ls.settings, ls.positions_for_path, ls.severity_for(uri))
             if f.fix is not None and f.fix.edits and all(e.span.path == f.span.path for e in f.fix.edits):
                 data = {"uri": uri, "version": doc.version, "key": finding_key(f)}
                 action = types.CodeAction(
-                    title=f"{f.fix.message} ({f.code})", kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
-                    is_preferred=f.fix.applicability == SAFE, data=data)
+                    title=f"{f.fix.message} ({f.code})",
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diag],
+                    is_preferred=f.fix.applicability == SAFE,
+                    data=data,
+                )
                 if not ls.resolve_edits:
                     action.edit = _fix_edit(ls, uri, f)
                 actions.append(action)
-            actions.append(types.CodeAction(
-                title=f"Ignore {f.code} on this line", kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
-                edit=_ignore_edit(ls, uri, f)))
+            actions.append(
+                types.CodeAction(
+                    title=f"Ignore {f.code} on this line",
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diag],
+                    edit=_ignore_edit(ls, uri, f),
+                )
+            )
     if not only or any(str(k) == "source" or gradflow_action.KIND.startswith(str(k)) for k in only):
         actions += gradflow_action.code_actions(analysis, uri, params.range.start.line + 1, params.range.end.line + 1)
-    if want_fix_all or (not only and any(f.fix is not None and f.fix.applicability == SAFE for f in ls.findings_for(uri))):
+    if want_fix_all or (
+        not only and any(f.fix is not None and f.fix.applicability == SAFE for f in ls.findings_for(uri))
+    ):
         edit = fix_all_edit(ls, uri)
         if edit is not None:
             actions.append(types.CodeAction(title="gradaudit: fix all safe fixes", kind=FIX_ALL_KIND, edit=edit))
@@ -405,9 +447,16 @@ def _fix_edit(ls: GradauditServer, uri: str, finding) -> types.WorkspaceEdit:
     positions = ls.positions(target) if ls.is_open(target) else ls.positions_for_path(finding.span.path)
     doc = ls.document(target) if ls.is_open(target) else None
     edits = text_edits(finding.fix.edits, positions)
-    return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
-        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=target, version=doc.version if doc else None),
-        edits=edits)])
+    return types.WorkspaceEdit(
+        document_changes=[
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(
+                    uri=target, version=doc.version if doc else None
+                ),
+                edits=edits,
+            )
+        ]
+    )
 
 
 def _ignore_edit(ls: GradauditServer, uri: str, finding) -> types.WorkspaceEdit:
@@ -415,9 +464,10 @@ def _ignore_edit(ls: GradauditServer, uri: str, finding) -> types.WorkspaceEdit:
     positions = ls.positions(target) if ls.is_open(target) else ls.positions_for_path(finding.span.path)
     line = positions.lines[finding.span.line - 1] if finding.span.line - 1 < len(positions.lines) else ""
     import re
+
     m = re.search(r"#\s*gradaudit:\s*ignore\[([^\]]*)\]", line)
     if m:
-        start = len(line[:m.start(1)])
+        start = len(line[: m.start(1)])
         pos = positions.position(finding.span.line, start + len(m.group(1)))
         edit = types.TextEdit(range=types.Range(start=pos, end=pos), new_text=f", {finding.code}")
     else:
@@ -433,18 +483,28 @@ def fix_all_edit(ls: GradauditServer, uri: str) -> types.WorkspaceEdit | None:
         return None
     doc = ls.document(uri)
     path = os.path.normpath(path_of(uri))
-    mine = [f for f in ls.findings_for(uri)
-            if f.fix is not None and f.fix.applicability == SAFE and f.fix.edits
-            and all(os.path.normpath(os.path.abspath(e.span.path)) == path for e in f.fix.edits)]
+    mine = [
+        f
+        for f in ls.findings_for(uri)
+        if f.fix is not None
+        and f.fix.applicability == SAFE
+        and f.fix.edits
+        and all(os.path.normpath(os.path.abspath(e.span.path)) == path for e in f.fix.edits)
+    ]
     if not mine:
         return None
     source = doc.source
     new, applied = fix_source(source, mine, only_safe=True)
     if not applied or new == source:
         return None
-    return types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(
-        text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version),
-        edits=_line_diff(source, new, ls.positions(uri)))])
+    return types.WorkspaceEdit(
+        document_changes=[
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version),
+                edits=_line_diff(source, new, ls.positions(uri)),
+            )
+        ]
+    )
 
 
 def _line_diff(old: str, new: str, positions: Positions) -> list[types.TextEdit]:
@@ -461,6 +521,7 @@ def _line_diff(old: str, new: str, positions: Positions) -> list[types.TextEdit]
 
 # -------------------------------------------------------------------- code lens, hover, commands
 
+
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
 async def code_lens(ls: GradauditServer, params: types.CodeLensParams):
     uri = params.text_document.uri
@@ -476,18 +537,25 @@ async def code_lens(ls: GradauditServer, params: types.CodeLensParams):
         if os.path.normpath(os.path.abspath(step.span.path)) != path:
             continue
         loss_text = _span_text(positions.lines, step.loss_span) if step.loss_span is not None else ""
-        lenses.append(types.CodeLens(
-            range=positions.range(step.span),
-            command=types.Command(title=lens_title(step, loss_text), command=CMD_GRAPH,
-                                  arguments=[uri, step.span.line])))
+        lenses.append(
+            types.CodeLens(
+                range=positions.range(step.span),
+                command=types.Command(
+                    title=lens_title(step, loss_text), command=CMD_GRAPH, arguments=[uri, step.span.line]
+                ),
+            )
+        )
     return lenses
 
 
 def _span_text(lines, span: Span) -> str:
     if span.line == span.end_line:
-        return lines[span.line - 1][span.col:span.end_col] if span.line - 1 < len(lines) else ""
-    parts = [lines[span.line - 1][span.col:]] + list(lines[span.line:span.end_line - 1]) + \
-        [lines[span.end_line - 1][:span.end_col]]
+        return lines[span.line - 1][span.col : span.end_col] if span.line - 1 < len(lines) else ""
+    parts = (
+        [lines[span.line - 1][span.col :]]
+        + list(lines[span.line : span.end_line - 1])
+        + [lines[span.end_line - 1][: span.end_col]]
+    )
     return " ".join(p.strip() for p in parts)
 
 

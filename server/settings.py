@@ -1,6 +1,7 @@
 """Server settings: client settings (initializationOptions, didChangeConfiguration) merged with
 the workspace's `[tool.gradaudit]`. Both are validated by gradaudit.analysis.check.schema: a wrong key
 is reported (the server shows it once) and left at its default."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -16,26 +17,63 @@ SECTION = "gradaudit"
 KEYS = (
     Key("select", "selectors", (), "Only these rules; replaces the project's `select`.", '["GA1"]'),
     Key("ignore", "selectors", (), "Rules never reported; added to the project's `ignore`.", '["GA105"]'),
-    Key("severity", "severity-table", {}, "Diagnostic severity by rule code, prefix, name, family or "
-        "confidence; wins over the project's `severity`.", '{"suspicious": "information"}'),
+    Key(
+        "severity",
+        "severity-table",
+        {},
+        "Diagnostic severity by rule code, prefix, name, family or confidence; wins over the project's `severity`.",
+        '{"suspicious": "information"}',
+    ),
     Key("debounce", "count", 150, "Milliseconds after a change before the document is analysed again.", "150"),
     Key("codeLens", "bool", True, "The training-step summary above each `backward()`.", "true"),
     Key("extraPaths", "strings", (), "More folders in which to look for imported project modules.", '["src"]'),
-    Key("docsUrl", "template", "", "Where a diagnostic's code links to, e.g. your own copy of the rule "
+    Key(
+        "docsUrl",
+        "template",
+        "",
+        "Where a diagnostic's code links to, e.g. your own copy of the rule "
         "pages; empty: the rule's page shipped inside the installed package.",
-        '"https://example.org/rules/{code}.md"'),
-    Key("timeBudget", "seconds", 10.0, "Seconds one analysis of a document may interpret; past it the document "
-        "gets an `analysis incomplete` diagnostic saying what was not reached.", "10"),
-    Key("memoryBudget", "count", 1536, "Megabytes of memory one analysis may use (on Linux); past it the "
-        "analysis is stopped and the document gets an `analysis incomplete` diagnostic.", "1536"),
-    Key("interpreter", "path", "", "The Python interpreter (or environment folder) whose installed libraries "
+        '"https://example.org/rules/{code}.md"',
+    ),
+    Key(
+        "timeBudget",
+        "seconds",
+        10.0,
+        "Seconds one analysis of a document may interpret; past it the document "
+        "gets an `analysis incomplete` diagnostic saying what was not reached.",
+        "10",
+    ),
+    Key(
+        "memoryBudget",
+        "count",
+        1536,
+        "Megabytes of memory one analysis may use (on Linux); past it the "
+        "analysis is stopped and the document gets an `analysis incomplete` diagnostic.",
+        "1536",
+    ),
+    Key(
+        "interpreter",
+        "path",
+        "",
+        "The Python interpreter (or environment folder) whose installed libraries "
         "(transformers, timm, torchvision...) are read for their models; empty: the project's `python`, "
         "else the server's own environment. The VS Code extension sends the interpreter it runs the "
-        "server with.", '"/home/me/project/.venv/bin/python"'),
+        "server with.",
+        '"/home/me/project/.venv/bin/python"',
+    ),
 )
-_ATTR = {"select": "select", "ignore": "ignore", "severity": "severity", "debounce": "debounce_ms",
-         "codeLens": "code_lens", "extraPaths": "extra_paths", "docsUrl": "docs_url", "interpreter": "interpreter",
-         "timeBudget": "time_budget", "memoryBudget": "memory_budget_mb"}
+_ATTR = {
+    "select": "select",
+    "ignore": "ignore",
+    "severity": "severity",
+    "debounce": "debounce_ms",
+    "codeLens": "code_lens",
+    "extraPaths": "extra_paths",
+    "docsUrl": "docs_url",
+    "interpreter": "interpreter",
+    "timeBudget": "time_budget",
+    "memoryBudget": "memory_budget_mb",
+}
 
 __all__ = ["KEYS", "SEVERITIES", "Settings"]
 
@@ -44,14 +82,14 @@ __all__ = ["KEYS", "SEVERITIES", "Settings"]
 class Settings:
     select: tuple = ()
     ignore: tuple = ()
-    severity: dict = field(default_factory=dict, hash=False, compare=False)   # 'GA101'/'confirmed'/... -> name
+    severity: dict = field(default_factory=dict, hash=False, compare=False)  # 'GA101'/'confirmed'/... -> name
     debounce_ms: int = 150
     code_lens: bool = True
     extra_paths: tuple = ()
-    docs_url: str = ""          # e.g. 'https://example.org/rules/{code}'; default: the packaged rule pages
-    time_budget: float = 10.0   # seconds the engine interprets one document
-    memory_budget_mb: int = 1536   # an analysis worker's memory for one document
-    interpreter: str = ""       # the environment whose installed libraries are analysed (else the server's own)
+    docs_url: str = ""  # e.g. 'https://example.org/rules/{code}'; default: the packaged rule pages
+    time_budget: float = 10.0  # seconds the engine interprets one document
+    memory_budget_mb: int = 1536  # an analysis worker's memory for one document
+    interpreter: str = ""  # the environment whose installed libraries are analysed (else the server's own)
 
     @staticmethod
     def from_client(raw, base: "Settings | None" = None) -> tuple["Settings", list]:

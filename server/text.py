@@ -6,6 +6,7 @@ keystroke, on the event loop, in front of every hover. Here a document keeps its
 of a few hundred: an edit re-splits the lines it touches and the block holding them, the text is
 joined only when an analysis asks for it. Lines end at LF, CRLF or CR only, as LSP counts them.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -20,7 +21,7 @@ from gradaudit.analysis.source.program import split_lines
 BLOCK = 256
 
 
-CHUNK = 1 << 16   # characters of unsplit text per block when a document is opened
+CHUNK = 1 << 16  # characters of unsplit text per block when a document is opened
 
 
 def _breaks(text: str) -> int:
@@ -32,7 +33,7 @@ class Lines(Sequence):
     when an edit or a position needs it: opening a 20 MB document costs a few C-level counts."""
 
     def __init__(self, source: str):
-        self._blocks: list = []       # str (not split yet) or list of lines
+        self._blocks: list = []  # str (not split yet) or list of lines
         self._counts: list = []
         start, n = 0, len(source)
         while start < n:
@@ -109,7 +110,7 @@ class Lines(Sequence):
         """Lines [first, last] (inclusive; last < first: insert before `first`) become `lines`."""
         n = self._len
         if n == 0:
-            self._blocks = [lines[i:i + BLOCK] for i in range(0, len(lines), BLOCK)] or [[]]
+            self._blocks = [lines[i : i + BLOCK] for i in range(0, len(lines), BLOCK)] or [[]]
             self._counts = [len(b) for b in self._blocks]
             self._reindex()
             return
@@ -118,10 +119,10 @@ class Lines(Sequence):
         base = self._starts[b0]
         merged = [line for b in range(b0, b1 + 1) for line in self._block(b)]
         lo, hi = first - base, last - base + 1
-        merged[lo:max(lo, hi)] = lines
-        blocks = [merged[i:i + BLOCK] for i in range(0, len(merged), BLOCK)]
-        self._blocks[b0:b1 + 1] = blocks
-        self._counts[b0:b1 + 1] = [len(b) for b in blocks]
+        merged[lo : max(lo, hi)] = lines
+        blocks = [merged[i : i + BLOCK] for i in range(0, len(merged), BLOCK)]
+        self._blocks[b0 : b1 + 1] = blocks
+        self._counts[b0 : b1 + 1] = [len(b) for b in blocks]
         if not self._blocks:
             self._blocks, self._counts = [[]], [0]
         self._reindex()
@@ -138,7 +139,7 @@ class FastDocument(TextDocument):
     def lines(self) -> Lines:
         if self._lines is None:
             self._lines = Lines(self._source or "")
-            self._source = None    # the lines hold the text now (one copy of a 20 MB document)
+            self._source = None  # the lines hold the text now (one copy of a 20 MB document)
         return self._lines
 
     @property
@@ -167,8 +168,14 @@ class FastWorkspace(Workspace):
     (pygls raises KeyError for them)."""
 
     def _create_text_document(self, doc_uri, source=None, version=None, language_id=None):
-        return FastDocument(doc_uri, source=source, version=version, language_id=language_id,
-                            sync_kind=self._sync_kind, position_codec=self._position_codec)
+        return FastDocument(
+            doc_uri,
+            source=source,
+            version=version,
+            language_id=language_id,
+            sync_kind=self._sync_kind,
+            position_codec=self._position_codec,
+        )
 
     def update_text_document(self, text_doc, change):
         if not self.is_open(text_doc.uri):

@@ -7,6 +7,7 @@ input says so; a body that is not JSON gets the JSON-RPC parse error. The `exit`
 the end of the input, SIGTERM and SIGINT all stop the analysis workers and return an exit status,
 without a traceback.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -93,26 +94,29 @@ class Session:
                 self.finish(1, f"the connection to the client failed: {exc}; stopping")
                 return
             if body is None:
-                self.finish(0 if protocol._shutdown else 1)     # the client went away
+                self.finish(0 if protocol._shutdown else 1)  # the client went away
                 return
             try:
                 message = json.loads(body, object_hook=protocol.structure_message)
             except (ValueError, UnicodeDecodeError) as exc:
-                print(f"gradaudit: a message from the client is not JSON ({exc}); ignored", file=sys.stderr,
-                      flush=True)
-                self._send_raw({"jsonrpc": "2.0", "id": None,
-                                "error": {"code": -32700, "message": f"Parse error: {exc}"}})
+                print(f"gradaudit: a message from the client is not JSON ({exc}); ignored", file=sys.stderr, flush=True)
+                self._send_raw(
+                    {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": f"Parse error: {exc}"}}
+                )
                 continue
-            except Exception as exc:   # JSON, but not a JSON-RPC message pygls can read
-                print(f"gradaudit: a message from the client could not be read ({exc!r}); ignored", file=sys.stderr,
-                      flush=True)
+            except Exception as exc:  # JSON, but not a JSON-RPC message pygls can read
+                print(
+                    f"gradaudit: a message from the client could not be read ({exc!r}); ignored",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 continue
             futures = getattr(protocol, "_request_futures", None)
             notification = hasattr(message, "method") and getattr(message, "id", None) is None
             before = set(futures) if notification and futures is not None else None
             try:
                 protocol.handle_message(message)
-            except SystemExit as exc:          # the `exit` notification
+            except SystemExit as exc:  # the `exit` notification
                 self.finish(exc.code if isinstance(exc.code, int) else 0)
                 return
             except Exception as exc:
@@ -156,7 +160,7 @@ def _stdin_reader(loop: asyncio.AbstractEventLoop, fd: int) -> asyncio.StreamRea
                 else:
                     loop.call_soon_threadsafe(reader.feed_eof)
                     return
-            except RuntimeError:      # the loop is closed: the server stopped
+            except RuntimeError:  # the loop is closed: the server stopped
                 return
 
     threading.Thread(target=pump, name="gradaudit-stdin", daemon=True).start()
@@ -170,7 +174,7 @@ def _on_signals(session_done, stop):
             continue
         try:
             loop.add_signal_handler(sig, stop)
-        except (NotImplementedError, RuntimeError, ValueError):   # Windows, or not the main thread
+        except (NotImplementedError, RuntimeError, ValueError):  # Windows, or not the main thread
             pass
 
 
@@ -215,7 +219,7 @@ def run_tcp(ls, host: str, port: int) -> int:
         busy = []
 
         async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
-            if busy:                      # one client at a time, like stdio
+            if busy:  # one client at a time, like stdio
                 writer.close()
                 return
             busy.append(writer)

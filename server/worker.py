@@ -7,6 +7,7 @@ A plain subprocess (not multiprocessing): the server can kill it at any moment (
 of the document, a budget spent) without semaphores or a resource tracker left behind, and it
 exits by itself when the server is gone.
 """
+
 from __future__ import annotations
 
 import os
@@ -63,13 +64,14 @@ def rss_bytes(pid: int | str = "self") -> int:
 # their text is unchanged and dropped when the server says a file changed on disk.
 _LIBRARIES: dict = {}
 _PARSED: dict = {}
-_SEEN = 0          # the sequence number of the last change on disk applied
+_SEEN = 0  # the sequence number of the last change on disk applied
 
 
 def _libraries(python: str):
     from gradaudit.analysis.libraries.environment import find_env
     from gradaudit.analysis.libraries.models import LibraryModels
     from gradaudit.analysis.libraries.summary_cache import SummaryCache
+
     env = find_env(python or None)
     libs = _LIBRARIES.get(env.key)
     if libs is None:
@@ -92,7 +94,7 @@ def apply_changes(seq: int, changes: tuple):
             _PARSED.pop(p, None)
         for key, libs in list(_LIBRARIES.items()):
             if any(libs.env.is_library_path(p) for p in paths):
-                del _LIBRARIES[key]     # a library changed (an upgrade): resolve its names anew
+                del _LIBRARIES[key]  # a library changed (an upgrade): resolve its names anew
     _SEEN = seq
 
 
@@ -100,6 +102,7 @@ def analyze(job: dict) -> dict:
     """One analysis; what crosses back is pickled findings and the model (no syntax trees)."""
     from gradaudit.analysis.check.engine import Analyzer
     from gradaudit.analysis.source.program import Program
+
     apply_changes(*job.get("changes", (0, ())))
     path = job["path"]
     settings = job["settings"]
@@ -109,8 +112,13 @@ def analyze(job: dict) -> dict:
     roots += list(settings.extra_paths)
     started = time.perf_counter()
     try:
-        analyzer = Analyzer(config, extra_roots=roots, overlays=job["overlays"], time_budget=job.get("time_budget"),
-                            libraries=_libraries(settings.interpreter or config.python))
+        analyzer = Analyzer(
+            config,
+            extra_roots=roots,
+            overlays=job["overlays"],
+            time_budget=job.get("time_budget"),
+            libraries=_libraries(settings.interpreter or config.python),
+        )
         program = analyzer.attach(Program(roots, job["overlays"], parsed=_PARSED))
         result = analyzer.analyze_source(path, job["text"], program)
     except Exception:
@@ -119,7 +127,7 @@ def analyze(job: dict) -> dict:
     deps = frozenset(os.path.normcase(os.path.abspath(sf.abspath)) for sf in result.files.values())
     result.files = {}
     if config.excluded(path):
-        result.findings = []      # `exclude` in [tool.gradaudit]: as `gradaudit check` skips it
+        result.findings = []  # `exclude` in [tool.gradaudit]: as `gradaudit check` skips it
     return dict(facts, result=result, deps=deps, seconds=time.perf_counter() - started)
 
 
@@ -147,11 +155,12 @@ def warm_up():
     from gradaudit.analysis.check.config import Config
     from gradaudit.analysis.check.engine import Analyzer
     from gradaudit.analysis.source.program import Program
+
     try:
         analyzer = Analyzer(Config(), libraries=_libraries(""))
         program = analyzer.attach(Program([], {}, parsed={}))
         analyzer.analyze_source(os.path.join(os.sep, "gradaudit-warm-up", "train.py"), WARM_UP, program)
-    except Exception:      # a broken environment shows in the first real job, with its message
+    except Exception:  # a broken environment shows in the first real job, with its message
         traceback.print_exc(limit=4)
 
 
@@ -167,7 +176,7 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     server_pid = int(argv[0]) if argv else os.getppid()
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-    sys.stdout = sys.stderr            # nothing else may write into the channel
+    sys.stdout = sys.stderr  # nothing else may write into the channel
     stdin = sys.stdin.buffer
     threading.Thread(target=_watch_parent, args=(server_pid,), name="gradaudit-parent-watch", daemon=True).start()
     # the engine recurses over nested code: room for it

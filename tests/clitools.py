@@ -1,5 +1,6 @@
 """Helpers for the command-line tests: rule examples written to disk, the CLI run as a
 subprocess or in-process, the text output parsed."""
+
 from __future__ import annotations
 
 import os
@@ -8,16 +9,19 @@ import subprocess
 import sys
 from pathlib import Path
 
+from helpers import strip_markers
+
 from gradaudit.analysis import cli
 from gradaudit.analysis.rules import BY_CODE, RULES
-from helpers import strip_markers
 
 REPO = Path(__file__).resolve().parents[1]
 ALL_CODES = [r.code for r in RULES]
 
 # `path:line:col: GA101 [confirmed] message`
-TEXT_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>GA\d{3}) "
-                       r"\[(?P<confidence>confirmed|suspicious)\] (?P<message>\S.*)$")
+TEXT_LINE = re.compile(
+    r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>GA\d{3}) "
+    r"\[(?P<confidence>confirmed|suspicious)\] (?P<message>\S.*)$"
+)
 
 
 def example(code: str, index: int = 0):
@@ -57,8 +61,14 @@ def clean_env() -> dict:
 
 def run_cli(*args, cwd, timeout=300) -> subprocess.CompletedProcess:
     """`python -m gradaudit.analysis.app.cli ARGS` in `cwd`."""
-    return subprocess.run([sys.executable, "-m", "gradaudit.analysis.app.cli", *map(str, args)], cwd=str(cwd),
-                          env=clean_env(), capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "gradaudit.analysis.app.cli", *map(str, args)],
+        cwd=str(cwd),
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def run_main(args, cwd, capsys, monkeypatch):

@@ -6,4 +6,5 @@ sys.path.insert(0, os.path.dirname(__file__))
 # Library summaries go to a cache folder of this test session, not the user's cache.
 if "GRADAUDIT_CACHE_DIR" not in os.environ:
     import tempfile
+
     os.environ["GRADAUDIT_CACHE_DIR"] = tempfile.mkdtemp(prefix="gradaudit-test-cache-")

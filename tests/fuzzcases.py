@@ -6,6 +6,7 @@ are what an editor produces mid-edit and what generated code looks like: truncat
 swapped and duplicated lines and tokens, stray tokens, re-indentation, deep nesting, huge
 literals, unicode identifiers, tabs, CRLF/CR line ends, a BOM, NUL bytes.
 """
+
 from __future__ import annotations
 
 import glob
@@ -13,14 +14,22 @@ import importlib.util
 import os
 import re
 
+from helpers import strip_markers
 from hypothesis import strategies as st
 
 from gradaudit.analysis.rules import RULES
-from helpers import strip_markers
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TORCH_FILES = ("nn/modules/linear.py", "optim/sgd.py", "optim/adam.py", "nn/modules/container.py",
-               "utils/data/sampler.py", "nn/utils/clip_grad.py", "nn/modules/dropout.py", "optim/lr_scheduler.py")
+TORCH_FILES = (
+    "nn/modules/linear.py",
+    "optim/sgd.py",
+    "optim/adam.py",
+    "nn/modules/container.py",
+    "utils/data/sampler.py",
+    "nn/utils/clip_grad.py",
+    "nn/modules/dropout.py",
+    "optim/lr_scheduler.py",
+)
 
 
 def _project_seeds() -> list[str]:
@@ -36,7 +45,7 @@ def _project_seeds() -> list[str]:
 
 
 def _torch_seeds() -> list[str]:
-    spec = importlib.util.find_spec("torch")      # located, not imported
+    spec = importlib.util.find_spec("torch")  # located, not imported
     if spec is None or spec.origin is None:
         return []
     root = os.path.dirname(spec.origin)
@@ -51,10 +60,51 @@ def _torch_seeds() -> list[str]:
 
 SEEDS = _project_seeds() + _torch_seeds()
 _TOKEN = re.compile(r"\w+|[^\w\s]")
-_STRAY = ["(", ")", "[", "]", "{", "}", ":", ",", "=", "def", "class", "lambda", "not", "yield", "await",
-          "'", '"', '"""', "\\", "@", ".", "*", "**", "->", "if", "else", "for", "in", "return", "\t", ";",
-          "async", "with", "global x", "nonlocal y", "del", "import", "from", "match", "case", "\x00", "\u2028"]
-_UNICODE = ["é", "ñ", "ß", "Ω", "ﬁ", "名前", "ｘ", "ǅ", "_\u0301", "\U0001d4b3"]   # some NFKC-normalise
+_STRAY = [
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ":",
+    ",",
+    "=",
+    "def",
+    "class",
+    "lambda",
+    "not",
+    "yield",
+    "await",
+    "'",
+    '"',
+    '"""',
+    "\\",
+    "@",
+    ".",
+    "*",
+    "**",
+    "->",
+    "if",
+    "else",
+    "for",
+    "in",
+    "return",
+    "\t",
+    ";",
+    "async",
+    "with",
+    "global x",
+    "nonlocal y",
+    "del",
+    "import",
+    "from",
+    "match",
+    "case",
+    "\x00",
+    "\u2028",
+]
+_UNICODE = ["é", "ñ", "ß", "Ω", "ﬁ", "名前", "ｘ", "ǅ", "_\u0301", "\U0001d4b3"]  # some NFKC-normalise
 
 
 def _lines(src):
@@ -66,13 +116,13 @@ def _at(n, frac):
 
 
 def truncate(src, frac):
-    return src[:int(len(src) * frac)]
+    return src[: int(len(src) * frac)]
 
 
 def delete_lines(src, frac, count):
     lines = _lines(src)
     i = _at(len(lines), frac)
-    return "".join(lines[:i] + lines[i + count:])
+    return "".join(lines[:i] + lines[i + count :])
 
 
 def swap_lines(src, a, b):
@@ -87,14 +137,16 @@ def swap_lines(src, a, b):
 def duplicate_lines(src, frac, count):
     lines = _lines(src)
     i = _at(len(lines), frac)
-    return "".join(lines[:i + count] + lines[i:i + count] + lines[i + count:])
+    return "".join(lines[: i + count] + lines[i : i + count] + lines[i + count :])
 
 
 def reindent(src, frac, count, delta):
     lines = _lines(src)
     i = _at(len(lines), frac)
     for k in range(i, min(i + count, len(lines))):
-        lines[k] = (" " * delta + lines[k]) if delta > 0 else lines[k][min(-delta, len(lines[k]) - len(lines[k].lstrip())):]
+        lines[k] = (
+            (" " * delta + lines[k]) if delta > 0 else lines[k][min(-delta, len(lines[k]) - len(lines[k].lstrip())) :]
+        )
     return "".join(lines)
 
 
@@ -107,7 +159,7 @@ def delete_token(src, frac):
     if not toks:
         return src
     m = toks[_at(len(toks), frac)]
-    return src[:m.start()] + src[m.end():]
+    return src[: m.start()] + src[m.end() :]
 
 
 def swap_tokens(src, a, b):
@@ -117,7 +169,7 @@ def swap_tokens(src, a, b):
     m1, m2 = sorted((toks[_at(len(toks), a)], toks[_at(len(toks), b)]), key=lambda m: m.start())
     if m1.start() == m2.start():
         return src
-    return src[:m1.start()] + m2.group() + src[m1.end():m2.start()] + m1.group() + src[m2.end():]
+    return src[: m1.start()] + m2.group() + src[m1.end() : m2.start()] + m1.group() + src[m2.end() :]
 
 
 def insert_token(src, frac, token):
@@ -129,7 +181,7 @@ def _indent_at(lines, i):
     if not lines:
         return ""
     line = lines[min(i, len(lines) - 1)]
-    return line[:len(line) - len(line.lstrip())] if line.strip() else ""
+    return line[: len(line) - len(line.lstrip())] if line.strip() else ""
 
 
 DEEP = {
@@ -173,7 +225,7 @@ def huge(src, kind, size, frac):
     lines = _lines(src)
     i = _at(len(lines), frac)
     while i > 0 and _indent_at(lines, i):
-        i -= 1            # at the top level
+        i -= 1  # at the top level
     return "".join(lines[:i]) + HUGE[kind](size) + "\n" + "".join(lines[i:])
 
 
@@ -209,10 +261,10 @@ MUTATIONS = st.one_of(
     st.tuples(st.just(delete_token), st.floats(0, 1)),
     st.tuples(st.just(swap_tokens), st.floats(0, 1), st.floats(0, 1)),
     st.tuples(st.just(insert_token), st.floats(0, 1), st.sampled_from(_STRAY)),
-    st.tuples(st.just(deep), st.sampled_from(sorted(DEEP)), st.sampled_from([50, 120, 400, 2000, 3000]),
-              st.floats(0, 1)),
-    st.tuples(st.just(huge), st.sampled_from(sorted(HUGE)), st.sampled_from([1000, 20000, 200000]),
-              st.floats(0, 1)),
+    st.tuples(
+        st.just(deep), st.sampled_from(sorted(DEEP)), st.sampled_from([50, 120, 400, 2000, 3000]), st.floats(0, 1)
+    ),
+    st.tuples(st.just(huge), st.sampled_from(sorted(HUGE)), st.sampled_from([1000, 20000, 200000]), st.floats(0, 1)),
     st.tuples(st.just(unicode_names), st.floats(0, 1), st.sampled_from(_UNICODE)),
     st.tuples(st.just(tabs), st.booleans()),
     st.tuples(st.just(line_ends), st.sampled_from(["\r\n", "\r", "\n"])),

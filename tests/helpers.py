@@ -1,4 +1,5 @@
 """Shared test helpers: examples with `# <- GA101` markers, analysis of in-memory sources."""
+
 from __future__ import annotations
 
 import re
@@ -14,12 +15,12 @@ def strip_markers(source: str):
     lines, expected = [], []
     for n, line in enumerate(source.splitlines(keepends=True), 1):
         body = line.rstrip("\r\n")
-        end = line[len(body):]
+        end = line[len(body) :]
         m = MARK.search(body)
         if m:
             for code in re.split(r"\s*,\s*", m.group(1)):
                 expected.append((n, code))
-            body = body[:m.start()]
+            body = body[: m.start()]
         lines.append(body + end)
     return "".join(lines), sorted(expected)
 

@@ -5,13 +5,14 @@ declares its names under `if TYPE_CHECKING:` with star imports, a model class wi
 forward uses and an auxiliary one it does not, a factory annotated with the class it returns, a
 `reset_classifier` that puts a new head in place, and a config object that is not a module.
 """
+
 from __future__ import annotations
 
 import os
 import textwrap
 
 FILES = {
-    "fakevision/__init__.py": '''
+    "fakevision/__init__.py": """
         from typing import TYPE_CHECKING
 
         if TYPE_CHECKING:
@@ -20,12 +21,12 @@ FILES = {
         else:
             import sys
             sys.modules[__name__] = object()   # a lazy module: nothing here is read by the engine
-    ''',
-    "fakevision/models/__init__.py": '''
+    """,
+    "fakevision/models/__init__.py": """
         from .blocks import *
         from .tiny import *
-    ''',
-    "fakevision/models/blocks.py": '''
+    """,
+    "fakevision/models/blocks.py": """
         import torch.nn as nn
 
         __all__ = ["Block"]
@@ -39,8 +40,8 @@ FILES = {
 
             def forward(self, x):
                 return self.bn(self.conv(x)).relu() + x
-    ''',
-    "fakevision/models/tiny.py": '''
+    """,
+    "fakevision/models/tiny.py": """
         import torch.nn as nn
 
         from .blocks import Block
@@ -74,12 +75,12 @@ FILES = {
 
         def build(name, **kwargs):
             return tiny_net(**kwargs)
-    ''',
-    "fakevision/configs.py": '''
+    """,
+    "fakevision/configs.py": """
         class VisionConfig:
             def __init__(self, num_classes=10):
                 self.num_classes = num_classes
-    ''',
+    """,
 }
 
 
@@ -104,5 +105,6 @@ def analyzer(env: str, cache_dir=None, config=None):
     from gradaudit.analysis.libraries.environment import find_env
     from gradaudit.analysis.libraries.models import LibraryModels
     from gradaudit.analysis.libraries.summary_cache import SummaryCache
+
     libs = LibraryModels(find_env(env), SummaryCache(cache_dir, enabled=cache_dir is not None))
     return Analyzer(config or Config(), libraries=libs)

@@ -1,5 +1,6 @@
 """A small synchronous LSP client over stdio (standard library only), for tests that start the
 server in ways pytest-lsp cannot: as another user, with another Python, from an unpacked .vsix."""
+
 from __future__ import annotations
 
 import json
@@ -12,15 +13,24 @@ import time
 
 class Session:
     def __init__(self, cmd, cwd, env=None, user=None, group=None):
-        self.proc = subprocess.Popen(cmd, cwd=cwd, env=env, user=user, group=group, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            env=env,
+            user=user,
+            group=group,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         self.inbox: queue.Queue = queue.Queue()
         self.notifications: list = []
         self.stderr: list = []
         self._id = 0
         threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=lambda: self.stderr.extend(
-            line.decode("utf-8", "replace") for line in self.proc.stderr), daemon=True).start()
+        threading.Thread(
+            target=lambda: self.stderr.extend(line.decode("utf-8", "replace") for line in self.proc.stderr), daemon=True
+        ).start()
 
     def _read(self):
         out = self.proc.stdout
@@ -63,10 +73,12 @@ class Session:
             except queue.Empty:
                 if self.proc.poll() is not None:
                     time.sleep(0.2)
-                    raise AssertionError(f"the server exited ({self.proc.returncode}) while waiting for {what}:\n"
-                                         f"{''.join(self.stderr)[-3000:]}")
+                    raise AssertionError(
+                        f"the server exited ({self.proc.returncode}) while waiting for {what}:\n"
+                        f"{''.join(self.stderr)[-3000:]}"
+                    )
                 continue
-            if "method" in msg and "id" in msg:       # a request from the server: answer it
+            if "method" in msg and "id" in msg:  # a request from the server: answer it
                 self._send({"jsonrpc": "2.0", "id": msg["id"], "result": None})
                 continue
             if "method" in msg:
@@ -77,32 +89,52 @@ class Session:
                 return msg.get("result", msg.get("params"))
 
     def initialize(self, root, options=None):
-        result = self.request("initialize", {
-            "processId": os.getpid(), "rootUri": f"file://{root}",
-            "capabilities": {"textDocument": {"publishDiagnostics": {"relatedInformation": True},
-                                              "codeAction": {"codeActionLiteralSupport": {"codeActionKind": {
-                                                  "valueSet": ["quickfix", "source.fixAll"]}}}}},
-            "initializationOptions": options or {}}, timeout=120)
+        result = self.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": f"file://{root}",
+                "capabilities": {
+                    "textDocument": {
+                        "publishDiagnostics": {"relatedInformation": True},
+                        "codeAction": {
+                            "codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["quickfix", "source.fixAll"]}}
+                        },
+                    }
+                },
+                "initializationOptions": options or {},
+            },
+            timeout=120,
+        )
         self.notify("initialized", {})
         return result
 
     def open(self, path, text):
         uri = f"file://{path}"
-        self.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
-                                                              "text": text}})
+        self.notify(
+            "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}
+        )
         return uri
 
     def diagnostics(self, uri, timeout=90.0):
         for msg in self.notifications:
             if msg["method"] == "textDocument/publishDiagnostics" and msg["params"]["uri"] == uri:
                 return msg["params"]["diagnostics"]
-        return self._wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
-                          and m["params"]["uri"] == uri, timeout, f"diagnostics of {uri}")["diagnostics"]
+        return self._wait(
+            lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri,
+            timeout,
+            f"diagnostics of {uri}",
+        )["diagnostics"]
 
     def code_actions(self, uri, diagnostic):
-        return self.request("textDocument/codeAction", {
-            "textDocument": {"uri": uri}, "range": diagnostic["range"],
-            "context": {"diagnostics": [diagnostic], "only": ["quickfix"]}})
+        return self.request(
+            "textDocument/codeAction",
+            {
+                "textDocument": {"uri": uri},
+                "range": diagnostic["range"],
+                "context": {"diagnostics": [diagnostic], "only": ["quickfix"]},
+            },
+        )
 
     def close(self):
         try:
@@ -124,9 +156,8 @@ def apply(text: str, edits) -> str:
     def offset(pos):
         return starts[pos["line"]] + pos["character"] if pos["line"] < len(lines) else len(text)
 
-    for e in sorted(edits, key=lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"]),
-                    reverse=True):
-        text = text[:offset(e["range"]["start"])] + e["newText"] + text[offset(e["range"]["end"]):]
+    for e in sorted(edits, key=lambda e: (e["range"]["start"]["line"], e["range"]["start"]["character"]), reverse=True):
+        text = text[: offset(e["range"]["start"])] + e["newText"] + text[offset(e["range"]["end"]) :]
     return text
 
 

@@ -1,4 +1,5 @@
 """LSP on the wire, for tests that talk to the server without a client library."""
+
 from __future__ import annotations
 
 import json

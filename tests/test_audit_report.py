@@ -1,5 +1,6 @@
 """`gradaudit audit`: the five sections on examples with and without defects, the JSON schema, the
 self-contained HTML page, corrections that apply and parse, and the valid look-alikes it lists."""
+
 import ast
 import json
 import os
@@ -8,10 +9,11 @@ import textwrap
 
 import jsonschema
 import pytest
-
 from clitools import run_cli as _run_cli
+
 from gradaudit.analysis.check.config import Config
-from gradaudit.analysis.report import collect, graph as G
+from gradaudit.analysis.report import collect
+from gradaudit.analysis.report import graph as G
 from gradaudit.analysis.report.markdown import SECTIONS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -67,7 +69,7 @@ def h2(md):
 def section(md, title):
     start = md.index(f"## {title}\n")
     nxt = md.find("\n## ", start + 1)
-    return md[start:nxt if nxt != -1 else len(md)]
+    return md[start : nxt if nxt != -1 else len(md)]
 
 
 def test_exactly_five_sections_in_order(examples_md):
@@ -77,10 +79,16 @@ def test_exactly_five_sections_in_order(examples_md):
 def test_graph_section_draws_every_step(examples_md):
     graph = section(examples_md, SECTIONS[0])
     steps = re.findall(r"^### Step \d+: `(\w+)\.backward\(\)` in `([\w.<>]+)` \(([^)]+)\)$", graph, flags=re.M)
-    assert {s[2] for s in steps} == {"examples/char_lm.py:62", "examples/finetune_classifier.py:98",
-                                     "examples/gan_training.py:71", "examples/gan_training.py:77",
-                                     "examples/manual_sgd.py:46", "examples/multilabel_tagger.py:55",
-                                     "examples/project/train.py:57", "examples/text_trainer.py:87"}
+    assert {s[2] for s in steps} == {
+        "examples/char_lm.py:62",
+        "examples/finetune_classifier.py:98",
+        "examples/gan_training.py:71",
+        "examples/gan_training.py:77",
+        "examples/manual_sgd.py:46",
+        "examples/multilabel_tagger.py:55",
+        "examples/project/train.py:57",
+        "examples/text_trainer.py:87",
+    }
     assert graph.count("```mermaid\nflowchart LR") == len(steps)
     # the detach in text_trainer is drawn as a cut, the plain-list projections as not optimized
     assert '-.-x|"cut: .detach() line 77"|' in graph
@@ -100,21 +108,25 @@ def test_findings_ranked_classified_with_evidence(examples_md):
     order = ["critical", "high", "medium", "low"]
     ranks = [order.index(sev) for _, _, sev in heads]
     assert ranks == sorted(ranks)
-    assert heads[0][0] in ("GA110", "GA111", "GA301") and heads[0][2] == "critical"   # torch raises: first
+    assert heads[0][0] in ("GA110", "GA111", "GA301") and heads[0][2] == "critical"  # torch raises: first
     # the examples hold defects of every family, and one suspicious finding
     cls = {code: c for code, c, _ in heads}
     assert {cls["GA101"], cls["GA110"], cls["GA109"]} == {"confirmed graph break"}
     assert {cls["GA202"], cls["GA301"], cls["GA303"]} == {"confirmed lifecycle defect"}
     assert cls["GA408"] == "confirmed numerical instability" and cls["GA401"] == "suspicious but unproven"
-    assert [code for code, _, _ in heads].index("GA303") == len(heads) - 1      # memory: last
-    block = findings[findings.index("GA103 python-scalar-in-loss"):]
-    block = block[:block.index("\n### ")]
+    assert [code for code, _, _ in heads].index("GA303") == len(heads) - 1  # memory: last
+    block = findings[findings.index("GA103 python-scalar-in-loss") :]
+    block = block[: block.index("\n### ")]
     assert "- **where**: `examples/finetune_classifier.py:96:18` in `train_one_epoch`" in block
     assert "- **parameters**: `center_loss.centers`" in block
     assert "- **why it is not a valid look-alike**:" in block
     # evidence excerpts with line numbers: the cut, the loss, the backward(), the optimizer
-    for line in ("96 |         center = center_loss(feats, labels).item()", "97 |         loss = ce + center_weight",
-                 "98 |         loss.backward()", "123 |     optimizer = torch.optim.SGD("):
+    for line in (
+        "96 |         center = center_loss(feats, labels).item()",
+        "97 |         loss = ce + center_weight",
+        "98 |         loss.backward()",
+        "123 |     optimizer = torch.optim.SGD(",
+    ):
         assert line in block
 
 
@@ -167,10 +179,10 @@ def test_verification_with_defects_lists_probes(examples_md):
     assert ver.count("```python\ndef test_gradflow_") == 8
     assert "gradient from this loss reaches every trainable parameter of `center_loss`, `model`" in ver
     # under each step, what its probe shows of the findings on it
-    tagger = ver[ver.index("(examples/multilabel_tagger.py:55)"):]
-    tagger = tagger[:tagger.index("\n### ")]
+    tagger = ver[ver.index("(examples/multilabel_tagger.py:55)") :]
+    tagger = tagger[: tagger.index("\n### ")]
     shown = re.findall(r"^- #\d+ (GA\d+): (.*)$", tagger, flags=re.M)
-    assert [code for code, _ in shown] == ["GA202", "GA401", "GA408"]      # ranked: confirmed first
+    assert [code for code, _ in shown] == ["GA202", "GA401", "GA408"]  # ranked: confirmed first
     said = dict(shown)
     assert said["GA202"].startswith("`updates` fails")
     assert said["GA401"].startswith("`finite` fails when a batch reaches the hazard")
@@ -184,7 +196,9 @@ def test_clean_example_states_no_defect_and_assumptions(tmp_path):
     assert "None: no rule's conditions held" in section(out, SECTIONS[1])
     ver = section(out, SECTIONS[3])
     assert "No defect found: autograd is wired correctly for what was checked" in ver
-    assert "- `generator` trains from step 0: gets gradient from `g_loss` and changes at the first `opt_g.step()`" in ver
+    assert (
+        "- `generator` trains from step 0: gets gradient from `g_loss` and changes at the first `opt_g.step()`" in ver
+    )
     assert "- no parameter of `discriminator` is frozen" in ver
     assert "- `generator` gets no gradient from `d_loss`" in ver
     looks = section(out, SECTIONS[4])
@@ -192,8 +206,12 @@ def test_clean_example_states_no_defect_and_assumptions(tmp_path):
     assert "**logging** at" in looks
 
 
-@pytest.mark.parametrize("name,source,kind", [
-    ("target.py", """
+@pytest.mark.parametrize(
+    "name,source,kind",
+    [
+        (
+            "target.py",
+            """
         import copy
         import torch
         import torch.nn as nn
@@ -211,8 +229,12 @@ def test_clean_example_states_no_defect_and_assumptions(tmp_path):
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-        """, "target network"),
-    ("simsiam.py", """
+        """,
+            "target network",
+        ),
+        (
+            "simsiam.py",
+            """
         import torch
         import torch.nn as nn
         import torch.nn.functional as F
@@ -228,8 +250,12 @@ def test_clean_example_states_no_defect_and_assumptions(tmp_path):
             opt.zero_grad()
             loss.backward()
             opt.step()
-        """, "stop-gradient with another path"),
-    ("frozen.py", """
+        """,
+            "stop-gradient with another path",
+        ),
+        (
+            "frozen.py",
+            """
         import torch
         import torch.nn as nn
         import torch.nn.functional as F
@@ -247,8 +273,11 @@ def test_clean_example_states_no_defect_and_assumptions(tmp_path):
             loss.backward()
             opt.step()
             print(loss.item())
-        """, "frozen backbone"),
-])
+        """,
+            "frozen backbone",
+        ),
+    ],
+)
 def test_valid_lookalikes_are_listed_not_reported(tmp_path, name, source, kind):
     path = write(tmp_path, name, source)
     a = audit_of([path])
@@ -257,7 +286,10 @@ def test_valid_lookalikes_are_listed_not_reported(tmp_path, name, source, kind):
 
 
 def test_lookalike_is_not_listed_when_it_is_the_defect(tmp_path):
-    path = write(tmp_path, "bug.py", """
+    path = write(
+        tmp_path,
+        "bug.py",
+        """
         import torch
         import torch.nn as nn
         import torch.nn.functional as F
@@ -272,7 +304,8 @@ def test_lookalike_is_not_listed_when_it_is_the_defect(tmp_path):
             opt.zero_grad()
             loss.backward()
             opt.step()
-        """)
+        """,
+    )
     a = audit_of([path])
     assert [e.finding.code for e in a.entries] == ["GA101"]
     assert not [la for la in a.lookalikes if la.line == 11]
@@ -314,7 +347,7 @@ def test_html_is_one_self_contained_page(tmp_path):
     assert html.startswith("<!doctype html>") and html.rstrip().endswith("</html>")
     assert html.count('<svg class="graph"') == 8
     assert "default-src 'none'" in html
-    for banned in ("<script", " src=", "<link", "@import", "url(http", "href=\"http"):
+    for banned in ("<script", " src=", "<link", "@import", "url(http", 'href="http'):
         assert banned not in html
     assert re.findall(r"<h2 id=\"\w+\">(.+?)</h2>", html) == list(SECTIONS)
     assert html.count("<strong>Runtime check:</strong>") == 12
@@ -353,7 +386,10 @@ def test_problems_are_reported_as_check_reports_them(tmp_path):
     with open(SCHEMA, encoding="utf-8") as fh:
         jsonschema.validate(report, json.load(fh))
     assert {(e["kind"], e["path"], e["line"]) for e in report["errors"]} == {
-        ("parse", "broken.py", 3), ("parse", "latin.py", 1), ("missing", "gone.py", None)}
+        ("parse", "broken.py", 3),
+        ("parse", "latin.py", 1),
+        ("missing", "gone.py", None),
+    }
     assert report["incomplete"] == []
     assert [f["code"] for f in report["findings"]] == ["GA101"]
 
@@ -379,10 +415,12 @@ def test_time_budget_cuts_the_audit_short_and_says_so(tmp_path):
 
 def test_clean_verdict_names_what_a_budget_left_unchecked(tmp_path):
     from gradaudit.analysis.check.problems import Problem
+
     write(tmp_path, "train.py", TRAIN_GA101.replace(".detach()", ""))
     audit = audit_of([str(tmp_path / "train.py")])
     assert audit.clean and audit.graphs and audit.no_defect == collect.NO_DEFECT
     from dataclasses import replace
+
     cut = replace(audit, problems=(Problem("incomplete", "other.py", "analysis incomplete: ...", 3, 1, 40),))
     assert cut.no_defect.startswith(collect.NO_DEFECT + " (the analysis of 1 file was cut short by the time budget")
 
@@ -401,13 +439,18 @@ def test_classification_and_severity_follow_family_and_confidence():
     assert classify(f("GA401", "numerical")) == "confirmed numerical instability"
     assert classify(f("GA205", "lifecycle", "suspicious")) == "suspicious but unproven"
     # what the defect does decides severity: torch raising first, memory last
-    found = [f("GA303", "backward"), f("GA201", "lifecycle"), f("GA401", "numerical"),
-             f("GA101", "graph-break", message="... backward() raises"), f("GA205", "lifecycle", "suspicious"),
-             f("GA999", "lifecycle")]
+    found = [
+        f("GA303", "backward"),
+        f("GA201", "lifecycle"),
+        f("GA401", "numerical"),
+        f("GA101", "graph-break", message="... backward() raises"),
+        f("GA205", "lifecycle", "suspicious"),
+        f("GA999", "lifecycle"),
+    ]
     assert [severity(x) for x in found] == ["low", "medium", "high", "critical", "medium", "medium"]
     ranked = sorted(found, key=rank_key)
     assert [x.code for x in ranked][:2] == ["GA101", "GA401"]
-    assert ranked.index(found[4]) > ranked.index(found[1])        # suspicious after confirmed, same severity
+    assert ranked.index(found[4]) > ranked.index(found[1])  # suspicious after confirmed, same severity
     assert "conditions of GA999 held" in why_not_lookalike(found[5])
     assert "`opt`" in why_not_lookalike(f("GA101", "graph-break"), "opt")
 
@@ -506,9 +549,11 @@ def test_numerical_findings_in_the_report(tmp_path):
     log1, log2 = found[0], found[1]
     assert log1["classification"] == "suspicious but unproven" and log1["family"] == "numerical"
     assert log1["runtime_check"] == {
-        "check": "finite", "data_dependent": True,
+        "check": "finite",
+        "data_dependent": True,
         "problems": ["nonfinite-loss", "nonfinite-gradient", "nonfinite-parameter"],
-        "observes": log1["runtime_check"]["observes"]}
+        "observes": log1["runtime_check"]["observes"],
+    }
     assert "a passing probe does not clear this finding" in log1["runtime_check"]["observes"]
     ga407 = next(f for f in found if f["code"] == "GA407")
     assert ga407["classification"] == "confirmed numerical instability"
@@ -531,6 +576,7 @@ def test_every_rule_is_ranked_explained_and_mapped_to_a_runtime_check():
     fall back to its family's defaults: each rule says its own."""
     from gradaudit.analysis.report import judge, runtime
     from gradaudit.analysis.rules import RULES
+
     probe_dir = os.path.join(ROOT, "analysis", "probe")
     kinds = set()
     for name in os.listdir(probe_dir):

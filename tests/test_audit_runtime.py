@@ -2,6 +2,7 @@
 shows, run with pytest. The probe must fail with the problems the report's runtime checks name for
 the findings (and with nothing the report does not explain), and pass once the report's
 corrections for those findings are applied, while the findings no probe observes stay reported."""
+
 import json
 import os
 import re
@@ -9,7 +10,6 @@ import shutil
 import subprocess
 
 import pytest
-
 from clitools import run_cli
 from test_audit_report import LIFECYCLE_AND_NUMERICS, UNSAFE_LOG
 from test_gradflow_emit import pytest_run
@@ -17,7 +17,7 @@ from test_gradflow_emit import pytest_run
 pytestmark = pytest.mark.runtime
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KIND = re.compile(r"^E\s+- \[([\w-]+)\]", re.M)     # a failing probe's lines: `- [stale] step 2 of ...`
+KIND = re.compile(r"^E\s+- \[([\w-]+)\]", re.M)  # a failing probe's lines: `- [stale] step 2 of ...`
 
 
 def audit(folder, script):
@@ -51,7 +51,7 @@ def test_report_probe_fails_as_its_runtime_checks_say_and_passes_after_its_corre
     before = emit_and_run(tmp_path, script, report)
     assert before.returncode == 1, before.stdout[-3000:]
     kinds = set(KIND.findall(before.stdout))
-    for f in observed:     # each finding a probe observes shows as one of the problems its check names
+    for f in observed:  # each finding a probe observes shows as one of the problems its check names
         assert kinds & set(f["runtime_check"]["problems"]), (f["code"], kinds, before.stdout[-3000:])
     explained = {k for f in observed for k in f["runtime_check"]["problems"]}
     assert kinds <= explained, (kinds - explained, before.stdout[-3000:])
@@ -77,7 +77,8 @@ def test_numerical_hazard_the_probe_batches_do_not_reach(tmp_path):
     (tmp_path / "train.py").write_text(UNSAFE_LOG)
     report = audit(tmp_path, "train.py")
     assert {f["code"] for f in report["findings"]} == {"GA401"}
-    assert all(f["runtime_check"]["check"] == "finite" and f["runtime_check"]["data_dependent"]
-               for f in report["findings"])
+    assert all(
+        f["runtime_check"]["check"] == "finite" and f["runtime_check"]["data_dependent"] for f in report["findings"]
+    )
     run = emit_and_run(tmp_path, "train.py", report)
     assert run.returncode == 0, run.stdout[-3000:]

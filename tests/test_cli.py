@@ -1,5 +1,6 @@
 """`gradaudit check | rule | rules` from the command line: as a subprocess
 (`python -m gradaudit.analysis.app.cli`) and in-process (`cli.main([...])`)."""
+
 from __future__ import annotations
 
 import importlib.metadata
@@ -7,15 +8,28 @@ import json
 import re
 
 import pytest
+from clitools import (
+    ALL_CODES,
+    TEXT_LINE,
+    codes_in,
+    example,
+    finding_lines,
+    nonempty_lines,
+    run_cli,
+    run_main,
+    valid_example,
+    write,
+    write_all_first_examples,
+    write_example,
+)
 
-from clitools import (ALL_CODES, TEXT_LINE, codes_in, example, finding_lines, nonempty_lines, run_cli, run_main,
-                      valid_example, write, write_all_first_examples, write_example)
 from gradaudit.analysis.rules import RULES
 
-BROKEN = "import torch\n\ndef f(:\n    pass\n"          # a syntax error on line 3
+BROKEN = "import torch\n\ndef f(:\n    pass\n"  # a syntax error on line 3
 
 
 # ------------------------------------------------------------------ text format, exit codes
+
 
 def test_text_format_subprocess(tmp_path):
     write_example(tmp_path / "train.py", "GA101")
@@ -72,25 +86,38 @@ def test_exit_zero_flag(tmp_path, capsys, monkeypatch):
 
 def test_output_file(tmp_path, capsys, monkeypatch):
     write_example(tmp_path / "train.py", "GA101")
-    code, out, _ = run_main(["check", "--format", "json", "-o", "report.json", "train.py"], tmp_path, capsys,
-                            monkeypatch)
+    code, out, _ = run_main(
+        ["check", "--format", "json", "-o", "report.json", "train.py"], tmp_path, capsys, monkeypatch
+    )
     assert code == 1
     assert out == ""
     report = json.loads((tmp_path / "report.json").read_text())
     assert [f["code"] for f in report["findings"]] == ["GA101"]
 
 
-@pytest.mark.parametrize("args, stderr_has", [
-    (["check", "--bogus", "."], "unrecognized arguments: --bogus"),
-    (["check", "--format", "xml", "."], "invalid choice"),
-    (["check", "missing.py"], "missing.py"),
-    (["check", "missing_dir"], "missing_dir"),
-    (["rule", "GA999"], "GA999"),
-    (["rule", "no-such-rule"], "no-such-rule"),
-    (["frobnicate"], "invalid choice"),
-    ([], ""),
-], ids=["unknown-option", "unknown-format", "missing-file", "missing-dir", "unknown-rule-code",
-        "unknown-rule-name", "unknown-command", "no-arguments"])
+@pytest.mark.parametrize(
+    "args, stderr_has",
+    [
+        (["check", "--bogus", "."], "unrecognized arguments: --bogus"),
+        (["check", "--format", "xml", "."], "invalid choice"),
+        (["check", "missing.py"], "missing.py"),
+        (["check", "missing_dir"], "missing_dir"),
+        (["rule", "GA999"], "GA999"),
+        (["rule", "no-such-rule"], "no-such-rule"),
+        (["frobnicate"], "invalid choice"),
+        ([], ""),
+    ],
+    ids=[
+        "unknown-option",
+        "unknown-format",
+        "missing-file",
+        "missing-dir",
+        "unknown-rule-code",
+        "unknown-rule-name",
+        "unknown-command",
+        "no-arguments",
+    ],
+)
 def test_usage_errors_exit_2(tmp_path, args, stderr_has):
     r = run_cli(*args, cwd=tmp_path)
     assert r.returncode == 2, (r.stdout, r.stderr)
@@ -120,13 +147,14 @@ def test_version(tmp_path):
 
 # ------------------------------------------------------------------ folders
 
+
 def test_folder_recursion_and_skipped_folders(tmp_path):
     proj = tmp_path / "proj"
     write_example(proj / "a.py", "GA101")
     write_example(proj / "pkg" / "deep" / "b.py", "GA102")
-    write_example(proj / "environments" / "c.py", "GA104")       # a plain folder: checked
-    write(proj / "notes.txt", example("GA101")[0])                # not a Python file
-    for venv in (".venv", "venv", "tools_env"):                   # virtualenvs, whatever their name
+    write_example(proj / "environments" / "c.py", "GA104")  # a plain folder: checked
+    write(proj / "notes.txt", example("GA101")[0])  # not a Python file
+    for venv in (".venv", "venv", "tools_env"):  # virtualenvs, whatever their name
         write(proj / venv / "pyvenv.cfg", "home = /usr/bin\n")
         write_example(proj / venv / "lib" / "site.py", "GA101")
     for skipped in ("build", ".git", "__pycache__"):
@@ -136,8 +164,7 @@ def test_folder_recursion_and_skipped_folders(tmp_path):
     r = run_cli("check", "proj", cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     got = sorted((p, c) for p, _, _, c, _ in finding_lines(r.stdout))
-    assert got == [("proj/a.py", "GA101"), ("proj/environments/c.py", "GA104"),
-                   ("proj/pkg/deep/b.py", "GA102")]
+    assert got == [("proj/a.py", "GA101"), ("proj/environments/c.py", "GA104"), ("proj/pkg/deep/b.py", "GA102")]
     assert "in 3 files checked." in r.stdout
 
 
@@ -159,6 +186,7 @@ def test_several_paths_and_duplicates_checked_once(tmp_path, capsys, monkeypatch
 
 
 # ------------------------------------------------------------------ files that do not parse
+
 
 def test_unparseable_file_one_line_on_stderr_others_still_checked(tmp_path):
     write(tmp_path / "src" / "broken.py", BROKEN)
@@ -203,7 +231,7 @@ def test_many_files_with_workers_same_as_one_process(tmp_path):
     files = write_all_first_examples(tmp_path / "src")
     for i in range(8):
         write_example(tmp_path / "src" / f"extra{i}.py", "GA101", i % 4)
-    assert len(files) + 8 >= 16   # enough files for the process pool
+    assert len(files) + 8 >= 16  # enough files for the process pool
     par = run_cli("check", "-j", "2", "src", cwd=tmp_path)
     seq = run_cli("check", "-j", "1", "src", cwd=tmp_path)
     assert par.returncode == seq.returncode == 1
@@ -226,23 +254,27 @@ GA10X = {c for c in ALL_CODES if c.startswith("GA10")}
 GA11X = {c for c in ALL_CODES if c.startswith("GA11")}
 
 
-@pytest.mark.parametrize("args, expected", [
-    ([], EVERY),
-    (["--select", "GA101"], {"GA101"}),
-    (["--select", "ga101"], {"GA101"}),
-    (["--select", "detach-cuts-loss"], {"GA101"}),
-    (["--select", "GA1"], GA1XX),
-    (["--select", "GA10"], GA10X),
-    (["--select", "GA11"], GA11X),
-    (["--select", "GA101,no-grad-loss"], {"GA101", "GA102"}),
-    (["--select", "GA101", "--select", "GA109"], {"GA101", "GA109"}),
-    (["--select", "GA101", "--extend-select", "inplace-leaf-update"], {"GA101", "GA111"}),
-    (["--ignore", "GA101"], EVERY - {"GA101"}),
-    (["--ignore", "detach-cuts-loss,GA102"], EVERY - {"GA101", "GA102"}),
-    (["--ignore", "GA11"], EVERY - GA11X),
-    (["--ignore", "GA1"], EVERY - GA1XX),
-    (["--select", "GA10", "--ignore", "GA101", "--ignore", "tensor-rewrap"], GA10X - {"GA101", "GA104"}),
-], ids=lambda v: " ".join(v) if isinstance(v, list) else None)
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        ([], EVERY),
+        (["--select", "GA101"], {"GA101"}),
+        (["--select", "ga101"], {"GA101"}),
+        (["--select", "detach-cuts-loss"], {"GA101"}),
+        (["--select", "GA1"], GA1XX),
+        (["--select", "GA10"], GA10X),
+        (["--select", "GA11"], GA11X),
+        (["--select", "GA101,no-grad-loss"], {"GA101", "GA102"}),
+        (["--select", "GA101", "--select", "GA109"], {"GA101", "GA109"}),
+        (["--select", "GA101", "--extend-select", "inplace-leaf-update"], {"GA101", "GA111"}),
+        (["--ignore", "GA101"], EVERY - {"GA101"}),
+        (["--ignore", "detach-cuts-loss,GA102"], EVERY - {"GA101", "GA102"}),
+        (["--ignore", "GA11"], EVERY - GA11X),
+        (["--ignore", "GA1"], EVERY - GA1XX),
+        (["--select", "GA10", "--ignore", "GA101", "--ignore", "tensor-rewrap"], GA10X - {"GA101", "GA104"}),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else None,
+)
 def test_select_ignore(tmp_path, capsys, monkeypatch, args, expected):
     write_all_first_examples(tmp_path)
     code, out, err = run_main(["check", *args, "."], tmp_path, capsys, monkeypatch)
@@ -286,7 +318,7 @@ def test_rule_documentation(tmp_path, capsys, monkeypatch, code):
     assert positions == sorted(positions)
     # each section has content, and the examples are fenced Python
     for a, b in zip(SECTIONS, SECTIONS[1:] + [None]):
-        body = out[out.index(a) + len(a):out.index(b) if b else None]
+        body = out[out.index(a) + len(a) : out.index(b) if b else None]
         assert body.strip(), f"{code}: empty section {a}"
     assert out.count("```python") == 2
     # the same text by name, and the rule's name and code in any case

@@ -1,10 +1,11 @@
 """`[tool.gradaudit]` in pyproject.toml: select, ignore, per-file-ignores, exclude; where it is
 found, what an unknown key does, --isolated and --config."""
+
 from __future__ import annotations
 
 import pytest
-
 from clitools import codes_in, finding_lines, run_cli, run_main, write, write_example
+
 from gradaudit.analysis.check.config import Config, ConfigError, config_from_table, load_config, read_config
 
 
@@ -26,9 +27,15 @@ def found(stdout):
     return sorted((p, c) for p, _, _, c, _ in finding_lines(stdout))
 
 
-EVERYTHING = [("proj/gen/g.py", "GA101"), ("proj/pkg/a.py", "GA101"), ("proj/pkg/c.py", "GA102"),
-              ("proj/pkg/legacy_old.py", "GA104"), ("proj/pkg/sub/b.py", "GA101"),
-              ("proj/pkg/sub/model_gen.py", "GA109"), ("proj/top.py", "GA101")]
+EVERYTHING = [
+    ("proj/gen/g.py", "GA101"),
+    ("proj/pkg/a.py", "GA101"),
+    ("proj/pkg/c.py", "GA102"),
+    ("proj/pkg/legacy_old.py", "GA104"),
+    ("proj/pkg/sub/b.py", "GA101"),
+    ("proj/pkg/sub/model_gen.py", "GA109"),
+    ("proj/top.py", "GA101"),
+]
 
 
 def test_without_tool_table_everything_is_reported(tmp_path):
@@ -41,7 +48,7 @@ def test_without_tool_table_everything_is_reported(tmp_path):
 def test_config_is_picked_up_from_the_checked_folder_not_the_cwd(tmp_path):
     make_project(tmp_path, '[tool.gradaudit]\nignore = ["GA101"]\n')
     elsewhere = tmp_path / "elsewhere"
-    write(elsewhere / "pyproject.toml", '[tool.gradaudit]\nselect = ["GA109"]\n')   # must not apply
+    write(elsewhere / "pyproject.toml", '[tool.gradaudit]\nselect = ["GA109"]\n')  # must not apply
     r = run_cli("check", tmp_path / "proj", cwd=elsewhere)
     assert r.returncode == 1, r.stderr
     assert codes_in(r.stdout) == {"GA102", "GA104", "GA109"}
@@ -54,22 +61,26 @@ def test_config_found_walking_up_from_a_checked_file(tmp_path, capsys, monkeypat
     assert found(out) == [("proj/pkg/c.py", "GA102")]
 
 
-@pytest.mark.parametrize("table, expected", [
-    ('select = ["GA101"]', {"GA101"}),
-    ('select = ["no-grad-loss", "GA109"]', {"GA102", "GA109"}),
-    ('select = ["GA10"]', {"GA101", "GA102", "GA104", "GA109"}),
-    ('ignore = ["GA101", "unregistered-parameters"]', {"GA102", "GA104"}),
-    ('select = ["GA101"]\nextend-select = ["GA102"]', {"GA101", "GA102"}),
-    ('select = ["GA101, GA102"]', {"GA101", "GA102"}),
-])
+@pytest.mark.parametrize(
+    "table, expected",
+    [
+        ('select = ["GA101"]', {"GA101"}),
+        ('select = ["no-grad-loss", "GA109"]', {"GA102", "GA109"}),
+        ('select = ["GA10"]', {"GA101", "GA102", "GA104", "GA109"}),
+        ('ignore = ["GA101", "unregistered-parameters"]', {"GA102", "GA104"}),
+        ('select = ["GA101"]\nextend-select = ["GA102"]', {"GA101", "GA102"}),
+        ('select = ["GA101, GA102"]', {"GA101", "GA102"}),
+    ],
+)
 def test_select_and_ignore_in_config(tmp_path, capsys, monkeypatch, table, expected):
     make_project(tmp_path, f"[tool.gradaudit]\n{table}\n")
     code, out, _ = run_main(["check", "proj"], tmp_path, capsys, monkeypatch)
     assert codes_in(out) == expected
 
 
-@pytest.mark.parametrize("key, expected", [("select", {"GA104"}), ("ignore", {"GA101", "GA102", "GA109"}),
-                                           ("extend-select", None)])
+@pytest.mark.parametrize(
+    "key, expected", [("select", {"GA104"}), ("ignore", {"GA101", "GA102", "GA109"}), ("extend-select", None)]
+)
 def test_string_instead_of_list_is_one_item(tmp_path, key, expected):
     make_project(tmp_path, f'[tool.gradaudit]\n{key} = "GA104"\n')
     r = run_cli("check", "proj", cwd=tmp_path)
@@ -90,17 +101,20 @@ def test_exclude_as_a_string_excludes_that_glob_only(tmp_path):
     assert found(r.stdout) == [f for f in EVERYTHING if f[0] != "proj/gen/g.py"]
 
 
-@pytest.mark.parametrize("line, key, said", [
-    ("select = true", "select", "got true (a boolean)"),
-    ("select = 5", "select", "got 5 (a number)"),
-    ("exclude = 5", "exclude", "got 5 (a number)"),
-    ('ignore = ["GA101", 3]', "ignore", "item 2 is 3 (a number)"),
-    ("per-file-ignores = 1", "per-file-ignores", "got 1 (a number)"),
-    ('severity = { GA101 = "loud" }', "severity", "'GA101': expected one of error, warning, information, hint"),
-    ('severity = { GA9 = "hint" }', "severity", "'GA9' is no rule code"),
-    ("respect-gitignore = \"no\"", "respect-gitignore", 'got "no" (a string)'),
-    ('select = ["GA9"]', "select", "no rule matches 'GA9'"),
-])
+@pytest.mark.parametrize(
+    "line, key, said",
+    [
+        ("select = true", "select", "got true (a boolean)"),
+        ("select = 5", "select", "got 5 (a number)"),
+        ("exclude = 5", "exclude", "got 5 (a number)"),
+        ('ignore = ["GA101", 3]', "ignore", "item 2 is 3 (a number)"),
+        ("per-file-ignores = 1", "per-file-ignores", "got 1 (a number)"),
+        ('severity = { GA101 = "loud" }', "severity", "'GA101': expected one of error, warning, information, hint"),
+        ('severity = { GA9 = "hint" }', "severity", "'GA9' is no rule code"),
+        ('respect-gitignore = "no"', "respect-gitignore", 'got "no" (a string)'),
+        ('select = ["GA9"]', "select", "no rule matches 'GA9'"),
+    ],
+)
 def test_wrong_types_are_one_clear_line_and_exit_2(tmp_path, line, key, said):
     """Issue 14: `select = true` printed a traceback and exited 1 ("findings")."""
     proj = make_project(tmp_path, f"[tool.gradaudit]\n{line}\n")
@@ -122,18 +136,21 @@ def test_every_problem_is_reported_at_once(tmp_path):
 
 
 def test_per_file_ignores_and_exclude(tmp_path):
-    make_project(tmp_path, """[tool.gradaudit]
+    make_project(
+        tmp_path,
+        """[tool.gradaudit]
 exclude = ["gen", "pkg/legacy_*.py"]
 
 [tool.gradaudit.per-file-ignores]
 "pkg/sub/*.py" = ["detach-cuts-loss"]
 "*_gen.py" = ["GA1"]
 "top.py" = ["GA101"]
-""")
+""",
+    )
     r = run_cli("check", "proj", cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     assert found(r.stdout) == [("proj/pkg/a.py", "GA101"), ("proj/pkg/c.py", "GA102")]
-    assert "in 5 files checked." in r.stdout          # gen/g.py and pkg/legacy_old.py excluded
+    assert "in 5 files checked." in r.stdout  # gen/g.py and pkg/legacy_old.py excluded
 
 
 def test_per_file_ignores_only_the_listed_rules(tmp_path, capsys, monkeypatch):
@@ -165,7 +182,7 @@ def test_explicit_file_is_checked_even_if_excluded(tmp_path, capsys, monkeypatch
 def test_cli_select_overrides_and_ignore_extends_config(tmp_path, capsys, monkeypatch):
     make_project(tmp_path, '[tool.gradaudit]\nselect = ["GA101"]\nignore = ["GA104"]\n')
     code, out, _ = run_main(["check", "--select", "GA102,GA104", "proj"], tmp_path, capsys, monkeypatch)
-    assert codes_in(out) == {"GA102"}          # GA104 stays ignored by the config
+    assert codes_in(out) == {"GA102"}  # GA104 stays ignored by the config
     code, out, _ = run_main(["check", "--ignore", "GA101", "proj"], tmp_path, capsys, monkeypatch)
     assert codes_in(out) == set() and code == 0
 
@@ -189,15 +206,18 @@ def test_invalid_toml_is_a_clear_error(tmp_path):
 
 
 def test_isolated_ignores_the_config(tmp_path, capsys, monkeypatch):
-    make_project(tmp_path, '[tool.gradaudit]\nselect = ["GA102"]\nexclude = ["gen"]\n'
-                           '[tool.gradaudit.per-file-ignores]\n"top.py" = ["GA101"]\n')
+    make_project(
+        tmp_path,
+        '[tool.gradaudit]\nselect = ["GA102"]\nexclude = ["gen"]\n'
+        '[tool.gradaudit.per-file-ignores]\n"top.py" = ["GA101"]\n',
+    )
     code, out, _ = run_main(["check", "--isolated", "proj"], tmp_path, capsys, monkeypatch)
     assert code == 1
     assert found(out) == EVERYTHING
 
 
 def test_isolated_ignores_a_broken_config(tmp_path):
-    make_project(tmp_path, '[tool.gradaudit]\nbogus = 1\n')
+    make_project(tmp_path, "[tool.gradaudit]\nbogus = 1\n")
     assert run_cli("check", "proj", cwd=tmp_path).returncode == 2
     r = run_cli("check", "--isolated", "proj", cwd=tmp_path)
     assert r.returncode == 1
@@ -213,9 +233,12 @@ def test_explicit_config_file(tmp_path, capsys, monkeypatch):
 
 # ------------------------------------------------------------------ the config module itself
 
+
 def test_config_from_table_normalizes():
-    cfg = config_from_table({"select": ["ga1", "Detach-Cuts-Loss"], "ignore": ["GA105, GA106"],
-                             "per-file-ignores": {"tests/*": "GA101"}}, "/root")
+    cfg = config_from_table(
+        {"select": ["ga1", "Detach-Cuts-Loss"], "ignore": ["GA105, GA106"], "per-file-ignores": {"tests/*": "GA101"}},
+        "/root",
+    )
     assert cfg.select == ("GA1", "detach-cuts-loss")
     assert cfg.ignore == ("GA105", "GA106")
     assert cfg.per_file_ignores == (("tests/*", ("GA101",)),)

@@ -1,13 +1,14 @@
 """Realistic scripts of our own, beyond the rules' examples: buggy ones report exactly their
 marked anchors, look-alikes report nothing (tests/data/bugs, tests/data/valid, and project folders under
 tests/data/projects)."""
+
 import glob
 import os
 
 import pytest
+from helpers import analyze, found, strip_markers
 
 from gradaudit.analysis.check.engine import Analyzer
-from helpers import analyze, found, strip_markers
 
 HERE = os.path.join(os.path.dirname(__file__), "data")
 BUGS = sorted(glob.glob(os.path.join(HERE, "bugs", "*.py")))
@@ -53,8 +54,9 @@ def test_valid_script(path):
 
 # small project folders (a model module, helpers, train.py): the engine follows the imports of
 # train.py; the ones whose train.py opens with a `# runtime:` header carry markers in any module
-PROJECTS = sorted(d for d in glob.glob(os.path.join(HERE, "projects", "*"))
-                  if runtime_header(os.path.join(d, "train.py")) is not None)
+PROJECTS = sorted(
+    d for d in glob.glob(os.path.join(HERE, "projects", "*")) if runtime_header(os.path.join(d, "train.py")) is not None
+)
 
 
 @pytest.mark.parametrize("root", PROJECTS, ids=os.path.basename)
@@ -75,6 +77,7 @@ def runtime_cases():
         expect = runtime_header(path)
         if expect and not expect.startswith("skip"):
             with open(path) as fh:
-                cases.append({"id": "data-" + os.path.basename(path), "source": strip_markers(fh.read())[0],
-                              "expect": expect})
+                cases.append(
+                    {"id": "data-" + os.path.basename(path), "source": strip_markers(fh.read())[0], "expect": expect}
+                )
     return cases

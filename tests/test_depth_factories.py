@@ -1,14 +1,14 @@
 """Depth (issue 11): parameters made after an optimizer are in none of its groups however the
 groups were built, and module factories growing a list of layers give a known module."""
+
 from __future__ import annotations
 
 import textwrap
 
 import pytest
-
 from helpers import analyze, found, strip_markers
 
-NET = '''
+NET = """
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -22,19 +22,19 @@ class Net(nn.Module):
 
     def forward(self, x):
         return self.head(self.body(x))
-'''
+"""
 
-LOOP = '''
+LOOP = """
 for step in range(3):
     x, y = torch.randn(4, 16), torch.randint(0, 3, (4,))
     loss = F.cross_entropy(model(x), y)
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-'''
+"""
 
 GROUP_HELPERS = {
-    "comprehensions and id() filters": '''
+    "comprehensions and id() filters": """
 def param_groups(model, wd):
     head_ids = {id(p) for p in model.head.parameters()}
     decay = [p for n, p in model.named_parameters() if p.ndim > 1 and id(p) not in head_ids]
@@ -45,8 +45,8 @@ def param_groups(model, wd):
 
 model = Net()
 optimizer = torch.optim.AdamW(param_groups(model, 0.01), lr=1e-3)
-''',
-    "a dict of named parameters split by dimension": '''
+""",
+    "a dict of named parameters split by dimension": """
 def build_optimizer(model, weight_decay, lr):
     param_dict = {pn: p for pn, p in model.named_parameters()}
     param_dict = {pn: p for pn, p in param_dict.items() if p.requires_grad}
@@ -58,35 +58,49 @@ def build_optimizer(model, weight_decay, lr):
 
 model = Net()
 optimizer = build_optimizer(model, 0.1, 3e-4)
-''',
-    "groups from an unknown helper": '''
+""",
+    "groups from an unknown helper": """
 import somelib
 
 model = Net()
 optimizer = torch.optim.AdamW(somelib.param_groups(model), lr=1e-3)
-''',
+""",
 }
 
 
 @pytest.mark.parametrize("name", sorted(GROUP_HELPERS))
 def test_head_after_the_optimizer_whatever_its_groups(name):
-    src, expected = strip_markers(textwrap.dedent(NET + GROUP_HELPERS[name] + '''
+    src, expected = strip_markers(
+        textwrap.dedent(
+            NET
+            + GROUP_HELPERS[name]
+            + """
 model.head = nn.Linear(32, 3)  # <- GA108
-''' + LOOP))
+"""
+            + LOOP
+        )
+    )
     result = analyze(src)
     assert found(result) == expected
 
 
 @pytest.mark.parametrize("name", sorted(GROUP_HELPERS))
 def test_head_after_the_optimizer_then_added(name):
-    src, _ = strip_markers(textwrap.dedent(NET + GROUP_HELPERS[name] + '''
+    src, _ = strip_markers(
+        textwrap.dedent(
+            NET
+            + GROUP_HELPERS[name]
+            + """
 model.head = nn.Linear(32, 3)
 optimizer.add_param_group({"params": model.head.parameters()})
-''' + LOOP))
+"""
+            + LOOP
+        )
+    )
     assert found(analyze(src)) == []
 
 
-FACTORIES = '''
+FACTORIES = """
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -124,7 +138,7 @@ for step in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-'''
+"""
 
 
 @pytest.mark.parametrize("enc,dec", [("mlp", "mlp_append"), ("mlp_extend", "mlp"), ("mlp_append", "mlp_extend")])
@@ -139,7 +153,7 @@ def test_sequential_from_a_grown_list_is_a_known_module(enc, dec):
 
 def test_sequential_of_unknown_blocks_may_own_parameters():
     """`nn.Sequential(*[block(c) for ...])` with a block class the engine cannot see: not an empty module."""
-    src = textwrap.dedent('''
+    src = textwrap.dedent("""
         import torch
         import torch.nn as nn
         import torch.nn.functional as F
@@ -154,7 +168,7 @@ def test_sequential_of_unknown_blocks_may_own_parameters():
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-    ''')
+    """)
     result = analyze(src)
     # the body's parameters are unseen: nothing may claim it has none (no confirmed finding about it)
     assert not [f for f in result.findings if f.confidence == "confirmed" and "body" in f.message]

@@ -1,6 +1,7 @@
 """Which files `gradaudit check` walks: .gitignore respected as git does (issue 14: `gradaudit
 check .` at the repository's root analysed the 457 bundled files under vscode-extension/bundled),
 and the rules of .gitignore compared with git itself on random trees."""
+
 from __future__ import annotations
 
 import os
@@ -8,10 +9,10 @@ import shutil
 import subprocess
 
 import pytest
+from clitools import REPO, codes_in, run_cli, write, write_example
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from clitools import REPO, codes_in, run_cli, write, write_example
 from gradaudit.analysis.check.config import Config
 from gradaudit.analysis.check.discovery import discover
 from gradaudit.analysis.check.gitignore import GitIgnore
@@ -35,7 +36,7 @@ def test_check_at_the_repository_root_skips_what_gitignore_ignores(tmp_path):
     r = run_cli("check", ".", cwd=proj)
     assert r.returncode == 1 and "in 1 file checked." in r.stdout, r.stdout
     r = run_cli("check", "--no-respect-gitignore", ".", cwd=proj)
-    assert "in 3 files checked." in r.stdout, r.stdout       # build/ stays skipped by name
+    assert "in 3 files checked." in r.stdout, r.stdout  # build/ stays skipped by name
     write(proj / "pyproject.toml", "[tool.gradaudit]\nrespect-gitignore = false\n")
     assert "in 3 files checked." in run_cli("check", ".", cwd=proj).stdout
     # a file named on the command line is checked anyway
@@ -54,13 +55,29 @@ def test_gitignore_rules(tmp_path):
     root = tmp_path / "r"
     (root / ".git" / "info").mkdir(parents=True)
     (root / ".git" / "info" / "exclude").write_text("secret_*.py\n")
-    (root / ".gitignore").write_text("# comment\n*.gen.py\n/top_only.py\nlogs/\n!keep.gen.py\ndocs/**/draft.py\n"
-                                     "\\#hash.py\n[ab]x.py\n")
+    (root / ".gitignore").write_text(
+        "# comment\n*.gen.py\n/top_only.py\nlogs/\n!keep.gen.py\ndocs/**/draft.py\n\\#hash.py\n[ab]x.py\n"
+    )
     (root / "sub" / ".gitignore").parent.mkdir()
     (root / "sub" / ".gitignore").write_text("local.py\n!/../top_only.py\n")
-    names = ["a.py", "x.gen.py", "keep.gen.py", "top_only.py", "sub/top_only.py", "logs/l.py", "sub/logs/l.py",
-             "docs/draft.py", "docs/a/b/draft.py", "#hash.py", "ax.py", "cx.py", "sub/local.py",
-             "local.py", "secret_1.py", "sub/secret_2.py"]
+    names = [
+        "a.py",
+        "x.gen.py",
+        "keep.gen.py",
+        "top_only.py",
+        "sub/top_only.py",
+        "logs/l.py",
+        "sub/logs/l.py",
+        "docs/draft.py",
+        "docs/a/b/draft.py",
+        "#hash.py",
+        "ax.py",
+        "cx.py",
+        "sub/local.py",
+        "local.py",
+        "secret_1.py",
+        "sub/secret_2.py",
+    ]
     for n in names:
         write(root / n, "x = 1\n")
     files, _ = discover([str(root)], Config())
@@ -70,8 +87,9 @@ def test_gitignore_rules(tmp_path):
         subprocess.run(["git", "init", "-q", str(root)], check=True, capture_output=True)
         (root / ".git" / "info").mkdir(exist_ok=True)
         (root / ".git" / "info" / "exclude").write_text("secret_*.py\n")
-        git = subprocess.run(["git", "ls-files", "--others", "--exclude-standard"], cwd=root, capture_output=True,
-                             text=True, check=True).stdout.split()
+        git = subprocess.run(
+            ["git", "ls-files", "--others", "--exclude-standard"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.split()
         assert sorted(p for p in git if p.endswith(".py")) == rel(files, root)
 
 
@@ -90,8 +108,27 @@ def test_gitignore_of_the_folders_above_up_to_the_repository(tmp_path):
 # random trees and .gitignore files: the files gradaudit walks are those git does not ignore
 
 NAMES = ["a", "b", "c.gen", "dist2", "logs", "x"]
-PATTERNS = ["*.gen.py", "a.py", "/a.py", "b/", "logs/", "!a.py", "!b/c.gen.py", "x/**/a.py", "**/b.py", "b/*.py",
-            "*", "!*.py", "c*", "!logs/", "/x/", "?.py", "[ab].py", "x/b", "dist2/a.py"]
+PATTERNS = [
+    "*.gen.py",
+    "a.py",
+    "/a.py",
+    "b/",
+    "logs/",
+    "!a.py",
+    "!b/c.gen.py",
+    "x/**/a.py",
+    "**/b.py",
+    "b/*.py",
+    "*",
+    "!*.py",
+    "c*",
+    "!logs/",
+    "/x/",
+    "?.py",
+    "[ab].py",
+    "x/b",
+    "dist2/a.py",
+]
 
 
 @st.composite
@@ -105,7 +142,9 @@ def tree(draw):
 
 
 @needs_git
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(tree())
 def test_gitignore_agrees_with_git(tmp_path_factory, case):
     files, ignores = case
@@ -114,7 +153,7 @@ def test_gitignore_agrees_with_git(tmp_path_factory, case):
     for f in files:
         path = root / f
         if any((root / Path).is_file() for Path in _parents(f)):
-            continue         # a file where a folder is wanted
+            continue  # a file where a folder is wanted
         if path.is_dir():
             continue
         write(path, "x = 1\n")
@@ -125,8 +164,13 @@ def test_gitignore_agrees_with_git(tmp_path_factory, case):
         (root / folder).mkdir(parents=True, exist_ok=True)
         (root / folder / ".gitignore").write_text("\n".join(patterns) + "\n")
     subprocess.run(["git", "init", "-q", str(root)], check=True, capture_output=True)
-    git = subprocess.run(["git", "ls-files", "--others", "--exclude-standard", "-z"], cwd=root,
-                         capture_output=True, text=True, check=True).stdout.split("\0")
+    git = subprocess.run(
+        ["git", "ls-files", "--others", "--exclude-standard", "-z"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\0")
     want = sorted(p for p in git if p.endswith(".py"))
     got = rel(discover([str(root)], Config())[0], root)
     assert got == want, (ignores, made)
@@ -134,7 +178,7 @@ def test_gitignore_agrees_with_git(tmp_path_factory, case):
 
 def _parents(f):
     parts = f.split("/")[:-1]
-    return ["/".join(parts[:i + 1]) for i in range(len(parts))]
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 def test_gitignore_outside_any_repository_applies_from_the_walked_folder(tmp_path):

@@ -1,6 +1,7 @@
 """README.md and docs/: generated parts match the rules and the configuration schema, every link
 resolves inside the repository, every command parses (or runs), every snippet is valid, and no
 rule is promised that does not exist (issue 14)."""
+
 from __future__ import annotations
 
 import ast
@@ -32,8 +33,11 @@ def tracked_markdown() -> list:
     out = []
     for dirpath, dirnames, filenames in os.walk(ROOT):
         dirnames[:] = sorted(d for d in dirnames if d != ".git" and not ignore.ignored(os.path.join(dirpath, d), True))
-        out += [os.path.relpath(os.path.join(dirpath, f), ROOT) for f in filenames
-                if f.endswith(".md") and not ignore.ignored(os.path.join(dirpath, f), False)]
+        out += [
+            os.path.relpath(os.path.join(dirpath, f), ROOT)
+            for f in filenames
+            if f.endswith(".md") and not ignore.ignored(os.path.join(dirpath, f), False)
+        ]
     return sorted(out)
 
 
@@ -60,6 +64,7 @@ def prose(text) -> str:
 
 # ------------------------------------------------------------------ generated docs
 
+
 def test_docs_match_the_rules_and_the_schema():
     stale = docgen.drift()
     assert stale == [], f"out of date: {stale}; run `{docgen.COMMAND}`"
@@ -70,7 +75,7 @@ def test_drift_is_caught_and_regeneration_fixes_it(tmp_path):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(read(rel))
     (tmp_path / "docs" / "rules").mkdir()
-    assert set(docgen.drift(str(tmp_path))) == set(docgen.pages())       # no pages yet
+    assert set(docgen.drift(str(tmp_path))) == set(docgen.pages())  # no pages yet
     docgen.write(str(tmp_path))
     assert docgen.drift(str(tmp_path)) == []
     page = tmp_path / "docs" / "rules" / "GA101.md"
@@ -88,9 +93,17 @@ def test_generator_takes_any_number_of_rules(tmp_path, monkeypatch):
     # rules to come get pages and index rows, grouped by family (codes no rule has yet)
     base = BY_CODE["GA101"]
     families = ["graph-break", "lifecycle", "backward", "numerical"]
-    more = [replace(base, code=f"GA9{i:02d}", name=f"rule-ga9{i:02d}", family=families[i % 4],
-                    summary=f"summary of GA9{i:02d}", fix_available=False)
-            for i in range(1, 40)]
+    more = [
+        replace(
+            base,
+            code=f"GA9{i:02d}",
+            name=f"rule-ga9{i:02d}",
+            family=families[i % 4],
+            summary=f"summary of GA9{i:02d}",
+            fix_available=False,
+        )
+        for i in range(1, 40)
+    ]
     monkeypatch.setattr(docgen, "RULES", tuple(RULES) + tuple(more))
     for rel in ("README.md", "docs/configuration.md", "vscode-extension/README.md"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -201,8 +214,10 @@ def test_the_extension_promises_only_existing_rules():
 
 # ------------------------------------------------------------------ commands
 
-MARKERS = {line.split(":")[0].strip() for line in tomllib.loads(read("pyproject.toml"))["tool"]["pytest"]
-           ["ini_options"]["markers"]}
+MARKERS = {
+    line.split(":")[0].strip()
+    for line in tomllib.loads(read("pyproject.toml"))["tool"]["pytest"]["ini_options"]["markers"]
+}
 
 
 def _commands(rel):
@@ -269,6 +284,7 @@ def _check_python(args, cwd):
     if args[:2] == ["-m", "gradaudit.analysis.ops.generate"]:
         # regenerating needs torch and takes a while: test_ops_runtime.py runs it
         from gradaudit.analysis.ops import generate
+
         generate.parser().parse_args(args[2:])
         return
     if args[:2] == ["-m", "gradaudit.server"] or args[:2] == ["-m", "gradaudit.analysis.app.cli"]:
@@ -294,7 +310,7 @@ def _check_pip(args, cwd):
 
 def check_command(words, cwd):
     prog, args = words[0], words[1:]
-    while "=" in prog and not prog.startswith(("-", ".", "/")):   # FOO=bar cmd
+    while "=" in prog and not prog.startswith(("-", ".", "/")):  # FOO=bar cmd
         prog, args = args[0], args[1:]
     name = os.path.basename(prog)
     if name == "cd":
@@ -356,11 +372,14 @@ def test_the_synopsis_lists_real_options():
 
 # ------------------------------------------------------------------ snippets
 
+
 @pytest.mark.parametrize("rel", user_docs())
 def test_snippets_are_valid(rel):
+    import yaml
+
     from gradaudit.analysis.check.config import table_config
     from gradaudit.server.settings import Settings
-    import yaml
+
     for lang, body in blocks(rel):
         if lang == "toml":
             data = tomllib.loads(body)
@@ -385,6 +404,7 @@ def test_snippets_are_valid(rel):
 
 def test_the_ci_workflow_runs_gradaudit_with_github_annotations():
     import yaml
+
     [workflow] = [yaml.safe_load(body) for lang, body in blocks("docs/ci.md", "yaml") if "jobs:" in body]
     runs = [s["run"] for job in workflow["jobs"].values() for s in job["steps"] if "run" in s]
     [check] = [r for r in runs if r.startswith("gradaudit ")]
@@ -394,6 +414,7 @@ def test_the_ci_workflow_runs_gradaudit_with_github_annotations():
 
 def test_the_pre_commit_hook_definition():
     import yaml
+
     [hook] = yaml.safe_load(read(".pre-commit-hooks.yaml"))
     assert hook["id"] == "gradaudit" and hook["language"] == "python" and hook["types"] == ["python"]
     entry = shlex.split(hook["entry"])

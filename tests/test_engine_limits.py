@@ -1,15 +1,16 @@
 """The engine never goes silent: budgets, deadlines, deep nesting and broken statements are
 either handled or reported with their position (issue: never crash, never hang, never go silent)."""
+
 from __future__ import annotations
 
 import ast
 import time
 
 import pytest
+from helpers import analyze
 
 from gradaudit.analysis.check.engine import Analyzer
 from gradaudit.analysis.source.program import ParseError, decode_source, parse_source
-from helpers import analyze
 
 TRAIN = """
 model = nn.Linear(4, 2)
@@ -34,6 +35,7 @@ def line_of(source: str, text: str) -> int:
 
 
 # ------------------------------------------------------------------ budgets
+
 
 def test_training_loop_after_20000_top_level_statements_is_analysed():
     # before: more than ~15,000 statements ahead of the loop used up the budget: silently no findings
@@ -88,7 +90,7 @@ def test_time_budget_stops_the_analysis_and_says_where():
     elapsed = time.monotonic() - started
     assert r.gap is not None and "time budget of 0.5 s" in r.gap.reason
     assert r.gap.first is not None and r.gap.first.line > 2 and r.gap.count > 1000
-    assert elapsed < 15, elapsed     # bounded (parsing and the report come on top of the budget)
+    assert elapsed < 15, elapsed  # bounded (parsing and the report come on top of the budget)
 
 
 def test_no_time_budget_and_short_file_no_gap():
@@ -109,7 +111,7 @@ DEEP = {
 def test_deep_valid_python_is_skipped_with_its_position_and_the_rest_analysed(kind):
     src = HEAD + DEEP[kind] + TRAIN
     deep_line = 3 if kind == "not" else 4
-    r = analyze(src)          # before: RecursionError ("internal error ... recursion too deep")
+    r = analyze(src)  # before: RecursionError ("internal error ... recursion too deep")
     assert r.error is None
     assert [c for c, _ in codes(r)] == ["GA101"]
     assert r.gap is not None and r.gap.first.line == deep_line
@@ -140,15 +142,16 @@ def test_parser_depth_limit_is_a_parse_error_at_its_statement_and_the_rest_is_an
     assert [c for c, _ in codes(r)] == ["GA101"]
     try:
         ast.parse(deep)
-    except (RecursionError, MemoryError):      # Python 3.11+ gives up on it
+    except (RecursionError, MemoryError):  # Python 3.11+ gives up on it
         assert [(e.line, e.msg) for e in r.broken] == [(3, "too deeply nested for Python's parser")]
-    else:                                      # 3.10 parses it: the engine cuts it instead
+    else:  # 3.10 parses it: the engine cuts it instead
         assert r.broken == () and r.gap is not None and r.gap.first.line == 3
 
 
 # ------------------------------------------------------------------ broken statements
 
-BROKEN_HELPER = '''import torch
+BROKEN_HELPER = (
+    """import torch
 import torch.nn as nn
 
 
@@ -157,7 +160,9 @@ def helper(x):
     return y
 
 
-''' + TRAIN
+"""
+    + TRAIN
+)
 
 
 def test_syntax_error_in_one_function_still_gives_findings_for_the_rest():
@@ -166,7 +171,7 @@ def test_syntax_error_in_one_function_still_gives_findings_for_the_rest():
     assert [c for c, _ in codes(r)] == ["GA101"]
     assert len(r.broken) == 1
     e = r.broken[0]
-    assert e.line == 6 and e.region == (5, 7)          # Python's own error, the function left out
+    assert e.line == 6 and e.region == (5, 7)  # Python's own error, the function left out
     assert "never closed" in e.msg
 
 
@@ -205,10 +210,11 @@ def test_nothing_parses_is_a_parse_error():
 
 # ------------------------------------------------------------------ bytes
 
+
 def test_nul_byte_is_reported_at_its_line():
     src = HEAD + "a = 1\nb = 'x\x00y'\n" + TRAIN
     r = analyze(src)
-    assert [(e.line, e.col) for e in r.broken] == [(4, 7)]     # before: 1:1
+    assert [(e.line, e.col) for e in r.broken] == [(4, 7)]  # before: 1:1
     assert "null bytes" in r.broken[0].msg
     assert [c for c, _ in codes(r)] == ["GA101"]
 
@@ -220,7 +226,7 @@ def test_latin1_without_cookie_is_refused_like_python_refuses_it():
     assert (info.value.line, info.value.col) == (3, 12)
     assert "Non-UTF-8 code starting with '\\xe9' on line 3" in info.value.msg
     with pytest.raises(SyntaxError):
-        compile(data, "x.py", "exec")     # what Python itself says about it
+        compile(data, "x.py", "exec")  # what Python itself says about it
 
 
 def test_latin1_with_cookie_is_read():
@@ -269,5 +275,5 @@ def test_recovery_is_bounded_on_a_big_file_full_of_errors():
     src = "".join(f"def f{k}(:\n    pass\n" for k in range(300)) + filler + HEAD + TRAIN
     started = time.monotonic()
     r = analyze(src)
-    assert time.monotonic() - started < 30     # rounds stop after a second, then one pass
+    assert time.monotonic() - started < 30  # rounds stop after a second, then one pass
     assert len(r.broken) == 300 and [c for c, _ in codes(r)] == ["GA101"]

@@ -1,9 +1,9 @@
 """A fix is `safe` only when, in its context, it restores the flow of gradient and changes nothing
 else (`--fix` applies it unasked); otherwise it is offered as `unsafe`."""
+
 import textwrap
 
 import pytest
-
 from helpers import analyze
 
 
@@ -23,7 +23,9 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
 
 def test_no_grad_around_only_the_loss_is_safe():
-    src = HEAD + """
+    src = (
+        HEAD
+        + """
 for _ in range(2):
     x, y = torch.randn(4, 4), torch.randint(0, 2, (4,))
     with torch.no_grad():
@@ -33,11 +35,14 @@ for _ in range(2):
     loss.backward()
     optimizer.step()
 """
+    )
     assert _fixes(src, "GA102") == ["safe"]
 
 
 def test_no_grad_that_also_wraps_evaluation_is_unsafe():
-    src = HEAD + """
+    src = (
+        HEAD
+        + """
 for _ in range(2):
     x, y = torch.randn(4, 4), torch.randint(0, 2, (4,))
     with torch.no_grad():
@@ -48,11 +53,14 @@ for _ in range(2):
     loss.backward()
     optimizer.step()
 """
+    )
     assert _fixes(src, "GA102") == ["unsafe"]
 
 
 def test_no_grad_around_a_shared_helper_call_is_unsafe():
-    src = HEAD + """
+    src = (
+        HEAD
+        + """
 def step(x, y):
     loss = F.cross_entropy(model(x), y)
     optimizer.zero_grad()
@@ -65,12 +73,15 @@ for _ in range(2):
     with torch.no_grad():
         step(torch.randn(4, 4), torch.randint(0, 2, (4,)))
 """
+    )
     assert _fixes(src, "GA102") == ["unsafe"]
 
 
 @pytest.mark.parametrize("callers, expected", [(1, "safe"), (2, "unsafe")])
 def test_no_grad_decorator_removal_depends_on_the_callers(callers, expected):
-    src = HEAD + """
+    src = (
+        HEAD
+        + """
 @torch.no_grad()
 def compute_loss(x, y):
     return F.cross_entropy(model(x), y)
@@ -81,27 +92,36 @@ for _ in range(2):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-""" + ("val = compute_loss(torch.randn(4, 4), torch.randint(0, 2, (4,)))\n" if callers == 2 else "")
+"""
+        + ("val = compute_loss(torch.randn(4, 4), torch.randint(0, 2, (4,)))\n" if callers == 2 else "")
+    )
     assert _fixes(src, "GA102") == [expected]
 
 
 @pytest.mark.parametrize("mutated, expected", [(False, "safe"), (True, "unsafe")])
 def test_dropping_detach_is_unsafe_when_the_copy_is_changed_in_place(mutated, expected):
-    src = HEAD + """
+    src = (
+        HEAD
+        + """
 for _ in range(2):
     x, y = torch.randn(4, 4), torch.randint(0, 2, (4,))
     logits = model(x).detach()
-""" + ("    logits.clamp_(-5, 5)\n" if mutated else "") + """
+"""
+        + ("    logits.clamp_(-5, 5)\n" if mutated else "")
+        + """
     loss = F.cross_entropy(logits * 2, y)
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
 """
+    )
     assert _fixes(src, "GA101") == [expected]
 
 
 def test_rewrap_with_a_dtype_is_unsafe():
-    src = HEAD + """
+    src = (
+        HEAD
+        + """
 for _ in range(2):
     x, y = torch.randn(4, 4), torch.randint(0, 2, (4,))
     logits = torch.tensor(model(x), dtype=torch.float64)
@@ -110,6 +130,7 @@ for _ in range(2):
     loss.backward()
     optimizer.step()
 """
+    )
     assert _fixes(src, "GA104") == ["unsafe"]
 
 
@@ -183,7 +204,9 @@ NUMPY_HEAD = "import numpy as np\n" + HEAD
 
 
 def _ga105(line):
-    src = NUMPY_HEAD + f"""
+    src = (
+        NUMPY_HEAD
+        + f"""
 weights = np.ones(2, dtype=np.float32)
 for _ in range(2):
     x, y = torch.randn(4, 4), torch.randint(0, 2, (4,))
@@ -194,23 +217,27 @@ for _ in range(2):
     loss.backward()
     optimizer.step()
 """
+    )
     result = analyze(textwrap.dedent(src))
     return [f.fix for f in result.findings if f.code == "GA105"]
 
 
 def test_numpy_roundtrip_rewritten_in_torch():
-    fix, = _ga105("lp = torch.tensor(np.log(np.clip(probs.detach().cpu().numpy(), 1e-8, 1.0)), dtype=torch.float32)")
+    (fix,) = _ga105("lp = torch.tensor(np.log(np.clip(probs.detach().cpu().numpy(), 1e-8, 1.0)), dtype=torch.float32)")
     assert fix.applicability == "safe"
     assert [e.content for e in fix.edits] == ["torch.log(torch.clamp(probs, 1e-8, 1.0)).to(torch.float32)"]
 
 
 def test_numpy_roundtrip_with_an_array_beside_is_unsafe():
     # `weights` may be an ndarray: torch.log(probs) * weights is not known to work unchanged
-    fix, = _ga105("lp = torch.from_numpy(np.log(probs.detach().numpy()) * weights)")
+    (fix,) = _ga105("lp = torch.from_numpy(np.log(probs.detach().numpy()) * weights)")
     assert fix.applicability == "unsafe"
     assert fix.edits[0].content == "torch.log(probs) * weights"
 
 
 def test_numpy_reduction_has_no_torch_rewrite():
     # np.mean's axis/float64 accumulation differ from torch.mean: no mechanical fix
-    assert _ga105("lp = torch.from_numpy(np.log(probs.detach().numpy()) - np.mean(probs.detach().numpy()))") in ([None], [None, None])
+    assert _ga105("lp = torch.from_numpy(np.log(probs.detach().numpy()) - np.mean(probs.detach().numpy()))") in (
+        [None],
+        [None, None],
+    )

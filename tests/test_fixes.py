@@ -1,5 +1,6 @@
 """`gradaudit check --fix / --diff / --unsafe-fixes`, and properties of the fix edits: applying any
 of them, in any subset and order, leaves a file that parses."""
+
 from __future__ import annotations
 
 import ast
@@ -10,23 +11,27 @@ import subprocess
 import tokenize
 
 import pytest
+from clitools import codes_in, example, finding_lines, run_cli, run_main, write, write_example
+from helpers import analyze, strip_markers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from clitools import codes_in, example, finding_lines, run_cli, run_main, write, write_example
 from gradaudit.analysis.check.fixes import apply_edits, fix_source
 from gradaudit.analysis.rules import RULES
-from helpers import analyze, strip_markers
 
 # every embedded example, buggy and valid: (id, source)
-EXAMPLES = [(f"{r.code}-{kind}-{i}", strip_markers(ex.source)[0])
-            for r in RULES for kind, exs in (("invalid", r.invalid), ("valid", r.valid))
-            for i, ex in enumerate(exs)]
+EXAMPLES = [
+    (f"{r.code}-{kind}-{i}", strip_markers(ex.source)[0])
+    for r in RULES
+    for kind, exs in (("invalid", r.invalid), ("valid", r.valid))
+    for i, ex in enumerate(exs)
+]
 # buggy examples with their exact fixed source: (rule code, source, fixed)
-WITH_FIXED = [(r.code, strip_markers(ex.source)[0], ex.fixed) for r in RULES for ex in r.invalid
-              if ex.fixed is not None]
-SAFE_FIX = "GA101"      # example 0: `.detach()` dropped, a safe fix
-UNSAFE_FIX = "GA103"    # example 0: `.item()` dropped, an unsafe fix
+WITH_FIXED = [
+    (r.code, strip_markers(ex.source)[0], ex.fixed) for r in RULES for ex in r.invalid if ex.fixed is not None
+]
+SAFE_FIX = "GA101"  # example 0: `.detach()` dropped, a safe fix
+UNSAFE_FIX = "GA103"  # example 0: `.item()` dropped, an unsafe fix
 
 _cache: dict = {}
 
@@ -49,6 +54,7 @@ def parses(source: str) -> bool:
 
 
 # ------------------------------------------------------------------ --fix, --diff, --unsafe-fixes
+
 
 def test_fix_applies_safe_fixes(tmp_path):
     source, _, ex = example(SAFE_FIX)
@@ -84,7 +90,7 @@ def test_unsafe_fixes(tmp_path, capsys, monkeypatch):
 def test_fix_mixed_folder_reports_what_is_left(tmp_path, capsys, monkeypatch):
     safe = write_example(tmp_path / "a.py", SAFE_FIX)
     unsafe = write_example(tmp_path / "b.py", UNSAFE_FIX)
-    unfixable = write_example(tmp_path / "c.py", "GA105", 1)   # no mechanical fix at all
+    unfixable = write_example(tmp_path / "c.py", "GA105", 1)  # no mechanical fix at all
     before = unfixable.read_text()
     code, out, err = run_main(["check", "--fix", "--format", "json", "."], tmp_path, capsys, monkeypatch)
     assert code == 1
@@ -190,6 +196,7 @@ def test_fix_keeps_the_file_encoding(tmp_path):
 
 # ------------------------------------------------------------------ properties of the edits
 
+
 @pytest.mark.parametrize("name, source", EXAMPLES, ids=[n for n, _ in EXAMPLES])
 def test_every_fix_of_every_example_parses(name, source):
     fs = fixable(source)
@@ -219,7 +226,7 @@ def test_random_subsets_and_orders_of_fixes_parse(case, data):
     name, source = case
     fs = fixable(source)
     order = data.draw(st.permutations(fs), label="fixes")
-    chosen = order[:data.draw(st.integers(0, len(fs)), label="how many")]
+    chosen = order[: data.draw(st.integers(0, len(fs)), label="how many")]
     _check_subset(source, chosen, data)
 
 
@@ -230,7 +237,7 @@ def test_fixes_of_concatenated_examples_parse(cases, data):
     source = "\n".join(src for _, src in cases)
     fs = fixable(source)
     order = data.draw(st.permutations(fs), label="fixes")
-    chosen = order[:data.draw(st.integers(0, len(fs)), label="how many")]
+    chosen = order[: data.draw(st.integers(0, len(fs)), label="how many")]
     _check_subset(source, chosen, data)
 
 
@@ -247,8 +254,11 @@ def _insertion_points(source: str) -> list:
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
         if tok.type == tokenize.STRING and tok.start[0] != tok.end[0]:
             inside.update(range(tok.start[0], tok.end[0]))
-    return [i for i in range(len(lines) + 1)
-            if i not in inside and not (i > 0 and lines[i - 1].rstrip("\r\n").endswith("\\"))]
+    return [
+        i
+        for i in range(len(lines) + 1)
+        if i not in inside and not (i > 0 and lines[i - 1].rstrip("\r\n").endswith("\\"))
+    ]
 
 
 def _with_comment_lines(source: str, points: set) -> str:
@@ -257,7 +267,7 @@ def _with_comment_lines(source: str, points: set) -> str:
     for i in range(len(lines) + 1):
         if i in points:
             nxt = next((t for t in lines[i:] if t.strip()), "")
-            out.append(nxt[:len(nxt) - len(nxt.lstrip())] + MARK + "\n")
+            out.append(nxt[: len(nxt) - len(nxt.lstrip())] + MARK + "\n")
         if i < len(lines):
             out.append(lines[i])
     return "".join(out)

@@ -1,14 +1,14 @@
 """Training steps run by a framework: Lightning (automatic and manual optimization), a HuggingFace
 Trainer subclass's compute_loss, DeepSpeed engines. Every rule applies inside them."""
+
 from __future__ import annotations
 
 import textwrap
 
 import pytest
-
 from helpers import analyze, found, strip_markers
 
-LIT = '''
+LIT = """
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -23,45 +23,45 @@ class Lit(pl.LightningModule):
 
     def forward(self, x):
         return self.head(self.encoder(x))
-'''
+"""
 
-STEP_DETACH = '''
+STEP_DETACH = """
     def training_step(self, batch, batch_idx):
         x, y = batch
         feats = self.encoder(x).detach()  # <- GA101
         loss = F.cross_entropy(self.head(feats), y)
         self.log("train_loss", loss)
         return loss
-'''
+"""
 
-STEP_OK = '''
+STEP_OK = """
     def training_step(self, batch, batch_idx):
         x, y = batch
         loss = F.cross_entropy(self(x), y)
         self.log("train_loss", loss.item())
         return {"loss": loss, "acc": (self(x).argmax(1) == y).float().mean().detach()}
-'''
+"""
 
 CONFIGS = {
-    "one optimizer": '''
+    "one optimizer": """
     def configure_optimizers(self):
         return torch.optim.Adam(self.parameters(), lr=1e-3)
-''',
-    "a dict with a scheduler": '''
+""",
+    "a dict with a scheduler": """
     def configure_optimizers(self):
         opt = torch.optim.Adam(self.parameters(), lr=1e-3)
         sched = torch.optim.lr_scheduler.StepLR(opt, 10)
         return {"optimizer": opt, "lr_scheduler": {"scheduler": sched, "interval": "epoch"}}
-''',
-    "a tuple of lists": '''
+""",
+    "a tuple of lists": """
     def configure_optimizers(self):
         opt = torch.optim.SGD(self.parameters(), lr=0.1)
         return [opt], [torch.optim.lr_scheduler.CosineAnnealingLR(opt, 100)]
-''',
-    "a list": '''
+""",
+    "a list": """
     def configure_optimizers(self):
         return [torch.optim.AdamW(self.parameters(), lr=1e-3)]
-''',
+""",
 }
 
 
@@ -97,7 +97,9 @@ def test_lightning_lifecycle_order_is_correct():
 
 
 def test_lightning_optimizer_over_a_frozen_module():
-    src = LIT + '''
+    src = (
+        LIT
+        + """
     def training_step(self, batch, batch_idx):
         x, y = batch
         return F.cross_entropy(self(x), y)
@@ -108,13 +110,16 @@ def test_lightning_optimizer_over_a_frozen_module():
             {"params": self.encoder.parameters(), "lr": 1e-4},
             {"params": self.head.parameters(), "lr": 1e-3},
         ])
-'''
+"""
+    )
     result, expected = run(src)
     assert found(result) == expected
 
 
 def test_lightning_fit_runs_the_step_on_the_instance():
-    src = LIT + '''
+    src = (
+        LIT
+        + """
     def training_step(self, batch, batch_idx):
         x, y = batch
         return F.cross_entropy(self(x), y)
@@ -126,12 +131,13 @@ def test_lightning_fit_runs_the_step_on_the_instance():
 model = Lit()
 trainer = pl.Trainer(max_epochs=1)
 trainer.fit(model, train_dataloaders=None)
-'''
+"""
+    )
     result, expected = run(src)
     assert found(result) == expected
 
 
-MANUAL = '''
+MANUAL = """
 import torch
 import torch.nn as nn
 import lightning.pytorch as pl
@@ -159,18 +165,19 @@ class GAN(pl.LightningModule):
 
     def configure_optimizers(self):
         return [torch.optim.Adam(self.gen.parameters()), torch.optim.Adam(self.disc.parameters())], []
-'''
+"""
 
 
 def test_lightning_manual_optimization():
-    result, expected = run(MANUAL.replace("{gen}", "        with torch.no_grad():  # <- GA102\n"
-                                                   "            fake = self.gen(z)"))
+    result, expected = run(
+        MANUAL.replace("{gen}", "        with torch.no_grad():  # <- GA102\n            fake = self.gen(z)")
+    )
     assert found(result) == expected
     result, _ = run(MANUAL.replace("{gen}", "        fake = self.gen(z)"))
     assert found(result) == []
 
 
-HF = '''
+HF = """
 import torch
 import torch.nn.functional as F
 from transformers import Trainer, AutoModelForSequenceClassification
@@ -188,7 +195,7 @@ class MyTrainer(Trainer):
 model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased", num_labels=2)
 trainer = MyTrainer(model=model, args=None, train_dataset=None)
 trainer.train()
-'''
+"""
 
 
 def test_hf_trainer_compute_loss():
@@ -200,13 +207,13 @@ def test_hf_trainer_compute_loss():
 
 def test_hf_trainer_compute_loss_without_train_call():
     src = HF.replace("{logits}", "        logits = outputs.logits.detach()  # <- GA101")
-    src = src[:src.index("model = AutoModel")]
+    src = src[: src.index("model = AutoModel")]
     result, expected = run(src)
     # no model in sight: the Trainer's model is unknown, the detach still cuts whatever it carries
     assert [c for _, c in found(result)] in ([], ["GA101"])
 
 
-DS = '''
+DS = """
 import deepspeed
 import torch
 import torch.nn as nn
@@ -219,7 +226,7 @@ for step in range(3):
     loss = F.cross_entropy(engine(x), y)
     engine.backward(loss)
     engine.step()
-'''
+"""
 
 
 def test_deepspeed_engine():
@@ -230,7 +237,7 @@ def test_deepspeed_engine():
 
 
 def test_accelerate_and_fabric_backward():
-    src = '''
+    src = """
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -248,10 +255,13 @@ for step in range(3):
     accelerator.backward(loss)
     optimizer.step()
     optimizer.zero_grad()
-'''
+"""
     result, expected = run(src)
     assert found(result) == expected
-    result, _ = run(src.replace("from accelerate import Accelerator", "import lightning as L")
-                    .replace("accelerator = Accelerator()", "fabric = L.Fabric()")
-                    .replace("accelerator.prepare", "fabric.setup").replace("accelerator.backward", "fabric.backward"))
+    result, _ = run(
+        src.replace("from accelerate import Accelerator", "import lightning as L")
+        .replace("accelerator = Accelerator()", "fabric = L.Fabric()")
+        .replace("accelerator.prepare", "fabric.setup")
+        .replace("accelerator.backward", "fabric.backward")
+    )
     assert found(result) == expected

@@ -9,6 +9,7 @@ minutes); a longer random run by hand:
 (GRADAUDIT_FUZZ: examples per test, with a new random seed each run; hypothesis prints the
 failing case and its seed.)
 """
+
 from __future__ import annotations
 
 import ast
@@ -22,18 +23,18 @@ import time
 import warnings
 
 import pytest
+from fuzzcases import describe, sources
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from lspwire import Reader, notify, request
 
-from fuzzcases import describe, sources
 from gradaudit.analysis import cli
 from gradaudit.analysis.check.engine import Analyzer, Result
 from gradaudit.analysis.check.fixes import fix_source
 from gradaudit.analysis.source.program import ParseError, decode_source
-from lspwire import Reader, notify, request
 
 LONG = int(os.environ.get("GRADAUDIT_FUZZ", "0"))
-BUDGET = 3.0       # seconds of interpretation per analysis
+BUDGET = 3.0  # seconds of interpretation per analysis
 
 
 def fuzz_settings(ci_examples: int):
@@ -55,6 +56,7 @@ def _parse_seconds(src: str) -> float:
 
 
 # ------------------------------------------------------------------ the engine
+
 
 @fuzz_settings(120)
 @given(sources())
@@ -99,8 +101,21 @@ def test_cli_fix_on_files_never_raises(src, encoding):
             data = b"# -*- coding: latin-1 -*-\n" + data
         with open(path, "wb") as fh:
             fh.write(data)
-        out, err = _capture(lambda: cli.main(["check", "--fix", "--unsafe-fixes", "--no-progress", "--time-budget",
-                                              str(BUDGET), "--format", "json", path]))
+        out, err = _capture(
+            lambda: cli.main(
+                [
+                    "check",
+                    "--fix",
+                    "--unsafe-fixes",
+                    "--no-progress",
+                    "--time-budget",
+                    str(BUDGET),
+                    "--format",
+                    "json",
+                    path,
+                ]
+            )
+        )
         code, stdout = out
         assert code in (0, 1, 2), err
         assert "Traceback" not in err, err
@@ -114,6 +129,7 @@ def test_cli_fix_on_files_never_raises(src, encoding):
 def _capture(fn):
     import contextlib
     import io
+
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = fn()
@@ -121,9 +137,19 @@ def _capture(fn):
 
 
 @fuzz_settings(200)
-@given(st.binary(max_size=200), st.sampled_from([b"", b"\xef\xbb\xbf", b"# coding: latin-1\n",
-                                                  b"# coding: utf-16\n", b"# coding: bogus\n",
-                                                  b"\xef\xbb\xbf# coding: latin-1\n"]))
+@given(
+    st.binary(max_size=200),
+    st.sampled_from(
+        [
+            b"",
+            b"\xef\xbb\xbf",
+            b"# coding: latin-1\n",
+            b"# coding: utf-16\n",
+            b"# coding: bogus\n",
+            b"\xef\xbb\xbf# coding: latin-1\n",
+        ]
+    ),
+)
 def test_decoding_any_bytes_is_text_or_a_parse_error(data, head):
     try:
         text, encoding = decode_source("fuzz.py", head + data)
@@ -136,12 +162,18 @@ def test_decoding_any_bytes_is_text_or_a_parse_error(data, head):
 
 # ------------------------------------------------------------------ the language server
 
+
 class Server:
     """One server for the whole module, fed every case as a new version of one document."""
 
     def __init__(self, tmp):
-        self.proc = subprocess.Popen([sys.executable, "-m", "gradaudit.server"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "gradaudit.server"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=tmp,
+        )
         self.messages: queue.Queue = queue.Queue()
         self.errors: list = []
         threading.Thread(target=self._read, daemon=True).start()
@@ -149,9 +181,18 @@ class Server:
         self.uri = f"file://{tmp}/fuzz.py"
         self.version = 0
         self.next_id = 10
-        self.send(request(1, "initialize", {"processId": os.getpid(), "rootUri": f"file://{tmp}", "capabilities": {},
-                                            "initializationOptions": {"gradaudit": {
-                                                "debounce": 0, "timeBudget": BUDGET}}}))
+        self.send(
+            request(
+                1,
+                "initialize",
+                {
+                    "processId": os.getpid(),
+                    "rootUri": f"file://{tmp}",
+                    "capabilities": {},
+                    "initializationOptions": {"gradaudit": {"debounce": 0, "timeBudget": BUDGET}},
+                },
+            )
+        )
         self.wait(lambda m: m.get("id") == 1, 120)
         self.send(notify("initialized", {}))
 
@@ -188,14 +229,24 @@ class Server:
     def edit(self, text: str) -> dict:
         self.version += 1
         if self.version == 1:
-            self.send(notify("textDocument/didOpen", {"textDocument": {
-                "uri": self.uri, "languageId": "python", "version": 1, "text": text}}))
+            self.send(
+                notify(
+                    "textDocument/didOpen",
+                    {"textDocument": {"uri": self.uri, "languageId": "python", "version": 1, "text": text}},
+                )
+            )
         else:
-            self.send(notify("textDocument/didChange", {"textDocument": {"uri": self.uri, "version": self.version},
-                                                        "contentChanges": [{"text": text}]}))
+            self.send(
+                notify(
+                    "textDocument/didChange",
+                    {"textDocument": {"uri": self.uri, "version": self.version}, "contentChanges": [{"text": text}]},
+                )
+            )
         version = self.version
-        return self.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
-                         and m["params"]["version"] == version, BUDGET * 2 + 60)
+        return self.wait(
+            lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["version"] == version,
+            BUDGET * 2 + 60,
+        )
 
     def ask(self, method, params) -> dict:
         self.next_id += 1
@@ -227,13 +278,18 @@ def test_the_server_answers_every_version(fuzz_server, src):
     diags = published["params"]["diagnostics"]
     lines = src.count("\n") + src.count("\r") + 2
     assert all(0 <= d["range"]["start"]["line"] <= lines for d in diags)
-    hover = fuzz_server.ask("textDocument/hover", {"textDocument": {"uri": fuzz_server.uri},
-                                                   "position": {"line": 0, "character": 0}})
+    hover = fuzz_server.ask(
+        "textDocument/hover", {"textDocument": {"uri": fuzz_server.uri}, "position": {"line": 0, "character": 0}}
+    )
     assert "error" not in hover
     lens = fuzz_server.ask("textDocument/codeLens", {"textDocument": {"uri": fuzz_server.uri}})
     assert "error" not in lens
-    actions = fuzz_server.ask("textDocument/codeAction", {
-        "textDocument": {"uri": fuzz_server.uri},
-        "range": {"start": {"line": 0, "character": 0}, "end": {"line": lines, "character": 0}},
-        "context": {"diagnostics": []}})
+    actions = fuzz_server.ask(
+        "textDocument/codeAction",
+        {
+            "textDocument": {"uri": fuzz_server.uri},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": lines, "character": 0}},
+            "context": {"diagnostics": []},
+        },
+    )
     assert "error" not in actions

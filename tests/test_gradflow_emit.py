@@ -1,6 +1,7 @@
 """`gradaudit probe PATH --emit`: the plans read from the training-step model, the test file it
 writes, and (under real torch) that the emitted test fails on a buggy example and passes once the
 quick fixes are applied; the function form asks for fixtures it cannot build."""
+
 import ast
 import os
 import shutil
@@ -9,8 +10,8 @@ import sys
 import textwrap
 
 import pytest
-
 from clitools import clean_env, run_cli
+
 from gradaudit.analysis import gradflow
 from gradaudit.analysis.check.engine import Analyzer
 
@@ -50,7 +51,7 @@ def test_cover_picks_the_fewest_modules():
 def test_emitted_file_runs_the_script_per_step(tmp_path):
     shutil.copy(os.path.join(EXAMPLES, "gan_training.py"), tmp_path)
     p = run_cli("probe", "gan_training.py", "--emit", "tests/test_gan.py", cwd=tmp_path)
-    assert p.returncode == 2 and "cannot write tests/test_gan.py" in p.stderr     # no tests/ folder yet
+    assert p.returncode == 2 and "cannot write tests/test_gan.py" in p.stderr  # no tests/ folder yet
     (tmp_path / "tests").mkdir()
     p = run_cli("probe", "gan_training.py", "--emit", "tests/test_gan.py", "--steps", "2", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
@@ -77,7 +78,7 @@ def test_nothing_to_probe(tmp_path):
     assert p.returncode == 2 and "not a file" in p.stderr
 
 
-LIB = '''
+LIB = """
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -99,9 +100,9 @@ def train_step(model, optimizer, x, y):
     loss.backward()
     optimizer.step()
     return loss.item()
-'''
+"""
 
-CONFTEST = '''
+CONFTEST = """
 import pytest
 import torch
 
@@ -117,7 +118,7 @@ def model():
 @pytest.fixture
 def optimizer(model):
     return torch.optim.SGD(model.parameters(), lr=0.1)
-'''
+"""
 
 
 def test_function_plan_asks_for_fixtures(tmp_path):
@@ -132,7 +133,8 @@ def test_function_plan_asks_for_fixtures(tmp_path):
 
 
 def test_methods_are_not_guessed(tmp_path):
-    (tmp_path / "t.py").write_text(textwrap.dedent('''
+    (tmp_path / "t.py").write_text(
+        textwrap.dedent("""
         import torch.nn.functional as F
 
         class Trainer:
@@ -141,7 +143,8 @@ def test_methods_are_not_guessed(tmp_path):
                 loss = F.mse_loss(self.model(x), y)
                 loss.backward()
                 self.opt.step()
-        '''))
+        """)
+    )
     (p,) = plans_of(str(tmp_path / "t.py"))
     assert p.mode == "none" and "methods need an instance" in p.reason
 
@@ -153,17 +156,25 @@ def test_importing_the_probe_does_not_import_torch():
 
 
 def test_missing_torch_is_said_clearly():
-    code = ("import sys; sys.modules['torch'] = None\n"
-            "from gradaudit.probe import probe, TorchMissing\n"
-            "try:\n    probe()\nexcept TorchMissing as e:\n    print(e)\n")
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "from gradaudit.probe import probe, TorchMissing\n"
+        "try:\n    probe()\nexcept TorchMissing as e:\n    print(e)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=clean_env())
     assert "gradaudit.probe runs your training step under PyTorch, and torch is not installed" in out.stdout
     assert "torch is your project's dependency, not gradaudit's" in out.stdout
 
 
 def pytest_run(folder, *files):
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *files], cwd=str(folder),
-                          capture_output=True, text=True, timeout=900, env=clean_env())
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *files],
+        cwd=str(folder),
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=clean_env(),
+    )
 
 
 @pytest.mark.runtime
@@ -173,8 +184,8 @@ def test_emitted_test_fails_on_the_bug_and_passes_after_the_quick_fix(tmp_path):
     assert run_cli("probe", "text_trainer.py", "--emit", "test_gradflow.py", cwd=tmp_path).returncode == 0
     before = pytest_run(tmp_path, "test_gradflow.py")
     assert before.returncode == 1, before.stdout
-    assert "9 parameters got no gradient from this backward()" in before.stdout      # the .detach() cut
-    assert "model.layer_proj.0.weight" in before.stdout and "in no optimizer" in before.stdout   # the plain list
+    assert "9 parameters got no gradient from this backward()" in before.stdout  # the .detach() cut
+    assert "model.layer_proj.0.weight" in before.stdout and "in no optimizer" in before.stdout  # the plain list
     fixed = run_cli("check", "text_trainer.py", "--fix", "--unsafe-fixes", cwd=tmp_path)
     assert "Fixed 2 findings" in fixed.stderr, fixed.stderr
     after = pytest_run(tmp_path, "test_gradflow.py")
@@ -227,5 +238,5 @@ def test_emitted_tests_flag_the_buggy_scripts_and_pass_their_fixed_forms(tmp_pat
     for name, message in SCRIPTS.items():
         assert outcome[f"test_{name}.py"] == "FAILED", out[-4000:]
         assert outcome[f"test_{name}_fixed.py"] == "PASSED", out[-4000:]
-        section = out[out.index(f"test_{name}.py:"):] if f"test_{name}.py:" in out else out
+        section = out[out.index(f"test_{name}.py:") :] if f"test_{name}.py:" in out else out
         assert message in out, (name, section[:2000])

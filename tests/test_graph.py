@@ -1,17 +1,18 @@
 """The training-step graph the editor draws (analysis/report/editor_graph.py), from the model and the findings
 of one analysis (issue 14: internal event names, "0 params" on cut modules, a GAN's valid
 fake.detach() drawn like a bug, a replaced head drawn as held by the optimizer, GA109 invisible)."""
+
 from __future__ import annotations
 
 import os
 
 import pytest
+from helpers import strip_markers
 
 from gradaudit.analysis.check.engine import Analyzer
 from gradaudit.analysis.report.editor_graph import call_label, graph
-from gradaudit.analysis.source.program import read_text
 from gradaudit.analysis.rules import BY_CODE
-from helpers import strip_markers
+from gradaudit.analysis.source.program import read_text
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -26,15 +27,18 @@ def nodes(step):
     return {n["name"]: n for n in step["nodes"]}
 
 
-@pytest.mark.parametrize("text, label", [
-    ("scheduler.step()", "scheduler.step()"),
-    ("torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)", "clip_grad_norm_()"),
-    ("nn.utils.clip_grad_value_(params, 0.5)", "clip_grad_value_()"),
-    ("self.optimizer.zero_grad(set_to_none=True)", "self.optimizer.zero_grad()"),
-    ("scaler.scale(loss).backward()", "scaler.scale(loss).backward()"),
-    ("torch.autograd.grad(loss, [w])", "grad()"),
-    ("not a call", ""),
-])
+@pytest.mark.parametrize(
+    "text, label",
+    [
+        ("scheduler.step()", "scheduler.step()"),
+        ("torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)", "clip_grad_norm_()"),
+        ("nn.utils.clip_grad_value_(params, 0.5)", "clip_grad_value_()"),
+        ("self.optimizer.zero_grad(set_to_none=True)", "self.optimizer.zero_grad()"),
+        ("scaler.scale(loss).backward()", "scaler.scale(loss).backward()"),
+        ("torch.autograd.grad(loss, [w])", "grad()"),
+        ("not a call", ""),
+    ],
+)
 def test_call_label(text, label):
     assert call_label(text) == label
 
@@ -48,8 +52,12 @@ def test_replaced_head_is_not_held_and_its_old_parameters_are():
     assert (old["state"], old["held_by"], old["count"]) == ("unreached", [0], 2)
     # the center loss, cut by .item() (GA103): a defect, with its real parameter count
     assert (n["center_loss"]["state"], n["center_loss"]["count"], n["center_loss"]["findings"]) == ("cut", 1, ["GA103"])
-    assert [e["label"] for e in step["events"]] == ["optimizer.zero_grad()", "loss.backward()", "optimizer.step()",
-                                                    "scheduler.step()"]
+    assert [e["label"] for e in step["events"]] == [
+        "optimizer.zero_grad()",
+        "loss.backward()",
+        "optimizer.step()",
+        "scheduler.step()",
+    ]
     assert sorted(f["code"] for f in step["findings"]) == ["GA103", "GA108"]
 
 
@@ -72,8 +80,15 @@ def test_unregistered_layers_and_the_detached_encoder_are_on_the_graph():
     assert "clip_grad_norm_()" in [e["label"] for e in step["events"]]
 
 
-@pytest.mark.parametrize("code, label", [("GA201", "optimizer.step()"), ("GA202", "optimizer.zero_grad()"),
-                                          ("GA207", "scheduler.step()"), ("GA208", "clip_grad_norm_()")])
+@pytest.mark.parametrize(
+    "code, label",
+    [
+        ("GA201", "optimizer.step()"),
+        ("GA202", "optimizer.zero_grad()"),
+        ("GA207", "scheduler.step()"),
+        ("GA208", "clip_grad_norm_()"),
+    ],
+)
 def test_findings_about_a_call_sit_on_that_call(code, label):
     if code not in BY_CODE:
         pytest.skip(f"{code} is not implemented")
@@ -92,12 +107,17 @@ def test_every_finding_is_on_the_graph():
         result = Analyzer().analyze_file(path)
         g = graph(result.model, result.findings, read_text)
         shown = {(f["code"], f["line"]) for s in g["steps"] for f in s["findings"]} | {
-            (f["code"], f["line"]) for f in g["findings"]}
+            (f["code"], f["line"]) for f in g["findings"]
+        }
         assert shown == {(f.code, f.span.line) for f in result.findings}, name
 
 
 def test_without_source_text_the_calls_still_have_names():
     result = Analyzer().analyze_file(os.path.join(ROOT, "examples", "finetune_classifier.py"))
     [step] = graph(result.model, result.findings)["steps"]
-    assert [e["label"] for e in step["events"]] == ["optimizer.zero_grad()", "backward()", "optimizer.step()",
-                                                    "scheduler.step()"]
+    assert [e["label"] for e in step["events"]] == [
+        "optimizer.zero_grad()",
+        "backward()",
+        "optimizer.step()",
+        "scheduler.step()",
+    ]

@@ -1,5 +1,6 @@
 """Installing gradaudit into a fresh virtualenv, as a user would: `pip install .` and
 `pip install -e .`; then `gradaudit check` from another folder. Slow: builds venvs, reaches PyPI."""
+
 from __future__ import annotations
 
 import json
@@ -11,14 +12,25 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from clitools import REPO, clean_env, write, write_example
 
 pytestmark = pytest.mark.slow
 
 RUNTIME_DEPS = {"pygls", "lsprotocol", "jedi", "tomli"}
-COPY_IGNORE = shutil.ignore_patterns(".venv", "venv", ".git", "*.egg-info", "build", "dist", "__pycache__",
-                                     ".pytest_cache", ".hypothesis", "node_modules", ".cache", "*.vsix")
+COPY_IGNORE = shutil.ignore_patterns(
+    ".venv",
+    "venv",
+    ".git",
+    "*.egg-info",
+    "build",
+    "dist",
+    "__pycache__",
+    ".pytest_cache",
+    ".hypothesis",
+    "node_modules",
+    ".cache",
+    "*.vsix",
+)
 
 PROBE = r"""
 import importlib.metadata as md, importlib.util as iu, json, sys, sysconfig
@@ -48,8 +60,9 @@ def base_python() -> str:
 
 
 def sh(*cmd, cwd, timeout=900) -> subprocess.CompletedProcess:
-    r = subprocess.run([str(c) for c in cmd], cwd=str(cwd), env=clean_env(), capture_output=True, text=True,
-                       timeout=timeout)
+    r = subprocess.run(
+        [str(c) for c in cmd], cwd=str(cwd), env=clean_env(), capture_output=True, text=True, timeout=timeout
+    )
     return r
 
 

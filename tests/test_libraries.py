@@ -1,5 +1,6 @@
 """Models from installed libraries: found in the analysed environment, summarised from their
 source, or known from the table when the library is not installed (issue 11)."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -7,11 +8,10 @@ import os
 import textwrap
 
 import pytest
-
 from helpers import found, strip_markers
 from libenv import analyzer, make_env
 
-HEAD = '''
+HEAD = """
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -19,16 +19,16 @@ from fakevision import TinyNet
 
 torch.manual_seed(0)
 model = TinyNet(num_classes=10)
-'''
+"""
 
-LOOP = '''
+LOOP = """
 for step in range(2):
     x, y = torch.randn(4, 3, 16, 16), torch.randint(0, 3, (4,))
     loss = F.cross_entropy(model(x), y)
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -48,23 +48,32 @@ def check(env, body, cache_dir=None):
 
 
 CASES_WITH_SOURCE = {
-    "head replaced after the optimizer": HEAD + '''
+    "head replaced after the optimizer": HEAD
+    + """
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 model.fc = nn.Linear(8, 3)  # <- GA108
-''' + LOOP,
-    "reset_classifier after the optimizer": HEAD + '''
+"""
+    + LOOP,
+    "reset_classifier after the optimizer": HEAD
+    + """
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 model.reset_classifier(3)  # <- GA108
-''' + LOOP,
-    "optimizer over the head only": HEAD + '''
+"""
+    + LOOP,
+    "optimizer over the head only": HEAD
+    + """
 optimizer = torch.optim.SGD(model.get_classifier().parameters(), lr=0.1)  # <- GA108
-''' + LOOP,
-    "everything frozen, then optimized": HEAD + '''
+"""
+    + LOOP,
+    "everything frozen, then optimized": HEAD
+    + """
 for p in model.parameters():
     p.requires_grad = False  # <- GA107
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-''' + LOOP,
-    "forward under no_grad": HEAD + '''
+"""
+    + LOOP,
+    "forward under no_grad": HEAD
+    + """
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 for step in range(2):
     x, y = torch.randn(4, 3, 16, 16), torch.randint(0, 3, (4,))
@@ -74,8 +83,8 @@ for step in range(2):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''',
-    "a factory annotated with its class": '''
+""",
+    "a factory annotated with its class": """
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -84,8 +93,9 @@ from fakevision.models.tiny import tiny_net
 model = tiny_net(num_classes=5)
 optimizer = torch.optim.Adam(model.parameters())
 model.fc = nn.Linear(8, 3)  # <- GA108
-''' + LOOP,
-    "a factory returning another factory's model": '''
+"""
+    + LOOP,
+    "a factory returning another factory's model": """
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -94,33 +104,44 @@ import fakevision.models.tiny as zoo
 model = zoo.build("tiny")
 optimizer = torch.optim.Adam(model.parameters())
 model.fc = nn.Linear(8, 3)  # <- GA108
-''' + LOOP,
+"""
+    + LOOP,
 }
 
 VALID_WITH_SOURCE = {
-    "head replaced before the optimizer": HEAD + '''
+    "head replaced before the optimizer": HEAD
+    + """
 model.fc = nn.Linear(8, 3)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-''' + LOOP,
-    "linear probe: frozen body, new head, optimizer over what requires grad": HEAD + '''
+"""
+    + LOOP,
+    "linear probe: frozen body, new head, optimizer over what requires grad": HEAD
+    + """
 for p in model.parameters():
     p.requires_grad = False
 model.fc = nn.Linear(8, 3)
 optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.1)
-''' + LOOP,
-    "an auxiliary head the forward does not use is left out of the optimizer": HEAD + '''
+"""
+    + LOOP,
+    "an auxiliary head the forward does not use is left out of the optimizer": HEAD
+    + """
 optimizer = torch.optim.SGD([*model.stem.parameters(), *model.blocks.parameters(), *model.fc.parameters()], lr=0.1)
-''' + LOOP,
-    "reset_classifier before the optimizer": HEAD + '''
+"""
+    + LOOP,
+    "reset_classifier before the optimizer": HEAD
+    + """
 model.reset_classifier(3)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-''' + LOOP,
-    "new head added to the optimizer": HEAD + '''
+"""
+    + LOOP,
+    "new head added to the optimizer": HEAD
+    + """
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 model.fc = nn.Linear(8, 3)
 optimizer.add_param_group({"params": model.fc.parameters()})
-''' + LOOP,
-    "a config object is not a module": '''
+"""
+    + LOOP,
+    "a config object is not a module": """
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -129,7 +150,8 @@ from fakevision import TinyNet, VisionConfig
 cfg = VisionConfig(num_classes=3)
 model = TinyNet(num_classes=3)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-''' + LOOP,
+"""
+    + LOOP,
 }
 
 
@@ -149,8 +171,13 @@ def test_library_source_valid_lookalikes(env, name):
 def test_without_the_library_only_evidence_remains(empty_env):
     # fakevision is neither installed nor in the table: a model only where the code shows it
     # (its parameters handed to a torch optimizer), with an unseen structure
-    evident = {"head replaced after the optimizer", "everything frozen, then optimized", "forward under no_grad",
-               "a factory annotated with its class", "a factory returning another factory's model"}
+    evident = {
+        "head replaced after the optimizer",
+        "everything frozen, then optimized",
+        "forward under no_grad",
+        "a factory annotated with its class",
+        "a factory returning another factory's model",
+    }
     for name, body in CASES_WITH_SOURCE.items():
         result, expected = check(empty_env, body)
         assert found(result) == (expected if name in evident else []), name
@@ -168,27 +195,31 @@ def test_related_location_points_into_site_packages(env):
     assert any("site-packages" in r.span.path for r in f.related), [r.span.path for r in f.related]
 
 
-TV = '''
+TV = """
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
 
 model = torchvision.models.resnet18(weights=None)
-'''
+"""
 
 CASES_FROM_TABLE = {
-    "torchvision head after the optimizer": TV + '''
+    "torchvision head after the optimizer": TV
+    + """
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 model.fc = nn.Linear(model.fc.in_features, 3)  # <- GA108
-''' + LOOP,
-    "torchvision all frozen": TV + '''
+"""
+    + LOOP,
+    "torchvision all frozen": TV
+    + """
 model.fc = nn.Linear(model.fc.in_features, 3)
 for p in model.parameters():
     p.requires_grad = False  # <- GA107
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-''' + LOOP,
-    "transformers forward under no_grad": '''
+"""
+    + LOOP,
+    "transformers forward under no_grad": """
 import torch
 from transformers import AutoModelForCausalLM
 
@@ -201,8 +232,8 @@ for step in range(2):
     out.loss.backward()
     optimizer.step()
     optimizer.zero_grad()
-''',
-    "transformers scheduler factory stepped first": '''
+""",
+    "transformers scheduler factory stepped first": """
 import torch
 from transformers import AutoModelForCausalLM, get_cosine_schedule_with_warmup
 
@@ -216,8 +247,8 @@ for step in range(2):
     loss.backward()
     scheduler.step()  # <- GA207
     optimizer.step()
-''',
-    "transformers get_scheduler by a constant name, no zero_grad": '''
+""",
+    "transformers get_scheduler by a constant name, no zero_grad": """
 import torch
 from transformers import AutoModelForCausalLM, get_scheduler
 
@@ -230,8 +261,8 @@ for step in range(2):
     loss.backward()
     optimizer.step()  # <- GA201
     lr_scheduler.step()
-''',
-    "transformers output backpropagated twice": '''
+""",
+    "transformers output backpropagated twice": """
 import torch
 from transformers import AutoModelForCausalLM
 
@@ -244,8 +275,8 @@ for step in range(2):
     out.loss.backward()
     (out.loss + 0.01 * out.logits.pow(2).mean()).backward()  # <- GA301
     optimizer.step()
-''',
-    "transformers running loss keeps every graph": '''
+""",
+    "transformers running loss keeps every graph": """
 import torch
 from transformers import AutoModelForCausalLM
 
@@ -259,8 +290,8 @@ for step in range(2):
     out.loss.backward()
     optimizer.step()
     running += out.loss  # <- GA303
-''',
-    "timm head after the optimizer": '''
+""",
+    "timm head after the optimizer": """
 import timm
 import torch
 import torch.nn as nn
@@ -269,27 +300,34 @@ import torch.nn.functional as F
 model = timm.create_model("resnet18", num_classes=10)
 optimizer = torch.optim.AdamW(model.parameters())
 model.fc = nn.Linear(model.fc.in_features, 3)  # <- GA108
-''' + LOOP,
+"""
+    + LOOP,
 }
 
 VALID_FROM_TABLE = {
-    "torchvision linear probe": TV + '''
+    "torchvision linear probe": TV
+    + """
 for p in model.parameters():
     p.requires_grad = False
 model.fc = nn.Linear(model.fc.in_features, 3)
 optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.1)
-''' + LOOP,
-    "a library method that may unfreeze": TV + '''
+"""
+    + LOOP,
+    "a library method that may unfreeze": TV
+    + """
 for p in model.parameters():
     p.requires_grad = False
 model.unfreeze_last_layers(2)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-''' + LOOP,
-    "torchvision fine-tuning, head first": TV + '''
+"""
+    + LOOP,
+    "torchvision fine-tuning, head first": TV
+    + """
 model.fc = nn.Linear(model.fc.in_features, 3)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-''' + LOOP,
-    "transformers frozen embeddings": '''
+"""
+    + LOOP,
+    "transformers frozen embeddings": """
 import torch
 from transformers import BertForSequenceClassification
 
@@ -301,8 +339,8 @@ for step in range(2):
     optimizer.zero_grad()
     out.loss.backward()
     optimizer.step()
-''',
-    "transformers plateau schedule stepped on the validation loss first": '''
+""",
+    "transformers plateau schedule stepped on the validation loss first": """
 import torch
 from transformers import AutoModelForCausalLM, get_scheduler
 
@@ -316,8 +354,8 @@ for step in range(2):
     loss.backward()
     plateau.step(loss.item())
     optimizer.step()
-''',
-    "transformers running loss as a number, frozen model twice": '''
+""",
+    "transformers running loss as a number, frozen model twice": """
 import torch
 from transformers import AutoModelForCausalLM
 
@@ -335,8 +373,8 @@ for step in range(2):
     kl = (out.logits.detach() - target).pow(2).mean()
     optimizer.step()
     running += out.loss.item()
-''',
-    "a tokenizer is not a model": '''
+""",
+    "a tokenizer is not a model": """
 import torch
 from transformers import AutoTokenizer, AutoModel
 
@@ -349,7 +387,7 @@ for step in range(2):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''',
+""",
 }
 
 
@@ -367,7 +405,8 @@ def test_table_valid_lookalikes(empty_env, name):
 
 
 def test_evidence_an_unknown_factory_whose_parameters_are_optimized(empty_env):
-    body = '''
+    body = (
+        """
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -376,12 +415,18 @@ import somezoo
 model = somezoo.build_model("x")
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 model.head = nn.Linear(8, 3)  # <- GA108
-''' + LOOP
+"""
+        + LOOP
+    )
     result, expected = check(empty_env, body)
     assert found(result) == expected
     # without the optimizer's evidence the value stays unknown
-    result, _ = check(empty_env, body.replace("optimizer = torch.optim.SGD(model.parameters(), lr=0.1)",
-                                              "optimizer = torch.optim.SGD(list(), lr=0.1)"))
+    result, _ = check(
+        empty_env,
+        body.replace(
+            "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)", "optimizer = torch.optim.SGD(list(), lr=0.1)"
+        ),
+    )
     assert found(result) == []
 
 
@@ -412,18 +457,21 @@ def test_summaries_are_cached_on_disk(env, tmp_path):
 
 def test_no_cache_writes_nothing(env, tmp_path):
     from gradaudit.analysis.libraries.summary_cache import SummaryCache
+
     c = SummaryCache(str(tmp_path / "c"), enabled=False)
     c.put("k", {"a": 1})
-    assert c.get("k") == {"a": 1}             # kept in memory for the run
+    assert c.get("k") == {"a": 1}  # kept in memory for the run
     assert not os.path.exists(tmp_path / "c")
 
 
 def test_cache_survives_concurrent_writers(tmp_path):
     import concurrent.futures
+
     folder = str(tmp_path / "c")
     with concurrent.futures.ProcessPoolExecutor(4) as pool:
         list(pool.map(_write_many, [folder] * 4))
     from gradaudit.analysis.libraries.summary_cache import SummaryCache
+
     c = SummaryCache(folder)
     for i in range(50):
         assert c.get(f"key{i}") == {"value": i, "payload": "x" * 2000}
@@ -433,6 +481,7 @@ def test_cache_survives_concurrent_writers(tmp_path):
 
 def _write_many(folder):
     from gradaudit.analysis.libraries.summary_cache import SummaryCache
+
     c = SummaryCache(folder)
     for i in range(50):
         c.put(f"key{i}", {"value": i, "payload": "x" * 2000})
@@ -440,6 +489,7 @@ def _write_many(folder):
 
 def test_cache_folder_is_the_platform_one(monkeypatch):
     from gradaudit.analysis import summary_cache as sc
+
     monkeypatch.delenv("GRADAUDIT_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", "/x/cache")
     monkeypatch.setattr(sc.sys, "platform", "linux")
@@ -455,8 +505,10 @@ def test_cache_folder_is_the_platform_one(monkeypatch):
 
 # ---------------------------------------------------------------- the environment analysed
 
+
 def test_environment_order(tmp_path, monkeypatch):
     from gradaudit.analysis import environment as E
+
     a = make_env(tmp_path / "a", files={"liba/__init__.py": "X = 1\n"})
     b = make_env(tmp_path / "b", files={"libb/__init__.py": "X = 1\n"})
     monkeypatch.setattr(E, "_cache", {})
@@ -475,6 +527,7 @@ def test_environment_order(tmp_path, monkeypatch):
 
 def test_pth_files_add_editable_installs(tmp_path):
     from gradaudit.analysis import environment as E
+
     env = make_env(tmp_path, files={})
     src = tmp_path / "proj" / "src"
     src.mkdir(parents=True)
@@ -486,22 +539,26 @@ def test_pth_files_add_editable_installs(tmp_path):
 
 def test_python_setting_in_pyproject(tmp_path):
     from gradaudit.analysis.check.config import ConfigError, load_config
+
     (tmp_path / "pyproject.toml").write_text('[tool.gradaudit]\npython = ".venv/bin/python"\n')
     cfg = load_config(str(tmp_path))
     assert cfg.python == os.path.join(str(tmp_path), ".venv/bin/python")
-    (tmp_path / "pyproject.toml").write_text('[tool.gradaudit]\npython = 3\n')
+    (tmp_path / "pyproject.toml").write_text("[tool.gradaudit]\npython = 3\n")
     with pytest.raises(ConfigError):
         load_config(str(tmp_path))
 
 
 def test_cli_python_option(env, tmp_path):
     from clitools import run_cli
+
     body, expected = strip_markers(textwrap.dedent(CASES_WITH_SOURCE["head replaced after the optimizer"]))
     script = tmp_path / "train.py"
     script.write_text(body)
-    r = run_cli("check", script, "--python", os.path.join(env, "bin", "python"), "--no-cache",
-                "--format", "json", cwd=tmp_path)
+    r = run_cli(
+        "check", script, "--python", os.path.join(env, "bin", "python"), "--no-cache", "--format", "json", cwd=tmp_path
+    )
     import json
+
     got = sorted((f["line"], f["code"]) for f in json.loads(r.stdout)["findings"])
     assert r.returncode == 1 and got == expected
     # another environment, without the library: the model is known by the optimizer's evidence only,
@@ -513,9 +570,11 @@ def test_cli_python_option(env, tmp_path):
 
 # ---------------------------------------------------------------- the site index
 
+
 def test_site_index_follows_lazy_packages(env):
     from gradaudit.analysis.libraries.environment import find_env
     from gradaudit.analysis.libraries.site_index import SiteIndex
+
     idx = SiteIndex(find_env(env))
     d = idx.define("fakevision.TinyNet")
     assert d.kind == "class" and d.qual == "fakevision.models.tiny.TinyNet" and d.path.endswith("tiny.py")
@@ -528,11 +587,12 @@ def test_site_index_follows_lazy_packages(env):
 
 # ---------------------------------------------------------------- the real libraries, when installed
 
+
 def _installed(*names):
     return all(importlib.util.find_spec(n) is not None for n in names)
 
 
-REAL = '''
+REAL = """
 import torch
 from transformers import BertConfig, BertForSequenceClassification
 
@@ -546,14 +606,16 @@ for step in range(2):
     optimizer.zero_grad()
     out.loss.backward()
     optimizer.step()
-'''
+"""
 
 
 @pytest.mark.skipif(not _installed("transformers"), reason="transformers is not installed")
 def test_transformers_source_names_the_head():
     import sys
+
     from gradaudit.analysis.check.config import Config
     from gradaudit.analysis.check.engine import Analyzer
+
     src, expected = strip_markers(REAL)
     result = Analyzer(Config(), python=sys.executable, cache=False).analyze_source("train.py", src)
     assert found(result) == expected
@@ -564,8 +626,10 @@ def test_transformers_source_names_the_head():
     assert found(Analyzer(Config(), python=sys.executable, cache=False).analyze_source("train.py", ok)) == []
 
 
-TRANSFORMERS_SCRIPTS = sorted(os.path.join(os.path.dirname(__file__), "data", "transformers", n)
-                              for n in os.listdir(os.path.join(os.path.dirname(__file__), "data", "transformers")))
+TRANSFORMERS_SCRIPTS = sorted(
+    os.path.join(os.path.dirname(__file__), "data", "transformers", n)
+    for n in os.listdir(os.path.join(os.path.dirname(__file__), "data", "transformers"))
+)
 
 
 @pytest.mark.skipif(not _installed("transformers"), reason="transformers is not installed")
@@ -575,8 +639,10 @@ def test_transformers_training_scripts(path):
     checked with torch and transformers, its outcome in its first line): the marked defects, confirmed,
     and nothing on the look-alikes (valid_*)."""
     import sys
+
     from gradaudit.analysis.check.config import Config
     from gradaudit.analysis.check.engine import Analyzer
+
     with open(path, encoding="utf-8") as fh:
         src, expected = strip_markers(fh.read())
     assert bool(expected) != os.path.basename(path).startswith("valid_")
@@ -588,11 +654,13 @@ def test_transformers_training_scripts(path):
 @pytest.mark.skipif(not _installed("torchvision"), reason="torchvision is not installed")
 def test_torchvision_source_structure():
     import sys
+
     from gradaudit.analysis.libraries.environment import find_env
     from gradaudit.analysis.libraries.models import LibraryModels
+
     lm = LibraryModels(find_env(sys.executable)).resolve("torchvision.models.resnet18")
     assert lm.how == "source" and lm.shape is not None
-    assert lm.shape.count() == 62   # resnet18's 62 parameter tensors
+    assert lm.shape.count() == 62  # resnet18's 62 parameter tensors
     names = [n for n, _ in lm.shape.children]
     assert names[:2] == ["conv1", "bn1"] and "fc" in names
     assert "fc.weight" in (lm.shape.forward or ())
@@ -600,12 +668,15 @@ def test_torchvision_source_structure():
 
 # ---------------------------------------------------------------- the project's own modules, with jedi
 
+
 def test_jedi_resolves_a_module_added_to_sys_path(tmp_path, monkeypatch):
     from gradaudit.analysis import jedi_resolver
-    monkeypatch.setattr(jedi_resolver, "IMPORT_TIMEOUT", 300.0)   # jedi's first start on a busy machine
+
+    monkeypatch.setattr(jedi_resolver, "IMPORT_TIMEOUT", 300.0)  # jedi's first start on a busy machine
     (tmp_path / "lib").mkdir()
     (tmp_path / "scripts").mkdir()
-    (tmp_path / "lib" / "mynet.py").write_text(textwrap.dedent('''
+    (tmp_path / "lib" / "mynet.py").write_text(
+        textwrap.dedent("""
         import torch.nn as nn
 
 
@@ -619,9 +690,11 @@ def test_jedi_resolves_a_module_added_to_sys_path(tmp_path, monkeypatch):
                 for b in self.blocks:
                     x = b(x).relu()
                 return self.out(x)
-    '''))
+    """)
+    )
     train = tmp_path / "scripts" / "train.py"
-    train.write_text(textwrap.dedent('''
+    train.write_text(
+        textwrap.dedent("""
         import os
         import sys
 
@@ -639,8 +712,10 @@ def test_jedi_resolves_a_module_added_to_sys_path(tmp_path, monkeypatch):
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-    '''))
+    """)
+    )
     from gradaudit.analysis.check.engine import Analyzer
+
     result = Analyzer(cache=False).analyze_file(str(train))
     assert [(os.path.basename(f.span.path), f.span.line, f.code) for f in result.findings] == [("mynet.py", 8, "GA109")]
 
@@ -650,17 +725,22 @@ def test_no_library_no_jedi(tmp_path):
     calling only the standard library and torch does not even look for the environment."""
     import subprocess
     import sys
+
     script = tmp_path / "t.py"
-    script.write_text("import argparse\nimport torch\nimport wandb\nimport torch.nn as nn\n"
-                      "args = argparse.ArgumentParser().parse_args([])\nm = nn.Linear(2, 2)\n"
-                      "data = torch.utils.data.TensorDataset(torch.randn(4, 2))\n"
-                      "opt = torch.optim.SGD(m.parameters(), lr=0.1)\nm(torch.randn(1, 2)).sum().backward()\n")
-    code = ("import sys; from gradaudit.analysis.check.engine import Analyzer; a = Analyzer(cache=False); "
-            f"a.analyze_file({str(script)!r}); "
-            "looked = any(m in sys.modules for m in ('gradaudit.analysis.libraries.models', "
-            "'gradaudit.analysis.libraries.environment', 'gradaudit.analysis.libraries.site_index')); "
-            "idx = a.libraries._index; "
-            "print('jedi' in sys.modules, bool(idx and idx._files), looked)")
+    script.write_text(
+        "import argparse\nimport torch\nimport wandb\nimport torch.nn as nn\n"
+        "args = argparse.ArgumentParser().parse_args([])\nm = nn.Linear(2, 2)\n"
+        "data = torch.utils.data.TensorDataset(torch.randn(4, 2))\n"
+        "opt = torch.optim.SGD(m.parameters(), lr=0.1)\nm(torch.randn(1, 2)).sum().backward()\n"
+    )
+    code = (
+        "import sys; from gradaudit.analysis.check.engine import Analyzer; a = Analyzer(cache=False); "
+        f"a.analyze_file({str(script)!r}); "
+        "looked = any(m in sys.modules for m in ('gradaudit.analysis.libraries.models', "
+        "'gradaudit.analysis.libraries.environment', 'gradaudit.analysis.libraries.site_index')); "
+        "idx = a.libraries._index; "
+        "print('jedi' in sys.modules, bool(idx and idx._files), looked)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     # no jedi, no library file parsed, no environment looked for
     assert out.stdout.split() == ["False", "False", "False"], out.stderr
@@ -672,10 +752,12 @@ def test_scheduler_factories_read_from_the_source():
     read from the installed source; `get_scheduler` picks its function from a dict by name, which
     the source does not settle: the table answers (a constant name decides the class)."""
     import sys
+
+    from gradaudit.analysis.interp.values import const
     from gradaudit.analysis.libraries.environment import find_env
     from gradaudit.analysis.libraries.models import LibraryModels
     from gradaudit.analysis.libraries.schedulers import PLATEAU, UNKNOWN, source_factory, table_factory
-    from gradaudit.analysis.interp.values import const
+
     libs = LibraryModels(find_env(sys.executable))
     linear = source_factory(libs, "transformers.get_linear_schedule_with_warmup")
     assert (linear.position, linear.keyword, linear.cls, linear.how) == (0, "optimizer", "LambdaLR", "source")
@@ -696,8 +778,10 @@ def test_peft_adapters_fix_adds_only_what_the_optimizer_lacks():
     from gradaudit.analysis.check.config import Config
     from gradaudit.analysis.check.engine import Analyzer
     from gradaudit.analysis.check.fixes import fix_source
-    path = os.path.join(os.path.dirname(__file__), "data", "transformers",
-                        "lora_custom_module_optimizer_built_before.py")
+
+    path = os.path.join(
+        os.path.dirname(__file__), "data", "transformers", "lora_custom_module_optimizer_built_before.py"
+    )
     with open(path, encoding="utf-8") as fh:
         src, _ = strip_markers(fh.read())
     result = Analyzer(Config(), cache=False).analyze_source("train.py", src)
@@ -706,6 +790,8 @@ def test_peft_adapters_fix_adds_only_what_the_optimizer_lacks():
     new, applied = fix_source(src, [f], only_safe=False)
     assert applied
     added = [line for line in new.splitlines() if "add_param_group" in line]
-    assert added == ['optimizer.add_param_group({"params": [p for p in model.parameters() if p.requires_grad '
-                     "and all(p is not q for g in optimizer.param_groups for q in g['params'])]})"]
+    assert added == [
+        'optimizer.add_param_group({"params": [p for p in model.parameters() if p.requires_grad '
+        "and all(p is not q for g in optimizer.param_groups for q in g['params'])]})"
+    ]
     assert Analyzer(Config(), cache=False).analyze_source("train.py", new).findings == []

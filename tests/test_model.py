@@ -1,10 +1,12 @@
 """The training-step model (what rules, reports and the language server read), checked directly."""
+
 import os
 import subprocess
 import sys
 
-from gradaudit.analysis.check.engine import Analyzer
 from helpers import analyze
+
+from gradaudit.analysis.check.engine import Analyzer
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
@@ -15,7 +17,7 @@ def steps_of(source):
     return result.model
 
 
-GAN = '''import torch
+GAN = """import torch
 import torch.nn as nn
 
 G = nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 2))
@@ -33,7 +35,7 @@ for _ in range(3):
     g_loss = bce(D(fake), torch.ones(4, 1))
     g_loss.backward()
     opt_g.step()
-'''
+"""
 
 
 def test_each_backward_is_a_step_with_its_own_optimizer():
@@ -45,15 +47,21 @@ def test_each_backward_is_a_step_with_its_own_optimizer():
     names = {o.key: o.name for o in model.optimizers}
     assert [names[k] for k in d.stepped] == ["opt_d"]
     assert [names[k] for k in g.stepped] == ["opt_g"]
-    assert {p.module for p in d.reached} == {"D.0", "D.2"}           # fake.detach() cut G off
+    assert {p.module for p in d.reached} == {"D.0", "D.2"}  # fake.detach() cut G off
     assert {p.module for p in g.reached} == {"D.0", "D.2", "G.0", "G.2"}
     assert {p.module for c in d.cuts for p in c.removed} == {"G.0", "G.2"}
     kinds = [(e.kind, e.target) for e in d.events if e.kind in ("zero_grad", "backward", "step")]
-    assert kinds == [("zero_grad", "opt_d"), ("backward", ""), ("step", "opt_d"),
-                     ("zero_grad", "opt_g"), ("backward", ""), ("step", "opt_g")]
+    assert kinds == [
+        ("zero_grad", "opt_d"),
+        ("backward", ""),
+        ("step", "opt_d"),
+        ("zero_grad", "opt_g"),
+        ("backward", ""),
+        ("step", "opt_g"),
+    ]
 
 
-GROUPS = '''import itertools
+GROUPS = """import itertools
 import torch
 import torch.nn as nn
 
@@ -66,7 +74,7 @@ opt.add_param_group({"params": itertools.chain(extra.parameters())})
 loss = head(extra(enc(torch.randn(2, 4)))).sum()
 loss.backward()
 opt.step()
-'''
+"""
 
 
 def test_param_groups_options_filters_and_added_groups():
@@ -81,7 +89,7 @@ def test_param_groups_options_filters_and_added_groups():
     assert step.trained == step.reached and len(step.reached) == 6
 
 
-TRAINER = '''import torch
+TRAINER = """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -106,7 +114,7 @@ for epoch in range(2):
     for _ in range(4):
         trainer.train_step(torch.randn(5, 3), torch.randn(5, 1))
     trainer.sched.step()
-'''
+"""
 
 
 def test_events_inside_methods_belong_to_the_callers_iteration():
@@ -115,13 +123,13 @@ def test_events_inside_methods_belong_to_the_callers_iteration():
     assert step.function == "Trainer.train_step"
     kinds = [e.kind for e in step.events]
     assert kinds == ["zero_grad", "backward", "clip", "step"]
-    assert all(e.via for e in step.events)          # each happened inside trainer.train_step(...)
-    assert step.loop is not None and step.loop.line == 23   # the inner loop
+    assert all(e.via for e in step.events)  # each happened inside trainer.train_step(...)
+    assert step.loop is not None and step.loop.line == 23  # the inner loop
     # the module was built inline (`Trainer(nn.Linear(3, 1))`): it is named where it was first stored
     assert {p.name for p in step.trained} == {"self.model.weight", "self.model.bias"}
 
 
-FROZEN = '''import torch
+FROZEN = """import torch
 import torch.nn as nn
 
 backbone, head = nn.Linear(4, 4), nn.Linear(4, 2)
@@ -130,7 +138,7 @@ opt = torch.optim.Adam([p for p in [*backbone.parameters(), *head.parameters()] 
 loss = head(backbone(torch.randn(3, 4))).sum()
 loss.backward()
 opt.step()
-'''
+"""
 
 
 def test_frozen_parameters_and_filtered_optimizer():
@@ -142,7 +150,7 @@ def test_frozen_parameters_and_filtered_optimizer():
     assert [f.value for f in model.freezes] == [False]
 
 
-UNCALLED = '''import torch
+UNCALLED = """import torch
 import torch.nn.functional as F
 
 
@@ -152,22 +160,28 @@ def train(model, loader, optimizer):
         loss = F.cross_entropy(model(x), y)
         loss.backward()
         optimizer.step()
-'''
+"""
 
 
 def test_a_training_function_nobody_calls_is_still_modelled():
     model = steps_of(UNCALLED)
     (step,) = {s.span.line: s for s in model.steps}.values()
     assert step.function == "train" and step.loss == "loss"
-    assert step.reached_weak and not step.reached      # `model` is unknown: its parameters only may be reached
+    assert step.reached_weak and not step.reached  # `model` is unknown: its parameters only may be reached
     assert [e.kind for e in step.events] == ["zero_grad", "backward", "step"]
 
 
 def test_findings_across_modules_point_into_the_helper_module():
     root = os.path.join(DATA, "projects", "helper_detach")
-    p = subprocess.run([sys.executable, "-m", "gradaudit.analysis.app.cli", "check", ".", "--format", "json"],
-                       cwd=root, capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "gradaudit.analysis.app.cli", "check", ".", "--format", "json"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     import json
+
     findings = json.loads(p.stdout)["findings"]
     assert [(f["path"], f["line"], f["code"]) for f in findings] == [("pkg/features.py", 6, "GA101")]
     assert "backbone" in findings[0]["message"]

@@ -1,13 +1,13 @@
 """The op table against torch itself (needs the `test` extra): the committed table is what the
 generator makes from the installed torch, and what it says about saves, gradients, views,
 dtypes, domains and decompositions is what torch does on concrete tensors."""
+
 import math
 import warnings
 
 import pytest
 
-from gradaudit.analysis.ops import op_for
-from gradaudit.analysis.ops import _table
+from gradaudit.analysis.ops import _table, op_for
 
 pytestmark = pytest.mark.runtime
 torch = pytest.importorskip("torch", reason="the op table is checked against torch (install the `test` extra)")
@@ -18,6 +18,7 @@ def test_committed_table_is_what_the_installed_torch_generates():
     pytest.importorskip("torchgen", reason="torchgen ships with the torch wheel; without it nothing to regenerate from")
     pytest.importorskip("yaml", reason="torchgen's loaders read the YAML with PyYAML")
     from gradaudit.analysis.ops import generate
+
     if _table.TORCH_VERSION != torch.__version__.split("+")[0]:
         pytest.skip(f"the table is for torch {_table.TORCH_VERSION}, torch {torch.__version__} is installed")
     stale = [path for path, text in generate.outputs().items() if open(path, encoding="utf-8").read() != text]
@@ -25,6 +26,7 @@ def test_committed_table_is_what_the_installed_torch_generates():
 
 
 # --- saves: an in-place change of a saved tensor makes backward raise -----------------------
+
 
 def _backward_raises(build, mutate):
     """build() -> (inputs dict, result); mutate(inputs, result) changes one in place."""
@@ -43,16 +45,64 @@ def _leaf(*shape, low=0.2, high=0.8):
 
 
 # (namespace, name, call, tensor arguments by table name, other arguments' kinds for match())
-UNARY = ["exp", "log", "sqrt", "rsqrt", "sigmoid", "tanh", "relu", "abs", "sin", "cos", "tan", "reciprocal",
-         "expm1", "exp2", "logit", "sinc", "erf", "erfinv", "atan", "asin", "acos", "neg", "square", "frac",
-         "log1p", "lgamma", "digamma", "sign", "round", "floor", "trunc", "sgn", "log2", "atanh"]
-FUNCTIONAL = ["elu", "selu", "celu", "gelu", "silu", "softplus", "mish", "hardtanh", "relu6", "leaky_relu",
-              "logsigmoid", "softsign", "tanhshrink", "hardswish", "hardsigmoid"]
+UNARY = [
+    "exp",
+    "log",
+    "sqrt",
+    "rsqrt",
+    "sigmoid",
+    "tanh",
+    "relu",
+    "abs",
+    "sin",
+    "cos",
+    "tan",
+    "reciprocal",
+    "expm1",
+    "exp2",
+    "logit",
+    "sinc",
+    "erf",
+    "erfinv",
+    "atan",
+    "asin",
+    "acos",
+    "neg",
+    "square",
+    "frac",
+    "log1p",
+    "lgamma",
+    "digamma",
+    "sign",
+    "round",
+    "floor",
+    "trunc",
+    "sgn",
+    "log2",
+    "atanh",
+]
+FUNCTIONAL = [
+    "elu",
+    "selu",
+    "celu",
+    "gelu",
+    "silu",
+    "softplus",
+    "mish",
+    "hardtanh",
+    "relu6",
+    "leaky_relu",
+    "logsigmoid",
+    "softsign",
+    "tanhshrink",
+    "hardswish",
+    "hardsigmoid",
+]
 
 
 def _unary_expectation(ns, name, arg):
     info = op_for(ns, name)
-    ov, = info.match(["tensor"])
+    (ov,) = info.match(["tensor"])
     return arg in ov.saved_inputs({arg}), bool(ov.saved_outputs())
 
 
@@ -65,6 +115,7 @@ def test_unary_saves_match_torch(name):
         x = _leaf(4)
         inp = x * 1.0  # a non-leaf: it may change in place
         return {"x": inp}, fn(inp)
+
     assert _backward_raises(build, lambda i, r: i["x"].add_(0.0)) == saves_input, "input"
     assert _backward_raises(build, lambda i, r: r.add_(0.0)) == saves_result, "result"
 
@@ -79,6 +130,7 @@ def test_functional_saves_match_torch(name):
     def build():
         inp = _leaf(4) * 1.0 - 0.5
         return {"x": inp}, fn(inp)
+
     assert _backward_raises(build, lambda i, r: i["x"].add_(0.0)) == saves_input, "input"
     assert _backward_raises(build, lambda i, r: r.add_(0.0)) == saves_result, "result"
 
@@ -105,7 +157,7 @@ BINARY = [
 @pytest.mark.parametrize("grad_a, grad_b", [(True, True), (True, False), (False, True)])
 def test_binary_saves_match_torch(ns, name, fn, roles, grad_a, grad_b):
     info = op_for(ns, name)
-    ov, = info.match(["tensor", "tensor"])
+    (ov,) = info.match(["tensor", "tensor"])
     wants = {r for r, g in zip(roles, (grad_a, grad_b)) if g}
     saved = set(ov.saved_inputs(wants))
 
@@ -116,6 +168,7 @@ def test_binary_saves_match_torch(ns, name, fn, roles, grad_a, grad_b):
         if grad_b:
             b = b.requires_grad_() * 1.0
         return {"a": a, "b": b}, fn(a, b)
+
     for key, role in zip("ab", roles):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -131,19 +184,29 @@ def test_cross_entropy_saves_the_class_indices_not_the_logits():
         logits = _leaf(3, 4) * 1.0
         target = torch.tensor([0, 3, 1])
         return {"input": logits, "target": target}, F.cross_entropy(logits, target)
+
     assert not _backward_raises(build, lambda i, r: i["input"].add_(1.0))
     assert _backward_raises(build, lambda i, r: i["target"].add_(0))
 
 
 # --- gradients that do not flow -------------------------------------------------------------
 
-@pytest.mark.parametrize("ns, name, call", [
-    ("torch", "argmax", lambda x: torch.argmax(x)), ("torch", "argsort", lambda x: torch.argsort(x)),
-    ("torch", "eq", lambda x: torch.eq(x, 0.5)), ("operator", "__gt__", lambda x: x > 0.5),
-    ("torch", "isnan", torch.isnan), ("torch", "nonzero", torch.nonzero), ("Tensor", "long", lambda x: x.long()),
-    ("Tensor", "bool", lambda x: x.bool()), ("torch", "isfinite", torch.isfinite),
-    ("torch", "bucketize", lambda x: torch.bucketize(x, torch.tensor([0.5]))),
-])
+
+@pytest.mark.parametrize(
+    "ns, name, call",
+    [
+        ("torch", "argmax", lambda x: torch.argmax(x)),
+        ("torch", "argsort", lambda x: torch.argsort(x)),
+        ("torch", "eq", lambda x: torch.eq(x, 0.5)),
+        ("operator", "__gt__", lambda x: x > 0.5),
+        ("torch", "isnan", torch.isnan),
+        ("torch", "nonzero", torch.nonzero),
+        ("Tensor", "long", lambda x: x.long()),
+        ("Tensor", "bool", lambda x: x.bool()),
+        ("torch", "isfinite", torch.isfinite),
+        ("torch", "bucketize", lambda x: torch.bucketize(x, torch.tensor([0.5]))),
+    ],
+)
 def test_no_gradient_results(ns, name, call):
     info = op_for(ns, name)
     assert info.no_grad and info.integral
@@ -174,12 +237,23 @@ def test_floor_divide_backward_raises_as_the_table_says():
 
 # --- views share storage ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, call", [
-    ("view", lambda x: x.view(6)), ("transpose", lambda x: x.transpose(0, 1)), ("t", lambda x: x.t()),
-    ("unsqueeze", lambda x: x.unsqueeze(0)), ("expand", lambda x: x.expand(2, 2, 3)),
-    ("narrow", lambda x: x.narrow(1, 0, 2)), ("reshape", lambda x: x.reshape(6)), ("flatten", lambda x: x.flatten()),
-    ("clone", lambda x: x.clone()), ("exp", lambda x: x.exp()), ("contiguous", lambda x: x.t().contiguous()),
-])
+
+@pytest.mark.parametrize(
+    "name, call",
+    [
+        ("view", lambda x: x.view(6)),
+        ("transpose", lambda x: x.transpose(0, 1)),
+        ("t", lambda x: x.t()),
+        ("unsqueeze", lambda x: x.unsqueeze(0)),
+        ("expand", lambda x: x.expand(2, 2, 3)),
+        ("narrow", lambda x: x.narrow(1, 0, 2)),
+        ("reshape", lambda x: x.reshape(6)),
+        ("flatten", lambda x: x.flatten()),
+        ("clone", lambda x: x.clone()),
+        ("exp", lambda x: x.exp()),
+        ("contiguous", lambda x: x.t().contiguous()),
+    ],
+)
 def test_views_share_storage(name, call):
     x = torch.rand(2, 3)
     out = call(x)
@@ -201,27 +275,49 @@ def test_may_return_self():
 # --- domains: each fact holds on a concrete value ---------------------------------------------
 
 # condition -> sample values of the argument (and of the exponent, for pow)
-SAMPLES = {"zero": [0.0], "negative": [-1.0], "minus_one": [-1.0], "below_minus_one": [-2.0], "unit": [1.0, -1.0],
-           "outside_unit": [1.5], "one": [1.0], "below_one": [0.5], "zero_or_one": [0.0, 1.0],
-           "outside_zero_one": [1.5], "nonpositive_int": [0.0, -1.0, -2.0], "negative_int": [-1.0, -2.0],
-           "large": [200.0], "fractional_exponent": [0.0], "negative_exponent": [0.0]}
+SAMPLES = {
+    "zero": [0.0],
+    "negative": [-1.0],
+    "minus_one": [-1.0],
+    "below_minus_one": [-2.0],
+    "unit": [1.0, -1.0],
+    "outside_unit": [1.5],
+    "one": [1.0],
+    "below_one": [0.5],
+    "zero_or_one": [0.0, 1.0],
+    "outside_zero_one": [1.5],
+    "nonpositive_int": [0.0, -1.0, -2.0],
+    "negative_int": [-1.0, -2.0],
+    "large": [200.0],
+    "fractional_exponent": [0.0],
+    "negative_exponent": [0.0],
+}
 EXPONENT = {"fractional_exponent": 0.5, "negative_exponent": -1.0, "negative": 0.5}
 
 # how to call each op with domain facts: (callable(args dict) -> result, default argument values)
-_BINARY = (lambda fn: (lambda a: fn(a["self"], a["other"]), {"self": 1.0, "other": 2.0}))
+_BINARY = lambda fn: (lambda a: fn(a["self"], a["other"]), {"self": 1.0, "other": 2.0})
 CALLS = {
-    "div": _BINARY(torch.div), "divide": _BINARY(torch.divide), "true_divide": _BINARY(torch.true_divide),
-    "xlogy": _BINARY(torch.xlogy), "special_xlogy": _BINARY(torch.special.xlogy),
-    "special_xlog1py": _BINARY(torch.special.xlog1py), "remainder": _BINARY(torch.remainder),
-    "fmod": _BINARY(torch.fmod), "hypot": _BINARY(torch.hypot),
+    "div": _BINARY(torch.div),
+    "divide": _BINARY(torch.divide),
+    "true_divide": _BINARY(torch.true_divide),
+    "xlogy": _BINARY(torch.xlogy),
+    "special_xlogy": _BINARY(torch.special.xlogy),
+    "special_xlog1py": _BINARY(torch.special.xlog1py),
+    "remainder": _BINARY(torch.remainder),
+    "fmod": _BINARY(torch.fmod),
+    "hypot": _BINARY(torch.hypot),
     "pow": (lambda a: torch.pow(a["self"], a["exponent"]), {"self": 2.0, "exponent": 2.0}),
     "polygamma": (lambda a: torch.polygamma(1, a["self"]), {"self": 2.0}),
     "special_polygamma": (lambda a: torch.special.polygamma(1, a["self"]), {"self": 2.0}),
-    "addcdiv": (lambda a: torch.addcdiv(a["self"], a["tensor1"], a["tensor2"]),
-                {"self": 1.0, "tensor1": 1.0, "tensor2": 2.0}),
+    "addcdiv": (
+        lambda a: torch.addcdiv(a["self"], a["tensor1"], a["tensor2"]),
+        {"self": 1.0, "tensor1": 1.0, "tensor2": 2.0},
+    ),
     "kl_div": (lambda a: torch.kl_div(a["self"], a["target"]), {"self": 0.5, "target": 0.5}),
-    "poisson_nll_loss": (lambda a: torch.poisson_nll_loss(a["input"], a["target"], True, False, 1e-8, 1),
-                         {"input": 0.5, "target": 0.5}),
+    "poisson_nll_loss": (
+        lambda a: torch.poisson_nll_loss(a["input"], a["target"], True, False, 1e-8, 1),
+        {"input": 0.5, "target": 0.5},
+    ),
 }
 
 
@@ -243,8 +339,11 @@ DOMAIN_OPS = _domain_ops()
 def test_domain_facts_hold(op):
     call, defaults = CALLS.get(op, (None, {"self": 0.5}))
     if call is None:
-        fn = getattr(torch, op, None) or getattr(torch.special, op.replace("special_", ""), None) or \
-            getattr(torch.linalg, op.replace("linalg_", ""), None)
+        fn = (
+            getattr(torch, op, None)
+            or getattr(torch.special, op.replace("special_", ""), None)
+            or getattr(torch.linalg, op.replace("linalg_", ""), None)
+        )
         assert fn is not None, f"no way to call {op}: add it to CALLS"
         call = lambda a, fn=fn: fn(*a.values())  # noqa: E731
     for arg, at, effect, given in sorted(DOMAIN_OPS[op]):
@@ -281,6 +380,7 @@ def test_safe_looking_ops_are_safe_where_the_table_has_no_fact():
 
 # --- decompositions: what autograd records -----------------------------------------------------
 
+
 def _node_names(t):
     seen, stack, out = set(), [t.grad_fn], set()
     while stack:
@@ -299,31 +399,48 @@ def _node(step):
 
 
 SAMPLE_CALLS = [
-    ("F", "softmax", lambda x: F.softmax(x, 1)), ("F", "log_softmax", lambda x: F.log_softmax(x, 1)),
-    ("nn", "Softmax", lambda x: torch.nn.Softmax(1)(x)), ("F", "softmin", lambda x: F.softmin(x, 1)),
+    ("F", "softmax", lambda x: F.softmax(x, 1)),
+    ("F", "log_softmax", lambda x: F.log_softmax(x, 1)),
+    ("nn", "Softmax", lambda x: torch.nn.Softmax(1)(x)),
+    ("F", "softmin", lambda x: F.softmin(x, 1)),
     ("F", "cross_entropy", lambda x: F.cross_entropy(x, torch.tensor([0, 1]))),
     ("nn", "CrossEntropyLoss", lambda x: torch.nn.CrossEntropyLoss()(x, torch.tensor([0, 1]))),
     ("F", "nll_loss", lambda x: F.nll_loss(x, torch.tensor([0, 1]))),
     ("F", "linear", lambda x: F.linear(x, torch.rand(2, 3), torch.rand(2))),
     ("nn", "Linear", lambda x: torch.nn.Linear(3, 2)(x)),
-    ("F", "relu", F.relu), ("nn", "ReLU", lambda x: torch.nn.ReLU()(x)), ("F", "relu6", F.relu6),
-    ("F", "selu", F.selu), ("F", "elu", F.elu), ("F", "gelu", F.gelu), ("nn", "Sigmoid", lambda x: torch.nn.Sigmoid()(x)),
+    ("F", "relu", F.relu),
+    ("nn", "ReLU", lambda x: torch.nn.ReLU()(x)),
+    ("F", "relu6", F.relu6),
+    ("F", "selu", F.selu),
+    ("F", "elu", F.elu),
+    ("F", "gelu", F.gelu),
+    ("nn", "Sigmoid", lambda x: torch.nn.Sigmoid()(x)),
     ("F", "mse_loss", lambda x: F.mse_loss(x, torch.rand(2, 3))),
     ("F", "l1_loss", lambda x: F.l1_loss(x, torch.rand(2, 3))),
     ("F", "binary_cross_entropy", lambda x: F.binary_cross_entropy(x.sigmoid(), torch.rand(2, 3))),
     ("F", "binary_cross_entropy_with_logits", lambda x: F.binary_cross_entropy_with_logits(x, torch.rand(2, 3))),
-    ("F", "normalize", F.normalize), ("F", "layer_norm", lambda x: F.layer_norm(x, (3,))),
-    ("nn", "LayerNorm", lambda x: torch.nn.LayerNorm(3)(x)), ("F", "rms_norm", lambda x: F.rms_norm(x, (3,))),
-    ("torch", "norm", torch.norm), ("Tensor", "norm", lambda x: x.norm()), ("torch", "square", torch.square),
+    ("F", "normalize", F.normalize),
+    ("F", "layer_norm", lambda x: F.layer_norm(x, (3,))),
+    ("nn", "LayerNorm", lambda x: torch.nn.LayerNorm(3)(x)),
+    ("F", "rms_norm", lambda x: F.rms_norm(x, (3,))),
+    ("torch", "norm", torch.norm),
+    ("Tensor", "norm", lambda x: x.norm()),
+    ("torch", "square", torch.square),
     ("F", "kl_div", lambda x: F.kl_div(x, torch.rand(2, 3), reduction="sum")),
-    ("F", "dropout", lambda x: F.dropout(x, 0.5)), ("F", "softsign", F.softsign),
-    ("F", "logsigmoid", F.logsigmoid), ("torch", "matmul", lambda x: torch.matmul(x, torch.rand(3, 2))),
-    ("operator", "__rtruediv__", lambda x: 1.0 / x), ("operator", "__rpow__", lambda x: 2.0 ** x),
-    ("Tensor", "to", lambda x: x.to(torch.float64)), ("Tensor", "double", lambda x: x.double()),
+    ("F", "dropout", lambda x: F.dropout(x, 0.5)),
+    ("F", "softsign", F.softsign),
+    ("F", "logsigmoid", F.logsigmoid),
+    ("torch", "matmul", lambda x: torch.matmul(x, torch.rand(3, 2))),
+    ("operator", "__rtruediv__", lambda x: 1.0 / x),
+    ("operator", "__rpow__", lambda x: 2.0**x),
+    ("Tensor", "to", lambda x: x.to(torch.float64)),
+    ("Tensor", "double", lambda x: x.double()),
     ("F", "max_pool1d", lambda x: F.max_pool1d(x.unsqueeze(0), 2)),
     ("F", "conv1d", lambda x: F.conv1d(x.unsqueeze(0), torch.rand(1, 2, 2))),
-    ("nn", "PReLU", lambda x: torch.nn.PReLU()(x)), ("torch", "outer", lambda x: torch.outer(x[0], x[1])),
-    ("torch.special", "expit", torch.special.expit), ("torch", "divide", lambda x: torch.divide(x, 2.0)),
+    ("nn", "PReLU", lambda x: torch.nn.PReLU()(x)),
+    ("torch", "outer", lambda x: torch.outer(x[0], x[1])),
+    ("torch.special", "expit", torch.special.expit),
+    ("torch", "divide", lambda x: torch.divide(x, 2.0)),
 ]
 
 

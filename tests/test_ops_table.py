@@ -1,6 +1,7 @@
 """The op table (analysis/ops): lookups on the ops the rules rely on, the codec, the engine's
 name sets derived from it, and that importing the engine does not load it. The table against
 torch itself (regeneration, real saves, domains): test_ops_runtime.py."""
+
 import subprocess
 import sys
 
@@ -8,9 +9,19 @@ import pytest
 
 from gradaudit.analysis import torch_api as T
 from gradaudit.analysis.ops import (
-    AT, EFFECTS, GRAD, NONE, RAISES, ZERO, Domain, names, may_return_self, op_for, operator_for,
+    AT,
+    EFFECTS,
+    GRAD,
+    NONE,
+    RAISES,
+    ZERO,
+    Domain,
+    _table,
+    may_return_self,
+    names,
+    op_for,
+    operator_for,
 )
-from gradaudit.analysis.ops import _table
 from gradaudit.analysis.ops.records import decode, encode
 
 
@@ -24,6 +35,7 @@ def facts(info, arg=None):
 
 # --- what backward saves --------------------------------------------------------------------
 
+
 def test_exp_saves_its_result_only():
     assert saves("Tensor", "exp") == {("result", True): {"self"}}
     assert op_for("torch", "exp").saves_result
@@ -31,7 +43,7 @@ def test_exp_saves_its_result_only():
 
 def test_mul_saves_each_operand_for_the_other():
     assert saves("torch", "mul") == {("self", False): {"other"}, ("other", False): {"self"}}
-    ov, = op_for("operator", "__mul__").match(["tensor", "tensor"])
+    (ov,) = op_for("operator", "__mul__").match(["tensor", "tensor"])
     assert ov.saved_inputs({"self"}) == ("other",)
     assert ov.saved_inputs({"other"}) == ("self",)
 
@@ -69,7 +81,10 @@ def test_linear_saves_input_for_weight_and_weight_for_input():
     assert saves("F", "linear") == {("input", False): {"weight"}, ("weight", False): {"input"}}
     assert saves("nn", "Linear") == {("input", False): {"weight"}, ("weight", False): {"input"}}
     assert [(a.name, a.type) for a in op_for("nn", "Linear").overloads[0].args] == [
-        ("input", "Tensor"), ("weight", "Parameter"), ("bias", "Parameter")]
+        ("input", "Tensor"),
+        ("weight", "Parameter"),
+        ("bias", "Parameter"),
+    ]
 
 
 def test_addmm_saves_the_matrices_not_the_bias():
@@ -88,15 +103,26 @@ def test_unknown_composite_says_its_saves_are_unknown():
 
 # --- gradients that do not flow ------------------------------------------------------------
 
-@pytest.mark.parametrize("ns, name", [("torch", "argmax"), ("Tensor", "argmin"), ("torch", "argsort"),
-                                      ("torch", "nonzero"), ("Tensor", "long"), ("Tensor", "bool")])
+
+@pytest.mark.parametrize(
+    "ns, name",
+    [
+        ("torch", "argmax"),
+        ("Tensor", "argmin"),
+        ("torch", "argsort"),
+        ("torch", "nonzero"),
+        ("Tensor", "long"),
+        ("Tensor", "bool"),
+    ],
+)
 def test_integer_results_carry_no_gradient(ns, name):
     info = op_for(ns, name)
     assert info.no_grad and info.no_gradient and info.integral
 
 
-@pytest.mark.parametrize("name", ["eq", "ne", "gt", "ge", "lt", "le", "isnan", "isinf", "isfinite",
-                                  "logical_and", "greater"])
+@pytest.mark.parametrize(
+    "name", ["eq", "ne", "gt", "ge", "lt", "le", "isnan", "isinf", "isfinite", "logical_and", "greater"]
+)
 def test_comparisons_are_bool_without_gradient(name):
     info = op_for("torch", name)
     assert info.no_grad and info.integral
@@ -125,7 +151,7 @@ def test_sort_topk_max_indices_carry_no_gradient():
         assert info.nondiff_outputs() == ("indices",)
         ov = info.overloads[0]
         assert ov.outputs[0].grad and not ov.outputs[1].grad and ov.outputs[1].integral
-    dim, = op_for("Tensor", "max").match(["tensor", "number"])
+    (dim,) = op_for("Tensor", "max").match(["tensor", "number"])
     assert dim.name == "max.dim" and [o.grad for o in dim.outputs] == [True, False]
 
 
@@ -141,6 +167,7 @@ def test_index_inputs_are_not_differentiable():
 
 
 # --- in-place, out=, views --------------------------------------------------------------------
+
 
 def test_add_inplace_and_out_variants():
     add_ = op_for("Tensor", "add_")
@@ -177,10 +204,12 @@ def test_what_may_return_its_input_itself():
 
 # --- values: where ops stop being finite ----------------------------------------------------
 
+
 def test_log_domain():
     info = op_for("Tensor", "log")
-    assert {("self", "zero", "value_inf"), ("self", "negative", "value_nan"),
-            ("self", "zero", "grad_inf")} <= facts(info)
+    assert {("self", "zero", "value_inf"), ("self", "negative", "value_nan"), ("self", "zero", "grad_inf")} <= facts(
+        info
+    )
     derived = [d for d in info.domain if d.effect == "grad_inf"]
     assert derived[0].why.startswith("derivatives.yaml:")
 
@@ -191,14 +220,23 @@ def test_sqrt_domain_from_the_formula_and_by_hand():
     assert {("self", "zero", "grad_inf"), ("self", "negative", "value_nan")} <= facts(info)
 
 
-@pytest.mark.parametrize("name, fact", [
-    ("rsqrt", ("self", "zero", "value_inf")), ("reciprocal", ("self", "zero", "grad_inf")),
-    ("acos", ("self", "unit", "grad_inf")), ("asin", ("self", "unit", "grad_inf")),
-    ("atanh", ("self", "unit", "grad_inf")), ("log1p", ("self", "minus_one", "value_inf")),
-    ("lgamma", ("self", "nonpositive_int", "value_inf")), ("digamma", ("self", "zero", "grad_inf")),
-    ("log2", ("self", "zero", "grad_inf")), ("log10", ("self", "zero", "grad_inf")),
-    ("xlogy", ("other", "zero", "grad_inf")), ("exp", ("self", "large", "value_inf")),
-])
+@pytest.mark.parametrize(
+    "name, fact",
+    [
+        ("rsqrt", ("self", "zero", "value_inf")),
+        ("reciprocal", ("self", "zero", "grad_inf")),
+        ("acos", ("self", "unit", "grad_inf")),
+        ("asin", ("self", "unit", "grad_inf")),
+        ("atanh", ("self", "unit", "grad_inf")),
+        ("log1p", ("self", "minus_one", "value_inf")),
+        ("lgamma", ("self", "nonpositive_int", "value_inf")),
+        ("digamma", ("self", "zero", "grad_inf")),
+        ("log2", ("self", "zero", "grad_inf")),
+        ("log10", ("self", "zero", "grad_inf")),
+        ("xlogy", ("other", "zero", "grad_inf")),
+        ("exp", ("self", "large", "value_inf")),
+    ],
+)
 def test_domains(name, fact):
     assert fact in facts(op_for("torch", name))
 
@@ -234,9 +272,15 @@ def test_every_domain_fact_uses_known_conditions():
 
 # --- what users write -------------------------------------------------------------------------
 
+
 def test_softmax_everywhere_reaches__softmax():
-    for ns, name in (("Tensor", "softmax"), ("torch", "softmax"), ("F", "softmax"), ("nn", "Softmax"),
-                     ("torch.special", "softmax")):
+    for ns, name in (
+        ("Tensor", "softmax"),
+        ("torch", "softmax"),
+        ("F", "softmax"),
+        ("nn", "Softmax"),
+        ("torch.special", "softmax"),
+    ):
         info = op_for(ns, name)
         assert info is not None, (ns, name)
         assert info.saves_result, (ns, name)
@@ -244,14 +288,28 @@ def test_softmax_everywhere_reaches__softmax():
     assert op_for("F", "softmin").steps == ("neg", "softmax.int")
 
 
-@pytest.mark.parametrize("ns, name, step", [
-    ("F", "relu", "relu"), ("nn", "ReLU", "relu"), ("F", "gelu", None), ("nn", "GELU", "gelu"),
-    ("F", "mse_loss", "mse_loss"), ("nn", "MSELoss", "mse_loss"), ("F", "binary_cross_entropy", "binary_cross_entropy"),
-    ("nn", "BCELoss", "binary_cross_entropy"), ("nn", "BCEWithLogitsLoss", "binary_cross_entropy_with_logits"),
-    ("nn", "CrossEntropyLoss", "cross_entropy_loss"), ("F", "nll_loss", "nll_loss_nd"),
-    ("nn", "Sigmoid", "sigmoid"), ("nn", "Conv2d", "conv2d"), ("nn", "LayerNorm", "layer_norm"),
-    ("F", "embedding", "embedding"), ("nn", "Embedding", "embedding"), ("F", "logsigmoid", None),
-])
+@pytest.mark.parametrize(
+    "ns, name, step",
+    [
+        ("F", "relu", "relu"),
+        ("nn", "ReLU", "relu"),
+        ("F", "gelu", None),
+        ("nn", "GELU", "gelu"),
+        ("F", "mse_loss", "mse_loss"),
+        ("nn", "MSELoss", "mse_loss"),
+        ("F", "binary_cross_entropy", "binary_cross_entropy"),
+        ("nn", "BCELoss", "binary_cross_entropy"),
+        ("nn", "BCEWithLogitsLoss", "binary_cross_entropy_with_logits"),
+        ("nn", "CrossEntropyLoss", "cross_entropy_loss"),
+        ("F", "nll_loss", "nll_loss_nd"),
+        ("nn", "Sigmoid", "sigmoid"),
+        ("nn", "Conv2d", "conv2d"),
+        ("nn", "LayerNorm", "layer_norm"),
+        ("F", "embedding", "embedding"),
+        ("nn", "Embedding", "embedding"),
+        ("F", "logsigmoid", None),
+    ],
+)
 def test_functionals_and_modules_are_mapped(ns, name, step):
     info = op_for(ns, name)
     assert info is not None
@@ -298,10 +356,11 @@ def test_match_picks_the_overload_a_call_reaches():
     assert [o.name for o in max_.match(["tensor", "tensor"])] == ["max.other"]
     assert [o.name for o in op_for("torch", "div").match(["tensor", "number"])] == ["div.Tensor"]
     assert [o.name for o in op_for("torch", "div").match(["tensor", "tensor"], {"rounding_mode": "str"})] == [
-        "div.Tensor_mode"]
+        "div.Tensor_mode"
+    ]
     assert op_for("torch", "exp").match(["tensor", "tensor", "tensor"]) == ()
     # only what x ** 2 reaches counts: it saves x, not its result
-    ov, = pow_.match(["tensor", "number"])
+    (ov,) = pow_.match(["tensor", "number"])
     assert ov.saved_inputs({"self"}) == ("self",) and ov.saved_outputs() == ()
 
 
@@ -330,6 +389,7 @@ def test_namespaces_and_unknown_names():
 
 # --- the table's encoding -------------------------------------------------------------------
 
+
 def test_every_line_decodes_and_encodes_back():
     lines = _table.OPS.strip("\n").split("\n")
     assert len(lines) > 1000
@@ -349,6 +409,7 @@ def test_surfaces_point_at_ops_in_the_table():
 
 
 # --- the engine's sets ----------------------------------------------------------------------
+
 
 def test_engine_sets_come_from_the_table():
     assert {"exp", "sigmoid", "tanh", "softmax", "relu", "sqrt", "log_softmax"} <= T.SAVES_OUTPUT
@@ -374,33 +435,62 @@ def test_value_sets_come_from_the_table():
     assert T.ZERO_GRAD_OPS == {"round", "floor", "ceil", "trunc", "fix", "sign", "sgn"}
     assert "poisson" in T.NONDIFF_OPS and "frac" not in T.ZERO_GRAD_OPS
     # (values, indices without gradient); aminmax's two results are both values with gradient
-    assert {"max", "min", "sort", "topk", "kthvalue", "median", "mode", "cummax", "cummin", "nanmedian"} \
-        <= T.VALUES_INDICES
+    assert {
+        "max",
+        "min",
+        "sort",
+        "topk",
+        "kthvalue",
+        "median",
+        "mode",
+        "cummax",
+        "cummin",
+        "nanmedian",
+    } <= T.VALUES_INDICES
     assert "aminmax" not in T.VALUES_INDICES and "argmax" not in T.VALUES_INDICES
     # + - * / ** and their aliases, not ops that merely run one of them (dropout: mul, square: pow)
-    assert T.ARITH_OPS == {"add": "add", "sub": "sub", "subtract": "sub", "mul": "mul", "multiply": "mul",
-                           "div": "div", "divide": "div", "true_divide": "div", "pow": "pow"}
+    assert T.ARITH_OPS == {
+        "add": "add",
+        "sub": "sub",
+        "subtract": "sub",
+        "mul": "mul",
+        "multiply": "mul",
+        "div": "div",
+        "divide": "div",
+        "true_divide": "div",
+        "pow": "pow",
+    }
     # infinite where the divisor is 0; xlogy's -inf at other == 0 needs self != 0: a log, no division
     assert T.ZERO_DIVISOR_INF == {"div", "divide", "true_divide"}
     assert op_for("torch", "xlogy").domain_of("other", "value_inf")
     assert T.FRACTIONAL_POWERS == {"pow"}
-    assert {"cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
-            "mse_loss", "ctc_loss"} <= T.LOSS_FUNCTIONS
+    assert {
+        "cross_entropy",
+        "nll_loss",
+        "binary_cross_entropy",
+        "binary_cross_entropy_with_logits",
+        "kl_div",
+        "mse_loss",
+        "ctc_loss",
+    } <= T.LOSS_FUNCTIONS
     assert all(op_for("F", n).reduction == "mean" for n in T.LOSS_FUNCTIONS)
 
 
 def test_the_numerical_families_have_the_domain_their_rules_report():
     from gradaudit.analysis import numerics as N
-    for name in N.LOGS:     # GA401: -inf at 0, NaN below
+
+    for name in N.LOGS:  # GA401: -inf at 0, NaN below
         for ns in ("Tensor", "torch"):
             assert {("self", "zero", "value_inf"), ("self", "negative", "value_nan")} <= facts(op_for(ns, name)), name
-    for name in N.ROOTS:    # GA403: an infinite gradient at 0
+    for name in N.ROOTS:  # GA403: an infinite gradient at 0
         for ns in ("Tensor", "torch"):
             assert ("self", "zero", "grad_inf") in facts(op_for(ns, name)), name
 
 
 def test_importing_the_engine_does_not_load_the_table():
-    code = ("import sys, gradaudit.analysis.app.cli, gradaudit.analysis.check.engine; "
-            "print('gradaudit.analysis.ops._table' in sys.modules)")
+    code = (
+        "import sys, gradaudit.analysis.app.cli, gradaudit.analysis.check.engine; "
+        "print('gradaudit.analysis.ops._table' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -1,5 +1,6 @@
 """`gradaudit check --format json | sarif | github`: the output contract of rules.md, SARIF 2.1.0
 validated against the official OASIS schema, GitHub workflow-command annotations."""
+
 from __future__ import annotations
 
 import json
@@ -10,9 +11,9 @@ from types import SimpleNamespace
 
 import jsonschema
 import pytest
-
 from clitools import ALL_CODES, example, run_cli, run_main, write, write_example
-from gradaudit.analysis.model.findings import Finding, Fix, Edit, Related
+
+from gradaudit.analysis.model.findings import Edit, Finding, Fix, Related
 from gradaudit.analysis.model.model import Span
 from gradaudit.analysis.output import github as github_out
 from gradaudit.analysis.rules import BY_CODE, RULES
@@ -20,8 +21,21 @@ from gradaudit.analysis.rules import BY_CODE, RULES
 SCHEMA_PATH = Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json"
 BROKEN = "import torch\n\ndef f(:\n    pass\n"
 
-FINDING_KEYS = {"code", "name", "family", "confidence", "path", "line", "column", "end_line", "end_column",
-                "message", "params", "related", "fix"}
+FINDING_KEYS = {
+    "code",
+    "name",
+    "family",
+    "confidence",
+    "path",
+    "line",
+    "column",
+    "end_line",
+    "end_column",
+    "message",
+    "params",
+    "related",
+    "fix",
+}
 RELATED_KEYS = {"path", "line", "column", "message"}
 
 
@@ -44,6 +58,7 @@ def check_json(args, cwd, capsys, monkeypatch):
 
 # ------------------------------------------------------------------ json
 
+
 @pytest.fixture(scope="module")
 def examples(tmp_path_factory):
     """Every invalid example in one folder, and its report in each format (each run once)."""
@@ -57,6 +72,7 @@ def examples(tmp_path_factory):
             assert r.returncode == 1, r.stderr
             cache[fmt] = r.stdout
         return cache[fmt]
+
     return SimpleNamespace(folder=folder, files=files, report=report)
 
 
@@ -102,7 +118,7 @@ def test_json_lines_are_the_marked_anchors(examples_json):
 def _char_at(source: str, line: int, column: int) -> str:
     text = source.split("\n")[line - 1]
     assert 1 <= column <= len(text) + 1, (line, column, text)
-    return text[column - 1:column]
+    return text[column - 1 : column]
 
 
 def test_json_positions_are_one_based(examples_json):
@@ -127,12 +143,11 @@ def test_json_known_anchor(tmp_path, capsys, monkeypatch):
     # line 12 is `    feats = encoder(x).detach()`: the anchor is `encoder(x).detach()`, 0-based 12..31
     assert (f["line"], f["column"], f["end_line"], f["end_column"]) == (12, 13, 12, 32)
     line = example("GA101")[0].splitlines()[11]
-    assert line[f["column"] - 1:f["end_column"] - 1] == "encoder(x).detach()"
+    assert line[f["column"] - 1 : f["end_column"] - 1] == "encoder(x).detach()"
     assert sorted(f["params"]) == ["encoder.0.bias", "encoder.0.weight"]
     backward = [r for r in f["related"] if "backward" in r["message"]]
-    assert [(r["line"], r["column"]) for r in backward] == [(15, 5)]      # `    loss.backward()`
-    assert f["fix"]["edits"] == [{"line": 12, "column": 13, "end_line": 12, "end_column": 32,
-                                  "content": "encoder(x)"}]
+    assert [(r["line"], r["column"]) for r in backward] == [(15, 5)]  # `    loss.backward()`
+    assert f["fix"]["edits"] == [{"line": 12, "column": 13, "end_line": 12, "end_column": 32, "content": "encoder(x)"}]
 
 
 def apply_json_edits(source: str, edits: list) -> str:
@@ -150,7 +165,7 @@ def apply_json_edits(source: str, edits: list) -> str:
 
     out = source
     for e in sorted(edits, key=lambda e: (e["line"], e["column"]), reverse=True):
-        out = out[:offset(e["line"], e["column"])] + e["content"] + out[offset(e["end_line"], e["end_column"]):]
+        out = out[: offset(e["line"], e["column"])] + e["content"] + out[offset(e["end_line"], e["end_column"]) :]
     return out
 
 
@@ -169,8 +184,12 @@ def test_json_fix_edits_reproduce_the_fixed_examples(examples_json):
 
 def test_json_path_as_given(tmp_path, capsys, monkeypatch):
     write_example(tmp_path / "sub" / "train.py", "GA101")
-    for arg, shown in (("sub/train.py", "sub/train.py"), ("sub", "sub/train.py"), ("./sub/", "sub/train.py"),
-                       (str(tmp_path / "sub" / "train.py"), str(tmp_path / "sub" / "train.py"))):
+    for arg, shown in (
+        ("sub/train.py", "sub/train.py"),
+        ("sub", "sub/train.py"),
+        ("./sub/", "sub/train.py"),
+        (str(tmp_path / "sub" / "train.py"), str(tmp_path / "sub" / "train.py")),
+    ):
         code, report, _ = check_json([arg], tmp_path, capsys, monkeypatch)
         [f] = report["findings"]
         assert f["path"] == shown, arg
@@ -198,6 +217,7 @@ def test_json_stdout_stays_json_with_a_parse_error(tmp_path):
 
 # ------------------------------------------------------------------ sarif
 
+
 @pytest.fixture(scope="module")
 def sarif_validator():
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
@@ -216,14 +236,26 @@ def test_sarif_schema_rejects_broken_logs(sarif_validator):
     """The validator is real: it rejects what SARIF forbids."""
     good = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": []}]}
     sarif_validator.validate(good)
-    for bad in ({"runs": []},
-                {"version": "2.0.0", "runs": []},
-                {"version": "2.1.0", "runs": [{"results": []}]},
-                {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}},
-                                               "results": [{"message": {"text": "m"}, "level": "fatal"}]}]},
-                {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [
-                    {"message": {"text": "m"}, "locations": [{"physicalLocation": {
-                        "region": {"startLine": 0}}}]}]}]}):
+    for bad in (
+        {"runs": []},
+        {"version": "2.0.0", "runs": []},
+        {"version": "2.1.0", "runs": [{"results": []}]},
+        {
+            "version": "2.1.0",
+            "runs": [{"tool": {"driver": {"name": "x"}}, "results": [{"message": {"text": "m"}, "level": "fatal"}]}],
+        },
+        {
+            "version": "2.1.0",
+            "runs": [
+                {
+                    "tool": {"driver": {"name": "x"}},
+                    "results": [
+                        {"message": {"text": "m"}, "locations": [{"physicalLocation": {"region": {"startLine": 0}}}]}
+                    ],
+                }
+            ],
+        },
+    ):
         with pytest.raises(jsonschema.ValidationError):
             sarif_validator.validate(bad)
 
@@ -247,14 +279,21 @@ def test_sarif_with_findings_validates(examples, sarif_validator):
 def test_sarif_regions_match_json(examples):
     log = json.loads(examples.report("sarif"))
     report = json.loads(examples.report("json"))
-    sarif_pos = sorted((res["ruleId"], loc["physicalLocation"]["artifactLocation"]["uri"],
-                        loc["physicalLocation"]["region"]["startLine"],
-                        loc["physicalLocation"]["region"]["startColumn"],
-                        loc["physicalLocation"]["region"]["endLine"],
-                        loc["physicalLocation"]["region"]["endColumn"])
-                       for res in log["runs"][0]["results"] for loc in res["locations"])
-    json_pos = sorted((f["code"], f["path"], f["line"], f["column"], f["end_line"], f["end_column"])
-                      for f in report["findings"])
+    sarif_pos = sorted(
+        (
+            res["ruleId"],
+            loc["physicalLocation"]["artifactLocation"]["uri"],
+            loc["physicalLocation"]["region"]["startLine"],
+            loc["physicalLocation"]["region"]["startColumn"],
+            loc["physicalLocation"]["region"]["endLine"],
+            loc["physicalLocation"]["region"]["endColumn"],
+        )
+        for res in log["runs"][0]["results"]
+        for loc in res["locations"]
+    )
+    json_pos = sorted(
+        (f["code"], f["path"], f["line"], f["column"], f["end_line"], f["end_column"]) for f in report["findings"]
+    )
     assert sarif_pos == json_pos
 
 
@@ -292,8 +331,7 @@ ANNOTATION = re.compile(r"^::(?P<level>error|warning) (?P<props>[^:]*)::(?P<data
 
 
 def _unescape(s: str) -> str:
-    return (s.replace("%2C", ",").replace("%3A", ":").replace("%0A", "\n").replace("%0D", "\r")
-            .replace("%25", "%"))
+    return s.replace("%2C", ",").replace("%3A", ":").replace("%0A", "\n").replace("%0D", "\r").replace("%25", "%")
 
 
 def _parse_annotation(line: str):
@@ -308,8 +346,10 @@ def test_github_annotation(tmp_path, capsys, monkeypatch):
     code, out, _ = run_main(["check", "--format", "github", "train.py"], tmp_path, capsys, monkeypatch)
     assert code == 1
     [line] = out.splitlines()
-    assert line.startswith("::error file=train.py,line=12,col=13,endLine=12,endColumn=32,"
-                           "title=GA101 detach-cuts-loss::GA101 [confirmed] `.detach()` cuts gradient")
+    assert line.startswith(
+        "::error file=train.py,line=12,col=13,endLine=12,endColumn=32,"
+        "title=GA101 detach-cuts-loss::GA101 [confirmed] `.detach()` cuts gradient"
+    )
 
 
 def test_github_escapes_special_characters_in_the_path(tmp_path):
@@ -326,11 +366,22 @@ def test_github_escapes_special_characters_in_the_path(tmp_path):
 
 def test_github_render_escaping():
     span = Span("a,b:c%d.py", 3, 4, 3, 10)
-    f = Finding("GA101", "detach-cuts-loss", "graph-break", "suspicious", span, "50% of\nthe\rgrad: a, b",
-                params=("w",), related=(Related(span, "x"),), fix=Fix("m", "safe", (Edit(span, ""),)))
+    f = Finding(
+        "GA101",
+        "detach-cuts-loss",
+        "graph-break",
+        "suspicious",
+        span,
+        "50% of\nthe\rgrad: a, b",
+        params=("w",),
+        related=(Related(span, "x"),),
+        fix=Fix("m", "safe", (Edit(span, ""),)),
+    )
     out = github_out.render([f], [], 1)
-    assert out == ("::warning file=a%2Cb%3Ac%25d.py,line=3,col=5,endLine=3,endColumn=11,"
-                   "title=GA101 detach-cuts-loss::GA101 [suspicious] 50%25 of%0Athe%0Dgrad: a, b\n")
+    assert out == (
+        "::warning file=a%2Cb%3Ac%25d.py,line=3,col=5,endLine=3,endColumn=11,"
+        "title=GA101 detach-cuts-loss::GA101 [suspicious] 50%25 of%0Athe%0Dgrad: a, b\n"
+    )
     level, props, data = _parse_annotation(out.rstrip("\n"))
     assert level == "warning"
     assert props["file"] == "a,b:c%d.py"
@@ -344,8 +395,13 @@ def test_github_one_line_per_finding(examples):
     for line, f in zip(lines, report["findings"]):
         level, props, data = _parse_annotation(line)
         assert level == ("error" if f["confidence"] == "confirmed" else "warning")
-        assert (props["file"], int(props["line"]), int(props["col"]), int(props["endLine"]),
-                int(props["endColumn"])) == (f["path"], f["line"], f["column"], f["end_line"], f["end_column"])
+        assert (
+            props["file"],
+            int(props["line"]),
+            int(props["col"]),
+            int(props["endLine"]),
+            int(props["endColumn"]),
+        ) == (f["path"], f["line"], f["column"], f["end_line"], f["end_column"])
         assert props["title"] == f"{f['code']} {f['name']}"
         assert data == f"{f['code']} [{f['confidence']}] {f['message']}"
 

@@ -2,6 +2,7 @@
 use it: a project's .pre-commit-config.yaml naming a clone of gradaudit and a rev, `pre-commit
 install`, then `git commit` refused while a training script has a finding, and accepted once it is
 fixed. Slow: pre-commit builds gradaudit's environment (pygls and lsprotocol from PyPI)."""
+
 from __future__ import annotations
 
 import os
@@ -11,19 +12,33 @@ import subprocess
 import sys
 
 import pytest
-
 from clitools import REPO, example, write
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")]
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")]
 
-GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "init.defaultBranch=main",
-       "-c", "commit.gpgsign=false"]
+GIT = [
+    "git",
+    "-c",
+    "user.name=t",
+    "-c",
+    "user.email=t@example.invalid",
+    "-c",
+    "init.defaultBranch=main",
+    "-c",
+    "commit.gpgsign=false",
+]
 
 
 def sh(*cmd, cwd, env=None, check=True):
-    r = subprocess.run([str(c) for c in cmd], cwd=str(cwd), capture_output=True, text=True, timeout=900,
-                       env=env, stdin=subprocess.DEVNULL)
+    r = subprocess.run(
+        [str(c) for c in cmd],
+        cwd=str(cwd),
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
     if check:
         assert r.returncode == 0, f"{' '.join(map(str, cmd))}:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
     return r
@@ -91,7 +106,7 @@ def test_hook_from_a_clone_of_gradaudit(tmp_path, hook_repo):
     repo, rev = hook_repo
     config = ci_doc_configs()[0]
     assert "repo: /path/to/gradaudit" in config and "rev: main" in config
-    config = config.replace("/path/to/gradaudit", str(repo))     # rev: main, the clone's branch
+    config = config.replace("/path/to/gradaudit", str(repo))  # rev: main, the clone's branch
     proj, _, fixed = project(tmp_path, config)
     commit_flow(proj, env_for(tmp_path), fixed)
 

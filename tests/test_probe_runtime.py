@@ -1,6 +1,7 @@
 """gradaudit.probe under real torch: it flags an unoptimized head, a frozen encoder, NaN gradients
 and a missing zero_grad in small buggy training steps, and passes their fixed forms and the valid
 look-alikes (a GAN, accumulation, a frozen backbone with a filtered optimizer)."""
+
 import io
 
 import pytest
@@ -48,7 +49,7 @@ def failure(p, **kw) -> str:
 def test_unoptimized_head():
     torch.manual_seed(0)
     model = Net()
-    opt = torch.optim.SGD(model.encoder.parameters(), lr=0.1)      # the head is in no param group
+    opt = torch.optim.SGD(model.encoder.parameters(), lr=0.1)  # the head is in no param group
     with probe(model, opt) as p:
         train(model, opt, batches())
     msg = failure(p, into=model, updates=[opt, model])
@@ -73,8 +74,9 @@ def test_frozen_encoder_given_to_the_optimizer():
     model = Net()
     for q in model.encoder.parameters():
         q.requires_grad = False
-    opt = torch.optim.Adam([{"params": model.encoder.parameters(), "lr": 1e-3},
-                            {"params": model.head.parameters()}], lr=1e-2)
+    opt = torch.optim.Adam(
+        [{"params": model.encoder.parameters(), "lr": 1e-3}, {"params": model.head.parameters()}], lr=1e-2
+    )
     with probe(model, opt) as p:
         train(model, opt, batches())
     msg = failure(p, into=model, updates=[opt, model])
@@ -98,8 +100,9 @@ def test_frozen_backbone_with_filtered_optimizer_passes():
 def test_encoder_unfrozen_fixes_it():
     torch.manual_seed(0)
     model = Net()
-    opt = torch.optim.Adam([{"params": model.encoder.parameters(), "lr": 1e-3},
-                            {"params": model.head.parameters()}], lr=1e-2)
+    opt = torch.optim.Adam(
+        [{"params": model.encoder.parameters(), "lr": 1e-3}, {"params": model.head.parameters()}], lr=1e-2
+    )
     with probe(model, opt) as p:
         train(model, opt, batches())
     p.assert_flows(into=model, updates=[opt, model])
@@ -115,8 +118,8 @@ def test_nan_gradients_named_with_where_they_appeared():
             self.out = nn.Linear(4, 3)
 
         def forward(self, x):
-            h = torch.relu(self.body(x)) * 0       # an all-zero row: its norm is 0
-            return self.out(h / h.norm(dim=1, keepdim=True).sqrt())   # sqrt(0) -> inf gradient, 0/0 -> NaN
+            h = torch.relu(self.body(x)) * 0  # an all-zero row: its norm is 0
+            return self.out(h / h.norm(dim=1, keepdim=True).sqrt())  # sqrt(0) -> inf gradient, 0/0 -> NaN
 
     model = Normed()
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -242,7 +245,7 @@ def test_unregistered_layers_are_watched_and_named():
     class Listy(nn.Module):
         def __init__(self):
             super().__init__()
-            self.blocks = [nn.Linear(8, 8), nn.Linear(8, 8)]     # a plain list: .parameters() misses them
+            self.blocks = [nn.Linear(8, 8), nn.Linear(8, 8)]  # a plain list: .parameters() misses them
             self.head = nn.Linear(8, 3)
 
         def forward(self, x):
@@ -312,14 +315,14 @@ def clip_run(where: str, scaler: bool = False):
     with probe(model, opt) as p:
         for x, y in batches(3):
             opt.zero_grad()
-            loss = F.cross_entropy(model(x), y) * 100        # large gradients: clipping acts
+            loss = F.cross_entropy(model(x), y) * 100  # large gradients: clipping acts
             if where == "before":
                 nn.utils.clip_grad_norm_(model.parameters(), 0.5)
             if scaler:
                 (loss * 1024).backward()
-                nn.utils.clip_grad_norm_(model.parameters(), 0.5)   # on the scaled gradients
+                nn.utils.clip_grad_norm_(model.parameters(), 0.5)  # on the scaled gradients
                 for q in model.parameters():
-                    q.grad /= 1024                                # what unscale_ does afterwards
+                    q.grad /= 1024  # what unscale_ does afterwards
             else:
                 loss.backward()
             if where == "between":
@@ -367,11 +370,11 @@ def test_cross_talk_is_seen_through_an_unwatched_optimizer():
     D = nn.Linear(2, 1)
     opt_g, opt_d = torch.optim.Adam(G.parameters(), lr=1e-3), torch.optim.Adam(D.parameters(), lr=1e-3)
     bce = nn.BCEWithLogitsLoss()
-    with probe(G, opt_g) as p:          # the discriminator's optimizer is not watched
+    with probe(G, opt_g) as p:  # the discriminator's optimizer is not watched
         for _ in range(3):
             opt_g.zero_grad()
             opt_d.zero_grad()
-            d_loss = bce(D(G(torch.randn(8, 3))), torch.zeros(8, 1))     # no .detach(): G gets gradient
+            d_loss = bce(D(G(torch.randn(8, 3))), torch.zeros(8, 1))  # no .detach(): G gets gradient
             d_loss.backward()
             opt_d.step()
             g_loss = bce(D(G(torch.randn(8, 3))), torch.ones(8, 1))
@@ -381,7 +384,8 @@ def test_cross_talk_is_seen_through_an_unwatched_optimizer():
 
 
 def test_clip_imported_before_the_probe_opened_is_seen():
-    from torch.nn.utils import clip_grad_norm_ as bound_clip      # bound before the probe patches anything
+    from torch.nn.utils import clip_grad_norm_ as bound_clip  # bound before the probe patches anything
+
     helper = torch.nn.utils.clip_grad._clip_grads_with_norm_
     torch.manual_seed(0)
     model = Net()
@@ -391,6 +395,6 @@ def test_clip_imported_before_the_probe_opened_is_seen():
             opt.zero_grad()
             (F.cross_entropy(model(x), y) * 100).backward()
             opt.step()
-            bound_clip(model.parameters(), 0.5)                   # after step(): clips nothing step() applies
+            bound_clip(model.parameters(), 0.5)  # after step(): clips nothing step() applies
     assert "clip_grad_norm_(max_norm=0.5)" in failure(p, cleared=True)
-    assert torch.nn.utils.clip_grad._clip_grads_with_norm_ is helper       # restored
+    assert torch.nn.utils.clip_grad._clip_grads_with_norm_ is helper  # restored

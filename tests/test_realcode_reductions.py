@@ -12,6 +12,7 @@ The runtime test runs the script under torch, where its own asserts check the cl
 STILL_WRONG lists the reductions the engine gets wrong today: they are strict xfails, so a fix turns
 them into failures until the entry is removed here.
 """
+
 from __future__ import annotations
 
 import glob
@@ -22,7 +23,6 @@ import subprocess
 import sys
 
 import pytest
-
 from clitools import clean_env
 
 HERE = os.path.join(os.path.dirname(__file__), "data", "realcode_reductions")
@@ -63,8 +63,11 @@ def header(path: str) -> dict:
 def _cases():
     for path in SCRIPTS:
         name = os.path.basename(path)
-        marks = [pytest.mark.xfail(strict=True, reason="the engine still reports this false alarm")] \
-            if name in STILL_WRONG else []
+        marks = (
+            [pytest.mark.xfail(strict=True, reason="the engine still reports this false alarm")]
+            if name in STILL_WRONG
+            else []
+        )
         yield pytest.param(path, id=name, marks=marks)
 
 
@@ -86,14 +89,18 @@ def test_reduction_draws_no_confirmed_false_alarm(path):
     h = header(path)
     codes = {c.strip() for c in h["false"].split(",")}
     quiet = {c.strip() for c in h.get("quiet", "").split(",") if c.strip()}
-    proc = subprocess.run([sys.executable, "-c", _PROBE, path, str(RUNS)], capture_output=True, text=True,
-                          env=clean_env(), timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, path, str(RUNS)], capture_output=True, text=True, env=clean_env(), timeout=600
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     runs = json.loads(proc.stdout)
+
     def bad(code, conf):
         return code in quiet or (code in codes and conf == "confirmed")
 
-    wrong = sorted({f"{line}: {code} [{conf}] {msg}" for run in runs for line, code, conf, msg in run if bad(code, conf)})
+    wrong = sorted(
+        {f"{line}: {code} [{conf}] {msg}" for run in runs for line, code, conf, msg in run if bad(code, conf)}
+    )
     hits = sum(1 for run in runs if any(bad(code, conf) for _, code, conf, _ in run))
     assert not wrong, f"in {hits} of {RUNS} consecutive analyses:\n" + "\n".join(wrong)
     assert all(run == runs[0] for run in runs), "the findings change from one analysis of the same file to the next"

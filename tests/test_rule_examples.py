@@ -1,10 +1,11 @@
 """Every rule's embedded examples: invalid ones report at their marked anchors and fix to the
 stated source; valid look-alikes report nothing (Fixit style, collected automatically)."""
+
 import pytest
+from helpers import analyze, found, strip_markers
 
 from gradaudit.analysis.check.fixes import apply_edits
 from gradaudit.analysis.rules import RULES
-from helpers import analyze, found, strip_markers
 
 INVALID = [pytest.param(rule, ex, id=f"{rule.code}-invalid-{i}") for rule in RULES for i, ex in enumerate(rule.invalid)]
 VALID = [pytest.param(rule, ex, id=f"{rule.code}-valid-{i}") for rule in RULES for i, ex in enumerate(rule.valid)]

@@ -1,6 +1,7 @@
 """The rules' examples and our data scripts under real torch (needs the `test` extra): each
 invalid example really fails the way its rule says, its fixed source really trains, and each
 valid look-alike trains."""
+
 import json
 import os
 import subprocess
@@ -8,10 +9,10 @@ import sys
 import tempfile
 
 import pytest
-
-from gradaudit.analysis.rules import RULES
 from helpers import strip_markers
 from test_data_scripts import runtime_cases
+
+from gradaudit.analysis.rules import RULES
 
 pytestmark = pytest.mark.runtime
 HARNESS = os.path.join(os.path.dirname(__file__), "runtime", "harness.py")
@@ -22,14 +23,16 @@ def _cases():
     for rule in RULES:
         for i, ex in enumerate(rule.invalid):
             if ex.runtime:
-                cases.append({"id": f"{rule.code}-invalid-{i}", "source": strip_markers(ex.source)[0],
-                              "expect": ex.runtime})
+                cases.append(
+                    {"id": f"{rule.code}-invalid-{i}", "source": strip_markers(ex.source)[0], "expect": ex.runtime}
+                )
             if ex.fixed is not None and ex.fixed_runtime:
                 cases.append({"id": f"{rule.code}-fixed-{i}", "source": ex.fixed, "expect": ex.fixed_runtime})
         for i, ex in enumerate(rule.valid):
             if ex.runtime:
-                cases.append({"id": f"{rule.code}-valid-{i}", "source": strip_markers(ex.source)[0],
-                              "expect": ex.runtime})
+                cases.append(
+                    {"id": f"{rule.code}-valid-{i}", "source": strip_markers(ex.source)[0], "expect": ex.runtime}
+                )
     return cases + runtime_cases()
 
 

@@ -1,5 +1,6 @@
 """`gradaudit server --check`: editors run it to test an installation before starting the server,
 so it must import everything the server and its workers import, and name what fails."""
+
 import json
 import os
 import subprocess
@@ -14,8 +15,9 @@ MODULES = sorted(f[:-3] for f in os.listdir(SERVER) if f.endswith(".py") and f n
 
 
 def test_check_passes_here():
-    p = subprocess.run([sys.executable, "-m", "gradaudit.server", "--check"], capture_output=True, text=True,
-                       timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-m", "gradaudit.server", "--check"], capture_output=True, text=True, timeout=120
+    )
     assert p.returncode == 0, p.stderr
     got = json.loads(p.stdout)
     assert got["ok"] is True and got["python"] == ".".join(map(str, sys.version_info[:3]))

@@ -1,13 +1,14 @@
 """Suppression comments on the anchor line: `# gradaudit: ignore[...]`, `# noqa: ...`."""
+
 from __future__ import annotations
 
 import pytest
-
 from clitools import codes_in, example, finding_lines, run_cli, write
-from gradaudit.analysis.check.suppression import suppressed
 from helpers import analyze, found
 
-ANCHOR = "    feats = encoder(x).detach()"          # line 12 of GA101's first example
+from gradaudit.analysis.check.suppression import suppressed
+
+ANCHOR = "    feats = encoder(x).detach()"  # line 12 of GA101's first example
 
 
 def ga101_with(comment: str, line: int = 12) -> str:
@@ -22,31 +23,37 @@ def test_unsuppressed_baseline():
     assert found(analyze(example("GA101")[0])) == [(12, "GA101")]
 
 
-@pytest.mark.parametrize("comment", [
-    "# gradaudit: ignore[GA101]",
-    "# gradaudit: ignore[detach-cuts-loss]",
-    "# gradaudit: ignore[GA102, GA101]",
-    "# gradaudit: ignore",
-    "#gradaudit:ignore[GA101]",
-    "# noqa: GA101",
-    "# noqa:GA101",
-    "# NOQA: ga101",
-    "# noqa: E501, GA101",
-    "# noqa",
-    "# explained  # gradaudit: ignore[GA101]",
-])
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "# gradaudit: ignore[GA101]",
+        "# gradaudit: ignore[detach-cuts-loss]",
+        "# gradaudit: ignore[GA102, GA101]",
+        "# gradaudit: ignore",
+        "#gradaudit:ignore[GA101]",
+        "# noqa: GA101",
+        "# noqa:GA101",
+        "# NOQA: ga101",
+        "# noqa: E501, GA101",
+        "# noqa",
+        "# explained  # gradaudit: ignore[GA101]",
+    ],
+)
 def test_suppressed(comment):
     assert found(analyze(ga101_with(comment))) == []
 
 
-@pytest.mark.parametrize("comment", [
-    "# noqa: E501",
-    "# noqa: F401, E501",
-    "# gradaudit: ignore[GA102]",
-    "# gradaudit: ignore[no-grad-loss]",
-    "# type: ignore",
-    "# pylint: disable=all",
-])
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "# noqa: E501",
+        "# noqa: F401, E501",
+        "# gradaudit: ignore[GA102]",
+        "# gradaudit: ignore[no-grad-loss]",
+        "# type: ignore",
+        "# pylint: disable=all",
+    ],
+)
 def test_not_suppressed(comment):
     assert found(analyze(ga101_with(comment))) == [(12, "GA101")]
 
@@ -79,16 +86,19 @@ def test_suppression_through_the_cli(tmp_path):
     assert only_a.returncode == 0 and codes_in(only_a.stdout) == set()
 
 
-@pytest.mark.parametrize("line, expected", [
-    ("x = 1  # gradaudit: ignore[GA101]", True),
-    ("x = 1  # gradaudit: ignore[detach-cuts-loss]", True),
-    ("x = 1  # gradaudit: ignore", True),
-    ("x = 1  # noqa: GA101", True),
-    ("x = 1  # noqa", True),
-    ("x = 1  # noqa: E501", False),
-    ("x = 1  # gradaudit: ignore[GA111]", False),
-    ("x = 1", False),
-])
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ("x = 1  # gradaudit: ignore[GA101]", True),
+        ("x = 1  # gradaudit: ignore[detach-cuts-loss]", True),
+        ("x = 1  # gradaudit: ignore", True),
+        ("x = 1  # noqa: GA101", True),
+        ("x = 1  # noqa", True),
+        ("x = 1  # noqa: E501", False),
+        ("x = 1  # gradaudit: ignore[GA111]", False),
+        ("x = 1", False),
+    ],
+)
 def test_suppressed_function(line, expected):
     assert suppressed(line, "GA101", "detach-cuts-loss") is expected
 

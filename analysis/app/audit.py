@@ -1,4 +1,5 @@
 """`gradaudit audit PATH... [-o FILE] [--format md|json|html]`."""
+
 from __future__ import annotations
 
 import os
@@ -10,24 +11,30 @@ FORMATS = ("md", "json", "html")
 def add_arguments(ap):
     ap.add_argument("paths", nargs="*", default=["."], metavar="PATH")
     ap.add_argument("-o", "--output-file", metavar="FILE", help="write the report here (default: stdout)")
-    ap.add_argument("--format", choices=FORMATS, default=None,
-                    help="md (default; .json/.html output files pick their format)")
+    ap.add_argument(
+        "--format", choices=FORMATS, default=None, help="md (default; .json/.html output files pick their format)"
+    )
     ap.add_argument("--select", action="append", metavar="CODES", help="only these rules")
     ap.add_argument("--extend-select", action="append", metavar="CODES", help="add rules to the selection")
     ap.add_argument("--ignore", action="append", metavar="CODES", help="skip these rules")
     ap.add_argument("--config", metavar="PYPROJECT", help="read [tool.gradaudit] from this file")
     ap.add_argument("--isolated", action="store_true", help="ignore configuration files")
     # folders are walked as `gradaudit check` walks them (the configuration reads this flag too)
-    ap.add_argument("--no-respect-gitignore", action="store_true",
-                    help="also audit what .gitignore files ignore when walking folders")
+    ap.add_argument(
+        "--no-respect-gitignore",
+        action="store_true",
+        help="also audit what .gitignore files ignore when walking folders",
+    )
     ap.add_argument("-j", "--jobs", type=int, default=0, metavar="N", help="worker processes (default: auto)")
     from .cli import add_engine_arguments
+
     add_engine_arguments(ap)
 
 
 def run_command(args) -> int:
-    from .cli import EXIT_ERROR, _emit, _load_config, _report_problems, _status, time_budget
     from ..report import collect
+    from .cli import EXIT_ERROR, _emit, _load_config, _report_problems, _status, time_budget
+
     fmt = args.format
     if fmt is None:
         ext = os.path.splitext(args.output_file or "")[1].lower()

@@ -1,4 +1,5 @@
 """The command line: `gradaudit check`, `gradaudit rule`, `gradaudit rules`, `gradaudit server`."""
+
 from __future__ import annotations
 
 import argparse
@@ -11,17 +12,25 @@ from dataclasses import dataclass
 from .. import __version__
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-TIME_BUDGET = 60.0     # seconds of interpretation per file; parsing is not interrupted
+TIME_BUDGET = 60.0  # seconds of interpretation per file; parsing is not interrupted
 
 
 def add_engine_arguments(c):
     """How files are analysed: the same flags for `check` and `audit`."""
-    c.add_argument("--time-budget", type=float, default=TIME_BUDGET, metavar="SECONDS",
-                   help=f"stop analysing a file after SECONDS and say what was not reached "
-                        f"(default {TIME_BUDGET:g}; 0: no limit)")
-    c.add_argument("--python", metavar="PATH", help="the interpreter (or environment folder) whose installed "
-                   "libraries are read for their models (default: the active virtualenv/conda env, else "
-                   "the interpreter running gradaudit)")
+    c.add_argument(
+        "--time-budget",
+        type=float,
+        default=TIME_BUDGET,
+        metavar="SECONDS",
+        help=f"stop analysing a file after SECONDS and say what was not reached (default {TIME_BUDGET:g}; 0: no limit)",
+    )
+    c.add_argument(
+        "--python",
+        metavar="PATH",
+        help="the interpreter (or environment folder) whose installed "
+        "libraries are read for their models (default: the active virtualenv/conda env, else "
+        "the interpreter running gradaudit)",
+    )
     c.add_argument("--no-cache", action="store_true", help="do not read or write the cache of library summaries")
 
 
@@ -30,18 +39,27 @@ def time_budget(args) -> float | None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="gradaudit", description="Find where gradient flow is broken in PyTorch "
-                                                              "training code, statically.")
+    ap = argparse.ArgumentParser(
+        prog="gradaudit", description="Find where gradient flow is broken in PyTorch training code, statically."
+    )
     ap.add_argument("--version", action="version", version=f"gradaudit {__version__}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
 
-    c = sub.add_parser("check", help="check files and folders", description="Check Python files (folders are "
-                       "walked recursively, skipping virtualenvs, build folders, .git and what .gitignore "
-                       "files ignore).")
+    c = sub.add_parser(
+        "check",
+        help="check files and folders",
+        description="Check Python files (folders are "
+        "walked recursively, skipping virtualenvs, build folders, .git and what .gitignore "
+        "files ignore).",
+    )
     c.add_argument("paths", nargs="*", default=["."], metavar="PATH")
     c.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
-    c.add_argument("--select", action="append", metavar="CODES",
-                   help="only these rules: codes, prefixes (GA1) or names, comma-separated")
+    c.add_argument(
+        "--select",
+        action="append",
+        metavar="CODES",
+        help="only these rules: codes, prefixes (GA1) or names, comma-separated",
+    )
     c.add_argument("--extend-select", action="append", metavar="CODES", help="add rules to the selection")
     c.add_argument("--ignore", action="append", metavar="CODES", help="skip these rules")
     c.add_argument("--fix", action="store_true", help="apply the fixes marked safe")
@@ -50,8 +68,11 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--show-fixes", action="store_true", help="describe the available fix under each finding")
     c.add_argument("--config", metavar="PYPROJECT", help="read [tool.gradaudit] from this file")
     c.add_argument("--isolated", action="store_true", help="ignore configuration files")
-    c.add_argument("--no-respect-gitignore", action="store_true",
-                   help="also check what .gitignore files ignore when walking folders")
+    c.add_argument(
+        "--no-respect-gitignore",
+        action="store_true",
+        help="also check what .gitignore files ignore when walking folders",
+    )
     c.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     c.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     c.add_argument("-o", "--output-file", metavar="FILE", help="write the report to FILE")
@@ -64,15 +85,28 @@ def _parser() -> argparse.ArgumentParser:
     rs.add_argument("--format", choices=("text", "json"), default="text")
 
     from .gradflow import add_arguments as add_probe_arguments
-    add_probe_arguments(sub.add_parser("probe", help="write a pytest gradient-flow test for a training script",
-                                       description="Write a pytest file that runs each training step of PATH "
-                                                   "under gradaudit.probe and checks gradient flow."))
-    from .audit import add_arguments as add_audit_arguments
-    add_audit_arguments(sub.add_parser("audit", help="write the audit report of the training steps under PATH",
-                                       description="One report for the training steps under PATH: the graph, "
-                                                   "findings, minimal corrections, verification, valid look-alikes."))
 
-    from gradaudit.server.__main__ import add_arguments   # argparse only: pygls loads when the server runs
+    add_probe_arguments(
+        sub.add_parser(
+            "probe",
+            help="write a pytest gradient-flow test for a training script",
+            description="Write a pytest file that runs each training step of PATH "
+            "under gradaudit.probe and checks gradient flow.",
+        )
+    )
+    from .audit import add_arguments as add_audit_arguments
+
+    add_audit_arguments(
+        sub.add_parser(
+            "audit",
+            help="write the audit report of the training steps under PATH",
+            description="One report for the training steps under PATH: the graph, "
+            "findings, minimal corrections, verification, valid look-alikes.",
+        )
+    )
+
+    from gradaudit.server.__main__ import add_arguments  # argparse only: pygls loads when the server runs
+
     add_arguments(sub.add_parser("server", help="run the language server (stdio)"))
     return ap
 
@@ -98,9 +132,11 @@ def main(argv=None) -> int:
             return cmd_server(args)
         if args.command == "probe":
             from .gradflow import run_command
+
             return run_command(args)
         if args.command == "audit":
             from .audit import run_command
+
             return run_command(args)
     except KeyboardInterrupt:
         return EXIT_ERROR
@@ -112,8 +148,10 @@ def main(argv=None) -> int:
 
 # ---------------------------------------------------------------- rules
 
+
 def cmd_rule(args) -> int:
     from ..rules import find_rule
+
     rule = find_rule(args.rule)
     if rule is None:
         print(f"gradaudit: unknown rule {args.rule!r} (see `gradaudit rules`)", file=sys.stderr)
@@ -124,9 +162,17 @@ def cmd_rule(args) -> int:
 
 def cmd_rules(args) -> int:
     from ..rules import RULES
+
     if args.format == "json":
-        print(json.dumps([{"code": r.code, "name": r.name, "family": r.family, "summary": r.summary,
-                           "fix": r.fix_available} for r in RULES], indent=2))
+        print(
+            json.dumps(
+                [
+                    {"code": r.code, "name": r.name, "family": r.family, "summary": r.summary, "fix": r.fix_available}
+                    for r in RULES
+                ],
+                indent=2,
+            )
+        )
         return EXIT_CLEAN
     width = max(len(r.name) for r in RULES)
     for r in RULES:
@@ -145,8 +191,10 @@ def cmd_server(args) -> int:
 
 # ---------------------------------------------------------------- check
 
+
 def _load_config(args):
     from ..check.config import Config, ConfigError, load_config
+
     if args.isolated:
         cfg = Config(root=os.getcwd())
     else:
@@ -158,15 +206,16 @@ def _load_config(args):
                 print(f"gradaudit: {problem}", file=sys.stderr)
             return None
     from ..check.config import _norm, unknown_selectors
+
     given = _norm(args.select) + _norm(args.ignore) + _norm(args.extend_select)
     bad = unknown_selectors(given)
     if bad:
-        print(f"gradaudit: no rule matches {', '.join(repr(b) for b in bad)} (see `gradaudit rules`)",
-              file=sys.stderr)
+        print(f"gradaudit: no rule matches {', '.join(repr(b) for b in bad)} (see `gradaudit rules`)", file=sys.stderr)
         return None
     cfg = cfg.merged(select=args.select, ignore=args.ignore, extend_select=args.extend_select)
     if args.no_respect_gitignore:
         from dataclasses import replace
+
         cfg = replace(cfg, respect_gitignore=False)
     return cfg
 
@@ -174,18 +223,19 @@ def _load_config(args):
 @dataclass
 class Checked:
     """What a check found: findings, problems (problems.py), the files looked at, how many analysed."""
+
     findings: list
     problems: list
     files: list
     analysed: int
 
 
-def check_paths(paths, config, jobs=0, progress=False, time_budget=None, python=None,
-                cache=True) -> Checked:
+def check_paths(paths, config, jobs=0, progress=False, time_budget=None, python=None, cache=True) -> Checked:
     """The CLI's core, reusable by tools."""
     from ..check.engine import _resolve_overlaps
-    from ..model.findings import Finding
     from ..check.runner import analyze_paths
+    from ..model.findings import Finding
+
     run = analyze_paths(paths, config, jobs, progress, time_budget, python, cache)
     findings = sorted(_resolve_overlaps([f for fs in run.kept for f in fs]), key=Finding.sort_key)
     return Checked(findings, run.problems, run.files, run.analysed)
@@ -204,8 +254,7 @@ def cmd_check(args) -> int:
         return EXIT_ERROR
     show_progress = not args.no_progress and sys.stderr.isatty()
     budget = time_budget(args)
-    checked = check_paths(args.paths, config, args.jobs, show_progress, budget, args.python,
-                          not args.no_cache)
+    checked = check_paths(args.paths, config, args.jobs, show_progress, budget, args.python, not args.no_cache)
     _report_problems(checked.problems)
     if args.diff or args.fix:
         return _do_fixes(args, checked, config, budget)
@@ -215,8 +264,14 @@ def cmd_check(args) -> int:
 def _report(args, checked: Checked, problems) -> int:
     """Write the report (stdout or -o) and return the exit status."""
     from ..output import FORMATS
-    out = FORMATS[args.format](checked.findings, problems, checked.analysed, show_fixes=args.show_fixes,
-                               color=args.format == "text" and sys.stdout.isatty() and not args.output_file)
+
+    out = FORMATS[args.format](
+        checked.findings,
+        problems,
+        checked.analysed,
+        show_fixes=args.show_fixes,
+        color=args.format == "text" and sys.stdout.isatty() and not args.output_file,
+    )
     problems = list(problems)
     if not _emit(out, args.output_file):
         problems.append(None)
@@ -225,9 +280,10 @@ def _report(args, checked: Checked, problems) -> int:
 
 def _status(args, findings, problems) -> int:
     from ..check.problems import exit_error
+
     if None in problems or exit_error(p for p in problems if p is not None):
         return EXIT_ERROR
-    if getattr(args, "exit_zero", False):     # `audit` has no --exit-zero
+    if getattr(args, "exit_zero", False):  # `audit` has no --exit-zero
         return EXIT_CLEAN
     parse = any(p.kind == "parse" for p in problems)
     return EXIT_FINDINGS if (findings or parse) else EXIT_CLEAN
@@ -252,6 +308,7 @@ def _do_fixes(args, checked: Checked, config, budget) -> int:
     from ..check.fixes import fix_source
     from ..check.problems import Problem
     from ..source.program import ParseError, read_source, write_source
+
     by_path: dict = {}
     for f in checked.findings:
         if f.fix is None or not f.fix.edits:
@@ -274,8 +331,13 @@ def _do_fixes(args, checked: Checked, config, budget) -> int:
             continue
         if args.diff:
             fixed_count += len(applied)
-            diffs.append("".join(difflib.unified_diff(source.splitlines(True), new.splitlines(True),
-                                                      fromfile=f"a/{path}", tofile=f"b/{path}")))
+            diffs.append(
+                "".join(
+                    difflib.unified_diff(
+                        source.splitlines(True), new.splitlines(True), fromfile=f"a/{path}", tofile=f"b/{path}"
+                    )
+                )
+            )
             continue
         try:
             write_source(path, new, encoding)
@@ -296,8 +358,11 @@ def _do_fixes(args, checked: Checked, config, budget) -> int:
     # after writing: report what is left
     after = check_paths(args.paths, config, args.jobs, False, budget, args.python, not args.no_cache)
     status = _report(args, after, after.problems + failed)
-    print(f"Fixed {fixed_count} finding{'s' if fixed_count != 1 else ''} in {len(changed)} "
-          f"file{'s' if len(changed) != 1 else ''}.", file=sys.stderr)
+    print(
+        f"Fixed {fixed_count} finding{'s' if fixed_count != 1 else ''} in {len(changed)} "
+        f"file{'s' if len(changed) != 1 else ''}.",
+        file=sys.stderr,
+    )
     return status
 
 

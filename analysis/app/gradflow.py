@@ -8,6 +8,7 @@ means for that step, not from the findings: a test written from it fails on the 
 passes once the defect is fixed. The audit report's Verification section and `gradaudit probe
 --emit` both read these plans.
 """
+
 from __future__ import annotations
 
 import ast
@@ -19,35 +20,43 @@ from .. import __version__
 from ..model.model import ProgramModel, Step
 from ..report.summary import unique_steps
 
-LOSS_LEAVES = "<loss leaves>"     # run_script: the leaf tensors of the loss's own graph
+LOSS_LEAVES = "<loss leaves>"  # run_script: the leaf tensors of the loss's own graph
 _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_0-9]\w*)*$")
 _CLASS_LOSSES = ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss")
 _BINARY_LOSSES = ("binary_cross_entropy", "BCELoss", "BCEWithLogitsLoss")
-_REGRESSION_LOSSES = ("mse_loss", "MSELoss", "l1_loss", "L1Loss", "smooth_l1_loss", "SmoothL1Loss",
-                      "huber_loss", "HuberLoss")
+_REGRESSION_LOSSES = (
+    "mse_loss",
+    "MSELoss",
+    "l1_loss",
+    "L1Loss",
+    "smooth_l1_loss",
+    "SmoothL1Loss",
+    "huber_loss",
+    "HuberLoss",
+)
 
 
 @dataclass(frozen=True)
 class ProbePlan:
-    script: str                 # the file the test runs or imports (absolute)
-    path: str                   # the file holding the backward() (absolute)
+    script: str  # the file the test runs or imports (absolute)
+    path: str  # the file holding the backward() (absolute)
     line: int
     end_line: int
     function: str
     loss: str
-    mode: str                   # 'script' | 'function' | 'none'
-    reason: str = ""            # mode 'none': why no test can be written
-    watch: tuple = ()           # names the probe follows (into, plus what the optimizers hold, for naming)
-    into: tuple = ()            # names that must get gradient from this backward()
-    updates: tuple = ()         # optimizer and module names that must change
+    mode: str  # 'script' | 'function' | 'none'
+    reason: str = ""  # mode 'none': why no test can be written
+    watch: tuple = ()  # names the probe follows (into, plus what the optimizers hold, for naming)
+    into: tuple = ()  # names that must get gradient from this backward()
+    updates: tuple = ()  # optimizer and module names that must change
     optimizers: tuple = ()
     schedulers: tuple = ()
-    manual: bool = False        # updated by hand, no optimizer
-    call_text: str = ""         # the backward() call's first line, to find it again after edits
-    unchecked: tuple = ()       # parameters the engine saw but cannot name for a test (`<tensor>`)
-    fixtures: tuple = ()        # function mode: fixtures the test asks for
-    call: str = ""              # function mode: the call of the step function
-    batch: tuple = ()           # function mode: (names, target kind) built by batch_for
+    manual: bool = False  # updated by hand, no optimizer
+    call_text: str = ""  # the backward() call's first line, to find it again after edits
+    unchecked: tuple = ()  # parameters the engine saw but cannot name for a test (`<tensor>`)
+    fixtures: tuple = ()  # function mode: fixtures the test asks for
+    call: str = ""  # function mode: the call of the step function
+    batch: tuple = ()  # function mode: (names, target kind) built by batch_for
     model_arg: str = ""
     optimizer_arg: str = ""
 
@@ -60,35 +69,50 @@ class ProbePlan:
         out = []
         if self.mode == "function":
             out.append(f"gradient from this loss reaches every trainable parameter of `{self.model_arg}`")
-            out.append(f"`{self.optimizer_arg}` changes every trainable parameter it holds"
-                       if self.optimizer_arg else f"every trainable parameter of `{self.model_arg}` changes")
+            out.append(
+                f"`{self.optimizer_arg}` changes every trainable parameter it holds"
+                if self.optimizer_arg
+                else f"every trainable parameter of `{self.model_arg}` changes"
+            )
         else:
             if self.into == (LOSS_LEAVES,):
-                out.append("every leaf tensor of this loss's graph gets a gradient from it and is changed by "
-                           "the manual update")
+                out.append(
+                    "every leaf tensor of this loss's graph gets a gradient from it and is changed by the manual update"
+                )
             elif self.into:
-                out.append("gradient from this loss reaches every trainable parameter of "
-                           + ", ".join(f"`{n}`" for n in self.into))
+                out.append(
+                    "gradient from this loss reaches every trainable parameter of "
+                    + ", ".join(f"`{n}`" for n in self.into)
+                )
             opts = [n for n in self.updates if n in self.optimizers]
             mods = [n for n in self.updates if n not in self.optimizers and n != LOSS_LEAVES]
             if opts:
-                out.append(", ".join(f"`{n}`" for n in opts) + " changes every trainable parameter it holds, and "
-                           "no param group holds only frozen parameters")
+                out.append(
+                    ", ".join(f"`{n}`" for n in opts) + " changes every trainable parameter it holds, and "
+                    "no param group holds only frozen parameters"
+                )
             if mods:
                 out.append("every trainable parameter of " + ", ".join(f"`{n}`" for n in mods) + " changes")
         if self.unchecked:
-            out.append("(not checked by name: " + ", ".join(f"`{n}`" for n in self.unchecked)
-                       + ", which the script binds to no name the test can look up)")
+            out.append(
+                "(not checked by name: "
+                + ", ".join(f"`{n}`" for n in self.unchecked)
+                + ", which the script binds to no name the test can look up)"
+            )
         out.append("losses, gradients and updated parameters stay finite")
         if self.optimizers or self.optimizer_arg:
-            out.append("gradients are cleared between steps (no stale or other losses' gradients applied), and "
-                       "a step after clip_grad_norm_ applies the clipped gradients")
+            out.append(
+                "gradients are cleared between steps (no stale or other losses' gradients applied), and "
+                "a step after clip_grad_norm_ applies the clipped gradients"
+            )
         out.append("the graph behind the loss does not grow from one backward() to the next")
         if self.mode == "script" and (self.optimizers or self.schedulers):
             built = self.optimizers + self.schedulers
-            out.append(", ".join(f"`{n}`" for n in built) + (" stay the same objects" if len(built) > 1 else
-                                                              " stays the same object")
-                       + " across iterations (built once, outside the loop)")
+            out.append(
+                ", ".join(f"`{n}`" for n in built)
+                + (" stay the same objects" if len(built) > 1 else " stays the same object")
+                + " across iterations (built once, outside the loop)"
+            )
         if self.mode == "script":
             out.append("the script runs without raising, and torch does not warn about the step's order")
         return out
@@ -143,11 +167,23 @@ def plan_step(model: ProgramModel, step: Step, script: str, files: dict | None =
     call = ""
     if sf is not None:
         text = sf.line_text(step.span.line)
-        call = " ".join((text[step.span.col:step.span.end_col] if step.span.line == step.span.end_line
-                         else text[step.span.col:]).split())
+        call = " ".join(
+            (
+                text[step.span.col : step.span.end_col]
+                if step.span.line == step.span.end_line
+                else text[step.span.col :]
+            ).split()
+        )
     tree = sf.tree if sf is not None else None
-    base = dict(script=os.path.abspath(script), path=path, line=step.span.line, end_line=step.span.end_line,
-                function=step.function, loss=step.loss, call_text=call)
+    base = dict(
+        script=os.path.abspath(script),
+        path=path,
+        line=step.span.line,
+        end_line=step.span.end_line,
+        function=step.function,
+        loss=step.loss,
+        call_text=call,
+    )
     if step.kind != "backward":
         return ProbePlan(**base, mode="none", reason="torch.autograd.grad steps are not probed (no .grad to watch)")
     if step.entry == "function":
@@ -176,8 +212,15 @@ def plan_step(model: ProgramModel, step: Step, script: str, files: dict | None =
     # a cut of parameters another loss of the same step() trains (an actor-critic's detached
     # advantage) is a stop-gradient, not a defect: this loss is not asked to reach them
     want = {p for p in ((reach | (cut - step.co_reached)) & held) | (reach & idle) if p not in frozen}
-    orphan = {p for p in reach if p not in any_held and p not in frozen and p not in model.manual
-              and p.kind in ("param", "leaf", "opaque") and not p.origin}
+    orphan = {
+        p
+        for p in reach
+        if p not in any_held
+        and p not in frozen
+        and p not in model.manual
+        and p.kind in ("param", "leaf", "opaque")
+        and not p.origin
+    }
     manual = not stepped and bool((reach | cut) & model.manual)
     names = {_clean(p.name if not p.opaque else p.module) for p in want | orphan}
     opt_names = list(dict.fromkeys(o.name for o in stepped))
@@ -186,8 +229,9 @@ def plan_step(model: ProgramModel, step: Step, script: str, files: dict | None =
         return ProbePlan(**base, mode="none", reason=f"the optimizer {unnamed[0]} has no name the test can look up")
     # schedulers are not asked to stay the same objects: rebuilding a chainable one each epoch is valid
     if manual:
-        return ProbePlan(**base, mode="script", watch=(LOSS_LEAVES,), into=(LOSS_LEAVES,), updates=(LOSS_LEAVES,),
-                         manual=True)
+        return ProbePlan(
+            **base, mode="script", watch=(LOSS_LEAVES,), into=(LOSS_LEAVES,), updates=(LOSS_LEAVES,), manual=True
+        )
     known = {_clean(p.name if not p.opaque else p.module) for p in _known(model, step)}
     into = cover(names, known)
     seen = {_clean(p.name if not p.opaque else p.module) for p in held | cut | want | orphan}
@@ -196,8 +240,15 @@ def plan_step(model: ProgramModel, step: Step, script: str, files: dict | None =
     watch = tuple(sorted(set(into) | {n for n in cover(seen, known) if _NAME.match(n)}))
     if not into and not opt_names:
         return ProbePlan(**base, mode="none", reason="the engine found no parameter or optimizer for this loss")
-    return ProbePlan(**base, mode="script", watch=watch, into=into, updates=tuple(opt_names) + into,
-                     optimizers=tuple(opt_names), unchecked=unchecked)
+    return ProbePlan(
+        **base,
+        mode="script",
+        watch=watch,
+        into=into,
+        updates=tuple(opt_names) + into,
+        optimizers=tuple(opt_names),
+        unchecked=unchecked,
+    )
 
 
 def _function_node(tree, name: str, line: int):
@@ -213,10 +264,14 @@ def _function_node(tree, name: str, line: int):
 def _plan_function(model, step, base, tree) -> ProbePlan:
     fn = _function_node(tree, step.function, step.span.line)
     if fn is None or "." in step.function or fn not in getattr(tree, "body", ()):
-        return ProbePlan(**base, mode="none", reason=f"`{step.function}` is not a module-level function the test "
-                                                    "can call (methods need an instance: probe it by hand)")
+        return ProbePlan(
+            **base,
+            mode="none",
+            reason=f"`{step.function}` is not a module-level function the test "
+            "can call (methods need an instance: probe it by hand)",
+        )
     params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
-    required = params[:len(params) - len(fn.args.defaults)] if fn.args.defaults else params
+    required = params[: len(params) - len(fn.args.defaults)] if fn.args.defaults else params
     called, on_opt, inputs, loss_kind = set(), set(), [], ""
     for node in ast.walk(fn):
         if not isinstance(node, ast.Call):
@@ -225,8 +280,12 @@ def _plan_function(model, step, base, tree) -> ProbePlan:
         if isinstance(f, ast.Name) and f.id in params:
             called.add(f.id)
             inputs += [a.id for a in node.args if isinstance(a, ast.Name) and a.id in params]
-        if isinstance(f, ast.Attribute) and f.attr in ("step", "zero_grad") and isinstance(f.value, ast.Name) \
-                and f.value.id in params:
+        if (
+            isinstance(f, ast.Attribute)
+            and f.attr in ("step", "zero_grad")
+            and isinstance(f.value, ast.Name)
+            and f.value.id in params
+        ):
             on_opt.add(f.value.id)
         callee = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
         for kinds, kind in ((_CLASS_LOSSES, "class"), (_BINARY_LOSSES, "binary"), (_REGRESSION_LOSSES, "regression")):
@@ -244,10 +303,19 @@ def _plan_function(model, step, base, tree) -> ProbePlan:
         batch = (tuple(rest), loss_kind if len(rest) == 2 else "")
     else:
         fixtures += rest
-    args = ", ".join(params[:len(required)])
-    return ProbePlan(**base, mode="function", into=(model_arg,), updates=tuple(opts) + (model_arg,),
-                     optimizers=(), fixtures=tuple(fixtures), call=f"{fn.name}({args})", batch=batch,
-                     model_arg=model_arg, optimizer_arg=opts[0] if opts else "")
+    args = ", ".join(params[: len(required)])
+    return ProbePlan(
+        **base,
+        mode="function",
+        into=(model_arg,),
+        updates=tuple(opts) + (model_arg,),
+        optimizers=(),
+        fixtures=tuple(fixtures),
+        call=f"{fn.name}({args})",
+        batch=batch,
+        model_arg=model_arg,
+        optimizer_arg=opts[0] if opts else "",
+    )
 
 
 def plan(model: ProgramModel, script: str, files: dict | None = None) -> list[ProbePlan]:
@@ -257,6 +325,7 @@ def plan(model: ProgramModel, script: str, files: dict | None = None) -> list[Pr
 
 
 # ------------------------------------------------------------------ the test file
+
 
 def _test_name(p: ProbePlan, taken: set) -> str:
     func = re.sub(r"\W+", "_", p.function.replace("<module>", "module")).strip("_").lower() or "step"
@@ -284,7 +353,7 @@ def emit(plans, test_path: str, source_label: str = "", steps: int = 3) -> str:
     label = source_label or os.path.basename(script)
     lines = [
         f'"""Gradient-flow tests for {os.path.basename(script)}, written by `gradaudit probe {label} --emit '
-        f'{os.path.basename(test_path)}` (gradaudit {__version__}).',
+        f"{os.path.basename(test_path)}` (gradaudit {__version__}).",
         "",
     ]
     if any(p.mode == "script" for p in ok):
@@ -309,22 +378,28 @@ def emit(plans, test_path: str, source_label: str = "", steps: int = 3) -> str:
     if any(p.mode == "function" for p in ok):
         imports |= {"batch_for", "probe"}
     imports = sorted(imports)
-    lines += [f"from gradaudit.probe import {', '.join(imports)}", "",
-              "HERE = os.path.dirname(os.path.abspath(__file__))",
-              f"SCRIPT = os.path.join(HERE, {rel!r})",
-              f"STEPS = {steps}", ""]
+    lines += [
+        f"from gradaudit.probe import {', '.join(imports)}",
+        "",
+        "HERE = os.path.dirname(os.path.abspath(__file__))",
+        f"SCRIPT = os.path.join(HERE, {rel!r})",
+        f"STEPS = {steps}",
+        "",
+    ]
     if any(p.mode == "function" for p in ok):
-        lines += ["",
-                  "def _module():",
-                  '    """The module under test, imported from its file (its folder first on sys.path)."""',
-                  "    folder = os.path.dirname(SCRIPT)",
-                  "    if folder not in sys.path:",
-                  "        sys.path.insert(0, folder)",
-                  "    name = os.path.splitext(os.path.basename(SCRIPT))[0]",
-                  "    spec = importlib.util.spec_from_file_location(name, SCRIPT)",
-                  "    module = importlib.util.module_from_spec(spec)",
-                  "    spec.loader.exec_module(module)",
-                  "    return module"]
+        lines += [
+            "",
+            "def _module():",
+            '    """The module under test, imported from its file (its folder first on sys.path)."""',
+            "    folder = os.path.dirname(SCRIPT)",
+            "    if folder not in sys.path:",
+            "        sys.path.insert(0, folder)",
+            "    name = os.path.splitext(os.path.basename(SCRIPT))[0]",
+            "    spec = importlib.util.spec_from_file_location(name, SCRIPT)",
+            "    module = importlib.util.module_from_spec(spec)",
+            "    spec.loader.exec_module(module)",
+            "    return module",
+        ]
     taken: set = set()
     for p in ok:
         lines += ["", "", *test_source(p, taken)]
@@ -379,12 +454,14 @@ def _function_test(p: ProbePlan, taken: set) -> list[str]:
     out.append(f"            module.{p.call}")
     out.append("    p.report()")
     updates = f"[{p.optimizer_arg}, {p.model_arg}]" if p.optimizer_arg else f"[{p.model_arg}]"
-    out.append(f"    p.assert_flows(into={p.model_arg}, updates={updates}, finite=True, "
-               f"cleared={bool(p.optimizer_arg)})")
+    out.append(
+        f"    p.assert_flows(into={p.model_arg}, updates={updates}, finite=True, cleared={bool(p.optimizer_arg)})"
+    )
     return out
 
 
 # ------------------------------------------------------------------ `gradaudit probe`
+
 
 def add_arguments(ap):
     ap.add_argument("path", metavar="PATH", help="the training script (the file you run)")
@@ -399,6 +476,7 @@ def run_command(args) -> int:
 
     from ..check.config import Config, ConfigError, load_config
     from ..check.engine import Analyzer
+
     if not os.path.isfile(args.path):
         print(f"gradaudit: {args.path}: not a file (give the training script you run)", file=sys.stderr)
         return 2

@@ -1,4 +1,5 @@
 """Rule selection: --select/--ignore, `[tool.gradaudit]` in pyproject.toml, per-file ignores."""
+
 from __future__ import annotations
 
 import fnmatch
@@ -12,8 +13,14 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore
 
 
-from .schema import Key, Problem, normalize_selectors, selector_matches, validate
-from .schema import unknown_selectors  # noqa: F401  (the CLI checks --select with it)
+from .schema import (
+    Key,
+    Problem,
+    normalize_selectors,
+    selector_matches,
+    unknown_selectors,  # noqa: F401  (the CLI checks --select with it)
+    validate,
+)
 
 SECTION = "[tool.gradaudit]"
 
@@ -23,20 +30,46 @@ KEYS = (
     Key("select", "selectors", (), "Only these rules. Empty: every rule.", '["GA1"]'),
     Key("extend-select", "selectors", (), "Rules added to `select`.", '["GA110"]'),
     Key("ignore", "selectors", (), "Rules never reported.", '["GA105"]'),
-    Key("exclude", "strings", (), "Globs (relative to the folder of pyproject.toml) of files and folders "
+    Key(
+        "exclude",
+        "strings",
+        (),
+        "Globs (relative to the folder of pyproject.toml) of files and folders "
         "`gradaudit check` skips when it walks a folder; the language server reports nothing for them. "
-        "A file named on the command line is checked anyway.", '["legacy/**", "gen/"]'),
-    Key("per-file-ignores", "selector-table", (), "Rules ignored in the files a glob matches.",
-        '{ "notebooks/**/*.py" = ["GA103"] }'),
-    Key("respect-gitignore", "bool", True, "Skip what `.gitignore` files (and `.git/info/exclude`) "
-        "ignore when walking folders, as git does.", "false"),
-    Key("severity", "severity-table", {}, "Diagnostic severity in the editor, by rule code, prefix, "
+        "A file named on the command line is checked anyway.",
+        '["legacy/**", "gen/"]',
+    ),
+    Key(
+        "per-file-ignores",
+        "selector-table",
+        (),
+        "Rules ignored in the files a glob matches.",
+        '{ "notebooks/**/*.py" = ["GA103"] }',
+    ),
+    Key(
+        "respect-gitignore",
+        "bool",
+        True,
+        "Skip what `.gitignore` files (and `.git/info/exclude`) ignore when walking folders, as git does.",
+        "false",
+    ),
+    Key(
+        "severity",
+        "severity-table",
+        {},
+        "Diagnostic severity in the editor, by rule code, prefix, "
         "name, family or confidence; the editor's `gradaudit.severity` setting wins over it.",
-        '{ suspicious = "information", GA105 = "warning" }'),
-    Key("python", "path", "", "The Python interpreter (or environment folder) whose installed libraries "
+        '{ suspicious = "information", GA105 = "warning" }',
+    ),
+    Key(
+        "python",
+        "path",
+        "",
+        "The Python interpreter (or environment folder) whose installed libraries "
         "(transformers, timm, torchvision...) are read for the models they build; empty: the active "
         "virtualenv or conda env, else the interpreter running gradaudit. `--python` overrides it.",
-        '".venv/bin/python"'),
+        '".venv/bin/python"',
+    ),
 )
 
 
@@ -61,15 +94,15 @@ def _matches(selector: str, code: str, name: str) -> bool:
 
 @dataclass(frozen=True)
 class Config:
-    select: tuple = ()                 # empty: every rule
+    select: tuple = ()  # empty: every rule
     ignore: tuple = ()
-    per_file_ignores: tuple = ()       # ((glob, (selectors...)), ...)
+    per_file_ignores: tuple = ()  # ((glob, (selectors...)), ...)
     exclude: tuple = ()
-    root: str = ""                     # folder of the pyproject.toml it came from
+    root: str = ""  # folder of the pyproject.toml it came from
     severity: dict = field(default_factory=dict, hash=False, compare=False)
     respect_gitignore: bool = True
-    source: str = ""                   # the pyproject.toml it came from ('' for none)
-    python: str = ""                   # the interpreter whose installed libraries are analysed
+    source: str = ""  # the pyproject.toml it came from ('' for none)
+    python: str = ""  # the interpreter whose installed libraries are analysed
 
     def enabled(self, code: str, name: str) -> bool:
         if self.select and not any(_matches(s, code, name) for s in self.select):
@@ -91,7 +124,7 @@ class Config:
 
     def merged(self, select=None, ignore=None, extend_select=None) -> "Config":
         sel = _norm(select) if select else self.select
-        if extend_select and sel:       # an empty selection is every rule already
+        if extend_select and sel:  # an empty selection is every rule already
             sel = sel + _norm(extend_select)
         ign = self.ignore + _norm(ignore) if ignore else self.ignore
         return replace(self, select=sel, ignore=ign)
@@ -142,7 +175,7 @@ def _has_table(path: str) -> bool:
         with open(path, "rb") as fh:
             return "gradaudit" in tomllib.load(fh).get("tool", {})
     except (OSError, tomllib.TOMLDecodeError):
-        return True   # let load_config report the broken file
+        return True  # let load_config report the broken file
 
 
 def find_pyproject(start: str) -> str | None:

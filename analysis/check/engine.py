@@ -6,6 +6,7 @@
 
 The language server, the CLI and the audit report all go through `Analyzer`.
 """
+
 from __future__ import annotations
 
 import ast
@@ -16,24 +17,31 @@ import time
 from dataclasses import dataclass, field, replace
 
 from ..interp.budget import Gap, Gaps
-from ..model.build import Builder
-from .config import Config
-from ..source.depth import MAX_EXPR_DEPTH, limit_depth
-from ..model.findings import CONFIRMED, Finding, Related
 from ..interp.frames import BUDGET
 from ..interp.interpreter import Interpreter
+from ..model.build import Builder
+from ..model.findings import CONFIRMED, Finding, Related
 from ..model.model import ProgramModel, Span
-from ..source.program import ParseError, Program, SourceFile, read_text
 from ..rules import RULES
 from ..rules.base import RuleContext
+from ..source.depth import MAX_EXPR_DEPTH, limit_depth
+from ..source.program import ParseError, Program, SourceFile, read_text
+from .config import Config
 from .suppression import suppressed
 
 RECURSION_LIMIT = 4000
 BATCH_COLLECT = 64
 
 # When two rules report one defect, the more specific one stays (rules.md, "Overlaps").
-_SUPERSEDES = {"GA104": ("GA106",), "GA109": ("GA108",), "GA105": ("GA101",), "GA405": ("GA402", "GA403", "GA401"),
-               "GA404": ("GA402",), "GA113": ("GA108",), "GA112": ("GA101",)}
+_SUPERSEDES = {
+    "GA104": ("GA106",),
+    "GA109": ("GA108",),
+    "GA105": ("GA101",),
+    "GA405": ("GA402", "GA403", "GA401"),
+    "GA404": ("GA402",),
+    "GA113": ("GA108",),
+    "GA112": ("GA101",),
+}
 
 
 @dataclass
@@ -41,10 +49,10 @@ class Result:
     path: str
     findings: list = field(default_factory=list)
     model: ProgramModel | None = None
-    error: ParseError | None = None             # nothing could be analysed (no parse, no read)
-    files: dict = field(default_factory=dict)   # display path -> SourceFile, for fixes and reports
-    broken: tuple = ()                          # ParseErrors of statements left out; the rest was analysed
-    gap: Gap | None = None                      # the analysis was cut short (budget.py)
+    error: ParseError | None = None  # nothing could be analysed (no parse, no read)
+    files: dict = field(default_factory=dict)  # display path -> SourceFile, for fixes and reports
+    broken: tuple = ()  # ParseErrors of statements left out; the rest was analysed
+    gap: Gap | None = None  # the analysis was cut short (budget.py)
 
     @property
     def problems(self) -> list:
@@ -54,10 +62,19 @@ class Result:
 
 
 class Analyzer:
-    def __init__(self, config: Config | None = None, extra_roots=(), overlays=None, batch=False,
-                 time_budget: float | None = None, python: str | None = None, cache: bool = True, libraries=None):
+    def __init__(
+        self,
+        config: Config | None = None,
+        extra_roots=(),
+        overlays=None,
+        batch=False,
+        time_budget: float | None = None,
+        python: str | None = None,
+        cache: bool = True,
+        libraries=None,
+    ):
         self.config = config or Config()
-        self.time_budget = time_budget   # seconds per file for the interpretation (None: no limit)
+        self.time_budget = time_budget  # seconds per file for the interpretation (None: no limit)
         # the environment whose installed libraries are read: --python, [tool.gradaudit] python,
         # an active virtualenv/conda env, else the running interpreter (environment.py)
         self.python = python or self.config.python or None
@@ -78,7 +95,7 @@ class Analyzer:
                 source = read_text(path)
         except OSError as exc:
             return Result(path, error=ParseError(path, 1, 1, f"could not read: {exc.strerror or exc}", kind="read"))
-        except ParseError as exc:     # bytes Python would refuse (no coding cookie, unknown encoding)
+        except ParseError as exc:  # bytes Python would refuse (no coding cookie, unknown encoding)
             return Result(path, error=exc)
         return self.analyze_source(path, source, program)
 
@@ -89,7 +106,7 @@ class Analyzer:
         gc_was_enabled = gc.isenabled()
         gc.disable()
         limit = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(limit, RECURSION_LIMIT))   # long `a + b + ...` chains nest deeply
+        sys.setrecursionlimit(max(limit, RECURSION_LIMIT))  # long `a + b + ...` chains nest deeply
         try:
             return self._analyze(path, source, program)
         finally:
@@ -108,6 +125,7 @@ class Analyzer:
             from ..libraries.environment import find_env
             from ..libraries.models import LibraryModels
             from ..libraries.summary_cache import SummaryCache
+
             self._libraries = LibraryModels(find_env(self.python), SummaryCache(enabled=self.cache))
         return self._libraries
 
@@ -167,8 +185,9 @@ class Analyzer:
         gap = interp.gaps.summary(sf, BUDGET) or _deep_gap(sf)
         model = Builder(path).build(trace)
         if gap is not None:
-            model = replace(model, incomplete=True, incomplete_reason=gap.reason, not_reached=gap.first,
-                            not_reached_count=gap.count)
+            model = replace(
+                model, incomplete=True, incomplete_reason=gap.reason, not_reached=gap.first, not_reached_count=gap.count
+            )
         files = {s.sf.path: s.sf for s in interp.scopes.values()}
         files[sf.path] = sf
         findings = run_rules(model, files, self.config)
@@ -192,8 +211,12 @@ def _deep_gap(sf: SourceFile) -> Gap | None:
     col = sf.char_col(d.line, d.col)
     n = len({c.line for c in sf.deep})
     what = "an expression nested" if len(sf.deep) == 1 else f"{len(sf.deep)} expressions nested"
-    return Gap(f"{what} more than {MAX_EXPR_DEPTH} levels deep {'was' if len(sf.deep) == 1 else 'were'} "
-               f"skipped", Span(sf.path, d.line, col, d.line, col), n, "analysed without it")
+    return Gap(
+        f"{what} more than {MAX_EXPR_DEPTH} levels deep {'was' if len(sf.deep) == 1 else 'were'} skipped",
+        Span(sf.path, d.line, col, d.line, col),
+        n,
+        "analysed without it",
+    )
 
 
 def run_rules(model: ProgramModel, files: dict, config: Config) -> list[Finding]:
@@ -225,9 +248,14 @@ def _library_related(f: Finding, libraries) -> Finding:
         if lib.source is None or any(r.span.path == lib.source.path for r in f.related):
             continue
         if any(p == lib.path or p.startswith(lib.path + ".") for p in f.params):
-            extra.append(Related(lib.source, f"`{lib.path}` is a `{lib.type}`, defined here ({lib.how}: "
-                                             f"its structure is read from this source)" if lib.how == "source"
-                                 else f"`{lib.path}` is a `{lib.type}`, defined here"))
+            extra.append(
+                Related(
+                    lib.source,
+                    f"`{lib.path}` is a `{lib.type}`, defined here ({lib.how}: its structure is read from this source)"
+                    if lib.how == "source"
+                    else f"`{lib.path}` is a `{lib.type}`, defined here",
+                )
+            )
     return replace(f, related=f.related + tuple(extra)) if extra else f
 
 

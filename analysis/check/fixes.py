@@ -4,6 +4,7 @@ Most fixes are token-level replacements computed from ast positions by the rules
 Unwrapping a `with` is a position-exact text edit from the ast and the tokens: no third-party
 parser, so the fixes work on every Python and platform the server runs on.
 """
+
 from __future__ import annotations
 
 import ast
@@ -42,8 +43,13 @@ def unwrap_with(ctx, item_span: Span) -> tuple:
         end = item.optional_vars if item.optional_vars is not None else item.context_expr
         nxt = node.items[index + 1] if index + 1 < len(node.items) else None
         if nxt is not None:
-            start = Span(path, item.context_expr.lineno, item.context_expr.col_offset,
-                         nxt.context_expr.lineno, nxt.context_expr.col_offset)
+            start = Span(
+                path,
+                item.context_expr.lineno,
+                item.context_expr.col_offset,
+                nxt.context_expr.lineno,
+                nxt.context_expr.col_offset,
+            )
         else:
             prev = node.items[index - 1]
             pend = prev.optional_vars if prev.optional_vars is not None else prev.context_expr
@@ -67,17 +73,22 @@ def _unwrap_block(sf, node) -> tuple:
     body = node.body[0]
     if body.lineno == node.lineno:
         # `with torch.no_grad(): loss = f(x)`: keep what follows the colon
-        start = Span(path, node.lineno, sf.char_col(node.lineno, node.col_offset),
-                     body.lineno, sf.char_col(body.lineno, body.col_offset))
+        start = Span(
+            path,
+            node.lineno,
+            sf.char_col(node.lineno, node.col_offset),
+            body.lineno,
+            sf.char_col(body.lineno, body.col_offset),
+        )
         return (Edit(start, ""),)
     lines = split_lines(sf.source, keepends=True)
     header_end, in_string = _header_end_and_strings(sf.source, node, body)
     if header_end is None:
         return ()
     head = sf.line_text(node.lineno)
-    outer = head[:len(head) - len(head.lstrip())]
+    outer = head[: len(head) - len(head.lstrip())]
     inner_line = sf.line_text(body.lineno)
-    inner = inner_line[:len(inner_line) - len(inner_line.lstrip())]
+    inner = inner_line[: len(inner_line) - len(inner_line.lstrip())]
     if not inner.startswith(outer) or len(inner) == len(outer):
         return ()
     extra = len(inner) - len(outer)
@@ -85,17 +96,17 @@ def _unwrap_block(sf, node) -> tuple:
     for n in range(header_end + 1, node.end_lineno + 1):
         raw = lines[n - 1]
         text = raw.rstrip("\r\n")
-        ending = raw[len(text):]
+        ending = raw[len(text) :]
         if n in in_string:
             out.append(raw)
         elif not text.strip():
             out.append(ending)
         elif text.startswith(outer):
-            rest = text[len(outer):]
+            rest = text[len(outer) :]
             drop = min(extra, len(rest) - len(rest.lstrip(" \t")))
             out.append(outer + rest[drop:] + ending)
         else:
-            out.append(raw)   # a comment left of the block: comments may sit anywhere
+            out.append(raw)  # a comment left of the block: comments may sit anywhere
     return (Edit(Span(path, node.lineno, 0, node.end_lineno + 1, 0), "".join(out)),)
 
 
@@ -114,7 +125,7 @@ def _header_end_and_strings(source: str, node, body) -> tuple:
                 continue
             if tok.type == tokenize.STRING:
                 in_string.update(range(l0 + 1, l1 + 1))
-            elif tok.type == _FSTRING_START:      # Python 3.12+: f-strings are several tokens
+            elif tok.type == _FSTRING_START:  # Python 3.12+: f-strings are several tokens
                 fstrings.append(l0)
             elif tok.type == _FSTRING_END and fstrings:
                 in_string.update(range(fstrings.pop() + 1, l1 + 1))
@@ -165,7 +176,7 @@ def fix_source(source: str, findings, only_safe=True) -> tuple[str, list]:
         candidate = apply_edits(current, f.fix.edits)
         try:
             ast.parse(candidate)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):   # not parseable, or past the parser's limits
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # not parseable, or past the parser's limits
             continue
         current = candidate
         applied.append(f)
@@ -175,6 +186,7 @@ def fix_source(source: str, findings, only_safe=True) -> tuple[str, list]:
 # ---------------------------------------------------------------- fix safety
 # A fix is safe only when, in its context, it restores the flow of gradient and changes nothing
 # else. These read the enclosing function to tell.
+
 
 def enclosing_function(tree, line: int):
     """The innermost function whose body holds `line` (the module when none does)."""
@@ -249,13 +261,23 @@ def called_once(ctx, path: str, func_line: int) -> bool:
     tree = ctx.tree(path)
     if tree is None:
         return False
-    fn = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-               and min([n.lineno] + [d.lineno for d in n.decorator_list]) <= func_line <= n.body[0].lineno), None)
+    fn = next(
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and min([n.lineno] + [d.lineno for d in n.decorator_list]) <= func_line <= n.body[0].lineno
+        ),
+        None,
+    )
     if fn is None:
         return False
-    uses = sum(1 for n in ast.walk(tree)
-               if (isinstance(n, ast.Name) and n.id == fn.name and isinstance(n.ctx, ast.Load))
-               or (isinstance(n, ast.Attribute) and n.attr == fn.name))
+    uses = sum(
+        1
+        for n in ast.walk(tree)
+        if (isinstance(n, ast.Name) and n.id == fn.name and isinstance(n.ctx, ast.Load))
+        or (isinstance(n, ast.Attribute) and n.attr == fn.name)
+    )
     return uses == 1
 
 
@@ -265,8 +287,14 @@ def mutated_after(ctx, span: Span) -> bool:
     if tree is None:
         return True
     scope = enclosing_function(tree, span.line)
-    stmt = next((n for n in ast.walk(scope) if isinstance(n, (ast.Assign, ast.AnnAssign))
-                 and n.lineno <= span.line <= n.end_lineno), None)
+    stmt = next(
+        (
+            n
+            for n in ast.walk(scope)
+            if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.lineno <= span.line <= n.end_lineno
+        ),
+        None,
+    )
     if stmt is None:
         return False
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
@@ -280,11 +308,17 @@ def mutated_after(ctx, span: Span) -> bool:
             base = n.target if isinstance(n.target, ast.Name) else n.target.value
             if isinstance(base, ast.Name) and base.id in names:
                 return True
-        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
-                                             and t.value.id in names for t in n.targets):
+        if isinstance(n, ast.Assign) and any(
+            isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in names for t in n.targets
+        ):
             return True
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_") \
-                and not n.func.attr.startswith("_") and isinstance(n.func.value, ast.Name) \
-                and n.func.value.id in names:
+        if (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr.endswith("_")
+            and not n.func.attr.startswith("_")
+            and isinstance(n.func.value, ast.Name)
+            and n.func.value.id in names
+        ):
             return True
     return False

@@ -5,6 +5,7 @@ The rules of a folder's `.gitignore` apply below that folder; deeper files and l
 anchored to its folder, one without matches a name at any depth. `.git/info/exclude` applies
 from the repository's root. Global excludes (core.excludesFile) are not read.
 """
+
 from __future__ import annotations
 
 import os
@@ -47,7 +48,7 @@ def _translate(glob: str) -> str:
                 out.append(re.escape(c))
                 i += 1
                 continue
-            body = glob[i + 1:j]
+            body = glob[i + 1 : j]
             if body[:1] in ("!", "^"):
                 body = "^" + body[1:]
             out.append("[" + body.replace("\\", "\\\\") + "]")
@@ -115,7 +116,7 @@ class GitIgnore:
 
     def __init__(self, top: str):
         self.top = os.path.abspath(top)
-        self._rules: dict = {}      # folder -> ((base folder, patterns), ...) in force inside it
+        self._rules: dict = {}  # folder -> ((base folder, patterns), ...) in force inside it
         root = git_root(self.top)
         chain = []
         if root is not None:

@@ -7,6 +7,7 @@ kinds:  parse      a file (or some statements of it) does not parse: exit 1, lik
         write      a fix or the report could not be written           exit 2
         incomplete a budget cut the analysis of a file short          (a warning; no exit status)
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -20,10 +21,10 @@ class Problem:
     kind: str
     path: str
     message: str
-    line: int = 0          # 0: the file as a whole
-    col: int = 0           # 1-based; 0 with line 0
-    not_reached: int = 0   # incomplete: statements not reached
-    detail: str = ""       # internal: the traceback
+    line: int = 0  # 0: the file as a whole
+    col: int = 0  # 1-based; 0 with line 0
+    not_reached: int = 0  # incomplete: statements not reached
+    detail: str = ""  # internal: the traceback
 
     @property
     def is_error(self) -> bool:
@@ -43,8 +44,13 @@ class Problem:
         return f"{self.where()}: error: {self.message}"
 
     def to_json(self) -> dict:
-        out = {"kind": self.kind, "path": self.path, "line": self.line or None, "column": self.col or None,
-               "message": self.message}
+        out = {
+            "kind": self.kind,
+            "path": self.path,
+            "line": self.line or None,
+            "column": self.col or None,
+            "message": self.message,
+        }
         if self.kind == "incomplete":
             out["not_reached"] = self.not_reached
         return out

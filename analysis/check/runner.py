@@ -5,6 +5,7 @@ library environment, the same problems (problems.py). What each keeps of an anal
 check keeps findings, the audit the training-step model and the texts too), so the caller passes
 `keep`, a module-level function (it crosses into worker processes).
 """
+
 from __future__ import annotations
 
 import concurrent.futures
@@ -20,10 +21,10 @@ def keep_findings(path: str, result):
 
 @dataclass
 class Analysed:
-    files: list         # every file discovered, in order
-    kept: list          # keep(path, result) of each file analysed, in the order of `files`
-    problems: list      # problems.Problem: discovery, parse, read, internal, incomplete
-    analysed: int       # files whose analysis ran (parse errors of single statements included)
+    files: list  # every file discovered, in order
+    kept: list  # keep(path, result) of each file analysed, in the order of `files`
+    problems: list  # problems.Problem: discovery, parse, read, internal, incomplete
+    analysed: int  # files whose analysis ran (parse errors of single statements included)
 
 
 class Progress:
@@ -48,9 +49,10 @@ class Progress:
 
 def analyze_chunk(paths, config, roots, bar=None, time_budget=None, python=None, cache=True, keep=keep_findings):
     """Analyze files (in a worker or in-process): ([(path, kept)], problems, files analysed), picklable."""
+    from ..source.program import Program
     from .engine import Analyzer
     from .problems import Problem, problems_of
-    from ..source.program import Program
+
     analyzer = Analyzer(config, extra_roots=roots, batch=True, time_budget=time_budget, python=python, cache=cache)
     program = analyzer.attach(Program(roots, freeze_trees=True))
     kept, problems, analysed = [], [], 0
@@ -70,19 +72,23 @@ def analyze_chunk(paths, config, roots, bar=None, time_budget=None, python=None,
     return kept, problems, analysed
 
 
-def analyze_paths(paths, config, jobs=0, progress=False, time_budget=None, python=None, cache=True,
-                  keep=keep_findings) -> Analysed:
+def analyze_paths(
+    paths, config, jobs=0, progress=False, time_budget=None, python=None, cache=True, keep=keep_findings
+) -> Analysed:
     from .discovery import discover
+
     files, problems = discover(paths, config)
     roots = sorted({os.path.abspath(p) for p in paths if os.path.isdir(p)})
     bar = Progress(len(files), progress)
     workers = jobs or min(os.cpu_count() or 1, 8)
     kept, analysed = [], 0
     if workers > 1 and len(files) >= 16:
-        chunks = [c for c in (files[i::workers * 4] for i in range(workers * 4)) if c]
+        chunks = [c for c in (files[i :: workers * 4] for i in range(workers * 4)) if c]
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(analyze_chunk, c, config, roots, None, time_budget, python, cache, keep): len(c)
-                       for c in chunks}
+            futures = {
+                pool.submit(analyze_chunk, c, config, roots, None, time_budget, python, cache, keep): len(c)
+                for c in chunks
+            }
             for fut in concurrent.futures.as_completed(futures):
                 k, p, n = fut.result()
                 kept += k

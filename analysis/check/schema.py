@@ -5,6 +5,7 @@ language server) and the editor's settings (the language server).
 is not: the CLI stops on any problem (exit 2), the server shows each once and uses the key's
 default. A string where a list is expected is a one-item list.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,24 +17,23 @@ CONFIDENCES = ("confirmed", "suspicious")
 # what a kind of value is, as the message (and the configuration reference) says it
 KINDS = {
     "selectors": "a list of rule codes, prefixes or names (`GA101`, `GA1`, `detach-cuts-loss`); "
-                 "a string is one item, commas separate items",
+    "a string is one item, commas separate items",
     "strings": "a list of strings; a string is one item",
     "bool": "`true` or `false`",
     "count": "a whole number >= 0",
     "seconds": "a number of seconds > 0",
     "template": "a string; `{code}` in it becomes the rule's code",
-    "path": "a path (an interpreter, or the folder of an environment); relative to the folder of "
-            "pyproject.toml",
+    "path": "a path (an interpreter, or the folder of an environment); relative to the folder of pyproject.toml",
     "selector-table": "a table: glob = list of rule codes, prefixes or names",
     "severity-table": "a table: rule code, prefix, name, family or confidence = "
-                      "`error`, `warning`, `information` or `hint`",
+    "`error`, `warning`, `information` or `hint`",
 }
 
 
 @dataclass(frozen=True)
 class Key:
-    name: str          # as the user writes it: 'per-file-ignores', 'codeLens'
-    kind: str          # one of KINDS
+    name: str  # as the user writes it: 'per-file-ignores', 'codeLens'
+    kind: str  # one of KINDS
     default: object
     doc: str
     example: str = ""  # a value as written in the file, for the reference
@@ -41,11 +41,11 @@ class Key:
 
 @dataclass(frozen=True)
 class Problem:
-    source: str        # the file, or 'client settings'
-    section: str       # '[tool.gradaudit]', 'gradaudit'
+    source: str  # the file, or 'client settings'
+    section: str  # '[tool.gradaudit]', 'gradaudit'
     key: str
     message: str
-    kind: str = "invalid"   # 'invalid' (the key takes its default), 'unknown' (ignored), 'unreadable' (all defaults)
+    kind: str = "invalid"  # 'invalid' (the key takes its default), 'unknown' (ignored), 'unreadable' (all defaults)
 
     def __str__(self) -> str:
         where = " ".join(part for part in (self.section, self.key) if part)
@@ -62,9 +62,19 @@ class _Bad(Exception):
 
 
 def _shown(value) -> str:
-    kind = ("a boolean" if isinstance(value, bool) else "a number" if isinstance(value, (int, float))
-            else "a string" if isinstance(value, str) else "a list" if isinstance(value, (list, tuple))
-            else "a table" if isinstance(value, dict) else type(value).__name__)
+    kind = (
+        "a boolean"
+        if isinstance(value, bool)
+        else "a number"
+        if isinstance(value, (int, float))
+        else "a string"
+        if isinstance(value, str)
+        else "a list"
+        if isinstance(value, (list, tuple))
+        else "a table"
+        if isinstance(value, dict)
+        else type(value).__name__
+    )
     try:
         text = json.dumps(value, default=str)
     except (TypeError, ValueError):
@@ -107,6 +117,7 @@ def selector_matches(selector: str, code: str, name: str) -> bool:
 def unknown_selectors(selectors) -> list:
     """Selectors that match no rule: a typo silently selecting nothing is worse than an error."""
     from ..rules import RULES
+
     return [s for s in selectors if s != "ALL" and not any(selector_matches(s, r.code, r.name) for r in RULES)]
 
 
@@ -120,6 +131,7 @@ def _selectors(value) -> tuple:
 
 def _severity_key(key: str) -> str:
     from ..rules import RULES
+
     families = {r.family for r in RULES}
     k = key.strip()
     low = k.lower()

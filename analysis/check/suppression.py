@@ -1,4 +1,5 @@
 """Suppression comments on an anchor line: `# gradaudit: ignore[GA101]`, `# noqa: GA101`."""
+
 from __future__ import annotations
 
 import re
@@ -20,7 +21,7 @@ def suppressed(line: str, code: str, name: str) -> bool:
         for m in pattern.finditer(line):
             codes = _codes(m.group(1))
             if codes is None or not codes:
-                return True           # a bare `# gradaudit: ignore` / `# noqa` silences the line
+                return True  # a bare `# gradaudit: ignore` / `# noqa` silences the line
             if code.upper() in codes or name.upper() in codes:
                 return True
             if any(len(c) < len(code) and code.upper().startswith(c) and c.startswith("GA") for c in codes):

@@ -6,6 +6,7 @@ followed and that never ran at all, the statements after the deadline. At the en
 counts the statements never reached and names the first of them, for a warning that the user
 sees ("analysis incomplete: ... (N statements not reached)") instead of a silent "No findings".
 """
+
 from __future__ import annotations
 
 import ast
@@ -15,18 +16,19 @@ from dataclasses import dataclass
 from ..source.span import Span
 
 _BODIES = ("body", "orelse", "handlers", "finalbody", "cases")
-TICK = 15      # the deadline is looked at every TICK + 1 statements (a statement can cost milliseconds)
-RESERVE = 6000         # statements kept for training loops met after the budget ran out
-RESERVE_GRANT = 3000   # ... at most this much per loop
+TICK = 15  # the deadline is looked at every TICK + 1 statements (a statement can cost milliseconds)
+RESERVE = 6000  # statements kept for training loops met after the budget ran out
+RESERVE_GRANT = 3000  # ... at most this much per loop
 
 
 @dataclass(frozen=True)
 class Gap:
     """An analysis cut short: why, the first statement not reached, how many were not."""
+
     reason: str
     first: Span | None
     count: int
-    what: str = "not reached"     # what happened to the `count` statements
+    what: str = "not reached"  # what happened to the `count` statements
 
     def message(self) -> str:
         n = f"{self.count} statement{'s' if self.count != 1 else ''} {self.what}"
@@ -35,13 +37,13 @@ class Gap:
 
 class Gaps:
     def __init__(self, deadline: float | None = None, seconds: float | None = None):
-        self.deadline = deadline          # time.monotonic() value
+        self.deadline = deadline  # time.monotonic() value
         self.seconds = seconds
-        self.stopped = False              # out of time: no further statement runs
-        self.loops_cut: dict = {}         # loop node -> SourceFile
+        self.stopped = False  # out of time: no further statement runs
+        self.loops_cut: dict = {}  # loop node -> SourceFile
         self.loops_run: set = set()
-        self.calls_cut: dict = {}         # FuncObj -> None
-        self.not_started: list = []       # (SourceFile, [stmt]) blocks left when time ran out
+        self.calls_cut: dict = {}  # FuncObj -> None
+        self.not_started: list = []  # (SourceFile, [stmt]) blocks left when time ran out
         self.reserve_left = RESERVE
 
     # ------------------------------------------------------------ hooks for the interpreter
@@ -49,7 +51,7 @@ class Gaps:
     def check_time(self, interp):
         if self.deadline is not None and not self.stopped and time.monotonic() > self.deadline:
             self.stopped = True
-            interp.budget = -1      # what runs now winds down: loops stop, calls are not followed
+            interp.budget = -1  # what runs now winds down: loops stop, calls are not followed
             interp.trace.incomplete = True
 
     def rest(self, stmts, stmt, sf):
@@ -65,7 +67,7 @@ class Gaps:
         if self.stopped or self.reserve_left <= 0:
             return False
         sf = interp.sf
-        text = "\n".join(sf.lines[loop.lineno - 1:loop.end_lineno])
+        text = "\n".join(sf.lines[loop.lineno - 1 : loop.end_lineno])
         if not training_words.search(text):
             return False
         grant = min(self.reserve_left, RESERVE_GRANT)
@@ -87,7 +89,7 @@ class Gaps:
 
     def summary(self, entry, budget: int) -> Gap | None:
         """The statements never reached (none run elsewhere), first in the entry file if any."""
-        places: list = []     # (SourceFile, first node, statements)
+        places: list = []  # (SourceFile, first node, statements)
         for sf, stmts in self.not_started:
             count = sum(_count(s) for s in stmts)
             if count:
@@ -101,7 +103,7 @@ class Gaps:
             if not getattr(fn, "interpreted", 1):
                 sf = fn.scope.sf
                 body = fn.node.body
-                if not isinstance(body, list):    # a lambda: one expression, one statement not reached
+                if not isinstance(body, list):  # a lambda: one expression, one statement not reached
                     places.append((sf, body, 1))
                     continue
                 count = sum(_count(s) for s in body)
@@ -112,8 +114,13 @@ class Gaps:
         total = sum(c for _, _, c in places)
         mine = [p for p in places if p[0] is entry] or places
         sf, node, _ = min(mine, key=lambda p: (p[0] is not entry, p[1].lineno, p[1].col_offset))
-        first = Span(sf.path, node.lineno, sf.char_col(node.lineno, node.col_offset),
-                     node.lineno, sf.char_col(node.lineno, node.col_offset))
+        first = Span(
+            sf.path,
+            node.lineno,
+            sf.char_col(node.lineno, node.col_offset),
+            node.lineno,
+            sf.char_col(node.lineno, node.col_offset),
+        )
         if self.stopped:
             reason = f"the time budget of {_seconds(self.seconds)} ran out"
         else:
@@ -133,7 +140,7 @@ def _count(stmt) -> int:
     while work:
         node = work.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            n += 1     # a definition not reached: its body runs only when called
+            n += 1  # a definition not reached: its body runs only when called
             continue
         if isinstance(node, ast.stmt):
             n += 1

@@ -3,23 +3,55 @@ builtins, and the dispatch of library calls by qualified name.
 
 A mixin of Interpreter (interpreter.py).
 """
+
 from __future__ import annotations
 
 import ast
 
-from . import shapes as S
 from ..ops import torch_api as T
-from .objects import (
-    BoundMethod, ClassObj, CtxObj, DictObj, FuncObj, InstanceObj, ListObj, ModuleObj, OptimObj, PartialObj, PIter, ScalerObj, SchedObj, Site, SuperObj, SymObj, TensorObj, Unit,
-    module_value, unit_value,
-)
-from .values import (EMPTY, NONE, NOCONST, UNKNOWN, Flow, Kind, Star, V, const, flow_of, join, join_all,
-                     make_tuple, storages)
-
-
-from .frames import INIT_BUDGET, MAX_DEPTH, MODULE_INIT_BUDGET, Frame
-from .loop_facts import attr_key as _attr_key, rebound
 from ..torch.tensors import STORAGE, TENSORISH_METHODS
+from . import shapes as S
+from .frames import INIT_BUDGET, MAX_DEPTH, MODULE_INIT_BUDGET, Frame
+from .loop_facts import attr_key as _attr_key
+from .loop_facts import rebound
+from .objects import (
+    BoundMethod,
+    ClassObj,
+    CtxObj,
+    DictObj,
+    FuncObj,
+    InstanceObj,
+    ListObj,
+    ModuleObj,
+    OptimObj,
+    PartialObj,
+    PIter,
+    ScalerObj,
+    SchedObj,
+    Site,
+    SuperObj,
+    SymObj,
+    TensorObj,
+    Unit,
+    module_value,
+    unit_value,
+)
+from .values import (
+    EMPTY,
+    NOCONST,
+    NONE,
+    UNKNOWN,
+    Flow,
+    Kind,
+    Star,
+    V,
+    const,
+    flow_of,
+    join,
+    join_all,
+    make_tuple,
+    storages,
+)
 
 
 class Calls:
@@ -55,8 +87,11 @@ class Calls:
         return join_all(results)
 
     def call_function(self, fn: FuncObj, args, kwargs, node, self_v=None, symbolic=False) -> V:
-        over = (self.steps > self.budget or self.steps - self.root_start > self.root_budget
-                or (self.caps and self.steps > min(self.caps)))
+        over = (
+            self.steps > self.budget
+            or self.steps - self.root_start > self.root_budget
+            or (self.caps and self.steps > min(self.caps))
+        )
         if self.shallow and fn.scope.sf is not self.entry:
             # checking one class alone: its own __init__ is what matters, not a base class's in a library
             return self.opaque_call(None, args, kwargs, node, extra=self_v).replace(top=True)
@@ -73,8 +108,9 @@ class Calls:
         for v in list(args) + list(kwargs.values()):
             if isinstance(v, V):
                 arg_objs.update(v.objs)
-        frame = Frame(fn, fn.scope, fn.closure, call_site, frozenset(arg_objs), cls=fn.cls, self_v=self_v,
-                      label=fn.qual)
+        frame = Frame(
+            fn, fn.scope, fn.closure, call_site, frozenset(arg_objs), cls=fn.cls, self_v=self_v, label=fn.qual
+        )
         saved = (self.sf, self.nograd, self.ctx, self.grad_known)
         if call_site is not None:
             self.ctx = self.ctx + (("call", node, fn, self.sf),)
@@ -122,7 +158,7 @@ class Calls:
                 if isinstance(g, Star):
                     env[name] = self.iter_value(g.value)
                     star_rest = g.value
-                    for rest in positional[i + 1:]:
+                    for rest in positional[i + 1 :]:
                         if rest not in kwargs:
                             env[rest] = self.iter_value(g.value)
                     break
@@ -136,10 +172,12 @@ class Calls:
             if name in kwargs:
                 env[name] = kwargs[name]
         if a.vararg is not None:
-            extra = [g for g in given[len(positional):]]
+            extra = [g for g in given[len(positional) :]]
             if any(isinstance(g, Star) for g in extra) or star_rest is not None:
-                elem = join_all([self.iter_value(g.value) if isinstance(g, Star) else g for g in extra]
-                                + ([self.iter_value(star_rest)] if star_rest is not None else []))
+                elem = join_all(
+                    [self.iter_value(g.value) if isinstance(g, Star) else g for g in extra]
+                    + ([self.iter_value(star_rest)] if star_rest is not None else [])
+                )
                 lst = ListObj(elem, None)
                 env[a.vararg.arg] = V(Kind.TUPLE, frozenset((lst,)))
             else:
@@ -173,8 +211,7 @@ class Calls:
         else:
             if self.library_mode and _is_record(cls):
                 # a record of outputs (a dataclass, ModelOutput): every field is part of the value
-                f = flow_of(*[a for a in list(args) + [v for k, v in kwargs.items() if k != "**"]
-                              if isinstance(a, V)])
+                f = flow_of(*[a for a in list(args) + [v for k, v in kwargs.items() if k != "**"] if isinstance(a, V)])
                 return f.value(Kind.UNKNOWN, site=node)
             inst = InstanceObj(cls, label or f"<{cls.name}>", site)
             recv = V(Kind.INST, frozenset((inst,)))
@@ -227,7 +264,7 @@ class Calls:
         (`parser.parse_args()`, `env.step(a)` return values that carry no gradient)."""
         f = Flow()
         evidence = False
-        visited: set = set()   # one walk over module trees shared by all arguments (a list of every submodule)
+        visited: set = set()  # one walk over module trees shared by all arguments (a list of every submodule)
         for v in list(args) + [v for k, v in kwargs.items() if k != "**"] + ([extra] if extra else []):
             if isinstance(v, Star):
                 v = v.value
@@ -250,8 +287,16 @@ class Calls:
         evidence = evidence or f.tensor or f.carries
         k = Kind.UNKNOWN | (Kind.TENSOR if f.tensor else 0)
         # what it saved for backward is not known: no graph identity is claimed for its result
-        out = V(k, org=EMPTY, weak=weak, top=f.top or (outside and evidence), cuts=f.cuts, site=node,
-                unk=Site(self.sf, node) if node is not None else True, terms=f.terms)
+        out = V(
+            k,
+            org=EMPTY,
+            weak=weak,
+            top=f.top or (outside and evidence),
+            cuts=f.cuts,
+            site=node,
+            unk=Site(self.sf, node) if node is not None else True,
+            terms=f.terms,
+        )
         if self.nograd is not None and out.carries:
             out = self.cut_nograd(out, self.nograd)
         return out
@@ -314,16 +359,36 @@ class Calls:
             results.append(self.tensor_attr(recv, attr, node))
         if results and recv.k & Kind.UNKNOWN and (recv.carries or recv.cuts):
             # partly unknown: what the unknown part carried stays with its attributes
-            results.append(V(Kind.UNKNOWN, EMPTY, recv.org, recv.weak, recv.top, recv.cuts, recv.saves, site=node,
-                             risks=recv.risks))
+            results.append(
+                V(
+                    Kind.UNKNOWN,
+                    EMPTY,
+                    recv.org,
+                    recv.weak,
+                    recv.top,
+                    recv.cuts,
+                    recv.saves,
+                    site=node,
+                    risks=recv.risks,
+                )
+            )
         if not results:
             if recv.k & (Kind.NUMBER | Kind.STR | Kind.NONE) and not recv.carries:
                 return UNKNOWN
             if attr in ("shape", "ndim"):
-                return V(Kind.NUMBER | Kind.UNKNOWN, site=node, unk=False)   # an unseen tensor's sizes
+                return V(Kind.NUMBER | Kind.UNKNOWN, site=node, unk=False)  # an unseen tensor's sizes
             # unknown object: keep what it carried (outputs.loss, outputs.logits)
-            return V(Kind.UNKNOWN | (recv.k & Kind.TENSOR), EMPTY, recv.org, recv.weak, recv.top, recv.cuts,
-                     recv.saves, site=node, risks=recv.risks)
+            return V(
+                Kind.UNKNOWN | (recv.k & Kind.TENSOR),
+                EMPTY,
+                recv.org,
+                recv.weak,
+                recv.top,
+                recv.cuts,
+                recv.saves,
+                site=node,
+                risks=recv.risks,
+            )
         return join_all(results)
 
     def class_attr(self, cls: ClassObj, attr, self_v, node) -> V:
@@ -342,7 +407,7 @@ class Calls:
 
     def set_attr(self, recv: V, attr: str, value: V, stmt, target, env):
         if value.saves and any(self.outlives_iteration(o) for o in recv.objs):
-            self.note_carry(value, stmt)   # `self.centers = m * self.centers + ...` across iterations
+            self.note_carry(value, stmt)  # `self.centers = m * self.centers + ...` across iterations
             for o in recv.objs:
                 self.note_graph_write(o, value)
         for o in recv.objs:
@@ -350,7 +415,7 @@ class Calls:
                 self.module_setattr(o, attr, value, stmt, target)
             elif isinstance(o, InstanceObj):
                 o.attrs[attr] = value if len(recv.objs) == 1 else join(o.attrs.get(attr), value)
-                self.name_objects(value, self.sf.segment(target) or attr)   # `self.optimizer`
+                self.name_objects(value, self.sf.segment(target) or attr)  # `self.optimizer`
             elif isinstance(o, SymObj):
                 o.attrs[attr] = value
             elif isinstance(o, ClassObj):
@@ -376,11 +441,12 @@ class Calls:
         tensorish = False
         for o in recv.objs:
             if isinstance(o, ListObj) and isinstance(getattr(node, "slice", None), ast.Slice):
-                results.append(self.slice_list(o, node.slice, node, env))   # `layers[:-1]`: a list
+                results.append(self.slice_list(o, node.slice, node, env))  # `layers[:-1]`: a list
             elif isinstance(o, ListObj):
                 # a list nothing was seen put in: filled where the engine did not look
-                results.append(o.content if o.content is not None else V(Kind.UNKNOWN, site=node,
-                                                                          unk=Site(self.sf, node)))
+                results.append(
+                    o.content if o.content is not None else V(Kind.UNKNOWN, site=node, unk=Site(self.sf, node))
+                )
             elif isinstance(o, DictObj):
                 key = index.const if isinstance(index.const, (str, int)) else None
                 v = o.get(key)
@@ -401,23 +467,41 @@ class Calls:
                     results.append(module_value(o))
                     continue
                 kids = list(o.children.values())
-                results.append(join_all([module_value(c) if isinstance(c, ModuleObj) else unit_value(c) for c in kids])
-                               if kids else UNKNOWN)
+                results.append(
+                    join_all([module_value(c) if isinstance(c, ModuleObj) else unit_value(c) for c in kids])
+                    if kids
+                    else UNKNOWN
+                )
             elif isinstance(o, STORAGE):
                 tensorish = True
             elif isinstance(o, PIter):
                 results.append(V(Kind.TENSOR, frozenset(o.units), org=frozenset(o.units)))
         if tensorish or (recv.k & Kind.TENSOR and not results):
             key = "slice" if isinstance(node.slice, ast.Slice) else index.const
-            results.append(self.numeric("getitem", (recv,), node, self.tensor_result(
-                flow_of(recv), node, alias=recv, shape=S.index(recv.shape, key))))
+            results.append(
+                self.numeric(
+                    "getitem",
+                    (recv,),
+                    node,
+                    self.tensor_result(flow_of(recv), node, alias=recv, shape=S.index(recv.shape, key)),
+                )
+            )
         if recv.k & Kind.ARRAY and not results:
             results.append(recv.replace(site=node, items=None))
         if not results:
             # an element of a shape (`x.shape[0]`) is a number too
             number = recv.k & Kind.NUMBER if not recv.k & Kind.TENSOR and not recv.carries else 0
-            return V(Kind.UNKNOWN | (recv.k & Kind.TENSOR) | number, EMPTY, recv.org, recv.weak, recv.top,
-                     recv.cuts, recv.saves, site=node, risks=recv.risks)
+            return V(
+                Kind.UNKNOWN | (recv.k & Kind.TENSOR) | number,
+                EMPTY,
+                recv.org,
+                recv.weak,
+                recv.top,
+                recv.cuts,
+                recv.saves,
+                site=node,
+                risks=recv.risks,
+            )
         return join_all(results)
 
     def slice_list(self, o: ListObj, sl, node, env) -> V:
@@ -425,13 +509,12 @@ class Calls:
         `nn.Sequential(*layers[:-1])` needs), else a list of the same content."""
         out = ListObj(None, Site(self.sf, node))
         bounds = [self.eval(p, env).const if p is not None else None for p in (sl.lower, sl.upper, sl.step)]
-        if o.elems is not None and all(b is None or (isinstance(b, int) and not isinstance(b, bool))
-                                       for b in bounds):
+        if o.elems is not None and all(b is None or (isinstance(b, int) and not isinstance(b, bool)) for b in bounds):
             for e in o.elems[slice(*bounds)]:
                 out.add(e)
         elif o.content is not None:
             out.add(o.content)
-            out.elems = None    # the order is not known
+            out.elems = None  # the order is not known
         return V(Kind.LIST, frozenset((out,)), site=node)
 
     def set_item(self, recv: V, index: V, value: V, stmt, target, env):
@@ -495,8 +578,10 @@ class Calls:
             en = kwargs.get("enabled")
             dtype = kwargs.get("dtype", args[1] if len(args) > 1 and not qual.startswith("torch.cuda") else None)
             device = kwargs.get("device_type", args[0] if args and not qual.startswith("torch.cuda") else None)
-            if dtype is None and (qual == "torch.cuda.amp.autocast" or (isinstance(device, V) and device.const == "cuda")):
-                dtype = V(Kind.MODREF, const="torch.float16")   # the CUDA default
+            if dtype is None and (
+                qual == "torch.cuda.amp.autocast" or (isinstance(device, V) and device.const == "cuda")
+            ):
+                dtype = V(Kind.MODREF, const="torch.float16")  # the CUDA default
             # `enabled=flag`: a flag known here decides, as the branches on the same flag were decided
             enabled = None
             if isinstance(en, V) and not en.unk and (en.const is None or isinstance(en.const, (bool, int))):
@@ -506,8 +591,15 @@ class Calls:
             outputs = args[0] if args else kwargs.get("outputs", UNKNOWN)
             inputs = args[1] if len(args) > 1 else kwargs.get("inputs", UNKNOWN)
             loss_node = node.args[0] if node.args else None
-            self.do_backward(_as_loss(outputs), node, kind="grad", inputs=inputs,
-                             loss_node=loss_node, kwargs=kwargs, gradient=len(args) > 2 or "grad_outputs" in kwargs)
+            self.do_backward(
+                _as_loss(outputs),
+                node,
+                kind="grad",
+                inputs=inputs,
+                loss_node=loss_node,
+                kwargs=kwargs,
+                gradient=len(args) > 2 or "grad_outputs" in kwargs,
+            )
             create = kwargs.get("create_graph")
             if create is not None and create.const is not False:
                 f = flow_of(outputs)
@@ -515,12 +607,17 @@ class Calls:
             return V(Kind.TUPLE | Kind.TENSOR, frozenset((TensorObj(Site(self.sf, node)),)), site=node)
         if qual in ("torch.autograd.backward",):
             loss = args[0] if args else kwargs.get("tensors", UNKNOWN)
-            self.do_backward(_as_loss(loss), node,
-                             loss_node=node.args[0] if node.args else None, kwargs=kwargs,
-                             gradient=len(args) > 1 or "grad_tensors" in kwargs)
+            self.do_backward(
+                _as_loss(loss),
+                node,
+                loss_node=node.args[0] if node.args else None,
+                kwargs=kwargs,
+                gradient=len(args) > 1 or "grad_tensors" in kwargs,
+            )
             return NONE
         if short in ("clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grads_with_norm_") and (
-                "torch.nn.utils" in head or head.endswith("utils") or head.endswith("clip_grad")):
+            "torch.nn.utils" in head or head.endswith("utils") or head.endswith("clip_grad")
+        ):
             units = frozenset(self.param_set(args[0])[0]) if args and isinstance(args[0], V) else None
             self.event("clip", node, None, detail=short, units=units)
             return V(Kind.TENSOR, frozenset((TensorObj(Site(self.sf, node)),)), site=node)
@@ -639,16 +736,20 @@ class Calls:
             for a in args:
                 if not isinstance(a, V):
                     continue
-                if name in ("sum", "max", "min", "any", "all") and len(args) <= 2 and a is a0 and (
-                        a.objs or a.items is not None) and not (a.k & Kind.TENSOR and not a.objs - set(storages(a))):
+                if (
+                    name in ("sum", "max", "min", "any", "all")
+                    and len(args) <= 2
+                    and a is a0
+                    and (a.objs or a.items is not None)
+                    and not (a.k & Kind.TENSOR and not a.objs - set(storages(a)))
+                ):
                     vals.append(self.iter_value(a))
                 else:
                     vals.append(a)
             if name in ("any", "all"):
                 return V(Kind.NUMBER, site=node)
             if any(v.k & Kind.TENSOR for v in vals):
-                return self.tensor_result(flow_of(*vals), node, op="abs" if name == "abs" else None,
-                                          inputs=tuple(vals))
+                return self.tensor_result(flow_of(*vals), node, op="abs" if name == "abs" else None, inputs=tuple(vals))
             f = flow_of(*vals)
             consts = [v.const for v in vals]
             if vals and all(c is not NOCONST for c in consts) and name in ("abs", "round", "pow"):
@@ -708,6 +809,7 @@ class Calls:
 
     def filter_call(self, fn: V, it: V, node, env) -> V:
         from .expressions import _param_elements
+
         units = _param_elements(it)
         if units is not None:
             keep, exact, filtered = [], True, False
@@ -721,9 +823,13 @@ class Calls:
                     exact = False
                 keep.append(u)
             filtered = filtered or _lambda_mentions(fn, "requires_grad")
-            pi = PIter(frozenset(keep), exact=exact, filtered=filtered,
-                       sources=frozenset(s for o in it.objs if isinstance(o, PIter) for s in o.sources),
-                       site=Site(self.sf, node))
+            pi = PIter(
+                frozenset(keep),
+                exact=exact,
+                filtered=filtered,
+                sources=frozenset(s for o in it.objs if isinstance(o, PIter) for s in o.sources),
+                site=Site(self.sf, node),
+            )
             return V(Kind.PARAMS, frozenset((pi,)), site=node)
         elem = self.iter_value(it)
         self.call_value(fn, [elem], {}, node, env)
@@ -847,14 +953,17 @@ class Calls:
         # a torch base method (nn.Module.train from an override of train...): not the override again
         mods = o.recv.of(ModuleObj)
         if mods and len(mods) == len(o.recv.objs):
-            return join_all([self.module_method(m, name, args, kwargs, node, env, module_value(m), base=True)
-                             for m in mods])
+            return join_all(
+                [self.module_method(m, name, args, kwargs, node, env, module_value(m), base=True) for m in mods]
+            )
         return self.call_method(o.recv, name, args, kwargs, node, env)
 
     def sym_method(self, o: SymObj, name, args, kwargs, node, recv: V) -> V:
         if name in ("parameters", "named_parameters"):
-            return V(Kind.PARAMS, frozenset((PIter(frozenset((self.sym_unit(o),)), exact=False,
-                                                   named=name == "named_parameters"),)))
+            return V(
+                Kind.PARAMS,
+                frozenset((PIter(frozenset((self.sym_unit(o),)), exact=False, named=name == "named_parameters"),)),
+            )
         if name == "backward":
             self.do_backward(V(Kind.TENSOR, top=True, site=node), node, loss_node=node.func.value)
             return NONE
@@ -874,9 +983,9 @@ class Calls:
             recv = node.func.value if isinstance(node.func, ast.Attribute) else None
             reset = recv is not None and loops and _attr_key(recv) in rebound(loops[-1]["node"])
             if self.outlives_iteration(o) and not reset:
-                a0 = self.note_accumulation(a0, self.cur_stmt)   # `history.append(loss)`
+                a0 = self.note_accumulation(a0, self.cur_stmt)  # `history.append(loss)`
                 self.note_graph_write(o, a0)
-            o.add(self.note_cast(a0) if self.casts else a0)   # stored like an assignment
+            o.add(self.note_cast(a0) if self.casts else a0)  # stored like an assignment
             return NONE
         if name == "insert" and len(args) > 1:
             o.add(self.note_cast(args[1]) if self.casts and isinstance(args[1], V) else args[1])
@@ -888,7 +997,7 @@ class Calls:
                     o.add(e)
             elif len(lists) == 1 and lists[0].elems is not None and not a0.objs - {lists[0]}:
                 for e in list(lists[0].elems):
-                    o.add(e)       # `layers.extend(block(...))`: keep the order nn.Sequential needs
+                    o.add(e)  # `layers.extend(block(...))`: keep the order nn.Sequential needs
             else:
                 o.add(self.iter_value(a0))
             return NONE
@@ -966,8 +1075,12 @@ def _dataclass_fields(cls: ClassObj) -> list:
         if not _is_dataclass(c):
             continue
         for stmt in c.node.body:
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
-                    and "ClassVar" not in ast.dump(stmt.annotation) and stmt.target.id not in out:
+            if (
+                isinstance(stmt, ast.AnnAssign)
+                and isinstance(stmt.target, ast.Name)
+                and "ClassVar" not in ast.dump(stmt.annotation)
+                and stmt.target.id not in out
+            ):
                 out.append(stmt.target.id)
     return out
 
@@ -982,10 +1095,28 @@ def _lambda_mentions(fn: V, word) -> bool:
 
 
 # Calls that return the module/optimizer they wrap (or a tuple of what they were given).
-_PASSTHROUGH_CALLS = {"DistributedDataParallel", "DataParallel", "FullyShardedDataParallel", "FSDP", "DDP",
-                      "compile", "checkpoint_wrapper", "convert_sync_batchnorm", "ShardedDataParallel"}
-_PASSTHROUGH_METHODS = {"prepare", "prepare_model", "prepare_optimizer", "prepare_scheduler", "setup",
-                        "setup_module", "setup_optimizers", "wrap", "to_device"}
+_PASSTHROUGH_CALLS = {
+    "DistributedDataParallel",
+    "DataParallel",
+    "FullyShardedDataParallel",
+    "FSDP",
+    "DDP",
+    "compile",
+    "checkpoint_wrapper",
+    "convert_sync_batchnorm",
+    "ShardedDataParallel",
+}
+_PASSTHROUGH_METHODS = {
+    "prepare",
+    "prepare_model",
+    "prepare_optimizer",
+    "prepare_scheduler",
+    "setup",
+    "setup_module",
+    "setup_optimizers",
+    "wrap",
+    "to_device",
+}
 
 
 def _as_loss(v) -> V:

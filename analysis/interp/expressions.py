@@ -3,28 +3,95 @@
 A mixin of Interpreter (interpreter.py); calls live in calls.py, torch semantics in
 tensor_ops.py, nn_modules.py and optimizers.py.
 """
+
 from __future__ import annotations
 
 import ast
 
+from ..libraries.semantics import is_closed
 from .objects import (
-    DictObj, FuncObj, ListObj, ModuleObj, PIter, Site, SymObj, TensorObj, Unit,
+    DictObj,
+    FuncObj,
+    ListObj,
+    ModuleObj,
+    PIter,
+    Site,
+    SymObj,
+    TensorObj,
+    Unit,
     module_value,
 )
-from ..libraries.semantics import is_closed
-from .values import (NONE, NOCONST, UNKNOWN, Fact, Kind, Star, V, const, flow_of, join, join_all,
-                     make_tuple)
+from .values import NOCONST, NONE, UNKNOWN, Fact, Kind, Star, V, const, flow_of, join, join_all, make_tuple
 
-_STAR = "<import *>"   # env key: modules whose names `from m import *` brought in
+_STAR = "<import *>"  # env key: modules whose names `from m import *` brought in
 
 _BUILTIN_NAMES = {
-    "len", "range", "enumerate", "zip", "list", "tuple", "dict", "set", "frozenset", "sum", "min", "max",
-    "abs", "round", "float", "int", "bool", "str", "print", "isinstance", "issubclass", "getattr",
-    "setattr", "hasattr", "super", "iter", "next", "map", "filter", "sorted", "reversed", "any",
-    "all", "type", "id", "repr", "format", "open", "callable", "vars", "divmod", "pow", "hash",
-    "object", "property", "staticmethod", "classmethod", "NotImplementedError", "ValueError",
-    "RuntimeError", "TypeError", "KeyError", "Exception", "AssertionError", "StopIteration",
-    "delattr", "slice", "chr", "ord", "hex", "bin", "globals", "locals", "exit", "quit", "input",
+    "len",
+    "range",
+    "enumerate",
+    "zip",
+    "list",
+    "tuple",
+    "dict",
+    "set",
+    "frozenset",
+    "sum",
+    "min",
+    "max",
+    "abs",
+    "round",
+    "float",
+    "int",
+    "bool",
+    "str",
+    "print",
+    "isinstance",
+    "issubclass",
+    "getattr",
+    "setattr",
+    "hasattr",
+    "super",
+    "iter",
+    "next",
+    "map",
+    "filter",
+    "sorted",
+    "reversed",
+    "any",
+    "all",
+    "type",
+    "id",
+    "repr",
+    "format",
+    "open",
+    "callable",
+    "vars",
+    "divmod",
+    "pow",
+    "hash",
+    "object",
+    "property",
+    "staticmethod",
+    "classmethod",
+    "NotImplementedError",
+    "ValueError",
+    "RuntimeError",
+    "TypeError",
+    "KeyError",
+    "Exception",
+    "AssertionError",
+    "StopIteration",
+    "delattr",
+    "slice",
+    "chr",
+    "ord",
+    "hex",
+    "bin",
+    "globals",
+    "locals",
+    "exit",
+    "quit",
+    "input",
 }
 BUILTINS = {n: V(Kind.MODREF, const=f"builtins.{n}") for n in _BUILTIN_NAMES}
 BUILTINS["__name__"] = const("__main__")
@@ -32,7 +99,6 @@ BUILTINS["True"] = const(True)
 BUILTINS["False"] = const(False)
 BUILTINS["None"] = NONE
 BUILTINS["__file__"] = V(Kind.STR)
-
 
 
 class Expressions:
@@ -45,7 +111,7 @@ class Expressions:
         return handler(self, node, env)
 
     def _e_const(self, node, env):
-        v = getattr(node, "_gradaudit_v", None)   # values are never changed in place: one per literal
+        v = getattr(node, "_gradaudit_v", None)  # values are never changed in place: one per literal
         if v is None:
             v = node._gradaudit_v = const(node.value, node)
         return v
@@ -152,8 +218,16 @@ class Expressions:
             return v
         if v.k & Kind.TENSOR:
             return self.numeric("neg", (v,), node, self.tensor_result(flow_of(v), node, op="neg"))
-        return V(v.k & (Kind.NUMBER | Kind.ARRAY | Kind.UNKNOWN) or Kind.UNKNOWN, org=v.org, weak=v.weak,
-                 top=v.top, cuts=v.cuts, saves=v.saves, grads=v.grads, site=node)
+        return V(
+            v.k & (Kind.NUMBER | Kind.ARRAY | Kind.UNKNOWN) or Kind.UNKNOWN,
+            org=v.org,
+            weak=v.weak,
+            top=v.top,
+            cuts=v.cuts,
+            saves=v.saves,
+            grads=v.grads,
+            site=node,
+        )
 
     def _e_boolop(self, node, env):
         vals = [self.eval(v, env) for v in node.values]
@@ -193,8 +267,7 @@ class Expressions:
         if any(v.k & Kind.TENSOR for v in vals):
             return self.nondiff(flow_of(*vals), node, "comparison", compared=vals)
         f = flow_of(*vals)
-        return V(Kind.NUMBER | (Kind.ARRAY if any(v.k & Kind.ARRAY for v in vals) else 0),
-                 cuts=f.cuts, site=node)
+        return V(Kind.NUMBER | (Kind.ARRAY if any(v.k & Kind.ARRAY for v in vals) else 0), cuts=f.cuts, site=node)
 
     def _e_ifexp(self, node, env):
         t = _truth(self.eval(node.test, env))
@@ -261,8 +334,10 @@ class Expressions:
         frame = self.stack[-1]
         closure = (env,) + frame.closure
         fn = FuncObj(node, frame.scope, closure, "<lambda>")
-        fn.defaults = ([self.eval(d, env) for d in node.args.defaults],
-                       [self.eval(d, env) if d is not None else None for d in node.args.kw_defaults])
+        fn.defaults = (
+            [self.eval(d, env) for d in node.args.defaults],
+            [self.eval(d, env) if d is not None else None for d in node.args.kw_defaults],
+        )
         return V(Kind.FUNC, frozenset((fn,)))
 
     def _e_joined(self, node, env):
@@ -350,7 +425,12 @@ class Expressions:
         if isinstance(node, ast.DictComp):
             d = DictObj(site)
             for k, v in zip(keys, results):
-                d.set(k.const if isinstance(k.const, (str, int)) and k.const is not NOCONST and not exact[0] is None else None, v)
+                d.set(
+                    k.const
+                    if isinstance(k.const, (str, int)) and k.const is not NOCONST and not exact[0] is None
+                    else None,
+                    v,
+                )
             # keys from a loop are not all known: keep values under unknown keys
             d.keys = {}
             d.rest = join_all(results) if results else None
@@ -382,49 +462,74 @@ class Expressions:
             elif isinstance(o, ModuleObj):
                 kids = [c for c in o.children.values()]
                 if kids:
-                    out = join(out, join_all(
-                        [module_value(c) if isinstance(c, ModuleObj) else _unit_v(c) for c in kids]))
+                    out = join(
+                        out, join_all([module_value(c) if isinstance(c, ModuleObj) else _unit_v(c) for c in kids])
+                    )
                 else:
                     out = join(out, UNKNOWN)
             elif isinstance(o, (TensorObj, Unit)):
                 # rows of a tensor: one dimension less (a per-sample loss's rows are scalars)
-                out = join(out, V(Kind.TENSOR, frozenset((o,)), v.org, v.weak, v.top, v.cuts, v.saves, unk=v.unk,
-                                  facts=v.facts & ~Fact.UNREDUCED, terms=v.terms,
-                                  shape=v.shape[1:] if v.shape else None, marks=v.marks))
+                out = join(
+                    out,
+                    V(
+                        Kind.TENSOR,
+                        frozenset((o,)),
+                        v.org,
+                        v.weak,
+                        v.top,
+                        v.cuts,
+                        v.saves,
+                        unk=v.unk,
+                        facts=v.facts & ~Fact.UNREDUCED,
+                        terms=v.terms,
+                        shape=v.shape[1:] if v.shape else None,
+                        marks=v.marks,
+                    ),
+                )
             elif isinstance(o, SymObj):
                 out = join(out, UNKNOWN)
         if out is None:
             if v.k & Kind.TENSOR:
-                return v.replace(items=None, const=NOCONST, facts=v.facts & ~Fact.UNREDUCED,
-                                 shape=v.shape[1:] if v.shape else None)
+                return v.replace(
+                    items=None, const=NOCONST, facts=v.facts & ~Fact.UNREDUCED, shape=v.shape[1:] if v.shape else None
+                )
             # the dimensions of a shape (`bs, c, h, w = x.shape`) are numbers
             number = v.k & Kind.NUMBER if not v.carries else 0
             return V(Kind.UNKNOWN | number, weak=v.weak | v.org, top=v.top, cuts=v.cuts)
         return out
 
     _expr_handlers = {
-        ast.Constant: _e_const, ast.Name: _e_name, ast.Attribute: _e_attr, ast.Call: _e_call,
-        ast.BinOp: _e_binop, ast.UnaryOp: _e_unary, ast.BoolOp: _e_boolop, ast.Compare: _e_compare,
-        ast.IfExp: _e_ifexp, ast.Subscript: _e_subscript, ast.Tuple: _e_tuple, ast.List: _e_list,
-        ast.Dict: _e_dict, ast.Set: _e_set, ast.ListComp: _e_comp, ast.SetComp: _e_comp,
-        ast.GeneratorExp: _e_comp, ast.DictComp: _e_comp, ast.Lambda: _e_lambda,
-        ast.JoinedStr: _e_joined, ast.NamedExpr: _e_named, ast.Starred: _e_starred,
-        ast.Await: _e_await, ast.Yield: _e_yield, ast.YieldFrom: _e_yieldfrom, ast.Slice: _e_slice,
+        ast.Constant: _e_const,
+        ast.Name: _e_name,
+        ast.Attribute: _e_attr,
+        ast.Call: _e_call,
+        ast.BinOp: _e_binop,
+        ast.UnaryOp: _e_unary,
+        ast.BoolOp: _e_boolop,
+        ast.Compare: _e_compare,
+        ast.IfExp: _e_ifexp,
+        ast.Subscript: _e_subscript,
+        ast.Tuple: _e_tuple,
+        ast.List: _e_list,
+        ast.Dict: _e_dict,
+        ast.Set: _e_set,
+        ast.ListComp: _e_comp,
+        ast.SetComp: _e_comp,
+        ast.GeneratorExp: _e_comp,
+        ast.DictComp: _e_comp,
+        ast.Lambda: _e_lambda,
+        ast.JoinedStr: _e_joined,
+        ast.NamedExpr: _e_named,
+        ast.Starred: _e_starred,
+        ast.Await: _e_await,
+        ast.Yield: _e_yield,
+        ast.YieldFrom: _e_yieldfrom,
+        ast.Slice: _e_slice,
     }
 
     # ---------------------------------------------------------------- comprehensions and iteration
 
-
-
     # ---------------------------------------------------------------- calls of user code
-
-
-
-
-
-
-
-
 
 
 def _unit_v(u: Unit) -> V:
@@ -433,8 +538,12 @@ def _unit_v(u: Unit) -> V:
 
 def _units_value(pi: PIter) -> V:
     units = pi.units
-    return V(Kind.TENSOR | Kind.PARAMS, frozenset(units) | {pi}, org=frozenset(u for u in units if u.kind != Unit.OPAQUE),
-             weak=frozenset(u for u in units if u.kind == Unit.OPAQUE))
+    return V(
+        Kind.TENSOR | Kind.PARAMS,
+        frozenset(units) | {pi},
+        org=frozenset(u for u in units if u.kind != Unit.OPAQUE),
+        weak=frozenset(u for u in units if u.kind == Unit.OPAQUE),
+    )
 
 
 def _param_elements(v: V):
@@ -472,8 +581,20 @@ def _truth(v: V):
     if c is NOCONST:
         if v.k == Kind.NONE:
             return False
-        if v.objs and not (v.k & (Kind.NONE | Kind.NUMBER | Kind.STR | Kind.UNKNOWN | Kind.TENSOR | Kind.LIST
-                                  | Kind.DICT | Kind.TUPLE | Kind.ARRAY)):
+        if v.objs and not (
+            v.k
+            & (
+                Kind.NONE
+                | Kind.NUMBER
+                | Kind.STR
+                | Kind.UNKNOWN
+                | Kind.TENSOR
+                | Kind.LIST
+                | Kind.DICT
+                | Kind.TUPLE
+                | Kind.ARRAY
+            )
+        ):
             return True
         return None
     try:
@@ -497,7 +618,12 @@ def _is_none_node(n) -> bool:
 
 
 _COMPARE = {
-    ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b, ast.Lt: lambda a, b: a < b,
-    ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
-    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
 }

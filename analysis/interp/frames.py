@@ -1,15 +1,16 @@
 """The interpreter's run-time structures: module scopes, call frames, and the budgets that bound
 a run (shared by the interpreter's mixins)."""
+
 from __future__ import annotations
 
 from ..source.program import SourceFile
 from .values import V
 
 MAX_DEPTH = 12
-BUDGET = 15000           # statements per entry file; beyond it calls are not followed
-ROOT_BUDGET = 5000       # statements for the module body's run (training scripts use a few hundred)
-SYMBOLIC_BUDGET = 2000   # statements per other root (an uncalled function, one class checked alone)
-INIT_BUDGET = 800        # statements for the __init__ of an object that is not a module
+BUDGET = 15000  # statements per entry file; beyond it calls are not followed
+ROOT_BUDGET = 5000  # statements for the module body's run (training scripts use a few hundred)
+SYMBOLIC_BUDGET = 2000  # statements per other root (an uncalled function, one class checked alone)
+INIT_BUDGET = 800  # statements for the __init__ of an object that is not a module
 MODULE_INIT_BUDGET = 4000
 MAX_LOADED_LINES = 80000  # lines of imported project modules run for one file
 
@@ -31,8 +32,19 @@ class ModuleScope:
 
 
 class Frame:
-    __slots__ = ("func", "scope", "closure", "returns", "yields", "call_site", "arg_objs", "loops", "cls",
-                 "self_v", "label")
+    __slots__ = (
+        "func",
+        "scope",
+        "closure",
+        "returns",
+        "yields",
+        "call_site",
+        "arg_objs",
+        "loops",
+        "cls",
+        "self_v",
+        "label",
+    )
 
     def __init__(self, func, scope, closure, call_site, arg_objs, cls=None, self_v=None, label=""):
         self.func = func

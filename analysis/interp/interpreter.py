@@ -6,6 +6,7 @@ budget bounded), loops run twice so that state carried into the next iteration i
 branches run both ways and join. PyTorch semantics live in torch_calls.py; what happened is
 recorded in a Trace (trace.py) that the training-step model is built from.
 """
+
 from __future__ import annotations
 
 import ast
@@ -14,40 +15,52 @@ import collections
 import itertools
 import re
 
+from ..libraries.adapters import AdapterOps
+from ..libraries.frameworks import FrameworkOps
+from ..libraries.semantics import LibraryOps
 from ..ops import torch_api as T
-from .objects import (
-    FROZEN, ClassObj, CtxObj, FuncObj, LazyImport, ListObj, ModuleObj,
-    OptimObj, ScalerObj, SchedObj, Site, SymObj, Unit, next_oid,
-)
-from .budget import TICK, Gaps
 from ..source.program import Program, SourceFile
-from .calls import Calls
-from .frames import (BUDGET, MAX_LOADED_LINES, ROOT_BUDGET,
-                     SYMBOLIC_BUDGET, Frame, ModuleScope, PathRaises)
-from .expressions import BUILTINS, _STAR, Expressions, _truth
-from ..torch.modules import ModuleOps
+from ..torch.grad_mode import GradModeOps
 from ..torch.lifecycle import Lifecycle
-from .loop_facts import attr_key, carried, rebound
+from ..torch.modules import ModuleOps
 from ..torch.numeric_ops import NumericOps
 from ..torch.optimizers import OptimizerOps
-from ..libraries.adapters import AdapterOps
-from ..libraries.semantics import LibraryOps
-from ..libraries.frameworks import FrameworkOps
-from ..torch.grad_mode import GradModeOps
 from ..torch.tensors import TensorOps
+from .budget import TICK, Gaps
+from .calls import Calls
+from .expressions import _STAR, BUILTINS, Expressions, _truth
+from .frames import BUDGET, MAX_LOADED_LINES, ROOT_BUDGET, SYMBOLIC_BUDGET, Frame, ModuleScope, PathRaises
+from .loop_facts import attr_key, carried, rebound
+from .objects import (
+    FROZEN,
+    ClassObj,
+    CtxObj,
+    FuncObj,
+    LazyImport,
+    ListObj,
+    ModuleObj,
+    OptimObj,
+    ScalerObj,
+    SchedObj,
+    Site,
+    SymObj,
+    Unit,
+    next_oid,
+)
 from .trace import InplaceRec, Trace
-from .values import EMPTY, NONE, NOCONST, UNKNOWN, Kind, V, const, join, join_all
+from .values import EMPTY, NOCONST, NONE, UNKNOWN, Kind, V, const, join, join_all
 
 _LOOP_RUNS = 2
 
 # `self.x = [...]`, `= {}`, `= (a, b)`, `= list(...)`, `... requires_grad=True`: what GA109 looks for
-_HIDING_ATTR = re.compile(r"self\.\w+\s*=\s*(?:\[|\{|list\(|dict\(|tuple\(|\(\s*(?:nn\.|[A-Z]\w*\())"
-                          r"|requires_grad\s*=\s*True|requires_grad_\(")
+_HIDING_ATTR = re.compile(
+    r"self\.\w+\s*=\s*(?:\[|\{|list\(|dict\(|tuple\(|\(\s*(?:nn\.|[A-Z]\w*\())"
+    r"|requires_grad\s*=\s*True|requires_grad_\("
+)
 _CALLED = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(")
 _DEFINED = re.compile(r"def\s+([A-Za-z_]\w*)\s*\(")
 # what makes an uncalled function worth running on unknown arguments: a training step happens in it
 _TRAINING_WORDS = re.compile(r"\bbackward\(|autograd\.grad\(|\.step\(|zero_grad\(")
-
 
 
 class _Dead(Exception):
@@ -71,8 +84,19 @@ def _assign_env(env: dict, new: dict):
     env.update(new)
 
 
-class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecycle, NumericOps, LibraryOps,
-                  AdapterOps, FrameworkOps, GradModeOps):
+class Interpreter(
+    Expressions,
+    Calls,
+    TensorOps,
+    ModuleOps,
+    OptimizerOps,
+    Lifecycle,
+    NumericOps,
+    LibraryOps,
+    AdapterOps,
+    FrameworkOps,
+    GradModeOps,
+):
     """Replays one entry file (and what it imports) and fills a Trace."""
 
     def __init__(self, program: Program, entry: SourceFile, budget: int = BUDGET):
@@ -81,14 +105,14 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         self.trace = Trace()
         self._seq = itertools.count(1)
         self.ctx: tuple = ()
-        self.graph_writes = 0               # graph-carrying values stored into objects older than the iteration
-        self.module_depth = 0               # nesting of module forward calls
-        self.path: list = []                # (branch key, arm, len(ctx)) of the conditions in force
-        self.grad_known = True              # grad mode is known (enabled unless nograd is set)
-        self.nograd: Site | None = None      # Site of the active no_grad region, if any
-        self.casts: list = []               # CastRegion of the autocast regions being run (grad_mode.py)
-        self.cond = 0                         # depth of conditional execution
-        self.cond_starts: list[int] = []      # seq at which each active condition began (innermost last)
+        self.graph_writes = 0  # graph-carrying values stored into objects older than the iteration
+        self.module_depth = 0  # nesting of module forward calls
+        self.path: list = []  # (branch key, arm, len(ctx)) of the conditions in force
+        self.grad_known = True  # grad mode is known (enabled unless nograd is set)
+        self.nograd: Site | None = None  # Site of the active no_grad region, if any
+        self.casts: list = []  # CastRegion of the autocast regions being run (grad_mode.py)
+        self.cond = 0  # depth of conditional execution
+        self.cond_starts: list[int] = []  # seq at which each active condition began (innermost last)
         self.stack: list[Frame] = []
         self.scopes: dict[str, ModuleScope] = {}
         self.steps = 0
@@ -100,11 +124,11 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         self.root_start = 0
         self.root_budget = ROOT_BUDGET
         self.caps: list[int] = []
-        self.shallow = False   # checking one class: nested modules are built without running __init__
+        self.shallow = False  # checking one class: nested modules are built without running __init__
         self.no_force = False  # running an imported module's top level: leave lazy imports alone
         self.loaded_lines = 0
         self.star_misses: set = set()
-        self.gaps = Gaps()     # what the budgets cut, and the deadline (budget.py)
+        self.gaps = Gaps()  # what the budgets cut, and the deadline (budget.py)
         self.ticks = 0
 
     # ---------------------------------------------------------------- driver
@@ -188,7 +212,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
             self.root_index += 1
             self.ctx = (("root", self.root_index),)
             self.nograd = None
-            self.grad_known = False   # its callers, not seen, may run it under no_grad
+            self.grad_known = False  # its callers, not seen, may run it under no_grad
             self.cond = 0
             self.root_start = self.steps
             self.root_budget = SYMBOLIC_BUDGET
@@ -264,9 +288,14 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         sf = scope.sf
         for v in list(scope.globals.values()):
             for o in v.objs:
-                if isinstance(o, ClassObj) and o.scope is scope and o.is_module and o.sym_instance is None \
-                        and not o.instantiated:
-                    text = "\n".join(sf.lines[o.node.lineno - 1:o.node.end_lineno])
+                if (
+                    isinstance(o, ClassObj)
+                    and o.scope is scope
+                    and o.is_module
+                    and o.sym_instance is None
+                    and not o.instantiated
+                ):
+                    text = "\n".join(sf.lines[o.node.lineno - 1 : o.node.end_lineno])
                     if not _HIDING_ATTR.search(text):
                         continue  # nothing in it could hide parameters from .parameters()
                     self.root_index += 1
@@ -316,7 +345,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         try:
             return handler(self, stmt, env)
         except PathRaises:
-            return None          # like a `raise`: the path ends here
+            return None  # like a `raise`: the path ends here
         finally:
             self.cur_stmt = prev
 
@@ -341,10 +370,14 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         old = self.eval(target, env)
         rhs = self.eval(stmt.value, env)
         loops = self.stack[-1].loops
-        if isinstance(target, ast.Name) and loops and target.id in carried(loops[-1]["node"])[0] \
-                and target.id not in rebound(loops[-1]["node"]):
+        if (
+            isinstance(target, ast.Name)
+            and loops
+            and target.id in carried(loops[-1]["node"])[0]
+            and target.id not in rebound(loops[-1]["node"])
+        ):
             added = isinstance(stmt.op, (ast.Add, ast.Sub)) and bool(old.k & (Kind.NUMBER | Kind.TENSOR))
-            rhs = self.note_accumulation(rhs, stmt, added)   # `total += loss` across iterations, never reset
+            rhs = self.note_accumulation(rhs, stmt, added)  # `total += loss` across iterations, never reset
         if old.k & Kind.TENSOR and not (old.k & (Kind.NUMBER | Kind.LIST)):
             new = self.inplace_update(old, rhs, stmt, stmt, op=type(stmt.op).__name__, target_node=target)
             if isinstance(target, ast.Name):
@@ -402,8 +435,11 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
             self.path.append((key, 0, depth))
             a = self.exec_block(stmt.body, _refine(stmt.test, env, True))
             self.path[-1] = (key, 1, depth)
-            b = self.exec_block(stmt.orelse, _refine(stmt.test, env, False)) if stmt.orelse else \
-                _refine(stmt.test, env, False)
+            b = (
+                self.exec_block(stmt.orelse, _refine(stmt.test, env, False))
+                if stmt.orelse
+                else _refine(stmt.test, env, False)
+            )
         finally:
             self.path.pop()
             self.cond -= 1
@@ -448,8 +484,12 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
                         self.gaps.loop_cut(stmt, self.sf)
                     break
                 self.gaps.loop_ran(stmt)
-                if run and not always and all(head.get(n) is v for n, v in watched.items()) \
-                        and self.graph_writes == writes:
+                if (
+                    run
+                    and not always
+                    and all(head.get(n) is v for n, v in watched.items())
+                    and self.graph_writes == writes
+                ):
                     # nothing one iteration hands to the next came back changed (names, or graph kept
                     # in older objects by called code): a second run would repeat the first
                     break
@@ -581,7 +621,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
             if dq in T.NOGRAD_CTX or (ctxs and ctxs[0].kind == "nograd"):
                 fn.nograd = Site(self.sf, dec)
             elif dq in T.GRAD_CTX or (ctxs and ctxs[0].kind == "grad"):
-                fn.grad_on = True    # a gradient pass inside a no_grad sampler (guidance, attacks)
+                fn.grad_on = True  # a gradient pass inside a no_grad sampler (guidance, attacks)
             elif ctxs and ctxs[0].kind == "other":
                 fn.grad_on = None
             elif dq == "builtins.staticmethod":
@@ -600,7 +640,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
             qual = f"{cls.name}.{node.name}"
         fn = FuncObj(node, frame.scope, closure, qual, cls)
         fn.defaults = None
-        fn.def_env = env   # defaults are evaluated at the first call: most functions are never called
+        fn.def_env = env  # defaults are evaluated at the first call: most functions are never called
         return fn
 
     def defaults_of(self, fn: FuncObj):
@@ -611,8 +651,10 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
             self.sf = fn.scope.sf
             self.stack = self.stack + [Frame(None, fn.scope, fn.closure[1:] if fn.closure else (), None, frozenset())]
             try:
-                fn.defaults = ([self.eval(d, env) for d in args.defaults],
-                               [self.eval(d, env) if d is not None else None for d in args.kw_defaults])
+                fn.defaults = (
+                    [self.eval(d, env) for d in args.defaults],
+                    [self.eval(d, env) if d is not None else None for d in args.kw_defaults],
+                )
             finally:
                 self.sf, self.stack = saved
         return fn.defaults
@@ -678,16 +720,22 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
                 elif lib == "module":
                     cls.is_module = True
                     cls.opaque_base = True
-                elif q.startswith("torch.nn.") and (short in T.PARAM_MODULES or short in T.FREE_MODULES
-                                                    or short in T.CONTAINERS or short in T.RECURRENT):
+                elif q.startswith("torch.nn.") and (
+                    short in T.PARAM_MODULES or short in T.FREE_MODULES or short in T.CONTAINERS or short in T.RECURRENT
+                ):
                     cls.is_module = True
                     cls.opaque_base = True
                 elif q in ("torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"):
                     cls.is_optimizer = True
                 elif q.startswith("torch.utils.data"):
                     cls.is_dataset = True
-                elif q.startswith("builtins.") or q in ("abc.ABC", "typing.Generic", "enum.Enum",
-                                                        "typing.NamedTuple", "object"):
+                elif q.startswith("builtins.") or q in (
+                    "abc.ABC",
+                    "typing.Generic",
+                    "enum.Enum",
+                    "typing.NamedTuple",
+                    "object",
+                ):
                     pass
                 else:
                     cls.opaque_base = True
@@ -742,7 +790,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
 
     def scope_of(self, path: str, dotted: str):
         if path not in self.scopes and self.loaded_lines > MAX_LOADED_LINES:
-            self.trace.incomplete = True   # enough of the project is loaded for one file
+            self.trace.incomplete = True  # enough of the project is loaded for one file
             return None
         sf = self.program.load(path)
         if sf is None:
@@ -795,10 +843,14 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         for t in stmt.targets:
             if isinstance(t, ast.Name):
                 env.pop(t.id, None)
-            elif isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Slice) and t.slice.lower is None \
-                    and t.slice.upper is None:
+            elif (
+                isinstance(t, ast.Subscript)
+                and isinstance(t.slice, ast.Slice)
+                and t.slice.lower is None
+                and t.slice.upper is None
+            ):
                 for o in self.eval(t.value, env).of(ListObj):
-                    self.clear_list(o)   # `del lst[:]`
+                    self.clear_list(o)  # `del lst[:]`
         return env
 
     def _s_pass(self, stmt, env):
@@ -825,12 +877,28 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
         return env
 
     _stmt_handlers = {
-        ast.Expr: _s_expr, ast.Assign: _s_assign, ast.AnnAssign: _s_annassign,
-        ast.AugAssign: _s_augassign, ast.If: _s_if, ast.For: _s_for, ast.AsyncFor: _s_for,
-        ast.While: _s_while, ast.Break: _s_break, ast.Continue: _s_continue, ast.Return: _s_return,
-        ast.Raise: _s_raise, ast.With: GradModeOps._s_with, ast.AsyncWith: GradModeOps._s_with, ast.Try: _s_try,
-        ast.FunctionDef: _s_funcdef, ast.AsyncFunctionDef: _s_funcdef, ast.ClassDef: _s_classdef,
-        ast.Import: _s_import, ast.ImportFrom: _s_importfrom, ast.Delete: _s_delete, ast.Pass: _s_pass,
+        ast.Expr: _s_expr,
+        ast.Assign: _s_assign,
+        ast.AnnAssign: _s_annassign,
+        ast.AugAssign: _s_augassign,
+        ast.If: _s_if,
+        ast.For: _s_for,
+        ast.AsyncFor: _s_for,
+        ast.While: _s_while,
+        ast.Break: _s_break,
+        ast.Continue: _s_continue,
+        ast.Return: _s_return,
+        ast.Raise: _s_raise,
+        ast.With: GradModeOps._s_with,
+        ast.AsyncWith: GradModeOps._s_with,
+        ast.Try: _s_try,
+        ast.FunctionDef: _s_funcdef,
+        ast.AsyncFunctionDef: _s_funcdef,
+        ast.ClassDef: _s_classdef,
+        ast.Import: _s_import,
+        ast.ImportFrom: _s_importfrom,
+        ast.Delete: _s_delete,
+        ast.Pass: _s_pass,
         ast.Match: _s_match,
     }
     if hasattr(ast, "TryStar"):
@@ -880,7 +948,7 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
             value = self.note_loss(value, f"`{name}`")
         loops = self.stack[-1].loops
         if value.saves and loops and name in carried(loops[-1]["node"])[0]:
-            self.note_carry(value, stmt)   # a name the next iteration reads
+            self.note_carry(value, stmt)  # a name the next iteration reads
         env[name] = value
         self.name_objects(value, name)
 
@@ -894,49 +962,28 @@ class Interpreter(Expressions, Calls, TensorOps, ModuleOps, OptimizerOps, Lifecy
 
     def check_rebind(self, name, old: V, new: V, stmt):
         """`w = w - lr * w.grad`: the leaf `w` is replaced by a non-leaf (GA111)."""
-        leaves = [u for u in old.objs if isinstance(u, Unit) and u.kind in (Unit.PARAM, Unit.LEAF, Unit.INPUT)
-                  and u.frozen != FROZEN]
+        leaves = [
+            u
+            for u in old.objs
+            if isinstance(u, Unit) and u.kind in (Unit.PARAM, Unit.LEAF, Unit.INPUT) and u.frozen != FROZEN
+        ]
         hit = [u for u in leaves if u in new.grads and (u in new.org or self.nograd is not None)]
         if hit:
-            rec = InplaceRec(self.seq(), InplaceRec.REBIND, Site(self.sf, stmt), frozenset(hit),
-                             self.nograd is not None, detail=name, ctx=self.ctx, stmt=stmt)
+            rec = InplaceRec(
+                self.seq(),
+                InplaceRec.REBIND,
+                Site(self.sf, stmt),
+                frozenset(hit),
+                self.nograd is not None,
+                detail=name,
+                ctx=self.ctx,
+                stmt=stmt,
+            )
             rec.cuts = frozenset(c for c in new.cuts if (c.removed | c.removed_weak) & rec.units)
             self.trace.inplace.append(rec)
             self.trace.manual_updates.extend((u, Site(self.sf, stmt)) for u in hit)
 
     # ---------------------------------------------------------------- expressions
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 def _is_property_setter(item) -> bool:

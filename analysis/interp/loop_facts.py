@@ -1,13 +1,13 @@
 """What a loop's source says about its iterations, read once per loop node and cached on it (the
 parsed trees are reused across runs): the state one iteration hands to the next, what it resets,
 and which conditions change from one iteration to the next."""
+
 from __future__ import annotations
 
 import ast
 import re
 
 _MUTATORS = {"append", "extend", "insert", "add", "update", "setdefault", "appendleft", "push"}
-
 
 
 def attr_key(node) -> str:
@@ -18,12 +18,11 @@ def attr_key(node) -> str:
     return f"<{type(node).__name__}>"
 
 
-
 def carried(loop) -> tuple[frozenset, bool]:
     """What a loop may hand from one iteration to the next, read off its body once: names read
     before they are written (and written), and whether state lives in attributes or containers
     (`self.h = f(self.h)`, `history.append(loss)`), which always takes a second run."""
-    hit = getattr(loop, "_gradaudit_carried", None)   # cached on the node: trees are reused
+    hit = getattr(loop, "_gradaudit_carried", None)  # cached on the node: trees are reused
     if hit is not None:
         return hit
     written: set = set()
@@ -48,7 +47,7 @@ def carried(loop) -> tuple[frozenset, bool]:
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             if node.value is not None:
                 visit(node.value)
-            for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
                 visit(t)
             return
         if isinstance(node, (ast.For, ast.AsyncFor)):
@@ -84,20 +83,20 @@ def carried(loop) -> tuple[frozenset, bool]:
     return result
 
 
-
 _COUNTER_WORDS = re.compile(r"step|iter|count|batch|accum|idx|index|epoch", re.I)
-
 
 
 def counter_like(test, loop) -> bool:
     """A condition that changes from one iteration to the next (`(i + 1) % accum == 0`,
     `step % k == 0`, `self.global_step > warmup`), unlike a configuration flag (`if args.amp:`)."""
-    facts = getattr(test, "_gradaudit_test", None)   # cached on the node: trees are reused
+    facts = getattr(test, "_gradaudit_test", None)  # cached on the node: trees are reused
     if facts is None:
         nodes = list(ast.walk(test))
-        facts = (any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in nodes)
-                 or any(isinstance(n, ast.Attribute) and _COUNTER_WORDS.search(n.attr) for n in nodes),
-                 frozenset(n.id for n in nodes if isinstance(n, ast.Name)))
+        facts = (
+            any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in nodes)
+            or any(isinstance(n, ast.Attribute) and _COUNTER_WORDS.search(n.attr) for n in nodes),
+            frozenset(n.id for n in nodes if isinstance(n, ast.Name)),
+        )
         test._gradaudit_test = facts
     counter, names = facts
     if counter:
@@ -111,8 +110,6 @@ def counter_like(test, loop) -> bool:
     return bool(names & stored)
 
 
-
-
 def rebound(loop) -> frozenset:
     """Names and attributes (`self.history`) the loop body assigns afresh somewhere (`running = 0`
     after each optimizer step, `history = []`), or empties (`.clear()`, `del x[:]`): an accumulation
@@ -123,8 +120,8 @@ def rebound(loop) -> frozenset:
     out = set()
     for node in ast.walk(loop):
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
-            for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
-                for sub in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]):
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                for sub in t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]:
                     if isinstance(sub, (ast.Name, ast.Attribute)):
                         out.add(attr_key(sub))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "clear":

@@ -4,11 +4,12 @@ They are mutable on purpose: a training script mutates them too (a head replaced
 optimizer was built, a backbone frozen, a group added), and the interpreter replays those
 mutations in program order. Everything the rules read is snapshotted into records.
 """
+
 from __future__ import annotations
 
 import itertools
 
-from .values import EMPTY, FROZEN, MAYBE, TRAINABLE, V, Kind, join
+from .values import EMPTY, FROZEN, MAYBE, TRAINABLE, Kind, V, join
 
 _ids = itertools.count(1)
 
@@ -17,7 +18,8 @@ def next_oid() -> int:
     """An id larger than every object's made so far, smaller than every later one's."""
     return next(_ids)
 
-__all__ = ["TRAINABLE", "FROZEN", "MAYBE"]   # re-exported: the states live in values.py
+
+__all__ = ["TRAINABLE", "FROZEN", "MAYBE"]  # re-exported: the states live in values.py
 
 
 def merge_state(a: int, b: int) -> int:
@@ -39,6 +41,7 @@ class Obj:
 
 class Site:
     """A source location: a node of one parsed file."""
+
     __slots__ = ("mod", "node")
 
     def __init__(self, mod, node):
@@ -62,8 +65,24 @@ class Site:
 class Unit(Obj):
     """One parameter leaf (an nn.Parameter, a leaf tensor with requires_grad) or, for modules the
     engine cannot see into, an opaque stand-in for all of their parameters."""
-    __slots__ = ("kind", "owner", "attr", "label", "site", "seq", "frozen", "count", "version",
-                 "bumps", "unreg", "source_cuts", "computed", "created_in_loop", "in_init")
+
+    __slots__ = (
+        "kind",
+        "owner",
+        "attr",
+        "label",
+        "site",
+        "seq",
+        "frozen",
+        "count",
+        "version",
+        "bumps",
+        "unreg",
+        "source_cuts",
+        "computed",
+        "created_in_loop",
+        "in_init",
+    )
 
     # param: nn.Parameter or a module's weight; leaf: a tensor made with requires_grad=True;
     # input: data given requires_grad_() (an adversarial example, a saliency input), not a weight;
@@ -81,8 +100,8 @@ class Unit(Obj):
         self.frozen = TRAINABLE
         self.count = count
         self.version = 0
-        self.bumps = []          # (version after, Site) of in-place changes
-        self.unreg = None        # UnregRec when held by a plain container of a module
+        self.bumps = []  # (version after, Site) of in-place changes
+        self.unreg = None  # UnregRec when held by a plain container of a module
         self.source_cuts = EMPTY  # GA106: what cut the value this fresh leaf was made from
         self.computed = False
         self.created_in_loop = False
@@ -106,6 +125,7 @@ class Unit(Obj):
 
 class TensorObj(Obj):
     """Storage of a computed or data tensor: identity for aliasing and in-place version counts."""
+
     __slots__ = ("site", "version", "bumps", "base", "retained", "compared", "nonleaf_of")
 
     def __init__(self, site):
@@ -113,32 +133,52 @@ class TensorObj(Obj):
         self.site = site
         self.version = 0
         self.bumps = []
-        self.base = None          # the parameter a `.data` view stands for
-        self.retained = False     # retain_grad() was called: its .grad is kept
-        self.compared = EMPTY     # a comparison's result: the storages it compared (`energy > 0`)
-        self.nonleaf_of = None    # the requires_grad leaf this tensor was made from by one op (GA113)
+        self.base = None  # the parameter a `.data` view stands for
+        self.retained = False  # retain_grad() was called: its .grad is kept
+        self.compared = EMPTY  # a comparison's result: the storages it compared (`energy > 0`)
+        self.nonleaf_of = None  # the requires_grad leaf this tensor was made from by one op (GA113)
 
     def __repr__(self):
         return f"Tensor@{self.site!r}"
 
 
 class ModuleObj(Obj):
-    __slots__ = ("cls", "qual", "label", "parent", "key", "children", "attrs", "site", "seq", "opaque",
-                 "opaque_unit", "inplace", "spec", "copy_of", "unregs", "in_init", "loaded_from", "training",
-                 "lib", "dims", "unordered")
+    __slots__ = (
+        "cls",
+        "qual",
+        "label",
+        "parent",
+        "key",
+        "children",
+        "attrs",
+        "site",
+        "seq",
+        "opaque",
+        "opaque_unit",
+        "inplace",
+        "spec",
+        "copy_of",
+        "unregs",
+        "in_init",
+        "loaded_from",
+        "training",
+        "lib",
+        "dims",
+        "unordered",
+    )
 
     def __init__(self, label, site, seq, cls=None, qual=None):
         super().__init__()
-        self.cls = cls            # ClassObj of a user-defined module
-        self.qual = qual          # 'torch.nn.Linear' for a torch module
+        self.cls = cls  # ClassObj of a user-defined module
+        self.qual = qual  # 'torch.nn.Linear' for a torch module
         self.label = label
         self.parent = None
         self.key = None
-        self.children = {}        # registered submodules and parameters, in order
-        self.attrs = {}           # other attributes (plain values, unregistered containers)
+        self.children = {}  # registered submodules and parameters, in order
+        self.attrs = {}  # other attributes (plain values, unregistered containers)
         self.site = site
         self.seq = seq
-        self.opaque = False       # may own parameters the engine cannot see
+        self.opaque = False  # may own parameters the engine cannot see
         self.opaque_unit = None
         self.inplace = False
         self.spec = None
@@ -146,10 +186,10 @@ class ModuleObj(Obj):
         self.unregs = []
         self.in_init = False
         self.loaded_from = False  # load_state_dict from an optimized module (a target network)
-        self.training = True      # .train()/.eval() state: True, False, or None when paths disagree
-        self.lib = None           # library_ops.LibInfo of a model from an installed library
-        self.dims = None          # constructor constants that fix output shapes: (in, out), a reduction
-        self.unordered = False    # a Sequential whose children's order is not known
+        self.training = True  # .train()/.eval() state: True, False, or None when paths disagree
+        self.lib = None  # library_ops.LibInfo of a model from an installed library
+        self.dims = None  # constructor constants that fix output shapes: (in, out), a reduction
+        self.unordered = False  # a Sequential whose children's order is not known
 
     def path(self) -> str:
         if self.parent is not None and self.key is not None:
@@ -228,15 +268,16 @@ class ModuleObj(Obj):
 
 class Group:
     """One optimizer param group as it was built."""
+
     __slots__ = ("units", "exact", "filtered", "site", "options", "sources", "from_arg")
 
     def __init__(self, units, exact, filtered, site, options=(), sources=EMPTY, from_arg=False):
-        self.units = units        # frozenset[Unit]
-        self.exact = exact        # False: an unknown subset or superset
+        self.units = units  # frozenset[Unit]
+        self.exact = exact  # False: an unknown subset or superset
         self.filtered = filtered  # built with a requires_grad filter
         self.site = site
         self.options = options
-        self.sources = sources    # modules whose .parameters() it came from
+        self.sources = sources  # modules whose .parameters() it came from
         self.from_arg = from_arg  # the collection was passed in by a caller
 
 
@@ -253,8 +294,8 @@ class OptimObj(Obj):
         self.complete = True
         self.ctx = ctx
         self.anchor = site
-        self.escaped = False      # handed to code the engine does not see (it may step or clear it)
-        self.stateless = False    # keeps no state between steps (plain SGD): rebuilding it loses nothing
+        self.escaped = False  # handed to code the engine does not see (it may step or clear it)
+        self.stateless = False  # keeps no state between steps (plain SGD): rebuilding it loses nothing
 
     def units(self) -> frozenset:
         out = set()
@@ -275,7 +316,7 @@ class SchedObj(Obj):
     def __init__(self, qual, label, site, seq, optimizer=None, counter=True):
         super().__init__()
         self.qual, self.label, self.site, self.seq, self.optimizer = qual, label, site, seq, optimizer
-        self.counter = counter    # the schedule depends on how many steps it has taken
+        self.counter = counter  # the schedule depends on how many steps it has taken
 
     def __repr__(self):
         return f"Sched({self.label})"
@@ -295,6 +336,7 @@ class ScalerObj(Obj):
 class ListObj(Obj):
     """A list, set or generator; elements are joined into one value, and the first ones are also
     kept in order (`nn.Sequential(*layers)` needs the order to name its children)."""
+
     __slots__ = ("content", "site", "owner_attr", "elems")
 
     MAX_ELEMS = 256
@@ -325,8 +367,8 @@ class DictObj(Obj):
 
     def __init__(self, site=None):
         super().__init__()
-        self.keys = {}     # known constant keys -> value
-        self.rest = None   # values under unknown keys
+        self.keys = {}  # known constant keys -> value
+        self.rest = None  # values under unknown keys
         self.site = site
         self.owner_attr = None
 
@@ -375,16 +417,28 @@ class InstanceObj(Obj):
 
 
 class FuncObj(Obj):
-    __slots__ = ("node", "scope", "closure", "qual", "nograd", "grad_on", "cls", "is_static", "is_classmethod",
-                 "interpreted", "defaults", "def_env")
+    __slots__ = (
+        "node",
+        "scope",
+        "closure",
+        "qual",
+        "nograd",
+        "grad_on",
+        "cls",
+        "is_static",
+        "is_classmethod",
+        "interpreted",
+        "defaults",
+        "def_env",
+    )
 
     def __init__(self, node, scope, closure, qual, cls=None):
         super().__init__()
         self.node = node
-        self.scope = scope        # ModuleScope of the defining file
-        self.closure = closure    # enclosing frames' environments (innermost first)
+        self.scope = scope  # ModuleScope of the defining file
+        self.closure = closure  # enclosing frames' environments (innermost first)
         self.qual = qual
-        self.nograd = None        # Site of a @torch.no_grad()/@inference_mode() decorator
+        self.nograd = None  # Site of a @torch.no_grad()/@inference_mode() decorator
         # @torch.enable_grad() / @set_grad_enabled(True): True, its body records a graph even when
         # called under no_grad; @set_grad_enabled(flag) with a flag not known: None; else False
         self.grad_on: bool | None = False
@@ -418,6 +472,7 @@ class BoundMethod(Obj):
 class PartialObj(Obj):
     """`functools.partial(f, *args, **kwargs)`: calling it calls `f` with those arguments first
     (a loss registered as `partial(F.huber_loss, reduction="none")` keeps its reduction)."""
+
     __slots__ = ("fn", "args", "kwargs")
 
     def __init__(self, fn, args, kwargs):
@@ -450,22 +505,37 @@ class _SettledByBases:
 class ClassObj(Obj):
     """A class defined in the project. What its bases make it (a module, an optimizer...) is
     settled on first need: a base imported from a module not run yet stays unforced until then."""
-    __slots__ = ("node", "scope", "name", "bases", "methods", "class_attrs", "sym_instance", "instantiated",
-                 "base_values", "resolver", "resolved", "_is_module", "_opaque_base", "_is_optimizer",
-                 "_is_dataset")
+
+    __slots__ = (
+        "node",
+        "scope",
+        "name",
+        "bases",
+        "methods",
+        "class_attrs",
+        "sym_instance",
+        "instantiated",
+        "base_values",
+        "resolver",
+        "resolved",
+        "_is_module",
+        "_opaque_base",
+        "_is_optimizer",
+        "_is_dataset",
+    )
 
     def __init__(self, node, scope, name):
         super().__init__()
         self.node = node
         self.scope = scope
         self.name = name
-        self.bases = []            # ClassObj or qualified names of imported bases
+        self.bases = []  # ClassObj or qualified names of imported bases
         self.methods = {}
         self.class_attrs = {}
         self.sym_instance = None
         self.instantiated = 0
-        self.base_values = []      # the bases as evaluated at the class statement
-        self.resolver = None       # the interpreter's hook that settles them
+        self.base_values = []  # the bases as evaluated at the class statement
+        self.resolver = None  # the interpreter's hook that settles them
         self.resolved = False
         self._is_module = False
         self._opaque_base = False  # derives from a class the engine cannot see
@@ -514,6 +584,7 @@ class ClassObj(Obj):
 
 class SymObj(Obj):
     """A value the engine does not know: a root function's parameter or an unresolvable import."""
+
     __slots__ = ("label", "unit", "attrs", "site", "seq")
 
     def __init__(self, label, site=None, seq=0):
@@ -530,6 +601,7 @@ class SymObj(Obj):
 
 class PIter(Obj):
     """What `.parameters()` and friends yield: a set of parameter leaves."""
+
     __slots__ = ("units", "exact", "sources", "filtered", "named", "site")
 
     def __init__(self, units, exact=True, sources=EMPTY, filtered=False, named=False, site=None):
@@ -547,14 +619,15 @@ class PIter(Obj):
 
 class CtxObj(Obj):
     """A context manager: torch.no_grad(), autocast(...), or unknown."""
+
     __slots__ = ("kind", "site", "detail", "enabled")
 
     def __init__(self, kind, site, detail=None, enabled=None):
         super().__init__()
-        self.kind = kind          # 'nograd' | 'grad' | 'autocast' | 'other'
+        self.kind = kind  # 'nograd' | 'grad' | 'autocast' | 'other'
         self.site = site
         self.detail = detail
-        self.enabled = enabled    # autocast(enabled=...) when a constant
+        self.enabled = enabled  # autocast(enabled=...) when a constant
 
     def __repr__(self):
         return f"Ctx({self.kind})"
@@ -562,13 +635,14 @@ class CtxObj(Obj):
 
 class LazyImport(Obj):
     """`from pkg.mod import name`: the module runs only when the name is first used."""
+
     __slots__ = ("path", "dotted", "attr", "value", "forcing")
 
     def __init__(self, path, dotted, attr):
         super().__init__()
         self.path = path
         self.dotted = dotted
-        self.attr = attr          # None: the module itself
+        self.attr = attr  # None: the module itself
         self.value = None
         self.forcing = False
 

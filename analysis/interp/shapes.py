@@ -5,22 +5,127 @@ unknown. Only what constants in the code fix is known (`torch.randn(32, 4)`, `nn
 `.sum()`); everything else stays unknown. The backward rules use it to prove that a loss is not a
 scalar (GA305): any dimension known to be larger than 1 means `numel() != 1`.
 """
+
 from __future__ import annotations
 
 # ops that keep their input's shape
 ELEMENTWISE = {
-    "abs", "neg", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos",
-    "tan", "tanh", "sigmoid", "relu", "relu6", "gelu", "silu", "mish", "elu", "selu", "celu", "leaky_relu",
-    "softplus", "softsign", "hardtanh", "hardswish", "hardsigmoid", "logsigmoid", "clamp", "clip", "clamp_min",
-    "clamp_max", "pow", "square", "reciprocal", "sign", "sgn", "round", "floor", "ceil", "trunc", "frac",
-    "float", "double", "half", "bfloat16", "to", "cpu", "cuda", "contiguous", "clone", "detach", "type_as",
-    "softmax", "log_softmax", "softmin", "dropout", "alpha_dropout", "normalize", "erf", "erfc", "lgamma",
-    "digamma", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "logit", "nan_to_num",
-    "requires_grad_", "layer_norm", "group_norm", "batch_norm", "instance_norm", "rms_norm", "masked_fill",
-    "add", "sub", "mul", "div", "true_divide", "maximum", "minimum", "where", "lerp", "xlogy", "atan2",
+    "abs",
+    "neg",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log2",
+    "log10",
+    "log1p",
+    "sqrt",
+    "rsqrt",
+    "sin",
+    "cos",
+    "tan",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "relu6",
+    "gelu",
+    "silu",
+    "mish",
+    "elu",
+    "selu",
+    "celu",
+    "leaky_relu",
+    "softplus",
+    "softsign",
+    "hardtanh",
+    "hardswish",
+    "hardsigmoid",
+    "logsigmoid",
+    "clamp",
+    "clip",
+    "clamp_min",
+    "clamp_max",
+    "pow",
+    "square",
+    "reciprocal",
+    "sign",
+    "sgn",
+    "round",
+    "floor",
+    "ceil",
+    "trunc",
+    "frac",
+    "float",
+    "double",
+    "half",
+    "bfloat16",
+    "to",
+    "cpu",
+    "cuda",
+    "contiguous",
+    "clone",
+    "detach",
+    "type_as",
+    "softmax",
+    "log_softmax",
+    "softmin",
+    "dropout",
+    "alpha_dropout",
+    "normalize",
+    "erf",
+    "erfc",
+    "lgamma",
+    "digamma",
+    "sinh",
+    "cosh",
+    "asin",
+    "acos",
+    "atan",
+    "asinh",
+    "acosh",
+    "atanh",
+    "logit",
+    "nan_to_num",
+    "requires_grad_",
+    "layer_norm",
+    "group_norm",
+    "batch_norm",
+    "instance_norm",
+    "rms_norm",
+    "masked_fill",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "true_divide",
+    "maximum",
+    "minimum",
+    "where",
+    "lerp",
+    "xlogy",
+    "atan2",
 }
-REDUCTIONS = {"sum", "mean", "prod", "std", "var", "norm", "max", "min", "amax", "amin", "logsumexp", "all",
-              "any", "nansum", "nanmean", "median", "count_nonzero", "linalg.vector_norm", "vector_norm"}
+REDUCTIONS = {
+    "sum",
+    "mean",
+    "prod",
+    "std",
+    "var",
+    "norm",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "logsumexp",
+    "all",
+    "any",
+    "nansum",
+    "nanmean",
+    "median",
+    "count_nonzero",
+    "linalg.vector_norm",
+    "vector_norm",
+}
 
 
 def known(shape) -> bool:
@@ -60,7 +165,7 @@ def broadcast(a, b):
         elif x is None or y is None:
             out.append(x if y is None else y)
         else:
-            return None   # does not broadcast: leave it to torch
+            return None  # does not broadcast: leave it to torch
     return tuple(out)
 
 
@@ -102,7 +207,7 @@ def squeeze(shape, dim=None, has_dim=False):
     a = _axis(dim, len(shape))
     if a is None:
         return None
-    return shape[:a] + shape[a + 1:] if shape[a] == 1 else (shape if isinstance(shape[a], int) else None)
+    return shape[:a] + shape[a + 1 :] if shape[a] == 1 else (shape if isinstance(shape[a], int) else None)
 
 
 def unsqueeze(shape, dim):

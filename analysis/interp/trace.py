@@ -3,6 +3,7 @@
 Records hold live heap objects plus snapshots of the state the rules need (which leaves were
 frozen, what each optimizer held) taken at the moment the event happened.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -17,12 +18,20 @@ _cut_ids = itertools.count(1)
 
 class Cut:
     """Gradient dropped at one place: `kind` says how, `removed` which leaves lost their path."""
-    __slots__ = ("cid", "kind", "site", "removed", "removed_weak", "detail", "receiver", "top", "note", "role",
-                 "terms")
+
+    __slots__ = ("cid", "kind", "site", "removed", "removed_weak", "detail", "receiver", "top", "note", "role", "terms")
 
     # kinds and the rule that owns them
     DETACH, DATA, NOGRAD, SCALAR, REWRAP, NUMPY, NONDIFF, ZEROGRAD = (
-        "detach", "data", "nograd", "scalar", "rewrap", "numpy", "nondiff", "zerograd")
+        "detach",
+        "data",
+        "nograd",
+        "scalar",
+        "rewrap",
+        "numpy",
+        "nondiff",
+        "zerograd",
+    )
 
     def __init__(self, kind, site: Site, removed, removed_weak, detail="", receiver=None):
         self.cid = next(_cut_ids)
@@ -30,15 +39,15 @@ class Cut:
         self.site = site
         self.removed = removed
         self.removed_weak = removed_weak
-        self.detail = detail        # the spelling: '.detach()', '.item()', 'torch.no_grad()'
-        self.receiver = receiver    # ast node of the cut expression's receiver (for fixes)
-        self.top = False            # it also removed origins the engine could not name
-        self.note = ""              # 'list': the cut value was a list of tensors
+        self.detail = detail  # the spelling: '.detach()', '.item()', 'torch.no_grad()'
+        self.receiver = receiver  # ast node of the cut expression's receiver (for fixes)
+        self.top = False  # it also removed origins the engine could not name
+        self.note = ""  # 'list': the cut value was a list of tensors
         # where the cut value met the rest of the loss: 'target' (a loss function's target), 'weight'
         # (a factor scaling a term that carries gradient of its own), '' (anything else): a
         # stop-gradient in such a place is the usual idiom, not the break (see cut_findings)
         self.role = ""
-        self.terms = frozenset()    # loss terms whose way to the loss went through here
+        self.terms = frozenset()  # loss terms whose way to the loss went through here
 
     def __hash__(self):
         return self.cid
@@ -53,16 +62,17 @@ class Cut:
 class LossRec:
     """A loss computed in the program: a loss function's or criterion's result, or a value bound to
     a name that says it is a loss. Whether it reaches a backward() is read off BackwardRec.terms."""
+
     __slots__ = ("seq", "site", "ctx", "org", "weak", "label", "func")
 
     def __init__(self, seq, site, ctx, org, weak, label, func):
         self.seq = seq
-        self.site = site          # the statement computing it
+        self.site = site  # the statement computing it
         self.ctx = ctx
-        self.org = org            # leaves it certainly carries gradient from
+        self.org = org  # leaves it certainly carries gradient from
         self.weak = weak
-        self.label = label        # 'F.mse_loss', 'criterion', 'value_loss'
-        self.func = func          # qualified name of the function computing it
+        self.label = label  # 'F.mse_loss', 'criterion', 'value_loss'
+        self.func = func  # qualified name of the function computing it
 
     def __hash__(self):
         return id(self)
@@ -74,18 +84,20 @@ class LossRec:
 class CarryRec:
     """An assignment, in a loop's later run, of a value whose graph reaches into an earlier
     iteration (`h = rnn(x, h)` without a detach)."""
+
     __slots__ = ("site", "stale", "ctx", "held")
 
     def __init__(self, site, stale, ctx, held=frozenset()):
-        self.site = site          # the assignment statement
-        self.stale = stale        # SaveRecs of earlier iterations the value still holds
+        self.site = site  # the assignment statement
+        self.stale = stale  # SaveRecs of earlier iterations the value still holds
         self.ctx = ctx
-        self.held = held          # every SaveRec the value holds, this iteration's included
+        self.held = held  # every SaveRec the value holds, this iteration's included
 
 
 class AccRec:
     """A tensor with history accumulated into state that outlives the iteration. Used as a loss
     term token: when it reaches a backward(), the accumulation is a loss, not a log."""
+
     __slots__ = ("site", "ctx", "org")
 
     def __init__(self, site, ctx, org):
@@ -102,23 +114,25 @@ class AccRec:
 
 class CrossRec:
     """A module applied to a tensor carrying gradient from parameters it does not own."""
+
     __slots__ = ("seq", "site", "own", "foreign", "ctx", "arg")
 
     def __init__(self, seq, site, own, foreign, ctx):
         self.seq = seq
-        self.site = site          # the statement applying it
+        self.site = site  # the statement applying it
         self.own = own
         self.foreign = foreign
         self.ctx = ctx
-        self.arg = None           # Site of the argument that brought the foreign gradient
+        self.arg = None  # Site of the argument that brought the foreign gradient
 
 
 class GradReadRec:
     """`.grad` read on a computed tensor that has no retain_grad()."""
+
     __slots__ = ("site", "stmt", "org", "ctx", "storages")
 
     def __init__(self, site, stmt, org, ctx, storages=frozenset()):
-        self.site = site          # the `.grad` attribute expression
+        self.site = site  # the `.grad` attribute expression
         self.stmt = stmt
         self.org = org
         self.ctx = ctx
@@ -128,10 +142,11 @@ class GradReadRec:
 class RiskRec:
     """A numerical hazard at an op (GA401-GA408): NaN or inf appears there for some inputs. Latent
     ones (`kind` 'exp', 'neginf') become a hazard only through a later use (see numerics.py)."""
+
     __slots__ = ("code", "site", "detail", "confidence", "ctx", "latent", "constant")
 
     def __init__(self, code, site, detail, confidence, ctx, latent=False, constant=False):
-        self.code = code          # 'GA401'..'GA408', or the latent kind
+        self.code = code  # 'GA401'..'GA408', or the latent kind
         self.site = site
         self.detail = detail
         self.confidence = confidence
@@ -149,19 +164,21 @@ class RiskRec:
 class NonLeafRec:
     """A tensor made with requires_grad=True, passed through an op, then used as a trainable weight
     (given to an optimizer, or updated from its own .grad): GA113."""
+
     __slots__ = ("site", "stmt", "unit", "use", "ctx")
 
     def __init__(self, site, stmt, unit, use, ctx):
-        self.site = site          # the op that made the non-leaf
-        self.stmt = stmt          # where it is used as a weight
-        self.unit = unit          # the leaf it came from
-        self.use = use            # 'optimizer' | 'update'
+        self.site = site  # the op that made the non-leaf
+        self.stmt = stmt  # where it is used as a weight
+        self.unit = unit  # the leaf it came from
+        self.use = use  # 'optimizer' | 'update'
         self.ctx = ctx
 
 
 class SaveRec:
     """A differentiable op saved `storage` (a computed tensor or a parameter leaf, at `version`)
     for its backward: a node of the graph that a backward() frees."""
+
     __slots__ = ("storage", "version", "site", "op", "ctx", "certain")
 
     def __init__(self, storage, version, site, op, ctx=(), certain=True):
@@ -170,7 +187,7 @@ class SaveRec:
         self.site = site
         self.op = op
         self.ctx = ctx
-        self.certain = certain    # the op certainly saved it (what required grad is known, not guessed)
+        self.certain = certain  # the op certainly saved it (what required grad is known, not guessed)
 
     def __hash__(self):
         return id(self)
@@ -181,6 +198,7 @@ class SaveRec:
 
 class Event:
     """One lifecycle call in program order: zero_grad, backward, step, ..."""
+
     __slots__ = ("seq", "kind", "site", "ctx", "obj", "detail", "guarded", "path", "units")
 
     def __init__(self, seq, kind, site, ctx, obj=None, detail=None, guarded=False, path=(), units=None):
@@ -191,8 +209,8 @@ class Event:
         self.obj = obj
         self.detail = detail
         self.guarded = guarded
-        self.path = path          # (branch key, arm, len(ctx)) of the conditions it happened under
-        self.units = units        # the leaves it concerns (cleared, stepped, clipped), when known
+        self.path = path  # (branch key, arm, len(ctx)) of the conditions it happened under
+        self.units = units  # the leaves it concerns (cleared, stepped, clipped), when known
 
     def __repr__(self):
         return f"Event({self.kind} {self.obj!r} @{self.site!r})"
@@ -200,29 +218,47 @@ class Event:
 
 class BackwardRec:
     """A `backward()` (or `autograd.grad`) and the state around it."""
-    __slots__ = ("seq", "site", "ctx", "loss", "kind", "inputs", "frozen", "optimizers", "versions",
-                 "loss_expr", "func", "event", "nograd", "retain", "retain_node", "gradient", "stepped_objs",
-                 "in_eval")
+
+    __slots__ = (
+        "seq",
+        "site",
+        "ctx",
+        "loss",
+        "kind",
+        "inputs",
+        "frozen",
+        "optimizers",
+        "versions",
+        "loss_expr",
+        "func",
+        "event",
+        "nograd",
+        "retain",
+        "retain_node",
+        "gradient",
+        "stepped_objs",
+        "in_eval",
+    )
 
     def __init__(self, seq, site, ctx, loss, kind, loss_expr, func):
         self.seq = seq
         self.site = site
         self.ctx = ctx
         self.loss = loss
-        self.kind = kind              # 'backward' | 'grad'
-        self.inputs = None            # V of autograd.grad inputs
-        self.frozen = {}              # Unit -> frozen state at this moment
-        self.optimizers = []          # (OptimObj, frozenset units) live at this moment
-        self.versions = {}            # SaveRec -> storage version now
-        self.loss_expr = loss_expr    # source text of the loss
-        self.func = func              # qualified name of the function holding the call
+        self.kind = kind  # 'backward' | 'grad'
+        self.inputs = None  # V of autograd.grad inputs
+        self.frozen = {}  # Unit -> frozen state at this moment
+        self.optimizers = []  # (OptimObj, frozenset units) live at this moment
+        self.versions = {}  # SaveRec -> storage version now
+        self.loss_expr = loss_expr  # source text of the loss
+        self.func = func  # qualified name of the function holding the call
         self.event = None
         self.nograd = None
-        self.retain = False           # retain_graph=True (or create_graph): the graph is not freed
-        self.retain_node = None       # the retain_graph= keyword's value node
-        self.gradient = False         # gradient= given (a non-scalar loss may be meant)
-        self.stepped_objs = ()        # the optimizers stepped for it (set by the model builder)
-        self.in_eval = frozenset()    # reached Units whose module is certainly in eval() mode at the call
+        self.retain = False  # retain_graph=True (or create_graph): the graph is not freed
+        self.retain_node = None  # the retain_graph= keyword's value node
+        self.gradient = False  # gradient= given (a non-scalar loss may be meant)
+        self.stepped_objs = ()  # the optimizers stepped for it (set by the model builder)
+        self.in_eval = frozenset()  # reached Units whose module is certainly in eval() mode at the call
 
 
 class FreezeRec:
@@ -231,9 +267,9 @@ class FreezeRec:
     def __init__(self, seq, units, site, anchor, value, strong, ctx, targets):
         self.seq = seq
         self.units = units
-        self.site = site          # the statement that changed requires_grad
-        self.anchor = anchor      # where to report it (a helper's call site, see Interpreter)
-        self.value = value        # False: freeze, True: unfreeze
+        self.site = site  # the statement that changed requires_grad
+        self.anchor = anchor  # where to report it (a helper's call site, see Interpreter)
+        self.value = value  # False: freeze, True: unfreeze
         self.strong = strong
         self.ctx = ctx
         self.targets = targets
@@ -241,8 +277,21 @@ class FreezeRec:
 
 class InplaceRec:
     """An in-place change or rebinding of a tensor."""
-    __slots__ = ("seq", "kind", "site", "units", "nograd", "storage", "version", "detail", "ctx", "stmt", "cuts",
-                 "releafed")
+
+    __slots__ = (
+        "seq",
+        "kind",
+        "site",
+        "units",
+        "nograd",
+        "storage",
+        "version",
+        "detail",
+        "ctx",
+        "stmt",
+        "cuts",
+        "releafed",
+    )
 
     LEAF, REBIND, SAVED = "leaf", "rebind", "saved"
 
@@ -257,27 +306,29 @@ class InplaceRec:
         self.detail = detail
         self.ctx = ctx
         self.stmt = stmt
-        self.cuts = frozenset()   # REBIND: the cuts of the new value that dropped the leaves
-        self.releafed = False     # REBIND: requires_grad was set again on the new value (a re-leaf)
+        self.cuts = frozenset()  # REBIND: the cuts of the new value that dropped the leaves
+        self.releafed = False  # REBIND: requires_grad was set again on the new value (a re-leaf)
 
 
 class UnregRec:
     """A module attribute that hides modules or trainable tensors from `.parameters()`."""
+
     __slots__ = ("site", "owner", "attr", "kind", "container", "units", "fresh", "value_node")
 
     def __init__(self, site, owner, attr, kind, container, fresh, value_node=None):
         self.site = site
         self.owner = owner
         self.attr = attr
-        self.kind = kind          # 'list' | 'dict' | 'tuple' | 'tensor'
+        self.kind = kind  # 'list' | 'dict' | 'tuple' | 'tensor'
         self.container = container
         self.units = []
-        self.fresh = fresh        # its contents were created in __init__ itself
+        self.fresh = fresh  # its contents were created in __init__ itself
         self.value_node = value_node
 
 
 class UnitNew:
     """A module or parameter created while an optimizer already existed."""
+
     __slots__ = ("seq", "site", "units", "ctx", "in_loop")
 
     def __init__(self, seq, site, units, ctx, in_loop):
@@ -297,13 +348,13 @@ class Trace:
         self.inplace: list[InplaceRec] = []
         self.unregs: list[UnregRec] = []
         self.new_units: list[UnitNew] = []
-        self.manual_updates = []   # (Unit, Site)
+        self.manual_updates = []  # (Unit, Site)
         self.losses: list[LossRec] = []
         self.carries: list[CarryRec] = []
         self.accums: list[AccRec] = []
         self.crossings: list[CrossRec] = []
         self.grad_reads: list[GradReadRec] = []
         self.branch_tests: dict = {}  # branch key -> (test node, innermost loop node of its frame)
-        self.risks: list = []         # RiskRec, every one made
-        self.nonleaf: list = []       # NonLeafRec
-        self.incomplete = False    # a budget was hit: some calls were not followed
+        self.risks: list = []  # RiskRec, every one made
+        self.nonleaf: list = []  # NonLeafRec
+        self.incomplete = False  # a budget was hit: some calls were not followed

@@ -27,6 +27,7 @@ Three kinds of "don't know" follow from these: a value known to carry gradient f
 leaves (``org``/``weak``), one known to carry none (no ``org``/``weak``/``top``, no ``unk``), and
 an unknown one (``unk``); rules may be confirmed only through the first two.
 """
+
 from __future__ import annotations
 
 EMPTY: frozenset = frozenset()
@@ -37,12 +38,12 @@ TRAINABLE, FROZEN, MAYBE = 0, 1, 2
 
 class Kind:
     TENSOR = 1
-    ARRAY = 2          # numpy.ndarray
-    NUMBER = 4         # Python int/float/bool
+    ARRAY = 2  # numpy.ndarray
+    NUMBER = 4  # Python int/float/bool
     STR = 8
     NONE = 16
-    MODULE = 32        # nn.Module instance
-    PARAMS = 64        # iterator over parameters
+    MODULE = 32  # nn.Module instance
+    PARAMS = 64  # iterator over parameters
     OPTIM = 128
     SCHED = 256
     SCALER = 512
@@ -51,32 +52,34 @@ class Kind:
     LIST = 4096
     DICT = 8192
     TUPLE = 16384
-    MODREF = 32768     # a Python module or a dotted name inside one (torch.nn.functional.relu)
-    INST = 65536       # instance of a user class that is not a module
-    CTX = 131072       # a context manager such as torch.no_grad()
+    MODREF = 32768  # a Python module or a dotted name inside one (torch.nn.functional.relu)
+    INST = 65536  # instance of a user class that is not a module
+    CTX = 131072  # a context manager such as torch.no_grad()
     UNKNOWN = 262144
-    LAZY = 524288      # a name imported from a project module not executed yet
+    LAZY = 524288  # a name imported from a project module not executed yet
 
 
 class Fact:
     """Bits of ``V.facts``: what holds on every path to a value."""
-    NOGRAD = 1       # a tensor that certainly does not require grad (made under no_grad, detached...)
-    UNREDUCED = 2    # a per-sample loss (reduction='none') not reduced since: backward() needs gradient=
-    POSITIVE = 4     # certainly > 0 (`x + eps` of a non-negative x, `clamp_min(eps)`, `exp`): safe to log or divide by
+
+    NOGRAD = 1  # a tensor that certainly does not require grad (made under no_grad, detached...)
+    UNREDUCED = 2  # a per-sample loss (reduction='none') not reduced since: backward() needs gradient=
+    POSITIVE = 4  # certainly > 0 (`x + eps` of a non-negative x, `clamp_min(eps)`, `exp`): safe to log or divide by
 
 
 class Mark:
     """Bits of ``V.marks``: what holds on some path to a value."""
-    SCALED = 1       # divided by a count or scaled by a constant (`loss / accum_steps`)
+
+    SCALED = 1  # divided by a count or scaled by a constant (`loss / accum_steps`)
     # numerical facts (numerics.py)
-    PROB = 2         # a softmax probability: exactly 0 once exp underflows
-    SIGM = 4         # a sigmoid output: exactly 0 or 1 once it saturates
-    ZERO = 8         # >= 0 and exactly 0 for some inputs (relu, norm, std, a mask or its sum)
-    LOGITS = 16      # raw activations (linear outputs): unbounded, exp of them overflows
-    EXP = 32         # exp of raw activations (a latent overflow, see numerics)
-    LOG1PEXP = 64    # 1 + exp(raw activations)
-    CAUSAL = 128     # a mask built with triu/tril: every row keeps at least one key
-    SELF = 256       # a difference of a tensor with (a view or rows of) itself: zero where they meet
+    PROB = 2  # a softmax probability: exactly 0 once exp underflows
+    SIGM = 4  # a sigmoid output: exactly 0 or 1 once it saturates
+    ZERO = 8  # >= 0 and exactly 0 for some inputs (relu, norm, std, a mask or its sum)
+    LOGITS = 16  # raw activations (linear outputs): unbounded, exp of them overflows
+    EXP = 32  # exp of raw activations (a latent overflow, see numerics)
+    LOG1PEXP = 64  # 1 + exp(raw activations)
+    CAUSAL = 128  # a mask built with triu/tril: every row keeps at least one key
+    SELF = 256  # a difference of a tensor with (a view or rows of) itself: zero where they meet
 
 
 class _NoConst:
@@ -90,19 +93,53 @@ NOCONST = _NoConst()
 
 
 class V:
-    __slots__ = ("k", "objs", "org", "weak", "top", "cuts", "saves", "grads", "items", "const", "site", "unk",
-                 "facts", "terms", "shape", "marks", "risks")
+    __slots__ = (
+        "k",
+        "objs",
+        "org",
+        "weak",
+        "top",
+        "cuts",
+        "saves",
+        "grads",
+        "items",
+        "const",
+        "site",
+        "unk",
+        "facts",
+        "terms",
+        "shape",
+        "marks",
+        "risks",
+    )
 
-    def __init__(self, k=Kind.UNKNOWN, objs=EMPTY, org=EMPTY, weak=EMPTY, top=False, cuts=EMPTY,
-                 saves=EMPTY, grads=EMPTY, items=None, const=NOCONST, site=None, unk=None, facts=0, terms=EMPTY,
-                 shape=None, marks=0, risks=EMPTY):
+    def __init__(
+        self,
+        k=Kind.UNKNOWN,
+        objs=EMPTY,
+        org=EMPTY,
+        weak=EMPTY,
+        top=False,
+        cuts=EMPTY,
+        saves=EMPTY,
+        grads=EMPTY,
+        items=None,
+        const=NOCONST,
+        site=None,
+        unk=None,
+        facts=0,
+        terms=EMPTY,
+        shape=None,
+        marks=0,
+        risks=EMPTY,
+    ):
         self.risks = risks
         self.terms = terms
         self.shape = shape
         self.marks = marks
         self.k = k
         # a value whose kind is not known is, by default, one whose content was not seen
-        self.unk = (k & 262144) != 0 if unk is None else unk   # Kind.UNKNOWN
+        self.unk = (k & 262144) != 0 if unk is None else unk  # Kind.UNKNOWN
         self.facts = facts
         self.objs = objs
         self.org = org
@@ -203,6 +240,7 @@ def join(a: V | None, b: V | None) -> V | None:
 
 def _join_shapes(a, b):
     from .shapes import join as join_shape
+
     return join_shape(a, b)
 
 
@@ -215,17 +253,32 @@ def join_all(values) -> V:
 
 class Flow:
     """The gradient-relevant part of one or more values, merged: what an op's result inherits."""
-    __slots__ = ("org", "weak", "top", "cuts", "saves", "grads", "tensor", "unk", "other", "orgs", "terms", "marks",
-                 "unreduced", "risks")
+
+    __slots__ = (
+        "org",
+        "weak",
+        "top",
+        "cuts",
+        "saves",
+        "grads",
+        "tensor",
+        "unk",
+        "other",
+        "orgs",
+        "terms",
+        "marks",
+        "unreduced",
+        "risks",
+    )
 
     def __init__(self):
         self.risks = EMPTY
         self.terms = EMPTY
         self.marks = 0
         self.unreduced = False
-        self.unk = False      # or the Site where unseen content came in
-        self.other = False    # an input may require grad through something else than known leaves
-        self.orgs = False     # an input requires grad through known leaves (unless they are all frozen)
+        self.unk = False  # or the Site where unseen content came in
+        self.other = False  # an input may require grad through something else than known leaves
+        self.orgs = False  # an input requires grad through known leaves (unless they are all frozen)
         self.org = EMPTY
         self.weak = EMPTY
         self.top = False
@@ -255,7 +308,7 @@ class Flow:
         if v.facts & Fact.UNREDUCED:
             self.unreduced = True
         if v.unk and not self.unk:
-            self.unk = v.unk     # the first place where unseen content came in
+            self.unk = v.unk  # the first place where unseen content came in
         if v.k & (Kind.TENSOR | Kind.PARAMS):
             self.tensor = True
         if not (v.facts & Fact.NOGRAD):
@@ -284,8 +337,23 @@ class Flow:
         return not self.other and (not self.orgs or not _live(self.org))
 
     def value(self, k=Kind.TENSOR, objs=EMPTY, site=None, facts=0, shape=None) -> V:
-        return V(k, objs, self.org, self.weak, self.top, self.cuts, self.saves, self.grads, site=site, unk=self.unk,
-                 facts=facts, terms=self.terms, shape=shape, marks=self.marks, risks=self.risks)
+        return V(
+            k,
+            objs,
+            self.org,
+            self.weak,
+            self.top,
+            self.cuts,
+            self.saves,
+            self.grads,
+            site=site,
+            unk=self.unk,
+            facts=facts,
+            terms=self.terms,
+            shape=shape,
+            marks=self.marks,
+            risks=self.risks,
+        )
 
 
 def _live(units) -> bool:
@@ -313,6 +381,7 @@ def flow_of(*values: V) -> Flow:
 
 class Star:
     """A `*args` argument whose elements are not known one by one."""
+
     __slots__ = ("value",)
 
     def __init__(self, value):
@@ -321,11 +390,25 @@ class Star:
 
 def make_tuple(items, node) -> V:
     f = flow_of(*items)
-    return V(Kind.TUPLE, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, tuple(items), site=node, unk=f.unk,
-             terms=f.terms, risks=f.risks)
+    return V(
+        Kind.TUPLE,
+        EMPTY,
+        f.org,
+        f.weak,
+        f.top,
+        f.cuts,
+        f.saves,
+        f.grads,
+        tuple(items),
+        site=node,
+        unk=f.unk,
+        terms=f.terms,
+        risks=f.risks,
+    )
 
 
 def storages(v: V):
     """The tensor storages and parameter leaves a value may refer to."""
     from .objects import TensorObj, Unit
+
     return [o for o in v.objs if isinstance(o, (TensorObj, Unit))]

@@ -19,6 +19,7 @@ Checked against peft 0.21.2: peft/mapping_func.py `get_peft_model(model, peft_co
 peft/mapping.py `inject_adapter_in_model(peft_config, model, ...)`, and
 BaseTuner._mark_only_adapters_as_trainable.
 """
+
 from __future__ import annotations
 
 import ast
@@ -65,7 +66,7 @@ class AdapterOps:
         (m,) = mods
         for u in m.units():
             if u.frozen == TRAINABLE:
-                u.frozen = MAYBE      # frozen unless the configuration keeps it trainable
+                u.frozen = MAYBE  # frozen unless the configuration keeps it trainable
         site = Site(self.sf, node)
         unit = Unit(Unit.PARAM, "adapters", site, self.seq(), count=None)
         m.register(ADAPTERS_KEY, unit)

@@ -5,6 +5,7 @@ editor's `interpreter`), else an active virtualenv (`VIRTUAL_ENV`) or conda env 
 else the interpreter running gradaudit. Its site-packages folders are found from the files on
 disk (pyvenv.cfg, lib/pythonX.Y/site-packages, .pth files); nothing of the environment is run.
 """
+
 from __future__ import annotations
 
 import glob
@@ -17,10 +18,10 @@ _SITE_NAMES = ("site-packages", "dist-packages")
 
 @dataclass(frozen=True)
 class PythonEnv:
-    interpreter: str          # what was given or found ('' when only sys.path is known)
+    interpreter: str  # what was given or found ('' when only sys.path is known)
     prefix: str
-    site_dirs: tuple          # site-packages folders and the paths their .pth files add
-    how: str                  # 'explicit' | 'virtualenv' | 'conda' | 'running'
+    site_dirs: tuple  # site-packages folders and the paths their .pth files add
+    how: str  # 'explicit' | 'virtualenv' | 'conda' | 'running'
 
     @property
     def key(self) -> str:
@@ -58,6 +59,7 @@ def find_env(python: str | None = None, environ=None) -> PythonEnv:
         dirs = site_dirs_of(sys.prefix)
         try:
             import site
+
             user = site.getusersitepackages() if site.ENABLE_USER_SITE else None
         except AttributeError:
             user = None
@@ -77,13 +79,18 @@ def _prefix_of(python: str) -> str:
     d = os.path.dirname(p)
     if os.path.basename(d).lower() in ("bin", "scripts"):
         return os.path.dirname(d)
-    return d     # a conda env on Windows keeps python.exe at its root
+    return d  # a conda env on Windows keeps python.exe at its root
 
 
 def site_dirs_of(prefix: str) -> list:
     found = []
-    for pattern in ("lib/python3*/site-packages", "lib64/python3*/site-packages", "Lib/site-packages",
-                    "lib/site-packages", "lib/python3*/dist-packages"):
+    for pattern in (
+        "lib/python3*/site-packages",
+        "lib64/python3*/site-packages",
+        "Lib/site-packages",
+        "lib/site-packages",
+        "lib/python3*/dist-packages",
+    ):
         found.extend(sorted(glob.glob(os.path.join(prefix, pattern)), reverse=True))
     cfg = os.path.join(prefix, "pyvenv.cfg")
     if os.path.isfile(cfg) and _system_site(cfg):

@@ -16,6 +16,7 @@
 
 A mixin of Interpreter (interpreter.py): every rule applies inside these steps as in a loop.
 """
+
 from __future__ import annotations
 
 import ast
@@ -184,6 +185,7 @@ class FrameworkOps:
 
     def _framework_root(self, cls):
         from ..interp.frames import SYMBOLIC_BUDGET
+
         self.root_index += 1
         self.ctx = (("root", self.root_index),)
         self.nograd = None
@@ -259,8 +261,7 @@ class FrameworkOps:
             units = frozenset(u for m in mods for u in m.units() if u.frozen != FROZEN)
             pi = PIter(units, exact=True, sources=frozenset(mods), filtered=True, site=site)
             self.sf = fn.scope.sf
-            ov = self.make_optimizer("torch.optim.AdamW", [V(Kind.PARAMS, frozenset((pi,)))], {},
-                                     _at(fn.node), None)
+            ov = self.make_optimizer("torch.optim.AdamW", [V(Kind.PARAMS, frozenset((pi,)))], {}, _at(fn.node), None)
             opt = next(iter(ov.of(OptimObj)), None)
             if opt is not None:
                 opt.label = "Trainer's optimizer"
@@ -294,7 +295,7 @@ def _collect(v: V, optims: list, scheds: list, depth: int):
         elif isinstance(o, SchedObj) and o not in scheds:
             scheds.append(o)
         elif isinstance(o, ListObj) and o.content is not None:
-            for e in (o.elems or [o.content]):
+            for e in o.elems or [o.content]:
                 _collect(e, optims, scheds, depth + 1)
         elif isinstance(o, DictObj):
             for k in ("optimizer", "lr_scheduler", "scheduler"):
@@ -346,4 +347,3 @@ def _return_node(fn_node):
             if found is None or n.lineno > found.lineno:
                 found = n
     return found
-

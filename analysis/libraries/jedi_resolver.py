@@ -10,6 +10,7 @@ answer that late is worth less than no answer.
 jedi reads files; it is given the analysed environment's folders as its `sys_path`, so nothing
 of that environment is run either.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,7 +19,7 @@ import threading
 from .environment import PythonEnv
 from .site_index import Definition
 
-TIMEOUT = 3.0          # a library name the site index could not follow
+TIMEOUT = 3.0  # a library name the site index could not follow
 IMPORT_TIMEOUT = 15.0  # a project import: jedi's first answer in a process includes its own start
 
 _projects: dict = {}
@@ -39,6 +40,7 @@ def project(root: str, env: PythonEnv | None, extra=(), smart=True):
     """One jedi Project per (root, environment, extra paths): it keeps jedi's caches warm (the
     language server keeps it for the workspace's life)."""
     import jedi
+
     key = (root, env.key if env is not None else "", tuple(extra), smart)
     with _lock:
         p = _projects.get(key)
@@ -59,6 +61,7 @@ def forget(root: str | None = None):
 def _run(fn, timeout: float):
     """fn() in a daemon thread; None when it does not answer in time (it is left to finish alone)."""
     import time
+
     box: dict = {}
 
     def target():
@@ -93,6 +96,7 @@ def define(env: PythonEnv, qual: str, timeout: float = TIMEOUT) -> Definition | 
 
     def ask():
         import jedi
+
         script = jedi.Script(code, path=os.path.join(root, "<gradaudit>.py"), project=project(root, env, smart=False))
         names = script.goto(2, len(qual), follow_imports=True)
         for n in names:
@@ -106,14 +110,16 @@ def define(env: PythonEnv, qual: str, timeout: float = TIMEOUT) -> Definition | 
     return _run(ask, timeout)
 
 
-def import_target(path: str, source: str, line: int, column: int, root: str, env: PythonEnv | None,
-                  extra=(), timeout: float = TIMEOUT) -> str | None:
+def import_target(
+    path: str, source: str, line: int, column: int, root: str, env: PythonEnv | None, extra=(), timeout: float = TIMEOUT
+) -> str | None:
     """The file an import in a project file refers to (the name at line/column), by jedi."""
     if not available():
         return None
 
     def ask():
         import jedi
+
         script = jedi.Script(source, path=path, project=project(root, env, extra))
         for n in script.goto(line, column, follow_imports=True):
             if n.module_path is not None:

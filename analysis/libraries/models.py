@@ -10,21 +10,22 @@ In order (issue: "Knowing what is a module"):
 3. evidence in the user's code: the value's `.parameters()` handed to a torch optimizer.
 What none of these establishes stays unknown. Library code is read, never imported or run.
 """
+
 from __future__ import annotations
 
 import ast
 import time
 
 from .. import __version__
+from ..source.program import Program, SourceFile
 from . import tables as L
 from .environment import PythonEnv
 from .shapes import OPAQUE_KEY, LibModel, MethodEffect, Shape
-from ..source.program import Program, SourceFile
 from .site_index import Definition, SiteIndex
 from .summary_cache import SummaryCache, file_digest
 
-SUMMARY_BUDGET = 30000       # statements to summarise one class (init, forward, methods)
-_MAX_FOLLOW = 12             # bases / factory hops when deciding "is it a module"
+SUMMARY_BUDGET = 30000  # statements to summarise one class (init, forward, methods)
+_MAX_FOLLOW = 12  # bases / factory hops when deciding "is it a module"
 _STRUCTURAL_METHODS = ("reset_classifier", "get_classifier", "get_output_embeddings", "get_input_embeddings")
 _TORCH_MODULE = ("torch.nn.Module", "torch.nn.modules.module.Module")
 
@@ -80,9 +81,10 @@ class Summarizer:
         self.steps = 0
 
     def _interp(self, path: str):
-        from ..interp.interpreter import Interpreter
         from ..interp.frames import Frame
+        from ..interp.interpreter import Interpreter
         from ..interp.objects import Site
+
         sf = self.program.load(path)
         if sf is None:
             return None, None
@@ -113,6 +115,7 @@ class Summarizer:
 
     def class_shape(self, defn: Definition) -> Shape | None:
         from ..interp.objects import ClassObj
+
         interp, classes = self._defined(defn, ClassObj)
         if not classes or not classes[0].is_module:
             return None
@@ -127,6 +130,7 @@ class Summarizer:
 
     def factory_shape(self, defn: Definition, args=(), kwargs=None) -> Shape | None:
         from ..interp.objects import FuncObj
+
         interp, fns = self._defined(defn, FuncObj)
         if not fns:
             return None
@@ -142,6 +146,7 @@ class Summarizer:
 
     def _extract(self, interp, mv, defn: Definition) -> Shape | None:
         from ..interp.objects import ModuleObj
+
         mods = [o for o in mv.objs if isinstance(o, ModuleObj)]
         self.steps += interp.steps
         if len(mods) != 1:
@@ -156,8 +161,9 @@ class Summarizer:
             maybe_there = {p for oid, p in paths.items() if _under_conditional(m, p, cond)}
             org = {paths[u.oid] for u in out.org if u.oid in paths}
             forward = tuple(sorted(org - maybe_there))
-            weak = tuple(sorted(({paths[u.oid] for u in out.weak if u.oid in paths} | (org & maybe_there))
-                                - set(forward)))
+            weak = tuple(
+                sorted(({paths[u.oid] for u in out.weak if u.oid in paths} | (org & maybe_there)) - set(forward))
+            )
         root = _shape(m, {}, "", cond)
         methods = []
         for name in _STRUCTURAL_METHODS:
@@ -166,12 +172,28 @@ class Summarizer:
             methods.append((name, self._effect(interp, m, name, None, None)))
         source = (defn.path, defn.line)
         ties = _ties(m)
-        return Shape(root.type, defn.qual, root.spec, root.inplace, root.params, root.children, root.aliases,
-                     root.opaque, root.maybe, root.repeated, forward, weak, tuple(methods), source, ties)
+        return Shape(
+            root.type,
+            defn.qual,
+            root.spec,
+            root.inplace,
+            root.params,
+            root.children,
+            root.aliases,
+            root.opaque,
+            root.maybe,
+            root.repeated,
+            forward,
+            weak,
+            tuple(methods),
+            source,
+            ties,
+        )
 
     def _effect(self, interp, m, name, args, kwargs) -> MethodEffect:
         """What a structural method does to the module: children set anew, the child it returns."""
         from ..interp.objects import ModuleObj
+
         before = set(id(c) for c in m.children.values())
         res = self._run(interp, m, name, args, kwargs)
         replaced = []
@@ -181,7 +203,7 @@ class Summarizer:
             if len(group) == 1:
                 replaced.append((base, _shape(group[0][1], {}, "", interp.lib_conditional)))
             else:
-                replaced.append((base, Shape("module", opaque=True)))   # one of several: structure unknown
+                replaced.append((base, Shape("module", opaque=True)))  # one of several: structure unknown
         returns = None
         if res is not None:
             rm = [o for o in res.objs if isinstance(o, ModuleObj)]
@@ -193,6 +215,7 @@ class Summarizer:
         """A structural method called with constant arguments (`reset_classifier(3)`), on a fresh
         symbolic instance of the class."""
         from ..interp.objects import ClassObj, ModuleObj
+
         interp, classes = self._defined(cls_defn, ClassObj)
         if not classes or not classes[0].is_module or classes[0].lookup(name) is None:
             return None
@@ -202,12 +225,14 @@ class Summarizer:
         mods = [o for o in mv.objs if isinstance(o, ModuleObj)]
         if len(mods) != 1:
             return None
-        return self._effect(interp, mods[0], name, [_const(a) for a in args],
-                            {k: _const(c) for k, c in (kwargs or {}).items()})
+        return self._effect(
+            interp, mods[0], name, [_const(a) for a in args], {k: _const(c) for k, c in (kwargs or {}).items()}
+        )
 
     def _run(self, interp, m, name, args=None, kwargs=None):
         """Run a method of the summarised module on symbolic arguments; None when it cannot be."""
         from ..interp.objects import module_value
+
         fn = m.cls.lookup(name) if m.cls is not None else None
         if fn is None:
             return None
@@ -226,11 +251,13 @@ class Summarizer:
 
 def _lazy_kind():
     from ..interp.values import Kind
+
     return Kind.LAZY
 
 
 def _const(c):
     from ..interp.values import const
+
     return const(c)
 
 
@@ -246,6 +273,7 @@ def _symbolic_args(interp, fn, node, self_arg=True, tensors=False):
     objects, or data tensors that may be None for a forward); defaults are kept."""
     from ..interp.objects import Site, TensorObj
     from ..interp.values import NONE, Kind, V, join
+
     if fn is None:
         return [], {}
     p = fn.node.args
@@ -281,6 +309,7 @@ def _symbolic_args(interp, fn, node, self_arg=True, tensors=False):
 def _unit_paths(m) -> dict:
     """oid of every parameter leaf (and opaque stand-in) under `m` -> its dotted path."""
     from ..interp.objects import ModuleObj, Unit
+
     out: dict = {}
     stack = [(m, "")]
     seen = set()
@@ -301,6 +330,7 @@ def _unit_paths(m) -> dict:
 
 def _module_path(root, target) -> str | None:
     from ..interp.objects import ModuleObj
+
     stack = [(root, "")]
     seen = set()
     while stack:
@@ -320,10 +350,11 @@ def _maybe_module(v) -> bool:
     """A value stored on a module that may be a module the engine did not see being made."""
     from ..interp.objects import SymObj
     from ..interp.values import Kind
+
     if not (v.k & Kind.UNKNOWN) or v.k & (Kind.NUMBER | Kind.STR | Kind.NONE | Kind.TENSOR):
         return False
     if any(isinstance(o, SymObj) for o in v.objs):
-        return False     # an argument stored as is (a config), not something built here
+        return False  # an argument stored as is (a config), not something built here
     return not v.objs
 
 
@@ -342,6 +373,7 @@ def _norm_path(path: str) -> str:
 def _under_conditional(root, path: str, cond) -> bool:
     """The unit at `path` hangs under an attribute set under an undecided condition."""
     from ..interp.objects import ModuleObj
+
     cur = root
     for part in path.split(".")[:-1]:
         if (cur.oid, part) in cond:
@@ -366,6 +398,7 @@ def _candidates(m):
 def _shape(m, seen: dict, path: str, cond=frozenset()) -> Shape:
     from ..interp.objects import ModuleObj, Unit
     from ..ops import torch_api as T
+
     seen[m.oid] = path
     params, children, aliases, maybe = [], [], [], []
     folded = False
@@ -400,21 +433,33 @@ def _shape(m, seen: dict, path: str, cond=frozenset()) -> Shape:
     spec = m.spec or ""
     qual = m.qual or (f"{m.cls.scope.sf.modname}.{m.cls.name}" if m.cls is not None else "")
     repeated = spec in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict") or (
-        spec == "Sequential" and any(isinstance(c, ModuleObj) and c.cls is not None for c in m.children.values()))
+        spec == "Sequential" and any(isinstance(c, ModuleObj) and c.cls is not None for c in m.children.values())
+    )
     opaque = bool(m.opaque or m.opaque_unit is not None or maybe or folded)
     source = ()
     if m.cls is not None:
         source = (m.cls.scope.sf.abspath, m.cls.node.lineno)
     if spec and spec in T.PARAM_MODULES or spec in T.RECURRENT:
         opaque = opaque and not params
-    return Shape(m.type_name(), T.strip_torch_alias(qual) if qual.startswith("torch.") else qual, spec,
-                 m.inplace, tuple(params), tuple(children), tuple(aliases), opaque, tuple(maybe), repeated,
-                 source=source)
+    return Shape(
+        m.type_name(),
+        T.strip_torch_alias(qual) if qual.startswith("torch.") else qual,
+        spec,
+        m.inplace,
+        tuple(params),
+        tuple(children),
+        tuple(aliases),
+        opaque,
+        tuple(maybe),
+        repeated,
+        source=source,
+    )
 
 
 def _ties(m) -> tuple:
     """`_tied_weights_keys = {"lm_head.weight": "transformer.wte.weight"}` (transformers 5)."""
     from ..interp.objects import DictObj
+
     if m.cls is None:
         return ()
     v = m.cls.lookup_attr("_tied_weights_keys")
@@ -470,6 +515,7 @@ class LibraryModels:
             defn = self.index.define(qual)
             if defn is None and self.use_jedi:
                 from . import jedi_resolver
+
                 t1 = time.perf_counter()
                 defn = jedi_resolver.define(self.env, qual)
                 self.jedi_calls += 1
@@ -501,8 +547,11 @@ class LibraryModels:
                 answers.append(None)
                 continue
             q = _canonical_torch(q)
-            if q in _TORCH_MODULE or (q.startswith("torch.nn.") and q.rsplit(".", 1)[-1][:1].isupper()
-                                      and not q.startswith("torch.nn.parameter")):
+            if q in _TORCH_MODULE or (
+                q.startswith("torch.nn.")
+                and q.rsplit(".", 1)[-1][:1].isupper()
+                and not q.startswith("torch.nn.parameter")
+            ):
                 return True
             if L.makes_module(q):
                 return True
@@ -555,6 +604,7 @@ class LibraryModels:
         key = ("scheduler", qual)
         if key not in self._resolved:
             from .schedulers import source_factory
+
             try:
                 self._resolved[key] = source_factory(self, qual) if self.worth_asking(qual) else None
             except (RecursionError, OSError, ValueError, SyntaxError):
@@ -600,12 +650,17 @@ class LibraryModels:
             found = self._from_source(qual, defn, const_args, const_kwargs)
             if found is not None:
                 return found if found.how != "not" else None
-        fact = L.table_fact(qual) or (L.table_fact(defn.qual + "".join("." + r for r in defn.rest))
-                                      if defn is not None else None)
+        fact = L.table_fact(qual) or (
+            L.table_fact(defn.qual + "".join("." + r for r in defn.rest)) if defn is not None else None
+        )
         if fact is not None and fact.kind == L.MODULE:
-            return LibModel(qual, defn.qual if defn else qual, "table",
-                            note=f"{fact.library}: {fact.note or 'gives a module'} (checked: {fact.checked})",
-                            source=(defn.path, defn.line) if defn else ())
+            return LibModel(
+                qual,
+                defn.qual if defn else qual,
+                "table",
+                note=f"{fact.library}: {fact.note or 'gives a module'} (checked: {fact.checked})",
+                source=(defn.path, defn.line) if defn else (),
+            )
         return None
 
     def _from_source(self, qual: str, defn: Definition, const_args, const_kwargs) -> LibModel | None:
@@ -621,27 +676,31 @@ class LibraryModels:
             if L.table_fact(defn.qual + ".from_pretrained") is not None and "Auto" in defn.qual.rsplit(".", 1)[-1]:
                 return None
             shape = self.class_shape(defn)
-            return LibModel(qual, defn.qual, "source", shape, "its class derives from torch.nn.Module",
-                            (defn.path, defn.line))
+            return LibModel(
+                qual, defn.qual, "source", shape, "its class derives from torch.nn.Module", (defn.path, defn.line)
+            )
         if defn.kind == "function" and not rest:
             if defn.qual in ("timm.models._factory.create_model",) and const_args and isinstance(const_args[0], str):
                 entry = self.define(f"timm.models.{const_args[0].split('.')[0].split(':')[-1]}")
                 if entry is not None and entry.kind == "function":
-                    shape = self.factory_shape(entry, {k: v for k, v in const_kwargs.items()
-                                                       if k not in ("pretrained", "pretrained_cfg")})
+                    shape = self.factory_shape(
+                        entry, {k: v for k, v in const_kwargs.items() if k not in ("pretrained", "pretrained_cfg")}
+                    )
                     if shape is not None:
                         return LibModel(qual, entry.qual, "source", shape, "timm entrypoint", (entry.path, entry.line))
                     cls = self.factory_class(entry)
                     if cls is not None:
-                        return LibModel(qual, cls.qual, "source", self.class_shape(cls), "timm entrypoint",
-                                        (cls.path, cls.line))
+                        return LibModel(
+                            qual, cls.qual, "source", self.class_shape(cls), "timm entrypoint", (cls.path, cls.line)
+                        )
                 return None
             cls = self.factory_class(defn)
             if cls is None:
                 return None
             shape = self.factory_shape(defn) or self.class_shape(cls)
-            return LibModel(qual, cls.qual, "source", shape, "the factory returns a torch.nn.Module",
-                            (defn.path, defn.line))
+            return LibModel(
+                qual, cls.qual, "source", shape, "the factory returns a torch.nn.Module", (defn.path, defn.line)
+            )
         return None
 
     def method_effect(self, lm: LibModel, name: str, args=(), kwargs=None) -> MethodEffect | None:
@@ -669,8 +728,9 @@ class LibraryModels:
 
     def _deps(self, defn):
         s = self._summarizer
-        return [defn.path] + (sorted(sf.abspath for sf in s.program._files.values() if sf is not None)
-                              if s is not None else [])
+        return [defn.path] + (
+            sorted(sf.abspath for sf in s.program._files.values() if sf is not None) if s is not None else []
+        )
 
     # ------------------------------------------------------------ summaries (cached)
 
@@ -678,8 +738,12 @@ class LibraryModels:
         return self._shape("class", defn, lambda: self.summarizer().class_shape(defn))
 
     def factory_shape(self, defn: Definition, kwargs=None) -> Shape | None:
-        return self._shape("factory", defn, lambda: self.summarizer().factory_shape(defn, (), kwargs),
-                           _json_args((), kwargs) if kwargs else "")
+        return self._shape(
+            "factory",
+            defn,
+            lambda: self.summarizer().factory_shape(defn, (), kwargs),
+            _json_args((), kwargs) if kwargs else "",
+        )
 
     def _shape(self, kind, defn: Definition, compute, args_key="") -> Shape | None:
         try:
@@ -704,8 +768,14 @@ class LibraryModels:
 def _model_to_json(lm: LibModel | None) -> dict:
     if lm is None:
         return {"none": True}
-    return {"qual": lm.qual, "canonical": lm.canonical, "how": lm.how, "note": lm.note,
-            "source": list(lm.source), "shape": lm.shape.to_json() if lm.shape is not None else None}
+    return {
+        "qual": lm.qual,
+        "canonical": lm.canonical,
+        "how": lm.how,
+        "note": lm.note,
+        "source": list(lm.source),
+        "shape": lm.shape.to_json() if lm.shape is not None else None,
+    }
 
 
 def _model_from_json(d: dict) -> LibModel | None:
@@ -717,6 +787,7 @@ def _model_from_json(d: dict) -> LibModel | None:
 
 def _json_args(args, kwargs) -> str:
     import json
+
     try:
         return json.dumps([list(args), sorted((kwargs or {}).items())], sort_keys=True, default=repr)
     except (TypeError, ValueError):
@@ -733,4 +804,5 @@ def _find_node(b, defn: Definition):
 
 def _canonical_torch(q: str) -> str:
     from ..ops import torch_api as T
+
     return T.strip_torch_alias(q)

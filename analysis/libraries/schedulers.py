@@ -11,21 +11,22 @@ Read from the library's source when it is installed: a function each of whose `r
 factories that pick their schedule from a name (`get_scheduler("linear", optimizer)`: one of the
 source's returns is a dict lookup) and libraries that are not installed.
 """
+
 from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
 
 PLATEAU = "ReduceLROnPlateau"
-UNKNOWN = ""              # a schedule picked by a name the engine cannot read
+UNKNOWN = ""  # a schedule picked by a name the engine cannot read
 
 
 @dataclass(frozen=True)
 class SchedulerFactory:
-    position: int         # of the optimizer among the positional arguments
-    keyword: str          # ... or its keyword
-    cls: str              # the torch scheduler class it builds: LambdaLR, ReduceLROnPlateau, UNKNOWN (by name)
-    how: str              # 'source' | 'table'
+    position: int  # of the optimizer among the positional arguments
+    keyword: str  # ... or its keyword
+    cls: str  # the torch scheduler class it builds: LambdaLR, ReduceLROnPlateau, UNKNOWN (by name)
+    how: str  # 'source' | 'table'
     by_name: bool = False  # get_scheduler(name, optimizer): the class follows the name
 
     def torch_class(self, args, kwargs) -> str:
@@ -44,8 +45,12 @@ class SchedulerFactory:
 # (diffusers/optimization.py, re-exported by the package): `get_scheduler(name, optimizer, ...)`
 # in both; the get_*_schedule* functions take the optimizer first and return a LambdaLR, except
 # transformers' get_reduce_on_plateau_schedule. Asked only when the source is not there to read.
-_BY_NAME = ("transformers.get_scheduler", "transformers.optimization.get_scheduler",
-            "diffusers.optimization.get_scheduler", "diffusers.get_scheduler")
+_BY_NAME = (
+    "transformers.get_scheduler",
+    "transformers.optimization.get_scheduler",
+    "diffusers.optimization.get_scheduler",
+    "diffusers.get_scheduler",
+)
 _FIRST_ARG = ("transformers.", "transformers.optimization.", "diffusers.", "diffusers.optimization.")
 
 
@@ -54,7 +59,7 @@ def table_factory(qual: str) -> SchedulerFactory | None:
         return SchedulerFactory(1, "optimizer", UNKNOWN, "table", by_name=True)
     for prefix in _FIRST_ARG:
         if qual.startswith(prefix):
-            name = qual[len(prefix):]
+            name = qual[len(prefix) :]
             if "." in name or not name.startswith("get_") or "schedule" not in name or name == "get_scheduler":
                 continue
             return SchedulerFactory(0, "optimizer", PLATEAU if "plateau" in name else "LambdaLR", "table")
@@ -65,6 +70,7 @@ def source_factory(libs, qual: str) -> SchedulerFactory | None:
     """From the installed source: every return builds one torch scheduler class over the same
     parameter of the function."""
     from .models import _canonical_torch, _find_node
+
     defn = libs.define(qual)
     if defn is None or defn.kind != "function":
         return None
@@ -89,7 +95,7 @@ def source_factory(libs, qual: str) -> SchedulerFactory | None:
         found.add((params.index(first.id), first.id, cls))
     if len(found) != 1:
         return None
-    (position, keyword, cls), = found
+    ((position, keyword, cls),) = found
     return SchedulerFactory(position, keyword, cls, "source")
 
 

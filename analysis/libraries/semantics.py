@@ -10,21 +10,23 @@ optimizers and freezes that held the whole hold the part too.
 
 A mixin of Interpreter (interpreter.py).
 """
+
 from __future__ import annotations
 
 import ast
 import re
 
-from .shapes import OPAQUE_KEY, LibModel, Shape
-from .tables import PLAIN_ATTRS, is_module_base, optimizer_params_arg, worth_asking
-from .schedulers import table_factory
 from ..interp.objects import FROZEN, MAYBE, ModuleObj, OptimObj, Site, TensorObj, Unit, module_value
 from ..interp.trace import SaveRec
 from ..interp.values import EMPTY, NONE, Flow, Kind, Star, V, join_all, surely_requires_grad
+from .schedulers import table_factory
+from .shapes import OPAQUE_KEY, LibModel, Shape
+from .tables import PLAIN_ATTRS, is_module_base, optimizer_params_arg, worth_asking
 
 
 class LibInfo:
     """What a ModuleObj of a library model knows of itself."""
+
     __slots__ = ("model", "shape", "carved")
 
     def __init__(self, model: LibModel | None, shape: Shape | None, carved=False):
@@ -44,9 +46,9 @@ def freezable(u: Unit) -> bool:
 
 
 class LibraryOps:
-    library_mode = False       # summarising library code (library_models.Summarizer)
-    lib_init_cond: dict = {}   # summarising: module oid -> branch depth when its __init__ began
-    lib_conditional: set = frozenset()   # summarising: (module oid, attr) set under a branch not known
+    library_mode = False  # summarising library code (library_models.Summarizer)
+    lib_init_cond: dict = {}  # summarising: module oid -> branch depth when its __init__ began
+    lib_conditional: set = frozenset()  # summarising: (module oid, attr) set under a branch not known
 
     def note_library_attr(self, m: ModuleObj, attr: str):
         """Summarising: an attribute set under a condition the summary cannot decide (a config flag)
@@ -97,8 +99,7 @@ class LibraryOps:
         mods = given.of(ModuleObj)
         params = given
         if mods:
-            params = join_all([self.module_method(m, "parameters", [], {}, node, None, module_value(m))
-                               for m in mods])
+            params = join_all([self.module_method(m, "parameters", [], {}, node, None, module_value(m)) for m in mods])
         return self.make_optimizer(qual, [params], {}, _bare_call(node), None)
 
     def _library_scheduler(self, qual, args, kwargs, node) -> V | None:
@@ -153,8 +154,15 @@ class LibraryOps:
     def materialize(self, lm: LibModel, args, kwargs, node) -> V:
         site = Site(self.sf, node)
         seq = self.seq()
-        m = self._build(lm.shape, f"<{(lm.shape.type if lm.shape else lm.qual.rsplit('.', 1)[-1])}>", site, seq,
-                        lm, repeated=False, force_opaque=lm.shape is None)
+        m = self._build(
+            lm.shape,
+            f"<{(lm.shape.type if lm.shape else lm.qual.rsplit('.', 1)[-1])}>",
+            site,
+            seq,
+            lm,
+            repeated=False,
+            force_opaque=lm.shape is None,
+        )
         # what a wrapper is given (a backbone, a model to adapt) is part of it
         for i, a in enumerate(list(args) + [v for k, v in kwargs.items() if k != "**"]):
             v = a.value if isinstance(a, Star) else a
@@ -171,8 +179,12 @@ class LibraryOps:
         return module_value(m)
 
     def _build(self, shape: Shape | None, label, site, seq, lm=None, repeated=False, force_opaque=False) -> ModuleObj:
-        m = ModuleObj(label, site, seq, qual=(shape.qual if shape is not None and shape.qual else
-                                              (lm.canonical if lm is not None else None)))
+        m = ModuleObj(
+            label,
+            site,
+            seq,
+            qual=(shape.qual if shape is not None and shape.qual else (lm.canonical if lm is not None else None)),
+        )
         m.lib = LibInfo(lm, shape)
         if shape is None:
             _open_opaque(m)
@@ -229,10 +241,21 @@ class LibraryOps:
             # a second backward through this output raises (GA301). Its storage is inside the
             # library: nothing the user writes changes it in place.
             site = Site(self.sf, node)
-            saves = frozenset((SaveRec(TensorObj(site), 0, site, "<library forward>", self.ctx,
-                                       surely_requires_grad(V(Kind.TENSOR, EMPTY, org))),))
-        out = V(Kind.UNKNOWN, EMPTY, f.org | org, (f.weak | weak) - org, f.top, f.cuts, saves, site=node,
-                unk=unk or f.unk)
+            saves = frozenset(
+                (
+                    SaveRec(
+                        TensorObj(site),
+                        0,
+                        site,
+                        "<library forward>",
+                        self.ctx,
+                        surely_requires_grad(V(Kind.TENSOR, EMPTY, org)),
+                    ),
+                )
+            )
+        out = V(
+            Kind.UNKNOWN, EMPTY, f.org | org, (f.weak | weak) - org, f.top, f.cuts, saves, site=node, unk=unk or f.unk
+        )
         if self.nograd is not None and out.carries:
             out = self.cut_nograd(out, self.nograd)
         return out
@@ -255,8 +278,14 @@ class LibraryOps:
         consts = [a.const for a in args if isinstance(a, V)]
         kw = _const_kwargs(kwargs)
         libs = self.libraries()
-        if (args or kwargs) and len(consts) == len(args) and all(_simple(c) for c in consts) \
-                and len(kw) == len([k for k in kwargs if k != "**"]) and libs is not None and m.lib.model is not None:
+        if (
+            (args or kwargs)
+            and len(consts) == len(args)
+            and all(_simple(c) for c in consts)
+            and len(kw) == len([k for k in kwargs if k != "**"])
+            and libs is not None
+            and m.lib.model is not None
+        ):
             # the same method with these arguments (`reset_classifier(3)`: a Linear, not "maybe one")
             precise = libs.method_effect(m.lib.model, name, tuple(consts), kw)
             if precise is not None:
@@ -311,6 +340,7 @@ class LibraryOps:
 def library_modules(trace) -> tuple:
     """The model's LibraryModule records of the library models a run built (build.py)."""
     from ..model import model as M
+
     out, seen = [], set()
     for m in getattr(trace, "libraries", ()):
         lm = m.lib.model if m.lib is not None else None
@@ -437,6 +467,7 @@ def _optimized_receivers(sf) -> frozenset:
     if cached is not None:
         return cached
     from ..ops import torch_api as T
+
     out = set()
     if ".parameters()" in sf.source or ".named_parameters()" in sf.source:
         for node in ast.walk(sf.tree):
@@ -447,8 +478,11 @@ def _optimized_receivers(sf) -> frozenset:
             if name not in T.OPTIMIZERS:
                 continue
             for sub in ast.walk(node):
-                if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \
-                        and sub.func.attr in ("parameters", "named_parameters"):
+                if (
+                    isinstance(sub, ast.Call)
+                    and isinstance(sub.func, ast.Attribute)
+                    and sub.func.attr in ("parameters", "named_parameters")
+                ):
                     out.add(sf.segment(sub.func.value))
     result = frozenset(out)
     try:
@@ -456,4 +490,3 @@ def _optimized_receivers(sf) -> frozenset:
     except AttributeError:
         pass
     return result
-

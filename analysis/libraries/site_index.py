@@ -6,6 +6,7 @@ environment (never imported, never run).
 under `if TYPE_CHECKING:` as lazily loading packages declare them) down to the `class` or `def`.
 This is the fast path; what it cannot follow is left to jedi (jedi_resolver.py).
 """
+
 from __future__ import annotations
 
 import ast
@@ -21,23 +22,24 @@ _STAR_RE = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+\*", re.M)
 
 @dataclass(frozen=True)
 class Definition:
-    qual: str          # canonical dotted name: 'transformers.models.bert.modeling_bert.BertForSequenceClassification'
-    path: str          # the file holding it
+    qual: str  # canonical dotted name: 'transformers.models.bert.modeling_bert.BertForSequenceClassification'
+    path: str  # the file holding it
     line: int
-    kind: str          # 'class' | 'function' | 'module' | 'value'
-    rest: tuple = ()   # attributes after the definition: ('from_pretrained',)
+    kind: str  # 'class' | 'function' | 'module' | 'value'
+    rest: tuple = ()  # attributes after the definition: ('from_pretrained',)
 
 
 class _Bindings:
     """Top-level names of one file: definitions and imports (also those inside if/try blocks)."""
+
     __slots__ = ("defs", "imports", "stars", "text", "tree")
 
     def __init__(self, text: str, tree: ast.Module):
         self.text = text
         self.tree = tree
-        self.defs: dict = {}      # name -> (kind, node)
-        self.imports: dict = {}   # name -> (module, level, attr or None)
-        self.stars: list = []     # (module, level)
+        self.defs: dict = {}  # name -> (kind, node)
+        self.imports: dict = {}  # name -> (module, level, attr or None)
+        self.stars: list = []  # (module, level)
         self._walk(tree.body)
 
     def _walk(self, body):
@@ -80,7 +82,7 @@ class SiteIndex:
         self._files: dict = {}
         self._modules: dict = {}
         self._defs: dict = {}
-        self.visited: set = set()     # files read (for cache validation)
+        self.visited: set = set()  # files read (for cache validation)
 
     # ------------------------------------------------------------ modules
 
@@ -106,15 +108,14 @@ class SiteIndex:
         return out
 
     def has_package(self, top: str) -> bool:
-        return self.module_file(top) is not None or any(
-            os.path.isdir(os.path.join(d, top)) for d in self.env.site_dirs)
+        return self.module_file(top) is not None or any(os.path.isdir(os.path.join(d, top)) for d in self.env.site_dirs)
 
     def module_name(self, path: str) -> str | None:
         """The dotted name of a file under one of the site folders."""
         ap = os.path.abspath(path)
         for d in self.env.site_dirs:
             if ap.startswith(d + os.sep):
-                rel = ap[len(d) + 1:]
+                rel = ap[len(d) + 1 :]
                 rel = rel[:-3] if rel.endswith(".py") else rel
                 parts = rel.split(os.sep)
                 if parts[-1] == "__init__":
@@ -154,7 +155,7 @@ class SiteIndex:
         if not path.endswith("__init__.py") and not path.endswith("__init__.pyi"):
             parts = parts[:-1]
         if level > 1:
-            parts = parts[:len(parts) - (level - 1)] if level - 1 <= len(parts) else []
+            parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
         return ".".join(parts + ([module] if module else []))
 
     # ------------------------------------------------------------ names
@@ -173,7 +174,7 @@ class SiteIndex:
             if i == len(parts):
                 out = Definition(mod, path, 1, "module")
                 break
-            out = self._lookup(path, mod, parts[i], tuple(parts[i + 1:]), 0)
+            out = self._lookup(path, mod, parts[i], tuple(parts[i + 1 :]), 0)
             if out is None:
                 # `pkg.sub` where sub is a module of the package not imported by its __init__
                 sub = self.module_file(f"{mod}.{parts[i]}")
@@ -193,7 +194,7 @@ class SiteIndex:
         if d is not None:
             kind, node = d
             if kind == "value" and name in b.imports:
-                pass   # `X = X` style re-binding after an import: follow the import
+                pass  # `X = X` style re-binding after an import: follow the import
             else:
                 return Definition(f"{mod}.{name}", path, node.lineno, kind, rest)
         imp = b.imports.get(name)

@@ -6,6 +6,7 @@ Each entry lists the files it was computed from with their size and modification
 ignored when one of them changed. Writes go to a temporary file that is then renamed over the
 entry, so concurrent runs never read half an entry.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -100,7 +101,7 @@ class SummaryCache:
                     pass
                 raise
         except OSError:
-            pass   # a read-only or full disk only costs the next run the time to recompute
+            pass  # a read-only or full disk only costs the next run the time to recompute
 
     def forget(self, predicate):
         """Drop in-memory entries whose key matches (the server, when a file changes)."""

@@ -5,6 +5,7 @@ The source in the analysed environment, when there is one, comes first (library_
 it); this table answers for the rest, and for names whose source cannot settle the question
 (`AutoModel.from_pretrained` picks its class from a downloaded config).
 """
+
 from __future__ import annotations
 
 import re
@@ -13,9 +14,34 @@ from dataclasses import dataclass
 
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__", "typing_extensions"}
 # Packages whose calls never build a model and that the engine knows by name already.
-_NEVER = frozenset({"torch", "numpy", "np", "math", "builtins", "scipy", "pandas", "matplotlib", "tqdm",
-                    "wandb", "tensorboard", "PIL", "cv2", "sklearn", "yaml", "omegaconf", "hydra", "rich",
-                    "datasets", "evaluate", "tokenizers", "safetensors", "huggingface_hub", "einops"})
+_NEVER = frozenset(
+    {
+        "torch",
+        "numpy",
+        "np",
+        "math",
+        "builtins",
+        "scipy",
+        "pandas",
+        "matplotlib",
+        "tqdm",
+        "wandb",
+        "tensorboard",
+        "PIL",
+        "cv2",
+        "sklearn",
+        "yaml",
+        "omegaconf",
+        "hydra",
+        "rich",
+        "datasets",
+        "evaluate",
+        "tokenizers",
+        "safetensors",
+        "huggingface_hub",
+        "einops",
+    }
+)
 
 
 def worth_asking(qual: str) -> bool:
@@ -24,19 +50,20 @@ def worth_asking(qual: str) -> bool:
     top = qual.split(".", 1)[0]
     return bool(top) and "." in qual and top not in _STDLIB and top not in _NEVER and not top.startswith("<")
 
+
 # kinds of facts
-MODULE = "module"            # calling it gives an nn.Module (a class or a factory)
+MODULE = "module"  # calling it gives an nn.Module (a class or a factory)
 MODULE_BASE = "module_base"  # a base class: subclasses are nn.Modules; it registers no parameters itself
-NOT_MODULE = "not_module"    # a class or function that never gives a module (a tokenizer, a config)
-OPTIMIZER = "optimizer"      # builds a torch optimizer over the parameters of the model it is given
+NOT_MODULE = "not_module"  # a class or function that never gives a module (a tokenizer, a config)
+OPTIMIZER = "optimizer"  # builds a torch optimizer over the parameters of the model it is given
 
 
 @dataclass(frozen=True)
 class LibraryFact:
-    pattern: str        # a dotted name; `*` matches one name part, `**` any tail
+    pattern: str  # a dotted name; `*` matches one name part, `**` any tail
     kind: str
     library: str
-    checked: str        # the release this was checked against
+    checked: str  # the release this was checked against
     note: str = ""
 
     def matches(self, qual: str) -> bool:
@@ -51,8 +78,13 @@ _PL = "lightning 2.6, pytorch-lightning 2.6"
 # Model builders are lowercase functions of torchvision.models and its task subpackages; the
 # capitalised names there are model classes, except the *_Weights enums and the helpers below.
 FACTS: tuple = (
-    LibraryFact("timm.optim.create_optimizer_v2", OPTIMIZER, "timm", _TIMM,
-                "create_optimizer_v2(model_or_params, opt, ...): param groups of the model (weight decay split)"),
+    LibraryFact(
+        "timm.optim.create_optimizer_v2",
+        OPTIMIZER,
+        "timm",
+        _TIMM,
+        "create_optimizer_v2(model_or_params, opt, ...): param groups of the model (weight decay split)",
+    ),
     LibraryFact("timm.optim.create_optimizer", OPTIMIZER, "timm", _TIMM, "create_optimizer(args, model, ...)"),
     LibraryFact("timm.optim._optim_factory.create_optimizer_v2", OPTIMIZER, "timm", _TIMM),
     LibraryFact("torchvision.models.get_model", MODULE, "torchvision", _TV, "builds the named model"),
@@ -64,31 +96,57 @@ FACTS: tuple = (
     LibraryFact("torchvision.models.**_Weights.**", NOT_MODULE, "torchvision", _TV),
     LibraryFact("torchvision.models.utils.*", NOT_MODULE, "torchvision", _TV),
     LibraryFact("torchvision.models.feature_extraction.get_graph_node_names", NOT_MODULE, "torchvision", _TV),
-    LibraryFact("torchvision.models.*", MODULE, "torchvision", _TV,
-                "model builders (resnet18, vit_b_16 ...) and model classes (ResNet ...)"),
+    LibraryFact(
+        "torchvision.models.*",
+        MODULE,
+        "torchvision",
+        _TV,
+        "model builders (resnet18, vit_b_16 ...) and model classes (ResNet ...)",
+    ),
     LibraryFact("torchvision.models.detection.*", MODULE, "torchvision", _TV),
     LibraryFact("torchvision.models.segmentation.*", MODULE, "torchvision", _TV),
     LibraryFact("torchvision.models.video.*", MODULE, "torchvision", _TV),
     LibraryFact("torchvision.models.optical_flow.*", MODULE, "torchvision", _TV),
     LibraryFact("torchvision.models.quantization.*", MODULE, "torchvision", _TV),
-    LibraryFact("torchvision.models.*.*", MODULE, "torchvision", _TV,
-                "torchvision.models.resnet.resnet18 and the like"),
+    LibraryFact(
+        "torchvision.models.*.*", MODULE, "torchvision", _TV, "torchvision.models.resnet.resnet18 and the like"
+    ),
     LibraryFact("timm.create_model", MODULE, "timm", _TIMM, "builds the registered model named by its first argument"),
     LibraryFact("timm.models.create_model", MODULE, "timm", _TIMM),
-    LibraryFact("transformers.PreTrainedModel", MODULE_BASE, "transformers", _HF,
-                "nn.Module subclass; its __init__ registers no parameters"),
+    LibraryFact(
+        "transformers.PreTrainedModel",
+        MODULE_BASE,
+        "transformers",
+        _HF,
+        "nn.Module subclass; its __init__ registers no parameters",
+    ),
     LibraryFact("transformers.modeling_utils.PreTrainedModel", MODULE_BASE, "transformers", _HF),
-    LibraryFact("transformers.*PreTrainedModel", MODULE_BASE, "transformers", _HF,
-                "per-architecture bases (BertPreTrainedModel ...)"),
+    LibraryFact(
+        "transformers.*PreTrainedModel",
+        MODULE_BASE,
+        "transformers",
+        _HF,
+        "per-architecture bases (BertPreTrainedModel ...)",
+    ),
     LibraryFact("transformers.models.**.*PreTrainedModel", MODULE_BASE, "transformers", _HF),
-    LibraryFact("transformers.AutoModel*.from_pretrained", MODULE, "transformers", _HF,
-                "the class comes from the checkpoint's config"),
+    LibraryFact(
+        "transformers.AutoModel*.from_pretrained",
+        MODULE,
+        "transformers",
+        _HF,
+        "the class comes from the checkpoint's config",
+    ),
     LibraryFact("transformers.AutoModel*.from_config", MODULE, "transformers", _HF),
     LibraryFact("transformers.models.auto.**.AutoModel*.from_pretrained", MODULE, "transformers", _HF),
     LibraryFact("transformers.models.auto.**.AutoModel*.from_config", MODULE, "transformers", _HF),
     # model classes: BertModel, BertForSequenceClassification, GPT2LMHeadModel ... (not TF/Flax)
-    LibraryFact("transformers.<model>", MODULE, "transformers", _HF,
-                "model classes: names ending in Model or with For<Task>; TF*/Flax* are not torch"),
+    LibraryFact(
+        "transformers.<model>",
+        MODULE,
+        "transformers",
+        _HF,
+        "model classes: names ending in Model or with For<Task>; TF*/Flax* are not torch",
+    ),
     LibraryFact("transformers.<model>.from_pretrained", MODULE, "transformers", _HF),
     LibraryFact("transformers.<model>.from_config", MODULE, "transformers", _HF),
     LibraryFact("transformers.models.**.<model>", MODULE, "transformers", _HF),
@@ -153,17 +211,58 @@ def makes_module(qual: str) -> bool:
 
 # Attributes of a model that are plain values, not submodules: reading them from a model whose
 # structure is unseen must not invent a submodule (`model.fc.in_features`, `model.config`).
-PLAIN_ATTRS = frozenset({
-    "in_features", "out_features", "num_features", "in_channels", "out_channels", "kernel_size",
-    "stride", "padding", "num_classes", "num_labels", "config", "dtype", "device", "training",
-    "embed_dim", "hidden_size", "num_embeddings", "embedding_dim", "name_or_path", "base_model_prefix",
-    "main_input_name", "default_cfg", "pretrained_cfg", "generation_config", "is_gradient_checkpointing",
-    "shape", "data", "grad", "requires_grad", "T", "hparams", "global_step", "current_epoch", "trainer",
-    "automatic_optimization", "num_heads", "normalized_shape", "eps", "p", "inplace", "bias_",
-})
+PLAIN_ATTRS = frozenset(
+    {
+        "in_features",
+        "out_features",
+        "num_features",
+        "in_channels",
+        "out_channels",
+        "kernel_size",
+        "stride",
+        "padding",
+        "num_classes",
+        "num_labels",
+        "config",
+        "dtype",
+        "device",
+        "training",
+        "embed_dim",
+        "hidden_size",
+        "num_embeddings",
+        "embedding_dim",
+        "name_or_path",
+        "base_model_prefix",
+        "main_input_name",
+        "default_cfg",
+        "pretrained_cfg",
+        "generation_config",
+        "is_gradient_checkpointing",
+        "shape",
+        "data",
+        "grad",
+        "requires_grad",
+        "T",
+        "hparams",
+        "global_step",
+        "current_epoch",
+        "trainer",
+        "automatic_optimization",
+        "num_heads",
+        "normalized_shape",
+        "eps",
+        "p",
+        "inplace",
+        "bias_",
+    }
+)
 
 
 # The names of classes whose instances are records of a forward's outputs (ModelOutput and the
 # like): a forward summary reads every field as part of the output.
-RECORD_BASES = ("transformers.utils.generic.ModelOutput", "transformers.utils.ModelOutput",
-                "transformers.modeling_outputs.ModelOutput", "collections.OrderedDict")
+RECORD_BASES = (
+    "transformers.utils.generic.ModelOutput",
+    "transformers.utils.ModelOutput",
+    "transformers.modeling_outputs.ModelOutput",
+    "collections.OrderedDict",
+)

@@ -1,13 +1,14 @@
 """Turn an interpreter Trace into the frozen training-step model (model.py)."""
+
 from __future__ import annotations
 
-from . import model as M
-from ..interp.objects import FROZEN, MAYBE, OptimObj, Site, TensorObj, Unit
-from ..libraries.semantics import is_closed, library_modules
-from ..interp.trace import InplaceRec, RiskRec, Trace
 from ..interp import shapes
 from ..interp.loop_facts import counter_like
+from ..interp.objects import FROZEN, MAYBE, OptimObj, Site, TensorObj, Unit
+from ..interp.trace import InplaceRec, RiskRec, Trace
 from ..interp.values import Fact, Mark
+from ..libraries.semantics import is_closed, library_modules
+from . import model as M
 
 
 class Builder:
@@ -38,8 +39,16 @@ class Builder:
     def param(self, u: Unit) -> M.Param:
         p = self._params.get(u.oid)
         if p is None:
-            p = M.Param(u.oid, u.name, u.module_path, u.kind, self.span(u.site), _origin(u),
-                        u.created_in_loop and u.in_init, is_closed(u))
+            p = M.Param(
+                u.oid,
+                u.name,
+                u.module_path,
+                u.kind,
+                self.span(u.site),
+                _origin(u),
+                u.created_in_loop and u.in_init,
+                is_closed(u),
+            )
             self._params[u.oid] = p
         return p
 
@@ -50,14 +59,34 @@ class Builder:
         m = self._optims.get(o.oid)
         if m is None:
             groups = tuple(
-                M.Group(self.params(g.units), g.exact, g.filtered, self.span(g.site), tuple(g.options), g.from_arg,
-                        tuple(sorted(s.path() for s in g.sources)))
-                for g in o.groups)
+                M.Group(
+                    self.params(g.units),
+                    g.exact,
+                    g.filtered,
+                    self.span(g.site),
+                    tuple(g.options),
+                    g.from_arg,
+                    tuple(sorted(s.path() for s in g.sources)),
+                )
+                for g in o.groups
+            )
             loops = [c for c in o.ctx if c[0] == "loop"]
             units = o.units()
             fresh = bool(loops) and bool(units) and all(u.seq > loops[-1][2] for u in units)
-            m = M.Optimizer(o.oid, o.label, o.type_name(), self.span(o.site), o.seq, groups, o.complete,
-                            bool(loops), o.escaped, fresh, _loops(o.ctx), o.stateless)
+            m = M.Optimizer(
+                o.oid,
+                o.label,
+                o.type_name(),
+                self.span(o.site),
+                o.seq,
+                groups,
+                o.complete,
+                bool(loops),
+                o.escaped,
+                fresh,
+                _loops(o.ctx),
+                o.stateless,
+            )
             self._optims[o.oid] = m
         return m
 
@@ -67,8 +96,17 @@ class Builder:
             key = (c.kind, id(c.site.node))
             prev = merged.get(key)
             if prev is None:
-                merged[key] = [c.kind, c.site, c.detail, set(c.removed), set(c.removed_weak), c.top, c.receiver, c.note,
-                               c.role]
+                merged[key] = [
+                    c.kind,
+                    c.site,
+                    c.detail,
+                    set(c.removed),
+                    set(c.removed_weak),
+                    c.top,
+                    c.receiver,
+                    c.note,
+                    c.role,
+                ]
             else:
                 prev[3] |= c.removed
                 prev[4] |= c.removed_weak
@@ -77,8 +115,19 @@ class Builder:
                     prev[8] = ""
         out = []
         for kind, site, detail, removed, weak, top, receiver, note, role in merged.values():
-            out.append(M.Cut(kind, self.span(site), detail, self.params(removed), self.params(weak - removed), top,
-                             self.span(Site(site.mod, receiver)) if receiver is not None else None, note, role))
+            out.append(
+                M.Cut(
+                    kind,
+                    self.span(site),
+                    detail,
+                    self.params(removed),
+                    self.params(weak - removed),
+                    top,
+                    self.span(Site(site.mod, receiver)) if receiver is not None else None,
+                    note,
+                    role,
+                )
+            )
         out.sort(key=lambda c: (c.span.path, c.span.line, c.span.col))
         return tuple(out)
 
@@ -87,8 +136,9 @@ class Builder:
     def build(self, trace: Trace) -> M.ProgramModel:
         # an autocast region whose tagged values reach no backward is not a training one (interpreter.py)
         used = {r for rec in trace.backwards for r in rec.loss.risks}
-        events = [e for e in trace.events
-                  if not (e.kind == "autocast" and isinstance(e.obj, RiskRec) and e.obj not in used)]
+        events = [
+            e for e in trace.events if not (e.kind == "autocast" and isinstance(e.obj, RiskRec) and e.obj not in used)
+        ]
         unfrozen_units = {u.oid for f in trace.freezes if f.value for u in f.units}
         manual_units = {u.oid: u for u, _ in trace.manual_updates}
         steps = []
@@ -98,51 +148,113 @@ class Builder:
         for rec in trace.backwards:
             steps.append(self.step(rec, events, unfrozen_units, manual_units, stale.get(rec, ())))
         steps = _share_accumulated(steps)
-        freezes = tuple(M.Freeze(self.params(f.units), self.span(f.site), self.span(f.anchor), f.value, f.strong,
-                                 f.seq, tuple(sorted(getattr(t, "path", lambda: getattr(t, "name", "?"))()
-                                                     for t in f.targets)))
-                        for f in trace.freezes)
+        freezes = tuple(
+            M.Freeze(
+                self.params(f.units),
+                self.span(f.site),
+                self.span(f.anchor),
+                f.value,
+                f.strong,
+                f.seq,
+                tuple(sorted(getattr(t, "path", lambda: getattr(t, "name", "?"))() for t in f.targets)),
+            )
+            for f in trace.freezes
+        )
         # a rebinding whose value is made a leaf again (in a later pass of its loop) loses nothing
         releafed = {self.span(r.site) for r in trace.inplace if r.kind == InplaceRec.REBIND and r.releafed}
-        updates = tuple(M.LeafUpdate(self.span(r.site), r.kind, self.params(r.units), r.nograd, r.detail or "",
-                                     r.detail or "", any(c[0] == "loop" for c in r.ctx))
-                        for r in trace.inplace if r.kind in (InplaceRec.LEAF, InplaceRec.REBIND)
-                        and not (r.kind == InplaceRec.REBIND and self.span(r.site) in releafed))
-        unregs = tuple(M.Unregistered(self.span(r.site), r.owner.path(), r.owner.type_name(), r.attr, r.kind,
-                                      self.params(r.units), r.fresh,
-                                      self.span(Site(r.site.mod, r.value_node)) if r.value_node is not None else None)
-                       for r in trace.unregs)
+        updates = tuple(
+            M.LeafUpdate(
+                self.span(r.site),
+                r.kind,
+                self.params(r.units),
+                r.nograd,
+                r.detail or "",
+                r.detail or "",
+                any(c[0] == "loop" for c in r.ctx),
+            )
+            for r in trace.inplace
+            if r.kind in (InplaceRec.LEAF, InplaceRec.REBIND)
+            and not (r.kind == InplaceRec.REBIND and self.span(r.site) in releafed)
+        )
+        unregs = tuple(
+            M.Unregistered(
+                self.span(r.site),
+                r.owner.path(),
+                r.owner.type_name(),
+                r.attr,
+                r.kind,
+                self.params(r.units),
+                r.fresh,
+                self.span(Site(r.site.mod, r.value_node)) if r.value_node is not None else None,
+            )
+            for r in trace.unregs
+        )
         new = tuple(M.NewParams(self.span(n.site), self.params(n.units), n.seq, n.in_loop) for n in trace.new_units)
         optims = tuple(self.optimizer(o) for o in trace.optimizers)
         used = set()
         for rec in trace.backwards:
             used |= rec.loss.terms
-        scheds = tuple(M.Scheduler(s.oid, s.label, s.qual.rsplit(".", 1)[-1], self.span(s.site),
-                                   s.optimizer.oid if s.optimizer is not None else 0, s.counter)
-                       for s in {e.obj.oid: e.obj for e in events if e.kind == "sched_new"}.values())
+        scheds = tuple(
+            M.Scheduler(
+                s.oid,
+                s.label,
+                s.qual.rsplit(".", 1)[-1],
+                self.span(s.site),
+                s.optimizer.oid if s.optimizer is not None else 0,
+                s.counter,
+            )
+            for s in {e.obj.oid: e.obj for e in events if e.kind == "sched_new"}.values()
+        )
         accs = {}
         for a in trace.accums:
             prev = accs.get(id(a.site.node))
             back = a in used or (prev is not None and prev[1])
             accs[id(a.site.node)] = (a, back)
-        return M.ProgramModel(self.path, tuple(steps), optims, freezes, updates, unregs, new,
-                              self.params(manual_units.values()), trace.incomplete,
-                              losses=self.losses(trace),
-                              events=tuple(self.event(e, 0) for e in events),
-                              schedulers=scheds,
-                              accumulations=tuple(M.Accumulation(self.span(a.site), self.params(a.org), back,
-                                                                 _loops(a.ctx)) for a, back in accs.values()),
-                              crossings=tuple(M.Crossing(c.seq, self.span(c.site), self.params(c.own),
-                                                         self.params(c.foreign), _loops(c.ctx), self.span(c.arg))
-                                              for c in trace.crossings),
-                              counters=_counters(trace, events),
-                              risks=self.risks(trace),
-                              nonleaf=tuple(M.NonLeaf(self.span(n.site), self.span(n.stmt), self.params([n.unit]), n.use)
-                                            for n in {(id(n.site.node), n.use): n for n in trace.nonleaf}.values()),
-                              grad_reads=tuple(M.GradRead(self.span(g.site), self.span(g.stmt), self.params(g.org),
-                                                          _loops(g.ctx), frozenset(self.span(s.site) for s in g.storages))
-                                               for g in trace.grad_reads),
-                              libraries=library_modules(trace))
+        return M.ProgramModel(
+            self.path,
+            tuple(steps),
+            optims,
+            freezes,
+            updates,
+            unregs,
+            new,
+            self.params(manual_units.values()),
+            trace.incomplete,
+            losses=self.losses(trace),
+            events=tuple(self.event(e, 0) for e in events),
+            schedulers=scheds,
+            accumulations=tuple(
+                M.Accumulation(self.span(a.site), self.params(a.org), back, _loops(a.ctx)) for a, back in accs.values()
+            ),
+            crossings=tuple(
+                M.Crossing(
+                    c.seq,
+                    self.span(c.site),
+                    self.params(c.own),
+                    self.params(c.foreign),
+                    _loops(c.ctx),
+                    self.span(c.arg),
+                )
+                for c in trace.crossings
+            ),
+            counters=_counters(trace, events),
+            risks=self.risks(trace),
+            nonleaf=tuple(
+                M.NonLeaf(self.span(n.site), self.span(n.stmt), self.params([n.unit]), n.use)
+                for n in {(id(n.site.node), n.use): n for n in trace.nonleaf}.values()
+            ),
+            grad_reads=tuple(
+                M.GradRead(
+                    self.span(g.site),
+                    self.span(g.stmt),
+                    self.params(g.org),
+                    _loops(g.ctx),
+                    frozenset(self.span(s.site) for s in g.storages),
+                )
+                for g in trace.grad_reads
+            ),
+            libraries=library_modules(trace),
+        )
 
     def risks(self, trace: Trace) -> tuple:
         """One Risk per (code, place): reached when any evaluation of it flows into a backward()."""
@@ -158,15 +270,17 @@ class Builder:
             prev = by_key.get(key)
             reached = r in used or (prev is not None and prev[1])
             by_key[key] = (prev[0] if prev is not None else r, reached)
-        return tuple(M.Risk(r.code, self.span(r.site), r.detail, r.confidence, reached, _loops(r.ctx))
-                     for r, reached in by_key.values())
+        return tuple(
+            M.Risk(r.code, self.span(r.site), r.detail, r.confidence, reached, _loops(r.ctx))
+            for r, reached in by_key.values()
+        )
 
     def losses(self, trace: Trace) -> tuple:
         """One LossTerm per statement: backpropagated when any evaluation of it reached a backward."""
         used = set()
         for rec in trace.backwards:
             used |= rec.loss.terms
-            for c in rec.loss.cuts:     # reached the loss, but through a cut: the cut is the defect
+            for c in rec.loss.cuts:  # reached the loss, but through a cut: the cut is the defect
                 used |= c.terms
         by_site: dict = {}
         for rec in trace.losses:
@@ -176,9 +290,10 @@ class Builder:
                 by_site[key] = entry = [rec, set(), False]
             entry[1] |= rec.org
             entry[2] = entry[2] or rec in used
-        return tuple(M.LossTerm(self.span(rec.site), rec.label, rec.func, self.params(org), back,
-                                hash(_loop_prefix(rec.ctx)))
-                     for rec, org, back in by_site.values())
+        return tuple(
+            M.LossTerm(self.span(rec.site), rec.label, rec.func, self.params(org), back, hash(_loop_prefix(rec.ctx)))
+            for rec, org, back in by_site.values()
+        )
 
     def step(self, rec, events, unfrozen_units, manual_units, stale=()) -> M.Step:
         loss = rec.loss
@@ -215,36 +330,64 @@ class Builder:
         inputs = frozenset()
         if rec.inputs is not None:
             inputs = self.params(o for o in rec.inputs.objs if isinstance(o, Unit)) | self.params(
-                u for it in (rec.inputs.items or ()) for u in it.objs if isinstance(u, Unit))
+                u for it in (rec.inputs.items or ()) for u in it.objs if isinstance(u, Unit)
+            )
         loop_span = None
         if loop_prefix and loop_prefix[-1][0] == "loop":
             loop_span = self.span(Site(_site_mod(rec, loop_prefix), loop_prefix[-1][1]))
         ev = tuple(self.event(e, len(loop_prefix)) for e in same)
         return M.Step(
-            span=self.span(rec.site), kind=rec.kind, function=rec.func, loss=rec.loss_expr,
-            loss_span=self.span(Site(rec.site.mod, loss.site)) if loss.site is not None and hasattr(loss.site, "lineno")
-            and _same_file(rec, loss.site) else None,
-            reached=self.params(loss.org), reached_weak=self.params(loss.weak - loss.org), top=loss.top,
+            span=self.span(rec.site),
+            kind=rec.kind,
+            function=rec.func,
+            loss=rec.loss_expr,
+            loss_span=self.span(Site(rec.site.mod, loss.site))
+            if loss.site is not None and hasattr(loss.site, "lineno") and _same_file(rec, loss.site)
+            else None,
+            reached=self.params(loss.org),
+            reached_weak=self.params(loss.weak - loss.org),
+            top=loss.top,
             cuts=self.cuts(loss.cuts),
             optimizers=tuple(self.optimizer(o) for o, _, _ in rec.optimizers),
             stepped=tuple(o.oid for o in stepped_objs),
-            trained=self.params(trained), trained_known=known,
-            frozen=self.params(frozen), maybe_frozen=self.params(maybe),
+            trained=self.params(trained),
+            trained_known=known,
+            frozen=self.params(frozen),
+            maybe_frozen=self.params(maybe),
             unfrozen_later=self.params(u for u in frozen | maybe if u.oid in unfrozen_units),
-            inputs=inputs, inplace=tuple(hits), events=ev, loop=loop_span, fresh=tuple(fresh),
-            nograd=self.span(rec.nograd), seq=rec.seq, iteration=hash(loop_prefix),
-            unseen=_unseen(rec, loss), requires_no_grad=bool(loss.facts & Fact.NOGRAD),
-            retain=rec.retain, retain_span=self.span(Site(rec.site.mod, rec.retain_node)) if rec.retain_node is not None
-            else None, gradient=rec.gradient,
+            inputs=inputs,
+            inplace=tuple(hits),
+            events=ev,
+            loop=loop_span,
+            fresh=tuple(fresh),
+            nograd=self.span(rec.nograd),
+            seq=rec.seq,
+            iteration=hash(loop_prefix),
+            unseen=_unseen(rec, loss),
+            requires_no_grad=bool(loss.facts & Fact.NOGRAD),
+            retain=rec.retain,
+            retain_span=self.span(Site(rec.site.mod, rec.retain_node)) if rec.retain_node is not None else None,
+            gradient=rec.gradient,
             nonscalar=bool(loss.facts & Fact.UNREDUCED) or shapes.nonscalar(loss.shape),
-            scaled=bool(loss.marks & Mark.SCALED), stale=tuple(self.stale(s) for s in stale), loops=_loops(rec.ctx),
-            entry="script" if rec.ctx[:1] == (("root", 1),) else "function", in_eval=self.params(rec.in_eval))
+            scaled=bool(loss.marks & Mark.SCALED),
+            stale=tuple(self.stale(s) for s in stale),
+            loops=_loops(rec.ctx),
+            entry="script" if rec.ctx[:1] == (("root", 1),) else "function",
+            in_eval=self.params(rec.in_eval),
+        )
 
     def stale(self, s) -> M.Stale:
         kind, by, earlier, modified, save, carry = s
-        return M.Stale(kind, by.event.seq, self.span(by.site), earlier, modified, self.span(save.site),
-                       self.span(carry.site) if carry is not None else None,
-                       tuple(o.oid for o in by.stepped_objs))
+        return M.Stale(
+            kind,
+            by.event.seq,
+            self.span(by.site),
+            earlier,
+            modified,
+            self.span(save.site),
+            self.span(carry.site) if carry is not None else None,
+            tuple(o.oid for o in by.stepped_objs),
+        )
 
     def event(self, e, depth) -> M.Event:
         target, key = "", 0
@@ -257,13 +400,24 @@ class Builder:
         level = sum(1 for c in e.ctx[:depth] if c[0] == "loop")
         conds = _conds(e)
         guarded = any(lvl >= level for _, _, lvl in conds)
-        return M.Event(e.kind, self.span(e.site), e.seq, target, key, guarded, tuple(v for v in via if v),
-                       e.detail or "", self.params(e.units) if e.units else frozenset(), _loops(e.ctx), conds)
+        return M.Event(
+            e.kind,
+            self.span(e.site),
+            e.seq,
+            target,
+            key,
+            guarded,
+            tuple(v for v in via if v),
+            e.detail or "",
+            self.params(e.units) if e.units else frozenset(),
+            _loops(e.ctx),
+            conds,
+        )
 
 
 def _outer(inner_loops: tuple, loops: tuple) -> bool:
     """`inner_loops` (a value's) are a strict prefix of `loops` (a backward's): made before the loop."""
-    return len(inner_loops) < len(loops) and loops[:len(inner_loops)] == inner_loops
+    return len(inner_loops) < len(loops) and loops[: len(inner_loops)] == inner_loops
 
 
 def _loops(ctx) -> tuple:
@@ -271,7 +425,7 @@ def _loops(ctx) -> tuple:
     out, n = [], 0
     for i, c in enumerate(ctx):
         if c[0] == "loop":
-            out.append(hash(ctx[:i + 1]))
+            out.append(hash(ctx[: i + 1]))
             n += 1
     return tuple(out)
 
@@ -300,6 +454,7 @@ def _unseen(rec, loss) -> str:
 def _share_accumulated(steps):
     """Losses backpropagated in one iteration for the same optimizer step add up their gradients."""
     from dataclasses import replace
+
     groups: dict = {}
     for i, st in enumerate(steps):
         for key in st.stepped:
@@ -345,7 +500,7 @@ def _loop_prefix(ctx):
     """The context up to the innermost loop iteration (or the root), identifying one iteration."""
     for i in range(len(ctx) - 1, -1, -1):
         if ctx[i][0] == "loop":
-            return ctx[:i + 1]
+            return ctx[: i + 1]
     return ctx[:1]
 
 
@@ -367,8 +522,8 @@ def _stepped(same, rec, events=None):
     ctx = rec.ctx
     loops = [i for i, c in enumerate(ctx) if c[0] == "loop"]
     for i in reversed(loops[:-1] if loops else []):
-        prefix = ctx[:i + 1]
-        outer = [e for e in events if e.ctx[:len(prefix)] == prefix and e.seq > rec.event.seq]
+        prefix = ctx[: i + 1]
+        outer = [e for e in events if e.ctx[: len(prefix)] == prefix and e.seq > rec.event.seq]
         objs = []
         for e in outer:
             if e.kind == "step" and e.obj is not None and e.obj not in objs:
@@ -397,8 +552,12 @@ def _stepped_in(same, rec):
 
 def _save_order(s) -> tuple:
     node = s.site.node if s.site is not None else None
-    return (getattr(getattr(s.site, "mod", None), "path", ""), getattr(node, "lineno", 0),
-            getattr(node, "col_offset", 0), s.version)
+    return (
+        getattr(getattr(s.site, "mod", None), "path", ""),
+        getattr(node, "lineno", 0),
+        getattr(node, "col_offset", 0),
+        s.version,
+    )
 
 
 def _stale_uses(backwards, carries) -> dict:
@@ -423,11 +582,14 @@ def _stale_uses(backwards, carries) -> dict:
                 kind = "retained"
                 # a retained graph reused in the same iteration is what retain_graph is for, unless a
                 # step() changed a tensor it saved in between (then torch raises)
-                if by is None or by is rec or not (_earlier_iteration(s, rec)
-                                                   or rec.versions.get(s, s.storage.version) > s.version):
+                if (
+                    by is None
+                    or by is rec
+                    or not (_earlier_iteration(s, rec) or rec.versions.get(s, s.storage.version) > s.version)
+                ):
                     continue
             if _exclusive(by.event, rec.event):
-                continue   # the two backward() calls are on different arms of a condition
+                continue  # the two backward() calls are on different arms of a condition
             entry = found.get((kind, by.seq))
             earlier = _earlier_iteration(s, rec)
             modified = rec.versions.get(s, s.storage.version) > s.version
@@ -447,8 +609,11 @@ def _stale_uses(backwards, carries) -> dict:
                     # reaches this iteration's retained graph through the same carried state, and a
                     # step() after this backward changed a parameter that graph saved (a recurrent
                     # cell's weights, saved once the carried state requires grad): torch raises there
-                    entry[3] = any(s.certain and s in rec.versions and s.storage.version > rec.versions[s]
-                                   for c in hits for s in c.held - c.stale)
+                    entry[3] = any(
+                        s.certain and s in rec.versions and s.storage.version > rec.versions[s]
+                        for c in hits
+                        for s in c.held - c.stale
+                    )
         if found:
             out[rec] = [tuple(e[:6]) for e in found.values()]
         if rec.retain:

@@ -1,11 +1,11 @@
 """Findings: what a rule reports, with the evidence and the smallest fix."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ..source.span import Span
-
 from ..interp.trace import CONFIRMED, SUSPICIOUS
+from ..source.span import Span
 
 __all__ = ["CONFIRMED", "SUSPICIOUS"]
 SAFE, UNSAFE = "safe", "unsafe"
@@ -20,6 +20,7 @@ class Related:
 @dataclass(frozen=True, slots=True)
 class Edit:
     """Replace the text of `span` with `content` (an empty span inserts)."""
+
     span: Span
     content: str
 
@@ -27,7 +28,7 @@ class Edit:
 @dataclass(frozen=True, slots=True)
 class Fix:
     message: str
-    applicability: str            # 'safe' fixes are applied by --fix; 'unsafe' ones only shown
+    applicability: str  # 'safe' fixes are applied by --fix; 'unsafe' ones only shown
     edits: tuple = ()
 
 
@@ -73,12 +74,19 @@ class Finding:
                 {"path": r.span.path, "line": r.span.line, "column": r.span.col + 1, "message": r.message}
                 for r in self.related
             ],
-            "fix": None if self.fix is None else {
+            "fix": None
+            if self.fix is None
+            else {
                 "message": self.fix.message,
                 "applicability": self.fix.applicability,
                 "edits": [
-                    {"line": e.span.line, "column": e.span.col + 1, "end_line": e.span.end_line,
-                     "end_column": e.span.end_col + 1, "content": e.content}
+                    {
+                        "line": e.span.line,
+                        "column": e.span.col + 1,
+                        "end_line": e.span.end_line,
+                        "end_column": e.span.end_col + 1,
+                        "content": e.content,
+                    }
                     for e in self.fix.edits
                 ],
             },

@@ -4,6 +4,7 @@ One structure for every consumer: the rules, the CLI and audit report, the langu
 code lens and hover, and the probe generator. Built from the interpreter's trace by build.py.
 Lines are 1-based; columns are 0-based character offsets.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -16,14 +17,15 @@ __all__ = ["Span"]  # re-exported: the model's positions
 @dataclass(frozen=True, slots=True)
 class Param:
     """One parameter leaf, or an opaque stand-in for the parameters of an unseen module."""
+
     key: int
-    name: str          # model.encoder.0.weight
-    module: str        # model.encoder.0
-    kind: str          # 'param' | 'leaf' | 'fresh' | 'opaque'
+    name: str  # model.encoder.0.weight
+    module: str  # model.encoder.0
+    kind: str  # 'param' | 'leaf' | 'fresh' | 'opaque'
     span: Span | None  # where it was created
-    origin: str = ""   # 'copy' (deepcopy of a module), 'loaded' (load_state_dict target), ''
+    origin: str = ""  # 'copy' (deepcopy of a module), 'loaded' (load_state_dict target), ''
     repeated: bool = False  # made in a loop the engine ran once: there may be more like it
-    closed: bool = False    # opaque, standing for a library model's unseen parameters and no known one
+    closed: bool = False  # opaque, standing for a library model's unseen parameters and no known one
 
     @property
     def opaque(self) -> bool:
@@ -33,26 +35,27 @@ class Param:
 @dataclass(frozen=True, slots=True)
 class Cut:
     """A place where gradient was dropped on the way to a loss."""
-    kind: str                    # detach | data | nograd | scalar | rewrap | numpy | nondiff
-    span: Span                   # the cutting expression (or the no_grad item / decorator)
-    detail: str                  # '.detach()', '.item()', 'torch.no_grad()', ...
-    removed: frozenset           # Params whose path through here was cut
-    removed_weak: frozenset      # Params that may have been cut (seen through unknown calls)
-    top: bool                    # it also cut origins the engine could not name
+
+    kind: str  # detach | data | nograd | scalar | rewrap | numpy | nondiff
+    span: Span  # the cutting expression (or the no_grad item / decorator)
+    detail: str  # '.detach()', '.item()', 'torch.no_grad()', ...
+    removed: frozenset  # Params whose path through here was cut
+    removed_weak: frozenset  # Params that may have been cut (seen through unknown calls)
+    top: bool  # it also cut origins the engine could not name
     receiver: Span | None = None  # the expression the cut applied to (for fixes)
-    note: str = ""                # 'list': the cut value was a list of tensors
-    role: str = ""                # 'target' | 'weight': where it met the loss, a stop-gradient idiom
+    note: str = ""  # 'list': the cut value was a list of tensors
+    role: str = ""  # 'target' | 'weight': where it met the loss, a stop-gradient idiom
 
 
 @dataclass(frozen=True, slots=True)
 class Group:
     params: frozenset
-    exact: bool           # False: the engine could not tell exactly which parameters
-    filtered: bool        # built with a requires_grad filter
+    exact: bool  # False: the engine could not tell exactly which parameters
+    filtered: bool  # built with a requires_grad filter
     span: Span
     options: tuple = ()
     from_arg: bool = False
-    sources: tuple = ()   # module paths the group's .parameters() came from
+    sources: tuple = ()  # module paths the group's .parameters() came from
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,11 +66,11 @@ class Optimizer:
     span: Span
     seq: int
     groups: tuple
-    complete: bool        # every group is known exactly
+    complete: bool  # every group is known exactly
     in_loop: bool = False
     escaped: bool = False  # handed to code the engine does not see (it may step or clear it there)
     fresh_params: bool = False  # built in a loop iteration that also built all of its parameters
-    loops: tuple = ()     # iteration keys of the loops around its construction, outermost first
+    loops: tuple = ()  # iteration keys of the loops around its construction, outermost first
     stateless: bool = False  # keeps no state between steps (plain SGD without momentum)
 
     @property
@@ -80,17 +83,17 @@ class Optimizer:
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    kind: str            # zero_grad | backward | grad | step | sched_step | clip | scaler_* | opt_new ...
+    kind: str  # zero_grad | backward | grad | step | sched_step | clip | scaler_* | opt_new ...
     span: Span
     seq: int
-    target: str = ""     # the optimizer / scheduler / module name
+    target: str = ""  # the optimizer / scheduler / module name
     target_key: int = 0
     guarded: bool = False  # under a condition inside the iteration it is listed for (a Step's events)
-    via: tuple = ()      # call sites of helpers the event happened in, outermost first
-    detail: str = ""     # 'closure' (a step running a closure), 'scaler', 'grad=None', the clip function
+    via: tuple = ()  # call sites of helpers the event happened in, outermost first
+    detail: str = ""  # 'closure' (a step running a closure), 'scaler', 'grad=None', the clip function
     params: frozenset = frozenset()  # the parameters it clears, steps or clips
-    loops: tuple = ()    # iteration keys of the enclosing loop iterations, outermost first
-    conds: tuple = ()    # (branch key, arm, loop level) of the conditions it ran under
+    loops: tuple = ()  # iteration keys of the enclosing loop iterations, outermost first
+    conds: tuple = ()  # (branch key, arm, loop level) of the conditions it ran under
 
     def guards_in(self, level: int) -> tuple:
         """The conditions inside the iteration of the loop at nesting `level` (1: outermost)."""
@@ -105,14 +108,15 @@ class Event:
 @dataclass(frozen=True, slots=True)
 class Stale:
     """Graph an earlier backward() already went through, reached again by this one's loss."""
-    kind: str                    # 'freed' (torch raises) | 'retained' (kept alive by retain_graph=True)
-    by: int                      # seq of the earlier backward
+
+    kind: str  # 'freed' (torch raises) | 'retained' (kept alive by retain_graph=True)
+    by: int  # seq of the earlier backward
     by_span: Span
-    earlier_iteration: bool      # built in an earlier iteration (carried state), not shared in this one
-    modified: bool               # a tensor it saved was changed in place since (a step() of the parameter)
-    op_span: Span | None         # an op whose saved tensors are reached again
-    carry: Span | None           # the assignment that carried the graph into this iteration
-    by_stepped: tuple = ()       # optimizer keys the earlier backward was stepped for
+    earlier_iteration: bool  # built in an earlier iteration (carried state), not shared in this one
+    modified: bool  # a tensor it saved was changed in place since (a step() of the parameter)
+    op_span: Span | None  # an op whose saved tensors are reached again
+    carry: Span | None  # the assignment that carried the graph into this iteration
+    by_stepped: tuple = ()  # optimizer keys the earlier backward was stepped for
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,13 +125,14 @@ class Scheduler:
     name: str
     type: str
     span: Span
-    optimizer: int               # key of its optimizer (0: unknown)
-    counter: bool                # its schedule depends on how many times step() ran
+    optimizer: int  # key of its optimizer (0: unknown)
+    counter: bool  # its schedule depends on how many times step() ran
 
 
 @dataclass(frozen=True, slots=True)
 class Accumulation:
     """A tensor with history accumulated into state that outlives the loop iteration."""
+
     span: Span
     params: frozenset
     backpropagated: bool
@@ -137,89 +142,95 @@ class Accumulation:
 @dataclass(frozen=True, slots=True)
 class Crossing:
     """A module applied to a tensor carrying gradient from parameters it does not own."""
+
     seq: int
     span: Span | None
     own: frozenset
     foreign: frozenset
     loops: tuple
-    arg: Span | None = None      # the argument that brought the foreign gradient
+    arg: Span | None = None  # the argument that brought the foreign gradient
 
 
 @dataclass(frozen=True, slots=True)
 class Risk:
     """A numerical hazard at an op (GA401-GA408)."""
+
     code: str
     span: Span
     detail: str
     confidence: str
-    reached: bool                # the hazard flows into a loss given to backward()
+    reached: bool  # the hazard flows into a loss given to backward()
     loops: tuple = ()
 
 
 @dataclass(frozen=True, slots=True)
 class NonLeaf:
     """A requires_grad tensor passed through an op, then used as a trainable weight (GA113)."""
-    span: Span                   # the op that made it a non-leaf
-    stmt: Span                   # where it is used as a weight
-    params: frozenset            # the leaf it was made from
-    use: str                     # 'optimizer' | 'update'
+
+    span: Span  # the op that made it a non-leaf
+    stmt: Span  # where it is used as a weight
+    params: frozenset  # the leaf it was made from
+    use: str  # 'optimizer' | 'update'
 
 
 @dataclass(frozen=True, slots=True)
 class GradRead:
     """`.grad` read on a non-leaf tensor with no retain_grad()."""
+
     span: Span
     stmt: Span
     params: frozenset
     loops: tuple
-    made: frozenset = frozenset()   # where the tensor read was computed
+    made: frozenset = frozenset()  # where the tensor read was computed
 
 
 @dataclass(frozen=True, slots=True)
 class InplaceHit:
     """An in-place change to a tensor that a differentiable op saved before the backward."""
-    span: Span           # the in-place statement or call
-    op_span: Span        # the op that saved the tensor
+
+    span: Span  # the in-place statement or call
+    op_span: Span  # the op that saved the tensor
     op: str
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
     """One `backward()` (or `torch.autograd.grad`) and everything around it."""
+
     span: Span
-    kind: str                     # 'backward' | 'grad'
-    function: str                 # qualified name of the function holding the call
-    loss: str                     # source text of the loss expression
-    loss_span: Span | None        # where the loss value was computed
-    reached: frozenset            # Params the loss certainly reaches
-    reached_weak: frozenset       # Params it may reach (through calls the engine did not follow)
-    top: bool                     # it may reach parameters the engine cannot name
-    cuts: tuple                   # Cut, merged per (kind, place)
-    optimizers: tuple             # Optimizer, all live at the call
-    stepped: tuple                # keys of the optimizers stepped for this loss
-    trained: frozenset            # Params an optimizer or a manual update changes for this loss
-    trained_known: bool           # every stepped optimizer's groups are known
-    frozen: frozenset             # Params certainly frozen at the call
+    kind: str  # 'backward' | 'grad'
+    function: str  # qualified name of the function holding the call
+    loss: str  # source text of the loss expression
+    loss_span: Span | None  # where the loss value was computed
+    reached: frozenset  # Params the loss certainly reaches
+    reached_weak: frozenset  # Params it may reach (through calls the engine did not follow)
+    top: bool  # it may reach parameters the engine cannot name
+    cuts: tuple  # Cut, merged per (kind, place)
+    optimizers: tuple  # Optimizer, all live at the call
+    stepped: tuple  # keys of the optimizers stepped for this loss
+    trained: frozenset  # Params an optimizer or a manual update changes for this loss
+    trained_known: bool  # every stepped optimizer's groups are known
+    frozen: frozenset  # Params certainly frozen at the call
     maybe_frozen: frozenset
-    unfrozen_later: frozenset     # frozen here but unfrozen somewhere later
-    inputs: frozenset             # autograd.grad inputs
-    inplace: tuple                # InplaceHit
-    events: tuple                 # Event of one iteration, in order
+    unfrozen_later: frozenset  # frozen here but unfrozen somewhere later
+    inputs: frozenset  # autograd.grad inputs
+    inplace: tuple  # InplaceHit
+    events: tuple  # Event of one iteration, in order
     loop: Span | None
-    fresh: tuple = ()             # (Param, tuple of Cut) leaves made from computed values (GA106)
+    fresh: tuple = ()  # (Param, tuple of Cut) leaves made from computed values (GA106)
     nograd: Span | None = None
-    seq: int = 0                  # program order, comparable with Freeze.seq and Optimizer.seq
-    iteration: int = 0            # identifies the loop iteration (or run) holding the call
+    seq: int = 0  # program order, comparable with Freeze.seq and Optimizer.seq
+    iteration: int = 0  # identifies the loop iteration (or run) holding the call
     co_reached: frozenset = frozenset()  # reached by other losses backpropagated for the same step()
-    unseen: str = ""              # the loss is partly built by code the engine did not see (that code, or "?")
+    unseen: str = ""  # the loss is partly built by code the engine did not see (that code, or "?")
     requires_no_grad: bool = False  # the loss certainly does not require grad: backward() raises
-    retain: bool = False          # retain_graph=True (or create_graph=True)
+    retain: bool = False  # retain_graph=True (or create_graph=True)
     retain_span: Span | None = None
-    gradient: bool = False        # gradient= / grad_tensors= given
-    nonscalar: bool = False       # the loss is certainly not a single element (shape or reduction='none')
-    scaled: bool = False          # the loss is divided by a count or scaled by a constant on some path
-    stale: tuple = ()             # Stale
-    loops: tuple = ()             # iteration keys of the enclosing loop iterations, outermost first
+    gradient: bool = False  # gradient= / grad_tensors= given
+    nonscalar: bool = False  # the loss is certainly not a single element (shape or reduction='none')
+    scaled: bool = False  # the loss is divided by a count or scaled by a constant on some path
+    stale: tuple = ()  # Stale
+    loops: tuple = ()  # iteration keys of the enclosing loop iterations, outermost first
     # 'script': reached when the file runs as a script (top level or from `__main__`);
     # 'function': only in a function nothing in the file calls (run on unknown arguments)
     entry: str = "script"
@@ -231,30 +242,32 @@ class Step:
 @dataclass(frozen=True, slots=True)
 class LossTerm:
     """A loss computed in the program (a loss function's result, or a value named as a loss)."""
-    span: Span                  # the statement computing it
-    label: str                  # 'F.mse_loss', '`criterion`', '`value_loss`'
+
+    span: Span  # the statement computing it
+    label: str  # 'F.mse_loss', '`criterion`', '`value_loss`'
     function: str
-    params: frozenset           # Params it certainly carries gradient from
-    backpropagated: bool        # some evaluation of it reached a backward() / autograd.grad
-    iteration: int = 0          # the loop iteration (or run) computing it, as Step.iteration
+    params: frozenset  # Params it certainly carries gradient from
+    backpropagated: bool  # some evaluation of it reached a backward() / autograd.grad
+    iteration: int = 0  # the loop iteration (or run) computing it, as Step.iteration
 
 
 @dataclass(frozen=True, slots=True)
 class Freeze:
     params: frozenset
-    span: Span              # the statement changing requires_grad
-    anchor: Span            # where to report (the call of a helper, when it froze what it was given)
-    value: bool             # True: unfreeze
+    span: Span  # the statement changing requires_grad
+    anchor: Span  # where to report (the call of a helper, when it froze what it was given)
+    value: bool  # True: unfreeze
     strong: bool
     seq: int
-    targets: tuple          # module paths
+    targets: tuple  # module paths
 
 
 @dataclass(frozen=True, slots=True)
 class LeafUpdate:
     """A change of a leaf that requires grad: in place outside no_grad, or by rebinding."""
+
     span: Span
-    kind: str               # 'leaf' | 'rebind'
+    kind: str  # 'leaf' | 'rebind'
     params: frozenset
     nograd: bool
     name: str
@@ -265,10 +278,10 @@ class LeafUpdate:
 @dataclass(frozen=True, slots=True)
 class Unregistered:
     span: Span
-    owner: str              # module path
+    owner: str  # module path
     owner_type: str
     attr: str
-    kind: str               # list | dict | tuple | tensor
+    kind: str  # list | dict | tuple | tensor
     params: frozenset
     fresh: bool
     value_span: Span | None
@@ -277,6 +290,7 @@ class Unregistered:
 @dataclass(frozen=True, slots=True)
 class NewParams:
     """Parameters created while an optimizer already existed."""
+
     span: Span
     params: frozenset
     seq: int
@@ -292,15 +306,15 @@ class ProgramModel:
     leaf_updates: tuple = ()
     unregistered: tuple = ()
     new_params: tuple = ()
-    manual: frozenset = frozenset()     # Params updated by hand from their .grad
+    manual: frozenset = frozenset()  # Params updated by hand from their .grad
     incomplete: bool = False
-    losses: tuple = ()                  # LossTerm, one per statement
-    events: tuple = ()                  # every Event of the run, in order
+    losses: tuple = ()  # LossTerm, one per statement
+    events: tuple = ()  # every Event of the run, in order
     schedulers: tuple = ()
     accumulations: tuple = ()
     crossings: tuple = ()
     grad_reads: tuple = ()
-    counters: frozenset = frozenset()   # branch keys (Event.conds) of conditions that vary between iterations
+    counters: frozenset = frozenset()  # branch keys (Event.conds) of conditions that vary between iterations
     risks: tuple = ()
     nonleaf: tuple = ()
     param_counts: dict = field(default_factory=dict, compare=False)
@@ -308,15 +322,16 @@ class ProgramModel:
     incomplete_reason: str = ""
     not_reached: Span | None = None
     not_reached_count: int = 0
-    libraries: tuple = ()               # LibraryModule: the library models the program builds
+    libraries: tuple = ()  # LibraryModule: the library models the program builds
 
 
 @dataclass(frozen=True, slots=True)
 class LibraryModule:
     """A model built by an installed library (or known from the table): where its structure comes from."""
-    path: str               # the module path in the program: 'model'
-    type: str               # 'BertForSequenceClassification'
-    qual: str               # where it is defined: 'transformers.models.bert.modeling_bert.BertForSequenceClassification'
-    how: str                # 'source' | 'table' | 'evidence'
-    source: Span | None     # the class (or factory) definition, in site-packages
+
+    path: str  # the module path in the program: 'model'
+    type: str  # 'BertForSequenceClassification'
+    qual: str  # where it is defined: 'transformers.models.bert.modeling_bert.BertForSequenceClassification'
+    how: str  # 'source' | 'table' | 'evidence'
+    source: Span | None  # the class (or factory) definition, in site-packages
     note: str = ""

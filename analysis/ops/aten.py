@@ -3,6 +3,7 @@ inputs get a gradient, what backward saves and when, and what its formulas say a
 gradient stops being finite. Generation time only (imports torchgen); generate.py explains the
 method.
 """
+
 from __future__ import annotations
 
 import os
@@ -13,18 +14,18 @@ from . import domains as D
 from . import surface as S
 from .records import COMPOSITE, GRAD, NONE, RAISES, ZERO, Arg, Domain, Output, Overload, Save
 
-
 # --- torch's tables ----------------------------------------------------------------------------
+
 
 @dataclass
 class Torch:
-    fns: list                  # torchgen NativeFunctionWithDifferentiabilityInfo
+    fns: list  # torchgen NativeFunctionWithDifferentiabilityInfo
     dont_require: set
     view_functions: set
-    py_binding: object         # should_generate_py_binding(NativeFunction) -> bool
+    py_binding: object  # should_generate_py_binding(NativeFunction) -> bool
     differentiable_outputs: object
     return_names: object
-    context: object            # torchgen.context.native_function_manager
+    context: object  # torchgen.context.native_function_manager
     version: str
 
 
@@ -46,14 +47,24 @@ def load_torch() -> Torch:
     fns = match_differentiability_info(parse_native_yaml(native, tags).native_functions, infos)
     try:
         from importlib.metadata import version
+
         ver = version("torch")
     except Exception:  # pragma: no cover - torchgen without a torch distribution
         ver = "unknown"
-    return Torch(fns, set(DONT_REQUIRE_DERIVATIVE), set(VIEW_FUNCTIONS), should_generate_py_binding,
-                 gen_differentiable_outputs, cpp.return_names, native_function_manager, ver.split("+")[0])
+    return Torch(
+        fns,
+        set(DONT_REQUIRE_DERIVATIVE),
+        set(VIEW_FUNCTIONS),
+        should_generate_py_binding,
+        gen_differentiable_outputs,
+        cpp.return_names,
+        native_function_manager,
+        ver.split("+")[0],
+    )
 
 
 # --- one ATen overload --------------------------------------------------------------------------
+
 
 def _type(t) -> str:
     s = str(t)
@@ -67,7 +78,7 @@ _ZERO = re.compile(r"^(at::)?zeros(_like|_symint)?\(")
 def _is_zero(formula: str) -> bool:
     """The whole formula is one `zeros_like(...)` / `at::zeros_symint(...)` call."""
     m = _ZERO.match(formula)
-    return m is not None and formula.endswith(")") and _balanced(formula[m.end():-1])
+    return m is not None and formula.endswith(")") and _balanced(formula[m.end() : -1])
 
 
 _TENSOR_SAVE = re.compile(r"\bTensor\b|TensorList|SavedVariable")
@@ -80,8 +91,13 @@ def _is_tensor_save(attr) -> bool:
 def _guard(info, attr, diff_args: list[str], has_list: bool) -> tuple[str, ...]:
     """gen_variable_type.guard_for: the inputs whose need for a gradient makes torch save `attr`."""
     always = tuple(diff_args)
-    if has_list or "backward" in info.name or len(diff_args) <= 1 or "TensorList" in str(attr.nctype.type) \
-            or "Optional" in str(attr.nctype.type):
+    if (
+        has_list
+        or "backward" in info.name
+        or len(diff_args) <= 1
+        or "TensorList" in str(attr.nctype.type)
+        or "Optional" in str(attr.nctype.type)
+    ):
         return always
     used_in = [d for d in info.derivatives if attr in d.saved_inputs]
     if len(used_in) != 1:
@@ -150,7 +166,7 @@ def _group(text: str, open_at: int) -> str | None:
     for i in range(open_at, len(text)):
         depth += (text[i] == "(") - (text[i] == ")")
         if depth == 0:
-            inner = text[open_at + 1:i]
+            inner = text[open_at + 1 : i]
             return inner.split(",")[0] if "," in inner and _balanced(inner.split(",")[0]) else inner
     return None
 
@@ -169,12 +185,13 @@ def _innermost_suffix(text: str, start: int, close: int) -> str | None:
     for i in range(close - 1, start - 1, -1):
         depth += (text[i] == ")") - (text[i] == "(")
         if depth == 0:
-            return text[i + 1:close - 1]
+            return text[i + 1 : close - 1]
     return None
 
 
 def _flags(f, kind: str, fn_info: bool, py: bool, has_out: bool, views: set) -> str:
     from torchgen.model import Variant
+
     base = str(f.func.name.name)
     flags = ""
     if Variant.method in f.variants:
@@ -210,6 +227,7 @@ def _flags(f, kind: str, fn_info: bool, py: bool, has_out: bool, views: set) -> 
 
 def aten_overload(t: Torch, fn, has_out: bool) -> Overload:
     from torchgen.model import SchemaKind
+
     f = fn.func
     schema = f.func
     kind = {SchemaKind.functional: "functional", SchemaKind.inplace: "inplace"}.get(schema.kind(), "mutable")
@@ -225,8 +243,15 @@ def aten_overload(t: Torch, fn, has_out: bool) -> Overload:
         if ann is not None:
             for s in ann.alias_set:
                 alias_of.setdefault(s, a.name)
-        args.append(Arg(a.name, _type(a.type), a in schema.arguments.flat_kwarg_only, a.default is not None,
-                        bool(ann and ann.is_write)))
+        args.append(
+            Arg(
+                a.name,
+                _type(a.type),
+                a in schema.arguments.flat_kwarg_only,
+                a.default is not None,
+                bool(ann and ann.is_write),
+            )
+        )
     names = [n if n != "self" else "result" for n in t.return_names(f)]
     undiff = op in t.dont_require or op.rstrip("_") in t.dont_require
     if undiff:
@@ -240,9 +265,14 @@ def aten_overload(t: Torch, fn, has_out: bool) -> Overload:
         ann = r.annotation
         alias = next((alias_of[s] for s in ann.alias_set if s in alias_of), "") if ann else ""
         grad = name in diff_out and r.type.is_tensor_like()
-        integral = (r.type.is_tensor_like() and not grad and f"{op}:{name}" not in S.FLOAT_NONDIFF
-                    and str(schema.name) not in S.FLOAT_NONDIFF and op not in S.FLOAT_NONDIFF
-                    and not (kind != "functional" and ann is not None and ann.is_write))
+        integral = (
+            r.type.is_tensor_like()
+            and not grad
+            and f"{op}:{name}" not in S.FLOAT_NONDIFF
+            and str(schema.name) not in S.FLOAT_NONDIFF
+            and op not in S.FLOAT_NONDIFF
+            and not (kind != "functional" and ann is not None and ann.is_write)
+        )
         if str(r.type) in ("bool", "int", "bool[]", "int[]"):
             integral = True
         outputs.append(Output(name, _type(r.type), grad, integral, alias, bool(ann and ann.is_write)))
@@ -271,8 +301,11 @@ def aten_overload(t: Torch, fn, has_out: bool) -> Overload:
         grads.append((name, status))
     if info is not None and any(s != NONE for _, s in grads):
         diff_args = [n for n, s in grads if s in (GRAD, ZERO, RAISES)]
-        has_list = any("[]" in _type(a.type) and a.type.is_tensor_like()
-                       for a in schema.arguments.flat_non_out if a.name in diff_args)
+        has_list = any(
+            "[]" in _type(a.type) and a.type.is_tensor_like()
+            for a in schema.arguments.flat_non_out
+            if a.name in diff_args
+        )
         for attr in info.all_saved_inputs:
             if _is_tensor_save(attr) and attr.nctype.name in tensor_inputs:
                 saves.append(Save(attr.nctype.name, False, _guard(info, attr, diff_args, has_list)))
@@ -283,8 +316,11 @@ def aten_overload(t: Torch, fn, has_out: bool) -> Overload:
     flags = _flags(f, kind, info is not None, py, has_out, t.view_functions)
     seen = set()
     domain = []
-    for fact in [*facts, *D.HAND_DOMAINS.get(f"{op}.{overload}" if overload else op, ()),
-                 *(D.HAND_DOMAINS.get(op, ()) if overload else ())]:
+    for fact in [
+        *facts,
+        *D.HAND_DOMAINS.get(f"{op}.{overload}" if overload else op, ()),
+        *(D.HAND_DOMAINS.get(op, ()) if overload else ()),
+    ]:
         if fact[:3] not in seen:
             seen.add(fact[:3])
             domain.append(Domain(*fact))
@@ -292,8 +328,7 @@ def aten_overload(t: Torch, fn, has_out: bool) -> Overload:
     order = [a.name for a in args] + names
     saves = sorted(_dedup(saves), key=lambda sv: (sv.output, order.index(sv.value)))
     saves = [Save(sv.value, sv.output, tuple(sorted(sv.when, key=order.index))) for sv in saves]
-    return Overload(op, overload, flags, tuple(args), tuple(outputs), tuple(grads), tuple(saves),
-                    (), tuple(domain))
+    return Overload(op, overload, flags, tuple(args), tuple(outputs), tuple(grads), tuple(saves), (), tuple(domain))
 
 
 def _dedup(saves):

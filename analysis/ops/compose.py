@@ -2,6 +2,7 @@
 ATen steps) and the surfaces users write, composed into overloads with the same fields as an
 ATen op's. Generation time only (imports torch to read F's and modules' signatures).
 """
+
 from __future__ import annotations
 
 import inspect
@@ -12,8 +13,13 @@ from .aten import Torch, aten_overload, load_torch
 from .records import COMPOSITE, GRAD, NONE, RAISES, ZERO, Arg, Output, Overload, Save
 
 # python_module -> the Python namespace its function variants live in, and the prefix they drop
-PY_MODULES = {None: ("torch", ""), "linalg": ("torch.linalg", "linalg_"), "special": ("torch.special", "special_"),
-              "fft": ("torch.fft", "fft_"), "nn": ("torch._C._nn", "")}
+PY_MODULES = {
+    None: ("torch", ""),
+    "linalg": ("torch.linalg", "linalg_"),
+    "special": ("torch.special", "special_"),
+    "fft": ("torch.fft", "fft_"),
+    "nn": ("torch._C._nn", ""),
+}
 F = "torch.nn.functional"
 _PRIORITY = {RAISES: 4, GRAD: 3, COMPOSITE: 2, ZERO: 1, NONE: 0}
 RESULT = object()  # marks the saved result of a decomposition
@@ -60,6 +66,7 @@ class Builder:
         self.raw: dict[str, list[Overload]] = {}
         outs = set()
         from torchgen.model import SchemaKind
+
         for fn in t.fns:
             if fn.func.func.kind() == SchemaKind.out:
                 outs.add(str(fn.func.func.signature(strip_default=True)))
@@ -76,7 +83,7 @@ class Builder:
         self.fns = {str(fn.func.func.name): fn.func for fn in t.fns}
         self.done: dict[str, Overload] = {}
         self.busy: set[str] = set()
-        self.composed: dict[str, Overload] = {}   # surface key -> a decomposition
+        self.composed: dict[str, Overload] = {}  # surface key -> a decomposition
         self._check_hand_tables()
 
     def _check_hand_tables(self):
@@ -86,15 +93,20 @@ class Builder:
         for name in S.ATEN_DECOMPOSITIONS:
             ov = overloads.get(name)
             if ov is None or not ov.composite:
-                raise GenerateError(f"ATEN_DECOMPOSITIONS[{name!r}]: " + (
-                    "no such ATen overload" if ov is None else "it has a formula of its own"))
+                raise GenerateError(
+                    f"ATEN_DECOMPOSITIONS[{name!r}]: "
+                    + ("no such ATen overload" if ov is None else "it has a formula of its own")
+                )
         for alias, target in S.ALIASES.items():
             if alias not in self.raw or target not in self.raw:
                 raise GenerateError(f"ALIASES[{alias!r}] = {target!r}: no such ATen op")
             if not all(ov.composite for ov in self.raw[alias]):
                 raise GenerateError(f"ALIASES[{alias!r}]: it has a formula of its own")
-        for group, names in (("MANUALLY_BOUND", S.MANUALLY_BOUND), ("SHAPE_ONLY", S.SHAPE_ONLY),
-                             ("ZERO_FOR_REAL", S.ZERO_FOR_REAL)):
+        for group, names in (
+            ("MANUALLY_BOUND", S.MANUALLY_BOUND),
+            ("SHAPE_ONLY", S.SHAPE_ONLY),
+            ("ZERO_FOR_REAL", S.ZERO_FOR_REAL),
+        ):
             for name in names:
                 if name not in self.raw:
                     raise GenerateError(f"{group}: no ATen op {name!r}")
@@ -146,7 +158,8 @@ class Builder:
         if not cands:
             raise GenerateError(f"alias {ov.op} -> {target}: no such op")
         hit = next((o for o in cands if o.overload == ov.overload), None) or next(
-            (o for o in cands if [a.name for a in o.args if a.tensor] == mine), None)
+            (o for o in cands if [a.name for a in o.args if a.tensor] == mine), None
+        )
         if hit is None:
             raise GenerateError(f"alias {ov.name} -> {target}: no overload takes {mine}")
         theirs = [a.name for a in hit.args if a.tensor]
@@ -159,8 +172,14 @@ class Builder:
         """ATen's composite overloads of one op forward to its overload with a formula (std.dim ->
         std.correction): the one non-composite functional sibling whose tensor inputs it has."""
         mine = [a.name for a in ov.args if a.tensor]
-        sibs = [o for o in self.raw.get(ov.op, ()) if not o.composite and "i" not in o.flags and "u" not in o.flags
-                and [a.name for a in o.args if a.tensor] == mine]
+        sibs = [
+            o
+            for o in self.raw.get(ov.op, ())
+            if not o.composite
+            and "i" not in o.flags
+            and "u" not in o.flags
+            and [a.name for a in o.args if a.tensor] == mine
+        ]
         if len(sibs) != 1 or not mine:
             return None
         sib = sibs[0]
@@ -169,8 +188,8 @@ class Builder:
     def compose(self, op: str, overload: str, params, text: str, flags: str, own: Overload | None = None) -> Overload:
         steps = parse_steps(text)
         pnames = {p.name for p in params}
-        deps: list[dict[str, str]] = []      # per step: user param -> status of its first output
-        aliases: list[set[str]] = []        # per step: user params its first output is a view of
+        deps: list[dict[str, str]] = []  # per step: user param -> status of its first output
+        aliases: list[set[str]] = []  # per step: user params its first output is a view of
         saves: dict[tuple[str, bool], set[str]] = {}
         domain = []
         unknown = False
@@ -227,8 +246,9 @@ class Builder:
             for d in ov.domain:
                 # a fact that also depends on another input (pow's exponent) only holds when
                 # the caller chooses that input too
-                if d.given and (d.given not in binds or binds[d.given].startswith("@")
-                                or binds[d.given] == binds.get(d.arg)):
+                if d.given and (
+                    d.given not in binds or binds[d.given].startswith("@") or binds[d.given] == binds.get(d.arg)
+                ):
                     continue
                 if d.arg in binds and not binds[d.arg].startswith("@"):
                     domain.append(d._replace(arg=binds[d.arg], given=binds[d.given] if d.given else ""))
@@ -242,17 +262,23 @@ class Builder:
                 grads.append((p.name, final.get(p.name, NONE)))
         if own is not None:
             # the composite's own outputs, with what the ops it runs make of them
-            outputs = tuple(o._replace(grad=last.outputs[i].grad, integral=last.outputs[i].integral)
-                            if i < len(last.outputs) else o for i, o in enumerate(own.outputs))
+            outputs = tuple(
+                o._replace(grad=last.outputs[i].grad, integral=last.outputs[i].integral) if i < len(last.outputs) else o
+                for i, o in enumerate(own.outputs)
+            )
         else:
             # a Python function returns the last op's (first) result
             first = last.outputs[0]
             outputs = (first._replace(name="result", alias=min(aliases[-1]) if aliases[-1] else ""),)
         out_name = outputs[0].name if outputs else "result"
         order = [p.name for p in params]
-        save_list = sorted((Save(out_name if v is RESULT else v, out, tuple(sorted(w, key=order.index)))
-                            for (v, out), w in saves.items()),
-                           key=lambda sv: (sv.output, order.index(sv.value) if sv.value in order else 0))
+        save_list = sorted(
+            (
+                Save(out_name if v is RESULT else v, out, tuple(sorted(w, key=order.index)))
+                for (v, out), w in saves.items()
+            ),
+            key=lambda sv: (sv.output, order.index(sv.value) if sv.value in order else 0),
+        )
         new_flags = "".join(c for c in flags if c not in "cvax") + "c" + ("q" if unknown else "")
         if all("v" in o.flags for o in resolved):
             new_flags += "v"
@@ -265,11 +291,21 @@ class Builder:
             if (d.arg, d.at, d.effect) not in seen:
                 seen.add((d.arg, d.at, d.effect))
                 dom.append(d)
-        return Overload(op, overload, new_flags, tuple(params), outputs, tuple(grads), tuple(save_list),
-                        tuple(o.name for o in resolved), tuple(dom))
+        return Overload(
+            op,
+            overload,
+            new_flags,
+            tuple(params),
+            outputs,
+            tuple(grads),
+            tuple(save_list),
+            tuple(o.name for o in resolved),
+            tuple(dom),
+        )
 
 
 # --- the surfaces users write -------------------------------------------------------------------
+
 
 def _signature_args(fn, binds_used) -> tuple[Arg, ...]:
     try:
@@ -304,7 +340,7 @@ class Surfaces:
         self.b = b
         self.map: dict[str, dict[str, str]] = {}
         self.unmapped: dict[str, list[str]] = {}
-        self.reductions: dict[str, str] = {}   # decomposition key -> default `reduction`
+        self.reductions: dict[str, str] = {}  # decomposition key -> default `reduction`
 
     def add(self, ns: str, name: str, target: str):
         self.map.setdefault(ns, {})[name] = target
@@ -313,6 +349,7 @@ class Surfaces:
         import torch
         import torch.nn as nn
         import torch.nn.functional as Fn
+
         b = self.b
         # ATen function and method variants, as torch's Python bindings expose them
         for op, ovs in sorted(b.raw.items()):
@@ -326,16 +363,18 @@ class Surfaces:
                 if ns is None:
                     continue
                 if "f" in ov.flags:
-                    name = op[len(prefix):] if prefix and op.startswith(prefix) else op
+                    name = op[len(prefix) :] if prefix and op.startswith(prefix) else op
                     self.add(ns, name, op)
                 if "m" in ov.flags:
                     self.add("Tensor", op, op)
         # torch.* and Tensor methods written in Python
-        for group, names, owner in (("TORCH_PYTHON", S.TORCH_PYTHON, torch),
-                                    ("TENSOR_PYTHON", S.TENSOR_PYTHON, torch.Tensor),
-                                    ("INTEGRAL_CASTS", S.INTEGRAL_CASTS, torch.Tensor),
-                                    ("MAY_RETURN_SELF", S.MAY_RETURN_SELF, torch.Tensor),
-                                    ("OPERATORS", S.OPERATORS, torch.Tensor)):
+        for group, names, owner in (
+            ("TORCH_PYTHON", S.TORCH_PYTHON, torch),
+            ("TENSOR_PYTHON", S.TENSOR_PYTHON, torch.Tensor),
+            ("INTEGRAL_CASTS", S.INTEGRAL_CASTS, torch.Tensor),
+            ("MAY_RETURN_SELF", S.MAY_RETURN_SELF, torch.Tensor),
+            ("OPERATORS", S.OPERATORS, torch.Tensor),
+        ):
             missing = [n for n in names if not hasattr(owner, n)]
             if missing:
                 raise GenerateError(f"{group}: {owner.__name__} has no {', '.join(missing)}")
@@ -345,9 +384,16 @@ class Surfaces:
             self.composite("Tensor", name, None, text, params=(Arg("self", "Tensor"),))
         for name in S.INTEGRAL_CASTS:
             key = f"Tensor.{name}"
-            self.b.composed[key] = Overload(key, "", "mc", (Arg("self", "Tensor"),),
-                                            (Output("result", "Tensor", False, True),), (("self", NONE),), (),
-                                            ("_to_copy",))
+            self.b.composed[key] = Overload(
+                key,
+                "",
+                "mc",
+                (Arg("self", "Tensor"),),
+                (Output("result", "Tensor", False, True),),
+                (("self", NONE),),
+                (),
+                ("_to_copy",),
+            )
             self.add("Tensor", name, "=" + key)
         # operators
         for name, text in sorted(S.OPERATORS.items()):
@@ -402,10 +448,15 @@ class Surfaces:
         """`F.x(param=source)`: one call of an F function, a module parameter where source is `.p`."""
         self._reduction(f"nn.{name}", cls.__init__)
         m = _STEP.match(text)
-        target, binds = m.group(1), dict(
-            (k.strip(), v.strip()) for k, _, v in (x.partition("=") for x in m.group(2).split(",")))
-        fwd = [Arg(p.name, "Tensor") for p in list(inspect.signature(cls.forward).parameters.values())[1:]
-               if p.kind == p.POSITIONAL_OR_KEYWORD]
+        target, binds = (
+            m.group(1),
+            dict((k.strip(), v.strip()) for k, _, v in (x.partition("=") for x in m.group(2).split(","))),
+        )
+        fwd = [
+            Arg(p.name, "Tensor")
+            for p in list(inspect.signature(cls.forward).parameters.values())[1:]
+            if p.kind == p.POSITIONAL_OR_KEYWORD
+        ]
         params = list(fwd) + [Arg(v[1:], "Parameter") for v in binds.values() if v.startswith(".")]
         inner = {k: (v[1:] if v.startswith(".") else v) for k, v in binds.items()}
         for v in inner.values():
@@ -455,6 +506,7 @@ def _safe_sig(fn):
 
 
 # --- the table ----------------------------------------------------------------------------------
+
 
 def build() -> tuple[dict, dict, dict, str, dict, dict]:
     t = load_torch()

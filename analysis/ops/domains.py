@@ -10,6 +10,7 @@ Every entry is checked on concrete values with torch by tests/runtime/test_op_do
 Entries: (input, condition, effect, why[, the other input the condition also depends on]),
 conditions and effects as in records.AT / EFFECTS.
 """
+
 from __future__ import annotations
 
 _LOG = (
@@ -43,22 +44,27 @@ HAND_DOMAINS = {
         ("other", "zero", "value_inf", "x / 0 is inf (0 / 0 is NaN)"),
         ("other", "zero", "grad_inf", "div_tensor_self_backward divides grad by other"),
     ),
-    "div.Tensor_mode": (
-        ("other", "zero", "value_inf", "x / 0 is inf (0 / 0 is NaN)"),
-    ),
-    "div.Scalar": (
-        ("other", "zero", "value_inf", "x / 0 is inf (0 / 0 is NaN)"),
-    ),
+    "div.Tensor_mode": (("other", "zero", "value_inf", "x / 0 is inf (0 / 0 is NaN)"),),
+    "div.Scalar": (("other", "zero", "value_inf", "x / 0 is inf (0 / 0 is NaN)"),),
     "pow.Tensor_Scalar": (
-        ("self", "fractional_exponent", "grad_inf",
-         "pow_backward: exponent * self ** (exponent - 1), infinite at 0 when 0 < exponent < 1", "exponent"),
+        (
+            "self",
+            "fractional_exponent",
+            "grad_inf",
+            "pow_backward: exponent * self ** (exponent - 1), infinite at 0 when 0 < exponent < 1",
+            "exponent",
+        ),
         ("self", "negative_exponent", "value_inf", "0 ** exponent is inf for exponent < 0", "exponent"),
         ("self", "negative", "value_nan", "a negative base to a non-integer exponent is NaN", "exponent"),
     ),
     "pow.Tensor_Tensor": (
-        ("self", "fractional_exponent", "grad_inf",
-         "pow_backward_self: exponent * self ** (exponent - 1), infinite at 0 when 0 < exponent < 1",
-         "exponent"),
+        (
+            "self",
+            "fractional_exponent",
+            "grad_inf",
+            "pow_backward_self: exponent * self ** (exponent - 1), infinite at 0 when 0 < exponent < 1",
+            "exponent",
+        ),
         ("self", "negative_exponent", "value_inf", "0 ** exponent is inf for exponent < 0", "exponent"),
         ("self", "negative", "value_nan", "a negative base to a non-integer exponent is NaN", "exponent"),
     ),

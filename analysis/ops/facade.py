@@ -16,6 +16,7 @@ their domain facts, the aliases of + - * / **, and the F losses (those with a `r
 `generate.py` calls `engine_sets` and writes the result to `_engine_sets.py`, so that importing
 the engine does not load the op table.
 """
+
 from __future__ import annotations
 
 from .lookup import COMPOSITE, GRAD, OpInfo
@@ -116,8 +117,10 @@ def _value_votes(info: OpInfo) -> set[str]:
     if info.zero_grad and not info.random:
         out.add("ZERO_GRAD_OPS")
     # (values, indices): sort, topk, max(dim)... the indices carry no gradient
-    if any(len(ov.outputs) == 2 and ov.outputs[0].grad and not ov.outputs[1].grad and ov.outputs[1].integral
-           for ov in info.overloads):
+    if any(
+        len(ov.outputs) == 2 and ov.outputs[0].grad and not ov.outputs[1].grad and ov.outputs[1].integral
+        for ov in info.overloads
+    ):
         out.add("VALUES_INDICES")
     # infinite wherever the second input is 0, whatever the first: divisions (xlogy's fact
     # depends on its first input, so it is no division)
@@ -169,8 +172,9 @@ def value_sets(lookup, names_by_ns: dict[str, frozenset[str]], reductions: dict[
     return sets
 
 
-def engine_sets(lookup, names_by_ns: dict[str, frozenset[str]], modules: frozenset[str],
-                reductions: dict[str, str]) -> dict:
+def engine_sets(
+    lookup, names_by_ns: dict[str, frozenset[str]], modules: frozenset[str], reductions: dict[str, str]
+) -> dict:
     """{set name: frozenset of op names} plus MODULE_SAVES {module: 'input' | 'output'}.
 
     `lookup(ns, name)` -> OpInfo | None; `names_by_ns` the names of each namespace; `modules`

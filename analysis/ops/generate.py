@@ -29,6 +29,7 @@ How each fact is derived:
 - domains: divisions by an input or the result and rsqrt/digamma of an input in the formulas,
   plus domains.HAND_DOMAINS.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -112,12 +113,15 @@ def render_sets(sets: dict, version: str) -> str:
 
 def outputs(notes: list[str] | None = None) -> dict[str, str]:
     """{path: text} of every generated file; `notes` collects what the maintainer should know."""
-    from .lookup import make_opinfo
     from .facade import engine_sets
+    from .lookup import make_opinfo
+
     aten, composed, surfaces, version, unmapped, reductions = build()
     if notes is not None:
-        notes += [f"not mapped ({ns}; add them to surface.py if training code uses them): {', '.join(names)}"
-                  for ns, names in unmapped.items()]
+        notes += [
+            f"not mapped ({ns}; add them to surface.py if training code uses them): {', '.join(names)}"
+            for ns, names in unmapped.items()
+        ]
     ops = {**aten, **{k: [v] for k, v in composed.items()}}
 
     def lookup(ns, name):
@@ -132,8 +136,10 @@ def outputs(notes: list[str] | None = None) -> dict[str, str]:
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m gradaudit.analysis.ops.generate",
-                                 description="Regenerate the op table from the installed torch.")
+    ap = argparse.ArgumentParser(
+        prog="python -m gradaudit.analysis.ops.generate",
+        description="Regenerate the op table from the installed torch.",
+    )
     ap.add_argument("--check", action="store_true", help="exit 1 when a committed file differs")
     return ap
 

@@ -1,20 +1,60 @@
 """The op table's lookups (the API `gradaudit.analysis.ops` re-exports; see its docstring)."""
+
 from __future__ import annotations
 
 from functools import lru_cache
 from typing import NamedTuple
 
 from .records import (  # noqa: F401  (the records are the package's API too: __init__ re-exports them from here)
-    AT, COMPOSITE, EFFECTS, GRAD, GRAD_STATUSES, NONE, RAISES, ZERO, Arg, Domain, Output, Overload, Save, decode,
+    AT,
+    COMPOSITE,
+    EFFECTS,
+    GRAD,
+    GRAD_STATUSES,
+    NONE,
+    RAISES,
+    ZERO,
+    Arg,
+    Domain,
+    Output,
+    Overload,
+    Save,
+    decode,
 )
 
-NAMESPACES = ("Tensor", "torch", "torch.nn.functional", "torch.linalg", "torch.special", "torch.fft",
-              "torch._C._nn", "torch.nn", "operator", "aten")
-_ALIASES = {"F": "torch.nn.functional", "nn": "torch.nn", "torch.Tensor": "Tensor", "linalg": "torch.linalg",
-            "special": "torch.special", "fft": "torch.fft"}
+NAMESPACES = (
+    "Tensor",
+    "torch",
+    "torch.nn.functional",
+    "torch.linalg",
+    "torch.special",
+    "torch.fft",
+    "torch._C._nn",
+    "torch.nn",
+    "operator",
+    "aten",
+)
+_ALIASES = {
+    "F": "torch.nn.functional",
+    "nn": "torch.nn",
+    "torch.Tensor": "Tensor",
+    "linalg": "torch.linalg",
+    "special": "torch.special",
+    "fft": "torch.fft",
+}
 # which variant of an ATen overload a namespace reaches
-_VARIANT = {"Tensor": "m", "torch": "f", "torch.linalg": "f", "torch.special": "f", "torch.fft": "f",
-            "torch._C._nn": "f", "operator": "", "aten": "", "torch.nn.functional": "", "torch.nn": ""}
+_VARIANT = {
+    "Tensor": "m",
+    "torch": "f",
+    "torch.linalg": "f",
+    "torch.special": "f",
+    "torch.fft": "f",
+    "torch._C._nn": "f",
+    "operator": "",
+    "aten": "",
+    "torch.nn.functional": "",
+    "torch.nn": "",
+}
 
 # argument kinds for OpInfo.match: what the caller knows about each value it passes
 KINDS = ("tensor", "number", "bool", "str", "none", "list", "unknown")
@@ -22,6 +62,7 @@ KINDS = ("tensor", "number", "bool", "str", "none", "list", "unknown")
 
 def _data():
     from . import _table
+
     return _table
 
 
@@ -31,7 +72,7 @@ def _lines(text: str, prefix: str) -> list[str]:
     at = text.find("\n" + prefix)
     while at != -1:
         end = text.find("\n", at + 1)
-        line = text[at + 1:end if end != -1 else len(text)]
+        line = text[at + 1 : end if end != -1 else len(text)]
         if not line.startswith(prefix):
             break
         out.append(line)
@@ -66,7 +107,7 @@ def _fit(ov: Overload, args, keywords) -> int | None:
     if len(args) > len(positional):
         return None
     names = {a.name: a for a in ov.args}
-    given = {a.name for a in positional[:len(args)]}
+    given = {a.name for a in positional[: len(args)]}
     for k in keywords:
         if k not in names or k in given:
             return None
@@ -108,9 +149,10 @@ def _compat(typ: str, kind: str) -> int | None:
 
 class OpInfo(NamedTuple):
     """A name users write, with the ATen overloads (or the decomposition) it reaches."""
+
     namespace: str
     name: str
-    target: str                       # the ATen op, or `=key` of a decomposition
+    target: str  # the ATen op, or `=key` of a decomposition
     overloads: tuple[Overload, ...]
 
     @property
@@ -158,14 +200,16 @@ class OpInfo(NamedTuple):
     def grad_raises(self) -> bool:
         """backward() raises "derivative ... not implemented" for every overload (floor_divide)."""
         return bool(self.overloads) and all(
-            any(s == RAISES for _, s in ov.grads) and not any(s == GRAD for _, s in ov.grads) for ov in self.overloads)
+            any(s == RAISES for _, s in ov.grads) and not any(s == GRAD for _, s in ov.grads) for ov in self.overloads
+        )
 
     @property
     def no_gradient(self) -> bool:
         """No gradient reaches any input through any overload: no output carries one, or every
         input's derivative is zero, absent or raises (argmax, round, eq, floor_divide)."""
         return bool(self.overloads) and all(
-            ov.no_grad or not any(s in (GRAD, COMPOSITE) for _, s in ov.grads) for ov in self.overloads)
+            ov.no_grad or not any(s in (GRAD, COMPOSITE) for _, s in ov.grads) for ov in self.overloads
+        )
 
     @property
     def opaque(self) -> bool:
@@ -225,8 +269,10 @@ class OpInfo(NamedTuple):
     @property
     def may_alias(self) -> bool:
         """Some overload may return its input or a view of it (view, reshape, to, contiguous)."""
-        return any(ov.view or ov.has("a") or (ov.outputs and ov.outputs[0].alias and not ov.outputs[0].mutated)
-                   for ov in self.overloads)
+        return any(
+            ov.view or ov.has("a") or (ov.outputs and ov.outputs[0].alias and not ov.outputs[0].mutated)
+            for ov in self.overloads
+        )
 
     @property
     def random(self) -> bool:
@@ -246,7 +292,8 @@ class OpInfo(NamedTuple):
         the result breaks backward (exp, sigmoid, tanh, softmax, sqrt)."""
         recording = [ov for ov in self.overloads if any(s in (GRAD, ZERO, COMPOSITE) for _, s in ov.grads)]
         return bool(recording) and all(
-            ov.outputs and any(s.output and s.value == ov.outputs[0].name for s in ov.saves) for ov in recording)
+            ov.outputs and any(s.output and s.value == ov.outputs[0].name for s in ov.saves) for ov in recording
+        )
 
     def saves(self) -> tuple[Save, ...]:
         """Saves common to every overload where the saved value and the inputs it is saved for are

@@ -28,23 +28,24 @@ The records are NamedTuples, immutable like the project's frozen dataclasses: bu
 frozen dataclasses costs about 4 ms at import (their methods are generated and exec'd), six
 NamedTuples about 0.5 ms, and the engine pays that at its first op lookup.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
 
 # gradient of the result with respect to one input
-GRAD = "g"         # a derivative formula
-ZERO = "z"         # zero almost everywhere (round, sign, comparisons written in place...)
-NONE = "n"         # not differentiable: no gradient flows (indices, masks, integer outputs)
-RAISES = "x"       # backward raises "derivative for ... is not implemented"
-COMPOSITE = "c"    # differentiable through the ops it decomposes into (not listed)
+GRAD = "g"  # a derivative formula
+ZERO = "z"  # zero almost everywhere (round, sign, comparisons written in place...)
+NONE = "n"  # not differentiable: no gradient flows (indices, masks, integer outputs)
+RAISES = "x"  # backward raises "derivative for ... is not implemented"
+COMPOSITE = "c"  # differentiable through the ops it decomposes into (not listed)
 
 GRAD_STATUSES = (GRAD, ZERO, NONE, RAISES, COMPOSITE)
 
 
 class Arg(NamedTuple):
     name: str
-    type: str             # torch schema type: Tensor, Tensor?, Tensor[], Scalar, int, int[], float, ...
+    type: str  # torch schema type: Tensor, Tensor?, Tensor[], Scalar, int, int[], float, ...
     kw_only: bool = False
     default: bool = False
     mutated: bool = False  # `Tensor(a!)`: written in place
@@ -55,27 +56,29 @@ class Arg(NamedTuple):
 
 
 class Output(NamedTuple):
-    name: str              # `result` for a single output, else the schema's names (values, indices)
+    name: str  # `result` for a single output, else the schema's names (values, indices)
     type: str
-    grad: bool = True      # False: carries no gradient (argmax, comparisons, sort's indices)
+    grad: bool = True  # False: carries no gradient (argmax, comparisons, sort's indices)
     integral: bool = False  # integer or bool dtype
-    alias: str = ""        # the input it may share storage with (a view, or the input itself)
+    alias: str = ""  # the input it may share storage with (a view, or the input itself)
     mutated: bool = False  # the input changed in place, returned
 
 
 class Save(NamedTuple):
     """A tensor the backward formulas read: changing it in place before backward() raises."""
-    value: str                 # an input name, or an output name when `output`
+
+    value: str  # an input name, or an output name when `output`
     output: bool
-    when: tuple[str, ...]      # saved when any of these inputs requires grad
+    when: tuple[str, ...]  # saved when any of these inputs requires grad
 
 
 class Domain(NamedTuple):
     """Where an op's value or gradient is not finite."""
-    arg: str      # the input the condition is on (`self`, `other`, `exponent`, ...)
-    at: str       # one of AT below
-    effect: str   # one of EFFECTS below
-    why: str      # the formula it was read from, or the reason for a hand-written fact
+
+    arg: str  # the input the condition is on (`self`, `other`, `exponent`, ...)
+    at: str  # one of AT below
+    effect: str  # one of EFFECTS below
+    why: str  # the formula it was read from, or the reason for a hand-written fact
     given: str = ""  # another input the fact depends on (`exponent` for pow: 0 < exponent < 1)
 
 
@@ -106,14 +109,14 @@ EFFECTS = {
 
 
 class Overload(NamedTuple):
-    op: str                        # ATen name: mul, add_, _softmax (or a surface name for a decomposition)
-    overload: str                  # Tensor, Scalar, dim, '' (the default)
+    op: str  # ATen name: mul, add_, _softmax (or a surface name for a decomposition)
+    overload: str  # Tensor, Scalar, dim, '' (the default)
     flags: str
     args: tuple[Arg, ...]
     outputs: tuple[Output, ...]
-    grads: tuple[tuple[str, str], ...]   # (tensor input, one of GRAD_STATUSES)
+    grads: tuple[tuple[str, str], ...]  # (tensor input, one of GRAD_STATUSES)
     saves: tuple[Save, ...]
-    steps: tuple[str, ...] = ()    # a decomposition: the ATen overloads it runs
+    steps: tuple[str, ...] = ()  # a decomposition: the ATen overloads it runs
     domain: tuple[Domain, ...] = ()
 
     @property
@@ -202,7 +205,9 @@ def _items(field: str) -> list[str]:
 def decode(line: str, domain: tuple[Domain, ...] = ()) -> Overload:
     op, overload, flags, args, outs, grads, saves, steps = line.split("|")
     return Overload(
-        op, overload, flags,
+        op,
+        overload,
+        flags,
         tuple(_arg(a) for a in _items(args)),
         tuple(_output(o) for o in _items(outs)),
         tuple(tuple(g.split("=")) for g in _items(grads)),
@@ -214,18 +219,29 @@ def decode(line: str, domain: tuple[Domain, ...] = ()) -> Overload:
 
 def encode(ov: Overload) -> str:
     """The inverse of `decode` (without the domain, stored beside the table)."""
+
     def arg(a: Arg) -> str:
         return f"{'*' if a.kw_only else ''}{a.name}:{a.type}{'=' if a.default else ''}{'!' if a.mutated else ''}"
 
     def out(o: Output) -> str:
-        return (f"{'' if o.grad else '-'}{'#' if o.integral else ''}{o.name}:{o.type}"
-                f"{'~' + o.alias if o.alias else ''}{'!' if o.mutated else ''}")
+        return (
+            f"{'' if o.grad else '-'}{'#' if o.integral else ''}{o.name}:{o.type}"
+            f"{'~' + o.alias if o.alias else ''}{'!' if o.mutated else ''}"
+        )
 
     def save(s: Save) -> str:
         return f"{'@' if s.output else ''}{s.value}<{'+'.join(s.when)}"
 
-    fields = (ov.op, ov.overload, ov.flags, ",".join(map(arg, ov.args)), ",".join(map(out, ov.outputs)),
-              ",".join(f"{n}={s}" for n, s in ov.grads), ",".join(map(save, ov.saves)), ";".join(ov.steps))
+    fields = (
+        ov.op,
+        ov.overload,
+        ov.flags,
+        ",".join(map(arg, ov.args)),
+        ",".join(map(out, ov.outputs)),
+        ",".join(f"{n}={s}" for n, s in ov.grads),
+        ",".join(map(save, ov.saves)),
+        ";".join(ov.steps),
+    )
     for f in fields:
         assert "|" not in f, f
     return "|".join(fields)

@@ -6,6 +6,7 @@ this module re-exports the name sets the engine uses, `ops.op_for` has the rest)
 listed here are taken to save tensors; an op the engine does not know saves nothing, so GA110
 stays quiet rather than guess.
 """
+
 from __future__ import annotations
 
 from . import _engine_sets as _sets
@@ -24,10 +25,19 @@ PARAM_MODULES = {
     "Linear": _LIN,
     "LazyLinear": (("weight", "bias"), {"bias": (1, "bias", True)}),
     "Bilinear": (("weight", "bias"), {"bias": (3, "bias", True)}),
-    "Conv1d": _CONV, "Conv2d": _CONV, "Conv3d": _CONV,
-    "ConvTranspose1d": _CONVT, "ConvTranspose2d": _CONVT, "ConvTranspose3d": _CONVT,
-    "BatchNorm1d": _BN, "BatchNorm2d": _BN, "BatchNorm3d": _BN, "SyncBatchNorm": _BN,
-    "InstanceNorm1d": _IN, "InstanceNorm2d": _IN, "InstanceNorm3d": _IN,
+    "Conv1d": _CONV,
+    "Conv2d": _CONV,
+    "Conv3d": _CONV,
+    "ConvTranspose1d": _CONVT,
+    "ConvTranspose2d": _CONVT,
+    "ConvTranspose3d": _CONVT,
+    "BatchNorm1d": _BN,
+    "BatchNorm2d": _BN,
+    "BatchNorm3d": _BN,
+    "SyncBatchNorm": _BN,
+    "InstanceNorm1d": _IN,
+    "InstanceNorm2d": _IN,
+    "InstanceNorm3d": _IN,
     "GroupNorm": (("weight", "bias"), {"affine": (3, "affine", True)}),
     "LayerNorm": (("weight", "bias"), {"affine": (2, "elementwise_affine", True), "bias": (3, "bias", True)}),
     "RMSNorm": (("weight",), {"affine": (2, "elementwise_affine", True)}),
@@ -37,36 +47,102 @@ PARAM_MODULES = {
     "RNNCell": (("weight_ih", "weight_hh", "bias_ih", "bias_hh"), {"bias": (2, "bias", True)}),
     "LSTMCell": (("weight_ih", "weight_hh", "bias_ih", "bias_hh"), {"bias": (2, "bias", True)}),
     "GRUCell": (("weight_ih", "weight_hh", "bias_ih", "bias_hh"), {"bias": (2, "bias", True)}),
-    "MultiheadAttention": (("in_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias"),
-                           {"bias": (3, "bias", True)}),
+    "MultiheadAttention": (
+        ("in_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias"),
+        {"bias": (3, "bias", True)},
+    ),
 }
 
 RECURRENT = {"RNN", "LSTM", "GRU"}
 
 # Torch modules without parameters: name -> positional index of `inplace` (or None).
 FREE_MODULES = {
-    "ReLU": 0, "ReLU6": 0, "SiLU": 0, "Mish": 0, "SELU": 0, "Hardswish": 0, "Hardsigmoid": 0,
-    "LeakyReLU": 1, "ELU": 1, "CELU": 1, "Dropout": 1, "Dropout1d": 1, "Dropout2d": 1,
-    "Dropout3d": 1, "AlphaDropout": 1, "FeatureAlphaDropout": 1, "Hardtanh": 2, "Threshold": 2,
+    "ReLU": 0,
+    "ReLU6": 0,
+    "SiLU": 0,
+    "Mish": 0,
+    "SELU": 0,
+    "Hardswish": 0,
+    "Hardsigmoid": 0,
+    "LeakyReLU": 1,
+    "ELU": 1,
+    "CELU": 1,
+    "Dropout": 1,
+    "Dropout1d": 1,
+    "Dropout2d": 1,
+    "Dropout3d": 1,
+    "AlphaDropout": 1,
+    "FeatureAlphaDropout": 1,
+    "Hardtanh": 2,
+    "Threshold": 2,
     "RReLU": 2,
-    "GELU": None, "Tanh": None, "Sigmoid": None, "Softmax": None, "LogSoftmax": None,
-    "Softmin": None, "Softplus": None, "Softsign": None, "Tanhshrink": None, "LogSigmoid": None,
-    "GLU": None, "Identity": None, "Flatten": None, "Unflatten": None, "Upsample": None,
-    "UpsamplingNearest2d": None, "UpsamplingBilinear2d": None, "PixelShuffle": None,
-    "PixelUnshuffle": None, "ZeroPad2d": None, "ConstantPad1d": None, "ConstantPad2d": None,
-    "ReflectionPad1d": None, "ReflectionPad2d": None, "ReplicationPad2d": None, "ChannelShuffle": None,
-    "MaxPool1d": None, "MaxPool2d": None, "MaxPool3d": None, "AvgPool1d": None, "AvgPool2d": None,
-    "AvgPool3d": None, "AdaptiveAvgPool1d": None, "AdaptiveAvgPool2d": None,
-    "AdaptiveAvgPool3d": None, "AdaptiveMaxPool1d": None, "AdaptiveMaxPool2d": None,
-    "AdaptiveMaxPool3d": None, "LPPool1d": None, "LPPool2d": None, "Fold": None, "Unfold": None,
-    "CosineSimilarity": None, "PairwiseDistance": None, "LocalResponseNorm": None,
+    "GELU": None,
+    "Tanh": None,
+    "Sigmoid": None,
+    "Softmax": None,
+    "LogSoftmax": None,
+    "Softmin": None,
+    "Softplus": None,
+    "Softsign": None,
+    "Tanhshrink": None,
+    "LogSigmoid": None,
+    "GLU": None,
+    "Identity": None,
+    "Flatten": None,
+    "Unflatten": None,
+    "Upsample": None,
+    "UpsamplingNearest2d": None,
+    "UpsamplingBilinear2d": None,
+    "PixelShuffle": None,
+    "PixelUnshuffle": None,
+    "ZeroPad2d": None,
+    "ConstantPad1d": None,
+    "ConstantPad2d": None,
+    "ReflectionPad1d": None,
+    "ReflectionPad2d": None,
+    "ReplicationPad2d": None,
+    "ChannelShuffle": None,
+    "MaxPool1d": None,
+    "MaxPool2d": None,
+    "MaxPool3d": None,
+    "AvgPool1d": None,
+    "AvgPool2d": None,
+    "AvgPool3d": None,
+    "AdaptiveAvgPool1d": None,
+    "AdaptiveAvgPool2d": None,
+    "AdaptiveAvgPool3d": None,
+    "AdaptiveMaxPool1d": None,
+    "AdaptiveMaxPool2d": None,
+    "AdaptiveMaxPool3d": None,
+    "LPPool1d": None,
+    "LPPool2d": None,
+    "Fold": None,
+    "Unfold": None,
+    "CosineSimilarity": None,
+    "PairwiseDistance": None,
+    "LocalResponseNorm": None,
     # losses
-    "L1Loss": None, "MSELoss": None, "CrossEntropyLoss": None, "NLLLoss": None, "BCELoss": None,
-    "BCEWithLogitsLoss": None, "KLDivLoss": None, "SmoothL1Loss": None, "HuberLoss": None,
-    "CTCLoss": None, "PoissonNLLLoss": None, "GaussianNLLLoss": None, "MarginRankingLoss": None,
-    "HingeEmbeddingLoss": None, "MultiLabelMarginLoss": None, "SoftMarginLoss": None,
-    "MultiLabelSoftMarginLoss": None, "CosineEmbeddingLoss": None, "MultiMarginLoss": None,
-    "TripletMarginLoss": None, "TripletMarginWithDistanceLoss": None,
+    "L1Loss": None,
+    "MSELoss": None,
+    "CrossEntropyLoss": None,
+    "NLLLoss": None,
+    "BCELoss": None,
+    "BCEWithLogitsLoss": None,
+    "KLDivLoss": None,
+    "SmoothL1Loss": None,
+    "HuberLoss": None,
+    "CTCLoss": None,
+    "PoissonNLLLoss": None,
+    "GaussianNLLLoss": None,
+    "MarginRankingLoss": None,
+    "HingeEmbeddingLoss": None,
+    "MultiLabelMarginLoss": None,
+    "SoftMarginLoss": None,
+    "MultiLabelSoftMarginLoss": None,
+    "CosineEmbeddingLoss": None,
+    "MultiMarginLoss": None,
+    "TripletMarginLoss": None,
+    "TripletMarginWithDistanceLoss": None,
 }
 
 LOSS_MODULES = {n for n in FREE_MODULES if n.endswith("Loss")}
@@ -102,18 +178,61 @@ def recurrent_params(args, kwargs):
 # --- optimizers, schedulers, scalers -----------------------------------------------------
 
 OPTIMIZERS = {
-    "SGD", "Adam", "AdamW", "Adamax", "Adagrad", "Adadelta", "RMSprop", "Rprop", "ASGD", "NAdam",
-    "RAdam", "LBFGS", "SparseAdam", "Adafactor", "Muon",
+    "SGD",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "Adagrad",
+    "Adadelta",
+    "RMSprop",
+    "Rprop",
+    "ASGD",
+    "NAdam",
+    "RAdam",
+    "LBFGS",
+    "SparseAdam",
+    "Adafactor",
+    "Muon",
     # common third-party optimizers take the same (params, ...) signature
-    "Lamb", "LAMB", "Lion", "FusedAdam", "FusedLAMB", "FusedSGD", "AdamW8bit", "Adam8bit",
-    "PagedAdamW", "PagedAdamW8bit", "AdaBelief", "Ranger", "NovoGrad", "Adan", "Sophia", "MADGRAD",
-    "Shampoo", "AdamP", "SGDP", "LARS", "Lookahead",
+    "Lamb",
+    "LAMB",
+    "Lion",
+    "FusedAdam",
+    "FusedLAMB",
+    "FusedSGD",
+    "AdamW8bit",
+    "Adam8bit",
+    "PagedAdamW",
+    "PagedAdamW8bit",
+    "AdaBelief",
+    "Ranger",
+    "NovoGrad",
+    "Adan",
+    "Sophia",
+    "MADGRAD",
+    "Shampoo",
+    "AdamP",
+    "SGDP",
+    "LARS",
+    "Lookahead",
 }
 
 SCHEDULERS = {
-    "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
-    "ReduceLROnPlateau", "LambdaLR", "MultiplicativeLR", "OneCycleLR", "CyclicLR", "LinearLR",
-    "ConstantLR", "SequentialLR", "ChainedScheduler", "PolynomialLR",
+    "StepLR",
+    "MultiStepLR",
+    "ExponentialLR",
+    "CosineAnnealingLR",
+    "CosineAnnealingWarmRestarts",
+    "ReduceLROnPlateau",
+    "LambdaLR",
+    "MultiplicativeLR",
+    "OneCycleLR",
+    "CyclicLR",
+    "LinearLR",
+    "ConstantLR",
+    "SequentialLR",
+    "ChainedScheduler",
+    "PolynomialLR",
 }
 
 SCALERS = {"GradScaler"}
@@ -132,13 +251,40 @@ NONDIFF_OPS = _sets.NONDIFF_OPS
 
 # Fresh tensors that do not depend on their arguments' values: the YAML's, plus the Python-level
 # constructors (torch.tensor and the legacy typed constructors are not ATen ops).
-_PY_FACTORIES = {"tensor", "as_tensor", "from_numpy", "frombuffer", "from_file", "sparse_coo_tensor", "Tensor",
-                 "FloatTensor", "LongTensor", "DoubleTensor", "IntTensor", "BoolTensor", "HalfTensor", "ByteTensor",
-                 "BFloat16Tensor", "new_tensor"}
+_PY_FACTORIES = {
+    "tensor",
+    "as_tensor",
+    "from_numpy",
+    "frombuffer",
+    "from_file",
+    "sparse_coo_tensor",
+    "Tensor",
+    "FloatTensor",
+    "LongTensor",
+    "DoubleTensor",
+    "IntTensor",
+    "BoolTensor",
+    "HalfTensor",
+    "ByteTensor",
+    "BFloat16Tensor",
+    "new_tensor",
+}
 FACTORIES = _sets.FACTORIES | _PY_FACTORIES
 # Factories that copy their data argument (a tensor given to them loses its graph: GA104).
-REWRAP = {"tensor", "Tensor", "FloatTensor", "LongTensor", "DoubleTensor", "IntTensor", "HalfTensor",
-          "BoolTensor", "ByteTensor", "BFloat16Tensor", "new_tensor", "scalar_tensor"}
+REWRAP = {
+    "tensor",
+    "Tensor",
+    "FloatTensor",
+    "LongTensor",
+    "DoubleTensor",
+    "IntTensor",
+    "HalfTensor",
+    "BoolTensor",
+    "ByteTensor",
+    "BFloat16Tensor",
+    "new_tensor",
+    "scalar_tensor",
+}
 
 # Ops whose backward uses their output (an in-place change of it later breaks backward).
 SAVES_OUTPUT = _sets.SAVES_OUTPUT
@@ -166,8 +312,18 @@ LOSS_FUNCTIONS = _sets.LOSS_FUNCTIONS
 
 # In-place methods that are not data changes (Python-level or autograd bookkeeping; the YAML
 # types them `Tensor(a!)` like any in-place op).
-NOT_INPLACE = {"requires_grad_", "share_memory_", "retain_grad", "detach_", "resize_", "record_stream",
-               "pin_memory", "set_", "grad_", "register_hook"}
+NOT_INPLACE = {
+    "requires_grad_",
+    "share_memory_",
+    "retain_grad",
+    "detach_",
+    "resize_",
+    "record_stream",
+    "pin_memory",
+    "set_",
+    "grad_",
+    "register_hook",
+}
 
 NUMPY_MODULES = {"numpy", "np", "scipy"}
 
@@ -175,8 +331,13 @@ NUMPY_MODULES = {"numpy", "np", "scipy"}
 INIT_PREFIX = "torch.nn.init."
 
 # Grad-mode context managers and decorators.
-NOGRAD_CTX = {"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
-              "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"}
+NOGRAD_CTX = {
+    "torch.no_grad",
+    "torch.inference_mode",
+    "torch.autograd.no_grad",
+    "torch.autograd.grad_mode.no_grad",
+    "torch.autograd.grad_mode.inference_mode",
+}
 GRAD_CTX = {"torch.enable_grad", "torch.autograd.enable_grad"}
 SET_GRAD_CTX = {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"}
 AUTOCAST_CTX = {"torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast", "torch.cpu.amp.autocast"}

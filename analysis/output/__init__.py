@@ -1,4 +1,5 @@
 """Output formats of `gradaudit check`: text, json, sarif, github."""
+
 from __future__ import annotations
 
 from . import github, jsonout, sarif, text

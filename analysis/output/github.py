@@ -1,4 +1,5 @@
 """GitHub Actions workflow commands: one ::error / ::warning annotation per finding."""
+
 from __future__ import annotations
 
 
@@ -15,8 +16,10 @@ def render(findings, errors, files_checked: int, **_) -> str:
     for f in findings:
         level = "error" if f.confidence == "confirmed" else "warning"
         s = f.span
-        props = (f"file={_escape_prop(s.path)},line={s.line},col={s.col + 1},endLine={s.end_line},"
-                 f"endColumn={s.end_col + 1},title={_escape_prop(f'{f.code} {f.name}')}")
+        props = (
+            f"file={_escape_prop(s.path)},line={s.line},col={s.col + 1},endLine={s.end_line},"
+            f"endColumn={s.end_col + 1},title={_escape_prop(f'{f.code} {f.name}')}"
+        )
         out.append(f"::{level} {props}::{_escape_data(f'{f.code} [{f.confidence}] {f.message}')}")
     for e in errors:
         level = "error" if e.is_error else "warning"

@@ -1,4 +1,5 @@
 """SARIF 2.1.0: one run, the rule catalog as the driver's rules, one result per finding."""
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,12 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
 def _region(span) -> dict:
-    return {"startLine": span.line, "startColumn": span.col + 1, "endLine": span.end_line,
-            "endColumn": span.end_col + 1}
+    return {
+        "startLine": span.line,
+        "startColumn": span.col + 1,
+        "endLine": span.end_line,
+        "endColumn": span.end_col + 1,
+    }
 
 
 def _uri(path: str) -> str:
@@ -20,8 +25,7 @@ def _uri(path: str) -> str:
 
 
 def _location(span, message=None) -> dict:
-    loc = {"physicalLocation": {"artifactLocation": {"uri": _uri(span.path)},
-                                "region": _region(span)}}
+    loc = {"physicalLocation": {"artifactLocation": {"uri": _uri(span.path)}, "region": _region(span)}}
     if message:
         loc["message"] = {"text": message}
     return loc
@@ -29,15 +33,18 @@ def _location(span, message=None) -> dict:
 
 def render(findings, errors, files_checked: int, **_) -> str:
     index = {r.code: i for i, r in enumerate(RULES)}
-    rules = [{
-        "id": r.code,
-        "name": r.name,
-        "shortDescription": {"text": r.summary},
-        "fullDescription": {"text": " ".join(r.what.split())},
-        "help": {"text": r.documentation(), "markdown": r.documentation()},
-        "properties": {"family": r.family},
-        "defaultConfiguration": {"level": "error"},
-    } for r in RULES]
+    rules = [
+        {
+            "id": r.code,
+            "name": r.name,
+            "shortDescription": {"text": r.summary},
+            "fullDescription": {"text": " ".join(r.what.split())},
+            "help": {"text": r.documentation(), "markdown": r.documentation()},
+            "properties": {"family": r.family},
+            "defaultConfiguration": {"level": "error"},
+        }
+        for r in RULES
+    ]
     results = []
     for f in findings:
         result = {
@@ -49,24 +56,29 @@ def render(findings, errors, files_checked: int, **_) -> str:
             "properties": {"confidence": f.confidence, "params": list(f.params)},
         }
         if f.related:
-            result["relatedLocations"] = [dict(_location(r.span, r.message), id=i)
-                                          for i, r in enumerate(f.related)]
+            result["relatedLocations"] = [dict(_location(r.span, r.message), id=i) for i, r in enumerate(f.related)]
         if f.fix is not None and f.fix.edits:
             changes = {}
             for e in f.fix.edits:
-                changes.setdefault(e.span.path, []).append({
-                    "deletedRegion": _region(e.span), "insertedContent": {"text": e.content}})
-            result["fixes"] = [{
-                "description": {"text": f.fix.message},
-                "artifactChanges": [{"artifactLocation": {"uri": _uri(p)}, "replacements": reps}
-                                    for p, reps in changes.items()],
-            }]
+                changes.setdefault(e.span.path, []).append(
+                    {"deletedRegion": _region(e.span), "insertedContent": {"text": e.content}}
+                )
+            result["fixes"] = [
+                {
+                    "description": {"text": f.fix.message},
+                    "artifactChanges": [
+                        {"artifactLocation": {"uri": _uri(p)}, "replacements": reps} for p, reps in changes.items()
+                    ],
+                }
+            ]
         results.append(result)
     notifications = []
     for e in errors:
-        note = {"level": "error" if e.is_error else "warning",
-                "message": {"text": f"could not parse: {e.message}" if e.kind == "parse" else e.message},
-                "descriptor": {"id": f"gradaudit/{e.kind}"}}
+        note = {
+            "level": "error" if e.is_error else "warning",
+            "message": {"text": f"could not parse: {e.message}" if e.kind == "parse" else e.message},
+            "descriptor": {"id": f"gradaudit/{e.kind}"},
+        }
         location = {"artifactLocation": {"uri": _uri(e.path)}}
         if e.line:
             location["region"] = {"startLine": e.line, "startColumn": max(1, e.col)}

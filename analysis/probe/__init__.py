@@ -12,11 +12,22 @@
 `gradaudit probe PATH --emit test_gradflow.py` do). Importing this package does not import
 torch; using it does, with a clear message when torch is missing.
 """
+
 from ._torch import TorchMissing, require_torch
 from .batch import batch_for, first_layer
 from .recorder import Probe, StopTraining, probe
 from .records import GradFlowError
 from .script import ScriptRun, run_script
 
-__all__ = ["probe", "Probe", "GradFlowError", "StopTraining", "run_script", "ScriptRun", "batch_for",
-           "first_layer", "TorchMissing", "require_torch"]
+__all__ = [
+    "probe",
+    "Probe",
+    "GradFlowError",
+    "StopTraining",
+    "run_script",
+    "ScriptRun",
+    "batch_for",
+    "first_layer",
+    "TorchMissing",
+    "require_torch",
+]

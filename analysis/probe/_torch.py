@@ -1,4 +1,5 @@
 """torch is the user's: imported when a probe runs, never when gradaudit is imported."""
+
 from __future__ import annotations
 
 
@@ -13,5 +14,6 @@ def require_torch():
         raise TorchMissing(
             "gradaudit.probe runs your training step under PyTorch, and torch is not installed in this "
             f"environment ({exc}). torch is your project's dependency, not gradaudit's: install it the way "
-            "your project does (for example `pip install torch`), then run again.") from exc
+            "your project does (for example `pip install torch`), then run again."
+        ) from exc
     return torch

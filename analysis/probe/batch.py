@@ -1,4 +1,5 @@
 """A batch for a model the test has but whose data it does not: built from the first layer."""
+
 from __future__ import annotations
 
 from ._torch import require_torch
@@ -10,8 +11,7 @@ def first_layer(model):
     """The first module, in registration order, whose type says what input it takes."""
     torch = require_torch()
     nn = torch.nn
-    kinds = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.Embedding, nn.EmbeddingBag, nn.RNNBase,
-             nn.LazyLinear)
+    kinds = (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.Embedding, nn.EmbeddingBag, nn.RNNBase, nn.LazyLinear)
     for m in model.modules():
         if isinstance(m, kinds) and not isinstance(m, nn.LazyLinear):
             return m
@@ -39,8 +39,10 @@ def batch_for(model, target: str | None = None, batch_size: int = 4, generator=N
         shape = (b, 6, layer.input_size) if layer.batch_first else (6, b, layer.input_size)
         x = torch.randn(*shape, generator=g)
     else:
-        raise ValueError(f"batch_for: cannot tell what {type(model).__name__} takes as input (no Linear, ConvNd, "
-                         "Embedding or RNN layer first); give the test a `batch` fixture")
+        raise ValueError(
+            f"batch_for: cannot tell what {type(model).__name__} takes as input (no Linear, ConvNd, "
+            "Embedding or RNN layer first); give the test a `batch` fixture"
+        )
     if target is None:
         return (x,)
     if target not in TARGETS:

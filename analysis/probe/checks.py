@@ -1,4 +1,5 @@
 """What the probe's records contradict: the checks behind `assert_flows` and their messages."""
+
 from __future__ import annotations
 
 import os
@@ -23,8 +24,10 @@ class Checks:
         if isinstance(target, str):
             obj = self._lookup(target)
             if obj is None:
-                raise GradFlowError(f"{what}: no watched object is called `{target}` (watched: "
-                                    f"{', '.join(sorted(self.objects)) or 'nothing'})")
+                raise GradFlowError(
+                    f"{what}: no watched object is called `{target}` (watched: "
+                    f"{', '.join(sorted(self.objects)) or 'nothing'})"
+                )
             if isinstance(obj, ParamRecord):
                 return [obj]
             if isinstance(obj, list) and obj and isinstance(obj[0], ParamRecord):
@@ -59,7 +62,7 @@ class Checks:
     def _lookup(self, name):
         if name in self.objects:
             return self.objects[name]
-        for label, obj in self.objects.items():   # `encoder` of a probe(model): model.encoder
+        for label, obj in self.objects.items():  # `encoder` of a probe(model): model.encoder
             if isinstance(obj, self.torch.nn.Module):
                 try:
                     target = obj
@@ -87,8 +90,14 @@ class Checks:
             trainable = [r for r in recs if r.requires_grad or r.tensor.requires_grad]
             frozen = [r for r in recs if not (r.requires_grad or r.tensor.requires_grad)]
             if recs and not trainable:
-                out.append(Problem("frozen", f"every parameter of {_what(into, self.objects)} is frozen (requires_grad=False): "
-                                             "it cannot receive gradient", _names(frozen)))
+                out.append(
+                    Problem(
+                        "frozen",
+                        f"every parameter of {_what(into, self.objects)} is frozen (requires_grad=False): "
+                        "it cannot receive gradient",
+                        _names(frozen),
+                    )
+                )
             if site is not None:
                 none = [r for r in trainable if not r.grads or (r.nonzero and not any(site(*s) for s in r.sites))]
                 where = "from this backward()"
@@ -97,17 +106,19 @@ class Checks:
                 where = "from any backward()"
             zero = [r for r in trainable if r.grads and not r.nonzero]
             if none:
-                out.append(Problem("no-gradient", f"{_count(none)} got no gradient {where}"
-                                                  f"{_hidden_note(none)}", _names(none)))
+                out.append(
+                    Problem("no-gradient", f"{_count(none)} got no gradient {where}{_hidden_note(none)}", _names(none))
+                )
             if zero:
                 out.append(Problem("zero-gradient", f"{_count(zero)} only ever got an all-zero gradient", _names(zero)))
         if updates is not None:
             targets = updates if isinstance(updates, (list, tuple, set)) else [updates]
-            told: set = set()      # each parameter that never changed is named once
+            told: set = set()  # each parameter that never changed is named once
             for t in targets:
                 obj = self._lookup(t) if isinstance(t, str) else t
-                opts = [o for o in (obj if isinstance(obj, list) else [obj])
-                        if isinstance(o, self.torch.optim.Optimizer)]
+                opts = [
+                    o for o in (obj if isinstance(obj, list) else [obj]) if isinstance(o, self.torch.optim.Optimizer)
+                ]
                 unstepped = False
                 for o in opts:
                     label = self.optimizers.get(id(o), (str(t),))[0]
@@ -115,8 +126,14 @@ class Checks:
                         ps = g["params"]
                         if ps and not any(p.requires_grad for p in ps):
                             recs = [self.params[id(p)] for p in ps if id(p) in self.params]
-                            out.append(Problem("frozen-group", f"param group {gi} of `{label}` holds only frozen "
-                                                               f"parameters: that group never trains", _names(recs)))
+                            out.append(
+                                Problem(
+                                    "frozen-group",
+                                    f"param group {gi} of `{label}` holds only frozen "
+                                    f"parameters: that group never trains",
+                                    _names(recs),
+                                )
+                            )
                     if not any(s.optimizer == label for s in self.steps):
                         out.append(Problem("no-step", f"`{label}` never stepped while the probe was open"))
                         unstepped = True
@@ -125,8 +142,14 @@ class Checks:
                 recs = _unique(self._resolve(t, "updates"))
                 # an optimizer slot no watched module holds and no loss reaches (the old parameters of a
                 # module replaced since) is reported, not required to change
-                still = [r for r in recs if (r.requires_grad or r.tensor.requires_grad) and not _changed(r)
-                         and (r.owned or r.grads) and id(r.tensor) not in told]
+                still = [
+                    r
+                    for r in recs
+                    if (r.requires_grad or r.tensor.requires_grad)
+                    and not _changed(r)
+                    and (r.owned or r.grads)
+                    and id(r.tensor) not in told
+                ]
                 told |= {id(r.tensor) for r in still}
                 if still:
                     why = []
@@ -136,47 +159,89 @@ class Checks:
                     nograd = [r for r in still if r.optimizers and not r.nonzero]
                     if nograd:
                         why.append(f"{len(nograd)} without gradient")
-                    out.append(Problem("never-changes", f"{_count(still)} of {_what(t, self.objects)} never changed"
-                                       + (f" ({', '.join(why)})" if why else ""), _names(still)))
+                    out.append(
+                        Problem(
+                            "never-changes",
+                            f"{_count(still)} of {_what(t, self.objects)} never changed"
+                            + (f" ({', '.join(why)})" if why else ""),
+                            _names(still),
+                        )
+                    )
         if finite:
             bad = [p for p in self.passes if not p.loss_finite]
             if bad:
-                out.append(Problem("nonfinite-loss", f"the loss was not finite in backward pass {bad[0].index} "
-                                                     f"({bad[0].site.label()})" + self._where()))
+                out.append(
+                    Problem(
+                        "nonfinite-loss",
+                        f"the loss was not finite in backward pass {bad[0].index} "
+                        f"({bad[0].site.label()})" + self._where(),
+                    )
+                )
             grads = [r for r in self.params.values() if r.nonfinite]
             if grads:
                 first = min(r.nonfinite for r in grads)
-                out.append(Problem("nonfinite-gradient", f"{_count(grads)} got a non-finite gradient, first in "
-                                                         f"backward pass {first}" + self._where(), _names(grads)))
+                out.append(
+                    Problem(
+                        "nonfinite-gradient",
+                        f"{_count(grads)} got a non-finite gradient, first in backward pass {first}" + self._where(),
+                        _names(grads),
+                    )
+                )
             values = [r for r in self.params.values() if r.changed is not None and not r.end_finite]
             if values:
-                out.append(Problem("nonfinite-parameter", f"{_count(values)} hold non-finite values after the steps",
-                                   _names(values)))
+                out.append(
+                    Problem(
+                        "nonfinite-parameter",
+                        f"{_count(values)} hold non-finite values after the steps",
+                        _names(values),
+                    )
+                )
         if bounded:
             for (path, line), sizes in self._growing():
-                out.append(Problem("growing-graph", f"the graph behind the loss at {os.path.basename(path)}:{line} "
-                                                    f"grows at every backward() ({' -> '.join(map(str, sizes[:5]))} "
-                                                    "nodes): history from earlier iterations stays attached"))
+                out.append(
+                    Problem(
+                        "growing-graph",
+                        f"the graph behind the loss at {os.path.basename(path)}:{line} "
+                        f"grows at every backward() ({' -> '.join(map(str, sizes[:5]))} "
+                        "nodes): history from earlier iterations stays attached",
+                    )
+                )
         if cleared and self.clip_mismatch:
             label, index, applied, expected, max_norm = self.clip_mismatch[0]
-            out.append(Problem("clip", f"step {index} of `{label}` applied gradients of norm {applied:.4g}, not the "
-                                       f"{expected:.4g} that clip_grad_norm_(max_norm={max_norm:g}) left: the clipping "
-                                       "ran before backward(), after step(), or on gradients scaled afterwards"))
+            out.append(
+                Problem(
+                    "clip",
+                    f"step {index} of `{label}` applied gradients of norm {applied:.4g}, not the "
+                    f"{expected:.4g} that clip_grad_norm_(max_norm={max_norm:g}) left: the clipping "
+                    "ran before backward(), after step(), or on gradients scaled afterwards",
+                )
+            )
         if cleared:
             for s in self.steps:
                 if s.stale:
                     own = [x for x in s.stale if x[2] == "own"]
                     other = [x for x in s.stale if x[2] == "other"]
                     if own:
-                        out.append(Problem("stale", f"step {s.index} of `{s.optimizer}` applied gradients still left in "
-                                                    f".grad from before its previous step (no zero_grad() between "
-                                                    f"steps)", tuple(sorted({x[0] for x in own}))))
+                        out.append(
+                            Problem(
+                                "stale",
+                                f"step {s.index} of `{s.optimizer}` applied gradients still left in "
+                                f".grad from before its previous step (no zero_grad() between "
+                                f"steps)",
+                                tuple(sorted({x[0] for x in own})),
+                            )
+                        )
                     if other:
                         pr = other[0][1]
-                        out.append(Problem("cross-talk", f"step {s.index} of `{s.optimizer}` applied gradients of the "
-                                                         f"backward at {pr.site.label()}, which another optimizer had "
-                                                         f"already stepped on (they were not cleared)",
-                                           tuple(sorted({x[0] for x in other}))))
+                        out.append(
+                            Problem(
+                                "cross-talk",
+                                f"step {s.index} of `{s.optimizer}` applied gradients of the "
+                                f"backward at {pr.site.label()}, which another optimizer had "
+                                f"already stepped on (they were not cleared)",
+                                tuple(sorted({x[0] for x in other})),
+                            )
+                        )
                     break
         return out
 
@@ -199,8 +264,10 @@ class Checks:
         if fwd is not None and (first is None or fwd[1] <= first):
             parts.append(f"it first appeared in the forward output of `{fwd[0]}` (pass {fwd[1]})")
         elif bad_loss is not None and bad_loss == first:
-            parts.append(f"every watched module's output was finite in pass {bad_loss}: it came from the operations "
-                         "between them and the loss")
+            parts.append(
+                f"every watched module's output was finite in pass {bad_loss}: it came from the operations "
+                "between them and the loss"
+            )
         bwd = self.backward_nonfinite
         if bwd is not None and (first is None or bwd[1] <= first):
             parts.append(f"in backward pass {bwd[1]} it first reached {bwd[0]}")

@@ -7,6 +7,7 @@ leaves. Listeners get `before(kind, tensors, site)` and `after(kind, site)`; `be
 listeners (a script run attaches its probe at the first backward it is waiting for), and those
 see the same call.
 """
+
 from __future__ import annotations
 
 import os
@@ -22,6 +23,7 @@ _TORCH_DIR = None
 
 class Site:
     """Where a backward() was called from: the first frame outside torch and this package."""
+
     __slots__ = ("path", "line", "function")
 
     def __init__(self, path, line, function):

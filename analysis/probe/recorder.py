@@ -12,6 +12,7 @@ gradients a missing `zero_grad()` leaves behind are seen), every optimizer step 
 total and per module, the parameters it changed), `zero_grad()` calls, and where a non-finite
 value first appeared, by module. Nothing in the training step changes: hooks only read.
 """
+
 from __future__ import annotations
 
 import math
@@ -31,16 +32,23 @@ class StopTraining(BaseException):
 class Probe(Checks):
     """Records gradient flow around real training steps (see the module docstring)."""
 
-    def __init__(self, model_or_params=None, optimizer=None, *, name: str | None = None,
-                 stop_after: int | None = None, forward_checks: bool = True):
+    def __init__(
+        self,
+        model_or_params=None,
+        optimizer=None,
+        *,
+        name: str | None = None,
+        stop_after: int | None = None,
+        forward_checks: bool = True,
+    ):
         self.torch = require_torch()
-        self.params: dict = {}          # id(tensor) -> ParamRecord
-        self.objects: dict = {}         # label -> module / tensor / list, for names in assert_flows
-        self.optimizers: dict = {}      # id -> (label, optimizer)
+        self.params: dict = {}  # id(tensor) -> ParamRecord
+        self.objects: dict = {}  # label -> module / tensor / list, for names in assert_flows
+        self.optimizers: dict = {}  # id -> (label, optimizer)
         self.passes: list = []
         self.steps: list = []
-        self.zero_grads: list = []      # (optimizer label, pass index, step count)
-        self.forward_nonfinite = None   # (module, pass index) of the first non-finite output
+        self.zero_grads: list = []  # (optimizer label, pass index, step count)
+        self.forward_nonfinite = None  # (module, pass index) of the first non-finite output
         self.backward_nonfinite = None  # (where, pass index)
         self.stop_after = stop_after
         self.forward_checks = forward_checks
@@ -51,10 +59,10 @@ class Probe(Checks):
         self._in_grad = False
         self._pass = 0
         self._pending_steps: dict = {}
-        self._foreign_steps: list = []   # events of steps of optimizers not watched
-        self._clips: list = []           # (event, max_norm, norm it found, parameter ids)
-        self.clip_mismatch: list = []    # (optimizer, step, applied norm, norm the clipping left)
-        self.graph_sizes: dict = {}      # (path, line) of a backward() -> autograd nodes behind each loss
+        self._foreign_steps: list = []  # events of steps of optimizers not watched
+        self._clips: list = []  # (event, max_norm, norm it found, parameter ids)
+        self.clip_mismatch: list = []  # (optimizer, step, applied norm, norm the clipping left)
+        self.graph_sizes: dict = {}  # (path, line) of a backward() -> autograd nodes behind each loss
         self._patched_zero_grad: list = []
         self._open = False
         self._closed = False
@@ -62,8 +70,9 @@ class Probe(Checks):
             self.watch(model_or_params, name)
         if optimizer is not None:
             for i, opt in enumerate(optimizer if isinstance(optimizer, (list, tuple)) else [optimizer]):
-                self.watch_optimizer(opt, None if i == 0 and not isinstance(optimizer, (list, tuple))
-                                     else f"optimizer[{i}]")
+                self.watch_optimizer(
+                    opt, None if i == 0 and not isinstance(optimizer, (list, tuple)) else f"optimizer[{i}]"
+                )
 
     # ------------------------------------------------------------ what to watch
 
@@ -96,8 +105,7 @@ class Probe(Checks):
         else:
             parts = _parts(torch, obj)
             if parts is None:
-                raise TypeError(f"probe: cannot watch a {type(obj).__name__}: give a module, tensors or "
-                                "an optimizer")
+                raise TypeError(f"probe: cannot watch a {type(obj).__name__}: give a module, tensors or an optimizer")
             for key, item in parts:
                 self.watch(item, f"{prefix}.{key}")
         if self._open:
@@ -137,7 +145,7 @@ class Probe(Checks):
         rec = self.params.get(id(p))
         module = name.rsplit(".", 1)[0] if "." in name else name
         if rec is not None:
-            if owned and not rec.owned:     # an optimizer slot that a watched module turns out to hold
+            if owned and not rec.owned:  # an optimizer slot that a watched module turns out to hold
                 rec.name, rec.module, rec.owned, rec.hidden = name, module, True, hidden
             return rec
         with self.torch.no_grad():
@@ -168,6 +176,7 @@ class Probe(Checks):
         self._hook_all()
         # steps of optimizers nobody asked to watch still mark which gradients were already applied
         from torch.optim.optimizer import register_optimizer_step_post_hook
+
         self._handles.append(register_optimizer_step_post_hook(self._any_step))
         self._patch_clip()
         return self
@@ -267,7 +276,7 @@ class Probe(Checks):
     # hub listener
     def before(self, kind, tensors, site, inputs=None):
         torch = self.torch
-        self._hook_all()   # parameters unfrozen since the last pass
+        self._hook_all()  # parameters unfrozen since the last pass
         self._pass += 1
         finite = all(_finite(torch, t.detach()) for t in tensors)
         value = None
@@ -318,7 +327,7 @@ class Probe(Checks):
                 rec.pending.append(n)
 
     def _before_step(self, opt):
-        if id(opt) in self._pending_steps:     # already taken (an optimizer adopted in a global hook)
+        if id(opt) in self._pending_steps:  # already taken (an optimizer adopted in a global hook)
             return
         torch = self.torch
         label = self.optimizers.get(id(opt), ("optimizer", opt))[0]
@@ -336,8 +345,11 @@ class Probe(Checks):
         last_pass = self.passes[-1] if self.passes else None
         boundary = 0
         if last_pass is not None:
-            boundary = max([s.event for s in self.steps if s.event < last_pass.event]
-                           + [e for e in self._foreign_steps if e < last_pass.event], default=0)
+            boundary = max(
+                [s.event for s in self.steps if s.event < last_pass.event]
+                + [e for e in self._foreign_steps if e < last_pass.event],
+                default=0,
+            )
         by_index = {p.index: p for p in self.passes}
         no_grad, stale, nonfinite = [], [], []
         module_sq: dict = {}
@@ -360,8 +372,16 @@ class Probe(Checks):
                     stale.append((rec.name, pr, "own" if own else "other"))
                     break
         self._check_clip(opt, label, params)
-        self._pending_steps[id(opt)] = (params, before, names, no_grad, stale, nonfinite,
-                                        {m: math.sqrt(v) for m, v in module_sq.items()}, math.sqrt(total_sq))
+        self._pending_steps[id(opt)] = (
+            params,
+            before,
+            names,
+            no_grad,
+            stale,
+            nonfinite,
+            {m: math.sqrt(v) for m, v in module_sq.items()},
+            math.sqrt(total_sq),
+        )
 
     def _check_clip(self, opt, label, params):
         """The gradients this step applies must be what the last clip_grad_norm_ since the previous
@@ -396,14 +416,28 @@ class Probe(Checks):
                     changed.append(rec.name)
                     rec.changed_in_step = True
         index = sum(1 for s in self.steps if s.optimizer == label) + 1
-        self.steps.append(StepRecord(label, index, self._pass, total, module_norms, no_grad, changed, unchanged,
-                                     stale, nonfinite, self._event()))
+        self.steps.append(
+            StepRecord(
+                label,
+                index,
+                self._pass,
+                total,
+                module_norms,
+                no_grad,
+                changed,
+                unchanged,
+                stale,
+                nonfinite,
+                self._event(),
+            )
+        )
         if self.stop_after is not None and index >= self.stop_after:
             raise StopTraining(f"{label} stepped {index} times")
 
     # ------------------------------------------------------------ results
     def report(self, file=None) -> str:
         from .table import render
+
         text = render(self)
         print(text, file=file)
         return text
@@ -415,8 +449,10 @@ class Probe(Checks):
         return [r for r in self.params.values() if r.requires_grad and not r.optimizers]
 
     def never_changed(self) -> list:
-        return [r for r in self.params.values() if r.optimizers and r.requires_grad and r.stepped
-                and not r.changed_in_step]
+        return [
+            r for r in self.params.values() if r.optimizers and r.requires_grad and r.stepped and not r.changed_in_step
+        ]
+
 
 def probe(model_or_params=None, optimizer=None, **kwargs) -> Probe:
     """`with probe(model, optimizer) as p:` around real training steps; see Probe."""

@@ -12,6 +12,7 @@ once the watched optimizer has stepped `steps` times. What it checks afterwards:
 - torch did not warn about the training step's order or about `.grad` of non-leaf tensors;
 - and whatever `assert_flows` asks of the probe (gradient into modules, updates, finite, cleared).
 """
+
 from __future__ import annotations
 
 import os
@@ -42,33 +43,50 @@ class ScriptRun:
     probe: Probe | None = None
     error: str | None = None
     error_where: str = ""
-    stopped: bool = False            # stopped after the bounded number of steps
-    backward_calls: int = 0          # backward passes anywhere in the script
-    missing: list = field(default_factory=list)     # names not found at the backward()
-    rebuilt: list = field(default_factory=list)     # (name, iteration) bound to a new object
-    warnings: list = field(default_factory=list)    # torch warnings naming a defect of the step
-    sites: set = field(default_factory=set)         # (path, line) where the backward() waited for ran
+    stopped: bool = False  # stopped after the bounded number of steps
+    backward_calls: int = 0  # backward passes anywhere in the script
+    missing: list = field(default_factory=list)  # names not found at the backward()
+    rebuilt: list = field(default_factory=list)  # (name, iteration) bound to a new object
+    warnings: list = field(default_factory=list)  # torch warnings naming a defect of the step
+    sites: set = field(default_factory=set)  # (path, line) where the backward() waited for ran
 
     def problems(self, into=None, updates=None, finite=True, cleared=True, stable=True, bounded=True) -> list:
         out = []
         where = f"{os.path.basename(self.at[0])}:{self.at[1]}"
         if self.error is not None:
-            out.append(Problem("error", f"the script raised {self.error}" + (f" at {self.error_where}"
-                                                                            if self.error_where else "")))
+            out.append(
+                Problem(
+                    "error", f"the script raised {self.error}" + (f" at {self.error_where}" if self.error_where else "")
+                )
+            )
             return out
         if self.probe is None:
-            out.append(Problem("not-reached", f"the backward() at {where} never ran ({self.backward_calls} backward "
-                                              "pass(es) elsewhere)"))
+            out.append(
+                Problem(
+                    "not-reached",
+                    f"the backward() at {where} never ran ({self.backward_calls} backward pass(es) elsewhere)",
+                )
+            )
             return out
         asked = set(into or ()) | set(updates or ())
-        missing = [m for m in self.missing if m in asked]   # names watched only to name parameters may go
+        missing = [m for m in self.missing if m in asked]  # names watched only to name parameters may go
         if missing:
-            out.append(Problem("missing", f"not found in the script's frames at the backward() at {where}: "
-                                          + ", ".join(f"`{m}`" for m in missing)))
+            out.append(
+                Problem(
+                    "missing",
+                    f"not found in the script's frames at the backward() at {where}: "
+                    + ", ".join(f"`{m}`" for m in missing),
+                )
+            )
         if stable and self.rebuilt:
             name, k = self.rebuilt[0]
-            out.append(Problem("rebuilt", f"`{name}` is a new object at iteration {k}: built inside the loop, its "
-                                          "state (moments, step count, schedule) starts over every time"))
+            out.append(
+                Problem(
+                    "rebuilt",
+                    f"`{name}` is a new object at iteration {k}: built inside the loop, its "
+                    "state (moments, step count, schedule) starts over every time",
+                )
+            )
         for w in self.warnings:
             out.append(Problem("warning", f"torch warned: {w}"))
         present = lambda names: [n for n in names if n not in self.missing]  # noqa: E731
@@ -76,9 +94,14 @@ class ScriptRun:
         def here(p, line):
             return (p, line) in self.sites
 
-        out += self.probe.problems(into=present(into) if into is not None else None,
-                                   updates=present(updates) if updates is not None else None,
-                                   finite=finite, cleared=cleared, site=here, bounded=bounded)
+        out += self.probe.problems(
+            into=present(into) if into is not None else None,
+            updates=present(updates) if updates is not None else None,
+            finite=finite,
+            cleared=cleared,
+            site=here,
+            bounded=bounded,
+        )
         return out
 
     def assert_flows(self, into=None, updates=None, finite=True, cleared=True, stable=True, bounded=True):
@@ -93,6 +116,7 @@ class ScriptRun:
             lines.append(f"the script raised {self.error}" + (f" at {self.error_where}" if self.error_where else ""))
         if self.probe is not None:
             from .table import render
+
             lines.append(render(self.probe))
         elif self.error is None:
             lines.append("the backward() it waited for never ran")
@@ -113,7 +137,7 @@ def _follow(obj, parts):
 
 
 _MISSING = object()
-LOSS_LEAVES = "<loss leaves>"    # the name gradaudit.analysis.app.gradflow gives a hand-updated step's leaves
+LOSS_LEAVES = "<loss leaves>"  # the name gradaudit.analysis.app.gradflow gives a hand-updated step's leaves
 
 
 class _Session:
@@ -203,6 +227,7 @@ class _Session:
         if not self.call or site.function != self.function:
             return False
         import linecache
+
         return self.call in " ".join(linecache.getline(site.path, site.line).split())
 
     def _watch_leaves(self, probe, frames):
@@ -237,13 +262,13 @@ class _Session:
                 if obj is _MISSING or obj is None:
                     run.missing.append(name)
                     if name in self.optimizers:
-                        self.auto.append(name)    # taken from the next optimizer that steps
+                        self.auto.append(name)  # taken from the next optimizer that steps
                     continue
                 self.bound[name] = obj
                 if name in self.optimizers:
                     probe.watch_optimizer(obj, name)
             run.probe = probe
-            probe.start()      # the hub calls its before() for this same pass
+            probe.start()  # the hub calls its before() for this same pass
             self.armed = True
             return
         self.armed = True
@@ -286,8 +311,9 @@ class _Session:
             self.run.missing.remove(name)
 
 
-def run_script(path, *, at, modules=(), optimizers=(), schedulers=(), steps=5, argv=(), call="",
-               function="") -> ScriptRun:
+def run_script(
+    path, *, at, modules=(), optimizers=(), schedulers=(), steps=5, argv=(), call="", function=""
+) -> ScriptRun:
     """Run `path` as `__main__` until the optimizers named have stepped `steps` times after the
     backward() at `at` (a line of `path`, or (file, first_line, last_line) with `file` relative to
     the script's folder) first ran; `modules`, `optimizers`, `schedulers` are names in the script.
@@ -295,6 +321,7 @@ def run_script(path, *, at, modules=(), optimizers=(), schedulers=(), steps=5, a
     find the backward() again when edits have moved it to another line.
     Returns a ScriptRun to report() and assert_flows() on."""
     from ._torch import require_torch
+
     require_torch()
     script = os.path.realpath(path)
     root = os.path.dirname(script)
@@ -312,6 +339,7 @@ def run_script(path, *, at, modules=(), optimizers=(), schedulers=(), steps=5, a
     sys.argv = [script, *argv]
     hub.listen(session)
     from torch.optim.optimizer import register_optimizer_step_pre_hook
+
     step_hook = register_optimizer_step_pre_hook(session.on_step)
     caught = []
     original_show = warnings.showwarning
@@ -366,7 +394,7 @@ def _in_project(path: str, root: str) -> bool:
     """A file of the user's project (not of a virtualenv that happens to live inside it)."""
     if not path.startswith(root + os.sep):
         return False
-    rest = path[len(root):]
+    rest = path[len(root) :]
     return "site-packages" not in rest and "dist-packages" not in rest
 
 
@@ -398,4 +426,5 @@ def _same_params(a, b) -> bool:
 
 def _is_module(obj) -> bool:
     import torch
+
     return isinstance(obj, torch.nn.Module)

@@ -1,4 +1,5 @@
 """`Probe.report()`: what the probe recorded, as a table per module and a list of observations."""
+
 from __future__ import annotations
 
 import math
@@ -27,8 +28,10 @@ def observations(p) -> list[str]:
         out.append(f"held by an optimizer, never changed by step(): {_list([r for r in never if r.owned or r.grads])}")
     stray = [r for r in never if not (r.owned or r.grads)]
     if stray:
-        out.append(f"held by an optimizer but in no watched module and never given gradient (the old parameters "
-                   f"of a replaced module?): {_list(stray)}")
+        out.append(
+            f"held by an optimizer but in no watched module and never given gradient (the old parameters "
+            f"of a replaced module?): {_list(stray)}"
+        )
     outside = [r for r in p.outside_optimizers() if r.nonzero]
     if outside:
         out.append(f"trainable, given gradient, in no optimizer: {_list(outside)}")
@@ -42,18 +45,26 @@ def observations(p) -> list[str]:
     if nonfinite:
         out.append(f"non-finite gradient: {_list(nonfinite)}" + p._where())
     for label, index, applied, expected, max_norm in p.clip_mismatch[:1]:
-        out.append(f"step {index} of `{label}` applied gradients of norm {applied:.4g}; clip_grad_norm_"
-                   f"(max_norm={max_norm:g}) had left {expected:.4g}")
+        out.append(
+            f"step {index} of `{label}` applied gradients of norm {applied:.4g}; clip_grad_norm_"
+            f"(max_norm={max_norm:g}) had left {expected:.4g}"
+        )
     for (path, line), sizes in p._growing():
-        out.append(f"the graph behind the loss at line {line} grows at every backward(): "
-                   f"{' -> '.join(map(str, sizes[:5]))} nodes")
+        out.append(
+            f"the graph behind the loss at line {line} grows at every backward(): "
+            f"{' -> '.join(map(str, sizes[:5]))} nodes"
+        )
     for s in p.steps:
         if s.stale:
             kinds = {x[2] for x in s.stale}
-            how = "no zero_grad() since its previous step" if "own" in kinds else \
-                f"gradients of the backward at {s.stale[0][1].site.label()} that another optimizer stepped on"
-            out.append(f"step {s.index} of `{s.optimizer}` applied stale gradients ({how}): "
-                       f"{len(s.stale)} parameter(s)")
+            how = (
+                "no zero_grad() since its previous step"
+                if "own" in kinds
+                else f"gradients of the backward at {s.stale[0][1].site.label()} that another optimizer stepped on"
+            )
+            out.append(
+                f"step {s.index} of `{s.optimizer}` applied stale gradients ({how}): {len(s.stale)} parameter(s)"
+            )
             break
     return out
 
@@ -86,25 +97,41 @@ def render(p) -> str:
             flags.append("not registered")
         if any(r.nonfinite for r in recs):
             flags.append("non-finite grad")
-        rows.append((module, str(len(recs)), f"{len(trainable)}", ", ".join(opts) or "-",
-                     f"{got}/{len(trainable)}", _fmt(norm), f"{changed}/{len(recs)}", "; ".join(flags)))
+        rows.append(
+            (
+                module,
+                str(len(recs)),
+                f"{len(trainable)}",
+                ", ".join(opts) or "-",
+                f"{got}/{len(trainable)}",
+                _fmt(norm),
+                f"{changed}/{len(recs)}",
+                "; ".join(flags),
+            )
+        )
     head = ("module", "tensors", "trainable", "optimizer", "with grad", "|grad|", "changed", "note")
     widths = [max(len(head[i]), *(len(r[i]) for r in rows)) if rows else len(head[i]) for i in range(len(head))]
     line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
     steps: dict = {}
     for s in p.steps:
         steps.setdefault(s.optimizer, []).append(s)
-    title = (f"gradaudit probe: {len(p.passes)} backward pass{'es' if len(p.passes) != 1 else ''}, "
-             + (", ".join(f"{len(v)} step{'s' if len(v) != 1 else ''} of `{k}`" for k, v in steps.items())
-                or "no optimizer step"))
+    title = f"gradaudit probe: {len(p.passes)} backward pass{'es' if len(p.passes) != 1 else ''}, " + (
+        ", ".join(f"{len(v)} step{'s' if len(v) != 1 else ''} of `{k}`" for k, v in steps.items())
+        or "no optimizer step"
+    )
     out = [title, line(head), line(["-" * w for w in widths])]
     out += [line(r) for r in rows]
     for label, ss in steps.items():
         zg = sum(1 for z in p.zero_grads if z[0] == label)
-        out.append(f"`{label}`: gradient norm per step {', '.join(_fmt(s.total_norm) for s in ss)}; "
-                   f"zero_grad() called {zg} time{'s' if zg != 1 else ''}")
+        out.append(
+            f"`{label}`: gradient norm per step {', '.join(_fmt(s.total_norm) for s in ss)}; "
+            f"zero_grad() called {zg} time{'s' if zg != 1 else ''}"
+        )
     obs = observations(p)
-    out.append("observations:" if obs else "observations: none (every trainable parameter got gradient; "
-                                            "optimizer parameters changed; values finite)")
+    out.append(
+        "observations:"
+        if obs
+        else "observations: none (every trainable parameter got gradient; optimizer parameters changed; values finite)"
+    )
     out += [f"- {o}" for o in obs]
     return "\n".join(out)

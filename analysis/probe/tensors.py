@@ -1,4 +1,5 @@
 """Reading tensors and modules for the probe: finiteness, norms, what a module holds."""
+
 from __future__ import annotations
 
 

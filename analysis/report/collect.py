@@ -1,6 +1,7 @@
 """The audit's content as data: analysis of the paths, then the five sections from the
 training-step model and the findings. The Markdown, JSON and HTML writers only format this.
 """
+
 from __future__ import annotations
 
 import ast
@@ -9,19 +10,20 @@ import re
 from dataclasses import dataclass, field, replace
 
 from ..app import gradflow
-from ..model.findings import Finding
 from ..check.fixes import apply_edits
+from ..model.findings import Finding
 from ..model.model import ProgramModel, Step
-from ..source.program import split_lines
 from ..rules.common import describe, optimizer_of
-from .summary import unique_steps
+from ..source.program import split_lines
 from . import graph as G
 from .judge import classify, rank_key, severity, why_not_lookalike
 from .runtime import RuntimeCheck, runtime_check
+from .summary import unique_steps
 
-
-NO_DEFECT = ("autograd is wired correctly for what was checked: every loss reaches the parameters its "
-             "optimizer steps, nothing on the way cuts them off, and the optimizer lifecycle runs in order")
+NO_DEFECT = (
+    "autograd is wired correctly for what was checked: every loss reaches the parameters its "
+    "optimizer steps, nothing on the way cuts them off, and the optimizer lifecycle runs in order"
+)
 
 
 class Source:
@@ -55,7 +57,7 @@ class Excerpt:
     label: str
     path: str
     line: int
-    lines: tuple          # (line number, text)
+    lines: tuple  # (line number, text)
 
 
 @dataclass(frozen=True)
@@ -64,11 +66,11 @@ class Entry:
     severity: str
     classification: str
     function: str
-    evidence: tuple       # Excerpt
+    evidence: tuple  # Excerpt
     why: str
-    correction: int | None = None   # index into Audit.corrections
-    runtime: RuntimeCheck | None = None   # the probe check that shows it at runtime, or why none does
-    step: str = ""        # StepGraph id of the training step it concerns ('' when none is known)
+    correction: int | None = None  # index into Audit.corrections
+    runtime: RuntimeCheck | None = None  # the probe check that shows it at runtime, or why none does
+    step: str = ""  # StepGraph id of the training step it concerns ('' when none is known)
 
 
 @dataclass(frozen=True)
@@ -78,16 +80,16 @@ class Correction:
     path: str
     line: int
     message: str
-    applicability: str    # safe | unsafe
+    applicability: str  # safe | unsafe
     diff: str
     parses: bool
 
 
 @dataclass(frozen=True)
 class Check:
-    step: str             # StepGraph id
+    step: str  # StepGraph id
     plan: gradflow.ProbePlan
-    test: str             # the test function gradaudit probe --emit writes for it
+    test: str  # the test function gradaudit probe --emit writes for it
     assumptions: tuple
     findings: tuple = ()  # ranks (1-based) of the findings on this step
 
@@ -97,7 +99,7 @@ class LookAlike:
     kind: str
     path: str
     line: int
-    code: str             # the source line
+    code: str  # the source line
     judgement: str
 
 
@@ -105,13 +107,13 @@ class LookAlike:
 class Audit:
     paths: tuple
     files_checked: int
-    graphs: tuple         # StepGraph
-    entries: tuple        # Entry, ranked
+    graphs: tuple  # StepGraph
+    entries: tuple  # Entry, ranked
     corrections: tuple
     checks: tuple
     lookalikes: tuple
     problems: tuple = ()  # problems.Problem: what could not be read, parsed, analysed or completed
-    texts: dict = field(default_factory=dict, compare=False)   # path -> Source
+    texts: dict = field(default_factory=dict, compare=False)  # path -> Source
 
     @property
     def clean(self) -> bool:
@@ -137,18 +139,23 @@ class Audit:
     def no_step(self) -> str:
         """Why section 1 is empty (Markdown)."""
         if self.incomplete:
-            return (f"No `backward()` was found in what was analysed ({cut_short(self)}): raise `--time-budget` "
-                    f"to audit the rest.")
+            return (
+                f"No `backward()` was found in what was analysed ({cut_short(self)}): raise `--time-budget` "
+                f"to audit the rest."
+            )
         return "No `backward()` was found under the paths given: there is no training step to audit."
 
 
 def cut_short(a: Audit) -> str:
     n = len(a.incomplete)
-    return (f"the analysis of {n} file{'s were' if n != 1 else ' was'} cut short by the time budget; "
-            f"what {'they' if n != 1 else 'it'} did not reach was not checked")
+    return (
+        f"the analysis of {n} file{'s were' if n != 1 else ' was'} cut short by the time budget; "
+        f"what {'they' if n != 1 else 'it'} did not reach was not checked"
+    )
 
 
 # ------------------------------------------------------------------ analysis
+
 
 def keep_for_report(path, r):
     """What the report needs of one analysis: its findings, its model when it has a training step,
@@ -160,13 +167,16 @@ def keep_for_report(path, r):
 def analyze(paths, config, jobs=0, time_budget=None, python=None, cache=True):
     """The files under `paths` analysed as `gradaudit check` analyses them (runner.py)."""
     from ..check.runner import analyze_paths
+
     return analyze_paths(paths, config, jobs, False, time_budget, python, cache, keep=keep_for_report)
 
 
 # ------------------------------------------------------------------ the sections
 
+
 def build(paths, files_checked, results, problems=()) -> Audit:
     from ..check.engine import _resolve_overlaps
+
     texts: dict = {}
     for _, _, _, t in results:
         for p, text in t.items():
@@ -210,12 +220,31 @@ def build(paths, files_checked, results, problems=()) -> Audit:
         if corr is not None:
             corrections.append(corr)
         opt = _optimizer_near(f, step_of)
-        entries.append(Entry(f, severity(f), classify(f), function_at(texts.get(f.span.path), f.span.line),
-                             tuple(evidence(f, texts)), why_not_lookalike(f, opt),
-                             corr.index if corr is not None else None, runtime_check(f), _step_of(f, graphs)))
+        entries.append(
+            Entry(
+                f,
+                severity(f),
+                classify(f),
+                function_at(texts.get(f.span.path), f.span.line),
+                tuple(evidence(f, texts)),
+                why_not_lookalike(f, opt),
+                corr.index if corr is not None else None,
+                runtime_check(f),
+                _step_of(f, graphs),
+            )
+        )
     checks = [replace(c, findings=tuple(i for i, e in enumerate(entries, 1) if e.step == c.step)) for c in checks]
-    return Audit(tuple(paths), files_checked, tuple(graphs), tuple(entries), tuple(corrections), tuple(checks),
-                 tuple(uniq), tuple(problems), texts)
+    return Audit(
+        tuple(paths),
+        files_checked,
+        tuple(graphs),
+        tuple(entries),
+        tuple(corrections),
+        tuple(checks),
+        tuple(uniq),
+        tuple(problems),
+        texts,
+    )
 
 
 def _step_of(f: Finding, graphs) -> str:
@@ -243,8 +272,9 @@ def function_at(src: Source | None, line: int) -> str:
     def walk(nodes, prefix):
         nonlocal best, best_len
         for node in nodes:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
-                    and node.lineno <= line <= (node.end_lineno or node.lineno):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.lineno <= line <= (
+                node.end_lineno or node.lineno
+            ):
                 name = f"{prefix}{node.name}"
                 size = (node.end_lineno or node.lineno) - node.lineno
                 if best_len is None or size <= best_len:
@@ -296,20 +326,30 @@ def correction(f: Finding, index: int, texts) -> Correction | None:
         parses = True
     except SyntaxError:
         parses = False
-    diff = "".join(difflib.unified_diff(src.source.splitlines(True), new.splitlines(True),
-                                        fromfile=f"a/{path}", tofile=f"b/{path}")) if parses else ""
+    diff = (
+        "".join(
+            difflib.unified_diff(
+                src.source.splitlines(True), new.splitlines(True), fromfile=f"a/{path}", tofile=f"b/{path}"
+            )
+        )
+        if parses
+        else ""
+    )
     return Correction(index, f.code, f.span.path, f.span.line, f.fix.message, f.fix.applicability, diff, parses)
 
 
 # ------------------------------------------------------------------ verification
+
 
 def assumptions(g: G.StepGraph) -> list[str]:
     """Gradient assumptions of this step that deserve a test (true as far as the engine saw)."""
     out = []
     for m in g.modules:
         if m.optimized and not m.frozen:
-            out.append(f"`{m.name}` trains from step 0: gets gradient from `{g.loss}` and changes at the first "
-                       f"`{m.optimized[0]}.step()`")
+            out.append(
+                f"`{m.name}` trains from step 0: gets gradient from `{g.loss}` and changes at the first "
+                f"`{m.optimized[0]}.step()`"
+            )
             if not m.partly_frozen:
                 out.append(f"no parameter of `{m.name}` is frozen")
         elif m.frozen and not m.optimized:
@@ -363,12 +403,18 @@ def lookalikes(model: ProgramModel, step: Step, findings, texts, cut_places=froz
         what = describe(removed) if removed else "no parameter"
         other = [o for o in step.optimizers if o.key not in step.stepped and o.params & removed]
         if removed and removed <= reach:
-            kind, why = "stop-gradient with another path", (
-                f"`{c.detail}` cuts one path, but {what} still reach `{step.loss}` by another")
+            kind, why = (
+                "stop-gradient with another path",
+                (f"`{c.detail}` cuts one path, but {what} still reach `{step.loss}` by another"),
+            )
         elif removed and other and not (removed & held):
-            kind, why = "detached for another optimizer's step", (
-                f"`{c.detail}` keeps {what} (optimized by `{other[0].name}`, not stepped for `{step.loss}`) "
-                f"out of this loss: the GAN discriminator-step pattern")
+            kind, why = (
+                "detached for another optimizer's step",
+                (
+                    f"`{c.detail}` keeps {what} (optimized by `{other[0].name}`, not stepped for `{step.loss}`) "
+                    f"out of this loss: the GAN discriminator-step pattern"
+                ),
+            )
         elif removed and all(p.origin for p in removed):
             kind, why = "target network", f"`{c.detail}` cuts {what}, a copy no optimizer holds"
         elif removed and not (removed & held) and not any(removed & o.params for o in model.optimizers):
@@ -391,15 +437,32 @@ def lookalikes(model: ProgramModel, step: Step, findings, texts, cut_places=froz
             where = fz.span if fz is not None else next(iter(ps)).span
             if where is None or (where.path, where.line) in flagged:
                 continue
-            how = "built from the parameters that still require grad" if any(
-                g.filtered for o in stepped for g in o.groups) else "not given them"
-            out.append(LookAlike("frozen backbone", where.path, where.line, line_of(where),
-                                 f"`{name}` is frozen and the optimizer is {how}"))
+            how = (
+                "built from the parameters that still require grad"
+                if any(g.filtered for o in stepped for g in o.groups)
+                else "not given them"
+            )
+            out.append(
+                LookAlike(
+                    "frozen backbone",
+                    where.path,
+                    where.line,
+                    line_of(where),
+                    f"`{name}` is frozen and the optimizer is {how}",
+                )
+            )
     # manual updates inside torch.no_grad()
     for u in model.leaf_updates:
         if u.nograd and (u.span.path, u.span.line) not in flagged:
-            out.append(LookAlike("manual update under no_grad", u.span.path, u.span.line, line_of(u.span),
-                                 f"{describe(u.params)} change by hand inside `torch.no_grad()`"))
+            out.append(
+                LookAlike(
+                    "manual update under no_grad",
+                    u.span.path,
+                    u.span.line,
+                    line_of(u.span),
+                    f"{describe(u.params)} change by hand inside `torch.no_grad()`",
+                )
+            )
     # values leaving the graph in the step's loop without feeding the loss: logging and metrics
     if src is not None and step.loop is not None:
         cut_lines = {(c.span.path, c.span.line) for c in step.cuts} | set(cut_places)
@@ -408,8 +471,15 @@ def lookalikes(model: ProgramModel, step: Step, findings, texts, cut_places=froz
             code = text.split("#", 1)[0]
             m = _LOGGING.search(code)
             if m and (step.span.path, n) not in cut_lines and (step.span.path, n) not in flagged:
-                out.append(LookAlike("logging", step.span.path, n, text.strip(),
-                                     f"`.{m.group(1)}()` here does not feed `{step.loss}`: logging or metrics"))
+                out.append(
+                    LookAlike(
+                        "logging",
+                        step.span.path,
+                        n,
+                        text.strip(),
+                        f"`.{m.group(1)}()` here does not feed `{step.loss}`: logging or metrics",
+                    )
+                )
     return out
 
 
@@ -429,8 +499,10 @@ def loss_lookalikes(model: ProgramModel, findings, texts) -> list[LookAlike]:
         if not term.params:
             why = f"{term.label} carries no gradient (evaluation or no_grad): nothing to backpropagate"
         elif term.params <= trained:
-            why = (f"{term.label} reaches no backward(), but {describe(term.params)} get gradient from the loss "
-                   "that is backpropagated: a logged or metric loss")
+            why = (
+                f"{term.label} reaches no backward(), but {describe(term.params)} get gradient from the loss "
+                "that is backpropagated: a logged or metric loss"
+            )
         else:
             continue
         out.append(LookAlike("loss not backpropagated", term.span.path, term.span.line, code, why))

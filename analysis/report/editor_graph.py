@@ -7,6 +7,7 @@ optimizer holds which of them (by parameter, so a head replaced after the optimi
 not drawn as held by it), the findings on the modules or optimizers they concern, and the calls
 of one iteration in the user's own words (`scheduler.step()`, `clip_grad_norm_()`).
 """
+
 from __future__ import annotations
 
 import ast
@@ -16,9 +17,19 @@ from ..rules.common import module_of
 from .summary import unique_steps
 
 # what an event is called when its source text is not at hand
-_FALLBACK = {"zero_grad": "zero_grad", "backward": "backward", "grad": "torch.autograd.grad", "step": "step",
-             "sched_step": "step", "clip": "clip_grad_norm_", "unscale": "unscale_", "scaler_update": "update",
-             "scaler_scale": "scale", "scaler_step": "step", "add_param_group": "add_param_group"}
+_FALLBACK = {
+    "zero_grad": "zero_grad",
+    "backward": "backward",
+    "grad": "torch.autograd.grad",
+    "step": "step",
+    "sched_step": "step",
+    "clip": "clip_grad_norm_",
+    "unscale": "unscale_",
+    "scaler_update": "update",
+    "scaler_scale": "scale",
+    "scaler_step": "step",
+    "add_param_group": "add_param_group",
+}
 _MODULE_ROOTS = ("torch", "nn", "F", "optim", "utils")
 
 
@@ -32,9 +43,14 @@ def _span_text(source, span: Span | None) -> str:
     if not 0 < span.line <= len(lines) or not 0 < span.end_line <= len(lines):
         return ""
     if span.line == span.end_line:
-        return lines[span.line - 1][span.col:span.end_col]
-    return "\n".join([lines[span.line - 1][span.col:], *lines[span.line:span.end_line - 1],
-                      lines[span.end_line - 1][:span.end_col]])
+        return lines[span.line - 1][span.col : span.end_col]
+    return "\n".join(
+        [
+            lines[span.line - 1][span.col :],
+            *lines[span.line : span.end_line - 1],
+            lines[span.end_line - 1][: span.end_col],
+        ]
+    )
 
 
 def call_label(text: str) -> str:
@@ -73,17 +89,33 @@ def _events(step: Step, source) -> list:
     for e in step.events:
         label = _event_label(e, source)
         key = (e.span.path, e.span.line, e.span.col, label)
-        if key == last:          # `scaler.step(optimizer)` is both the scaler's and the optimizer's step
+        if key == last:  # `scaler.step(optimizer)` is both the scaler's and the optimizer's step
             continue
         last = key
-        out.append({"kind": e.kind, "line": e.span.line, "path": e.span.path, "target": e.target, "label": label,
-                    "findings": []})
+        out.append(
+            {
+                "kind": e.kind,
+                "line": e.span.line,
+                "path": e.span.path,
+                "target": e.target,
+                "label": label,
+                "findings": [],
+            }
+        )
     return out
 
 
 def _finding_json(f, step_owned: bool) -> dict:
-    return {"code": f.code, "name": f.name, "confidence": f.confidence, "line": f.span.line, "path": f.span.path,
-            "message": f.message, "params": list(f.params), "on": "step" if step_owned else "node"}
+    return {
+        "code": f.code,
+        "name": f.name,
+        "confidence": f.confidence,
+        "line": f.span.line,
+        "path": f.span.path,
+        "message": f.message,
+        "params": list(f.params),
+        "on": "step" if step_owned else "node",
+    }
 
 
 def _at_event(f, step: Step):
@@ -111,7 +143,7 @@ def _step_graph(step: Step, findings, source) -> dict:
     reached = step.reached | step.reached_weak
     stepped = [o for o in step.optimizers if o.key in step.stepped]
     held_any = frozenset().union(*(o.params for o in step.optimizers)) if step.optimizers else frozenset()
-    cut_params: dict = {}                   # Param -> the cuts that removed it
+    cut_params: dict = {}  # Param -> the cuts that removed it
     for c in step.cuts:
         for p in c.removed | c.removed_weak:
             cut_params.setdefault(p, []).append(c)
@@ -143,7 +175,7 @@ def _step_graph(step: Step, findings, source) -> dict:
         groups[(p.module, live)][1].add(role)
 
     rank = {"cut": 5, "stopped": 4, "unreached": 3, "reached": 2, "frozen": 1}
-    built = []                               # (node json, its Param objects)
+    built = []  # (node json, its Param objects)
     for (module, live), (params, roles) in groups.items():
         state = max(roles, key=lambda r: rank[r]) if not live else ("frozen" if roles == {"frozen"} else "reached")
         name = module
@@ -151,12 +183,22 @@ def _step_graph(step: Step, findings, source) -> dict:
         if twin is not None and not live:
             same_names = {p.name for p in params} & {p.name for p in twin[0]}
             name = f"{module} (earlier parameters)" if same_names else f"{module} ({state})"
-        built.append(({
-            "name": name, "module": module, "params": sorted(p.name for p in params), "count": len(params),
-            "state": state, "held_by": [i for i, o in enumerate(step.optimizers) if o.params & set(params)],
-            "cuts": sorted({f"{c.detail} (line {c.span.line})" for p in params for c in cut_params.get(p, ())}),
-            "optimized": any(set(params) & o.params for o in stepped), "findings": [],
-        }, params))
+        built.append(
+            (
+                {
+                    "name": name,
+                    "module": module,
+                    "params": sorted(p.name for p in params),
+                    "count": len(params),
+                    "state": state,
+                    "held_by": [i for i, o in enumerate(step.optimizers) if o.params & set(params)],
+                    "cuts": sorted({f"{c.detail} (line {c.span.line})" for p in params for c in cut_params.get(p, ())}),
+                    "optimized": any(set(params) & o.params for o in stepped),
+                    "findings": [],
+                },
+                params,
+            )
+        )
     built.sort(key=lambda b: b[0]["name"])
 
     # each finding on the nodes whose parameters it names (where names repeat, the nodes made by
@@ -176,9 +218,14 @@ def _step_graph(step: Step, findings, source) -> dict:
             continue
         targets = [(n, ps) for n, ps in built if set(n["params"]) & set(f.params)]
         if len(targets) > 1:
-            exact = [(n, ps) for n, ps in targets
-                     if any(p.span is not None and p.span.path == f.span.path
-                            and f.span.line <= p.span.line <= f.span.end_line for p in ps)]
+            exact = [
+                (n, ps)
+                for n, ps in targets
+                if any(
+                    p.span is not None and p.span.path == f.span.path and f.span.line <= p.span.line <= f.span.end_line
+                    for p in ps
+                )
+            ]
             cut = [(n, ps) for n, ps in targets if n["state"] == "cut"]
             targets = exact or cut or targets
         for n, _ in targets:
@@ -187,14 +234,26 @@ def _step_graph(step: Step, findings, source) -> dict:
 
     opts = []
     for o in step.optimizers:
-        opts.append({
-            "name": o.name, "type": o.type, "line": o.span.line, "stepped": o.key in step.stepped,
-            "groups": [{"count": len(g.params), "options": list(g.options), "exact": g.exact} for g in o.groups],
-        })
+        opts.append(
+            {
+                "name": o.name,
+                "type": o.type,
+                "line": o.span.line,
+                "stepped": o.key in step.stepped,
+                "groups": [{"count": len(g.params), "options": list(g.options), "exact": g.exact} for g in o.groups],
+            }
+        )
     return {
-        "loss": step.loss, "function": step.function, "line": step.span.line, "path": step.span.path,
-        "nodes": [n for n, _ in built], "optimizers": opts, "events": events, "findings": placed,
-        "unknown": step.top, "owner": module_of(reached) if reached else "",
+        "loss": step.loss,
+        "function": step.function,
+        "line": step.span.line,
+        "path": step.span.path,
+        "nodes": [n for n, _ in built],
+        "optimizers": opts,
+        "events": events,
+        "findings": placed,
+        "unknown": step.top,
+        "owner": module_of(reached) if reached else "",
     }
 
 
@@ -203,6 +262,9 @@ def graph(model: ProgramModel, findings=(), source=None) -> dict:
     file's text (for the calls' own words), or None."""
     steps = [_step_graph(step, findings, source) for step in unique_steps(model)]
     shown = {(f["code"], f["path"], f["line"]) for s in steps for f in s["findings"]}
-    others = [_finding_json(f, True) | {"nodes": []} for f in sorted(findings, key=lambda f: (f.span.path, f.span.line))
-              if (f.code, f.span.path, f.span.line) not in shown]
+    others = [
+        _finding_json(f, True) | {"nodes": []}
+        for f in sorted(findings, key=lambda f: (f.span.path, f.span.line))
+        if (f.code, f.span.path, f.span.line) not in shown
+    ]
     return {"path": model.path, "steps": steps, "findings": others}

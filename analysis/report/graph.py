@@ -5,6 +5,7 @@ below their root (`model.encoder`, `model.head`, `center_loss`); each is marked 
 optimized, or cut off. Drawn left to right: the batch, the modules, the loss, `backward()`, the
 optimizers stepped for it (a dotted "updated by" edge from each module they hold); a cut is a red `x` edge.
 """
+
 from __future__ import annotations
 
 import ast
@@ -14,22 +15,30 @@ from ..model.model import ProgramModel, Step
 from ..rules.common import describe
 
 _ORDER = ("zero_grad", "backward", "grad", "clip", "unscale", "step", "scaler_step", "scaler_update", "sched_step")
-_EVENT_NAMES = {"zero_grad": "zero_grad", "backward": "backward", "grad": "autograd.grad", "step": "step",
-                "sched_step": "scheduler.step", "clip": "clip_grad", "unscale": "scaler.unscale_",
-                "scaler_update": "scaler.update", "scaler_step": "scaler.step"}
+_EVENT_NAMES = {
+    "zero_grad": "zero_grad",
+    "backward": "backward",
+    "grad": "autograd.grad",
+    "step": "step",
+    "sched_step": "scheduler.step",
+    "clip": "clip_grad",
+    "unscale": "scaler.unscale_",
+    "scaler_update": "scaler.update",
+    "scaler_step": "scaler.step",
+}
 
 
 @dataclass(frozen=True)
 class ModuleNode:
     name: str
     params: int
-    reached: bool          # the loss reaches it
-    cut: tuple             # (detail, line) of cuts that removed its parameters from this loss
-    frozen: bool           # every parameter frozen at the backward()
+    reached: bool  # the loss reaches it
+    cut: tuple  # (detail, line) of cuts that removed its parameters from this loss
+    frozen: bool  # every parameter frozen at the backward()
     partly_frozen: bool
-    optimized: tuple       # names of stepped optimizers holding it
+    optimized: tuple  # names of stepped optimizers holding it
     held_elsewhere: tuple  # optimizers holding it that are not stepped for this loss
-    note: str = ""         # 'copy' (a target network), 'not registered' ...
+    note: str = ""  # 'copy' (a target network), 'not registered' ...
     not_optimized: int = 0  # trainable parameters the loss reaches that no optimizer holds
 
     @property
@@ -43,7 +52,7 @@ class OptimizerNode:
     type: str
     line: int
     stepped: bool
-    groups: tuple          # (options text, modules text, frozen) per group
+    groups: tuple  # (options text, modules text, frozen) per group
 
 
 @dataclass(frozen=True)
@@ -57,20 +66,20 @@ class Event:
 
 @dataclass(frozen=True)
 class StepGraph:
-    id: str                # 's1', 's2', ... in report order
+    id: str  # 's1', 's2', ... in report order
     path: str
     line: int
     function: str
     loss: str
     loss_line: int
     loss_text: str
-    inputs: tuple          # names of the batch's variables
-    source: str            # what they come from ('loader', 'range(3)') or ''
-    modules: tuple         # ModuleNode
-    optimizers: tuple      # OptimizerNode
-    events: tuple          # Event
-    accumulation: str      # '' or a sentence
-    unknown: bool          # the loss may reach parameters the engine cannot see
+    inputs: tuple  # names of the batch's variables
+    source: str  # what they come from ('loader', 'range(3)') or ''
+    modules: tuple  # ModuleNode
+    optimizers: tuple  # OptimizerNode
+    events: tuple  # Event
+    accumulation: str  # '' or a sentence
+    unknown: bool  # the loss may reach parameters the engine cannot see
 
     def order(self) -> str:
         kinds = []
@@ -98,9 +107,15 @@ def _loop_inputs(tree, loop_line: int):
         if isinstance(node, (ast.For, ast.AsyncFor)) and node.lineno == loop_line:
             source = ast.unparse(node.iter)
             it = node.iter
-            if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("range", "enumerate") \
-                    and (it.func.id == "range" or (it.args and isinstance(it.args[0], ast.Call)
-                                                   and getattr(it.args[0].func, "id", "") == "range")):
+            if (
+                isinstance(it, ast.Call)
+                and isinstance(it.func, ast.Name)
+                and it.func.id in ("range", "enumerate")
+                and (
+                    it.func.id == "range"
+                    or (it.args and isinstance(it.args[0], ast.Call) and getattr(it.args[0].func, "id", "") == "range")
+                )
+            ):
                 return (), source
             names = tuple(n.id for n in ast.walk(node.target) if isinstance(n, ast.Name))
             return names, source
@@ -135,21 +150,41 @@ def step_graph(sid: str, model: ProgramModel, step: Step, files: dict) -> StepGr
         held = tuple(o.name for o in stepped if o.params & live)
         elsewhere = tuple(o.name for o in others if o.params & live)
         note = "copy" if ps and all(p.origin for p in ps) else ("not registered" if ps & unreg else "")
-        loose = {p for p in ps & reach if p not in any_held and p not in frozen and not p.origin
-                 and p not in model.manual and p.kind != "input"}
+        loose = {
+            p
+            for p in ps & reach
+            if p not in any_held and p not in frozen and not p.origin and p not in model.manual and p.kind != "input"
+        }
         count = len({p.name for p in ps if not p.opaque})
-        nodes.append(ModuleNode(name, count, bool(ps & reach), tuple(sorted(cut_by.get(name, ()), key=lambda x: x[1])),
-                                bool(ps) and frozen == ps, bool(frozen) and frozen != ps, held, elsewhere, note,
-                                len({p.name for p in loose})))
+        nodes.append(
+            ModuleNode(
+                name,
+                count,
+                bool(ps & reach),
+                tuple(sorted(cut_by.get(name, ()), key=lambda x: x[1])),
+                bool(ps) and frozen == ps,
+                bool(frozen) and frozen != ps,
+                held,
+                elsewhere,
+                note,
+                len({p.name for p in loose}),
+            )
+        )
     opts = []
     for o in step.optimizers:
         gs = []
         for g in o.groups:
-            gs.append((", ".join(g.options), describe(g.params) if g.params else "no known parameter",
-                       bool(g.params) and all(p in step.frozen for p in g.params)))
+            gs.append(
+                (
+                    ", ".join(g.options),
+                    describe(g.params) if g.params else "no known parameter",
+                    bool(g.params) and all(p in step.frozen for p in g.params),
+                )
+            )
         opts.append(OptimizerNode(o.name, o.type, o.span.line, o.key in step.stepped, tuple(gs)))
-    events = tuple(Event(e.kind, e.span.line, e.span.path, e.target, e.guarded) for e in step.events
-                   if e.kind in _ORDER)
+    events = tuple(
+        Event(e.kind, e.span.line, e.span.path, e.target, e.guarded) for e in step.events if e.kind in _ORDER
+    )
     sf = files.get(step.span.path)
     inputs, source = _loop_inputs(sf.tree if sf is not None else None, step.loop.line) if step.loop else ((), "")
     loss_text = ""
@@ -162,13 +197,30 @@ def step_graph(sid: str, model: ProgramModel, step: Step, files: dict) -> StepGr
     guarded = [e for e in step.events if e.kind == "step" and e.guarded and e.target_key in step.stepped]
     accumulation = ""
     if guarded:
-        accumulation = (f"`{guarded[0].target}.step()` runs under a condition (line {guarded[0].span.line}): "
-                        "gradients of several backward() calls add up before each step")
-    return StepGraph(sid, step.span.path, step.span.line, step.function, step.loss, loss_line, loss_text,
-                     inputs, source, tuple(nodes), tuple(opts), events, accumulation, step.top)
+        accumulation = (
+            f"`{guarded[0].target}.step()` runs under a condition (line {guarded[0].span.line}): "
+            "gradients of several backward() calls add up before each step"
+        )
+    return StepGraph(
+        sid,
+        step.span.path,
+        step.span.line,
+        step.function,
+        step.loss,
+        loss_line,
+        loss_text,
+        inputs,
+        source,
+        tuple(nodes),
+        tuple(opts),
+        events,
+        accumulation,
+        step.top,
+    )
 
 
 # ------------------------------------------------------------------ text
+
 
 def text(g: StepGraph) -> list[str]:
     out = [f"`{g.loss}.backward()` in `{g.function}` ({g.path}:{g.line})"]
@@ -178,8 +230,10 @@ def text(g: StepGraph) -> list[str]:
         out.append(f"- loop over `{g.source}`")
     for m in g.modules:
         marks = _marks(m)
-        out.append(f"- module `{m.name}` ({m.params} parameter{'s' if m.params != 1 else ''})"
-                   + (f": {'; '.join(marks)}" if marks else ""))
+        out.append(
+            f"- module `{m.name}` ({m.params} parameter{'s' if m.params != 1 else ''})"
+            + (f": {'; '.join(marks)}" if marks else "")
+        )
     if g.unknown:
         out.append("- the loss may also reach parameters the engine cannot see (calls it did not follow)")
     if g.loss_text:
@@ -215,8 +269,11 @@ def _marks(m: ModuleNode) -> list[str]:
     if m.held_elsewhere:
         marks.append("held by " + ", ".join(f"`{o}`" for o in m.held_elsewhere) + " (not stepped for this loss)")
     if m.unoptimized:
-        marks.append("**not optimized**" if m.not_optimized >= m.params else
-                     f"**{m.not_optimized} parameter{'s' if m.not_optimized != 1 else ''} not optimized**")
+        marks.append(
+            "**not optimized**"
+            if m.not_optimized >= m.params
+            else f"**{m.not_optimized} parameter{'s' if m.not_optimized != 1 else ''} not optimized**"
+        )
     if m.note == "copy":
         marks.append("a copy (target network)")
     elif m.note:
@@ -226,16 +283,16 @@ def _marks(m: ModuleNode) -> list[str]:
 
 # ------------------------------------------------------------------ mermaid
 
+
 def _label(text: str) -> str:
-    return (text.replace("&", "&amp;").replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;")
-            .replace("`", "'"))
+    return text.replace("&", "&amp;").replace('"', "#quot;").replace("<", "#lt;").replace(">", "#gt;").replace("`", "'")
 
 
 def mermaid(g: StepGraph) -> str:
     """A flowchart that GitHub, VS Code's Markdown preview (with Mermaid) and mermaid.js render."""
     p = g.id
     lines = ["flowchart LR"]
-    edges = []        # (text, style or None)
+    edges = []  # (text, style or None)
     inputs = ", ".join(g.inputs) if g.inputs else (f"loop: {g.source}" if g.source else "inputs")
     lines.append(f'  {p}_in[/"{_label(inputs)}"/]')
     for i, m in enumerate(g.modules):

@@ -3,6 +3,7 @@
 A Content-Security-Policy of `default-src 'none'` (inline styles only) makes the page unable to
 load anything even if a path or message in it looked like a URL.
 """
+
 from __future__ import annotations
 
 from html import escape
@@ -49,20 +50,30 @@ def _md_inline(text: str) -> str:
 def _diff(text: str) -> str:
     lines = []
     for ln in text.splitlines():
-        cls = "add" if ln.startswith("+") and not ln.startswith("+++") else \
-            "del" if ln.startswith("-") and not ln.startswith("---") else "hunk" if ln.startswith("@@") else ""
+        cls = (
+            "add"
+            if ln.startswith("+") and not ln.startswith("+++")
+            else "del"
+            if ln.startswith("-") and not ln.startswith("---")
+            else "hunk"
+            if ln.startswith("@@")
+            else ""
+        )
         lines.append(f'<span class="{cls}">{escape(ln)}</span>' if cls else escape(ln))
     return "<pre>" + "\n".join(lines) + "</pre>"
 
 
 def render(a: Audit) -> str:
     title = "gradaudit audit: " + ", ".join(a.paths)
-    out = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
-           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
-           '<meta name="viewport" content="width=device-width, initial-scale=1">',
-           f"<title>{escape(title)}</title><style>{CSS}</style></head><body>",
-           f"<h1>{escape(title)}</h1>",
-           f'<p class="muted">gradaudit {__version__} · {escape(summary_line(a))}.</p>']
+    out = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">",
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>",
+        f"<h1>{escape(title)}</h1>",
+        f'<p class="muted">gradaudit {__version__} · {escape(summary_line(a))}.</p>',
+    ]
     for p in a.problems:
         out.append(f"<p>{_md_inline(problem_text(p))}</p>")
 
@@ -81,62 +92,92 @@ def render(a: Audit) -> str:
     for i, e in enumerate(a.entries, 1):
         f = e.finding
         out.append(f'<div class="finding {e.severity}"><h3>{i}. {escape(f.code)} {escape(f.name)}</h3>')
-        out.append(f'<p><span class="tag">{escape(e.classification)}</span><span class="tag">{e.severity}</span> '
-                   f"{_code(f'{f.span.path}:{f.span.line}:{f.span.col + 1}')} in {_code(e.function)}</p>")
+        out.append(
+            f'<p><span class="tag">{escape(e.classification)}</span><span class="tag">{e.severity}</span> '
+            f"{_code(f'{f.span.path}:{f.span.line}:{f.span.col + 1}')} in {_code(e.function)}</p>"
+        )
         out.append(f"<p>{_md_inline(f.message)}</p>")
         if f.params:
-            out.append("<p>Parameters: " + ", ".join(_code(p) for p in f.params[:12])
-                       + (f" … ({len(f.params) - 12} more)" if len(f.params) > 12 else "") + "</p>")
+            out.append(
+                "<p>Parameters: "
+                + ", ".join(_code(p) for p in f.params[:12])
+                + (f" … ({len(f.params) - 12} more)" if len(f.params) > 12 else "")
+                + "</p>"
+            )
         out.append(f"<p><strong>Why it is not a valid look-alike:</strong> {_md_inline(e.why)}</p>")
         if e.runtime is not None:
             out.append(f"<p><strong>Runtime check:</strong> {_md_inline(e.runtime.observes)}</p>")
         for x in e.evidence:
             width = len(str(x.lines[-1][0])) if x.lines else 1
             body = "\n".join(f"{n:>{width}} | {t}" for n, t in x.lines)
-            out.append(f"<p class=\"muted\">{_md_inline(x.label)} ({escape(x.path)}:{x.line})</p>"
-                       f"<pre>{escape(body)}</pre>")
+            out.append(
+                f'<p class="muted">{_md_inline(x.label)} ({escape(x.path)}:{x.line})</p><pre>{escape(body)}</pre>'
+            )
         if e.correction is not None:
             out.append(f'<p>Correction: <a href="#correction-{e.correction + 1}">{e.correction + 1}</a></p>')
         out.append("</div>")
 
     out.append(f'<h2 id="corrections">{escape(SECTIONS[2])}</h2>')
     if not a.corrections:
-        out.append("<p>" + ("None needed." if not a.entries else "No finding above has an automatic correction.")
-                   + "</p>")
+        out.append(
+            "<p>" + ("None needed." if not a.entries else "No finding above has an automatic correction.") + "</p>"
+        )
     for c in a.corrections:
-        out.append(f'<h3 id="correction-{c.index + 1}">Correction {c.index + 1}: {escape(c.code)} at '
-                   f'{escape(c.path)}:{c.line} <span class="tag {c.applicability}">{c.applicability}</span></h3>')
-        out.append(f"<p>{_md_inline(c.message)}" + ("" if c.parses else " — not shown: the edited file would not "
-                                                                       "parse.") + "</p>")
+        out.append(
+            f'<h3 id="correction-{c.index + 1}">Correction {c.index + 1}: {escape(c.code)} at '
+            f'{escape(c.path)}:{c.line} <span class="tag {c.applicability}">{c.applicability}</span></h3>'
+        )
+        out.append(
+            f"<p>{_md_inline(c.message)}"
+            + ("" if c.parses else " — not shown: the edited file would not parse.")
+            + "</p>"
+        )
         if c.parses:
             out.append(_diff(c.diff))
 
     out.append(f'<h2 id="verification">{escape(SECTIONS[3])}</h2>')
     if a.no_defect:
-        out.append(f"<p><strong>No defect found:</strong> {escape(a.no_defect)}. The gradient assumptions below held "
-                   "statically and deserve a test.</p>")
+        out.append(
+            f"<p><strong>No defect found:</strong> {escape(a.no_defect)}. The gradient assumptions below held "
+            "statically and deserve a test.</p>"
+        )
     for c in a.checks:
         g = next(x for x in a.graphs if x.id == c.step)
         out.append(f"<h3>Step {g.id[1:]}: {_code(g.loss + '.backward()')} ({escape(g.path)}:{g.line})</h3>")
         if c.plan.locatable:
-            out.append("<p>The probe asserts:</p><ul>" + "".join(f"<li>{_md_inline(s)}</li>" for s in c.plan.assertions())
-                       + "</ul>")
+            out.append(
+                "<p>The probe asserts:</p><ul>"
+                + "".join(f"<li>{_md_inline(s)}</li>" for s in c.plan.assertions())
+                + "</ul>"
+            )
             out.append(f"<pre>{escape(c.test)}</pre>")
         else:
             out.append(f"<p>No probe: {_md_inline(c.plan.reason)}.</p>")
         shown = observed(a, c)
         if shown:
-            out.append("<p>Findings on this step, at runtime:</p><ul>"
-                       + "".join(f"<li>{_md_inline(s)}</li>" for s in shown) + "</ul>")
-        out.append("<p>Gradient assumptions that deserve a test:</p><ul>"
-                   + "".join(f"<li>{_md_inline(s)}</li>" for s in c.assumptions) + "</ul>")
+            out.append(
+                "<p>Findings on this step, at runtime:</p><ul>"
+                + "".join(f"<li>{_md_inline(s)}</li>" for s in shown)
+                + "</ul>"
+            )
+        out.append(
+            "<p>Gradient assumptions that deserve a test:</p><ul>"
+            + "".join(f"<li>{_md_inline(s)}</li>" for s in c.assumptions)
+            + "</ul>"
+        )
 
     out.append(f'<h2 id="lookalikes">{escape(SECTIONS[4])}</h2>')
     if not a.lookalikes:
         out.append("<p>Nothing on the training steps' way looked like a defect without being one.</p>")
     else:
-        out.append("<ul>" + "".join(
-            f"<li><strong>{escape(la.kind)}</strong> at {_code(f'{la.path}:{la.line}')}: {_code(la.code)} — "
-            f"{_md_inline(la.judgement)}</li>" for la in a.lookalikes) + "</ul>")
+        out.append(
+            "<ul>"
+            + "".join(
+                f"<li><strong>{escape(la.kind)}</strong> at {_code(f'{la.path}:{la.line}')}: {_code(la.code)} — "
+                f"{_md_inline(la.judgement)}</li>"
+                for la in a.lookalikes
+            )
+            + "</ul>"
+        )
     out.append("</body></html>")
     return "\n".join(out) + "\n"

@@ -1,4 +1,5 @@
 """The audit as data: `gradaudit audit --format json` (schema: docs/audit-report.schema.json)."""
+
 from __future__ import annotations
 
 import json
@@ -12,20 +13,48 @@ VERSION = 1
 
 def _step(g: G.StepGraph) -> dict:
     return {
-        "id": g.id, "path": g.path, "line": g.line, "function": g.function, "loss": g.loss,
-        "loss_line": g.loss_line or None, "loss_text": g.loss_text, "inputs": list(g.inputs), "source": g.source,
-        "modules": [{"name": m.name, "params": m.params, "reached": m.reached,
-                     "cut": [{"detail": d, "line": n} for d, n in m.cut], "frozen": m.frozen,
-                     "partly_frozen": m.partly_frozen, "optimized_by": list(m.optimized),
-                     "held_by_other": list(m.held_elsewhere), "not_optimized": m.not_optimized,
-                     "note": m.note} for m in g.modules],
-        "optimizers": [{"name": o.name, "type": o.type, "line": o.line, "stepped": o.stepped,
-                        "groups": [{"options": opts, "holds": held, "frozen": frozen}
-                                   for opts, held, frozen in o.groups]} for o in g.optimizers],
-        "events": [{"kind": e.kind, "path": e.path, "line": e.line, "target": e.target, "guarded": e.guarded}
-                   for e in g.events],
-        "order": g.order(), "accumulation": g.accumulation or None, "unknown": g.unknown,
-        "text": G.text(g), "mermaid": G.mermaid(g),
+        "id": g.id,
+        "path": g.path,
+        "line": g.line,
+        "function": g.function,
+        "loss": g.loss,
+        "loss_line": g.loss_line or None,
+        "loss_text": g.loss_text,
+        "inputs": list(g.inputs),
+        "source": g.source,
+        "modules": [
+            {
+                "name": m.name,
+                "params": m.params,
+                "reached": m.reached,
+                "cut": [{"detail": d, "line": n} for d, n in m.cut],
+                "frozen": m.frozen,
+                "partly_frozen": m.partly_frozen,
+                "optimized_by": list(m.optimized),
+                "held_by_other": list(m.held_elsewhere),
+                "not_optimized": m.not_optimized,
+                "note": m.note,
+            }
+            for m in g.modules
+        ],
+        "optimizers": [
+            {
+                "name": o.name,
+                "type": o.type,
+                "line": o.line,
+                "stepped": o.stepped,
+                "groups": [{"options": opts, "holds": held, "frozen": frozen} for opts, held, frozen in o.groups],
+            }
+            for o in g.optimizers
+        ],
+        "events": [
+            {"kind": e.kind, "path": e.path, "line": e.line, "target": e.target, "guarded": e.guarded} for e in g.events
+        ],
+        "order": g.order(),
+        "accumulation": g.accumulation or None,
+        "unknown": g.unknown,
+        "text": G.text(g),
+        "mermaid": G.mermaid(g),
     }
 
 
@@ -34,38 +63,86 @@ def data(a: Audit) -> dict:
     findings = []
     for rank, e in enumerate(a.entries, 1):
         d = e.finding.to_json()
-        d.update(rank=rank, severity=e.severity, classification=e.classification, function=e.function,
-                 why_not_lookalike=e.why, correction=e.correction, step=e.step or None,
-                 runtime_check=None if e.runtime is None else {
-                     "check": e.runtime.check, "observes": e.runtime.observes,
-                     "data_dependent": e.runtime.data_dependent, "problems": list(e.runtime.problems)},
-                 evidence=[{"label": x.label, "path": x.path, "line": x.line,
-                            "lines": [{"line": n, "text": t} for n, t in x.lines]} for x in e.evidence])
+        d.update(
+            rank=rank,
+            severity=e.severity,
+            classification=e.classification,
+            function=e.function,
+            why_not_lookalike=e.why,
+            correction=e.correction,
+            step=e.step or None,
+            runtime_check=None
+            if e.runtime is None
+            else {
+                "check": e.runtime.check,
+                "observes": e.runtime.observes,
+                "data_dependent": e.runtime.data_dependent,
+                "problems": list(e.runtime.problems),
+            },
+            evidence=[
+                {
+                    "label": x.label,
+                    "path": x.path,
+                    "line": x.line,
+                    "lines": [{"line": n, "text": t} for n, t in x.lines],
+                }
+                for x in e.evidence
+            ],
+        )
         findings.append(d)
     checks = []
     for c in a.checks:
         p = c.plan
-        checks.append({"step": c.step, "locatable": p.locatable, "mode": p.mode, "reason": p.reason or None,
-                       "into": list(p.into), "updates": list(p.updates), "optimizers": list(p.optimizers),
-                       "asserts": p.assertions() if p.locatable else [], "test": c.test or None,
-                       "assumptions": list(c.assumptions), "findings": list(c.findings)})
+        checks.append(
+            {
+                "step": c.step,
+                "locatable": p.locatable,
+                "mode": p.mode,
+                "reason": p.reason or None,
+                "into": list(p.into),
+                "updates": list(p.updates),
+                "optimizers": list(p.optimizers),
+                "asserts": p.assertions() if p.locatable else [],
+                "test": c.test or None,
+                "assumptions": list(c.assumptions),
+                "findings": list(c.findings),
+            }
+        )
     return {
         "version": VERSION,
         "kind": "gradaudit-audit",
         "gradaudit": __version__,
         "paths": list(a.paths),
         "files_checked": a.files_checked,
-        "summary": {"steps": len(a.graphs), "findings": len(a.entries), "confirmed": confirmed,
-                    "suspicious": len(a.entries) - confirmed, "corrections": len(a.corrections),
-                    "look_alikes": len(a.lookalikes), "clean": a.clean},
+        "summary": {
+            "steps": len(a.graphs),
+            "findings": len(a.entries),
+            "confirmed": confirmed,
+            "suspicious": len(a.entries) - confirmed,
+            "corrections": len(a.corrections),
+            "look_alikes": len(a.lookalikes),
+            "clean": a.clean,
+        },
         "steps": [_step(g) for g in a.graphs],
         "findings": findings,
-        "corrections": [{"index": c.index, "code": c.code, "path": c.path, "line": c.line, "message": c.message,
-                         "applicability": c.applicability, "parses": c.parses, "diff": c.diff or None}
-                        for c in a.corrections],
+        "corrections": [
+            {
+                "index": c.index,
+                "code": c.code,
+                "path": c.path,
+                "line": c.line,
+                "message": c.message,
+                "applicability": c.applicability,
+                "parses": c.parses,
+                "diff": c.diff or None,
+            }
+            for c in a.corrections
+        ],
         "verification": {"statement": a.no_defect, "checks": checks},
-        "look_alikes": [{"kind": la.kind, "path": la.path, "line": la.line, "code": la.code,
-                         "judgement": la.judgement} for la in a.lookalikes],
+        "look_alikes": [
+            {"kind": la.kind, "path": la.path, "line": la.line, "code": la.code, "judgement": la.judgement}
+            for la in a.lookalikes
+        ],
         "errors": [p.to_json() for p in a.errors],
         "incomplete": [p.to_json() for p in a.incomplete],
     }

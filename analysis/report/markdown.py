@@ -1,12 +1,18 @@
 """The audit as Markdown: five sections, Mermaid graphs in ```mermaid fences."""
+
 from __future__ import annotations
 
 from .. import __version__
 from . import graph as G
 from .collect import Audit, observed
 
-SECTIONS = ("1. Training-step graph", "2. Findings", "3. Minimal corrections", "4. Verification",
-            "5. Valid look-alikes checked")
+SECTIONS = (
+    "1. Training-step graph",
+    "2. Findings",
+    "3. Minimal corrections",
+    "4. Verification",
+    "5. Valid look-alikes checked",
+)
 
 
 def _fence(text: str, lang: str = "") -> list[str]:
@@ -19,17 +25,21 @@ def _fence(text: str, lang: str = "") -> list[str]:
 def summary_line(a: Audit) -> str:
     n = len(a.entries)
     confirmed = sum(1 for e in a.entries if e.finding.confidence == "confirmed")
-    return (f"{len(a.graphs)} training step{'s' if len(a.graphs) != 1 else ''} in {a.files_checked} "
-            f"file{'s' if a.files_checked != 1 else ''}; {n} finding{'s' if n != 1 else ''} ({confirmed} confirmed, "
-            f"{n - confirmed} suspicious); {len(a.corrections)} correction{'s' if len(a.corrections) != 1 else ''}; "
-            f"{len(a.lookalikes)} valid look-alike{'s' if len(a.lookalikes) != 1 else ''}")
+    return (
+        f"{len(a.graphs)} training step{'s' if len(a.graphs) != 1 else ''} in {a.files_checked} "
+        f"file{'s' if a.files_checked != 1 else ''}; {n} finding{'s' if n != 1 else ''} ({confirmed} confirmed, "
+        f"{n - confirmed} suspicious); {len(a.corrections)} correction{'s' if len(a.corrections) != 1 else ''}; "
+        f"{len(a.lookalikes)} valid look-alike{'s' if len(a.lookalikes) != 1 else ''}"
+    )
 
 
 def problem_text(p) -> str:
     """What could not be done, and what it means for the report (Markdown)."""
     if p.kind == "incomplete":
-        return (f"`{p.where()}`: {p.message}; what it did not reach is not part of this report, "
-                f"raise `--time-budget` to audit it")
+        return (
+            f"`{p.where()}`: {p.message}; what it did not reach is not part of this report, "
+            f"raise `--time-budget` to audit it"
+        )
     if p.kind == "parse":
         return f"`{p.where()}`: could not parse: {p.message}"
     if p.kind == "internal":
@@ -38,8 +48,12 @@ def problem_text(p) -> str:
 
 
 def render(a: Audit) -> str:
-    out = [f"# gradaudit audit: {', '.join(f'`{p}`' for p in a.paths)}", "",
-           f"gradaudit {__version__} · {summary_line(a)}.", ""]
+    out = [
+        f"# gradaudit audit: {', '.join(f'`{p}`' for p in a.paths)}",
+        "",
+        f"gradaudit {__version__} · {summary_line(a)}.",
+        "",
+    ]
     for p in a.problems:
         out.append(f"> {problem_text(p)}")
     if a.problems:
@@ -60,8 +74,11 @@ def render(a: Audit) -> str:
     if not a.entries:
         out += ["None: no rule's conditions held on the training steps above.", ""]
     else:
-        out += ["Ranked by severity (critical: torch raises; high: parameters never train or values go "
-                "non-finite; medium: training runs on wrong gradients; low: memory), then confidence.", ""]
+        out += [
+            "Ranked by severity (critical: torch raises; high: parameters never train or values go "
+            "non-finite; medium: training runs on wrong gradients; low: memory), then confidence.",
+            "",
+        ]
     for i, e in enumerate(a.entries, 1):
         f = e.finding
         out.append(f"### {i}. {f.code} {f.name} — {e.classification} ({e.severity})")
@@ -69,8 +86,9 @@ def render(a: Audit) -> str:
         out.append(f"- **where**: `{f.span.path}:{f.span.line}:{f.span.col + 1}` in `{e.function}`")
         out.append(f"- **break**: {f.message}")
         if f.params:
-            shown = ", ".join(f"`{p}`" for p in f.params[:12]) + (f", … ({len(f.params) - 12} more)"
-                                                                  if len(f.params) > 12 else "")
+            shown = ", ".join(f"`{p}`" for p in f.params[:12]) + (
+                f", … ({len(f.params) - 12} more)" if len(f.params) > 12 else ""
+            )
             out.append(f"- **parameters**: {shown}")
         out.append(f"- **why it is not a valid look-alike**: {e.why}")
         if e.runtime is not None:
@@ -103,12 +121,17 @@ def render(a: Audit) -> str:
 
     out += [f"## {SECTIONS[3]}", ""]
     if a.no_defect:
-        out += [f"No defect found: {a.no_defect}. The gradient assumptions below held statically and deserve "
-                "a test:", ""]
+        out += [
+            f"No defect found: {a.no_defect}. The gradient assumptions below held statically and deserve a test:",
+            "",
+        ]
     elif a.graphs:
-        out += ["Each training step's probe: `gradaudit probe PATH --emit test_gradflow.py` writes these tests. "
-                "They run the real step under `gradaudit.probe`, fail on the defects above that a probe can "
-                "observe (each finding's runtime check) and pass once the corrections are applied.", ""]
+        out += [
+            "Each training step's probe: `gradaudit probe PATH --emit test_gradflow.py` writes these tests. "
+            "They run the real step under `gradaudit.probe`, fail on the defects above that a probe can "
+            "observe (each finding's runtime check) and pass once the corrections are applied.",
+            "",
+        ]
     for c in a.checks:
         g = next(x for x in a.graphs if x.id == c.step)
         out.append(f"### Step {g.id[1:]}: `{g.loss}.backward()` ({g.path}:{g.line})")

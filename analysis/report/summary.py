@@ -4,14 +4,23 @@ in graph.py).
 The language server shows these; they live in the engine so that any client (the CLI, the
 audit report, tests) gets the same words from the same model.
 """
+
 from __future__ import annotations
 
 from ..model.model import ProgramModel, Span, Step
 from ..rules.common import describe
 
 _ORDER_KINDS = ("zero_grad", "backward", "grad", "step", "sched_step", "clip", "unscale", "scaler_update")
-_SHORT = {"zero_grad": "zero_grad", "backward": "backward", "grad": "autograd.grad", "step": "step",
-          "sched_step": "scheduler.step", "clip": "clip", "unscale": "unscale_", "scaler_update": "scaler.update"}
+_SHORT = {
+    "zero_grad": "zero_grad",
+    "backward": "backward",
+    "grad": "autograd.grad",
+    "step": "step",
+    "sched_step": "scheduler.step",
+    "clip": "clip",
+    "unscale": "unscale_",
+    "scaler_update": "scaler.update",
+}
 
 
 def unique_steps(model: ProgramModel) -> list[Step]:
@@ -27,7 +36,7 @@ def unique_steps(model: ProgramModel) -> list[Step]:
 
 def _one_line(text: str, limit=48) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def param_summary(params) -> str:
@@ -36,8 +45,10 @@ def param_summary(params) -> str:
         return "parameters the engine cannot see" if params else "no parameters"
     modules = {p.module for p in named}
     more = "+" if any(p.repeated or p.opaque for p in params) else ""
-    return (f"{len(named)}{more} param{'s' if len(named) != 1 else ''} in {len(modules)} "
-            f"module{'s' if len(modules) != 1 else ''}")
+    return (
+        f"{len(named)}{more} param{'s' if len(named) != 1 else ''} in {len(modules)} "
+        f"module{'s' if len(modules) != 1 else ''}"
+    )
 
 
 def order_of(step: Step) -> str:
@@ -58,13 +69,13 @@ def lens_title(step: Step, loss_text: str = "") -> str:
     """`loss <- criterion(model(x), y) · 14 params in 2 modules · AdamW (2 groups) · zero_grad -> backward -> step`"""
     parts = []
     head = step.loss or "loss"
-    parts.append(f"{_one_line(head, 24)} <- {_one_line(loss_text)}" if loss_text and loss_text != head else
-                 _one_line(head))
+    parts.append(
+        f"{_one_line(head, 24)} <- {_one_line(loss_text)}" if loss_text and loss_text != head else _one_line(head)
+    )
     parts.append(param_summary(step.reached | step.reached_weak) + (" (and unknown)" if step.top else ""))
     opts = stepped_optimizers(step)
     if opts:
-        parts.append(", ".join(f"{o.type} ({len(o.groups)} group{'s' if len(o.groups) != 1 else ''})"
-                               for o in opts))
+        parts.append(", ".join(f"{o.type} ({len(o.groups)} group{'s' if len(o.groups) != 1 else ''})" for o in opts))
     else:
         parts.append("no optimizer step found")
     order = order_of(step)
@@ -110,13 +121,17 @@ def _step_hover(step: Step) -> str:
     for o in stepped_optimizers(step):
         held |= o.params
     lines = [f"**`{step.loss}.backward()`** in `{step.function}`", ""]
-    lines.append(f"- reaches {describe(reached) if reached else 'no parameter'}"
-                 + (" (and parameters the engine cannot see)" if step.top else ""))
+    lines.append(
+        f"- reaches {describe(reached) if reached else 'no parameter'}"
+        + (" (and parameters the engine cannot see)" if step.top else "")
+    )
     opts = stepped_optimizers(step)
     if opts:
         for o in opts:
-            lines.append(f"- `{o.name}` ({o.type}, {len(o.groups)} group{'s' if len(o.groups) != 1 else ''}) "
-                         f"holds {describe(o.params) if o.params else 'no known parameter'}")
+            lines.append(
+                f"- `{o.name}` ({o.type}, {len(o.groups)} group{'s' if len(o.groups) != 1 else ''}) "
+                f"holds {describe(o.params) if o.params else 'no known parameter'}"
+            )
     else:
         lines.append("- no optimizer is stepped for this loss")
     missing = {p for p in reached - held if not p.opaque} - step.frozen
@@ -145,5 +160,7 @@ def _optimizer_hover(opt, step: Step | None) -> str:
         reached = step.reached | step.reached_weak
         lines.append(f"- `{step.loss}` reaches {describe(reached) if reached else 'no parameter'}")
         lines.append(f"- held but not reached: {_names({p for p in opt.params - reached if not p.opaque})}")
-        lines.append(f"- reached but not held: {_names({p for p in reached - opt.params if not p.opaque} - step.frozen)}")
+        lines.append(
+            f"- reached but not held: {_names({p for p in reached - opt.params if not p.opaque} - step.frozen)}"
+        )
     return "\n".join(lines)

@@ -4,6 +4,7 @@ Same picture as the Mermaid flowchart, laid out here in five columns: the batch,
 the loss, `backward()`, the optimizers stepped for it. A cut is a red dashed edge ending in an
 x; an optimizer's "updates" edges run along a channel under the nodes to the modules it holds.
 """
+
 from __future__ import annotations
 
 from html import escape
@@ -11,8 +12,12 @@ from html import escape
 from .graph import StepGraph
 
 CHAR_W, LINE_H, PAD, GAP_X, GAP_Y = 7.2, 16, 10, 56, 14
-FILL = {"frozen": ("#e3f2fd", "#1565c0", "4 3"), "unoptimized": ("#ffebee", "#c62828", ""),
-        "copy": ("#f5f5f5", "#9e9e9e", ""), "": ("#ffffff", "#37474f", "")}
+FILL = {
+    "frozen": ("#e3f2fd", "#1565c0", "4 3"),
+    "unoptimized": ("#ffebee", "#c62828", ""),
+    "copy": ("#f5f5f5", "#9e9e9e", ""),
+    "": ("#ffffff", "#37474f", ""),
+}
 
 
 class _Node:
@@ -41,8 +46,9 @@ def _column(nodes, x, top):
 
 
 def draw(g: StepGraph) -> str:
-    inputs = _Node("in", [", ".join(g.inputs)] if g.inputs else ([f"loop: {g.source}"] if g.source else ["inputs"]),
-                   shape="para")
+    inputs = _Node(
+        "in", [", ".join(g.inputs)] if g.inputs else ([f"loop: {g.source}"] if g.source else ["inputs"]), shape="para"
+    )
     mods = []
     for m in g.modules:
         lines = [m.name, f"{m.params} param{'s' if m.params != 1 else ''}"]
@@ -62,7 +68,7 @@ def draw(g: StepGraph) -> str:
         heights.append(_column(col, x, top))
         x += max(n.w for n in col) + GAP_X
     tallest = max(heights) if heights else top
-    for col in columns:      # centre short columns against the tallest
+    for col in columns:  # centre short columns against the tallest
         if col:
             h = col[-1].y + col[-1].h - col[0].y
             shift = (tallest - top - h) / 2
@@ -89,30 +95,38 @@ def draw(g: StepGraph) -> str:
                 # under every node, then up the gap left of the module column, into the module's side
                 y, lane = channel + 8 * k, col_x - 14 - 6 * k
                 (ox, oy), my = o.bottom(), n.y + n.h * 0.78
-                edges.append(f'<path d="M{ox:.1f},{oy:.1f} L{ox:.1f},{y:.1f} L{lane:.1f},{y:.1f} L{lane:.1f},{my:.1f} '
-                             f'L{n.x - 2:.1f},{my:.1f}" fill="none" stroke="#78909c" stroke-dasharray="2 3" '
-                             f'marker-end="url(#arrow-{g.id})"/>')
+                edges.append(
+                    f'<path d="M{ox:.1f},{oy:.1f} L{ox:.1f},{y:.1f} L{lane:.1f},{y:.1f} L{lane:.1f},{my:.1f} '
+                    f'L{n.x - 2:.1f},{my:.1f}" fill="none" stroke="#78909c" stroke-dasharray="2 3" '
+                    f'marker-end="url(#arrow-{g.id})"/>'
+                )
     height = channel + 8 * max(len(opts), 1) + 14
     for n in [inputs, loss, bw] + [n for n, _ in mods] + [n for n, _ in opts]:
         parts.append(_node(n))
     for lx, ly, text in cut_labels:
         parts.append(f'<text x="{lx:.1f}" y="{ly:.1f}" text-anchor="start" class="cut">{escape(text)}</text>')
-    defs = (f'<defs><marker id="arrow-{g.id}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
-            f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#455a64"/></marker>'
-            f'<marker id="cut-{g.id}" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="9" markerHeight="9">'
-            f'<path d="M1,1 L9,9 M9,1 L1,9" stroke="#c62828" stroke-width="2"/></marker></defs>')
+    defs = (
+        f'<defs><marker id="arrow-{g.id}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+        f'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#455a64"/></marker>'
+        f'<marker id="cut-{g.id}" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="9" markerHeight="9">'
+        f'<path d="M1,1 L9,9 M9,1 L1,9" stroke="#c62828" stroke-width="2"/></marker></defs>'
+    )
     body = "".join(e.replace("{id}", g.id) for e in edges) + "".join(parts)
-    return (f'<svg class="graph" role="img" width="{width:.0f}" '
-            f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
-            f'aria-label="training step {escape(g.loss)}.backward() at line {g.line}">{defs}{body}</svg>')
+    return (
+        f'<svg class="graph" role="img" width="{width:.0f}" '
+        f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
+        f'aria-label="training step {escape(g.loss)}.backward() at line {g.line}">{defs}{body}</svg>'
+    )
 
 
 def _line(a, b, color, dash="", end="arrow") -> str:
     (x1, y1), (x2, y2) = a, b
     d = f' stroke-dasharray="{dash}"' if dash else ""
     width = 2 if end == "cut" else 1.3
-    return (f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2 - 2:.1f}" y2="{y2:.1f}" stroke="{color}" '
-            f'stroke-width="{width}"{d} marker-end="url(#{end}-{{id}})"/>')
+    return (
+        f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2 - 2:.1f}" y2="{y2:.1f}" stroke="{color}" '
+        f'stroke-width="{width}"{d} marker-end="url(#{end}-{{id}})"/>'
+    )
 
 
 def _node(n: _Node) -> str:
@@ -123,18 +137,26 @@ def _node(n: _Node) -> str:
         shape = f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="{h / 2:.1f}"'
     elif n.shape == "para":
         s = 8
-        shape = f'<polygon points="{x + s:.1f},{y:.1f} {x + w:.1f},{y:.1f} {x + w - s:.1f},{y + h:.1f} {x:.1f},{y + h:.1f}"'
+        shape = (
+            f'<polygon points="{x + s:.1f},{y:.1f} {x + w:.1f},{y:.1f} {x + w - s:.1f},{y + h:.1f} {x:.1f},{y + h:.1f}"'
+        )
     elif n.shape == "hex":
         s = 10
-        shape = (f'<polygon points="{x + s:.1f},{y:.1f} {x + w - s:.1f},{y:.1f} {x + w:.1f},{y + h / 2:.1f} '
-                 f'{x + w - s:.1f},{y + h:.1f} {x + s:.1f},{y + h:.1f} {x:.1f},{y + h / 2:.1f}"')
+        shape = (
+            f'<polygon points="{x + s:.1f},{y:.1f} {x + w - s:.1f},{y:.1f} {x + w:.1f},{y + h / 2:.1f} '
+            f'{x + w - s:.1f},{y + h:.1f} {x + s:.1f},{y + h:.1f} {x:.1f},{y + h / 2:.1f}"'
+        )
     else:
         shape = f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" rx="3"'
-    out = [f'<g class="node {n.kind or "plain"}" data-node="{n.key}">{shape} fill="{fill}" stroke="{stroke}"'
-           f' stroke-width="{2 if n.kind == "unoptimized" or n.shape == "double" else 1.2}"{d}/>']
+    out = [
+        f'<g class="node {n.kind or "plain"}" data-node="{n.key}">{shape} fill="{fill}" stroke="{stroke}"'
+        f' stroke-width="{2 if n.kind == "unoptimized" or n.shape == "double" else 1.2}"{d}/>'
+    ]
     if n.shape == "double":
-        out.append(f'<rect x="{x + 4:.1f}" y="{y:.1f}" width="{w - 8:.1f}" height="{h:.1f}" fill="none" '
-                   f'stroke="{stroke}" stroke-width="1"/>')
+        out.append(
+            f'<rect x="{x + 4:.1f}" y="{y:.1f}" width="{w - 8:.1f}" height="{h:.1f}" fill="none" '
+            f'stroke="{stroke}" stroke-width="1"/>'
+        )
     for i, t in enumerate(n.lines):
         ty = y + PAD + LINE_H * i + 10
         cls = ' class="mark"' if i == 2 else ""

@@ -1,4 +1,5 @@
 """The rule registry: every module named gaNNN_*.py in this package holds one RULE."""
+
 from __future__ import annotations
 
 import importlib

@@ -1,4 +1,5 @@
 """The rule framework: a rule is data (code, name, docs, examples) plus a check function."""
+
 from __future__ import annotations
 
 import ast
@@ -19,11 +20,12 @@ class Example:
     `runtime` states what real torch does with it: 'error: <substring>', 'no-update: <name>'
     (that module or tensor never changes), or 'trains' (every leaf that reaches a loss changes);
     `fixed_runtime` the same for the fixed source."""
+
     source: str
     fixed: str | None = None
     runtime: str | None = None
     note: str = ""
-    fixed_runtime: str = "trains"   # what the fixed source does (a partial fix may still fail)
+    fixed_runtime: str = "trains"  # what the fixed source does (a partial fix may still fail)
 
 
 @dataclass(frozen=True)
@@ -46,34 +48,37 @@ class Rule:
         return DOCS_URL.format(code=self.code)
 
     def documentation(self) -> str:
-        return "\n".join([
-            f"{self.code} {self.name} ({self.family})",
-            "",
-            "## What it does",
-            self.what.strip(),
-            "",
-            "## Why is this bad?",
-            self.why.strip(),
-            "",
-            "## Example",
-            "```python",
-            self.example.strip("\n"),
-            "```",
-            "",
-            "## Use instead",
-            "```python",
-            self.use_instead.strip("\n"),
-            "```",
-        ])
+        return "\n".join(
+            [
+                f"{self.code} {self.name} ({self.family})",
+                "",
+                "## What it does",
+                self.what.strip(),
+                "",
+                "## Why is this bad?",
+                self.why.strip(),
+                "",
+                "## Example",
+                "```python",
+                self.example.strip("\n"),
+                "```",
+                "",
+                "## Use instead",
+                "```python",
+                self.use_instead.strip("\n"),
+                "```",
+            ]
+        )
 
 
 @dataclass
 class RuleContext:
     """What a rule sees: the model, the files behind it, and helpers to phrase findings."""
+
     model: ProgramModel
-    files: dict                      # path -> SourceFile
+    files: dict  # path -> SourceFile
     findings: list = field(default_factory=list)
-    cache: dict = field(default_factory=dict)   # what several rules derive from the model, computed once
+    cache: dict = field(default_factory=dict)  # what several rules derive from the model, computed once
 
     def text(self, span: Span | None) -> str:
         if span is None:
@@ -82,10 +87,10 @@ class RuleContext:
         if sf is None:
             return ""
         if span.line == span.end_line:
-            return sf.line_text(span.line)[span.col:span.end_col]
-        lines = [sf.line_text(span.line)[span.col:]]
+            return sf.line_text(span.line)[span.col : span.end_col]
+        lines = [sf.line_text(span.line)[span.col :]]
         lines += [sf.line_text(n) for n in range(span.line + 1, span.end_line)]
-        lines.append(sf.line_text(span.end_line)[:span.end_col])
+        lines.append(sf.line_text(span.end_line)[: span.end_col])
         return "\n".join(lines)
 
     def node_span(self, path: str, node) -> Span | None:
@@ -93,8 +98,13 @@ class RuleContext:
         sf = self.files.get(path)
         if sf is None:
             return None
-        return Span(path, node.lineno, sf.char_col(node.lineno, node.col_offset), node.end_lineno,
-                    sf.char_col(node.end_lineno, node.end_col_offset))
+        return Span(
+            path,
+            node.lineno,
+            sf.char_col(node.lineno, node.col_offset),
+            node.end_lineno,
+            sf.char_col(node.end_lineno, node.end_col_offset),
+        )
 
     def text_of_node(self, path: str, node) -> str:
         sf = self.files.get(path)
@@ -132,7 +142,7 @@ class RuleContext:
         """The span's lines when it covers whole statements (nothing else on those lines)."""
         first = self.line(span.path, span.line)
         last = self.line(span.path, span.end_line)
-        if first[:span.col].strip() or _code_after(last, span.end_col):
+        if first[: span.col].strip() or _code_after(last, span.end_col):
             return None
         return span.line, span.end_line
 
@@ -146,11 +156,11 @@ class RuleContext:
         """The file's indentation step: a tab, or the smallest run of leading spaces."""
         sf = self.files.get(path)
         best = None
-        for text in (sf.lines if sf is not None else ()):
+        for text in sf.lines if sf is not None else ():
             stripped = text.lstrip()
             if not stripped or stripped.startswith("#") or len(stripped) == len(text):
                 continue
-            lead = text[:len(text) - len(stripped)]
+            lead = text[: len(text) - len(stripped)]
             if lead.startswith("\t"):
                 return "\t"
             if best is None or len(lead) < len(best):
@@ -159,7 +169,7 @@ class RuleContext:
 
     def indent_of(self, path: str, line: int) -> str:
         text = self.line(path, line)
-        return text[:len(text) - len(text.lstrip())]
+        return text[: len(text) - len(text.lstrip())]
 
 
 def _code_after(line: str, col: int) -> bool:

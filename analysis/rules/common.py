@@ -1,4 +1,5 @@
 """Helpers shared by rules: phrasing parameter sets, and the cut analysis behind GA101-GA105."""
+
 from __future__ import annotations
 
 from ..model.findings import CONFIRMED, SUSPICIOUS, Finding, Related
@@ -20,7 +21,7 @@ def module_of(params) -> str:
     return ".".join(prefix)
 
 
-ADAPTERS = ".<adapters>"     # library_adapters.ADAPTERS_KEY under its model
+ADAPTERS = ".<adapters>"  # library_adapters.ADAPTERS_KEY under its model
 
 
 def plural(params) -> bool:
@@ -32,7 +33,7 @@ def describe(params) -> str:
     """'4 parameters of `model.encoder`', '`w1`', 'the parameters of `model`' ..."""
     params = sorted(params, key=lambda p: p.name)
     if len(params) == 1 and params[0].name.endswith(ADAPTERS):
-        return f"the adapters PEFT adds to `{params[0].name[:-len(ADAPTERS)]}`"
+        return f"the adapters PEFT adds to `{params[0].name[: -len(ADAPTERS)]}`"
     named = [p for p in params if not p.opaque]
     opaque = [p for p in params if p.opaque]
     if not named and opaque:
@@ -81,8 +82,11 @@ def step_related(step: Step, ctx: RuleContext) -> tuple:
     out = []
     if step.loss_span is not None and step.loss_span != step.span:
         out.append(Related(step.loss_span, f"the loss `{_short(step.loss)}` is computed here"))
-    out.append(Related(step.span, f"`{_short(step.loss)}.backward()`" if step.kind == "backward"
-                       else "`torch.autograd.grad(...)`"))
+    out.append(
+        Related(
+            step.span, f"`{_short(step.loss)}.backward()`" if step.kind == "backward" else "`torch.autograd.grad(...)`"
+        )
+    )
     o = optimizer_of(step)
     if o is not None:
         out.append(Related(o.span, f"optimizer `{o.name}` ({o.type}) is built here"))
@@ -91,7 +95,7 @@ def step_related(step: Step, ctx: RuleContext) -> tuple:
 
 def _short(text: str, limit=40) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def loss_name(step: Step) -> str:
@@ -130,13 +134,28 @@ def cut_findings(ctx: RuleContext, kinds, code, name, family, phrase, fix_for=No
             msg += f"; `{loss_name(step)}` then reaches no trainable parameter and backward() raises"
         else:
             o = optimizer_of(step)
-            msg += f", so {'`' + o.name + '`' if o else 'the update'} never changes them" if step.kind != "grad" \
+            msg += (
+                f", so {'`' + o.name + '`' if o else 'the update'} never changes them"
+                if step.kind != "grad"
                 else ", so torch.autograd.grad cannot reach them"
+            )
             if e["level"] != CONFIRMED:
                 msg += " (if the calls the engine could not follow carried their gradient this far)"
         fix = fix_for(ctx, cut, step) if fix_for is not None else None
-        out.append(Finding(code, name, family, e["level"], span, msg, names(shown),
-                           step_related(step, ctx), fix, data={"cut": cut.kind}))
+        out.append(
+            Finding(
+                code,
+                name,
+                family,
+                e["level"],
+                span,
+                msg,
+                names(shown),
+                step_related(step, ctx),
+                fix,
+                data={"cut": cut.kind},
+            )
+        )
     return out
 
 
@@ -150,7 +169,7 @@ def _cut_candidates(ctx: RuleContext) -> list:
     dropped = dropped_loss_params(ctx.model)
     for step in ctx.model.steps:
         own = step.reached | step.reached_weak
-        reach = own | step.co_reached   # gradients of losses stepped together add up
+        reach = own | step.co_reached  # gradients of losses stepped together add up
         # `top` means the loss may also carry gradient from parameters the engine cannot name; known
         # parameters only travel along tracked flows, so a cut of known ones is still decided, but
         # "the loss reaches nothing" is not; nor is it when part of the loss was never seen.
@@ -174,8 +193,7 @@ def _cut_candidates(ctx: RuleContext) -> list:
             certain = {p for p in lost if p in cut.removed}
             if lost:
                 level = CONFIRMED if certain else SUSPICIOUS
-            elif raises and not (cut.removed & dropped) and (cut.removed - step.frozen or cut.removed_weak
-                                                             or cut.top):
+            elif raises and not (cut.removed & dropped) and (cut.removed - step.frozen or cut.removed_weak or cut.top):
                 level = CONFIRMED
             else:
                 continue

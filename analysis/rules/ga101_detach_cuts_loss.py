@@ -1,4 +1,5 @@
 """GA101 detach-cuts-loss."""
+
 from ..model.findings import SAFE, UNSAFE, Fix
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
 from .common import cut_findings
@@ -16,6 +17,7 @@ def _fix(ctx: RuleContext, cut, step):
     if not receiver:
         return None
     from ..check.fixes import mutated_after
+
     # a detached copy that is later changed in place would, without the detach, change the graph
     how = UNSAFE if mutated_after(ctx, cut.span) else SAFE
     return Fix(f"Drop `{cut.detail}`", how, (ctx.replace(cut.span, receiver),))
@@ -23,10 +25,16 @@ def _fix(ctx: RuleContext, cut, step):
 
 def check(ctx: RuleContext):
     return cut_findings(
-        ctx, ("detach", "data"), RULE.code, RULE.name, RULE.family,
-        lambda cut, what, step: f"`{cut.detail}` cuts gradient to {what}: they reach `{step.loss or 'the loss'}` "
-                                f"by no other path",
-        _fix)
+        ctx,
+        ("detach", "data"),
+        RULE.code,
+        RULE.name,
+        RULE.family,
+        lambda cut, what, step: (
+            f"`{cut.detail}` cuts gradient to {what}: they reach `{step.loss or 'the loss'}` by no other path"
+        ),
+        _fix,
+    )
 
 
 RULE = Rule(
@@ -60,7 +68,8 @@ optimizer.step()
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -76,7 +85,8 @@ for step in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -92,8 +102,11 @@ for step in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="no-update: encoder"),
-        Example('''import torch
+""",
+            runtime="no-update: encoder",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 
@@ -116,7 +129,8 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 
@@ -139,8 +153,11 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="no-update: model.body"),
-        Example('''import torch
+""",
+            runtime="no-update: model.body",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(2)
@@ -159,7 +176,8 @@ for epoch in range(2):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(2)
@@ -178,8 +196,11 @@ for epoch in range(2):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="error: does not require grad"),
-        Example('''import torch
+""",
+            runtime="error: does not require grad",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -195,7 +216,8 @@ for _ in range(2):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -210,10 +232,13 @@ for _ in range(2):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="no-update: proj"),
+""",
+            runtime="no-update: proj",
+        ),
     ),
     valid=(
-        Example('''import copy
+        Example(
+            """import copy
 
 import torch
 import torch.nn as nn
@@ -234,8 +259,12 @@ for it in range(4):
     optimizer.step()
     if it % 2 == 1:
         target.load_state_dict(policy.state_dict())
-''', runtime="trains", note="a target network: it is not optimized"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="a target network: it is not optimized",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -252,8 +281,12 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="a stop-gradient with another path to the backbone"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="a stop-gradient with another path to the backbone",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(6)
@@ -272,8 +305,12 @@ for _ in range(3):
     g_loss = bce(D(fake), torch.ones(8, 1))
     g_loss.backward()
     opt_g.step()
-''', runtime="trains", note="the discriminator step must not update the generator"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="the discriminator step must not update the generator",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -295,6 +332,9 @@ for start in range(0, 30, 10):
     loss.backward()
     opt.step()
     history.append(loss.detach())
-''', runtime="trains", note="carried RNN state is detached at the iteration boundary; logging"),
+""",
+            runtime="trains",
+            note="carried RNN state is detached at the iteration boundary; logging",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA102 no-grad-loss."""
+
 from ..model.findings import SAFE, UNSAFE, Fix
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
 from .common import cut_findings
@@ -8,15 +9,18 @@ def _fix(ctx: RuleContext, cut, step):
     line = ctx.line(cut.span.path, cut.span.line)
     stripped = line.strip()
     if stripped.startswith("@"):
-        if cut.span.line != cut.span.end_line or line[:cut.span.col].strip() != "@":
+        if cut.span.line != cut.span.end_line or line[: cut.span.col].strip() != "@":
             return None
         from ..check.fixes import called_once
+
         # safe only when the training step is the function's one caller: an evaluation that also
         # calls it would start recording graphs
         how = SAFE if called_once(ctx, cut.span.path, cut.span.line) else UNSAFE
-        return Fix(f"Remove the `{stripped}` decorator", how,
-                   (ctx.delete_lines(cut.span.path, cut.span.line, cut.span.line),))
+        return Fix(
+            f"Remove the `{stripped}` decorator", how, (ctx.delete_lines(cut.span.path, cut.span.line, cut.span.line),)
+        )
     from ..check.fixes import unwrap_with, with_only_feeds_loss
+
     edits = unwrap_with(ctx, cut.span)
     if not edits:
         return None
@@ -27,10 +31,17 @@ def _fix(ctx: RuleContext, cut, step):
 
 def check(ctx: RuleContext):
     return cut_findings(
-        ctx, ("nograd",), RULE.code, RULE.name, RULE.family,
-        lambda cut, what, step: f"`{ctx.text(cut.span) or 'no_grad'}` records no graph for {what}: "
-                                f"`{step.loss or 'the loss'}` gets no gradient through them",
-        _fix)
+        ctx,
+        ("nograd",),
+        RULE.code,
+        RULE.name,
+        RULE.family,
+        lambda cut, what, step: (
+            f"`{ctx.text(cut.span) or 'no_grad'}` records no graph for {what}: "
+            f"`{step.loss or 'the loss'}` gets no gradient through them"
+        ),
+        _fix,
+    )
 
 
 RULE = Rule(
@@ -63,7 +74,8 @@ loss.backward()
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -78,7 +90,8 @@ for epoch in range(2):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -92,8 +105,11 @@ for epoch in range(2):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="error: does not require grad"),
-        Example('''import torch
+""",
+            runtime="error: does not require grad",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -118,7 +134,8 @@ torch.manual_seed(1)
 trainer = Trainer(nn.Sequential(nn.Linear(4, 8), nn.SiLU(), nn.Linear(8, 1)))
 for _ in range(2):
     trainer.train_step(torch.randn(5, 4), torch.randn(5))
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -142,8 +159,11 @@ torch.manual_seed(1)
 trainer = Trainer(nn.Sequential(nn.Linear(4, 8), nn.SiLU(), nn.Linear(8, 1)))
 for _ in range(2):
     trainer.train_step(torch.randn(5, 4), torch.randn(5))
-''', runtime="error: does not require grad"),
-        Example('''import torch
+""",
+            runtime="error: does not require grad",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -159,7 +179,8 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -174,10 +195,13 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="no-update: backbone"),
+""",
+            runtime="no-update: backbone",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(3)
@@ -201,8 +225,12 @@ for epoch in range(2):
     optimizer.step()
     with torch.no_grad():
         val = evaluate(torch.randn(4, 5), torch.randint(0, 2, (4,)))
-''', runtime="trains", note="evaluation under no_grad"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="evaluation under no_grad",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -219,6 +247,9 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="a linear probe on features of an encoder nobody optimizes"),
+""",
+            runtime="trains",
+            note="a linear probe on features of an encoder nobody optimizes",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA103 python-scalar-in-loss."""
+
 import re
 
 from ..model.findings import UNSAFE, Fix
@@ -26,10 +27,17 @@ def _fix(ctx: RuleContext, cut, step):
 
 def check(ctx: RuleContext):
     return cut_findings(
-        ctx, ("scalar",), RULE.code, RULE.name, RULE.family,
-        lambda cut, what, step: f"`{ctx.text(cut.span) or cut.detail}` turns a tensor into a Python number that "
-                                f"then feeds `{step.loss or 'the loss'}`: it carries no gradient to {what}",
-        _fix)
+        ctx,
+        ("scalar",),
+        RULE.code,
+        RULE.name,
+        RULE.family,
+        lambda cut, what, step: (
+            f"`{ctx.text(cut.span) or cut.detail}` turns a tensor into a Python number that "
+            f"then feeds `{step.loss or 'the loss'}`: it carries no gradient to {what}"
+        ),
+        _fix,
+    )
 
 
 RULE = Rule(
@@ -59,7 +67,8 @@ loss = ce + 0.3 * aux
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -78,7 +87,8 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -97,8 +107,11 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="no-update: aux_head"),
-        Example('''import math
+""",
+            runtime="no-update: aux_head",
+        ),
+        Example(
+            """import math
 
 import torch
 import torch.nn as nn
@@ -123,7 +136,8 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import math
+""",
+            fixed="""import math
 
 import torch
 import torch.nn as nn
@@ -148,8 +162,11 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="no-update: model.log_temp"),
-        Example('''import torch
+""",
+            runtime="no-update: model.log_temp",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -165,10 +182,13 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="no-update: weigher"),
+""",
+            runtime="no-update: weigher",
+        ),
     ),
     valid=(
-        Example('''import math
+        Example(
+            """import math
 
 import torch
 import torch.nn as nn
@@ -186,8 +206,12 @@ for step in range(3):
     loss.backward()
     opt.step()
     running += loss.item()
-''', runtime="trains", note="math on constants; .item() for logging after backward"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="math on constants; .item() for logging after backward",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(4)
@@ -201,6 +225,9 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="`.item()` of a mask count that carries no gradient"),
+""",
+            runtime="trains",
+            note="`.item()` of a mask count that carries no gradient",
+        ),
     ),
 )

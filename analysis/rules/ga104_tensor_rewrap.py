@@ -1,4 +1,5 @@
 """GA104 tensor-rewrap."""
+
 import ast
 
 from ..model.findings import SAFE, UNSAFE, Fix
@@ -29,10 +30,17 @@ def _fix(ctx: RuleContext, cut, step):
 
 def check(ctx: RuleContext):
     return cut_findings(
-        ctx, ("rewrap",), RULE.code, RULE.name, RULE.family,
-        lambda cut, what, step: f"`{cut.detail}` copies values that carry gradient into a new tensor with no "
-                                f"history: `{step.loss or 'the loss'}` gets no gradient to {what}",
-        _fix)
+        ctx,
+        ("rewrap",),
+        RULE.code,
+        RULE.name,
+        RULE.family,
+        lambda cut, what, step: (
+            f"`{cut.detail}` copies values that carry gradient into a new tensor with no "
+            f"history: `{step.loss or 'the loss'}` gets no gradient to {what}"
+        ),
+        _fix,
+    )
 
 
 RULE = Rule(
@@ -61,7 +69,8 @@ loss = torch.stack(losses).sum()
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -75,7 +84,8 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -89,8 +99,11 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="no-update: net"),
-        Example('''import torch
+""",
+            runtime="no-update: net",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -108,7 +121,8 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -126,10 +140,13 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="no-update: trunk"),
+""",
+            runtime="no-update: trunk",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 rows = [[0.2, 1.5, -0.3], [1.1, -0.7, 0.4], [-1.2, 0.3, 0.9], [0.5, 0.5, -1.0]]
@@ -145,8 +162,12 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="tensors built from Python data"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="tensors built from Python data",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -165,6 +186,9 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="losses combined with torch.stack"),
+""",
+            runtime="trains",
+            note="losses combined with torch.stack",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA105 numpy-roundtrip."""
+
 import ast
 
 from ..model.findings import SAFE, UNSAFE, Fix
@@ -9,12 +10,37 @@ from .common import cut_findings
 # the graph). Hand-written: torch's op tables know nothing of NumPy's names. Reductions are left
 # out (`axis`/`keepdims` vs `dim`/`keepdim`, NumPy's float64 accumulation).
 _NP_TO_TORCH = {
-    "abs": "abs", "absolute": "abs", "exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log",
-    "log1p": "log1p", "log2": "log2", "log10": "log10", "sqrt": "sqrt", "square": "square", "tanh": "tanh",
-    "sinh": "sinh", "cosh": "cosh", "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin",
-    "arccos": "acos", "arctan": "atan", "arctan2": "atan2", "negative": "neg", "reciprocal": "reciprocal",
-    "sign": "sign", "floor": "floor", "ceil": "ceil", "clip": "clamp", "where": "where", "maximum": "maximum",
-    "minimum": "minimum", "power": "pow",
+    "abs": "abs",
+    "absolute": "abs",
+    "exp": "exp",
+    "exp2": "exp2",
+    "expm1": "expm1",
+    "log": "log",
+    "log1p": "log1p",
+    "log2": "log2",
+    "log10": "log10",
+    "sqrt": "sqrt",
+    "square": "square",
+    "tanh": "tanh",
+    "sinh": "sinh",
+    "cosh": "cosh",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "arcsin": "asin",
+    "arccos": "acos",
+    "arctan": "atan",
+    "arctan2": "atan2",
+    "negative": "neg",
+    "reciprocal": "reciprocal",
+    "sign": "sign",
+    "floor": "floor",
+    "ceil": "ceil",
+    "clip": "clamp",
+    "where": "where",
+    "maximum": "maximum",
+    "minimum": "minimum",
+    "power": "pow",
 }
 _WRAPPERS = {"from_numpy", "tensor", "as_tensor", "Tensor", "FloatTensor"}
 _HOPS = ("detach", "cpu", "numpy")
@@ -38,8 +64,13 @@ def _np_function(call, np_names) -> str | None:
 def _strip_numpy(node):
     """`t.detach().cpu().numpy()` -> `t`: the tensor under the round trip, or None if `node` is not one."""
     n, hops = node, []
-    while isinstance(n, ast.Call) and not n.args and not n.keywords and isinstance(n.func, ast.Attribute) \
-            and n.func.attr in _HOPS:
+    while (
+        isinstance(n, ast.Call)
+        and not n.args
+        and not n.keywords
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr in _HOPS
+    ):
         hops.append(n.func.attr)
         n = n.func.value
     if not hops or hops[0] != "numpy":
@@ -54,21 +85,28 @@ def _fix(ctx: RuleContext, cut, step):
     tree = ctx.tree(cut.span.path)
     if tree is None:
         return None
-    np_names = {a.asname or a.name for n in tree.body if isinstance(n, ast.Import) for a in n.names
-                if a.name == "numpy"}
+    np_names = {
+        a.asname or a.name for n in tree.body if isinstance(n, ast.Import) for a in n.names if a.name == "numpy"
+    }
     torch_name = ctx.alias(cut.span.path, "torch")
-    target = next((n for n in ast.walk(tree) if isinstance(n, ast.Call) and ctx.node_span(cut.span.path, n) == cut.span),
-                  None)
+    target = next(
+        (n for n in ast.walk(tree) if isinstance(n, ast.Call) and ctx.node_span(cut.span.path, n) == cut.span), None
+    )
     if target is None or not np_names:
         return None
     parents = _parents(tree)
     wrapper = parents.get(target)
     while wrapper is not None and not (
-            isinstance(wrapper, ast.Call) and isinstance(wrapper.func, ast.Attribute) and wrapper.func.attr in _WRAPPERS
-            and isinstance(wrapper.func.value, ast.Name) and wrapper.func.value.id == torch_name):
+        isinstance(wrapper, ast.Call)
+        and isinstance(wrapper.func, ast.Attribute)
+        and wrapper.func.attr in _WRAPPERS
+        and isinstance(wrapper.func.value, ast.Name)
+        and wrapper.func.value.id == torch_name
+    ):
         if not isinstance(wrapper, (ast.BinOp, ast.UnaryOp, ast.Call)) or (
-                isinstance(wrapper, ast.Call) and not _np_function(wrapper, np_names)):
-            return None   # the array goes somewhere else before it comes back
+            isinstance(wrapper, ast.Call) and not _np_function(wrapper, np_names)
+        ):
+            return None  # the array goes somewhere else before it comes back
         wrapper = parents.get(wrapper)
     if wrapper is None or len(wrapper.args) != 1 or any(k.arg != "dtype" for k in wrapper.keywords):
         return None
@@ -78,16 +116,18 @@ def _fix(ctx: RuleContext, cut, step):
     base = inner.col_offset if inner.lineno == inner.end_lineno else None
     if base is None:
         return None
-    edits = []   # (start, end, new) in the inner text's byte offsets
+    edits = []  # (start, end, new) in the inner text's byte offsets
     arrays = 0
     for node in ast.walk(inner):
         if not isinstance(node, ast.Call):
             continue
         fn = _np_function(node, np_names)
         if fn is not None:
-            if fn not in _NP_TO_TORCH or node.keywords:   # NumPy's keywords (a_min, axis, out) differ
+            if fn not in _NP_TO_TORCH or node.keywords:  # NumPy's keywords (a_min, axis, out) differ
                 return None
-            edits.append((node.func.col_offset - base, node.func.end_col_offset - base, f"{torch_name}.{_NP_TO_TORCH[fn]}"))
+            edits.append(
+                (node.func.col_offset - base, node.func.end_col_offset - base, f"{torch_name}.{_NP_TO_TORCH[fn]}")
+            )
             continue
         under = _strip_numpy(node)
         if under is not None:
@@ -96,10 +136,17 @@ def _fix(ctx: RuleContext, cut, step):
     # An array name left in would make `torch.log(array)` raise: the rewrite is safe when every name in
     # the round trip was a tensor under `.numpy()`, or when there is a single name, which then must be
     # the tensor carrying the gradient (the reason for the finding).
-    under_numpy = {id(m) for c in ast.walk(inner) if isinstance(c, ast.Call) and _strip_numpy(c) is not None
-                   for m in ast.walk(_strip_numpy(c))}
-    free = {m.id for m in ast.walk(inner) if isinstance(m, ast.Name) and id(m) not in under_numpy
-            and m.id not in np_names and m.id != torch_name}
+    under_numpy = {
+        id(m)
+        for c in ast.walk(inner)
+        if isinstance(c, ast.Call) and _strip_numpy(c) is not None
+        for m in ast.walk(_strip_numpy(c))
+    }
+    free = {
+        m.id
+        for m in ast.walk(inner)
+        if isinstance(m, ast.Name) and id(m) not in under_numpy and m.id not in np_names and m.id != torch_name
+    }
     safe = not free or (len(free) == 1 and not arrays)
     raw = text.encode()
     if len(raw) != inner.end_col_offset - base:
@@ -107,7 +154,7 @@ def _fix(ctx: RuleContext, cut, step):
     for start, end, new in sorted(edits, reverse=True):
         raw = raw[:start] + new.encode() + raw[end:]
     new_text = raw.decode()
-    for k in wrapper.keywords:   # only dtype=: the cast keeps the wrapper's dtype
+    for k in wrapper.keywords:  # only dtype=: the cast keeps the wrapper's dtype
         atom = isinstance(ast.parse(new_text, mode="eval").body, (ast.Call, ast.Name, ast.Attribute, ast.Subscript))
         new_text = f"{new_text if atom else '(' + new_text + ')'}.to({ctx.text_of_node(path, k.value)})"
     span = ctx.node_span(path, wrapper)
@@ -118,10 +165,17 @@ def _fix(ctx: RuleContext, cut, step):
 
 def check(ctx: RuleContext):
     return cut_findings(
-        ctx, ("numpy",), RULE.code, RULE.name, RULE.family,
-        lambda cut, what, step: f"`{cut.detail}` leaves autograd: the values come back into torch without "
-                                f"history, so `{step.loss or 'the loss'}` gets no gradient to {what}",
-        _fix)
+        ctx,
+        ("numpy",),
+        RULE.code,
+        RULE.name,
+        RULE.family,
+        lambda cut, what, step: (
+            f"`{cut.detail}` leaves autograd: the values come back into torch without "
+            f"history, so `{step.loss or 'the loss'}` gets no gradient to {what}"
+        ),
+        _fix,
+    )
 
 
 RULE = Rule(
@@ -150,7 +204,8 @@ loss = F.nll_loss(log_probs, y)
 """,
     check=check,
     invalid=(
-        Example('''import numpy as np
+        Example(
+            """import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -166,7 +221,8 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import numpy as np
+""",
+            fixed="""import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -182,8 +238,12 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="error: Can't call numpy() on Tensor that requires grad", fixed_runtime="trains"),
-        Example('''import numpy as np
+""",
+            runtime="error: Can't call numpy() on Tensor that requires grad",
+            fixed_runtime="trains",
+        ),
+        Example(
+            """import numpy as np
 import torch
 import torch.nn as nn
 
@@ -209,10 +269,13 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="no-update: value_head"),
+""",
+            runtime="no-update: value_head",
+        ),
     ),
     valid=(
-        Example('''import numpy as np
+        Example(
+            """import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -231,6 +294,9 @@ for epoch in range(3):
     loss.backward()
     opt.step()
     acc = np.mean(logits.detach().argmax(dim=1).numpy() == labels)
-''', runtime="trains", note="NumPy data in, NumPy metrics out"),
+""",
+            runtime="trains",
+            note="NumPy data in, NumPy metrics out",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA106 requires-grad-misuse."""
+
 from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
 from .common import describe, names, optimizer_of, stand_in_leaves, step_related
@@ -8,12 +9,16 @@ def _fix(ctx: RuleContext, span):
     text = ctx.text(span)
     lines = ctx.statement_lines(span)
     if text.rstrip().endswith("= True") and ".requires_grad" in text and lines is not None:
-        return Fix("Remove the `requires_grad` assignment (then repair the break upstream)", UNSAFE,
-                   (ctx.delete_lines(span.path, *lines),))
+        return Fix(
+            "Remove the `requires_grad` assignment (then repair the break upstream)",
+            UNSAFE,
+            (ctx.delete_lines(span.path, *lines),),
+        )
     for suffix in (".requires_grad_()", ".requires_grad_(True)"):
         if text.endswith(suffix):
-            return Fix(f"Drop `{suffix}` (then repair the break upstream)", UNSAFE,
-                       (ctx.replace(span, text[:-len(suffix)]),))
+            return Fix(
+                f"Drop `{suffix}` (then repair the break upstream)", UNSAFE, (ctx.replace(span, text[: -len(suffix)]),)
+            )
     return None
 
 
@@ -22,18 +27,31 @@ def check(ctx: RuleContext):
     for step in ctx.model.steps:
         for leaf, cuts, shown in stand_in_leaves(ctx, step):
             o = optimizer_of(step)
-            msg = (f"`requires_grad` set on a fresh tensor with no history from the parameters: `{step.loss}` "
-                   f"backpropagates into this new leaf only, not into {describe(shown)} behind it")
+            msg = (
+                f"`requires_grad` set on a fresh tensor with no history from the parameters: `{step.loss}` "
+                f"backpropagates into this new leaf only, not into {describe(shown)} behind it"
+            )
             if o is not None:
                 msg += f"; `{o.name}` never changes them"
             breaks = sorted({c.span for c in cuts if c.span is not None}, key=lambda s: (s.path, s.line, s.col))
             if breaks:
-                msg += f". The gradient stopped earlier, at `{ctx.text(breaks[0])}` (line {breaks[0].line}): fix it there"
+                msg += (
+                    f". The gradient stopped earlier, at `{ctx.text(breaks[0])}` (line {breaks[0].line}): fix it there"
+                )
             related = tuple(Related(b, f"the break upstream: `{ctx.text(b)}` carries no gradient") for b in breaks[:2])
             key = leaf.span
             if key not in found:
-                found[key] = Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, leaf.span, msg, names(shown),
-                                     related + step_related(step, ctx), _fix(ctx, leaf.span))
+                found[key] = Finding(
+                    RULE.code,
+                    RULE.name,
+                    RULE.family,
+                    CONFIRMED,
+                    leaf.span,
+                    msg,
+                    names(shown),
+                    related + step_related(step, ctx),
+                    _fix(ctx, leaf.span),
+                )
     return list(found.values())
 
 
@@ -66,7 +84,8 @@ loss.backward()
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -81,7 +100,8 @@ for epoch in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -95,8 +115,12 @@ for epoch in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="no-update: model", fixed_runtime="error: does not require grad"),
-        Example('''import torch
+""",
+            runtime="no-update: model",
+            fixed_runtime="error: does not require grad",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 
@@ -116,7 +140,8 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 
@@ -136,10 +161,14 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="no-update: net", fixed_runtime="error: does not require grad"),
+""",
+            runtime="no-update: net",
+            fixed_runtime="error: does not require grad",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -160,8 +189,12 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="trains", note="an input whose gradient is asked for"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="an input whose gradient is asked for",
+        ),
+        Example(
+            """import torch
 
 torch.manual_seed(3)
 X = torch.randn(50, 3)
@@ -174,6 +207,9 @@ for _ in range(4):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="hand-made weights given to an optimizer"),
+""",
+            runtime="trains",
+            note="hand-made weights given to an optimizer",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA107 frozen-param-optimized."""
+
 import ast
 
 from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
@@ -14,12 +15,14 @@ def _fix(ctx: RuleContext, span):
     tree = ctx.tree(span.path)
     if tree is not None:
         for node in ast.walk(tree):
-            if isinstance(node, ast.For) and len(node.body) == 1 and node.body[0].lineno == first \
-                    and not node.orelse:
+            if isinstance(node, ast.For) and len(node.body) == 1 and node.body[0].lineno == first and not node.orelse:
                 first, last = node.lineno, node.end_lineno
                 break
-    return Fix("Remove the freeze (or build the optimizer from parameters that require grad)", UNSAFE,
-               (ctx.delete_lines(span.path, first, last),))
+    return Fix(
+        "Remove the freeze (or build the optimizer from parameters that require grad)",
+        UNSAFE,
+        (ctx.delete_lines(span.path, first, last),),
+    )
 
 
 def check(ctx: RuleContext):
@@ -52,18 +55,31 @@ def check(ctx: RuleContext):
                 if fr.seq < step.seq and fr.params & hit:
                     shown = fr.params & hit
                     every = params <= frozen
-                    msg = (f"{describe(shown)} are frozen here and never unfrozen, yet `{o.name}` is given them "
-                           + ("as all it optimizes: backward() raises or nothing trains" if every
-                              else "as their own param group: that group never trains"))
+                    msg = f"{describe(shown)} are frozen here and never unfrozen, yet `{o.name}` is given them " + (
+                        "as all it optimizes: backward() raises or nothing trains"
+                        if every
+                        else "as their own param group: that group never trains"
+                    )
                     key = fr.anchor
                     if key in found:
                         continue
-                    rel = (Related(o.span, f"`{o.name}` ({o.type}) is built with them here"),
-                           Related(step.span, f"`{step.loss}.backward()`"))
+                    rel = (
+                        Related(o.span, f"`{o.name}` ({o.type}) is built with them here"),
+                        Related(step.span, f"`{step.loss}.backward()`"),
+                    )
                     if fr.anchor != fr.span:
                         rel = (Related(fr.span, "requires_grad is switched off here"),) + rel
-                    found[key] = Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, fr.anchor, msg, names(shown),
-                                         rel, _fix(ctx, fr.anchor))
+                    found[key] = Finding(
+                        RULE.code,
+                        RULE.name,
+                        RULE.family,
+                        CONFIRMED,
+                        fr.anchor,
+                        msg,
+                        names(shown),
+                        rel,
+                        _fix(ctx, fr.anchor),
+                    )
     return list(found.values())
 
 
@@ -100,7 +116,8 @@ optimizer = torch.optim.AdamW([
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -115,7 +132,8 @@ for _ in range(2):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -128,8 +146,11 @@ for _ in range(2):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="error: does not require grad"),
-        Example('''import torch
+""",
+            runtime="error: does not require grad",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -147,7 +168,8 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -164,8 +186,11 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="no-update: encoder"),
-        Example('''import torch
+""",
+            runtime="no-update: encoder",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -192,7 +217,8 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -218,10 +244,13 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="no-update: encoder"),
+""",
+            runtime="no-update: encoder",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -238,8 +267,12 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="trains", note="a frozen backbone and an optimizer over what still requires grad"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="a frozen backbone and an optimizer over what still requires grad",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -259,8 +292,12 @@ for epoch in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="trains", note="gradual unfreezing"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="gradual unfreezing",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -284,6 +321,9 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="frozen embeddings inside a model optimized as a whole"),
+""",
+            runtime="trains",
+            note="frozen embeddings inside a model optimized as a whole",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA108 param-not-optimized."""
+
 import re
 
 from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
@@ -18,17 +19,19 @@ def _fix_created(ctx: RuleContext, span, opt, params):
     if m is None:
         return None
     target = m.group(1)
-    is_param = all(p.kind != "param" or p.module == p.name for p in params) or all(
-        p.name == target for p in params)
+    is_param = all(p.kind != "param" or p.module == p.name for p in params) or all(p.name == target for p in params)
     group = f"[{target}]" if is_param else f"{target}.parameters()"
     if any(p.name.endswith(ADAPTERS) for p in params):
         # adapters sit among the parameters the optimizer already holds (now frozen): only the
         # trainable ones it does not hold, or torch refuses a parameter in two groups
-        group = (f"[p for p in {target}.parameters() if p.requires_grad "
-                 f"and all(p is not q for g in {opt.name}.param_groups for q in g['params'])]")
+        group = (
+            f"[p for p in {target}.parameters() if p.requires_grad "
+            f"and all(p is not q for g in {opt.name}.param_groups for q in g['params'])]"
+        )
     indent = ctx.indent_of(span.path, span.line)
     text = f'{indent}{opt.name}.add_param_group({{"params": {group}}})\n'
     from ..model.model import Span
+
     at = Span(span.path, lines[1] + 1, 0, lines[1] + 1, 0)
     return Fix(f"Add the new parameters to `{opt.name}`", UNSAFE, (ctx.replace(at, text),))
 
@@ -61,8 +64,7 @@ def check(ctx: RuleContext):
         for o in step.optimizers:
             optimized |= o.params
         blocked = step.frozen | step.maybe_frozen | unregistered | manual | optimized
-        cand = {p for p in step.reached
-                if p.kind in ("param", "leaf") and not p.origin and p not in blocked}
+        cand = {p for p in step.reached if p.kind in ("param", "leaf") and not p.origin and p not in blocked}
         if not cand:
             continue
         first = min(stepped, key=lambda o: o.seq)
@@ -71,15 +73,30 @@ def check(ctx: RuleContext):
             if n.seq > first.seq and n.params & cand:
                 late.setdefault(n.span, set()).update(n.params & cand)
         for span, ps in late.items():
-            where = "in the training loop" if any(n.in_loop for n in ctx.model.new_params if n.span == span) \
+            where = (
+                "in the training loop"
+                if any(n.in_loop for n in ctx.model.new_params if n.span == span)
                 else "after the optimizer was built"
-            msg = (f"{describe(ps)} {'are' if plural(ps) else 'is'} created {where} and never added to "
-                   f"`{first.name}`: `{step.loss}` sends them gradient, but nothing updates them")
+            )
+            msg = (
+                f"{describe(ps)} {'are' if plural(ps) else 'is'} created {where} and never added to "
+                f"`{first.name}`: `{step.loss}` sends them gradient, but nothing updates them"
+            )
             if span not in found:
-                found[span] = Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, span, msg, names(ps),
-                                      (Related(first.span, f"`{first.name}` ({first.type}) is built here"),
-                                       Related(step.span, f"`{step.loss}.backward()`")),
-                                      _fix_created(ctx, span, first, ps))
+                found[span] = Finding(
+                    RULE.code,
+                    RULE.name,
+                    RULE.family,
+                    CONFIRMED,
+                    span,
+                    msg,
+                    names(ps),
+                    (
+                        Related(first.span, f"`{first.name}` ({first.type}) is built here"),
+                        Related(step.span, f"`{step.loss}.backward()`"),
+                    ),
+                    _fix_created(ctx, span, first, ps),
+                )
         # a module the script holds in eval() and no optimizer is a fixed network the loss is measured
         # through (VGG features of a perceptual loss, a teacher): its parameters get .grad, by design unused
         rest = (cand - set().union(*late.values()) if late else cand) - step.in_eval
@@ -88,11 +105,22 @@ def check(ctx: RuleContext):
         o = stepped[0]
         sources = sorted({s for g in o.groups for s in g.sources})
         built_from = f" is built from {', '.join(f'`{s}`' for s in sources)} only" if sources else " does not hold them"
-        msg = (f"{describe(rest)} feed{'' if plural(rest) else 's'} `{step.loss}` but {'are' if plural(rest) else 'is'} "
-               f"in no param group: `{o.name}`{built_from}, so they never train")
+        msg = (
+            f"{describe(rest)} feed{'' if plural(rest) else 's'} `{step.loss}` but {'are' if plural(rest) else 'is'} "
+            f"in no param group: `{o.name}`{built_from}, so they never train"
+        )
         if o.span not in found:
-            found[o.span] = Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, o.span, msg, names(rest),
-                                    (Related(step.span, f"`{step.loss}.backward()`"),), _fix_group(ctx, o, rest))
+            found[o.span] = Finding(
+                RULE.code,
+                RULE.name,
+                RULE.family,
+                CONFIRMED,
+                o.span,
+                msg,
+                names(rest),
+                (Related(step.span, f"`{step.loss}.backward()`"),),
+                _fix_group(ctx, o, rest),
+            )
     return list(found.values())
 
 
@@ -124,7 +152,8 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -149,7 +178,8 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -175,8 +205,11 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="no-update: model.fc"),
-        Example('''import torch
+""",
+            runtime="no-update: model.fc",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -200,7 +233,8 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -224,8 +258,11 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="no-update: model.decoder"),
-        Example('''import torch
+""",
+            runtime="no-update: model.decoder",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -241,7 +278,8 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -258,8 +296,11 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="no-update: adapter"),
-        Example('''import torch
+""",
+            runtime="no-update: adapter",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -273,7 +314,8 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -288,10 +330,13 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="no-update: logit_scale"),
+""",
+            runtime="no-update: logit_scale",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -312,8 +357,12 @@ for epoch in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="trains", note="re-headed before the optimizer; a late parameter added with add_param_group"),
-        Example('''import itertools
+""",
+            runtime="trains",
+            note="re-headed before the optimizer; a late parameter added with add_param_group",
+        ),
+        Example(
+            """import itertools
 
 import torch
 import torch.nn as nn
@@ -334,6 +383,9 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="trains", note="an optimizer factory chaining several modules"),
+""",
+            runtime="trains",
+            note="an optimizer factory chaining several modules",
+        ),
     ),
 )

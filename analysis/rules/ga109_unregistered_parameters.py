@@ -1,4 +1,5 @@
 """GA109 unregistered-parameters."""
+
 import ast
 
 from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, UNSAFE, Finding, Fix, Related
@@ -73,29 +74,44 @@ def check(ctx: RuleContext):
             what = "is a plain tensor with requires_grad=True, not an nn.Parameter"
             them = "it"
         else:
-            what = {"list": "is a plain list", "dict": "is a plain dict", "tuple": "is a tuple"}[rec.kind] + \
-                " of modules, not an nn.ModuleList/ModuleDict"
+            what = {"list": "is a plain list", "dict": "is a plain dict", "tuple": "is a tuple"}[
+                rec.kind
+            ] + " of modules, not an nn.ModuleList/ModuleDict"
             them = "their parameters"
         if hit:
             owner = rec.owner
-            msg = (f"`{owner}.{rec.attr}` {what}: `{owner}.parameters()` never yields {them}, so they feed "
-                   f"`{step_hit.loss}` but no optimizer updates them")
+            msg = (
+                f"`{owner}.{rec.attr}` {what}: `{owner}.parameters()` never yields {them}, so they feed "
+                f"`{step_hit.loss}` but no optimizer updates them"
+            )
             confidence = CONFIRMED
             rel = (Related(step_hit.span, f"`{step_hit.loss}.backward()`"),)
         elif trained_apart:
             # an optimizer of their own still trains them: the defect is what the module misses
-            msg = (f"`{rec.owner}.{rec.attr}` {what}: an optimizer of their own still trains {them}, but "
-                   f"`{rec.owner}.parameters()` and `state_dict()` miss them (a checkpoint saves none of "
-                   f"them) and `.to(device)` leaves them where they are")
+            msg = (
+                f"`{rec.owner}.{rec.attr}` {what}: an optimizer of their own still trains {them}, but "
+                f"`{rec.owner}.parameters()` and `state_dict()` miss them (a checkpoint saves none of "
+                f"them) and `.to(device)` leaves them where they are"
+            )
             confidence = SUSPICIOUS
             rel = ()
         else:
-            msg = (f"`{rec.owner_type}.{rec.attr}` {what}: `.parameters()`, `.to()` and `state_dict()` "
-                   f"never see {them}")
+            msg = f"`{rec.owner_type}.{rec.attr}` {what}: `.parameters()`, `.to()` and `state_dict()` never see {them}"
             confidence = SUSPICIOUS
             rel = ()
-        out.append(Finding(RULE.code, RULE.name, RULE.family, confidence, rec.span, msg, names(shown), rel,
-                           _fix(ctx, rec, confidence == CONFIRMED)))
+        out.append(
+            Finding(
+                RULE.code,
+                RULE.name,
+                RULE.family,
+                confidence,
+                rec.span,
+                msg,
+                names(shown),
+                rel,
+                _fix(ctx, rec, confidence == CONFIRMED),
+            )
+        )
     return out
 
 
@@ -124,7 +140,8 @@ self.hidden = nn.ModuleList([nn.Linear(width, width) for _ in range(depth)])
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -152,7 +169,8 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -180,8 +198,11 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="no-update: model.hidden"),
-        Example('''import torch
+""",
+            runtime="no-update: model.hidden",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -209,7 +230,8 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -237,8 +259,11 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="no-update: net.heads"),
-        Example('''import torch
+""",
+            runtime="no-update: net.heads",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 
@@ -262,7 +287,8 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 
@@ -286,10 +312,13 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="no-update: norm.gamma"),
+""",
+            runtime="no-update: norm.gamma",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -317,8 +346,12 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="ModuleList and ParameterList"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="ModuleList and ParameterList",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -347,6 +380,9 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="trains", note="a list of modules that are registered as attributes too"),
+""",
+            runtime="trains",
+            note="a list of modules that are registered as attributes too",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA110 inplace-saved-tensor."""
+
 import ast
 import re
 
@@ -6,8 +7,16 @@ from ..model.findings import CONFIRMED, SAFE, UNSAFE, Finding, Fix, Related
 from ..model.model import Span
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
 
-_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Pow: "**",
-        ast.MatMult: "@", ast.Mod: "%"}
+_OPS = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Pow: "**",
+    ast.MatMult: "@",
+    ast.Mod: "%",
+}
 
 
 def _fix(ctx: RuleContext, span: Span):
@@ -19,8 +28,7 @@ def _fix(ctx: RuleContext, span: Span):
         stmt = ast.parse(text).body[0]
     except (SyntaxError, IndexError):
         return None
-    if isinstance(stmt, ast.AugAssign) and type(stmt.op) in _OPS and isinstance(stmt.target, (ast.Name,
-                                                                                                ast.Attribute)):
+    if isinstance(stmt, ast.AugAssign) and type(stmt.op) in _OPS and isinstance(stmt.target, (ast.Name, ast.Attribute)):
         # `x[i] += v` stays in place when spelled out; an attribute may be read elsewhere as the
         # old object, so only a local name is rebound safely
         how = SAFE if isinstance(stmt.target, ast.Name) else UNSAFE
@@ -28,22 +36,29 @@ def _fix(ctx: RuleContext, span: Span):
         value = ast.get_source_segment(text, stmt.value)
         if isinstance(stmt.value, (ast.BinOp, ast.BoolOp, ast.IfExp, ast.Compare)):
             value = f"({value})"
-        return Fix("Use the out-of-place form", how,
-                   (ctx.replace(span, f"{target} = {target} {_OPS[type(stmt.op)]} {value}"),))
+        return Fix(
+            "Use the out-of-place form", how, (ctx.replace(span, f"{target} = {target} {_OPS[type(stmt.op)]} {value}"),)
+        )
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute):
         func = stmt.value.func
         if func.attr.endswith("_") and isinstance(func.value, ast.Name):
             name = func.value.id
-            rest = text[func.end_col_offset:]
-            return Fix(f"Use `{func.attr[:-1]}` out of place", SAFE,
-                       (ctx.replace(span, f"{name} = {name}.{func.attr[:-1]}{rest}"),))
+            rest = text[func.end_col_offset :]
+            return Fix(
+                f"Use `{func.attr[:-1]}` out of place",
+                SAFE,
+                (ctx.replace(span, f"{name} = {name}.{func.attr[:-1]}{rest}"),),
+            )
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript):
         base = stmt.targets[0].value
         if isinstance(base, ast.Name):
             indent = ctx.indent_of(span.path, span.line)
             at = Span(span.path, span.line, 0, span.line, 0)
-            return Fix(f"Clone `{base.id}` before writing into it", SAFE,
-                       (ctx.replace(at, f"{indent}{base.id} = {base.id}.clone()\n"),))
+            return Fix(
+                f"Clone `{base.id}` before writing into it",
+                SAFE,
+                (ctx.replace(at, f"{indent}{base.id} = {base.id}.clone()\n"),),
+            )
     return None
 
 
@@ -54,13 +69,25 @@ def check(ctx: RuleContext):
             if hit.span in found:
                 continue
             op = re.sub(r"_$", "", hit.op)
-            msg = (f"in-place change of a tensor that `{op}` saved for backward: "
-                   f"`{step.loss}.backward()` raises \"one of the variables needed for gradient computation has "
-                   f"been modified by an inplace operation\"")
-            found[hit.span] = Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, hit.span, msg, (),
-                                      (Related(hit.op_span, f"`{op}` saves the tensor here"),
-                                       Related(step.span, f"`{step.loss}.backward()`")),
-                                      _fix(ctx, hit.span))
+            msg = (
+                f"in-place change of a tensor that `{op}` saved for backward: "
+                f'`{step.loss}.backward()` raises "one of the variables needed for gradient computation has '
+                f'been modified by an inplace operation"'
+            )
+            found[hit.span] = Finding(
+                RULE.code,
+                RULE.name,
+                RULE.family,
+                CONFIRMED,
+                hit.span,
+                msg,
+                (),
+                (
+                    Related(hit.op_span, f"`{op}` saves the tensor here"),
+                    Related(step.span, f"`{step.loss}.backward()`"),
+                ),
+                _fix(ctx, hit.span),
+            )
     return list(found.values())
 
 
@@ -91,7 +118,8 @@ gate = gate * mask
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -117,7 +145,8 @@ for _ in range(2):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -143,8 +172,11 @@ for _ in range(2):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="error: modified by an inplace operation"),
-        Example('''import torch
+""",
+            runtime="error: modified by an inplace operation",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -166,7 +198,8 @@ for _ in range(2):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -189,8 +222,11 @@ for _ in range(2):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="error: modified by an inplace operation"),
-        Example('''import torch
+""",
+            runtime="error: modified by an inplace operation",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -206,7 +242,8 @@ for _ in range(2):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -222,10 +259,13 @@ for _ in range(2):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="error: modified by an inplace operation"),
+""",
+            runtime="error: modified by an inplace operation",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -252,8 +292,12 @@ for _ in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="trains", note="a residual add into an output no op saved"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="a residual add into an output no op saved",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -274,6 +318,9 @@ for _ in range(3):
     opt.step()
     with torch.no_grad():
         stats.mul_(0.9).add_(torch.stack([loss.detach(), logits.argmax(1).float().mean()]), alpha=0.1)
-''', runtime="trains", note="in-place on data before the forward pass and on statistics after backward"),
+""",
+            runtime="trains",
+            note="in-place on data before the forward pass and on statistics after backward",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA111 inplace-leaf-update."""
+
 import ast
 from dataclasses import replace
 
@@ -27,7 +28,7 @@ def _fix(ctx: RuleContext, upd):
         return None
     indent = ctx.indent_of(span.path, span.line)
     body = [ctx.line(span.path, n) for n in range(lines[0], lines[1] + 1)]
-    body = [b[len(indent):] if b.startswith(indent) else b.lstrip() for b in body]
+    body = [b[len(indent) :] if b.startswith(indent) else b.lstrip() for b in body]
     if upd.kind == "leaf":
         return _wrap(ctx, span, body, SAFE, "Update the leaf under torch.no_grad()")
     text = "\n".join(body)
@@ -35,9 +36,15 @@ def _fix(ctx: RuleContext, upd):
         stmt = ast.parse(text).body[0]
     except (SyntaxError, IndexError):
         return None
-    if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-            and isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, (ast.Sub, ast.Add))
-            and isinstance(stmt.value.left, ast.Name) and stmt.value.left.id == stmt.targets[0].id):
+    if (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and isinstance(stmt.value, ast.BinOp)
+        and isinstance(stmt.value.op, (ast.Sub, ast.Add))
+        and isinstance(stmt.value.left, ast.Name)
+        and stmt.value.left.id == stmt.targets[0].id
+    ):
         name = stmt.targets[0].id
         op = "-=" if isinstance(stmt.value.op, ast.Sub) else "+="
         rhs = ast.get_source_segment(text, stmt.value.right)
@@ -55,16 +62,21 @@ def check(ctx: RuleContext):
     for span, group in merged.items():
         upd = replace(group[0], params=frozenset().union(*(u.params for u in group)))
         if upd.kind == "leaf":
-            msg = (f"in-place update of {describe(upd.params)}, leaves that require grad, outside "
-                   f"torch.no_grad(): torch raises \"a leaf Variable that requires grad is being used in an "
-                   f"in-place operation\"")
+            msg = (
+                f"in-place update of {describe(upd.params)}, leaves that require grad, outside "
+                f'torch.no_grad(): torch raises "a leaf Variable that requires grad is being used in an '
+                f'in-place operation"'
+            )
             confidence = CONFIRMED
         else:
-            msg = (f"`{upd.name} = ...` replaces the leaf {describe(upd.params)} with a computed tensor: the new "
-                   f"`{upd.name}` is not a leaf, its `.grad` stays None and it stops training")
+            msg = (
+                f"`{upd.name} = ...` replaces the leaf {describe(upd.params)} with a computed tensor: the new "
+                f"`{upd.name}` is not a leaf, its `.grad` stays None and it stops training"
+            )
             confidence = CONFIRMED if upd.in_loop else SUSPICIOUS
-        found[upd.span] = Finding(RULE.code, RULE.name, RULE.family, confidence, upd.span, msg, names(upd.params),
-                                  (), _fix(ctx, upd))
+        found[upd.span] = Finding(
+            RULE.code, RULE.name, RULE.family, confidence, upd.span, msg, names(upd.params), (), _fix(ctx, upd)
+        )
     return list(found.values())
 
 
@@ -95,7 +107,8 @@ with torch.no_grad():
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 
 torch.manual_seed(0)
 X = torch.randn(32, 4)
@@ -109,7 +122,8 @@ for epoch in range(3):
     W2 -= 0.01 * W2.grad  # <- GA111
     W1.grad.zero_()
     W2.grad.zero_()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 
 torch.manual_seed(0)
 X = torch.randn(32, 4)
@@ -125,8 +139,11 @@ for epoch in range(3):
         W2 -= 0.01 * W2.grad
     W1.grad.zero_()
     W2.grad.zero_()
-''', runtime="error: a leaf Variable that requires grad is being used in an in-place operation"),
-        Example('''import torch
+""",
+            runtime="error: a leaf Variable that requires grad is being used in an in-place operation",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -144,7 +161,8 @@ for _ in range(3):
     loss = F.cross_entropy(model(torch.randn(6, 3)), torch.randint(0, 2, (6,)))
     loss.backward()
     sgd_step(model.parameters(), lr=0.1)
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -163,8 +181,11 @@ for _ in range(3):
     loss = F.cross_entropy(model(torch.randn(6, 3)), torch.randint(0, 2, (6,)))
     loss.backward()
     sgd_step(model.parameters(), lr=0.1)
-''', runtime="error: a leaf Variable that requires grad is being used in an in-place operation"),
-        Example('''import torch
+""",
+            runtime="error: a leaf Variable that requires grad is being used in an in-place operation",
+        ),
+        Example(
+            """import torch
 
 torch.manual_seed(2)
 x = torch.linspace(-1, 1, 20).unsqueeze(1)
@@ -176,7 +197,8 @@ for epoch in range(3):
     loss.backward()
     w = w - 0.1 * w.grad  # <- GA111
     b = b - 0.1 * b.grad  # <- GA111
-''', fixed='''import torch
+""",
+            fixed="""import torch
 
 torch.manual_seed(2)
 x = torch.linspace(-1, 1, 20).unsqueeze(1)
@@ -190,10 +212,13 @@ for epoch in range(3):
         w -= 0.1 * w.grad
     with torch.no_grad():
         b -= 0.1 * b.grad
-''', runtime="error: unsupported operand type"),
+""",
+            runtime="error: unsupported operand type",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn.functional as F
 
 torch.manual_seed(3)
@@ -208,8 +233,12 @@ for epoch in range(4):
         b.sub_(0.5 * b.grad)
         W.grad.zero_()
         b.grad.zero_()
-''', runtime="trains", note="the update under torch.no_grad()"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="the update under torch.no_grad()",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(4)
@@ -226,6 +255,9 @@ for _ in range(3):
     opt.step()
     for p in critic.parameters():
         p.data.clamp_(-0.05, 0.05)
-''', runtime="trains", note="init under no_grad; weight clipping through .data"),
+""",
+            runtime="trains",
+            note="init under no_grad; weight clipping through .data",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA112 nondifferentiable-op-in-loss."""
+
 from .base import GRAPH_BREAK, Example, Rule, RuleContext
 from .common import cut_findings
 
@@ -11,17 +12,28 @@ def _fix(ctx: RuleContext, cut, step):
 def _phrase(cut, what, step):
     op = cut.detail
     if cut.kind == "zerograd":
-        return (f"`{op}` has a zero gradient almost everywhere: backward() runs, but {what} get exactly 0 through "
-                f"it, the only way they reach `{step.loss or 'the loss'}`")
-    return (f"`{op}` gives integers or booleans, which carry no gradient: {what} reach `{step.loss or 'the loss'}` "
-            f"only through it")
+        return (
+            f"`{op}` has a zero gradient almost everywhere: backward() runs, but {what} get exactly 0 through "
+            f"it, the only way they reach `{step.loss or 'the loss'}`"
+        )
+    return (
+        f"`{op}` gives integers or booleans, which carry no gradient: {what} reach `{step.loss or 'the loss'}` "
+        f"only through it"
+    )
 
 
 def check(ctx: RuleContext):
     found = cut_findings(ctx, ("nondiff", "zerograd"), RULE.code, RULE.name, RULE.family, _phrase, _fix)
     from dataclasses import replace
-    return [replace(f, message=f.message + " (a differentiable surrogate: the probabilities instead of the "
-                    "decision, or a straight-through estimator `x + (q(x) - x).detach()`)") for f in found]
+
+    return [
+        replace(
+            f,
+            message=f.message + " (a differentiable surrogate: the probabilities instead of the "
+            "decision, or a straight-through estimator `x + (q(x) - x).detach()`)",
+        )
+        for f in found
+    ]
 
 
 RULE = Rule(
@@ -54,7 +66,8 @@ loss = F.mse_loss(expected, stars)
     check=check,
     fix_available=False,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -80,8 +93,11 @@ for step in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="no-update: model.encoder"),
-        Example('''import torch
+""",
+            runtime="no-update: model.encoder",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -96,10 +112,13 @@ for epoch in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="error: does not require grad"),
+""",
+            runtime="error: does not require grad",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -117,8 +136,12 @@ for step in range(3):
     loss.backward()
     optimizer.step()
     acc = (logits.argmax(dim=1) == y).float().mean().item()
-''', runtime="trains", note="a straight-through estimator; argmax for a metric"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="a straight-through estimator; argmax for a metric",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -136,6 +159,9 @@ for step in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="trains", note="argmax indices gather from a tensor that keeps its gradient"),
+""",
+            runtime="trains",
+            note="argmax indices gather from a tensor that keeps its gradient",
+        ),
     ),
 )

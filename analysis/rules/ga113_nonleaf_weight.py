@@ -1,4 +1,5 @@
 """GA113 nonleaf-weight."""
+
 import ast
 
 from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
@@ -13,20 +14,28 @@ def _fix(ctx: RuleContext, nl):
         expr = ast.parse(text, mode="eval").body
     except SyntaxError:
         return None
-    calls = [n for n in ast.walk(expr) if isinstance(n, ast.Call) and any(
-        k.arg == "requires_grad" and isinstance(k.value, ast.Constant) and k.value.value is True for k in n.keywords)]
+    calls = [
+        n
+        for n in ast.walk(expr)
+        if isinstance(n, ast.Call)
+        and any(
+            k.arg == "requires_grad" and isinstance(k.value, ast.Constant) and k.value.value is True for k in n.keywords
+        )
+    ]
     if len(calls) != 1:
         return None
     call = calls[0]
     kw = next(k for k in call.keywords if k.arg == "requires_grad")
     seg = ast.get_source_segment(text, call)
-    inner = ast.unparse(ast.Call(func=call.func, args=call.args,
-                                 keywords=[k for k in call.keywords if k is not kw]))
+    inner = ast.unparse(ast.Call(func=call.func, args=call.args, keywords=[k for k in call.keywords if k is not kw]))
     if seg is None or text.count(seg) != 1:
         return None
     new = text.replace(seg, inner)
-    return Fix("Apply the op first, then mark the result: `(...).requires_grad_()`", SAFE,
-               (ctx.replace(nl.span, f"({new}).requires_grad_()"),))
+    return Fix(
+        "Apply the op first, then mark the result: `(...).requires_grad_()`",
+        SAFE,
+        (ctx.replace(nl.span, f"({new}).requires_grad_()"),),
+    )
 
 
 def check(ctx: RuleContext):
@@ -37,13 +46,26 @@ def check(ctx: RuleContext):
             continue
         seen.add(nl.span)
         if nl.use == "optimizer":
-            consequence = "the optimizer raises \"can't optimize a non-leaf Tensor\""
+            consequence = 'the optimizer raises "can\'t optimize a non-leaf Tensor"'
         else:
             consequence = "its .grad stays None, so the hand-written update fails"
-        msg = (f"`{ctx.text(nl.span)}` makes a new tensor from the one created with requires_grad=True: the name holds "
-               f"a non-leaf, not the weight that gets gradients, and {consequence}")
-        out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, nl.span, msg, names(nl.params),
-                           (Related(nl.stmt, "used as a trainable weight here"),), _fix(ctx, nl)))
+        msg = (
+            f"`{ctx.text(nl.span)}` makes a new tensor from the one created with requires_grad=True: the name holds "
+            f"a non-leaf, not the weight that gets gradients, and {consequence}"
+        )
+        out.append(
+            Finding(
+                RULE.code,
+                RULE.name,
+                RULE.family,
+                CONFIRMED,
+                nl.span,
+                msg,
+                names(nl.params),
+                (Related(nl.stmt, "used as a trainable weight here"),),
+                _fix(ctx, nl),
+            )
+        )
     return out
 
 
@@ -75,7 +97,8 @@ optimizer = torch.optim.SGD([w], lr=0.5)
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 
 torch.manual_seed(0)
 X = torch.randn(100, 10)
@@ -88,7 +111,8 @@ for epoch in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 
 torch.manual_seed(0)
 X = torch.randn(100, 10)
@@ -101,8 +125,11 @@ for epoch in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="error: non-leaf"),
-        Example('''import torch
+""",
+            runtime="error: non-leaf",
+        ),
+        Example(
+            """import torch
 import torch.nn.functional as F
 
 torch.manual_seed(1)
@@ -115,7 +142,8 @@ for it in range(3):
     with torch.no_grad():
         W -= 0.1 * W.grad
         W.grad.zero_()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn.functional as F
 
 torch.manual_seed(1)
@@ -128,10 +156,13 @@ for it in range(3):
     with torch.no_grad():
         W -= 0.1 * W.grad
         W.grad.zero_()
-''', runtime="error: NoneType"),
+""",
+            runtime="error: NoneType",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn.functional as F
 
 torch.manual_seed(2)
@@ -146,6 +177,9 @@ for step in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="trains", note="the op first, then requires_grad_(); nn.Parameter"),
+""",
+            runtime="trains",
+            note="the op first, then requires_grad_(); nn.Parameter",
+        ),
     ),
 )

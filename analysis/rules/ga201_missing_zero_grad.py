@@ -1,4 +1,5 @@
 """GA201 missing-zero-grad."""
+
 from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
 from .base import LIFECYCLE, Example, Rule, RuleContext
 from .common import describe, names
@@ -46,19 +47,33 @@ def check(ctx: RuleContext):
                 continue
             stepping = steps_of(step.events, key)
             if not stepping or any(e.guarded or e.detail == "closure" for e in stepping):
-                continue   # stepped under a condition: accumulation (GA205), or a closure that clears
+                continue  # stepped under a condition: accumulation (GA205), or a closure that clears
             held = opt.params | stepping[0].params
             if any(clears(e, held, opt) for e in step.events):
                 continue
             first = stepping[0]
-            msg = (f"{call_of(opt, 'step')} runs every iteration but nothing in the loop clears the gradients of "
-                   f"{describe(held) if held else 'its parameters'}: each backward() adds to the previous ones, so every step applies the sum "
-                   f"of all gradients so far")
-            out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, first.span, msg, names(held),
-                               (Related(step.span, f"`{step.loss}.backward()` accumulates into .grad"),
-                                Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here"))
-                               + iteration_related(step.events, (first.span, step.span)),
-                               _fix(ctx, first, opt)))
+            msg = (
+                f"{call_of(opt, 'step')} runs every iteration but nothing in the loop clears the gradients of "
+                f"{describe(held) if held else 'its parameters'}: each backward() adds to the previous ones, so every step applies the sum "
+                f"of all gradients so far"
+            )
+            out.append(
+                Finding(
+                    RULE.code,
+                    RULE.name,
+                    RULE.family,
+                    CONFIRMED,
+                    first.span,
+                    msg,
+                    names(held),
+                    (
+                        Related(step.span, f"`{step.loss}.backward()` accumulates into .grad"),
+                        Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here"),
+                    )
+                    + iteration_related(step.events, (first.span, step.span)),
+                    _fix(ctx, first, opt),
+                )
+            )
     return first_by_span(out)
 
 
@@ -93,7 +108,8 @@ for x, y in loader:
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -105,7 +121,8 @@ for it in range(4):
     loss = criterion(net(x), y)
     loss.backward()
     optimizer.step()  # <- GA201
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -118,8 +135,11 @@ for it in range(4):
     loss = criterion(net(x), y)
     loss.backward()
     optimizer.step()
-''', runtime="stale-grads"),
-        Example('''import torch
+""",
+            runtime="stale-grads",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 
@@ -136,7 +156,8 @@ torch.manual_seed(1)
 model = nn.Linear(5, 1)
 batches = [(torch.randn(4, 5), torch.randn(4, 1)) for _ in range(3)]
 train(model, batches, torch.optim.Adam(model.parameters(), lr=1e-2))
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 
@@ -154,10 +175,14 @@ torch.manual_seed(1)
 model = nn.Linear(5, 1)
 batches = [(torch.randn(4, 5), torch.randn(4, 1)) for _ in range(3)]
 train(model, batches, torch.optim.Adam(model.parameters(), lr=1e-2))
-''', runtime="stale-grads", note="a clear before the loops is not one per iteration"),
+""",
+            runtime="stale-grads",
+            note="a clear before the loops is not one per iteration",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -173,8 +198,12 @@ for i in range(8):
     if (i + 1) % accum_steps == 0:
         opt.step()
         opt.zero_grad()
-''', runtime="trains", note="deliberate accumulation: step and clear under a counter"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="deliberate accumulation: step and clear under a counter",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(3)
@@ -192,8 +221,12 @@ for it in range(2):
     loss = (mlp(X) - Y).pow(2).mean()
     loss.backward()
     opt.step()
-''', runtime="trains", note="gradients cleared by `p.grad = None` and by the model's zero_grad()"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="gradients cleared by `p.grad = None` and by the model's zero_grad()",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(4)
@@ -212,6 +245,9 @@ def closure():
 
 for outer in range(3):
     opt.step(closure)
-''', runtime="trains", note="the closure clears the gradients each evaluation"),
+""",
+            runtime="trains",
+            note="the closure clears the gradients each evaluation",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA202 zero-grad-before-step."""
+
 from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
 from .base import LIFECYCLE, Example, Rule, RuleContext
 from .common import describe, names
@@ -47,18 +48,32 @@ def check(ctx: RuleContext):
                     continue
                 between = [e for e in step.events if bw.seq < e.seq < st.seq]
                 if any(e.kind in BACKWARDS for e in between):
-                    continue   # a later backward() fills them again before the step
+                    continue  # a later backward() fills them again before the step
                 hit = opt.params & written
                 for e in between:
                     if e.kind == "zero_grad" and e.params & hit and not e.guarded and not e.exclusive(st):
                         lost = e.params & hit
-                        msg = (f"gradients of {describe(lost)} are cleared after `{step.loss}.backward()` and before "
-                               f"{call_of(opt, 'step')}: the step applies zero (or no) gradients, so they never change")
-                        out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, e.span, msg, names(lost),
-                                           (Related(step.span, f"`{step.loss}.backward()` writes the gradients"),
-                                            Related(st.span, f"{call_of(opt, 'step')} finds them cleared"))
-                                           + iteration_related(step.events, (e.span, step.span, st.span)),
-                                           _fix(ctx, e, st)))
+                        msg = (
+                            f"gradients of {describe(lost)} are cleared after `{step.loss}.backward()` and before "
+                            f"{call_of(opt, 'step')}: the step applies zero (or no) gradients, so they never change"
+                        )
+                        out.append(
+                            Finding(
+                                RULE.code,
+                                RULE.name,
+                                RULE.family,
+                                CONFIRMED,
+                                e.span,
+                                msg,
+                                names(lost),
+                                (
+                                    Related(step.span, f"`{step.loss}.backward()` writes the gradients"),
+                                    Related(st.span, f"{call_of(opt, 'step')} finds them cleared"),
+                                )
+                                + iteration_related(step.events, (e.span, step.span, st.span)),
+                                _fix(ctx, e, st),
+                            )
+                        )
                         break
                 break
     return first_by_span(out)
@@ -92,7 +107,8 @@ optimizer.zero_grad()
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -105,7 +121,8 @@ for step in range(3):
     loss.backward()
     optimizer.zero_grad()  # <- GA202
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -118,8 +135,11 @@ for step in range(3):
     loss.backward()
     optimizer.step()
     optimizer.zero_grad()
-''', runtime="no-update: net"),
-        Example('''import torch
+""",
+            runtime="no-update: net",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 
@@ -136,7 +156,8 @@ optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
 for epoch in range(3):
     x = torch.randn(6, 4)
     optimize(model, optimizer, nn.functional.mse_loss(model(x), x.sum(1, keepdim=True)))
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 
@@ -153,10 +174,13 @@ optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
 for epoch in range(3):
     x = torch.randn(6, 4)
     optimize(model, optimizer, nn.functional.mse_loss(model(x), x.sum(1, keepdim=True)))
-''', runtime="no-update: model"),
+""",
+            runtime="no-update: model",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -172,8 +196,12 @@ for it in range(3):
     adv_loss = F.cross_entropy(model(x_adv), y)
     adv_loss.backward()
     opt.step()
-''', runtime="trains", note="the clear is followed by the backward the step uses"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="the clear is followed by the backward the step uses",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(3)
@@ -191,6 +219,9 @@ for update in range(3):
     actor_loss = -critic(torch.cat([s, actor(s)], 1)).mean()
     actor_loss.backward()
     actor_opt.step()
-''', runtime="trains", note="the clear between concerns the other optimizer"),
+""",
+            runtime="trains",
+            note="the clear between concerns the other optimizer",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA203 step-before-backward."""
+
 from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
 from .base import LIFECYCLE, Example, Rule, RuleContext
 from .common import names
@@ -46,18 +47,32 @@ def check(ctx: RuleContext):
                     continue
                 before = [e for e in step.events if e.seq < st.seq]
                 if any(e.kind in BACKWARDS for e in before):
-                    continue   # a backward earlier in the iteration: the step has gradients to apply
+                    continue  # a backward earlier in the iteration: the step has gradients to apply
                 cleared = [e for e in before if clears(e, opt.params, opt) and not e.guarded]
                 if not cleared:
-                    continue   # nothing cleared: the step applies last iteration's gradients (see GA201)
-                msg = (f"{call_of(opt, 'step')} runs before `{step.loss}.backward()` in the iteration, right after the "
-                       f"gradients were cleared: it applies no gradient, and the one backward() computes is cleared "
-                       f"before the next step, so the parameters never change")
-                out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, st.span, msg, names(opt.params),
-                                   (Related(cleared[-1].span, "the gradients are cleared here"),
-                                    Related(step.span, f"`{step.loss}.backward()` comes after the step"))
-                                   + iteration_related(step.events, (st.span, cleared[-1].span, step.span)),
-                                   _fix(ctx, st, bw)))
+                    continue  # nothing cleared: the step applies last iteration's gradients (see GA201)
+                msg = (
+                    f"{call_of(opt, 'step')} runs before `{step.loss}.backward()` in the iteration, right after the "
+                    f"gradients were cleared: it applies no gradient, and the one backward() computes is cleared "
+                    f"before the next step, so the parameters never change"
+                )
+                out.append(
+                    Finding(
+                        RULE.code,
+                        RULE.name,
+                        RULE.family,
+                        CONFIRMED,
+                        st.span,
+                        msg,
+                        names(opt.params),
+                        (
+                            Related(cleared[-1].span, "the gradients are cleared here"),
+                            Related(step.span, f"`{step.loss}.backward()` comes after the step"),
+                        )
+                        + iteration_related(step.events, (st.span, cleared[-1].span, step.span)),
+                        _fix(ctx, st, bw),
+                    )
+                )
     return first_by_span(out)
 
 
@@ -90,7 +105,8 @@ optimizer.step()
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -103,7 +119,8 @@ for i in range(4):
     loss = criterion(model(x), x.sum(1, keepdim=True))
     opt.step()  # <- GA203
     loss.backward()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -116,10 +133,13 @@ for i in range(4):
     loss = criterion(model(x), x.sum(1, keepdim=True))
     loss.backward()
     opt.step()
-''', runtime="no-update: model"),
+""",
+            runtime="no-update: model",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(1)
@@ -139,6 +159,9 @@ def closure():
 
 for outer in range(3):
     opt.step(closure)
-''', runtime="trains", note="the closure runs the backward inside step()"),
+""",
+            runtime="trains",
+            note="the closure runs the backward inside step()",
+        ),
     ),
 )

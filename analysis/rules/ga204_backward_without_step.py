@@ -1,4 +1,5 @@
 """GA204 backward-without-step."""
+
 from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
 from .base import LIFECYCLE, Example, Rule, RuleContext
 from .common import describe, names
@@ -16,7 +17,7 @@ def _fix(ctx: RuleContext, step, opt):
 def check(ctx: RuleContext):
     model = ctx.model
     if model.incomplete:
-        return []   # a step() may sit in code the engine did not reach
+        return []  # a step() may sit in code the engine did not reach
     stepped = {e.target_key for e in model.events if e.kind == "step"}
     out = []
     for step in model.steps:
@@ -28,11 +29,23 @@ def check(ctx: RuleContext):
             idle = (step.reached & opt.params) - step.frozen - step.maybe_frozen - model.manual
             if not idle:
                 continue
-            msg = (f"`{step.loss}.backward()` computes gradients for {describe(idle)}, but {name_of(opt)}, which "
-                   f"holds them, never steps: they never change")
-            out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, step.span, msg, names(idle),
-                               (Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here and never stepped"),),
-                               _fix(ctx, step, opt)))
+            msg = (
+                f"`{step.loss}.backward()` computes gradients for {describe(idle)}, but {name_of(opt)}, which "
+                f"holds them, never steps: they never change"
+            )
+            out.append(
+                Finding(
+                    RULE.code,
+                    RULE.name,
+                    RULE.family,
+                    CONFIRMED,
+                    step.span,
+                    msg,
+                    names(idle),
+                    (Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here and never stepped"),),
+                    _fix(ctx, step, opt),
+                )
+            )
     return first_by_span(out)
 
 
@@ -63,7 +76,8 @@ opt_enc.step()
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -78,7 +92,8 @@ for it in range(3):
     loss = nn.functional.cross_entropy(dec(enc(x)), y)
     loss.backward()  # <- GA204
     opt_dec.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -94,10 +109,13 @@ for it in range(3):
     loss.backward()
     opt_enc.step()
     opt_dec.step()
-''', runtime="no-update: enc"),
+""",
+            runtime="no-update: enc",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 
@@ -117,6 +135,9 @@ for epoch in range(3):
     x, y = torch.randn(10, 3), torch.randn(10, 2)
     backward_pass(nn.functional.mse_loss(net(x), y))
     optimizer_step(opt)
-''', runtime="trains", note="backward and step in helpers"),
+""",
+            runtime="trains",
+            note="backward and step in helpers",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA205 accumulation-unscaled."""
+
 import ast
 import re
 
@@ -25,8 +26,11 @@ def _divisor(ctx: RuleContext, step_event) -> str | None:
     if tree is None:
         return None
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and node.body and node.body[0].lineno <= step_event.span.line \
-                <= node.body[-1].end_lineno:
+        if (
+            isinstance(node, ast.If)
+            and node.body
+            and node.body[0].lineno <= step_event.span.line <= node.body[-1].end_lineno
+        ):
             m = _MODULO.search(ctx.text_of_node(step_event.span.path, node.test) or "")
             if m:
                 return m.group(1)
@@ -38,8 +42,11 @@ def _fix(ctx: RuleContext, step, divisor):
     who = receiver(call, "backward") if call else None
     if who is None or divisor is None:
         return None
-    return Fix(f"Average over the accumulated micro-batches: `({who} / {divisor}).backward()`", UNSAFE,
-               (ctx.replace(step.span, f"({who} / {divisor}).backward()"),))
+    return Fix(
+        f"Average over the accumulated micro-batches: `({who} / {divisor}).backward()`",
+        UNSAFE,
+        (ctx.replace(step.span, f"({who} / {divisor}).backward()"),),
+    )
 
 
 def check(ctx: RuleContext):
@@ -67,7 +74,7 @@ def check(ctx: RuleContext):
                     continue
                 level = len(step.loops)
                 if not all(any(k in model.counters for k, _ in e.guards_in(level)) for e in here):
-                    continue   # under a configuration flag, not a counter: no accumulation
+                    continue  # under a configuration flag, not a counter: no accumulation
                 cleared = [e for e in step.events if clears(e, opt.params, opt)]
                 if any(not e.guarded for e in cleared):
                     continue
@@ -77,18 +84,38 @@ def check(ctx: RuleContext):
             else:
                 # backward per micro-batch in an inner loop, one step after it
                 outer = step.loops[:-1]
-                later = [e for e in model.events if e.kind == "step" and e.target_key == key and e.seq > bw.seq
-                         and in_iteration(e, outer) and len(e.loops) == len(outer)]
+                later = [
+                    e
+                    for e in model.events
+                    if e.kind == "step"
+                    and e.target_key == key
+                    and e.seq > bw.seq
+                    and in_iteration(e, outer)
+                    and len(e.loops) == len(outer)
+                ]
                 if not later:
                     continue
                 how = "once after the inner loop"
                 anchor = later[0]
-            msg = (f"`{step.loss}.backward()` runs for every micro-batch while {call_of(opt, 'step')} runs {how}: the "
-                   f"gradients of the micro-batches add up and the loss is not divided by their number, so each step "
-                   f"is as large as the micro-batch count times the mean (unless summing is meant)")
-            out.append(Finding(RULE.code, RULE.name, RULE.family, SUSPICIOUS, step.span, msg, (),
-                               (Related(anchor.span, f"{call_of(opt, 'step')}"),)
-                               + iteration_related(step.events, (step.span, anchor.span)), _fix(ctx, step, divisor)))
+            msg = (
+                f"`{step.loss}.backward()` runs for every micro-batch while {call_of(opt, 'step')} runs {how}: the "
+                f"gradients of the micro-batches add up and the loss is not divided by their number, so each step "
+                f"is as large as the micro-batch count times the mean (unless summing is meant)"
+            )
+            out.append(
+                Finding(
+                    RULE.code,
+                    RULE.name,
+                    RULE.family,
+                    SUSPICIOUS,
+                    step.span,
+                    msg,
+                    (),
+                    (Related(anchor.span, f"{call_of(opt, 'step')}"),)
+                    + iteration_related(step.events, (step.span, anchor.span)),
+                    _fix(ctx, step, divisor),
+                )
+            )
     return first_by_span(out)
 
 
@@ -124,7 +151,8 @@ if (i + 1) % accum_steps == 0:
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -140,7 +168,8 @@ for i in range(8):
     if (i + 1) % accum_steps == 0:
         optimizer.step()
         optimizer.zero_grad()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -156,8 +185,12 @@ for i in range(8):
     if (i + 1) % accum_steps == 0:
         optimizer.step()
         optimizer.zero_grad()
-''', runtime="trains", note="it trains, with steps accum_steps times too large"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="it trains, with steps accum_steps times too large",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -176,10 +209,13 @@ opt = torch.optim.Adam(net.parameters(), lr=1e-3)
 for it in range(3):
     xb = torch.randn(32, 12)
     train_on_batch(net, opt, xb, xb[:, :3].sum(1, keepdim=True))
-''', runtime="trains"),
+""",
+            runtime="trains",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -193,6 +229,9 @@ for step in range(3):
         loss = F.cross_entropy(model(cx), cy, reduction="sum") / xb.size(0)
         loss.backward()
     optimizer.step()
-''', runtime="trains", note="each micro-batch's loss is scaled to the whole batch"),
+""",
+            runtime="trains",
+            note="each micro-batch's loss is scaled to the whole batch",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA206 optimizer-in-loop."""
+
 import ast
 
 from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
@@ -18,13 +19,16 @@ def _hoist(ctx: RuleContext, span: Span):
     if reads & set_in_loop:
         return None
     src = whole_lines(ctx, span.path, stmt)
-    if src is None or ctx.line(span.path, loop.lineno)[:loop.col_offset].strip():
+    if src is None or ctx.line(span.path, loop.lineno)[: loop.col_offset].strip():
         return None
     old = ctx.indent_of(span.path, src[0])
     new = ctx.indent_of(span.path, loop.lineno)
-    text = "".join(new + ctx.line(span.path, n)[len(old):] + "\n" for n in range(src[0], src[1] + 1))
-    return Fix("Build it once, before the loop", SAFE,
-               (ctx.delete_lines(span.path, *src), ctx.replace(Span(span.path, loop.lineno, 0, loop.lineno, 0), text)))
+    text = "".join(new + ctx.line(span.path, n)[len(old) :] + "\n" for n in range(src[0], src[1] + 1))
+    return Fix(
+        "Build it once, before the loop",
+        SAFE,
+        (ctx.delete_lines(span.path, *src), ctx.replace(Span(span.path, loop.lineno, 0, loop.lineno, 0), text)),
+    )
 
 
 def check(ctx: RuleContext):
@@ -33,45 +37,101 @@ def check(ctx: RuleContext):
     events = model.events
     for opt in model.optimizers:
         if not opt.loops or opt.fresh_params or opt.stateless:
-            continue   # stateless: plain SGD rebuilt each iteration steps exactly as one built once
+            continue  # stateless: plain SGD rebuilt each iteration steps exactly as one built once
         steps = [e for e in events if e.kind == "step" and e.target_key == opt.key and in_iteration(e, opt.loops)]
         if not steps:
             continue
-        msg = (f"`{opt.name}` ({opt.type}) is built anew in every iteration of the training loop: its state (momentum, "
-               f"Adam's moment estimates, step count) starts from zero at each step")
-        out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, opt.span, msg, (),
-                           (Related(steps[0].span, "it is stepped in the same iteration"),), _hoist(ctx, opt.span)))
+        msg = (
+            f"`{opt.name}` ({opt.type}) is built anew in every iteration of the training loop: its state (momentum, "
+            f"Adam's moment estimates, step count) starts from zero at each step"
+        )
+        out.append(
+            Finding(
+                RULE.code,
+                RULE.name,
+                RULE.family,
+                CONFIRMED,
+                opt.span,
+                msg,
+                (),
+                (Related(steps[0].span, "it is stepped in the same iteration"),),
+                _hoist(ctx, opt.span),
+            )
+        )
     opts = {o.key: o for o in model.optimizers}
     scheds = {s.key: s for s in model.schedulers}
     for e in events:
         if e.kind == "sched_new" and e.loops:
             sched = scheds.get(e.target_key)
             if sched is None or not sched.counter:
-                continue   # a chainable decay rebuilt each epoch continues from the current rate
+                continue  # a chainable decay rebuilt each epoch continues from the current rate
             opt = opts.get(sched.optimizer)
-            if opt is not None and opt.loops[:len(e.loops)] == e.loops:
-                continue   # its optimizer is new in this iteration too (a fresh model per fold)
-            runs = [x for x in events if in_iteration(x, e.loops) and x.seq > e.seq and (
-                (x.kind == "sched_step" and x.target_key == sched.key) or (x.kind == "step" and x.target_key == sched.optimizer))]
+            if opt is not None and opt.loops[: len(e.loops)] == e.loops:
+                continue  # its optimizer is new in this iteration too (a fresh model per fold)
+            runs = [
+                x
+                for x in events
+                if in_iteration(x, e.loops)
+                and x.seq > e.seq
+                and (
+                    (x.kind == "sched_step" and x.target_key == sched.key)
+                    or (x.kind == "step" and x.target_key == sched.optimizer)
+                )
+            ]
             if not runs:
                 continue
-            msg = (f"the {sched.type} scheduler is built anew in every iteration of the training loop: its step count "
-                   f"restarts each time, so the schedule never gets past its beginning")
-            out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, e.span, msg, (),
-                               (Related(runs[0].span, "used in the same iteration"),), _hoist(ctx, e.span)))
+            msg = (
+                f"the {sched.type} scheduler is built anew in every iteration of the training loop: its step count "
+                f"restarts each time, so the schedule never gets past its beginning"
+            )
+            out.append(
+                Finding(
+                    RULE.code,
+                    RULE.name,
+                    RULE.family,
+                    CONFIRMED,
+                    e.span,
+                    msg,
+                    (),
+                    (Related(runs[0].span, "used in the same iteration"),),
+                    _hoist(ctx, e.span),
+                )
+            )
         elif e.kind == "scaler_new" and e.loops:
-            runs = [x for x in events if in_iteration(x, e.loops) and x.seq > e.seq and x.kind == "scaler_step"
-                    and x.target_key == e.target_key]
+            runs = [
+                x
+                for x in events
+                if in_iteration(x, e.loops)
+                and x.seq > e.seq
+                and x.kind == "scaler_step"
+                and x.target_key == e.target_key
+            ]
             if not runs:
                 continue
-            stepped = {x.target_key for x in events if x.kind == "step" and x.detail == "scaler"
-                       and any(x.span == r.span for r in runs)}
-            if stepped and all(k in opts and opts[k].loops[:len(e.loops)] == e.loops for k in stepped):
-                continue   # the optimizers it steps are new in this iteration too (a whole run per trial)
-            msg = ("the GradScaler is built anew in every iteration of the training loop: its loss scale restarts "
-                   "from the initial value and never adapts")
-            out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, e.span, msg, (),
-                               (Related(runs[0].span, "used in the same iteration"),), _hoist(ctx, e.span)))
+            stepped = {
+                x.target_key
+                for x in events
+                if x.kind == "step" and x.detail == "scaler" and any(x.span == r.span for r in runs)
+            }
+            if stepped and all(k in opts and opts[k].loops[: len(e.loops)] == e.loops for k in stepped):
+                continue  # the optimizers it steps are new in this iteration too (a whole run per trial)
+            msg = (
+                "the GradScaler is built anew in every iteration of the training loop: its loss scale restarts "
+                "from the initial value and never adapts"
+            )
+            out.append(
+                Finding(
+                    RULE.code,
+                    RULE.name,
+                    RULE.family,
+                    CONFIRMED,
+                    e.span,
+                    msg,
+                    (),
+                    (Related(runs[0].span, "used in the same iteration"),),
+                    _hoist(ctx, e.span),
+                )
+            )
     return first_by_span(out)
 
 
@@ -106,7 +166,8 @@ for x, y in loader:
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -119,7 +180,8 @@ for it in range(3):
     loss = criterion(cnn(x), y)
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -132,8 +194,12 @@ for it in range(3):
     loss = criterion(cnn(x), y)
     loss.backward()
     optimizer.step()
-''', runtime="trains", note="it trains, with Adam's state reset at every step"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="it trains, with Adam's state reset at every step",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(1)
@@ -148,7 +214,8 @@ for epoch in range(4):
         loss.backward()
         optimizer.step()
     scheduler.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(1)
@@ -163,10 +230,14 @@ for epoch in range(4):
         loss.backward()
         optimizer.step()
     scheduler.step()
-''', runtime="trains", note="it trains, but the learning rate never decays"),
+""",
+            runtime="trains",
+            note="it trains, but the learning rate never decays",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 X = torch.randn(50, 5)
@@ -180,8 +251,12 @@ for fold in range(2):
         loss = nn.functional.mse_loss(model(X), Y)
         loss.backward()
         opt.step()
-''', runtime="trains", note="a new model and its optimizer for each fold"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="a new model and its optimizer for each fold",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(2)
@@ -194,6 +269,9 @@ for epoch in range(3):
     nn.functional.mse_loss(model(X), Y).backward()
     optimizer.step()
     scheduler.step()
-''', runtime="trains", note="a chainable decay continues from the current rate"),
+""",
+            runtime="trains",
+            note="a chainable decay continues from the current rate",
+        ),
     ),
 )

@@ -1,6 +1,7 @@
 """GA207 scheduler-before-step."""
-from ..ops import torch_api as T
+
 from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
+from ..ops import torch_api as T
 from .base import LIFECYCLE, Example, Rule, RuleContext
 from .lifecycle import (
     first_by_span,
@@ -44,17 +45,30 @@ def check(ctx: RuleContext):
         if sched is None or not sched.optimizer or sched.type == "ReduceLROnPlateau":
             continue
         if e.detail == "metric" and sched.type not in T.SCHEDULERS:
-            continue   # a library's schedule picked by a name the engine cannot read, stepped on a metric
+            continue  # a library's schedule picked by a name the engine cannot read, stepped on a metric
         same = [x for x in model.events if in_iteration(x, e.loops)]
         steps = [x for x in same if x.kind == "step" and x.target_key == sched.optimizer]
         if not steps or any(x.seq < e.seq for x in steps):
             continue
-        msg = (f"`{sched.name}.step()` ({sched.type}) runs before the optimizer's step() in the iteration: the first "
-               f"value of the schedule is skipped (torch warns \"Detected call of `lr_scheduler.step()` before "
-               f"`optimizer.step()`\") and every step uses the next iteration's learning rate")
-        out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, e.span, msg, (),
-                           (Related(steps[0].span, "the optimizer steps after it"),)
-                           + iteration_related(same, (e.span, steps[0].span)), _fix(ctx, e, steps[0])))
+        msg = (
+            f"`{sched.name}.step()` ({sched.type}) runs before the optimizer's step() in the iteration: the first "
+            f'value of the schedule is skipped (torch warns "Detected call of `lr_scheduler.step()` before '
+            f"`optimizer.step()`\") and every step uses the next iteration's learning rate"
+        )
+        out.append(
+            Finding(
+                RULE.code,
+                RULE.name,
+                RULE.family,
+                CONFIRMED,
+                e.span,
+                msg,
+                (),
+                (Related(steps[0].span, "the optimizer steps after it"),)
+                + iteration_related(same, (e.span, steps[0].span)),
+                _fix(ctx, e, steps[0]),
+            )
+        )
     return first_by_span(out)
 
 
@@ -89,7 +103,8 @@ for epoch in range(epochs):
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -104,7 +119,8 @@ for it in range(6):
     loss.backward()
     scheduler.step()  # <- GA207
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -119,8 +135,11 @@ for it in range(6):
     loss.backward()
     optimizer.step()
     scheduler.step()
-''', runtime="warning: lr_scheduler.step()"),
-        Example('''import torch
+""",
+            runtime="warning: lr_scheduler.step()",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(1)
@@ -135,7 +154,8 @@ for epoch in range(3):
         loss = nn.functional.l1_loss(net(X[i:i + 20]), Y[i:i + 20])
         loss.backward()
         opt.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(1)
@@ -150,10 +170,13 @@ for epoch in range(3):
         loss.backward()
         opt.step()
     sched.step()
-''', runtime="warning: lr_scheduler.step()"),
+""",
+            runtime="warning: lr_scheduler.step()",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 
@@ -179,6 +202,9 @@ torch.manual_seed(2)
 trainer = Trainer(nn.Linear(3, 2))
 for epoch in range(2):
     trainer.fit([(torch.randn(8, 3), torch.randn(8, 2)) for _ in range(3)])
-''', runtime="trains", note="a warmup stepped per batch, after the optimizer"),
+""",
+            runtime="trains",
+            note="a warmup stepped per batch, after the optimizer",
+        ),
     ),
 )

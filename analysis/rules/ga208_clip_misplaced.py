@@ -1,4 +1,5 @@
 """GA208 clip-misplaced."""
+
 from dataclasses import replace
 
 from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
@@ -55,18 +56,43 @@ def check(ctx: RuleContext):
         before = [e for e in backs if e.seq < clip.seq]
         after = [e for e in backs if e.seq > clip.seq]
         if not before and after:
-            msg = ("gradients are clipped before `backward()` computes them: the clip sees the previous (or no) "
-                   "gradients and the step applies the new ones unclipped")
-            out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, clip.span, msg, (),
-                               (Related(after[0].span, "backward() comes after the clip"),),
-                               _move_after(ctx, clip, after[0], "Clip after backward()")))
+            msg = (
+                "gradients are clipped before `backward()` computes them: the clip sees the previous (or no) "
+                "gradients and the step applies the new ones unclipped"
+            )
+            out.append(
+                Finding(
+                    RULE.code,
+                    RULE.name,
+                    RULE.family,
+                    CONFIRMED,
+                    clip.span,
+                    msg,
+                    (),
+                    (Related(after[0].span, "backward() comes after the clip"),),
+                    _move_after(ctx, clip, after[0], "Clip after backward()"),
+                )
+            )
             continue
         done = [e for e in steps if e.seq < clip.seq and (not before or e.seq > before[-1].seq)]
         if before and done:
-            msg = ("gradients are clipped after the optimizer's step(): the step already applied them unclipped, and "
-                   "the clipped values are thrown away by the next zero_grad()")
-            out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, clip.span, msg, (),
-                               (Related(done[0].span, "the step applies them before the clip"),), None))
+            msg = (
+                "gradients are clipped after the optimizer's step(): the step already applied them unclipped, and "
+                "the clipped values are thrown away by the next zero_grad()"
+            )
+            out.append(
+                Finding(
+                    RULE.code,
+                    RULE.name,
+                    RULE.family,
+                    CONFIRMED,
+                    clip.span,
+                    msg,
+                    (),
+                    (Related(done[0].span, "the step applies them before the clip"),),
+                    None,
+                )
+            )
             continue
         if not before:
             continue
@@ -75,15 +101,37 @@ def check(ctx: RuleContext):
         scaler_steps = [e for e in steps if e.detail == "scaler" and e.seq > clip.seq]
         unscaled = any(e.kind == "unscale" and e.params & mine and last.seq < e.seq < clip.seq for e in same)
         if scaled and scaler_steps and not unscaled:
-            msg = ("gradients are clipped while still multiplied by the GradScaler's scale: the threshold applies to "
-                   "scaled values (thousands of times larger), so the clip is wrong at every step; call "
-                   "`scaler.unscale_(optimizer)` first")
-            out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, clip.span, msg, (),
-                               (Related(scaler_steps[0].span, "scaler.step() unscales only after the clip"),),
-                               _unscale(ctx, clip, scaler_steps[0])))
-    return first_by_span([replace(f, related=f.related + iteration_related(
-        [e for e in model.events if in_iteration(e, _loops_of(f, model))], [f.span] + [r.span for r in f.related]))
-        for f in out])
+            msg = (
+                "gradients are clipped while still multiplied by the GradScaler's scale: the threshold applies to "
+                "scaled values (thousands of times larger), so the clip is wrong at every step; call "
+                "`scaler.unscale_(optimizer)` first"
+            )
+            out.append(
+                Finding(
+                    RULE.code,
+                    RULE.name,
+                    RULE.family,
+                    CONFIRMED,
+                    clip.span,
+                    msg,
+                    (),
+                    (Related(scaler_steps[0].span, "scaler.step() unscales only after the clip"),),
+                    _unscale(ctx, clip, scaler_steps[0]),
+                )
+            )
+    return first_by_span(
+        [
+            replace(
+                f,
+                related=f.related
+                + iteration_related(
+                    [e for e in model.events if in_iteration(e, _loops_of(f, model))],
+                    [f.span] + [r.span for r in f.related],
+                ),
+            )
+            for f in out
+        ]
+    )
 
 
 def _loops_of(finding, model):
@@ -120,7 +168,8 @@ scaler.step(optimizer)
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -133,7 +182,8 @@ for it in range(3):
     nn.utils.clip_grad_norm_(model.parameters(), 1.0)  # <- GA208
     loss.backward()
     opt.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -146,8 +196,12 @@ for it in range(3):
     loss.backward()
     nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     opt.step()
-''', runtime="trains", note="it trains with unclipped gradients"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="it trains with unclipped gradients",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(1)
@@ -164,7 +218,8 @@ for it in range(3):
     torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)  # <- GA208
     scaler.step(optimizer)
     scaler.update()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(1)
@@ -182,10 +237,14 @@ for it in range(3):
     torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
     scaler.step(optimizer)
     scaler.update()
-''', runtime="trains", note="it trains, with every step clipped to a tiny update"),
+""",
+            runtime="trains",
+            note="it trains, with every step clipped to a tiny update",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 
@@ -204,6 +263,9 @@ for episode in range(3):
     loss.backward()
     clip_gradients(policy)
     optim.step()
-''', runtime="trains", note="clipping in a helper, between backward and step"),
+""",
+            runtime="trains",
+            note="clipping in a helper, between backward and step",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA209 loss-not-backpropagated."""
+
 import re
 
 from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
@@ -22,8 +23,11 @@ def _fix(ctx: RuleContext, term, step):
     if receiver == name:
         return None
     total = f"{receiver} + {name}" if re.fullmatch(r"[\w.]+", receiver) else f"({receiver}) + {name}"
-    return Fix(f"Backpropagate `{name}` too: `({total}).backward()`", UNSAFE,
-               (ctx.replace(step.span, f"({total}).backward()"),))
+    return Fix(
+        f"Backpropagate `{name}` too: `({total}).backward()`",
+        UNSAFE,
+        (ctx.replace(step.span, f"({total}).backward()"),),
+    )
 
 
 def check(ctx: RuleContext):
@@ -51,13 +55,26 @@ def check(ctx: RuleContext):
             continue
         opts = [o for o in step.optimizers if o.params & idle]
         who = f"`{opts[0].name}`" if opts and not opts[0].name.startswith("<") else "the optimizer"
-        msg = (f"{term.label} is computed from {describe(idle)} but never reaches a backward(): no "
-               f"backpropagated loss reaches them, so {who} never changes them")
+        msg = (
+            f"{term.label} is computed from {describe(idle)} but never reaches a backward(): no "
+            f"backpropagated loss reaches them, so {who} never changes them"
+        )
         related = [Related(step.span, f"`{step.loss}.backward()` backpropagates only `{step.loss}`")]
         if opts:
             related.append(Related(opts[0].span, f"`{opts[0].name}` ({opts[0].type}) holds them"))
-        out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, term.span, msg, names(idle),
-                           tuple(related), _fix(ctx, term, step)))
+        out.append(
+            Finding(
+                RULE.code,
+                RULE.name,
+                RULE.family,
+                CONFIRMED,
+                term.span,
+                msg,
+                names(idle),
+                tuple(related),
+                _fix(ctx, term, step),
+            )
+        )
     return out
 
 
@@ -93,7 +110,8 @@ optimizer.step()
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -122,7 +140,8 @@ for step in range(3):
     kind_loss.backward()
     optimizer.step()
     print(step, kind_loss.item(), size_loss.item())
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -151,8 +170,11 @@ for step in range(3):
     (kind_loss + size_loss).backward()
     optimizer.step()
     print(step, kind_loss.item(), size_loss.item())
-''', runtime="no-update: model.size"),
-        Example('''import torch
+""",
+            runtime="no-update: model.size",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 from torch.distributions import Categorical
 
@@ -173,7 +195,8 @@ for episode in range(3):
     policy_loss.backward()
     optimizer.step()
     print(episode, policy_loss.item(), value_loss.item())
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 from torch.distributions import Categorical
 
@@ -194,10 +217,14 @@ for episode in range(3):
     (policy_loss + value_loss).backward()
     optimizer.step()
     print(episode, policy_loss.item(), value_loss.item())
-''', runtime="no-update: critic", note="the advantage's detach is the idiom; the dropped value loss is the defect"),
+""",
+            runtime="no-update: critic",
+            note="the advantage's detach is the idiom; the dropped value loss is the defect",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -216,8 +243,12 @@ for epoch in range(3):
     with torch.no_grad():
         val_loss = F.mse_loss(model(x_val), y_val)
     print(epoch, mse_loss.item(), mae_loss.item(), val_loss.item())
-''', runtime="trains", note="a metric on the same parameters and a validation loss"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="a metric on the same parameters and a validation loss",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.distributions import Categorical
@@ -243,6 +274,9 @@ for episode in range(3):
     critic_opt.zero_grad()
     critic_loss.backward()
     critic_opt.step()
-''', runtime="trains", note="each loss has its own backward; bootstrap under no_grad and a detached advantage"),
+""",
+            runtime="trains",
+            note="each loss has its own backward; bootstrap under no_grad and a detached advantage",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA301 backward-through-freed-graph."""
+
 import ast
 
 from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
@@ -36,19 +37,47 @@ def check(ctx: RuleContext):
             if st.kind != "freed" or cross_optimizer(st, step):
                 continue
             if st.earlier_iteration and st.carry is not None:
-                msg = (f"this assignment carries a tensor with the previous iteration's graph into `{step.loss}`; that "
-                       f"graph was freed by the previous backward(), so `{step.loss}.backward()` raises \"Trying to "
-                       f"backward through the graph a second time\"")
-                out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, st.carry, msg, (),
-                                   (Related(step.span, f"`{step.loss}.backward()` reaches the old graph"),
-                                    Related(st.by_span, "the earlier backward() freed it")), _fix(ctx, st.carry)))
+                msg = (
+                    f"this assignment carries a tensor with the previous iteration's graph into `{step.loss}`; that "
+                    f'graph was freed by the previous backward(), so `{step.loss}.backward()` raises "Trying to '
+                    f'backward through the graph a second time"'
+                )
+                out.append(
+                    Finding(
+                        RULE.code,
+                        RULE.name,
+                        RULE.family,
+                        CONFIRMED,
+                        st.carry,
+                        msg,
+                        (),
+                        (
+                            Related(step.span, f"`{step.loss}.backward()` reaches the old graph"),
+                            Related(st.by_span, "the earlier backward() freed it"),
+                        ),
+                        _fix(ctx, st.carry),
+                    )
+                )
             else:
-                msg = (f"`{step.loss}` shares part of its graph with a loss whose backward() already ran without "
-                       f"`retain_graph=True`: that part was freed, so this backward() raises \"Trying to backward "
-                       f"through the graph a second time\"")
-                out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, step.span, msg, (),
-                                   (Related(st.by_span, "this backward() freed the shared graph"),) + (
-                                       (Related(st.op_span, "the shared part"),) if st.op_span else ()), None))
+                msg = (
+                    f"`{step.loss}` shares part of its graph with a loss whose backward() already ran without "
+                    f'`retain_graph=True`: that part was freed, so this backward() raises "Trying to backward '
+                    f'through the graph a second time"'
+                )
+                out.append(
+                    Finding(
+                        RULE.code,
+                        RULE.name,
+                        RULE.family,
+                        CONFIRMED,
+                        step.span,
+                        msg,
+                        (),
+                        (Related(st.by_span, "this backward() freed the shared graph"),)
+                        + ((Related(st.op_span, "the shared part"),) if st.op_span else ()),
+                        None,
+                    )
+                )
     return first_by_span(out)
 
 
@@ -87,7 +116,8 @@ for x, y in chunks:
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -103,7 +133,8 @@ for start in range(0, 30, 10):
     loss = nn.functional.mse_loss(head(out), x)
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -120,8 +151,11 @@ for start in range(0, 30, 10):
     loss = nn.functional.mse_loss(head(out), x)
     loss.backward()
     optimizer.step()
-''', runtime="error: backward through the graph a second time"),
-        Example('''import torch
+""",
+            runtime="error: backward through the graph a second time",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -138,10 +172,13 @@ for epoch in range(2):
     cls_loss.backward()
     reg_loss.backward()  # <- GA301
     opt.step()
-''', runtime="error: backward through the graph a second time"),
+""",
+            runtime="error: backward through the graph a second time",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(2)
@@ -158,8 +195,12 @@ for t0 in range(0, 40, 10):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="the carried state is detached at the iteration boundary"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="the carried state is detached at the iteration boundary",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -176,6 +217,9 @@ for it in range(3):
     loss_a.backward(retain_graph=True)
     loss_b.backward()
     opt.step()
-''', runtime="trains", note="the shared trunk's graph is retained for the second loss"),
+""",
+            runtime="trains",
+            note="the shared trunk's graph is retained for the second loss",
+        ),
     ),
 )

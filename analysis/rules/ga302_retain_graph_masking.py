@@ -1,4 +1,5 @@
 """GA302 retain-graph-masking."""
+
 from ..model.findings import CONFIRMED, SUSPICIOUS, UNSAFE, Finding, Fix, Related
 from .base import BACKWARD, Example, Rule, RuleContext
 from .lifecycle import first_by_span
@@ -13,8 +14,12 @@ def _fix(ctx: RuleContext, span):
     before = line[:start].rstrip()
     cut_from = len(before) - 1 if before.endswith(",") else start
     from ..model.model import Span
-    return Fix("Remove `retain_graph=True` (and detach the carried state)", UNSAFE,
-               (ctx.replace(Span(span.path, span.line, cut_from, span.line, span.end_col), ""),))
+
+    return Fix(
+        "Remove `retain_graph=True` (and detach the carried state)",
+        UNSAFE,
+        (ctx.replace(Span(span.path, span.line, cut_from, span.line, span.end_col), ""),),
+    )
 
 
 def check(ctx: RuleContext):
@@ -33,21 +38,36 @@ def check(ctx: RuleContext):
             keeper = seqs.get(st.by) or by_seq.get(st.by)
             span = keeper.retain_span if keeper is not None and keeper.retain_span else st.by_span
             if st.modified:
-                msg = ("`retain_graph=True` keeps the previous iteration's graph alive, and this iteration's loss "
-                       "reaches back into it; a step() has since changed parameters that graph saved, so backward() "
-                       "raises \"one of the variables needed for gradient computation has been modified by an "
-                       "inplace operation\"")
+                msg = (
+                    "`retain_graph=True` keeps the previous iteration's graph alive, and this iteration's loss "
+                    "reaches back into it; a step() has since changed parameters that graph saved, so backward() "
+                    'raises "one of the variables needed for gradient computation has been modified by an '
+                    'inplace operation"'
+                )
                 level = CONFIRMED
             else:
-                msg = ("`retain_graph=True` keeps every previous iteration's graph alive through state carried into "
-                       "the next loss: memory and backward time grow each iteration, and gradient flows into stale "
-                       "history (detach the carried state instead)")
+                msg = (
+                    "`retain_graph=True` keeps every previous iteration's graph alive through state carried into "
+                    "the next loss: memory and backward time grow each iteration, and gradient flows into stale "
+                    "history (detach the carried state instead)"
+                )
                 level = SUSPICIOUS
             rel = (Related(step.span, f"`{step.loss}.backward()` reaches the retained graph"),)
             if st.carry is not None:
                 rel += (Related(st.carry, "the state that carries it"),)
-            out.append(Finding(RULE.code, RULE.name, RULE.family, level, span, msg, (), rel,
-                               _fix(ctx, span) if keeper is not None and keeper.retain_span else None))
+            out.append(
+                Finding(
+                    RULE.code,
+                    RULE.name,
+                    RULE.family,
+                    level,
+                    span,
+                    msg,
+                    (),
+                    rel,
+                    _fix(ctx, span) if keeper is not None and keeper.retain_span else None,
+                )
+            )
     return first_by_span(out)
 
 
@@ -83,7 +103,8 @@ optimizer.step()
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -98,10 +119,13 @@ for start in range(0, 30, 10):
     loss = readout(out).pow(2).mean()
     loss.backward(retain_graph=True)  # <- GA302
     optimizer.step()
-''', runtime="error: modified by an inplace operation"),
+""",
+            runtime="error: modified by an inplace operation",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 from torch.distributions import Categorical
 
@@ -131,6 +155,9 @@ for rollout in range(3):
     value_loss.backward(retain_graph=True)
     policy_loss.backward()
     optimizer.step()
-''', runtime="trains", note="the graph is retained for the second loss of the same iteration"),
+""",
+            runtime="trains",
+            note="the graph is retained for the second loss of the same iteration",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA303 history-accumulation."""
+
 import ast
 
 from ..model.findings import CONFIRMED, SAFE, Finding, Fix
@@ -19,8 +20,11 @@ def _fix(ctx: RuleContext, span):
     text = ctx.text(vspan)
     if not text:
         return None
-    wrapped = f"{text}.detach()" if isinstance(value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) \
+    wrapped = (
+        f"{text}.detach()"
+        if isinstance(value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
         else f"({text}).detach()"
+    )
     return Fix("Keep the value without its graph: `.detach()`", SAFE, (ctx.replace(vspan, wrapped),))
 
 
@@ -33,9 +37,11 @@ def check(ctx: RuleContext):
     for acc in model.accumulations:
         if acc.backpropagated or not acc.loops or acc.loops[-1] not in training:
             continue
-        msg = ("a tensor with its autograd graph is accumulated into state that outlives the iteration: every "
-               "iteration's graph stays alive with it (memory grows until the loop ends); keep `.item()` or "
-               "`.detach()` for logging")
+        msg = (
+            "a tensor with its autograd graph is accumulated into state that outlives the iteration: every "
+            "iteration's graph stays alive with it (memory grows until the loop ends); keep `.item()` or "
+            "`.detach()` for logging"
+        )
         out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, acc.span, msg, (), (), _fix(ctx, acc.span)))
     return first_by_span(out)
 
@@ -74,7 +80,8 @@ for x, y in loader:
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -88,7 +95,8 @@ for it in range(4):
     loss.backward()
     optimizer.step()
     epoch_loss += loss  # <- GA303
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -102,8 +110,11 @@ for it in range(4):
     loss.backward()
     optimizer.step()
     epoch_loss += loss.detach()
-''', runtime="graph-kept: epoch_loss"),
-        Example('''import torch
+""",
+            runtime="graph-kept: epoch_loss",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -127,7 +138,8 @@ trainer = Trainer(nn.Linear(5, 3))
 for it in range(3):
     xb = torch.randn(6, 5)
     trainer.step(xb, xb.argmax(1) % 3)
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -151,10 +163,13 @@ trainer = Trainer(nn.Linear(5, 3))
 for it in range(3):
     xb = torch.randn(6, 5)
     trainer.step(xb, xb.argmax(1) % 3)
-''', runtime="graph-kept: trainer.history"),
+""",
+            runtime="graph-kept: trainer.history",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(2)
@@ -172,8 +187,12 @@ for it in range(3):
     total += loss.item()
     correct += (logits.argmax(1) == y).sum()
     losses.append(loss.detach())
-''', runtime="trains", note="logging with .item() and .detach(); accuracy counts carry no graph"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="logging with .item() and .detach(); accuracy counts carry no graph",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(3)
@@ -187,6 +206,9 @@ for epoch in range(2):
         total = total + model(x).pow(2).mean()
     total.backward()
     opt.step()
-''', runtime="trains", note="losses summed to be backpropagated once"),
+""",
+            runtime="trains",
+            note="losses summed to be backpropagated once",
+        ),
     ),
 )

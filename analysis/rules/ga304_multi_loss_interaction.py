@@ -1,4 +1,5 @@
 """GA304 multi-loss-interaction."""
+
 from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
 from .base import BACKWARD, Example, Rule, RuleContext
 from .common import describe, names
@@ -60,42 +61,82 @@ def check(ctx: RuleContext):
                     dirty.append(st)
             # (c) this backward runs into the graph of the other model that the other optimizer's own
             # backward already freed (the generator stepped first, then `D(fake)` without a detach)
-            freed = [st for st in step.stale if (st.kind == "freed" or st.modified) and not st.earlier_iteration
-                     and other.key in st.by_stepped and not set(st.by_stepped) & set(step.stepped)]
+            freed = [
+                st
+                for st in step.stale
+                if (st.kind == "freed" or st.modified)
+                and not st.earlier_iteration
+                and other.key in st.by_stepped
+                and not set(st.by_stepped) & set(step.stepped)
+            ]
             if not reuse and not dirty and not freed:
                 continue
             # the adversarial structure: a model this loss's optimizer trains, applied to the other's output
             # (for (c), the application in this loss: after the backward that freed the other's graph)
             after = freed[0].by if freed and not reuse and not dirty else -1
-            crossing = next((c for c in sorted(model.crossings, key=lambda c: c.seq)
-                             if c.loops == step.loops and after < c.seq < bw.seq and c.own & mine
-                             and c.foreign & theirs and c.span is not None), None)
+            crossing = next(
+                (
+                    c
+                    for c in sorted(model.crossings, key=lambda c: c.seq)
+                    if c.loops == step.loops
+                    and after < c.seq < bw.seq
+                    and c.own & mine
+                    and c.foreign & theirs
+                    and c.span is not None
+                ),
+                None,
+            )
             if crossing is None:
-                continue   # both losses are the other model's objective too (a shared encoder, BicycleGAN)
+                continue  # both losses are the other model's objective too (a shared encoder, BicycleGAN)
             anchor = crossing.span
             if not reuse and not dirty:
                 st = freed[0]
-                raised = ("\"one of the variables needed for gradient computation has been modified by an inplace "
-                          "operation\"") if st.kind == "retained" else "\"Trying to backward through the graph a second time\""
-                msg = (f"{describe(theirs)}, which {name_of(other)} trains, reach `{step.loss}` without a `.detach()`: "
-                       f"their graph was freed by the earlier backward() of {name_of(other)}'s loss, so this "
-                       f"backward() raises {raised}")
+                raised = (
+                    ('"one of the variables needed for gradient computation has been modified by an inplace operation"')
+                    if st.kind == "retained"
+                    else '"Trying to backward through the graph a second time"'
+                )
+                msg = (
+                    f"{describe(theirs)}, which {name_of(other)} trains, reach `{step.loss}` without a `.detach()`: "
+                    f"their graph was freed by the earlier backward() of {name_of(other)}'s loss, so this "
+                    f"backward() raises {raised}"
+                )
                 rel = (Related(st.by_span, "this backward() freed that graph"),)
             elif reuse:
                 later, st = reuse[0]
-                raised = ("\"one of the variables needed for gradient computation has been modified by an inplace "
-                          "operation\" (the step changed what that graph saved)") if st.kind == "retained" else \
-                    "\"Trying to backward through the graph a second time\""
-                msg = (f"{describe(theirs)}, which {name_of(other)} trains, reach `{step.loss}` without a `.detach()`: "
-                       f"the loss of {name_of(other)} then backpropagates through that graph again and raises {raised}")
+                raised = (
+                    (
+                        '"one of the variables needed for gradient computation has been modified by an inplace '
+                        'operation" (the step changed what that graph saved)'
+                    )
+                    if st.kind == "retained"
+                    else '"Trying to backward through the graph a second time"'
+                )
+                msg = (
+                    f"{describe(theirs)}, which {name_of(other)} trains, reach `{step.loss}` without a `.detach()`: "
+                    f"the loss of {name_of(other)} then backpropagates through that graph again and raises {raised}"
+                )
                 rel = (Related(later.span, f"`{later.loss}.backward()` goes through the shared graph"),)
             else:
-                msg = (f"{describe(theirs)}, which {name_of(other)} trains, reach `{step.loss}` without a `.detach()`: "
-                       f"its backward() writes into their gradients, and {call_of(other, 'step')} applies them with its "
-                       f"own since nothing clears them in between")
+                msg = (
+                    f"{describe(theirs)}, which {name_of(other)} trains, reach `{step.loss}` without a `.detach()`: "
+                    f"its backward() writes into their gradients, and {call_of(other, 'step')} applies them with its "
+                    f"own since nothing clears them in between"
+                )
                 rel = (Related(dirty[0].span, f"{call_of(other, 'step')} applies the mixed gradients"),)
-            out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, anchor, msg, names(theirs),
-                               rel + (Related(step.span, f"`{step.loss}.backward()`"),), _fix(ctx, crossing)))
+            out.append(
+                Finding(
+                    RULE.code,
+                    RULE.name,
+                    RULE.family,
+                    CONFIRMED,
+                    anchor,
+                    msg,
+                    names(theirs),
+                    rel + (Related(step.span, f"`{step.loss}.backward()`"),),
+                    _fix(ctx, crossing),
+                )
+            )
     return first_by_span(out)
 
 
@@ -136,7 +177,8 @@ g_loss.backward(); opt_g.step()
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -156,7 +198,8 @@ for it in range(2):
     g_loss = bce(D(fake), torch.ones(8, 1))
     g_loss.backward()
     opt_g.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -176,8 +219,11 @@ for it in range(2):
     g_loss = bce(D(fake), torch.ones(8, 1))
     g_loss.backward()
     opt_g.step()
-''', runtime="error: backward through the graph a second time"),
-        Example('''import torch
+""",
+            runtime="error: backward through the graph a second time",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -197,10 +243,14 @@ for it in range(2):
     g_loss = F.softplus(-disc(gen(torch.randn(16, 8)))).mean()
     g_loss.backward()
     opt_g.step()
-''', runtime="trains", note="it trains, with the generator also pushed by the discriminator's loss"),
+""",
+            runtime="trains",
+            note="it trains, with the generator also pushed by the discriminator's loss",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -219,6 +269,9 @@ for step in range(3):
     g_loss = F.softplus(-D(G(torch.randn(12, 3)))).mean()
     g_loss.backward()
     g_opt.step()
-''', runtime="trains", note="the generator's gradients are cleared before its own backward"),
+""",
+            runtime="trains",
+            note="the generator's gradients are cleared before its own backward",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA305 backward-non-scalar."""
+
 from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix
 from .base import BACKWARD, Example, Rule, RuleContext
 from .lifecycle import first_by_span, receiver
@@ -10,7 +11,9 @@ def _fix(ctx: RuleContext, step):
     if who is None:
         return None
     inner = who if who.replace("_", "").replace(".", "").isalnum() else f"({who})"
-    return Fix(f"Reduce first: `{inner}.mean().backward()`", UNSAFE, (ctx.replace(step.span, f"{inner}.mean().backward()"),))
+    return Fix(
+        f"Reduce first: `{inner}.mean().backward()`", UNSAFE, (ctx.replace(step.span, f"{inner}.mean().backward()"),)
+    )
 
 
 def check(ctx: RuleContext):
@@ -18,8 +21,10 @@ def check(ctx: RuleContext):
     for step in ctx.model.steps:
         if step.kind != "backward" or step.gradient or not step.nonscalar:
             continue
-        msg = (f"`{step.loss}` is not a scalar (a per-element or per-sample loss) and backward() gets no `gradient=`: "
-               f"torch raises \"grad can be implicitly created only for scalar outputs\"")
+        msg = (
+            f"`{step.loss}` is not a scalar (a per-element or per-sample loss) and backward() gets no `gradient=`: "
+            f'torch raises "grad can be implicitly created only for scalar outputs"'
+        )
         out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, step.span, msg, (), (), _fix(ctx, step)))
     return first_by_span(out)
 
@@ -50,7 +55,8 @@ loss.mean().backward()
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -63,7 +69,8 @@ for epoch in range(2):
     loss = criterion(model(X), Y)
     loss.backward()  # <- GA305
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -76,8 +83,11 @@ for epoch in range(2):
     loss = criterion(model(X), Y)
     loss.mean().backward()
     optimizer.step()
-''', runtime="error: grad can be implicitly created only for scalar outputs"),
-        Example('''import torch
+""",
+            runtime="error: grad can be implicitly created only for scalar outputs",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 
@@ -94,7 +104,8 @@ for it in range(2):
     loss = robust_loss(net(x), x.sum(1, keepdim=True), torch.rand(10))
     loss.backward()  # <- GA305
     opt.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 
@@ -111,10 +122,13 @@ for it in range(2):
     loss = robust_loss(net(x), x.sum(1, keepdim=True), torch.rand(10))
     loss.mean().backward()
     opt.step()
-''', runtime="error: grad can be implicitly created only for scalar outputs"),
+""",
+            runtime="error: grad can be implicitly created only for scalar outputs",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -129,8 +143,12 @@ for it in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="the per-sample loss is reduced before backward()"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="the per-sample loss is reduced before backward()",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(3)
@@ -143,8 +161,12 @@ for it in range(3):
     optimizer.zero_grad()
     per_sample.backward(gradient=importance)
     optimizer.step()
-''', runtime="trains", note="a non-scalar backward with its gradient="),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="a non-scalar backward with its gradient=",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(4)
@@ -156,6 +178,9 @@ for t in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="a single state: the loss has one element"),
+""",
+            runtime="trains",
+            note="a single state: the loss has one element",
+        ),
     ),
 )

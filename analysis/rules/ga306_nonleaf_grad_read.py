@@ -1,4 +1,5 @@
 """GA306 nonleaf-grad-read."""
+
 import ast
 
 from ..model.findings import CONFIRMED, SAFE, Finding, Fix
@@ -11,7 +12,7 @@ def _fix(ctx: RuleContext, read):
     text = ctx.text(read.span)
     if not text.endswith(".grad"):
         return None
-    name = text[:-len(".grad")]
+    name = text[: -len(".grad")]
     if not name.isidentifier():
         return None
     tree = ctx.tree(read.span.path)
@@ -19,8 +20,11 @@ def _fix(ctx: RuleContext, read):
         return None
     best = None
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and node.end_lineno < read.span.line and any(
-                isinstance(t, ast.Name) and t.id == name for t in node.targets):
+        if (
+            isinstance(node, ast.Assign)
+            and node.end_lineno < read.span.line
+            and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+        ):
             if best is None or node.lineno > best.lineno:
                 best = node
     if best is None:
@@ -32,14 +36,16 @@ def _fix(ctx: RuleContext, read):
 def check(ctx: RuleContext):
     model = ctx.model
     rebinds = {u.span for u in model.leaf_updates if u.kind == "rebind"}
-    nonleaf = {n.span for n in model.nonleaf}   # GA113's: every read of a non-leaf used as a weight is its defect
+    nonleaf = {n.span for n in model.nonleaf}  # GA113's: every read of a non-leaf used as a weight is its defect
     out = []
     for read in model.grad_reads:
         if read.stmt in rebinds or read.made & nonleaf:
-            continue   # `w = w - lr * w.grad` is GA111's
-        msg = (f"`{ctx.text(read.span)}` reads the gradient of a non-leaf tensor (computed by an op, not created as a "
-               f"parameter): backward() does not keep it, so it is always None (torch warns) unless retain_grad() was "
-               f"called on it before backward()")
+            continue  # `w = w - lr * w.grad` is GA111's
+        msg = (
+            f"`{ctx.text(read.span)}` reads the gradient of a non-leaf tensor (computed by an op, not created as a "
+            f"parameter): backward() does not keep it, so it is always None (torch warns) unless retain_grad() was "
+            f"called on it before backward()"
+        )
         out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, read.span, msg, (), (), _fix(ctx, read)))
     return first_by_span(out)
 
@@ -75,7 +81,8 @@ print(hidden.grad.norm())
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -90,7 +97,8 @@ for it in range(2):
     loss.backward()
     hidden_grad = hidden.grad  # <- GA306
     opt.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -106,10 +114,13 @@ for it in range(2):
     loss.backward()
     hidden_grad = hidden.grad
     opt.step()
-''', runtime="warning: is not a leaf Tensor is being accessed"),
+""",
+            runtime="warning: is not a leaf Tensor is being accessed",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(1)
@@ -124,6 +135,9 @@ for it in range(3):
     act_norm = feats.grad.norm().item()
     w_norm = head.weight.grad.norm().item()
     opt.step()
-''', runtime="trains", note="retain_grad() on the activation; a parameter's .grad"),
+""",
+            runtime="trains",
+            note="retain_grad() on the activation; a parameter's .grad",
+        ),
     ),
 )

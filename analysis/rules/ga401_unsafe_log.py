@@ -1,4 +1,5 @@
 """GA401 unsafe-log."""
+
 import ast
 
 from ..model.findings import SAFE, UNSAFE, Fix
@@ -24,22 +25,32 @@ def _fix(ctx: RuleContext, risk):
         kws = ", ".join(f"{k.arg}={ast.get_source_segment(text, k.value)}" for k in inner.keywords)
         params = ", ".join(p for p in (args, kws) if p)
         if fname == "softmax" and inner.args:
-            return Fix(f"Use `{torch_name}.log_softmax`", SAFE,
-                       (ctx.replace(risk.span, f"{torch_name}.log_softmax({params})"),))
+            return Fix(
+                f"Use `{torch_name}.log_softmax`",
+                SAFE,
+                (ctx.replace(risk.span, f"{torch_name}.log_softmax({params})"),),
+            )
         if fname == "sigmoid" and len(inner.args) == 1 and not inner.keywords:
-            return Fix("Use `logsigmoid`", SAFE,
-                       (ctx.replace(risk.span, f"{torch_name}.nn.functional.logsigmoid({args})"),))
+            return Fix(
+                "Use `logsigmoid`", SAFE, (ctx.replace(risk.span, f"{torch_name}.nn.functional.logsigmoid({args})"),)
+            )
     arg = ast.get_source_segment(text, inner)
-    head = text[:text.index("(")]
-    return Fix("Clamp the argument away from 0", UNSAFE,
-               (ctx.replace(risk.span, f"{head}(({arg}).clamp_min(1e-12))"),))
+    head = text[: text.index("(")]
+    return Fix("Clamp the argument away from 0", UNSAFE, (ctx.replace(risk.span, f"{head}(({arg}).clamp_min(1e-12))"),))
 
 
 def check(ctx: RuleContext):
     return risk_findings(
-        ctx, RULE.code, RULE.name, RULE.family,
-        lambda r: (f"log of {r.detail} with no eps or clamp: it is -inf wherever that value is exactly 0 (a "
-                   f"probability underflows to 0 in float32), and the gradient there is inf or NaN"), _fix)
+        ctx,
+        RULE.code,
+        RULE.name,
+        RULE.family,
+        lambda r: (
+            f"log of {r.detail} with no eps or clamp: it is -inf wherever that value is exactly 0 (a "
+            f"probability underflows to 0 in float32), and the gradient there is inf or NaN"
+        ),
+        _fix,
+    )
 
 
 RULE = Rule(
@@ -67,7 +78,8 @@ log_p = torch.log_softmax(logits, dim=1)
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -81,7 +93,8 @@ for it in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -95,8 +108,11 @@ for it in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="nonfinite"),
-        Example('''import torch
+""",
+            runtime="nonfinite",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -111,10 +127,14 @@ for epoch in range(3):
     optimizer.zero_grad()
     nll.backward()
     optimizer.step()
-''', runtime="nonfinite", note="a ReLU output is exactly 0 for negative inputs"),
+""",
+            runtime="nonfinite",
+            note="a ReLU output is exactly 0 for negative inputs",
+        ),
     ),
     valid=(
-        Example('''import math
+        Example(
+            """import math
 
 import torch
 import torch.nn as nn
@@ -145,6 +165,9 @@ for epoch in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="an eps in a helper, a clamp, a positive std, log_softmax"),
+""",
+            runtime="trains",
+            note="an eps in a helper, a clamp, a positive std, log_softmax",
+        ),
     ),
 )

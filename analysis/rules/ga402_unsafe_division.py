@@ -1,4 +1,5 @@
 """GA402 unsafe-division."""
+
 import ast
 
 from ..model.findings import UNSAFE, Fix
@@ -23,10 +24,17 @@ def _fix(ctx: RuleContext, risk):
 
 def check(ctx: RuleContext):
     return risk_findings(
-        ctx, RULE.code, RULE.name, RULE.family,
-        lambda r: ("division by a value that can be exactly 0 (a norm, a sum of a mask or of non-negative "
-                   "values, a standard deviation, a count) with no eps or clamp: the result is inf or NaN "
-                   "where it is 0, and so is the gradient"), _fix)
+        ctx,
+        RULE.code,
+        RULE.name,
+        RULE.family,
+        lambda r: (
+            "division by a value that can be exactly 0 (a norm, a sum of a mask or of non-negative "
+            "values, a standard deviation, a count) with no eps or clamp: the result is inf or NaN "
+            "where it is 0, and so is the gradient"
+        ),
+        _fix,
+    )
 
 
 RULE = Rule(
@@ -54,7 +62,8 @@ pooled = (h * mask).sum(1) / mask.sum(1).clamp_min(1.0)
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -73,7 +82,8 @@ for epoch in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -92,10 +102,14 @@ for epoch in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="nonfinite", note="an empty sequence has no unmasked token"),
+""",
+            runtime="nonfinite",
+            note="an empty sequence has no unmasked token",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.distributions import Categorical
@@ -120,6 +134,9 @@ for it in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="clamped denominators, F.normalize, an eps on the std"),
+""",
+            runtime="trains",
+            note="clamped denominators, F.normalize, an eps on the std",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA403 unsafe-sqrt."""
+
 import ast
 
 from ..model.findings import UNSAFE, Fix
@@ -15,7 +16,7 @@ def _fix(ctx: RuleContext, risk):
         return None
     if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
         arg = ast.get_source_segment(text, node.args[0])
-        head = text[:text.index("(")]
+        head = text[: text.index("(")]
         return Fix("Add an eps inside the sqrt", UNSAFE, (ctx.replace(risk.span, f"{head}({arg} + 1e-12)"),))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
         base, exp = ast.get_source_segment(text, node.left), ast.get_source_segment(text, node.right)
@@ -25,9 +26,16 @@ def _fix(ctx: RuleContext, risk):
 
 def check(ctx: RuleContext):
     return risk_findings(
-        ctx, RULE.code, RULE.name, RULE.family,
-        lambda r: (f"{r.detail} of a value that can be exactly 0 (a squared distance, a norm): the value is "
-                   f"fine but its gradient at 0 is infinite, so backward() gives NaN there"), _fix)
+        ctx,
+        RULE.code,
+        RULE.name,
+        RULE.family,
+        lambda r: (
+            f"{r.detail} of a value that can be exactly 0 (a squared distance, a norm): the value is "
+            f"fine but its gradient at 0 is infinite, so backward() gives NaN there"
+        ),
+        _fix,
+    )
 
 
 RULE = Rule(
@@ -55,7 +63,8 @@ d = torch.linalg.vector_norm(z.unsqueeze(1) - z.unsqueeze(0), dim=-1)
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 
@@ -75,7 +84,8 @@ for step in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 
@@ -95,10 +105,14 @@ for step in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="nonfinite", note="each point's distance to itself is exactly 0"),
+""",
+            runtime="nonfinite",
+            note="each point's distance to itself is exactly 0",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(1)
@@ -115,6 +129,9 @@ for step in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="an eps inside the sqrt; vector_norm"),
+""",
+            runtime="trains",
+            note="an eps inside the sqrt; vector_norm",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA404 unsafe-exp."""
+
 import ast
 
 from ..model.findings import SAFE, Fix
@@ -17,18 +18,31 @@ def _fix(ctx: RuleContext, risk):
         return None
     offset = len(line) - len(line.lstrip())
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "log" \
-                and len(node.args) == 1 and isinstance(node.args[0], ast.BinOp) \
-                and isinstance(node.args[0].op, ast.Add):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "log"
+            and len(node.args) == 1
+            and isinstance(node.args[0], ast.BinOp)
+            and isinstance(node.args[0].op, ast.Add)
+        ):
             add = node.args[0]
             one, e = (add.left, add.right) if isinstance(add.left, ast.Constant) else (add.right, add.left)
-            if not (isinstance(one, ast.Constant) and one.value == 1 and isinstance(e, ast.Call)
-                    and isinstance(e.func, ast.Attribute) and e.func.attr == "exp" and len(e.args) == 1):
+            if not (
+                isinstance(one, ast.Constant)
+                and one.value == 1
+                and isinstance(e, ast.Call)
+                and isinstance(e.func, ast.Attribute)
+                and e.func.attr == "exp"
+                and len(e.args) == 1
+            ):
                 continue
             z = ast.get_source_segment(line.strip(), e.args[0])
             from ..model.model import Span
-            span = Span(risk.span.path, risk.span.line, offset + node.col_offset, risk.span.line,
-                        offset + node.end_col_offset)
+
+            span = Span(
+                risk.span.path, risk.span.line, offset + node.col_offset, risk.span.line, offset + node.end_col_offset
+            )
             torch_name = ctx.alias(risk.span.path, "torch")
             return Fix("Use softplus", SAFE, (ctx.replace(span, f"{torch_name}.nn.functional.softplus({z})"),))
     return None
@@ -36,10 +50,17 @@ def _fix(ctx: RuleContext, risk):
 
 def check(ctx: RuleContext):
     return risk_findings(
-        ctx, RULE.code, RULE.name, RULE.family,
-        lambda r: (f"exp of raw activations in {r.detail}: exp overflows to inf once its input passes ~88 "
-                   f"(float32), and inf/inf or log(inf) make the loss and its gradient NaN; use the stable form "
-                   f"(softmax, logsumexp, softplus, or subtract the max first)"), _fix)
+        ctx,
+        RULE.code,
+        RULE.name,
+        RULE.family,
+        lambda r: (
+            f"exp of raw activations in {r.detail}: exp overflows to inf once its input passes ~88 "
+            f"(float32), and inf/inf or log(inf) make the loss and its gradient NaN; use the stable form "
+            f"(softmax, logsumexp, softplus, or subtract the max first)"
+        ),
+        _fix,
+    )
 
 
 RULE = Rule(
@@ -68,7 +89,8 @@ w = torch.softmax(scores, dim=1)
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -85,8 +107,11 @@ for it in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="nonfinite"),
-        Example('''import torch
+""",
+            runtime="nonfinite",
+        ),
+        Example(
+            """import torch
 
 torch.manual_seed(1)
 X = torch.randint(0, 256, (64, 20)).float()
@@ -100,7 +125,8 @@ for epoch in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 
 torch.manual_seed(1)
 X = torch.randint(0, 256, (64, 20)).float()
@@ -114,10 +140,13 @@ for epoch in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="nonfinite"),
+""",
+            runtime="nonfinite",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -140,6 +169,9 @@ for it in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="max subtracted, exp of a log-variance, logsumexp, softplus"),
+""",
+            runtime="trains",
+            note="max subtracted, exp of a log-variance, logsumexp, softplus",
+        ),
     ),
 )

@@ -1,14 +1,21 @@
 """GA405 where-nan-gradient."""
+
 from .base import NUMERICAL, Example, Rule, RuleContext
 from .common import risk_findings
 
 
 def check(ctx: RuleContext):
     return risk_findings(
-        ctx, RULE.code, RULE.name, RULE.family,
-        lambda r: ("this op is computed for every element, also those `torch.where` discards: where the "
-                   "condition is false it is inf or NaN, and although the forward value is finite its gradient "
-                   "is NaN (0 * inf); make its input safe first, e.g. `torch.where(cond, x, 1)`"))
+        ctx,
+        RULE.code,
+        RULE.name,
+        RULE.family,
+        lambda r: (
+            "this op is computed for every element, also those `torch.where` discards: where the "
+            "condition is false it is inf or NaN, and although the forward value is finite its gradient "
+            "is NaN (0 * inf); make its input safe first, e.g. `torch.where(cond, x, 1)`"
+        ),
+    )
 
 
 RULE = Rule(
@@ -37,7 +44,8 @@ speed = torch.where(energy > 0, torch.sqrt(2 * safe / mass), torch.zeros_like(en
     check=check,
     fix_available=False,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -52,8 +60,11 @@ for it in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="nonfinite"),
-        Example('''import torch
+""",
+            runtime="nonfinite",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -71,10 +82,14 @@ for it in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="nonfinite", note="clusters 4 and 5 are empty: their counts are 0"),
+""",
+            runtime="nonfinite",
+            note="clusters 4 and 5 are empty: their counts are 0",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -98,6 +113,9 @@ for it in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="the operands are made safe before the where"),
+""",
+            runtime="trains",
+            note="the operands are made safe before the where",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA406 fully-masked-softmax."""
+
 import ast
 
 from ..model.findings import UNSAFE, Fix
@@ -25,10 +26,17 @@ def _fix(ctx: RuleContext, risk):
 
 def check(ctx: RuleContext):
     return risk_findings(
-        ctx, RULE.code, RULE.name, RULE.family,
-        lambda r: ("positions filled with -inf and then normalised by a softmax: a row whose positions are all "
-                   "masked (an empty sequence, no neighbour within range) becomes exp(-inf)/0 = NaN, and NaN "
-                   "flows into the loss and every gradient"), _fix)
+        ctx,
+        RULE.code,
+        RULE.name,
+        RULE.family,
+        lambda r: (
+            "positions filled with -inf and then normalised by a softmax: a row whose positions are all "
+            "masked (an empty sequence, no neighbour within range) becomes exp(-inf)/0 = NaN, and NaN "
+            "flows into the loss and every gradient"
+        ),
+        _fix,
+    )
 
 
 RULE = Rule(
@@ -57,7 +65,8 @@ attn = torch.softmax(scores, dim=-1)
 """,
     check=check,
     invalid=(
-        Example('''import math
+        Example(
+            """import math
 
 import torch
 import torch.nn as nn
@@ -81,7 +90,8 @@ for step in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', fixed='''import math
+""",
+            fixed="""import math
 
 import torch
 import torch.nn as nn
@@ -105,10 +115,14 @@ for step in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="nonfinite", note="the third sequence is empty"),
+""",
+            runtime="nonfinite",
+            note="the third sequence is empty",
+        ),
     ),
     valid=(
-        Example('''import math
+        Example(
+            """import math
 
 import torch
 import torch.nn as nn
@@ -140,6 +154,9 @@ for it in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="a causal mask keeps the diagonal in every row"),
+""",
+            runtime="trains",
+            note="a causal mask keeps the diagonal in every row",
+        ),
     ),
 )

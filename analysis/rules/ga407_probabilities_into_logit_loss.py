@@ -1,4 +1,5 @@
 """GA407 probabilities-into-logit-loss."""
+
 import ast
 
 from ..model.findings import UNSAFE, Fix
@@ -14,21 +15,35 @@ def _fix(ctx: RuleContext, risk):
         call = ast.parse(text, mode="eval").body
     except SyntaxError:
         return None
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "softmax"
-            and call.args):
+    if not (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "softmax"
+        and call.args
+    ):
         return None
     if "nll_loss" in risk.detail:
-        return Fix("Pass log-probabilities: `log_softmax`", UNSAFE,
-                   (ctx.replace(risk.span, text.replace(".softmax(", ".log_softmax(", 1)),))
+        return Fix(
+            "Pass log-probabilities: `log_softmax`",
+            UNSAFE,
+            (ctx.replace(risk.span, text.replace(".softmax(", ".log_softmax(", 1)),),
+        )
     return Fix("Pass the logits", UNSAFE, (ctx.replace(risk.span, ast.get_source_segment(text, call.args[0])),))
 
 
 def check(ctx: RuleContext):
     return risk_findings(
-        ctx, RULE.code, RULE.name, RULE.family,
-        lambda r: (f"{r.detail}: the loss expects logits (cross_entropy applies log_softmax itself) or "
-                   f"log-probabilities (nll_loss); on probabilities it can never reach 0 and its gradients "
-                   f"shrink as the model gets confident, so training stalls"), _fix)
+        ctx,
+        RULE.code,
+        RULE.name,
+        RULE.family,
+        lambda r: (
+            f"{r.detail}: the loss expects logits (cross_entropy applies log_softmax itself) or "
+            f"log-probabilities (nll_loss); on probabilities it can never reach 0 and its gradients "
+            f"shrink as the model gets confident, so training stalls"
+        ),
+        _fix,
+    )
 
 
 RULE = Rule(
@@ -57,7 +72,8 @@ loss = F.cross_entropy(logits, y)
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -71,7 +87,8 @@ for epoch in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -85,8 +102,12 @@ for epoch in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="trains", note="it trains, towards the wrong objective"),
-        Example('''import torch
+""",
+            runtime="trains",
+            note="it trains, towards the wrong objective",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(1)
@@ -99,10 +120,14 @@ for epoch in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="a Sequential that ends in nn.Softmax"),
+""",
+            runtime="trains",
+            note="a Sequential that ends in nn.Softmax",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -119,6 +144,9 @@ for epoch in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-''', runtime="trains", note="logits into cross_entropy, log_softmax into nll_loss, a softmax for a metric"),
+""",
+            runtime="trains",
+            note="logits into cross_entropy, log_softmax into nll_loss, a softmax for a metric",
+        ),
     ),
 )

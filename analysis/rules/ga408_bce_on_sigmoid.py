@@ -1,4 +1,5 @@
 """GA408 bce-on-sigmoid."""
+
 import ast
 
 from ..model.findings import UNSAFE, Fix
@@ -13,24 +14,43 @@ def _fix(ctx: RuleContext, risk):
         call = ast.parse(text, mode="eval").body
     except SyntaxError:
         return None
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-            and call.func.attr == "binary_cross_entropy" and call.args):
+    if not (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "binary_cross_entropy"
+        and call.args
+    ):
         return None
     arg = call.args[0]
-    if not (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "sigmoid"
-            and len(arg.args) == 1):
+    if not (
+        isinstance(arg, ast.Call)
+        and isinstance(arg.func, ast.Attribute)
+        and arg.func.attr == "sigmoid"
+        and len(arg.args) == 1
+    ):
         return None
-    new = (ast.get_source_segment(text, call.func) + "_with_logits(" + ast.get_source_segment(text, arg.args[0])
-           + text[arg.end_col_offset:])
+    new = (
+        ast.get_source_segment(text, call.func)
+        + "_with_logits("
+        + ast.get_source_segment(text, arg.args[0])
+        + text[arg.end_col_offset :]
+    )
     return Fix("Use binary_cross_entropy_with_logits on the logits", UNSAFE, (ctx.replace(risk.span, new),))
 
 
 def check(ctx: RuleContext):
     return risk_findings(
-        ctx, RULE.code, RULE.name, RULE.family,
-        lambda r: ("binary cross-entropy on sigmoid outputs: once the sigmoid saturates to exactly 0 or 1 "
-                   "(logits beyond ~17 in float32) BCELoss clamps its log at -100 and a confidently wrong "
-                   "sample gets exactly zero gradient; BCEWithLogitsLoss on the logits is exact"), _fix)
+        ctx,
+        RULE.code,
+        RULE.name,
+        RULE.family,
+        lambda r: (
+            "binary cross-entropy on sigmoid outputs: once the sigmoid saturates to exactly 0 or 1 "
+            "(logits beyond ~17 in float32) BCELoss clamps its log at -100 and a confidently wrong "
+            "sample gets exactly zero gradient; BCEWithLogitsLoss on the logits is exact"
+        ),
+        _fix,
+    )
 
 
 RULE = Rule(
@@ -57,7 +77,8 @@ loss = nn.BCEWithLogitsLoss()(logits, labels)
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -72,7 +93,8 @@ for epoch in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -87,10 +109,14 @@ for epoch in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="trains", note="it trains, with saturated samples contributing no gradient"),
+""",
+            runtime="trains",
+            note="it trains, with saturated samples contributing no gradient",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -107,6 +133,9 @@ for epoch in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-''', runtime="trains", note="the with-logits losses; a sigmoid for predictions"),
+""",
+            runtime="trains",
+            note="the with-logits losses; a sigmoid for predictions",
+        ),
     ),
 )

@@ -1,4 +1,5 @@
 """GA409 amp-misuse."""
+
 from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix, Related
 from .base import NUMERICAL, Example, Rule, RuleContext
 from .lifecycle import BACKWARDS, first_by_span, in_iteration, insert_after, own_event, receiver, statement_at
@@ -15,8 +16,11 @@ def _scaler_step_fix(ctx: RuleContext, plain, scaler_event):
     after = insert_after(ctx, plain.span.path, stmt, f"{scaler}.update()")
     if after is None:
         return None
-    return Fix(f"Step through the scaler: `{scaler}.step({opt})`, then `{scaler}.update()`", SAFE,
-               (ctx.replace(plain.span, f"{scaler}.step({opt})"), after))
+    return Fix(
+        f"Step through the scaler: `{scaler}.step({opt})`, then `{scaler}.update()`",
+        SAFE,
+        (ctx.replace(plain.span, f"{scaler}.step({opt})"), after),
+    )
 
 
 def _update_fix(ctx: RuleContext, scaler_step):
@@ -53,26 +57,47 @@ def check(ctx: RuleContext):
                     mine.append(e)
             for st in mine:
                 if st.detail != "scaler":
-                    msg = ("the loss was multiplied by the GradScaler's scale (`scaler.scale(loss).backward()`), but the "
-                           "optimizer steps directly: it applies gradients thousands of times too large (never "
-                           "unscaled, no inf check) and the weights blow up to inf/NaN; use `scaler.step(optimizer)`")
-                    out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, st.span, msg, (),
-                                       (Related(scaled[-1].span, "the loss is scaled here"),),
-                                       _scaler_step_fix(ctx, st, scaled[-1])))
+                    msg = (
+                        "the loss was multiplied by the GradScaler's scale (`scaler.scale(loss).backward()`), but the "
+                        "optimizer steps directly: it applies gradients thousands of times too large (never "
+                        "unscaled, no inf check) and the weights blow up to inf/NaN; use `scaler.step(optimizer)`"
+                    )
+                    out.append(
+                        Finding(
+                            RULE.code,
+                            RULE.name,
+                            RULE.family,
+                            CONFIRMED,
+                            st.span,
+                            msg,
+                            (),
+                            (Related(scaled[-1].span, "the loss is scaled here"),),
+                            _scaler_step_fix(ctx, st, scaled[-1]),
+                        )
+                    )
     for e in events:
         if e.kind == "scaler_step":
             same = [x for x in events if in_iteration(x, e.loops)]
             if e.loops and not any(x.kind == "scaler_update" and x.target_key == e.target_key for x in same):
-                msg = ("`scaler.step()` runs every iteration but `scaler.update()` never does: the second step raises "
-                       "\"step() has already been called since the last update()\" (and the scale never adapts)")
-                out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, e.span, msg, (), (), _update_fix(ctx, e)))
+                msg = (
+                    "`scaler.step()` runs every iteration but `scaler.update()` never does: the second step raises "
+                    '"step() has already been called since the last update()" (and the scale never adapts)'
+                )
+                out.append(
+                    Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, e.span, msg, (), (), _update_fix(ctx, e))
+                )
         elif e.kind == "autocast" and e.detail.endswith("float16") and "bfloat16" not in e.detail and not scalers:
-            trains = any(in_iteration(x, e.loops) and x.kind in BACKWARDS for x in events) if e.loops else \
-                any(x.kind in BACKWARDS for x in events)
+            trains = (
+                any(in_iteration(x, e.loops) and x.kind in BACKWARDS for x in events)
+                if e.loops
+                else any(x.kind in BACKWARDS for x in events)
+            )
             if trains:
-                msg = ("float16 autocast in a training step with no GradScaler: float16 gradients below ~6e-8 "
-                       "underflow to exactly 0, so small gradients vanish (and large ones can overflow); scale the "
-                       "loss with `torch.amp.GradScaler`, or use bfloat16")
+                msg = (
+                    "float16 autocast in a training step with no GradScaler: float16 gradients below ~6e-8 "
+                    "underflow to exactly 0, so small gradients vanish (and large ones can overflow); scale the "
+                    "loss with `torch.amp.GradScaler`, or use bfloat16"
+                )
                 out.append(Finding(RULE.code, RULE.name, RULE.family, SUSPICIOUS, e.span, msg, (), (), None))
     return first_by_span(out)
 
@@ -104,7 +129,8 @@ scaler.update()
 """,
     check=check,
     invalid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -119,7 +145,8 @@ for it in range(4):
         loss = nn.functional.mse_loss(net(X), Y)
     scaler.scale(loss).backward()
     opt.step()  # <- GA409
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(0)
@@ -135,8 +162,11 @@ for it in range(4):
     scaler.scale(loss).backward()
     scaler.step(opt)
     scaler.update()
-''', runtime="nonfinite"),
-        Example('''import torch
+""",
+            runtime="nonfinite",
+        ),
+        Example(
+            """import torch
 import torch.nn as nn
 
 torch.manual_seed(1)
@@ -151,7 +181,8 @@ for it in range(3):
         loss = nn.functional.cross_entropy(clf(xb), yb)
     scaler.scale(loss).backward()
     scaler.step(optimizer)  # <- GA409
-''', fixed='''import torch
+""",
+            fixed="""import torch
 import torch.nn as nn
 
 torch.manual_seed(1)
@@ -167,10 +198,13 @@ for it in range(3):
     scaler.scale(loss).backward()
     scaler.step(optimizer)
     scaler.update()
-''', runtime="error: step() has already been called since the last update()"),
+""",
+            runtime="error: step() has already been called since the last update()",
+        ),
     ),
     valid=(
-        Example('''import torch
+        Example(
+            """import torch
 import torch.nn as nn
 
 
@@ -196,6 +230,9 @@ for it in range(3):
     with torch.autocast(device_type=device, dtype=torch.float16):
         loss = nn.functional.cross_entropy(model(X), y)
     amp_update(scaler, opt, loss)
-''', runtime="trains", note="bfloat16 without a scaler; float16 with the scaler in a helper"),
+""",
+            runtime="trains",
+            note="bfloat16 without a scaler; float16 with the scaler in a helper",
+        ),
     ),
 )

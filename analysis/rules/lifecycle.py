@@ -1,5 +1,6 @@
 """What the lifecycle and backward rules (GA2xx, GA3xx) ask of the training-step model: the events
 of one loop iteration, which of them always run, which optimizer and parameters they concern."""
+
 from __future__ import annotations
 
 import ast
@@ -28,7 +29,7 @@ def _seq_of(step: Step) -> int:
 
 def in_iteration(event: Event, loops: tuple) -> bool:
     """`event` ran in the iteration identified by `loops` (or in a loop nested in it)."""
-    return event.loops[:len(loops)] == loops
+    return event.loops[: len(loops)] == loops
 
 
 def iteration_events(model: ProgramModel, loops: tuple) -> list:
@@ -44,8 +45,9 @@ def clears(event: Event, params, opt=None) -> bool:
     when the optimizer's parameters are not known exactly)."""
     if event.kind != "zero_grad":
         return False
-    if opt is not None and (event.target_key == opt.key or (not opt.complete and event.target_key != 0
-                                                              and event.detail != "grad=None")):
+    if opt is not None and (
+        event.target_key == opt.key or (not opt.complete and event.target_key != 0 and event.detail != "grad=None")
+    ):
         return True
     return bool(event.params & params)
 
@@ -83,8 +85,18 @@ def name_of(opt) -> str:
 
 # ---------------------------------------------------------------- statements, for fixes
 
-_BLOCKS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.AsyncFor, ast.While, ast.If,
-           ast.With, ast.AsyncWith, ast.Try)
+_BLOCKS = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.If,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+)
 
 
 def statement_at(ctx, span: Span):
@@ -99,8 +111,11 @@ def statement_at(ctx, span: Span):
             if not isinstance(body, list):
                 continue
             for stmt in body:
-                if isinstance(stmt, ast.stmt) and not isinstance(stmt, _BLOCKS) \
-                        and stmt.lineno <= span.line <= stmt.end_lineno:
+                if (
+                    isinstance(stmt, ast.stmt)
+                    and not isinstance(stmt, _BLOCKS)
+                    and stmt.lineno <= span.line <= stmt.end_lineno
+                ):
                     if best[0] is None or stmt.lineno >= best[0].lineno:
                         best = (stmt, body)
     return best
@@ -125,8 +140,9 @@ def move_statement(ctx, path: str, stmt, after) -> tuple | None:
     lines = statement_text(ctx, path, *src)
     old_indent = ctx.indent_of(path, src[0])
     new_indent = ctx.indent_of(path, dst[0])
-    moved = "".join(new_indent + line[len(old_indent):] + "\n" if line.startswith(old_indent) else line + "\n"
-                    for line in lines)
+    moved = "".join(
+        new_indent + line[len(old_indent) :] + "\n" if line.startswith(old_indent) else line + "\n" for line in lines
+    )
     at = Span(path, dst[1] + 1, 0, dst[1] + 1, 0)
     return (ctx.delete_lines(path, *src), ctx.replace(at, moved))
 
@@ -155,16 +171,21 @@ def loop_of(ctx, span: Span):
         return None
     best = None
     for node in ast.walk(tree):
-        if isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and node.body and \
-                node.body[0].lineno <= span.line <= node.body[-1].end_lineno:
+        if (
+            isinstance(node, (ast.For, ast.While, ast.AsyncFor))
+            and node.body
+            and node.body[0].lineno <= span.line <= node.body[-1].end_lineno
+        ):
             if best is None or node.lineno >= best.lineno:
                 best = node
     if best is None:
         return None
     for node in ast.walk(best):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and node.lineno <= span.line \
-                <= node.end_lineno:
-            return None   # the span is in a function defined inside the loop
+        if (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            and node.lineno <= span.line <= node.end_lineno
+        ):
+            return None  # the span is in a function defined inside the loop
     return best
 
 
@@ -174,15 +195,23 @@ def receiver(text: str, method: str) -> str | None:
     return m.group(1) if m else None
 
 
-_SHOWN = {"zero_grad": "zero_grad()", "backward": "backward()", "grad": "torch.autograd.grad()", "step": "step()",
-          "sched_step": "scheduler.step()", "clip": "gradient clipping", "unscale": "scaler.unscale_()",
-          "scaler_update": "scaler.update()"}
+_SHOWN = {
+    "zero_grad": "zero_grad()",
+    "backward": "backward()",
+    "grad": "torch.autograd.grad()",
+    "step": "step()",
+    "sched_step": "scheduler.step()",
+    "clip": "gradient clipping",
+    "unscale": "scaler.unscale_()",
+    "scaler_update": "scaler.update()",
+}
 
 
 def iteration_related(events, skip=()) -> tuple:
     """The lifecycle calls of one iteration as related locations, in order (an editor shows the
     sequence the rule checked next to the diagnostic)."""
     from ..model.findings import Related
+
     out, seen = [], {(s.path, s.line, s.col) for s in skip if s is not None}
     for n, e in enumerate(sorted(events, key=lambda e: e.seq), 1):
         label = _SHOWN.get(e.kind)

@@ -9,6 +9,7 @@ that the analysis reports it as incomplete, with its position.
 Only expressions long enough to be that deep are walked: every level of nesting adds at least one
 character, so a one-line expression shorter than the limit cannot exceed it.
 """
+
 from __future__ import annotations
 
 import ast
@@ -47,7 +48,7 @@ def limit_depth(tree: ast.AST) -> list[DeepCut]:
                     if _long(child):
                         _limit_expr(child, cuts)
                 elif isinstance(child, ast.AST):
-                    stmts.append(child)   # arguments, keywords, withitems, comprehensions, patterns...
+                    stmts.append(child)  # arguments, keywords, withitems, comprehensions, patterns...
     return cuts
 
 
@@ -71,12 +72,12 @@ def _limit_expr(root: ast.expr, cuts: list):
 def _visit(child, depth, work, cuts):
     if isinstance(child, ast.expr):
         if isinstance(child, (ast.Name, ast.Constant)):
-            return None          # a leaf adds no recursion
+            return None  # a leaf adds no recursion
         if depth + 1 > MAX_EXPR_DEPTH:
             return _placeholder(child, cuts)
         work.append((child, depth + 1))
     else:
-        work.append((child, depth))    # keywords, comprehensions, arguments: no level of their own
+        work.append((child, depth))  # keywords, comprehensions, arguments: no level of their own
     return None
 
 
@@ -87,7 +88,7 @@ def _placeholder(node: ast.expr, cuts: list) -> ast.expr:
         out = ast.Name(id=SKIPPED_NAME, ctx=ctx)
         return ast.copy_location(out, node)
     names, seen = [], set()
-    for n in ast.walk(node):      # iterative: safe at any depth
+    for n in ast.walk(node):  # iterative: safe at any depth
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in seen:
             seen.add(n.id)
             names.append(n)

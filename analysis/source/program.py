@@ -4,6 +4,7 @@ Project-local imports (`from models.net import Net`, `from .utils import freeze`
 against the importing file's folder, the folders above its package, the project root and any
 extra roots; anything else (torch, numpy, transformers, ...) is left as a dotted name.
 """
+
 from __future__ import annotations
 
 import ast
@@ -28,10 +29,10 @@ class ParseError(Exception):
     analysis when the rest of the file was still analysed; None when nothing of it was."""
 
     def __init__(self, path, line, col, msg, region=None, kind="parse"):
-        super().__init__(path, line, col, msg, region, kind)   # args round-trip through pickle (workers)
+        super().__init__(path, line, col, msg, region, kind)  # args round-trip through pickle (workers)
         self.path, self.line, self.col, self.msg = path, line, col, msg
         self.region = region
-        self.kind = kind     # 'parse' | 'read'
+        self.kind = kind  # 'parse' | 'read'
 
     def __str__(self):
         return f"{self.path}:{self.line}:{self.col}: {self.msg}"
@@ -47,7 +48,7 @@ def split_lines(source: str, keepends=False) -> list[str]:
         return _LINE_BREAK.split(source) if source else []
     out, start = [], 0
     for m in _LINE_BREAK.finditer(source):
-        out.append(source[start:m.end()])
+        out.append(source[start : m.end()])
         start = m.end()
     if start < len(source):
         out.append(source[start:])
@@ -56,13 +57,13 @@ def split_lines(source: str, keepends=False) -> list[str]:
 
 @dataclass(eq=False)
 class SourceFile:
-    path: str                 # as given by the caller (shown in output)
+    path: str  # as given by the caller (shown in output)
     abspath: str
     source: str
     tree: ast.Module
     modname: str = ""
-    broken: tuple = ()        # ParseErrors of the statements left out (the rest still parsed)
-    deep: tuple = ()          # depth.DeepCut: expressions too deeply nested to follow, cut out
+    broken: tuple = ()  # ParseErrors of the statements left out (the rest still parsed)
+    deep: tuple = ()  # depth.DeepCut: expressions too deeply nested to follow, cut out
     depth_limited: bool = False
     _line_starts: list | None = field(default=None, repr=False)
     _lines: list | None = field(default=None, repr=False)
@@ -86,7 +87,7 @@ class SourceFile:
         if l0 == l1:
             return self.line_text(l0).encode("utf-8")[c0:c1].decode("utf-8", "replace")
         first = self.line_text(l0).encode("utf-8")[c0:].decode("utf-8", "replace")
-        middle = self.lines[l0:l1 - 1]
+        middle = self.lines[l0 : l1 - 1]
         last = self.line_text(l1).encode("utf-8")[:c1].decode("utf-8", "replace")
         return "\n".join([first, *middle, last])
 
@@ -102,7 +103,7 @@ def parse_source(path: str, source: str, abspath: str | None = None) -> SourceFi
     """Parse a file. A file broken in some top-level statements is still parsed without them
     (they are listed in `broken`); a ParseError is raised only when nothing usable is left."""
     if source.startswith("\ufeff"):
-        source = source[1:]      # a BOM left in the text (decoded files have none): Python ignores it
+        source = source[1:]  # a BOM left in the text (decoded files have none): Python ignores it
     nul = source.find("\x00")
     if nul >= 0:
         line = source.count("\n", 0, nul) + 1
@@ -148,7 +149,7 @@ def _recovered(path, lines, exc, abspath, deep=False, first=None, why="") -> Sou
     broken = []
     for b in regions:
         if first is not None and b.first <= first.line <= b.last:
-            line, col, msg = first.line, first.col, first.msg   # Python's own first error, where it said
+            line, col, msg = first.line, first.col, first.msg  # Python's own first error, where it said
         else:
             line, col, msg = b.line, b.col, b.msg
         broken.append(ParseError(path, line, col, msg, region=(b.first, b.last)))
@@ -168,7 +169,7 @@ def read_source(path: str) -> tuple[str, str]:
 def decode_source(path: str, data: bytes) -> tuple[str, str]:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as exc:   # an unknown encoding in the cookie, or a cookie contradicting the BOM
+    except SyntaxError as exc:  # an unknown encoding in the cookie, or a cookie contradicting the BOM
         head = data.split(b"\n", 2)[:2]
         line = next((i + 1 for i, text in enumerate(head) if b"coding" in text), 1)
         raise ParseError(path, line, 1, str(exc.msg or exc)) from None
@@ -194,7 +195,7 @@ def read_text(path: str) -> str:
 def write_source(path: str, text: str, encoding: str):
     """Write a file atomically: a temporary file beside it, then os.replace, keeping its mode.
     A crash or a full disk mid-write leaves the old file whole."""
-    target = os.path.realpath(path)     # a symlink stays a symlink: write where it points
+    target = os.path.realpath(path)  # a symlink stays a symlink: write where it points
     folder = os.path.dirname(target) or "."
     data = text.encode(encoding)
     try:
@@ -214,7 +215,7 @@ def write_source(path: str, text: str, encoding: str):
             os.chmod(tmp, st.st_mode & 0o7777)
             if hasattr(os, "chown") and (st.st_uid, st.st_gid) != (os.getuid(), os.getgid()):
                 try:
-                    os.chown(tmp, st.st_uid, st.st_gid)   # root fixing a user's file: it stays theirs
+                    os.chown(tmp, st.st_uid, st.st_gid)  # root fixing a user's file: it stays theirs
                 except OSError:
                     pass
         os.replace(tmp, target)
@@ -234,7 +235,7 @@ class Program:
         # batch runs keep every parsed tree for the whole run: freezing each one out of the cyclic
         # collector's reach right after parsing saves walking it again in every later collection
         self.freeze_trees = freeze_trees
-        self.overlays = dict(overlays or {})   # abspath -> source (unsaved editor buffers)
+        self.overlays = dict(overlays or {})  # abspath -> source (unsaved editor buffers)
         self._files: dict[str, SourceFile | None] = {}
         self._resolved: dict[tuple, str | None] = {}
         self._roots: dict[str, list] = {}
@@ -275,6 +276,7 @@ class Program:
         to look further (the file edits sys.path, a folder of that name without __init__.py): other
         unresolved imports (an uninstalled library) cost nothing."""
         import sys
+
         top = module.split(".")[0] if module else ""
         if level or not top or top in getattr(sys, "stdlib_module_names", ()):
             return None
@@ -290,6 +292,7 @@ class Program:
         if libs is not None and libs.index.has_package(top):
             return None
         from ..libraries import jedi_resolver
+
         line = sf.line_text(stmt.lineno)
         col = line.find(module, stmt.col_offset)
         if col < 0:
@@ -298,21 +301,33 @@ class Program:
         # per importing file's text, until the file found changes
         cache = libs.cache if libs is not None else None
         import hashlib
+
         digest = hashlib.sha256(sf.source.encode("utf-8", "replace")).hexdigest()[:24]
         ckey = f"jedi-import|{sf.abspath}|{module}|{digest}|{'|'.join(self.extra_roots)}"
         hit = cache.get(ckey) if cache is not None else None
         if hit is not None:
             target = hit.get("path")
         else:
-            target = jedi_resolver.import_target(sf.abspath, sf.source, stmt.lineno, col + len(module) - 1,
-                                                 roots[-1] if roots else os.path.dirname(sf.abspath),
-                                                 libs.env if libs is not None else None, tuple(self.extra_roots),
-                                                 timeout=jedi_resolver.IMPORT_TIMEOUT)
+            target = jedi_resolver.import_target(
+                sf.abspath,
+                sf.source,
+                stmt.lineno,
+                col + len(module) - 1,
+                roots[-1] if roots else os.path.dirname(sf.abspath),
+                libs.env if libs is not None else None,
+                tuple(self.extra_roots),
+                timeout=jedi_resolver.IMPORT_TIMEOUT,
+            )
             if cache is not None and jedi_resolver.stats.get("last_timed_out") is False:
                 cache.put(ckey, {"path": target}, [target] if target else [])
         target = os.path.normpath(target) if target else target
-        if target and target.endswith(".py") and not any(p in target for p in _SKIP_PARTS) \
-                and os.path.isfile(target) and target != sf.abspath:
+        if (
+            target
+            and target.endswith(".py")
+            and not any(p in target for p in _SKIP_PARTS)
+            and os.path.isfile(target)
+            and target != sf.abspath
+        ):
             self._resolved[key] = target
             return target
         return None
@@ -357,7 +372,7 @@ class Program:
     def parse(self, path: str, source: str, abspath: str | None = None) -> SourceFile:
         if not self.freeze_trees:
             return parse_source(path, source, abspath)
-        gc.collect(0)      # the garbage made since the last freeze: small, and it must not be frozen
+        gc.collect(0)  # the garbage made since the last freeze: small, and it must not be frozen
         sf = parse_source(path, source, abspath)
         gc.freeze()
         return sf
@@ -384,7 +399,7 @@ class Program:
             if any(os.path.exists(os.path.join(d, m)) for m in _PROJECT_MARKERS):
                 roots.append(d)
                 if os.path.isdir(os.path.join(d, "src")):
-                    roots.append(os.path.join(d, "src"))   # src layout: src/<package>
+                    roots.append(os.path.join(d, "src"))  # src layout: src/<package>
                 break
             parent = os.path.dirname(d)
             if parent == d:

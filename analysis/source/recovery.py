@@ -12,13 +12,14 @@ error and the region grows. Each round blanks at least one more line, so it ends
 a parse of the whole file: past ROUNDS_SECONDS (a big file with many errors), the remaining
 statements are parsed one by one instead, which costs about one more parse.
 """
+
 from __future__ import annotations
 
 import re
 import time
 
 MAX_ROUNDS = 40
-ROUNDS_SECONDS = 1.0      # then each top-level statement is parsed alone: one pass, whatever the errors
+ROUNDS_SECONDS = 1.0  # then each top-level statement is parsed alone: one pass, whatever the errors
 
 _STARTS_STATEMENT = re.compile(r"[^\s#)\]}]")
 # continues a compound statement, or most likely closes a string a docstring opened
@@ -27,6 +28,7 @@ _CONTINUES = re.compile(r"(?:else|elif|except|finally)\b|(?:\"\"\"|\'\'\')\s*[)\
 
 class Broken:
     """One blanked region: lines [first, last] (1-based, inclusive) and the error found there."""
+
     __slots__ = ("first", "last", "line", "col", "msg")
 
     def __init__(self, first, last, line, col, msg):
@@ -51,7 +53,7 @@ def in_strings(lines: list[str]) -> list[bool]:
         if opened_at is None:
             out.extend(flags)
         else:
-            out.extend(flags[:opened_at - start + 1])
+            out.extend(flags[: opened_at - start + 1])
     return out
 
 
@@ -91,26 +93,26 @@ def region_around(lines: list[str], index: int, begins: list[bool] | None = None
     while first > 0 and not begins[first]:
         first -= 1
     while first > 0 and lines[first - 1].startswith("@"):
-        first -= 1     # its decorators belong to it
+        first -= 1  # its decorators belong to it
     last = index
     n = len(lines)
     while True:
         while last + 1 < n and not begins[last + 1]:
             last += 1
         # decorators so far: the statement they decorate belongs to them
-        if last + 1 < n and all(l.startswith("@") or not l.strip() for l in lines[first:last + 1]):
+        if last + 1 < n and all(l.startswith("@") or not l.strip() for l in lines[first : last + 1]):
             last += 1
             continue
         break
     while last > index and not lines[last].strip():
-        last -= 1      # the blank lines after it are nobody's
+        last -= 1  # the blank lines after it are nobody's
     return first, last
 
 
 def blank(lines: list[str], first: int, last: int):
     for i in range(first, last + 1):
         text = lines[i]
-        lines[i] = text[len(text.rstrip("\r\n")):]   # keep the line break: positions after stay put
+        lines[i] = text[len(text.rstrip("\r\n")) :]  # keep the line break: positions after stay put
 
 
 def parse_error_position(exc: SyntaxError, lines: list[str]) -> tuple[int, int]:
@@ -119,7 +121,7 @@ def parse_error_position(exc: SyntaxError, lines: list[str]) -> tuple[int, int]:
     if line > len(lines):
         line = len(lines)
         while line > 1 and not lines[line - 1].strip():
-            line -= 1    # "unexpected EOF": the last line with text
+            line -= 1  # "unexpected EOF": the last line with text
     return max(line, 1), max(exc.offset or 1, 1)
 
 
@@ -149,7 +151,7 @@ def recover(lines: list[str], first_error: SyntaxError | None, parse, deep: bool
         exc = None
     for _ in range(MAX_ROUNDS):
         if all(done[i] or not lines[i].strip() for i in range(len(lines))):
-            return None     # nothing of the file is left to analyse
+            return None  # nothing of the file is left to analyse
         if time.monotonic() - started > ROUNDS_SECONDS:
             return _one_by_one(lines, done, broken, parse)
         text = "".join(lines)
@@ -178,7 +180,7 @@ def recover(lines: list[str], first_error: SyntaxError | None, parse, deep: bool
             done[i] = True
         msg = exc.msg if isinstance(exc, SyntaxError) and exc.msg else "invalid syntax"
         # one report per region; a region that grew keeps the error found first
-        lo, hi = first + 1, last + 1      # Broken counts lines from 1
+        lo, hi = first + 1, last + 1  # Broken counts lines from 1
         merged = [b for b in broken if b.last < lo or b.first > hi]
         inside = [b for b in broken if not (b.last < lo or b.first > hi)]
         if inside:
@@ -201,7 +203,7 @@ def _one_by_one(lines: list[str], done: list, broken: list, parse):
             continue
         first, last = region_around(lines, i, begins)
         try:
-            parse("".join(lines[first:last + 1]))
+            parse("".join(lines[first : last + 1]))
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             line = first + (getattr(exc, "lineno", None) or 1)
             col = getattr(exc, "offset", None) or 1
@@ -230,13 +232,12 @@ def _too_deep_regions(lines: list[str], parse) -> list[tuple[int, int]]:
             i += 1
             continue
         first, last = region_around(lines, i, begins)
-        chunk = "".join(lines[first:last + 1])
+        chunk = "".join(lines[first : last + 1])
         try:
             parse(chunk)
         except (RecursionError, MemoryError):
             out.append((first, last))
         except SyntaxError:
-            pass   # a wrong guess of the statement's extent: the normal rounds deal with it
+            pass  # a wrong guess of the statement's extent: the normal rounds deal with it
         i = max(i, last) + 1
     return out
-

@@ -2,6 +2,7 @@
 
 Lines are 1-based; columns are 0-based character offsets.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -16,5 +17,8 @@ class Span:
     end_col: int
 
     def contains(self, other: "Span") -> bool:
-        return (self.path == other.path and (self.line, self.col) <= (other.line, other.col)
-                and (other.end_line, other.end_col) <= (self.end_line, self.end_col))
+        return (
+            self.path == other.path
+            and (self.line, self.col) <= (other.line, other.col)
+            and (other.end_line, other.end_col) <= (self.end_line, self.end_col)
+        )

@@ -4,11 +4,11 @@ training ones (GA409) only when something computed in them with gradient reaches
 
 A mixin of Interpreter (interpreter.py).
 """
+
 from __future__ import annotations
 
-from ..interp.trace import SUSPICIOUS
 from ..interp.objects import CtxObj, DictObj, ListObj, Site
-from ..interp.trace import RiskRec
+from ..interp.trace import SUSPICIOUS, RiskRec
 from ..interp.values import UNKNOWN, V, requires_grad
 
 
@@ -25,7 +25,7 @@ class GradModeOps:
                     elif o.kind == "grad":
                         self.nograd, self.grad_known = None, True
                     elif o.kind == "other" and self.nograd is None:
-                        self.grad_known = False   # set_grad_enabled(flag) with a flag not known here
+                        self.grad_known = False  # set_grad_enabled(flag) with a flag not known here
                     elif o.kind == "autocast":
                         dtype = o.detail.const if isinstance(o.detail, V) and isinstance(o.detail.const, str) else ""
                         enabled = o.enabled
@@ -81,6 +81,7 @@ def _carries_grad(v: V, depth: int = 0) -> bool:
 
 class CastRegion:
     """An autocast region being run: its tag, whether it computed gradient or ran a backward."""
+
     __slots__ = ("tag", "carried", "backward")
 
     def __init__(self, tag):

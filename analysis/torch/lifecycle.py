@@ -5,6 +5,7 @@ another's loss, .grad reads of non-leaves).
 
 A mixin of Interpreter (interpreter.py).
 """
+
 from __future__ import annotations
 
 import ast
@@ -16,8 +17,17 @@ from ..interp.values import Fact, Kind, V
 
 class Lifecycle:
     def event(self, kind, node, obj=None, detail=None, units=None):
-        ev = Event(self.seq(), kind, Site(self.sf, node), self.ctx, obj, detail, guarded=self.cond > 0,
-                   path=tuple(self.path), units=units)
+        ev = Event(
+            self.seq(),
+            kind,
+            Site(self.sf, node),
+            self.ctx,
+            obj,
+            detail,
+            guarded=self.cond > 0,
+            path=tuple(self.path),
+            units=units,
+        )
         self.trace.events.append(ev)
         return ev
 
@@ -42,18 +52,26 @@ class Lifecycle:
 
     def do_backward(self, loss: V, node, kind="backward", inputs=None, loss_node=None, kwargs=None, gradient=False):
         for region in self.casts:
-            region.backward = True    # a backward inside an autocast region: it trains
+            region.backward = True  # a backward inside an autocast region: it trains
         site = Site(self.sf, node)
         frame = self.stack[-1]
-        rec = BackwardRec(self.seq(), site, self.ctx, loss, kind,
-                          self.sf.segment(loss_node) if loss_node is not None else "", frame.label)
+        rec = BackwardRec(
+            self.seq(),
+            site,
+            self.ctx,
+            loss,
+            kind,
+            self.sf.segment(loss_node) if loss_node is not None else "",
+            frame.label,
+        )
         rec.inputs = inputs
         rec.nograd = self.nograd
         kwargs = kwargs or {}
         retain, create = kwargs.get("retain_graph"), kwargs.get("create_graph")
         # retain_graph defaults to create_graph; an unknown flag may keep the graph
-        rec.retain = any(isinstance(v, V) and v.const is not False and v.const is not None for v in (retain, create)
-                         if v is not None)
+        rec.retain = any(
+            isinstance(v, V) and v.const is not False and v.const is not None for v in (retain, create) if v is not None
+        )
         rec.retain_node = next((k.value for k in getattr(node, "keywords", ()) if k.arg == "retain_graph"), None)
         rec.gradient = gradient
         interesting = set(loss.org) | set(loss.weak)
@@ -67,8 +85,11 @@ class Lifecycle:
         rec.in_eval = frozenset(u for u in loss.org if u.owner is not None and u.owner.training is False)
         rec.versions = {s: s.storage.version for s in loss.saves}
         loops = self._loops()
-        if not rec.retain and loops and any(s.certain and not any(c[0] == "loop" and c[1] is loops[-1][1] for c in s.ctx)
-                                            for s in loss.saves):
+        if (
+            not rec.retain
+            and loops
+            and any(s.certain and not any(c[0] == "loop" and c[1] is loops[-1][1] for c in s.ctx) for s in loss.saves)
+        ):
             # this backward frees graph built before the loop (`emb = gcn(x)` once per epoch, used
             # by every mini-batch): the next iteration reaches it again, so the loop needs its
             # second run even when no name carries state (see Interpreter.run_loop)
@@ -147,12 +168,17 @@ class Lifecycle:
         foreign -= own
         if own and foreign:
             stmt = self.cur_stmt if self.cur_stmt is not None else None
-            rec = CrossRec(self.seq(), Site(self.sf, stmt) if stmt is not None else None,
-                           frozenset(own), frozenset(foreign), self.ctx)
+            rec = CrossRec(
+                self.seq(),
+                Site(self.sf, stmt) if stmt is not None else None,
+                frozenset(own),
+                frozenset(foreign),
+                self.ctx,
+            )
             given = getattr(node, "args", [])
             for a, n in zip(args, given):
                 if isinstance(a, V) and a.org & foreign and not isinstance(n, ast.Starred):
-                    rec.arg = Site(self.sf, n)   # the argument bringing the other model's gradient
+                    rec.arg = Site(self.sf, n)  # the argument bringing the other model's gradient
                     break
             self.trace.crossings.append(rec)
 
@@ -168,6 +194,7 @@ class Lifecycle:
         if not stores or any(isinstance(o, Unit) for o in recv.objs) or recv.facts & Fact.NOGRAD:
             return
         if not recv.org or recv.unk or any(s.retained for s in stores):
-            return   # only what certainly requires grad and was certainly computed here
-        self.trace.grad_reads.append(GradReadRec(Site(self.sf, node), Site(self.sf, self.cur_stmt), recv.org,
-                                                 self.ctx, frozenset(stores)))
+            return  # only what certainly requires grad and was certainly computed here
+        self.trace.grad_reads.append(
+            GradReadRec(Site(self.sf, node), Site(self.sf, self.cur_stmt), recv.org, self.ctx, frozenset(stores))
+        )

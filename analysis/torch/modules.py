@@ -3,11 +3,11 @@ module methods, and requires_grad changes (freezing).
 
 A mixin of Interpreter (interpreter.py).
 """
+
 from __future__ import annotations
 
 import ast
 
-from ..ops import torch_api as T
 from ..interp.objects import (
     FROZEN,
     MAYBE,
@@ -24,15 +24,11 @@ from ..interp.objects import (
     module_value,
     unit_value,
 )
-from ..libraries.adapters import ADAPTERS_KEY, with_adapters
-from ..libraries.semantics import freezable, is_closed
-from ..interp.trace import Cut, FreezeRec, InplaceRec, UnitNew, UnregRec
-from .tensors import loss_shape
-from ..interp.trace import SaveRec
+from ..interp.trace import Cut, FreezeRec, InplaceRec, SaveRec, UnitNew, UnregRec
 from ..interp.values import (
     EMPTY,
-    NONE,
     NOCONST,
+    NONE,
     UNKNOWN,
     Fact,
     Kind,
@@ -45,6 +41,10 @@ from ..interp.values import (
     requires_grad,
     surely_requires_grad,
 )
+from ..libraries.adapters import ADAPTERS_KEY, with_adapters
+from ..libraries.semantics import freezable, is_closed
+from ..ops import torch_api as T
+from .tensors import loss_shape
 
 
 class ModuleOps:
@@ -115,8 +115,15 @@ class ModuleOps:
             kind = "tensor"
         if kind is None:
             return
-        rec = UnregRec(Site(self.sf, stmt), m, attr, kind, containers[0] if containers else None,
-                       fresh=True, value_node=getattr(stmt, "value", None))
+        rec = UnregRec(
+            Site(self.sf, stmt),
+            m,
+            attr,
+            kind,
+            containers[0] if containers else None,
+            fresh=True,
+            value_node=getattr(stmt, "value", None),
+        )
         if kind == "tensor":
             rec.units = leaves
             for u in leaves:
@@ -156,7 +163,9 @@ class ModuleOps:
                     for o in v.objs:
                         if isinstance(o, ModuleObj) and o.oid not in registered_mods:
                             mods.append(o)
-                        elif isinstance(o, Unit) and o.kind in (Unit.PARAM, Unit.LEAF) and o.oid not in registered_units:
+                        elif (
+                            isinstance(o, Unit) and o.kind in (Unit.PARAM, Unit.LEAF) and o.oid not in registered_units
+                        ):
                             units.append(o)
                 fresh = bool(mods or units) and all(x.seq > m.seq for x in mods + units)
                 for mod in mods:
@@ -208,7 +217,7 @@ class ModuleOps:
             u.kind, u.computed, u.source_cuts = kind, False, EMPTY
             cuts = cuts - update_cuts
         elif not u.computed:
-            u.kind = Unit.INPUT   # made from data: a leaf that requires grad, not necessarily a weight
+            u.kind = Unit.INPUT  # made from data: a leaf that requires grad, not necessarily a weight
         u.created_in_loop = any(c[0] == "loop" for c in self.ctx)
         new = V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=cuts, site=node)
         if isinstance(target_node, ast.Name) and env is not None:
@@ -252,8 +261,9 @@ class ModuleOps:
             else:
                 u.frozen = merge_state(u.frozen, new)
         if flag is not None:
-            self.trace.freezes.append(FreezeRec(self.seq(), frozenset(units), site, anchor, bool(flag), strong,
-                                                self.ctx, frozenset(targets)))
+            self.trace.freezes.append(
+                FreezeRec(self.seq(), frozenset(units), site, anchor, bool(flag), strong, self.ctx, frozenset(targets))
+            )
 
     def rise(self, site: Site, targets) -> Site:
         """Report a change made by a helper at the call that handed it the object it changed."""
@@ -269,7 +279,7 @@ class ModuleOps:
 
     def make_module(self, short, qual, args, kwargs, node) -> V:
         site = Site(self.sf, node)
-        if short == "Buffer":   # nn.Buffer(t): a tensor registered as a buffer, not a module
+        if short == "Buffer":  # nn.Buffer(t): a tensor registered as a buffer, not a module
             return V(Kind.TENSOR, frozenset((TensorObj(site),)), site=node)
         m = ModuleObj(f"<{short}>", site, self.seq(), qual=qual)
         consts = [a.const if isinstance(a, V) else NOCONST for a in args]
@@ -316,7 +326,7 @@ class ModuleOps:
                     if isinstance(a, Star):
                         lists = v.of(ListObj)
                         if len(lists) == 1 and lists[0].elems is not None:
-                            items = list(lists[0].elems)      # nn.Sequential(*layers), in order
+                            items = list(lists[0].elems)  # nn.Sequential(*layers), in order
                         else:
                             items = [self.iter_value(v)]
                     for item in items:
@@ -329,7 +339,7 @@ class ModuleOps:
                                 m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
                                 created.append(m.opaque_unit)
                         if sum(1 for o in item.objs if isinstance(o, ModuleObj)) > 1:
-                            m.unordered = True   # candidates for one position: the order is not known
+                            m.unordered = True  # candidates for one position: the order is not known
                         for o in item.objs:
                             if isinstance(o, ModuleObj):
                                 m.register(str(len(m.children)), o)
@@ -367,8 +377,9 @@ class ModuleOps:
                     if o.rest is not None:
                         elems.append(o.rest)
                 elif isinstance(o, ModuleObj):
-                    elems.extend(module_value(c) if isinstance(c, ModuleObj) else unit_value(c)
-                                 for c in o.children.values())
+                    elems.extend(
+                        module_value(c) if isinstance(c, ModuleObj) else unit_value(c) for c in o.children.values()
+                    )
                 elif isinstance(o, PIter):
                     elems.append(V(Kind.TENSOR, frozenset(o.units)))
         for e in elems:
@@ -432,7 +443,7 @@ class ModuleOps:
 
     def module_call(self, m: ModuleObj, args, kwargs, node, env) -> V:
         if not self.module_depth:
-            self.note_crossing(m, args, node)   # the outermost call: a model applied by training code
+            self.note_crossing(m, args, node)  # the outermost call: a model applied by training code
         self.module_depth += 1
         try:
             out = self._module_call(m, args, kwargs, node, env)
@@ -458,8 +469,12 @@ class ModuleOps:
                 # the children's order is not known: what reaches the output is, what happens in
                 # place between them is not
                 units = m.units()
-                pv = V(Kind.TENSOR, frozenset(units), org=frozenset(u for u in units if u.kind != Unit.OPAQUE),
-                       weak=frozenset(u for u in units if u.kind == Unit.OPAQUE))
+                pv = V(
+                    Kind.TENSOR,
+                    frozenset(units),
+                    org=frozenset(u for u in units if u.kind != Unit.OPAQUE),
+                    weak=frozenset(u for u in units if u.kind == Unit.OPAQUE),
+                )
                 return self.tensor_result(flow_of(x, pv), node)
             out = x
             for child in list(m.children.values()):
@@ -477,19 +492,24 @@ class ModuleOps:
             saves_in = T.MODULE_SAVES.get(spec) == "input"
             # a recurrent module's weights are saved when its input or its carried state needs grad
             xin = flow_of(*argv).value() if spec in T.RECURRENT and len(argv) > 1 else x
-            out = self.tensor_result(f, node, op="linear" if saves_in else None, inputs=(xin, pv),
-                                     shape=module_shape(m, x))
+            out = self.tensor_result(
+                f, node, op="linear" if saves_in else None, inputs=(xin, pv), shape=module_shape(m, x)
+            )
             if spec.endswith("Cell") and len(argv) > 1 and self.nograd is None and requires_grad(argv[1]):
                 # a cell multiplies its carried state by weight_hh: with a state that requires grad,
                 # backward keeps the weights (a step() changing them in place invalidates the graph)
                 sure = surely_requires_grad(argv[1])
-                out = out.replace(saves=out.saves | frozenset(SaveRec(u, u.version, Site(self.sf, node), "linear",
-                                                                      self.ctx, sure) for u in units))
+                out = out.replace(
+                    saves=out.saves
+                    | frozenset(SaveRec(u, u.version, Site(self.sf, node), "linear", self.ctx, sure) for u in units)
+                )
             if spec in T.RECURRENT and self.nograd is None:
                 # a recurrent layer's backward keeps its weights and workspace whatever needs grad;
                 # its outputs (sequence, hidden state) share that one graph node
-                out = out.replace(saves=out.saves | frozenset(SaveRec(u, u.version, Site(self.sf, node), "rnn", self.ctx)
-                                                              for u in units))
+                out = out.replace(
+                    saves=out.saves
+                    | frozenset(SaveRec(u, u.version, Site(self.sf, node), "rnn", self.ctx) for u in units)
+                )
             if spec in T.RECURRENT or spec == "MultiheadAttention":
                 h = self.tensor_result(f, node).replace(saves=out.saves)
                 if spec == "LSTM":
@@ -502,8 +522,14 @@ class ModuleOps:
         if spec in T.LOSS_MODULES:
             argv = [a for a in args if isinstance(a, V)]
             red = m.dims[1] if m.dims else None
-            out = self.tensor_result(flow_of(*argv), node, op=_loss_op(spec), inputs=tuple(argv), reduced=True,
-                                     shape=loss_shape(_loss_op(spec), red, argv))
+            out = self.tensor_result(
+                flow_of(*argv),
+                node,
+                op=_loss_op(spec),
+                inputs=tuple(argv),
+                reduced=True,
+                shape=loss_shape(_loss_op(spec), red, argv),
+            )
             if red == "none":
                 out = out.replace(facts=out.facts | Fact.UNREDUCED)
             misuse = self.loss_misuse(spec, argv, node, node.args[0] if getattr(node, "args", None) else None)
@@ -519,11 +545,22 @@ class ModuleOps:
             if spec in ("Flatten", "Unflatten"):
                 return self.tensor_result(f, node, alias=x)
             save = T.MODULE_SAVES.get(spec)
-            op = {"ReLU": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Softmax": "softmax",
-                  "LogSoftmax": "log_softmax", "ELU": "elu", "Softmin": "softmin"}.get(spec) if save == "output" \
+            op = (
+                {
+                    "ReLU": "relu",
+                    "Sigmoid": "sigmoid",
+                    "Tanh": "tanh",
+                    "Softmax": "softmax",
+                    "LogSoftmax": "log_softmax",
+                    "ELU": "elu",
+                    "Softmin": "softmin",
+                }.get(spec)
+                if save == "output"
                 else ("gelu" if save == "input" else None)
-            return self.numeric(spec, (x,), node, self.tensor_result(f, node, op=op, inputs=(x,),
-                                                                     shape=module_shape(m, x)))
+            )
+            return self.numeric(
+                spec, (x,), node, self.tensor_result(f, node, op=op, inputs=(x,), shape=module_shape(m, x))
+            )
         if spec in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict"):
             return UNKNOWN
         # opaque torch module, or a module from a factory the engine could not follow
@@ -547,9 +584,21 @@ class ModuleOps:
         if name in ("parameters", "named_parameters"):
             units = m.units()
             exact = not any(u.kind == Unit.OPAQUE and not is_closed(u) for u in units)
-            return V(Kind.PARAMS, frozenset((PIter(frozenset(units), exact=exact, sources=frozenset((m,)),
-                                                   named=name == "named_parameters", site=Site(self.sf, node)),)),
-                     site=node)
+            return V(
+                Kind.PARAMS,
+                frozenset(
+                    (
+                        PIter(
+                            frozenset(units),
+                            exact=exact,
+                            sources=frozenset((m,)),
+                            named=name == "named_parameters",
+                            site=Site(self.sf, node),
+                        ),
+                    )
+                ),
+                site=node,
+            )
         if name in ("children", "modules", "named_children", "named_modules"):
             kids = m.submodules() if "modules" in name else [c for c in m.children.values() if isinstance(c, ModuleObj)]
             content = join_all([module_value(c) for c in kids]) if kids else None
@@ -573,8 +622,20 @@ class ModuleOps:
                 mode = given.const if isinstance(given.const, bool) else None
             self.set_training(m, mode)
             return recv
-        if name in ("to", "cuda", "cpu", "float", "double", "half", "bfloat16", "share_memory",
-                    "type", "requires_grad", "xpu", "mps"):
+        if name in (
+            "to",
+            "cuda",
+            "cpu",
+            "float",
+            "double",
+            "half",
+            "bfloat16",
+            "share_memory",
+            "type",
+            "requires_grad",
+            "xpu",
+            "mps",
+        ):
             return recv
         if name == "apply" and args:
             fn = args[0]
@@ -601,8 +662,11 @@ class ModuleOps:
             if key:
                 given = args[1] if len(args) > 1 and isinstance(args[1], V) else None
                 # the tensor itself (a causal mask keeps what it is), as a buffer: no gradient
-                m.attrs[key] = given.replace(facts=given.facts | Fact.NOGRAD) if given is not None and \
-                    given.k & Kind.TENSOR else V(Kind.TENSOR, frozenset((TensorObj(Site(self.sf, node)),)))
+                m.attrs[key] = (
+                    given.replace(facts=given.facts | Fact.NOGRAD)
+                    if given is not None and given.k & Kind.TENSOR
+                    else V(Kind.TENSOR, frozenset((TensorObj(Site(self.sf, node)),)))
+                )
             return NONE
         if name in ("append", "extend", "insert", "update") and m.spec in T.CONTAINERS:
             src = args[-1] if args else UNKNOWN
@@ -623,7 +687,11 @@ class ModuleOps:
             return module_value(cur)
         if name in ("items", "values", "keys") and m.spec in ("ModuleDict", "ParameterDict"):
             kids = list(m.children.values())
-            content = join_all([module_value(c) if isinstance(c, ModuleObj) else unit_value(c) for c in kids]) if kids else None
+            content = (
+                join_all([module_value(c) if isinstance(c, ModuleObj) else unit_value(c) for c in kids])
+                if kids
+                else None
+            )
             if name == "items" and content is not None:
                 content = make_tuple([V(Kind.STR), content], None)
             if name == "keys":
@@ -638,14 +706,49 @@ class ModuleOps:
 
 
 _MODULE_METHODS = {
-    "parameters", "named_parameters", "children", "modules", "named_children", "named_modules", "zero_grad",
-    "requires_grad_", "train", "eval", "to", "cuda", "cpu", "float", "double", "half", "bfloat16", "apply",
-    "forward", "load_state_dict", "state_dict", "register_parameter", "add_module", "register_module",
-    "register_buffer", "buffers", "named_buffers", "get_submodule", "training", "share_memory",
+    "parameters",
+    "named_parameters",
+    "children",
+    "modules",
+    "named_children",
+    "named_modules",
+    "zero_grad",
+    "requires_grad_",
+    "train",
+    "eval",
+    "to",
+    "cuda",
+    "cpu",
+    "float",
+    "double",
+    "half",
+    "bfloat16",
+    "apply",
+    "forward",
+    "load_state_dict",
+    "state_dict",
+    "register_parameter",
+    "add_module",
+    "register_module",
+    "register_buffer",
+    "buffers",
+    "named_buffers",
+    "get_submodule",
+    "training",
+    "share_memory",
 }
 
-_INPLACE_OP = {"ReLU": "relu", "ReLU6": "hardtanh", "LeakyReLU": "leaky_relu", "ELU": "elu", "SiLU": "silu",
-               "Hardtanh": "hardtanh", "Threshold": "threshold", "CELU": "celu", "SELU": "selu"}
+_INPLACE_OP = {
+    "ReLU": "relu",
+    "ReLU6": "hardtanh",
+    "LeakyReLU": "leaky_relu",
+    "ELU": "elu",
+    "SiLU": "silu",
+    "Hardtanh": "hardtanh",
+    "Threshold": "threshold",
+    "CELU": "celu",
+    "SELU": "selu",
+}
 
 
 def _target_label(node) -> str:
@@ -659,17 +762,27 @@ def _target_label(node) -> str:
 
 def _loss_op(spec: str) -> str:
     """nn.MSELoss -> mse_loss: the functional a loss module runs (what its backward saves)."""
-    special = {"CrossEntropyLoss": "cross_entropy", "NLLLoss": "nll_loss", "BCELoss": "binary_cross_entropy",
-               "BCEWithLogitsLoss": "binary_cross_entropy_with_logits", "KLDivLoss": "kl_div", "L1Loss": "l1_loss",
-               "MSELoss": "mse_loss"}
+    special = {
+        "CrossEntropyLoss": "cross_entropy",
+        "NLLLoss": "nll_loss",
+        "BCELoss": "binary_cross_entropy",
+        "BCEWithLogitsLoss": "binary_cross_entropy_with_logits",
+        "KLDivLoss": "kl_div",
+        "L1Loss": "l1_loss",
+        "MSELoss": "mse_loss",
+    }
     if spec in special:
         return special[spec]
     import re
+
     return re.sub(r"(?<!^)(?=[A-Z])", "_", spec[:-4]).lower() + "_loss"
 
 
-_DIM_ARGS = {"Linear": ("in_features", "out_features"), "Embedding": ("num_embeddings", "embedding_dim"),
-             "Bilinear": ("in1_features", "in2_features", "out_features")}
+_DIM_ARGS = {
+    "Linear": ("in_features", "out_features"),
+    "Embedding": ("num_embeddings", "embedding_dim"),
+    "Bilinear": ("in1_features", "in2_features", "out_features"),
+}
 
 
 def _dims(short, consts, kw):
@@ -689,7 +802,7 @@ def module_shape(m, x: V):
     xs = x.shape if isinstance(x, V) else None
     if xs is None or m.dims is None:
         if m.spec in T.FREE_MODULES and m.spec not in T.LOSS_MODULES and m.spec not in ("Flatten", "Unflatten"):
-            return xs   # activations, dropout: elementwise
+            return xs  # activations, dropout: elementwise
         if m.spec in ("LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "RMSNorm"):
             return xs
         return None

@@ -3,16 +3,16 @@ numerics.py applied to each op's result, and the hazards recorded where they ari
 
 A mixin of Interpreter (interpreter.py).
 """
+
 from __future__ import annotations
 
 import ast
 
-from . import numerics as N
-from ..ops import torch_api as T
-from ..interp.trace import CONFIRMED, SUSPICIOUS
 from ..interp.objects import Site, TensorObj
-from ..interp.trace import RiskRec
+from ..interp.trace import CONFIRMED, SUSPICIOUS, RiskRec
 from ..interp.values import EMPTY, Fact, Mark, V, requires_grad, storages
+from ..ops import torch_api as T
+from . import numerics as N
 
 _UNSAFE_CALLS = N.LOGS | N.ROOTS
 _CE = {"cross_entropy", "CrossEntropyLoss"}
@@ -43,10 +43,22 @@ class NumericOps:
         if x is not None:
             if op in N.LOGS:
                 if N.risky(x):
-                    what = ("a softmax probability" if x.marks & Mark.PROB else
-                            "a sigmoid output" if x.marks & Mark.SIGM else "a value that can be exactly 0")
-                    risks.add(self.hazard("GA401", node, what, CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS,
-                                          constant=not requires_grad(x)))
+                    what = (
+                        "a softmax probability"
+                        if x.marks & Mark.PROB
+                        else "a sigmoid output"
+                        if x.marks & Mark.SIGM
+                        else "a value that can be exactly 0"
+                    )
+                    risks.add(
+                        self.hazard(
+                            "GA401",
+                            node,
+                            what,
+                            CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS,
+                            constant=not requires_grad(x),
+                        )
+                    )
                 if x.marks & Mark.LOG1PEXP:
                     risks |= self.promote(x, "exp", "GA404", "log(1 + exp(x))")
             elif op == "log1p" and x.marks & Mark.EXP:
@@ -55,10 +67,17 @@ class NumericOps:
                 # sqrt(0) is fine forward; only its derivative is infinite, and backward() evaluates
                 # it only for an input that requires grad (not a constant target's norm)
                 risks.add(self.hazard("GA403", node, op, CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS))
-            elif op in T.FRACTIONAL_POWERS and len(ins) > 1 and isinstance(ins[1].const, float) \
-                    and 0 < ins[1].const < 1 and N.risky(x) and requires_grad(x):
-                risks.add(self.hazard("GA403", node, f"pow({ins[1].const})", CONFIRMED if x.marks & Mark.SELF
-                                      else SUSPICIOUS))
+            elif (
+                op in T.FRACTIONAL_POWERS
+                and len(ins) > 1
+                and isinstance(ins[1].const, float)
+                and 0 < ins[1].const < 1
+                and N.risky(x)
+                and requires_grad(x)
+            ):
+                risks.add(
+                    self.hazard("GA403", node, f"pow({ins[1].const})", CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS)
+                )
             elif op in T.ZERO_DIVISOR_INF and len(ins) > 1:
                 risks |= self.check_division(x, ins[1], node)
             elif op == "exp" and x.marks & Mark.LOGITS:
@@ -81,13 +100,19 @@ class NumericOps:
                     marks, facts = marks & ~(N.RISKY | Mark.LOGITS), facts | Fact.POSITIVE
                 elif lo_c == 0:
                     marks |= Mark.ZERO
-            elif op in ("maximum", "fmax") and len(ins) > 1 and (N.positive_const(ins[1].const)
-                                                                  or ins[1].facts & Fact.POSITIVE):
+            elif (
+                op in ("maximum", "fmax")
+                and len(ins) > 1
+                and (N.positive_const(ins[1].const) or ins[1].facts & Fact.POSITIVE)
+            ):
                 marks, facts = marks & ~N.RISKY, facts | Fact.POSITIVE
         if not marks and not facts and not risks:
             return out
-        return out.replace(marks=(out.marks & Mark.SCALED) | marks, facts=out.facts | facts,
-                           risks=out.risks | frozenset(risks) if risks else out.risks)
+        return out.replace(
+            marks=(out.marks & Mark.SCALED) | marks,
+            facts=out.facts | facts,
+            risks=out.risks | frozenset(risks) if risks else out.risks,
+        )
 
     def promote(self, v: V, latent: str, code: str, detail: str) -> set:
         """Turn the latent hazards of `v` (an exp of logits, a -inf mask) into `code` at their site."""
@@ -103,10 +128,16 @@ class NumericOps:
         """`num / den`: a manual softmax (GA404), or a denominator that can be 0 (GA402)."""
         if num.marks & Mark.EXP and den.marks & Mark.EXP:
             return self.promote(num, "exp", "GA404", "exp(x) / exp(x).sum()")
-        if den.k & 1 and N.risky(den):   # Kind.TENSOR
-            return {self.hazard("GA402", node, "a denominator that can be 0",
-                                CONFIRMED if den.marks & Mark.SELF else SUSPICIOUS,
-                                constant=not (requires_grad(num) or requires_grad(den)))}
+        if den.k & 1 and N.risky(den):  # Kind.TENSOR
+            return {
+                self.hazard(
+                    "GA402",
+                    node,
+                    "a denominator that can be 0",
+                    CONFIRMED if den.marks & Mark.SELF else SUSPICIOUS,
+                    constant=not (requires_grad(num) or requires_grad(den)),
+                )
+            }
         return set()
 
     def arith_numeric(self, opname, left: V, right: V, node, out: V) -> V:
@@ -124,8 +155,11 @@ class NumericOps:
                 risks.add(self.hazard("GA403", node, f"** {c}", CONFIRMED if left.marks & Mark.SELF else SUSPICIOUS))
         if not marks and not facts and not risks:
             return out.replace(marks=out.marks & Mark.SCALED)
-        return out.replace(marks=(out.marks & Mark.SCALED) | marks, facts=out.facts | facts,
-                           risks=out.risks | frozenset(risks) if risks else out.risks)
+        return out.replace(
+            marks=(out.marks & Mark.SCALED) | marks,
+            facts=out.facts | facts,
+            risks=out.risks | frozenset(risks) if risks else out.risks,
+        )
 
     def where_hazards(self, node, cond: V, env) -> frozenset:
         """`torch.where(x > 0, sqrt(x), 0)`: the branch is computed for every element, so an unsafe op
@@ -154,8 +188,7 @@ class NumericOps:
             what = "softmax probabilities" if x.marks & Mark.PROB else "sigmoid outputs"
             return frozenset({self.hazard("GA407", arg_node or node, f"{what} into cross_entropy", CONFIRMED)})
         if op in _NLL and x.marks & Mark.PROB:
-            return frozenset({self.hazard("GA407", arg_node or node, "softmax probabilities into nll_loss",
-                                          CONFIRMED)})
+            return frozenset({self.hazard("GA407", arg_node or node, "softmax probabilities into nll_loss", CONFIRMED)})
         if op in _BCE and x.marks & Mark.SIGM:
             return frozenset({self.hazard("GA408", node, "sigmoid outputs into binary_cross_entropy", CONFIRMED)})
         return EMPTY
@@ -184,8 +217,9 @@ def _shifted(node) -> bool:
     """`x[1:] - x[:-1]` (`x[..., 2:] - x[..., :-2]`, `x[1::2] - x[::2]`): slices of one tensor that
     start at different constant offsets with the same step pair distinct elements, a finite
     difference, not an element with itself (zero only where neighbours are equal, like any a - b)."""
-    if not (isinstance(node, ast.BinOp) and isinstance(node.left, ast.Subscript)
-            and isinstance(node.right, ast.Subscript)):
+    if not (
+        isinstance(node, ast.BinOp) and isinstance(node.left, ast.Subscript) and isinstance(node.right, ast.Subscript)
+    ):
         return False
     if ast.dump(node.left.value) != ast.dump(node.right.value):
         return False
@@ -196,12 +230,15 @@ def _shifted(node) -> bool:
     for x, y in zip(a, b):
         if isinstance(x, ast.Slice) and isinstance(y, ast.Slice):
             sx, sy = _start(x), _start(y)
-            if sx is None or sy is None or ast.dump(x.step or ast.Constant(None)) != ast.dump(
-                    y.step or ast.Constant(None)):
+            if (
+                sx is None
+                or sy is None
+                or ast.dump(x.step or ast.Constant(None)) != ast.dump(y.step or ast.Constant(None))
+            ):
                 return False
             shifted = shifted or sx != sy
         elif ast.dump(x) != ast.dump(y):
-            return False   # a different index or new axis: rows can meet themselves (x[:, None] - x[None])
+            return False  # a different index or new axis: rows can meet themselves (x[:, None] - x[None])
     return shifted
 
 
@@ -226,8 +263,27 @@ def _guarded(expr) -> bool:
 
 
 # ops whose result is 0 exactly where their input is: the operand is still "the very value" compared
-_SAME_ZEROS = frozenset(("abs", "neg", "float", "double", "half", "bfloat16", "to", "type_as", "clone",
-                         "contiguous", "squeeze", "unsqueeze", "view", "reshape", "flatten", "expand", "expand_as"))
+_SAME_ZEROS = frozenset(
+    (
+        "abs",
+        "neg",
+        "float",
+        "double",
+        "half",
+        "bfloat16",
+        "to",
+        "type_as",
+        "clone",
+        "contiguous",
+        "squeeze",
+        "unsqueeze",
+        "view",
+        "reshape",
+        "flatten",
+        "expand",
+        "expand_as",
+    )
+)
 
 
 def _direct_names(expr) -> set:
@@ -260,8 +316,13 @@ def _unsafe_ops(expr):
     """(op node, operand) for sqrt/log/... calls and divisions inside an expression."""
     for n in ast.walk(expr):
         if isinstance(n, ast.Call):
-            name = n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id if isinstance(n.func, ast.Name) \
+            name = (
+                n.func.attr
+                if isinstance(n.func, ast.Attribute)
+                else n.func.id
+                if isinstance(n.func, ast.Name)
                 else None
+            )
             if name in _UNSAFE_CALLS:
                 operand = n.args[0] if n.args else (n.func.value if isinstance(n.func, ast.Attribute) else None)
                 if isinstance(n.func, ast.Attribute) and not n.args:

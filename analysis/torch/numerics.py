@@ -14,6 +14,7 @@ What each op does to these facts is kept here by name; the names are torch's (`T
 in [0, 1], ReLU >= 0), which torch's autograd tables do not hold; what they do hold (divisions,
 fractional powers, the names of + - * / **) the engine reads from torch_api.py.
 """
+
 from __future__ import annotations
 
 from ..interp.values import Fact, Mark
@@ -27,23 +28,100 @@ MAGNITUDES = {"abs", "square", "norm", "std", "var", "vector_norm", "matrix_norm
 # results guaranteed > 0 (a log, a division or a sqrt of them is safe)
 POSITIVE_OPS = {"exp", "exp2", "softplus", "Softplus", "cosh", "elu_plus_one"}
 # results that are no longer raw activations (normalised, bounded, log-domain)
-BOUNDED = {"tanh", "Tanh", "log_softmax", "LogSoftmax", "logsigmoid", "LogSigmoid", "logsumexp", "layer_norm",
-           "LayerNorm", "normalize", "batch_norm", "group_norm", "rms_norm", "sin", "cos", "clamp", "clip"}
+BOUNDED = {
+    "tanh",
+    "Tanh",
+    "log_softmax",
+    "LogSoftmax",
+    "logsigmoid",
+    "LogSigmoid",
+    "logsumexp",
+    "layer_norm",
+    "LayerNorm",
+    "normalize",
+    "batch_norm",
+    "group_norm",
+    "rms_norm",
+    "sin",
+    "cos",
+    "clamp",
+    "clip",
+}
 # linear maps of their input: raw activations stay raw
-LINEAR = {"linear", "matmul", "mm", "bmm", "einsum", "conv1d", "conv2d", "conv3d", "embedding", "Linear",
-          "Conv1d", "Conv2d", "Conv3d", "Embedding", "Bilinear", "addmm"}
+LINEAR = {
+    "linear",
+    "matmul",
+    "mm",
+    "bmm",
+    "einsum",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "embedding",
+    "Linear",
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+    "Embedding",
+    "Bilinear",
+    "addmm",
+}
 # the value passes through unchanged (shape, dtype, selection)
-KEEP = {"view", "reshape", "squeeze", "unsqueeze", "flatten", "unflatten", "transpose", "permute", "t", "T",
-        "contiguous", "clone", "to", "float", "double", "half", "bfloat16", "cpu", "cuda", "type_as", "expand",
-        "expand_as", "repeat", "narrow", "select", "index_select", "gather", "masked_select", "roll", "flip",
-        "chunk", "split", "unbind", "dropout", "Dropout", "detach", "getitem", "cat", "stack", "movedim",
-        "view_as", "reshape_as", "squeeze_", "unsqueeze_", "requires_grad_", "Identity", "Flatten"}
+KEEP = {
+    "view",
+    "reshape",
+    "squeeze",
+    "unsqueeze",
+    "flatten",
+    "unflatten",
+    "transpose",
+    "permute",
+    "t",
+    "T",
+    "contiguous",
+    "clone",
+    "to",
+    "float",
+    "double",
+    "half",
+    "bfloat16",
+    "cpu",
+    "cuda",
+    "type_as",
+    "expand",
+    "expand_as",
+    "repeat",
+    "narrow",
+    "select",
+    "index_select",
+    "gather",
+    "masked_select",
+    "roll",
+    "flip",
+    "chunk",
+    "split",
+    "unbind",
+    "dropout",
+    "Dropout",
+    "detach",
+    "getitem",
+    "cat",
+    "stack",
+    "movedim",
+    "view_as",
+    "reshape_as",
+    "squeeze_",
+    "unsqueeze_",
+    "requires_grad_",
+    "Identity",
+    "Flatten",
+}
 # The catalog's families (GA401 logs, GA403 roots) by name: the op table's domain facts say
 # where each stops being finite (-inf at 0; an infinite gradient at 0), but they do not tell a
 # log from rsqrt or reciprocal, which share those facts (tests/test_ops_table.py checks them).
 LOGS = {"log", "log2", "log10"}
 ROOTS = {"sqrt", "rsqrt"}
-MASK_BUILDERS = {"triu", "tril"}           # a causal mask keeps one unmasked key per row
+MASK_BUILDERS = {"triu", "tril"}  # a causal mask keeps one unmasked key per row
 REDUCTIONS = {"sum", "mean", "nansum", "nanmean", "cumsum"}
 
 NUMERIC_MARKS = Mark.PROB | Mark.SIGM | Mark.ZERO | Mark.LOGITS | Mark.EXP | Mark.LOG1PEXP | Mark.CAUSAL | Mark.SELF
@@ -108,8 +186,7 @@ def _facts_of(values) -> int:
     return out & Fact.POSITIVE if values else 0
 
 
-def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool,
-          twins: bool = False) -> tuple[int, int]:
+def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, twins: bool = False) -> tuple[int, int]:
     """(marks, facts) of `left op right` for + - * / (a Python number is a V with a const).
     `twins`: both sides carry gradient from exactly the same parameters (two outputs of one network)."""
     lm, rm = left.marks & NUMERIC_MARKS, right.marks & NUMERIC_MARKS
@@ -121,14 +198,14 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool,
         if (lpos and rnonneg) or (rpos and lnonneg):
             marks = 0
             if (positive_const(left.const) and rm & Mark.EXP) or (positive_const(right.const) and lm & Mark.EXP):
-                marks = Mark.LOG1PEXP     # 1 + exp(x): log of it overflows with x
+                marks = Mark.LOG1PEXP  # 1 + exp(x): log of it overflows with x
             return marks, Fact.POSITIVE
         return (lm | rm) & (Mark.LOGITS | Mark.ZERO if lnonneg and rnonneg else Mark.LOGITS), 0
     if op == "sub":
         if same_storage:
-            return Mark.SELF | Mark.ZERO, 0   # x - x[j], x[:, None] - x[None]: zero on matching rows
+            return Mark.SELF | Mark.ZERO, 0  # x - x[j], x[:, None] - x[None]: zero on matching rows
         if right_is_max_of_left:
-            return 0, 0                       # s - s.max(): <= 0, exp of it cannot overflow
+            return 0, 0  # s - s.max(): <= 0, exp of it cannot overflow
         if twins:
             # net(x1) - net(x2), a siamese pair: one function of two inputs is exactly 0 wherever the
             # inputs coincide (a duplicated sample, an augmentation that left a view unchanged). Not
@@ -136,7 +213,7 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool,
             # stays as unbounded as its operands (exp(neg - pos) of two scores overflows).
             return Mark.ZERO | ((lm | rm) & Mark.LOGITS), 0
         if positive_const(left.const) and rm & (Mark.PROB | Mark.SIGM):
-            return Mark.ZERO, 0               # 1 - p: zero when p is 1
+            return Mark.ZERO, 0  # 1 - p: zero when p is 1
         return (lm | rm) & Mark.LOGITS, 0
     if op == "mul":
         marks = 0

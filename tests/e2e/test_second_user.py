@@ -2,6 +2,7 @@
 written to a fixed folder under the temp directory that another user owned (`docs_href` raised
 PermissionError). The language server now links to the rule pages inside the installed package
 and writes nothing to a shared place. Run as a real second user (created with useradd)."""
+
 import grp
 import os
 import pwd
@@ -13,7 +14,6 @@ import sysconfig
 import tempfile
 
 import pytest
-
 from helpers import strip_markers
 from lspclient import Session
 
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.slow
 USER = "gradaudit-second"
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(gradaudit.analysis.__file__)))
-BUGGY = strip_markers(open(os.path.join(DATA, "bugs", "relu_inplace_sigmoid.py")).read())[0]   # GA110
+BUGGY = strip_markers(open(os.path.join(DATA, "bugs", "relu_inplace_sigmoid.py")).read())[0]  # GA110
 
 
 def _run_as(user, *cmd):
@@ -39,8 +39,11 @@ def second_user():
     try:
         pwd.getpwnam(USER)
     except KeyError:
-        r = subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", USER],
-                           capture_output=True, text=True)
+        r = subprocess.run(
+            ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", USER],
+            capture_output=True,
+            text=True,
+        )
         if r.returncode != 0:
             pytest.skip(f"useradd failed: {r.stderr.strip()}")
         created = True
@@ -62,8 +65,12 @@ def _interpreter_for(user, shim: str) -> tuple | None:
     for candidate in (shutil.which(version), f"/usr/bin/{version}"):
         if candidate and os.path.exists(candidate):
             env = {"PYTHONPATH": shim}
-            r = subprocess.run(["runuser", "-u", user, "--", "env", f"PYTHONPATH={shim}", candidate, "-c",
-                                "import gradaudit.server"], capture_output=True, text=True, timeout=60)
+            r = subprocess.run(
+                ["runuser", "-u", user, "--", "env", f"PYTHONPATH={shim}", candidate, "-c", "import gradaudit.server"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
             if r.returncode == 0:
                 return [candidate, "-m", "gradaudit.server"], env
     return None
@@ -89,8 +96,9 @@ def test_second_user_gets_diagnostics_and_the_packaged_rule_page(second_user):
         os.chown(path, second_user.pw_uid, second_user.pw_gid)
         before = {e for e in os.listdir(tempfile.gettempdir())}
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": work, "LANG": "C.UTF-8", **extra_env}
-        session = Session(command, cwd=work, env=env, user=second_user.pw_uid,
-                          group=grp.getgrgid(second_user.pw_gid).gr_gid)
+        session = Session(
+            command, cwd=work, env=env, user=second_user.pw_uid, group=grp.getgrgid(second_user.pw_gid).gr_gid
+        )
         try:
             session.initialize(work, {"gradaudit": {"debounce": 0}})
             uri = session.open(path, BUGGY)
@@ -102,12 +110,15 @@ def test_second_user_gets_diagnostics_and_the_packaged_rule_page(second_user):
         href = diags[0]["codeDescription"]["href"]
         page = os.path.join(PACKAGE_ROOT, "docs", "rules", "GA110.md")
         assert href == f"file://{page}"
-        assert _run_as(USER, "test", "-r", page).returncode == 0     # the second user can open it
+        assert _run_as(USER, "test", "-r", page).returncode == 0  # the second user can open it
         with open(page) as fh:
             assert fh.read().splitlines()[1].startswith("# GA110 inplace-saved-tensor")
         # nothing of the second user's was left in the shared temp folder, but its own workspace
-        mine = [e for e in set(os.listdir(tempfile.gettempdir())) - before
-                if os.lstat(os.path.join(tempfile.gettempdir(), e)).st_uid == second_user.pw_uid]
+        mine = [
+            e
+            for e in set(os.listdir(tempfile.gettempdir())) - before
+            if os.lstat(os.path.join(tempfile.gettempdir(), e)).st_uid == second_user.pw_uid
+        ]
         assert mine == []
         assert stat.S_IMODE(os.stat(stale).st_mode) == 0o700 and os.listdir(stale) == [] if made_stale else True
     finally:

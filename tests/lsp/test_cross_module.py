@@ -1,16 +1,16 @@
 """The language server across modules and into installed libraries: an edit of an imported module
 re-analyses the open documents that read it; a library model's findings point into its source."""
+
 import asyncio
 import os
 import textwrap
 
 import pytest
 import pytest_lsp
-from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
-
 from helpers import strip_markers
 from libenv import make_env
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from .conftest import server_command
 
@@ -19,8 +19,9 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 CLIENTS = ["neovim@v0.7.0", "visual-studio-code"]
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=server_command()), scope="module",
-                    params=CLIENTS, ids=CLIENTS)
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=server_command()), scope="module", params=CLIENTS, ids=CLIENTS
+)
 async def client(lsp_client: LanguageClient, request, tmp_path_factory):
     root = tmp_path_factory.mktemp("ws")
     env = make_env(tmp_path_factory.mktemp("env"))
@@ -34,11 +35,14 @@ async def client(lsp_client: LanguageClient, request, tmp_path_factory):
     lsp_client.protocol.fm._features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = on_publish
     caps = pytest_lsp.client_capabilities(request.param)
     lsp_client.pulls = caps.text_document is not None and caps.text_document.diagnostic is not None
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=caps, root_uri=f"file://{root}",
-        workspace_folders=[types.WorkspaceFolder(uri=f"file://{root}", name="ws")],
-        initialization_options={"gradaudit": {"debounce": 0},
-                                "interpreter": os.path.join(env, "bin", "python")}))
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=caps,
+            root_uri=f"file://{root}",
+            workspace_folders=[types.WorkspaceFolder(uri=f"file://{root}", name="ws")],
+            initialization_options={"gradaudit": {"debounce": 0}, "interpreter": os.path.join(env, "bin", "python")},
+        )
+    )
     yield
     await lsp_client.shutdown_session()
 
@@ -52,8 +56,11 @@ def write(client, rel, text):
 
 
 def open_doc(client, uri, text, version=1):
-    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-        uri=uri, language_id="python", version=version, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text)
+        )
+    )
 
 
 async def diagnostics_until(client, uri, predicate, timeout=60.0):
@@ -63,8 +70,9 @@ async def diagnostics_until(client, uri, predicate, timeout=60.0):
     last = None
     while loop.time() < deadline:
         if client.pulls:
-            report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-                text_document=types.TextDocumentIdentifier(uri=uri)))
+            report = await client.text_document_diagnostic_async(
+                types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+            )
             last = list(report.items)
         else:
             got = client.published.get(uri)
@@ -75,7 +83,7 @@ async def diagnostics_until(client, uri, predicate, timeout=60.0):
     raise AssertionError(f"diagnostics of {uri} never matched: {[(d.code, d.range.start.line) for d in last or []]}")
 
 
-NET_LIST = '''
+NET_LIST = """
 import torch.nn as nn
 
 
@@ -94,9 +102,9 @@ class Net(nn.Module):
         for layer in self.layers:
             x = layer(x).relu()
         return self.out(x)
-'''
+"""
 
-TRAIN = '''
+TRAIN = """
 import torch
 import torch.nn.functional as F
 from models.net import Net, prepare
@@ -110,7 +118,7 @@ for step in range(3):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-'''
+"""
 
 
 async def test_editing_an_imported_module_updates_the_open_training_script(client):
@@ -126,26 +134,38 @@ async def test_editing_an_imported_module_updates_the_open_training_script(clien
     net = await diagnostics_until(client, net_uri, lambda ds: any(d.code == "GA109" for d in ds))
     assert [(d.code, d.range.start.line) for d in net] == [("GA109", 11)]
     # an unsaved edit of net.py: the helper stops freezing, the list becomes an nn.ModuleList
-    fixed = textwrap.dedent(NET_LIST).lstrip().replace("p.requires_grad = False", "p.requires_grad = True") \
+    fixed = (
+        textwrap.dedent(NET_LIST)
+        .lstrip()
+        .replace("p.requires_grad = False", "p.requires_grad = True")
         .replace("[nn.Linear(8, 8) for _ in range(2)]", "nn.ModuleList([nn.Linear(8, 8) for _ in range(2)])")
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=net_uri, version=2),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)]))
+    )
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=net_uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)],
+        )
+    )
     assert await diagnostics_until(client, train_uri, lambda ds: ds == []) == []
     assert await diagnostics_until(client, net_uri, lambda ds: ds == []) == []
     for uri in (net_uri, train_uri):
-        client.text_document_did_close(types.DidCloseTextDocumentParams(
-            text_document=types.TextDocumentIdentifier(uri=uri)))
+        client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
 
 
 async def test_a_change_on_disk_reaches_the_open_documents(client):
     write(client, "pkg/__init__.py", "")
-    helper_path, _ = write(client, "pkg/helpers.py", '''
+    helper_path, _ = write(
+        client,
+        "pkg/helpers.py",
+        """
         def freeze(module):
             for p in module.parameters():
                 p.requires_grad = False
-    ''')
-    src = '''
+    """,
+    )
+    src = """
         import torch
         import torch.nn as nn
         import torch.nn.functional as F
@@ -160,7 +180,7 @@ async def test_a_change_on_disk_reaches_the_open_documents(client):
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-    '''
+    """
     _, uri = write(client, "run.py", src)
     open_doc(client, uri, textwrap.dedent(src).lstrip())
     diags = await diagnostics_until(client, uri, lambda ds: bool(ds))
@@ -168,14 +188,19 @@ async def test_a_change_on_disk_reaches_the_open_documents(client):
     # the helper (not open in the editor) changes on disk: the client's file watcher says so
     with open(helper_path, "w") as fh:
         fh.write("def freeze(module):\n    return module\n")
-    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-        types.FileEvent(uri=f"file://{helper_path}", type=types.FileChangeType.Changed)]))
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=f"file://{helper_path}", type=types.FileChangeType.Changed)]
+        )
+    )
     after = await diagnostics_until(client, uri, lambda ds: not any(d.code == "GA107" for d in ds))
     assert not any(d.code == "GA107" for d in after)
-    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
 
 
-LIB_SCRIPT = '''
+LIB_SCRIPT = """
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -190,7 +215,7 @@ for step in range(2):
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
-'''
+"""
 
 
 async def test_library_model_diagnostic_points_into_site_packages(client):
@@ -201,4 +226,6 @@ async def test_library_model_diagnostic_points_into_site_packages(client):
     assert [(d.range.start.line + 1, d.code) for d in diags] == expected
     related = [r.location.uri for r in diags[0].related_information or []]
     assert any("site-packages/fakevision/models/tiny.py" in u for u in related), related
-    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )

@@ -1,4 +1,5 @@
 """`gradaudit server` starts the same server as `python -m gradaudit.server` (stdio and TCP)."""
+
 import json
 import os
 import socket
@@ -29,14 +30,18 @@ def _read(stream) -> dict:
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}, "rootUri": None}}
 
 
-@pytest.mark.parametrize("command", [
-    ["-m", "gradaudit.analysis.app.cli", "server"],
-    ["-m", "gradaudit.analysis.app.cli", "server", "--stdio"],   # as vscode-languageclient starts it
-    ["-m", "gradaudit.server", "--stdio"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["-m", "gradaudit.analysis.app.cli", "server"],
+        ["-m", "gradaudit.analysis.app.cli", "server", "--stdio"],  # as vscode-languageclient starts it
+        ["-m", "gradaudit.server", "--stdio"],
+    ],
+)
 def test_server_over_stdio(command):
-    p = subprocess.Popen([sys.executable, *command], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen(
+        [sys.executable, *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     try:
         p.stdin.write(_frame(INIT))
         p.stdin.flush()
@@ -44,7 +49,7 @@ def test_server_over_stdio(command):
         assert reply["id"] == 1
         assert reply["result"]["serverInfo"]["name"] == "gradaudit"
         caps = reply["result"]["capabilities"]
-        assert caps["textDocumentSync"]["change"] == 2      # incremental
+        assert caps["textDocumentSync"]["change"] == 2  # incremental
         assert caps["codeActionProvider"]["resolveProvider"] is True
         assert "gradaudit.showTrainingGraph" in caps["executeCommandProvider"]["commands"]
         assert caps["diagnosticProvider"]["identifier"] == "gradaudit"
@@ -61,8 +66,12 @@ def test_server_over_tcp():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    p = subprocess.Popen([sys.executable, "-m", "gradaudit.analysis.app.cli", "server", "--tcp", f"127.0.0.1:{port}"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
+    p = subprocess.Popen(
+        [sys.executable, "-m", "gradaudit.analysis.app.cli", "server", "--tcp", f"127.0.0.1:{port}"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ),
+    )
     try:
         deadline = time.time() + 30
         while True:

@@ -1,5 +1,6 @@
 """The "Generate gradient-flow test" code action on backward(): it writes the test gradaudit probe
 --emit writes for that step, next to the script, and asks the client to show it."""
+
 import ast
 import os
 
@@ -21,8 +22,11 @@ async def client(lsp_client: LanguageClient, tmp_path_factory):
     root = tmp_path_factory.mktemp("ws")
     lsp_client.root = str(root)
     caps = pytest_lsp.client_capabilities("visual-studio-code")
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=caps, root_uri=f"file://{root}", initialization_options={"gradaudit": {"debounce": 0}}))
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=caps, root_uri=f"file://{root}", initialization_options={"gradaudit": {"debounce": 0}}
+        )
+    )
     yield
     await lsp_client.shutdown_session()
 
@@ -32,30 +36,38 @@ async def open_doc(client, name, text):
     with open(path, "w") as fh:
         fh.write(text)
     uri = f"file://{path}"
-    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-        uri=uri, language_id="python", version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)
+        )
+    )
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     return path, uri
 
 
 async def code_actions(client, uri, line, only=None):
     pos = types.Position(line=line - 1, character=8)
-    return await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), range=types.Range(start=pos, end=pos),
-        context=types.CodeActionContext(diagnostics=[], only=only)))
+    return await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(start=pos, end=pos),
+            context=types.CodeActionContext(diagnostics=[], only=only),
+        )
+    )
 
 
 async def test_action_on_backward_writes_the_test(client):
     path, uri = await open_doc(client, "gan.py", GAN)
-    acts = await code_actions(client, uri, 77)           # g_loss.backward()
+    acts = await code_actions(client, uri, 77)  # g_loss.backward()
     (act,) = [a for a in acts if a.title.startswith("Generate gradient-flow test")]
     assert act.title == "Generate gradient-flow test for `g_loss.backward()`"
     # lsprotocol's client side reads any action that carries a command as a bare Command (with the
     # nested command as text): the wire has the CodeAction, what VS Code and other clients read
     assert getattr(act, "kind", "source.gradaudit.gradflowTest") == "source.gradaudit.gradflowTest"
     assert "'command': 'gradaudit.generateGradflowTest'" in str(act.command) and f"'{uri}', 77" in str(act.command)
-    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command="gradaudit.generateGradflowTest", arguments=[uri, 77]))
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="gradaudit.generateGradflowTest", arguments=[uri, 77])
+    )
     target = os.path.join(client.root, "test_gradflow_gan.py")
     assert result["path"] == target and result["tests"] == 1
     text = open(target).read()

@@ -1,5 +1,6 @@
 """The server under an editor's conditions: documents that do not parse, documents never opened,
 budgets spent, a big document beside small ones, edits faster than analyses."""
+
 from __future__ import annotations
 
 import asyncio
@@ -15,7 +16,7 @@ from .conftest import server_command
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-MIXED = '''import torch
+MIXED = """import torch
 import torch.nn as nn
 
 
@@ -38,28 +39,32 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-'''
-TRAIN = MIXED[MIXED.index("model = nn.Linear"):]
+"""
+TRAIN = MIXED[MIXED.index("model = nn.Linear") :]
 HEAD = "import torch\nimport torch.nn as nn\n"
 
 
 async def _session(lsp_client: LanguageClient, tmp_path_factory, client_name: str):
     root = tmp_path_factory.mktemp("ws")
     lsp_client.root = str(root)
-    lsp_client.published = {}      # uri -> [(version, diagnostics, time received)]
+    lsp_client.published = {}  # uri -> [(version, diagnostics, time received)]
 
     def on_publish(params: types.PublishDiagnosticsParams):
-        lsp_client.published.setdefault(params.uri, []).append((params.version, params.diagnostics,
-                                                                time.monotonic()))
+        lsp_client.published.setdefault(params.uri, []).append((params.version, params.diagnostics, time.monotonic()))
+
     lsp_client.protocol.fm._features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = on_publish
 
     @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
     def on_lens_refresh(params):
         return None
 
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=pytest_lsp.client_capabilities(client_name), root_uri=f"file://{root}",
-        initialization_options={"gradaudit": {"debounce": 0}}))
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=pytest_lsp.client_capabilities(client_name),
+            root_uri=f"file://{root}",
+            initialization_options={"gradaudit": {"debounce": 0}},
+        )
+    )
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=server_command()), scope="module")
@@ -86,26 +91,42 @@ class Doc:
         self.uri = f"file://{self.path}"
         self.text = text
         self.version = 1
-        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-            uri=self.uri, language_id="python", version=1, text=text)))
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(uri=self.uri, language_id="python", version=1, text=text)
+            )
+        )
 
     def edit(self, line, char, end_line, end_char, text):
         self.version += 1
-        self.client.text_document_did_change(types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=self.uri, version=self.version),
-            content_changes=[types.TextDocumentContentChangePartial(
-                range=types.Range(start=types.Position(line=line, character=char),
-                                  end=types.Position(line=end_line, character=end_char)), text=text)]))
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=self.uri, version=self.version),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(
+                            start=types.Position(line=line, character=char),
+                            end=types.Position(line=end_line, character=end_char),
+                        ),
+                        text=text,
+                    )
+                ],
+            )
+        )
         lines = self.text.split("\n")
-        before = "\n".join(lines[:line]) + ("\n" if line else "") + lines[line][:char] if line < len(lines) else self.text
-        after = lines[end_line][end_char:] + ("\n" if end_line + 1 < len(lines) else "") + \
-            "\n".join(lines[end_line + 1:])
+        before = (
+            "\n".join(lines[:line]) + ("\n" if line else "") + lines[line][:char] if line < len(lines) else self.text
+        )
+        after = (
+            lines[end_line][end_char:] + ("\n" if end_line + 1 < len(lines) else "") + "\n".join(lines[end_line + 1 :])
+        )
         self.text = before + text + after
         return self.version
 
     def close(self):
-        self.client.text_document_did_close(types.DidCloseTextDocumentParams(
-            text_document=types.TextDocumentIdentifier(uri=self.uri)))
+        self.client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=self.uri))
+        )
 
     async def published(self, version=None, timeout=60.0):
         version = self.version if version is None else version
@@ -115,8 +136,10 @@ class Doc:
                 if v == version:
                     return list(diags)
             await asyncio.sleep(0.02)
-        raise AssertionError(f"no diagnostics for v{version} of {self.uri}: "
-                             f"{[(v, [d.code for d in ds]) for v, ds, _ in self.client.published.get(self.uri, [])]}")
+        raise AssertionError(
+            f"no diagnostics for v{version} of {self.uri}: "
+            f"{[(v, [d.code for d in ds]) for v, ds, _ in self.client.published.get(self.uri, [])]}"
+        )
 
 
 def summary(diags):
@@ -128,39 +151,54 @@ def line_of(text, needle):
 
 
 def no_errors_logged(client):
-    bad = [m.message for m in client.log_messages if "Traceback" in m.message or "Error" in m.message
-           and "internal" in m.message]
+    bad = [
+        m.message
+        for m in client.log_messages
+        if "Traceback" in m.message or "Error" in m.message and "internal" in m.message
+    ]
     assert not bad, bad
 
 
 # ------------------------------------------------------------------ documents never opened
 
+
 async def test_requests_on_documents_never_opened_answer_empty(pull):
     client = pull
-    uri = f"file://{client.root}/nowhere/never_opened.py"     # does not exist either
+    uri = f"file://{client.root}/nowhere/never_opened.py"  # does not exist either
     ident = types.TextDocumentIdentifier(uri=uri)
     report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(text_document=ident))
-    assert list(report.items) == []              # before: JsonRpcInternalError: FileNotFoundError
+    assert list(report.items) == []  # before: JsonRpcInternalError: FileNotFoundError
     rng = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=1))
-    assert await client.text_document_hover_async(types.HoverParams(
-        text_document=ident, position=types.Position(line=0, character=0))) is None
-    assert not await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=ident, range=rng, context=types.CodeActionContext(diagnostics=[])))
+    assert (
+        await client.text_document_hover_async(
+            types.HoverParams(text_document=ident, position=types.Position(line=0, character=0))
+        )
+        is None
+    )
+    assert not await client.text_document_code_action_async(
+        types.CodeActionParams(text_document=ident, range=rng, context=types.CodeActionContext(diagnostics=[]))
+    )
     assert not await client.text_document_code_lens_async(types.CodeLensParams(text_document=ident))
-    graph = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command="gradaudit.showTrainingGraph", arguments=[uri]))
+    graph = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="gradaudit.showTrainingGraph", arguments=[uri])
+    )
     assert graph["steps"] == []
-    fixed = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command="gradaudit.fixAll", arguments=[uri]))
+    fixed = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="gradaudit.fixAll", arguments=[uri])
+    )
     assert fixed["applied"] is False
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=3),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text="x = 1\n")]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="x = 1\n")],
+        )
+    )
     client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=ident))
     # and the server still works
     doc = Doc(client, "after_unknown.py", MIXED)
-    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-        text_document=types.TextDocumentIdentifier(uri=doc.uri)))
+    report = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=doc.uri))
+    )
     assert [str(d.code) for d in report.items] == ["GA109", "GA101"]
     assert not [m for m in client.log_messages if "FileNotFoundError" in m.message or "KeyError" in m.message]
     doc.close()
@@ -168,16 +206,19 @@ async def test_requests_on_documents_never_opened_answer_empty(pull):
 
 async def test_pull_after_close_answers_empty(pull):
     doc = Doc(pull, "closed_then_pulled.py", MIXED)
-    report = await pull.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-        text_document=types.TextDocumentIdentifier(uri=doc.uri)))
+    report = await pull.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=doc.uri))
+    )
     assert len(report.items) == 2
     doc.close()
-    report = await pull.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-        text_document=types.TextDocumentIdentifier(uri=doc.uri)))
+    report = await pull.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=doc.uri))
+    )
     assert list(report.items) == []
 
 
 # ------------------------------------------------------------------ mid-edit
+
 
 async def test_a_broken_statement_keeps_its_findings_moved_and_the_rest_is_analysed(push):
     doc = Doc(push, "mid_edit.py", MIXED)
@@ -194,8 +235,8 @@ async def test_a_broken_statement_keeps_its_findings_moved_and_the_rest_is_analy
     doc.edit(line, col, line, col, "(")
     broken = await doc.published()
     codes = summary(broken)
-    assert ("GA101", ga101_line + 2) in codes                   # the intact loop: analysed afresh
-    assert ("GA109", ga109_line + 2) in codes                   # the class: kept, not flickering off
+    assert ("GA101", ga101_line + 2) in codes  # the intact loop: analysed afresh
+    assert ("GA109", ga109_line + 2) in codes  # the class: kept, not flickering off
     [parse] = [d for d in broken if d.code == "parse-error"]
     assert parse.severity == types.DiagnosticSeverity.Error and parse.range.start.line == line
     assert "could not parse" in parse.message
@@ -215,6 +256,7 @@ async def test_a_broken_statement_keeps_its_findings_moved_and_the_rest_is_analy
 
 
 # ------------------------------------------------------------------ budgets
+
 
 async def _configure(client, **settings):
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"gradaudit": settings}))
@@ -262,6 +304,7 @@ async def _fresh(client, text):
 
 # ------------------------------------------------------------------ scheduling
 
+
 def _children(pid: int) -> list[int]:
     out = []
     for entry in os.listdir("/proc"):
@@ -277,9 +320,9 @@ def _children(pid: int) -> list[int]:
 
 
 async def test_a_big_document_does_not_hold_up_a_small_one_and_its_worker_goes_after_close(push):
-    await _configure(push, timeBudget=120)     # a loaded machine must not turn this into a budget test
+    await _configure(push, timeBudget=120)  # a loaded machine must not turn this into a budget test
     base = len(_children(push._server.pid))
-    big_text = HEAD + "".join(f"X{i} = {i} + {i}\n" for i in range(60000)) + TRAIN     # ~1 MB: the big lane
+    big_text = HEAD + "".join(f"X{i} = {i} + {i}\n" for i in range(60000)) + TRAIN  # ~1 MB: the big lane
     big = Doc(push, "big.py", big_text, write=False)
     await asyncio.sleep(0.3)
     small = Doc(push, "small_beside_big.py", MIXED)
@@ -289,17 +332,17 @@ async def test_a_big_document_does_not_hold_up_a_small_one_and_its_worker_goes_a
     while not any(v == big.version for v, _, _ in push.published.get(big.uri, [])):
         most = max(most, len(_children(push._server.pid)))
         await asyncio.sleep(0.02)
-    assert most == base + 1                             # the big lane had a worker of its own
+    assert most == base + 1  # the big lane had a worker of its own
     big_diags = await big.published(timeout=120)
     small_at = next(t for v, _, t in push.published[small.uri] if v == small.version)
     big_at = next(t for v, _, t in push.published[big.uri] if v == big.version)
-    assert small_at < big_at                            # it did not wait behind the big document
-    assert [d.code for d in big_diags] == ["GA101"]      # and the big one's training loop was reached
+    assert small_at < big_at  # it did not wait behind the big document
+    assert [d.code for d in big_diags] == ["GA101"]  # and the big one's training loop was reached
     big.close()
     deadline = time.monotonic() + 20
     while len(_children(push._server.pid)) > base and time.monotonic() < deadline:
         await asyncio.sleep(0.1)
-    assert len(_children(push._server.pid)) == base     # memory back: its worker is gone
+    assert len(_children(push._server.pid)) == base  # memory back: its worker is gone
     small.close()
     await _configure(push, timeBudget=10)
 
@@ -313,7 +356,7 @@ async def test_only_the_newest_version_is_published(push):
     last = await doc.published()
     assert summary(last)[0][0] == "GA101"
     versions = [v for v, _, _ in push.published[doc.uri]]
-    assert versions == sorted(versions)            # never an older version after a newer one
+    assert versions == sorted(versions)  # never an older version after a newer one
     assert versions[-1] == doc.version
     doc.close()
 
@@ -321,10 +364,12 @@ async def test_only_the_newest_version_is_published(push):
 async def test_the_document_being_edited_goes_first(push):
     # each takes a while to analyse (10,000 statements), so that the queue is still long at the edit
     filler = "".join(f"X{k} = {k} * 2\n" for k in range(10000))
-    docs = [Doc(push, f"queue_{i:02d}.py", filler + MIXED.replace("lr=0.1", f"lr=0.{i + 1}"), write=False)
-            for i in range(12)]
+    docs = [
+        Doc(push, f"queue_{i:02d}.py", filler + MIXED.replace("lr=0.1", f"lr=0.{i + 1}"), write=False)
+        for i in range(12)
+    ]
     first = docs[0]
-    await first.published()       # its first analysis is done; many others wait
+    await first.published()  # its first analysis is done; many others wait
     first.edit(0, 0, 0, 0, "# edited\n")
     await first.published()
     edited_at = next(t for v, _, t in push.published[first.uri] if v == first.version)
@@ -332,8 +377,7 @@ async def test_the_document_being_edited_goes_first(push):
     earliest = docs[1]
     await earliest.published(timeout=120)
     earliest_at = next(t for v, _, t in push.published[earliest.uri] if v == 1)
-    order = sorted((t, os.path.basename(u), v) for u, ps in push.published.items() for v, _, t in ps
-                   if "queue_" in u)
+    order = sorted((t, os.path.basename(u), v) for u, ps in push.published.items() for v, _, t in ps if "queue_" in u)
     assert edited_at < earliest_at, [(round(t - order[0][0], 3), n, v) for t, n, v in order]
     for d in docs:
         d.close()
@@ -354,13 +398,16 @@ async def test_a_long_analysis_of_a_replaced_version_is_stopped(push):
                     busy = pid
         await asyncio.sleep(0.05)
     assert busy is not None, "no worker took the analysis"
-    await asyncio.sleep(1.0)                 # well past a small analysis
+    await asyncio.sleep(1.0)  # well past a small analysis
     doc.version += 1
-    push.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=doc.uri, version=doc.version),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=MIXED)]))
+    push.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=doc.uri, version=doc.version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=MIXED)],
+        )
+    )
     diags = await doc.published()
     assert summary(diags) == [("GA101", line_of(MIXED, ".detach()")), ("GA109", line_of(MIXED, "self.layers"))]
-    assert [v for v, _, _ in push.published[doc.uri]] == [doc.version]     # version 1 never shown
-    assert not os.path.exists(f"/proc/{busy}") or busy not in _children(push._server.pid)   # stopped
+    assert [v for v, _, _ in push.published[doc.uri]] == [doc.version]  # version 1 never shown
+    assert not os.path.exists(f"/proc/{busy}") or busy not in _children(push._server.pid)  # stopped
     doc.close()

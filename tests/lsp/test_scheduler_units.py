@@ -1,4 +1,5 @@
 """The scheduler in-process, with real worker processes (or ones that cannot start)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -11,7 +12,7 @@ from gradaudit.server.settings import Settings
 
 pytestmark = pytest.mark.asyncio
 
-SOURCE = '''import torch
+SOURCE = """import torch
 import torch.nn as nn
 
 model = nn.Linear(4, 2)
@@ -22,7 +23,7 @@ for _ in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
-'''
+"""
 
 
 def payload(text=SOURCE, path="/tmp/gradaudit-scheduler-test.py"):
@@ -36,7 +37,7 @@ async def test_an_analysis_runs_and_a_replaced_one_is_cancelled():
         first = s.submit("file:///a.py", 1, payload(), (False, -1), False, len(SOURCE))
         second = s.submit("file:///a.py", 2, payload(), (False, -2), False, len(SOURCE))
         one, two = await asyncio.wait_for(asyncio.gather(first, second), 120)
-        assert one.stopped == "cancelled" or one.reply is not None     # replaced while pending, or done
+        assert one.stopped == "cancelled" or one.reply is not None  # replaced while pending, or done
         assert two.reply is not None and [f.code for f in two.reply["result"].findings] == ["GA101"]
     finally:
         s.shutdown()
@@ -65,15 +66,16 @@ async def test_a_worker_forgets_the_files_changed_on_disk_and_everything_when_it
     # every job carries the server's recent changes: a worker drops the parsed modules it has not
     # seen change; one that started late or missed changes no longer listed drops all it keeps
     from gradaudit.server import worker
+
     monkeypatch.setattr(worker, "_SEEN", 0)
     monkeypatch.setattr(worker, "_PARSED", {"/p/a.py": 1, "/p/b.py": 2, "/p/c.py": 3})
     monkeypatch.setattr(worker, "_LIBRARIES", {})
     worker.apply_changes(2, ((1, "/p/a.py"), (2, "/p/b.py")))
     assert worker._PARSED == {"/p/c.py": 3} and worker._SEEN == 2
     worker._PARSED["/p/a.py"] = 4
-    worker.apply_changes(2, ((1, "/p/a.py"), (2, "/p/b.py")))      # nothing new: kept
+    worker.apply_changes(2, ((1, "/p/a.py"), (2, "/p/b.py")))  # nothing new: kept
     assert worker._PARSED == {"/p/c.py": 3, "/p/a.py": 4}
-    worker.apply_changes(9, ((8, "/p/x.py"), (9, "/p/y.py")))      # 3..7 were missed
+    worker.apply_changes(9, ((8, "/p/x.py"), (9, "/p/y.py")))  # 3..7 were missed
     assert worker._PARSED == {} and worker._SEEN == 9
 
 
@@ -82,7 +84,9 @@ async def test_a_worker_warms_up_on_its_own_snippet_and_keeps_nothing_of_it(monk
     would load (the default environment's library models, the engine's tables) is loaded, nothing
     is read from disk, and no parsed module or finding of the snippet is kept for the jobs."""
     import builtins
+
     from gradaudit.server import worker
+
     monkeypatch.setattr(worker, "_PARSED", {})
     monkeypatch.setattr(worker, "_LIBRARIES", {})
     monkeypatch.chdir(tmp_path)
@@ -92,12 +96,14 @@ async def test_a_worker_warms_up_on_its_own_snippet_and_keeps_nothing_of_it(monk
     def spy(file, *a, **k):
         opened.append(str(file))
         return real_open(file, *a, **k)
+
     monkeypatch.setattr(builtins, "open", spy)
     worker.warm_up()
     assert worker._PARSED == {}
-    assert len(worker._LIBRARIES) == 1                  # the default environment, as a first job uses it
+    assert len(worker._LIBRARIES) == 1  # the default environment, as a first job uses it
     assert not [f for f in opened if "warm-up" in f or f.startswith(str(tmp_path))]
     # the snippet is a real training step: the warm-up runs the engine's whole path, rules included
     from gradaudit.analysis.check.engine import Analyzer
+
     result = Analyzer().analyze_source("/gradaudit-warm-up/train.py", worker.WARM_UP)
     assert result.model.steps and result.findings == []

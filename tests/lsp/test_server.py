@@ -1,4 +1,5 @@
 """The language server end to end, over stdio, under captured capabilities of real clients."""
+
 import asyncio
 import os
 import shutil
@@ -6,10 +7,9 @@ import signal
 
 import pytest
 import pytest_lsp
+from helpers import strip_markers
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
-
-from helpers import strip_markers
 
 from .conftest import server_command
 
@@ -22,7 +22,7 @@ CLIENTS = ["neovim@v0.7.0", "emacs", "visual-studio-code", "neovim@v0.11.0"]
 
 GATE = strip_markers(open(os.path.join(DATA, "bugs", "relu_inplace_sigmoid.py")).read())[0]
 CLEAN = open(os.path.join(DATA, "valid", "trainer_class.py")).read()
-HIDDEN = '''import torch
+HIDDEN = """import torch
 import torch.nn as nn
 
 
@@ -47,15 +47,16 @@ for _ in range(2):
     opt.zero_grad()
     loss.backward()
     opt.step()
-'''
+"""
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=server_command()), scope="module",
-                    params=CLIENTS, ids=CLIENTS)
+@pytest_lsp.fixture(
+    config=ClientServerConfig(server_command=server_command()), scope="module", params=CLIENTS, ids=CLIENTS
+)
 async def client(lsp_client: LanguageClient, request, tmp_path_factory):
     root = tmp_path_factory.mktemp("ws")
     lsp_client.root = str(root)
-    lsp_client.published = {}     # uri -> list of (version, diagnostics), in arrival order
+    lsp_client.published = {}  # uri -> list of (version, diagnostics), in arrival order
     lsp_client.applied = []
     lsp_client.lens_refreshes = 0
 
@@ -77,10 +78,14 @@ async def client(lsp_client: LanguageClient, request, tmp_path_factory):
 
     caps = pytest_lsp.client_capabilities(request.param)
     lsp_client.pulls = caps.text_document is not None and caps.text_document.diagnostic is not None
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=caps, root_uri=f"file://{root}",
-        workspace_folders=[types.WorkspaceFolder(uri=f"file://{root}", name="ws")],
-        initialization_options={"gradaudit": {"debounce": 0}}))
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=caps,
+            root_uri=f"file://{root}",
+            workspace_folders=[types.WorkspaceFolder(uri=f"file://{root}", name="ws")],
+            initialization_options={"gradaudit": {"debounce": 0}},
+        )
+    )
     yield
     await lsp_client.shutdown_session()
 
@@ -94,28 +99,36 @@ class Doc:
         self.uri = f"file://{self.path}"
         self.text = text
         self.version = 1
-        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-            uri=self.uri, language_id="python", version=1, text=text)))
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(uri=self.uri, language_id="python", version=1, text=text)
+            )
+        )
 
     def replace(self, text):
         self.version += 1
         self.text = text
-        self.client.text_document_did_change(types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=self.uri, version=self.version),
-            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=self.uri, version=self.version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
 
     def apply(self, edits):
         self.replace(apply_text_edits(self.text, edits))
 
     def close(self):
-        self.client.text_document_did_close(types.DidCloseTextDocumentParams(
-            text_document=types.TextDocumentIdentifier(uri=self.uri)))
+        self.client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=self.uri))
+        )
 
     async def diagnostics(self, timeout=30.0):
         """The diagnostics of the current version: pulled, or waited for."""
         if self.client.pulls:
-            report = await self.client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-                text_document=types.TextDocumentIdentifier(uri=self.uri)))
+            report = await self.client.text_document_diagnostic_async(
+                types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=self.uri))
+            )
             return list(report.items)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
@@ -124,9 +137,11 @@ class Doc:
             if got and got[-1][0] == self.version:
                 return list(got[-1][1])
             await asyncio.sleep(0.05)
-        raise AssertionError(f"no diagnostics for version {self.version} of {self.uri}: {got[-1:]} "
-                             f"{list(self.client.published)} {list(self.client.diagnostics)} "
-                             f"{[m.message[:300] for m in self.client.log_messages]}")
+        raise AssertionError(
+            f"no diagnostics for version {self.version} of {self.uri}: {got[-1:]} "
+            f"{list(self.client.published)} {list(self.client.diagnostics)} "
+            f"{[m.message[:300] for m in self.client.log_messages]}"
+        )
 
 
 def apply_text_edits(text, edits):
@@ -135,7 +150,7 @@ def apply_text_edits(text, edits):
     for line in lines:
         starts.append(starts[-1] + len(line))
 
-    def offset(pos):   # the test texts are ASCII: UTF-16 units == characters
+    def offset(pos):  # the test texts are ASCII: UTF-16 units == characters
         return starts[pos.line] + pos.character if pos.line < len(lines) else len(text)
 
     for e in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
@@ -151,9 +166,13 @@ def edits_of(edit: types.WorkspaceEdit, uri: str):
 
 
 async def actions(client, doc, rng, only=None):
-    return await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=doc.uri), range=rng,
-        context=types.CodeActionContext(diagnostics=[], only=only)))
+    return await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=doc.uri),
+            range=rng,
+            context=types.CodeActionContext(diagnostics=[], only=only),
+        )
+    )
 
 
 async def test_diagnostics_on_open(client):
@@ -164,10 +183,10 @@ async def test_diagnostics_on_open(client):
     assert d.source == "gradaudit" and d.severity == types.DiagnosticSeverity.Error
     assert d.range.start.character == 8 and d.range.end.character == 28
     assert d.code_description is not None and d.code_description.href.endswith("GA110.md")
-    assert os.path.exists(d.code_description.href[len("file://"):])
+    assert os.path.exists(d.code_description.href[len("file://") :])
     lines = {r.location.range.start.line for r in d.related_information}
-    assert 14 in lines       # sigmoid saved the tensor here
-    assert 25 in lines       # loss.backward()
+    assert 14 in lines  # sigmoid saved the tensor here
+    assert 25 in lines  # loss.backward()
     assert "sigmoid" in d.message
     doc.close()
 
@@ -200,9 +219,12 @@ async def test_fix_all_applies_safe_fixes(client):
     doc = Doc(client, "hidden.py", HIDDEN)
     diags = await doc.diagnostics()
     assert [d.code for d in diags] == ["GA109"]
-    acts = await actions(client, doc, types.Range(start=types.Position(line=0, character=0),
-                                                  end=types.Position(line=0, character=0)),
-                         only=["source.fixAll.gradaudit"])
+    acts = await actions(
+        client,
+        doc,
+        types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
+        only=["source.fixAll.gradaudit"],
+    )
     (fix_all,) = [a for a in acts if a.kind == "source.fixAll.gradaudit"]
     doc.apply(edits_of(fix_all.edit, doc.uri))
     assert "self.hidden = nn.ModuleList([nn.Linear(8, 8) for _ in range(2)])" in doc.text
@@ -214,8 +236,9 @@ async def test_fix_all_command(client):
     doc = Doc(client, "hidden_cmd.py", HIDDEN)
     await doc.diagnostics()
     before = len(client.applied)
-    result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command="gradaudit.fixAll", arguments=[doc.uri]))
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="gradaudit.fixAll", arguments=[doc.uri])
+    )
     assert result["applied"] is True
     (params,) = client.applied[before:]
     assert "nn.ModuleList" in apply_text_edits(doc.text, edits_of(params.edit, doc.uri))
@@ -225,17 +248,19 @@ async def test_fix_all_command(client):
 async def test_code_lens_summarises_the_training_step(client):
     doc = Doc(client, "trainer.py", CLEAN)
     assert await doc.diagnostics() == []
-    lenses = await client.text_document_code_lens_async(types.CodeLensParams(
-        text_document=types.TextDocumentIdentifier(uri=doc.uri)))
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=doc.uri))
+    )
     (lens,) = lenses
-    assert lens.range.start.line == 34          # loss.backward() in Trainer.fit
+    assert lens.range.start.line == 34  # loss.backward() in Trainer.fit
     title = lens.command.title
-    assert title.startswith("loss <- F.cross_entropy(logits, y)")   # computed in training_step
+    assert title.startswith("loss <- F.cross_entropy(logits, y)")  # computed in training_step
     assert "4 params in 2 modules" in title and "SGD (1 group)" in title
     assert title.endswith("zero_grad -> backward -> step")
     assert lens.command.command == "gradaudit.showTrainingGraph"
-    graph = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command=lens.command.command, arguments=lens.command.arguments))
+    graph = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=lens.command.command, arguments=lens.command.arguments)
+    )
     (step,) = graph["steps"]
     assert step["loss"] == "loss" and step["function"] == "Trainer.fit"
     assert [o["type"] for o in step["optimizers"]] == ["SGD"]
@@ -249,15 +274,17 @@ async def test_code_lens_setting_turns_lenses_off_and_asks_for_a_refresh(client)
     params = types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=doc.uri))
     assert len(await client.text_document_code_lens_async(params)) == 1
     before = client.lens_refreshes
-    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
-        settings={"gradaudit": {"codeLens": False, "debounce": 0}}))
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"gradaudit": {"codeLens": False, "debounce": 0}})
+    )
     await asyncio.sleep(0.3)
     assert not await client.text_document_code_lens_async(params)
-    caps = client.capabilities   # VS Code and Neovim 0.11 accept workspace/codeLens/refresh
+    caps = client.capabilities  # VS Code and Neovim 0.11 accept workspace/codeLens/refresh
     supports = bool(caps.workspace and caps.workspace.code_lens and caps.workspace.code_lens.refresh_support)
     assert (client.lens_refreshes > before) == supports
-    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
-        settings={"gradaudit": {"codeLens": True, "debounce": 0}}))
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"gradaudit": {"codeLens": True, "debounce": 0}})
+    )
     await asyncio.sleep(0.3)
     assert len(await client.text_document_code_lens_async(params)) == 1
     doc.close()
@@ -266,16 +293,25 @@ async def test_code_lens_setting_turns_lenses_off_and_asks_for_a_refresh(client)
 async def test_hover_on_backward_and_on_the_optimizer(client):
     doc = Doc(client, "trainer_hover.py", CLEAN)
     await doc.diagnostics()
-    h = await client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=doc.uri), position=types.Position(line=34, character=20)))
+    h = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=doc.uri), position=types.Position(line=34, character=20)
+        )
+    )
     assert h is not None and "reaches 4 parameters" in h.contents.value
     assert "`self.optimizer` (SGD" in h.contents.value
     assert "reached but not optimized: none" in h.contents.value
-    h2 = await client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=doc.uri), position=types.Position(line=12, character=30)))
+    h2 = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=doc.uri), position=types.Position(line=12, character=30)
+        )
+    )
     assert h2 is not None and "group 0" in h2.contents.value
-    h3 = await client.text_document_hover_async(types.HoverParams(      # on self.optimizer.zero_grad()
-        text_document=types.TextDocumentIdentifier(uri=doc.uri), position=types.Position(line=33, character=22)))
+    h3 = await client.text_document_hover_async(
+        types.HoverParams(  # on self.optimizer.zero_grad()
+            text_document=types.TextDocumentIdentifier(uri=doc.uri), position=types.Position(line=33, character=22)
+        )
+    )
     assert h3 is not None and "**`self.optimizer`** (SGD)" in h3.contents.value
     assert "held but not reached: none" in h3.contents.value
     doc.close()
@@ -284,15 +320,20 @@ async def test_hover_on_backward_and_on_the_optimizer(client):
 async def test_configuration_change_republishes(client):
     doc = Doc(client, "gate_config.py", GATE)
     assert [d.code for d in await doc.diagnostics()] == ["GA110"]
-    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
-        settings={"gradaudit": {"ignore": ["GA110"], "debounce": 0}}))
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"gradaudit": {"ignore": ["GA110"], "debounce": 0}})
+    )
     await asyncio.sleep(0.2)
     assert await _settled(doc, lambda ds: ds == [])
-    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
-        settings={"gradaudit": {"ignore": [], "severity": {"GA110": "hint"}, "debounce": 0}}))
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={"gradaudit": {"ignore": [], "severity": {"GA110": "hint"}, "debounce": 0}}
+        )
+    )
     assert await _settled(doc, lambda ds: [d.severity for d in ds] == [types.DiagnosticSeverity.Hint])
-    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
-        settings={"gradaudit": {"severity": {}, "debounce": 0}}))
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"gradaudit": {"severity": {}, "debounce": 0}})
+    )
     doc.close()
 
 
@@ -321,7 +362,7 @@ async def test_rapid_edits_never_publish_stale_results(client):
     assert await doc.diagnostics() == []
     if not client.pulls:
         versions = [v for v, _ in client.published[doc.uri]]
-        assert versions == sorted(versions)         # never an older version after a newer one
+        assert versions == sorted(versions)  # never an older version after a newer one
         assert versions[-1] == doc.version
     doc.close()
 
@@ -331,8 +372,9 @@ async def test_findings_in_an_imported_module_show_in_that_module(client):
     dst = os.path.join(client.root, "proj")
     shutil.copytree(src, dst, dirs_exist_ok=True)
     train = Doc(client, "proj/train.py", open(os.path.join(src, "train.py")).read())
-    features = Doc(client, "proj/pkg/features.py",
-                   strip_markers(open(os.path.join(src, "pkg", "features.py")).read())[0])
+    features = Doc(
+        client, "proj/pkg/features.py", strip_markers(open(os.path.join(src, "pkg", "features.py")).read())[0]
+    )
     assert await train.diagnostics() == []
     ok = await _settled(features, lambda ds: [(d.code, d.range.start.line) for d in ds] == [("GA101", 5)])
     assert ok, client.published.get(features.uri)

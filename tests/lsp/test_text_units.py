@@ -1,4 +1,5 @@
 """The server's document text and moving diagnostics, against plain string models."""
+
 from __future__ import annotations
 
 import pytest
@@ -38,8 +39,8 @@ def edits(draw, src):
 
 @pytest.fixture(autouse=True)
 def small_blocks(monkeypatch):
-    monkeypatch.setattr(text_module, "BLOCK", 3)     # many blocks even in small texts
-    monkeypatch.setattr(text_module, "CHUNK", 4)     # ... and many unsplit ones when opened
+    monkeypatch.setattr(text_module, "BLOCK", 3)  # many blocks even in small texts
+    monkeypatch.setattr(text_module, "CHUNK", 4)  # ... and many unsplit ones when opened
 
 
 @settings(max_examples=200, derandomize=True, deadline=None)
@@ -50,7 +51,7 @@ def test_lines_follow_edits_like_a_string(data):
     assert len(lines) == len(split_lines(src, keepends=True)) and lines.chars == len(src)
     for _ in range(data.draw(st.integers(1, 6))):
         sl, sc, el, ec, new = data.draw(edits(src))
-        src = src[:_offset(src, sl, sc)] + new + src[_offset(src, el, ec):]
+        src = src[: _offset(src, sl, sc)] + new + src[_offset(src, el, ec) :]
         lines.replace(sl, sc, el, ec, new)
         assert list(lines) == split_lines(src, keepends=True)
         assert lines.source == src
@@ -59,9 +60,13 @@ def test_lines_follow_edits_like_a_string(data):
 
 
 def _diag(line, char, end_line, end_char):
-    return types.Diagnostic(range=types.Range(start=types.Position(line=line, character=char),
-                                              end=types.Position(line=end_line, character=end_char)),
-                            message="m", data={"kind": "finding"})
+    return types.Diagnostic(
+        range=types.Range(
+            start=types.Position(line=line, character=char), end=types.Position(line=end_line, character=end_char)
+        ),
+        message="m",
+        data={"kind": "finding"},
+    )
 
 
 @settings(max_examples=150, derandomize=True, deadline=None)
@@ -81,9 +86,9 @@ def test_a_diagnostic_moves_with_the_text_around_it(data):
     a = data.draw(st.integers(lo, hi))
     b = data.draw(st.integers(a, hi))
     if where == "before" and b == start and a < b:
-        b = start      # the edit may end right where the marker starts
+        b = start  # the edit may end right where the marker starts
     new = data.draw(st.sampled_from(["", "x", "\n", "yy\nz", "\r\n"]))
-    if where == "before" and new.endswith("\r") and src[start:start + 1] == "\n":
+    if where == "before" and new.endswith("\r") and src[start : start + 1] == "\n":
         return
     edited = src[:a] + new + src[b:]
 
@@ -98,8 +103,11 @@ def test_a_diagnostic_moves_with_the_text_around_it(data):
     sa, sb = pos(src, a), pos(src, b)
     codec = PositionCodec(types.PositionEncodingKind.Utf32)
     change = types.TextDocumentContentChangePartial(
-        range=types.Range(start=types.Position(line=sa[0], character=sa[1]),
-                          end=types.Position(line=sb[0], character=sb[1])), text=new)
+        range=types.Range(
+            start=types.Position(line=sa[0], character=sa[1]), end=types.Position(line=sb[0], character=sb[1])
+        ),
+        text=new,
+    )
     [moved] = move([d], change, codec)
     new_start = start if where == "after" else start - (b - a) + len(new)
     expect = pos(edited, new_start)

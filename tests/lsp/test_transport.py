@@ -1,6 +1,7 @@
 """The server's transport under bad input and at exit: raw bytes on stdio, a TCP client, signals.
 
 Each case starts `python -m gradaudit.server` and speaks to it directly."""
+
 from __future__ import annotations
 
 import json
@@ -13,7 +14,6 @@ import sys
 import time
 
 import pytest
-
 from lspwire import notify, read_messages, request
 
 from .conftest import server_command
@@ -26,8 +26,9 @@ INITIALIZED = notify("initialized", {})
 
 
 def start(*args, env=None):
-    return subprocess.Popen(server_command() + list(args), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env)
+    return subprocess.Popen(
+        server_command() + list(args), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
 
 
 def finish(proc, data: bytes, close=True):
@@ -37,7 +38,7 @@ def finish(proc, data: bytes, close=True):
     else:
         proc.stdin.write(data)
         proc.stdin.flush()
-        proc.wait(timeout=TIMEOUT)     # the server must end by itself: the input stays open
+        proc.wait(timeout=TIMEOUT)  # the server must end by itself: the input stays open
         out, err = proc.stdout.read(), proc.stderr.read()
         proc.stdin.close()
     return proc.returncode, out, err.decode(errors="replace")
@@ -50,6 +51,7 @@ def no_noise(err: str):
 
 
 # ------------------------------------------------------------------ malformed framing
+
 
 def test_random_bytes_end_the_server_with_a_clear_message():
     # before: the server stayed alive and mute forever
@@ -71,7 +73,7 @@ def test_content_length_not_a_number():
 def test_content_length_larger_than_the_data_then_eof():
     # before: exit 0 with a traceback
     proc = start()
-    code, out, err = finish(proc, b"Content-Length: 500\r\n\r\n{\"jsonrpc\": \"2.0\"")
+    code, out, err = finish(proc, b'Content-Length: 500\r\n\r\n{"jsonrpc": "2.0"')
     assert code == 1
     assert "the input ended 17 bytes into a message of 500" in err
     no_noise(err)
@@ -97,8 +99,14 @@ def test_a_body_that_is_not_json_gets_a_parse_error_and_the_server_goes_on():
 
 
 def test_headers_are_case_insensitive_and_content_type_is_accepted():
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                       "params": {"processId": None, "rootUri": None, "capabilities": {}}}).encode()
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {"processId": None, "rootUri": None, "capabilities": {}},
+        }
+    ).encode()
     msg = b"content-length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n" % len(body) + body
     proc = start()
     code, out, err = finish(proc, msg + request(2, "shutdown") + notify("exit"))
@@ -108,6 +116,7 @@ def test_headers_are_case_insensitive_and_content_type_is_accepted():
 
 
 # ------------------------------------------------------------------ clean exits
+
 
 def _workers(pid: int) -> list[int]:
     out = []
@@ -125,8 +134,11 @@ def _workers(pid: int) -> list[int]:
 def _gone(pids, timeout=10.0) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not any(os.path.exists(f"/proc/{p}") and "Z" not in open(f"/proc/{p}/stat").read().rsplit(")", 1)[1][:3]
-                   for p in pids if os.path.exists(f"/proc/{p}")):
+        if not any(
+            os.path.exists(f"/proc/{p}") and "Z" not in open(f"/proc/{p}/stat").read().rsplit(")", 1)[1][:3]
+            for p in pids
+            if os.path.exists(f"/proc/{p}")
+        ):
             return True
         time.sleep(0.05)
     return False
@@ -154,7 +166,7 @@ def test_eof_between_messages_ends_the_server_and_its_workers():
     while len(_workers(proc.pid)) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
     workers = _workers(proc.pid)
-    assert len(workers) >= 2      # the small-lane worker and its spare
+    assert len(workers) >= 2  # the small-lane worker and its spare
     code, out, err = finish(proc, b"")
     no_noise(err)
     assert _gone(workers)
@@ -188,8 +200,9 @@ def _free_port() -> int:
 def test_tcp_exit_is_clean():
     # before: `exit` logged an unhandled SystemExit in client_connected_cb
     port = _free_port()
-    proc = subprocess.Popen(server_command() + ["--tcp", f"127.0.0.1:{port}"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        server_command() + ["--tcp", f"127.0.0.1:{port}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     deadline = time.monotonic() + TIMEOUT
     sock = None
     while time.monotonic() < deadline:
@@ -218,8 +231,9 @@ def test_tcp_exit_is_clean():
 
 def test_tcp_malformed_framing_is_a_clear_message():
     port = _free_port()
-    proc = subprocess.Popen(server_command() + ["--tcp", f"127.0.0.1:{port}"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        server_command() + ["--tcp", f"127.0.0.1:{port}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     deadline = time.monotonic() + TIMEOUT
     while time.monotonic() < deadline:
         try:
@@ -237,6 +251,7 @@ def test_tcp_malformed_framing_is_a_clear_message():
 
 
 # ------------------------------------------------------------------ memory per message
+
 
 def test_notifications_leave_nothing_behind():
     """pygls keeps the future of every notification's handler forever (a memory leak per
@@ -263,24 +278,37 @@ def test_notifications_leave_nothing_behind():
         serving = asyncio.ensure_future(session.serve(_stdin_reader(asyncio.get_running_loop(), r)))
         uri = "file:///tmp/gradaudit-notification-leak.py"
         data = INIT + INITIALIZED + notify("workspace/didChangeConfiguration", {"settings": {"debounce": 5000}})
-        data += notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
-                                                                 "text": "x = 1\n"}})
+        data += notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": "x = 1\n"}},
+        )
         for v in range(2, 1002):
-            data += notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": v}, "contentChanges": [
-                {"range": {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 5}},
-                 "text": str(v % 10)}]})
-        data += request(2, "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}})
+            data += notify(
+                "textDocument/didChange",
+                {
+                    "textDocument": {"uri": uri, "version": v},
+                    "contentChanges": [
+                        {
+                            "range": {"start": {"line": 0, "character": 4}, "end": {"line": 0, "character": 5}},
+                            "text": str(v % 10),
+                        }
+                    ],
+                },
+            )
+        data += request(
+            2, "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}
+        )
         os.write(w, data)
         for _ in range(400):
             if any(b'"id": 2' in s for s in sent):
                 break
             await asyncio.sleep(0.05)
         assert any(b'"id": 2' in s for s in sent)
-        assert ls.workspace.get_text_document(uri).source == "x = 1\n"    # 1001 % 10 == 1: applied in order
+        assert ls.workspace.get_text_document(uri).source == "x = 1\n"  # 1001 % 10 == 1: applied in order
         leftover = len(ls.protocol._request_futures)
         ls.analyses.shutdown()
         serving.cancel()
         os.close(w)
         return leftover
 
-    assert asyncio.run(main()) < 5      # before: one per notification (1,000+)
+    assert asyncio.run(main()) < 5  # before: one per notification (1,000+)

@@ -18,6 +18,7 @@ finding reviewed as false. Suspicious findings are listed and counted, never fat
 list's format, each with its message and source line, for a reviewer to give a verdict and paste.
 benchmarks/real_code.py uses the same fetching and the same list for its review output.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -44,9 +45,11 @@ def cache_dir() -> str:
 
 # ---------------------------------------------------------------- sources
 
+
 @dataclass(frozen=True)
 class Package:
     """A PyPI package to check: `version` None means the newest (benchmarks only, never the test)."""
+
     name: str
     version: str | None = None
     # gitignore-like globs on the wheel's paths, the last match wins ("!" excludes); () keeps every file
@@ -70,7 +73,7 @@ def parse_spec(spec: str) -> Package:
 def load_sources(path: str = SOURCES_TOML) -> list[Package]:
     try:
         import tomllib
-    except ImportError:   # Python 3.10
+    except ImportError:  # Python 3.10
         import tomli as tomllib
     with open(path, "rb") as fh:
         data = tomllib.load(fh)
@@ -78,8 +81,9 @@ def load_sources(path: str = SOURCES_TOML) -> list[Package]:
     for i, entry in enumerate(data.get("package", [])):
         unknown = set(entry) - {"name", "version", "files", "note"}
         if unknown or "name" not in entry or "version" not in entry:
-            raise ValueError(f"{path}: package #{i + 1}: needs name and version, knows files and note "
-                             f"(unknown: {sorted(unknown)})")
+            raise ValueError(
+                f"{path}: package #{i + 1}: needs name and version, knows files and note (unknown: {sorted(unknown)})"
+            )
         out.append(Package(entry["name"], entry["version"], tuple(entry.get("files", ())), entry.get("note", "")))
     return out
 
@@ -118,9 +122,12 @@ def _wheel_parts(path: str) -> tuple[str, str]:
 
 def find_wheel(package: Package, wheels: str) -> str | None:
     """The cached wheel of `package` (of its version, or the newest file when unpinned)."""
-    hits = [p for p in glob.glob(os.path.join(wheels, "*.whl"))
-            if _wheel_parts(p)[0] == _norm(package.name)
-            and (package.version is None or _wheel_parts(p)[1] == package.version)]
+    hits = [
+        p
+        for p in glob.glob(os.path.join(wheels, "*.whl"))
+        if _wheel_parts(p)[0] == _norm(package.name)
+        and (package.version is None or _wheel_parts(p)[1] == package.version)
+    ]
     return max(hits, key=os.path.getmtime) if hits else None
 
 
@@ -134,16 +141,29 @@ def download(packages: list[Package], log=lambda msg: None) -> None:
     log(f"downloading {', '.join(p.label for p in missing)} ...")
     # --only-binary: a wheel is plain files to unzip, an sdist would need a build; --ignore-requires-python:
     # the code is read, never run, so a release made for other Pythons (cleanrl: < 3.11) is fine
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--ignore-requires-python",
-           "--disable-pip-version-check", "--dest", wheels] + [p.label for p in missing]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--ignore-requires-python",
+        "--disable-pip-version-check",
+        "--dest",
+        wheels,
+    ] + [p.label for p in missing]
     try:
         proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=1800)
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise FetchError(f"pip download failed: {exc}") from exc
     if proc.returncode != 0:
         # pip's own errors only, not its notes on where it looked
-        tail = "\n".join(line for line in proc.stdout.strip().splitlines()
-                         if not line.startswith(("WARNING: Location", "Looking in")))
+        tail = "\n".join(
+            line
+            for line in proc.stdout.strip().splitlines()
+            if not line.startswith(("WARNING: Location", "Looking in"))
+        )
         raise FetchError("pip download failed:\n" + "\n".join(tail.splitlines()[-6:]))
     for p in missing:
         if find_wheel(p, wheels) is None:
@@ -188,22 +208,24 @@ def fetch(package: Package, log=lambda msg: None) -> tuple[str, str]:
 
 # ---------------------------------------------------------------- checking
 
+
 @dataclass(frozen=True)
 class CheckRun:
-    source: str            # the key of the reviewed list: name==version, or a folder's name
+    source: str  # the key of the reviewed list: name==version, or a folder's name
     root: str
     files: int
     lines: int
-    seconds: float         # wall
-    cpu: float             # user + system of the CLI and its workers: the figure a loaded machine leaves fair
-    findings: tuple        # JSON findings of the CLI, paths relative to root
-    crashes: str           # the CLI's stderr when it reported internal errors, else ""
-    parse_errors: tuple    # "path:line:col: error: could not parse: ..." lines
+    seconds: float  # wall
+    cpu: float  # user + system of the CLI and its workers: the figure a loaded machine leaves fair
+    findings: tuple  # JSON findings of the CLI, paths relative to root
+    crashes: str  # the CLI's stderr when it reported internal errors, else ""
+    parse_errors: tuple  # "path:line:col: error: could not parse: ..." lines
 
 
 def coverage(root: str) -> tuple[int, int]:
     """(files, lines) that `gradaudit check root` covers: the CLI's own discovery."""
     from gradaudit.analysis.check.discovery import discover
+
     files, _ = discover([root])
     lines = 0
     for p in files:
@@ -214,11 +236,22 @@ def coverage(root: str) -> tuple[int, int]:
 
 def check(source: str, root: str, jobs: int = 0, timeout: float = 1200) -> CheckRun:
     """`gradaudit check . --format json` in `root`, through the CLI's entry point."""
-    cmd = [sys.executable, "-m", "gradaudit.analysis.app.cli", "check", ".", "--format", "json", "--isolated",
-           "--exit-zero", "--no-progress", "-j", str(jobs)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "gradaudit.analysis.app.cli",
+        "check",
+        ".",
+        "--format",
+        "json",
+        "--isolated",
+        "--exit-zero",
+        "--no-progress",
+        "-j",
+        str(jobs),
+    ]
     t0, c0 = time.perf_counter(), _children_cpu()
-    proc = subprocess.run(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                          timeout=timeout)
+    proc = subprocess.run(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
     seconds, cpu = time.perf_counter() - t0, _children_cpu() - c0
     parse_errors = tuple(line for line in proc.stderr.splitlines() if ": error: could not parse:" in line)
     crashes = ""
@@ -236,7 +269,7 @@ def check(source: str, root: str, jobs: int = 0, timeout: float = 1200) -> Check
 def _children_cpu() -> float:
     try:
         import resource
-    except ImportError:    # not on Windows: no CPU figure
+    except ImportError:  # not on Windows: no CPU figure
         return 0.0
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ru.ru_utime + ru.ru_stime
@@ -264,8 +297,8 @@ class Entry:
     path: str
     line: int
     code: str
-    confidence: str     # as reviewed; a change is shown, the verdict still applies
-    verdict: bool       # True: a real defect
+    confidence: str  # as reviewed; a change is shown, the verdict still applies
+    verdict: bool  # True: a real defect
     reason: str
 
     @property
@@ -273,8 +306,16 @@ class Entry:
         return (self.source, self.path, self.line, self.code)
 
     def format(self) -> str:
-        return " | ".join([self.source, f"{self.path}:{self.line}", self.code, self.confidence,
-                           "true" if self.verdict else "false", self.reason])
+        return " | ".join(
+            [
+                self.source,
+                f"{self.path}:{self.line}",
+                self.code,
+                self.confidence,
+                "true" if self.verdict else "false",
+                self.reason,
+            ]
+        )
 
 
 class ListError(ValueError):
@@ -310,8 +351,10 @@ def load_reviewed(path: str = REVIEWED_TXT) -> dict:
                 continue
             entry = parse_entry(text, f"{os.path.basename(path)}:{n}")
             if entry.key in out:
-                raise ListError(f"{os.path.basename(path)}:{n}: {entry.source} {entry.path}:{entry.line} "
-                                f"{entry.code} is listed twice")
+                raise ListError(
+                    f"{os.path.basename(path)}:{n}: {entry.source} {entry.path}:{entry.line} "
+                    f"{entry.code} is listed twice"
+                )
             out[entry.key] = entry
     return out
 
@@ -319,14 +362,18 @@ def load_reviewed(path: str = REVIEWED_TXT) -> dict:
 @dataclass(frozen=True)
 class Review:
     """The findings of one source against the list."""
+
     source: str
-    reviewed: tuple        # (finding, Entry)
-    unreviewed: tuple      # findings with no entry
-    gone: tuple            # entries of this source that were not reported
+    reviewed: tuple  # (finding, Entry)
+    unreviewed: tuple  # findings with no entry
+    gone: tuple  # entries of this source that were not reported
 
     def _pick(self, confidence, verdict=None):
-        return [(f, e) for f, e in self.reviewed
-                if f["confidence"] == confidence and (verdict is None or e.verdict is verdict)]
+        return [
+            (f, e)
+            for f, e in self.reviewed
+            if f["confidence"] == confidence and (verdict is None or e.verdict is verdict)
+        ]
 
     @property
     def false_confirmed(self) -> list:
@@ -339,8 +386,11 @@ class Review:
     def counts(self) -> dict:
         c = {}
         for conf in ("confirmed", "suspicious"):
-            c[conf] = {"true": len(self._pick(conf, True)), "false": len(self._pick(conf, False)),
-                       "unreviewed": sum(1 for f in self.unreviewed if f["confidence"] == conf)}
+            c[conf] = {
+                "true": len(self._pick(conf, True)),
+                "false": len(self._pick(conf, False)),
+                "unreviewed": sum(1 for f in self.unreviewed if f["confidence"] == conf),
+            }
         return c
 
 
@@ -352,7 +402,7 @@ def review(source: str, findings, entries: dict) -> Review:
     done, todo, seen = [], [], set()
     for f in sorted(findings, key=lambda f: (f["path"], f["line"], f["code"])):
         k = key_of(source, f)
-        if k in seen:     # two columns on one line: one entry covers them
+        if k in seen:  # two columns on one line: one entry covers them
             continue
         seen.add(k)
         if k in entries:
@@ -369,8 +419,13 @@ def proposal(source: str, finding: dict, root: str | None) -> str:
     head = f"# {finding['code']} {finding['confidence']}: {finding['message']}"
     if text:
         head += f"\n#   {finding['line']:>5} | {text.strip()}"
-    return (head + "\n" + " | ".join([source, f"{finding['path']}:{finding['line']}", finding["code"],
-                                      finding["confidence"], "?", "TODO"]))
+    return (
+        head
+        + "\n"
+        + " | ".join(
+            [source, f"{finding['path']}:{finding['line']}", finding["code"], finding["confidence"], "?", "TODO"]
+        )
+    )
 
 
 def gone_report(entries) -> list[str]:
@@ -379,13 +434,17 @@ def gone_report(entries) -> list[str]:
     lost = [e for e in entries if e.verdict]
     out = []
     if fixed:
-        out.append(f"# ---- {len(fixed)} false alarm(s) not reported this time (fixed, the line moved, or it "
-                   "comes and goes with what the process analyzed before: benchmarks/real_code.py --order-check "
-                   "shows that): delete these lines once gone for good; their reductions stay as tests")
+        out.append(
+            f"# ---- {len(fixed)} false alarm(s) not reported this time (fixed, the line moved, or it "
+            "comes and goes with what the process analyzed before: benchmarks/real_code.py --order-check "
+            "shows that): delete these lines once gone for good; their reductions stay as tests"
+        )
         out += [e.format() for e in fixed]
     if lost:
-        out.append(f"# ---- {len(lost)} real defect(s) no longer reported: a lost detection unless the "
-                   "engine now anchors it elsewhere; check why before deleting")
+        out.append(
+            f"# ---- {len(lost)} real defect(s) no longer reported: a lost detection unless the "
+            "engine now anchors it elsewhere; check why before deleting"
+        )
         out += [e.format() for e in lost]
     return out
 
@@ -398,40 +457,57 @@ def failures(reviews: list, runs: list) -> list[str]:
             out.append(f"{r.source}: gradaudit crashed:\n{r.crashes}")
     unrev = [(rv.source, f) for rv in reviews for f in rv.unreviewed_confirmed]
     if unrev:
-        out.append(f"{len(unrev)} confirmed finding(s) not in {os.path.relpath(REVIEWED_TXT, REPO)}: review "
-                   "each (open the code; false ones get a reduction under tests/data/realcode_reductions/), "
-                   "then add it with a verdict. `python tests/realcode/realcode.py --update` prints them "
-                   "with their source lines:\n" + "\n".join(
-                       f"  {s} | {f['path']}:{f['line']} | {f['code']} | confirmed | ? | {f['message']}"
-                       for s, f in unrev))
+        out.append(
+            f"{len(unrev)} confirmed finding(s) not in {os.path.relpath(REVIEWED_TXT, REPO)}: review "
+            "each (open the code; false ones get a reduction under tests/data/realcode_reductions/), "
+            "then add it with a verdict. `python tests/realcode/realcode.py --update` prints them "
+            "with their source lines:\n"
+            + "\n".join(
+                f"  {s} | {f['path']}:{f['line']} | {f['code']} | confirmed | ? | {f['message']}" for s, f in unrev
+            )
+        )
     false = [(rv.source, f, e) for rv in reviews for f, e in rv.false_confirmed]
     if false:
-        out.append(f"{len(false)} confirmed finding(s) reviewed as false alarms (confirmed means proven):\n"
-                   + "\n".join(f"  {e.format()}\n    now: {f['message']}" for s, f, e in false))
+        out.append(
+            f"{len(false)} confirmed finding(s) reviewed as false alarms (confirmed means proven):\n"
+            + "\n".join(f"  {e.format()}\n    now: {f['message']}" for s, f, e in false)
+        )
     return out
 
 
 # ---------------------------------------------------------------- report
 
+
 def summary_lines(runs: list, reviews: list) -> list[str]:
     out = []
     for r, rv in zip(runs, reviews):
         c = rv.counts()
-        out.append(f"{r.source:<26} {r.files:>5} files {r.lines:>8} lines {r.seconds:>6.1f} s (cpu {r.cpu:>5.1f} s)  "
-                   + "   ".join(f"{conf} {sum(c[conf].values())} (true {c[conf]['true']}, false {c[conf]['false']}, "
-                                f"unreviewed {c[conf]['unreviewed']})" for conf in ("confirmed", "suspicious"))
-                   + (f"   parse errors {len(r.parse_errors)}" if r.parse_errors else "")
-                   + ("   CRASHED" if r.crashes else ""))
+        out.append(
+            f"{r.source:<26} {r.files:>5} files {r.lines:>8} lines {r.seconds:>6.1f} s (cpu {r.cpu:>5.1f} s)  "
+            + "   ".join(
+                f"{conf} {sum(c[conf].values())} (true {c[conf]['true']}, false {c[conf]['false']}, "
+                f"unreviewed {c[conf]['unreviewed']})"
+                for conf in ("confirmed", "suspicious")
+            )
+            + (f"   parse errors {len(r.parse_errors)}" if r.parse_errors else "")
+            + ("   CRASHED" if r.crashes else "")
+        )
     files = sum(r.files for r in runs)
     lines = sum(r.lines for r in runs)
     secs = sum(r.seconds for r in runs)
     cpu = sum(r.cpu for r in runs)
-    tot = {conf: {k: sum(rv.counts()[conf][k] for rv in reviews) for k in ("true", "false", "unreviewed")}
-           for conf in ("confirmed", "suspicious")}
-    out.append(f"real code: {len(runs)} sources, {files} files, {lines} lines, {secs:.1f} s (cpu {cpu:.1f} s); "
-               + "; ".join(f"{conf} {sum(t.values())} (true {t['true']}, false {t['false']}, "
-                           f"unreviewed {t['unreviewed']})" for conf, t in tot.items())
-               + f"; crashes {sum(1 for r in runs if r.crashes)}")
+    tot = {
+        conf: {k: sum(rv.counts()[conf][k] for rv in reviews) for k in ("true", "false", "unreviewed")}
+        for conf in ("confirmed", "suspicious")
+    }
+    out.append(
+        f"real code: {len(runs)} sources, {files} files, {lines} lines, {secs:.1f} s (cpu {cpu:.1f} s); "
+        + "; ".join(
+            f"{conf} {sum(t.values())} (true {t['true']}, false {t['false']}, unreviewed {t['unreviewed']})"
+            for conf, t in tot.items()
+        )
+        + f"; crashes {sum(1 for r in runs if r.crashes)}"
+    )
     return out
 
 
@@ -452,9 +528,11 @@ def run_all(packages: list[Package], jobs: int = 0, log=lambda msg: None) -> tup
 
 def main(argv=None) -> int:
     import argparse
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--update", action="store_true",
-                    help="print unreviewed findings and stale entries in the list's format")
+    ap.add_argument(
+        "--update", action="store_true", help="print unreviewed findings and stale entries in the list's format"
+    )
     ap.add_argument("--only", nargs="+", metavar="NAME", help="only these packages of sources.toml")
     ap.add_argument("-j", "--jobs", type=int, default=0, metavar="N", help="gradaudit check -j N (default: auto)")
     args = ap.parse_args(argv)
@@ -471,12 +549,16 @@ def main(argv=None) -> int:
     for r, rv in zip(runs, reviews):
         for f, e in rv.reviewed:
             flag = "" if f["confidence"] == e.confidence else f" (reviewed as {e.confidence})"
-            print(f"{r.source} {f['path']}:{f['line']}: {f['code']} [{f['confidence']}]{flag} "
-                  f"{'TRUE' if e.verdict else 'FALSE'}: {e.reason}")
+            print(
+                f"{r.source} {f['path']}:{f['line']}: {f['code']} [{f['confidence']}]{flag} "
+                f"{'TRUE' if e.verdict else 'FALSE'}: {e.reason}"
+            )
     if args.update:
         todo = [(r, f) for r, rv in zip(runs, reviews) for f in rv.unreviewed]
-        print(f"\n# ---- {len(todo)} unreviewed finding(s): give each a verdict (true/false) and a reason, "
-              f"then paste into {os.path.relpath(REVIEWED_TXT, REPO)}")
+        print(
+            f"\n# ---- {len(todo)} unreviewed finding(s): give each a verdict (true/false) and a reason, "
+            f"then paste into {os.path.relpath(REVIEWED_TXT, REPO)}"
+        )
         for r, f in todo:
             print(proposal(r.source, f, r.root))
         for line in gone_report([e for rv in reviews for e in rv.gone]):

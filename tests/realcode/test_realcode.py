@@ -5,6 +5,7 @@ reviewed as a false alarm. Suspicious findings are counted, not fatal. Downloads
 realcode.py (benchmarks/.cache); offline, the test is skipped, except in CI (CI=true) or with
 GRADAUDIT_REALCODE_REQUIRE=1, where it fails. See realcode.py for the list's format and --update.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,8 +19,9 @@ import realcode  # noqa: E402
 
 
 def _required() -> bool:
-    return any(os.environ.get(v, "").lower() not in ("", "0", "false", "no")
-               for v in ("CI", "GRADAUDIT_REALCODE_REQUIRE"))
+    return any(
+        os.environ.get(v, "").lower() not in ("", "0", "false", "no") for v in ("CI", "GRADAUDIT_REALCODE_REQUIRE")
+    )
 
 
 @pytest.fixture(scope="module")
@@ -35,12 +37,14 @@ def realcode_run(pytestconfig):
     try:
         runs, reviews = realcode.run_all(packages, log=log)
     except realcode.FetchError as exc:
-        msg = (f"the pinned packages of tests/realcode/sources.toml could not be downloaded into "
-               f"{realcode.cache_dir()}: {exc}")
+        msg = (
+            f"the pinned packages of tests/realcode/sources.toml could not be downloaded into "
+            f"{realcode.cache_dir()}: {exc}"
+        )
         if _required():
             pytest.fail(msg + "\n(CI=true or GRADAUDIT_REALCODE_REQUIRE is set: the real-code test must run)")
         pytest.skip("real-code test skipped (offline?): " + msg)
-    if reporter is not None:    # shown under -q too: the coverage is part of the result
+    if reporter is not None:  # shown under -q too: the coverage is part of the result
         with pytestconfig.pluginmanager.getplugin("capturemanager").global_and_fixture_disabled():
             reporter.ensure_newline()
             for line in realcode.summary_lines(runs, reviews):
@@ -85,15 +89,18 @@ def test_no_confirmed_finding_reviewed_false(realcode_run, pytestconfig):
     if known:
         reporter = pytestconfig.pluginmanager.get_plugin("terminalreporter")
         with pytestconfig.pluginmanager.getplugin("capturemanager").global_and_fixture_disabled():
-            reporter.write_line(f"real code: {len(known)} confirmed false alarm(s) still open: "
-                                + ", ".join(sorted({_reduction(e) for e in known})))
+            reporter.write_line(
+                f"real code: {len(known)} confirmed false alarm(s) still open: "
+                + ", ".join(sorted({_reduction(e) for e in known}))
+            )
     new = [e.format() for e in false if e not in known]
-    assert not new, ("confirmed findings reviewed as false alarms (confirmed means proven):\n" + "\n".join(new))
+    assert not new, "confirmed findings reviewed as false alarms (confirmed means proven):\n" + "\n".join(new)
     fixed = KNOWN_FALSE - {_reduction(e) for e in known}
     assert not fixed, f"no longer raised on the pinned packages: remove {sorted(fixed)} from KNOWN_FALSE"
 
 
 # ---------------------------------------------------------------- the list and the machinery (fast)
+
 
 def test_sources_are_pinned():
     packages = realcode.load_sources()
@@ -109,7 +116,8 @@ def test_reviewed_list_parses_and_names_pinned_sources():
     for e in entries.values():
         # a pinned package at its pinned version, or a folder named folder@commit (benchmarks only)
         assert e.source in pinned or "@" in e.source, (
-            f"{e.format()}\n  {e.source} is not a pinned version of sources.toml: re-review after a bump")
+            f"{e.format()}\n  {e.source} is not a pinned version of sources.toml: re-review after a bump"
+        )
 
 
 def _finding(path="pkg/train.py", line=10, code="GA101", confidence="confirmed", message="m"):
@@ -118,23 +126,31 @@ def _finding(path="pkg/train.py", line=10, code="GA101", confidence="confirmed",
 
 def test_review_sorts_findings_by_verdict():
     entries = {
-        e.key: e for e in (
+        e.key: e
+        for e in (
             realcode.Entry("pkg==1.0", "pkg/train.py", 10, "GA101", "confirmed", False, "a target network"),
             realcode.Entry("pkg==1.0", "pkg/train.py", 20, "GA109", "suspicious", True, "plain list"),
             realcode.Entry("pkg==1.0", "pkg/old.py", 5, "GA103", "confirmed", True, "moved away"),
             realcode.Entry("other==2.0", "o.py", 1, "GA101", "confirmed", True, "another source"),
-        )}
-    findings = [_finding(), _finding(),     # two columns of one line: one entry covers both
-                _finding(line=20, code="GA109", confidence="suspicious"),
-                _finding(line=30, code="GA110"), _finding(line=40, code="GA111", confidence="suspicious")]
+        )
+    }
+    findings = [
+        _finding(),
+        _finding(),  # two columns of one line: one entry covers both
+        _finding(line=20, code="GA109", confidence="suspicious"),
+        _finding(line=30, code="GA110"),
+        _finding(line=40, code="GA111", confidence="suspicious"),
+    ]
     rv = realcode.review("pkg==1.0", findings, entries)
     assert [(f["line"], e.verdict) for f, e in rv.reviewed] == [(10, False), (20, True)]
     assert [f["line"] for f in rv.unreviewed] == [30, 40]
     assert [f["line"] for f in rv.unreviewed_confirmed] == [30]
     assert [e.path for e in rv.gone] == ["pkg/old.py"]
     assert [e.line for _, e in rv.false_confirmed] == [10]
-    assert rv.counts() == {"confirmed": {"true": 0, "false": 1, "unreviewed": 1},
-                           "suspicious": {"true": 1, "false": 0, "unreviewed": 1}}
+    assert rv.counts() == {
+        "confirmed": {"true": 0, "false": 1, "unreviewed": 1},
+        "suspicious": {"true": 1, "false": 0, "unreviewed": 1},
+    }
     problems = realcode.failures([rv], [])
     assert len(problems) == 2
     assert "pkg==1.0 | pkg/train.py:30 | GA110 | confirmed | ?" in problems[0]
@@ -142,11 +158,15 @@ def test_review_sorts_findings_by_verdict():
 
 
 def test_suspicious_and_true_findings_do_not_fail():
-    entries = {e.key: e for e in (
-        realcode.Entry("pkg==1.0", "a.py", 3, "GA108", "confirmed", True, "head replaced after the optimizer"),
-    )}
-    rv = realcode.review("pkg==1.0", [_finding("a.py", 3, "GA108"), _finding("b.py", 1, "GA303", "suspicious")],
-                         entries)
+    entries = {
+        e.key: e
+        for e in (
+            realcode.Entry("pkg==1.0", "a.py", 3, "GA108", "confirmed", True, "head replaced after the optimizer"),
+        )
+    }
+    rv = realcode.review(
+        "pkg==1.0", [_finding("a.py", 3, "GA108"), _finding("b.py", 1, "GA303", "suspicious")], entries
+    )
     assert realcode.failures([rv], []) == []
 
 
@@ -156,16 +176,25 @@ def test_a_crash_fails():
 
 
 def test_entries_round_trip_and_bad_lines_are_rejected():
-    e = realcode.Entry("stable-baselines3==2.9.2", "sb3/ppo/ppo.py", 210, "GA101", "confirmed", False,
-                       "the advantage is a constant: value | policy share nothing")
+    e = realcode.Entry(
+        "stable-baselines3==2.9.2",
+        "sb3/ppo/ppo.py",
+        210,
+        "GA101",
+        "confirmed",
+        False,
+        "the advantage is a constant: value | policy share nothing",
+    )
     assert realcode.parse_entry(e.format()) == e
-    for bad in ("pkg==1 | a.py:3 | GA101 | confirmed | ? | TODO",              # no verdict yet
-                "pkg==1 | a.py:3 | GA101 | confirmed | maybe | hmm",
-                "pkg==1 | a.py | GA101 | confirmed | true | no line",
-                "pkg==1 | a.py:3 | X1 | confirmed | true | not a code",
-                "pkg==1 | a.py:3 | GA101 | likely | true | bad confidence",
-                "pkg==1 | a.py:3 | GA101 | confirmed | true | ",
-                "pkg==1 | a.py:3 | GA101"):
+    for bad in (
+        "pkg==1 | a.py:3 | GA101 | confirmed | ? | TODO",  # no verdict yet
+        "pkg==1 | a.py:3 | GA101 | confirmed | maybe | hmm",
+        "pkg==1 | a.py | GA101 | confirmed | true | no line",
+        "pkg==1 | a.py:3 | X1 | confirmed | true | not a code",
+        "pkg==1 | a.py:3 | GA101 | likely | true | bad confidence",
+        "pkg==1 | a.py:3 | GA101 | confirmed | true | ",
+        "pkg==1 | a.py:3 | GA101",
+    ):
         with pytest.raises(realcode.ListError):
             realcode.parse_entry(bad, "x")
 

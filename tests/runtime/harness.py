@@ -19,6 +19,7 @@ What is checked:
   the end) holds a tensor that still has an autograd graph (history kept alive after training);
 - nonfinite: a NaN or inf appears in a loss given to backward() or in a gradient it computed.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,6 +32,7 @@ import traceback
 
 def _collect(obj, out, seen):
     import torch
+
     if id(obj) in seen:
         return
     seen.add(id(obj))
@@ -68,14 +70,15 @@ def _follow(obj, parts):
 
 def _run_case(source: str, expect: str) -> dict:
     import torch
+
     torch.set_num_threads(1)
     kind, _, arg = expect.partition(":")
     kind, arg = kind.strip(), arg.strip()
     fd, path = tempfile.mkstemp(suffix=".py", prefix="example_")
     with os.fdopen(fd, "w") as fh:
         fh.write(source)
-    leaves = {}       # id -> [tensor, snapshot]
-    named = {}        # id -> [tensor, snapshot]
+    leaves = {}  # id -> [tensor, snapshot]
+    named = {}  # id -> [tensor, snapshot]
     losses = []
     state = {"named_found": False}
 
@@ -121,9 +124,9 @@ def _run_case(source: str, expect: str) -> dict:
 
     orig_backward = torch.autograd.backward
 
-    passes = {}       # id -> backward passes a leaf was seen in
+    passes = {}  # id -> backward passes a leaf was seen in
     optimized = set()
-    applied = {}      # id -> (parameter, the .grad a step() applied)
+    applied = {}  # id -> (parameter, the .grad a step() applied)
 
     def backward(tensors, *a, **k):
         ts = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
@@ -160,11 +163,13 @@ def _run_case(source: str, expect: str) -> dict:
 
     torch.autograd.backward = backward
     from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+
     register_optimizer_step_pre_hook(on_step)
     register_optimizer_step_post_hook(after_step)
     error = None
     final = {}
     import warnings
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -177,8 +182,11 @@ def _run_case(source: str, expect: str) -> dict:
     warned = [str(w.message) for w in caught]
     # parameter-like leaves: nn.Parameters, optimizer parameters, leaves reused across passes
     # (a fresh input made a leaf for one pass, like an adversarial example, is not one)
-    changed = [not torch.equal(t.detach(), s) for key, (t, s) in leaves.items()
-               if isinstance(t, torch.nn.Parameter) or key in optimized or len(passes.get(key, ())) > 1]
+    changed = [
+        not torch.equal(t.detach(), s)
+        for key, (t, s) in leaves.items()
+        if isinstance(t, torch.nn.Parameter) or key in optimized or len(passes.get(key, ())) > 1
+    ]
     named_changed = [not torch.equal(t.detach(), s) for t, s in named.values()]
     ok, why = True, ""
     if kind == "error":
@@ -202,8 +210,10 @@ def _run_case(source: str, expect: str) -> dict:
             ok, why = False, f"{changed.count(False)} of {len(changed)} leaves never changed"
     elif kind == "nonfinite":
         if all(losses) and not state.get("nonfinite_grad"):
-            ok, why = False, "every loss and gradient stayed finite" + (f" (raised: {error.splitlines()[0]})"
-                                                                       if error else "")
+            ok, why = (
+                False,
+                "every loss and gradient stayed finite" + (f" (raised: {error.splitlines()[0]})" if error else ""),
+            )
     elif kind == "warning":
         if error is not None:
             ok, why = False, f"raised: {error.splitlines()[0]}"
@@ -235,6 +245,7 @@ def _run_case(source: str, expect: str) -> dict:
 def _warm_up():
     """Pay torch's lazy first-use costs (optimizer machinery, autograd) once, before forking."""
     import torch
+
     torch.set_num_threads(1)
     layer = torch.nn.Linear(2, 2)
     for opt_cls in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW, torch.optim.RMSprop):

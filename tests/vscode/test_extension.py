@@ -1,6 +1,7 @@
 """The VS Code extension (vscode-extension/): its TypeScript unit tests and type check, the graph
 contract with the engine, the packaged .vsix, and real VS Code end to end (code-server + Chromium,
 installed by vscode-extension/scripts/install-e2e.sh)."""
+
 import glob
 import json
 import os
@@ -11,11 +12,11 @@ import sys
 import zipfile
 
 import pytest
+from lspclient import Session, apply, edits_of
 
 from gradaudit.analysis.check.engine import Analyzer
 from gradaudit.analysis.report.editor_graph import graph
 from gradaudit.analysis.source.program import read_text
-from lspclient import Session, apply, edits_of
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXT = os.path.join(ROOT, "vscode-extension")
@@ -26,8 +27,15 @@ needs_npm = pytest.mark.skipif(NPM is None, reason="npm is not installed")
 
 
 def run(cmd, timeout=900, env=None, cwd=EXT):
-    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                       env=dict(os.environ, **(env or {})))
+    p = subprocess.run(
+        cmd,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        env=dict(os.environ, **(env or {})),
+    )
     assert p.returncode == 0, f"{' '.join(cmd)} exited {p.returncode}:\n{p.stdout[-4000:]}\n{p.stderr[-4000:]}"
     return p.stdout
 
@@ -90,20 +98,45 @@ def test_settings_match_the_server():
     with open(os.path.join(EXT, "package.json")) as fh:
         manifest = json.load(fh)
     declared = {k.split(".", 1)[1] for k in manifest["contributes"]["configuration"]["properties"]}
-    sent = {"select", "ignore", "severity", "codeLens", "debounce", "extraPaths", "docsUrl", "timeBudget",
-            "memoryBudget"}
+    sent = {
+        "select",
+        "ignore",
+        "severity",
+        "codeLens",
+        "debounce",
+        "extraPaths",
+        "docsUrl",
+        "timeBudget",
+        "memoryBudget",
+    }
     client_only = {"importStrategy", "interpreter", "path", "trace.server"}
     assert declared == sent | client_only
     from gradaudit.server.settings import KEYS, Settings
+
     # `interpreter` (the environment whose libraries are read) goes at the top level of the
     # initialization options: the interpreter the extension resolved, not a setting of its own
     assert sent | {"interpreter"} == {k.name for k in KEYS}
-    s, problems = Settings.from_client({"gradaudit": {"select": ["GA1"], "ignore": ["GA105"],
-                                                      "severity": {"suspicious": "hint"},
-                                                      "codeLens": False, "debounce": 0, "extraPaths": ["src"]}})
+    s, problems = Settings.from_client(
+        {
+            "gradaudit": {
+                "select": ["GA1"],
+                "ignore": ["GA105"],
+                "severity": {"suspicious": "hint"},
+                "codeLens": False,
+                "debounce": 0,
+                "extraPaths": ["src"],
+            }
+        }
+    )
     assert problems == []
-    assert (s.select, s.ignore, s.severity, s.code_lens, s.debounce_ms, s.extra_paths) == \
-        (("GA1",), ("GA105",), {"suspicious": "hint"}, False, 0, ("src",))
+    assert (s.select, s.ignore, s.severity, s.code_lens, s.debounce_ms, s.extra_paths) == (
+        ("GA1",),
+        ("GA105",),
+        {"suspicious": "hint"},
+        False,
+        0,
+        ("src",),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +156,7 @@ def test_vsix_ships_the_bundled_server(vsix):
     assert "extension/bundled/libs/gradaudit/analysis/check/engine.py" in names
     assert any(n.startswith("extension/bundled/libs/pygls/") for n in names)
     assert not any("/src/" in n and n.endswith(".ts") for n in names)
-    assert not any("node_modules" in n for n in names)       # vscode-languageclient is bundled by esbuild
+    assert not any("node_modules" in n for n in names)  # vscode-languageclient is bundled by esbuild
     assert manifest["main"] == "./dist/extension.js"
     assert "onLanguage:python" in manifest["activationEvents"]
 
@@ -137,11 +170,20 @@ def test_bundled_server_runs_without_installing_gradaudit(vsix, tmp_path):
     libs = tmp_path / "extension" / "bundled" / "libs"
     python = shutil.which("python3")
     env = {"PYTHONPATH": str(libs), "PYTHONNOUSERSITE": "1"}
-    out = run([python, "-c", "import gradaudit.server.server as s, gradaudit.analysis.check.engine as e; print(s.__file__)"],
-              env=env, cwd=str(tmp_path))
+    out = run(
+        [python, "-c", "import gradaudit.server.server as s, gradaudit.analysis.check.engine as e; print(s.__file__)"],
+        env=env,
+        cwd=str(tmp_path),
+    )
     assert out.strip().startswith(str(libs))
-    out = subprocess.run([python, "-m", "gradaudit.analysis.app.cli", "check", os.path.join(EXT, "test", "e2e", "train.py")],
-                         cwd=str(tmp_path), capture_output=True, text=True, env=dict(os.environ, **env), timeout=120)
+    out = subprocess.run(
+        [python, "-m", "gradaudit.analysis.app.cli", "check", os.path.join(EXT, "test", "e2e", "train.py")],
+        cwd=str(tmp_path),
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, **env),
+        timeout=120,
+    )
     assert out.returncode == 1 and "GA101" in out.stdout, out.stdout + out.stderr
 
 
@@ -154,8 +196,13 @@ def cpythons() -> dict:
         candidates = sorted(glob.glob(os.path.join(versions, f"{minor}.*", "bin", f"python{minor}")), reverse=True)
         candidates += [p for p in (shutil.which(f"python{minor}"), f"/usr/bin/python{minor}") if p]
         for c in candidates:
-            if os.path.exists(c) and subprocess.run([c, "-c", "import sys; assert sys.implementation.name == 'cpython'"],
-                                                    capture_output=True).returncode == 0:
+            if (
+                os.path.exists(c)
+                and subprocess.run(
+                    [c, "-c", "import sys; assert sys.implementation.name == 'cpython'"], capture_output=True
+                ).returncode
+                == 0
+            ):
                 found[minor] = c
                 break
     return found
@@ -176,14 +223,17 @@ for step in range(3):
     loss.backward()
     opt.step()
 """
-UNWRAPPED = NO_GRAD.replace("""    with torch.no_grad():
+UNWRAPPED = NO_GRAD.replace(
+    """    with torch.no_grad():
         # the forward pass
         out = model(x)
         loss = out.pow(2).mean()
-""", """    # the forward pass
+""",
+    """    # the forward pass
     out = model(x)
     loss = out.pow(2).mean()
-""")
+""",
+)
 
 
 @pytest.fixture(scope="module")
@@ -204,11 +254,24 @@ def test_unpacked_vsix_server_on_every_cpython(unpacked, minor, tmp_path):
     python = cpythons().get(minor)
     if python is None:
         pytest.skip(f"no CPython {minor} on this machine")
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "PYTHONPATH": str(unpacked),
-           "PYTHONNOUSERSITE": "1"}
-    where = subprocess.run([python, "-c", "import gradaudit.server, pygls, lsprotocol; "
-                            "print(gradaudit.server.__file__); print(pygls.__file__); print(lsprotocol.__file__)"],
-                           env=env, capture_output=True, text=True, cwd=str(tmp_path))
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "PYTHONPATH": str(unpacked),
+        "PYTHONNOUSERSITE": "1",
+    }
+    where = subprocess.run(
+        [
+            python,
+            "-c",
+            "import gradaudit.server, pygls, lsprotocol; "
+            "print(gradaudit.server.__file__); print(pygls.__file__); print(lsprotocol.__file__)",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=str(tmp_path),
+    )
     assert where.returncode == 0, where.stderr
     assert all(line.startswith(str(unpacked)) for line in where.stdout.split()), where.stdout
     check = subprocess.run([python, "-m", "gradaudit.server", "--check"], env=env, capture_output=True, text=True)
@@ -249,9 +312,15 @@ def test_vsix_bundle_is_pure_python(vsix):
 
 
 def run_e2e(vsix, **env):
-    p = subprocess.run(["node", os.path.join(EXT, "test", "e2e", "run.mjs")], cwd=EXT, capture_output=True, text=True,
-                       stdin=subprocess.DEVNULL, timeout=900,
-                       env=dict(os.environ, E2E_ARTIFACTS=ARTIFACTS, GRADAUDIT_VSIX=vsix, **env))
+    p = subprocess.run(
+        ["node", os.path.join(EXT, "test", "e2e", "run.mjs")],
+        cwd=EXT,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=900,
+        env=dict(os.environ, E2E_ARTIFACTS=ARTIFACTS, GRADAUDIT_VSIX=vsix, **env),
+    )
     print(p.stdout)
     return p
 
@@ -270,8 +339,18 @@ def test_real_vscode(vsix, e2e_tools):
     valid stop-gradient). Screenshots are kept in vscode-extension/.e2e/artifacts/."""
     p = run_e2e(vsix)
     assert p.returncode == 0 and "13 passed, 0 failed" in p.stdout, p.stdout[-4000:] + p.stderr[-4000:]
-    for shot in ("1-diagnostic.png", "2-audit-report.png", "2-audit-graph.png", "3-quick-fix-menu.png", "4-fixed.png", "5-graph.png",
-                 "6-graph-400px.png", "6-graph-600px.png", "6-graph-1600px.png", "7-graph-gan.png"):
+    for shot in (
+        "1-diagnostic.png",
+        "2-audit-report.png",
+        "2-audit-graph.png",
+        "3-quick-fix-menu.png",
+        "4-fixed.png",
+        "5-graph.png",
+        "6-graph-400px.png",
+        "6-graph-600px.png",
+        "6-graph-1600px.png",
+        "7-graph-gan.png",
+    ):
         assert os.path.getsize(os.path.join(ARTIFACTS, shot)) > 10_000
     with open(os.path.join(ARTIFACTS, "6-graph-facts.json")) as fh:
         facts = json.load(fh)
@@ -292,6 +371,7 @@ def test_real_vscode_with_python_310(vsix, e2e_tools):
     name = os.path.basename(python)
     for shot in ("1-diagnostic", "3-quick-fix-menu", "4-fixed", "5-graph"):
         assert os.path.getsize(os.path.join(ARTIFACTS, f"{shot}-{name}.png")) > 10_000
+
 
 if __name__ == "__main__":
     write_fixtures()

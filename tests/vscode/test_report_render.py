@@ -1,6 +1,7 @@
 """The audit report in the Chromium the end-to-end tests install: its Mermaid blocks rendered by the
 real mermaid package (npm), and the HTML page opened from disk with no request but itself.
 Screenshots are kept in vscode-extension/.e2e/artifacts/report/."""
+
 import json
 import os
 import shutil
@@ -31,20 +32,39 @@ def test_report_renders_in_chromium(tmp_path):
     run(["bash", os.path.join(EXT, "scripts", "install-e2e.sh")])
     md, html = tmp_path / "report.md", tmp_path / "report.html"
     for out in (md, html):
-        p = subprocess.run([sys.executable, "-m", "gradaudit.analysis.app.cli", "audit", "examples",
-                            os.path.join("vscode-extension", "test", "e2e", "train.py"), "-o", str(out)],
-                           cwd=ROOT, capture_output=True, text=True, timeout=300)
+        p = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "gradaudit.analysis.app.cli",
+                "audit",
+                "examples",
+                os.path.join("vscode-extension", "test", "e2e", "train.py"),
+                "-o",
+                str(out),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert p.returncode == 1 and out.exists(), p.stderr
     shutil.rmtree(ARTIFACTS, ignore_errors=True)
-    p = subprocess.run(["node", os.path.join("test", "e2e", "report.mjs"), str(md), str(html), ARTIFACTS], cwd=EXT,
-                       capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+    p = subprocess.run(
+        ["node", os.path.join("test", "e2e", "report.mjs"), str(md), str(html), ARTIFACTS],
+        cwd=EXT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+    )
     assert p.stdout.strip(), p.stderr
     seen = json.loads(p.stdout.strip().splitlines()[-1])
     assert p.returncode == 0, seen
     steps = md.read_text().count("```mermaid\n")
     assert seen["blocks"] == steps == 9
     assert all(r["ok"] for r in seen["mermaid"]), seen["mermaid"]
-    assert seen["cutEdges"] >= 4                # the .item(), .detach() and GAN cuts, drawn red
+    assert seen["cutEdges"] >= 4  # the .item(), .detach() and GAN cuts, drawn red
     assert seen["requests"] == [html.as_uri()]  # nothing but the page itself
     assert seen["htmlGraphs"] == steps and len(seen["htmlSections"]) == 5
     for shot in ("report-mermaid.png", "report-html.png"):
