@@ -55,7 +55,7 @@ def main(argv=None) -> int:
         f"{os.cpu_count()} CPUs, best of {args.repeat}"
     )
     print(
-        f"{'folder':<40} {'check s':>8} {'audit s':>8} {'ratio':>6} {'check cpu':>10} {'audit cpu':>10} {'cpu ratio':>9}"
+        f"{'folder':<40} {'check s':>8} {'audit s':>8} {'ratio':>6} {'check cpu':>10} {'audit cpu':>10} {'cpu ratio':>9}"  # noqa: E501
     )
     worst = 0.0
     with tempfile.TemporaryDirectory() as tmp:

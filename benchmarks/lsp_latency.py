@@ -201,7 +201,7 @@ async def keystrokes(bench: Bench, name: str, text: str, edits: int) -> dict:
     uri = bench.open(name, text)
     await bench.wait(uri, 1, timeout=60)
     lines = text.split("\n")
-    target = next(i for i, l in enumerate(lines) if "lr=1e-3" in l)
+    target = next(i for i, ln in enumerate(lines) if "lr=1e-3" in ln)
     base = lines[target]
     times = []
     for k in range(edits):
@@ -226,8 +226,8 @@ async def hover_during_analysis(bench: Bench, text: str, rounds=20) -> dict:
     uri = bench.open("hover_big.py", text)
     await bench.wait(uri, 1, timeout=60)
     lines = text.split("\n")
-    target = next(i for i, l in enumerate(lines) if "lr=1e-3" in l)
-    back = next(i for i, l in enumerate(lines) if "loss.backward()" in l)
+    target = next(i for i, ln in enumerate(lines) if "lr=1e-3" in ln)
+    back = next(i for i, ln in enumerate(lines) if "loss.backward()" in ln)
     base = lines[target]
     hover_times, analysis_times = [], []
     for k in range(rounds):

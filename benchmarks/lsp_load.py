@@ -38,8 +38,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import engine_stamp  # noqa: E402
-from lsp_latency import BLOCK, FOOTER, HEADER, descendants, rss_kb, training_script  # noqa: E402
+from common import engine_stamp
+from lsp_latency import BLOCK, FOOTER, HEADER, descendants, rss_kb, training_script
 
 
 class Client:
@@ -172,12 +172,12 @@ async def run(args) -> dict:
 
     small_text = training_script(300)
     lines = small_text.split("\n")
-    target = next(i for i, l in enumerate(lines) if "lr=1e-3" in l)
-    back = next(i for i, l in enumerate(lines) if "loss.backward()" in l)
+    target = next(i for i, ln in enumerate(lines) if "lr=1e-3" in ln)
+    back = next(i for i, ln in enumerate(lines) if "loss.backward()" in ln)
     t0 = time.perf_counter()
     big_text = big_script(args.big_mb)
     big_lines = big_text.split("\n")
-    big_target = next(i for i, l in enumerate(big_lines) if "lr=1e-3" in l)
+    big_target = next(i for i, ln in enumerate(big_lines) if "lr=1e-3" in ln)
     docs = []
     for i in range(args.docs):
         name = "big.py" if i == 0 else f"train_{i:02d}.py"
@@ -277,7 +277,7 @@ async def run(args) -> dict:
     await hover_task
 
     out_of_order = 0
-    for u, items in client.published.items():
+    for items in client.published.values():
         seen = -1
         for ver, _, _ in items:
             if ver is not None and ver < seen:

@@ -453,7 +453,7 @@ def main(argv=None) -> int:
 
     import gradaudit.analysis as ga
 
-    load = " load average %.2f %.2f %.2f," % os.getloadavg() if hasattr(os, "getloadavg") else ""
+    load = " load average {:.2f} {:.2f} {:.2f},".format(*os.getloadavg()) if hasattr(os, "getloadavg") else ""
     print(
         f"gradaudit real-code run (python {sys.version.split()[0]},{load} {os.cpu_count()} cpus, "
         f"jobs {max(1, args.jobs)}, gradaudit {engine_stamp()} from {os.path.dirname(ga.__file__)})"

@@ -319,7 +319,7 @@ def main(argv=None) -> int:
     # ---- print
     load = ""
     if hasattr(os, "getloadavg"):
-        load = " load average %.2f %.2f %.2f" % os.getloadavg()
+        load = " load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
     print(
         f"gradaudit speed  (gradaudit {engine_stamp()}, python {sys.version.split()[0]}, best of {repeat},{load}, "
         f"{os.cpu_count()} cpus)"

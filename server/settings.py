@@ -92,7 +92,7 @@ class Settings:
     interpreter: str = ""  # the environment whose installed libraries are analysed (else the server's own)
 
     @staticmethod
-    def from_client(raw, base: "Settings | None" = None) -> tuple["Settings", list]:
+    def from_client(raw, base: Settings | None = None) -> tuple[Settings, list]:
         """(settings, problems): keys the client sends replace `base`'s; a wrong one takes its default."""
         base = base or Settings()
         if raw is None:

@@ -76,7 +76,7 @@ class Session:
                     raise AssertionError(
                         f"the server exited ({self.proc.returncode}) while waiting for {what}:\n"
                         f"{''.join(self.stderr)[-3000:]}"
-                    )
+                    ) from None
                 continue
             if "method" in msg and "id" in msg:  # a request from the server: answer it
                 self._send({"jsonrpc": "2.0", "id": msg["id"], "result": None})

@@ -22,7 +22,7 @@ def read_messages(data: bytes) -> list:
     out = []
     while data:
         head, _, rest = data.partition(b"\r\n\r\n")
-        length = int([h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length")][0].split(b":")[1])
+        length = int(next(h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length")).split(b":")[1])
         out.append(json.loads(rest[:length]))
         data = rest[length:]
     return out

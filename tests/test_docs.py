@@ -356,7 +356,7 @@ def test_the_synopsis_lists_real_options():
     parser = cli._parser()
     subs = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction").choices
     for rel in user_docs():
-        for lang, body in blocks(rel, "text"):
+        for _lang, body in blocks(rel, "text"):
             if not body.startswith("gradaudit "):
                 continue
             # an option belongs to the subcommand of the last `gradaudit SUB` line above it

@@ -38,7 +38,7 @@ BUDGET = 3.0  # seconds of interpretation per analysis
 
 
 def fuzz_settings(ci_examples: int):
-    common = dict(deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    common = {"deadline": None, "suppress_health_check": list(HealthCheck), "database": None}
     if LONG:
         return settings(max_examples=LONG, derandomize=False, **common)
     return settings(max_examples=ci_examples, derandomize=True, **common)

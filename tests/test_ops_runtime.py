@@ -19,7 +19,7 @@ def test_committed_table_is_what_the_installed_torch_generates():
     pytest.importorskip("yaml", reason="torchgen's loaders read the YAML with PyYAML")
     from gradaudit.analysis.ops import generate
 
-    if _table.TORCH_VERSION != torch.__version__.split("+")[0]:
+    if torch.__version__.split("+")[0] != _table.TORCH_VERSION:
         pytest.skip(f"the table is for torch {_table.TORCH_VERSION}, torch {torch.__version__} is installed")
     stale = [path for path, text in generate.outputs().items() if open(path, encoding="utf-8").read() != text]
     assert not stale, f"stale: {stale}; run `python -m gradaudit.analysis.ops.generate` and commit the result"
@@ -345,7 +345,7 @@ def test_domain_facts_hold(op):
             or getattr(torch.linalg, op.replace("linalg_", ""), None)
         )
         assert fn is not None, f"no way to call {op}: add it to CALLS"
-        call = lambda a, fn=fn: fn(*a.values())  # noqa: E731
+        call = lambda a, fn=fn: fn(*a.values())
     for arg, at, effect, given in sorted(DOMAIN_OPS[op]):
         if arg == "result":
             continue  # a fact on the result: its input side is stated by hand beside it

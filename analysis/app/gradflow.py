@@ -175,15 +175,15 @@ def plan_step(model: ProgramModel, step: Step, script: str, files: dict | None =
             ).split()
         )
     tree = sf.tree if sf is not None else None
-    base = dict(
-        script=os.path.abspath(script),
-        path=path,
-        line=step.span.line,
-        end_line=step.span.end_line,
-        function=step.function,
-        loss=step.loss,
-        call_text=call,
-    )
+    base = {
+        "script": os.path.abspath(script),
+        "path": path,
+        "line": step.span.line,
+        "end_line": step.span.end_line,
+        "function": step.function,
+        "loss": step.loss,
+        "call_text": call,
+    }
     if step.kind != "backward":
         return ProbePlan(**base, mode="none", reason="torch.autograd.grad steps are not probed (no .grad to watch)")
     if step.entry == "function":

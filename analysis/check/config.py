@@ -122,7 +122,7 @@ class Config:
         rel = _relative(path, self.root)
         return any(_glob(rel, p) for p in self.exclude)
 
-    def merged(self, select=None, ignore=None, extend_select=None) -> "Config":
+    def merged(self, select=None, ignore=None, extend_select=None) -> Config:
         sel = _norm(select) if select else self.select
         if extend_select and sel:  # an empty selection is every rule already
             sel = sel + _norm(extend_select)
@@ -165,9 +165,7 @@ def _glob(rel: str, pattern: str) -> bool:
         return rel.startswith(pattern) or (rel + "/").startswith(pattern)
     if _glob_regex(pattern).match(rel):
         return True
-    if "/" not in pattern and fnmatch.fnmatch(rel.rsplit("/", 1)[-1], pattern):
-        return True
-    return False
+    return bool("/" not in pattern and fnmatch.fnmatch(rel.rsplit("/", 1)[-1], pattern))
 
 
 def _has_table(path: str) -> bool:

@@ -75,9 +75,7 @@ def parse(text: str) -> tuple:
             stripped += " "
         line = stripped
         negated = line.startswith("!")
-        if negated:
-            line = line[1:]
-        elif line.startswith("\\!") or line.startswith("\\#"):
+        if negated or line.startswith(("\\!", "\\#")):
             line = line[1:]
         dir_only = line.endswith("/")
         line = line.rstrip("/")

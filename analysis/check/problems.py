@@ -58,14 +58,14 @@ class Problem:
     # ------------------------------------------------------------ from the engine's records
 
     @staticmethod
-    def from_parse_error(e) -> "Problem":
+    def from_parse_error(e) -> Problem:
         kind = getattr(e, "kind", "parse")
         if kind == "read":
             return Problem("read", e.path, e.msg)
         return Problem("parse", e.path, e.msg, e.line, max(1, e.col))
 
     @staticmethod
-    def from_gap(path: str, gap) -> "Problem":
+    def from_gap(path: str, gap) -> Problem:
         line, col = (gap.first.line, gap.first.col + 1) if gap.first is not None else (0, 0)
         where = gap.first.path if gap.first is not None else path
         msg = gap.message()
@@ -75,7 +75,7 @@ class Problem:
         return Problem("incomplete", where, msg, line, col, gap.count)
 
     @staticmethod
-    def internal(path: str, summary: str, detail: str = "") -> "Problem":
+    def internal(path: str, summary: str, detail: str = "") -> Problem:
         return Problem("internal", path, f"internal error: {summary}", detail=detail)
 
 

@@ -21,7 +21,7 @@ def suppressed(line: str, code: str, name: str) -> bool:
         for m in pattern.finditer(line):
             codes = _codes(m.group(1))
             if codes is None or not codes:
-                return True  # a bare `# gradaudit: ignore` / `# noqa` silences the line
+                return True  # a bare gradaudit-ignore or noqa comment silences the line
             if code.upper() in codes or name.upper() in codes:
                 return True
             if any(len(c) < len(code) and code.upper().startswith(c) and c.startswith("GA") for c in codes):

@@ -172,7 +172,7 @@ class Calls:
             if name in kwargs:
                 env[name] = kwargs[name]
         if a.vararg is not None:
-            extra = [g for g in given[len(positional) :]]
+            extra = list(given[len(positional) :])
             if any(isinstance(g, Star) for g in extra) or star_rest is not None:
                 elem = join_all(
                     [self.iter_value(g.value) if isinstance(g, Star) else g for g in extra]
@@ -434,7 +434,7 @@ class Calls:
             c = index.const
             if isinstance(c, int) and not isinstance(c, bool) and -len(recv.items) <= c < len(recv.items):
                 return recv.items[c]
-            if index.k & Kind.NUMBER and c is NOCONST or isinstance(c, int):
+            if (index.k & Kind.NUMBER and c is NOCONST) or isinstance(c, int):
                 return join_all(recv.items) if recv.items else UNKNOWN
             return join_all(recv.items) if recv.items else UNKNOWN
         results = []
@@ -616,7 +616,7 @@ class Calls:
             )
             return NONE
         if short in ("clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grads_with_norm_") and (
-            "torch.nn.utils" in head or head.endswith("utils") or head.endswith("clip_grad")
+            "torch.nn.utils" in head or head.endswith(("utils", "clip_grad"))
         ):
             units = frozenset(self.param_set(args[0])[0]) if args and isinstance(args[0], V) else None
             self.event("clip", node, None, detail=short, units=units)

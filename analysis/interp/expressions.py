@@ -391,7 +391,7 @@ class Expressions:
             units = _param_elements(it)
             if units is not None and gen.ifs and len(units) <= 512:
                 # filter parameters one by one: `[p for p in m.parameters() if p.requires_grad]`
-                for u, uv in units:
+                for _u, uv in units:
                     e2 = dict(e)
                     self.assign(gen.target, uv, e2, node)
                     truths = [_truth(self.eval(c, e2)) for c in gen.ifs]
@@ -427,7 +427,7 @@ class Expressions:
             for k, v in zip(keys, results):
                 d.set(
                     k.const
-                    if isinstance(k.const, (str, int)) and k.const is not NOCONST and not exact[0] is None
+                    if isinstance(k.const, (str, int)) and k.const is not NOCONST and exact[0] is not None
                     else None,
                     v,
                 )
@@ -460,7 +460,7 @@ class Expressions:
                 else:
                     out = join(out, _units_value(o))
             elif isinstance(o, ModuleObj):
-                kids = [c for c in o.children.values()]
+                kids = list(o.children.values())
                 if kids:
                     out = join(
                         out, join_all([module_value(c) if isinstance(c, ModuleObj) else _unit_v(c) for c in kids])
@@ -606,7 +606,7 @@ def _truth(v: V):
 def _is_none(v: V):
     if v.k == Kind.NONE:
         return True
-    if v.k & Kind.NONE or v.k & Kind.UNKNOWN and not v.objs:
+    if v.k & Kind.NONE or (v.k & Kind.UNKNOWN and not v.objs):
         return None
     if v.objs or v.k & (Kind.TENSOR | Kind.NUMBER | Kind.STR | Kind.MODULE):
         return False

@@ -21,7 +21,7 @@ class PathRaises(Exception):
 
 
 class ModuleScope:
-    __slots__ = ("sf", "globals", "done", "running", "name")
+    __slots__ = ("done", "globals", "name", "running", "sf")
 
     def __init__(self, sf: SourceFile, name: str):
         self.sf = sf
@@ -33,17 +33,17 @@ class ModuleScope:
 
 class Frame:
     __slots__ = (
-        "func",
-        "scope",
-        "closure",
-        "returns",
-        "yields",
-        "call_site",
         "arg_objs",
-        "loops",
+        "call_site",
+        "closure",
         "cls",
-        "self_v",
+        "func",
         "label",
+        "loops",
+        "returns",
+        "scope",
+        "self_v",
+        "yields",
     )
 
     def __init__(self, func, scope, closure, call_site, arg_objs, cls=None, self_v=None, label=""):

@@ -717,11 +717,14 @@ class Interpreter(
                 lib = self.library_base(q) if not q.startswith(("torch.", "builtins.")) else None
                 if q == "torch.nn.Module" or short == "LightningModule" or lib == "base":
                     cls.is_module = True
-                elif lib == "module":
-                    cls.is_module = True
-                    cls.opaque_base = True
-                elif q.startswith("torch.nn.") and (
-                    short in T.PARAM_MODULES or short in T.FREE_MODULES or short in T.CONTAINERS or short in T.RECURRENT
+                elif lib == "module" or (
+                    q.startswith("torch.nn.")
+                    and (
+                        short in T.PARAM_MODULES
+                        or short in T.FREE_MODULES
+                        or short in T.CONTAINERS
+                        or short in T.RECURRENT
+                    )
                 ):
                     cls.is_module = True
                     cls.opaque_base = True

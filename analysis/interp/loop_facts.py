@@ -65,9 +65,9 @@ def carried(loop) -> tuple[frozenset, bool]:
             return
         if isinstance(node, ast.Attribute):
             (attrs_stored if isinstance(node.ctx, ast.Store) else attrs_loaded).add(attr_key(node))
-        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
-            always = True
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
+        elif (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store)) or (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS
+        ):
             always = True
         for child in ast.iter_child_nodes(node):
             visit(child)

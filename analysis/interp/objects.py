@@ -19,7 +19,7 @@ def next_oid() -> int:
     return next(_ids)
 
 
-__all__ = ["TRAINABLE", "FROZEN", "MAYBE"]  # re-exported: the states live in values.py
+__all__ = ["FROZEN", "MAYBE", "TRAINABLE"]  # re-exported: the states live in values.py
 
 
 def merge_state(a: int, b: int) -> int:
@@ -67,21 +67,21 @@ class Unit(Obj):
     engine cannot see into, an opaque stand-in for all of their parameters."""
 
     __slots__ = (
-        "kind",
-        "owner",
         "attr",
-        "label",
-        "site",
-        "seq",
-        "frozen",
-        "count",
-        "version",
         "bumps",
-        "unreg",
-        "source_cuts",
         "computed",
+        "count",
         "created_in_loop",
+        "frozen",
         "in_init",
+        "kind",
+        "label",
+        "owner",
+        "seq",
+        "site",
+        "source_cuts",
+        "unreg",
+        "version",
     )
 
     # param: nn.Parameter or a module's weight; leaf: a tensor made with requires_grad=True;
@@ -126,7 +126,7 @@ class Unit(Obj):
 class TensorObj(Obj):
     """Storage of a computed or data tensor: identity for aliasing and in-place version counts."""
 
-    __slots__ = ("site", "version", "bumps", "base", "retained", "compared", "nonleaf_of")
+    __slots__ = ("base", "bumps", "compared", "nonleaf_of", "retained", "site", "version")
 
     def __init__(self, site):
         super().__init__()
@@ -144,27 +144,27 @@ class TensorObj(Obj):
 
 class ModuleObj(Obj):
     __slots__ = (
-        "cls",
-        "qual",
-        "label",
-        "parent",
-        "key",
-        "children",
         "attrs",
-        "site",
-        "seq",
+        "children",
+        "cls",
+        "copy_of",
+        "dims",
+        "in_init",
+        "inplace",
+        "key",
+        "label",
+        "lib",
+        "loaded_from",
         "opaque",
         "opaque_unit",
-        "inplace",
+        "parent",
+        "qual",
+        "seq",
+        "site",
         "spec",
-        "copy_of",
-        "unregs",
-        "in_init",
-        "loaded_from",
         "training",
-        "lib",
-        "dims",
         "unordered",
+        "unregs",
     )
 
     def __init__(self, label, site, seq, cls=None, qual=None):
@@ -269,7 +269,7 @@ class ModuleObj(Obj):
 class Group:
     """One optimizer param group as it was built."""
 
-    __slots__ = ("units", "exact", "filtered", "site", "options", "sources", "from_arg")
+    __slots__ = ("exact", "filtered", "from_arg", "options", "site", "sources", "units")
 
     def __init__(self, units, exact, filtered, site, options=(), sources=EMPTY, from_arg=False):
         self.units = units  # frozenset[Unit]
@@ -282,7 +282,7 @@ class Group:
 
 
 class OptimObj(Obj):
-    __slots__ = ("qual", "label", "site", "seq", "groups", "complete", "ctx", "anchor", "escaped", "stateless")
+    __slots__ = ("anchor", "complete", "ctx", "escaped", "groups", "label", "qual", "seq", "site", "stateless")
 
     def __init__(self, qual, label, site, seq, ctx):
         super().__init__()
@@ -311,7 +311,7 @@ class OptimObj(Obj):
 
 
 class SchedObj(Obj):
-    __slots__ = ("qual", "label", "site", "seq", "optimizer", "counter")
+    __slots__ = ("counter", "label", "optimizer", "qual", "seq", "site")
 
     def __init__(self, qual, label, site, seq, optimizer=None, counter=True):
         super().__init__()
@@ -323,7 +323,7 @@ class SchedObj(Obj):
 
 
 class ScalerObj(Obj):
-    __slots__ = ("qual", "label", "site", "seq")
+    __slots__ = ("label", "qual", "seq", "site")
 
     def __init__(self, qual, label, site, seq):
         super().__init__()
@@ -337,7 +337,7 @@ class ListObj(Obj):
     """A list, set or generator; elements are joined into one value, and the first ones are also
     kept in order (`nn.Sequential(*layers)` needs the order to name its children)."""
 
-    __slots__ = ("content", "site", "owner_attr", "elems")
+    __slots__ = ("content", "elems", "owner_attr", "site")
 
     MAX_ELEMS = 256
 
@@ -363,7 +363,7 @@ class ListObj(Obj):
 
 
 class DictObj(Obj):
-    __slots__ = ("keys", "rest", "site", "owner_attr")
+    __slots__ = ("keys", "owner_attr", "rest", "site")
 
     def __init__(self, site=None):
         super().__init__()
@@ -403,7 +403,7 @@ class DictObj(Obj):
 
 
 class InstanceObj(Obj):
-    __slots__ = ("cls", "attrs", "label", "site")
+    __slots__ = ("attrs", "cls", "label", "site")
 
     def __init__(self, cls, label, site):
         super().__init__()
@@ -418,18 +418,18 @@ class InstanceObj(Obj):
 
 class FuncObj(Obj):
     __slots__ = (
-        "node",
-        "scope",
         "closure",
-        "qual",
-        "nograd",
-        "grad_on",
         "cls",
-        "is_static",
-        "is_classmethod",
-        "interpreted",
-        "defaults",
         "def_env",
+        "defaults",
+        "grad_on",
+        "interpreted",
+        "is_classmethod",
+        "is_static",
+        "node",
+        "nograd",
+        "qual",
+        "scope",
     )
 
     def __init__(self, node, scope, closure, qual, cls=None):
@@ -473,7 +473,7 @@ class PartialObj(Obj):
     """`functools.partial(f, *args, **kwargs)`: calling it calls `f` with those arguments first
     (a loss registered as `partial(F.huber_loss, reduction="none")` keeps its reduction)."""
 
-    __slots__ = ("fn", "args", "kwargs")
+    __slots__ = ("args", "fn", "kwargs")
 
     def __init__(self, fn, args, kwargs):
         super().__init__()
@@ -507,21 +507,21 @@ class ClassObj(Obj):
     settled on first need: a base imported from a module not run yet stays unforced until then."""
 
     __slots__ = (
-        "node",
-        "scope",
-        "name",
-        "bases",
-        "methods",
-        "class_attrs",
-        "sym_instance",
-        "instantiated",
-        "base_values",
-        "resolver",
-        "resolved",
-        "_is_module",
-        "_opaque_base",
-        "_is_optimizer",
         "_is_dataset",
+        "_is_module",
+        "_is_optimizer",
+        "_opaque_base",
+        "base_values",
+        "bases",
+        "class_attrs",
+        "instantiated",
+        "methods",
+        "name",
+        "node",
+        "resolved",
+        "resolver",
+        "scope",
+        "sym_instance",
     )
 
     def __init__(self, node, scope, name):
@@ -585,7 +585,7 @@ class ClassObj(Obj):
 class SymObj(Obj):
     """A value the engine does not know: a root function's parameter or an unresolvable import."""
 
-    __slots__ = ("label", "unit", "attrs", "site", "seq")
+    __slots__ = ("attrs", "label", "seq", "site", "unit")
 
     def __init__(self, label, site=None, seq=0):
         super().__init__()
@@ -602,7 +602,7 @@ class SymObj(Obj):
 class PIter(Obj):
     """What `.parameters()` and friends yield: a set of parameter leaves."""
 
-    __slots__ = ("units", "exact", "sources", "filtered", "named", "site")
+    __slots__ = ("exact", "filtered", "named", "site", "sources", "units")
 
     def __init__(self, units, exact=True, sources=EMPTY, filtered=False, named=False, site=None):
         super().__init__()
@@ -620,7 +620,7 @@ class PIter(Obj):
 class CtxObj(Obj):
     """A context manager: torch.no_grad(), autocast(...), or unknown."""
 
-    __slots__ = ("kind", "site", "detail", "enabled")
+    __slots__ = ("detail", "enabled", "kind", "site")
 
     def __init__(self, kind, site, detail=None, enabled=None):
         super().__init__()
@@ -636,7 +636,7 @@ class CtxObj(Obj):
 class LazyImport(Obj):
     """`from pkg.mod import name`: the module runs only when the name is first used."""
 
-    __slots__ = ("path", "dotted", "attr", "value", "forcing")
+    __slots__ = ("attr", "dotted", "forcing", "path", "value")
 
     def __init__(self, path, dotted, attr):
         super().__init__()

@@ -19,7 +19,7 @@ _cut_ids = itertools.count(1)
 class Cut:
     """Gradient dropped at one place: `kind` says how, `removed` which leaves lost their path."""
 
-    __slots__ = ("cid", "kind", "site", "removed", "removed_weak", "detail", "receiver", "top", "note", "role", "terms")
+    __slots__ = ("cid", "detail", "kind", "note", "receiver", "removed", "removed_weak", "role", "site", "terms", "top")
 
     # kinds and the rule that owns them
     DETACH, DATA, NOGRAD, SCALAR, REWRAP, NUMPY, NONDIFF, ZEROGRAD = (
@@ -63,7 +63,7 @@ class LossRec:
     """A loss computed in the program: a loss function's or criterion's result, or a value bound to
     a name that says it is a loss. Whether it reaches a backward() is read off BackwardRec.terms."""
 
-    __slots__ = ("seq", "site", "ctx", "org", "weak", "label", "func")
+    __slots__ = ("ctx", "func", "label", "org", "seq", "site", "weak")
 
     def __init__(self, seq, site, ctx, org, weak, label, func):
         self.seq = seq
@@ -85,7 +85,7 @@ class CarryRec:
     """An assignment, in a loop's later run, of a value whose graph reaches into an earlier
     iteration (`h = rnn(x, h)` without a detach)."""
 
-    __slots__ = ("site", "stale", "ctx", "held")
+    __slots__ = ("ctx", "held", "site", "stale")
 
     def __init__(self, site, stale, ctx, held=frozenset()):
         self.site = site  # the assignment statement
@@ -98,7 +98,7 @@ class AccRec:
     """A tensor with history accumulated into state that outlives the iteration. Used as a loss
     term token: when it reaches a backward(), the accumulation is a loss, not a log."""
 
-    __slots__ = ("site", "ctx", "org")
+    __slots__ = ("ctx", "org", "site")
 
     def __init__(self, site, ctx, org):
         self.site = site
@@ -115,7 +115,7 @@ class AccRec:
 class CrossRec:
     """A module applied to a tensor carrying gradient from parameters it does not own."""
 
-    __slots__ = ("seq", "site", "own", "foreign", "ctx", "arg")
+    __slots__ = ("arg", "ctx", "foreign", "own", "seq", "site")
 
     def __init__(self, seq, site, own, foreign, ctx):
         self.seq = seq
@@ -129,7 +129,7 @@ class CrossRec:
 class GradReadRec:
     """`.grad` read on a computed tensor that has no retain_grad()."""
 
-    __slots__ = ("site", "stmt", "org", "ctx", "storages")
+    __slots__ = ("ctx", "org", "site", "stmt", "storages")
 
     def __init__(self, site, stmt, org, ctx, storages=frozenset()):
         self.site = site  # the `.grad` attribute expression
@@ -143,7 +143,7 @@ class RiskRec:
     """A numerical hazard at an op (GA401-GA408): NaN or inf appears there for some inputs. Latent
     ones (`kind` 'exp', 'neginf') become a hazard only through a later use (see numerics.py)."""
 
-    __slots__ = ("code", "site", "detail", "confidence", "ctx", "latent", "constant")
+    __slots__ = ("code", "confidence", "constant", "ctx", "detail", "latent", "site")
 
     def __init__(self, code, site, detail, confidence, ctx, latent=False, constant=False):
         self.code = code  # 'GA401'..'GA408', or the latent kind
@@ -165,7 +165,7 @@ class NonLeafRec:
     """A tensor made with requires_grad=True, passed through an op, then used as a trainable weight
     (given to an optimizer, or updated from its own .grad): GA113."""
 
-    __slots__ = ("site", "stmt", "unit", "use", "ctx")
+    __slots__ = ("ctx", "site", "stmt", "unit", "use")
 
     def __init__(self, site, stmt, unit, use, ctx):
         self.site = site  # the op that made the non-leaf
@@ -179,7 +179,7 @@ class SaveRec:
     """A differentiable op saved `storage` (a computed tensor or a parameter leaf, at `version`)
     for its backward: a node of the graph that a backward() frees."""
 
-    __slots__ = ("storage", "version", "site", "op", "ctx", "certain")
+    __slots__ = ("certain", "ctx", "op", "site", "storage", "version")
 
     def __init__(self, storage, version, site, op, ctx=(), certain=True):
         self.storage = storage
@@ -199,7 +199,7 @@ class SaveRec:
 class Event:
     """One lifecycle call in program order: zero_grad, backward, step, ..."""
 
-    __slots__ = ("seq", "kind", "site", "ctx", "obj", "detail", "guarded", "path", "units")
+    __slots__ = ("ctx", "detail", "guarded", "kind", "obj", "path", "seq", "site", "units")
 
     def __init__(self, seq, kind, site, ctx, obj=None, detail=None, guarded=False, path=(), units=None):
         self.seq = seq
@@ -220,24 +220,24 @@ class BackwardRec:
     """A `backward()` (or `autograd.grad`) and the state around it."""
 
     __slots__ = (
-        "seq",
-        "site",
         "ctx",
-        "loss",
-        "kind",
-        "inputs",
-        "frozen",
-        "optimizers",
-        "versions",
-        "loss_expr",
-        "func",
         "event",
+        "frozen",
+        "func",
+        "gradient",
+        "in_eval",
+        "inputs",
+        "kind",
+        "loss",
+        "loss_expr",
         "nograd",
+        "optimizers",
         "retain",
         "retain_node",
-        "gradient",
+        "seq",
+        "site",
         "stepped_objs",
-        "in_eval",
+        "versions",
     )
 
     def __init__(self, seq, site, ctx, loss, kind, loss_expr, func):
@@ -262,7 +262,7 @@ class BackwardRec:
 
 
 class FreezeRec:
-    __slots__ = ("seq", "units", "site", "anchor", "value", "strong", "ctx", "targets")
+    __slots__ = ("anchor", "ctx", "seq", "site", "strong", "targets", "units", "value")
 
     def __init__(self, seq, units, site, anchor, value, strong, ctx, targets):
         self.seq = seq
@@ -279,18 +279,18 @@ class InplaceRec:
     """An in-place change or rebinding of a tensor."""
 
     __slots__ = (
-        "seq",
-        "kind",
-        "site",
-        "units",
-        "nograd",
-        "storage",
-        "version",
-        "detail",
         "ctx",
-        "stmt",
         "cuts",
+        "detail",
+        "kind",
+        "nograd",
         "releafed",
+        "seq",
+        "site",
+        "stmt",
+        "storage",
+        "units",
+        "version",
     )
 
     LEAF, REBIND, SAVED = "leaf", "rebind", "saved"
@@ -313,7 +313,7 @@ class InplaceRec:
 class UnregRec:
     """A module attribute that hides modules or trainable tensors from `.parameters()`."""
 
-    __slots__ = ("site", "owner", "attr", "kind", "container", "units", "fresh", "value_node")
+    __slots__ = ("attr", "container", "fresh", "kind", "owner", "site", "units", "value_node")
 
     def __init__(self, site, owner, attr, kind, container, fresh, value_node=None):
         self.site = site
@@ -329,7 +329,7 @@ class UnregRec:
 class UnitNew:
     """A module or parameter created while an optimizer already existed."""
 
-    __slots__ = ("seq", "site", "units", "ctx", "in_loop")
+    __slots__ = ("ctx", "in_loop", "seq", "site", "units")
 
     def __init__(self, seq, site, units, ctx, in_loop):
         self.seq = seq

@@ -94,23 +94,23 @@ NOCONST = _NoConst()
 
 class V:
     __slots__ = (
-        "k",
-        "objs",
-        "org",
-        "weak",
-        "top",
+        "const",
         "cuts",
-        "saves",
+        "facts",
         "grads",
         "items",
-        "const",
-        "site",
-        "unk",
-        "facts",
-        "terms",
-        "shape",
+        "k",
         "marks",
+        "objs",
+        "org",
         "risks",
+        "saves",
+        "shape",
+        "site",
+        "terms",
+        "top",
+        "unk",
+        "weak",
     )
 
     def __init__(
@@ -152,7 +152,7 @@ class V:
         self.const = const
         self.site = site
 
-    def replace(self, **kw) -> "V":
+    def replace(self, **kw) -> V:
         new = V.__new__(V)
         for name in V.__slots__:
             setattr(new, name, kw[name] if name in kw else getattr(self, name))
@@ -255,20 +255,20 @@ class Flow:
     """The gradient-relevant part of one or more values, merged: what an op's result inherits."""
 
     __slots__ = (
-        "org",
-        "weak",
-        "top",
         "cuts",
-        "saves",
         "grads",
-        "tensor",
-        "unk",
-        "other",
-        "orgs",
-        "terms",
         "marks",
-        "unreduced",
+        "org",
+        "orgs",
+        "other",
         "risks",
+        "saves",
+        "tensor",
+        "terms",
+        "top",
+        "unk",
+        "unreduced",
+        "weak",
     )
 
     def __init__(self):

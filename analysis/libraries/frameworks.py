@@ -343,7 +343,6 @@ def _return_node(fn_node):
     """The last `return <value>` of a function (where Lightning's backward is placed)."""
     found = None
     for n in ast.walk(fn_node):
-        if isinstance(n, ast.Return) and n.value is not None:
-            if found is None or n.lineno > found.lineno:
-                found = n
+        if isinstance(n, ast.Return) and n.value is not None and (found is None or n.lineno > found.lineno):
+            found = n
     return found

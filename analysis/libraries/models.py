@@ -194,7 +194,7 @@ class Summarizer:
         """What a structural method does to the module: children set anew, the child it returns."""
         from ..interp.objects import ModuleObj
 
-        before = set(id(c) for c in m.children.values())
+        before = {id(c) for c in m.children.values()}
         res = self._run(interp, m, name, args, kwargs)
         replaced = []
         for base, group in _candidates(m).items():
@@ -244,7 +244,7 @@ class Summarizer:
             out = interp.call_function(fn, args, kwargs, _call_node(fn.node), self_v=module_value(m))
         except RecursionError:
             return None
-        if interp.steps - start > SUMMARY_BUDGET or interp.trace.incomplete and not (out.org or out.objs):
+        if interp.steps - start > SUMMARY_BUDGET or (interp.trace.incomplete and not (out.org or out.objs)):
             return None
         return out
 
@@ -278,9 +278,9 @@ def _symbolic_args(interp, fn, node, self_arg=True, tensors=False):
         return [], {}
     p = fn.node.args
     names = [a.arg for a in p.posonlyargs + p.args]
-    if self_arg and names and fn.cls is not None and not fn.is_static:
-        names = names[1:]
-    elif names and fn.cls is not None and not fn.is_static:
+    if (self_arg and names and fn.cls is not None and not fn.is_static) or (
+        names and fn.cls is not None and not fn.is_static
+    ):
         names = names[1:]
     site = Site(fn.scope.sf, fn.node)
     nd = len(p.defaults)
@@ -439,7 +439,7 @@ def _shape(m, seen: dict, path: str, cond=frozenset()) -> Shape:
     source = ()
     if m.cls is not None:
         source = (m.cls.scope.sf.abspath, m.cls.node.lineno)
-    if spec and spec in T.PARAM_MODULES or spec in T.RECURRENT:
+    if (spec and spec in T.PARAM_MODULES) or spec in T.RECURRENT:
         opaque = opaque and not params
     return Shape(
         m.type_name(),

@@ -27,7 +27,7 @@ from .tables import PLAIN_ATTRS, is_module_base, optimizer_params_arg, worth_ask
 class LibInfo:
     """What a ModuleObj of a library model knows of itself."""
 
-    __slots__ = ("model", "shape", "carved")
+    __slots__ = ("carved", "model", "shape")
 
     def __init__(self, model: LibModel | None, shape: Shape | None, carved=False):
         self.model = model

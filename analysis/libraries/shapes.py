@@ -59,7 +59,7 @@ class Shape:
         return d
 
     @staticmethod
-    def from_json(d: dict) -> "Shape":
+    def from_json(d: dict) -> Shape:
         return Shape(
             type=d.get("type", "module"),
             qual=d.get("qual", ""),
@@ -108,7 +108,7 @@ class MethodEffect:
         return d
 
     @staticmethod
-    def from_json(d: dict) -> "MethodEffect":
+    def from_json(d: dict) -> MethodEffect:
         return MethodEffect(
             tuple((p, Shape.from_json(s)) for p, s in d.get("replaces", ())), d.get("returns"), bool(d.get("unknown"))
         )

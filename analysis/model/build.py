@@ -156,7 +156,7 @@ class Builder:
                 f.value,
                 f.strong,
                 f.seq,
-                tuple(sorted(getattr(t, "path", lambda: getattr(t, "name", "?"))() for t in f.targets)),
+                tuple(sorted(_target_name(t) for t in f.targets)),
             )
             for f in trace.freezes
         )
@@ -309,7 +309,7 @@ class Builder:
                 known = known and complete
             else:
                 known = False
-        trained |= {u for u in manual_units.values()}
+        trained |= set(manual_units.values())
         frozen = {u for u, st in rec.frozen.items() if st == FROZEN}
         maybe = {u for u, st in rec.frozen.items() if st == MAYBE}
         trained -= frozen
@@ -413,6 +413,11 @@ class Builder:
             _loops(e.ctx),
             conds,
         )
+
+
+def _target_name(t) -> str:
+    path = getattr(t, "path", None)
+    return path() if path is not None else getattr(t, "name", "?")
 
 
 def _outer(inner_loops: tuple, loops: tuple) -> bool:

@@ -53,7 +53,7 @@ class Finding:
     def sort_key(self):
         return (self.span.path, self.span.line, self.span.col, self.code)
 
-    def with_confidence(self, confidence: str) -> "Finding":
+    def with_confidence(self, confidence: str) -> Finding:
         return replace(self, confidence=confidence)
 
     def to_json(self) -> dict:

@@ -99,7 +99,7 @@ class Event:
         """The conditions inside the iteration of the loop at nesting `level` (1: outermost)."""
         return tuple((k, a) for k, a, lvl in self.conds if lvl >= level)
 
-    def exclusive(self, other: "Event") -> bool:
+    def exclusive(self, other: Event) -> bool:
         """The two run on different arms of one condition: never in the same pass."""
         mine = {k: a for k, a, _ in self.conds}
         return any(k in mine and mine[k] != a for k, a, _ in other.conds)

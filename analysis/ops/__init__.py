@@ -22,6 +22,8 @@ __all__ = [
     "EFFECTS",
     "GRAD",
     "GRAD_STATUSES",
+    "KINDS",
+    "NAMESPACES",
     "NONE",
     "RAISES",
     "ZERO",
@@ -31,13 +33,11 @@ __all__ = [
     "Output",
     "Overload",
     "Save",
-    "KINDS",
-    "NAMESPACES",
+    "make_opinfo",
+    "may_return_self",
+    "names",
     "op_for",
     "operator_for",
-    "names",
-    "may_return_self",
-    "make_opinfo",
 ]
 
 

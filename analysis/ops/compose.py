@@ -195,9 +195,9 @@ class Builder:
         unknown = False
         resolved = []
         for k, (ref, binds) in enumerate(steps):
-            ov = self.find(ref, [b for b in binds])
+            ov = self.find(ref, list(binds))
             resolved.append(ov)
-            if ov.composite and not ov.steps or "q" in ov.flags:
+            if (ov.composite and not ov.steps) or "q" in ov.flags:
                 unknown = True
             for a, src in binds.items():
                 if ov.arg(a) is None:
@@ -211,7 +211,7 @@ class Builder:
             def sources(src):
                 if src.startswith("@"):
                     j = int(src[1:])
-                    return {p: s for p, s in deps[j].items()}, aliases[j]
+                    return dict(deps[j].items()), aliases[j]
                 return {src: GRAD}, {src}
 
             dep: dict[str, list[str]] = {}
@@ -450,7 +450,7 @@ class Surfaces:
         m = _STEP.match(text)
         target, binds = (
             m.group(1),
-            dict((k.strip(), v.strip()) for k, _, v in (x.partition("=") for x in m.group(2).split(","))),
+            {k.strip(): v.strip() for k, _, v in (x.partition("=") for x in m.group(2).split(","))},
         )
         fwd = [
             Arg(p.name, "Tensor")
@@ -515,7 +515,7 @@ def build() -> tuple[dict, dict, dict, str, dict, dict]:
     s.build()
     # the ATen ops kept: public names exposed to Python, and whatever a decomposition runs
     keep = set()
-    for ns, names in s.map.items():
+    for _ns, names in s.map.items():
         for target in names.values():
             if not target.startswith("="):
                 keep.add(target)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import NamedTuple
 
 from .records import (  # noqa: F401  (the records are the package's API too: __init__ re-exports them from here)
@@ -80,7 +80,7 @@ def _lines(text: str, prefix: str) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _overloads(op: str) -> tuple[Overload, ...]:
     t = _data()
     doms: dict[str, list[Domain]] = {}
@@ -94,7 +94,7 @@ def _overloads(op: str) -> tuple[Overload, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _target(ns: str, name: str) -> str | None:
     hit = _lines(_data().SURFACES, f"{ns}|{name}|")
     return hit[0].rsplit("|", 1)[1] if hit else None
@@ -350,7 +350,7 @@ def op_for(namespace: str, name: str) -> OpInfo | None:
     return _op_for(_ALIASES.get(namespace, namespace), name)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _op_for(ns: str, name: str) -> OpInfo | None:
     if ns == "aten":
         target = name if _overloads(name) else None

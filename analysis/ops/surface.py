@@ -624,5 +624,5 @@ FLOAT_NONDIFF = {
     "log_sigmoid_forward:buffer": "a float intermediate saved for backward",
     "quantize_per_tensor": "a quantized tensor",
     "quantize_per_channel": "a quantized tensor",
-    **{name: "SHAPE_ONLY: the input's dtype" for name in SHAPE_ONLY},
+    **dict.fromkeys(SHAPE_ONLY, "SHAPE_ONLY: the input's dtype"),
 }

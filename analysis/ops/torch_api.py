@@ -153,8 +153,8 @@ CONTAINERS = {"Sequential", "ModuleList", "ModuleDict", "ParameterList", "Parame
 # table (what forward() calls); recurrent modules and cells, and MultiheadAttention, whose
 # forward the table does not decompose, save their input (every gate is a product with it).
 MODULE_SAVES = {
-    **{n: "input" for n in RECURRENT},
-    **{n: "input" for n in ("RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention")},
+    **dict.fromkeys(RECURRENT, "input"),
+    **dict.fromkeys(("RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention"), "input"),
     **_sets.MODULE_SAVES,
 }
 

@@ -20,14 +20,14 @@ from .records import GradFlowError
 from .script import ScriptRun, run_script
 
 __all__ = [
-    "probe",
-    "Probe",
     "GradFlowError",
-    "StopTraining",
-    "run_script",
+    "Probe",
     "ScriptRun",
+    "StopTraining",
+    "TorchMissing",
     "batch_for",
     "first_layer",
-    "TorchMissing",
+    "probe",
     "require_torch",
+    "run_script",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 
 from .records import GradFlowError, ParamRecord, Problem
@@ -62,7 +63,7 @@ class Checks:
     def _lookup(self, name):
         if name in self.objects:
             return self.objects[name]
-        for label, obj in self.objects.items():  # `encoder` of a probe(model): model.encoder
+        for _label, obj in self.objects.items():  # `encoder` of a probe(model): model.encoder
             if isinstance(obj, self.torch.nn.Module):
                 try:
                     target = obj
@@ -249,7 +250,7 @@ class Checks:
         """Call sites whose loss graph grew at every backward() (at least three of them)."""
         out = []
         for where, sizes in self.graph_sizes.items():
-            if len(sizes) >= 3 and all(b > a for a, b in zip(sizes, sizes[1:])):
+            if len(sizes) >= 3 and all(b > a for a, b in itertools.pairwise(sizes)):
                 out.append((where, sizes))
         return out
 

@@ -24,7 +24,7 @@ _TORCH_DIR = None
 class Site:
     """Where a backward() was called from: the first frame outside torch and this package."""
 
-    __slots__ = ("path", "line", "function")
+    __slots__ = ("function", "line", "path")
 
     def __init__(self, path, line, function):
         self.path, self.line, self.function = path, line, function

@@ -49,7 +49,7 @@ def observations(p) -> list[str]:
             f"step {index} of `{label}` applied gradients of norm {applied:.4g}; clip_grad_norm_"
             f"(max_norm={max_norm:g}) had left {expected:.4g}"
         )
-    for (path, line), sizes in p._growing():
+    for (_path, line), sizes in p._growing():
         out.append(
             f"the graph behind the loss at line {line} grows at every backward(): "
             f"{' -> '.join(map(str, sizes[:5]))} nodes"

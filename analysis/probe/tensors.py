@@ -99,7 +99,7 @@ def _parts(torch, obj):
             found.append((k, v))
     if found:
         return found
-    if hasattr(obj, "__iter__") and not hasattr(obj, "__dict__") or type(obj).__name__ == "generator":
+    if (hasattr(obj, "__iter__") and not hasattr(obj, "__dict__")) or type(obj).__name__ == "generator":
         try:
             items = [x for x in obj if isinstance(x, (torch.nn.Module, torch.Tensor))]
         except TypeError:

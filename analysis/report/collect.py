@@ -213,7 +213,7 @@ def build(paths, files_checked, results, problems=()) -> Audit:
             uniq.append(la)
     entries, corrections = [], []
     step_of = {}
-    for _, model, s in ordered:
+    for _, _model, s in ordered:
         step_of.setdefault(s.span.path, []).append(s)
     for f in findings:
         corr = correction(f, len(corrections), texts)
@@ -280,7 +280,7 @@ def function_at(src: Source | None, line: int) -> str:
                 if best_len is None or size <= best_len:
                     best, best_len = name, size
                 walk(node.body, name + ".")
-            elif hasattr(node, "body") and isinstance(getattr(node, "body"), list):
+            elif hasattr(node, "body") and isinstance(node.body, list):
                 walk(node.body, prefix)
                 walk(getattr(node, "orelse", []) or [], prefix)
 

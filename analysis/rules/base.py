@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
 from ..model.findings import Edit, Finding, Related
 from ..model.model import ProgramModel, Span
@@ -38,7 +38,7 @@ class Rule:
     why: str
     example: str
     use_instead: str
-    check: Callable[["RuleContext"], Iterable[Finding]]
+    check: Callable[[RuleContext], Iterable[Finding]]
     invalid: tuple = ()
     valid: tuple = ()
     fix_available: bool = True

@@ -59,7 +59,7 @@ def check(ctx: RuleContext):
         if upd.kind == "leaf" and upd.nograd:
             continue
         merged.setdefault(upd.span, []).append(upd)
-    for span, group in merged.items():
+    for _span, group in merged.items():
         upd = replace(group[0], params=frozenset().union(*(u.params for u in group)))
         if upd.kind == "leaf":
             msg = (

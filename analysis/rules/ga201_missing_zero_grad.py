@@ -54,7 +54,8 @@ def check(ctx: RuleContext):
             first = stepping[0]
             msg = (
                 f"{call_of(opt, 'step')} runs every iteration but nothing in the loop clears the gradients of "
-                f"{describe(held) if held else 'its parameters'}: each backward() adds to the previous ones, so every step applies the sum "
+                f"{describe(held) if held else 'its parameters'}: each backward() adds to the previous ones, so every "
+                f"step applies the sum "
                 f"of all gradients so far"
             )
             out.append(

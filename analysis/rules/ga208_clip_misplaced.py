@@ -47,7 +47,7 @@ def check(ctx: RuleContext):
         same = [e for e in model.events if in_iteration(e, clip.loops) and not e.exclusive(clip)]
         mine = clip.params
 
-        def reaches(e):
+        def reaches(e, mine=mine):
             s = by_seq.get(e.seq)
             return s is not None and bool((s.reached | s.reached_weak) & mine)
 

@@ -24,9 +24,8 @@ def _fix(ctx: RuleContext, read):
             isinstance(node, ast.Assign)
             and node.end_lineno < read.span.line
             and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
-        ):
-            if best is None or node.lineno > best.lineno:
-                best = node
+        ) and (best is None or node.lineno > best.lineno):
+            best = node
     if best is None:
         return None
     edit = insert_after(ctx, read.span.path, best, f"{name}.retain_grad()")

@@ -115,9 +115,8 @@ def statement_at(ctx, span: Span):
                     isinstance(stmt, ast.stmt)
                     and not isinstance(stmt, _BLOCKS)
                     and stmt.lineno <= span.line <= stmt.end_lineno
-                ):
-                    if best[0] is None or stmt.lineno >= best[0].lineno:
-                        best = (stmt, body)
+                ) and (best[0] is None or stmt.lineno >= best[0].lineno):
+                    best = (stmt, body)
     return best
 
 
@@ -175,9 +174,8 @@ def loop_of(ctx, span: Span):
             isinstance(node, (ast.For, ast.While, ast.AsyncFor))
             and node.body
             and node.body[0].lineno <= span.line <= node.body[-1].end_lineno
-        ):
-            if best is None or node.lineno >= best.lineno:
-                best = node
+        ) and (best is None or node.lineno >= best.lineno):
+            best = node
     if best is None:
         return None
     for node in ast.walk(best):
@@ -213,7 +211,7 @@ def iteration_related(events, skip=()) -> tuple:
     from ..model.findings import Related
 
     out, seen = [], {(s.path, s.line, s.col) for s in skip if s is not None}
-    for n, e in enumerate(sorted(events, key=lambda e: e.seq), 1):
+    for _n, e in enumerate(sorted(events, key=lambda e: e.seq), 1):
         label = _SHOWN.get(e.kind)
         key = (e.span.path, e.span.line, e.span.col)
         if label is None or key in seen:

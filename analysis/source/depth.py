@@ -20,7 +20,7 @@ _MAX_NAMES = 32
 
 
 class DeepCut:
-    __slots__ = ("line", "col", "end_line", "end_col")
+    __slots__ = ("col", "end_col", "end_line", "line")
 
     def __init__(self, line, col, end_line, end_col):
         self.line, self.col, self.end_line, self.end_col = line, col, end_line, end_col
@@ -39,10 +39,10 @@ def limit_depth(tree: ast.AST) -> list[DeepCut]:
     stmts = [tree]
     while stmts:
         node = stmts.pop()
-        for name, value in ast.iter_fields(node):
+        for _name, value in ast.iter_fields(node):
             children = value if isinstance(value, list) else (value,)
             for child in children:
-                if isinstance(child, ast.stmt) or isinstance(child, (ast.excepthandler, ast.match_case)):
+                if isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
                     stmts.append(child)
                 elif isinstance(child, ast.expr):
                     if _long(child):

@@ -29,7 +29,7 @@ _CONTINUES = re.compile(r"(?:else|elif|except|finally)\b|(?:\"\"\"|\'\'\')\s*[)\
 class Broken:
     """One blanked region: lines [first, last] (1-based, inclusive) and the error found there."""
 
-    __slots__ = ("first", "last", "line", "col", "msg")
+    __slots__ = ("col", "first", "last", "line", "msg")
 
     def __init__(self, first, last, line, col, msg):
         self.first, self.last, self.line, self.col, self.msg = first, last, line, col, msg
@@ -100,7 +100,7 @@ def region_around(lines: list[str], index: int, begins: list[bool] | None = None
         while last + 1 < n and not begins[last + 1]:
             last += 1
         # decorators so far: the statement they decorate belongs to them
-        if last + 1 < n and all(l.startswith("@") or not l.strip() for l in lines[first : last + 1]):
+        if last + 1 < n and all(ln.startswith("@") or not ln.strip() for ln in lines[first : last + 1]):
             last += 1
             continue
         break

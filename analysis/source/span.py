@@ -16,7 +16,7 @@ class Span:
     end_line: int
     end_col: int
 
-    def contains(self, other: "Span") -> bool:
+    def contains(self, other: Span) -> bool:
         return (
             self.path == other.path
             and (self.line, self.col) <= (other.line, other.col)

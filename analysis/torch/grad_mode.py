@@ -82,7 +82,7 @@ def _carries_grad(v: V, depth: int = 0) -> bool:
 class CastRegion:
     """An autocast region being run: its tag, whether it computed gradient or ran a backward."""
 
-    __slots__ = ("tag", "carried", "backward")
+    __slots__ = ("backward", "carried", "tag")
 
     def __init__(self, tag):
         self.tag = tag

@@ -241,7 +241,7 @@ class ModuleOps:
     def freeze(self, units, flag, node, recv: V):
         # certain outside conditions, and for leaves made after the innermost condition began (a
         # module built and frozen in the same branch is frozen wherever it exists)
-        strong = self.cond == 0 or bool(self.cond_starts) and all(u.seq > self.cond_starts[-1] for u in units)
+        strong = self.cond == 0 or (bool(self.cond_starts) and all(u.seq > self.cond_starts[-1] for u in units))
         site = Site(self.sf, node)
         targets = set()
         for o in recv.objs:
@@ -486,7 +486,7 @@ class ModuleOps:
             return out
         if spec in T.PARAM_MODULES or spec in T.RECURRENT:
             units = [u for u in m.children.values() if isinstance(u, Unit)]
-            pv = V(Kind.TENSOR, frozenset(units), org=frozenset(u for u in units if u.frozen != FROZEN or True))
+            pv = V(Kind.TENSOR, frozenset(units), org=frozenset(units))
             argv = [a for a in args if isinstance(a, V)]
             f = flow_of(*argv, pv)
             saves_in = T.MODULE_SAVES.get(spec) == "input"
@@ -538,7 +538,7 @@ class ModuleOps:
             return self.loss_value(out, argv, f"`{m.label}`" if not m.label.startswith("<") else spec)
         if spec in T.FREE_MODULES:
             f = flow_of(*[a for a in args if isinstance(a, V)])
-            if m.inplace and spec != "Dropout" or (m.inplace and spec.startswith("Dropout")):
+            if (m.inplace and spec != "Dropout") or (m.inplace and spec.startswith("Dropout")):
                 return self.inplace_update(x, None, node, node, op=_INPLACE_OP.get(spec, spec.lower()))
             if spec in ("Identity",):
                 return x
@@ -616,7 +616,7 @@ class ModuleOps:
                 self.freeze(units, flag, node, module_value(m))
             return recv
         if name in ("train", "eval"):
-            mode = False if name == "eval" else True
+            mode = name != "eval"
             given = args[0] if args else kwargs.get("mode")
             if name == "train" and isinstance(given, V):
                 mode = given.const if isinstance(given.const, bool) else None

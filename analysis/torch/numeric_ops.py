@@ -29,7 +29,7 @@ class NumericOps:
 
     def numeric(self, op, inputs, node, out: V, kwargs=None) -> V:
         """Set `out`'s numerical facts from op `op` on `inputs`, and record the hazards it creates."""
-        if op is None or self.nograd is not None and op not in N.KEEP:
+        if op is None or (self.nograd is not None and op not in N.KEEP):
             return out
         ins = [v for v in inputs if isinstance(v, V)]
         if op in T.ARITH_OPS and len(ins) >= 2:

@@ -94,7 +94,7 @@ def test_second_user_gets_diagnostics_and_the_packaged_rule_page(second_user):
         with open(path, "w") as fh:
             fh.write(BUGGY)
         os.chown(path, second_user.pw_uid, second_user.pw_gid)
-        before = {e for e in os.listdir(tempfile.gettempdir())}
+        before = set(os.listdir(tempfile.gettempdir()))
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": work, "LANG": "C.UTF-8", **extra_env}
         session = Session(
             command, cwd=work, env=env, user=second_user.pw_uid, group=grp.getgrgid(second_user.pw_gid).gr_gid

@@ -154,7 +154,7 @@ def no_errors_logged(client):
     bad = [
         m.message
         for m in client.log_messages
-        if "Traceback" in m.message or "Error" in m.message and "internal" in m.message
+        if "Traceback" in m.message or ("Error" in m.message and "internal" in m.message)
     ]
     assert not bad, bad
 

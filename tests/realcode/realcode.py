@@ -251,7 +251,7 @@ def check(source: str, root: str, jobs: int = 0, timeout: float = 1200) -> Check
         str(jobs),
     ]
     t0, c0 = time.perf_counter(), _children_cpu()
-    proc = subprocess.run(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=timeout)
     seconds, cpu = time.perf_counter() - t0, _children_cpu() - c0
     parse_errors = tuple(line for line in proc.stderr.splitlines() if ": error: could not parse:" in line)
     crashes = ""

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import realcode  # noqa: E402
+import realcode
 
 
 def _required() -> bool:
