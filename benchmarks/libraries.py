@@ -99,8 +99,8 @@ def best(rows):
 def in_process(path: str, cache_dir: str) -> dict:
     """One analysis in this process, for the split: resolve / summarise / jedi, and modules loaded."""
     os.environ["GRADAUDIT_CACHE_DIR"] = cache_dir
-    from gradaudit.analysis import jedi_resolver
     from gradaudit.analysis.check.engine import Analyzer
+    from gradaudit.analysis.libraries import jedi_resolver
 
     a = Analyzer(python=sys.executable)
     t0 = time.perf_counter()

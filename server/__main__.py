@@ -36,7 +36,7 @@ _NEEDS = (
     "lsprotocol.types",
     "pygls.lsp.server",
     "gradaudit.analysis.check.engine",
-    "gradaudit.analysis.check.fixes",
+    "gradaudit.analysis.rules.fixes",
     "gradaudit.analysis.report.summary",
 )
 

@@ -14,11 +14,11 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from gradaudit.analysis import __version__
-from gradaudit.analysis.check.fixes import fix_source
 from gradaudit.analysis.model.findings import SAFE
 from gradaudit.analysis.model.model import Span
 from gradaudit.analysis.report.editor_graph import graph
 from gradaudit.analysis.report.summary import hover_markdown, lens_title, unique_steps
+from gradaudit.analysis.rules.fixes import fix_source
 from gradaudit.analysis.source.program import ParseError, read_text, split_lines
 
 from . import gradflow_action

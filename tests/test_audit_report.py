@@ -572,21 +572,24 @@ def test_numerical_findings_in_the_report(tmp_path):
 
 
 def test_every_rule_is_ranked_explained_and_mapped_to_a_runtime_check():
-    """A rule added without its severity, its look-alike explanation or its runtime check would
-    fall back to its family's defaults: each rule says its own."""
+    """Each rule says its own severity, look-alike explanation and runtime check (fields of RULE:
+    a rule without them does not load), and the report reads them from the rule."""
     from gradaudit.analysis.report import judge, runtime
     from gradaudit.analysis.rules import RULES
+    from gradaudit.analysis.rules.base import SEVERITIES
 
     probe_dir = os.path.join(ROOT, "analysis", "probe")
     kinds = set()
     for name in os.listdir(probe_dir):
         if name.endswith(".py"):
             with open(os.path.join(probe_dir, name)) as fh:
-                kinds |= set(re.findall(r'Problem\("([\w-]+)"', fh.read()))
+                kinds |= set(re.findall(r'Problem\(\s*"([\w-]+)"', fh.read()))
     for r in RULES:
-        assert r.code in judge._SEVERITY and r.code in judge._WHY, r.code
-        rc = runtime._BY_CODE.get(r.code)
-        assert rc is not None, r.code
+        assert r.severity in SEVERITIES and r.lookalike.strip(), r.code
+        f = r.finding(None, "")
+        assert judge.severity(f) == r.severity and judge.why_not_lookalike(f).startswith(r.lookalike[:20]), r.code
+        rc = runtime.runtime_check(f)
+        assert rc is r.runtime, r.code
         assert rc.check is None or rc.check in runtime.CHECKS, r.code
         assert rc.check is not None or rc.observes.startswith("no runtime check"), r.code
         assert not rc.data_dependent or r.family == "numerical", r.code

@@ -16,8 +16,8 @@ from helpers import analyze, strip_markers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gradaudit.analysis.check.fixes import apply_edits, fix_source
 from gradaudit.analysis.rules import RULES
+from gradaudit.analysis.rules.fixes import apply_edits, fix_source
 
 # every embedded example, buggy and valid: (id, source)
 EXAMPLES = [

@@ -28,9 +28,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lspwire import Reader, notify, request
 
-from gradaudit.analysis import cli
+from gradaudit.analysis.app import cli
 from gradaudit.analysis.check.engine import Analyzer, Result
-from gradaudit.analysis.check.fixes import fix_source
+from gradaudit.analysis.rules.fixes import fix_source
 from gradaudit.analysis.source.program import ParseError, decode_source
 
 LONG = int(os.environ.get("GRADAUDIT_FUZZ", "0"))

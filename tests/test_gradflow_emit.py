@@ -12,8 +12,8 @@ import textwrap
 import pytest
 from clitools import clean_env, run_cli
 
-from gradaudit.analysis import gradflow
 from gradaudit.analysis.check.engine import Analyzer
+from gradaudit.analysis.report import gradflow
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples")

@@ -4,8 +4,8 @@ stated source; valid look-alikes report nothing (Fixit style, collected automati
 import pytest
 from helpers import analyze, found, strip_markers
 
-from gradaudit.analysis.check.fixes import apply_edits
 from gradaudit.analysis.rules import RULES
+from gradaudit.analysis.rules.fixes import apply_edits
 
 INVALID = [pytest.param(rule, ex, id=f"{rule.code}-invalid-{i}") for rule in RULES for i, ex in enumerate(rule.invalid)]
 VALID = [pytest.param(rule, ex, id=f"{rule.code}-valid-{i}") for rule in RULES for i, ex in enumerate(rule.valid)]

@@ -11,9 +11,9 @@ from helpers import analyze
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gradaudit.analysis.check.fixes import apply_edits, unwrap_with
 from gradaudit.analysis.model.model import ProgramModel, Span
 from gradaudit.analysis.rules.base import RuleContext
+from gradaudit.analysis.rules.fixes import apply_edits, unwrap_with
 from gradaudit.analysis.source.program import parse_source
 
 

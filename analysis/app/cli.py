@@ -84,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
     rs = sub.add_parser("rules", help="list all rules")
     rs.add_argument("--format", choices=("text", "json"), default="text")
 
-    from .gradflow import add_arguments as add_probe_arguments
+    from ..report.gradflow import add_arguments as add_probe_arguments
 
     add_probe_arguments(
         sub.add_parser(
@@ -131,7 +131,7 @@ def main(argv=None) -> int:
         if args.command == "server":
             return cmd_server(args)
         if args.command == "probe":
-            from .gradflow import run_command
+            from ..report.gradflow import run_command
 
             return run_command(args)
         if args.command == "audit":
@@ -305,8 +305,8 @@ def _emit(text, output_file) -> bool:
 
 
 def _do_fixes(args, checked: Checked, config, budget) -> int:
-    from ..check.fixes import fix_source
     from ..check.problems import Problem
+    from ..rules.fixes import fix_source
     from ..source.program import ParseError, read_source, write_source
 
     by_path: dict = {}

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, replace
 from ..interp.budget import Gap, Gaps
 from ..interp.frames import BUDGET
 from ..interp.interpreter import Interpreter
+from ..libraries import jedi_resolver
+from ..libraries.register import semantics
 from ..model.build import Builder
 from ..model.findings import CONFIRMED, Finding, Related
 from ..model.model import ProgramModel, Span
@@ -32,16 +34,8 @@ from .suppression import suppressed
 RECURSION_LIMIT = 4000
 BATCH_COLLECT = 64
 
-# When two rules report one defect, the more specific one stays (rules.md, "Overlaps").
-_SUPERSEDES = {
-    "GA104": ("GA106",),
-    "GA109": ("GA108",),
-    "GA105": ("GA101",),
-    "GA405": ("GA402", "GA403", "GA401"),
-    "GA404": ("GA402",),
-    "GA113": ("GA108",),
-    "GA112": ("GA101",),
-}
+# When two rules report one defect, the more specific one stays (each rule's `supersedes`).
+_SUPERSEDES = {r.code: r.supersedes for r in RULES if r.supersedes}
 
 
 @dataclass
@@ -132,6 +126,8 @@ class Analyzer:
     def attach(self, program: Program) -> Program:
         if program._libraries is None and program.library_source is None:
             program.library_source = lambda: self.libraries
+        if program.import_finder is None:
+            program.import_finder = jedi_resolver
         return program
 
     def collect(self):
@@ -174,28 +170,28 @@ class Analyzer:
             return Result(path, [], None, None, {sf.path: sf}, sf.broken, _too_deep(sf, interp))
 
     def _run(self, path: str, program: Program, sf: SourceFile, deadline) -> Result:
-        interp = Interpreter(program, sf)
+        interp = Interpreter(program, sf, semantics())
         if deadline is not None:
-            interp.gaps = Gaps(deadline, self.time_budget)
+            interp.st.gaps = Gaps(deadline, self.time_budget)
         try:
             trace = interp.run()
         except RecursionError as exc:
             exc.interp = interp
             raise
-        gap = interp.gaps.summary(sf, BUDGET) or _deep_gap(sf)
+        gap = interp.st.gaps.summary(sf, BUDGET) or _deep_gap(sf)
         model = Builder(path).build(trace)
         if gap is not None:
             model = replace(
                 model, incomplete=True, incomplete_reason=gap.reason, not_reached=gap.first, not_reached_count=gap.count
             )
-        files = {s.sf.path: s.sf for s in interp.scopes.values()}
+        files = {s.sf.path: s.sf for s in interp.st.scopes.values()}
         files[sf.path] = sf
         findings = run_rules(model, files, self.config)
         return Result(path, findings, model, None, files, sf.broken, gap)
 
 
 def _too_deep(sf: SourceFile, interp) -> Gap:
-    node = interp.cur_stmt if interp is not None and interp.sf is sf else None
+    node = interp.st.cur_stmt if interp is not None and interp.st.sf is sf else None
     line = getattr(node, "lineno", 1) if node is not None else 1
     col = sf.char_col(line, getattr(node, "col_offset", 0)) if node is not None else 0
     total = sum(1 for n in ast.walk(sf.tree) if isinstance(n, ast.stmt))

@@ -1,14 +1,15 @@
 """Expressions of the abstract interpreter: names, operators, literals, comprehensions, iteration.
 
-A mixin of Interpreter (interpreter.py); calls live in calls.py, torch semantics in
-tensor_ops.py, nn_modules.py and optimizers.py.
+One handler per expression node type (EXPRESSIONS); `Interpreter.eval` dispatches on it. Calls
+live in calls.py, operators in operators.py; what tensors do is torch semantics (ip.sem).
 """
 
 from __future__ import annotations
 
 import ast
 
-from ..libraries.semantics import is_closed
+from . import results as R
+from .core import Interp
 from .objects import (
     DictObj,
     FuncObj,
@@ -19,11 +20,13 @@ from .objects import (
     SymObj,
     TensorObj,
     Unit,
+    is_closed,
     module_value,
 )
+from .operators import binop
 from .values import NOCONST, NONE, UNKNOWN, Fact, Kind, Star, V, const, flow_of, join, join_all, make_tuple
 
-_STAR = "<import *>"  # env key: modules whose names `from m import *` brought in
+STAR = "<import *>"  # env key: modules whose names `from m import *` brought in
 
 _BUILTIN_NAMES = {
     "len",
@@ -101,435 +104,392 @@ BUILTINS["None"] = NONE
 BUILTINS["__file__"] = V(Kind.STR)
 
 
-class Expressions:
-    def eval(self, node, env) -> V:
-        if node is None:
-            return NONE
-        handler = self._expr_handlers.get(type(node))
-        if handler is None:
-            return UNKNOWN
-        return handler(self, node, env)
+def _e_const(ip: Interp, node, env):
+    v = getattr(node, "_gradaudit_v", None)  # values are never changed in place: one per literal
+    if v is None:
+        v = node._gradaudit_v = const(node.value, node)
+    return v
 
-    def _e_const(self, node, env):
-        v = getattr(node, "_gradaudit_v", None)  # values are never changed in place: one per literal
-        if v is None:
-            v = node._gradaudit_v = const(node.value, node)
+
+def _e_name(ip: Interp, node, env):
+    name = node.id
+    v = env.get(name)
+    if v is not None:
+        if v.k & Kind.LAZY:
+            v = env[name] = ip.force(v)
         return v
-
-    def _e_name(self, node, env):
-        name = node.id
-        v = env.get(name)
+    frame = ip.st.stack[-1]
+    for scope_env in frame.closure:
+        v = scope_env.get(name)
         if v is not None:
             if v.k & Kind.LAZY:
-                v = env[name] = self.force(v)
+                v = scope_env[name] = ip.force(v)
             return v
-        frame = self.stack[-1]
-        for scope_env in frame.closure:
-            v = scope_env.get(name)
-            if v is not None:
-                if v.k & Kind.LAZY:
-                    v = scope_env[name] = self.force(v)
-                return v
-        v = self.lookup_global(frame.scope.globals, name)
-        if v is not None:
-            return v
-        v = BUILTINS.get(name)
-        return v if v is not None else UNKNOWN
+    v = ip.lookup_global(frame.scope.globals, name)
+    if v is not None:
+        return v
+    v = BUILTINS.get(name)
+    return v if v is not None else UNKNOWN
 
-    def lookup_global(self, g: dict, name: str, depth=0):
-        """A module-level name, forcing lazy imports and following `from x import *`."""
-        v = g.get(name)
-        if v is not None:
-            if v.k & Kind.LAZY:
-                v = g[name] = self.force(v)
-            return v
-        stars = g.get(_STAR)
-        if stars is None or depth > 8 or name.startswith("_") or self.no_force:
-            return None
-        key = (id(g), name)
-        if key in self.star_misses:
-            return None
-        for o in sorted(stars.objs, key=lambda x: x.oid):
-            if not self.program.may_define(o.path, name):
-                continue
-            scope = self.scope_of(o.path, o.dotted)
-            if scope is not None:
-                v = self.lookup_global(scope.globals, name, depth + 1)
-                if v is not None:
-                    g[name] = v
-                    return v
-        self.star_misses.add(key)
-        return None
 
-    def _e_attr(self, node, env):
-        recv = self.eval(node.value, env)
-        return self.get_attr(recv, node.attr, node, env)
+def _e_attr(ip: Interp, node, env):
+    recv = ip.eval(node.value, env)
+    return ip.get_attr(recv, node.attr, node, env)
 
-    def _e_call(self, node, env):
-        if self.steps > self.budget:
-            self.trace.incomplete = True
-        func = node.func
-        args, kwargs = self.eval_args(node, env)
-        if isinstance(func, ast.Attribute):
-            recv = self.eval(func.value, env)
-            if recv.k & Kind.MODREF and isinstance(recv.const, str) and not recv.objs:
-                return self.call_qualified(f"{recv.const}.{func.attr}", args, kwargs, node, env)
-            return self.call_method(recv, func.attr, args, kwargs, node, env)
-        fv = self.eval(func, env)
-        return self.call_value(fv, args, kwargs, node, env)
 
-    def eval_args(self, node, env):
-        args = []
-        for a in node.args:
-            if isinstance(a, ast.Starred):
-                v = self.eval(a.value, env)
-                if v.items is not None:
-                    args.extend(v.items)
-                else:
-                    args.append(Star(v))
+def _e_call(ip: Interp, node, env):
+    if ip.st.steps > ip.st.budget:
+        ip.st.trace.incomplete = True
+    func = node.func
+    args, kwargs = eval_args(ip, node, env)
+    if isinstance(func, ast.Attribute):
+        recv = ip.eval(func.value, env)
+        if recv.k & Kind.MODREF and isinstance(recv.const, str) and not recv.objs:
+            return ip.call_qualified(f"{recv.const}.{func.attr}", args, kwargs, node, env)
+        return ip.call_method(recv, func.attr, args, kwargs, node, env)
+    fv = ip.eval(func, env)
+    return ip.call_value(fv, args, kwargs, node, env)
+
+
+def eval_args(ip: Interp, node, env):
+    args = []
+    for a in node.args:
+        if isinstance(a, ast.Starred):
+            v = ip.eval(a.value, env)
+            if v.items is not None:
+                args.extend(v.items)
             else:
-                args.append(self.eval(a, env))
-        kwargs = {}
-        for kw in node.keywords:
-            v = self.eval(kw.value, env)
-            if kw.arg is None:
-                for o in v.of(DictObj):
-                    for k, kv in o.keys.items():
-                        if isinstance(k, str):
-                            kwargs[k] = kv
-                kwargs.setdefault("**", v)
-            else:
-                kwargs[kw.arg] = v
-        return args, kwargs
-
-    def _e_binop(self, node, env):
-        left = self.eval(node.left, env)
-        right = self.eval(node.right, env)
-        return self.binop(node.op, left, right, node)
-
-    def _e_unary(self, node, env):
-        v = self.eval(node.operand, env)
-        if isinstance(node.op, ast.Not):
-            t = _truth(v)
-            return const(not t) if t is not None else V(Kind.NUMBER)
-        if v.const is not NOCONST and isinstance(v.const, (int, float)) and not isinstance(v.const, bool):
-            if isinstance(node.op, ast.USub):
-                return const(-v.const, node)
-            return v
-        if v.k & Kind.TENSOR:
-            return self.numeric("neg", (v,), node, self.tensor_result(flow_of(v), node, op="neg"))
-        return V(
-            v.k & (Kind.NUMBER | Kind.ARRAY | Kind.UNKNOWN) or Kind.UNKNOWN,
-            org=v.org,
-            weak=v.weak,
-            top=v.top,
-            cuts=v.cuts,
-            saves=v.saves,
-            grads=v.grads,
-            site=node,
-        )
-
-    def _e_boolop(self, node, env):
-        vals = [self.eval(v, env) for v in node.values]
-        truths = [_truth(v) for v in vals]
-        if isinstance(node.op, ast.And):
-            for v, t in zip(vals, truths):
-                if t is False:
-                    return v
-            if all(t is True for t in truths):
-                return vals[-1]
+                args.append(Star(v))
         else:
-            for v, t in zip(vals, truths):
-                if t is True:
-                    return v
-            if all(t is False for t in truths):
-                return vals[-1]
-        out = join_all(vals)
-        return out.replace(const=NOCONST)
+            args.append(ip.eval(a, env))
+    kwargs = {}
+    for kw in node.keywords:
+        v = ip.eval(kw.value, env)
+        if kw.arg is None:
+            for o in v.of(DictObj):
+                for k, kv in o.keys.items():
+                    if isinstance(k, str):
+                        kwargs[k] = kv
+            kwargs.setdefault("**", v)
+        else:
+            kwargs[kw.arg] = v
+    return args, kwargs
 
-    def _e_compare(self, node, env):
-        left = self.eval(node.left, env)
-        rights = [self.eval(c, env) for c in node.comparators]
-        if len(node.ops) == 1:
-            op, right = node.ops[0], rights[0]
-            if isinstance(op, (ast.Is, ast.IsNot)):
-                t = _is_none(left) if _is_none_node(node.comparators[0]) else None
-                if t is not None:
-                    return const(t if isinstance(op, ast.Is) else not t)
-                return V(Kind.NUMBER)
-            if left.const is not NOCONST and right.const is not NOCONST:
-                try:
-                    r = _COMPARE[type(op)](left.const, right.const)
-                    return const(bool(r))
-                except Exception:
-                    return V(Kind.NUMBER)
-        vals = [left] + rights
-        if any(v.k & Kind.TENSOR for v in vals):
-            return self.nondiff(flow_of(*vals), node, "comparison", compared=vals)
-        f = flow_of(*vals)
-        return V(Kind.NUMBER | (Kind.ARRAY if any(v.k & Kind.ARRAY for v in vals) else 0), cuts=f.cuts, site=node)
 
-    def _e_ifexp(self, node, env):
-        t = _truth(self.eval(node.test, env))
-        if t is True:
-            return self.eval(node.body, env)
-        if t is False:
-            return self.eval(node.orelse, env)
-        return join(self.eval(node.body, env), self.eval(node.orelse, env))
+def _e_binop(ip: Interp, node, env):
+    left = ip.eval(node.left, env)
+    right = ip.eval(node.right, env)
+    return binop(ip, node.op, left, right, node)
 
-    def _e_subscript(self, node, env):
-        recv = self.eval(node.value, env)
-        index = self.eval(node.slice, env)
-        return self.get_item(recv, index, node, env)
 
-    def _e_tuple(self, node, env):
-        items = []
-        for e in node.elts:
-            if isinstance(e, ast.Starred):
-                v = self.eval(e.value, env)
-                if v.items is not None:
-                    items.extend(v.items)
-                else:
-                    return self.make_list(node, env, kind=Kind.TUPLE)
-            else:
-                items.append(self.eval(e, env))
-        return make_tuple(items, node)
-
-    def _e_list(self, node, env):
-        return self.make_list(node, env)
-
-    def make_list(self, node, env, kind=Kind.LIST):
-        lst = ListObj(None, Site(self.sf, node))
-        for e in node.elts:
-            if isinstance(e, ast.Starred):
-                lst.add(self.iter_value(self.eval(e.value, env)))
-            else:
-                lst.add(self.eval(e, env))
-        return V(kind, frozenset((lst,)), site=node)
-
-    def _e_dict(self, node, env):
-        d = DictObj(Site(self.sf, node))
-        for k, v in zip(node.keys, node.values):
-            if k is None:
-                src = self.eval(v, env)
-                for o in src.of(DictObj):
-                    for kk, vv in o.keys.items():
-                        d.set(kk, vv)
-                    if o.rest is not None:
-                        d.set(None, o.rest)
-                continue
-            kv = self.eval(k, env)
-            vv = self.eval(v, env)
-            key = kv.const if kv.const is not NOCONST and isinstance(kv.const, (str, int)) else None
-            d.set(key, vv)
-        return V(Kind.DICT, frozenset((d,)), site=node)
-
-    def _e_set(self, node, env):
-        return self.make_list(node, env)
-
-    def _e_comp(self, node, env):
-        return self.comprehension(node, env)
-
-    def _e_lambda(self, node, env):
-        frame = self.stack[-1]
-        closure = (env,) + frame.closure
-        fn = FuncObj(node, frame.scope, closure, "<lambda>")
-        fn.defaults = (
-            [self.eval(d, env) for d in node.args.defaults],
-            [self.eval(d, env) if d is not None else None for d in node.args.kw_defaults],
-        )
-        return V(Kind.FUNC, frozenset((fn,)))
-
-    def _e_joined(self, node, env):
-        return V(Kind.STR, site=node)
-
-    def _e_named(self, node, env):
-        v = self.eval(node.value, env)
-        self.assign(node.target, v, env, node)
+def _e_unary(ip: Interp, node, env):
+    v = ip.eval(node.operand, env)
+    if isinstance(node.op, ast.Not):
+        t = truth(v)
+        return const(not t) if t is not None else V(Kind.NUMBER)
+    if v.const is not NOCONST and isinstance(v.const, (int, float)) and not isinstance(v.const, bool):
+        if isinstance(node.op, ast.USub):
+            return const(-v.const, node)
         return v
+    if v.k & Kind.TENSOR:
+        return ip.sem.tensors.negate(ip, v, node)
+    return V(
+        v.k & (Kind.NUMBER | Kind.ARRAY | Kind.UNKNOWN) or Kind.UNKNOWN,
+        org=v.org,
+        weak=v.weak,
+        top=v.top,
+        cuts=v.cuts,
+        saves=v.saves,
+        grads=v.grads,
+        site=node,
+    )
 
-    def _e_starred(self, node, env):
-        return self.eval(node.value, env)
 
-    def _e_await(self, node, env):
-        return self.eval(node.value, env)
+def _e_boolop(ip: Interp, node, env):
+    vals = [ip.eval(v, env) for v in node.values]
+    truths = [truth(v) for v in vals]
+    if isinstance(node.op, ast.And):
+        for v, t in zip(vals, truths):
+            if t is False:
+                return v
+        if all(t is True for t in truths):
+            return vals[-1]
+    else:
+        for v, t in zip(vals, truths):
+            if t is True:
+                return v
+        if all(t is False for t in truths):
+            return vals[-1]
+    out = join_all(vals)
+    return out.replace(const=NOCONST)
 
-    def _e_yield(self, node, env):
-        v = self.eval(node.value, env) if node.value is not None else NONE
-        self.stack[-1].yields.append(v)
-        return UNKNOWN
 
-    def _e_yieldfrom(self, node, env):
-        v = self.eval(node.value, env)
-        self.stack[-1].yields.append(self.iter_value(v))
-        return UNKNOWN
+def _e_compare(ip: Interp, node, env):
+    left = ip.eval(node.left, env)
+    rights = [ip.eval(c, env) for c in node.comparators]
+    if len(node.ops) == 1:
+        op, right = node.ops[0], rights[0]
+        if isinstance(op, (ast.Is, ast.IsNot)):
+            t = _is_none(left) if _is_none_node(node.comparators[0]) else None
+            if t is not None:
+                return const(t if isinstance(op, ast.Is) else not t)
+            return V(Kind.NUMBER)
+        if left.const is not NOCONST and right.const is not NOCONST:
+            try:
+                r = _COMPARE[type(op)](left.const, right.const)
+                return const(bool(r))
+            except Exception:
+                return V(Kind.NUMBER)
+    vals = [left] + rights
+    if any(v.k & Kind.TENSOR for v in vals):
+        return R.nondiff(ip, flow_of(*vals), node, "comparison", compared=vals)
+    f = flow_of(*vals)
+    return V(Kind.NUMBER | (Kind.ARRAY if any(v.k & Kind.ARRAY for v in vals) else 0), cuts=f.cuts, site=node)
 
-    def _e_slice(self, node, env):
-        for part in (node.lower, node.upper, node.step):
-            if part is not None:
-                self.eval(part, env)
-        return V(Kind.NUMBER, site=node)
 
-    def comprehension(self, node, env) -> V:
-        cenv = dict(env)
-        gens = node.generators
-        results: list[V] = []
-        keys: list[V] = []
-        exact = [True]
-        filtered = [False]
+def _e_ifexp(ip: Interp, node, env):
+    t = truth(ip.eval(node.test, env))
+    if t is True:
+        return ip.eval(node.body, env)
+    if t is False:
+        return ip.eval(node.orelse, env)
+    return join(ip.eval(node.body, env), ip.eval(node.orelse, env))
 
-        def run(i, e):
-            if i == len(gens):
-                if isinstance(node, ast.DictComp):
-                    keys.append(self.eval(node.key, e))
-                    results.append(self.eval(node.value, e))
-                else:
-                    results.append(self.eval(node.elt, e))
+
+def _e_subscript(ip: Interp, node, env):
+    recv = ip.eval(node.value, env)
+    index = ip.eval(node.slice, env)
+    return ip.get_item(recv, index, node, env)
+
+
+def _e_tuple(ip: Interp, node, env):
+    items = []
+    for e in node.elts:
+        if isinstance(e, ast.Starred):
+            v = ip.eval(e.value, env)
+            if v.items is not None:
+                items.extend(v.items)
+            else:
+                return make_list(ip, node, env, kind=Kind.TUPLE)
+        else:
+            items.append(ip.eval(e, env))
+    return make_tuple(items, node)
+
+
+def _e_list(ip: Interp, node, env):
+    return make_list(ip, node, env)
+
+
+def make_list(ip: Interp, node, env, kind=Kind.LIST):
+    lst = ListObj(None, Site(ip.st.sf, node))
+    for e in node.elts:
+        if isinstance(e, ast.Starred):
+            lst.add(iter_value(ip, ip.eval(e.value, env)))
+        else:
+            lst.add(ip.eval(e, env))
+    return V(kind, frozenset((lst,)), site=node)
+
+
+def _e_dict(ip: Interp, node, env):
+    d = DictObj(Site(ip.st.sf, node))
+    for k, v in zip(node.keys, node.values):
+        if k is None:
+            src = ip.eval(v, env)
+            for o in src.of(DictObj):
+                for kk, vv in o.keys.items():
+                    d.set(kk, vv)
+                if o.rest is not None:
+                    d.set(None, o.rest)
+            continue
+        kv = ip.eval(k, env)
+        vv = ip.eval(v, env)
+        key = kv.const if kv.const is not NOCONST and isinstance(kv.const, (str, int)) else None
+        d.set(key, vv)
+    return V(Kind.DICT, frozenset((d,)), site=node)
+
+
+def _e_set(ip: Interp, node, env):
+    return make_list(ip, node, env)
+
+
+def _e_comp(ip: Interp, node, env):
+    return comprehension(ip, node, env)
+
+
+def _e_lambda(ip: Interp, node, env):
+    frame = ip.st.stack[-1]
+    closure = (env,) + frame.closure
+    fn = FuncObj(node, frame.scope, closure, "<lambda>")
+    fn.defaults = (
+        [ip.eval(d, env) for d in node.args.defaults],
+        [ip.eval(d, env) if d is not None else None for d in node.args.kw_defaults],
+    )
+    return V(Kind.FUNC, frozenset((fn,)))
+
+
+def _e_joined(ip: Interp, node, env):
+    return V(Kind.STR, site=node)
+
+
+def _e_named(ip: Interp, node, env):
+    v = ip.eval(node.value, env)
+    ip.assign(node.target, v, env, node)
+    return v
+
+
+def _e_starred(ip: Interp, node, env):
+    return ip.eval(node.value, env)
+
+
+def _e_await(ip: Interp, node, env):
+    return ip.eval(node.value, env)
+
+
+def _e_yield(ip: Interp, node, env):
+    v = ip.eval(node.value, env) if node.value is not None else NONE
+    ip.st.stack[-1].yields.append(v)
+    return UNKNOWN
+
+
+def _e_yieldfrom(ip: Interp, node, env):
+    v = ip.eval(node.value, env)
+    ip.st.stack[-1].yields.append(iter_value(ip, v))
+    return UNKNOWN
+
+
+def _e_slice(ip: Interp, node, env):
+    for part in (node.lower, node.upper, node.step):
+        if part is not None:
+            ip.eval(part, env)
+    return V(Kind.NUMBER, site=node)
+
+
+def comprehension(ip: Interp, node, env) -> V:
+    cenv = dict(env)
+    gens = node.generators
+    results: list[V] = []
+    keys: list[V] = []
+    exact = [True]
+    filtered = [False]
+
+    def run(i, e):
+        if i == len(gens):
+            if isinstance(node, ast.DictComp):
+                keys.append(ip.eval(node.key, e))
+                results.append(ip.eval(node.value, e))
+            else:
+                results.append(ip.eval(node.elt, e))
+            return
+        gen = gens[i]
+        it = ip.eval(gen.iter, e)
+        units = param_elements(it)
+        if units is not None and gen.ifs and len(units) <= 512:
+            # filter parameters one by one: `[p for p in m.parameters() if p.requires_grad]`
+            for _u, uv in units:
+                e2 = dict(e)
+                ip.assign(gen.target, uv, e2, node)
+                truths = [truth(ip.eval(c, e2)) for c in gen.ifs]
+                if any(t is False for t in truths):
+                    filtered[0] = True
+                    continue
+                if any(t is None for t in truths):
+                    exact[0] = False
+                if _mentions_requires_grad(gen.ifs):
+                    filtered[0] = True
+                run(i + 1, e2)
+            return
+        elem = iter_value(ip, it)
+        e2 = dict(e)
+        ip.assign(gen.target, elem, e2, node)
+        for c in gen.ifs:
+            if truth(ip.eval(c, e2)) is False:
                 return
-            gen = gens[i]
-            it = self.eval(gen.iter, e)
-            units = _param_elements(it)
-            if units is not None and gen.ifs and len(units) <= 512:
-                # filter parameters one by one: `[p for p in m.parameters() if p.requires_grad]`
-                for _u, uv in units:
-                    e2 = dict(e)
-                    self.assign(gen.target, uv, e2, node)
-                    truths = [_truth(self.eval(c, e2)) for c in gen.ifs]
-                    if any(t is False for t in truths):
-                        filtered[0] = True
-                        continue
-                    if any(t is None for t in truths):
-                        exact[0] = False
-                    if _mentions_requires_grad(gen.ifs):
-                        filtered[0] = True
-                    run(i + 1, e2)
-                return
-            elem = self.iter_value(it)
-            e2 = dict(e)
-            self.assign(gen.target, elem, e2, node)
-            for c in gen.ifs:
-                if _truth(self.eval(c, e2)) is False:
-                    return
-            if gen.ifs:
-                exact[0] = False
-            run(i + 1, e2)
+        if gen.ifs:
+            exact[0] = False
+        run(i + 1, e2)
 
-        self.cond += 1
-        self.cond_starts.append(self.seq())
-        try:
-            run(0, cenv)
-        finally:
-            self.cond -= 1
-            self.cond_starts.pop()
-        site = Site(self.sf, node)
-        if isinstance(node, ast.DictComp):
-            d = DictObj(site)
-            for k, v in zip(keys, results):
-                d.set(
-                    k.const
-                    if isinstance(k.const, (str, int)) and k.const is not NOCONST and exact[0] is not None
-                    else None,
-                    v,
-                )
-            # keys from a loop are not all known: keep values under unknown keys
-            d.keys = {}
-            d.rest = join_all(results) if results else None
-            return V(Kind.DICT, frozenset((d,)), site=node)
-        content = join_all(results) if results else None
-        units = [u for r in results for u in r.objs if isinstance(u, Unit)]
-        if units and all(any(isinstance(o, Unit) for o in r.objs) for r in results):
-            sources = frozenset(s for r in results for o in r.objs if isinstance(o, PIter) for s in o.sources)
-            pi = PIter(frozenset(units), exact=exact[0], sources=sources, filtered=filtered[0], site=site)
-            content = content.replace(objs=content.objs | {pi})
-        lst = ListObj(content, site)
-        return V(Kind.LIST, frozenset((lst,)), site=node)
+    ip.st.cond += 1
+    ip.st.cond_starts.append(ip.seq())
+    try:
+        run(0, cenv)
+    finally:
+        ip.st.cond -= 1
+        ip.st.cond_starts.pop()
+    site = Site(ip.st.sf, node)
+    if isinstance(node, ast.DictComp):
+        d = DictObj(site)
+        for k, v in zip(keys, results):
+            d.set(
+                k.const
+                if isinstance(k.const, (str, int)) and k.const is not NOCONST and exact[0] is not None
+                else None,
+                v,
+            )
+        # keys from a loop are not all known: keep values under unknown keys
+        d.keys = {}
+        d.rest = join_all(results) if results else None
+        return V(Kind.DICT, frozenset((d,)), site=node)
+    content = join_all(results) if results else None
+    units = [u for r in results for u in r.objs if isinstance(u, Unit)]
+    if units and all(any(isinstance(o, Unit) for o in r.objs) for r in results):
+        sources = frozenset(s for r in results for o in r.objs if isinstance(o, PIter) for s in o.sources)
+        pi = PIter(frozenset(units), exact=exact[0], sources=sources, filtered=filtered[0], site=site)
+        content = content.replace(objs=content.objs | {pi})
+    lst = ListObj(content, site)
+    return V(Kind.LIST, frozenset((lst,)), site=node)
 
-    def iter_value(self, v: V, per_iteration=False) -> V:
-        """The value of one element when iterating over `v`."""
-        if v.items is not None:
-            return join_all(v.items) if v.items else UNKNOWN
-        out = None
-        for o in v.objs:
-            if isinstance(o, ListObj):
-                out = join(out, o.content if o.content is not None else UNKNOWN)
-            elif isinstance(o, DictObj):
-                out = join(out, V(Kind.STR))
-            elif isinstance(o, PIter):
-                if o.named:
-                    out = join(out, make_tuple([V(Kind.STR), _units_value(o)], None))
-                else:
-                    out = join(out, _units_value(o))
-            elif isinstance(o, ModuleObj):
-                kids = list(o.children.values())
-                if kids:
-                    out = join(
-                        out, join_all([module_value(c) if isinstance(c, ModuleObj) else _unit_v(c) for c in kids])
-                    )
-                else:
-                    out = join(out, UNKNOWN)
-            elif isinstance(o, (TensorObj, Unit)):
-                # rows of a tensor: one dimension less (a per-sample loss's rows are scalars)
-                out = join(
-                    out,
-                    V(
-                        Kind.TENSOR,
-                        frozenset((o,)),
-                        v.org,
-                        v.weak,
-                        v.top,
-                        v.cuts,
-                        v.saves,
-                        unk=v.unk,
-                        facts=v.facts & ~Fact.UNREDUCED,
-                        terms=v.terms,
-                        shape=v.shape[1:] if v.shape else None,
-                        marks=v.marks,
-                    ),
-                )
-            elif isinstance(o, SymObj):
+
+def iter_value(ip: Interp, v: V, per_iteration=False) -> V:
+    """The value of one element when iterating over `v`."""
+    if v.items is not None:
+        return join_all(v.items) if v.items else UNKNOWN
+    out = None
+    for o in v.objs:
+        if isinstance(o, ListObj):
+            out = join(out, o.content if o.content is not None else UNKNOWN)
+        elif isinstance(o, DictObj):
+            out = join(out, V(Kind.STR))
+        elif isinstance(o, PIter):
+            if o.named:
+                out = join(out, make_tuple([V(Kind.STR), _units_value(o)], None))
+            else:
+                out = join(out, _units_value(o))
+        elif isinstance(o, ModuleObj):
+            kids = list(o.children.values())
+            if kids:
+                out = join(out, join_all([module_value(c) if isinstance(c, ModuleObj) else _unit_v(c) for c in kids]))
+            else:
                 out = join(out, UNKNOWN)
-        if out is None:
-            if v.k & Kind.TENSOR:
-                return v.replace(
-                    items=None, const=NOCONST, facts=v.facts & ~Fact.UNREDUCED, shape=v.shape[1:] if v.shape else None
-                )
-            # the dimensions of a shape (`bs, c, h, w = x.shape`) are numbers
-            number = v.k & Kind.NUMBER if not v.carries else 0
-            return V(Kind.UNKNOWN | number, weak=v.weak | v.org, top=v.top, cuts=v.cuts)
-        return out
-
-    _expr_handlers = {
-        ast.Constant: _e_const,
-        ast.Name: _e_name,
-        ast.Attribute: _e_attr,
-        ast.Call: _e_call,
-        ast.BinOp: _e_binop,
-        ast.UnaryOp: _e_unary,
-        ast.BoolOp: _e_boolop,
-        ast.Compare: _e_compare,
-        ast.IfExp: _e_ifexp,
-        ast.Subscript: _e_subscript,
-        ast.Tuple: _e_tuple,
-        ast.List: _e_list,
-        ast.Dict: _e_dict,
-        ast.Set: _e_set,
-        ast.ListComp: _e_comp,
-        ast.SetComp: _e_comp,
-        ast.GeneratorExp: _e_comp,
-        ast.DictComp: _e_comp,
-        ast.Lambda: _e_lambda,
-        ast.JoinedStr: _e_joined,
-        ast.NamedExpr: _e_named,
-        ast.Starred: _e_starred,
-        ast.Await: _e_await,
-        ast.Yield: _e_yield,
-        ast.YieldFrom: _e_yieldfrom,
-        ast.Slice: _e_slice,
-    }
-
-    # ---------------------------------------------------------------- comprehensions and iteration
-
-    # ---------------------------------------------------------------- calls of user code
+        elif isinstance(o, (TensorObj, Unit)):
+            # rows of a tensor: one dimension less (a per-sample loss's rows are scalars)
+            out = join(
+                out,
+                V(
+                    Kind.TENSOR,
+                    frozenset((o,)),
+                    v.org,
+                    v.weak,
+                    v.top,
+                    v.cuts,
+                    v.saves,
+                    unk=v.unk,
+                    facts=v.facts & ~Fact.UNREDUCED,
+                    terms=v.terms,
+                    shape=v.shape[1:] if v.shape else None,
+                    marks=v.marks,
+                ),
+            )
+        elif isinstance(o, SymObj):
+            out = join(out, UNKNOWN)
+    if out is None:
+        if v.k & Kind.TENSOR:
+            return v.replace(
+                items=None, const=NOCONST, facts=v.facts & ~Fact.UNREDUCED, shape=v.shape[1:] if v.shape else None
+            )
+        # the dimensions of a shape (`bs, c, h, w = x.shape`) are numbers
+        number = v.k & Kind.NUMBER if not v.carries else 0
+        return V(Kind.UNKNOWN | number, weak=v.weak | v.org, top=v.top, cuts=v.cuts)
+    return out
 
 
 def _unit_v(u: Unit) -> V:
@@ -546,7 +506,7 @@ def _units_value(pi: PIter) -> V:
     )
 
 
-def _param_elements(v: V):
+def param_elements(v: V):
     """(unit, value) pairs when `v` iterates over known parameters one by one."""
     pis = v.of(PIter)
     lists = v.of(ListObj)
@@ -576,7 +536,7 @@ def _mentions_requires_grad(ifs) -> bool:
     return False
 
 
-def _truth(v: V):
+def truth(v: V):
     c = v.const
     if c is NOCONST:
         if v.k == Kind.NONE:
@@ -626,4 +586,34 @@ _COMPARE = {
     ast.GtE: lambda a, b: a >= b,
     ast.In: lambda a, b: a in b,
     ast.NotIn: lambda a, b: a not in b,
+}
+
+
+EXPRESSIONS = {
+    ast.Constant: _e_const,
+    ast.Name: _e_name,
+    ast.Attribute: _e_attr,
+    ast.Call: _e_call,
+    ast.BinOp: _e_binop,
+    ast.UnaryOp: _e_unary,
+    ast.BoolOp: _e_boolop,
+    ast.Compare: _e_compare,
+    ast.IfExp: _e_ifexp,
+    ast.Subscript: _e_subscript,
+    ast.Tuple: _e_tuple,
+    ast.List: _e_list,
+    ast.Dict: _e_dict,
+    ast.Set: _e_set,
+    ast.ListComp: _e_comp,
+    ast.SetComp: _e_comp,
+    ast.GeneratorExp: _e_comp,
+    ast.DictComp: _e_comp,
+    ast.Lambda: _e_lambda,
+    ast.JoinedStr: _e_joined,
+    ast.NamedExpr: _e_named,
+    ast.Starred: _e_starred,
+    ast.Await: _e_await,
+    ast.Yield: _e_yield,
+    ast.YieldFrom: _e_yieldfrom,
+    ast.Slice: _e_slice,
 }

@@ -1,7 +1,9 @@
 """The interpreter's run-time structures: module scopes, call frames, and the budgets that bound
-a run (shared by the interpreter's mixins)."""
+a run."""
 
 from __future__ import annotations
+
+import re
 
 from ..source.program import SourceFile
 from .values import V
@@ -13,6 +15,10 @@ SYMBOLIC_BUDGET = 2000  # statements per other root (an uncalled function, one c
 INIT_BUDGET = 800  # statements for the __init__ of an object that is not a module
 MODULE_INIT_BUDGET = 4000
 MAX_LOADED_LINES = 80000  # lines of imported project modules run for one file
+
+# what makes a function worth running on unknown arguments, and a loop worth its budget: a
+# training step happens in it
+TRAINING_WORDS = re.compile(r"\bbackward\(|autograd\.grad\(|\.step\(|zero_grad\(")
 
 
 class PathRaises(Exception):

@@ -662,3 +662,22 @@ def module_value(m: ModuleObj) -> V:
 
 def unit_value(u: Unit, site=None) -> V:
     return V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), site=site)
+
+
+# the objects of a value that are tensors: computed storages and parameter leaves
+STORAGE = (TensorObj, Unit)
+
+
+def storages(v: V) -> list:
+    """The tensor storages and parameter leaves a value may refer to."""
+    return [o for o in v.objs if isinstance(o, STORAGE)]
+
+
+def is_closed(u: Unit) -> bool:
+    """An opaque leaf standing for a library model's unseen parameters (libraries/semantics.py)."""
+    o = u.owner
+    return u.kind == Unit.OPAQUE and o is not None and getattr(o, "lib", None) is not None
+
+
+def freezable(u: Unit) -> bool:
+    return u.kind != Unit.OPAQUE or is_closed(u)

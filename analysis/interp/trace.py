@@ -7,8 +7,34 @@ frozen, what each optimizer held) taken at the moment the event happened.
 from __future__ import annotations
 
 import itertools
+from enum import Enum
 
 from .objects import Site
+
+
+class EventKind(str, Enum):
+    """What a recorded event of a training step is (Event.kind, and a step's kind: backward or grad).
+    Members are strings too: they compare, hash and print as their value."""
+
+    ZERO_GRAD = "zero_grad"
+    BACKWARD = "backward"
+    GRAD = "grad"
+    STEP = "step"
+    CLIP = "clip"
+    OPT_NEW = "opt_new"
+    SCHED_NEW = "sched_new"
+    SCHED_STEP = "sched_step"
+    SCALER_NEW = "scaler_new"
+    SCALER_SCALE = "scaler_scale"
+    SCALER_STEP = "scaler_step"
+    SCALER_UPDATE = "scaler_update"
+    UNSCALE = "unscale"
+    ADD_PARAM_GROUP = "add_param_group"
+    AUTOCAST = "autocast"
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
 
 # how sure a record is: what the rules report as a finding's confidence
 CONFIRMED, SUSPICIOUS = "confirmed", "suspicious"

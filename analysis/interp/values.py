@@ -407,8 +407,12 @@ def make_tuple(items, node) -> V:
     )
 
 
-def storages(v: V):
-    """The tensor storages and parameter leaves a value may refer to."""
-    from .objects import TensorObj, Unit
-
-    return [o for o in v.objs if isinstance(o, (TensorObj, Unit))]
+def passthrough(args) -> V | None:
+    """What a wrapper hands back (accelerator.prepare, DDP, torch.compile...): what it was given,
+    when that is a known object (one value, or a tuple of several)."""
+    vals = [a for a in args if isinstance(a, V)]
+    if not vals or not any(v.objs for v in vals):
+        return None
+    if len(vals) == 1:
+        return vals[0]
+    return make_tuple(vals, None)

@@ -25,8 +25,11 @@ from __future__ import annotations
 import ast
 import re
 
+from ..interp.core import Core
 from ..interp.objects import MAYBE, TRAINABLE, ModuleObj, Site, Unit, module_value
+from ..interp.semantics import ModuleExtension
 from ..interp.values import V
+from ..torch import leaves
 
 # qualified name -> (position, keyword) of the model argument, and of the configuration
 _GET_PEFT_MODEL = ((0, "model"), (1, "peft_config"))
@@ -48,43 +51,45 @@ def _arg(args, kwargs, where):
     return v if isinstance(v, V) else None
 
 
-class AdapterOps:
-    """A mixin of Interpreter (interpreter.py)."""
-
-    def peft_adapters(self, qual: str, args, kwargs, node) -> V | None:
-        where = ADAPTER_FUNCTIONS.get(qual)
-        if where is None:
-            return None
-        model_at, config_at = where
-        given = _arg(args, kwargs, model_at)
-        mods = given.of(ModuleObj) if given is not None else ()
-        if len(mods) != 1:
-            return None
-        cfg = _arg(args, kwargs, config_at)
-        if cfg is not None and self._prompt_learning(cfg):
-            return None
-        (m,) = mods
-        for u in m.units():
-            if u.frozen == TRAINABLE:
-                u.frozen = MAYBE  # frozen unless the configuration keeps it trainable
-        site = Site(self.sf, node)
-        unit = Unit(Unit.PARAM, "adapters", site, self.seq(), count=None)
-        m.register(ADAPTERS_KEY, unit)
-        self.note_new_units([unit], node)
-        return module_value(m)
-
-    def _prompt_learning(self, cfg: V) -> bool:
-        """The configuration is visibly made by a prompt-learning class (`PrefixTuningConfig(...)`)."""
-        made = cfg.site
-        if isinstance(made, ast.Call):
-            name = self.sf.segment(made.func) or ""
-            return bool(_PROMPT_LEARNING.search(name))
-        return False
+def peft_adapters(ip: Core, qual: str, args, kwargs, node) -> V | None:
+    where = ADAPTER_FUNCTIONS.get(qual)
+    if where is None:
+        return None
+    model_at, config_at = where
+    given = _arg(args, kwargs, model_at)
+    mods = given.of(ModuleObj) if given is not None else ()
+    if len(mods) != 1:
+        return None
+    cfg = _arg(args, kwargs, config_at)
+    if cfg is not None and _prompt_learning(ip, cfg):
+        return None
+    (m,) = mods
+    for u in m.units():
+        if u.frozen == TRAINABLE:
+            u.frozen = MAYBE  # frozen unless the configuration keeps it trainable
+    site = Site(ip.st.sf, node)
+    unit = Unit(Unit.PARAM, "adapters", site, ip.seq(), count=None)
+    m.register(ADAPTERS_KEY, unit)
+    leaves.note_new_units(ip, [unit], node)
+    return module_value(m)
 
 
-def with_adapters(m: ModuleObj, out: V) -> V:
+def _prompt_learning(ip: Core, cfg: V) -> bool:
+    """The configuration is visibly made by a prompt-learning class (`PrefixTuningConfig(...)`)."""
+    made = cfg.site
+    if isinstance(made, ast.Call):
+        name = ip.st.sf.segment(made.func) or ""
+        return bool(_PROMPT_LEARNING.search(name))
+    return False
+
+
+def with_adapters(ip: Core, m: ModuleObj, out: V) -> V:
     """A forward of a model with adapters: they get gradient when its own parameters do."""
     unit = m.children.get(ADAPTERS_KEY)
     if not isinstance(unit, Unit) or unit in out.org or not (out.org & set(m.units())):
         return out
     return out.replace(org=out.org | {unit})
+
+
+# a forward of a model with adapters (the semantics tables' nn.Module extension)
+ADAPTERS = ModuleExtension(result=with_adapters)

@@ -12,15 +12,19 @@
   model's parameters that require grad, and per batch runs compute_loss, backward, step, zero_grad.
 - DeepSpeed: `deepspeed.initialize(model=..., model_parameters=...)` gives an engine that wraps
   the model and owns an optimizer; `engine.backward(loss)` and `engine.step()`.
-  (`accelerator.backward` and `fabric.backward` are backward calls already, see calls.py.)
+- accelerate, Fabric: `accelerator.backward(loss)`, `fabric.backward(loss)` are backward calls;
+  `accelerator.prepare(model, optimizer, ...)` gives back what it was given.
 
-A mixin of Interpreter (interpreter.py): every rule applies inside these steps as in a loop.
+Handlers of the semantics tables (libraries/register.py): every rule applies inside these steps
+as in a loop.
 """
 
 from __future__ import annotations
 
 import ast
 
+from ..interp import recording
+from ..interp.core import Core
 from ..interp.objects import (
     FROZEN,
     ClassObj,
@@ -35,7 +39,10 @@ from ..interp.objects import (
     module_value,
     next_oid,
 )
-from ..interp.values import NONE, UNKNOWN, Kind, V, make_tuple
+from ..interp.semantics import ModuleExtension
+from ..interp.trace import EventKind
+from ..interp.values import NONE, UNKNOWN, Kind, V, make_tuple, passthrough
+from ..torch import modules, optimizers
 
 LIGHTNING = "lightning"
 HF_TRAINER = "hf_trainer"
@@ -59,228 +66,271 @@ def framework_of(cls: ClassObj) -> str | None:
     return None
 
 
-class FrameworkOps:
-    # ------------------------------------------------------------ entry points (hooks)
-
-    def framework_module_method(self, m: ModuleObj, name, args, kwargs, node) -> V | None:
-        """Methods a framework gives a module: LightningModule's, a DeepSpeed engine's."""
-        engine = getattr(self, "_ds_engines", {}).get(m.oid)
-        if engine is not None:
-            if name == "backward" and args:
-                self.do_backward(args[0], node, loss_node=node.args[0] if node.args else None)
-                return NONE
-            if name == "step":
-                self._framework_step(engine, node, "deepspeed")
-                self.event("zero_grad", node, engine, detail="deepspeed")
-                return NONE
-            if name == "zero_grad":
-                self.event("zero_grad", node, engine)
-                return NONE
-        if m.cls is None or framework_of(m.cls) != LIGHTNING:
-            return None
-        if name == "optimizers":
-            opts = m.attrs.get(_OPTIMIZERS_KEY)
-            if opts is None:
-                opts = self._configure_optimizers(m, node)
-            optims = opts[0]
-            if not optims:
-                return UNKNOWN
-            if len(optims) == 1:
-                return V(Kind.OPTIM, frozenset(optims))
-            return make_tuple([V(Kind.OPTIM, frozenset((o,))) for o in optims], node)
-        if name == "lr_schedulers":
-            opts = m.attrs.get(_OPTIMIZERS_KEY)
-            scheds = opts[1] if opts is not None else []
-            if not scheds:
-                return NONE
-            if len(scheds) == 1:
-                return V(Kind.SCHED, frozenset(scheds))
-            return make_tuple([V(Kind.SCHED, frozenset((s,))) for s in scheds], node)
-        if name == "manual_backward" and args:
-            self.do_backward(args[0], node, loss_node=node.args[0] if node.args else None)
+def framework_module_method(ip: Core, m: ModuleObj, name, args, kwargs, node) -> V | None:
+    """Methods a framework gives a module: LightningModule's, a DeepSpeed engine's."""
+    engine = ip.st.ds_engines.get(m.oid)
+    if engine is not None:
+        if name == "backward" and args:
+            recording.do_backward(ip, args[0], node, loss_node=node.args[0] if node.args else None)
             return NONE
-        if name in ("log", "log_dict", "print", "save_hyperparameters", "toggle_optimizer", "untoggle_optimizer"):
+        if name == "step":
+            _framework_step(ip, engine, node, "deepspeed")
+            ip.event(EventKind.ZERO_GRAD, node, engine, detail="deepspeed")
             return NONE
-        if name in ("clip_gradients",):
-            self.event("clip", node, args[0] if args else None, detail=name)
+        if name == "zero_grad":
+            ip.event(EventKind.ZERO_GRAD, node, engine)
             return NONE
+    if m.cls is None or framework_of(m.cls) != LIGHTNING:
         return None
+    if name == "optimizers":
+        opts = m.attrs.get(_OPTIMIZERS_KEY)
+        if opts is None:
+            opts = _configure_optimizers(ip, m, node)
+        optims = opts[0]
+        if not optims:
+            return UNKNOWN
+        if len(optims) == 1:
+            return V(Kind.OPTIM, frozenset(optims))
+        return make_tuple([V(Kind.OPTIM, frozenset((o,))) for o in optims], node)
+    if name == "lr_schedulers":
+        opts = m.attrs.get(_OPTIMIZERS_KEY)
+        scheds = opts[1] if opts is not None else []
+        if not scheds:
+            return NONE
+        if len(scheds) == 1:
+            return V(Kind.SCHED, frozenset(scheds))
+        return make_tuple([V(Kind.SCHED, frozenset((s,))) for s in scheds], node)
+    if name == "manual_backward" and args:
+        recording.do_backward(ip, args[0], node, loss_node=node.args[0] if node.args else None)
+        return NONE
+    if name in ("log", "log_dict", "print", "save_hyperparameters", "toggle_optimizer", "untoggle_optimizer"):
+        return NONE
+    if name in ("clip_gradients",):
+        ip.event(EventKind.CLIP, node, args[0] if args else None, detail=name)
+        return NONE
+    return None
 
-    def framework_call(self, qual: str, args, kwargs, node) -> V | None:
-        """`deepspeed.initialize(model=..., model_parameters=...)`: (engine, optimizer, loader, scheduler)."""
-        if qual not in ("deepspeed.initialize",):
-            return None
-        model = kwargs.get("model", args[1] if len(args) > 1 else None)
-        params = kwargs.get("model_parameters")
-        mods = model.of(ModuleObj) if isinstance(model, V) else []
-        if not mods:
-            return None
-        if params is None:
-            params = self.module_method(mods[0], "parameters", [], {}, node, None, model)
-        opt = self.make_optimizer("deepspeed.DeepSpeedOptimizer", [params], {}, node, None)
-        for o in opt.of(OptimObj):
-            o.label = "optimizer"
-            for m in mods:
-                if not hasattr(self, "_ds_engines"):
-                    self._ds_engines = {}
-                self._ds_engines[m.oid] = o
-        return make_tuple([model, opt, UNKNOWN, UNKNOWN], node)
 
-    def framework_unknown_method(self, recv: V, name, args, kwargs, node) -> V | None:
-        """`trainer.fit(model, ...)` (Lightning) and `trainer.train()` (a HuggingFace Trainer subclass)."""
-        if name == "fit":
-            for a in list(args) + list(kwargs.values()):
-                if not isinstance(a, V):
+def framework_call(ip: Core, qual: str, args, kwargs, node) -> V | None:
+    """`deepspeed.initialize(model=..., model_parameters=...)`: (engine, optimizer, loader, scheduler)."""
+    if qual not in ("deepspeed.initialize",):
+        return None
+    model = kwargs.get("model", args[1] if len(args) > 1 else None)
+    params = kwargs.get("model_parameters")
+    mods = model.of(ModuleObj) if isinstance(model, V) else []
+    if not mods:
+        return None
+    if params is None:
+        params = modules.module_method(ip, mods[0], "parameters", [], {}, node, None, model)
+    opt = optimizers.make_optimizer(ip, "deepspeed.DeepSpeedOptimizer", [params], {}, node, None)
+    for o in opt.of(OptimObj):
+        o.label = "optimizer"
+        for m in mods:
+            ip.st.ds_engines[m.oid] = o
+    return make_tuple([model, opt, UNKNOWN, UNKNOWN], node)
+
+
+def framework_unknown_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
+    """`trainer.fit(model, ...)` (Lightning) and `trainer.train()` (a HuggingFace Trainer subclass)."""
+    if name == "fit":
+        for a in list(args) + list(kwargs.values()):
+            if not isinstance(a, V):
+                continue
+            for m in a.of(ModuleObj):
+                if m.cls is not None and framework_of(m.cls) == LIGHTNING:
+                    run_lightning(ip, m, node)
+                    return NONE
+    return None
+
+
+def framework_instance_method(ip: Core, inst: InstanceObj, name, args, kwargs, node) -> V | None:
+    if name == "train" and framework_of(inst.cls) == HF_TRAINER and inst.cls.lookup("train") is None:
+        run_hf_trainer(ip, inst, node)
+        return NONE
+    return None
+
+
+def framework_init(ip: Core, cls: ClassObj, recv: V, args, kwargs):
+    """A HuggingFace Trainer subclass keeps the model it is given (Trainer.__init__ is not seen)."""
+    if framework_of(cls) != HF_TRAINER:
+        return
+    model = kwargs.get("model", args[0] if args else None)
+    for inst in recv.of(InstanceObj):
+        if isinstance(model, V) and "model" not in inst.attrs:
+            inst.attrs["model"] = model
+
+
+def run_frameworks(ip: Core, scope):
+    """Framework classes of the file whose step nothing ran: run it on a symbolic instance."""
+    for v in list(scope.globals.values()):
+        for cls in v.objs:
+            if not isinstance(cls, ClassObj) or cls.scope is not scope:
+                continue
+            kind = framework_of(cls)
+            if kind == LIGHTNING and cls.lookup("training_step") is not None:
+                fn = cls.lookup("training_step")
+                if fn.interpreted:
                     continue
-                for m in a.of(ModuleObj):
-                    if m.cls is not None and framework_of(m.cls) == LIGHTNING:
-                        self.run_lightning(m, node)
-                        return NONE
-        return None
-
-    def framework_instance_method(self, inst: InstanceObj, name, args, kwargs, node) -> V | None:
-        if name == "train" and framework_of(inst.cls) == HF_TRAINER and inst.cls.lookup("train") is None:
-            self.run_hf_trainer(inst, node)
-            return NONE
-        return None
-
-    def framework_init(self, cls: ClassObj, recv: V, args, kwargs):
-        """A HuggingFace Trainer subclass keeps the model it is given (Trainer.__init__ is not seen)."""
-        if framework_of(cls) != HF_TRAINER:
-            return
-        model = kwargs.get("model", args[0] if args else None)
-        for inst in recv.of(InstanceObj):
-            if isinstance(model, V) and "model" not in inst.attrs:
-                inst.attrs["model"] = model
-
-    def run_frameworks(self, scope):
-        """Framework classes of the file whose step nothing ran: run it on a symbolic instance."""
-        for v in list(scope.globals.values()):
-            for cls in v.objs:
-                if not isinstance(cls, ClassObj) or cls.scope is not scope:
+                _framework_root(ip, cls)
+                inst = ip.symbolic_instance(cls, Site(scope.sf, cls.node))
+                for m in inst.of(ModuleObj):
+                    run_lightning(ip, m, cls.node)
+            elif kind == HF_TRAINER and cls.lookup("compute_loss") is not None:
+                if cls.lookup("compute_loss").interpreted:
                     continue
-                kind = framework_of(cls)
-                if kind == LIGHTNING and cls.lookup("training_step") is not None:
-                    fn = cls.lookup("training_step")
-                    if fn.interpreted:
-                        continue
-                    self._framework_root(cls)
-                    inst = self.symbolic_instance(cls, Site(scope.sf, cls.node))
-                    for m in inst.of(ModuleObj):
-                        self.run_lightning(m, cls.node)
-                elif kind == HF_TRAINER and cls.lookup("compute_loss") is not None:
-                    if cls.lookup("compute_loss").interpreted:
-                        continue
-                    self._framework_root(cls)
-                    inst = self.symbolic_instance(cls, Site(scope.sf, cls.node))
-                    for o in inst.of(InstanceObj):
-                        self.run_hf_trainer(o, cls.node)
+                _framework_root(ip, cls)
+                inst = ip.symbolic_instance(cls, Site(scope.sf, cls.node))
+                for o in inst.of(InstanceObj):
+                    run_hf_trainer(ip, o, cls.node)
 
-    def _framework_step(self, o: OptimObj, node, detail):
-        """The optimizer step the framework runs (as `optimizer.step()` would be recorded)."""
-        self.event("step", node, o, detail=detail, units=o.units())
-        self.stepped(o, node)
 
-    # ------------------------------------------------------------ Lightning
+def _framework_step(ip: Core, o: OptimObj, node, detail):
+    """The optimizer step the framework runs (as `optimizer.step()` would be recorded)."""
+    ip.event(EventKind.STEP, node, o, detail=detail, units=o.units())
+    recording.stepped(ip, o, node)
 
-    def _framework_root(self, cls):
-        from ..interp.frames import SYMBOLIC_BUDGET
 
-        self.root_index += 1
-        self.ctx = (("root", self.root_index),)
-        self.nograd = None
-        self.grad_known = True
-        self.cond = 0
-        self.root_start = self.steps
-        self.root_budget = SYMBOLIC_BUDGET
+def _framework_root(ip: Core, cls):
+    from ..interp.frames import SYMBOLIC_BUDGET
 
-    def _configure_optimizers(self, m: ModuleObj, node):
-        fn = m.cls.lookup("configure_optimizers")
-        optims, scheds = [], []
-        if fn is not None:
-            out = self.call_function(fn, [], {}, fn.node, self_v=module_value(m))
-            _collect(out, optims, scheds, 0)
-        m.attrs[_OPTIMIZERS_KEY] = (optims, scheds)
-        return optims, scheds
+    ip.st.root_index += 1
+    ip.st.ctx = (("root", ip.st.root_index),)
+    ip.st.nograd = None
+    ip.st.grad_known = True
+    ip.st.cond = 0
+    ip.st.root_start = ip.st.steps
+    ip.st.root_budget = SYMBOLIC_BUDGET
 
-    def run_lightning(self, m: ModuleObj, node):
-        step = m.cls.lookup("training_step")
-        if step is None:
+
+def _configure_optimizers(ip: Core, m: ModuleObj, node):
+    fn = m.cls.lookup("configure_optimizers")
+    optims, scheds = [], []
+    if fn is not None:
+        out = ip.call_function(fn, [], {}, fn.node, self_v=module_value(m))
+        _collect(out, optims, scheds, 0)
+    m.attrs[_OPTIMIZERS_KEY] = (optims, scheds)
+    return optims, scheds
+
+
+def run_lightning(ip: Core, m: ModuleObj, node):
+    step = m.cls.lookup("training_step")
+    if step is None:
+        return
+    optims, scheds = m.attrs.get(_OPTIMIZERS_KEY) or _configure_optimizers(ip, m, node)
+    flag = m.attrs.get("automatic_optimization") or m.cls.lookup_attr("automatic_optimization")
+    manual = flag is not None and flag.const is False
+    site = Site(step.scope.sf, step.node)
+    batch = ip.sym_value("batch", site)
+    idx = V(Kind.NUMBER)
+    outer = ip.st.ctx
+    # one iteration of Lightning's loop, placed on training_step
+    ip.st.ctx = outer + (("loop", step.node, ip.seq(), step.scope.sf, 0, next_oid()),)
+    saved_sf = ip.st.sf
+    try:
+        ip.st.sf = step.scope.sf
+        if manual:
+            ip.call_function(step, [batch, idx], {}, step.node, self_v=module_value(m))
             return
-        optims, scheds = m.attrs.get(_OPTIMIZERS_KEY) or self._configure_optimizers(m, node)
-        flag = m.attrs.get("automatic_optimization") or m.cls.lookup_attr("automatic_optimization")
-        manual = flag is not None and flag.const is False
-        site = Site(step.scope.sf, step.node)
-        batch = self.sym_value("batch", site)
-        idx = V(Kind.NUMBER)
-        outer = self.ctx
-        # one iteration of Lightning's loop, placed on training_step
-        self.ctx = outer + (("loop", step.node, self.seq(), step.scope.sf, 0, next_oid()),)
-        saved_sf = self.sf
-        try:
-            self.sf = step.scope.sf
-            if manual:
-                self.call_function(step, [batch, idx], {}, step.node, self_v=module_value(m))
-                return
-            targets = optims or [None]
-            for o in optims:
-                if o.label.startswith("<"):
-                    o.label = "the optimizer of configure_optimizers"
-            for o in targets:
-                if o is not None:
-                    self.event("zero_grad", step.node, o, detail="lightning")
-                out = self.call_function(step, [batch, idx], {}, step.node, self_v=module_value(m))
-                loss = _loss_of(out)
-                ret = _return_node(step.node)
-                if loss is not None and (loss.k & Kind.TENSOR or loss.carries):
-                    self.sf = step.scope.sf
-                    self.do_backward(loss, ret or step.node, loss_node=ret.value if ret is not None else None)
-                if o is not None:
-                    self._framework_step(o, ret or step.node, "lightning")
-                for s in scheds:
-                    self.event("sched_step", ret or step.node, s, detail="lightning")
-        finally:
-            self.ctx = outer
-            self.sf = saved_sf
-
-    # ------------------------------------------------------------ HuggingFace Trainer
-
-    def run_hf_trainer(self, inst: InstanceObj, node):
-        fn = inst.cls.lookup("compute_loss")
-        if fn is None:
-            return
-        model = inst.attrs.get("model")
-        site = Site(fn.scope.sf, fn.node)
-        if model is None or not model.of(ModuleObj):
-            model = self.sym_value("model", site)
-        saved_sf = self.sf
-        opt = None
-        mods = model.of(ModuleObj)
-        if mods:
-            # Trainer.create_optimizer, once before the loop: AdamW over the parameters that require grad
-            units = frozenset(u for m in mods for u in m.units() if u.frozen != FROZEN)
-            pi = PIter(units, exact=True, sources=frozenset(mods), filtered=True, site=site)
-            self.sf = fn.scope.sf
-            ov = self.make_optimizer("torch.optim.AdamW", [V(Kind.PARAMS, frozenset((pi,)))], {}, _at(fn.node), None)
-            opt = next(iter(ov.of(OptimObj)), None)
-            if opt is not None:
-                opt.label = "Trainer's optimizer"
-        outer = self.ctx
-        self.ctx = outer + (("loop", fn.node, self.seq(), fn.scope.sf, 0, next_oid()),)
-        try:
-            inputs = self.sym_value("inputs", site)
-            out = self.call_function(fn, [model, inputs], {}, fn.node, self_v=V(Kind.INST, frozenset((inst,))))
+        targets = optims or [None]
+        for o in optims:
+            if o.label.startswith("<"):
+                o.label = "the optimizer of configure_optimizers"
+        for o in targets:
+            if o is not None:
+                ip.event(EventKind.ZERO_GRAD, step.node, o, detail="lightning")
+            out = ip.call_function(step, [batch, idx], {}, step.node, self_v=module_value(m))
             loss = _loss_of(out)
-            ret = _return_node(fn.node)
-            self.sf = fn.scope.sf
+            ret = _return_node(step.node)
             if loss is not None and (loss.k & Kind.TENSOR or loss.carries):
-                self.do_backward(loss, ret or fn.node, loss_node=_loss_expr(ret.value) if ret is not None else None)
-            if opt is not None:
-                self._framework_step(opt, ret or fn.node, "hf_trainer")
-                self.event("zero_grad", ret or fn.node, opt, detail="hf_trainer")
-        finally:
-            self.ctx = outer
-            self.sf = saved_sf
+                ip.st.sf = step.scope.sf
+                recording.do_backward(ip, loss, ret or step.node, loss_node=ret.value if ret is not None else None)
+            if o is not None:
+                _framework_step(ip, o, ret or step.node, "lightning")
+            for s in scheds:
+                ip.event(EventKind.SCHED_STEP, ret or step.node, s, detail="lightning")
+    finally:
+        ip.st.ctx = outer
+        ip.st.sf = saved_sf
+
+
+def run_hf_trainer(ip: Core, inst: InstanceObj, node):
+    fn = inst.cls.lookup("compute_loss")
+    if fn is None:
+        return
+    model = inst.attrs.get("model")
+    site = Site(fn.scope.sf, fn.node)
+    if model is None or not model.of(ModuleObj):
+        model = ip.sym_value("model", site)
+    saved_sf = ip.st.sf
+    opt = None
+    mods = model.of(ModuleObj)
+    if mods:
+        # Trainer.create_optimizer, once before the loop: AdamW over the parameters that require grad
+        units = frozenset(u for m in mods for u in m.units() if u.frozen != FROZEN)
+        pi = PIter(units, exact=True, sources=frozenset(mods), filtered=True, site=site)
+        ip.st.sf = fn.scope.sf
+        ov = optimizers.make_optimizer(
+            ip, "torch.optim.AdamW", [V(Kind.PARAMS, frozenset((pi,)))], {}, _at(fn.node), None
+        )
+        opt = next(iter(ov.of(OptimObj)), None)
+        if opt is not None:
+            opt.label = "Trainer's optimizer"
+    outer = ip.st.ctx
+    ip.st.ctx = outer + (("loop", fn.node, ip.seq(), fn.scope.sf, 0, next_oid()),)
+    try:
+        inputs = ip.sym_value("inputs", site)
+        out = ip.call_function(fn, [model, inputs], {}, fn.node, self_v=V(Kind.INST, frozenset((inst,))))
+        loss = _loss_of(out)
+        ret = _return_node(fn.node)
+        ip.st.sf = fn.scope.sf
+        if loss is not None and (loss.k & Kind.TENSOR or loss.carries):
+            recording.do_backward(
+                ip, loss, ret or fn.node, loss_node=_loss_expr(ret.value) if ret is not None else None
+            )
+        if opt is not None:
+            _framework_step(ip, opt, ret or fn.node, "hf_trainer")
+            ip.event(EventKind.ZERO_GRAD, ret or fn.node, opt, detail="hf_trainer")
+    finally:
+        ip.st.ctx = outer
+        ip.st.sf = saved_sf
+
+
+# ---------------------------------------------------------------- entries of the semantics tables
+
+# methods that give back what they were given (`model, opt = accelerator.prepare(model, opt)`)
+WRAPPING_METHODS = {
+    "prepare",
+    "prepare_model",
+    "prepare_optimizer",
+    "prepare_scheduler",
+    "setup",
+    "setup_module",
+    "setup_optimizers",
+    "wrap",
+    "to_device",
+}
+
+
+def framework_fallback(ip: Core, qual, args, kwargs, node, env) -> V | None:
+    return framework_call(ip, qual, args, kwargs, node)
+
+
+def backward_call(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
+    """`accelerator.backward(loss)`, `fabric.backward(loss)`, `self.manual_backward(loss)`."""
+    if name == "backward" and args and isinstance(args[0], V) and (args[0].k & Kind.TENSOR or args[0].carries):
+        recording.do_backward(ip, args[0], node, loss_node=node.args[0])
+        return NONE
+    if name == "manual_backward" and args and isinstance(args[0], V):
+        recording.do_backward(ip, args[0], node, loss_node=node.args[0])
+        return NONE
+    return None
+
+
+def wrapping_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
+    return passthrough(args) if name in WRAPPING_METHODS else None
+
+
+FRAMEWORK_MODULES = ModuleExtension(method=framework_module_method)
 
 
 def _collect(v: V, optims: list, scheds: list, depth: int):

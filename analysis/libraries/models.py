@@ -17,11 +17,18 @@ import ast
 import time
 
 from .. import __version__
+from ..interp.frames import Frame
+from ..interp.interpreter import Interpreter
+from ..interp.objects import ClassObj, DictObj, FuncObj, ModuleObj, Site, SymObj, TensorObj, Unit, module_value
+from ..interp.state import LibraryMode
+from ..interp.values import NONE, Kind, V, const, join
+from ..ops import torch_api as T
 from ..source.program import Program, SourceFile
 from . import tables as L
 from .environment import PythonEnv
+from .register import semantics
 from .shapes import OPAQUE_KEY, LibModel, MethodEffect, Shape
-from .site_index import Definition, SiteIndex
+from .site_index import Definition, SiteIndex, find_node
 from .summary_cache import SummaryCache, file_digest
 
 SUMMARY_BUDGET = 30000  # statements to summarise one class (init, forward, methods)
@@ -81,26 +88,20 @@ class Summarizer:
         self.steps = 0
 
     def _interp(self, path: str):
-        from ..interp.frames import Frame
-        from ..interp.interpreter import Interpreter
-        from ..interp.objects import Site
 
         sf = self.program.load(path)
         if sf is None:
             return None, None
-        interp = Interpreter(self.program, sf, budget=SUMMARY_BUDGET)
-        interp.library_mode = True
-        interp.lib_init_cond = {}
-        interp.lib_conditional = set()
-        interp.root_budget = SUMMARY_BUDGET
+        interp = Interpreter(self.program, sf, semantics(), budget=SUMMARY_BUDGET, library=LibraryMode())
+        st = interp.st
+        st.root_budget = SUMMARY_BUDGET
         scope = interp.module_scope(sf, sf.modname or "<library>")
-        interp.root_index = 1
-        interp.ctx = (("root", 1),)
+        st.root_index = 1
+        st.ctx = (("root", 1),)
         interp.exec_module(scope)
-        interp.sf = sf
-        interp.stack = [Frame(None, scope, (), None, frozenset(), label="<library>")]
-        interp.root_start = interp.steps
-        interp._library_site = Site(sf, sf.tree)
+        st.sf = sf
+        st.stack = [Frame(None, scope, (), None, frozenset(), label="<library>")]
+        st.root_start = st.steps
         return interp, scope
 
     def _defined(self, defn: Definition, kind) -> tuple:
@@ -114,7 +115,6 @@ class Summarizer:
         return interp, [o for o in (v.objs if v is not None else ()) if isinstance(o, kind)]
 
     def class_shape(self, defn: Definition) -> Shape | None:
-        from ..interp.objects import ClassObj
 
         interp, classes = self._defined(defn, ClassObj)
         if not classes or not classes[0].is_module:
@@ -129,7 +129,6 @@ class Summarizer:
         return self._extract(interp, mv, defn)
 
     def factory_shape(self, defn: Definition, args=(), kwargs=None) -> Shape | None:
-        from ..interp.objects import FuncObj
 
         interp, fns = self._defined(defn, FuncObj)
         if not fns:
@@ -145,14 +144,13 @@ class Summarizer:
         return self._extract(interp, mv, defn)
 
     def _extract(self, interp, mv, defn: Definition) -> Shape | None:
-        from ..interp.objects import ModuleObj
 
         mods = [o for o in mv.objs if isinstance(o, ModuleObj)]
-        self.steps += interp.steps
+        self.steps += interp.st.steps
         if len(mods) != 1:
             return None
         m = mods[0]
-        cond = interp.lib_conditional
+        cond = interp.library.conditional
         paths = {oid: _norm_path(p) for oid, p in _unit_paths(m).items()}
         forward = None
         weak = ()
@@ -192,7 +190,6 @@ class Summarizer:
 
     def _effect(self, interp, m, name, args, kwargs) -> MethodEffect:
         """What a structural method does to the module: children set anew, the child it returns."""
-        from ..interp.objects import ModuleObj
 
         before = {id(c) for c in m.children.values()}
         res = self._run(interp, m, name, args, kwargs)
@@ -201,7 +198,7 @@ class Summarizer:
             if base is None or not any(id(c) not in before for _, c in group if isinstance(c, ModuleObj)):
                 continue
             if len(group) == 1:
-                replaced.append((base, _shape(group[0][1], {}, "", interp.lib_conditional)))
+                replaced.append((base, _shape(group[0][1], {}, "", interp.library.conditional)))
             else:
                 replaced.append((base, Shape("module", opaque=True)))  # one of several: structure unknown
         returns = None
@@ -214,7 +211,6 @@ class Summarizer:
     def call_effect(self, cls_defn: Definition, name: str, args=(), kwargs=None) -> MethodEffect | None:
         """A structural method called with constant arguments (`reset_classifier(3)`), on a fresh
         symbolic instance of the class."""
-        from ..interp.objects import ClassObj, ModuleObj
 
         interp, classes = self._defined(cls_defn, ClassObj)
         if not classes or not classes[0].is_module or classes[0].lookup(name) is None:
@@ -231,32 +227,29 @@ class Summarizer:
 
     def _run(self, interp, m, name, args=None, kwargs=None):
         """Run a method of the summarised module on symbolic arguments; None when it cannot be."""
-        from ..interp.objects import module_value
 
         fn = m.cls.lookup(name) if m.cls is not None else None
         if fn is None:
             return None
         if args is None:
             args, kwargs = _symbolic_args(interp, fn, fn.node, tensors=True)
-        start = interp.steps
-        interp.root_start = interp.steps
+        start = interp.st.steps
+        interp.st.root_start = interp.st.steps
         try:
             out = interp.call_function(fn, args, kwargs, _call_node(fn.node), self_v=module_value(m))
         except RecursionError:
             return None
-        if interp.steps - start > SUMMARY_BUDGET or (interp.trace.incomplete and not (out.org or out.objs)):
+        if interp.st.steps - start > SUMMARY_BUDGET or (interp.st.trace.incomplete and not (out.org or out.objs)):
             return None
         return out
 
 
 def _lazy_kind():
-    from ..interp.values import Kind
 
     return Kind.LAZY
 
 
 def _const(c):
-    from ..interp.values import const
 
     return const(c)
 
@@ -271,8 +264,6 @@ def _call_node(node):
 def _symbolic_args(interp, fn, node, self_arg=True, tensors=False):
     """Arguments for a symbolic run: parameters without defaults are unknown values (symbolic
     objects, or data tensors that may be None for a forward); defaults are kept."""
-    from ..interp.objects import Site, TensorObj
-    from ..interp.values import NONE, Kind, V, join
 
     if fn is None:
         return [], {}
@@ -308,7 +299,6 @@ def _symbolic_args(interp, fn, node, self_arg=True, tensors=False):
 
 def _unit_paths(m) -> dict:
     """oid of every parameter leaf (and opaque stand-in) under `m` -> its dotted path."""
-    from ..interp.objects import ModuleObj, Unit
 
     out: dict = {}
     stack = [(m, "")]
@@ -329,7 +319,6 @@ def _unit_paths(m) -> dict:
 
 
 def _module_path(root, target) -> str | None:
-    from ..interp.objects import ModuleObj
 
     stack = [(root, "")]
     seen = set()
@@ -348,8 +337,6 @@ def _module_path(root, target) -> str | None:
 
 def _maybe_module(v) -> bool:
     """A value stored on a module that may be a module the engine did not see being made."""
-    from ..interp.objects import SymObj
-    from ..interp.values import Kind
 
     if not (v.k & Kind.UNKNOWN) or v.k & (Kind.NUMBER | Kind.STR | Kind.NONE | Kind.TENSOR):
         return False
@@ -372,7 +359,6 @@ def _norm_path(path: str) -> str:
 
 def _under_conditional(root, path: str, cond) -> bool:
     """The unit at `path` hangs under an attribute set under an undecided condition."""
-    from ..interp.objects import ModuleObj
 
     cur = root
     for part in path.split(".")[:-1]:
@@ -396,8 +382,6 @@ def _candidates(m):
 
 
 def _shape(m, seen: dict, path: str, cond=frozenset()) -> Shape:
-    from ..interp.objects import ModuleObj, Unit
-    from ..ops import torch_api as T
 
     seen[m.oid] = path
     params, children, aliases, maybe = [], [], [], []
@@ -458,7 +442,6 @@ def _shape(m, seen: dict, path: str, cond=frozenset()) -> Shape:
 
 def _ties(m) -> tuple:
     """`_tied_weights_keys = {"lm_head.weight": "transformer.wte.weight"}` (transformers 5)."""
-    from ..interp.objects import DictObj
 
     if m.cls is None:
         return ()
@@ -537,7 +520,7 @@ class LibraryModels:
         if depth > _MAX_FOLLOW or defn.kind != "class":
             return None
         b = self.index.bindings(defn.path)
-        node = _find_node(b, defn) if b is not None else None
+        node = find_node(b, defn) if b is not None else None
         if node is None:
             return None
         answers = []
@@ -546,7 +529,7 @@ class LibraryModels:
             if q is None:
                 answers.append(None)
                 continue
-            q = _canonical_torch(q)
+            q = T.strip_torch_alias(q)
             if q in _TORCH_MODULE or (
                 q.startswith("torch.nn.")
                 and q.rsplit(".", 1)[-1][:1].isupper()
@@ -573,7 +556,7 @@ class LibraryModels:
         if depth > 3:
             return None
         b = self.index.bindings(defn.path)
-        node = _find_node(b, defn) if b is not None else None
+        node = find_node(b, defn) if b is not None else None
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
         if node.returns is not None:
@@ -792,17 +775,3 @@ def _json_args(args, kwargs) -> str:
         return json.dumps([list(args), sorted((kwargs or {}).items())], sort_keys=True, default=repr)
     except (TypeError, ValueError):
         return repr((args, kwargs))
-
-
-def _find_node(b, defn: Definition):
-    name = defn.qual.rsplit(".", 1)[-1]
-    d = b.defs.get(name)
-    if d is None:
-        return None
-    return d[1]
-
-
-def _canonical_torch(q: str) -> str:
-    from ..ops import torch_api as T
-
-    return T.strip_torch_alias(q)

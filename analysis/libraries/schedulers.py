@@ -17,6 +17,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from ..ops import torch_api as T
+from .site_index import find_node
+
 PLATEAU = "ReduceLROnPlateau"
 UNKNOWN = ""  # a schedule picked by a name the engine cannot read
 
@@ -69,13 +72,11 @@ def table_factory(qual: str) -> SchedulerFactory | None:
 def source_factory(libs, qual: str) -> SchedulerFactory | None:
     """From the installed source: every return builds one torch scheduler class over the same
     parameter of the function."""
-    from .models import _canonical_torch, _find_node
-
     defn = libs.define(qual)
     if defn is None or defn.kind != "function":
         return None
     b = libs.index.bindings(defn.path)
-    node = _find_node(b, defn) if b is not None else None
+    node = find_node(b, defn) if b is not None else None
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     params = [a.arg for a in node.args.posonlyargs + node.args.args]
@@ -85,7 +86,7 @@ def source_factory(libs, qual: str) -> SchedulerFactory | None:
         if not isinstance(call, ast.Call):
             return None
         q = libs.index.resolve_expr(defn.path, call.func)
-        q = _canonical_torch(q) if q else None
+        q = T.strip_torch_alias(q) if q else None
         head, _, cls = (q or "").rpartition(".")
         if head != "torch.optim.lr_scheduler":
             return None

@@ -8,7 +8,8 @@ built from it still holds exactly what it holds, and freezing all of it is a pro
 other. Attributes read from an unseen part become opaque submodules carved out of it: the
 optimizers and freezes that held the whole hold the part too.
 
-A mixin of Interpreter (interpreter.py).
+Handlers of the semantics tables (libraries/register.py): the fallback for calls of library names,
+the nn.Module extension for library models, and which library classes are module bases.
 """
 
 from __future__ import annotations
@@ -16,9 +17,14 @@ from __future__ import annotations
 import ast
 import re
 
+from ..interp import results as R
+from ..interp.core import Core
 from ..interp.objects import FROZEN, MAYBE, ModuleObj, OptimObj, Site, TensorObj, Unit, module_value
+from ..interp.semantics import ModuleExtension
 from ..interp.trace import SaveRec
 from ..interp.values import EMPTY, NONE, Flow, Kind, Star, V, join_all, surely_requires_grad
+from ..torch import leaves, modules, optimizers
+from . import adapters
 from .schedulers import table_factory
 from .shapes import OPAQUE_KEY, LibModel, Shape
 from .tables import PLAIN_ATTRS, is_module_base, optimizer_params_arg, worth_asking
@@ -35,324 +41,318 @@ class LibInfo:
         self.carved = carved
 
 
-def is_closed(u: Unit) -> bool:
-    """An opaque leaf standing for a library model's unseen parameters (see the module docstring)."""
-    o = u.owner
-    return u.kind == Unit.OPAQUE and o is not None and getattr(o, "lib", None) is not None
+def libraries(ip: Core):
+    return getattr(ip.st.program, "libraries", None)
 
 
-def freezable(u: Unit) -> bool:
-    return u.kind != Unit.OPAQUE or is_closed(u)
-
-
-class LibraryOps:
-    library_mode = False  # summarising library code (library_models.Summarizer)
-    lib_init_cond: dict = {}  # summarising: module oid -> branch depth when its __init__ began
-    lib_conditional: set = frozenset()  # summarising: (module oid, attr) set under a branch not known
-
-    def note_library_attr(self, m: ModuleObj, attr: str):
-        """Summarising: an attribute set under a condition the summary cannot decide (a config flag)
-        is a part that may not exist."""
-        start = self.lib_init_cond.get(m.oid)
-        if start is not None and self.cond > start:
-            self.lib_conditional.add((m.oid, attr))
-
-    # ------------------------------------------------------------ which calls give library models
-
-    def libraries(self):
-        return getattr(self.program, "libraries", None)
-
-    def library_call(self, qual: str, args, kwargs, node) -> V | None:
-        """`BertForSequenceClassification(config)`, `resnet18()`, `timm.create_model(...)`: a module."""
-        if self.library_mode:
+def library_call(ip: Core, qual: str, args, kwargs, node) -> V | None:
+    """`BertForSequenceClassification(config)`, `resnet18()`, `timm.create_model(...)`: a module."""
+    if ip.library is not None:
+        return None
+    peft = adapters.peft_adapters(ip, qual, args, kwargs, node)
+    if peft is not None:
+        return peft
+    opt = _library_optimizer(ip, qual, args, kwargs, node) or _library_scheduler(ip, qual, args, kwargs, node)
+    if opt is not None:
+        return opt
+    libs = libraries(ip) if worth_asking(qual) else None
+    if libs is None:
+        if not _evidence_says_module(ip, node):
             return None
-        peft = self.peft_adapters(qual, args, kwargs, node)
-        if peft is not None:
-            return peft
-        opt = self._library_optimizer(qual, args, kwargs, node) or self._library_scheduler(qual, args, kwargs, node)
-        if opt is not None:
-            return opt
-        libs = self.libraries() if worth_asking(qual) else None
-        if libs is None:
-            if not self._evidence_says_module(node):
-                return None
-            lm = LibModel(qual, qual, "evidence", note="its parameters are given to a torch optimizer")
-            return self.materialize(lm, args, kwargs, node)
-        consts = [a.const for a in args if isinstance(a, V)]
-        lm = libs.resolve(qual, tuple(c for c in consts[:1] if isinstance(c, str)), _const_kwargs(kwargs))
-        if lm is None:
-            if not self._evidence_says_module(node):
-                return None
-            lm = LibModel(qual, qual, "evidence", note="its parameters are given to a torch optimizer")
-        return self.materialize(lm, args, kwargs, node)
+        lm = LibModel(qual, qual, "evidence", note="its parameters are given to a torch optimizer")
+        return materialize(ip, lm, args, kwargs, node)
+    consts = [a.const for a in args if isinstance(a, V)]
+    lm = libs.resolve(qual, tuple(c for c in consts[:1] if isinstance(c, str)), _const_kwargs(kwargs))
+    if lm is None:
+        if not _evidence_says_module(ip, node):
+            return None
+        lm = LibModel(qual, qual, "evidence", note="its parameters are given to a torch optimizer")
+    return materialize(ip, lm, args, kwargs, node)
 
-    def _library_optimizer(self, qual, args, kwargs, node) -> V | None:
-        """`timm.optim.create_optimizer_v2(model, "adamw")`: an optimizer over the model's parameters
-        (its groups split them, but hold nothing else: what is made later is in none of them)."""
-        where = optimizer_params_arg(qual)
-        if where is None:
-            return None
-        pos, key = where
-        given = kwargs.get(key, args[pos] if len(args) > pos else None)
-        if not isinstance(given, V):
-            return None
-        mods = given.of(ModuleObj)
-        params = given
-        if mods:
-            params = join_all([self.module_method(m, "parameters", [], {}, node, None, module_value(m)) for m in mods])
-        return self.make_optimizer(qual, [params], {}, _bare_call(node), None)
 
-    def _library_scheduler(self, qual, args, kwargs, node) -> V | None:
-        """`get_linear_schedule_with_warmup(optimizer, ...)`: a torch scheduler over that optimizer
-        (library_schedulers.py). Asked only of calls given an optimizer."""
-        given = [a for a in list(args) + list(kwargs.values()) if isinstance(a, V) and a.of(OptimObj)]
-        if not given or not worth_asking(qual):
-            return None
-        libs = self.libraries()
-        fact = (libs.scheduler_factory(qual) if libs is not None else None) or table_factory(qual)
-        if fact is None:
-            return None
-        opt = kwargs.get(fact.keyword, args[fact.position] if len(args) > fact.position else None)
-        if not isinstance(opt, V) or not opt.of(OptimObj):
-            return None
-        cls = fact.torch_class(args, kwargs)
-        # the scheduler's type is the torch class it is; one picked by an unreadable name keeps
-        # the factory's name (GA207 then leaves alone a step() given a metric: a plateau schedule)
-        made = f"torch.optim.lr_scheduler.{cls}" if cls else qual
-        return self.make_scheduler(made, [opt], {}, node)
-
-    def library_base(self, qual: str) -> str | None:
-        """What an imported base class makes a user class: 'base' (a module registering nothing
-        itself: LightningModule, PreTrainedModel), 'module' (a library module: opaque parameters)."""
-        if is_module_base(qual):
-            return "base"
-        if self.library_mode or not worth_asking(qual):
-            return None
-        libs = self.libraries()
-        if libs is None:
-            return None
-        defn = libs.define(qual)
-        if defn is None or defn.kind != "class":
-            return None
-        return "module" if libs.class_is_module(defn) else None
-
-    def _evidence_says_module(self, node) -> bool:
-        """(3) in the code itself: the assigned name's `.parameters()` go to a torch optimizer."""
-        stmt = self.cur_stmt
-        if self.sf is not self.entry or not isinstance(stmt, ast.Assign) or stmt.value is not node:
-            return False
-        targets = [self.sf.segment(t) for t in stmt.targets]
-        # the text test first: walking the file's tree costs more than all the unknown calls it settles
-        src = self.entry.source
-        if not any(f"{t}.parameters()" in src or f"{t}.named_parameters()" in src for t in targets):
-            return False
-        names = _optimized_receivers(self.entry)
-        return any(t in names for t in targets)
-
-    # ------------------------------------------------------------ building
-
-    def materialize(self, lm: LibModel, args, kwargs, node) -> V:
-        site = Site(self.sf, node)
-        seq = self.seq()
-        m = self._build(
-            lm.shape,
-            f"<{(lm.shape.type if lm.shape else lm.qual.rsplit('.', 1)[-1])}>",
-            site,
-            seq,
-            lm,
-            repeated=False,
-            force_opaque=lm.shape is None,
+def _library_optimizer(ip: Core, qual, args, kwargs, node) -> V | None:
+    """`timm.optim.create_optimizer_v2(model, "adamw")`: an optimizer over the model's parameters
+    (its groups split them, but hold nothing else: what is made later is in none of them)."""
+    where = optimizer_params_arg(qual)
+    if where is None:
+        return None
+    pos, key = where
+    given = kwargs.get(key, args[pos] if len(args) > pos else None)
+    if not isinstance(given, V):
+        return None
+    mods = given.of(ModuleObj)
+    params = given
+    if mods:
+        params = join_all(
+            [modules.module_method(ip, m, "parameters", [], {}, node, None, module_value(m)) for m in mods]
         )
-        # what a wrapper is given (a backbone, a model to adapt) is part of it
-        for i, a in enumerate(list(args) + [v for k, v in kwargs.items() if k != "**"]):
-            v = a.value if isinstance(a, Star) else a
-            if not isinstance(v, V):
-                continue
-            for o in v.objs:
-                if isinstance(o, ModuleObj) and o is not m:
-                    m.register(f"<arg{i}>", o)
-        created = m.units()
-        self.note_new_units([u for u in created if u.owner is not None and _inside(u.owner, m)], node)
-        if not hasattr(self.trace, "libraries"):
-            self.trace.libraries = []
-        self.trace.libraries.append(m)
-        return module_value(m)
-
-    def _build(self, shape: Shape | None, label, site, seq, lm=None, repeated=False, force_opaque=False) -> ModuleObj:
-        m = ModuleObj(
-            label,
-            site,
-            seq,
-            qual=(shape.qual if shape is not None and shape.qual else (lm.canonical if lm is not None else None)),
-        )
-        m.lib = LibInfo(lm, shape)
-        if shape is None:
-            _open_opaque(m)
-            return m
-        m.spec = shape.spec or None
-        m.inplace = shape.inplace
-        rep = repeated or shape.repeated
-        for name, frozen in shape.params:
-            u = Unit(Unit.PARAM, name, site, seq, count=1)
-            if frozen:
-                u.frozen = FROZEN
-            if rep:
-                u.created_in_loop = u.in_init = True
-            m.register(name, u)
-        for name, child in shape.children:
-            m.register(name, self._build(child, f"<{name}>", site, seq, None, rep))
-        for name, path in shape.aliases:
-            target = _at_path(m, path)
-            if target is not None:
-                m.children[name] = target
-        if shape.opaque or force_opaque:
-            _open_opaque(m)
-        if lm is not None:
-            for a, b in shape.ties:
-                _tie(m, a, b)
-        return m
-
-    # ------------------------------------------------------------ using
-
-    def library_forward(self, m: ModuleObj, args, kwargs, node) -> V:
-        """The output of a library model: gradient from its parameters (per the forward summary when
-        the source was read; all of them otherwise), and from its inputs."""
-        f = Flow()
-        for a in list(args) + [v for k, v in kwargs.items() if k != "**"]:
-            v = a.value if isinstance(a, Star) else a
-            if isinstance(v, V):
-                f.add(v)
-        shape = m.lib.shape
-        units = m.units()
-        if shape is None or shape.forward is None:
-            org, weak, unk = frozenset(units), frozenset(), Site(self.sf, node)
-        else:
-            org, weak = _forward_units(m, shape)
-            unk = False
-        # what the inputs' graphs saved is not passed on: the library may detach them (a memory or
-        # a cache carried from the previous output), and a GA301 needs the graph to be certain
-        saves = EMPTY
-        lm = m.lib.model
-        read = shape is not None and shape.forward is not None
-        if (read or (lm is not None and lm.how == "table")) and self.nograd is None and org:
-            # a network whose forward runs on its parameters (read from source, or a model the
-            # table knows: transformers, timm, torchvision) keeps tensors for its backward (every
-            # layer with weights saves its input or its weights): the graph a backward() frees, so
-            # a second backward through this output raises (GA301). Its storage is inside the
-            # library: nothing the user writes changes it in place.
-            site = Site(self.sf, node)
-            saves = frozenset(
-                (
-                    SaveRec(
-                        TensorObj(site),
-                        0,
-                        site,
-                        "<library forward>",
-                        self.ctx,
-                        surely_requires_grad(V(Kind.TENSOR, EMPTY, org)),
-                    ),
-                )
-            )
-        out = V(
-            Kind.UNKNOWN, EMPTY, f.org | org, (f.weak | weak) - org, f.top, f.cuts, saves, site=node, unk=unk or f.unk
-        )
-        if self.nograd is not None and out.carries:
-            out = self.cut_nograd(out, self.nograd)
-        return out
-
-    def library_method(self, m: ModuleObj, name, args, kwargs, node) -> V | None:
-        shape = m.lib.shape if m.lib is not None else None
-        effect = shape.method(name) if shape is not None else None
-        if effect is None and _MAY_CHANGE_GRAD.search(name):
-            # `model.unfreeze_encoder()`, `enable_input_require_grads()`: a library method the engine
-            # does not follow may switch requires_grad back on; a freeze before it is no proof
-            for u in m.units():
-                if u.frozen == FROZEN:
-                    u.frozen = MAYBE
-        if shape is None:
-            return None
-        if effect is None:
-            if name in ("forward", "__call__"):
-                return self.library_forward(m, args, kwargs, node)
-            return None
-        consts = [a.const for a in args if isinstance(a, V)]
-        kw = _const_kwargs(kwargs)
-        libs = self.libraries()
-        if (
-            (args or kwargs)
-            and len(consts) == len(args)
-            and all(_simple(c) for c in consts)
-            and len(kw) == len([k for k in kwargs if k != "**"])
-            and libs is not None
-            and m.lib.model is not None
-        ):
-            # the same method with these arguments (`reset_classifier(3)`: a Linear, not "maybe one")
-            precise = libs.method_effect(m.lib.model, name, tuple(consts), kw)
-            if precise is not None:
-                effect = precise
-        site = Site(self.sf, node)
-        created = []
-        for path, sub in effect.replaces:
-            parent_path, _, key = path.rpartition(".")
-            parent = _at_path(m, parent_path) if parent_path else m
-            if not isinstance(parent, ModuleObj):
-                continue
-            new = self._build(sub, f"<{key}>", site, self.seq(), None)
-            parent.register(key, new)
-            created.extend(new.units())
-        self.note_new_units(created, node)
-        if effect.returns is not None:
-            target = _at_path(m, effect.returns) if effect.returns else m
-            if isinstance(target, ModuleObj):
-                return module_value(target)
-        return NONE if not effect.unknown else self.opaque_call(None, args, kwargs, node, extra=module_value(m))
-
-    def library_attr(self, m: ModuleObj, attr, node) -> V | None:
-        """An attribute of a library model's unseen part: a plain value, or a submodule carved out."""
-        if attr in PLAIN_ATTRS or attr.startswith("_"):
-            return V(Kind.UNKNOWN, site=node)
-        if not m.opaque and m.opaque_unit is None:
-            return None
-        whole = m.opaque_unit
-        sub = ModuleObj(f"<{attr}>", m.site, m.seq, qual=None)
-        sub.lib = LibInfo(None, None, carved=True)
-        _open_opaque(sub)
-        part = sub.opaque_unit
-        if whole is not None:
-            part.frozen = whole.frozen
-            part.created_in_loop, part.in_init = whole.created_in_loop, whole.in_init
-            self._carve(whole, part)
-        m.children[attr] = sub
-        sub.parent, sub.key = m, attr
-        return module_value(sub)
-
-    def _carve(self, whole: Unit, part: Unit):
-        """`part` was inside `whole` all along: whatever held the whole holds it too."""
-        for o in self.trace.optimizers:
-            for g in o.groups:
-                if whole in g.units:
-                    g.units = g.units | {part}
-        for fr in self.trace.freezes:
-            if whole in fr.units:
-                fr.units = fr.units | {part}
+    return optimizers.make_optimizer(ip, qual, [params], {}, _bare_call(node), None)
 
 
-def library_modules(trace) -> tuple:
-    """The model's LibraryModule records of the library models a run built (build.py)."""
-    from ..model import model as M
+def _library_scheduler(ip: Core, qual, args, kwargs, node) -> V | None:
+    """`get_linear_schedule_with_warmup(optimizer, ...)`: a torch scheduler over that optimizer
+    (library_schedulers.py). Asked only of calls given an optimizer."""
+    given = [a for a in list(args) + list(kwargs.values()) if isinstance(a, V) and a.of(OptimObj)]
+    if not given or not worth_asking(qual):
+        return None
+    libs = libraries(ip)
+    fact = (libs.scheduler_factory(qual) if libs is not None else None) or table_factory(qual)
+    if fact is None:
+        return None
+    opt = kwargs.get(fact.keyword, args[fact.position] if len(args) > fact.position else None)
+    if not isinstance(opt, V) or not opt.of(OptimObj):
+        return None
+    cls = fact.torch_class(args, kwargs)
+    # the scheduler's type is the torch class it is; one picked by an unreadable name keeps
+    # the factory's name (GA207 then leaves alone a step() given a metric: a plateau schedule)
+    made = f"torch.optim.lr_scheduler.{cls}" if cls else qual
+    return optimizers.make_scheduler(ip, made, [opt], {}, node)
 
-    out, seen = [], set()
-    for m in getattr(trace, "libraries", ()):
-        lm = m.lib.model if m.lib is not None else None
-        if lm is None or m.oid in seen:
+
+def library_base(ip: Core, qual: str) -> str | None:
+    """What an imported base class makes a user class: 'base' (a module registering nothing
+    itself: LightningModule, PreTrainedModel), 'module' (a library module: opaque parameters)."""
+    if is_module_base(qual):
+        return "base"
+    if ip.library is not None or not worth_asking(qual):
+        return None
+    libs = libraries(ip)
+    if libs is None:
+        return None
+    defn = libs.define(qual)
+    if defn is None or defn.kind != "class":
+        return None
+    return "module" if libs.class_is_module(defn) else None
+
+
+def _evidence_says_module(ip: Core, node) -> bool:
+    """(3) in the code itself: the assigned name's `.parameters()` go to a torch optimizer."""
+    stmt = ip.st.cur_stmt
+    if ip.st.sf is not ip.st.entry or not isinstance(stmt, ast.Assign) or stmt.value is not node:
+        return False
+    targets = [ip.st.sf.segment(t) for t in stmt.targets]
+    # the text test first: walking the file's tree costs more than all the unknown calls it settles
+    src = ip.st.entry.source
+    if not any(f"{t}.parameters()" in src or f"{t}.named_parameters()" in src for t in targets):
+        return False
+    names = _optimized_receivers(ip.st.entry)
+    return any(t in names for t in targets)
+
+
+def materialize(ip: Core, lm: LibModel, args, kwargs, node) -> V:
+    site = Site(ip.st.sf, node)
+    seq = ip.seq()
+    m = _build(
+        ip,
+        lm.shape,
+        f"<{(lm.shape.type if lm.shape else lm.qual.rsplit('.', 1)[-1])}>",
+        site,
+        seq,
+        lm,
+        repeated=False,
+        force_opaque=lm.shape is None,
+    )
+    # what a wrapper is given (a backbone, a model to adapt) is part of it
+    for i, a in enumerate(list(args) + [v for k, v in kwargs.items() if k != "**"]):
+        v = a.value if isinstance(a, Star) else a
+        if not isinstance(v, V):
             continue
-        seen.add(m.oid)
-        span = None
-        if lm.source:
-            path, line = lm.source
-            span = M.Span(path, line, 0, line, 0)
-        out.append(M.LibraryModule(m.path(), m.type_name(), lm.canonical, lm.how, span, lm.note))
-    return tuple(out)
+        for o in v.objs:
+            if isinstance(o, ModuleObj) and o is not m:
+                m.register(f"<arg{i}>", o)
+    created = m.units()
+    leaves.note_new_units(ip, [u for u in created if u.owner is not None and _inside(u.owner, m)], node)
+    if not hasattr(ip.st.trace, "libraries"):
+        ip.st.trace.libraries = []
+    ip.st.trace.libraries.append(m)
+    return module_value(m)
+
+
+def _build(ip: Core, shape: Shape | None, label, site, seq, lm=None, repeated=False, force_opaque=False) -> ModuleObj:
+    m = ModuleObj(
+        label,
+        site,
+        seq,
+        qual=(shape.qual if shape is not None and shape.qual else (lm.canonical if lm is not None else None)),
+    )
+    m.lib = LibInfo(lm, shape)
+    if shape is None:
+        _open_opaque(m)
+        return m
+    m.spec = shape.spec or None
+    m.inplace = shape.inplace
+    rep = repeated or shape.repeated
+    for name, frozen in shape.params:
+        u = Unit(Unit.PARAM, name, site, seq, count=1)
+        if frozen:
+            u.frozen = FROZEN
+        if rep:
+            u.created_in_loop = u.in_init = True
+        m.register(name, u)
+    for name, child in shape.children:
+        m.register(name, _build(ip, child, f"<{name}>", site, seq, None, rep))
+    for name, path in shape.aliases:
+        target = _at_path(m, path)
+        if target is not None:
+            m.children[name] = target
+    if shape.opaque or force_opaque:
+        _open_opaque(m)
+    if lm is not None:
+        for a, b in shape.ties:
+            _tie(m, a, b)
+    return m
+
+
+def library_forward(ip: Core, m: ModuleObj, args, kwargs, node) -> V:
+    """The output of a library model: gradient from its parameters (per the forward summary when
+    the source was read; all of them otherwise), and from its inputs."""
+    f = Flow()
+    for a in list(args) + [v for k, v in kwargs.items() if k != "**"]:
+        v = a.value if isinstance(a, Star) else a
+        if isinstance(v, V):
+            f.add(v)
+    shape = m.lib.shape
+    units = m.units()
+    if shape is None or shape.forward is None:
+        org, weak, unk = frozenset(units), frozenset(), Site(ip.st.sf, node)
+    else:
+        org, weak = _forward_units(m, shape)
+        unk = False
+    # what the inputs' graphs saved is not passed on: the library may detach them (a memory or
+    # a cache carried from the previous output), and a GA301 needs the graph to be certain
+    saves = EMPTY
+    lm = m.lib.model
+    read = shape is not None and shape.forward is not None
+    if (read or (lm is not None and lm.how == "table")) and ip.st.nograd is None and org:
+        # a network whose forward runs on its parameters (read from source, or a model the
+        # table knows: transformers, timm, torchvision) keeps tensors for its backward (every
+        # layer with weights saves its input or its weights): the graph a backward() frees, so
+        # a second backward through this output raises (GA301). Its storage is inside the
+        # library: nothing the user writes changes it in place.
+        site = Site(ip.st.sf, node)
+        saves = frozenset(
+            (
+                SaveRec(
+                    TensorObj(site),
+                    0,
+                    site,
+                    "<library forward>",
+                    ip.st.ctx,
+                    surely_requires_grad(V(Kind.TENSOR, EMPTY, org)),
+                ),
+            )
+        )
+    out = V(Kind.UNKNOWN, EMPTY, f.org | org, (f.weak | weak) - org, f.top, f.cuts, saves, site=node, unk=unk or f.unk)
+    if ip.st.nograd is not None and out.carries:
+        out = R.cut_nograd(ip, out, ip.st.nograd)
+    return out
+
+
+def library_method(ip: Core, m: ModuleObj, name, args, kwargs, node) -> V | None:
+    shape = m.lib.shape if m.lib is not None else None
+    effect = shape.method(name) if shape is not None else None
+    if effect is None and _MAY_CHANGE_GRAD.search(name):
+        # `model.unfreeze_encoder()`, `enable_input_require_grads()`: a library method the engine
+        # does not follow may switch requires_grad back on; a freeze before it is no proof
+        for u in m.units():
+            if u.frozen == FROZEN:
+                u.frozen = MAYBE
+    if shape is None:
+        return None
+    if effect is None:
+        if name in ("forward", "__call__"):
+            return library_forward(ip, m, args, kwargs, node)
+        return None
+    consts = [a.const for a in args if isinstance(a, V)]
+    kw = _const_kwargs(kwargs)
+    libs = libraries(ip)
+    if (
+        (args or kwargs)
+        and len(consts) == len(args)
+        and all(_simple(c) for c in consts)
+        and len(kw) == len([k for k in kwargs if k != "**"])
+        and libs is not None
+        and m.lib.model is not None
+    ):
+        # the same method with these arguments (`reset_classifier(3)`: a Linear, not "maybe one")
+        precise = libs.method_effect(m.lib.model, name, tuple(consts), kw)
+        if precise is not None:
+            effect = precise
+    site = Site(ip.st.sf, node)
+    created = []
+    for path, sub in effect.replaces:
+        parent_path, _, key = path.rpartition(".")
+        parent = _at_path(m, parent_path) if parent_path else m
+        if not isinstance(parent, ModuleObj):
+            continue
+        new = _build(ip, sub, f"<{key}>", site, ip.seq(), None)
+        parent.register(key, new)
+        created.extend(new.units())
+    leaves.note_new_units(ip, created, node)
+    if effect.returns is not None:
+        target = _at_path(m, effect.returns) if effect.returns else m
+        if isinstance(target, ModuleObj):
+            return module_value(target)
+    return NONE if not effect.unknown else ip.opaque_call(None, args, kwargs, node, extra=module_value(m))
+
+
+def library_attr(ip: Core, m: ModuleObj, attr, node) -> V | None:
+    """An attribute of a library model's unseen part: a plain value, or a submodule carved out."""
+    if attr in PLAIN_ATTRS or attr.startswith("_"):
+        return V(Kind.UNKNOWN, site=node)
+    if not m.opaque and m.opaque_unit is None:
+        return None
+    whole = m.opaque_unit
+    sub = ModuleObj(f"<{attr}>", m.site, m.seq, qual=None)
+    sub.lib = LibInfo(None, None, carved=True)
+    _open_opaque(sub)
+    part = sub.opaque_unit
+    if whole is not None:
+        part.frozen = whole.frozen
+        part.created_in_loop, part.in_init = whole.created_in_loop, whole.in_init
+        _carve(ip, whole, part)
+    m.children[attr] = sub
+    sub.parent, sub.key = m, attr
+    return module_value(sub)
+
+
+def _carve(ip: Core, whole: Unit, part: Unit):
+    """`part` was inside `whole` all along: whatever held the whole holds it too."""
+    for o in ip.st.trace.optimizers:
+        for g in o.groups:
+            if whole in g.units:
+                g.units = g.units | {part}
+    for fr in ip.st.trace.freezes:
+        if whole in fr.units:
+            fr.units = fr.units | {part}
+
+
+# ---------------------------------------------------------------- entries of the semantics tables
+
+
+def library_fallback(ip: Core, qual, args, kwargs, node, env) -> V | None:
+    return library_call(ip, qual, args, kwargs, node)
+
+
+def _forward(ip: Core, m: ModuleObj, args, kwargs, node) -> V | None:
+    if m.lib is not None and m.cls is None and not m.spec:
+        return library_forward(ip, m, args, kwargs, node)
+    return None
+
+
+def _method(ip: Core, m: ModuleObj, name, args, kwargs, node) -> V | None:
+    if m.lib is not None and m.cls is None:
+        return library_method(ip, m, name, args, kwargs, node)
+    return None
+
+
+def _attr(ip: Core, m: ModuleObj, attr, node) -> V | None:
+    if m.lib is not None:
+        return library_attr(ip, m, attr, node)
+    return None
+
+
+LIBRARY_MODELS = ModuleExtension(attr=_attr, forward=_forward, method=_method)
 
 
 _MAY_CHANGE_GRAD = re.compile(r"freeze|grad|trainable|train_|requires|adapter|lora|peft|enable_|finetun", re.I)

@@ -310,3 +310,12 @@ def _likely_first(stars, name: str):
         return -len(last) if last and last in low else 0
 
     return sorted(stars, key=score)
+
+
+def find_node(b, defn: Definition):
+    """The ast node of a definition, from the bindings of its file."""
+    name = defn.qual.rsplit(".", 1)[-1]
+    d = b.defs.get(name)
+    if d is None:
+        return None
+    return d[1]

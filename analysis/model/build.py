@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from ..interp import shapes
 from ..interp.loop_facts import counter_like
-from ..interp.objects import FROZEN, MAYBE, OptimObj, Site, TensorObj, Unit
-from ..interp.trace import InplaceRec, RiskRec, Trace
+from ..interp.objects import FROZEN, MAYBE, OptimObj, Site, TensorObj, Unit, is_closed
+from ..interp.trace import EventKind, InplaceRec, RiskRec, Trace
 from ..interp.values import Fact, Mark
-from ..libraries.semantics import is_closed, library_modules
 from . import model as M
 
 
@@ -137,7 +136,9 @@ class Builder:
         # an autocast region whose tagged values reach no backward is not a training one (interpreter.py)
         used = {r for rec in trace.backwards for r in rec.loss.risks}
         events = [
-            e for e in trace.events if not (e.kind == "autocast" and isinstance(e.obj, RiskRec) and e.obj not in used)
+            e
+            for e in trace.events
+            if not (e.kind == EventKind.AUTOCAST and isinstance(e.obj, RiskRec) and e.obj not in used)
         ]
         unfrozen_units = {u.oid for f in trace.freezes if f.value for u in f.units}
         manual_units = {u.oid: u for u, _ in trace.manual_updates}
@@ -203,7 +204,7 @@ class Builder:
                 s.optimizer.oid if s.optimizer is not None else 0,
                 s.counter,
             )
-            for s in {e.obj.oid: e.obj for e in events if e.kind == "sched_new"}.values()
+            for s in {e.obj.oid: e.obj for e in events if e.kind == EventKind.SCHED_NEW}.values()
         )
         accs = {}
         for a in trace.accums:
@@ -253,7 +254,7 @@ class Builder:
                 )
                 for g in trace.grad_reads
             ),
-            libraries=library_modules(trace),
+            libraries=_library_modules(trace),
         )
 
     def risks(self, trace: Trace) -> tuple:
@@ -531,7 +532,7 @@ def _stepped(same, rec, events=None):
         outer = [e for e in events if e.ctx[: len(prefix)] == prefix and e.seq > rec.event.seq]
         objs = []
         for e in outer:
-            if e.kind == "step" and e.obj is not None and e.obj not in objs:
+            if e.kind == EventKind.STEP and e.obj is not None and e.obj not in objs:
                 objs.append(e.obj)
         if objs:
             return objs
@@ -542,13 +543,13 @@ def _stepped_in(same, rec):
     after = [e for e in same if e.seq > rec.event.seq]
     window = []
     for e in after:
-        if e.kind in ("backward", "grad") and e.obj is not rec:
+        if e.kind in (EventKind.BACKWARD, EventKind.GRAD) and e.obj is not rec:
             break
         window.append(e)
     for pool in (window, after, same):
         objs = []
         for e in pool:
-            if e.kind == "step" and e.obj is not None and e.obj not in objs:
+            if e.kind == EventKind.STEP and e.obj is not None and e.obj not in objs:
                 objs.append(e.obj)
         if objs:
             return objs
@@ -648,10 +649,26 @@ def _exclusive(a, b) -> bool:
 def _counters(trace, events) -> frozenset:
     """Branch keys, among those guarding a step() or a zero_grad(), of conditions that change from
     one iteration to the next (an accumulation counter rather than a configuration flag)."""
-    keys = {k for e in events if e.kind in ("step", "zero_grad") for k, _, _ in e.path}
+    keys = {k for e in events if e.kind in (EventKind.STEP, EventKind.ZERO_GRAD) for k, _, _ in e.path}
     out = set()
     for k in keys:
         test = trace.branch_tests.get(k)
         if test is not None and counter_like(*test):
             out.add(k)
     return frozenset(out)
+
+
+def _library_modules(trace) -> tuple:
+    """The model's LibraryModule records of the library models a run built (build.py)."""
+    out, seen = [], set()
+    for m in getattr(trace, "libraries", ()):
+        lm = m.lib.model if m.lib is not None else None
+        if lm is None or m.oid in seen:
+            continue
+        seen.add(m.oid)
+        span = None
+        if lm.source:
+            path, line = lm.source
+            span = M.Span(path, line, 0, line, 0)
+        out.append(M.LibraryModule(m.path(), m.type_name(), lm.canonical, lm.how, span, lm.note))
+    return tuple(out)

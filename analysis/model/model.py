@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..interp.trace import EventKind
 from ..source.span import Span
 
-__all__ = ["Span"]  # re-exported: the model's positions
+__all__ = ["EventKind", "Span"]  # re-exported: the model's positions and event kinds
 
 
 @dataclass(frozen=True, slots=True)

@@ -137,7 +137,7 @@ def _follow(obj, parts):
 
 
 _MISSING = object()
-LOSS_LEAVES = "<loss leaves>"  # the name gradaudit.analysis.app.gradflow gives a hand-updated step's leaves
+LOSS_LEAVES = "<loss leaves>"  # the name gradaudit.analysis.report.gradflow gives a hand-updated step's leaves
 
 
 class _Session:

@@ -9,12 +9,12 @@ import difflib
 import re
 from dataclasses import dataclass, field, replace
 
-from ..app import gradflow
-from ..check.fixes import apply_edits
 from ..model.findings import Finding
-from ..model.model import ProgramModel, Step
+from ..model.model import EventKind, ProgramModel, Step
 from ..rules.common import describe, optimizer_of
+from ..rules.fixes import apply_edits
 from ..source.program import split_lines
+from . import gradflow
 from . import graph as G
 from .judge import classify, rank_key, severity, why_not_lookalike
 from .runtime import RuntimeCheck, runtime_check
@@ -357,7 +357,7 @@ def assumptions(g: G.StepGraph) -> list[str]:
         elif m.note == "copy" or (m.held_elsewhere and not m.reached):
             out.append(f"`{m.name}` gets no gradient from `{g.loss}`")
     for o in g.optimizers:
-        if o.stepped and any(e.kind == "zero_grad" and e.target == o.name for e in g.events):
+        if o.stepped and any(e.kind == EventKind.ZERO_GRAD and e.target == o.name for e in g.events):
             out.append(f"`{o.name}` clears gradients between steps")
     out.append(f"`{g.loss}` stays finite")
     return out

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from ..model.model import ProgramModel, Span, Step
+from ..model.model import EventKind, ProgramModel, Span, Step
 from ..rules.common import module_of
 from .summary import unique_steps
 
@@ -81,7 +81,7 @@ def _event_label(e, source) -> str:
     if label:
         return label
     name = _FALLBACK.get(e.kind, e.kind)
-    return f"{e.target}.{name}()" if e.target and e.kind != "clip" else f"{name}()"
+    return f"{e.target}.{name}()" if e.target and e.kind != EventKind.CLIP else f"{name}()"
 
 
 def _events(step: Step, source) -> list:
@@ -121,7 +121,7 @@ def _finding_json(f, step_owned: bool) -> dict:
 def _at_event(f, step: Step):
     """The call of the iteration a finding points at (a step(), zero_grad(), scheduler or clip)."""
     for i, e in enumerate(step.events):
-        if e.span.path == f.span.path and e.span.line == f.span.line and e.kind != "backward":
+        if e.span.path == f.span.path and e.span.line == f.span.line and e.kind != EventKind.BACKWARD:
             return i
     return None
 

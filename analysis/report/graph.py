@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from ..model.model import ProgramModel, Step
+from ..model.model import EventKind, ProgramModel, Step
 from ..rules.common import describe
 
 _ORDER = ("zero_grad", "backward", "grad", "clip", "unscale", "step", "scaler_step", "scaler_update", "sched_step")
@@ -194,7 +194,7 @@ def step_graph(sid: str, model: ProgramModel, step: Step, files: dict) -> StepGr
         loss_line = step.loss_span.line
         if lf is not None:
             loss_text = " ".join(lf.line_text(step.loss_span.line).split())
-    guarded = [e for e in step.events if e.kind == "step" and e.guarded and e.target_key in step.stepped]
+    guarded = [e for e in step.events if e.kind == EventKind.STEP and e.guarded and e.target_key in step.stepped]
     accumulation = ""
     if guarded:
         accumulation = (

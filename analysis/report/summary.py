@@ -7,7 +7,7 @@ audit report, tests) gets the same words from the same model.
 
 from __future__ import annotations
 
-from ..model.model import ProgramModel, Span, Step
+from ..model.model import EventKind, ProgramModel, Span, Step
 from ..rules.common import describe
 
 _ORDER_KINDS = ("zero_grad", "backward", "grad", "step", "sched_step", "clip", "unscale", "scaler_update")
@@ -98,7 +98,9 @@ def hover_markdown(model: ProgramModel, path: str, line: int, col: int) -> str |
             return _step_hover(step)
     for step in unique_steps(model):
         for e in step.events:
-            if e.kind in ("step", "zero_grad", "add_param_group") and _within(e.span, path, line, col):
+            if e.kind in (EventKind.STEP, EventKind.ZERO_GRAD, EventKind.ADD_PARAM_GROUP) and _within(
+                e.span, path, line, col
+            ):
                 opt = next((o for o in step.optimizers if o.key == e.target_key), None)
                 if opt is not None:
                     return _optimizer_hover(opt, step)

@@ -1,4 +1,6 @@
-"""The rule framework: a rule is data (code, name, docs, examples) plus a check function."""
+"""The rule framework: a rule is data (code, name, docs, examples, severity, the look-alike it is
+not, the runtime check that shows it, the rules it supersedes) plus a check function. Everything
+the engine, the report and the probes say about a rule is read from its RULE."""
 
 from __future__ import annotations
 
@@ -6,11 +8,55 @@ import ast
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from ..model.findings import Edit, Finding, Related
+from ..model.findings import CONFIRMED, Edit, Finding, Fix, Related
 from ..model.model import ProgramModel, Span
 
 GRAPH_BREAK, LIFECYCLE, BACKWARD, NUMERICAL = "graph-break", "lifecycle", "backward", "numerical"
 DOCS_URL = "https://gradaudit.dev/rules/{code}"
+
+# What the defect does to training, independent of how sure the engine is: `critical` torch
+# raises (the step cannot run), `high` parameters never train or values go non-finite, `medium`
+# training runs with wrong or stale gradients, `low` it costs memory or reads a gradient that is
+# not there.
+SEVERITIES = ("critical", "high", "medium", "low")
+
+# The probe's checks (as named in the JSON report) and the kinds of problem each reports (the
+# `[kind]` that starts each line of a failing probe's message).
+PROBLEMS = {
+    "into": ("no-gradient", "zero-gradient", "frozen"),
+    "updates": ("never-changes", "frozen-group", "no-step"),
+    "finite": ("nonfinite-loss", "nonfinite-gradient", "nonfinite-parameter"),
+    "cleared": ("stale", "cross-talk", "clip"),
+    "bounded": ("growing-graph",),
+    "raises": ("error",),
+    "warns": ("warning",),
+    "same-objects": ("rebuilt",),
+}
+CHECKS = tuple(PROBLEMS)
+
+_NONFINITE = (
+    "`finite` fails when a batch reaches the hazard ({hazard}) — the probe's batches may not, "
+    "so a passing probe does not clear this finding"
+)
+
+
+@dataclass(frozen=True)
+class RuntimeCheck:
+    """Which assertion of the runtime probe fails when the defect happens for real, or why none does
+    (a loss scale that may be meant, memory growth, a loss that learns slowly but stays finite)."""
+
+    check: str | None  # one of CHECKS; None: no runtime check observes this defect
+    observes: str  # what fails at runtime, or why nothing does
+    data_dependent: bool = False  # fails only on batches that reach the hazard
+
+    @property
+    def problems(self) -> tuple:
+        return PROBLEMS.get(self.check, ()) if self.check is not None else ()
+
+    @classmethod
+    def nonfinite(cls, hazard: str) -> RuntimeCheck:
+        """A numerical hazard: `finite` fails on the batches that reach it."""
+        return cls("finite", _NONFINITE.format(hazard=hazard), True)
 
 
 @dataclass(frozen=True)
@@ -28,7 +74,7 @@ class Example:
     fixed_runtime: str = "trains"  # what the fixed source does (a partial fix may still fail)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Rule:
     code: str
     name: str
@@ -39,13 +85,49 @@ class Rule:
     example: str
     use_instead: str
     check: Callable[[RuleContext], Iterable[Finding]]
+    severity: str  # one of SEVERITIES
+    # why a finding is not one of the valid patterns the rule leaves alone: the look-alike and the
+    # fact of the training-step model that rules it out (`{opt}`: the optimizer's name)
+    lookalike: str
+    runtime: RuntimeCheck
+    supersedes: tuple[str, ...] = ()  # codes this more specific rule wins over on the same defect
     invalid: tuple = ()
     valid: tuple = ()
     fix_available: bool = True
 
+    def __post_init__(self):
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"{self.code}: severity {self.severity!r} is not one of {SEVERITIES}")
+
     @property
     def url(self) -> str:
         return DOCS_URL.format(code=self.code)
+
+    def finding(
+        self,
+        span: Span,
+        message: str,
+        *,
+        confidence: str = CONFIRMED,
+        params: Iterable = (),
+        related: Iterable[Related] = (),
+        fix: Fix | None = None,
+        data: dict | None = None,
+    ) -> Finding:
+        """A finding of this rule at `span`. `data`: facts for the report and the editor, outside the
+        JSON contract."""
+        return Finding(
+            self.code,
+            self.name,
+            self.family,
+            confidence,
+            span,
+            message,
+            tuple(params),
+            tuple(related),
+            fix,
+            data if data is not None else {},
+        )
 
     def documentation(self) -> str:
         return "\n".join(

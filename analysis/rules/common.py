@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..model.findings import CONFIRMED, SUSPICIOUS, Finding, Related
-from ..model.model import Step
-from .base import RuleContext
+from ..model.findings import CONFIRMED, SUSPICIOUS, Related
+from ..model.model import EventKind, Step
+from .base import Rule, RuleContext
 
 
 def module_of(params) -> str:
@@ -84,7 +84,8 @@ def step_related(step: Step, ctx: RuleContext) -> tuple:
         out.append(Related(step.loss_span, f"the loss `{_short(step.loss)}` is computed here"))
     out.append(
         Related(
-            step.span, f"`{_short(step.loss)}.backward()`" if step.kind == "backward" else "`torch.autograd.grad(...)`"
+            step.span,
+            f"`{_short(step.loss)}.backward()`" if step.kind == EventKind.BACKWARD else "`torch.autograd.grad(...)`",
         )
     )
     o = optimizer_of(step)
@@ -102,7 +103,7 @@ def loss_name(step: Step) -> str:
     return _short(step.loss) or "the loss"
 
 
-def cut_findings(ctx: RuleContext, kinds, code, name, family, phrase, fix_for=None):
+def cut_findings(ctx: RuleContext, kinds, rule: Rule, phrase, fix_for=None):
     """Findings for cuts of `kinds`: a cut that removes trained parameters from every path to a loss.
 
     Confirmed when parameters the cut certainly removed are ones an optimizer (or a manual update)
@@ -136,23 +137,20 @@ def cut_findings(ctx: RuleContext, kinds, code, name, family, phrase, fix_for=No
             o = optimizer_of(step)
             msg += (
                 f", so {'`' + o.name + '`' if o else 'the update'} never changes them"
-                if step.kind != "grad"
+                if step.kind != EventKind.GRAD
                 else ", so torch.autograd.grad cannot reach them"
             )
             if e["level"] != CONFIRMED:
                 msg += " (if the calls the engine could not follow carried their gradient this far)"
         fix = fix_for(ctx, cut, step) if fix_for is not None else None
         out.append(
-            Finding(
-                code,
-                name,
-                family,
-                e["level"],
+            rule.finding(
                 span,
                 msg,
-                names(shown),
-                step_related(step, ctx),
-                fix,
+                confidence=e["level"],
+                params=names(shown),
+                related=step_related(step, ctx),
+                fix=fix,
                 data={"cut": cut.kind},
             )
         )
@@ -186,7 +184,7 @@ def _cut_candidates(ctx: RuleContext) -> list:
             # parameters with a loss term of their own that is computed and dropped: that term is the
             # defect (GA209), and this cut the stop-gradient it looks like
             removed = (cut.removed | cut.removed_weak) - reach - dropped
-            if step.kind == "grad":
+            if step.kind == EventKind.GRAD:
                 lost = {p for p in removed if p in step.inputs}
             else:
                 lost = {p for p in removed if p in step.trained}
@@ -217,7 +215,7 @@ def stand_in_leaves(ctx: RuleContext, step) -> list:
     requires_grad set on a value cut from trained parameters so that backward() runs (GA106).
     Hand-made weights an optimizer trains, inputs whose gradient is asked for and
     `torch.tensor(x, requires_grad=True)` (GA104's) are not stand-ins."""
-    if step.kind != "backward" or not step.fresh:
+    if step.kind != EventKind.BACKWARD or not step.fresh:
         return []
     optimized = ctx.cache.get("optimized")
     if optimized is None:
@@ -253,12 +251,12 @@ def dropped_loss_params(model) -> frozenset:
     return frozenset(out)
 
 
-def risk_findings(ctx: RuleContext, code: str, name: str, family: str, phrase, fix_for=None):
+def risk_findings(ctx: RuleContext, rule: Rule, phrase, fix_for=None):
     """Findings for the numerical hazards of `code` that flow into a loss given to backward()."""
     out = []
     for r in ctx.model.risks:
-        if r.code != code or not r.reached:
+        if r.code != rule.code or not r.reached:
             continue
         fix = fix_for(ctx, r) if fix_for is not None else None
-        out.append(Finding(code, name, family, r.confidence, r.span, phrase(r), (), (), fix))
+        out.append(rule.finding(r.span, phrase(r), confidence=r.confidence, fix=fix))
     return out

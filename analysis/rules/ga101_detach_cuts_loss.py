@@ -1,8 +1,9 @@
 """GA101 detach-cuts-loss."""
 
 from ..model.findings import SAFE, UNSAFE, Fix
-from .base import GRAPH_BREAK, Example, Rule, RuleContext
+from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import cut_findings
+from .fixes import mutated_after
 
 
 def _fix(ctx: RuleContext, cut, step):
@@ -16,8 +17,6 @@ def _fix(ctx: RuleContext, cut, step):
         return Fix(f"Remove `{receiver}.detach_()`", SAFE, (ctx.delete_lines(cut.span.path, *lines),))
     if not receiver:
         return None
-    from ..check.fixes import mutated_after
-
     # a detached copy that is later changed in place would, without the detach, change the graph
     how = UNSAFE if mutated_after(ctx, cut.span) else SAFE
     return Fix(f"Drop `{cut.detail}`", how, (ctx.replace(cut.span, receiver),))
@@ -27,9 +26,7 @@ def check(ctx: RuleContext):
     return cut_findings(
         ctx,
         ("detach", "data"),
-        RULE.code,
-        RULE.name,
-        RULE.family,
+        RULE,
         lambda cut, what, step: (
             f"`{cut.detail}` cuts gradient to {what}: they reach `{step.loss or 'the loss'}` by no other path"
         ),
@@ -66,6 +63,14 @@ loss = F.cross_entropy(head(feats), y)
 loss.backward()
 optimizer.step()
 """,
+    severity="high",
+    lookalike=(
+        "The parameters behind the cut are ones {opt} changes for this loss, and they reach it by no "
+        "other path: not a target or EMA network (no optimizer would hold them), not a stop-gradient "
+        "branch (SimSiam/BYOL keep a second path), not a GAN sample detached for the other player's step "
+        "(their optimizer is the one stepped here), not logging (the value feeds the loss)."
+    ),
+    runtime=RuntimeCheck("into", "`into` fails: the parameters behind the cut get no gradient from this loss"),
     check=check,
     invalid=(
         Example(

@@ -1,8 +1,9 @@
 """GA102 no-grad-loss."""
 
 from ..model.findings import SAFE, UNSAFE, Fix
-from .base import GRAPH_BREAK, Example, Rule, RuleContext
+from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import cut_findings
+from .fixes import called_once, unwrap_with, with_only_feeds_loss
 
 
 def _fix(ctx: RuleContext, cut, step):
@@ -11,16 +12,12 @@ def _fix(ctx: RuleContext, cut, step):
     if stripped.startswith("@"):
         if cut.span.line != cut.span.end_line or line[: cut.span.col].strip() != "@":
             return None
-        from ..check.fixes import called_once
-
         # safe only when the training step is the function's one caller: an evaluation that also
         # calls it would start recording graphs
         how = SAFE if called_once(ctx, cut.span.path, cut.span.line) else UNSAFE
         return Fix(
             f"Remove the `{stripped}` decorator", how, (ctx.delete_lines(cut.span.path, cut.span.line, cut.span.line),)
         )
-    from ..check.fixes import unwrap_with, with_only_feeds_loss
-
     edits = unwrap_with(ctx, cut.span)
     if not edits:
         return None
@@ -33,9 +30,7 @@ def check(ctx: RuleContext):
     return cut_findings(
         ctx,
         ("nograd",),
-        RULE.code,
-        RULE.name,
-        RULE.family,
+        RULE,
         lambda cut, what, step: (
             f"`{ctx.text(cut.span) or 'no_grad'}` records no graph for {what}: "
             f"`{step.loss or 'the loss'}` gets no gradient through them"
@@ -72,6 +67,18 @@ logits = model(x)
 loss = criterion(logits, y)
 loss.backward()
 """,
+    severity="critical",
+    lookalike=(
+        "backward() is called on the value computed under the no-grad context: evaluation under `no_grad`"
+        " is valid only when no backward() follows."
+    ),
+    runtime=RuntimeCheck(
+        "raises",
+        (
+            "the step raises: backward() on a value computed without a graph (or, with another path, "
+            "`into` fails for the parameters only the no-grad part reaches)"
+        ),
+    ),
     check=check,
     invalid=(
         Example(

@@ -3,7 +3,7 @@
 import re
 
 from ..model.findings import UNSAFE, Fix
-from .base import GRAPH_BREAK, Example, Rule, RuleContext
+from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import cut_findings
 
 _MATH_TO_TORCH = {"exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "log1p", "expm1", "atan", "fabs"}
@@ -29,9 +29,7 @@ def check(ctx: RuleContext):
     return cut_findings(
         ctx,
         ("scalar",),
-        RULE.code,
-        RULE.name,
-        RULE.family,
+        RULE,
         lambda cut, what, step: (
             f"`{ctx.text(cut.span) or cut.detail}` turns a tensor into a Python number that "
             f"then feeds `{step.loss or 'the loss'}`: it carries no gradient to {what}"
@@ -65,6 +63,18 @@ loss = ce + 0.3 * aux
 aux = F.smooth_l1_loss(aux_pred, aux_target)
 loss = ce + 0.3 * aux
 """,
+    severity="high",
+    lookalike=(
+        "The Python number feeds the loss that backward() runs on: `.item()` for logging or metrics, "
+        "after the loss, is the valid use; a mask count used as a constant divisor carries no parameter."
+    ),
+    runtime=RuntimeCheck(
+        "into",
+        (
+            "`into` fails for the parameters that reach the loss only through the Python number (or the "
+            "step raises when nothing else carries gradient)"
+        ),
+    ),
     check=check,
     invalid=(
         Example(

@@ -3,7 +3,7 @@
 import ast
 
 from ..model.findings import SAFE, UNSAFE, Fix
-from .base import GRAPH_BREAK, Example, Rule, RuleContext
+from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import cut_findings
 
 
@@ -32,9 +32,7 @@ def check(ctx: RuleContext):
     return cut_findings(
         ctx,
         ("rewrap",),
-        RULE.code,
-        RULE.name,
-        RULE.family,
+        RULE,
         lambda cut, what, step: (
             f"`{cut.detail}` copies values that carry gradient into a new tensor with no "
             f"history: `{step.loss or 'the loss'}` gets no gradient to {what}"
@@ -67,6 +65,13 @@ loss = torch.tensor(losses, requires_grad=True).sum()
 losses = [F.mse_loss(r, y_reg), F.cross_entropy(c, y_cls)]
 loss = torch.stack(losses).sum()
 """,
+    severity="high",
+    lookalike=(
+        "The tensor rebuilt with `torch.tensor(...)` carries gradient from optimized parameters into the "
+        "loss; rebuilding labels or data, which carry none, is the valid use."
+    ),
+    runtime=RuntimeCheck("into", "`into` fails: the rebuilt tensor carries no gradient back to the parameters"),
+    supersedes=("GA106",),
     check=check,
     invalid=(
         Example(

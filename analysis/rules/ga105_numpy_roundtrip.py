@@ -3,7 +3,7 @@
 import ast
 
 from ..model.findings import SAFE, UNSAFE, Fix
-from .base import GRAPH_BREAK, Example, Rule, RuleContext
+from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import cut_findings
 
 # NumPy functions whose torch namesake computes the same elementwise values on tensors (and keeps
@@ -167,9 +167,7 @@ def check(ctx: RuleContext):
     return cut_findings(
         ctx,
         ("numpy",),
-        RULE.code,
-        RULE.name,
-        RULE.family,
+        RULE,
         lambda cut, what, step: (
             f"`{cut.detail}` leaves autograd: the values come back into torch without "
             f"history, so `{step.loss or 'the loss'}` gets no gradient to {what}"
@@ -202,6 +200,13 @@ loss = F.nll_loss(log_probs, y)
 log_probs = torch.log_softmax(model(x), dim=1)
 loss = F.nll_loss(log_probs, y)
 """,
+    severity="high",
+    lookalike=(
+        "The array comes from a tensor that carries gradient from optimized parameters and goes back into"
+        " the loss; NumPy on labels, data or logged values is the valid use."
+    ),
+    runtime=RuntimeCheck("into", "`into` fails: the NumPy round trip carries no gradient back to the parameters"),
+    supersedes=("GA101",),
     check=check,
     invalid=(
         Example(

@@ -1,7 +1,7 @@
 """GA106 requires-grad-misuse."""
 
-from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
-from .base import GRAPH_BREAK, Example, Rule, RuleContext
+from ..model.findings import UNSAFE, Fix, Related
+from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names, optimizer_of, stand_in_leaves, step_related
 
 
@@ -41,16 +41,12 @@ def check(ctx: RuleContext):
             related = tuple(Related(b, f"the break upstream: `{ctx.text(b)}` carries no gradient") for b in breaks[:2])
             key = leaf.span
             if key not in found:
-                found[key] = Finding(
-                    RULE.code,
-                    RULE.name,
-                    RULE.family,
-                    CONFIRMED,
+                found[key] = RULE.finding(
                     leaf.span,
                     msg,
-                    names(shown),
-                    related + step_related(step, ctx),
-                    _fix(ctx, leaf.span),
+                    params=names(shown),
+                    related=related + step_related(step, ctx),
+                    fix=_fix(ctx, leaf.span),
                 )
     return list(found.values())
 
@@ -82,6 +78,12 @@ loss.backward()
 loss = F.cross_entropy(logits, rating.long())
 loss.backward()
 """,
+    severity="high",
+    lookalike=(
+        "`requires_grad` is set on a fresh tensor with no history from parameters that stands in for the "
+        "loss; hand-made weights given to an optimizer are the valid use."
+    ),
+    runtime=RuntimeCheck("into", "`into` fails: the fresh leaf stands in for the loss, the parameters get no gradient"),
     check=check,
     invalid=(
         Example(

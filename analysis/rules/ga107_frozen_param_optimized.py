@@ -2,8 +2,9 @@
 
 import ast
 
-from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
-from .base import GRAPH_BREAK, Example, Rule, RuleContext
+from ..model.findings import UNSAFE, Fix, Related
+from ..model.model import EventKind
+from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 
 
@@ -31,7 +32,7 @@ def check(ctx: RuleContext):
     if not freezes:
         return []
     for step in ctx.model.steps:
-        if step.kind != "backward":
+        if step.kind != EventKind.BACKWARD:
             continue
         frozen = step.frozen - step.unfrozen_later
         if not frozen:
@@ -69,16 +70,8 @@ def check(ctx: RuleContext):
                     )
                     if fr.anchor != fr.span:
                         rel = (Related(fr.span, "requires_grad is switched off here"),) + rel
-                    found[key] = Finding(
-                        RULE.code,
-                        RULE.name,
-                        RULE.family,
-                        CONFIRMED,
-                        fr.anchor,
-                        msg,
-                        names(shown),
-                        rel,
-                        _fix(ctx, fr.anchor),
+                    found[key] = RULE.finding(
+                        fr.anchor, msg, params=names(shown), related=rel, fix=_fix(ctx, fr.anchor)
                     )
     return list(found.values())
 
@@ -114,6 +107,12 @@ optimizer = torch.optim.AdamW([
     {"params": head.parameters(), "lr": 1e-2},
 ])
 """,
+    severity="high",
+    lookalike=(
+        "The frozen parameters are what the optimizer is given to train (all of them, or a group of their"
+        " own); a frozen backbone beside an optimizer over what still requires grad is the valid use."
+    ),
+    runtime=RuntimeCheck("updates", "`updates` fails: a param group holds only frozen parameters, which never change"),
     check=check,
     invalid=(
         Example(

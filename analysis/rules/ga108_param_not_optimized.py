@@ -2,8 +2,9 @@
 
 import re
 
-from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
-from .base import GRAPH_BREAK, Example, Rule, RuleContext
+from ..model.findings import UNSAFE, Fix, Related
+from ..model.model import EventKind
+from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import ADAPTERS, describe, module_of, names, plural
 
 
@@ -55,7 +56,7 @@ def check(ctx: RuleContext):
         unregistered |= u.params
     manual = ctx.model.manual
     for step in ctx.model.steps:
-        if step.kind != "backward":
+        if step.kind != EventKind.BACKWARD:
             continue
         stepped = [o for o in step.optimizers if o.key in step.stepped]
         if not stepped:
@@ -83,19 +84,15 @@ def check(ctx: RuleContext):
                 f"`{first.name}`: `{step.loss}` sends them gradient, but nothing updates them"
             )
             if span not in found:
-                found[span] = Finding(
-                    RULE.code,
-                    RULE.name,
-                    RULE.family,
-                    CONFIRMED,
+                found[span] = RULE.finding(
                     span,
                     msg,
-                    names(ps),
-                    (
+                    params=names(ps),
+                    related=(
                         Related(first.span, f"`{first.name}` ({first.type}) is built here"),
                         Related(step.span, f"`{step.loss}.backward()`"),
                     ),
-                    _fix_created(ctx, span, first, ps),
+                    fix=_fix_created(ctx, span, first, ps),
                 )
         # a module the script holds in eval() and no optimizer is a fixed network the loss is measured
         # through (VGG features of a perceptual loss, a teacher): its parameters get .grad, by design unused
@@ -110,16 +107,12 @@ def check(ctx: RuleContext):
             f"in no param group: `{o.name}`{built_from}, so they never train"
         )
         if o.span not in found:
-            found[o.span] = Finding(
-                RULE.code,
-                RULE.name,
-                RULE.family,
-                CONFIRMED,
+            found[o.span] = RULE.finding(
                 o.span,
                 msg,
-                names(rest),
-                (Related(step.span, f"`{step.loss}.backward()`"),),
-                _fix_group(ctx, o, rest),
+                params=names(rest),
+                related=(Related(step.span, f"`{step.loss}.backward()`"),),
+                fix=_fix_group(ctx, o, rest),
             )
     return list(found.values())
 
@@ -150,6 +143,12 @@ model.fc = nn.Linear(model.fc.in_features, 3)
 model.fc = nn.Linear(model.fc.in_features, 3)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 """,
+    severity="high",
+    lookalike=(
+        "The parameters receive gradient from the loss and no param group holds them; frozen parameters, "
+        "target networks and groups added with `add_param_group` are the valid cases."
+    ),
+    runtime=RuntimeCheck("updates", "`updates` fails: the parameters no optimizer holds get gradient but never change"),
     check=check,
     invalid=(
         Example(

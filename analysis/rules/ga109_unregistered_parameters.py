@@ -2,8 +2,9 @@
 
 import ast
 
-from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, UNSAFE, Finding, Fix, Related
-from .base import GRAPH_BREAK, Example, Rule, RuleContext
+from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, UNSAFE, Fix, Related
+from ..model.model import EventKind
+from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import names
 
 
@@ -59,7 +60,7 @@ def check(ctx: RuleContext):
         for o in ctx.model.optimizers:
             owned |= o.params
         for step in ctx.model.steps:
-            if step.kind != "backward":
+            if step.kind != EventKind.BACKWARD:
                 continue
             reached = (step.reached & rec.params) - step.frozen - step.trained - owned
             if reached:
@@ -100,16 +101,13 @@ def check(ctx: RuleContext):
             confidence = SUSPICIOUS
             rel = ()
         out.append(
-            Finding(
-                RULE.code,
-                RULE.name,
-                RULE.family,
-                confidence,
+            RULE.finding(
                 rec.span,
                 msg,
-                names(shown),
-                rel,
-                _fix(ctx, rec, confidence == CONFIRMED),
+                confidence=confidence,
+                params=names(shown),
+                related=rel,
+                fix=_fix(ctx, rec, confidence == CONFIRMED),
             )
         )
     return out
@@ -138,6 +136,19 @@ self.hidden = [nn.Linear(width, width) for _ in range(depth)]
     use_instead="""
 self.hidden = nn.ModuleList([nn.Linear(width, width) for _ in range(depth)])
 """,
+    severity="high",
+    lookalike=(
+        "The container holds modules or trainable tensors on an `nn.Module`, so `.parameters()` never "
+        "yields them; buffers and constants kept in lists hold nothing trainable."
+    ),
+    runtime=RuntimeCheck(
+        "updates",
+        (
+            '`updates` fails naming the parameters kept in a plain list or dict ("not registered"): no '
+            "optimizer built from `.parameters()` holds them"
+        ),
+    ),
+    supersedes=("GA108",),
     check=check,
     invalid=(
         Example(

@@ -3,9 +3,9 @@
 import ast
 import re
 
-from ..model.findings import CONFIRMED, SAFE, UNSAFE, Finding, Fix, Related
+from ..model.findings import SAFE, UNSAFE, Fix, Related
 from ..model.model import Span
-from .base import GRAPH_BREAK, Example, Rule, RuleContext
+from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 
 _OPS = {
     ast.Add: "+",
@@ -74,19 +74,14 @@ def check(ctx: RuleContext):
                 f'`{step.loss}.backward()` raises "one of the variables needed for gradient computation has '
                 f'been modified by an inplace operation"'
             )
-            found[hit.span] = Finding(
-                RULE.code,
-                RULE.name,
-                RULE.family,
-                CONFIRMED,
+            found[hit.span] = RULE.finding(
                 hit.span,
                 msg,
-                (),
-                (
+                related=(
                     Related(hit.op_span, f"`{op}` saves the tensor here"),
                     Related(step.span, f"`{step.loss}.backward()`"),
                 ),
-                _fix(ctx, hit.span),
+                fix=_fix(ctx, hit.span),
             )
     return list(found.values())
 
@@ -116,6 +111,12 @@ gate *= mask
 gate = torch.sigmoid(self.gate(x))
 gate = gate * mask
 """,
+    severity="critical",
+    lookalike=(
+        "An earlier op saved the tensor for its backward and it changes in place before backward(); "
+        "in-place changes of tensors no op saved, or after backward(), are valid."
+    ),
+    runtime=RuntimeCheck("raises", "the step raises: a tensor saved for backward was modified in place"),
     check=check,
     invalid=(
         Example(

@@ -3,9 +3,9 @@
 import ast
 from dataclasses import replace
 
-from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, UNSAFE, Finding, Fix
+from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, UNSAFE, Fix
 from ..model.model import Span
-from .base import GRAPH_BREAK, Example, Rule, RuleContext
+from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 
 
@@ -74,8 +74,8 @@ def check(ctx: RuleContext):
                 f"`{upd.name}` is not a leaf, its `.grad` stays None and it stops training"
             )
             confidence = CONFIRMED if upd.in_loop else SUSPICIOUS
-        found[upd.span] = Finding(
-            RULE.code, RULE.name, RULE.family, confidence, upd.span, msg, names(upd.params), (), _fix(ctx, upd)
+        found[upd.span] = RULE.finding(
+            upd.span, msg, confidence=confidence, params=names(upd.params), fix=_fix(ctx, upd)
         )
     return list(found.values())
 
@@ -105,6 +105,11 @@ loss.backward()
 with torch.no_grad():
     W -= lr * W.grad
 """,
+    severity="critical",
+    lookalike=(
+        "The leaf is changed outside `torch.no_grad()`; the same update inside `no_grad` is the valid manual step."
+    ),
+    runtime=RuntimeCheck("raises", "the step raises: a leaf that requires grad changed in place outside `no_grad`"),
     check=check,
     invalid=(
         Example(

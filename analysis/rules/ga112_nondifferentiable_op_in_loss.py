@@ -1,6 +1,6 @@
 """GA112 nondifferentiable-op-in-loss."""
 
-from .base import GRAPH_BREAK, Example, Rule, RuleContext
+from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import cut_findings
 
 
@@ -23,7 +23,7 @@ def _phrase(cut, what, step):
 
 
 def check(ctx: RuleContext):
-    found = cut_findings(ctx, ("nondiff", "zerograd"), RULE.code, RULE.name, RULE.family, _phrase, _fix)
+    found = cut_findings(ctx, ("nondiff", "zerograd"), RULE, _phrase, _fix)
     from dataclasses import replace
 
     return [
@@ -63,6 +63,15 @@ loss = F.mse_loss(predicted, stars)
 expected = (torch.softmax(logits, dim=1) * torch.arange(5.0)).sum(1)
 loss = F.mse_loss(expected, stars)
 """,
+    severity="high",
+    lookalike=(
+        "The non-differentiable result is the only path from the parameters to the loss; metrics, "
+        "straight-through estimators and indices used to gather from a differentiable tensor are valid."
+    ),
+    runtime=RuntimeCheck(
+        "into", "`into` fails: the parameters get no gradient, or only zeros, through the non-differentiable op"
+    ),
+    supersedes=("GA101",),
     check=check,
     fix_available=False,
     invalid=(

@@ -2,8 +2,8 @@
 
 import ast
 
-from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
-from .base import GRAPH_BREAK, Example, Rule, RuleContext
+from ..model.findings import SAFE, Fix, Related
+from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import names
 
 
@@ -54,16 +54,12 @@ def check(ctx: RuleContext):
             f"a non-leaf, not the weight that gets gradients, and {consequence}"
         )
         out.append(
-            Finding(
-                RULE.code,
-                RULE.name,
-                RULE.family,
-                CONFIRMED,
+            RULE.finding(
                 nl.span,
                 msg,
-                names(nl.params),
-                (Related(nl.stmt, "used as a trainable weight here"),),
-                _fix(ctx, nl),
+                params=names(nl.params),
+                related=(Related(nl.stmt, "used as a trainable weight here"),),
+                fix=_fix(ctx, nl),
             )
         )
     return out
@@ -95,6 +91,18 @@ optimizer = torch.optim.SGD([w], lr=0.5)
 w = (torch.randn(10, 1) * 0.01).requires_grad_()
 optimizer = torch.optim.SGD([w], lr=0.5)
 """,
+    severity="critical",
+    lookalike=(
+        "The tensor handed on as a weight is the result of an op, not the leaf created with `requires_grad=True`."
+    ),
+    runtime=RuntimeCheck(
+        "updates",
+        (
+            "`updates` fails (or building the optimizer raises): the weight is not a leaf, so it gets no "
+            "`.grad` and never changes"
+        ),
+    ),
+    supersedes=("GA108",),
     check=check,
     invalid=(
         Example(

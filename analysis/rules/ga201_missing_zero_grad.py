@@ -1,7 +1,8 @@
 """GA201 missing-zero-grad."""
 
-from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
-from .base import LIFECYCLE, Example, Rule, RuleContext
+from ..model.findings import SAFE, Fix, Related
+from ..model.model import EventKind
+from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 from .lifecycle import (
     call_of,
@@ -36,7 +37,7 @@ def check(ctx: RuleContext):
     opts = optimizers(model)
     out = []
     for step in model.steps:
-        if step.kind != "backward" or not step.loops:
+        if step.kind != EventKind.BACKWARD or not step.loops:
             continue
         bw = own_event(step)
         if bw is None or bw.guarded:
@@ -59,20 +60,16 @@ def check(ctx: RuleContext):
                 f"of all gradients so far"
             )
             out.append(
-                Finding(
-                    RULE.code,
-                    RULE.name,
-                    RULE.family,
-                    CONFIRMED,
+                RULE.finding(
                     first.span,
                     msg,
-                    names(held),
-                    (
+                    params=names(held),
+                    related=(
                         Related(step.span, f"`{step.loss}.backward()` accumulates into .grad"),
                         Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here"),
                     )
                     + iteration_related(step.events, (first.span, step.span)),
-                    _fix(ctx, first, opt),
+                    fix=_fix(ctx, first, opt),
                 )
             )
     return first_by_span(out)
@@ -107,6 +104,12 @@ for x, y in loader:
     loss.backward()
     optimizer.step()
 """,
+    severity="medium",
+    lookalike=(
+        "Nothing clears the gradients in the loop that steps every iteration; deliberate accumulation "
+        "steps and clears under a counter condition."
+    ),
+    runtime=RuntimeCheck("cleared", "`cleared` fails: a step applies gradients left from before the previous step"),
     check=check,
     invalid=(
         Example(

@@ -1,7 +1,8 @@
 """GA202 zero-grad-before-step."""
 
-from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
-from .base import LIFECYCLE, Example, Rule, RuleContext
+from ..model.findings import SAFE, Fix, Related
+from ..model.model import EventKind
+from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 from .lifecycle import (
     BACKWARDS,
@@ -33,7 +34,7 @@ def check(ctx: RuleContext):
     opts = optimizers(model)
     out = []
     for step in model.steps:
-        if step.kind != "backward":
+        if step.kind != EventKind.BACKWARD:
             continue
         bw = own_event(step)
         if bw is None:
@@ -51,27 +52,23 @@ def check(ctx: RuleContext):
                     continue  # a later backward() fills them again before the step
                 hit = opt.params & written
                 for e in between:
-                    if e.kind == "zero_grad" and e.params & hit and not e.guarded and not e.exclusive(st):
+                    if e.kind == EventKind.ZERO_GRAD and e.params & hit and not e.guarded and not e.exclusive(st):
                         lost = e.params & hit
                         msg = (
                             f"gradients of {describe(lost)} are cleared after `{step.loss}.backward()` and before "
                             f"{call_of(opt, 'step')}: the step applies zero (or no) gradients, so they never change"
                         )
                         out.append(
-                            Finding(
-                                RULE.code,
-                                RULE.name,
-                                RULE.family,
-                                CONFIRMED,
+                            RULE.finding(
                                 e.span,
                                 msg,
-                                names(lost),
-                                (
+                                params=names(lost),
+                                related=(
                                     Related(step.span, f"`{step.loss}.backward()` writes the gradients"),
                                     Related(st.span, f"{call_of(opt, 'step')} finds them cleared"),
                                 )
                                 + iteration_related(step.events, (e.span, step.span, st.span)),
-                                _fix(ctx, e, st),
+                                fix=_fix(ctx, e, st),
                             )
                         )
                         break
@@ -105,6 +102,9 @@ loss.backward()
 optimizer.step()
 optimizer.zero_grad()
 """,
+    severity="high",
+    lookalike="Gradients are cleared between backward() and step() of the same iteration.",
+    runtime=RuntimeCheck("updates", "`updates` fails: the gradients are cleared before step() applies them"),
     check=check,
     invalid=(
         Example(

@@ -1,7 +1,8 @@
 """GA203 step-before-backward."""
 
-from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
-from .base import LIFECYCLE, Example, Rule, RuleContext
+from ..model.findings import SAFE, Fix, Related
+from ..model.model import EventKind
+from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import names
 from .lifecycle import (
     BACKWARDS,
@@ -32,7 +33,7 @@ def check(ctx: RuleContext):
     opts = optimizers(model)
     out = []
     for step in model.steps:
-        if step.kind != "backward":
+        if step.kind != EventKind.BACKWARD:
             continue
         bw = own_event(step)
         if bw is None:
@@ -57,20 +58,16 @@ def check(ctx: RuleContext):
                     f"before the next step, so the parameters never change"
                 )
                 out.append(
-                    Finding(
-                        RULE.code,
-                        RULE.name,
-                        RULE.family,
-                        CONFIRMED,
+                    RULE.finding(
                         st.span,
                         msg,
-                        names(opt.params),
-                        (
+                        params=names(opt.params),
+                        related=(
                             Related(cleared[-1].span, "the gradients are cleared here"),
                             Related(step.span, f"`{step.loss}.backward()` comes after the step"),
                         )
                         + iteration_related(step.events, (st.span, cleared[-1].span, step.span)),
-                        _fix(ctx, st, bw),
+                        fix=_fix(ctx, st, bw),
                     )
                 )
     return first_by_span(out)
@@ -103,6 +100,15 @@ loss = criterion(model(x), y)
 loss.backward()
 optimizer.step()
 """,
+    severity="high",
+    lookalike="step() runs before the iteration's first backward().",
+    runtime=RuntimeCheck(
+        "updates",
+        (
+            "`updates` or `cleared` fails: step() runs before the iteration's gradient exists, so it "
+            "applies none or the previous iteration's"
+        ),
+    ),
     check=check,
     invalid=(
         Example(

@@ -1,7 +1,8 @@
 """GA204 backward-without-step."""
 
-from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
-from .base import LIFECYCLE, Example, Rule, RuleContext
+from ..model.findings import UNSAFE, Fix, Related
+from ..model.model import EventKind
+from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 from .lifecycle import first_by_span, insert_after, name_of, statement_at
 
@@ -18,10 +19,10 @@ def check(ctx: RuleContext):
     model = ctx.model
     if model.incomplete:
         return []  # a step() may sit in code the engine did not reach
-    stepped = {e.target_key for e in model.events if e.kind == "step"}
+    stepped = {e.target_key for e in model.events if e.kind == EventKind.STEP}
     out = []
     for step in model.steps:
-        if step.kind != "backward":
+        if step.kind != EventKind.BACKWARD:
             continue
         for opt in step.optimizers:
             if opt.key in stepped or opt.escaped:
@@ -34,16 +35,12 @@ def check(ctx: RuleContext):
                 f"holds them, never steps: they never change"
             )
             out.append(
-                Finding(
-                    RULE.code,
-                    RULE.name,
-                    RULE.family,
-                    CONFIRMED,
+                RULE.finding(
                     step.span,
                     msg,
-                    names(idle),
-                    (Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here and never stepped"),),
-                    _fix(ctx, step, opt),
+                    params=names(idle),
+                    related=(Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here and never stepped"),),
+                    fix=_fix(ctx, step, opt),
                 )
             )
     return first_by_span(out)
@@ -74,6 +71,9 @@ loss.backward()
 opt_dec.step()
 opt_enc.step()
 """,
+    severity="high",
+    lookalike="No step() of the optimizer is reached after this backward().",
+    runtime=RuntimeCheck("updates", "`updates` fails: the optimizer never steps after this backward()"),
     check=check,
     invalid=(
         Example(

@@ -3,8 +3,9 @@
 import ast
 import re
 
-from ..model.findings import SUSPICIOUS, UNSAFE, Finding, Fix, Related
-from .base import LIFECYCLE, Example, Rule, RuleContext
+from ..model.findings import SUSPICIOUS, UNSAFE, Fix, Related
+from ..model.model import EventKind
+from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import (
     call_of,
     clears,
@@ -57,7 +58,7 @@ def check(ctx: RuleContext):
     # may have reached the loss through a call it could not follow (a budget cut)
     scaled = {s.span for s in model.steps if s.scaled}
     for step in model.steps:
-        if step.kind != "backward" or step.span in scaled or not step.loops:
+        if step.kind != EventKind.BACKWARD or step.span in scaled or not step.loops:
             continue
         bw = own_event(step)
         if bw is None or bw.guarded:
@@ -87,7 +88,7 @@ def check(ctx: RuleContext):
                 later = [
                     e
                     for e in model.events
-                    if e.kind == "step"
+                    if e.kind == EventKind.STEP
                     and e.target_key == key
                     and e.seq > bw.seq
                     and in_iteration(e, outer)
@@ -103,17 +104,13 @@ def check(ctx: RuleContext):
                 f"is as large as the micro-batch count times the mean (unless summing is meant)"
             )
             out.append(
-                Finding(
-                    RULE.code,
-                    RULE.name,
-                    RULE.family,
-                    SUSPICIOUS,
+                RULE.finding(
                     step.span,
                     msg,
-                    (),
-                    (Related(anchor.span, f"{call_of(opt, 'step')}"),)
+                    confidence=SUSPICIOUS,
+                    related=(Related(anchor.span, f"{call_of(opt, 'step')}"),)
                     + iteration_related(step.events, (step.span, anchor.span)),
-                    _fix(ctx, step, divisor),
+                    fix=_fix(ctx, step, divisor),
                 )
             )
     return first_by_span(out)
@@ -149,6 +146,17 @@ if (i + 1) % accum_steps == 0:
     optimizer.step()
     optimizer.zero_grad()
 """,
+    severity="medium",
+    lookalike=(
+        "The loss is not divided by the number of micro-batches accumulated; summing may be intended, hence suspicious."
+    ),
+    runtime=RuntimeCheck(
+        None,
+        (
+            "no runtime check: the gradients flow and stay finite either way; whether the summed "
+            "micro-batch losses should be divided is a choice of scale"
+        ),
+    ),
     check=check,
     invalid=(
         Example(

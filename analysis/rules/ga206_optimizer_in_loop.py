@@ -2,9 +2,9 @@
 
 import ast
 
-from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
-from ..model.model import Span
-from .base import LIFECYCLE, Example, Rule, RuleContext
+from ..model.findings import SAFE, Fix, Related
+from ..model.model import EventKind, Span
+from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import first_by_span, in_iteration, loop_of, statement_at, whole_lines
 
 
@@ -38,7 +38,9 @@ def check(ctx: RuleContext):
     for opt in model.optimizers:
         if not opt.loops or opt.fresh_params or opt.stateless:
             continue  # stateless: plain SGD rebuilt each iteration steps exactly as one built once
-        steps = [e for e in events if e.kind == "step" and e.target_key == opt.key and in_iteration(e, opt.loops)]
+        steps = [
+            e for e in events if e.kind == EventKind.STEP and e.target_key == opt.key and in_iteration(e, opt.loops)
+        ]
         if not steps:
             continue
         msg = (
@@ -46,22 +48,17 @@ def check(ctx: RuleContext):
             f"Adam's moment estimates, step count) starts from zero at each step"
         )
         out.append(
-            Finding(
-                RULE.code,
-                RULE.name,
-                RULE.family,
-                CONFIRMED,
+            RULE.finding(
                 opt.span,
                 msg,
-                (),
-                (Related(steps[0].span, "it is stepped in the same iteration"),),
-                _hoist(ctx, opt.span),
+                related=(Related(steps[0].span, "it is stepped in the same iteration"),),
+                fix=_hoist(ctx, opt.span),
             )
         )
     opts = {o.key: o for o in model.optimizers}
     scheds = {s.key: s for s in model.schedulers}
     for e in events:
-        if e.kind == "sched_new" and e.loops:
+        if e.kind == EventKind.SCHED_NEW and e.loops:
             sched = scheds.get(e.target_key)
             if sched is None or not sched.counter:
                 continue  # a chainable decay rebuilt each epoch continues from the current rate
@@ -74,8 +71,8 @@ def check(ctx: RuleContext):
                 if in_iteration(x, e.loops)
                 and x.seq > e.seq
                 and (
-                    (x.kind == "sched_step" and x.target_key == sched.key)
-                    or (x.kind == "step" and x.target_key == sched.optimizer)
+                    (x.kind == EventKind.SCHED_STEP and x.target_key == sched.key)
+                    or (x.kind == EventKind.STEP and x.target_key == sched.optimizer)
                 )
             ]
             if not runs:
@@ -85,25 +82,17 @@ def check(ctx: RuleContext):
                 f"restarts each time, so the schedule never gets past its beginning"
             )
             out.append(
-                Finding(
-                    RULE.code,
-                    RULE.name,
-                    RULE.family,
-                    CONFIRMED,
-                    e.span,
-                    msg,
-                    (),
-                    (Related(runs[0].span, "used in the same iteration"),),
-                    _hoist(ctx, e.span),
+                RULE.finding(
+                    e.span, msg, related=(Related(runs[0].span, "used in the same iteration"),), fix=_hoist(ctx, e.span)
                 )
             )
-        elif e.kind == "scaler_new" and e.loops:
+        elif e.kind == EventKind.SCALER_NEW and e.loops:
             runs = [
                 x
                 for x in events
                 if in_iteration(x, e.loops)
                 and x.seq > e.seq
-                and x.kind == "scaler_step"
+                and x.kind == EventKind.SCALER_STEP
                 and x.target_key == e.target_key
             ]
             if not runs:
@@ -111,7 +100,7 @@ def check(ctx: RuleContext):
             stepped = {
                 x.target_key
                 for x in events
-                if x.kind == "step" and x.detail == "scaler" and any(x.span == r.span for r in runs)
+                if x.kind == EventKind.STEP and x.detail == "scaler" and any(x.span == r.span for r in runs)
             }
             if stepped and all(k in opts and opts[k].loops[: len(e.loops)] == e.loops for k in stepped):
                 continue  # the optimizers it steps are new in this iteration too (a whole run per trial)
@@ -120,16 +109,8 @@ def check(ctx: RuleContext):
                 "from the initial value and never adapts"
             )
             out.append(
-                Finding(
-                    RULE.code,
-                    RULE.name,
-                    RULE.family,
-                    CONFIRMED,
-                    e.span,
-                    msg,
-                    (),
-                    (Related(runs[0].span, "used in the same iteration"),),
-                    _hoist(ctx, e.span),
+                RULE.finding(
+                    e.span, msg, related=(Related(runs[0].span, "used in the same iteration"),), fix=_hoist(ctx, e.span)
                 )
             )
     return first_by_span(out)
@@ -164,6 +145,15 @@ optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
 for x, y in loader:
     ...
 """,
+    severity="medium",
+    lookalike="The optimizer, scheduler or scaler is constructed inside the loop, so its state restarts.",
+    runtime=RuntimeCheck(
+        "same-objects",
+        (
+            "`same-objects` fails when the rebuilt optimizer or scheduler is one the probe names: a new "
+            "object over the same parameters each iteration"
+        ),
+    ),
     check=check,
     invalid=(
         Example(

@@ -1,8 +1,9 @@
 """GA207 scheduler-before-step."""
 
-from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
+from ..model.findings import SAFE, Fix, Related
+from ..model.model import EventKind
 from ..ops import torch_api as T
-from .base import LIFECYCLE, Example, Rule, RuleContext
+from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import (
     first_by_span,
     in_iteration,
@@ -39,7 +40,7 @@ def check(ctx: RuleContext):
     scheds = {s.key: s for s in model.schedulers}
     out = []
     for e in model.events:
-        if e.kind != "sched_step" or not e.loops or e.guarded:
+        if e.kind != EventKind.SCHED_STEP or not e.loops or e.guarded:
             continue
         sched = scheds.get(e.target_key)
         if sched is None or not sched.optimizer or sched.type == "ReduceLROnPlateau":
@@ -47,7 +48,7 @@ def check(ctx: RuleContext):
         if e.detail == "metric" and sched.type not in T.SCHEDULERS:
             continue  # a library's schedule picked by a name the engine cannot read, stepped on a metric
         same = [x for x in model.events if in_iteration(x, e.loops)]
-        steps = [x for x in same if x.kind == "step" and x.target_key == sched.optimizer]
+        steps = [x for x in same if x.kind == EventKind.STEP and x.target_key == sched.optimizer]
         if not steps or any(x.seq < e.seq for x in steps):
             continue
         msg = (
@@ -56,17 +57,12 @@ def check(ctx: RuleContext):
             f"`optimizer.step()`\") and every step uses the next iteration's learning rate"
         )
         out.append(
-            Finding(
-                RULE.code,
-                RULE.name,
-                RULE.family,
-                CONFIRMED,
+            RULE.finding(
                 e.span,
                 msg,
-                (),
-                (Related(steps[0].span, "the optimizer steps after it"),)
+                related=(Related(steps[0].span, "the optimizer steps after it"),)
                 + iteration_related(same, (e.span, steps[0].span)),
-                _fix(ctx, e, steps[0]),
+                fix=_fix(ctx, e, steps[0]),
             )
         )
     return first_by_span(out)
@@ -101,6 +97,15 @@ for epoch in range(epochs):
         optimizer.step()
     scheduler.step()
 """,
+    severity="medium",
+    lookalike="scheduler.step() runs before optimizer.step() in the iteration.",
+    runtime=RuntimeCheck(
+        "warns",
+        (
+            "torch warns that `lr_scheduler.step()` was called before `optimizer.step()`, which the "
+            "script test turns into a failure"
+        ),
+    ),
     check=check,
     invalid=(
         Example(

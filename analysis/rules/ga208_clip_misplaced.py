@@ -2,8 +2,9 @@
 
 from dataclasses import replace
 
-from ..model.findings import CONFIRMED, SAFE, Finding, Fix, Related
-from .base import LIFECYCLE, Example, Rule, RuleContext
+from ..model.findings import SAFE, Fix, Related
+from ..model.model import EventKind
+from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import (
     BACKWARDS,
     first_by_span,
@@ -42,7 +43,7 @@ def check(ctx: RuleContext):
     by_seq = step_by_seq(model)
     out = []
     for clip in model.events:
-        if clip.kind != "clip" or not clip.params or clip.guarded:
+        if clip.kind != EventKind.CLIP or not clip.params or clip.guarded:
             continue
         same = [e for e in model.events if in_iteration(e, clip.loops) and not e.exclusive(clip)]
         mine = clip.params
@@ -52,7 +53,7 @@ def check(ctx: RuleContext):
             return s is not None and bool((s.reached | s.reached_weak) & mine)
 
         backs = [e for e in same if e.kind in BACKWARDS and reaches(e)]
-        steps = [e for e in same if e.kind == "step" and e.params & mine]
+        steps = [e for e in same if e.kind == EventKind.STEP and e.params & mine]
         before = [e for e in backs if e.seq < clip.seq]
         after = [e for e in backs if e.seq > clip.seq]
         if not before and after:
@@ -61,16 +62,11 @@ def check(ctx: RuleContext):
                 "gradients and the step applies the new ones unclipped"
             )
             out.append(
-                Finding(
-                    RULE.code,
-                    RULE.name,
-                    RULE.family,
-                    CONFIRMED,
+                RULE.finding(
                     clip.span,
                     msg,
-                    (),
-                    (Related(after[0].span, "backward() comes after the clip"),),
-                    _move_after(ctx, clip, after[0], "Clip after backward()"),
+                    related=(Related(after[0].span, "backward() comes after the clip"),),
+                    fix=_move_after(ctx, clip, after[0], "Clip after backward()"),
                 )
             )
             continue
@@ -81,25 +77,15 @@ def check(ctx: RuleContext):
                 "the clipped values are thrown away by the next zero_grad()"
             )
             out.append(
-                Finding(
-                    RULE.code,
-                    RULE.name,
-                    RULE.family,
-                    CONFIRMED,
-                    clip.span,
-                    msg,
-                    (),
-                    (Related(done[0].span, "the step applies them before the clip"),),
-                    None,
-                )
+                RULE.finding(clip.span, msg, related=(Related(done[0].span, "the step applies them before the clip"),))
             )
             continue
         if not before:
             continue
         last = before[-1]
-        scaled = any(e.kind == "scaler_scale" and e.seq < last.seq for e in same)
+        scaled = any(e.kind == EventKind.SCALER_SCALE and e.seq < last.seq for e in same)
         scaler_steps = [e for e in steps if e.detail == "scaler" and e.seq > clip.seq]
-        unscaled = any(e.kind == "unscale" and e.params & mine and last.seq < e.seq < clip.seq for e in same)
+        unscaled = any(e.kind == EventKind.UNSCALE and e.params & mine and last.seq < e.seq < clip.seq for e in same)
         if scaled and scaler_steps and not unscaled:
             msg = (
                 "gradients are clipped while still multiplied by the GradScaler's scale: the threshold applies to "
@@ -107,16 +93,11 @@ def check(ctx: RuleContext):
                 "`scaler.unscale_(optimizer)` first"
             )
             out.append(
-                Finding(
-                    RULE.code,
-                    RULE.name,
-                    RULE.family,
-                    CONFIRMED,
+                RULE.finding(
                     clip.span,
                     msg,
-                    (),
-                    (Related(scaler_steps[0].span, "scaler.step() unscales only after the clip"),),
-                    _unscale(ctx, clip, scaler_steps[0]),
+                    related=(Related(scaler_steps[0].span, "scaler.step() unscales only after the clip"),),
+                    fix=_unscale(ctx, clip, scaler_steps[0]),
                 )
             )
     return first_by_span(
@@ -135,7 +116,7 @@ def check(ctx: RuleContext):
 
 
 def _loops_of(finding, model):
-    clip = next((e for e in model.events if e.kind == "clip" and e.span == finding.span), None)
+    clip = next((e for e in model.events if e.kind == EventKind.CLIP and e.span == finding.span), None)
     return clip.loops if clip is not None else ()
 
 
@@ -166,6 +147,9 @@ scaler.unscale_(optimizer)
 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
 scaler.step(optimizer)
 """,
+    severity="medium",
+    lookalike="The clipping call is outside the window between backward() and step() (or before unscale_()).",
+    runtime=RuntimeCheck("cleared", "`cleared` fails: the step applies gradients other than what the clipping left"),
     check=check,
     invalid=(
         Example(

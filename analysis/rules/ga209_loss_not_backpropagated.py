@@ -2,8 +2,8 @@
 
 import re
 
-from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
-from .base import LIFECYCLE, Example, Rule, RuleContext
+from ..model.findings import UNSAFE, Fix, Related
+from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 
 _BACKWARD = re.compile(r"(.+)\.backward\(\s*\)")
@@ -62,19 +62,7 @@ def check(ctx: RuleContext):
         related = [Related(step.span, f"`{step.loss}.backward()` backpropagates only `{step.loss}`")]
         if opts:
             related.append(Related(opts[0].span, f"`{opts[0].name}` ({opts[0].type}) holds them"))
-        out.append(
-            Finding(
-                RULE.code,
-                RULE.name,
-                RULE.family,
-                CONFIRMED,
-                term.span,
-                msg,
-                names(idle),
-                tuple(related),
-                _fix(ctx, term, step),
-            )
-        )
+        out.append(RULE.finding(term.span, msg, params=names(idle), related=tuple(related), fix=_fix(ctx, term, step)))
     return out
 
 
@@ -108,6 +96,12 @@ age_loss = F.l1_loss(age_pred, age)
 (gender_loss + age_loss).backward()
 optimizer.step()
 """,
+    severity="high",
+    lookalike=(
+        "The dropped loss is the only source of gradient for parameters an optimizer holds; logged losses"
+        " whose parameters also get gradient from the backpropagated loss are valid."
+    ),
+    runtime=RuntimeCheck("into", "`into` fails for the parameters that only the dropped loss reaches"),
     check=check,
     invalid=(
         Example(

@@ -2,8 +2,8 @@
 
 import ast
 
-from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
-from .base import BACKWARD, Example, Rule, RuleContext
+from ..model.findings import UNSAFE, Fix, Related
+from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import first_by_span, insert_before, statement_at
 
 
@@ -43,19 +43,14 @@ def check(ctx: RuleContext):
                     f'backward through the graph a second time"'
                 )
                 out.append(
-                    Finding(
-                        RULE.code,
-                        RULE.name,
-                        RULE.family,
-                        CONFIRMED,
+                    RULE.finding(
                         st.carry,
                         msg,
-                        (),
-                        (
+                        related=(
                             Related(step.span, f"`{step.loss}.backward()` reaches the old graph"),
                             Related(st.by_span, "the earlier backward() freed it"),
                         ),
-                        _fix(ctx, st.carry),
+                        fix=_fix(ctx, st.carry),
                     )
                 )
             else:
@@ -65,17 +60,11 @@ def check(ctx: RuleContext):
                     f'through the graph a second time"'
                 )
                 out.append(
-                    Finding(
-                        RULE.code,
-                        RULE.name,
-                        RULE.family,
-                        CONFIRMED,
+                    RULE.finding(
                         step.span,
                         msg,
-                        (),
-                        (Related(st.by_span, "this backward() freed the shared graph"),)
+                        related=(Related(st.by_span, "this backward() freed the shared graph"),)
                         + ((Related(st.op_span, "the shared part"),) if st.op_span else ()),
-                        None,
                     )
                 )
     return first_by_span(out)
@@ -114,6 +103,11 @@ for x, y in chunks:
     loss = criterion(head(out), y)
     loss.backward()
 """,
+    severity="critical",
+    lookalike=(
+        "A second backward() reaches a graph already freed: carried state is not detached at the iteration boundary."
+    ),
+    runtime=RuntimeCheck("raises", "the step raises: backward() through a graph already freed"),
     check=check,
     invalid=(
         Example(

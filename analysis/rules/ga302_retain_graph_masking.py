@@ -1,7 +1,8 @@
 """GA302 retain-graph-masking."""
 
-from ..model.findings import CONFIRMED, SUSPICIOUS, UNSAFE, Finding, Fix, Related
-from .base import BACKWARD, Example, Rule, RuleContext
+from ..model.findings import CONFIRMED, SUSPICIOUS, UNSAFE, Fix, Related
+from ..model.model import EventKind
+from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import first_by_span
 
 
@@ -28,7 +29,7 @@ def check(ctx: RuleContext):
     seqs = {}
     for s in model.steps:
         for e in s.events:
-            if e.span == s.span and e.kind in ("backward", "grad"):
+            if e.span == s.span and e.kind in (EventKind.BACKWARD, EventKind.GRAD):
                 seqs[e.seq] = s
     out = []
     for step in model.steps:
@@ -56,16 +57,12 @@ def check(ctx: RuleContext):
             if st.carry is not None:
                 rel += (Related(st.carry, "the state that carries it"),)
             out.append(
-                Finding(
-                    RULE.code,
-                    RULE.name,
-                    RULE.family,
-                    level,
+                RULE.finding(
                     span,
                     msg,
-                    (),
-                    rel,
-                    _fix(ctx, span) if keeper is not None and keeper.retain_span else None,
+                    confidence=level,
+                    related=rel,
+                    fix=_fix(ctx, span) if keeper is not None and keeper.retain_span else None,
                 )
             )
     return first_by_span(out)
@@ -101,6 +98,15 @@ loss = criterion(readout(out), y)
 loss.backward()
 optimizer.step()
 """,
+    severity="medium",
+    lookalike="`retain_graph=True` keeps a graph no later backward() of the iteration needs.",
+    runtime=RuntimeCheck(
+        None,
+        (
+            "no runtime check: `retain_graph=True` makes the step run; the graphs it keeps cost memory, "
+            "which the probe does not measure"
+        ),
+    ),
     check=check,
     invalid=(
         Example(

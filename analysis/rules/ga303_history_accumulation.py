@@ -2,8 +2,8 @@
 
 import ast
 
-from ..model.findings import CONFIRMED, SAFE, Finding, Fix
-from .base import BACKWARD, Example, Rule, RuleContext
+from ..model.findings import SAFE, Fix
+from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import first_by_span, statement_at
 
 
@@ -42,7 +42,7 @@ def check(ctx: RuleContext):
             "iteration's graph stays alive with it (memory grows until the loop ends); keep `.item()` or "
             "`.detach()` for logging"
         )
-        out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, acc.span, msg, (), (), _fix(ctx, acc.span)))
+        out.append(RULE.finding(acc.span, msg, fix=_fix(ctx, acc.span)))
     return first_by_span(out)
 
 
@@ -78,6 +78,15 @@ for x, y in loader:
     optimizer.step()
     epoch_loss += loss.item()
 """,
+    severity="low",
+    lookalike="Tensors with history are accumulated across iterations; `.item()`/`.detach()` values are valid.",
+    runtime=RuntimeCheck(
+        None,
+        (
+            "no runtime check of gradient flow: tensors kept with their graph grow memory (the probe's "
+            "`bounded` fails only when that history also feeds the next loss)"
+        ),
+    ),
     check=check,
     invalid=(
         Example(

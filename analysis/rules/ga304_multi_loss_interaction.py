@@ -1,7 +1,8 @@
 """GA304 multi-loss-interaction."""
 
-from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix, Related
-from .base import BACKWARD, Example, Rule, RuleContext
+from ..model.findings import UNSAFE, Fix, Related
+from ..model.model import EventKind
+from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 from .lifecycle import (
     call_of,
@@ -34,7 +35,7 @@ def check(ctx: RuleContext):
                 later_stale.setdefault(st.by, []).append((s, st))
     out = []
     for step in model.steps:
-        if step.kind != "backward" or not step.stepped:
+        if step.kind != EventKind.BACKWARD or not step.stepped:
             continue
         bw = own_event(step)
         if bw is None:
@@ -125,16 +126,12 @@ def check(ctx: RuleContext):
                 )
                 rel = (Related(dirty[0].span, f"{call_of(other, 'step')} applies the mixed gradients"),)
             out.append(
-                Finding(
-                    RULE.code,
-                    RULE.name,
-                    RULE.family,
-                    CONFIRMED,
+                RULE.finding(
                     anchor,
                     msg,
-                    names(theirs),
-                    rel + (Related(step.span, f"`{step.loss}.backward()`"),),
-                    _fix(ctx, crossing),
+                    params=names(theirs),
+                    related=rel + (Related(step.span, f"`{step.loss}.backward()`"),),
+                    fix=_fix(ctx, crossing),
                 )
             )
     return first_by_span(out)
@@ -175,6 +172,14 @@ d_loss.backward(); opt_d.step()
 g_loss = bce(D(fake), ones)
 g_loss.backward(); opt_g.step()
 """,
+    severity="medium",
+    lookalike=(
+        "One optimizer's loss writes into gradients another optimizer then applies, with no detach or "
+        "clearing in between; a GAN's `fake.detach()` in the discriminator step is the valid form."
+    ),
+    runtime=RuntimeCheck(
+        "cleared", "`cleared` fails: one optimizer applies gradients another loss left in its parameters"
+    ),
     check=check,
     invalid=(
         Example(

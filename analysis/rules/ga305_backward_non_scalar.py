@@ -1,7 +1,8 @@
 """GA305 backward-non-scalar."""
 
-from ..model.findings import CONFIRMED, UNSAFE, Finding, Fix
-from .base import BACKWARD, Example, Rule, RuleContext
+from ..model.findings import UNSAFE, Fix
+from ..model.model import EventKind
+from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import first_by_span, receiver
 
 
@@ -19,13 +20,13 @@ def _fix(ctx: RuleContext, step):
 def check(ctx: RuleContext):
     out = []
     for step in ctx.model.steps:
-        if step.kind != "backward" or step.gradient or not step.nonscalar:
+        if step.kind != EventKind.BACKWARD or step.gradient or not step.nonscalar:
             continue
         msg = (
             f"`{step.loss}` is not a scalar (a per-element or per-sample loss) and backward() gets no `gradient=`: "
             f'torch raises "grad can be implicitly created only for scalar outputs"'
         )
-        out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, step.span, msg, (), (), _fix(ctx, step)))
+        out.append(RULE.finding(step.span, msg, fix=_fix(ctx, step)))
     return first_by_span(out)
 
 
@@ -53,6 +54,9 @@ criterion = nn.MSELoss(reduction="none")
 loss = criterion(model(x), y)
 loss.mean().backward()
 """,
+    severity="critical",
+    lookalike="backward() without `gradient=` on a tensor that is not a scalar.",
+    runtime=RuntimeCheck("raises", "the step raises: grad can be implicitly created only for scalar outputs"),
     check=check,
     invalid=(
         Example(

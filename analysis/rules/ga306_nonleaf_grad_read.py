@@ -2,8 +2,8 @@
 
 import ast
 
-from ..model.findings import CONFIRMED, SAFE, Finding, Fix
-from .base import BACKWARD, Example, Rule, RuleContext
+from ..model.findings import SAFE, Fix
+from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import first_by_span, insert_after
 
 
@@ -45,7 +45,7 @@ def check(ctx: RuleContext):
             f"parameter): backward() does not keep it, so it is always None (torch warns) unless retain_grad() was "
             f"called on it before backward()"
         )
-        out.append(Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, read.span, msg, (), (), _fix(ctx, read)))
+        out.append(RULE.finding(read.span, msg, fix=_fix(ctx, read)))
     return first_by_span(out)
 
 
@@ -78,6 +78,15 @@ loss = F.cross_entropy(fc2(hidden), y)
 loss.backward()
 print(hidden.grad.norm())
 """,
+    severity="low",
+    lookalike="`.grad` of a non-leaf tensor is read without `retain_grad()`.",
+    runtime=RuntimeCheck(
+        "warns",
+        (
+            "torch warns that `.grad` of a non-leaf tensor is read (it is None), which the script test "
+            "turns into a failure"
+        ),
+    ),
     check=check,
     invalid=(
         Example(

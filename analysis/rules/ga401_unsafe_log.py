@@ -3,7 +3,7 @@
 import ast
 
 from ..model.findings import SAFE, UNSAFE, Fix
-from .base import NUMERICAL, Example, Rule, RuleContext
+from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
 from .common import risk_findings
 
 
@@ -42,9 +42,7 @@ def _fix(ctx: RuleContext, risk):
 def check(ctx: RuleContext):
     return risk_findings(
         ctx,
-        RULE.code,
-        RULE.name,
-        RULE.family,
+        RULE,
         lambda r: (
             f"log of {r.detail} with no eps or clamp: it is -inf wherever that value is exactly 0 (a "
             f"probability underflows to 0 in float32), and the gradient there is inf or NaN"
@@ -76,6 +74,9 @@ log_p = torch.log(torch.softmax(logits, dim=1))
     use_instead="""
 log_p = torch.log_softmax(logits, dim=1)
 """,
+    severity="high",
+    lookalike="The log's argument can be exactly 0 and no eps or clamp guards it.",
+    runtime=RuntimeCheck.nonfinite("a log argument of exactly 0"),
     check=check,
     invalid=(
         Example(

@@ -3,7 +3,7 @@
 import ast
 
 from ..model.findings import UNSAFE, Fix
-from .base import NUMERICAL, Example, Rule, RuleContext
+from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
 from .common import risk_findings
 
 
@@ -25,9 +25,7 @@ def _fix(ctx: RuleContext, risk):
 def check(ctx: RuleContext):
     return risk_findings(
         ctx,
-        RULE.code,
-        RULE.name,
-        RULE.family,
+        RULE,
         lambda r: (
             "division by a value that can be exactly 0 (a norm, a sum of a mask or of non-negative "
             "values, a standard deviation, a count) with no eps or clamp: the result is inf or NaN "
@@ -60,6 +58,9 @@ pooled = (h * mask).sum(1) / mask.sum(1)
     use_instead="""
 pooled = (h * mask).sum(1) / mask.sum(1).clamp_min(1.0)
 """,
+    severity="high",
+    lookalike="The divisor can be 0 and no eps or clamp guards it.",
+    runtime=RuntimeCheck.nonfinite("a divisor of exactly 0"),
     check=check,
     invalid=(
         Example(

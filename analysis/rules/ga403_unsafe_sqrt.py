@@ -3,7 +3,7 @@
 import ast
 
 from ..model.findings import UNSAFE, Fix
-from .base import NUMERICAL, Example, Rule, RuleContext
+from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
 from .common import risk_findings
 
 
@@ -27,9 +27,7 @@ def _fix(ctx: RuleContext, risk):
 def check(ctx: RuleContext):
     return risk_findings(
         ctx,
-        RULE.code,
-        RULE.name,
-        RULE.family,
+        RULE,
         lambda r: (
             f"{r.detail} of a value that can be exactly 0 (a squared distance, a norm): the value is "
             f"fine but its gradient at 0 is infinite, so backward() gives NaN there"
@@ -61,6 +59,9 @@ d = (z.unsqueeze(1) - z.unsqueeze(0)).pow(2).sum(-1) ** 0.5
     use_instead="""
 d = torch.linalg.vector_norm(z.unsqueeze(1) - z.unsqueeze(0), dim=-1)
 """,
+    severity="high",
+    lookalike="The square root's argument can be 0, where its gradient is infinite.",
+    runtime=RuntimeCheck.nonfinite("a square root at exactly 0"),
     check=check,
     invalid=(
         Example(

@@ -3,7 +3,7 @@
 import ast
 
 from ..model.findings import SAFE, Fix
-from .base import NUMERICAL, Example, Rule, RuleContext
+from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
 from .common import risk_findings
 
 
@@ -51,9 +51,7 @@ def _fix(ctx: RuleContext, risk):
 def check(ctx: RuleContext):
     return risk_findings(
         ctx,
-        RULE.code,
-        RULE.name,
-        RULE.family,
+        RULE,
         lambda r: (
             f"exp of raw activations in {r.detail}: exp overflows to inf once its input passes ~88 "
             f"(float32), and inf/inf or log(inf) make the loss and its gradient NaN; use the stable form "
@@ -87,6 +85,12 @@ w = w / w.sum(dim=1, keepdim=True)
     use_instead="""
 w = torch.softmax(scores, dim=1)
 """,
+    severity="high",
+    lookalike=(
+        "exp of unbounded activations in a normalisation; exp of log-probability differences or log-variances is valid."
+    ),
+    runtime=RuntimeCheck.nonfinite("activations large enough that exp overflows"),
+    supersedes=("GA402",),
     check=check,
     invalid=(
         Example(

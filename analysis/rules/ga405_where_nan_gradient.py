@@ -1,15 +1,13 @@
 """GA405 where-nan-gradient."""
 
-from .base import NUMERICAL, Example, Rule, RuleContext
+from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
 from .common import risk_findings
 
 
 def check(ctx: RuleContext):
     return risk_findings(
         ctx,
-        RULE.code,
-        RULE.name,
-        RULE.family,
+        RULE,
         lambda r: (
             "this op is computed for every element, also those `torch.where` discards: where the "
             "condition is false it is inf or NaN, and although the forward value is finite its gradient "
@@ -41,6 +39,10 @@ speed = torch.where(energy > 0, torch.sqrt(2 * energy / mass), torch.zeros_like(
 safe = torch.where(energy > 0, energy, torch.ones_like(energy))
 speed = torch.where(energy > 0, torch.sqrt(2 * safe / mass), torch.zeros_like(energy))
 """,
+    severity="high",
+    lookalike="The branch `torch.where` does not select is non-finite for some elements, so the gradient is NaN.",
+    runtime=RuntimeCheck.nonfinite("an element where the discarded branch is inf or NaN"),
+    supersedes=("GA402", "GA403", "GA401"),
     check=check,
     fix_available=False,
     invalid=(

@@ -3,7 +3,7 @@
 import ast
 
 from ..model.findings import UNSAFE, Fix
-from .base import NUMERICAL, Example, Rule, RuleContext
+from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
 from .common import risk_findings
 
 
@@ -27,9 +27,7 @@ def _fix(ctx: RuleContext, risk):
 def check(ctx: RuleContext):
     return risk_findings(
         ctx,
-        RULE.code,
-        RULE.name,
-        RULE.family,
+        RULE,
         lambda r: (
             "positions filled with -inf and then normalised by a softmax: a row whose positions are all "
             "masked (an empty sequence, no neighbour within range) becomes exp(-inf)/0 = NaN, and NaN "
@@ -63,6 +61,9 @@ attn = torch.softmax(scores, dim=-1)
 scores = scores.masked_fill(pad_mask[:, None, :], torch.finfo(scores.dtype).min)
 attn = torch.softmax(scores, dim=-1)
 """,
+    severity="high",
+    lookalike="A fully masked row makes softmax non-finite.",
+    runtime=RuntimeCheck.nonfinite("a row whose every position is masked"),
     check=check,
     invalid=(
         Example(

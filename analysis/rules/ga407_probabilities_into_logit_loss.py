@@ -3,7 +3,7 @@
 import ast
 
 from ..model.findings import UNSAFE, Fix
-from .base import NUMERICAL, Example, Rule, RuleContext
+from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
 from .common import risk_findings
 
 
@@ -34,9 +34,7 @@ def _fix(ctx: RuleContext, risk):
 def check(ctx: RuleContext):
     return risk_findings(
         ctx,
-        RULE.code,
-        RULE.name,
-        RULE.family,
+        RULE,
         lambda r: (
             f"{r.detail}: the loss expects logits (cross_entropy applies log_softmax itself) or "
             f"log-probabilities (nll_loss); on probabilities it can never reach 0 and its gradients "
@@ -70,6 +68,15 @@ loss = F.cross_entropy(probs, y)
 logits = model(x)
 loss = F.cross_entropy(logits, y)
 """,
+    severity="medium",
+    lookalike="The loss that expects logits is given probabilities.",
+    runtime=RuntimeCheck(
+        None,
+        (
+            "no runtime check: gradients flow and stay finite, the loss is only the wrong function of the"
+            " model's output (probabilities squashed a second time)"
+        ),
+    ),
     check=check,
     invalid=(
         Example(

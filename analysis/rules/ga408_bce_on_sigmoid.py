@@ -3,7 +3,7 @@
 import ast
 
 from ..model.findings import UNSAFE, Fix
-from .base import NUMERICAL, Example, Rule, RuleContext
+from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
 from .common import risk_findings
 
 
@@ -41,9 +41,7 @@ def _fix(ctx: RuleContext, risk):
 def check(ctx: RuleContext):
     return risk_findings(
         ctx,
-        RULE.code,
-        RULE.name,
-        RULE.family,
+        RULE,
         lambda r: (
             "binary cross-entropy on sigmoid outputs: once the sigmoid saturates to exactly 0 or 1 "
             "(logits beyond ~17 in float32) BCELoss clamps its log at -100 and a confidently wrong "
@@ -75,6 +73,12 @@ loss = nn.BCELoss()(torch.sigmoid(logits), labels)
     use_instead="""
 loss = nn.BCEWithLogitsLoss()(logits, labels)
 """,
+    severity="medium",
+    lookalike="`BCELoss` on `sigmoid(logits)` saturates; `BCEWithLogitsLoss` does not.",
+    runtime=RuntimeCheck(
+        None,
+        "no runtime check: BCE clamps its log, so saturated sigmoids give vanishing gradients, not non-finite ones",
+    ),
     check=check,
     invalid=(
         Example(

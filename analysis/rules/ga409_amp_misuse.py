@@ -1,7 +1,8 @@
 """GA409 amp-misuse."""
 
-from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix, Related
-from .base import NUMERICAL, Example, Rule, RuleContext
+from ..model.findings import SAFE, SUSPICIOUS, Fix, Related
+from ..model.model import EventKind
+from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import BACKWARDS, first_by_span, in_iteration, insert_after, own_event, receiver, statement_at
 
 
@@ -37,14 +38,14 @@ def check(ctx: RuleContext):
     model = ctx.model
     events = model.events
     out = []
-    scalers = [e for e in events if e.kind == "scaler_new"]
+    scalers = [e for e in events if e.kind == EventKind.SCALER_NEW]
     for step in model.steps:
         bw = own_event(step)
         if bw is None:
             continue
         before = [e for e in step.events if e.seq < bw.seq and not e.exclusive(bw)]
         last_bw = max((e.seq for e in before if e.kind in BACKWARDS), default=-1)
-        scaled = [e for e in before if e.kind == "scaler_scale" and e.seq > last_bw]
+        scaled = [e for e in before if e.kind == EventKind.SCALER_SCALE and e.seq > last_bw]
         if scaled:
             # the steps that consume this backward's gradients: before the next backward, the first per optimizer
             after = sorted((e for e in step.events if e.seq > bw.seq and not e.exclusive(bw)), key=lambda e: e.seq)
@@ -52,7 +53,7 @@ def check(ctx: RuleContext):
             for e in after:
                 if e.kind in BACKWARDS:
                     break
-                if e.kind == "step" and e.target_key in step.stepped and e.target_key not in consumed:
+                if e.kind == EventKind.STEP and e.target_key in step.stepped and e.target_key not in consumed:
                     consumed.add(e.target_key)
                     mine.append(e)
             for st in mine:
@@ -63,30 +64,25 @@ def check(ctx: RuleContext):
                         "unscaled, no inf check) and the weights blow up to inf/NaN; use `scaler.step(optimizer)`"
                     )
                     out.append(
-                        Finding(
-                            RULE.code,
-                            RULE.name,
-                            RULE.family,
-                            CONFIRMED,
+                        RULE.finding(
                             st.span,
                             msg,
-                            (),
-                            (Related(scaled[-1].span, "the loss is scaled here"),),
-                            _scaler_step_fix(ctx, st, scaled[-1]),
+                            related=(Related(scaled[-1].span, "the loss is scaled here"),),
+                            fix=_scaler_step_fix(ctx, st, scaled[-1]),
                         )
                     )
     for e in events:
-        if e.kind == "scaler_step":
+        if e.kind == EventKind.SCALER_STEP:
             same = [x for x in events if in_iteration(x, e.loops)]
-            if e.loops and not any(x.kind == "scaler_update" and x.target_key == e.target_key for x in same):
+            if e.loops and not any(x.kind == EventKind.SCALER_UPDATE and x.target_key == e.target_key for x in same):
                 msg = (
                     "`scaler.step()` runs every iteration but `scaler.update()` never does: the second step raises "
                     '"step() has already been called since the last update()" (and the scale never adapts)'
                 )
-                out.append(
-                    Finding(RULE.code, RULE.name, RULE.family, CONFIRMED, e.span, msg, (), (), _update_fix(ctx, e))
-                )
-        elif e.kind == "autocast" and e.detail.endswith("float16") and "bfloat16" not in e.detail and not scalers:
+                out.append(RULE.finding(e.span, msg, fix=_update_fix(ctx, e)))
+        elif (
+            e.kind == EventKind.AUTOCAST and e.detail.endswith("float16") and "bfloat16" not in e.detail and not scalers
+        ):
             trains = (
                 any(in_iteration(x, e.loops) and x.kind in BACKWARDS for x in events)
                 if e.loops
@@ -98,7 +94,7 @@ def check(ctx: RuleContext):
                     "underflow to exactly 0, so small gradients vanish (and large ones can overflow); scale the "
                     "loss with `torch.amp.GradScaler`, or use bfloat16"
                 )
-                out.append(Finding(RULE.code, RULE.name, RULE.family, SUSPICIOUS, e.span, msg, (), (), None))
+                out.append(RULE.finding(e.span, msg, confidence=SUSPICIOUS))
     return first_by_span(out)
 
 
@@ -127,6 +123,15 @@ scaler.scale(loss).backward()
 scaler.step(optimizer)
 scaler.update()
 """,
+    severity="medium",
+    lookalike="float16 autocast without a working GradScaler step/update sequence.",
+    runtime=RuntimeCheck(
+        None,
+        (
+            "no runtime check on CPU: float16 gradients underflow or overflow on the GPU the script is "
+            "meant for, which a CPU probe does not run"
+        ),
+    ),
     check=check,
     invalid=(
         Example(

@@ -6,9 +6,9 @@ from __future__ import annotations
 import ast
 import re
 
-from ..model.model import Event, ProgramModel, Span, Step
+from ..model.model import Event, EventKind, ProgramModel, Span, Step
 
-BACKWARDS = ("backward", "grad")
+BACKWARDS = (EventKind.BACKWARD, EventKind.GRAD)
 
 
 def optimizers(model: ProgramModel) -> dict:
@@ -37,13 +37,13 @@ def iteration_events(model: ProgramModel, loops: tuple) -> list:
 
 
 def steps_of(events, key) -> list:
-    return [e for e in events if e.kind == "step" and e.target_key == key]
+    return [e for e in events if e.kind == EventKind.STEP and e.target_key == key]
 
 
 def clears(event: Event, params, opt=None) -> bool:
     """A zero_grad()/`p.grad = None` that clears some of `params` (or `opt` itself; any module's
     when the optimizer's parameters are not known exactly)."""
-    if event.kind != "zero_grad":
+    if event.kind != EventKind.ZERO_GRAD:
         return False
     if opt is not None and (
         event.target_key == opt.key or (not opt.complete and event.target_key != 0 and event.detail != "grad=None")
@@ -217,7 +217,11 @@ def iteration_related(events, skip=()) -> tuple:
         if label is None or key in seen:
             continue
         seen.add(key)
-        who = f"`{e.target}` " if e.target and not e.target.startswith("<") and e.kind in ("zero_grad", "step") else ""
+        who = (
+            f"`{e.target}` "
+            if e.target and not e.target.startswith("<") and e.kind in (EventKind.ZERO_GRAD, EventKind.STEP)
+            else ""
+        )
         cond = " (under a condition)" if e.guarded else ""
         out.append(Related(e.span, f"in this iteration: {who}{label}{cond}"))
     return tuple(out)

@@ -249,6 +249,9 @@ class Program:
     # nor looks for them
     _libraries = None
     library_source = None
+    # what finds an import the own resolver cannot (libraries/jedi_resolver.py, set by the Analyzer
+    # with library_source): None, no fallback
+    import_finder = None
 
     @property
     def libraries(self):
@@ -288,11 +291,12 @@ class Program:
         hint = "sys.path" in sf.source or any(_has_py(os.path.join(r, top)) for r in roots)
         if not hint:
             return None
+        finder = self.import_finder
+        if finder is None:
+            return None
         libs = self.libraries
         if libs is not None and libs.index.has_package(top):
             return None
-        from ..libraries import jedi_resolver
-
         line = sf.line_text(stmt.lineno)
         col = line.find(module, stmt.col_offset)
         if col < 0:
@@ -308,7 +312,7 @@ class Program:
         if hit is not None:
             target = hit.get("path")
         else:
-            target = jedi_resolver.import_target(
+            target = finder.import_target(
                 sf.abspath,
                 sf.source,
                 stmt.lineno,
@@ -316,9 +320,9 @@ class Program:
                 roots[-1] if roots else os.path.dirname(sf.abspath),
                 libs.env if libs is not None else None,
                 tuple(self.extra_roots),
-                timeout=jedi_resolver.IMPORT_TIMEOUT,
+                timeout=finder.IMPORT_TIMEOUT,
             )
-            if cache is not None and jedi_resolver.stats.get("last_timed_out") is False:
+            if cache is not None and finder.stats.get("last_timed_out") is False:
                 cache.put(ckey, {"path": target}, [target] if target else [])
         target = os.path.normpath(target) if target else target
         if (

@@ -2,62 +2,63 @@
 `torch.enable_grad()`, `set_grad_enabled(flag)`, and float16 `autocast` regions, which count as
 training ones (GA409) only when something computed in them with gradient reaches a backward.
 
-A mixin of Interpreter (interpreter.py).
+The `with` statement handler and the store hook of the semantics tables (torch/register.py).
 """
 
 from __future__ import annotations
 
+from ..interp.core import Core
 from ..interp.objects import CtxObj, DictObj, ListObj, Site
-from ..interp.trace import SUSPICIOUS, RiskRec
-from ..interp.values import UNKNOWN, V, requires_grad
+from ..interp.trace import SUSPICIOUS, EventKind, RiskRec
+from ..interp.values import UNKNOWN, Kind, V, const, requires_grad
 
 
-class GradModeOps:
-    def _s_with(self, stmt, env):
-        saved_nograd, saved_known = self.nograd, self.grad_known
-        casts = []
+def with_statement(ip: Core, stmt, env):
+    saved_nograd, saved_known = ip.st.nograd, ip.st.grad_known
+    casts = []
+    try:
+        for item in stmt.items:
+            cm = ip.eval(item.context_expr, env)
+            for o in cm.of(CtxObj):
+                if o.kind == "nograd":
+                    ip.st.nograd = Site(ip.st.sf, item.context_expr) if ip.st.nograd is None else ip.st.nograd
+                elif o.kind == "grad":
+                    ip.st.nograd, ip.st.grad_known = None, True
+                elif o.kind == "other" and ip.st.nograd is None:
+                    ip.st.grad_known = False  # set_grad_enabled(flag) with a flag not known here
+                elif o.kind == "autocast":
+                    dtype = o.detail.const if isinstance(o.detail, V) and isinstance(o.detail.const, str) else ""
+                    enabled = o.enabled
+                    if enabled is not False:
+                        casts.append((item.context_expr, dtype))
+            if item.optional_vars is not None:
+                ip.assign(item.optional_vars, cm if not cm.of(CtxObj) else UNKNOWN, env, stmt)
+        if not casts:
+            return ip.exec_block(stmt.body, env)
+        # under no_grad (in any order of the items) the region records no graph. Otherwise what
+        # it computes with gradient is tagged (a latent risk): the region trains when a tagged
+        # value reaches a backward (build.py keeps its event then), or when backward runs inside
+        # it; a validation pass through a frozen model or an unseen pipeline does neither
+        region = CastRegion(RiskRec("autocast", Site(ip.st.sf, casts[0][0]), "", SUSPICIOUS, ip.st.ctx, True))
+        ip.st.casts.append(region)
         try:
-            for item in stmt.items:
-                cm = self.eval(item.context_expr, env)
-                for o in cm.of(CtxObj):
-                    if o.kind == "nograd":
-                        self.nograd = Site(self.sf, item.context_expr) if self.nograd is None else self.nograd
-                    elif o.kind == "grad":
-                        self.nograd, self.grad_known = None, True
-                    elif o.kind == "other" and self.nograd is None:
-                        self.grad_known = False  # set_grad_enabled(flag) with a flag not known here
-                    elif o.kind == "autocast":
-                        dtype = o.detail.const if isinstance(o.detail, V) and isinstance(o.detail.const, str) else ""
-                        enabled = o.enabled
-                        if enabled is not False:
-                            casts.append((item.context_expr, dtype))
-                if item.optional_vars is not None:
-                    self.assign(item.optional_vars, cm if not cm.of(CtxObj) else UNKNOWN, env, stmt)
-            if not casts:
-                return self.exec_block(stmt.body, env)
-            # under no_grad (in any order of the items) the region records no graph. Otherwise what
-            # it computes with gradient is tagged (a latent risk): the region trains when a tagged
-            # value reaches a backward (build.py keeps its event then), or when backward runs inside
-            # it; a validation pass through a frozen model or an unseen pipeline does neither
-            region = CastRegion(RiskRec("autocast", Site(self.sf, casts[0][0]), "", SUSPICIOUS, self.ctx, True))
-            self.casts.append(region)
-            try:
-                return self.exec_block(stmt.body, env)
-            finally:
-                self.casts.pop()
-                if self.nograd is None and (region.carried or region.backward):
-                    for node, dtype in casts:
-                        self.event("autocast", node, None if region.backward else region.tag, detail=dtype)
+            return ip.exec_block(stmt.body, env)
         finally:
-            self.nograd, self.grad_known = saved_nograd, saved_known
+            ip.st.casts.pop()
+            if ip.st.nograd is None and (region.carried or region.backward):
+                for node, dtype in casts:
+                    ip.event(EventKind.AUTOCAST, node, None if region.backward else region.tag, detail=dtype)
+    finally:
+        ip.st.nograd, ip.st.grad_known = saved_nograd, saved_known
 
-    def note_cast(self, value: V) -> V:
-        """A value made inside autocast regions, tagged with them when it carries gradient."""
-        if self.nograd is not None or not _carries_grad(value):
-            return value
-        for region in self.casts:
-            region.carried = True
-        return value.replace(risks=value.risks | {r.tag for r in self.casts})
+
+def note_cast(ip: Core, value: V) -> V:
+    """A value made inside autocast regions, tagged with them when it carries gradient."""
+    if ip.st.nograd is not None or not _carries_grad(value):
+        return value
+    for region in ip.st.casts:
+        region.carried = True
+    return value.replace(risks=value.risks | {r.tag for r in ip.st.casts})
 
 
 def _carries_grad(v: V, depth: int = 0) -> bool:
@@ -88,3 +89,39 @@ class CastRegion:
         self.tag = tag
         self.carried = False
         self.backward = False
+
+
+# ---------------------------------------------------------------- calls that make contexts
+
+
+def is_grad_enabled(ip: Core, qual, args, kwargs, node, env) -> V:
+    if ip.st.nograd is not None:
+        return const(False)
+    return const(True) if ip.st.grad_known else V(Kind.NUMBER, unk=False)
+
+
+def no_grad(ip: Core, qual, args, kwargs, node, env) -> V:
+    return V(Kind.CTX, frozenset((CtxObj("nograd", Site(ip.st.sf, node)),)))
+
+
+def enable_grad(ip: Core, qual, args, kwargs, node, env) -> V:
+    return V(Kind.CTX, frozenset((CtxObj("grad", Site(ip.st.sf, node)),)))
+
+
+def set_grad_enabled(ip: Core, qual, args, kwargs, node, env) -> V:
+    flag = args[0].const if args and isinstance(args[0], V) else kwargs.get("mode", UNKNOWN).const
+    kind = "nograd" if flag is False else "grad" if flag is True else "other"
+    return V(Kind.CTX, frozenset((CtxObj(kind, Site(ip.st.sf, node)),)))
+
+
+def autocast(ip: Core, qual, args, kwargs, node, env) -> V:
+    en = kwargs.get("enabled")
+    dtype = kwargs.get("dtype", args[1] if len(args) > 1 and not qual.startswith("torch.cuda") else None)
+    device = kwargs.get("device_type", args[0] if args and not qual.startswith("torch.cuda") else None)
+    if dtype is None and (qual == "torch.cuda.amp.autocast" or (isinstance(device, V) and device.const == "cuda")):
+        dtype = V(Kind.MODREF, const="torch.float16")  # the CUDA default
+    # `enabled=flag`: a flag known here decides, as the branches on the same flag were decided
+    enabled = None
+    if isinstance(en, V) and not en.unk and (en.const is None or isinstance(en.const, (bool, int))):
+        enabled = bool(en.const)
+    return V(Kind.CTX, frozenset((CtxObj("autocast", Site(ip.st.sf, node), dtype, enabled),)))

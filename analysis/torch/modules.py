@@ -1,17 +1,19 @@
 """nn.Module semantics: construction, registration of submodules and parameters, forward calls,
-module methods, and requires_grad changes (freezing).
+module methods, indexing containers, and copies.
 
-A mixin of Interpreter (interpreter.py).
+Handlers of the semantics tables (torch/register.py) for `torch.nn.*` classes and for ModuleObj;
+what a library or framework adds to modules (a library model's forward, Lightning's hooks, PEFT
+adapters) comes in through `ip.sem.modules` (semantics.ModuleExtension).
 """
 
 from __future__ import annotations
 
 import ast
 
+from ..interp import recording
+from ..interp.core import Core
 from ..interp.objects import (
     FROZEN,
-    MAYBE,
-    TRAINABLE,
     DictObj,
     ListObj,
     ModuleObj,
@@ -20,11 +22,12 @@ from ..interp.objects import (
     SymObj,
     TensorObj,
     Unit,
-    merge_state,
+    freezable,
+    is_closed,
     module_value,
     unit_value,
 )
-from ..interp.trace import Cut, FreezeRec, InplaceRec, SaveRec, UnitNew, UnregRec
+from ..interp.trace import EventKind, SaveRec, UnregRec
 from ..interp.values import (
     EMPTY,
     NOCONST,
@@ -38,671 +41,658 @@ from ..interp.values import (
     flow_of,
     join_all,
     make_tuple,
+    passthrough,
     requires_grad,
     surely_requires_grad,
 )
-from ..libraries.adapters import ADAPTERS_KEY, with_adapters
-from ..libraries.semantics import freezable, is_closed
 from ..ops import torch_api as T
+from . import leaves, numeric_ops, tensors
 from .tensors import loss_shape
 
 
-class ModuleOps:
-    def module_attr(self, m: ModuleObj, attr, node) -> V:
-        child = m.children.get(attr)
-        if child is not None:
-            return module_value(child) if isinstance(child, ModuleObj) else unit_value(child, node)
-        if attr in m.attrs:
-            return m.attrs[attr]
-        if m.cls is not None:
-            v = self.class_attr(m.cls, attr, module_value(m), node)
-            if v is not UNKNOWN:
-                return v
-        if attr == "training":
-            return const(m.training) if isinstance(m.training, bool) else V(Kind.NUMBER, unk=False)
-        if attr in ("module", "_orig_mod") and m.lib is None:
-            # DDP(model).module, torch.compile(model)._orig_mod: the wrappers pass the model through,
-            # whether a torch container or a class of the project (which defines no such attribute:
-            # its own children and attributes were looked up above)
-            return module_value(m)
-        if m.lib is not None:
-            v = self.library_attr(m, attr, node)
+def module_attr(ip: Core, m: ModuleObj, attr, node) -> V:
+    child = m.children.get(attr)
+    if child is not None:
+        return module_value(child) if isinstance(child, ModuleObj) else unit_value(child, node)
+    if attr in m.attrs:
+        return m.attrs[attr]
+    if m.cls is not None:
+        v = ip.class_attr(m.cls, attr, module_value(m), node)
+        if v is not UNKNOWN:
+            return v
+    if attr == "training":
+        return const(m.training) if isinstance(m.training, bool) else V(Kind.NUMBER, unk=False)
+    if attr in ("module", "_orig_mod") and m.lib is None:
+        # DDP(model).module, torch.compile(model)._orig_mod: the wrappers pass the model through,
+        # whether a torch container or a class of the project (which defines no such attribute:
+        # its own children and attributes were looked up above)
+        return module_value(m)
+    for ext in ip.sem.modules:
+        if ext.attr is not None:
+            v = ext.attr(ip, m, attr, node)
             if v is not None:
                 return v
-        if m.opaque and not attr.startswith("_") and attr not in _MODULE_METHODS and not self.library_mode:
-            sub = ModuleObj(f"<{attr}>", m.site, m.seq, qual=None)
-            sub.opaque = True
-            sub.opaque_unit = Unit(Unit.OPAQUE, "<params>", m.site, m.seq, count=None)
-            sub.opaque_unit.owner, sub.opaque_unit.attr = sub, "<params>"
-            m.children[attr] = sub
-            sub.parent, sub.key = m, attr
-            return module_value(sub)
-        if m.qual and attr in ("weight", "bias") and m.spec is not None:
-            return NONE
-        return V(Kind.UNKNOWN)
+    if m.opaque and not attr.startswith("_") and attr not in _MODULE_METHODS and ip.library is None:
+        sub = ModuleObj(f"<{attr}>", m.site, m.seq, qual=None)
+        sub.opaque = True
+        sub.opaque_unit = Unit(Unit.OPAQUE, "<params>", m.site, m.seq, count=None)
+        sub.opaque_unit.owner, sub.opaque_unit.attr = sub, "<params>"
+        m.children[attr] = sub
+        sub.parent, sub.key = m, attr
+        return module_value(sub)
+    if m.qual and attr in ("weight", "bias") and m.spec is not None:
+        return NONE
+    return V(Kind.UNKNOWN)
 
-    def module_setattr(self, m: ModuleObj, attr, value: V, stmt, target):
-        if self.library_mode:
-            self.note_library_attr(m, attr)
-        mods = [o for o in value.objs if isinstance(o, ModuleObj)]
-        params = [o for o in value.objs if isinstance(o, Unit) and o.kind == Unit.PARAM]
-        if mods and not (value.k & (Kind.LIST | Kind.DICT | Kind.TUPLE)):
-            self.register_all(m, attr, mods)
-            return
-        if params and not (value.k & (Kind.LIST | Kind.DICT | Kind.TUPLE)):
-            self.register_all(m, attr, params)
-            return
-        if attr in m.children and value.k == Kind.NONE:
-            m.children.pop(attr, None)
-        m.attrs[attr] = value
-        # plain containers and tensors that hide parameters from .parameters() (GA109): only what a
-        # module class's own code stores on `self`, and only values that surely are such containers
-        frame = self.stack[-1]
-        if m.cls is None or frame.self_v is None or m not in frame.self_v.objs:
-            return
-        if value.k & ~(Kind.LIST | Kind.DICT | Kind.TUPLE | Kind.TENSOR | Kind.PARAMS) or value.top:
-            return
-        leaves = [o for o in value.objs if isinstance(o, Unit) and o.kind == Unit.LEAF]
-        containers = [o for o in value.objs if isinstance(o, (ListObj, DictObj))]
-        kind = None
-        if value.k & Kind.TUPLE and value.items is not None:
-            kind = "tuple"
-            lst = ListObj(join_all(value.items) if value.items else None, Site(self.sf, stmt))
-            containers = [lst]
-        elif containers:
-            kind = "dict" if isinstance(containers[0], DictObj) else "list"
-        elif leaves and not (value.k & ~(Kind.TENSOR | Kind.PARAMS)):
-            kind = "tensor"
-        if kind is None:
-            return
-        rec = UnregRec(
-            Site(self.sf, stmt),
-            m,
-            attr,
-            kind,
-            containers[0] if containers else None,
-            fresh=True,
-            value_node=getattr(stmt, "value", None),
-        )
-        if kind == "tensor":
-            rec.units = leaves
-            for u in leaves:
-                if u.owner is None:
-                    u.owner, u.attr = m, attr
-        m.unregs.append(rec)
-        if not m.in_init:
-            self.after_init(m, only=rec)
 
-    def register_all(self, m: ModuleObj, key, objs):
-        """Register what a value may be under `key`: several candidates (a loop variable, a branch)
-        each get a slot, since any of them may be the registered one."""
-        for i, x in enumerate(sorted(objs, key=lambda o: o.oid)):
-            if key is None:
-                m.register(f"<{len(m.children)}>", x)
-            else:
-                m.register(key if i == 0 else f"{key}<{i}>", x)
+def module_setattr(ip: Core, m: ModuleObj, attr, value: V, stmt, target):
+    if ip.library is not None:
+        ip.library.note_attr(ip.st, m, attr)
+    mods = [o for o in value.objs if isinstance(o, ModuleObj)]
+    params = [o for o in value.objs if isinstance(o, Unit) and o.kind == Unit.PARAM]
+    if mods and not (value.k & (Kind.LIST | Kind.DICT | Kind.TUPLE)):
+        register_all(ip, m, attr, mods)
+        return
+    if params and not (value.k & (Kind.LIST | Kind.DICT | Kind.TUPLE)):
+        register_all(ip, m, attr, params)
+        return
+    if attr in m.children and value.k == Kind.NONE:
+        m.children.pop(attr, None)
+    m.attrs[attr] = value
+    # plain containers and tensors that hide parameters from .parameters() (GA109): only what a
+    # module class's own code stores on `self`, and only values that surely are such containers
+    frame = ip.st.stack[-1]
+    if m.cls is None or frame.self_v is None or m not in frame.self_v.objs:
+        return
+    if value.k & ~(Kind.LIST | Kind.DICT | Kind.TUPLE | Kind.TENSOR | Kind.PARAMS) or value.top:
+        return
+    leaves = [o for o in value.objs if isinstance(o, Unit) and o.kind == Unit.LEAF]
+    containers = [o for o in value.objs if isinstance(o, (ListObj, DictObj))]
+    kind = None
+    if value.k & Kind.TUPLE and value.items is not None:
+        kind = "tuple"
+        lst = ListObj(join_all(value.items) if value.items else None, Site(ip.st.sf, stmt))
+        containers = [lst]
+    elif containers:
+        kind = "dict" if isinstance(containers[0], DictObj) else "list"
+    elif leaves and not (value.k & ~(Kind.TENSOR | Kind.PARAMS)):
+        kind = "tensor"
+    if kind is None:
+        return
+    rec = UnregRec(
+        Site(ip.st.sf, stmt),
+        m,
+        attr,
+        kind,
+        containers[0] if containers else None,
+        fresh=True,
+        value_node=getattr(stmt, "value", None),
+    )
+    if kind == "tensor":
+        rec.units = leaves
+        for u in leaves:
+            if u.owner is None:
+                u.owner, u.attr = m, attr
+    m.unregs.append(rec)
+    if not m.in_init:
+        after_init(ip, m, only=rec)
 
-    def after_init(self, m: ModuleObj, only=None):
-        """Settle GA109 candidates once __init__ is done: drop what is registered after all."""
-        recs = [only] if only is not None else list(m.unregs)
-        if not recs:
-            return
-        registered_mods = {x.oid for x in m.submodules()}
-        registered_units = {u.oid for u in m.units()}
-        for rec in recs:
-            if rec.kind == "tensor":
-                units = [u for u in rec.units if u.oid not in registered_units]
-                fresh = all(u.seq > m.seq for u in units)
-            else:
-                content = []
-                c = rec.container
-                if c is not None:
-                    content = list(c.content_value())
-                mods, units = [], []
-                for v in content:
-                    for o in v.objs:
-                        if isinstance(o, ModuleObj) and o.oid not in registered_mods:
-                            mods.append(o)
-                        elif (
-                            isinstance(o, Unit) and o.kind in (Unit.PARAM, Unit.LEAF) and o.oid not in registered_units
-                        ):
-                            units.append(o)
-                fresh = bool(mods or units) and all(x.seq > m.seq for x in mods + units)
-                for mod in mods:
-                    if mod.parent is None:
-                        mod.parent, mod.key = m, f"{rec.attr}[]"
-                    units.extend(u for u in mod.units() if u.oid not in registered_units)
-            if not units:
-                continue
-            rec.units = units
-            rec.fresh = fresh
-            for u in units:
-                if u.unreg is None:
-                    u.unreg = rec
-            if rec not in self.trace.unregs:
-                self.trace.unregs.append(rec)
 
-    def set_training(self, m: ModuleObj, mode):
-        """`.train(mode)`/`.eval()`: the module and every registered submodule. Under a condition the
-        state becomes unknown where the paths disagree (like freezing)."""
-        for sub in m.submodules():
-            if self.cond and sub.training != mode:
-                sub.training = None
-            else:
-                sub.training = mode
+def register_all(ip: Core, m: ModuleObj, key, objs):
+    """Register what a value may be under `key`: several candidates (a loop variable, a branch)
+    each get a slot, since any of them may be the registered one."""
+    for i, x in enumerate(sorted(objs, key=lambda o: o.oid)):
+        if key is None:
+            m.register(f"<{len(m.children)}>", x)
+        else:
+            m.register(key if i == 0 else f"{key}<{i}>", x)
 
-    def set_requires_grad(self, recv: V, flag, node, target_node, env, stmt) -> V:
-        # `p.detach()` / `p.data` alias p's storage but are new tensors: requires_grad set on them
-        # makes a new leaf (or nothing) and leaves p as it was (checked with torch)
-        aliased = {u for c in recv.cuts if c.kind in (Cut.DETACH, Cut.DATA) for u in c.removed} - recv.org
-        units = [o for o in recv.objs if isinstance(o, Unit) and freezable(o) and o not in aliased]
-        if units:
-            self.freeze(units, flag, node, recv)
-            return recv
-        if flag is False or not (recv.k & Kind.TENSOR):
-            return recv
-        if recv.org or recv.weak or recv.top:
-            return recv  # a non-leaf: torch refuses the change; nothing new to track
-        # a fresh leaf: requires_grad set on a tensor with no history (GA106)
-        u = Unit(Unit.FRESH, _target_label(target_node), Site(self.sf, node), self.seq())
-        u.source_cuts = frozenset(c for c in recv.cuts if c.removed or c.removed_weak)
-        u.computed = bool(u.source_cuts)
-        cuts = recv.cuts
-        releaf = self.releaf(recv)
-        if releaf is not None:
-            # the leaf updated by hand under no_grad (`x = x + a * x.grad`) made a leaf again: the
-            # next pass of an input optimisation (adversarial attack, guided sampling), not a stand-in;
-            # the cuts of that update dropped nothing the new leaf does not stand for
-            kind, update_cuts = releaf
-            u.kind, u.computed, u.source_cuts = kind, False, EMPTY
-            cuts = cuts - update_cuts
-        elif not u.computed:
-            u.kind = Unit.INPUT  # made from data: a leaf that requires grad, not necessarily a weight
-        u.created_in_loop = any(c[0] == "loop" for c in self.ctx)
-        new = V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=cuts, site=node)
-        if isinstance(target_node, ast.Name) and env is not None:
-            env[target_node.id] = new
-        return new
 
-    def releaf(self, recv: V):
-        """When `recv` descends from a leaf's rebinding by hand (`x = x - lr * x.grad`): marks those
-        rebindings as made leaves again and returns (the kind for the new leaf, the rebindings' cuts),
-        else None."""
-        kinds, cuts = set(), set()
-        for rec in self.trace.inplace:
-            if rec.kind == InplaceRec.REBIND and (rec.units & recv.grads or rec.cuts & recv.cuts):
-                rec.releafed = True
-                kinds |= {u.kind for u in rec.units}
-                cuts |= rec.cuts
-        if not kinds:
-            return None
-        return (Unit.INPUT if Unit.INPUT in kinds else Unit.LEAF), frozenset(cuts)
-
-    def freeze(self, units, flag, node, recv: V):
-        # certain outside conditions, and for leaves made after the innermost condition began (a
-        # module built and frozen in the same branch is frozen wherever it exists)
-        strong = self.cond == 0 or (bool(self.cond_starts) and all(u.seq > self.cond_starts[-1] for u in units))
-        site = Site(self.sf, node)
-        targets = set()
-        for o in recv.objs:
-            if isinstance(o, PIter):
-                targets |= set(o.sources)
-            elif isinstance(o, ModuleObj):
-                targets.add(o)
-        if not targets:
-            targets = set(units)
-        anchor = self.rise(site, targets)
+def after_init(ip: Core, m: ModuleObj, only=None):
+    """Settle GA109 candidates once __init__ is done: drop what is registered after all."""
+    recs = [only] if only is not None else list(m.unregs)
+    if not recs:
+        return
+    registered_mods = {x.oid for x in m.submodules()}
+    registered_units = {u.oid for u in m.units()}
+    for rec in recs:
+        if rec.kind == "tensor":
+            units = [u for u in rec.units if u.oid not in registered_units]
+            fresh = all(u.seq > m.seq for u in units)
+        else:
+            content = []
+            c = rec.container
+            if c is not None:
+                content = list(c.content_value())
+            mods, units = [], []
+            for v in content:
+                for o in v.objs:
+                    if isinstance(o, ModuleObj) and o.oid not in registered_mods:
+                        mods.append(o)
+                    elif isinstance(o, Unit) and o.kind in (Unit.PARAM, Unit.LEAF) and o.oid not in registered_units:
+                        units.append(o)
+            fresh = bool(mods or units) and all(x.seq > m.seq for x in mods + units)
+            for mod in mods:
+                if mod.parent is None:
+                    mod.parent, mod.key = m, f"{rec.attr}[]"
+                units.extend(u for u in mod.units() if u.oid not in registered_units)
+        if not units:
+            continue
+        rec.units = units
+        rec.fresh = fresh
         for u in units:
-            new = TRAINABLE if flag else FROZEN
-            if flag is None:
-                u.frozen = MAYBE
-            elif strong:
-                u.frozen = new
-            else:
-                u.frozen = merge_state(u.frozen, new)
-        if flag is not None:
-            self.trace.freezes.append(
-                FreezeRec(self.seq(), frozenset(units), site, anchor, bool(flag), strong, self.ctx, frozenset(targets))
-            )
+            if u.unreg is None:
+                u.unreg = rec
+        if rec not in ip.st.trace.unregs:
+            ip.st.trace.unregs.append(rec)
 
-    def rise(self, site: Site, targets) -> Site:
-        """Report a change made by a helper at the call that handed it the object it changed."""
-        anchor = site
-        for frame in reversed(self.stack):
-            if frame.call_site is None or not frame.arg_objs:
-                break
-            if any(t in frame.arg_objs for t in targets):
-                anchor = frame.call_site
-            else:
-                break
-        return anchor
 
-    def make_module(self, short, qual, args, kwargs, node) -> V:
-        site = Site(self.sf, node)
-        if short == "Buffer":  # nn.Buffer(t): a tensor registered as a buffer, not a module
-            return V(Kind.TENSOR, frozenset((TensorObj(site),)), site=node)
-        m = ModuleObj(f"<{short}>", site, self.seq(), qual=qual)
-        consts = [a.const if isinstance(a, V) else NOCONST for a in args]
-        kw = {k: v.const for k, v in kwargs.items() if k != "**"}
-        m.dims = _dims(short, consts, kw)
-        created = []
-        if short in T.PARAM_MODULES:
-            names, flags = T.PARAM_MODULES[short]
-            m.spec = short
-            enabled = set(names)
-            for flag, (pos, key, default) in flags.items():
-                val = kw.get(key, consts[pos] if pos < len(consts) else default)
-                if val is False:
-                    if flag == "bias":
-                        enabled -= {n for n in names if "bias" in n}
-                    else:
-                        enabled = set()
-            for n in names:
-                if n in enabled:
-                    u = Unit(Unit.PARAM, n, site, m.seq, count=1)
-                    m.register(n, u)
-                    created.append(u)
-        elif short in T.RECURRENT:
-            m.spec = short
-            names = T.recurrent_params([c if c is not NOCONST else None for c in consts], kw)
-            if names is None:
-                names = ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"]
-                m.opaque = True
-            for n in names:
+def set_training(ip: Core, m: ModuleObj, mode):
+    """`.train(mode)`/`.eval()`: the module and every registered submodule. Under a condition the
+    state becomes unknown where the paths disagree (like freezing)."""
+    for sub in m.submodules():
+        if ip.st.cond and sub.training != mode:
+            sub.training = None
+        else:
+            sub.training = mode
+
+
+def make_module(ip: Core, short, qual, args, kwargs, node) -> V:
+    site = Site(ip.st.sf, node)
+    if short == "Buffer":  # nn.Buffer(t): a tensor registered as a buffer, not a module
+        return V(Kind.TENSOR, frozenset((TensorObj(site),)), site=node)
+    m = ModuleObj(f"<{short}>", site, ip.seq(), qual=qual)
+    consts = [a.const if isinstance(a, V) else NOCONST for a in args]
+    kw = {k: v.const for k, v in kwargs.items() if k != "**"}
+    m.dims = _dims(short, consts, kw)
+    created = []
+    if short in T.PARAM_MODULES:
+        names, flags = T.PARAM_MODULES[short]
+        m.spec = short
+        enabled = set(names)
+        for flag, (pos, key, default) in flags.items():
+            val = kw.get(key, consts[pos] if pos < len(consts) else default)
+            if val is False:
+                if flag == "bias":
+                    enabled -= {n for n in names if "bias" in n}
+                else:
+                    enabled = set()
+        for n in names:
+            if n in enabled:
                 u = Unit(Unit.PARAM, n, site, m.seq, count=1)
                 m.register(n, u)
                 created.append(u)
-        elif short in T.FREE_MODULES:
-            m.spec = short
-            pos = T.FREE_MODULES[short]
-            val = kw.get("inplace", consts[pos] if pos is not None and pos < len(consts) else False)
-            m.inplace = val is True
-        elif short in T.CONTAINERS:
-            m.spec = short
-            if short == "Sequential":
-                for a in args:
-                    v = a.value if isinstance(a, Star) else a
-                    items = [v]
-                    if isinstance(a, Star):
-                        lists = v.of(ListObj)
-                        if len(lists) == 1 and lists[0].elems is not None:
-                            items = list(lists[0].elems)  # nn.Sequential(*layers), in order
-                        else:
-                            items = [self.iter_value(v)]
-                    for item in items:
-                        if not item.objs and item.k & Kind.UNKNOWN:
-                            # an element the engine did not see being made (`block(...)` of an
-                            # unknown class): it may be a module with parameters
-                            m.opaque = True
-                            if m.opaque_unit is None:
-                                m.opaque_unit = Unit(Unit.OPAQUE, "<params>", site, m.seq, count=None)
-                                m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
-                                created.append(m.opaque_unit)
-                        if sum(1 for o in item.objs if isinstance(o, ModuleObj)) > 1:
-                            m.unordered = True  # candidates for one position: the order is not known
-                        for o in item.objs:
-                            if isinstance(o, ModuleObj):
-                                m.register(str(len(m.children)), o)
-                            elif isinstance(o, DictObj):
-                                for k2, v2 in o.keys.items():
-                                    for x in v2.objs:
-                                        if isinstance(x, ModuleObj):
-                                            m.register(str(k2), x)
-            else:
-                src = args[0] if args else kwargs.get("modules", kwargs.get("parameters"))
-                if isinstance(src, V):
-                    self.container_extend(m, src)
-        else:
-            # a torch module the engine has no table for: it may own parameters
+    elif short in T.RECURRENT:
+        m.spec = short
+        names = T.recurrent_params([c if c is not NOCONST else None for c in consts], kw)
+        if names is None:
+            names = ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"]
             m.opaque = True
-            m.opaque_unit = Unit(Unit.OPAQUE, "<params>", site, m.seq, count=None)
-            m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
-            created.append(m.opaque_unit)
-        self.note_new_units(created, node)
-        return module_value(m)
-
-    def container_extend(self, m: ModuleObj, src: V):
-        if src.items is not None:
-            elems = list(src.items)
+        for n in names:
+            u = Unit(Unit.PARAM, n, site, m.seq, count=1)
+            m.register(n, u)
+            created.append(u)
+    elif short in T.FREE_MODULES:
+        m.spec = short
+        pos = T.FREE_MODULES[short]
+        val = kw.get("inplace", consts[pos] if pos is not None and pos < len(consts) else False)
+        m.inplace = val is True
+    elif short in T.CONTAINERS:
+        m.spec = short
+        if short == "Sequential":
+            for a in args:
+                v = a.value if isinstance(a, Star) else a
+                items = [v]
+                if isinstance(a, Star):
+                    lists = v.of(ListObj)
+                    if len(lists) == 1 and lists[0].elems is not None:
+                        items = list(lists[0].elems)  # nn.Sequential(*layers), in order
+                    else:
+                        items = [ip.iter_value(v)]
+                for item in items:
+                    if not item.objs and item.k & Kind.UNKNOWN:
+                        # an element the engine did not see being made (`block(...)` of an
+                        # unknown class): it may be a module with parameters
+                        m.opaque = True
+                        if m.opaque_unit is None:
+                            m.opaque_unit = Unit(Unit.OPAQUE, "<params>", site, m.seq, count=None)
+                            m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
+                            created.append(m.opaque_unit)
+                    if sum(1 for o in item.objs if isinstance(o, ModuleObj)) > 1:
+                        m.unordered = True  # candidates for one position: the order is not known
+                    for o in item.objs:
+                        if isinstance(o, ModuleObj):
+                            m.register(str(len(m.children)), o)
+                        elif isinstance(o, DictObj):
+                            for k2, v2 in o.keys.items():
+                                for x in v2.objs:
+                                    if isinstance(x, ModuleObj):
+                                        m.register(str(k2), x)
         else:
-            elems = []
-            for o in src.objs:
-                if isinstance(o, ListObj) and o.content is not None:
-                    elems.append(o.content)
-                elif isinstance(o, DictObj):
-                    for k, v in o.keys.items():
-                        for x in v.objs:
-                            if isinstance(x, (ModuleObj, Unit)):
-                                m.register(str(k), x)
-                    if o.rest is not None:
-                        elems.append(o.rest)
-                elif isinstance(o, ModuleObj):
-                    elems.extend(
-                        module_value(c) if isinstance(c, ModuleObj) else unit_value(c) for c in o.children.values()
-                    )
-                elif isinstance(o, PIter):
-                    elems.append(V(Kind.TENSOR, frozenset(o.units)))
-        for e in elems:
-            for x in e.objs:
-                if isinstance(x, (ModuleObj, Unit)) and not (isinstance(x, Unit) and x.kind == Unit.OPAQUE):
-                    m.register(str(len(m.children)), x)
-            if any(isinstance(x, SymObj) for x in e.objs) or (e.k & Kind.UNKNOWN and not e.objs):
-                m.opaque = True
-                if m.opaque_unit is None:
-                    m.opaque_unit = Unit(Unit.OPAQUE, "<params>", m.site, m.seq, count=None)
-                    m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
+            src = args[0] if args else kwargs.get("modules", kwargs.get("parameters"))
+            if isinstance(src, V):
+                container_extend(ip, m, src)
+    else:
+        # a torch module the engine has no table for: it may own parameters
+        m.opaque = True
+        m.opaque_unit = Unit(Unit.OPAQUE, "<params>", site, m.seq, count=None)
+        m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
+        created.append(m.opaque_unit)
+    leaves.note_new_units(ip, created, node)
+    return module_value(m)
 
-    def make_parameter(self, args, kwargs, node) -> V:
-        rg = args[1] if len(args) > 1 else kwargs.get("requires_grad")
-        u = Unit(Unit.PARAM, "<param>", Site(self.sf, node), self.seq(), count=1)
-        if rg is not None and rg.const is False:
-            u.frozen = FROZEN
-        self.note_new_units([u], node)
-        return V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=EMPTY, site=node)
 
-    def note_new_units(self, units, node):
-        if not units:
-            return
-        in_loop = any(c[0] == "loop" for c in self.ctx)
-        for u in units:
-            u.created_in_loop = in_loop
-            u.in_init = bool(self.init_stack)
-        root = self.ctx[:1]
-        if any(o.ctx[:1] == root for o in self.trace.optimizers):
-            stmt = self.cur_stmt if getattr(self, "cur_stmt", None) is not None else node
-            self.trace.new_units.append(UnitNew(self.seq(), Site(self.sf, stmt), frozenset(units), self.ctx, in_loop))
-
-    def deepcopy(self, v: V, node) -> V:
-        mods = v.of(ModuleObj)
-        if not mods:
-            return v
-        out = []
-        for m in mods:
-            out.append(module_value(self._clone(m, node, {})))
-        return join_all(out)
-
-    def _clone(self, m: ModuleObj, node, memo) -> ModuleObj:
-        if m.oid in memo:
-            return memo[m.oid]
-        site = Site(self.sf, node)
-        c = ModuleObj(f"<copy of {m.label}>", site, self.seq(), cls=m.cls, qual=m.qual)
-        memo[m.oid] = c
-        c.spec, c.inplace, c.opaque, c.copy_of = m.spec, m.inplace, m.opaque, m
-        if m.opaque_unit is not None:
-            c.opaque_unit = Unit(Unit.OPAQUE, "<params>", site, c.seq, count=None)
-            c.opaque_unit.owner, c.opaque_unit.attr = c, "<params>"
-        for k, child in m.children.items():
-            if isinstance(child, ModuleObj):
-                c.register(k, self._clone(child, node, memo))
-            elif isinstance(child, Unit):
-                u = Unit(child.kind, child.label, site, c.seq, count=child.count)
-                u.frozen = child.frozen
-                c.register(k, u)
-        c.attrs = dict(m.attrs)
-        return c
-
-    def module_call(self, m: ModuleObj, args, kwargs, node, env) -> V:
-        if not self.module_depth:
-            self.note_crossing(m, args, node)  # the outermost call: a model applied by training code
-        self.module_depth += 1
-        try:
-            out = self._module_call(m, args, kwargs, node, env)
-        finally:
-            self.module_depth -= 1
-        return with_adapters(m, out) if ADAPTERS_KEY in m.children else out
-
-    def _module_call(self, m: ModuleObj, args, kwargs, node, env) -> V:
-        if m.lib is not None and m.cls is None and not m.spec:
-            return self.library_forward(m, args, kwargs, node)
-        if m.cls is not None:
-            fwd = m.cls.lookup("forward")
-            if fwd is not None:
-                return self.call_function(fwd, args, kwargs, node, self_v=module_value(m))
-            call = m.cls.lookup("__call__")
-            if call is not None:
-                return self.call_function(call, args, kwargs, node, self_v=module_value(m))
-            return self.opaque_call(None, args, kwargs, node, extra=module_value(m))
-        spec = m.spec
-        x = args[0] if args and isinstance(args[0], V) else UNKNOWN
-        if spec == "Sequential":
-            if m.unordered:
-                # the children's order is not known: what reaches the output is, what happens in
-                # place between them is not
-                units = m.units()
-                pv = V(
-                    Kind.TENSOR,
-                    frozenset(units),
-                    org=frozenset(u for u in units if u.kind != Unit.OPAQUE),
-                    weak=frozenset(u for u in units if u.kind == Unit.OPAQUE),
+def container_extend(ip: Core, m: ModuleObj, src: V):
+    if src.items is not None:
+        elems = list(src.items)
+    else:
+        elems = []
+        for o in src.objs:
+            if isinstance(o, ListObj) and o.content is not None:
+                elems.append(o.content)
+            elif isinstance(o, DictObj):
+                for k, v in o.keys.items():
+                    for x in v.objs:
+                        if isinstance(x, (ModuleObj, Unit)):
+                            m.register(str(k), x)
+                if o.rest is not None:
+                    elems.append(o.rest)
+            elif isinstance(o, ModuleObj):
+                elems.extend(
+                    module_value(c) if isinstance(c, ModuleObj) else unit_value(c) for c in o.children.values()
                 )
-                return self.tensor_result(flow_of(x, pv), node)
-            out = x
-            for child in list(m.children.values()):
-                if isinstance(child, ModuleObj):
-                    out = self.module_call(child, [out], {}, node, env)
-            if m.opaque_unit is not None:
-                # layers the engine did not see being made sit somewhere in the chain
-                out = self.opaque_call(None, [out], {}, node, extra=V(Kind.MODULE, frozenset((m,))))
-            return out
-        if spec in T.PARAM_MODULES or spec in T.RECURRENT:
-            units = [u for u in m.children.values() if isinstance(u, Unit)]
-            pv = V(Kind.TENSOR, frozenset(units), org=frozenset(units))
-            argv = [a for a in args if isinstance(a, V)]
-            f = flow_of(*argv, pv)
-            saves_in = T.MODULE_SAVES.get(spec) == "input"
-            # a recurrent module's weights are saved when its input or its carried state needs grad
-            xin = flow_of(*argv).value() if spec in T.RECURRENT and len(argv) > 1 else x
-            out = self.tensor_result(
-                f, node, op="linear" if saves_in else None, inputs=(xin, pv), shape=module_shape(m, x)
-            )
-            if spec.endswith("Cell") and len(argv) > 1 and self.nograd is None and requires_grad(argv[1]):
-                # a cell multiplies its carried state by weight_hh: with a state that requires grad,
-                # backward keeps the weights (a step() changing them in place invalidates the graph)
-                sure = surely_requires_grad(argv[1])
-                out = out.replace(
-                    saves=out.saves
-                    | frozenset(SaveRec(u, u.version, Site(self.sf, node), "linear", self.ctx, sure) for u in units)
-                )
-            if spec in T.RECURRENT and self.nograd is None:
-                # a recurrent layer's backward keeps its weights and workspace whatever needs grad;
-                # its outputs (sequence, hidden state) share that one graph node
-                out = out.replace(
-                    saves=out.saves
-                    | frozenset(SaveRec(u, u.version, Site(self.sf, node), "rnn", self.ctx) for u in units)
-                )
-            if spec in T.RECURRENT or spec == "MultiheadAttention":
-                h = self.tensor_result(f, node).replace(saves=out.saves)
-                if spec == "LSTM":
-                    c = self.tensor_result(f, node).replace(saves=out.saves)
-                    return make_tuple([out, make_tuple([h, c], node)], node)
-                return make_tuple([out, h], node)
-            if spec.endswith("Cell") and spec.startswith("LSTM"):
-                return make_tuple([out, self.tensor_result(f, node)], node)
-            return self.numeric(spec, (x,), node, out)
-        if spec in T.LOSS_MODULES:
-            argv = [a for a in args if isinstance(a, V)]
-            red = m.dims[1] if m.dims else None
-            out = self.tensor_result(
-                flow_of(*argv),
-                node,
-                op=_loss_op(spec),
-                inputs=tuple(argv),
-                reduced=True,
-                shape=loss_shape(_loss_op(spec), red, argv),
-            )
-            if red == "none":
-                out = out.replace(facts=out.facts | Fact.UNREDUCED)
-            misuse = self.loss_misuse(spec, argv, node, node.args[0] if getattr(node, "args", None) else None)
-            if misuse:
-                out = out.replace(risks=out.risks | misuse)
-            return self.loss_value(out, argv, f"`{m.label}`" if not m.label.startswith("<") else spec)
-        if spec in T.FREE_MODULES:
-            f = flow_of(*[a for a in args if isinstance(a, V)])
-            if (m.inplace and spec != "Dropout") or (m.inplace and spec.startswith("Dropout")):
-                return self.inplace_update(x, None, node, node, op=_INPLACE_OP.get(spec, spec.lower()))
-            if spec in ("Identity",):
-                return x
-            if spec in ("Flatten", "Unflatten"):
-                return self.tensor_result(f, node, alias=x)
-            save = T.MODULE_SAVES.get(spec)
-            op = (
-                {
-                    "ReLU": "relu",
-                    "Sigmoid": "sigmoid",
-                    "Tanh": "tanh",
-                    "Softmax": "softmax",
-                    "LogSoftmax": "log_softmax",
-                    "ELU": "elu",
-                    "Softmin": "softmin",
-                }.get(spec)
-                if save == "output"
-                else ("gelu" if save == "input" else None)
-            )
-            return self.numeric(
-                spec, (x,), node, self.tensor_result(f, node, op=op, inputs=(x,), shape=module_shape(m, x))
-            )
-        if spec in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict"):
-            return UNKNOWN
-        # opaque torch module, or a module from a factory the engine could not follow
-        return self.opaque_call(None, args, kwargs, node, extra=module_value(m))
+            elif isinstance(o, PIter):
+                elems.append(V(Kind.TENSOR, frozenset(o.units)))
+    for e in elems:
+        for x in e.objs:
+            if isinstance(x, (ModuleObj, Unit)) and not (isinstance(x, Unit) and x.kind == Unit.OPAQUE):
+                m.register(str(len(m.children)), x)
+        if any(isinstance(x, SymObj) for x in e.objs) or (e.k & Kind.UNKNOWN and not e.objs):
+            m.opaque = True
+            if m.opaque_unit is None:
+                m.opaque_unit = Unit(Unit.OPAQUE, "<params>", m.site, m.seq, count=None)
+                m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
 
-    def module_method(self, m: ModuleObj, name, args, kwargs, node, env, recv: V, base=False) -> V:
-        """`base`: nn.Module's own method, reached through super() from an override."""
-        if m.cls is not None and not base:
-            fn = m.cls.lookup(name)
-            if fn is not None:
-                return self.call_function(fn, args, kwargs, node, self_v=module_value(m))
-        if m.lib is not None and m.cls is None:
-            v = self.library_method(m, name, args, kwargs, node)
+
+def make_parameter(ip: Core, args, kwargs, node) -> V:
+    rg = args[1] if len(args) > 1 else kwargs.get("requires_grad")
+    u = Unit(Unit.PARAM, "<param>", Site(ip.st.sf, node), ip.seq(), count=1)
+    if rg is not None and rg.const is False:
+        u.frozen = FROZEN
+    leaves.note_new_units(ip, [u], node)
+    return V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=EMPTY, site=node)
+
+
+def deepcopy(ip: Core, v: V, node) -> V:
+    mods = v.of(ModuleObj)
+    if not mods:
+        return v
+    out = []
+    for m in mods:
+        out.append(module_value(_clone(ip, m, node, {})))
+    return join_all(out)
+
+
+def _clone(ip: Core, m: ModuleObj, node, memo) -> ModuleObj:
+    if m.oid in memo:
+        return memo[m.oid]
+    site = Site(ip.st.sf, node)
+    c = ModuleObj(f"<copy of {m.label}>", site, ip.seq(), cls=m.cls, qual=m.qual)
+    memo[m.oid] = c
+    c.spec, c.inplace, c.opaque, c.copy_of = m.spec, m.inplace, m.opaque, m
+    if m.opaque_unit is not None:
+        c.opaque_unit = Unit(Unit.OPAQUE, "<params>", site, c.seq, count=None)
+        c.opaque_unit.owner, c.opaque_unit.attr = c, "<params>"
+    for k, child in m.children.items():
+        if isinstance(child, ModuleObj):
+            c.register(k, _clone(ip, child, node, memo))
+        elif isinstance(child, Unit):
+            u = Unit(child.kind, child.label, site, c.seq, count=child.count)
+            u.frozen = child.frozen
+            c.register(k, u)
+    c.attrs = dict(m.attrs)
+    return c
+
+
+def module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
+    if not ip.st.module_depth:
+        recording.note_crossing(ip, m, args, node)  # the outermost call: a model applied by training code
+    ip.st.module_depth += 1
+    try:
+        out = _module_call(ip, m, args, kwargs, node, env)
+    finally:
+        ip.st.module_depth -= 1
+    for ext in ip.sem.modules:
+        if ext.result is not None:
+            out = ext.result(ip, m, out)
+    return out
+
+
+def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
+    for ext in ip.sem.modules:
+        if ext.forward is not None:
+            v = ext.forward(ip, m, args, kwargs, node)
             if v is not None:
                 return v
-        fw = self.framework_module_method(m, name, args, kwargs, node)
-        if fw is not None:
-            return fw
-        if name in m.children or name in m.attrs:
-            return self.call_value(self.module_attr(m, name, node), args, kwargs, node, env)
-        if name in ("parameters", "named_parameters"):
+    if m.cls is not None:
+        fwd = m.cls.lookup("forward")
+        if fwd is not None:
+            return ip.call_function(fwd, args, kwargs, node, self_v=module_value(m))
+        call = m.cls.lookup("__call__")
+        if call is not None:
+            return ip.call_function(call, args, kwargs, node, self_v=module_value(m))
+        return ip.opaque_call(None, args, kwargs, node, extra=module_value(m))
+    spec = m.spec
+    x = args[0] if args and isinstance(args[0], V) else UNKNOWN
+    if spec == "Sequential":
+        if m.unordered:
+            # the children's order is not known: what reaches the output is, what happens in
+            # place between them is not
             units = m.units()
-            exact = not any(u.kind == Unit.OPAQUE and not is_closed(u) for u in units)
-            return V(
-                Kind.PARAMS,
-                frozenset(
-                    (
-                        PIter(
-                            frozenset(units),
-                            exact=exact,
-                            sources=frozenset((m,)),
-                            named=name == "named_parameters",
-                            site=Site(self.sf, node),
-                        ),
-                    )
-                ),
-                site=node,
+            pv = V(
+                Kind.TENSOR,
+                frozenset(units),
+                org=frozenset(u for u in units if u.kind != Unit.OPAQUE),
+                weak=frozenset(u for u in units if u.kind == Unit.OPAQUE),
             )
-        if name in ("children", "modules", "named_children", "named_modules"):
-            kids = m.submodules() if "modules" in name else [c for c in m.children.values() if isinstance(c, ModuleObj)]
-            content = join_all([module_value(c) for c in kids]) if kids else None
-            if content is not None and name.startswith("named"):
-                content = make_tuple([V(Kind.STR), content], None)
-            return V(Kind.LIST, frozenset((ListObj(content, Site(self.sf, node)),)))
-        if name == "zero_grad":
-            self.event("zero_grad", node, m, units=frozenset(m.units()))
-            return NONE
-        if name == "requires_grad_":
-            flag = args[0].const if args and isinstance(args[0], V) else kwargs.get("requires_grad", const(True)).const
-            flag = flag if isinstance(flag, bool) else None
-            units = [u for u in m.units() if freezable(u)]
-            if units:
-                self.freeze(units, flag, node, module_value(m))
-            return recv
-        if name in ("train", "eval"):
-            mode = name != "eval"
-            given = args[0] if args else kwargs.get("mode")
-            if name == "train" and isinstance(given, V):
-                mode = given.const if isinstance(given.const, bool) else None
-            self.set_training(m, mode)
-            return recv
-        if name in (
-            "to",
-            "cuda",
-            "cpu",
-            "float",
-            "double",
-            "half",
-            "bfloat16",
-            "share_memory",
-            "type",
-            "requires_grad",
-            "xpu",
-            "mps",
-        ):
-            return recv
-        if name == "apply" and args:
-            fn = args[0]
-            for sub in m.submodules()[:64]:
-                self.call_value(fn, [module_value(sub)], {}, node, env)
-            return recv
-        if name in ("forward", "__call__"):
-            return self.module_call(m, args, kwargs, node, env)
-        if name == "load_state_dict":
-            m.loaded_from = True
-            return NONE
-        if name in ("state_dict",):
-            return V(Kind.DICT, frozenset((DictObj(None),)))
-        if name in ("register_parameter",) and len(args) > 1:
-            key = args[0].const if isinstance(args[0].const, str) else None
-            self.register_all(m, key, [u for u in args[1].objs if isinstance(u, Unit)])
-            return NONE
-        if name in ("add_module", "register_module") and len(args) > 1:
-            key = args[0].const if isinstance(args[0].const, str) else None
-            self.register_all(m, key, [x for x in args[1].objs if isinstance(x, ModuleObj)])
-            return NONE
-        if name == "register_buffer" and args:
-            key = args[0].const if isinstance(args[0].const, str) else None
-            if key:
-                given = args[1] if len(args) > 1 and isinstance(args[1], V) else None
-                # the tensor itself (a causal mask keeps what it is), as a buffer: no gradient
-                m.attrs[key] = (
-                    given.replace(facts=given.facts | Fact.NOGRAD)
-                    if given is not None and given.k & Kind.TENSOR
-                    else V(Kind.TENSOR, frozenset((TensorObj(Site(self.sf, node)),)))
-                )
-            return NONE
-        if name in ("append", "extend", "insert", "update") and m.spec in T.CONTAINERS:
-            src = args[-1] if args else UNKNOWN
-            if name == "append":
-                for x in src.objs:
-                    if isinstance(x, (ModuleObj, Unit)):
-                        m.register(str(len(m.children)), x)
-            else:
-                self.container_extend(m, src)
-            return recv if name == "append" else NONE
-        if name in ("get_submodule",) and args and isinstance(args[0].const, str):
-            cur = m
-            for part in args[0].const.split("."):
-                nxt = cur.children.get(part)
-                if not isinstance(nxt, ModuleObj):
-                    return UNKNOWN
-                cur = nxt
-            return module_value(cur)
-        if name in ("items", "values", "keys") and m.spec in ("ModuleDict", "ParameterDict"):
-            kids = list(m.children.values())
-            content = (
-                join_all([module_value(c) if isinstance(c, ModuleObj) else unit_value(c) for c in kids])
-                if kids
-                else None
+            return ip.tensor_result(flow_of(x, pv), node)
+        out = x
+        for child in list(m.children.values()):
+            if isinstance(child, ModuleObj):
+                out = module_call(ip, child, [out], {}, node, env)
+        if m.opaque_unit is not None:
+            # layers the engine did not see being made sit somewhere in the chain
+            out = ip.opaque_call(None, [out], {}, node, extra=V(Kind.MODULE, frozenset((m,))))
+        return out
+    if spec in T.PARAM_MODULES or spec in T.RECURRENT:
+        units = [u for u in m.children.values() if isinstance(u, Unit)]
+        pv = V(Kind.TENSOR, frozenset(units), org=frozenset(units))
+        argv = [a for a in args if isinstance(a, V)]
+        f = flow_of(*argv, pv)
+        saves_in = T.MODULE_SAVES.get(spec) == "input"
+        # a recurrent module's weights are saved when its input or its carried state needs grad
+        xin = flow_of(*argv).value() if spec in T.RECURRENT and len(argv) > 1 else x
+        out = ip.tensor_result(f, node, op="linear" if saves_in else None, inputs=(xin, pv), shape=module_shape(m, x))
+        if spec.endswith("Cell") and len(argv) > 1 and ip.st.nograd is None and requires_grad(argv[1]):
+            # a cell multiplies its carried state by weight_hh: with a state that requires grad,
+            # backward keeps the weights (a step() changing them in place invalidates the graph)
+            sure = surely_requires_grad(argv[1])
+            out = out.replace(
+                saves=out.saves
+                | frozenset(SaveRec(u, u.version, Site(ip.st.sf, node), "linear", ip.st.ctx, sure) for u in units)
             )
-            if name == "items" and content is not None:
-                content = make_tuple([V(Kind.STR), content], None)
-            if name == "keys":
-                content = V(Kind.STR)
-            return V(Kind.LIST, frozenset((ListObj(content, None),)))
-        if name in ("buffers", "named_buffers"):
-            return V(Kind.LIST, frozenset((ListObj(V(Kind.TENSOR), None),)))
-        if m.opaque or m.cls is not None:
-            # this module only: `recv` may join every submodule (`for m in self.modules(): m.f()`)
-            return self.opaque_call(None, args, kwargs, node, extra=module_value(m))
+        if spec in T.RECURRENT and ip.st.nograd is None:
+            # a recurrent layer's backward keeps its weights and workspace whatever needs grad;
+            # its outputs (sequence, hidden state) share that one graph node
+            out = out.replace(
+                saves=out.saves
+                | frozenset(SaveRec(u, u.version, Site(ip.st.sf, node), "rnn", ip.st.ctx) for u in units)
+            )
+        if spec in T.RECURRENT or spec == "MultiheadAttention":
+            h = ip.tensor_result(f, node).replace(saves=out.saves)
+            if spec == "LSTM":
+                c = ip.tensor_result(f, node).replace(saves=out.saves)
+                return make_tuple([out, make_tuple([h, c], node)], node)
+            return make_tuple([out, h], node)
+        if spec.endswith("Cell") and spec.startswith("LSTM"):
+            return make_tuple([out, ip.tensor_result(f, node)], node)
+        return numeric_ops.numeric(ip, spec, (x,), node, out)
+    if spec in T.LOSS_MODULES:
+        argv = [a for a in args if isinstance(a, V)]
+        red = m.dims[1] if m.dims else None
+        out = ip.tensor_result(
+            flow_of(*argv),
+            node,
+            op=_loss_op(spec),
+            inputs=tuple(argv),
+            reduced=True,
+            shape=loss_shape(_loss_op(spec), red, argv),
+        )
+        if red == "none":
+            out = out.replace(facts=out.facts | Fact.UNREDUCED)
+        misuse = numeric_ops.loss_misuse(ip, spec, argv, node, node.args[0] if getattr(node, "args", None) else None)
+        if misuse:
+            out = out.replace(risks=out.risks | misuse)
+        return recording.loss_value(ip, out, argv, f"`{m.label}`" if not m.label.startswith("<") else spec)
+    if spec in T.FREE_MODULES:
+        f = flow_of(*[a for a in args if isinstance(a, V)])
+        if (m.inplace and spec != "Dropout") or (m.inplace and spec.startswith("Dropout")):
+            return tensors.inplace_update(ip, x, None, node, node, op=_INPLACE_OP.get(spec, spec.lower()))
+        if spec in ("Identity",):
+            return x
+        if spec in ("Flatten", "Unflatten"):
+            return ip.tensor_result(f, node, alias=x)
+        save = T.MODULE_SAVES.get(spec)
+        op = (
+            {
+                "ReLU": "relu",
+                "Sigmoid": "sigmoid",
+                "Tanh": "tanh",
+                "Softmax": "softmax",
+                "LogSoftmax": "log_softmax",
+                "ELU": "elu",
+                "Softmin": "softmin",
+            }.get(spec)
+            if save == "output"
+            else ("gelu" if save == "input" else None)
+        )
+        return numeric_ops.numeric(
+            ip, spec, (x,), node, ip.tensor_result(f, node, op=op, inputs=(x,), shape=module_shape(m, x))
+        )
+    if spec in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict"):
         return UNKNOWN
+    # opaque torch module, or a module from a factory the engine could not follow
+    return ip.opaque_call(None, args, kwargs, node, extra=module_value(m))
+
+
+def module_method(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv: V, base=False) -> V:
+    """`base`: nn.Module's own method, reached through super() from an override."""
+    if m.cls is not None and not base:
+        fn = m.cls.lookup(name)
+        if fn is not None:
+            return ip.call_function(fn, args, kwargs, node, self_v=module_value(m))
+    for ext in ip.sem.modules:
+        if ext.method is not None:
+            v = ext.method(ip, m, name, args, kwargs, node)
+            if v is not None:
+                return v
+    if name in m.children or name in m.attrs:
+        return ip.call_value(module_attr(ip, m, name, node), args, kwargs, node, env)
+    if name in ("parameters", "named_parameters"):
+        units = m.units()
+        exact = not any(u.kind == Unit.OPAQUE and not is_closed(u) for u in units)
+        return V(
+            Kind.PARAMS,
+            frozenset(
+                (
+                    PIter(
+                        frozenset(units),
+                        exact=exact,
+                        sources=frozenset((m,)),
+                        named=name == "named_parameters",
+                        site=Site(ip.st.sf, node),
+                    ),
+                )
+            ),
+            site=node,
+        )
+    if name in ("children", "modules", "named_children", "named_modules"):
+        kids = m.submodules() if "modules" in name else [c for c in m.children.values() if isinstance(c, ModuleObj)]
+        content = join_all([module_value(c) for c in kids]) if kids else None
+        if content is not None and name.startswith("named"):
+            content = make_tuple([V(Kind.STR), content], None)
+        return V(Kind.LIST, frozenset((ListObj(content, Site(ip.st.sf, node)),)))
+    if name == "zero_grad":
+        ip.event(EventKind.ZERO_GRAD, node, m, units=frozenset(m.units()))
+        return NONE
+    if name == "requires_grad_":
+        flag = args[0].const if args and isinstance(args[0], V) else kwargs.get("requires_grad", const(True)).const
+        flag = flag if isinstance(flag, bool) else None
+        units = [u for u in m.units() if freezable(u)]
+        if units:
+            leaves.freeze(ip, units, flag, node, module_value(m))
+        return recv
+    if name in ("train", "eval"):
+        mode = name != "eval"
+        given = args[0] if args else kwargs.get("mode")
+        if name == "train" and isinstance(given, V):
+            mode = given.const if isinstance(given.const, bool) else None
+        set_training(ip, m, mode)
+        return recv
+    if name in (
+        "to",
+        "cuda",
+        "cpu",
+        "float",
+        "double",
+        "half",
+        "bfloat16",
+        "share_memory",
+        "type",
+        "requires_grad",
+        "xpu",
+        "mps",
+    ):
+        return recv
+    if name == "apply" and args:
+        fn = args[0]
+        for sub in m.submodules()[:64]:
+            ip.call_value(fn, [module_value(sub)], {}, node, env)
+        return recv
+    if name in ("forward", "__call__"):
+        return module_call(ip, m, args, kwargs, node, env)
+    if name == "load_state_dict":
+        m.loaded_from = True
+        return NONE
+    if name in ("state_dict",):
+        return V(Kind.DICT, frozenset((DictObj(None),)))
+    if name in ("register_parameter",) and len(args) > 1:
+        key = args[0].const if isinstance(args[0].const, str) else None
+        register_all(ip, m, key, [u for u in args[1].objs if isinstance(u, Unit)])
+        return NONE
+    if name in ("add_module", "register_module") and len(args) > 1:
+        key = args[0].const if isinstance(args[0].const, str) else None
+        register_all(ip, m, key, [x for x in args[1].objs if isinstance(x, ModuleObj)])
+        return NONE
+    if name == "register_buffer" and args:
+        key = args[0].const if isinstance(args[0].const, str) else None
+        if key:
+            given = args[1] if len(args) > 1 and isinstance(args[1], V) else None
+            # the tensor itself (a causal mask keeps what it is), as a buffer: no gradient
+            m.attrs[key] = (
+                given.replace(facts=given.facts | Fact.NOGRAD)
+                if given is not None and given.k & Kind.TENSOR
+                else V(Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)))
+            )
+        return NONE
+    if name in ("append", "extend", "insert", "update") and m.spec in T.CONTAINERS:
+        src = args[-1] if args else UNKNOWN
+        if name == "append":
+            for x in src.objs:
+                if isinstance(x, (ModuleObj, Unit)):
+                    m.register(str(len(m.children)), x)
+        else:
+            container_extend(ip, m, src)
+        return recv if name == "append" else NONE
+    if name in ("get_submodule",) and args and isinstance(args[0].const, str):
+        cur = m
+        for part in args[0].const.split("."):
+            nxt = cur.children.get(part)
+            if not isinstance(nxt, ModuleObj):
+                return UNKNOWN
+            cur = nxt
+        return module_value(cur)
+    if name in ("items", "values", "keys") and m.spec in ("ModuleDict", "ParameterDict"):
+        kids = list(m.children.values())
+        content = (
+            join_all([module_value(c) if isinstance(c, ModuleObj) else unit_value(c) for c in kids]) if kids else None
+        )
+        if name == "items" and content is not None:
+            content = make_tuple([V(Kind.STR), content], None)
+        if name == "keys":
+            content = V(Kind.STR)
+        return V(Kind.LIST, frozenset((ListObj(content, None),)))
+    if name in ("buffers", "named_buffers"):
+        return V(Kind.LIST, frozenset((ListObj(V(Kind.TENSOR), None),)))
+    if m.opaque or m.cls is not None:
+        # this module only: `recv` may join every submodule (`for m in self.modules(): m.f()`)
+        return ip.opaque_call(None, args, kwargs, node, extra=module_value(m))
+    return UNKNOWN
+
+
+def module_getitem(ip: Core, m: ModuleObj, index: V, node) -> V:
+    """`layers[0]`, `blocks["enc"]`, `seq[1:]` of a container module."""
+    key = index.const
+    if isinstance(key, int) and not isinstance(key, bool):
+        kids = list(m.children.values())
+        if -len(kids) <= key < len(kids):
+            child = kids[key]
+            return module_value(child) if isinstance(child, ModuleObj) else unit_value(child)
+    if isinstance(key, str) and key in m.children:
+        child = m.children[key]
+        return module_value(child) if isinstance(child, ModuleObj) else unit_value(child)
+    if isinstance(node.slice, ast.Slice):
+        return module_value(m)
+    kids = list(m.children.values())
+    return join_all([module_value(c) if isinstance(c, ModuleObj) else unit_value(c) for c in kids]) if kids else UNKNOWN
+
+
+def module_setitem(ip: Core, m: ModuleObj, index: V, value: V, stmt, target, env) -> None:
+    """`layers[i] = nn.Linear(...)`, `heads["cls"] = ...`: the module registers what it is given."""
+    key = index.const
+    mods = [x for x in value.objs if isinstance(x, (ModuleObj, Unit))]
+    if mods:
+        k = str(key) if isinstance(key, (int, str)) else f"[{len(m.children)}]"
+        if isinstance(key, int) and not isinstance(key, bool):
+            keys = list(m.children.keys())
+            if -len(keys) <= key < len(keys):
+                k = keys[key]
+        register_all(ip, m, k, mods)
+
+
+# ---------------------------------------------------------------- calls of torch.nn names
+
+# wrappers that give back the module they wrap (`.module` gives it back too, see module_attr)
+WRAPPERS = {
+    "DistributedDataParallel",
+    "DataParallel",
+    "FullyShardedDataParallel",
+    "FSDP",
+    "DDP",
+    "compile",
+    "checkpoint_wrapper",
+    "convert_sync_batchnorm",
+    "ShardedDataParallel",
+}
+
+
+def new_parameter(ip: Core, qual, args, kwargs, node, env) -> V:
+    return make_parameter(ip, args, kwargs, node)
+
+
+def new_module(ip: Core, qual, args, kwargs, node, env) -> V:
+    """`nn.Linear(...)`, `nn.Sequential(...)`; `nn.DataParallel(model)` is the model."""
+    short = qual.rpartition(".")[2]
+    if short in WRAPPERS:
+        passed = passthrough(args[:1])
+        if passed is not None:
+            return passed
+    return make_module(ip, short, qual, args, kwargs, node)
+
+
+def copy_module(ip: Core, qual, args, kwargs, node, env) -> V:
+    """`copy.deepcopy(model)`: new parameters with the same structure (a target network, an EMA)."""
+    return deepcopy(ip, args[0] if args else UNKNOWN, node)
+
+
+def init_function(ip: Core, qual, args, kwargs, node, env) -> V:
+    """`nn.init.xavier_uniform_(w)`: the tensor it fills, unchanged as far as gradient goes."""
+    return args[0] if args else NONE
+
+
+def wrapper(ip: Core, qual, args, kwargs, node, env) -> V | None:
+    """`DDP(model)`, `torch.compile(model)` from wherever they are imported: the model."""
+    return passthrough(args[:1])
 
 
 _MODULE_METHODS = {
@@ -749,15 +739,6 @@ _INPLACE_OP = {
     "CELU": "celu",
     "SELU": "selu",
 }
-
-
-def _target_label(node) -> str:
-    """A name for a leaf made by `requires_grad`: the variable or attribute it was set on."""
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return "<tensor>"
 
 
 def _loss_op(spec: str) -> str:

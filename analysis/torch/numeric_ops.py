@@ -1,16 +1,17 @@
 """Numerical hazards as the interpreter replays ops (GA401-GA408): the value facts of
 numerics.py applied to each op's result, and the hazards recorded where they arise.
 
-A mixin of Interpreter (interpreter.py).
+Called by the op handlers of tensors.py and modules.py with each op's result.
 """
 
 from __future__ import annotations
 
 import ast
 
-from ..interp.objects import Site, TensorObj
+from ..interp.core import Core
+from ..interp.objects import Site, TensorObj, storages
 from ..interp.trace import CONFIRMED, SUSPICIOUS, RiskRec
-from ..interp.values import EMPTY, Fact, Mark, V, requires_grad, storages
+from ..interp.values import EMPTY, Fact, Mark, V, requires_grad
 from ..ops import torch_api as T
 from . import numerics as N
 
@@ -20,178 +21,185 @@ _NLL = {"nll_loss", "NLLLoss"}
 _BCE = {"binary_cross_entropy", "BCELoss"}
 
 
-class NumericOps:
-    def hazard(self, code, node, detail, confidence, latent=False, constant=False) -> RiskRec:
-        rec = RiskRec(code, Site(self.sf, node), detail, confidence, self.ctx, latent, constant)
-        if not latent:
-            self.trace.risks.append(rec)
-        return rec
+def hazard(ip: Core, code, node, detail, confidence, latent=False, constant=False) -> RiskRec:
+    rec = RiskRec(code, Site(ip.st.sf, node), detail, confidence, ip.st.ctx, latent, constant)
+    if not latent:
+        ip.st.trace.risks.append(rec)
+    return rec
 
-    def numeric(self, op, inputs, node, out: V, kwargs=None) -> V:
-        """Set `out`'s numerical facts from op `op` on `inputs`, and record the hazards it creates."""
-        if op is None or (self.nograd is not None and op not in N.KEEP):
-            return out
-        ins = [v for v in inputs if isinstance(v, V)]
-        if op in T.ARITH_OPS and len(ins) >= 2:
-            # x.pow(2), x.div(y), torch.mul(a, b): the operators' facts
-            marks, facts = N.arith(T.ARITH_OPS[op], ins[0], ins[1], False, False)
-        else:
-            marks, facts = N.marks_of(op, ins)
-        risks = set()
-        x = ins[0] if ins else None
-        kwargs = kwargs or {}
-        if x is not None:
-            if op in N.LOGS:
-                if N.risky(x):
-                    what = (
-                        "a softmax probability"
-                        if x.marks & Mark.PROB
-                        else "a sigmoid output"
-                        if x.marks & Mark.SIGM
-                        else "a value that can be exactly 0"
-                    )
-                    risks.add(
-                        self.hazard(
-                            "GA401",
-                            node,
-                            what,
-                            CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS,
-                            constant=not requires_grad(x),
-                        )
-                    )
-                if x.marks & Mark.LOG1PEXP:
-                    risks |= self.promote(x, "exp", "GA404", "log(1 + exp(x))")
-            elif op == "log1p" and x.marks & Mark.EXP:
-                risks |= self.promote(x, "exp", "GA404", "log(1 + exp(x))")
-            elif op in N.ROOTS and N.risky(x) and requires_grad(x):
-                # sqrt(0) is fine forward; only its derivative is infinite, and backward() evaluates
-                # it only for an input that requires grad (not a constant target's norm)
-                risks.add(self.hazard("GA403", node, op, CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS))
-            elif (
-                op in T.FRACTIONAL_POWERS
-                and len(ins) > 1
-                and isinstance(ins[1].const, float)
-                and 0 < ins[1].const < 1
-                and N.risky(x)
-                and requires_grad(x)
-            ):
-                risks.add(
-                    self.hazard("GA403", node, f"pow({ins[1].const})", CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS)
-                )
-            elif op in T.ZERO_DIVISOR_INF and len(ins) > 1:
-                risks |= self.check_division(x, ins[1], node)
-            elif op == "exp" and x.marks & Mark.LOGITS:
-                marks |= Mark.EXP
-                risks.add(self.hazard("exp", node, "exp of raw activations", SUSPICIOUS, latent=True))
-            elif op in ("softmax", "_softmax", "log_softmax", "Softmax", "LogSoftmax"):
-                risks |= self.promote(x, "neginf", "GA406", op)
-            elif op in ("masked_fill", "masked_fill_") and len(ins) > 2:
-                value = ins[2] if len(ins) > 2 else kwargs.get("value")
-                mask = ins[1]
-                if isinstance(value, V) and value.const == float("-inf") and not mask.marks & Mark.CAUSAL:
-                    marks |= x.marks & N.NUMERIC_MARKS
-                    risks.add(self.hazard("neginf", node, "masked_fill with -inf", SUSPICIOUS, latent=True))
-                else:
-                    marks |= x.marks & N.NUMERIC_MARKS
-            if op in ("clamp", "clip", "clamp_min"):
-                lo = kwargs.get("min", ins[1] if len(ins) > 1 else None)
-                lo_c = lo.const if isinstance(lo, V) else None
-                if N.positive_const(lo_c):
-                    marks, facts = marks & ~(N.RISKY | Mark.LOGITS), facts | Fact.POSITIVE
-                elif lo_c == 0:
-                    marks |= Mark.ZERO
-            elif (
-                op in ("maximum", "fmax")
-                and len(ins) > 1
-                and (N.positive_const(ins[1].const) or ins[1].facts & Fact.POSITIVE)
-            ):
-                marks, facts = marks & ~N.RISKY, facts | Fact.POSITIVE
-        if not marks and not facts and not risks:
-            return out
-        return out.replace(
-            marks=(out.marks & Mark.SCALED) | marks,
-            facts=out.facts | facts,
-            risks=out.risks | frozenset(risks) if risks else out.risks,
-        )
 
-    def promote(self, v: V, latent: str, code: str, detail: str) -> set:
-        """Turn the latent hazards of `v` (an exp of logits, a -inf mask) into `code` at their site."""
-        out = set()
-        for r in v.risks:
-            if r.latent and r.code == latent:
-                rec = RiskRec(code, r.site, detail, SUSPICIOUS, r.ctx)
-                self.trace.risks.append(rec)
-                out.add(rec)
+def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
+    """Set `out`'s numerical facts from op `op` on `inputs`, and record the hazards it creates."""
+    if op is None or (ip.st.nograd is not None and op not in N.KEEP):
         return out
-
-    def check_division(self, num: V, den: V, node) -> set:
-        """`num / den`: a manual softmax (GA404), or a denominator that can be 0 (GA402)."""
-        if num.marks & Mark.EXP and den.marks & Mark.EXP:
-            return self.promote(num, "exp", "GA404", "exp(x) / exp(x).sum()")
-        if den.k & 1 and N.risky(den):  # Kind.TENSOR
-            return {
-                self.hazard(
-                    "GA402",
-                    node,
-                    "a denominator that can be 0",
-                    CONFIRMED if den.marks & Mark.SELF else SUSPICIOUS,
-                    constant=not (requires_grad(num) or requires_grad(den)),
+    ins = [v for v in inputs if isinstance(v, V)]
+    if op in T.ARITH_OPS and len(ins) >= 2:
+        # x.pow(2), x.div(y), torch.mul(a, b): the operators' facts
+        marks, facts = N.arith(T.ARITH_OPS[op], ins[0], ins[1], False, False)
+    else:
+        marks, facts = N.marks_of(op, ins)
+    risks = set()
+    x = ins[0] if ins else None
+    kwargs = kwargs or {}
+    if x is not None:
+        if op in N.LOGS:
+            if N.risky(x):
+                what = (
+                    "a softmax probability"
+                    if x.marks & Mark.PROB
+                    else "a sigmoid output"
+                    if x.marks & Mark.SIGM
+                    else "a value that can be exactly 0"
                 )
-            }
-        return set()
+                risks.add(
+                    hazard(
+                        ip,
+                        "GA401",
+                        node,
+                        what,
+                        CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS,
+                        constant=not requires_grad(x),
+                    )
+                )
+            if x.marks & Mark.LOG1PEXP:
+                risks |= promote(ip, x, "exp", "GA404", "log(1 + exp(x))")
+        elif op == "log1p" and x.marks & Mark.EXP:
+            risks |= promote(ip, x, "exp", "GA404", "log(1 + exp(x))")
+        elif op in N.ROOTS and N.risky(x) and requires_grad(x):
+            # sqrt(0) is fine forward; only its derivative is infinite, and backward() evaluates
+            # it only for an input that requires grad (not a constant target's norm)
+            risks.add(hazard(ip, "GA403", node, op, CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS))
+        elif (
+            op in T.FRACTIONAL_POWERS
+            and len(ins) > 1
+            and isinstance(ins[1].const, float)
+            and 0 < ins[1].const < 1
+            and N.risky(x)
+            and requires_grad(x)
+        ):
+            risks.add(
+                hazard(ip, "GA403", node, f"pow({ins[1].const})", CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS)
+            )
+        elif op in T.ZERO_DIVISOR_INF and len(ins) > 1:
+            risks |= check_division(ip, x, ins[1], node)
+        elif op == "exp" and x.marks & Mark.LOGITS:
+            marks |= Mark.EXP
+            risks.add(hazard(ip, "exp", node, "exp of raw activations", SUSPICIOUS, latent=True))
+        elif op in ("softmax", "_softmax", "log_softmax", "Softmax", "LogSoftmax"):
+            risks |= promote(ip, x, "neginf", "GA406", op)
+        elif op in ("masked_fill", "masked_fill_") and len(ins) > 2:
+            value = ins[2] if len(ins) > 2 else kwargs.get("value")
+            mask = ins[1]
+            if isinstance(value, V) and value.const == float("-inf") and not mask.marks & Mark.CAUSAL:
+                marks |= x.marks & N.NUMERIC_MARKS
+                risks.add(hazard(ip, "neginf", node, "masked_fill with -inf", SUSPICIOUS, latent=True))
+            else:
+                marks |= x.marks & N.NUMERIC_MARKS
+        if op in ("clamp", "clip", "clamp_min"):
+            lo = kwargs.get("min", ins[1] if len(ins) > 1 else None)
+            lo_c = lo.const if isinstance(lo, V) else None
+            if N.positive_const(lo_c):
+                marks, facts = marks & ~(N.RISKY | Mark.LOGITS), facts | Fact.POSITIVE
+            elif lo_c == 0:
+                marks |= Mark.ZERO
+        elif (
+            op in ("maximum", "fmax")
+            and len(ins) > 1
+            and (N.positive_const(ins[1].const) or ins[1].facts & Fact.POSITIVE)
+        ):
+            marks, facts = marks & ~N.RISKY, facts | Fact.POSITIVE
+    if not marks and not facts and not risks:
+        return out
+    return out.replace(
+        marks=(out.marks & Mark.SCALED) | marks,
+        facts=out.facts | facts,
+        risks=out.risks | frozenset(risks) if risks else out.risks,
+    )
 
-    def arith_numeric(self, opname, left: V, right: V, node, out: V) -> V:
-        """+ - * / ** on tensors: value facts and the division's hazards."""
-        same = bool(set(storages(left)) & set(storages(right))) and opname == "sub" and not _shifted(node)
-        is_max = opname == "sub" and _is_max_of(node)
-        twins = opname == "sub" and not same and bool(left.org) and left.org == right.org
-        marks, facts = N.arith(opname, left, right, same, is_max, twins)
-        risks = set()
-        if opname == "div":
-            risks = self.check_division(left, right, node)
-        elif opname == "pow":
-            c = right.const
-            if isinstance(c, float) and 0 < c < 1 and N.risky(left) and requires_grad(left):
-                risks.add(self.hazard("GA403", node, f"** {c}", CONFIRMED if left.marks & Mark.SELF else SUSPICIOUS))
-        if not marks and not facts and not risks:
-            return out.replace(marks=out.marks & Mark.SCALED)
-        return out.replace(
-            marks=(out.marks & Mark.SCALED) | marks,
-            facts=out.facts | facts,
-            risks=out.risks | frozenset(risks) if risks else out.risks,
-        )
 
-    def where_hazards(self, node, cond: V, env) -> frozenset:
-        """`torch.where(x > 0, sqrt(x), 0)`: the branch is computed for every element, so an unsafe op
-        on the very values the condition excludes has a NaN gradient (GA405)."""
-        compared = set()
-        for o in cond.objs:
-            if isinstance(o, TensorObj):
-                compared |= o.compared
-        if not compared or env is None or not isinstance(node, ast.Call) or len(node.args) < 3:
-            return EMPTY
-        out = set()
-        for branch in node.args[1:3]:
-            for unsafe, operand in _unsafe_ops(branch):
-                names = set() if _guarded(operand) else _direct_names(operand)
-                hit = any(set(storages(env[n])) & compared for n in names if n in env)
-                if hit:
-                    out.add(self.hazard("GA405", unsafe, "an op the condition excludes", CONFIRMED))
-        return frozenset(out)
+def promote(ip: Core, v: V, latent: str, code: str, detail: str) -> set:
+    """Turn the latent hazards of `v` (an exp of logits, a -inf mask) into `code` at their site."""
+    out = set()
+    for r in v.risks:
+        if r.latent and r.code == latent:
+            rec = RiskRec(code, r.site, detail, SUSPICIOUS, r.ctx)
+            ip.st.trace.risks.append(rec)
+            out.add(rec)
+    return out
 
-    def loss_misuse(self, op, argv, node, arg_node):
-        """Probabilities into a loss that expects logits (GA407), a sigmoid into BCELoss (GA408)."""
-        if not argv or not isinstance(argv[0], V) or self.nograd is not None or not argv[0].carries:
-            return EMPTY
-        x = argv[0]
-        if op in _CE and x.marks & (Mark.PROB | Mark.SIGM):
-            what = "softmax probabilities" if x.marks & Mark.PROB else "sigmoid outputs"
-            return frozenset({self.hazard("GA407", arg_node or node, f"{what} into cross_entropy", CONFIRMED)})
-        if op in _NLL and x.marks & Mark.PROB:
-            return frozenset({self.hazard("GA407", arg_node or node, "softmax probabilities into nll_loss", CONFIRMED)})
-        if op in _BCE and x.marks & Mark.SIGM:
-            return frozenset({self.hazard("GA408", node, "sigmoid outputs into binary_cross_entropy", CONFIRMED)})
+
+def check_division(ip: Core, num: V, den: V, node) -> set:
+    """`num / den`: a manual softmax (GA404), or a denominator that can be 0 (GA402)."""
+    if num.marks & Mark.EXP and den.marks & Mark.EXP:
+        return promote(ip, num, "exp", "GA404", "exp(x) / exp(x).sum()")
+    if den.k & 1 and N.risky(den):  # Kind.TENSOR
+        return {
+            hazard(
+                ip,
+                "GA402",
+                node,
+                "a denominator that can be 0",
+                CONFIRMED if den.marks & Mark.SELF else SUSPICIOUS,
+                constant=not (requires_grad(num) or requires_grad(den)),
+            )
+        }
+    return set()
+
+
+def arith_numeric(ip: Core, opname, left: V, right: V, node, out: V) -> V:
+    """+ - * / ** on tensors: value facts and the division's hazards."""
+    same = bool(set(storages(left)) & set(storages(right))) and opname == "sub" and not _shifted(node)
+    is_max = opname == "sub" and _is_max_of(node)
+    twins = opname == "sub" and not same and bool(left.org) and left.org == right.org
+    marks, facts = N.arith(opname, left, right, same, is_max, twins)
+    risks = set()
+    if opname == "div":
+        risks = check_division(ip, left, right, node)
+    elif opname == "pow":
+        c = right.const
+        if isinstance(c, float) and 0 < c < 1 and N.risky(left) and requires_grad(left):
+            risks.add(hazard(ip, "GA403", node, f"** {c}", CONFIRMED if left.marks & Mark.SELF else SUSPICIOUS))
+    if not marks and not facts and not risks:
+        return out.replace(marks=out.marks & Mark.SCALED)
+    return out.replace(
+        marks=(out.marks & Mark.SCALED) | marks,
+        facts=out.facts | facts,
+        risks=out.risks | frozenset(risks) if risks else out.risks,
+    )
+
+
+def where_hazards(ip: Core, node, cond: V, env) -> frozenset:
+    """`torch.where(x > 0, sqrt(x), 0)`: the branch is computed for every element, so an unsafe op
+    on the very values the condition excludes has a NaN gradient (GA405)."""
+    compared = set()
+    for o in cond.objs:
+        if isinstance(o, TensorObj):
+            compared |= o.compared
+    if not compared or env is None or not isinstance(node, ast.Call) or len(node.args) < 3:
         return EMPTY
+    out = set()
+    for branch in node.args[1:3]:
+        for unsafe, operand in _unsafe_ops(branch):
+            names = set() if _guarded(operand) else _direct_names(operand)
+            hit = any(set(storages(env[n])) & compared for n in names if n in env)
+            if hit:
+                out.add(hazard(ip, "GA405", unsafe, "an op the condition excludes", CONFIRMED))
+    return frozenset(out)
+
+
+def loss_misuse(ip: Core, op, argv, node, arg_node):
+    """Probabilities into a loss that expects logits (GA407), a sigmoid into BCELoss (GA408)."""
+    if not argv or not isinstance(argv[0], V) or ip.st.nograd is not None or not argv[0].carries:
+        return EMPTY
+    x = argv[0]
+    if op in _CE and x.marks & (Mark.PROB | Mark.SIGM):
+        what = "softmax probabilities" if x.marks & Mark.PROB else "sigmoid outputs"
+        return frozenset({hazard(ip, "GA407", arg_node or node, f"{what} into cross_entropy", CONFIRMED)})
+    if op in _NLL and x.marks & Mark.PROB:
+        return frozenset({hazard(ip, "GA407", arg_node or node, "softmax probabilities into nll_loss", CONFIRMED)})
+    if op in _BCE and x.marks & Mark.SIGM:
+        return frozenset({hazard(ip, "GA408", node, "sigmoid outputs into binary_cross_entropy", CONFIRMED)})
+    return EMPTY
 
 
 def _is_max_of(node) -> bool:

@@ -1,11 +1,15 @@
-"""Optimizers, schedulers, grad scalers, and the lifecycle events of a training step
-(zero_grad, backward, step, ...) recorded in the trace.
+"""Optimizers, LR schedulers and grad scalers: what building them records (their param groups),
+and what their methods do to a training step (zero_grad, step, add_param_group, scaler.scale,
+scaler.step, scheduler.step).
 
-A mixin of Interpreter (interpreter.py).
+Handlers of the semantics tables (torch/register.py) for `torch.optim.*` names and for OptimObj,
+SchedObj and ScalerObj.
 """
 
 from __future__ import annotations
 
+from ..interp import recording
+from ..interp.core import Core
 from ..interp.frames import PathRaises
 from ..interp.objects import (
     DictObj,
@@ -20,164 +24,191 @@ from ..interp.objects import (
     SymObj,
     TensorObj,
     Unit,
+    is_closed,
 )
-from ..interp.trace import NonLeafRec
+from ..interp.trace import EventKind, NonLeafRec
 from ..interp.values import NONE, UNKNOWN, Kind, V
-from ..libraries.semantics import is_closed
 
 
-class OptimizerOps:
-    def make_optimizer(self, qual, args, kwargs, node, env) -> V:
-        site = Site(self.sf, node)
-        o = OptimObj(qual, "<optimizer>", site, self.seq(), self.ctx)
-        params = args[0] if args else kwargs.get("params", UNKNOWN)
-        pnode = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "params"), node)
-        nonleaf = _nonleaves(params) if isinstance(params, V) else []
-        if nonleaf:
-            # torch refuses them: "can't optimize a non-leaf Tensor"; nothing after this runs
-            for s in nonleaf:
-                self.trace.nonleaf.append(NonLeafRec(s.site, Site(self.sf, node), s.nonleaf_of, "optimizer", self.ctx))
-            raise PathRaises()
-        if isinstance(params, V):
-            self.parse_groups(o, params, pnode)
-        else:
-            o.complete = False
-        o.stateless = _stateless(qual, args, kwargs) and not any("momentum" in g.options for g in o.groups)
-        self.trace.optimizers.append(o)
-        self.event("opt_new", node, o)
-        return V(Kind.OPTIM, frozenset((o,)), site=node)
+def make_optimizer(ip: Core, qual, args, kwargs, node, env) -> V:
+    site = Site(ip.st.sf, node)
+    o = OptimObj(qual, "<optimizer>", site, ip.seq(), ip.st.ctx)
+    params = args[0] if args else kwargs.get("params", UNKNOWN)
+    pnode = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "params"), node)
+    nonleaf = _nonleaves(params) if isinstance(params, V) else []
+    if nonleaf:
+        # torch refuses them: "can't optimize a non-leaf Tensor"; nothing after this runs
+        for s in nonleaf:
+            ip.st.trace.nonleaf.append(NonLeafRec(s.site, Site(ip.st.sf, node), s.nonleaf_of, "optimizer", ip.st.ctx))
+        raise PathRaises()
+    if isinstance(params, V):
+        parse_groups(ip, o, params, pnode)
+    else:
+        o.complete = False
+    o.stateless = _stateless(qual, args, kwargs) and not any("momentum" in g.options for g in o.groups)
+    ip.st.trace.optimizers.append(o)
+    ip.event(EventKind.OPT_NEW, node, o)
+    return V(Kind.OPTIM, frozenset((o,)), site=node)
 
-    def parse_groups(self, o: OptimObj, params: V, node):
-        dicts = []
-        for x in params.objs:
-            if isinstance(x, ListObj) and x.content is not None:
-                dicts.extend(d for d in x.content.objs if isinstance(d, DictObj))
-            elif isinstance(x, DictObj):
-                dicts.append(x)
-        if params.items is not None:
-            for it in params.items:
-                dicts.extend(d for d in it.objs if isinstance(d, DictObj))
-        if dicts:
-            for d in sorted(dicts, key=lambda z: z.oid):
-                pv = d.keys.get("params")
-                if pv is None:
-                    o.complete = False
-                    continue
-                self.add_group(o, pv, d.site or Site(self.sf, node), tuple(k for k in d.keys if k != "params"))
-            return
-        self.add_group(o, params, Site(self.sf, node), ())
 
-    def add_group(self, o: OptimObj, pv: V, site, options):
-        units, exact, filtered, sources = self.param_set(pv)
-        frame = self.stack[-1]
-        from_arg = any(x in frame.arg_objs for x in pv.objs) if frame.arg_objs else False
-        g = Group(frozenset(units), exact, filtered, site, options, frozenset(sources), from_arg)
-        if not exact or any(u.kind == Unit.OPAQUE and not is_closed(u) for u in units):
-            o.complete = False
-        o.groups.append(g)
+def parse_groups(ip: Core, o: OptimObj, params: V, node):
+    dicts = []
+    for x in params.objs:
+        if isinstance(x, ListObj) and x.content is not None:
+            dicts.extend(d for d in x.content.objs if isinstance(d, DictObj))
+        elif isinstance(x, DictObj):
+            dicts.append(x)
+    if params.items is not None:
+        for it in params.items:
+            dicts.extend(d for d in it.objs if isinstance(d, DictObj))
+    if dicts:
+        for d in sorted(dicts, key=lambda z: z.oid):
+            pv = d.keys.get("params")
+            if pv is None:
+                o.complete = False
+                continue
+            add_group(ip, o, pv, d.site or Site(ip.st.sf, node), tuple(k for k in d.keys if k != "params"))
+        return
+    add_group(ip, o, params, Site(ip.st.sf, node), ())
 
-    def param_set(self, v: V, depth=0):
-        units, exact, filtered, sources = set(), True, False, set()
-        if v.top or (not v.objs and v.items is None):
-            return units, False, filtered, sources
-        if v.items is not None:
-            for it in v.items:
-                u2, e2, f2, s2 = self.param_set(it, depth + 1)
-                units |= u2
-                exact &= e2
-                filtered |= f2
-                sources |= s2
-            return units, exact, filtered, sources
-        for o in v.objs:
-            if isinstance(o, Unit):
-                units.add(o)
-                if o.kind == Unit.OPAQUE and not is_closed(o):
-                    exact = False
-            elif isinstance(o, PIter):
-                units |= o.units
-                exact &= o.exact
-                filtered |= o.filtered
-                sources |= o.sources
-            elif isinstance(o, ListObj) and depth < 6:
-                if o.content is None:
-                    continue
-                u2, e2, f2, s2 = self.param_set(o.content, depth + 1)
-                units |= u2
-                exact &= e2
-                filtered |= f2
-                sources |= s2
-            elif isinstance(o, SymObj):
-                units.add(self.sym_unit(o))
+
+def add_group(ip: Core, o: OptimObj, pv: V, site, options):
+    units, exact, filtered, sources = param_set(ip, pv)
+    frame = ip.st.stack[-1]
+    from_arg = any(x in frame.arg_objs for x in pv.objs) if frame.arg_objs else False
+    g = Group(frozenset(units), exact, filtered, site, options, frozenset(sources), from_arg)
+    if not exact or any(u.kind == Unit.OPAQUE and not is_closed(u) for u in units):
+        o.complete = False
+    o.groups.append(g)
+
+
+def param_set(ip: Core, v: V, depth=0):
+    units, exact, filtered, sources = set(), True, False, set()
+    if v.top or (not v.objs and v.items is None):
+        return units, False, filtered, sources
+    if v.items is not None:
+        for it in v.items:
+            u2, e2, f2, s2 = param_set(ip, it, depth + 1)
+            units |= u2
+            exact &= e2
+            filtered |= f2
+            sources |= s2
+        return units, exact, filtered, sources
+    for o in v.objs:
+        if isinstance(o, Unit):
+            units.add(o)
+            if o.kind == Unit.OPAQUE and not is_closed(o):
                 exact = False
-            elif isinstance(o, DictObj):
-                pv = o.keys.get("params")
-                if pv is not None:
-                    u2, e2, f2, s2 = self.param_set(pv, depth + 1)
-                    units |= u2
-                    exact &= e2
-                else:
-                    exact = False
-            elif isinstance(o, TensorObj):
-                pass
+        elif isinstance(o, PIter):
+            units |= o.units
+            exact &= o.exact
+            filtered |= o.filtered
+            sources |= o.sources
+        elif isinstance(o, ListObj) and depth < 6:
+            if o.content is None:
+                continue
+            u2, e2, f2, s2 = param_set(ip, o.content, depth + 1)
+            units |= u2
+            exact &= e2
+            filtered |= f2
+            sources |= s2
+        elif isinstance(o, SymObj):
+            units.add(ip.sym_unit(o))
+            exact = False
+        elif isinstance(o, DictObj):
+            pv = o.keys.get("params")
+            if pv is not None:
+                u2, e2, f2, s2 = param_set(ip, pv, depth + 1)
+                units |= u2
+                exact &= e2
             else:
                 exact = False
-        return units, exact, filtered, sources
+        elif isinstance(o, TensorObj):
+            pass
+        else:
+            exact = False
+    return units, exact, filtered, sources
 
-    def make_scheduler(self, qual, args, kwargs, node) -> V:
-        opt = args[0] if args else kwargs.get("optimizer")
-        o = next(iter(opt.of(OptimObj)), None) if isinstance(opt, V) else None
-        s = SchedObj(qual, "<scheduler>", Site(self.sf, node), self.seq(), o, _counts_steps(qual, args, kwargs))
-        self.event("sched_new", node, s)
-        return V(Kind.SCHED, frozenset((s,)))
 
-    def optimizer_method(self, o: OptimObj, name, args, kwargs, node, env) -> V:
-        if name == "zero_grad":
-            self.event("zero_grad", node, o, units=o.units())
-            return NONE
-        if name == "step":
-            closure = args[0] if args else kwargs.get("closure")
-            if isinstance(closure, V) and closure.of(FuncObj):
-                # LBFGS and friends: the closure's zero_grad/backward run inside the step
-                self.event("step", node, o, detail="closure", units=o.units())
-                out = self.call_value(closure, [], {}, node, env)
-                self.stepped(o, node)
-                return out
-            self.event("step", node, o, units=o.units())
-            self.stepped(o, node)
-            return NONE
-        if name == "add_param_group" and args:
-            g = args[0]
-            for d in g.of(DictObj):
-                pv = d.keys.get("params")
-                if pv is not None:
-                    self.add_group(o, pv, d.site or Site(self.sf, node), tuple(k for k in d.keys if k != "params"))
-            self.event("add_param_group", node, o)
-            return NONE
-        if name in ("state_dict",):
-            return V(Kind.DICT, frozenset((DictObj(None),)))
+def make_scheduler(ip: Core, qual, args, kwargs, node) -> V:
+    opt = args[0] if args else kwargs.get("optimizer")
+    o = next(iter(opt.of(OptimObj)), None) if isinstance(opt, V) else None
+    s = SchedObj(qual, "<scheduler>", Site(ip.st.sf, node), ip.seq(), o, _counts_steps(qual, args, kwargs))
+    ip.event(EventKind.SCHED_NEW, node, s)
+    return V(Kind.SCHED, frozenset((s,)))
+
+
+def optimizer_method(ip: Core, o: OptimObj, name, args, kwargs, node, env, recv=None) -> V:
+    if name == "zero_grad":
+        ip.event(EventKind.ZERO_GRAD, node, o, units=o.units())
         return NONE
+    if name == "step":
+        closure = args[0] if args else kwargs.get("closure")
+        if isinstance(closure, V) and closure.of(FuncObj):
+            # LBFGS and friends: the closure's zero_grad/backward run inside the step
+            ip.event(EventKind.STEP, node, o, detail="closure", units=o.units())
+            out = ip.call_value(closure, [], {}, node, env)
+            recording.stepped(ip, o, node)
+            return out
+        ip.event(EventKind.STEP, node, o, units=o.units())
+        recording.stepped(ip, o, node)
+        return NONE
+    if name == "add_param_group" and args:
+        g = args[0]
+        for d in g.of(DictObj):
+            pv = d.keys.get("params")
+            if pv is not None:
+                add_group(ip, o, pv, d.site or Site(ip.st.sf, node), tuple(k for k in d.keys if k != "params"))
+        ip.event(EventKind.ADD_PARAM_GROUP, node, o)
+        return NONE
+    if name in ("state_dict",):
+        return V(Kind.DICT, frozenset((DictObj(None),)))
+    return NONE
 
-    def scaler_method(self, s: ScalerObj, name, args, kwargs, node) -> V:
-        if name == "scale":
-            self.event("scaler_scale", node, s)
-            return args[0] if args else UNKNOWN
-        if name == "step":
-            opt = args[0] if args else UNKNOWN
-            for o in opt.of(OptimObj):
-                self.event("step", node, o, detail="scaler", units=o.units())
-                self.stepped(o, node)
-            for o in opt.of(SymObj):
-                self.event("step", node, o, detail="scaler")
-            self.event("scaler_step", node, s)
-            return NONE
-        if name == "update":
-            self.event("scaler_update", node, s)
-            return NONE
-        if name == "unscale_":
-            opts = args[0].of(OptimObj) if args and isinstance(args[0], V) else []
-            self.event("unscale", node, opts[0] if opts else None, units=opts[0].units() if opts else None)
-            return NONE
-        return UNKNOWN
+
+def scaler_method(ip: Core, s: ScalerObj, name, args, kwargs, node, env=None, recv=None) -> V:
+    if name == "scale":
+        ip.event(EventKind.SCALER_SCALE, node, s)
+        return args[0] if args else UNKNOWN
+    if name == "step":
+        opt = args[0] if args else UNKNOWN
+        for o in opt.of(OptimObj):
+            ip.event(EventKind.STEP, node, o, detail="scaler", units=o.units())
+            recording.stepped(ip, o, node)
+        for o in opt.of(SymObj):
+            ip.event(EventKind.STEP, node, o, detail="scaler")
+        ip.event(EventKind.SCALER_STEP, node, s)
+        return NONE
+    if name == "update":
+        ip.event(EventKind.SCALER_UPDATE, node, s)
+        return NONE
+    if name == "unscale_":
+        opts = args[0].of(OptimObj) if args and isinstance(args[0], V) else []
+        ip.event(EventKind.UNSCALE, node, opts[0] if opts else None, units=opts[0].units() if opts else None)
+        return NONE
+    return UNKNOWN
+
+
+def optimizer_attr(ip: Core, o: OptimObj, attr, node) -> V:
+    if attr == "param_groups":
+        d = DictObj(Site(ip.st.sf, node))
+        d.set("params", V(Kind.PARAMS, frozenset((PIter(o.units(), site=o.site),))))
+        lst = ListObj(V(Kind.DICT, frozenset((d,))), Site(ip.st.sf, node))
+        return V(Kind.LIST, frozenset((lst,)))
+    return UNKNOWN
+
+
+def scheduler_method(ip: Core, s: SchedObj, name, args, kwargs, node, env, recv) -> V:
+    if name == "step":
+        # stepped on a value (`scheduler.step(val_loss)`): a plateau schedule's metric
+        ip.event(EventKind.SCHED_STEP, node, s, detail="metric" if args or "metrics" in kwargs else None)
+    return V(Kind.NUMBER) if name in ("get_last_lr", "get_lr") else NONE
+
+
+def make_scaler(ip: Core, qual, args, kwargs, node) -> V:
+    s = ScalerObj(qual, "<scaler>", Site(ip.st.sf, node), ip.seq())
+    ip.event(EventKind.SCALER_NEW, node, s)
+    return V(Kind.SCALER, frozenset((s,)))
 
 
 def _counts_steps(qual, args, kwargs) -> bool:
@@ -217,3 +248,15 @@ def _stateless(qual: str, args, kwargs) -> bool:
     if momentum is None:
         return True
     return isinstance(momentum, V) and momentum.const in (0, 0.0) and not isinstance(momentum.const, bool)
+
+
+def new_scheduler(ip: Core, qual, args, kwargs, node, env) -> V:
+    return make_scheduler(ip, qual, args, kwargs, node)
+
+
+def new_optimizer(ip: Core, qual, args, kwargs, node, env) -> V:
+    return make_optimizer(ip, qual, args, kwargs, node, env)
+
+
+def new_scaler(ip: Core, qual, args, kwargs, node, env) -> V:
+    return make_scaler(ip, qual, args, kwargs, node)

@@ -1,23 +1,26 @@
-"""PyTorch tensor semantics: ops, methods, factories, NumPy, and where gradient is cut.
+"""PyTorch tensor semantics: ops, methods, attributes, factories, NumPy, and where gradient is cut.
 
-A mixin of Interpreter (interpreter.py); tables of what ops do live in torch_api.py.
+Handlers of the semantics tables (torch/register.py): `torch.*` and `torch.nn.functional.*`
+calls, tensor methods and attributes, operators on tensors. What ops save for backward and which
+cut the graph comes from the op tables generated from torch's own YAML (ops/, through torch_api).
 """
 
 from __future__ import annotations
 
 import ast
-import re
 
+from ..interp import recording
+from ..interp import results as R
 from ..interp import shapes as S
-from ..interp.objects import FROZEN, TRAINABLE, ListObj, PIter, Site, TensorObj, Unit
+from ..interp.core import Core
+from ..interp.objects import FROZEN, TRAINABLE, ListObj, PIter, Site, TensorObj, Unit, is_closed, storages
+from ..interp.operators import scales
 from ..interp.trace import Cut, InplaceRec, NonLeafRec, SaveRec
 from ..interp.values import (
     EMPTY,
-    NOCONST,
     NONE,
     UNKNOWN,
     Fact,
-    Flow,
     Kind,
     Mark,
     Star,
@@ -25,15 +28,11 @@ from ..interp.values import (
     const,
     flow_of,
     make_tuple,
-    requires_grad,
-    storages,
-    surely_requires_grad,
 )
-from ..libraries.semantics import is_closed
 from ..ops import torch_api as T
+from . import leaves, numeric_ops
 from .numerics import NUMERIC_MARKS as N_MARKS
 
-STORAGE = (TensorObj, Unit)
 _ALIAS_METHODS = {
     "to",
     "cpu",
@@ -73,644 +72,521 @@ _SHAPE_METHODS = {
 }
 
 
-class TensorOps:
-    def tensor_result(
-        self, f: Flow, node, op=None, inputs=(), alias=None, k=Kind.TENSOR, shape=None, reduced=False
-    ) -> V:
-        site = Site(self.sf, node)
-        leaf = _leaf_of(alias) if alias is not None else next((u for u in map(_leaf_of, inputs) if u), None)
-        if alias is not None and leaf is None:
-            objs = frozenset(storages(alias))
-            storage = None
-            if not objs:
-                storage = TensorObj(site)
-                objs = frozenset((storage,))
-        else:
-            storage = TensorObj(site)
-            objs = frozenset((storage,))
-            # an op applied to a leaf made with requires_grad=True: the result is not a leaf (GA113)
-            storage.nonleaf_of = leaf
-        saves = f.saves
-        if op is not None and self.nograd is None and f.carries and not f.nograd:
-            saves = self._record_saves(op, f, inputs, storage, site, saves)
-        nograd = self.nograd is not None or f.nograd
-        facts = Fact.NOGRAD if nograd else 0
-        if f.unreduced and not reduced and op not in S.REDUCTIONS:
-            facts |= Fact.UNREDUCED
-        v = V(
-            k,
-            objs,
-            f.org,
-            f.weak,
-            f.top,
-            f.cuts,
-            saves,
-            f.grads,
-            site=node,
-            unk=f.unk,
-            facts=facts,
-            terms=f.terms,
-            shape=shape,
-            marks=f.marks & Mark.SCALED,
-            risks=f.risks,
-        )
-        if self.nograd is not None and v.carries:
-            v = self.cut_nograd(v, self.nograd)
-        return v
-
-    def _record_saves(self, op, f, inputs, out_storage, site, saves):
-        """What the op's backward keeps: an operand is saved when the other one requires grad. A save
-        is `certain` when that requirement is (a parameter that certainly requires grad flows in), not
-        just possible through code the engine did not see; proofs (GA110, GA301...) use certain ones."""
-        ctx = self.ctx
-
-        def of(v, sure):
-            # computed tensors and parameter leaves alike: the graph node keeps both (GA110 reads
-            # the computed ones; a step() that changes a saved parameter matters to GA302/GA304)
-            return [SaveRec(s, s.version, site, op, ctx, sure) for s in storages(v)]
-
-        def need(*vs):
-            if any(surely_requires_grad(v) for v in vs):
-                return 2
-            return 1 if any(requires_grad(v) for v in vs) else 0
-
-        new = []
-        if op in T.SAVES_OUTPUT and out_storage is not None:
-            new.append(SaveRec(out_storage, 0, site, op, ctx, _live_flow(f)))
-        if op in T.PRODUCTS and len(inputs) >= 2:
-            a, b = inputs[0], inputs[1]
-            if isinstance(a, V) and isinstance(b, V):
-                if need(b):
-                    new.extend(of(a, need(b) == 2))
-                if need(a):
-                    new.extend(of(b, need(a) == 2))
-        elif op in T.DIVISIONS and len(inputs) >= 2:
-            a, b = inputs[0], inputs[1]
-            if isinstance(a, V) and isinstance(b, V):
-                if need(a, b):
-                    new.extend(of(b, need(a, b) == 2))
-                if need(b):
-                    new.extend(of(a, need(b) == 2))
-        elif op in T.SAVES_INPUT and op not in T.SAVE_NOTHING and inputs:
-            a = inputs[0]
-            if isinstance(a, V) and need(a):
-                new.extend(of(a, need(a) == 2))
-        if new:
-            saves = saves | frozenset(new)
-        return saves
-
-    def make_cut(self, kind, v: V, node, detail, receiver=None, site=None, result_k=None) -> V:
-        """Drop `v`'s gradient at `node`; the cut remembers which leaves lost their path."""
-        k = result_k if result_k is not None else v.k
-        # whatever went in, what comes out requires no grad (and so can hide no unseen gradient)
-        facts = v.facts | Fact.NOGRAD
-        if not v.carries:
-            return v.replace(k=k, site=node, items=None, const=NOCONST, unk=False, facts=facts, terms=EMPTY)
-        cut = Cut(kind, site or Site(self.sf, node), v.org, v.weak, detail, receiver)
-        cut.top = v.top
-        cut.terms = v.terms
-        return v.replace(
-            k=k,
-            org=EMPTY,
-            weak=EMPTY,
-            top=False,
-            cuts=v.cuts | {cut},
-            site=node,
-            items=None,
-            const=NOCONST,
-            unk=False,
-            facts=facts,
-            terms=EMPTY,
-        )
-
-    def cut_nograd(self, v: V, site: Site) -> V:
-        return self.make_cut(Cut.NOGRAD, v, site.node, "no_grad", site=site)
-
-    def nondiff(self, f: Flow, node, detail, compared=()) -> V:
-        v = f.value(Kind.TENSOR, site=node)
-        out = self.make_cut(Cut.NONDIFF, v, node, detail)
-        storage = TensorObj(Site(self.sf, node))
-        if compared:
-            storage.compared = frozenset(s for c in compared for s in storages(c))
-        # an integer or boolean result: a mask or a count, exactly 0 somewhere (a causal mask stays one)
-        return out.replace(objs=frozenset((storage,)), marks=(f.marks & Mark.CAUSAL) | Mark.ZERO)
-
-    def zerograd(self, f: Flow, node, detail, receiver=None) -> V:
-        """round/floor/sign...: the graph goes on and backward() runs, but the gradient through it is
-        zero: what it was computed from never changes (GA112)."""
-        v = f.value(Kind.TENSOR, site=node)
-        storage = TensorObj(Site(self.sf, node))
-        if not v.carries or self.nograd is not None:
-            return v.replace(objs=frozenset((storage,)), marks=0)
-        cut = Cut(Cut.ZEROGRAD, Site(self.sf, node), v.org, v.weak, detail, receiver)
-        cut.top = v.top
-        cut.terms = v.terms
-        return v.replace(
-            objs=frozenset((storage,)),
-            org=EMPTY,
-            weak=EMPTY,
-            top=False,
-            cuts=v.cuts | {cut},
-            terms=EMPTY,
-            marks=0,
-            facts=0,
-        )
-
-    def scalar_cut(self, v: V, node, detail, k=Kind.NUMBER, receiver=None) -> V:
-        out = self.make_cut(Cut.SCALAR, v, node, detail, receiver=receiver, result_k=k)
-        return out.replace(objs=EMPTY, saves=EMPTY)
-
-    def tensor_attr(self, recv: V, attr, node) -> V:
-        if attr == "grad":
-            self.note_grad_read(recv, node)
-            units = frozenset(o for o in recv.objs if isinstance(o, Unit))
-            base = frozenset(o.base for o in recv.objs if isinstance(o, TensorObj) and getattr(o, "base", None))
-            return V(Kind.TENSOR, frozenset((TensorObj(Site(self.sf, node)),)), grads=units | base, site=node)
-        if attr == "data":
-            out = self.make_cut(Cut.DATA, recv, node, ".data", receiver=node.value if hasattr(node, "value") else None)
-            storage = TensorObj(Site(self.sf, node))
-            storage.base = next((o for o in recv.objs if isinstance(o, Unit)), None)
-            return out.replace(objs=frozenset((storage,)), saves=EMPTY, grads=EMPTY)
-        if attr == "requires_grad":
-            units = [o for o in recv.objs if isinstance(o, Unit)]
-            if units and len(recv.objs - {o for o in recv.objs if isinstance(o, PIter)}) == len(units):
-                states = {u.frozen for u in units}
-                if states == {FROZEN}:
-                    return const(False)
-                if states == {TRAINABLE} and all(u.kind != Unit.OPAQUE or is_closed(u) for u in units):
-                    return const(True)
-                return V(Kind.NUMBER)
-            if recv.facts & Fact.NOGRAD:
-                return const(False)  # made under no_grad, detached, or from tensors that need no grad
-            if any(u.frozen != FROZEN for u in recv.org):
-                return const(True)
-            if recv.k & Kind.TENSOR and not (recv.carries or recv.unk):
+def tensor_attr(ip: Core, recv: V, attr, node) -> V:
+    if attr == "grad":
+        recording.note_grad_read(ip, recv, node)
+        units = frozenset(o for o in recv.objs if isinstance(o, Unit))
+        base = frozenset(o.base for o in recv.objs if isinstance(o, TensorObj) and getattr(o, "base", None))
+        return V(Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), grads=units | base, site=node)
+    if attr == "data":
+        out = R.make_cut(ip, Cut.DATA, recv, node, ".data", receiver=node.value if hasattr(node, "value") else None)
+        storage = TensorObj(Site(ip.st.sf, node))
+        storage.base = next((o for o in recv.objs if isinstance(o, Unit)), None)
+        return out.replace(objs=frozenset((storage,)), saves=EMPTY, grads=EMPTY)
+    if attr == "requires_grad":
+        units = [o for o in recv.objs if isinstance(o, Unit)]
+        if units and len(recv.objs - {o for o in recv.objs if isinstance(o, PIter)}) == len(units):
+            states = {u.frozen for u in units}
+            if states == {FROZEN}:
                 return const(False)
-            return V(Kind.NUMBER, unk=False)
-        if attr in ("T", "mT", "H", "mH", "real", "imag"):
-            return self.tensor_result(flow_of(recv), node, alias=recv)
-        if attr in ("shape", "dtype", "device", "ndim", "is_leaf", "grad_fn", "is_cuda", "layout", "names"):
-            return V(Kind.NUMBER | Kind.UNKNOWN, site=node, unk=False)  # never gradient
-        return V(Kind.UNKNOWN, site=node)
+            if states == {TRAINABLE} and all(u.kind != Unit.OPAQUE or is_closed(u) for u in units):
+                return const(True)
+            return V(Kind.NUMBER)
+        if recv.facts & Fact.NOGRAD:
+            return const(False)  # made under no_grad, detached, or from tensors that need no grad
+        if any(u.frozen != FROZEN for u in recv.org):
+            return const(True)
+        if recv.k & Kind.TENSOR and not (recv.carries or recv.unk):
+            return const(False)
+        return V(Kind.NUMBER, unk=False)
+    if attr in ("T", "mT", "H", "mH", "real", "imag"):
+        return ip.tensor_result(flow_of(recv), node, alias=recv)
+    if attr in ("shape", "dtype", "device", "ndim", "is_leaf", "grad_fn", "is_cuda", "layout", "names"):
+        return V(Kind.NUMBER | Kind.UNKNOWN, site=node, unk=False)  # never gradient
+    return V(Kind.UNKNOWN, site=node)
 
-    def binop(self, op, left: V, right: V, node) -> V:
-        if left.k & Kind.TENSOR or right.k & Kind.TENSOR:
-            opname = {
-                ast.Mult: "mul",
-                ast.MatMult: "matmul",
-                ast.Div: "div",
-                ast.Pow: "pow",
-                ast.FloorDiv: "floor_divide",
-            }.get(type(op))
-            if isinstance(op, (ast.Mult, ast.Div)):
-                # `log_prob * advantage.detach()`: a stop-gradient on a factor is a weight, not a break
-                _tag_cuts(right, left, "weight")
-                if isinstance(op, ast.Mult):
-                    _tag_cuts(left, right, "weight")
-            f = flow_of(left, right)
-            ls, rs = _shape(left), _shape(right)
-            shape = S.matmul(ls, rs) if isinstance(op, ast.MatMult) else S.broadcast(ls, rs)
-            out = self.tensor_result(f, node, op=opname, inputs=(left, right), shape=shape)
-            if _scales(op, left, right):
-                out = out.replace(marks=out.marks | Mark.SCALED)
-            if isinstance(op, ast.MatMult):
-                return self.numeric("matmul", (left, right), node, out)
-            arith = _ARITH.get(type(op))
-            return self.arith_numeric(arith, left, right, node, out) if arith else out
-        lc, rc = left.const, right.const
-        if lc is not NOCONST and rc is not NOCONST:
-            try:
-                return const(_BINOPS[type(op)](lc, rc), node)
-            except Exception:
-                pass
-        if left.k & (Kind.LIST | Kind.TUPLE) and isinstance(op, ast.Add):
-            if left.items is not None and right.items is not None:
-                return make_tuple(list(left.items) + list(right.items), node)
-            lst = ListObj(None, Site(self.sf, node))
-            for side in (left, right):
-                if side.items is not None:
-                    for it in side.items:
-                        lst.add(it)
-                else:
-                    lst.add(self.iter_value(side))
-            return V(Kind.LIST, frozenset((lst,)), site=node)
+
+def tensor_binop(ip: Core, op, left: V, right: V, node) -> V:
+    """`a * b`, `x @ w`, `loss / n` where an operand is a tensor."""
+    if True:
+        opname = {
+            ast.Mult: "mul",
+            ast.MatMult: "matmul",
+            ast.Div: "div",
+            ast.Pow: "pow",
+            ast.FloorDiv: "floor_divide",
+        }.get(type(op))
+        if isinstance(op, (ast.Mult, ast.Div)):
+            # `log_prob * advantage.detach()`: a stop-gradient on a factor is a weight, not a break
+            _tag_cuts(right, left, "weight")
+            if isinstance(op, ast.Mult):
+                _tag_cuts(left, right, "weight")
         f = flow_of(left, right)
-        k = (
-            Kind.ARRAY
-            if (left.k & Kind.ARRAY or right.k & Kind.ARRAY)
-            else (
-                Kind.STR
-                if left.k == Kind.STR
-                else Kind.NUMBER
-                if left.k & Kind.NUMBER or right.k & Kind.NUMBER
-                else Kind.UNKNOWN
-            )
-        )
-        out = V(k, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, site=node, unk=f.unk, terms=f.terms)
-        # a loss of unknown kind (a library model's `outputs.loss`) divided by a count is scaled too
-        return out.replace(marks=out.marks | Mark.SCALED) if _scales(op, left, right) else out
+        ls, rs = _shape(left), _shape(right)
+        shape = S.matmul(ls, rs) if isinstance(op, ast.MatMult) else S.broadcast(ls, rs)
+        out = ip.tensor_result(f, node, op=opname, inputs=(left, right), shape=shape)
+        if scales(op, left, right):
+            out = out.replace(marks=out.marks | Mark.SCALED)
+        if isinstance(op, ast.MatMult):
+            return numeric_ops.numeric(ip, "matmul", (left, right), node, out)
+        arith = _ARITH.get(type(op))
+        return numeric_ops.arith_numeric(ip, arith, left, right, node, out) if arith else out
 
-    def inplace_update(self, target: V, rhs: V | None, node, stmt, op, target_node=None) -> V:
-        site = Site(self.sf, node)
-        stores = storages(target)
-        for s in stores:
-            if isinstance(s, Unit):
-                # `w[0].detach().zero_()` is allowed: the detached alias does not require grad
-                if s.kind in (Unit.PARAM, Unit.LEAF, Unit.INPUT) and s.frozen != FROZEN and s in target.org:
-                    if self.nograd is None:
-                        self.trace.inplace.append(
-                            InplaceRec(
-                                self.seq(),
-                                InplaceRec.LEAF,
-                                site,
-                                frozenset((s,)),
-                                False,
-                                s,
-                                s.version,
-                                op,
-                                self.ctx,
-                                stmt,
-                            )
+
+def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_node=None) -> V:
+    site = Site(ip.st.sf, node)
+    stores = storages(target)
+    for s in stores:
+        if isinstance(s, Unit):
+            # `w[0].detach().zero_()` is allowed: the detached alias does not require grad
+            if s.kind in (Unit.PARAM, Unit.LEAF, Unit.INPUT) and s.frozen != FROZEN and s in target.org:
+                if ip.st.nograd is None:
+                    ip.st.trace.inplace.append(
+                        InplaceRec(
+                            ip.seq(),
+                            InplaceRec.LEAF,
+                            site,
+                            frozenset((s,)),
+                            False,
+                            s,
+                            s.version,
+                            op,
+                            ip.st.ctx,
+                            stmt,
                         )
-                    if rhs is not None and s in rhs.grads:
-                        self.trace.manual_updates.append((s, site))
+                    )
+                if rhs is not None and s in rhs.grads:
+                    ip.st.trace.manual_updates.append((s, site))
+            s.version += 1
+            s.bumps.append((s.version, site))
+        else:
+            base = getattr(s, "base", None)
+            if base is not None and rhs is not None and base in rhs.grads:
+                ip.st.trace.manual_updates.append((base, site))
+            if s.nonleaf_of is not None and recording.reads_own_grad(ip, s):
+                ip.st.trace.nonleaf.append(NonLeafRec(s.site, Site(ip.st.sf, stmt), s.nonleaf_of, "update", ip.st.ctx))
+            if base is None:
                 s.version += 1
                 s.bumps.append((s.version, site))
-            else:
-                base = getattr(s, "base", None)
-                if base is not None and rhs is not None and base in rhs.grads:
-                    self.trace.manual_updates.append((base, site))
-                if s.nonleaf_of is not None and self.reads_own_grad(s):
-                    self.trace.nonleaf.append(NonLeafRec(s.site, Site(self.sf, stmt), s.nonleaf_of, "update", self.ctx))
-                if base is None:
-                    s.version += 1
-                    s.bumps.append((s.version, site))
-        f = flow_of(target) if rhs is None else flow_of(target, rhs)
-        new_saves = f.saves
-        if self.nograd is None and f.carries and op in T.SAVES_OUTPUT:
-            new_saves = new_saves | frozenset(
-                SaveRec(s, s.version, site, op, self.ctx) for s in stores if isinstance(s, TensorObj)
-            )
-        if self.nograd is None and f.carries and op in ("mul", "Mult", "imul") and rhs is not None:
-            # x *= y saves y (and x's old value is consumed before the change)
-            new_saves = new_saves | frozenset(
-                SaveRec(s, s.version, site, "mul", self.ctx) for s in storages(rhs) if isinstance(s, TensorObj)
-            )
-        out = V(
-            Kind.TENSOR,
-            frozenset(stores) if stores else frozenset((TensorObj(site),)),
-            f.org,
-            f.weak,
-            f.top,
-            f.cuts,
-            new_saves,
-            target.grads,
-            site=node,
-            unk=f.unk,
-            facts=Fact.NOGRAD if f.nograd else 0,
-            terms=f.terms,
+    f = flow_of(target) if rhs is None else flow_of(target, rhs)
+    new_saves = f.saves
+    if ip.st.nograd is None and f.carries and op in T.SAVES_OUTPUT:
+        new_saves = new_saves | frozenset(
+            SaveRec(s, s.version, site, op, ip.st.ctx) for s in stores if isinstance(s, TensorObj)
         )
-        if self.nograd is not None and rhs is not None and rhs.carries:
-            out = self.cut_nograd(out, self.nograd)
+    if ip.st.nograd is None and f.carries and op in ("mul", "Mult", "imul") and rhs is not None:
+        # x *= y saves y (and x's old value is consumed before the change)
+        new_saves = new_saves | frozenset(
+            SaveRec(s, s.version, site, "mul", ip.st.ctx) for s in storages(rhs) if isinstance(s, TensorObj)
+        )
+    out = V(
+        Kind.TENSOR,
+        frozenset(stores) if stores else frozenset((TensorObj(site),)),
+        f.org,
+        f.weak,
+        f.top,
+        f.cuts,
+        new_saves,
+        target.grads,
+        site=node,
+        unk=f.unk,
+        facts=Fact.NOGRAD if f.nograd else 0,
+        terms=f.terms,
+    )
+    if ip.st.nograd is not None and rhs is not None and rhs.carries:
+        out = R.cut_nograd(ip, out, ip.st.nograd)
+    return out
+
+
+def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
+    recv_node = node.func.value if isinstance(node.func, ast.Attribute) else None
+    argv = [a for a in args if isinstance(a, V)]
+    if name == "backward":
+        recording.do_backward(
+            ip, recv, node, loss_node=recv_node, kwargs=kwargs, gradient=bool(argv) or "gradient" in kwargs
+        )
+        return NONE
+    if name == "detach":
+        out = R.make_cut(ip, Cut.DETACH, recv, node, ".detach()", receiver=recv_node)
+        return out.replace(saves=EMPTY)
+    if name == "detach_":
+        out = R.make_cut(ip, Cut.DETACH, recv, node, ".detach_()", receiver=recv_node).replace(saves=EMPTY)
+        if isinstance(recv_node, ast.Name) and env is not None:
+            env[recv_node.id] = out
         return out
-
-    def tensor_method(self, recv: V, name, args, kwargs, node, env) -> V:
-        recv_node = node.func.value if isinstance(node.func, ast.Attribute) else None
-        argv = [a for a in args if isinstance(a, V)]
-        if name == "backward":
-            self.do_backward(
-                recv, node, loss_node=recv_node, kwargs=kwargs, gradient=bool(argv) or "gradient" in kwargs
+    if name in ("item", "tolist"):
+        if recv.carries:
+            return R.scalar_cut(
+                ip, recv, node, f".{name}()", k=Kind.NUMBER if name == "item" else Kind.LIST, receiver=recv_node
             )
-            return NONE
-        if name == "detach":
-            out = self.make_cut(Cut.DETACH, recv, node, ".detach()", receiver=recv_node)
-            return out.replace(saves=EMPTY)
-        if name == "detach_":
-            out = self.make_cut(Cut.DETACH, recv, node, ".detach_()", receiver=recv_node).replace(saves=EMPTY)
-            if isinstance(recv_node, ast.Name) and env is not None:
-                env[recv_node.id] = out
-            return out
-        if name in ("item", "tolist"):
-            if recv.carries:
-                return self.scalar_cut(
-                    recv, node, f".{name}()", k=Kind.NUMBER if name == "item" else Kind.LIST, receiver=recv_node
-                )
-            return V(Kind.NUMBER if name == "item" else Kind.LIST, cuts=recv.cuts, site=node)
-        if name == "numpy":
-            return self.numpy_of(recv, node, recv_node)
-        if name == "requires_grad_":
-            flag = argv[0].const if argv else kwargs.get("requires_grad", const(True)).const
-            flag = flag if isinstance(flag, bool) else None
-            return self.set_requires_grad(recv, flag, node, recv_node, env, None)
-        if name == "retain_grad":
-            for o in recv.objs:
-                if isinstance(o, TensorObj):
-                    o.retained = True
-            return NONE
-        if name in ("register_hook", "register_post_accumulate_grad_hook"):
-            return NONE
-        if name in _SHAPE_METHODS:
-            return V(Kind.NUMBER, site=node)
-        if name in _ALIAS_METHODS:
-            dtype = argv[0].const if argv and isinstance(argv[0].const, str) else None
-            kw_dtype = kwargs.get("dtype")
-            for d in (dtype, kw_dtype.const if kw_dtype is not None else None):
-                if isinstance(d, str) and any(t in d for t in ("long", "int", "bool", "uint8")):
-                    return self.nondiff(flow_of(recv), node, f".{name}({d})")
-            return self.numeric(
-                name,
-                (recv,),
-                node,
-                self.tensor_result(
-                    flow_of(recv, *[a for a in argv if a.k & Kind.TENSOR]), node, alias=recv, shape=recv.shape
-                ),
-            )
-        if name == "clone":
-            return self.numeric(name, (recv,), node, self.tensor_result(flow_of(recv), node, shape=recv.shape))
-        if name in T.VIEW_OPS:
-            return self.numeric(
-                name,
-                (recv,),
-                node,
-                self.tensor_result(flow_of(recv), node, alias=recv, shape=op_shape(name, recv, argv, kwargs)),
-            )
-        if name in T.SPLIT_OPS:
-            out = self.tensor_result(flow_of(recv), node, alias=recv)
-            return out.replace(k=Kind.TENSOR | Kind.TUPLE)
-        if name in T.ZERO_GRAD_OPS:
-            return self.zerograd(flow_of(recv), node, f".{name}()", recv_node)
-        if name in T.NONDIFF_OPS:
-            return self.nondiff(flow_of(recv, *argv), node, f".{name}()")
-        if name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "zero_like"):
-            return V(Kind.TENSOR, frozenset((TensorObj(Site(self.sf, node)),)), site=node)
-        if name.endswith("_") and not name.startswith("_") and name not in T.NOT_INPLACE:
-            rhs = flow_of(*argv).value() if argv else None
-            if name in ("copy_",) and argv:
-                rhs = argv[0]
-            out = self.inplace_update(recv, rhs, node, node, op=name[:-1], target_node=recv_node)
-            # `h.mul_(g)` changes what `h` holds: later reads see g's flow and the saves the op made
-            if isinstance(recv_node, ast.Name) and env is not None and recv_node.id in env:
-                env[recv_node.id] = out
-            return out
-        if (
-            name in T.VALUES_INDICES
-            and (argv or "dim" in kwargs)
-            and not (name in ("max", "min") and argv and argv[0].k & Kind.TENSOR)
-        ):
-            values = self.numeric(
-                name,
-                (recv,),
-                node,
-                self.tensor_result(
-                    flow_of(recv), node, op=name, inputs=(recv,), shape=op_shape(name, recv, argv, kwargs)
-                ),
-            )
-            indices = self.nondiff(flow_of(recv), node, f".{name}().indices")
-            t = make_tuple([values, indices], node)
-            return t.replace(k=Kind.TUPLE | Kind.TENSOR)
-        out = self.tensor_result(
-            flow_of(recv, *argv), node, op=name, inputs=(recv, *argv), shape=op_shape(name, recv, argv, kwargs)
+        return V(Kind.NUMBER if name == "item" else Kind.LIST, cuts=recv.cuts, site=node)
+    if name == "numpy":
+        return numpy_of(ip, recv, node, recv_node)
+    if name == "requires_grad_":
+        flag = argv[0].const if argv else kwargs.get("requires_grad", const(True)).const
+        flag = flag if isinstance(flag, bool) else None
+        return leaves.set_requires_grad(ip, recv, flag, node, recv_node, env, None)
+    if name == "retain_grad":
+        for o in recv.objs:
+            if isinstance(o, TensorObj):
+                o.retained = True
+        return NONE
+    if name in ("register_hook", "register_post_accumulate_grad_hook"):
+        return NONE
+    if name in _SHAPE_METHODS:
+        return V(Kind.NUMBER, site=node)
+    if name in _ALIAS_METHODS:
+        dtype = argv[0].const if argv and isinstance(argv[0].const, str) else None
+        kw_dtype = kwargs.get("dtype")
+        for d in (dtype, kw_dtype.const if kw_dtype is not None else None):
+            if isinstance(d, str) and any(t in d for t in ("long", "int", "bool", "uint8")):
+                return R.nondiff(ip, flow_of(recv), node, f".{name}({d})")
+        return numeric_ops.numeric(
+            ip,
+            name,
+            (recv,),
+            node,
+            ip.tensor_result(
+                flow_of(recv, *[a for a in argv if a.k & Kind.TENSOR]), node, alias=recv, shape=recv.shape
+            ),
         )
-        return self.numeric(name, (recv, *argv), node, out, kwargs)
+    if name == "clone":
+        return numeric_ops.numeric(ip, name, (recv,), node, ip.tensor_result(flow_of(recv), node, shape=recv.shape))
+    if name in T.VIEW_OPS:
+        return numeric_ops.numeric(
+            ip,
+            name,
+            (recv,),
+            node,
+            ip.tensor_result(flow_of(recv), node, alias=recv, shape=op_shape(name, recv, argv, kwargs)),
+        )
+    if name in T.SPLIT_OPS:
+        out = ip.tensor_result(flow_of(recv), node, alias=recv)
+        return out.replace(k=Kind.TENSOR | Kind.TUPLE)
+    if name in T.ZERO_GRAD_OPS:
+        return R.zerograd(ip, flow_of(recv), node, f".{name}()", recv_node)
+    if name in T.NONDIFF_OPS:
+        return R.nondiff(ip, flow_of(recv, *argv), node, f".{name}()")
+    if name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "zero_like"):
+        return V(Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), site=node)
+    if name.endswith("_") and not name.startswith("_") and name not in T.NOT_INPLACE:
+        rhs = flow_of(*argv).value() if argv else None
+        if name in ("copy_",) and argv:
+            rhs = argv[0]
+        out = inplace_update(ip, recv, rhs, node, node, op=name[:-1], target_node=recv_node)
+        # `h.mul_(g)` changes what `h` holds: later reads see g's flow and the saves the op made
+        if isinstance(recv_node, ast.Name) and env is not None and recv_node.id in env:
+            env[recv_node.id] = out
+        return out
+    if (
+        name in T.VALUES_INDICES
+        and (argv or "dim" in kwargs)
+        and not (name in ("max", "min") and argv and argv[0].k & Kind.TENSOR)
+    ):
+        values = numeric_ops.numeric(
+            ip,
+            name,
+            (recv,),
+            node,
+            ip.tensor_result(flow_of(recv), node, op=name, inputs=(recv,), shape=op_shape(name, recv, argv, kwargs)),
+        )
+        indices = R.nondiff(ip, flow_of(recv), node, f".{name}().indices")
+        t = make_tuple([values, indices], node)
+        return t.replace(k=Kind.TUPLE | Kind.TENSOR)
+    out = ip.tensor_result(
+        flow_of(recv, *argv), node, op=name, inputs=(recv, *argv), shape=op_shape(name, recv, argv, kwargs)
+    )
+    return numeric_ops.numeric(ip, name, (recv, *argv), node, out, kwargs)
 
-    def numpy_of(self, recv: V, node, recv_node) -> V:
-        """`.numpy()`: one GA105 cut, absorbing a `.detach()`/`.data` in the same chain."""
-        chain = set()
-        n = recv_node
-        while isinstance(n, (ast.Call, ast.Attribute)):
-            chain.add(id(n))
-            n = (
-                n.func.value
-                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                else (n.value if isinstance(n, ast.Attribute) else None)
-            )
-        absorbed = [c for c in recv.cuts if c.kind in (Cut.DETACH, Cut.DATA) and id(c.site.node) in chain]
-        org, weak = set(recv.org), set(recv.weak)
-        for c in absorbed:
-            org |= c.removed
-            weak |= c.removed_weak
-        base = recv.replace(cuts=recv.cuts - frozenset(absorbed), org=frozenset(org), weak=frozenset(weak))
-        out = self.make_cut(Cut.NUMPY, base, node, ".numpy()", receiver=recv_node, result_k=Kind.ARRAY)
-        return out.replace(objs=EMPTY, saves=EMPTY)
 
-    def numpy_call(self, short, args, kwargs, node) -> V:
-        vals = [a for a in args if isinstance(a, V)] + [v for k, v in kwargs.items() if k != "**"]
-        tensors = [v for v in vals if v.k & Kind.TENSOR and v.carries]
-        if tensors:
-            f = flow_of(*vals)
-            return self.make_cut(Cut.NUMPY, f.value(Kind.ARRAY), node, f"np.{short}()", result_k=Kind.ARRAY)
+def numpy_of(ip: Core, recv: V, node, recv_node) -> V:
+    """`.numpy()`: one GA105 cut, absorbing a `.detach()`/`.data` in the same chain."""
+    chain = set()
+    n = recv_node
+    while isinstance(n, (ast.Call, ast.Attribute)):
+        chain.add(id(n))
+        n = (
+            n.func.value
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            else (n.value if isinstance(n, ast.Attribute) else None)
+        )
+    absorbed = [c for c in recv.cuts if c.kind in (Cut.DETACH, Cut.DATA) and id(c.site.node) in chain]
+    org, weak = set(recv.org), set(recv.weak)
+    for c in absorbed:
+        org |= c.removed
+        weak |= c.removed_weak
+    base = recv.replace(cuts=recv.cuts - frozenset(absorbed), org=frozenset(org), weak=frozenset(weak))
+    out = R.make_cut(ip, Cut.NUMPY, base, node, ".numpy()", receiver=recv_node, result_k=Kind.ARRAY)
+    return out.replace(objs=EMPTY, saves=EMPTY)
+
+
+def numpy_call(ip: Core, short, args, kwargs, node) -> V:
+    vals = [a for a in args if isinstance(a, V)] + [v for k, v in kwargs.items() if k != "**"]
+    tensors = [v for v in vals if v.k & Kind.TENSOR and v.carries]
+    if tensors:
         f = flow_of(*vals)
-        return V(Kind.ARRAY | Kind.NUMBER, cuts=f.cuts, site=node)
+        return R.make_cut(ip, Cut.NUMPY, f.value(Kind.ARRAY), node, f"np.{short}()", result_k=Kind.ARRAY)
+    f = flow_of(*vals)
+    return V(Kind.ARRAY | Kind.NUMBER, cuts=f.cuts, site=node)
 
-    def torch_function(self, short, args, kwargs, node, env) -> V:
-        argv = [a.value if isinstance(a, Star) else a for a in args]
-        argv = [a for a in argv if isinstance(a, V)]
-        if short in T.FACTORIES:
-            return self.factory(short, argv, kwargs, node)
-        if short in (
-            "stack",
-            "cat",
-            "concat",
-            "concatenate",
-            "hstack",
-            "vstack",
-            "dstack",
-            "column_stack",
-            "block_diag",
-            "cartesian_prod",
-            "broadcast_tensors",
-            "atleast_1d",
-            "atleast_2d",
-        ):
-            elems = [
-                self.iter_value(a)
-                if not (a.k & Kind.TENSOR and not a.objs - set(storages(a))) or a.items is not None
-                else a
-                for a in argv[:1]
-            ] + argv[1:]
-            parts = [e for e in elems if e is not None]
-            return self.numeric("cat", parts, node, self.tensor_result(flow_of(*parts), node))
-        if short in ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled"):
-            return self.call_qualified(f"torch.{short}", args, kwargs, node, env)
-        if short in (
-            "manual_seed",
-            "set_printoptions",
-            "set_num_threads",
-            "save",
-            "load",
-            "compile",
-            "set_default_dtype",
-            "use_deterministic_algorithms",
-            "set_float32_matmul_precision",
-        ):
-            if short == "compile" and argv:
-                return argv[0]
-            return NONE
-        if short in T.VIEW_OPS and argv:
-            return self.numeric(
-                short,
-                argv,
-                node,
-                self.tensor_result(
-                    flow_of(*argv), node, alias=argv[0], shape=op_shape(short, argv[0], argv[1:], kwargs)
-                ),
+
+def torch_function(ip: Core, short, args, kwargs, node, env) -> V:
+    argv = [a.value if isinstance(a, Star) else a for a in args]
+    argv = [a for a in argv if isinstance(a, V)]
+    if short in T.FACTORIES:
+        return factory(ip, short, argv, kwargs, node)
+    if short in (
+        "stack",
+        "cat",
+        "concat",
+        "concatenate",
+        "hstack",
+        "vstack",
+        "dstack",
+        "column_stack",
+        "block_diag",
+        "cartesian_prod",
+        "broadcast_tensors",
+        "atleast_1d",
+        "atleast_2d",
+    ):
+        elems = [
+            ip.iter_value(a) if not (a.k & Kind.TENSOR and not a.objs - set(storages(a))) or a.items is not None else a
+            for a in argv[:1]
+        ] + argv[1:]
+        parts = [e for e in elems if e is not None]
+        return numeric_ops.numeric(ip, "cat", parts, node, ip.tensor_result(flow_of(*parts), node))
+    if short in ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled"):
+        return ip.call_qualified(f"torch.{short}", args, kwargs, node, env)
+    if short in (
+        "manual_seed",
+        "set_printoptions",
+        "set_num_threads",
+        "save",
+        "load",
+        "compile",
+        "set_default_dtype",
+        "use_deterministic_algorithms",
+        "set_float32_matmul_precision",
+    ):
+        if short == "compile" and argv:
+            return argv[0]
+        return NONE
+    if short in T.VIEW_OPS and argv:
+        return numeric_ops.numeric(
+            ip,
+            short,
+            argv,
+            node,
+            ip.tensor_result(flow_of(*argv), node, alias=argv[0], shape=op_shape(short, argv[0], argv[1:], kwargs)),
+        )
+    if short in T.SPLIT_OPS and argv:
+        return ip.tensor_result(flow_of(argv[0]), node, alias=argv[0]).replace(k=Kind.TENSOR | Kind.TUPLE)
+    if short in T.ZERO_GRAD_OPS and argv:
+        return R.zerograd(ip, flow_of(argv[0]), node, f"torch.{short}()", node.args[0] if node.args else None)
+    if short in T.NONDIFF_OPS:
+        return R.nondiff(ip, flow_of(*argv), node, f"torch.{short}()")
+    if short in T.VALUES_INDICES and len(argv) >= 2 and not argv[1].k & Kind.TENSOR:
+        values = ip.tensor_result(flow_of(argv[0]), node, op=short, inputs=(argv[0],))
+        return make_tuple([values, R.nondiff(ip, flow_of(argv[0]), node, f"torch.{short}().indices")], node).replace(
+            k=Kind.TUPLE | Kind.TENSOR
+        )
+    if short.endswith("_") and argv and short not in T.NOT_INPLACE:
+        return inplace_update(
+            ip,
+            argv[0],
+            flow_of(*argv[1:]).value() if len(argv) > 1 else None,
+            node,
+            node,
+            op=short[:-1],
+            target_node=node.args[0] if node.args else None,
+        )
+    out_kw = kwargs.get("out")
+    if short == "where" and len(argv) == 3:
+        out = ip.tensor_result(
+            flow_of(argv[1], argv[2]),
+            node,
+            op="where",
+            inputs=(argv[1], argv[2]),
+            shape=S.broadcast(_shape(argv[0]), S.broadcast(_shape(argv[1]), _shape(argv[2]))),
+        )
+        both = (argv[1].marks | argv[2].marks) & N_MARKS
+        risks = numeric_ops.where_hazards(ip, node, argv[0], env) if out.carries else EMPTY
+        return out.replace(
+            marks=out.marks | both,
+            risks=out.risks | risks,
+            facts=out.facts | (argv[1].facts & argv[2].facts & Fact.POSITIVE),
+        )
+    res = ip.tensor_result(
+        flow_of(*argv),
+        node,
+        op=short,
+        inputs=tuple(argv),
+        shape=op_shape(short, argv[0], argv[1:], kwargs) if argv else None,
+    )
+    res = numeric_ops.numeric(ip, short, argv, node, res, kwargs)
+    if out_kw is not None:
+        inplace_update(ip, out_kw, res, node, node, op=short, target_node=None)
+    return res
+
+
+def factory(ip: Core, short, argv, kwargs, node) -> V:
+    site = Site(ip.st.sf, node)
+    rg = kwargs.get("requires_grad")
+    wants_grad = rg is not None and rg.const is True
+    data = argv[0] if argv else kwargs.get("data")
+    cuts = EMPTY
+    if short in T.REWRAP and data is not None:
+        f = flow_of(data)
+        if f.carries:
+            v = R.make_cut(
+                ip, Cut.REWRAP, f.value(), node, f"torch.{short}()", receiver=node.args[0] if node.args else None
             )
-        if short in T.SPLIT_OPS and argv:
-            return self.tensor_result(flow_of(argv[0]), node, alias=argv[0]).replace(k=Kind.TENSOR | Kind.TUPLE)
-        if short in T.ZERO_GRAD_OPS and argv:
-            return self.zerograd(flow_of(argv[0]), node, f"torch.{short}()", node.args[0] if node.args else None)
-        if short in T.NONDIFF_OPS:
-            return self.nondiff(flow_of(*argv), node, f"torch.{short}()")
-        if short in T.VALUES_INDICES and len(argv) >= 2 and not argv[1].k & Kind.TENSOR:
-            values = self.tensor_result(flow_of(argv[0]), node, op=short, inputs=(argv[0],))
-            return make_tuple([values, self.nondiff(flow_of(argv[0]), node, f"torch.{short}().indices")], node).replace(
-                k=Kind.TUPLE | Kind.TENSOR
+            if data.k & (Kind.LIST | Kind.TUPLE) or data.items is not None:
+                for c in v.cuts - f.cuts:
+                    c.note = "list"
+            cuts = v.cuts
+        else:
+            cuts = f.cuts
+    elif short in ("from_numpy", "as_tensor", "frombuffer") and data is not None:
+        if short == "as_tensor" and data.k & Kind.TENSOR and data.carries:
+            return data
+        cuts = flow_of(data).cuts
+    elif short in ("zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like"):
+        cuts = EMPTY
+    shape = _factory_shape(short, argv, kwargs)
+    if wants_grad:
+        u = Unit(Unit.LEAF, "<tensor>", site, ip.seq(), count=1)
+        u.source_cuts = frozenset(c for c in cuts if c.removed or c.removed_weak)
+        u.computed = bool(u.source_cuts)
+        if u.computed:
+            u.kind = Unit.FRESH
+        leaves.note_new_units(ip, [u], node)
+        return V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=cuts, site=node, shape=shape)
+    return V(
+        Kind.TENSOR,
+        frozenset((TensorObj(site),)),
+        cuts=cuts,
+        site=node,
+        shape=shape,
+        facts=Fact.NOGRAD | (Fact.POSITIVE if _positive_factory(short, argv, kwargs) else 0),
+        marks=Mark.CAUSAL if short in ("triu", "tril") else 0,
+    )
+
+
+def functional(ip: Core, short, args, kwargs, node, env) -> V:
+    argv = [a for a in args if isinstance(a, V)]
+    inplace = kwargs.get("inplace")
+    if (inplace is not None and inplace.const is True) or short.endswith("_"):
+        x = argv[0] if argv else UNKNOWN
+        return inplace_update(
+            ip, x, None, node, node, op=short.rstrip("_"), target_node=node.args[0] if node.args else None
+        )
+    if short in (
+        "dropout",
+        "dropout1d",
+        "dropout2d",
+        "dropout3d",
+        "alpha_dropout",
+        "pad",
+        "interpolate",
+        "upsample",
+        "embedding",
+        "one_hot",
+        "grid_sample",
+        "pixel_shuffle",
+        "unfold",
+        "fold",
+    ):
+        if short == "one_hot":
+            # integer in, no gradient out; it keeps the cuts of its indices (one_hot(logits.argmax())
+            # is where the scorer's only path to the loss ended, GA112)
+            return V(
+                Kind.TENSOR,
+                frozenset((TensorObj(Site(ip.st.sf, node)),)),
+                site=node,
+                marks=Mark.ZERO,
+                facts=Fact.NOGRAD,
+                cuts=flow_of(*argv[:1]).cuts,
             )
-        if short.endswith("_") and argv and short not in T.NOT_INPLACE:
-            return self.inplace_update(
-                argv[0],
-                flow_of(*argv[1:]).value() if len(argv) > 1 else None,
-                node,
-                node,
-                op=short[:-1],
-                target_node=node.args[0] if node.args else None,
-            )
-        out_kw = kwargs.get("out")
-        if short == "where" and len(argv) == 3:
-            out = self.tensor_result(
-                flow_of(argv[1], argv[2]),
-                node,
-                op="where",
-                inputs=(argv[1], argv[2]),
-                shape=S.broadcast(_shape(argv[0]), S.broadcast(_shape(argv[1]), _shape(argv[2]))),
-            )
-            both = (argv[1].marks | argv[2].marks) & N_MARKS
-            risks = self.where_hazards(node, argv[0], env) if out.carries else EMPTY
-            return out.replace(
-                marks=out.marks | both,
-                risks=out.risks | risks,
-                facts=out.facts | (argv[1].facts & argv[2].facts & Fact.POSITIVE),
-            )
-        res = self.tensor_result(
-            flow_of(*argv),
+        if short == "embedding" and len(argv) > 1:
+            return ip.tensor_result(flow_of(argv[1]), node)
+        return ip.tensor_result(
+            flow_of(*argv), node, shape=argv[0].shape if argv and short.startswith("dropout") else None
+        )
+    flow = flow_of(
+        *argv, *[v for k, v in kwargs.items() if k not in ("**",) and isinstance(v, V) and v.k & Kind.TENSOR]
+    )
+    # the table's losses, and by their name those it does not map (triplet_margin_with_distance_loss)
+    if short in T.LOSS_FUNCTIONS or short.endswith("_loss"):
+        inputs = argv + [kwargs[k] for k in ("input", "target") if k in kwargs]
+        red = kwargs.get("reduction")
+        out = ip.tensor_result(
+            flow,
             node,
             op=short,
             inputs=tuple(argv),
-            shape=op_shape(short, argv[0], argv[1:], kwargs) if argv else None,
+            reduced=True,
+            shape=loss_shape(short, red.const if isinstance(red, V) else "mean", inputs),
         )
-        res = self.numeric(short, argv, node, res, kwargs)
-        if out_kw is not None:
-            self.inplace_update(out_kw, res, node, node, op=short, target_node=None)
-        return res
+        if isinstance(red, V) and red.const == "none":
+            out = out.replace(facts=out.facts | Fact.UNREDUCED)
+        misuse = numeric_ops.loss_misuse(ip, short, inputs, node, node.args[0] if node.args else None)
+        if misuse:
+            out = out.replace(risks=out.risks | misuse)
+        return recording.loss_value(ip, out, inputs, f"F.{short}")
+    out = ip.tensor_result(
+        flow, node, op=short, inputs=tuple(argv), shape=op_shape(short, argv[0], argv[1:], kwargs) if argv else None
+    )
+    return numeric_ops.numeric(ip, short, argv, node, out, kwargs)
 
-    def factory(self, short, argv, kwargs, node) -> V:
-        site = Site(self.sf, node)
-        rg = kwargs.get("requires_grad")
-        wants_grad = rg is not None and rg.const is True
-        data = argv[0] if argv else kwargs.get("data")
-        cuts = EMPTY
-        if short in T.REWRAP and data is not None:
-            f = flow_of(data)
-            if f.carries:
-                v = self.make_cut(
-                    Cut.REWRAP, f.value(), node, f"torch.{short}()", receiver=node.args[0] if node.args else None
-                )
-                if data.k & (Kind.LIST | Kind.TUPLE) or data.items is not None:
-                    for c in v.cuts - f.cuts:
-                        c.note = "list"
-                cuts = v.cuts
-            else:
-                cuts = f.cuts
-        elif short in ("from_numpy", "as_tensor", "frombuffer") and data is not None:
-            if short == "as_tensor" and data.k & Kind.TENSOR and data.carries:
-                return data
-            cuts = flow_of(data).cuts
-        elif short in ("zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like"):
-            cuts = EMPTY
-        shape = _factory_shape(short, argv, kwargs)
-        if wants_grad:
-            u = Unit(Unit.LEAF, "<tensor>", site, self.seq(), count=1)
-            u.source_cuts = frozenset(c for c in cuts if c.removed or c.removed_weak)
-            u.computed = bool(u.source_cuts)
-            if u.computed:
-                u.kind = Unit.FRESH
-            self.note_new_units([u], node)
-            return V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=cuts, site=node, shape=shape)
-        return V(
-            Kind.TENSOR,
-            frozenset((TensorObj(site),)),
-            cuts=cuts,
-            site=node,
-            shape=shape,
-            facts=Fact.NOGRAD | (Fact.POSITIVE if _positive_factory(short, argv, kwargs) else 0),
-            marks=Mark.CAUSAL if short in ("triu", "tril") else 0,
-        )
 
-    def functional(self, short, args, kwargs, node, env) -> V:
-        argv = [a for a in args if isinstance(a, V)]
-        inplace = kwargs.get("inplace")
-        if (inplace is not None and inplace.const is True) or short.endswith("_"):
-            x = argv[0] if argv else UNKNOWN
-            return self.inplace_update(
-                x, None, node, node, op=short.rstrip("_"), target_node=node.args[0] if node.args else None
-            )
-        if short in (
-            "dropout",
-            "dropout1d",
-            "dropout2d",
-            "dropout3d",
-            "alpha_dropout",
-            "pad",
-            "interpolate",
-            "upsample",
-            "embedding",
-            "one_hot",
-            "grid_sample",
-            "pixel_shuffle",
-            "unfold",
-            "fold",
-        ):
-            if short == "one_hot":
-                # integer in, no gradient out; it keeps the cuts of its indices (one_hot(logits.argmax())
-                # is where the scorer's only path to the loss ended, GA112)
-                return V(
-                    Kind.TENSOR,
-                    frozenset((TensorObj(Site(self.sf, node)),)),
-                    site=node,
-                    marks=Mark.ZERO,
-                    facts=Fact.NOGRAD,
-                    cuts=flow_of(*argv[:1]).cuts,
-                )
-            if short == "embedding" and len(argv) > 1:
-                return self.tensor_result(flow_of(argv[1]), node)
-            return self.tensor_result(
-                flow_of(*argv), node, shape=argv[0].shape if argv and short.startswith("dropout") else None
-            )
-        flow = flow_of(
-            *argv, *[v for k, v in kwargs.items() if k not in ("**",) and isinstance(v, V) and v.k & Kind.TENSOR]
-        )
-        # the table's losses, and by their name those it does not map (triplet_margin_with_distance_loss)
-        if short in T.LOSS_FUNCTIONS or short.endswith("_loss"):
-            inputs = argv + [kwargs[k] for k in ("input", "target") if k in kwargs]
-            red = kwargs.get("reduction")
-            out = self.tensor_result(
-                flow,
-                node,
-                op=short,
-                inputs=tuple(argv),
-                reduced=True,
-                shape=loss_shape(short, red.const if isinstance(red, V) else "mean", inputs),
-            )
-            if isinstance(red, V) and red.const == "none":
-                out = out.replace(facts=out.facts | Fact.UNREDUCED)
-            misuse = self.loss_misuse(short, inputs, node, node.args[0] if node.args else None)
-            if misuse:
-                out = out.replace(risks=out.risks | misuse)
-            return self.loss_value(out, inputs, f"F.{short}")
-        out = self.tensor_result(
-            flow, node, op=short, inputs=tuple(argv), shape=op_shape(short, argv[0], argv[1:], kwargs) if argv else None
-        )
-        return self.numeric(short, argv, node, out, kwargs)
+def negate(ip: Core, v: V, node) -> V:
+    """`-x` on a tensor."""
+    return numeric_ops.numeric(ip, "neg", (v,), node, ip.tensor_result(flow_of(v), node, op="neg"))
+
+
+def getitem(ip: Core, recv: V, key, node) -> V:
+    """`x[i]`, `x[:, 0]`: a view of the tensor (`key` is the constant index, or "slice")."""
+    return numeric_ops.numeric(
+        ip, "getitem", (recv,), node, ip.tensor_result(flow_of(recv), node, alias=recv, shape=S.index(recv.shape, key))
+    )
+
+
+def unseen_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
+    """A tensor method called on a value the engine did not see being made (`batch.to(device)`,
+    `out.detach()` of a library's output)."""
+    if name == "backward" and not args and (recv.k & Kind.TENSOR or recv.carries or recv.cuts):
+        return tensor_method(ip, recv, name, args, kwargs, node, None)
+    if name in ("item", "tolist"):
+        return R.scalar_cut(ip, recv, node, f".{name}()") if recv.carries else V(Kind.NUMBER, cuts=recv.cuts)
+    if name in ("detach",) and (recv.carries or recv.k & Kind.TENSOR):
+        return tensor_method(ip, recv, name, args, kwargs, node, None)
+    return None
+
+
+def unseen_tensor_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
+    """`x.to(device)`, `batch.view(...)` on data the engine did not see being made."""
+    if name in TENSORISH_METHODS and not recv.objs:
+        return tensor_method(ip, recv.replace(k=recv.k | Kind.TENSOR), name, args, kwargs, node, None)
+    return None
+
+
+# ---------------------------------------------------------------- calls of torch names
+
+
+def functional_call(ip: Core, qual, args, kwargs, node, env) -> V:
+    """`F.softmax(x, -1)`, `torch.nn.functional.cross_entropy(...)`."""
+    return functional(ip, qual.rpartition(".")[2], args, kwargs, node, env)
+
+
+def torch_call(ip: Core, qual, args, kwargs, node, env) -> V:
+    """`torch.cat(...)`, `torch.linalg.norm(...)`, `torch.randn(...)`."""
+    return torch_function(ip, qual.rpartition(".")[2], args, kwargs, node, env)
+
+
+def numpy_function(ip: Core, qual, args, kwargs, node, env) -> V:
+    return numpy_call(ip, qual.rpartition(".")[2], args, kwargs, node)
 
 
 TENSORISH_METHODS = (
@@ -738,33 +614,7 @@ TENSORISH_METHODS = (
     }
 ) - {"backward"}
 
-_FOLD_MAX = 100_000  # a constant longer than this is not built (`"a" * 10**10` would take 10 GB)
-
-
-def _fold_mult(a, b):
-    seq, n = (a, b) if isinstance(a, (str, bytes, tuple, list)) else (b, a)
-    if isinstance(seq, (str, bytes, tuple, list)) and isinstance(n, int) and n * len(seq) > _FOLD_MAX:
-        raise OverflowError("not folded: too long")
-    return a * b
-
-
-def _fold_mod(a, b):
-    if isinstance(a, (str, bytes)) and re.search(rb"\d{5,}|\*" if isinstance(a, bytes) else r"\d{5,}|\*", a):
-        raise OverflowError("not folded: a format that may be huge")
-    return a % b
-
-
 _ARITH = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow"}
-
-_BINOPS = {
-    ast.Add: lambda a, b: a + b,
-    ast.Sub: lambda a, b: a - b,
-    ast.Mult: _fold_mult,
-    ast.Div: lambda a, b: a / b,
-    ast.FloorDiv: lambda a, b: a // b,
-    ast.Mod: _fold_mod,
-    ast.Pow: lambda a, b: a**b if abs(b) < 64 else None,
-}
 
 
 def _tag_cuts(v: V, other: V, role: str):
@@ -782,22 +632,6 @@ def _shape(v: V):
     if v.k & Kind.NUMBER and not v.k & (Kind.LIST | Kind.TUPLE | Kind.ARRAY):
         return ()
     return None
-
-
-def _scales(op, left: V, right: V) -> bool:
-    """`loss / n`, `loss * 0.25`: a loss scaled by a count or a constant factor (GA205)."""
-    if isinstance(op, ast.Div):
-        return left.carries and (not right.k & Kind.TENSOR or right.shape == ())
-    if isinstance(op, ast.Mult):
-        for a, b in ((left, right), (right, left)):
-            c = b.const
-            if a.carries and isinstance(c, (int, float)) and not isinstance(c, bool) and 0 < abs(c) < 1:
-                return True
-            if a.carries and b.k & Kind.NUMBER and not b.k & Kind.TENSOR and not b.carries and c is NOCONST:
-                # `loss * bs`, `loss * scale`: a Python number the engine cannot see sets the loss's
-                # scale (a sum over the nominal batch, a precomputed 1 / accum_steps)
-                return True
-    return False
 
 
 def _int(v):
@@ -905,10 +739,6 @@ def loss_shape(op, reduction, inputs):
     return a if a == b else S.broadcast(a, b)
 
 
-def _live_flow(f: Flow) -> bool:
-    return any(u.frozen != FROZEN for u in f.org)
-
-
 def _positive_factory(short, argv, kwargs) -> bool:
     """`torch.ones(...)`, `torch.full(size, 2.0)`, `torch.tensor([1.0, 2.0, 0.5])`: certainly > 0."""
     if short in ("ones", "ones_like", "new_ones"):
@@ -926,12 +756,3 @@ def _positive_factory(short, argv, kwargs) -> bool:
         c = argv[0].const
         return isinstance(c, (int, float)) and not isinstance(c, bool) and c > 0
     return False
-
-
-def _leaf_of(v) -> Unit | None:
-    """The leaf a value is, when it is exactly one tensor made with requires_grad=True (not a module's
-    parameter: moving those is nn.Module.to's business)."""
-    if not isinstance(v, V) or len(v.objs) != 1:
-        return None
-    u = next(iter(v.objs))
-    return u if isinstance(u, Unit) and u.kind == Unit.LEAF and v.org == frozenset((u,)) else None

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from .. import __version__
-from ..model.model import ProgramModel, Step
+from ..model.model import EventKind, ProgramModel, Step
 from ..report.summary import unique_steps
 
 LOSS_LEAVES = "<loss leaves>"  # run_script: the leaf tensors of the loss's own graph
@@ -184,7 +184,7 @@ def plan_step(model: ProgramModel, step: Step, script: str, files: dict | None =
         "loss": step.loss,
         "call_text": call,
     }
-    if step.kind != "backward":
+    if step.kind != EventKind.BACKWARD:
         return ProbePlan(**base, mode="none", reason="torch.autograd.grad steps are not probed (no .grad to watch)")
     if step.entry == "function":
         return _plan_function(model, step, base, tree)

@@ -1,0 +1,245 @@
+"""Python's builtins and the few standard-library calls the interpreter follows (itertools.chain,
+functools.partial, collections, math), as handlers of the call table."""
+
+from __future__ import annotations
+
+import ast
+
+from . import results as R
+from .core import Interp
+from .expressions import param_elements as _param_elements
+from .objects import DictObj, FuncObj, ListObj, ModuleObj, PartialObj, PIter, Site, SuperObj, Unit, storages
+from .semantics import CallTable
+from .values import EMPTY, NOCONST, NONE, UNKNOWN, Kind, Star, V, const, flow_of, join_all, make_tuple
+
+
+def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
+    a0 = args[0] if args and isinstance(args[0], V) else None
+    if name in ("float", "int", "bool", "complex"):
+        if a0 is not None and a0.k & Kind.TENSOR and a0.carries:
+            return R.scalar_cut(ip, a0, node, f"{name}()", receiver=node.args[0] if node.args else None)
+        if a0 is not None and a0.const is not NOCONST:
+            try:
+                return const({"float": float, "int": int, "bool": bool, "complex": complex}[name](a0.const), node)
+            except Exception:
+                pass
+        return V(Kind.NUMBER, cuts=a0.cuts if a0 else EMPTY, site=node)
+    if name in ("len", "id", "hash", "ord", "callable", "isinstance", "issubclass", "hasattr"):
+        if name == "isinstance" and a0 is not None and len(args) > 1:
+            return isinstance_check(ip, a0, args[1])
+        return V(Kind.NUMBER, site=node)
+    if name in ("str", "repr", "format", "chr", "hex", "bin"):
+        return V(Kind.STR, site=node)
+    if name == "print":
+        return NONE
+    if name in ("range",):
+        return V(Kind.LIST, frozenset((ListObj(V(Kind.NUMBER), None),)), site=node)
+    if name in ("list", "tuple", "set", "frozenset", "sorted", "reversed", "iter"):
+        if a0 is None:
+            return V(Kind.LIST, frozenset((ListObj(None, Site(ip.st.sf, node)),)), site=node)
+        if a0.items is not None and name in ("tuple", "list", "reversed", "sorted"):
+            if name == "tuple":
+                return a0
+            lst = ListObj(join_all(a0.items) if a0.items else None, Site(ip.st.sf, node))
+            return V(Kind.LIST, frozenset((lst,)), site=node)
+        content = ip.iter_value(a0)
+        lst = ListObj(content, Site(ip.st.sf, node))
+        k = Kind.TUPLE if name == "tuple" else Kind.LIST
+        v = V(k, frozenset((lst,)), site=node)
+        return v
+    if name == "dict":
+        d = DictObj(Site(ip.st.sf, node))
+        for k, v in kwargs.items():
+            if k != "**":
+                d.set(k, v)
+        if a0 is not None:
+            for o in a0.objs:
+                if isinstance(o, DictObj):
+                    for kk, vv in o.keys.items():
+                        d.set(kk, vv)
+                    if o.rest is not None:
+                        d.set(None, o.rest)
+                elif isinstance(o, ListObj) and o.content is not None:
+                    pair = o.content
+                    d.set(None, pair.items[1] if pair.items and len(pair.items) == 2 else pair)
+        return V(Kind.DICT, frozenset((d,)), site=node)
+    if name in ("enumerate",):
+        elem = ip.iter_value(a0) if a0 is not None else UNKNOWN
+        lst = ListObj(make_tuple([V(Kind.NUMBER), elem], None), Site(ip.st.sf, node))
+        return V(Kind.LIST, frozenset((lst,)), site=node)
+    if name == "zip":
+        elems = [ip.iter_value(a.value if isinstance(a, Star) else a) for a in args]
+        lst = ListObj(make_tuple(elems, None), Site(ip.st.sf, node))
+        return V(Kind.LIST, frozenset((lst,)), site=node)
+    if name == "map" and len(args) >= 2:
+        elems = [ip.iter_value(a) for a in args[1:] if isinstance(a, V)]
+        r = ip.call_value(args[0], elems, {}, node, env)
+        return V(Kind.LIST, frozenset((ListObj(r, Site(ip.st.sf, node)),)), site=node)
+    if name == "filter" and len(args) >= 2:
+        return filter_call(ip, args[0], args[1], node, env)
+    if name == "next":
+        if a0 is None:
+            return UNKNOWN
+        return ip.iter_value(a0)
+    if name in ("sum", "max", "min", "abs", "round", "pow", "divmod", "any", "all"):
+        vals = []
+        for a in args:
+            if not isinstance(a, V):
+                continue
+            if (
+                name in ("sum", "max", "min", "any", "all")
+                and len(args) <= 2
+                and a is a0
+                and (a.objs or a.items is not None)
+                and not (a.k & Kind.TENSOR and not a.objs - set(storages(a)))
+            ):
+                vals.append(ip.iter_value(a))
+            else:
+                vals.append(a)
+        if name in ("any", "all"):
+            return V(Kind.NUMBER, site=node)
+        if any(v.k & Kind.TENSOR for v in vals):
+            return R.tensor_result(ip, flow_of(*vals), node, op="abs" if name == "abs" else None, inputs=tuple(vals))
+        f = flow_of(*vals)
+        consts = [v.const for v in vals]
+        if vals and all(c is not NOCONST for c in consts) and name in ("abs", "round", "pow"):
+            try:
+                return const({"abs": abs, "round": round, "pow": pow}[name](*consts), node)
+            except Exception:
+                pass
+        return V(Kind.NUMBER, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, site=node, unk=f.unk)
+    if name == "getattr" and len(args) >= 2 and isinstance(args[1], V) and isinstance(args[1].const, str):
+        v = ip.get_attr(args[0], args[1].const, node, env)
+        if len(args) > 2 and v is UNKNOWN:
+            return args[2]
+        return v
+    if name == "setattr" and len(args) >= 3 and isinstance(args[1], V):
+        if isinstance(args[1].const, str):
+            tgt = ast.Attribute(value=node.args[0], attr=args[1].const, ctx=ast.Store())
+            ast.copy_location(tgt, node)
+            ip.set_attr(args[0], args[1].const, args[2], node, tgt, env)
+        else:
+            for o in args[0].objs:
+                if isinstance(o, ModuleObj):
+                    for x in args[2].objs:
+                        if isinstance(x, (ModuleObj, Unit)):
+                            o.register(f"<{len(o.children)}>", x)
+        return NONE
+    if name == "super":
+        frame = ip.st.stack[-1]
+        cls = frame.func.cls if frame.func is not None else None
+        if cls is not None and frame.self_v is not None:
+            return V(Kind.INST, frozenset((SuperObj(cls, frame.self_v),)))
+        return UNKNOWN
+    if name == "type":
+        return UNKNOWN
+    if name in ("vars", "globals", "locals"):
+        return V(Kind.DICT, frozenset((DictObj(None),)))
+    return ip.opaque_call(None, args, kwargs, node)
+
+
+def isinstance_check(ip: Interp, value: V, cls: V) -> V:
+    q = cls.const if isinstance(cls.const, str) else None
+    if q and value.objs and all(isinstance(o, ModuleObj) for o in value.objs):
+        short = q.rsplit(".", 1)[-1]
+        if q.startswith("torch.nn."):
+            if short == "Module":
+                return const(True)
+            hits = {o.qual == q for o in value.objs}
+            if hits == {True}:
+                return const(True)
+            if hits == {False} and all(o.qual for o in value.objs):
+                return const(False)
+    if q in ("torch.Tensor", "torch.nn.Parameter") and not value.unk:
+        # a tuple of hidden states is not a tensor: `repackage_hidden` recursions follow the data
+        if value.k & (Kind.TUPLE | Kind.LIST) and not value.k & Kind.TENSOR:
+            return const(False)
+        if value.k == Kind.TENSOR and q == "torch.Tensor":
+            return const(True)
+    return V(Kind.NUMBER, unk=False)
+
+
+def filter_call(ip: Interp, fn: V, it: V, node, env) -> V:
+    units = _param_elements(it)
+    if units is not None:
+        keep, exact, filtered = [], True, False
+        for u, uv in units:
+            r = ip.call_value(fn, [uv], {}, node, env)
+            t = r.const if isinstance(r.const, bool) else None
+            if t is False:
+                filtered = True
+                continue
+            if t is None:
+                exact = False
+            keep.append(u)
+        filtered = filtered or _lambda_mentions(fn, "requires_grad")
+        pi = PIter(
+            frozenset(keep),
+            exact=exact,
+            filtered=filtered,
+            sources=frozenset(s for o in it.objs if isinstance(o, PIter) for s in o.sources),
+            site=Site(ip.st.sf, node),
+        )
+        return V(Kind.PARAMS, frozenset((pi,)), site=node)
+    elem = ip.iter_value(it)
+    ip.call_value(fn, [elem], {}, node, env)
+    return V(Kind.LIST, frozenset((ListObj(elem, Site(ip.st.sf, node)),)), site=node)
+
+
+def _lambda_mentions(fn: V, word) -> bool:
+    for o in fn.objs:
+        if isinstance(o, FuncObj):
+            for n in ast.walk(o.node):
+                if isinstance(n, ast.Attribute) and n.attr == word:
+                    return True
+    return False
+
+
+# ---------------------------------------------------------------- the standard library's calls
+
+
+def _builtins(ip: Interp, qual, args, kwargs, node, env):
+    return builtin_call(ip, qual.rpartition(".")[2], args, kwargs, node, env)
+
+
+def _chain(ip: Interp, qual, args, kwargs, node, env):
+    lst = ListObj(None, Site(ip.st.sf, node))
+    for a in args:
+        lst.add(ip.iter_value(a.value if isinstance(a, Star) else a))
+    return V(Kind.LIST, frozenset((lst,)), site=node)
+
+
+def _chain_from_iterable(ip: Interp, qual, args, kwargs, node, env):
+    inner = ip.iter_value(args[0]) if args else UNKNOWN
+    lst = ListObj(ip.iter_value(inner), Site(ip.st.sf, node))
+    return V(Kind.LIST, frozenset((lst,)), site=node)
+
+
+def _partial(ip: Interp, qual, args, kwargs, node, env):
+    if not args:
+        return None
+    if isinstance(args[0], V) and not any(isinstance(a, Star) for a in args) and "**" not in kwargs:
+        return V(Kind.FUNC, frozenset((PartialObj(args[0], args[1:], kwargs),)), site=node)
+    return args[0]
+
+
+def _dict_like(ip: Interp, qual, args, kwargs, node, env):
+    return builtin_call(ip, "dict", args[1:] if qual.endswith("defaultdict") else args, kwargs, node, env)
+
+
+def _math(ip: Interp, qual, args, kwargs, node, env):
+    short = qual.rpartition(".")[2]
+    tensors = [a for a in args if isinstance(a, V) and a.k & Kind.TENSOR and a.carries]
+    if tensors:
+        return R.scalar_cut(ip, flow_of(*tensors).value(), node, f"math.{short}()")
+    f = flow_of(*[a for a in args if isinstance(a, V)])
+    return V(Kind.NUMBER, cuts=f.cuts, site=node)
+
+
+def register(calls: CallTable) -> None:
+    calls.heads(("builtins",), _builtins)
+    calls.names(("itertools.chain",), _chain)
+    calls.names(("itertools.chain.from_iterable",), _chain_from_iterable)
+    calls.names(("functools.partial",), _partial)
+    calls.names(("collections.OrderedDict", "collections.defaultdict"), _dict_like)
+    calls.heads(("math",), _math)

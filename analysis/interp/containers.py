@@ -1,0 +1,106 @@
+"""Python lists and dicts as the interpreter replays their methods: what goes in, what comes out,
+slices that keep the order nn.Sequential needs, and histories kept across iterations (GA303)."""
+
+from __future__ import annotations
+
+import ast
+
+from . import recording
+from .core import Core
+from .loop_facts import attr_key as _attr_key
+from .loop_facts import rebound
+from .objects import DictObj, ListObj, Site
+from .values import NONE, UNKNOWN, Kind, V, join_all, make_tuple
+
+
+def slice_list(ip: Core, o: ListObj, sl, node, env) -> V:
+    """A slice of a list: its elements in order when the list and the bounds are known (what
+    `nn.Sequential(*layers[:-1])` needs), else a list of the same content."""
+    out = ListObj(None, Site(ip.st.sf, node))
+    bounds = [ip.eval(p, env).const if p is not None else None for p in (sl.lower, sl.upper, sl.step)]
+    if o.elems is not None and all(b is None or (isinstance(b, int) and not isinstance(b, bool)) for b in bounds):
+        for e in o.elems[slice(*bounds)]:
+            out.add(e)
+    elif o.content is not None:
+        out.add(o.content)
+        out.elems = None  # the order is not known
+    return V(Kind.LIST, frozenset((out,)), site=node)
+
+
+def list_method(ip: Core, o: ListObj, name, args, kwargs, node) -> V:
+    a0 = args[0] if args and isinstance(args[0], V) else None
+    if name in ("append", "add", "appendleft") and a0 is not None:
+        loops = ip.st.stack[-1].loops
+        recv = node.func.value if isinstance(node.func, ast.Attribute) else None
+        reset = recv is not None and loops and _attr_key(recv) in rebound(loops[-1]["node"])
+        if recording.outlives_iteration(ip, o) and not reset:
+            a0 = recording.note_accumulation(ip, a0, ip.st.cur_stmt)  # `history.append(loss)`
+            recording.note_graph_write(ip, o, a0)
+        o.add(ip.sem.store(ip, a0) if ip.st.casts else a0)  # stored like an assignment
+        return NONE
+    if name == "insert" and len(args) > 1:
+        o.add(ip.sem.store(ip, args[1]) if ip.st.casts and isinstance(args[1], V) else args[1])
+        return NONE
+    if name in ("extend", "update") and a0 is not None:
+        lists = a0.of(ListObj)
+        if a0.items is not None:
+            for e in a0.items:
+                o.add(e)
+        elif len(lists) == 1 and lists[0].elems is not None and not a0.objs - {lists[0]}:
+            for e in list(lists[0].elems):
+                o.add(e)  # `layers.extend(block(...))`: keep the order nn.Sequential needs
+        else:
+            o.add(ip.iter_value(a0))
+        return NONE
+    if name in ("pop", "copy", "__getitem__"):
+        if name == "copy":
+            return V(Kind.LIST, frozenset((ListObj(o.content, o.site),)))
+        return o.content if o.content is not None else UNKNOWN
+    if name in ("index", "count"):
+        return V(Kind.NUMBER)
+    if name == "clear":
+        clear_list(ip, o)
+    return NONE
+
+
+def clear_list(ip: Core, o: ListObj):
+    """`lst.clear()`, `del lst[:]`: what was put in before is gone (on every path only)."""
+    if not ip.st.cond:
+        o.content = None
+        o.elems = []
+
+
+def dict_method(ip: Core, o: DictObj, name, args, kwargs, node) -> V:
+    a0 = args[0] if args and isinstance(args[0], V) else None
+    if name == "items":
+        vals = o.values()
+        lst = ListObj(make_tuple([V(Kind.STR), join_all(vals)], None) if vals else None, Site(ip.st.sf, node))
+        return V(Kind.LIST, frozenset((lst,)))
+    if name == "values":
+        vals = o.values()
+        return V(Kind.LIST, frozenset((ListObj(join_all(vals) if vals else None, Site(ip.st.sf, node)),)))
+    if name == "keys":
+        return V(Kind.LIST, frozenset((ListObj(V(Kind.STR), None),)))
+    if name in ("get", "pop", "setdefault"):
+        key = a0.const if a0 is not None and isinstance(a0.const, (str, int)) else None
+        v = o.get(key)
+        if name == "setdefault" and len(args) > 1 and v is None:
+            o.set(key, args[1])
+            return args[1]
+        if v is None:
+            return args[1] if len(args) > 1 else NONE
+        return v
+    if name == "update" and a0 is not None:
+        for x in a0.objs:
+            if isinstance(x, DictObj):
+                for k, v in x.keys.items():
+                    o.set(k, v)
+        for k, v in kwargs.items():
+            if k != "**":
+                o.set(k, v)
+        return NONE
+    if name == "copy":
+        d = DictObj(o.site)
+        d.keys, d.rest = dict(o.keys), o.rest
+        return V(Kind.DICT, frozenset((d,)))
+    return UNKNOWN

@@ -1,0 +1,90 @@
+"""Binary operators on abstract values: constants folded, lists and tuples concatenated, numbers
+and unknowns combined; an operand that is a tensor makes it a tensor op (ip.sem.tensors.binop)."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .core import Core
+from .objects import ListObj, Site
+from .values import EMPTY, NOCONST, Kind, Mark, V, const, flow_of, make_tuple
+
+_FOLD_MAX = 100_000  # a constant longer than this is not built (`"a" * 10**10` would take 10 GB)
+
+
+def binop(ip: Core, op, left: V, right: V, node) -> V:
+    if left.k & Kind.TENSOR or right.k & Kind.TENSOR:
+        return ip.sem.tensors.binop(ip, op, left, right, node)
+    lc, rc = left.const, right.const
+    if lc is not NOCONST and rc is not NOCONST:
+        try:
+            return const(_BINOPS[type(op)](lc, rc), node)
+        except Exception:
+            pass
+    if left.k & (Kind.LIST | Kind.TUPLE) and isinstance(op, ast.Add):
+        if left.items is not None and right.items is not None:
+            return make_tuple(list(left.items) + list(right.items), node)
+        lst = ListObj(None, Site(ip.st.sf, node))
+        for side in (left, right):
+            if side.items is not None:
+                for it in side.items:
+                    lst.add(it)
+            else:
+                lst.add(ip.iter_value(side))
+        return V(Kind.LIST, frozenset((lst,)), site=node)
+    f = flow_of(left, right)
+    k = (
+        Kind.ARRAY
+        if (left.k & Kind.ARRAY or right.k & Kind.ARRAY)
+        else (
+            Kind.STR
+            if left.k == Kind.STR
+            else Kind.NUMBER
+            if left.k & Kind.NUMBER or right.k & Kind.NUMBER
+            else Kind.UNKNOWN
+        )
+    )
+    out = V(k, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, site=node, unk=f.unk, terms=f.terms)
+    # a loss of unknown kind (a library model's `outputs.loss`) divided by a count is scaled too
+    return out.replace(marks=out.marks | Mark.SCALED) if scales(op, left, right) else out
+
+
+def scales(op, left: V, right: V) -> bool:
+    """`loss / n`, `loss * 0.25`: a loss scaled by a count or a constant factor (GA205)."""
+    if isinstance(op, ast.Div):
+        return left.carries and (not right.k & Kind.TENSOR or right.shape == ())
+    if isinstance(op, ast.Mult):
+        for a, b in ((left, right), (right, left)):
+            c = b.const
+            if a.carries and isinstance(c, (int, float)) and not isinstance(c, bool) and 0 < abs(c) < 1:
+                return True
+            if a.carries and b.k & Kind.NUMBER and not b.k & Kind.TENSOR and not b.carries and c is NOCONST:
+                # `loss * bs`, `loss * scale`: a Python number the engine cannot see sets the loss's
+                # scale (a sum over the nominal batch, a precomputed 1 / accum_steps)
+                return True
+    return False
+
+
+def _fold_mult(a, b):
+    seq, n = (a, b) if isinstance(a, (str, bytes, tuple, list)) else (b, a)
+    if isinstance(seq, (str, bytes, tuple, list)) and isinstance(n, int) and n * len(seq) > _FOLD_MAX:
+        raise OverflowError("not folded: too long")
+    return a * b
+
+
+def _fold_mod(a, b):
+    if isinstance(a, (str, bytes)) and re.search(rb"\d{5,}|\*" if isinstance(a, bytes) else r"\d{5,}|\*", a):
+        raise OverflowError("not folded: a format that may be huge")
+    return a % b
+
+
+_BINOPS = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: _fold_mult,
+    ast.Div: lambda a, b: a / b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Mod: _fold_mod,
+    ast.Pow: lambda a, b: a**b if abs(b) < 64 else None,
+}

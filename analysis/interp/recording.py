@@ -1,0 +1,207 @@
+"""Recording what a training step does, as the interpreter replays it: events (zero_grad, backward,
+step, clip...), backward() calls, loss terms, and the graph facts the lifecycle and backward rules
+need (state carried across iterations, histories accumulated, where one model's output enters
+another's loss, .grad reads of non-leaves). Everything lands in the run's Trace (trace.py).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .objects import OptimObj, Site, TensorObj, Unit
+from .trace import AccRec, BackwardRec, CarryRec, CrossRec, Event, EventKind, GradReadRec, LossRec
+from .values import Fact, Kind, V
+
+
+def event(ip, kind, node, obj=None, detail=None, units=None):
+    ev = Event(
+        ip.seq(),
+        kind,
+        Site(ip.st.sf, node),
+        ip.st.ctx,
+        obj,
+        detail,
+        guarded=ip.st.cond > 0,
+        path=tuple(ip.st.path),
+        units=units,
+    )
+    ip.st.trace.events.append(ev)
+    return ev
+
+
+def loss_value(ip, out: V, argv, label) -> V:
+    """A loss function's result: its target's stop-gradients are the idiom (role 'target'), and it
+    is a loss term whose reaching a backward() GA209 checks."""
+    if len(argv) >= 2 and isinstance(argv[0], V) and isinstance(argv[1], V):
+        target, pred = argv[1], argv[0]
+        for c in target.cuts - pred.cuts:
+            if not c.role:
+                c.role = "target"
+    return note_loss(ip, out, label, named=False)
+
+
+def note_loss(ip, v: V, label, named=True) -> V:
+    """Record a loss term (GA209): computed with gradient from known leaves, outside no_grad."""
+    if not v.org or ip.st.nograd is not None or v.facts & Fact.NOGRAD or (named and v.terms):
+        return v
+    stmt = ip.st.cur_stmt if ip.st.cur_stmt is not None else v.site
+    rec = LossRec(ip.seq(), Site(ip.st.sf, stmt), ip.st.ctx, v.org, v.weak, label, ip.st.stack[-1].label)
+    ip.st.trace.losses.append(rec)
+    return v.replace(terms=v.terms | {rec})
+
+
+def do_backward(ip, loss: V, node, kind=EventKind.BACKWARD, inputs=None, loss_node=None, kwargs=None, gradient=False):
+    for region in ip.st.casts:
+        region.backward = True  # a backward inside an autocast region: it trains
+    site = Site(ip.st.sf, node)
+    frame = ip.st.stack[-1]
+    rec = BackwardRec(
+        ip.seq(),
+        site,
+        ip.st.ctx,
+        loss,
+        kind,
+        ip.st.sf.segment(loss_node) if loss_node is not None else "",
+        frame.label,
+    )
+    rec.inputs = inputs
+    rec.nograd = ip.st.nograd
+    kwargs = kwargs or {}
+    retain, create = kwargs.get("retain_graph"), kwargs.get("create_graph")
+    # retain_graph defaults to create_graph; an unknown flag may keep the graph
+    rec.retain = any(
+        isinstance(v, V) and v.const is not False and v.const is not None for v in (retain, create) if v is not None
+    )
+    rec.retain_node = next((k.value for k in getattr(node, "keywords", ()) if k.arg == "retain_graph"), None)
+    rec.gradient = gradient
+    interesting = set(loss.org) | set(loss.weak)
+    for c in loss.cuts:
+        interesting |= c.removed
+        interesting |= c.removed_weak
+    for o in ip.st.trace.optimizers:
+        rec.optimizers.append((o, o.units(), o.complete))
+        interesting |= o.units()
+    rec.frozen = {u: u.frozen for u in interesting}
+    rec.in_eval = frozenset(u for u in loss.org if u.owner is not None and u.owner.training is False)
+    rec.versions = {s: s.storage.version for s in loss.saves}
+    loops = loop_entries(ip)
+    if (
+        not rec.retain
+        and loops
+        and any(s.certain and not any(c[0] == "loop" and c[1] is loops[-1][1] for c in s.ctx) for s in loss.saves)
+    ):
+        # this backward frees graph built before the loop (`emb = gcn(x)` once per epoch, used
+        # by every mini-batch): the next iteration reaches it again, so the loop needs its
+        # second run even when no name carries state (see Interpreter.run_loop)
+        ip.st.graph_writes += 1
+    rec.event = event(ip, kind, node, rec)
+    ip.st.trace.backwards.append(rec)
+    return rec
+
+
+def stepped(ip, o: OptimObj, node):
+    """step() changes every parameter it holds in place: graphs that saved one are stale after."""
+    site = Site(ip.st.sf, node)
+    for u in o.units():
+        u.version += 1
+        u.bumps.append((u.version, site))
+
+
+def loop_entries(ip):
+    """The loop entries of the context, innermost last."""
+    return [c for c in ip.st.ctx if c[0] == "loop"]
+
+
+def note_carry(ip, value: V, stmt):
+    """An assignment, in a loop's second run, of a value whose graph was built in an earlier
+    iteration: the state a later backward() may reach through (GA301/GA302)."""
+    if not value.saves:
+        return
+    loops = [c for c in loop_entries(ip) if c[4] > 0]
+    if not loops:
+        return
+    stale = set()
+    for s in value.saves:
+        for c in s.ctx:
+            if c[0] == "loop" and any(c[1] is lp[1] and c[2] < lp[2] for lp in loops):
+                stale.add(s)
+                break
+    if stale:
+        ip.st.trace.carries.append(CarryRec(Site(ip.st.sf, stmt), frozenset(stale), ip.st.ctx, frozenset(value.saves)))
+
+
+def note_accumulation(ip, value: V, stmt, added=False) -> V:
+    """`total += loss`, `history.append(loss)` into state that outlives the iteration: the value's
+    graph stays alive with it (GA303) unless the accumulation itself is backpropagated. `added`:
+    `total += value` onto a number or a tensor, which only a tensor (or a number) survives, so a
+    value of unknown type that certainly carries gradient (`outputs.loss` of a library model) is
+    a tensor with history there."""
+    if value.facts & Fact.NOGRAD or not (value.saves or value.org):
+        return value
+    if not (value.k & Kind.TENSOR or (added and value.org and any(s.certain for s in value.saves))):
+        return value
+    rec = AccRec(Site(ip.st.sf, stmt), ip.st.ctx, value.org)
+    ip.st.trace.accums.append(rec)
+    return value.replace(terms=value.terms | {rec})
+
+
+def outlives_iteration(ip, obj) -> bool:
+    """`obj` was made before the current loop iteration: what is stored in it is seen by the next."""
+    loops = loop_entries(ip)
+    return bool(loops) and obj.oid < loops[-1][5]
+
+
+def note_graph_write(ip, obj, value: V):
+    """A value with graph stored into an object older than the iteration: the next iteration may
+    read it, so the loop is run a second time (see Interpreter.run_loop)."""
+    if value.saves and outlives_iteration(ip, obj):
+        ip.st.graph_writes += 1
+
+
+def note_crossing(ip, m, args, node=None):
+    """A module applied to a tensor that carries gradient from parameters it does not own (a
+    discriminator on a generator's output): where one model's output enters another's loss."""
+    if ip.st.nograd is not None:
+        return
+    foreign = set()
+    for a in args:
+        if isinstance(a, V) and a.org:
+            foreign |= a.org
+    if not foreign:
+        return
+    own = set(m.units())
+    foreign -= own
+    if own and foreign:
+        stmt = ip.st.cur_stmt if ip.st.cur_stmt is not None else None
+        rec = CrossRec(
+            ip.seq(),
+            Site(ip.st.sf, stmt) if stmt is not None else None,
+            frozenset(own),
+            frozenset(foreign),
+            ip.st.ctx,
+        )
+        given = getattr(node, "args", [])
+        for a, n in zip(args, given):
+            if isinstance(a, V) and a.org & foreign and not isinstance(n, ast.Starred):
+                rec.arg = Site(ip.st.sf, n)  # the argument bringing the other model's gradient
+                break
+        ip.st.trace.crossings.append(rec)
+
+
+def reads_own_grad(ip, storage) -> bool:
+    """The current statement reads `.grad` of this tensor (`W -= lr * W.grad`)."""
+    stmt = ip.st.cur_stmt
+    return any(g.stmt.node is stmt and storage in g.storages for g in ip.st.trace.grad_reads[-8:])
+
+
+def note_grad_read(ip, recv: V, node):
+    """`.grad` of a computed tensor (an activation, a weight rebound out of place): None unless
+    retain_grad() was called on it (GA306)."""
+    stores = [o for o in recv.objs if isinstance(o, TensorObj)]
+    if not stores or any(isinstance(o, Unit) for o in recv.objs) or recv.facts & Fact.NOGRAD:
+        return
+    if not recv.org or recv.unk or any(s.retained for s in stores):
+        return  # only what certainly requires grad and was certainly computed here
+    ip.st.trace.grad_reads.append(
+        GradReadRec(Site(ip.st.sf, node), Site(ip.st.sf, ip.st.cur_stmt), recv.org, ip.st.ctx, frozenset(stores))
+    )

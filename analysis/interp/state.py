@@ -1,0 +1,82 @@
+"""The interpreter's state, as data: what one run knows and changes as it replays a program.
+
+Every field the interpreter or a semantics module reads or writes is declared here, with what it
+means; nothing is set on the interpreter from outside. Library-summary mode is a value
+(`LibraryMode`) given to the interpreter when it is made, not a switch flipped on it.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..source.program import Program, SourceFile
+from .budget import Gaps
+from .frames import BUDGET, ROOT_BUDGET, Frame, ModuleScope
+from .objects import ModuleObj, Site
+from .trace import Trace
+
+
+@dataclass(eq=False)
+class InterpState:
+    program: Program
+    entry: SourceFile
+    budget: int = BUDGET  # statements per entry file; beyond it calls are not followed
+    trace: Trace = field(default_factory=Trace)
+    counter: Iterator[int] = field(default_factory=lambda: itertools.count(1))  # sequence numbers
+    sf: SourceFile = None  # type: ignore[assignment]  # the file being run (set to entry below)
+    ctx: tuple = ()  # ("root"|"call"|"loop", ...) entries: where the current statement runs
+    path: list = field(default_factory=list)  # (branch key, arm, len(ctx)) of the conditions in force
+    stack: list[Frame] = field(default_factory=list)
+    scopes: dict[str, ModuleScope] = field(default_factory=dict)
+    cur_stmt: ast.AST | None = None
+    # grad mode
+    grad_known: bool = True  # grad mode is known (enabled unless nograd is set)
+    nograd: Site | None = None  # Site of the active no_grad region, if any
+    casts: list = field(default_factory=list)  # autocast regions being run (torch/grad_mode.py)
+    # conditions
+    cond: int = 0  # depth of conditional execution
+    cond_starts: list[int] = field(default_factory=list)  # seq at which each active condition began
+    # modules being built and called
+    module_depth: int = 0  # nesting of module forward calls
+    init_stack: list[ModuleObj] = field(default_factory=list)  # modules whose __init__ runs
+    graph_writes: int = 0  # graph-carrying values stored into objects older than the iteration
+    # budgets (budget.py says what they cut)
+    steps: int = 0
+    ticks: int = 0
+    root_index: int = 0
+    root_start: int = 0
+    root_budget: int = ROOT_BUDGET
+    caps: list[int] = field(default_factory=list)  # step limits of the __init__ calls being run
+    loaded_lines: int = 0
+    gaps: Gaps = field(default_factory=Gaps)
+    # modes
+    shallow: bool = False  # checking one class: nested modules are built without running __init__
+    no_force: bool = False  # running an imported module's top level: leave lazy imports alone
+    star_misses: set = field(default_factory=set)  # (globals id, name) not found through `import *`
+    # framework state: DeepSpeed engines by the oid of the module they wrap (libraries/frameworks.py)
+    ds_engines: dict[int, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.sf is None:
+            self.sf = self.entry
+
+
+@dataclass(frozen=True, eq=False)
+class LibraryMode:
+    """Summarising library code (libraries/models.py): the interpreter builds a library's model
+    classes to learn their structure, not to check them."""
+
+    # module oid -> branch depth when its __init__ began
+    init_cond: dict[int, int] = field(default_factory=dict)
+    # (module oid, attribute) set under a branch the summary cannot decide (a config flag)
+    conditional: set[tuple[int, str]] = field(default_factory=set)
+
+    def note_attr(self, st: InterpState, m: ModuleObj, attr: str) -> None:
+        """An attribute set under a condition the summary cannot decide is a part that may not exist."""
+        start = self.init_cond.get(m.oid)
+        if start is not None and st.cond > start:
+            self.conditional.add((m.oid, attr))

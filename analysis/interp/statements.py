@@ -1,0 +1,684 @@
+"""Statements of the abstract interpreter: assignments, branches, loops (run twice, so that what one
+iteration hands to the next is seen), try, functions and classes, imports.
+
+One handler per statement node type (STATEMENTS); `Interpreter.exec_stmt` dispatches on it. A
+`with` statement is torch semantics (grad mode, autocast: ip.sem.with_statement).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+
+from ..ops import torch_api as T
+from . import recording
+from .containers import clear_list
+from .core import Interp
+from .expressions import BUILTINS, STAR, truth
+from .frames import TRAINING_WORDS, Frame
+from .loop_facts import attr_key, carried, rebound
+from .objects import (
+    FROZEN,
+    ClassObj,
+    CtxObj,
+    FuncObj,
+    LazyImport,
+    ListObj,
+    ModuleObj,
+    OptimObj,
+    ScalerObj,
+    SchedObj,
+    Site,
+    Unit,
+    next_oid,
+)
+from .operators import binop
+from .trace import InplaceRec
+from .values import EMPTY, NOCONST, NONE, UNKNOWN, Kind, V, join
+
+_LOOP_RUNS = 2
+
+
+def _join_envs(a: dict | None, b: dict | None) -> dict | None:
+    if a is None:
+        return None if b is None else dict(b)
+    if b is None:
+        return dict(a)
+    out = dict(a)
+    for k, v in b.items():
+        old = out.get(k)
+        out[k] = v if old is None else join(old, v)
+    return out
+
+
+def _assign_env(env: dict, new: dict):
+    env.clear()
+    env.update(new)
+
+
+def _s_expr(ip: Interp, stmt, env):
+    ip.eval(stmt.value, env)
+    return env
+
+
+def _s_assign(ip: Interp, stmt, env):
+    value = ip.eval(stmt.value, env)
+    for target in stmt.targets:
+        assign(ip, target, value, env, stmt)
+    return env
+
+
+def _s_annassign(ip: Interp, stmt, env):
+    if stmt.value is not None:
+        value = ip.eval(stmt.value, env)
+        assign(ip, stmt.target, value, env, stmt)
+    return env
+
+
+def _s_augassign(ip: Interp, stmt, env):
+    target = stmt.target
+    old = ip.eval(target, env)
+    rhs = ip.eval(stmt.value, env)
+    loops = ip.st.stack[-1].loops
+    if (
+        isinstance(target, ast.Name)
+        and loops
+        and target.id in carried(loops[-1]["node"])[0]
+        and target.id not in rebound(loops[-1]["node"])
+    ):
+        added = isinstance(stmt.op, (ast.Add, ast.Sub)) and bool(old.k & (Kind.NUMBER | Kind.TENSOR))
+        rhs = recording.note_accumulation(ip, rhs, stmt, added)  # `total += loss` across iterations, never reset
+    if old.k & Kind.TENSOR and not (old.k & (Kind.NUMBER | Kind.LIST)):
+        new = ip.sem.tensors.inplace(ip, old, rhs, stmt, stmt, op=type(stmt.op).__name__, target_node=target)
+        if isinstance(target, ast.Name):
+            bind_name(ip, target.id, new, env, stmt, rebind_check=False)
+        elif isinstance(target, (ast.Attribute, ast.Subscript)):
+            pass  # the object itself changed
+        return env
+    if old.k & Kind.LIST and old.of(ListObj):
+        src = rhs.of(ListObj)
+        for o in old.of(ListObj):
+            if len(src) == 1 and src[0].elems is not None:
+                for e in list(src[0].elems):
+                    o.add(e)
+            elif rhs.items is not None:
+                for e in rhs.items:
+                    o.add(e)
+            else:
+                o.add(ip.iter_value(rhs))
+        return env
+    if isinstance(target, ast.Attribute) and recording.loop_entries(ip):
+        recv = ip.eval(target.value, env)
+        if any(recording.outlives_iteration(ip, o) for o in recv.objs):
+            # state on an object older than the iteration (`self.running_loss += loss` in a
+            # train_step called from the loop): what is added stays alive unless the loop resets it
+            if not (loops and attr_key(target) in rebound(loops[-1]["node"])):
+                rhs = recording.note_accumulation(ip, rhs, stmt)
+            new = binop(ip, stmt.op, old, rhs, stmt)
+            if new.k == Kind.NUMBER and new.const is not NOCONST:
+                # a counter (`self.micro += 1`): it differs from one iteration to the next, and
+                # the engine runs an iteration once or twice, so its value there proves nothing
+                # about `if self.micro % accum == 0`
+                new = new.replace(const=NOCONST)
+            assign(ip, target, new, env, stmt)
+            return env
+    new = binop(ip, stmt.op, old, rhs, stmt)
+    assign(ip, target, new, env, stmt)
+    return env
+
+
+def _s_if(ip: Interp, stmt, env):
+    test = ip.eval(stmt.test, env)
+    known = truth(test)
+    if known is True:
+        return ip.exec_block(stmt.body, env)
+    if known is False:
+        return ip.exec_block(stmt.orelse, env)
+    ip.st.cond += 1
+    key = ip.seq()
+    ip.st.cond_starts.append(key)
+    depth = len(ip.st.ctx)
+    loops = ip.st.stack[-1].loops
+    # whether the condition varies between iterations is decided later, for the few that guard
+    # a lifecycle call (GA205)
+    ip.st.trace.branch_tests[key] = (stmt.test, loops[-1]["node"] if loops else None)
+    try:
+        ip.st.path.append((key, 0, depth))
+        a = ip.exec_block(stmt.body, _refine(stmt.test, env, True))
+        ip.st.path[-1] = (key, 1, depth)
+        b = (
+            ip.exec_block(stmt.orelse, _refine(stmt.test, env, False))
+            if stmt.orelse
+            else _refine(stmt.test, env, False)
+        )
+    finally:
+        ip.st.path.pop()
+        ip.st.cond -= 1
+        ip.st.cond_starts.pop()
+    merged = _join_envs(a, b)
+    if merged is None:
+        return None
+    if (a is None) != (b is None):
+        # one arm left the block (return, continue, break, raise): what follows runs only on the other
+        ip.st.path.append((key, 1 if a is None else 0, depth))
+    _assign_env(env, merged)
+    return env
+
+
+def _s_for(ip: Interp, stmt, env):
+    it = ip.eval(stmt.iter, env)
+    elem = ip.iter_value(it, per_iteration=True)
+    return run_loop(ip, stmt, env, lambda e: assign(ip, stmt.target, elem, e, stmt))
+
+
+def _s_while(ip: Interp, stmt, env):
+    test = ip.eval(stmt.test, env)
+    if truth(test) is False:
+        return ip.exec_block(stmt.orelse, env)
+    return run_loop(ip, stmt, env, lambda e: ip.eval(stmt.test, e))
+
+
+def run_loop(ip: Interp, stmt, env, bind):
+    frame = ip.st.stack[-1]
+    loop = {"node": stmt, "breaks": [], "continues": []}
+    frame.loops.append(loop)
+    head = env
+    outer_ctx = ip.st.ctx
+    # a second run shows what one iteration hands to the next (carried state); building a
+    # module's structure in __init__ needs only one
+    runs = _LOOP_RUNS if _loop_depth(ip) < 4 and not ip.st.init_stack else 1
+    handed, always = carried(stmt) if runs > 1 else (frozenset(), False)
+    watched = {n: head.get(n) for n in handed}
+    writes = ip.st.graph_writes
+    exits = []
+    try:
+        for run in range(runs):
+            if ip.st.steps > ip.st.budget and (run or not ip.st.gaps.reserve(stmt, ip.st, TRAINING_WORDS)):
+                if not run:
+                    ip.st.gaps.loop_cut(stmt, ip.st.sf)
+                break
+            ip.st.gaps.loop_ran(stmt)
+            if (
+                run
+                and not always
+                and all(head.get(n) is v for n, v in watched.items())
+                and ip.st.graph_writes == writes
+            ):
+                # nothing one iteration hands to the next came back changed (names, or graph kept
+                # in older objects by called code): a second run would repeat the first
+                break
+            writes = ip.st.graph_writes
+            # the iteration is identified by the sequence number at its start (what is made
+            # later, in this iteration or after, has a larger one) and by the object-id mark
+            ip.st.ctx = outer_ctx + (("loop", stmt, ip.seq(), ip.st.sf, run, next_oid()),)
+            body_env = dict(head)
+            bind(body_env)
+            out = ip.exec_block(stmt.body, body_env)
+            ends = [e for e in [out] + loop["continues"] if e is not None]
+            loop["continues"] = []
+            exits.extend(loop["breaks"])
+            loop["breaks"] = []
+            merged = head
+            for e in ends:
+                merged = _join_envs(merged, e)
+            if merged is not head:
+                _assign_env(head, merged)
+    finally:
+        ip.st.ctx = outer_ctx
+        frame.loops.pop()
+    after = ip.exec_block(stmt.orelse, head) if stmt.orelse else head
+    for e in exits:
+        after = _join_envs(after, e)
+    if after is None:
+        return None
+    if after is not env:
+        _assign_env(env, after)
+    return env
+
+
+def _loop_depth(ip: Interp) -> int:
+    return sum(1 for c in ip.st.ctx if c[0] == "loop")
+
+
+def _s_break(ip: Interp, stmt, env):
+    loops = ip.st.stack[-1].loops
+    if loops:
+        loops[-1]["breaks"].append(dict(env))
+    return None
+
+
+def _s_continue(ip: Interp, stmt, env):
+    loops = ip.st.stack[-1].loops
+    if loops:
+        loops[-1]["continues"].append(dict(env))
+    return None
+
+
+def _s_return(ip: Interp, stmt, env):
+    value = ip.eval(stmt.value, env) if stmt.value is not None else NONE
+    if ip.st.casts:
+        value = ip.sem.store(ip, value)
+    ip.st.stack[-1].returns.append(value)
+    return None
+
+
+def _s_raise(ip: Interp, stmt, env):
+    if stmt.exc is not None:
+        ip.eval(stmt.exc, env)
+    return None
+
+
+def _s_try(ip: Interp, stmt, env):
+    start = dict(env)
+    body = ip.exec_block(stmt.body, env)
+    if body is not None and stmt.orelse:
+        body = ip.exec_block(stmt.orelse, body)
+    outs = [body]
+    if stmt.handlers:
+        ip.st.cond += 1
+        key = ip.seq()
+        ip.st.cond_starts.append(key)
+        try:
+            for i, h in enumerate(stmt.handlers):
+                henv = _join_envs(start, body) if body is not None else dict(start)
+                if h.name:
+                    henv[h.name] = UNKNOWN
+                ip.st.path.append((key, i + 1, len(ip.st.ctx)))
+                try:
+                    outs.append(ip.exec_block(h.body, henv))
+                finally:
+                    ip.st.path.pop()
+        finally:
+            ip.st.cond -= 1
+            ip.st.cond_starts.pop()
+    merged = None
+    for o in outs:
+        merged = _join_envs(merged, o) if merged is not None else (dict(o) if o is not None else None)
+    if stmt.finalbody:
+        fin = merged if merged is not None else dict(start)
+        fin = ip.exec_block(stmt.finalbody, fin)
+        if merged is None or fin is None:
+            return None
+        merged = fin
+    if merged is None:
+        return None
+    _assign_env(env, merged)
+    return env
+
+
+def _s_funcdef(ip: Interp, stmt, env):
+    fn = make_function(ip, stmt, env)
+    if apply_decorators(ip, fn, stmt, env):
+        env[stmt.name] = V(Kind.FUNC, frozenset((fn,)))
+    else:
+        env[stmt.name] = UNKNOWN
+    return env
+
+
+def _binding(ip: Interp, name: str, env: dict):
+    """What a name is bound to, without forcing a lazy import."""
+    for scope_env in (env,) + ip.st.stack[-1].closure + (ip.st.stack[-1].scope.globals,):
+        v = scope_env.get(name)
+        if v is not None:
+            return v
+    return BUILTINS.get(name)
+
+
+def apply_decorators(ip: Interp, fn: FuncObj, stmt, env) -> bool:
+    """Record what decorators mean for the function; False when it is no longer a plain function."""
+    for dec in stmt.decorator_list:
+        root = dec.func if isinstance(dec, ast.Call) else dec
+        while isinstance(root, (ast.Attribute, ast.Call)):
+            root = root.value if isinstance(root, ast.Attribute) else root.func
+        if isinstance(root, ast.Name):
+            bound = _binding(ip, root.id, env)
+            if bound is None or bound.k & Kind.LAZY:
+                # a project decorator not loaded yet (docstring helpers, registries...): taken
+                # to return the function; loading its module for that is not worth it
+                if isinstance(dec, ast.Attribute) and dec.attr in ("setter", "getter", "deleter"):
+                    return False
+                continue
+        d = ip.eval(dec, env)
+        dq = d.const if d.k & Kind.MODREF else None
+        ctxs = d.of(CtxObj)
+        if dq in T.NOGRAD_CTX or (ctxs and ctxs[0].kind == "nograd"):
+            fn.nograd = Site(ip.st.sf, dec)
+        elif dq in T.GRAD_CTX or (ctxs and ctxs[0].kind == "grad"):
+            fn.grad_on = True  # a gradient pass inside a no_grad sampler (guidance, attacks)
+        elif ctxs and ctxs[0].kind == "other":
+            fn.grad_on = None
+        elif dq == "builtins.staticmethod":
+            fn.is_static = True
+        elif dq == "builtins.classmethod":
+            fn.is_classmethod = True
+        elif isinstance(dec, ast.Attribute) and dec.attr in ("setter", "getter", "deleter"):
+            return False
+    return True
+
+
+def make_function(ip: Interp, node, env, cls=None) -> FuncObj:
+    frame = ip.st.stack[-1]
+    closure = (env,) + frame.closure if frame.func is not None else ()
+    qual = node.name if frame.func is None else f"{frame.func.qual}.<locals>.{node.name}"
+    if cls is not None:
+        qual = f"{cls.name}.{node.name}"
+    fn = FuncObj(node, frame.scope, closure, qual, cls)
+    fn.defaults = None
+    fn.def_env = env  # defaults are evaluated at the first call: most functions are never called
+    return fn
+
+
+def _s_classdef(ip: Interp, stmt, env):
+    cls = ClassObj(stmt, ip.st.stack[-1].scope, stmt.name)
+    cls.base_values = [ip.eval(b, env) for b in stmt.bases]
+    cls.resolver = functools.partial(resolve_class, ip)
+    cenv: dict = {}
+    frame = Frame(None, ip.st.stack[-1].scope, (), None, frozenset(), cls=cls, label=stmt.name)
+    ip.st.stack.append(frame)
+    try:
+        for item in stmt.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                ip.st.stack.pop()
+                try:
+                    fn = make_function(ip, item, env, cls=cls)
+                finally:
+                    ip.st.stack.append(frame)
+                if not apply_decorators(ip, fn, item, env):
+                    fn = None
+                if fn is not None and not _is_property_setter(item):
+                    cls.methods[item.name] = fn
+                    if any(isinstance(d, ast.Name) and d.id == "property" for d in item.decorator_list):
+                        cls.class_attrs[item.name] = V(Kind.FUNC, frozenset((fn,)), const="property")
+            elif isinstance(item, (ast.Assign, ast.AnnAssign)):
+                value = ip.eval(item.value, cenv) if item.value is not None else None
+                targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+                if value is not None:
+                    for t in targets:
+                        if isinstance(t, ast.Name):
+                            cls.class_attrs[t.id] = value
+                            cenv[t.id] = value
+    finally:
+        ip.st.stack.pop()
+    env[stmt.name] = V(Kind.CLASS, frozenset((cls,)))
+    return env
+
+
+def resolve_class(ip: Interp, cls: ClassObj):
+    """Settle what a class's bases make it; bases imported lazily are forced now."""
+    saved, ip.st.no_force = ip.st.no_force, False
+    try:
+        _resolve_bases(ip, cls)
+    finally:
+        ip.st.no_force = saved
+
+
+def _resolve_bases(ip: Interp, cls: ClassObj):
+    for bv in cls.base_values:
+        if bv.k & Kind.LAZY:
+            bv = ip.force(bv)
+        for o in bv.of(ClassObj):
+            cls.bases.append(o)
+            cls.is_module |= o.is_module
+            cls.opaque_base |= o.opaque_base
+            cls.is_optimizer |= o.is_optimizer
+        if bv.k & Kind.MODREF and isinstance(bv.const, str) and not bv.objs:
+            q = T.strip_torch_alias(bv.const)
+            cls.bases.append(q)
+            short = q.rsplit(".", 1)[-1]
+            lib = ip.sem.class_base(ip, q) if not q.startswith(("torch.", "builtins.")) else None
+            if q == "torch.nn.Module" or short == "LightningModule" or lib == "base":
+                cls.is_module = True
+            elif lib == "module" or (
+                q.startswith("torch.nn.")
+                and (
+                    short in T.PARAM_MODULES or short in T.FREE_MODULES or short in T.CONTAINERS or short in T.RECURRENT
+                )
+            ):
+                cls.is_module = True
+                cls.opaque_base = True
+            elif q in ("torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"):
+                cls.is_optimizer = True
+            elif q.startswith("torch.utils.data"):
+                cls.is_dataset = True
+            elif q.startswith("builtins.") or q in (
+                "abc.ABC",
+                "typing.Generic",
+                "enum.Enum",
+                "typing.NamedTuple",
+                "object",
+            ):
+                pass
+            else:
+                cls.opaque_base = True
+        elif not bv.objs and bv.k & Kind.UNKNOWN:
+            cls.opaque_base = True
+    if not cls._is_module and cls._opaque_base and "forward" in cls.methods:
+        cls.is_module = True
+
+
+def _s_import(ip: Interp, stmt, env):
+    for alias in stmt.names:
+        if alias.asname:
+            env[alias.asname] = import_module(ip, alias.name, 0, stmt)
+        else:
+            top = alias.name.split(".")[0]
+            env[top] = import_module(ip, top, 0, stmt)
+    return env
+
+
+def _s_importfrom(ip: Interp, stmt, env):
+    module = stmt.module or ""
+    level = stmt.level or 0
+    path = ip.st.program.resolve(ip.st.sf, module, level) if (level or module) else None
+    if path is None and module and ip.library is None:
+        path = ip.st.program.resolve_fallback(ip.st.sf, module, level, stmt)
+    for alias in stmt.names:
+        name = alias.asname or alias.name
+        qualified = ip.st.program.qualified_import(ip.st.sf, module, level, alias.name)
+        if qualified is not None:
+            env[name] = V(Kind.MODREF, const=T.strip_torch_alias(qualified))
+            continue
+        if alias.name == "*":
+            if path is not None:
+                # names come from the module when first looked up (see lookup_global)
+                lazy = LazyImport(path, module, None)
+                old = env.get(STAR)
+                env[STAR] = V(Kind.LAZY, (old.objs if old is not None else EMPTY) | {lazy})
+            continue
+        if path is not None:
+            # project modules run lazily, when the name is first used: most imports never matter
+            env[name] = V(Kind.LAZY, frozenset((LazyImport(path, module, alias.name),)))
+        else:
+            base = module if not level else ip.st.program.absolute_module(ip.st.sf, module, level)
+            env[name] = V(Kind.MODREF, const=T.strip_torch_alias(f"{base}.{alias.name}" if base else alias.name))
+    return env
+
+
+def import_module(ip: Interp, dotted: str, level: int, stmt) -> V:
+    path = ip.st.program.resolve(ip.st.sf, dotted, level)
+    if path is None and ip.library is None:
+        path = ip.st.program.resolve_fallback(ip.st.sf, dotted, level, stmt)
+    if path is not None:
+        return V(Kind.LAZY, frozenset((LazyImport(path, dotted, None),)))
+    return V(Kind.MODREF, const=dotted)
+
+
+def _s_delete(ip: Interp, stmt, env):
+    for t in stmt.targets:
+        if isinstance(t, ast.Name):
+            env.pop(t.id, None)
+        elif (
+            isinstance(t, ast.Subscript)
+            and isinstance(t.slice, ast.Slice)
+            and t.slice.lower is None
+            and t.slice.upper is None
+        ):
+            for o in ip.eval(t.value, env).of(ListObj):
+                clear_list(ip, o)  # `del lst[:]`
+    return env
+
+
+def _s_pass(ip: Interp, stmt, env):
+    return env
+
+
+def _s_match(ip: Interp, stmt, env):
+    ip.eval(stmt.subject, env)
+    outs = []
+    ip.st.cond += 1
+    ip.st.cond_starts.append(ip.seq())
+    try:
+        for case in stmt.cases:
+            outs.append(ip.exec_block(case.body, dict(env)))
+    finally:
+        ip.st.cond -= 1
+        ip.st.cond_starts.pop()
+    outs.append(dict(env))
+    merged = None
+    for o in outs:
+        merged = _join_envs(merged, o) if merged is not None else (dict(o) if o is not None else None)
+    if merged is None:
+        return None
+    _assign_env(env, merged)
+    return env
+
+
+def assign(ip: Interp, target, value: V, env: dict, stmt):
+    if ip.st.casts:
+        value = ip.sem.store(ip, value)
+    if isinstance(target, ast.Name):
+        bind_name(ip, target.id, value, env, stmt)
+    elif isinstance(target, ast.Attribute):
+        recv = ip.eval(target.value, env)
+        ip.set_attr(recv, target.attr, value, stmt, target, env)
+    elif isinstance(target, ast.Subscript):
+        recv = ip.eval(target.value, env)
+        index = ip.eval(target.slice, env)
+        ip.set_item(recv, index, value, stmt, target, env)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        elts = target.elts
+        star = next((i for i, e in enumerate(elts) if isinstance(e, ast.Starred)), None)
+        items = value.items
+        if items is not None and star is None and len(items) == len(elts):
+            for t, v in zip(elts, items):
+                assign(ip, t, v, env, stmt)
+            return
+        elem = ip.iter_value(value)
+        for i, t in enumerate(elts):
+            if isinstance(t, ast.Starred):
+                lst = ListObj(elem, Site(ip.st.sf, t))
+                assign(ip, t.value, V(Kind.LIST, frozenset((lst,))), env, stmt)
+            elif items is not None and star is not None and len(items) >= len(elts) - 1:
+                idx = i if i < star else len(items) - (len(elts) - i)
+                assign(ip, t, items[idx] if 0 <= idx < len(items) else elem, env, stmt)
+            else:
+                assign(ip, t, elem, env, stmt)
+    elif isinstance(target, ast.Starred):
+        assign(ip, target.value, value, env, stmt)
+
+
+def bind_name(ip: Interp, name: str, value: V, env: dict, stmt, rebind_check=True):
+    if rebind_check and value.grads:
+        old = env.get(name)
+        if old is not None:
+            check_rebind(ip, name, old, value, stmt)
+    if "loss" in name.lower() and value.k & Kind.TENSOR:
+        value = recording.note_loss(ip, value, f"`{name}`")
+    loops = ip.st.stack[-1].loops
+    if value.saves and loops and name in carried(loops[-1]["node"])[0]:
+        recording.note_carry(ip, value, stmt)  # a name the next iteration reads
+    env[name] = value
+    name_objects(ip, value, name)
+
+
+def name_objects(ip: Interp, value: V, name: str):
+    for o in value.objs:
+        if isinstance(o, (ModuleObj, OptimObj, SchedObj, ScalerObj)):
+            if o.label.startswith("<"):
+                o.label = name
+        elif isinstance(o, Unit) and o.owner is None and o.label.startswith("<"):
+            o.label = name
+
+
+def check_rebind(ip: Interp, name, old: V, new: V, stmt):
+    """`w = w - lr * w.grad`: the leaf `w` is replaced by a non-leaf (GA111)."""
+    leaves = [
+        u
+        for u in old.objs
+        if isinstance(u, Unit) and u.kind in (Unit.PARAM, Unit.LEAF, Unit.INPUT) and u.frozen != FROZEN
+    ]
+    hit = [u for u in leaves if u in new.grads and (u in new.org or ip.st.nograd is not None)]
+    if hit:
+        rec = InplaceRec(
+            ip.seq(),
+            InplaceRec.REBIND,
+            Site(ip.st.sf, stmt),
+            frozenset(hit),
+            ip.st.nograd is not None,
+            detail=name,
+            ctx=ip.st.ctx,
+            stmt=stmt,
+        )
+        rec.cuts = frozenset(c for c in new.cuts if (c.removed | c.removed_weak) & rec.units)
+        ip.st.trace.inplace.append(rec)
+        ip.st.trace.manual_updates.extend((u, Site(ip.st.sf, stmt)) for u in hit)
+
+
+def _is_property_setter(item) -> bool:
+    return any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter") for d in item.decorator_list)
+
+
+def _refine(test, env: dict, arm: bool) -> dict:
+    """A copy of `env` for one arm of `if x is None` / `if x is not None`: there `x` is (or is not)
+    None, so what it holds on the other arm does not flow through this one (`h = h.detach()` only
+    when `h` is not None)."""
+    out = dict(env)
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
+        return out
+    left, right = test.left, test.comparators[0]
+    if isinstance(left, ast.Constant) and left.value is None:
+        left, right = right, left
+    if not (isinstance(left, ast.Name) and isinstance(right, ast.Constant) and right.value is None):
+        return out
+    v = env.get(left.id)
+    if v is None:
+        return out
+    is_none = arm if isinstance(test.ops[0], ast.Is) else not arm
+    if is_none:
+        out[left.id] = NONE
+    elif v.k & Kind.NONE and v.k != Kind.NONE:
+        out[left.id] = v.replace(k=v.k & ~Kind.NONE, const=NOCONST if v.const is None else v.const)
+    return out
+
+
+def _s_with(ip: Interp, stmt, env):
+    return ip.sem.with_statement(ip, stmt, env)
+
+
+STATEMENTS = {
+    ast.Expr: _s_expr,
+    ast.Assign: _s_assign,
+    ast.AnnAssign: _s_annassign,
+    ast.AugAssign: _s_augassign,
+    ast.If: _s_if,
+    ast.For: _s_for,
+    ast.AsyncFor: _s_for,
+    ast.While: _s_while,
+    ast.Break: _s_break,
+    ast.Continue: _s_continue,
+    ast.Return: _s_return,
+    ast.Raise: _s_raise,
+    ast.With: _s_with,
+    ast.AsyncWith: _s_with,
+    ast.Try: _s_try,
+    ast.FunctionDef: _s_funcdef,
+    ast.AsyncFunctionDef: _s_funcdef,
+    ast.ClassDef: _s_classdef,
+    ast.Import: _s_import,
+    ast.ImportFrom: _s_importfrom,
+    ast.Delete: _s_delete,
+    ast.Pass: _s_pass,
+    ast.Match: _s_match,
+}
+if hasattr(ast, "TryStar"):
+    STATEMENTS[ast.TryStar] = _s_try

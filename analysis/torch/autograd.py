@@ -1,0 +1,68 @@
+"""Calls of torch.autograd and gradient clipping: `torch.autograd.grad(...)`,
+`torch.autograd.backward(...)`, `clip_grad_norm_(...)`. (`loss.backward()` is a tensor method,
+tensors.py.) Handlers of the semantics tables (torch/register.py)."""
+
+from __future__ import annotations
+
+from ..interp import recording
+from ..interp.core import Core
+from ..interp.objects import DictObj, ListObj, Site, TensorObj
+from ..interp.trace import EventKind
+from ..interp.values import EMPTY, NONE, UNKNOWN, Kind, V, flow_of
+from .optimizers import param_set
+
+CLIP_FUNCTIONS = ("clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grads_with_norm_")
+
+
+def grad(ip: Core, qual, args, kwargs, node, env) -> V:
+    outputs = args[0] if args else kwargs.get("outputs", UNKNOWN)
+    inputs = args[1] if len(args) > 1 else kwargs.get("inputs", UNKNOWN)
+    loss_node = node.args[0] if node.args else None
+    recording.do_backward(
+        ip,
+        _as_loss(outputs),
+        node,
+        kind=EventKind.GRAD,
+        inputs=inputs,
+        loss_node=loss_node,
+        kwargs=kwargs,
+        gradient=len(args) > 2 or "grad_outputs" in kwargs,
+    )
+    create = kwargs.get("create_graph")
+    if create is not None and create.const is not False:
+        f = flow_of(outputs)
+        return V(Kind.TUPLE | Kind.TENSOR, EMPTY, f.org, f.weak, f.top, f.cuts, EMPTY, site=node, unk=f.unk)
+    return V(Kind.TUPLE | Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), site=node)
+
+
+def backward(ip: Core, qual, args, kwargs, node, env) -> V:
+    loss = args[0] if args else kwargs.get("tensors", UNKNOWN)
+    recording.do_backward(
+        ip,
+        _as_loss(loss),
+        node,
+        loss_node=node.args[0] if node.args else None,
+        kwargs=kwargs,
+        gradient=len(args) > 1 or "grad_tensors" in kwargs,
+    )
+    return NONE
+
+
+def is_clip(qual: str, head: str, short: str) -> bool:
+    return short in CLIP_FUNCTIONS and ("torch.nn.utils" in head or head.endswith(("utils", "clip_grad")))
+
+
+def clip(ip: Core, qual, args, kwargs, node, env) -> V:
+    short = qual.rpartition(".")[2]
+    units = frozenset(param_set(ip, args[0])[0]) if args and isinstance(args[0], V) else None
+    ip.event(EventKind.CLIP, node, None, detail=short, units=units)
+    return V(Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), site=node)
+
+
+def _as_loss(v) -> V:
+    """What torch.autograd.backward/grad differentiate: a tensor, or the tensors of a sequence."""
+    if not isinstance(v, V):
+        return UNKNOWN
+    if any(isinstance(o, (ListObj, DictObj)) for o in v.objs):
+        return flow_of(v).value()
+    return v

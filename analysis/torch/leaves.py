@@ -1,0 +1,125 @@
+"""Leaves and requires_grad: parameters and leaf tensors made, frozen and unfrozen (a module's
+parameters through `requires_grad_(False)` or `p.requires_grad = False`, in a helper or a branch),
+fresh leaves made to require grad, and the record of parameters made after an optimizer (GA108).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ..interp.core import Core
+from ..interp.objects import FROZEN, MAYBE, TRAINABLE, ModuleObj, PIter, Site, Unit, freezable, merge_state
+from ..interp.trace import Cut, FreezeRec, InplaceRec, UnitNew
+from ..interp.values import EMPTY, Kind, V
+
+
+def set_requires_grad(ip: Core, recv: V, flag, node, target_node, env, stmt) -> V:
+    # `p.detach()` / `p.data` alias p's storage but are new tensors: requires_grad set on them
+    # makes a new leaf (or nothing) and leaves p as it was (checked with torch)
+    aliased = {u for c in recv.cuts if c.kind in (Cut.DETACH, Cut.DATA) for u in c.removed} - recv.org
+    units = [o for o in recv.objs if isinstance(o, Unit) and freezable(o) and o not in aliased]
+    if units:
+        freeze(ip, units, flag, node, recv)
+        return recv
+    if flag is False or not (recv.k & Kind.TENSOR):
+        return recv
+    if recv.org or recv.weak or recv.top:
+        return recv  # a non-leaf: torch refuses the change; nothing new to track
+    # a fresh leaf: requires_grad set on a tensor with no history (GA106)
+    u = Unit(Unit.FRESH, _target_label(target_node), Site(ip.st.sf, node), ip.seq())
+    u.source_cuts = frozenset(c for c in recv.cuts if c.removed or c.removed_weak)
+    u.computed = bool(u.source_cuts)
+    cuts = recv.cuts
+    again = releaf(ip, recv)
+    if again is not None:
+        # the leaf updated by hand under no_grad (`x = x + a * x.grad`) made a leaf again: the
+        # next pass of an input optimisation (adversarial attack, guided sampling), not a stand-in;
+        # the cuts of that update dropped nothing the new leaf does not stand for
+        kind, update_cuts = again
+        u.kind, u.computed, u.source_cuts = kind, False, EMPTY
+        cuts = cuts - update_cuts
+    elif not u.computed:
+        u.kind = Unit.INPUT  # made from data: a leaf that requires grad, not necessarily a weight
+    u.created_in_loop = any(c[0] == "loop" for c in ip.st.ctx)
+    new = V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=cuts, site=node)
+    if isinstance(target_node, ast.Name) and env is not None:
+        env[target_node.id] = new
+    return new
+
+
+def releaf(ip: Core, recv: V):
+    """When `recv` descends from a leaf's rebinding by hand (`x = x - lr * x.grad`): marks those
+    rebindings as made leaves again and returns (the kind for the new leaf, the rebindings' cuts),
+    else None."""
+    kinds, cuts = set(), set()
+    for rec in ip.st.trace.inplace:
+        if rec.kind == InplaceRec.REBIND and (rec.units & recv.grads or rec.cuts & recv.cuts):
+            rec.releafed = True
+            kinds |= {u.kind for u in rec.units}
+            cuts |= rec.cuts
+    if not kinds:
+        return None
+    return (Unit.INPUT if Unit.INPUT in kinds else Unit.LEAF), frozenset(cuts)
+
+
+def freeze(ip: Core, units, flag, node, recv: V):
+    # certain outside conditions, and for leaves made after the innermost condition began (a
+    # module built and frozen in the same branch is frozen wherever it exists)
+    strong = ip.st.cond == 0 or (bool(ip.st.cond_starts) and all(u.seq > ip.st.cond_starts[-1] for u in units))
+    site = Site(ip.st.sf, node)
+    targets = set()
+    for o in recv.objs:
+        if isinstance(o, PIter):
+            targets |= set(o.sources)
+        elif isinstance(o, ModuleObj):
+            targets.add(o)
+    if not targets:
+        targets = set(units)
+    anchor = rise(ip, site, targets)
+    for u in units:
+        new = TRAINABLE if flag else FROZEN
+        if flag is None:
+            u.frozen = MAYBE
+        elif strong:
+            u.frozen = new
+        else:
+            u.frozen = merge_state(u.frozen, new)
+    if flag is not None:
+        ip.st.trace.freezes.append(
+            FreezeRec(ip.seq(), frozenset(units), site, anchor, bool(flag), strong, ip.st.ctx, frozenset(targets))
+        )
+
+
+def rise(ip: Core, site: Site, targets) -> Site:
+    """Report a change made by a helper at the call that handed it the object it changed."""
+    anchor = site
+    for frame in reversed(ip.st.stack):
+        if frame.call_site is None or not frame.arg_objs:
+            break
+        if any(t in frame.arg_objs for t in targets):
+            anchor = frame.call_site
+        else:
+            break
+    return anchor
+
+
+def note_new_units(ip: Core, units, node):
+    if not units:
+        return
+    in_loop = any(c[0] == "loop" for c in ip.st.ctx)
+    for u in units:
+        u.created_in_loop = in_loop
+        u.in_init = bool(ip.st.init_stack)
+    root = ip.st.ctx[:1]
+    if any(o.ctx[:1] == root for o in ip.st.trace.optimizers):
+        stmt = ip.st.cur_stmt if ip.st.cur_stmt is not None else node
+        ip.st.trace.new_units.append(UnitNew(ip.seq(), Site(ip.st.sf, stmt), frozenset(units), ip.st.ctx, in_loop))
+
+
+def _target_label(node) -> str:
+    """A name for a leaf made by `requires_grad`: the variable or attribute it was set on."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return "<tensor>"
