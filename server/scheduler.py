@@ -100,7 +100,6 @@ class Worker:
         self.baseline = 0
         self.rss = 0
         self.peak = 0
-        self.kill_reason = ""
         self.dead = False
         self.thread = threading.Thread(target=self._run, name=f"gradaudit-{self.name}", daemon=True)
         self.thread.start()
@@ -149,7 +148,6 @@ class Worker:
     def kill(self, reason: str):
         if self.dead:
             return
-        self.kill_reason = reason
         self.dead = True
         try:
             self.proc.kill()

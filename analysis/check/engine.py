@@ -19,7 +19,6 @@ from dataclasses import dataclass, field, replace
 from ..interp.budget import Gap, Gaps
 from ..interp.frames import BUDGET
 from ..interp.interpreter import Interpreter
-from ..libraries import jedi_resolver
 from ..libraries.register import semantics
 from ..model.build import Builder
 from ..model.findings import CONFIRMED, Finding, Related
@@ -36,6 +35,19 @@ BATCH_COLLECT = 64
 
 # When two rules report one defect, the more specific one stays (each rule's `supersedes`).
 _SUPERSEDES = {r.code: r.supersedes for r in RULES if r.supersedes}
+
+
+class _JediImports:
+    """libraries/jedi_resolver.py for Program.import_finder, imported when an import first needs it:
+    a script whose imports all resolve never loads it (nor jedi)."""
+
+    def __getattr__(self, name):
+        from ..libraries import jedi_resolver
+
+        return getattr(jedi_resolver, name)
+
+
+_JEDI = _JediImports()
 
 
 @dataclass
@@ -127,7 +139,7 @@ class Analyzer:
         if program._libraries is None and program.library_source is None:
             program.library_source = lambda: self.libraries
         if program.import_finder is None:
-            program.import_finder = jedi_resolver
+            program.import_finder = _JEDI
         return program
 
     def collect(self):
@@ -285,9 +297,3 @@ def _resolve_overlaps(found: list[Finding]) -> list[Finding]:
             continue
         out.append(f)
     return out
-
-
-def merge_results(results) -> list[Finding]:
-    """Findings of several entry files, one per (code, place): a defect seen from two files once."""
-    allf = [f for r in results for f in r.findings]
-    return sorted(_resolve_overlaps(allf), key=Finding.sort_key)

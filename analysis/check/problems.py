@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-ERROR_KINDS = ("parse", "read", "missing", "internal", "write")
 EXIT_2_KINDS = ("read", "missing", "internal", "write")
 
 

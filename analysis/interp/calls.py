@@ -71,7 +71,7 @@ def call_value(ip: Interp, fv: V, args, kwargs, node, env) -> V:
     return join_all(results)
 
 
-def call_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v=None, symbolic=False) -> V:
+def call_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v=None) -> V:
     over = (
         ip.st.steps > ip.st.budget
         or ip.st.steps - ip.st.root_start > ip.st.root_budget

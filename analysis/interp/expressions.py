@@ -439,7 +439,7 @@ def comprehension(ip: Interp, node, env) -> V:
     return V(Kind.LIST, frozenset((lst,)), site=node)
 
 
-def iter_value(ip: Interp, v: V, per_iteration=False) -> V:
+def iter_value(ip: Interp, v: V) -> V:
     """The value of one element when iterating over `v`."""
     if v.items is not None:
         return join_all(v.items) if v.items else UNKNOWN

@@ -214,7 +214,7 @@ class Interpreter:
         for a, d in zip(params.kwonlyargs, params.kw_defaults):
             if d is None:
                 kwargs[a.arg] = self.sym_value(a.arg, site)
-        calls.call_function(self, fn, args, kwargs, fn.node, self_v=self_v, symbolic=True)
+        calls.call_function(self, fn, args, kwargs, fn.node, self_v=self_v)
 
     def sym_value(self, name: str, site: Site) -> V:
         return V(Kind.UNKNOWN, frozenset((SymObj(name, site, self.seq()),)))

@@ -337,7 +337,7 @@ class ListObj(Obj):
     """A list, set or generator; elements are joined into one value, and the first ones are also
     kept in order (`nn.Sequential(*layers)` needs the order to name its children)."""
 
-    __slots__ = ("content", "elems", "owner_attr", "site")
+    __slots__ = ("content", "elems", "site")
 
     MAX_ELEMS = 256
 
@@ -345,7 +345,6 @@ class ListObj(Obj):
         super().__init__()
         self.content = content
         self.site = site
-        self.owner_attr = None
         self.elems = [content] if content is not None else []
 
     def add(self, v: V):
@@ -363,14 +362,13 @@ class ListObj(Obj):
 
 
 class DictObj(Obj):
-    __slots__ = ("keys", "owner_attr", "rest", "site")
+    __slots__ = ("keys", "rest", "site")
 
     def __init__(self, site=None):
         super().__init__()
         self.keys = {}  # known constant keys -> value
         self.rest = None  # values under unknown keys
         self.site = site
-        self.owner_attr = None
 
     def set(self, key, v: V):
         if key is None:
@@ -507,7 +505,6 @@ class ClassObj(Obj):
     settled on first need: a base imported from a module not run yet stays unforced until then."""
 
     __slots__ = (
-        "_is_dataset",
         "_is_module",
         "_is_optimizer",
         "_opaque_base",
@@ -540,7 +537,6 @@ class ClassObj(Obj):
         self._is_module = False
         self._opaque_base = False  # derives from a class the engine cannot see
         self._is_optimizer = False
-        self._is_dataset = False
 
     def _ensure(self):
         if not self.resolved:
@@ -552,7 +548,6 @@ class ClassObj(Obj):
     is_module = _SettledByBases()
     opaque_base = _SettledByBases()
     is_optimizer = _SettledByBases()
-    is_dataset = _SettledByBases()
 
     def mro(self):
         out, stack, seen = [], [self], set()

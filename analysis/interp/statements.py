@@ -167,7 +167,7 @@ def _s_if(ip: Interp, stmt, env):
 
 def _s_for(ip: Interp, stmt, env):
     it = ip.eval(stmt.iter, env)
-    elem = ip.iter_value(it, per_iteration=True)
+    elem = ip.iter_value(it)
     return run_loop(ip, stmt, env, lambda e: assign(ip, stmt.target, elem, e, stmt))
 
 
@@ -439,7 +439,7 @@ def _resolve_bases(ip: Interp, cls: ClassObj):
             elif q in ("torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"):
                 cls.is_optimizer = True
             elif q.startswith("torch.utils.data"):
-                cls.is_dataset = True
+                pass  # a Dataset: not a base the engine cannot see
             elif q.startswith("builtins.") or q in (
                 "abc.ABC",
                 "typing.Generic",

@@ -319,7 +319,7 @@ class InplaceRec:
         "version",
     )
 
-    LEAF, REBIND, SAVED = "leaf", "rebind", "saved"
+    LEAF, REBIND = "leaf", "rebind"
 
     def __init__(self, seq, kind, site, units, nograd, storage=None, version=0, detail="", ctx=(), stmt=None):
         self.seq = seq

@@ -159,10 +159,6 @@ class V:
         return new
 
     @property
-    def is_tensor(self) -> bool:
-        return bool(self.k & Kind.TENSOR)
-
-    @property
     def carries(self) -> bool:
         """May carry gradient from some parameter."""
         return bool(self.org or self.weak or self.top)

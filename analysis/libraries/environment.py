@@ -142,14 +142,6 @@ def _pth_paths(site: str) -> list:
     return out
 
 
-def _is_stdlib(path: str) -> bool:
-    ap = os.path.abspath(path)
-    if any(part in _SITE_NAMES for part in ap.split(os.sep)):
-        return False
-    base = os.path.abspath(sys.base_prefix)
-    return ap.startswith(base + os.sep) or ap == base or ap.endswith(".zip")
-
-
 def _dedupe(items) -> list:
     seen, out = set(), []
     for i in items:

@@ -51,13 +51,6 @@ def project(root: str, env: PythonEnv | None, extra=(), smart=True):
         return p
 
 
-def forget(root: str | None = None):
-    """Drop the Projects (of one root): the server, when the workspace's folders change."""
-    with _lock:
-        for key in [k for k in _projects if root is None or k[0] == root]:
-            del _projects[key]
-
-
 def _run(fn, timeout: float):
     """fn() in a daemon thread; None when it does not answer in time (it is left to finish alone)."""
     import time

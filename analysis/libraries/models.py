@@ -28,7 +28,7 @@ from . import tables as L
 from .environment import PythonEnv
 from .register import semantics
 from .shapes import OPAQUE_KEY, LibModel, MethodEffect, Shape
-from .site_index import Definition, SiteIndex, find_node
+from .site_index import Definition, SiteIndex
 from .summary_cache import SummaryCache, file_digest
 
 SUMMARY_BUDGET = 30000  # statements to summarise one class (init, forward, methods)
@@ -468,7 +468,6 @@ class LibraryModels:
         self._summarizer: Summarizer | None = None
         self._resolved: dict = {}
         self.timings = {"resolve": 0.0, "summarize": 0.0, "jedi": 0.0}
-        self.jedi_calls = 0
 
     @property
     def index(self) -> SiteIndex:
@@ -501,7 +500,6 @@ class LibraryModels:
 
                 t1 = time.perf_counter()
                 defn = jedi_resolver.define(self.env, qual)
-                self.jedi_calls += 1
                 self.timings["jedi"] += time.perf_counter() - t1
         self.timings["resolve"] += time.perf_counter() - t0
         deps = sorted(self.index.visited) if defn is not None else []
@@ -520,7 +518,7 @@ class LibraryModels:
         if depth > _MAX_FOLLOW or defn.kind != "class":
             return None
         b = self.index.bindings(defn.path)
-        node = find_node(b, defn) if b is not None else None
+        node = b.node_of(defn.qual) if b is not None else None
         if node is None:
             return None
         answers = []
@@ -556,7 +554,7 @@ class LibraryModels:
         if depth > 3:
             return None
         b = self.index.bindings(defn.path)
-        node = find_node(b, defn) if b is not None else None
+        node = b.node_of(defn.qual) if b is not None else None
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
         if node.returns is not None:

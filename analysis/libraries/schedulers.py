@@ -18,7 +18,6 @@ import ast
 from dataclasses import dataclass
 
 from ..ops import torch_api as T
-from .site_index import find_node
 
 PLATEAU = "ReduceLROnPlateau"
 UNKNOWN = ""  # a schedule picked by a name the engine cannot read
@@ -76,7 +75,7 @@ def source_factory(libs, qual: str) -> SchedulerFactory | None:
     if defn is None or defn.kind != "function":
         return None
     b = libs.index.bindings(defn.path)
-    node = find_node(b, defn) if b is not None else None
+    node = b.node_of(defn.qual) if b is not None else None
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     params = [a.arg for a in node.args.posonlyargs + node.args.args]

@@ -75,6 +75,11 @@ class _Bindings:
                     self._walk(h.body)
                 self._walk(st.orelse)
 
+    def node_of(self, qual: str):
+        """The ast node of the top-level definition a qualified name ends in, or None."""
+        d = self.defs.get(qual.rsplit(".", 1)[-1])
+        return d[1] if d is not None else None
+
 
 class SiteIndex:
     def __init__(self, env: PythonEnv):
@@ -310,12 +315,3 @@ def _likely_first(stars, name: str):
         return -len(last) if last and last in low else 0
 
     return sorted(stars, key=score)
-
-
-def find_node(b, defn: Definition):
-    """The ast node of a definition, from the bindings of its file."""
-    name = defn.qual.rsplit(".", 1)[-1]
-    d = b.defs.get(name)
-    if d is None:
-        return None
-    return d[1]

@@ -103,21 +103,6 @@ class SummaryCache:
         except OSError:
             pass  # a read-only or full disk only costs the next run the time to recompute
 
-    def forget(self, predicate):
-        """Drop in-memory entries whose key matches (the server, when a file changes)."""
-        for k in [k for k in self._mem if predicate(k)]:
-            del self._mem[k]
-
-    def size_on_disk(self) -> int:
-        total = 0
-        for root, _, files in os.walk(self.folder):
-            for f in files:
-                try:
-                    total += os.path.getsize(os.path.join(root, f))
-                except OSError:
-                    pass
-        return total
-
 
 def _fresh(deps) -> bool:
     for d in deps:

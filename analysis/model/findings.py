@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ..interp.trace import CONFIRMED, SUSPICIOUS
 from ..source.span import Span
@@ -52,9 +52,6 @@ class Finding:
 
     def sort_key(self):
         return (self.span.path, self.span.line, self.span.col, self.code)
-
-    def with_confidence(self, confidence: str) -> Finding:
-        return replace(self, confidence=confidence)
 
     def to_json(self) -> dict:
         s = self.span

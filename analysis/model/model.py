@@ -7,7 +7,7 @@ Lines are 1-based; columns are 0-based character offsets.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..interp.trace import EventKind
 from ..source.span import Span
@@ -318,7 +318,6 @@ class ProgramModel:
     counters: frozenset = frozenset()  # branch keys (Event.conds) of conditions that vary between iterations
     risks: tuple = ()
     nonleaf: tuple = ()
-    param_counts: dict = field(default_factory=dict, compare=False)
     # when a budget cut the analysis short (budget.py): why, the first statement not reached, how many
     incomplete_reason: str = ""
     not_reached: Span | None = None
