@@ -4,6 +4,8 @@ functools.partial, collections, math), as handlers of the call table."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+from typing import Any
 
 from . import results as R
 from .core import Interp
@@ -11,6 +13,9 @@ from .expressions import param_elements as _param_elements
 from .objects import DictObj, FuncObj, ListObj, ModuleObj, PartialObj, PIter, Site, SuperObj, Unit, storages
 from .semantics import CallTable
 from .values import EMPTY, NOCONST, NONE, UNKNOWN, Kind, Star, V, const, flow_of, join_all, make_tuple
+
+# builtins folded when their arguments are constants
+_FOLDED: dict[str, Callable[..., Any]] = {"abs": abs, "round": round, "pow": pow}
 
 
 def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
@@ -104,7 +109,7 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
         consts = [v.const for v in vals]
         if vals and all(c is not NOCONST for c in consts) and name in ("abs", "round", "pow"):
             try:
-                return const({"abs": abs, "round": round, "pow": pow}[name](*consts), node)
+                return const(_FOLDED[name](*consts), node)
             except Exception:
                 pass
         return V(Kind.NUMBER, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, site=node, unk=f.unk)

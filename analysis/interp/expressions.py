@@ -431,7 +431,7 @@ def comprehension(ip: Interp, node, env) -> V:
         return V(Kind.DICT, frozenset((d,)), site=node)
     content = join_all(results) if results else None
     units = [u for r in results for u in r.objs if isinstance(u, Unit)]
-    if units and all(any(isinstance(o, Unit) for o in r.objs) for r in results):
+    if content is not None and units and all(any(isinstance(o, Unit) for o in r.objs) for r in results):
         sources = frozenset(s for r in results for o in r.objs if isinstance(o, PIter) for s in o.sources)
         pi = PIter(frozenset(units), exact=exact[0], sources=sources, filtered=filtered[0], site=site)
         content = content.replace(objs=content.objs | {pi})

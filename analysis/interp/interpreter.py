@@ -143,7 +143,8 @@ class Interpreter:
         sf = scope.sf
         src = sf.source
         # lines mentioning training words, found in one pass over the file
-        hot, line, pos = [], 1, 0
+        hot: list[int] = []
+        line, pos = 1, 0
         for m in TRAINING_WORDS.finditer(src):
             line += src.count("\n", pos, m.start())
             pos = m.start()
@@ -270,7 +271,7 @@ class Interpreter:
                     finally:
                         self.st.shallow = False
 
-    def exec_block(self, stmts, env: dict) -> dict | None:
+    def exec_block(self, stmts, env: dict | None) -> dict | None:
         # path entries an `if` leaves for the rest of its block (one arm returned or continued)
         # end with the block
         mark = len(self.st.path)

@@ -27,7 +27,8 @@ def carried(loop) -> tuple[frozenset, bool]:
         return hit
     written: set = set()
     exposed: set = set()
-    attrs_loaded, attrs_stored = set(), set()
+    attrs_loaded: set = set()
+    attrs_stored: set = set()
     always = False
 
     def visit(node):
@@ -47,8 +48,8 @@ def carried(loop) -> tuple[frozenset, bool]:
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             if node.value is not None:
                 visit(node.value)
-            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                visit(t)
+            for tgt in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                visit(tgt)
             return
         if isinstance(node, (ast.For, ast.AsyncFor)):
             visit(node.iter)

@@ -8,6 +8,7 @@ mutations in program order. Everything the rules read is snapshotted into record
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 from .values import EMPTY, FROZEN, MAYBE, TRAINABLE, Kind, V, join
 
@@ -187,7 +188,7 @@ class ModuleObj(Obj):
         self.in_init = False
         self.loaded_from = False  # load_state_dict from an optimized module (a target network)
         self.training = True  # .train()/.eval() state: True, False, or None when paths disagree
-        self.lib = None  # library_ops.LibInfo of a model from an installed library
+        self.lib: Any = None  # libraries.semantics.LibInfo of a model from an installed library
         self.dims = None  # constructor constants that fix output shapes: (in, out), a reduction
         self.unordered = False  # a Sequential whose children's order is not known
 
@@ -345,7 +346,7 @@ class ListObj(Obj):
         super().__init__()
         self.content = content
         self.site = site
-        self.elems = [content] if content is not None else []
+        self.elems: list | None = [content] if content is not None else []
 
     def add(self, v: V):
         self.content = join(self.content, v)

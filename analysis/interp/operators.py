@@ -74,7 +74,7 @@ def _fold_mult(a, b):
 
 
 def _fold_mod(a, b):
-    if isinstance(a, (str, bytes)) and re.search(rb"\d{5,}|\*" if isinstance(a, bytes) else r"\d{5,}|\*", a):
+    if (isinstance(a, bytes) and re.search(rb"\d{5,}|\*", a)) or (isinstance(a, str) and re.search(r"\d{5,}|\*", a)):
         raise OverflowError("not folded: a format that may be huge")
     return a % b
 

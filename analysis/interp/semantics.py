@@ -18,6 +18,18 @@ from typing import Any
 Handler = Callable[..., Any]
 
 
+def _unset(*args: Any) -> Any:
+    raise NotImplementedError("no semantics registered for this (libraries/register.py builds the tables)")
+
+
+def _same(ip: Any, value: Any) -> Any:
+    return value
+
+
+def _nothing(*args: Any) -> None:
+    return None
+
+
 @dataclass(eq=False)
 class CallTable:
     """Calls by qualified name (`torch.nn.functional.softmax`): exact names, module heads
@@ -98,12 +110,12 @@ class Semantics:
     objects: dict[type, ObjectSemantics] = field(default_factory=dict)
     modules: list[ModuleExtension] = field(default_factory=list)
     # statements and values
-    with_statement: Handler | None = None  # (ip, stmt, env) -> env | None
-    store: Handler | None = None  # (ip, value) -> V: a value stored while autocast regions run
+    with_statement: Handler = _unset  # (ip, stmt, env) -> env | None
+    store: Handler = _same  # (ip, value) -> V: a value stored while autocast regions run
     # classes and instances
-    class_base: Handler | None = None  # (ip, qual) -> "base" | "module" | None: a library base class
-    after_init: Handler | None = None  # (ip, module) -> None: a module's __init__ has run
-    new_optimizer: Handler | None = None  # (ip, qual, args, kwargs, node, env) -> V: a torch.optim subclass
+    class_base: Handler = _nothing  # (ip, qual) -> "base" | "module" | None: a library base class
+    after_init: Handler = _nothing  # (ip, module) -> None: a module's __init__ has run
+    new_optimizer: Handler = _unset  # (ip, qual, args, kwargs, node, env) -> V: a torch.optim subclass
     on_instance: list[Handler] = field(default_factory=list)  # (ip, cls, recv, args, kwargs) -> None
     instance_method: list[Handler] = field(default_factory=list)  # (ip, inst, name, args, kwargs, node) -> V|None
     unknown_method: list[Handler] = field(default_factory=list)  # (ip, recv, name, args, kwargs, node) -> V|None

@@ -280,7 +280,7 @@ def _s_try(ip: Interp, stmt, env):
         ip.st.cond_starts.append(key)
         try:
             for i, h in enumerate(stmt.handlers):
-                henv = _join_envs(start, body) if body is not None else dict(start)
+                henv = dict(start) if body is None else _join_envs(start, body) or {}
                 if h.name:
                     henv[h.name] = UNKNOWN
                 ip.st.path.append((key, i + 1, len(ip.st.ctx)))
@@ -295,8 +295,7 @@ def _s_try(ip: Interp, stmt, env):
     for o in outs:
         merged = _join_envs(merged, o) if merged is not None else (dict(o) if o is not None else None)
     if stmt.finalbody:
-        fin = merged if merged is not None else dict(start)
-        fin = ip.exec_block(stmt.finalbody, fin)
+        fin = ip.exec_block(stmt.finalbody, merged if merged is not None else dict(start))
         if merged is None or fin is None:
             return None
         merged = fin
@@ -383,9 +382,7 @@ def _s_classdef(ip: Interp, stmt, env):
                     fn = make_function(ip, item, env, cls=cls)
                 finally:
                     ip.st.stack.append(frame)
-                if not apply_decorators(ip, fn, item, env):
-                    fn = None
-                if fn is not None and not _is_property_setter(item):
+                if apply_decorators(ip, fn, item, env) and not _is_property_setter(item):
                     cls.methods[item.name] = fn
                     if any(isinstance(d, ast.Name) and d.id == "property" for d in item.decorator_list):
                         cls.class_attrs[item.name] = V(Kind.FUNC, frozenset((fn,)), const="property")

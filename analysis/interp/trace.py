@@ -32,8 +32,11 @@ class EventKind(str, Enum):
     ADD_PARAM_GROUP = "add_param_group"
     AUTOCAST = "autocast"
 
-    __str__ = str.__str__
-    __format__ = str.__format__
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __format__(self, spec: str) -> str:
+        return str.__format__(self, spec)
 
 
 # how sure a record is: what the rules report as a finding's confidence
@@ -73,7 +76,7 @@ class Cut:
         # (a factor scaling a term that carries gradient of its own), '' (anything else): a
         # stop-gradient in such a place is the usual idiom, not the break (see cut_findings)
         self.role = ""
-        self.terms = frozenset()  # loss terms whose way to the loss went through here
+        self.terms: frozenset = frozenset()  # loss terms whose way to the loss went through here
 
     def __hash__(self):
         return self.cid
@@ -284,7 +287,7 @@ class BackwardRec:
         self.retain_node = None  # the retain_graph= keyword's value node
         self.gradient = False  # gradient= given (a non-scalar loss may be meant)
         self.stepped_objs = ()  # the optimizers stepped for it (set by the model builder)
-        self.in_eval = frozenset()  # reached Units whose module is certainly in eval() mode at the call
+        self.in_eval: frozenset = frozenset()  # reached Units whose module is certainly in eval() mode at the call
 
 
 class FreezeRec:
@@ -332,7 +335,7 @@ class InplaceRec:
         self.detail = detail
         self.ctx = ctx
         self.stmt = stmt
-        self.cuts = frozenset()  # REBIND: the cuts of the new value that dropped the leaves
+        self.cuts: frozenset = frozenset()  # REBIND: the cuts of the new value that dropped the leaves
         self.releafed = False  # REBIND: requires_grad was set again on the new value (a re-leaf)
 
 
@@ -369,12 +372,12 @@ class Trace:
     def __init__(self):
         self.events: list[Event] = []
         self.backwards: list[BackwardRec] = []
-        self.optimizers = []
+        self.optimizers: list = []  # OptimObj, every one built
         self.freezes: list[FreezeRec] = []
         self.inplace: list[InplaceRec] = []
         self.unregs: list[UnregRec] = []
         self.new_units: list[UnitNew] = []
-        self.manual_updates = []  # (Unit, Site)
+        self.manual_updates: list = []  # (Unit, Site)
         self.losses: list[LossRec] = []
         self.carries: list[CarryRec] = []
         self.accums: list[AccRec] = []
@@ -384,3 +387,4 @@ class Trace:
         self.risks: list = []  # RiskRec, every one made
         self.nonleaf: list = []  # NonLeafRec
         self.incomplete = False  # a budget was hit: some calls were not followed
+        self.libraries: list = []  # the library models built (ModuleObj with `lib`), in order

@@ -30,6 +30,8 @@ an unknown one (``unk``); rules may be confirmed only through the first two.
 
 from __future__ import annotations
 
+from typing import overload
+
 EMPTY: frozenset = frozenset()
 
 # requires_grad states of a parameter leaf (objects.Unit.frozen)
@@ -204,6 +206,12 @@ def const(value, site=None) -> V:
     return V(Kind.UNKNOWN, const=value, site=site)
 
 
+@overload
+def join(a: V, b: V | None) -> V: ...
+@overload
+def join(a: V | None, b: V) -> V: ...
+@overload
+def join(a: V | None, b: V | None) -> V | None: ...
 def join(a: V | None, b: V | None) -> V | None:
     if a is None:
         return b

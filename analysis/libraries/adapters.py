@@ -57,7 +57,7 @@ def peft_adapters(ip: Core, qual: str, args, kwargs, node) -> V | None:
         return None
     model_at, config_at = where
     given = _arg(args, kwargs, model_at)
-    mods = given.of(ModuleObj) if given is not None else ()
+    mods = given.of(ModuleObj) if given is not None else []
     if len(mods) != 1:
         return None
     cfg = _arg(args, kwargs, config_at)

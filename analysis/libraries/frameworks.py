@@ -204,7 +204,8 @@ def _framework_root(ip: Core, cls):
 
 def _configure_optimizers(ip: Core, m: ModuleObj, node):
     fn = m.cls.lookup("configure_optimizers")
-    optims, scheds = [], []
+    optims: list = []
+    scheds: list = []
     if fn is not None:
         out = ip.call_function(fn, [], {}, fn.node, self_v=module_value(m))
         _collect(out, optims, scheds, 0)

@@ -153,7 +153,7 @@ class Summarizer:
         cond = interp.library.conditional
         paths = {oid: _norm_path(p) for oid, p in _unit_paths(m).items()}
         forward = None
-        weak = ()
+        weak: tuple = ()
         out = self._run(interp, m, "forward")
         if out is not None:
             maybe_there = {p for oid, p in paths.items() if _under_conditional(m, p, cond)}
@@ -420,7 +420,7 @@ def _shape(m, seen: dict, path: str, cond=frozenset()) -> Shape:
         spec == "Sequential" and any(isinstance(c, ModuleObj) and c.cls is not None for c in m.children.values())
     )
     opaque = bool(m.opaque or m.opaque_unit is not None or maybe or folded)
-    source = ()
+    source: tuple = ()
     if m.cls is not None:
         source = (m.cls.scope.sf.abspath, m.cls.node.lineno)
     if (spec and spec in T.PARAM_MODULES) or spec in T.RECURRENT:
@@ -489,7 +489,10 @@ class LibraryModels:
         key = f"define|{self.env.key}|{qual}"
         hit = self.cache.get(key)
         if hit is not None:
-            return Definition(*hit[0], rest=tuple(hit[1])) if hit else None
+            if not hit:
+                return None
+            qual_, path, line, kind = hit[0]
+            return Definition(qual_, path, line, kind, rest=tuple(hit[1]))
         t0 = time.perf_counter()
         top = qual.split(".", 1)[0]
         defn = None
@@ -521,7 +524,7 @@ class LibraryModels:
         node = b.node_of(defn.qual) if b is not None else None
         if node is None:
             return None
-        answers = []
+        answers: list[bool | None] = []
         for base in node.bases:
             q = self.index.resolve_expr(defn.path, base)
             if q is None:

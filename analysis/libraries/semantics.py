@@ -162,8 +162,6 @@ def materialize(ip: Core, lm: LibModel, args, kwargs, node) -> V:
                 m.register(f"<arg{i}>", o)
     created = m.units()
     leaves.note_new_units(ip, [u for u in created if u.owner is not None and _inside(u.owner, m)], node)
-    if not hasattr(ip.st.trace, "libraries"):
-        ip.st.trace.libraries = []
     ip.st.trace.libraries.append(m)
     return module_value(m)
 
@@ -211,8 +209,12 @@ def library_forward(ip: Core, m: ModuleObj, args, kwargs, node) -> V:
         v = a.value if isinstance(a, Star) else a
         if isinstance(v, V):
             f.add(v)
-    shape = m.lib.shape
+    lib = m.lib
+    assert lib is not None  # a library model (semantics.LIBRARY_MODELS asks only of those)
+    shape = lib.shape
     units = m.units()
+    unk: Site | bool
+    weak: frozenset
     if shape is None or shape.forward is None:
         org, weak, unk = frozenset(units), frozenset(), Site(ip.st.sf, node)
     else:
@@ -221,7 +223,7 @@ def library_forward(ip: Core, m: ModuleObj, args, kwargs, node) -> V:
     # what the inputs' graphs saved is not passed on: the library may detach them (a memory or
     # a cache carried from the previous output), and a GA301 needs the graph to be certain
     saves = EMPTY
-    lm = m.lib.model
+    lm = lib.model
     read = shape is not None and shape.forward is not None
     if (read or (lm is not None and lm.how == "table")) and ip.st.nograd is None and org:
         # a network whose forward runs on its parameters (read from source, or a model the
@@ -307,6 +309,7 @@ def library_attr(ip: Core, m: ModuleObj, attr, node) -> V | None:
     sub.lib = LibInfo(None, None, carved=True)
     _open_opaque(sub)
     part = sub.opaque_unit
+    assert part is not None  # _open_opaque made it
     if whole is not None:
         part.frozen = whole.frozen
         part.created_in_loop, part.in_init = whole.created_in_loop, whole.in_init

@@ -10,6 +10,7 @@ plain data, cached on disk as JSON.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 OPAQUE_KEY = "<params>"
 
@@ -33,7 +34,7 @@ class Shape:
     ties: tuple = ()  # (path, path): parameters tied by the library (_tied_weights_keys)
 
     def to_json(self) -> dict:
-        d = {"type": self.type}
+        d: dict[str, Any] = {"type": self.type}
         for k in ("qual", "spec", "inplace", "opaque", "repeated"):
             v = getattr(self, k)
             if v:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import overload
+
 from ..interp import shapes
 from ..interp.loop_facts import counter_like
 from ..interp.objects import FROZEN, MAYBE, OptimObj, Site, TensorObj, Unit, is_closed
@@ -19,6 +21,12 @@ class Builder:
 
     # ------------------------------------------------------------ leaves
 
+    @overload
+    def span(self, site: Site) -> M.Span: ...
+    @overload
+    def span(self, site: None) -> None: ...
+    @overload
+    def span(self, site: Site | None) -> M.Span | None: ...
     def span(self, site: Site | None) -> M.Span | None:
         if site is None:
             return None
@@ -206,7 +214,7 @@ class Builder:
             )
             for s in {e.obj.oid: e.obj for e in events if e.kind == EventKind.SCHED_NEW}.values()
         )
-        accs = {}
+        accs: dict = {}
         for a in trace.accums:
             prev = accs.get(id(a.site.node))
             back = a in used or (prev is not None and prev[1])
@@ -279,9 +287,9 @@ class Builder:
     def losses(self, trace: Trace) -> tuple:
         """One LossTerm per statement: backpropagated when any evaluation of it reached a backward."""
         used = set()
-        for rec in trace.backwards:
-            used |= rec.loss.terms
-            for c in rec.loss.cuts:  # reached the loss, but through a cut: the cut is the defect
+        for back in trace.backwards:
+            used |= back.loss.terms
+            for c in back.loss.cuts:  # reached the loss, but through a cut: the cut is the defect
                 used |= c.terms
         by_site: dict = {}
         for rec in trace.losses:
@@ -328,7 +336,7 @@ class Builder:
         for u in loss.org:
             if u.kind == Unit.FRESH:
                 fresh.append((self.param(u), self.cuts(u.source_cuts)))
-        inputs = frozenset()
+        inputs: frozenset = frozenset()
         if rec.inputs is not None:
             inputs = self.params(o for o in rec.inputs.objs if isinstance(o, Unit)) | self.params(
                 u for it in (rec.inputs.items or ()) for u in it.objs if isinstance(u, Unit)

@@ -76,7 +76,7 @@ class Optimizer:
 
     @property
     def params(self) -> frozenset:
-        out = frozenset()
+        out: frozenset = frozenset()
         for g in self.groups:
             out |= g.params
         return out
