@@ -4,11 +4,12 @@ line per source line, indent 1, sorted keys), with outputs and metadata to see p
 from __future__ import annotations
 
 import json
+import os
 
 from gradaudit.analysis.source.program import split_lines
 
 
-def cell(source: str, kind: str = "code", execution_count=None, outputs=None, cell_id=None, **metadata) -> dict:
+def cell(source: str, execution_count=None, *, kind: str = "code", outputs=None, cell_id=None, **metadata) -> dict:
     out = {"cell_type": kind, "id": cell_id, "metadata": dict(metadata), "source": split_lines(source, keepends=True)}
     if kind == "code":
         out["execution_count"] = execution_count
@@ -38,27 +39,34 @@ def dumps(nb: dict) -> str:
 
 def write(path, cells, language="python") -> str:
     text = dumps(notebook(cells, language))
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(text)
     return text
 
 
-def cells_of_script(source: str) -> list[str]:
-    """A script cut into cells as a notebook author would: one cell per top-level block (a run of
-    top-level statements with no blank line between them, a def or class with its body)."""
+def cells_of_script(source: str) -> list[tuple[int, str]]:
+    """A script cut into cells as a notebook author would: one cell per top-level block (top-level
+    statements after a blank line start a new cell; a def or class keeps its body). Each cell
+    comes with the script line it starts at."""
     lines = split_lines(source, keepends=True)
-    cells, current = [], []
-    for line in lines:
+    cells, current, first = [], [], 1
+
+    def close():
+        while current and not current[-1].strip():
+            current.pop()
+        if current:
+            cells.append((first, "".join(current)))
+
+    for n, line in enumerate(lines, 1):
         starts_block = line.strip() and not line[0].isspace() and not line.lstrip().startswith(("#", ")", "]", "}"))
         if starts_block and current and not current[-1].strip():
-            while current and not current[-1].strip():
-                current.pop()
-            if current:
-                cells.append("".join(current))
+            close()
             current = []
+        if not current:
+            if not line.strip():
+                continue
+            first = n
         current.append(line)
-    while current and not current[-1].strip():
-        current.pop()
-    if current:
-        cells.append("".join(current))
+    close()
     return cells

@@ -230,23 +230,26 @@ def build(path: str, cells, language: str = "python") -> Notebook:
 def _parse_cell(path: str, body: str, first: int) -> tuple[str, list]:
     """The cell's text as analysed (statements that do not parse blanked), and its ParseErrors in
     virtual lines."""
+    # not the notebook's path: for a file that exists, Python reads the error's line from the file
+    # (here a line of JSON) to compute the column it reports
     try:
-        sf = parse_source(path, body)
+        sf = parse_source(_CELL_FILENAME, body)
     except ParseError as exc:
         n = len(split_lines(body, keepends=True))
         blank = "".join("\n" for _ in range(n))
-        return blank, [_shifted(exc, first, (1, n))]
+        return blank, [_shifted(exc, path, first, (1, n))]
     if not sf.broken:
         return body, []
-    return sf.source, [_shifted(e, first, e.region) for e in sf.broken]
+    return sf.source, [_shifted(e, path, first, e.region) for e in sf.broken]
 
 
-def _shifted(e: ParseError, first: int, region) -> ParseError:
+def _shifted(e: ParseError, path: str, first: int, region) -> ParseError:
     off = first - 1
     region = (region[0] + off, region[1] + off) if region else None
-    return ParseError(e.path, e.line + off, e.col, e.msg, region=region)
+    return ParseError(path, e.line + off, e.col, e.msg, region=region)
 
 
+_CELL_FILENAME = "<notebook cell>"
 _CELL_MAGIC = re.compile(r"%%(\w+)")
 _SHELL_OR_MAGIC = re.compile(r"(\s*)(?:!|%)")
 _ASSIGN_FROM = re.compile(r"(\s*)([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[!%]")
