@@ -320,3 +320,21 @@ def test_unsaved_cells_round_trip_through_json():
     assert nb.source == "import torch\nx = 1\n"
     assert nb.virtual(2, 1, 4) == (2, 4)
     assert nb.place(2, 4).cell.index == 2
+
+
+# ------------------------------------------------------------------ the audit
+
+
+def test_audit_names_cells(lesson, capsys, monkeypatch):
+    code, out, err = run_main(["audit", "lesson.ipynb"], lesson.parent, capsys, monkeypatch)
+    assert "- **where**: `lesson.ipynb:cell 7:2:12` in `features`" in out
+    assert "### Step 1: `loss.backward()` in `<module>` (lesson.ipynb:cell 10:6)" in out
+    assert "### Correction 1: GA101 at lesson.ipynb:cell 7:2 (safe)" in out
+    code, out, err = run_main(["audit", "lesson.ipynb", "--format", "json"], lesson.parent, capsys, monkeypatch)
+    data = json.loads(out)
+    schema = json.loads((Path(__file__).parents[1] / "docs" / "audit-report.schema.json").read_text())
+    jsonschema.validate(data, schema)
+    [f] = data["findings"]
+    assert (f["cell"], f["cell_line"]) == ({"index": 6, "id": "c006-code"}, 2)
+    assert data["steps"][0]["cell"]["index"] == 9 and data["steps"][0]["cell_line"] == 6
+    assert data["errors"][0]["cell"] == {"index": 8, "id": "c008-code"}

@@ -14,6 +14,7 @@ from ..check.fixes import apply_edits
 from ..model.findings import Finding
 from ..model.model import ProgramModel, Step
 from ..rules.common import describe, optimizer_of
+from ..source.notebook import IDENTITY, Locator
 from ..source.program import split_lines
 from . import graph as G
 from .judge import classify, rank_key, severity, why_not_lookalike
@@ -114,6 +115,19 @@ class Audit:
     lookalikes: tuple
     problems: tuple = ()  # problems.Problem: what could not be read, parsed, analysed or completed
     texts: dict = field(default_factory=dict, compare=False)  # path -> Source
+    # notebooks' lines are those of their code cells as one source: the writers name the cell
+    locator: Locator = field(default=IDENTITY, compare=False)
+
+    def where(self, path: str, line: int, col: int | None = None) -> str:
+        """`train.py:12` (`:5` with a 0-based col), `lesson.ipynb:cell 4:2` in a notebook."""
+        w = self.locator.at(path, line, col or 0)
+        cell = f"cell {w.cell.number}:" if w.cell is not None else ""
+        return f"{path}:{cell}{w.line}" + (f":{w.col + 1}" if col is not None else "")
+
+    def cell_of(self, path: str, line: int) -> dict:
+        """{"cell": {"index", "id"}, "cell_line"} for a notebook's line (JSON), else {}."""
+        w = self.locator.at(path, line, 0)
+        return {} if w.cell is None else {"cell": w.cell_json(), "cell_line": w.line}
 
     @property
     def clean(self) -> bool:
@@ -174,7 +188,7 @@ def analyze(paths, config, jobs=0, time_budget=None, python=None, cache=True):
 # ------------------------------------------------------------------ the sections
 
 
-def build(paths, files_checked, results, problems=()) -> Audit:
+def build(paths, files_checked, results, problems=(), notebooks=None) -> Audit:
     from ..check.engine import _resolve_overlaps
 
     texts: dict = {}
@@ -244,6 +258,7 @@ def build(paths, files_checked, results, problems=()) -> Audit:
         tuple(uniq),
         tuple(problems),
         texts,
+        Locator(notebooks),
     )
 
 
