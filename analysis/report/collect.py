@@ -214,6 +214,8 @@ def build(paths, files_checked, results, problems=(), notebooks=None) -> Audit:
         g = G.step_graph(f"s{i}", model, step, texts)
         graphs.append(g)
         plan = gradflow.plan_step(model, step, entry, texts)
+        if notebooks and step.span.path in notebooks:
+            [plan] = gradflow.located([plan], Locator(notebooks), step.span.path)
         test = "\n".join(gradflow.test_source(plan)) if plan.locatable else ""
         checks.append(Check(g.id, plan, test, tuple(assumptions(g))))
         looks += lookalikes(model, step, findings, texts, cut_places)
