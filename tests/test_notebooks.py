@@ -83,7 +83,7 @@ def test_magics_only_at_the_start_of_a_logical_line():
     out, entries = neutralise(lines)
     assert out[:8] == lines[:8]
     assert out[9] == "    pass"
-    assert out[10] == "    step(i)" and entries[10] == (4, 6)
+    assert out[10] == "    step(i)" and entries[10] == (4, 6, 0)
 
 
 def test_cell_magics():
@@ -94,6 +94,16 @@ def test_cell_magics():
     assert neutralise(["%%writefile train.py", "import torch", "loss.backward()"])[0] == ["", "", ""]
     # a magic continued over lines with a backslash
     assert neutralise(["!pip install \\", "    torch", "x = 1"])[0] == ["pass", "", "x = 1"]
+
+
+def test_a_cell_indented_as_a_whole_is_dedented_as_ipython_does():
+    out, entries = neutralise(["  # the device", "  device = 'cpu'", "  %time x = f(device)", "y = 2"])
+    assert out == ["# the device", "device = 'cpu'", "x = f(device)", "y = 2"]
+    assert entries == [(0, 0, 2), (0, 0, 2), (0, 6, 2), (0, 0, 0)]
+    nb = notebook_from_cells("n.ipynb", [("code", "  a = 1\n  %time b = a.detach()\n", None)])
+    place = nb.place(2, 4)  # `a.detach()` in the analysed source
+    assert (place.line, place.col) == (2, 12)
+    assert nb.virtual(0, 2, 12) == (2, 4)
 
 
 # ------------------------------------------------------------------ the notebook as one program

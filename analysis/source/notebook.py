@@ -80,6 +80,7 @@ class _Line:
     line: int  # 1-based line of the cell
     indent: int  # columns before the statement
     shift: int  # columns taken out after `indent` (`%time ` in front of a statement)
+    dedent: int = 0  # columns taken out in front (a cell indented as a whole, which IPython dedents)
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ class Notebook:
         entry = self.lines[max(line, 1) - 1]
         if col >= entry.indent:
             col += entry.shift
-        return CellPlace(self.cells[entry.cell], entry.line, col)
+        return CellPlace(self.cells[entry.cell], entry.line, col + entry.dedent)
 
     def end_place(self, line: int, col: int, start: CellPlace) -> CellPlace:
         """The end of a span that starts at `start`: a span ending at column 0 of the next cell's
@@ -126,6 +127,7 @@ class Notebook:
                 n = first + line - 1
                 if 0 < n <= len(self.lines) and self.lines[n - 1].cell == pos:
                     entry = self.lines[n - 1]
+                    col = max(col - entry.dedent, 0)
                     if col >= entry.indent + entry.shift:
                         col -= entry.shift
                     elif col > entry.indent:  # inside the `%time ` taken out
@@ -222,8 +224,8 @@ def build(path: str, cells, language: str = "python") -> Notebook:
         body, broken = _parse_cell(path, body, first)
         problems += broken
         out.append(body)
-        for n, (indent, shift) in enumerate(entries, 1):
-            lines.append(_Line(pos, n, indent, shift))
+        for n, (indent, shift, dedent) in enumerate(entries, 1):
+            lines.append(_Line(pos, n, indent, shift, dedent))
     return Notebook(path, tuple(cells), "".join(out), tuple(lines), tuple(starts), tuple(problems), language)
 
 
@@ -258,7 +260,20 @@ _LINE_MAGIC = re.compile(r"%(\w+)")
 
 
 def neutralise(lines: list[str]) -> tuple[list[str], list[tuple]]:
-    """The cell's lines (without line breaks) as Python, and (indent, shift) per line."""
+    """The cell's lines (without line breaks) as Python, and (indent, shift, dedent) per line."""
+    out, entries = _neutralise(lines)
+    first = next((i for i, t in enumerate(lines) if t.strip()), None)
+    prefix = lines[first][: len(lines[first]) - len(lines[first].lstrip(" \t"))] if first is not None else ""
+    if not prefix:
+        return out, [(indent, shift, 0) for indent, shift in entries]
+    # IPython takes the first line's indentation off every line that has it: a cell pasted indented runs
+    dedented = [t[len(prefix) :] if t.startswith(prefix) else t for t in lines]
+    cut = [len(prefix) if t.startswith(prefix) else 0 for t in lines]
+    out, entries = _neutralise(dedented)
+    return out, [(indent, shift, c) for (indent, shift), c in zip(entries, cut)]
+
+
+def _neutralise(lines: list[str]) -> tuple[list[str], list[tuple]]:
     entries = [(0, 0)] * len(lines)
     out = list(lines)
     first = next((i for i, t in enumerate(lines) if t.strip()), None)
