@@ -382,7 +382,7 @@ def _do_fixes(args, checked: Checked, config, budget) -> int:
 def _fix_notebook(args, path, nb, findings, diffs, changed, failed) -> int:
     """--fix / --diff on a notebook: the fixed cells written back (notebook_fixes.py), or shown as
     a diff per cell. Returns the number of findings fixed."""
-    from ..check.notebook_fixes import fix_notebook
+    from ..check.notebook_fixes import cell_diff, fix_notebook
     from ..check.problems import Problem
     from ..source.notebook import read_notebook
     from ..source.program import ParseError, write_source
@@ -399,18 +399,7 @@ def _fix_notebook(args, path, nb, findings, diffs, changed, failed) -> int:
     if not outcome.applied:
         return 0
     if args.diff:
-        for change in outcome.changes:
-            where = f"{path}:cell {change.index + 1}"
-            diffs.append(
-                "".join(
-                    difflib.unified_diff(
-                        _lines_for_diff(change.before),
-                        _lines_for_diff(change.after),
-                        fromfile=f"a/{where}",
-                        tofile=f"b/{where}",
-                    )
-                )
-            )
+        diffs += [cell_diff(path, change) for change in outcome.changes]
         return len(outcome.applied)
     try:
         write_source(path, outcome.text, "utf-8")
@@ -419,13 +408,6 @@ def _fix_notebook(args, path, nb, findings, diffs, changed, failed) -> int:
         return 0
     changed.append(path)
     return len(outcome.applied)
-
-
-def _lines_for_diff(text: str) -> list[str]:
-    lines = text.splitlines(True)
-    if lines and not lines[-1].endswith(("\n", "\r")):
-        lines[-1] += "\n\\ No newline at end of cell\n"
-    return lines
 
 
 def _why(exc) -> str:

@@ -3,6 +3,7 @@ they fall in and written back into the .ipynb text, every other byte left as it 
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 from ..source.notebook import Notebook, build, write_back
@@ -18,7 +19,7 @@ class CellChange:
 
 @dataclass(frozen=True)
 class NotebookFix:
-    text: str  # the .ipynb text with the fixes
+    text: str | None  # the .ipynb text with the fixes (None when no text was given)
     applied: tuple  # the findings fixed
     changes: tuple  # CellChange per changed cell
 
@@ -37,9 +38,10 @@ class _Span:
         self.line, self.col, self.end_line, self.end_col = line, col, end_line, end_col
 
 
-def fix_notebook(nb: Notebook, text: str, findings, only_safe=True) -> NotebookFix:
-    """Apply the fixes of `findings` (virtual positions) to the notebook's file text. A fix whose
-    edits leave its cell, or whose result does not parse, is not applied."""
+def fix_notebook(nb: Notebook, text: str | None, findings, only_safe=True) -> NotebookFix:
+    """Apply the fixes of `findings` (virtual positions) to the notebook's file text (None: only
+    the cells' changes are wanted). A fix whose edits leave its cell, or whose result does not
+    parse, is not applied."""
     candidates = []
     for f in findings:
         if f.fix is None or not f.fix.edits or (only_safe and f.fix.applicability != "safe"):
@@ -73,7 +75,24 @@ def fix_notebook(nb: Notebook, text: str, findings, only_safe=True) -> NotebookF
     again = build(nb.path, new_cells, nb.language)
     if again.problems and len(again.problems) > len(nb.problems):
         return NotebookFix(text, (), ())
-    return NotebookFix(write_back(text, changed), tuple(applied), tuple(changes))
+    return NotebookFix(write_back(text, changed) if text is not None else None, tuple(applied), tuple(changes))
+
+
+def cell_diff(path: str, change: CellChange) -> str:
+    """A unified diff of one cell's source, headed `a/lesson.ipynb:cell 7`."""
+    where = f"{path}:cell {change.index + 1}"
+    return "".join(
+        difflib.unified_diff(
+            _lines_for_diff(change.before), _lines_for_diff(change.after), fromfile=f"a/{where}", tofile=f"b/{where}"
+        )
+    )
+
+
+def _lines_for_diff(text: str) -> list[str]:
+    lines = text.splitlines(True)
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += "\n\\ No newline at end of cell\n"
+    return lines
 
 
 def _cell_of(nb: Notebook, span):

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from ..app import gradflow
 from ..check.fixes import apply_edits
+from ..check.notebook_fixes import cell_diff, fix_notebook
 from ..model.findings import Finding
 from ..model.model import ProgramModel, Step
 from ..rules.common import describe, optimizer_of
@@ -232,7 +233,7 @@ def build(paths, files_checked, results, problems=(), notebooks=None) -> Audit:
     for _, _model, s in ordered:
         step_of.setdefault(s.span.path, []).append(s)
     for f in findings:
-        corr = correction(f, len(corrections), texts)
+        corr = correction(f, len(corrections), texts, notebooks)
         if corr is not None:
             corrections.append(corr)
         opt = _optimizer_near(f, step_of)
@@ -326,14 +327,22 @@ def evidence(f: Finding, texts) -> list[Excerpt]:
     return out
 
 
-def correction(f: Finding, index: int, texts) -> Correction | None:
-    """The finding's own fix as a unified diff, if its edits stay in one file and the result parses."""
+def correction(f: Finding, index: int, texts, notebooks=None) -> Correction | None:
+    """The finding's own fix as a unified diff, if its edits stay in one file and the result parses
+    (in a notebook: in one cell, diffed as that cell's source)."""
     if f.fix is None or not f.fix.edits:
         return None
     paths = {e.span.path for e in f.fix.edits}
     if len(paths) != 1:
         return None
     path = paths.pop()
+    nb = (notebooks or {}).get(path)
+    if nb is not None:
+        fixed = fix_notebook(nb, None, [f], only_safe=False)
+        diff = "".join(cell_diff(path, c) for c in fixed.changes)
+        return Correction(
+            index, f.code, f.span.path, f.span.line, f.fix.message, f.fix.applicability, diff, bool(fixed.applied)
+        )
     src = texts.get(path)
     if src is None:
         return None

@@ -402,9 +402,12 @@ try {
     const cellText = async () => (await page.locator(".notebook-editor .monaco-editor .view-lines").allInnerTexts()).map((t) => t.replace(/\u00a0/g, " ")).join("\n");
 
     if (!core) await check("a notebook: the squiggle lands in the loop's cell", async () => {
-        await page.keyboard.press("Control+B");     // the side bar back (the GAN check left it open or closed)
+        // the notebook alone, tall enough for all its cells (a notebook draws only the cells in view)
+        await runCommand("View: Close All Editor Groups");
+        await runCommand("View: Close Panel");
+        await page.setViewportSize({ width: 1400, height: 1300 });
         if (!(await page.getByRole("treeitem", { name: "lesson.ipynb" }).isVisible().catch(() => false))) {
-            await page.keyboard.press("Control+B");
+            await page.keyboard.press("Control+B");     // the side bar back
         }
         await page.getByRole("treeitem", { name: "lesson.ipynb" }).dblclick({ timeout: 20_000 });
         await until("the notebook's cells", async () => (await cellText()).includes("pred = model(x).detach()"), 60_000);
