@@ -108,3 +108,25 @@ def test_probe_emit_runs_the_cells(tmp_path, cut):
         assert "no gradient: model.body.0.bias, model.body.0.weight" in run.stdout
     else:
         assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_the_example_notebook_runs_and_its_encoder_never_trains(tmp_path):
+    """examples/README.md: run unchanged, sensor_regression.ipynb trains without an error while the
+    encoder behind the `.detach()` stays at its initial values; after `--fix` the encoder trains."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = tmp_path / "sensor_regression.ipynb"
+    path.write_bytes(open(os.path.join(root, "examples", "sensor_regression.ipynb"), "rb").read())
+
+    def encoder_changed() -> str:
+        nb = nbformat.read(str(path), as_version=4)
+        at = next(i for i, c in enumerate(nb.cells) if "optimizer = " in c.source) + 1
+        nb.cells.insert(at, nbformat.v4.new_code_cell("start = [p.clone() for p in encoder.parameters()]"))
+        probe = "print('encoder changed:', any(not torch.equal(a, b) for a, b in zip(start, encoder.parameters())))"
+        nb.cells.append(nbformat.v4.new_code_cell(probe))
+        nbclient.NotebookClient(nb, timeout=300, kernel_name="python3").execute()
+        return "".join(o.get("text", "") for o in nb.cells[-1].outputs)
+
+    assert "encoder changed: False" in encoder_changed()
+    r = gradaudit("check", "sensor_regression.ipynb", "--fix", cwd=tmp_path)
+    assert "Fixed 2 findings in 1 file." in r.stderr, r.stdout + r.stderr
+    assert "encoder changed: True" in encoder_changed()

@@ -404,7 +404,9 @@ try {
     if (!core) await check("a notebook: the squiggle lands in the loop's cell", async () => {
         // the notebook alone, tall enough for all its cells (a notebook draws only the cells in view)
         await runCommand("View: Close All Editor Groups");
-        await runCommand("View: Close Panel");
+        if (await page.locator(".part.panel").isVisible().catch(() => false)) {
+            await page.keyboard.press("Control+J");     // the panel (Problems) hidden: room for the cells
+        }
         await page.setViewportSize({ width: 1400, height: 1300 });
         if (!(await page.getByRole("treeitem", { name: "lesson.ipynb" }).isVisible().catch(() => false))) {
             await page.keyboard.press("Control+B");     // the side bar back
