@@ -39,10 +39,13 @@ class GradauditServer(LanguageServer):
             "gradaudit",
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-            # any notebook's Python cells (Jupyter's in VS Code): synced as notebook documents
+            # any notebook's Python cells (Jupyter's in VS Code), synced as notebook documents; its
+            # markdown cells too, so that cells are numbered as in the file (the CLI's `cell N`)
             notebook_document_sync=types.NotebookDocumentSyncOptions(
                 notebook_selector=[
-                    types.NotebookDocumentFilterWithCells(cells=[types.NotebookCellLanguage(language="python")])
+                    types.NotebookDocumentFilterWithCells(
+                        cells=[types.NotebookCellLanguage(language="python"), types.NotebookCellLanguage("markdown")]
+                    )
                 ],
                 save=True,
             ),

@@ -92,7 +92,7 @@ def published(session, uri, after=0, timeout=90.0):
 
 def test_notebook_sync_is_advertised(session):
     sync = session.capabilities["notebookDocumentSync"]
-    assert sync["notebookSelector"] == [{"cells": [{"language": "python"}]}]
+    assert sync["notebookSelector"] == [{"cells": [{"language": "python"}, {"language": "markdown"}]}]
 
 
 def test_diagnostics_land_in_their_cells(session):
