@@ -17,6 +17,7 @@ import traceback
 from dataclasses import dataclass, field
 
 from gradaudit.analysis.check.engine import Result
+from gradaudit.analysis.source.notebook import Notebook
 
 from .convert import path_of
 from .memory import give_back
@@ -140,6 +141,9 @@ class Analyses:
         if st.version != version or self.docs.get(st.uri) is not st:
             return
         text = text_of()
+        notebook = None
+        if isinstance(text, Notebook):  # a notebook document: its cells as one source
+            notebook, text = text, text.source
         st.size = len(text)
         budgets = self.scheduler.budgets
         if st.memory_refused and st.size >= st.memory_refused * 0.9:
@@ -155,6 +159,7 @@ class Analyses:
             "overlays": overlays,
             "time_budget": budgets.time,
             "changes": (self._change_seq, tuple(self._changes)),
+            "notebook": notebook,
         }
         big = st.slow or st.size > BIG_BYTES
         started = time.perf_counter()

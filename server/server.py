@@ -21,7 +21,7 @@ from gradaudit.analysis.report.summary import hover_markdown, lens_title, unique
 from gradaudit.analysis.rules.fixes import fix_source
 from gradaudit.analysis.source.program import ParseError, read_text, split_lines
 
-from . import gradflow_action
+from . import gradflow_action, notebooks
 from .convert import Positions, diagnostic, finding_key, path_of, text_edits, uri_of
 from .diagnostics import carried, incomplete_diagnostic, move, parse_diagnostic, stopped_message
 from .documents import Analyses
@@ -35,7 +35,21 @@ CMD_FIX_ALL = "gradaudit.fixAll"
 
 class GradauditServer(LanguageServer):
     def __init__(self):
-        super().__init__("gradaudit", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__(
+            "gradaudit",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            # any notebook's Python cells (Jupyter's in VS Code), synced as notebook documents; its
+            # markdown cells too, so that cells are numbered as in the file (the CLI's `cell N`)
+            notebook_document_sync=types.NotebookDocumentSyncOptions(
+                notebook_selector=[
+                    types.NotebookDocumentFilterWithCells(
+                        cells=[types.NotebookCellLanguage(language="python"), types.NotebookCellLanguage("markdown")]
+                    )
+                ],
+                save=True,
+            ),
+        )
         self.settings = Settings()
         self.analyses = Analyses(self._published, self._log)
         self.pull = False  # the client asks for diagnostics itself (textDocument/diagnostic)
@@ -46,6 +60,7 @@ class GradauditServer(LanguageServer):
         self.foreign_shown: set = set()  # uris last published with findings of other documents' analyses
         self.shown_problems: dict = {}  # configuration source -> the problems shown for it
         self.pending_problems: list = []  # the initialization options' problems, shown once initialized
+        self.cells_shown: dict = {}  # notebook uri -> {cell uri: the diagnostics last published there}
 
     # ---------------------------------------------------------------- helpers
 
@@ -59,12 +74,22 @@ class GradauditServer(LanguageServer):
         return self.workspace.get_text_document(uri)
 
     def is_open(self, uri: str) -> bool:
-        """An open document (requests about any other answer empty: nothing is read from disk)."""
+        """An open document or notebook (requests about any other answer empty: nothing is read from disk)."""
         try:
             workspace = self.workspace
         except RuntimeError:  # not initialized
             return False
-        return isinstance(workspace, FastWorkspace) and workspace.is_open(uri)
+        return isinstance(workspace, FastWorkspace) and (workspace.is_open(uri) or self.notebook(uri) is not None)
+
+    def notebook(self, uri: str):
+        """The open notebook document whose uri this is (not one of its cells), else None."""
+        nb = notebooks.notebook_of(self.workspace, uri)
+        return nb if nb is not None and nb.uri == uri else None
+
+    def notebook_of_cell(self, uri: str):
+        """The open notebook document holding the cell `uri`, else None."""
+        nb = notebooks.notebook_of(self.workspace, uri)
+        return nb if nb is not None and nb.uri != uri else None
 
     def positions(self, uri: str, analysis=None) -> Positions:
         """Positions in the document as it is now, or as it was when `analysis` ran."""
@@ -91,12 +116,24 @@ class GradauditServer(LanguageServer):
         }
 
     def schedule(self, uri: str, delay_ms: int | None = None, background: bool = False):
-        doc = self.document(uri)
+        nb = self.notebook(uri)
+        if nb is not None:
+            # the cells as one program; text_of gives the engine's notebook (its virtual source)
+            version = nb.version or 0
+
+            def text_of():
+                return notebooks.virtual(self.workspace, self.notebook(uri))
+        else:
+            version = self.document(uri).version or 0
+
+            def text_of():
+                return self.document(uri).source
+
         delay = self.settings.debounce_ms if delay_ms is None else delay_ms
         self.analyses.schedule(
             uri,
-            doc.version or 0,
-            lambda: self.document(uri).source,
+            version,
+            text_of,
             self.settings,
             self.root,
             self.open_texts,
@@ -206,6 +243,9 @@ class GradauditServer(LanguageServer):
         analysis = self.analyses.latest(uri)
         if analysis is not None and analysis.config_source:
             self.show_problems(analysis.config_source, analysis.config_problems)
+        if self.notebook(uri) is not None:
+            self.publish_notebook(uri)
+            return
         st = self.analyses.docs.get(uri)
         if analysis is not None and st is not None and self.is_open(uri):
             st.shown = self._own_diagnostics(uri, analysis)
@@ -229,6 +269,33 @@ class GradauditServer(LanguageServer):
             types.PublishDiagnosticsParams(uri=uri, diagnostics=self.diagnostics_for(uri), version=doc.version)
         )
 
+    def cell_diagnostics(self, uri: str) -> dict:
+        """{cell uri: diagnostics} of the open notebook `uri`'s last analysis (of its current version)."""
+        nb = self.notebook(uri)
+        analysis = self.analyses.latest(uri)
+        if nb is None or analysis is None or analysis.version != (nb.version or 0):
+            return dict(self.cells_shown.get(uri, {}))
+        return notebooks.diagnostics_by_cell(self.workspace, nb, analysis, self.settings, self.positions_for_path)
+
+    def publish_notebook(self, uri: str):
+        """A notebook's new analysis: publish the cells whose diagnostics changed (and clear the
+        cells that are gone)."""
+        now = self.cell_diagnostics(uri)
+        before = self.cells_shown.get(uri, {})
+        self.cells_shown[uri] = now
+        if self.pull:
+            if self.refresh:
+                self.workspace_diagnostic_refresh(None)
+            return
+        for cell in set(before) - set(now):
+            if before[cell]:
+                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell, diagnostics=[]))
+        for cell, diagnostics in now.items():
+            if cell not in before or _serial(before[cell]) != _serial(diagnostics):
+                self.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(uri=cell, diagnostics=diagnostics)
+                )
+
     def reanalyze_dependents(self, paths, exclude=None):
         """Analyze again the open documents whose last analysis read one of these files."""
         changed = {os.path.normcase(os.path.abspath(p)) for p in paths}
@@ -245,6 +312,10 @@ class GradauditServer(LanguageServer):
         budgets = self.analyses.scheduler.budgets
         budgets.time = self.settings.time_budget
         budgets.memory_mb = self.settings.memory_budget_mb
+
+
+def _serial(diagnostics) -> list:
+    return [(d.range, d.message, d.code, d.severity, d.related_information) for d in diagnostics]
 
 
 server = GradauditServer()
@@ -327,6 +398,37 @@ def did_close(ls: GradauditServer, params: types.DidCloseTextDocumentParams):
                     ls.publish(other)
 
 
+# -------------------------------------------------------------------- notebook documents
+# pygls keeps the notebook and its cells' text documents (workspace) before these run
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+def notebook_did_open(ls: GradauditServer, params: types.DidOpenNotebookDocumentParams):
+    ls.schedule(params.notebook_document.uri, 0)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+def notebook_did_change(ls: GradauditServer, params: types.DidChangeNotebookDocumentParams):
+    # a cell's text, cells added, moved or removed: the notebook is one program, analysed again
+    ls.schedule(params.notebook_document.uri)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+def notebook_did_save(ls: GradauditServer, params: types.DidSaveNotebookDocumentParams):
+    pass  # the cells were analysed as they are: saving changes nothing (nothing imports a notebook)
+
+
+@server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+def notebook_did_close(ls: GradauditServer, params: types.DidCloseNotebookDocumentParams):
+    uri = params.notebook_document.uri
+    ls.analyses.close(uri)
+    shown = ls.cells_shown.pop(uri, {})
+    if not ls.pull:
+        for cell, diagnostics in shown.items():
+            if diagnostics:
+                ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell, diagnostics=[]))
+
+
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
 def did_change_configuration(ls: GradauditServer, params: types.DidChangeConfigurationParams):
     ls.settings, problems = Settings.from_client(params.settings, ls.settings)
@@ -352,6 +454,12 @@ def shutdown(ls: GradauditServer, *args):
 )
 async def pull_diagnostics(ls: GradauditServer, params: types.DocumentDiagnosticParams):
     uri = params.text_document.uri
+    nb = ls.notebook_of_cell(uri)
+    if nb is not None:
+        if nb.uri not in ls.analyses.docs:
+            ls.schedule(nb.uri, 0)
+        await ls.analyses.current(nb.uri)
+        return types.RelatedFullDocumentDiagnosticReport(items=ls.cell_diagnostics(nb.uri).get(uri, []))
     if not ls.is_open(uri):
         return types.RelatedFullDocumentDiagnosticReport(items=[])  # never opened, closed, or nonexistent
     if uri not in ls.analyses.docs:
@@ -377,6 +485,9 @@ async def pull_diagnostics(ls: GradauditServer, params: types.DocumentDiagnostic
 )
 def code_action(ls: GradauditServer, params: types.CodeActionParams):
     uri = params.text_document.uri
+    nb = ls.notebook_of_cell(uri)
+    if nb is not None:
+        return _cell_code_actions(ls, nb, uri, params)
     if not ls.is_open(uri):
         return []
     analysis = ls.analyses.latest(uri)
@@ -426,6 +537,47 @@ def code_action(ls: GradauditServer, params: types.CodeActionParams):
         edit = fix_all_edit(ls, uri)
         if edit is not None:
             actions.append(types.CodeAction(title="gradaudit: fix all safe fixes", kind=FIX_ALL_KIND, edit=edit))
+    return actions
+
+
+def _cell_code_actions(ls: GradauditServer, nb, uri: str, params: types.CodeActionParams):
+    """Quick fixes of the findings in one cell of a notebook (and `ignore` comments)."""
+    analysis = ls.analyses.latest(nb.uri)
+    if analysis is None or analysis.result is None or analysis.version != (nb.version or 0):
+        return None  # the notebook moved on; the client asks again after the next analysis
+    only = params.context.only
+    if only and not any(str(k).startswith("quickfix") for k in only):
+        return []
+    diagnostics = {d.data.get("key"): d for d in ls.cell_diagnostics(nb.uri).get(uri, []) if isinstance(d.data, dict)}
+    req = params.range
+    actions = []
+    for cf in notebooks.cell_findings(analysis.result):
+        w = cf.where
+        if w.cell.id != uri or (w.end_line - 1, w.end_col) < (req.start.line, 0) or (w.line - 1) > req.end.line:
+            continue
+        f = cf.finding
+        diag = diagnostics.get(finding_key(f))
+        found = [diag] if diag is not None else None
+        if f.fix is not None and f.fix.edits:
+            edit = notebooks.fix_edit(ls.workspace, analysis.result, cf)
+            if edit is not None:
+                actions.append(
+                    types.CodeAction(
+                        title=f"{f.fix.message} ({f.code})",
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=found,
+                        is_preferred=f.fix.applicability == SAFE,
+                        edit=edit,
+                    )
+                )
+        actions.append(
+            types.CodeAction(
+                title=f"Ignore {f.code} on this line",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=found,
+                edit=notebooks.ignore_edit(ls.workspace, cf),
+            )
+        )
     return actions
 
 
@@ -527,6 +679,9 @@ async def code_lens(ls: GradauditServer, params: types.CodeLensParams):
     uri = params.text_document.uri
     if not ls.settings.code_lens or not ls.is_open(uri):
         return []
+    nb = ls.notebook_of_cell(uri)
+    if nb is not None:
+        return await _cell_code_lenses(ls, nb.uri, uri)
     analysis = await ls.analyses.current(uri, timeout=5.0)
     if analysis is None or analysis.result is None or analysis.result.model is None or not ls.is_open(uri):
         return []
@@ -542,6 +697,33 @@ async def code_lens(ls: GradauditServer, params: types.CodeLensParams):
                 range=positions.range(step.span),
                 command=types.Command(
                     title=lens_title(step, loss_text), command=CMD_GRAPH, arguments=[uri, step.span.line]
+                ),
+            )
+        )
+    return lenses
+
+
+async def _cell_code_lenses(ls: GradauditServer, nb_uri: str, uri: str) -> list:
+    analysis = await ls.analyses.current(nb_uri, timeout=5.0)
+    if analysis is None or analysis.result is None or analysis.result.model is None:
+        return []
+    nb = analysis.result.notebook
+    locator = notebooks.Locator({nb.path: nb})
+    lines = split_lines(analysis.text)
+    pos = notebooks.cell_positions(ls.workspace, uri)
+    lenses = []
+    for step in unique_steps(analysis.result.model):
+        if step.span.path != nb.path:
+            continue
+        w = locator.span(step.span)
+        if w.cell is None or w.cell.id != uri:
+            continue
+        loss_text = _span_text(lines, step.loss_span) if step.loss_span is not None else ""
+        lenses.append(
+            types.CodeLens(
+                range=types.Range(start=pos.position(w.line, w.col), end=pos.position(w.end_line, w.end_col)),
+                command=types.Command(
+                    title=lens_title(step, loss_text), command=CMD_GRAPH, arguments=[nb_uri, step.span.line]
                 ),
             )
         )
@@ -564,14 +746,24 @@ def hover(ls: GradauditServer, params: types.HoverParams):
     uri = params.text_document.uri
     if not ls.is_open(uri):
         return None
-    analysis = ls.analyses.latest(uri)
+    nb = ls.notebook_of_cell(uri)
+    analysis = ls.analyses.latest(nb.uri if nb is not None else uri)
     if analysis is None or analysis.result is None or analysis.result.model is None:
         return None
     doc = ls.document(uri)
-    if analysis.version != doc.version:
+    if analysis.version != ((nb.version or 0) if nb is not None else doc.version):
         return None
     pos = doc.position_from_client_units(params.position)
-    text = hover_markdown(analysis.result.model, analysis.result.path, pos.line + 1, pos.character)
+    line, col = pos.line + 1, pos.character
+    if nb is not None:
+        # the cell's position in the notebook's analysed source
+        vnb = analysis.result.notebook
+        index = next((i for i, c in enumerate(vnb.cells) if c.id == uri), None)
+        at = vnb.virtual(index, line, col) if index is not None else None
+        if at is None:
+            return None
+        line, col = at
+    text = hover_markdown(analysis.result.model, analysis.result.path, line, col)
     if text is None:
         return None
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
@@ -582,6 +774,9 @@ async def show_training_graph(ls: GradauditServer, *args):
     uri = args[0] if args else None
     if not isinstance(uri, str):
         return {"error": "usage: gradaudit.showTrainingGraph(uri[, line])"}
+    holder = ls.notebook_of_cell(uri)
+    if holder is not None:
+        uri = holder.uri  # a cell: the graph of its notebook
     if not ls.is_open(uri):
         return {"uri": uri, "steps": []}
     analysis = await ls.analyses.current(uri)
@@ -598,6 +793,8 @@ async def show_training_graph(ls: GradauditServer, *args):
             return None
 
     out = graph(analysis.result.model, analysis.result.findings, source)
+    if analysis.result.notebook is not None:
+        out = notebooks.place_in_graph(out, analysis.result.notebook)
     out["uri"] = uri
     if len(args) > 1 and isinstance(args[1], int):
         out["focus"] = args[1]

@@ -120,7 +120,11 @@ def analyze(job: dict) -> dict:
             libraries=_libraries(settings.interpreter or config.python),
         )
         program = analyzer.attach(Program(roots, job["overlays"], parsed=_PARSED))
-        result = analyzer.analyze_source(path, job["text"], program)
+        notebook = job.get("notebook")
+        if notebook is not None:  # an open notebook's cells (gradaudit.analysis.source.notebook)
+            result = analyzer.analyze_notebook(path, notebook, program)
+        else:
+            result = analyzer.analyze_source(path, job["text"], program)
     except Exception:
         return dict(facts, error=traceback.format_exc(limit=8), seconds=time.perf_counter() - started)
     # the files the analysis read (its imports): an edit or a change on disk there analyses it again

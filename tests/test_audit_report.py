@@ -6,6 +6,7 @@ import json
 import os
 import re
 import textwrap
+from dataclasses import replace
 
 import jsonschema
 import pytest
@@ -15,6 +16,7 @@ from gradaudit.analysis.check.config import Config
 from gradaudit.analysis.report import collect
 from gradaudit.analysis.report import graph as G
 from gradaudit.analysis.report.markdown import SECTIONS
+from gradaudit.analysis.source.notebook import neutralise
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples")
@@ -46,7 +48,7 @@ for step in range(10):
 
 def audit_of(paths, **kw):
     run = collect.analyze(paths, Config(), jobs=1, **kw)
-    return collect.build(paths, len(run.files), run.kept, run.problems)
+    return collect.build(paths, len(run.files), run.kept, run.problems, run.notebooks)
 
 
 def write(tmp_path, name, source):
@@ -87,6 +89,7 @@ def test_graph_section_draws_every_step(examples_md):
         "examples/manual_sgd.py:46",
         "examples/multilabel_tagger.py:55",
         "examples/project/train.py:57",
+        "examples/sensor_regression.ipynb:cell 8:7",
         "examples/text_trainer.py:87",
     }
     assert graph.count("```mermaid\nflowchart LR") == len(steps)
@@ -104,7 +107,7 @@ def test_graph_section_draws_every_step(examples_md):
 def test_findings_ranked_classified_with_evidence(examples_md):
     findings = section(examples_md, SECTIONS[1])
     heads = re.findall(r"^### \d+\. (GA\d+) [\w-]+ — (.+) \((\w+)\)$", findings, flags=re.M)
-    assert len(heads) == 12
+    assert len(heads) == 14
     order = ["critical", "high", "medium", "low"]
     ranks = [order.index(sev) for _, _, sev in heads]
     assert ranks == sorted(ranks)
@@ -114,7 +117,7 @@ def test_findings_ranked_classified_with_evidence(examples_md):
     assert {cls["GA101"], cls["GA110"], cls["GA109"]} == {"confirmed graph break"}
     assert {cls["GA202"], cls["GA301"], cls["GA303"]} == {"confirmed lifecycle defect"}
     assert cls["GA408"] == "confirmed numerical instability" and cls["GA401"] == "suspicious but unproven"
-    assert [code for code, _, _ in heads].index("GA303") == len(heads) - 1  # memory: last
+    assert [code for code, _, _ in heads][-2:] == ["GA303", "GA303"]  # memory: last (char_lm, the notebook)
     block = findings[findings.index("GA103 python-scalar-in-loss") :]
     block = block[: block.index("\n### ")]
     assert "- **where**: `examples/finetune_classifier.py:96:18` in `train_one_epoch`" in block
@@ -158,14 +161,22 @@ def test_corrections_are_diffs_that_apply_and_parse(examples_md):
         a = audit_of(["examples"])
     finally:
         os.chdir(cwd)
-    assert len(a.corrections) == 11
+    assert len(a.corrections) == 13
     for c in a.corrections:
         assert c.parses and c.diff.startswith(f"--- a/{c.path}")
         with open(os.path.join(ROOT, c.path)) as fh:
             source = fh.read()
+        if c.path.endswith(".ipynb"):
+            # a notebook's correction is a diff of one cell's source (`a/x.ipynb:cell 6`)
+            cell = int(c.diff.split("\n", 1)[0].rsplit(":cell ", 1)[1])
+            source = "".join(json.loads(source)["cells"][cell - 1]["source"])
+            c = replace(c, diff=c.diff.replace("\n\\ No newline at end of cell\n", "\n"))
+            if not source.endswith("\n"):
+                source += "\n"
         patched = apply_unified_diff(source, c.diff)
         assert patched != source
-        ast.parse(patched)
+        # (a notebook cell's magics are IPython's: parsed as gradaudit reads them)
+        ast.parse("\n".join(neutralise(patched.splitlines())[0]))
         # one finding's correction: a single hunk, nothing broader
         assert c.diff.count("\n@@ ") == 1
     unsafe = [c for c in a.corrections if c.applicability == "unsafe"]
@@ -176,7 +187,7 @@ def test_corrections_are_diffs_that_apply_and_parse(examples_md):
 def test_verification_with_defects_lists_probes(examples_md):
     ver = section(examples_md, SECTIONS[3])
     assert "autograd is wired correctly" not in ver
-    assert ver.count("```python\ndef test_gradflow_") == 8
+    assert ver.count("```python\ndef test_gradflow_") == 9
     assert "gradient from this loss reaches every trainable parameter of `center_loss`, `model`" in ver
     # under each step, what its probe shows of the findings on it
     tagger = ver[ver.index("(examples/multilabel_tagger.py:55)") :]
@@ -320,8 +331,8 @@ def test_json_matches_schema_and_markdown(tmp_path):
         schema = json.load(fh)
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.Draft202012Validator(schema).validate(data)
-    assert data["version"] == 1 and data["summary"]["findings"] == 12 and not data["summary"]["clean"]
-    assert [f["rank"] for f in data["findings"]] == list(range(1, 13))
+    assert data["version"] == 1 and data["summary"]["findings"] == 14 and not data["summary"]["clean"]
+    assert [f["rank"] for f in data["findings"]] == list(range(1, 15))
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
@@ -345,12 +356,12 @@ def test_html_is_one_self_contained_page(tmp_path):
     html = out.read_text()
     assert code == 1
     assert html.startswith("<!doctype html>") and html.rstrip().endswith("</html>")
-    assert html.count('<svg class="graph"') == 8
+    assert html.count('<svg class="graph"') == 9
     assert "default-src 'none'" in html
     for banned in ("<script", " src=", "<link", "@import", "url(http", 'href="http'):
         assert banned not in html
     assert re.findall(r"<h2 id=\"\w+\">(.+?)</h2>", html) == list(SECTIONS)
-    assert html.count("<strong>Runtime check:</strong>") == 12
+    assert html.count("<strong>Runtime check:</strong>") == 14
     assert "<p>Findings on this step, at runtime:</p>" in html
 
 

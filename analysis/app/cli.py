@@ -7,7 +7,7 @@ import difflib
 import json
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .. import __version__
 
@@ -228,6 +228,13 @@ class Checked:
     problems: list
     files: list
     analysed: int
+    notebooks: dict = field(default_factory=dict)  # path -> Notebook (source/notebook.py)
+
+    @property
+    def locator(self):
+        from ..source.notebook import Locator
+
+        return Locator(self.notebooks)
 
 
 def check_paths(paths, config, jobs=0, progress=False, time_budget=None, python=None, cache=True) -> Checked:
@@ -238,7 +245,7 @@ def check_paths(paths, config, jobs=0, progress=False, time_budget=None, python=
 
     run = analyze_paths(paths, config, jobs, progress, time_budget, python, cache)
     findings = sorted(_resolve_overlaps([f for fs in run.kept for f in fs]), key=Finding.sort_key)
-    return Checked(findings, run.problems, run.files, run.analysed)
+    return Checked(findings, run.problems, run.files, run.analysed, run.notebooks)
 
 
 def _report_problems(problems):
@@ -271,6 +278,7 @@ def _report(args, checked: Checked, problems) -> int:
         checked.analysed,
         show_fixes=args.show_fixes,
         color=args.format == "text" and sys.stdout.isatty() and not args.output_file,
+        locator=checked.locator,
     )
     problems = list(problems)
     if not _emit(out, args.output_file):
@@ -321,6 +329,11 @@ def _do_fixes(args, checked: Checked, config, budget) -> int:
         by_path.setdefault(paths.pop(), []).append(f)
     diffs, fixed_count, changed, failed = [], 0, [], []
     for path, fs in sorted(by_path.items()):
+        nb = checked.notebooks.get(path)
+        if nb is not None:
+            outcome = _fix_notebook(args, path, nb, fs, diffs, changed, failed)
+            fixed_count += outcome
+            continue
         try:
             source, encoding = read_source(path)
         except (OSError, ParseError) as exc:
@@ -364,6 +377,37 @@ def _do_fixes(args, checked: Checked, config, budget) -> int:
         file=sys.stderr,
     )
     return status
+
+
+def _fix_notebook(args, path, nb, findings, diffs, changed, failed) -> int:
+    """--fix / --diff on a notebook: the fixed cells written back (notebook_fixes.py), or shown as
+    a diff per cell. Returns the number of findings fixed."""
+    from ..check.notebook_fixes import cell_diff, fix_notebook
+    from ..check.problems import Problem
+    from ..source.notebook import read_notebook
+    from ..source.program import ParseError, write_source
+
+    try:
+        current, text = read_notebook(path)
+    except (OSError, ParseError) as exc:
+        failed.append(Problem("write", path, f"could not read for fixing: {_why(exc)}"))
+        return 0
+    if current.source != nb.source:
+        failed.append(Problem("write", path, "changed since it was checked: not fixed"))
+        return 0
+    outcome = fix_notebook(current, text, findings, only_safe=not args.unsafe_fixes)
+    if not outcome.applied:
+        return 0
+    if args.diff:
+        diffs += [cell_diff(path, change) for change in outcome.changes]
+        return len(outcome.applied)
+    try:
+        write_source(path, outcome.text, "utf-8")
+    except (OSError, UnicodeError) as exc:
+        failed.append(Problem("write", path, f"could not write fixes: {_why(exc)}"))
+        return 0
+    changed.append(path)
+    return len(outcome.applied)
 
 
 def _why(exc) -> str:

@@ -40,7 +40,7 @@ def _is_env(path: str) -> bool:
 
 
 def discover(paths, config=None) -> tuple[list[str], list]:
-    """(files, problems): Python files under `paths` in a stable order, and what could not be
+    """(files, problems): Python files and Jupyter notebooks under `paths` in a stable order, and what could not be
     looked at (problems.Problem: a path that does not exist, a symlink loop, an unreadable folder)."""
     from .problems import Problem
 
@@ -72,7 +72,7 @@ def discover(paths, config=None) -> tuple[list[str], list]:
                     and not (ignore is not None and ignore.ignored(os.path.join(dirpath, d), True))
                 )
                 for name in sorted(filenames):
-                    if name.endswith(".py"):
+                    if name.endswith((".py", ".ipynb")):
                         full = os.path.join(dirpath, name)
                         if (config is None or not config.excluded(full)) and not (
                             ignore is not None and ignore.ignored(full, False)

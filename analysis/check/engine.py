@@ -26,6 +26,7 @@ from ..model.model import ProgramModel, Span
 from ..rules import RULES
 from ..rules.base import RuleContext
 from ..source.depth import MAX_EXPR_DEPTH, limit_depth
+from ..source.notebook import Notebook, is_notebook, read_notebook
 from ..source.program import ParseError, Program, SourceFile, read_text
 from .config import Config
 from .suppression import suppressed
@@ -59,6 +60,9 @@ class Result:
     files: dict = field(default_factory=dict)  # display path -> SourceFile, for fixes and reports
     broken: tuple = ()  # ParseErrors of statements left out; the rest was analysed
     gap: Gap | None = None  # the analysis was cut short (budget.py)
+    # a Jupyter notebook: the findings' lines are lines of its virtual source (notebook.py), which
+    # maps them back to cells
+    notebook: Notebook | None = None
 
     @property
     def problems(self) -> list:
@@ -95,6 +99,14 @@ class Analyzer:
         self._since_collect = 0
 
     def analyze_file(self, path: str, program: Program | None = None) -> Result:
+        if is_notebook(path):
+            try:
+                nb, _ = read_notebook(path)
+            except OSError as exc:
+                return Result(path, error=ParseError(path, 1, 1, f"could not read: {exc.strerror or exc}", kind="read"))
+            except ParseError as exc:  # not JSON, not nbformat 4
+                return Result(path, error=exc)
+            return self.analyze_notebook(path, nb, program)
         try:
             source = self.overlays.get(os.path.abspath(path))
             if source is None:
@@ -104,6 +116,16 @@ class Analyzer:
         except ParseError as exc:  # bytes Python would refuse (no coding cookie, unknown encoding)
             return Result(path, error=exc)
         return self.analyze_source(path, source, program)
+
+    def analyze_notebook(self, path: str, nb: Notebook, program: Program | None = None) -> Result:
+        """A notebook's code cells, in document order, as one program (notebook.py): the cells
+        that do not parse are left out and reported, the rest analysed."""
+        result = self.analyze_source(path, nb.source, program)
+        result.notebook = nb
+        if result.error is not None:
+            return result
+        result.broken = tuple(sorted(nb.problems + tuple(result.broken), key=lambda e: (e.line, e.col)))
+        return result
 
     def analyze_source(self, path: str, source: str, program: Program | None = None) -> Result:
         # Parsing and interpreting allocate many small objects and create no cycles worth

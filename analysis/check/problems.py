@@ -10,7 +10,9 @@ kinds:  parse      a file (or some statements of it) does not parse: exit 1, lik
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from ..source.notebook import Cell, Locator
 
 EXIT_2_KINDS = ("read", "missing", "internal", "write")
 
@@ -24,13 +26,22 @@ class Problem:
     col: int = 0  # 1-based; 0 with line 0
     not_reached: int = 0  # incomplete: statements not reached
     detail: str = ""  # internal: the traceback
+    cell: Cell | None = None  # in a notebook: the cell, `line` and `col` being the cell's
+
+    def located(self, locator: Locator) -> Problem:
+        """This problem with a notebook's virtual position mapped to its cell (Locator)."""
+        if self.cell is not None or not self.line or locator.notebook(self.path) is None:
+            return self
+        w = locator.at(self.path, self.line, max(self.col - 1, 0))
+        return replace(self, line=w.line, col=w.col + 1, cell=w.cell)
 
     @property
     def is_error(self) -> bool:
         return self.kind != "incomplete"
 
     def where(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}" if self.line else self.path
+        cell = f"cell {self.cell.number}:" if self.cell is not None else ""
+        return f"{self.path}:{cell}{self.line}:{self.col}" if self.line else self.path
 
     def line_text(self) -> str:
         """The one line on stderr."""
@@ -50,6 +61,8 @@ class Problem:
             "column": self.col or None,
             "message": self.message,
         }
+        if self.cell is not None:
+            out["cell"] = {"index": self.cell.index, "id": self.cell.id or None}
         if self.kind == "incomplete":
             out["not_reached"] = self.not_reached
         return out

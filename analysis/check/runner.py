@@ -12,7 +12,9 @@ import concurrent.futures
 import os
 import sys
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from ..source.notebook import Locator
 
 
 def keep_findings(path: str, result):
@@ -25,6 +27,11 @@ class Analysed:
     kept: list  # keep(path, result) of each file analysed, in the order of `files`
     problems: list  # problems.Problem: discovery, parse, read, internal, incomplete
     analysed: int  # files whose analysis ran (parse errors of single statements included)
+    notebooks: dict = field(default_factory=dict)  # path -> notebook.Notebook: the way back to cells
+
+    @property
+    def locator(self) -> Locator:
+        return Locator(self.notebooks)
 
 
 class Progress:
@@ -48,17 +55,20 @@ class Progress:
 
 
 def analyze_chunk(paths, config, roots, bar=None, time_budget=None, python=None, cache=True, keep=keep_findings):
-    """Analyze files (in a worker or in-process): ([(path, kept)], problems, files analysed), picklable."""
+    """Analyze files (in a worker or in-process): ([(path, kept)], problems, files analysed,
+    notebooks), picklable."""
     from ..source.program import Program
     from .engine import Analyzer
     from .problems import Problem, problems_of
 
     analyzer = Analyzer(config, extra_roots=roots, batch=True, time_budget=time_budget, python=python, cache=cache)
     program = analyzer.attach(Program(roots, freeze_trees=True))
-    kept, problems, analysed = [], [], 0
+    kept, problems, analysed, notebooks = [], [], 0, {}
     for path in paths:
         try:
             r = analyzer.analyze_file(path, program)
+            if r.notebook is not None:
+                notebooks[path] = r.notebook
             problems.extend(problems_of(r))
             if r.error is None:
                 analysed += 1
@@ -69,7 +79,7 @@ def analyze_chunk(paths, config, roots, bar=None, time_budget=None, python=None,
         if bar is not None:
             bar.step()
     analyzer.collect()
-    return kept, problems, analysed
+    return kept, problems, analysed, notebooks
 
 
 def analyze_paths(
@@ -81,7 +91,7 @@ def analyze_paths(
     roots = sorted({os.path.abspath(p) for p in paths if os.path.isdir(p)})
     bar = Progress(len(files), progress)
     workers = jobs or min(os.cpu_count() or 1, 8)
-    kept, analysed = [], 0
+    kept, analysed, notebooks = [], 0, {}
     if workers > 1 and len(files) >= 16:
         chunks = [c for c in (files[i :: workers * 4] for i in range(workers * 4)) if c]
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
@@ -90,16 +100,19 @@ def analyze_paths(
                 for c in chunks
             }
             for fut in concurrent.futures.as_completed(futures):
-                k, p, n = fut.result()
+                k, p, n, nbs = fut.result()
                 kept += k
+                notebooks.update(nbs)
                 problems += p
                 analysed += n
                 bar.step(futures[fut])
         order = {p: i for i, p in enumerate(files)}
         kept.sort(key=lambda item: order.get(item[0], 0))
     else:
-        kept, more, analysed = analyze_chunk(files, config, roots, bar, time_budget, python, cache, keep)
+        kept, more, analysed, notebooks = analyze_chunk(files, config, roots, bar, time_budget, python, cache, keep)
         problems += more
     bar.close()
-    problems.sort(key=lambda p: (p.path, p.line, p.col, p.kind))
-    return Analysed(files, [k for _, k in kept], problems, analysed)
+    locator = Locator(notebooks)
+    problems = [p.located(locator) for p in problems]
+    problems.sort(key=lambda p: (p.path, p.cell.index if p.cell is not None else -1, p.line, p.col, p.kind))
+    return Analysed(files, [k for _, k in kept], problems, analysed, notebooks)

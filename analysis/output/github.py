@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..source.notebook import IDENTITY, Locator
+
 
 def _escape_data(s: str) -> str:
     return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
@@ -11,19 +13,37 @@ def _escape_prop(s: str) -> str:
     return _escape_data(s).replace(":", "%3A").replace(",", "%2C")
 
 
-def render(findings, errors, files_checked: int, **_) -> str:
+def _json_line(cell, line: int) -> int:
+    """The line of the .ipynb file that holds line `line` of the cell."""
+    lines = cell.json_lines
+    return lines[min(max(line, 1), len(lines)) - 1] if lines else 1
+
+
+def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, **_) -> str:
     out = []
     for f in findings:
         level = "error" if f.confidence == "confirmed" else "warning"
-        s = f.span
-        props = (
-            f"file={_escape_prop(s.path)},line={s.line},col={s.col + 1},endLine={s.end_line},"
-            f"endColumn={s.end_col + 1},title={_escape_prop(f'{f.code} {f.name}')}"
-        )
-        out.append(f"::{level} {props}::{_escape_data(f'{f.code} [{f.confidence}] {f.message}')}")
+        w = locator.span(f.span)
+        message = f"{f.code} [{f.confidence}] {f.message}"
+        if w.cell is not None:
+            # GitHub annotates lines of the file: the .ipynb's own line holding the cell's line;
+            # the message says where in the cell
+            lines = f"line={_json_line(w.cell, w.line)},endLine={_json_line(w.cell, w.end_line)}"
+            props = f"file={_escape_prop(w.path)},{lines}"
+            props += f",title={_escape_prop(f'{f.code} {f.name} (cell {w.cell.number}, line {w.line})')}"
+            message = f"cell {w.cell.number}:{w.line}:{w.col + 1}: {message}"
+        else:
+            props = (
+                f"file={_escape_prop(w.path)},line={w.line},col={w.col + 1},endLine={w.end_line},"
+                f"endColumn={w.end_col + 1},title={_escape_prop(f'{f.code} {f.name}')}"
+            )
+        out.append(f"::{level} {props}::{_escape_data(message)}")
     for e in errors:
         level = "error" if e.is_error else "warning"
         where = f"file={_escape_prop(e.path)}" + (f",line={e.line},col={e.col}" if e.line else "")
         text = ("could not parse: " + e.message) if e.kind == "parse" else e.message
+        if e.cell is not None and e.line:
+            where = f"file={_escape_prop(e.path)},line={_json_line(e.cell, e.line)}"
+            text = f"cell {e.cell.number}:{e.line}:{e.col}: {text}"
         out.append(f"::{level} {where},title=gradaudit::{_escape_data(text)}")
     return "\n".join(out) + ("\n" if out else "")

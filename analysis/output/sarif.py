@@ -7,16 +7,17 @@ import urllib.parse
 
 from .. import __version__
 from ..rules import RULES
+from ..source.notebook import IDENTITY, Locator
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-def _region(span) -> dict:
+def _region(w) -> dict:
     return {
-        "startLine": span.line,
-        "startColumn": span.col + 1,
-        "endLine": span.end_line,
-        "endColumn": span.end_col + 1,
+        "startLine": w.line,
+        "startColumn": w.col + 1,
+        "endLine": w.end_line,
+        "endColumn": w.end_col + 1,
     }
 
 
@@ -24,14 +25,19 @@ def _uri(path: str) -> str:
     return urllib.parse.quote(path.replace("\\", "/"))
 
 
-def _location(span, message=None) -> dict:
-    loc = {"physicalLocation": {"artifactLocation": {"uri": _uri(span.path)}, "region": _region(span)}}
+def _location(w, message=None) -> dict:
+    """In a notebook the region is the cell's lines; the cell is named in the location's properties
+    (SARIF has no notion of cells) and as a logical location."""
+    loc = {"physicalLocation": {"artifactLocation": {"uri": _uri(w.path)}, "region": _region(w)}}
+    if w.cell is not None:
+        loc["logicalLocations"] = [{"name": f"cell {w.cell.number}", "kind": "notebookCell"}]
+        loc["properties"] = {"notebookCell": w.cell_json()}
     if message:
         loc["message"] = {"text": message}
     return loc
 
 
-def render(findings, errors, files_checked: int, **_) -> str:
+def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, **_) -> str:
     index = {r.code: i for i, r in enumerate(RULES)}
     rules = [
         {
@@ -52,17 +58,21 @@ def render(findings, errors, files_checked: int, **_) -> str:
             "ruleIndex": index.get(f.code, 0),
             "level": "error" if f.confidence == "confirmed" else "warning",
             "message": {"text": f.message},
-            "locations": [_location(f.span)],
+            "locations": [_location(locator.span(f.span))],
             "properties": {"confidence": f.confidence, "params": list(f.params)},
         }
         if f.related:
-            result["relatedLocations"] = [dict(_location(r.span, r.message), id=i) for i, r in enumerate(f.related)]
+            result["relatedLocations"] = [
+                dict(_location(locator.span(r.span), r.message), id=i) for i, r in enumerate(f.related)
+            ]
         if f.fix is not None and f.fix.edits:
             changes = {}
             for e in f.fix.edits:
-                changes.setdefault(e.span.path, []).append(
-                    {"deletedRegion": _region(e.span), "insertedContent": {"text": e.content}}
-                )
+                w = locator.span(e.span)
+                replacement = {"deletedRegion": _region(w), "insertedContent": {"text": e.content}}
+                if w.cell is not None:
+                    replacement["properties"] = {"notebookCell": w.cell_json()}
+                changes.setdefault(e.span.path, []).append(replacement)
             result["fixes"] = [
                 {
                     "description": {"text": f.fix.message},
@@ -82,6 +92,8 @@ def render(findings, errors, files_checked: int, **_) -> str:
         location = {"artifactLocation": {"uri": _uri(e.path)}}
         if e.line:
             location["region"] = {"startLine": e.line, "startColumn": max(1, e.col)}
+        if e.cell is not None:
+            location["properties"] = {"notebookCell": {"index": e.cell.index, "id": e.cell.id or None}}
         note["locations"] = [{"physicalLocation": location}]
         notifications.append(note)
     failed = any(e.kind in ("internal", "read", "missing", "write") for e in errors)

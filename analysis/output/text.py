@@ -1,18 +1,20 @@
-"""`path:line:col: GA101 [confirmed] message` lines, then a summary."""
+"""`path:line:col: GA101 [confirmed] message` lines (`path:cell N:line:col:` in a notebook), then a summary."""
 
 from __future__ import annotations
 
+from ..source.notebook import IDENTITY
 
-def render(findings, errors, files_checked: int, show_fixes=False, color=False) -> str:
+
+def render(findings, errors, files_checked: int, show_fixes=False, color=False, locator=IDENTITY) -> str:
     lines = []
     for f in findings:
-        s = f.span
+        where = locator.span(f.span)
         code = (
             f"\033[1;31m{f.code}\033[0m"
             if color and f.confidence == "confirmed"
             else (f"\033[1;33m{f.code}\033[0m" if color else f.code)
         )
-        lines.append(f"{s.path}:{s.line}:{s.col + 1}: {code} [{f.confidence}] {f.message}")
+        lines.append(f"{where.label()}: {code} [{f.confidence}] {f.message}")
         if show_fixes and f.fix is not None:
             lines.append(f"    fix ({f.fix.applicability}): {f.fix.message}")
     n = len(findings)

@@ -22,6 +22,8 @@ import traceback
 import warnings
 from dataclasses import dataclass, field
 
+from gradaudit.analysis.source.notebook import is_notebook, read_notebook
+
 from . import hub
 from .checks import format_problems
 from .recorder import Probe, StopTraining
@@ -123,6 +125,26 @@ class ScriptRun:
         text = "\n".join(lines)
         print(text, file=file)
         return text
+
+
+def _run_main(script: str):
+    """Run `script` as `python script` would. A Jupyter notebook runs its code cells in document
+    order, as one program: the source gradaudit analysed (IPython magics and shell lines left out,
+    `%%time` and `%%capture` bodies and `%time` statements kept), compiled under the notebook's
+    path so that its lines are the ones the analysis named."""
+    if not is_notebook(script):
+        runpy.run_path(script, run_name="__main__")
+        return
+    nb, _ = read_notebook(script)
+    code = compile(nb.source, script, "exec")
+    # IPython's display() is a builtin of the kernel, not of Python
+    namespace = {"__name__": "__main__", "__file__": script, "display": _display}
+    exec(code, namespace)
+
+
+def _display(*objs, **_):
+    for obj in objs:
+        print(repr(obj))
 
 
 def _follow(obj, parts):
@@ -355,7 +377,7 @@ def run_script(
             warnings.simplefilter("default")
             warnings.showwarning = show
             try:
-                runpy.run_path(script, run_name="__main__")
+                _run_main(script)
             except StopTraining:
                 run.stopped = True
             except SystemExit as exc:

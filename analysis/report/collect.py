@@ -9,10 +9,12 @@ import difflib
 import re
 from dataclasses import dataclass, field, replace
 
+from ..check.notebook_fixes import cell_diff, fix_notebook
 from ..model.findings import Finding
 from ..model.model import EventKind, ProgramModel, Step
 from ..rules.common import describe, optimizer_of
 from ..rules.fixes import apply_edits
+from ..source.notebook import IDENTITY, Locator
 from ..source.program import split_lines
 from . import gradflow
 from . import graph as G
@@ -114,6 +116,19 @@ class Audit:
     lookalikes: tuple
     problems: tuple = ()  # problems.Problem: what could not be read, parsed, analysed or completed
     texts: dict = field(default_factory=dict, compare=False)  # path -> Source
+    # notebooks' lines are those of their code cells as one source: the writers name the cell
+    locator: Locator = field(default=IDENTITY, compare=False)
+
+    def where(self, path: str, line: int, col: int | None = None) -> str:
+        """`train.py:12` (`:5` with a 0-based col), `lesson.ipynb:cell 4:2` in a notebook."""
+        w = self.locator.at(path, line, col or 0)
+        cell = f"cell {w.cell.number}:" if w.cell is not None else ""
+        return f"{path}:{cell}{w.line}" + (f":{w.col + 1}" if col is not None else "")
+
+    def cell_of(self, path: str, line: int) -> dict:
+        """{"cell": {"index", "id"}, "cell_line"} for a notebook's line (JSON), else {}."""
+        w = self.locator.at(path, line, 0)
+        return {} if w.cell is None else {"cell": w.cell_json(), "cell_line": w.line}
 
     @property
     def clean(self) -> bool:
@@ -174,7 +189,7 @@ def analyze(paths, config, jobs=0, time_budget=None, python=None, cache=True):
 # ------------------------------------------------------------------ the sections
 
 
-def build(paths, files_checked, results, problems=()) -> Audit:
+def build(paths, files_checked, results, problems=(), notebooks=None) -> Audit:
     from ..check.engine import _resolve_overlaps
 
     texts: dict = {}
@@ -200,6 +215,8 @@ def build(paths, files_checked, results, problems=()) -> Audit:
         g = G.step_graph(f"s{i}", model, step, texts)
         graphs.append(g)
         plan = gradflow.plan_step(model, step, entry, texts)
+        if notebooks and step.span.path in notebooks:
+            [plan] = gradflow.located([plan], Locator(notebooks), step.span.path)
         test = "\n".join(gradflow.test_source(plan)) if plan.locatable else ""
         checks.append(Check(g.id, plan, test, tuple(assumptions(g))))
         looks += lookalikes(model, step, findings, texts, cut_places)
@@ -216,7 +233,7 @@ def build(paths, files_checked, results, problems=()) -> Audit:
     for _, _model, s in ordered:
         step_of.setdefault(s.span.path, []).append(s)
     for f in findings:
-        corr = correction(f, len(corrections), texts)
+        corr = correction(f, len(corrections), texts, notebooks)
         if corr is not None:
             corrections.append(corr)
         opt = _optimizer_near(f, step_of)
@@ -244,6 +261,7 @@ def build(paths, files_checked, results, problems=()) -> Audit:
         tuple(uniq),
         tuple(problems),
         texts,
+        Locator(notebooks),
     )
 
 
@@ -309,14 +327,22 @@ def evidence(f: Finding, texts) -> list[Excerpt]:
     return out
 
 
-def correction(f: Finding, index: int, texts) -> Correction | None:
-    """The finding's own fix as a unified diff, if its edits stay in one file and the result parses."""
+def correction(f: Finding, index: int, texts, notebooks=None) -> Correction | None:
+    """The finding's own fix as a unified diff, if its edits stay in one file and the result parses
+    (in a notebook: in one cell, diffed as that cell's source)."""
     if f.fix is None or not f.fix.edits:
         return None
     paths = {e.span.path for e in f.fix.edits}
     if len(paths) != 1:
         return None
     path = paths.pop()
+    nb = (notebooks or {}).get(path)
+    if nb is not None:
+        fixed = fix_notebook(nb, None, [f], only_safe=False)
+        diff = "".join(cell_diff(path, c) for c in fixed.changes)
+        return Correction(
+            index, f.code, f.span.path, f.span.line, f.fix.message, f.fix.applicability, diff, bool(fixed.applied)
+        )
     src = texts.get(path)
     if src is None:
         return None

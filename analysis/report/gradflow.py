@@ -14,11 +14,12 @@ from __future__ import annotations
 import ast
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .. import __version__
 from ..model.model import EventKind, ProgramModel, Step
 from ..report.summary import unique_steps
+from ..source.notebook import Locator, is_notebook
 
 LOSS_LEAVES = "<loss leaves>"  # run_script: the leaf tensors of the loss's own graph
 _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_0-9]\w*)*$")
@@ -59,6 +60,7 @@ class ProbePlan:
     batch: tuple = ()  # function mode: (names, target kind) built by batch_for
     model_arg: str = ""
     optimizer_arg: str = ""
+    where: str = ""  # where the backward() is, as shown (`lesson.ipynb:cell 7:5` in a notebook)
 
     @property
     def locatable(self) -> bool:
@@ -324,6 +326,16 @@ def plan(model: ProgramModel, script: str, files: dict | None = None) -> list[Pr
     return [plan_step(model, s, script, files) for s in unique_steps(model)]
 
 
+def located(plans, locator: Locator, path: str) -> list[ProbePlan]:
+    """The plans of a notebook with each backward() named by its cell (`lesson.ipynb:cell 7:5`)."""
+    out = []
+    for p in plans:
+        w = locator.at(path, p.line, 0)
+        label = f"{path}:cell {w.cell.number}:{w.line}" if w.cell is not None else ""
+        out.append(replace(p, where=label))
+    return out
+
+
 # ------------------------------------------------------------------ the test file
 
 
@@ -356,7 +368,13 @@ def emit(plans, test_path: str, source_label: str = "", steps: int = 3) -> str:
         f"{os.path.basename(test_path)}` (gradaudit {__version__}).",
         "",
     ]
-    if any(p.mode == "script" for p in ok):
+    if any(p.mode == "script" for p in ok) and is_notebook(script):
+        lines += [
+            "The notebook's code cells run for real, in order, as one program (in its folder; IPython magics",
+            "and shell lines left out), under gradaudit.probe, and stop after STEPS optimizer steps; each test",
+            "checks what gradient flow must look like for one training step. Needs the project's torch.",
+        ]
+    elif any(p.mode == "script" for p in ok):
         lines += [
             "The script runs for real, as `python " + os.path.basename(script) + "` would (in its folder), under",
             "gradaudit.probe, and stops after STEPS optimizer steps; each test checks what gradient flow must",
@@ -405,7 +423,10 @@ def emit(plans, test_path: str, source_label: str = "", steps: int = 3) -> str:
         lines += ["", "", *test_source(p, taken)]
     skipped = [p for p in plans if not p.locatable]
     if skipped:
-        lines += ["", "# Not probed:"] + [f"# - line {p.line} ({p.function}): {p.reason}" for p in skipped]
+        lines += ["", "# Not probed:"] + [
+            f"# - {os.path.basename(p.where) if p.where else f'line {p.line}'} ({p.function}): {p.reason}"
+            for p in skipped
+        ]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -416,7 +437,7 @@ def test_source(p: ProbePlan, taken: set | None = None) -> list[str]:
 
 
 def _doc(p: ProbePlan) -> list[str]:
-    where = f"{os.path.basename(p.path)}:{p.line}"
+    where = os.path.basename(p.where) if p.where else f"{os.path.basename(p.path)}:{p.line}"
     head = f'    """`{p.loss}.backward()` in `{p.function}` ({where}).'
     body = ["", "    Asserts:"] + [f"    - {a}" for a in p.assertions()] + ['    """']
     return [head] + body
@@ -494,6 +515,8 @@ def run_command(args) -> int:
         print(f"{e.path}:{e.line}:{e.col}: error: could not parse: {e.msg}", file=sys.stderr)
         return 1
     plans = plan(result.model, args.path, result.files)
+    if result.notebook is not None:
+        plans = located(plans, Locator({args.path: result.notebook}), args.path)
     target = args.emit or os.path.join(os.path.dirname(os.path.abspath(args.path)), "test_gradflow.py")
     try:
         text = emit(plans, target, args.path, args.steps)

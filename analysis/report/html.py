@@ -94,7 +94,7 @@ def render(a: Audit) -> str:
         out.append(f'<div class="finding {e.severity}"><h3>{i}. {escape(f.code)} {escape(f.name)}</h3>')
         out.append(
             f'<p><span class="tag">{escape(e.classification)}</span><span class="tag">{e.severity}</span> '
-            f"{_code(f'{f.span.path}:{f.span.line}:{f.span.col + 1}')} in {_code(e.function)}</p>"
+            f"{_code(a.where(f.span.path, f.span.line, f.span.col))} in {_code(e.function)}</p>"
         )
         out.append(f"<p>{_md_inline(f.message)}</p>")
         if f.params:
@@ -108,10 +108,11 @@ def render(a: Audit) -> str:
         if e.runtime is not None:
             out.append(f"<p><strong>Runtime check:</strong> {_md_inline(e.runtime.observes)}</p>")
         for x in e.evidence:
-            width = len(str(x.lines[-1][0])) if x.lines else 1
-            body = "\n".join(f"{n:>{width}} | {t}" for n, t in x.lines)
+            numbers = [a.where(x.path, n).rsplit(":", 1)[1] for n, _ in x.lines]
+            width = max((len(n) for n in numbers), default=1)
+            body = "\n".join(f"{n:>{width}} | {t}" for n, (_, t) in zip(numbers, x.lines))
             out.append(
-                f'<p class="muted">{_md_inline(x.label)} ({escape(x.path)}:{x.line})</p><pre>{escape(body)}</pre>'
+                f'<p class="muted">{_md_inline(x.label)} ({escape(a.where(x.path, x.line))})</p><pre>{escape(body)}</pre>'
             )
         if e.correction is not None:
             out.append(f'<p>Correction: <a href="#correction-{e.correction + 1}">{e.correction + 1}</a></p>')
@@ -125,7 +126,7 @@ def render(a: Audit) -> str:
     for c in a.corrections:
         out.append(
             f'<h3 id="correction-{c.index + 1}">Correction {c.index + 1}: {escape(c.code)} at '
-            f'{escape(c.path)}:{c.line} <span class="tag {c.applicability}">{c.applicability}</span></h3>'
+            f'{escape(a.where(c.path, c.line))} <span class="tag {c.applicability}">{c.applicability}</span></h3>'
         )
         out.append(
             f"<p>{_md_inline(c.message)}"
@@ -143,7 +144,7 @@ def render(a: Audit) -> str:
         )
     for c in a.checks:
         g = next(x for x in a.graphs if x.id == c.step)
-        out.append(f"<h3>Step {g.id[1:]}: {_code(g.loss + '.backward()')} ({escape(g.path)}:{g.line})</h3>")
+        out.append(f"<h3>Step {g.id[1:]}: {_code(g.loss + '.backward()')} ({escape(a.where(g.path, g.line))})</h3>")
         if c.plan.locatable:
             out.append(
                 "<p>The probe asserts:</p><ul>"
@@ -173,7 +174,7 @@ def render(a: Audit) -> str:
         out.append(
             "<ul>"
             + "".join(
-                f"<li><strong>{escape(la.kind)}</strong> at {_code(f'{la.path}:{la.line}')}: {_code(la.code)} — "
+                f"<li><strong>{escape(la.kind)}</strong> at {_code(a.where(la.path, la.line))}: {_code(la.code)} — "
                 f"{_md_inline(la.judgement)}</li>"
                 for la in a.lookalikes
             )

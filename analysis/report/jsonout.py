@@ -79,6 +79,7 @@ def data(a: Audit) -> dict:
                 "data_dependent": e.runtime.data_dependent,
                 "problems": list(e.runtime.problems),
             },
+            **a.cell_of(e.finding.span.path, e.finding.span.line),
             evidence=[
                 {
                     "label": x.label,
@@ -123,7 +124,7 @@ def data(a: Audit) -> dict:
             "look_alikes": len(a.lookalikes),
             "clean": a.clean,
         },
-        "steps": [_step(g) for g in a.graphs],
+        "steps": [_step(g) | a.cell_of(g.path, g.line) for g in a.graphs],
         "findings": findings,
         "corrections": [
             {
@@ -136,11 +137,13 @@ def data(a: Audit) -> dict:
                 "parses": c.parses,
                 "diff": c.diff or None,
             }
+            | a.cell_of(c.path, c.line)
             for c in a.corrections
         ],
         "verification": {"statement": a.no_defect, "checks": checks},
         "look_alikes": [
             {"kind": la.kind, "path": la.path, "line": la.line, "code": la.code, "judgement": la.judgement}
+            | a.cell_of(la.path, la.line)
             for la in a.lookalikes
         ],
         "errors": [p.to_json() for p in a.errors],

@@ -63,7 +63,7 @@ def render(a: Audit) -> str:
     if not a.graphs:
         out += [a.no_step, ""]
     for g in a.graphs:
-        out.append(f"### Step {g.id[1:]}: `{g.loss}.backward()` in `{g.function}` ({g.path}:{g.line})")
+        out.append(f"### Step {g.id[1:]}: `{g.loss}.backward()` in `{g.function}` ({a.where(g.path, g.line)})")
         out.append("")
         out += G.text(g)[1:]
         out.append("")
@@ -83,7 +83,7 @@ def render(a: Audit) -> str:
         f = e.finding
         out.append(f"### {i}. {f.code} {f.name} — {e.classification} ({e.severity})")
         out.append("")
-        out.append(f"- **where**: `{f.span.path}:{f.span.line}:{f.span.col + 1}` in `{e.function}`")
+        out.append(f"- **where**: `{a.where(f.span.path, f.span.line, f.span.col)}` in `{e.function}`")
         out.append(f"- **break**: {f.message}")
         if f.params:
             shown = ", ".join(f"`{p}`" for p in f.params[:12]) + (
@@ -98,9 +98,10 @@ def render(a: Audit) -> str:
         out.append("- **evidence**:")
         out.append("")
         for x in e.evidence:
-            width = len(str(x.lines[-1][0])) if x.lines else 1
-            body = "\n".join(f"{n:>{width}} | {t}" for n, t in x.lines)
-            out.append(f"  {x.label} ({x.path}:{x.line}):")
+            numbers = [a.where(x.path, n).rsplit(":", 1)[1] for n, _ in x.lines]
+            width = max((len(n) for n in numbers), default=1)
+            body = "\n".join(f"{n:>{width}} | {t}" for n, (_, t) in zip(numbers, x.lines))
+            out.append(f"  {x.label} ({a.where(x.path, x.line)}):")
             out.append("")
             out += ["  " + ln for block in _fence(body, "text") for ln in block.split("\n")]
             out.append("")
@@ -111,7 +112,7 @@ def render(a: Audit) -> str:
     for c in a.corrections:
         mark = "safe" if c.applicability == "safe" else "**unsafe**: check it changes what you meant"
         out.append(f'<a id="correction-{c.index + 1}"></a>')
-        out.append(f"### Correction {c.index + 1}: {c.code} at {c.path}:{c.line} ({mark})")
+        out.append(f"### Correction {c.index + 1}: {c.code} at {a.where(c.path, c.line)} ({mark})")
         out.append("")
         out.append(c.message + ("" if c.parses else " — not shown: the edited file would not parse."))
         out.append("")
@@ -134,7 +135,7 @@ def render(a: Audit) -> str:
         ]
     for c in a.checks:
         g = next(x for x in a.graphs if x.id == c.step)
-        out.append(f"### Step {g.id[1:]}: `{g.loss}.backward()` ({g.path}:{g.line})")
+        out.append(f"### Step {g.id[1:]}: `{g.loss}.backward()` ({a.where(g.path, g.line)})")
         out.append("")
         if c.plan.locatable:
             out.append("The probe asserts:")
@@ -157,5 +158,5 @@ def render(a: Audit) -> str:
     if not a.lookalikes:
         out += ["Nothing on the training steps' way looked like a defect without being one.", ""]
     for la in a.lookalikes:
-        out.append(f"- **{la.kind}** at `{la.path}:{la.line}`: `{la.code}` — {la.judgement}")
+        out.append(f"- **{la.kind}** at `{a.where(la.path, la.line)}`: `{la.code}` — {la.judgement}")
     return "\n".join(out).rstrip() + "\n"

@@ -336,9 +336,10 @@ def e2e_tools():
 def test_real_vscode(vsix, e2e_tools):
     """code-server + Chromium: squiggle, Problems row, the audit report in the Markdown preview with its
     Mermaid graphs drawn, Ctrl+. quick fix, row gone, the graph view (at 400, 600 and 1,600 px, a GAN's
-    valid stop-gradient). Screenshots are kept in vscode-extension/.e2e/artifacts/."""
+    valid stop-gradient), then a Jupyter notebook: the squiggle in the loop's cell, the quick fix in the
+    cell, the graph naming cells. Screenshots are kept in vscode-extension/.e2e/artifacts/."""
     p = run_e2e(vsix)
-    assert p.returncode == 0 and "13 passed, 0 failed" in p.stdout, p.stdout[-4000:] + p.stderr[-4000:]
+    assert p.returncode == 0 and "16 passed, 0 failed" in p.stdout, p.stdout[-4000:] + p.stderr[-4000:]
     for shot in (
         "1-diagnostic.png",
         "2-audit-report.png",
@@ -350,6 +351,10 @@ def test_real_vscode(vsix, e2e_tools):
         "6-graph-600px.png",
         "6-graph-1600px.png",
         "7-graph-gan.png",
+        "8-notebook-squiggle.png",
+        "9-notebook-quick-fix-menu.png",
+        "10-notebook-fixed.png",
+        "11-notebook-graph.png",
     ):
         assert os.path.getsize(os.path.join(ARTIFACTS, shot)) > 10_000
     with open(os.path.join(ARTIFACTS, "6-graph-facts.json")) as fh:

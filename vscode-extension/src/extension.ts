@@ -8,7 +8,7 @@ import {
     CloseAction, DidChangeConfigurationNotification, ErrorAction, ExecuteCommandRequest,
     LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions, State, TransportKind,
 } from "vscode-languageclient/node";
-import { graphHtml, TrainingGraph } from "./graph";
+import { cellPlaces, graphHtml, InCell, TrainingGraph } from "./graph";
 import {
     BundleCheck, bundledEnv, CHECK_ARGS, chooseInterpreter, cliCommand, parseBundleCheck, parseProbe, Probe, PROBE_SCRIPT,
     resolveServer, ServerCommand,
@@ -18,7 +18,13 @@ import { RestartBudget } from "./restarts";
 import { ExtensionSettings, needsRestart, readSettings, serverSettings } from "./settings";
 
 const SERVER_GRAPH_COMMAND = "gradaudit.showTrainingGraph";
-const PYTHON_SELECTOR = [{ scheme: "file", language: "python" }, { scheme: "untitled", language: "python" }];
+// Python files, and the Python cells of notebooks (synced as notebook documents: the server
+// analyses a notebook's cells as one program and answers in each cell)
+const PYTHON_SELECTOR = [
+    { scheme: "file", language: "python" },
+    { scheme: "untitled", language: "python" },
+    { scheme: "vscode-notebook-cell", language: "python" },
+];
 
 type Status = "starting" | "running" | "stopped" | "error";
 
@@ -29,6 +35,8 @@ class Gradaudit implements vscode.Disposable {
     private readonly restarts = new RestartBudget();
     private readonly notified = new Set<string>();
     private readonly panels = new Map<string, vscode.WebviewPanel>();
+    /** For each notebook's graph panel: the cell of each line the view can reveal. */
+    private readonly cells = new Map<string, Map<number, InCell>>();
     private readonly disposables: vscode.Disposable[] = [];
     private pending: Promise<void> = Promise.resolve();
     readonly output: vscode.LogOutputChannel;
@@ -256,7 +264,8 @@ class Gradaudit implements vscode.Disposable {
     // ---------------------------------------------------------------- training-step graph
 
     async showGraph(uri?: vscode.Uri): Promise<void> {
-        const target = uri ?? vscode.window.activeTextEditor?.document.uri;
+        // a notebook's cell (or the notebook editor itself): the notebook's graph
+        const target = uri ?? vscode.window.activeNotebookEditor?.notebook.uri ?? vscode.window.activeTextEditor?.document.uri;
         if (!target) {
             void vscode.window.showInformationMessage("gradaudit: open a Python file to see its training-step graph.");
             return;
@@ -289,24 +298,32 @@ class Gradaudit implements vscode.Disposable {
                 { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: true, localResourceRoots: [] });
             this.panels.set(uri, panel);
             const created = panel;
-            created.onDidDispose(() => this.panels.delete(uri));
+            created.onDidDispose(() => {
+                this.panels.delete(uri);
+                this.cells.delete(uri);
+            });
             created.webview.onDidReceiveMessage(async (msg) => {
                 if (msg && msg.type === "reveal" && Number.isInteger(msg.line) && msg.line > 0) {
-                    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
-                    const pos = new vscode.Position(msg.line - 1, 0);
+                    // in a notebook the line is one of the cells analysed as one source: show its cell
+                    const inCell = this.cells.get(uri)?.get(msg.line);
+                    const target = inCell?.cellUri ? vscode.Uri.parse(inCell.cellUri) : vscode.Uri.parse(uri);
+                    const doc = await vscode.workspace.openTextDocument(target);
+                    const pos = new vscode.Position((inCell?.cellLine ?? msg.line) - 1, 0);
                     await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(pos, pos) });
                 }
             });
         } else if (reveal) {
             panel.reveal(undefined, true);
         }
+        this.cells.set(uri, cellPlaces(graph));
         panel.webview.html = graphHtml(graph, { nonce: nonce(), cspSource: panel.webview.cspSource, title: `Training steps of ${name}` });
     }
 
     /** Keep open graph views current: redraw when the document's diagnostics change. */
     refreshGraphs(uris: readonly vscode.Uri[]): void {
-        for (const uri of uris) {
-            const key = uri.toString();
+        // a notebook's diagnostics change in its cells: its graph is the notebook's
+        const keys = new Set(uris.map((uri) => notebookOf(uri)?.uri.toString() ?? uri.toString()));
+        for (const key of keys) {
             if (this.panels.has(key)) {
                 void this.requestGraph(key).then((g) => g && this.panels.has(key) && this.showGraphPanel(g, false));
             }
@@ -354,6 +371,15 @@ class Gradaudit implements vscode.Disposable {
             await vscode.commands.executeCommand("markdown.showPreview", report);
         });
     }
+}
+
+/** The open notebook holding a cell document (none for a file's document). */
+function notebookOf(uri: vscode.Uri): vscode.NotebookDocument | undefined {
+    if (uri.scheme !== "vscode-notebook-cell") {
+        return undefined;
+    }
+    const key = uri.toString();
+    return vscode.workspace.notebookDocuments.find((nb) => nb.getCells().some((c) => c.document.uri.toString() === key));
 }
 
 function nonce(): string {

@@ -17,20 +17,47 @@ export interface GraphNode {
     findings: string[];
 }
 export interface GraphGroup { count: number; options: string[]; exact: boolean }
-export interface GraphOptimizer { name: string; type: string; line: number; stepped: boolean; groups: GraphGroup[] }
-export interface GraphEvent { kind: string; line: number; path: string; target?: string; label?: string; findings?: string[] }
-export interface GraphFinding {
+/** In a notebook, where a part is: its cell (1-based), the line in that cell and the cell's document. */
+export interface InCell { cell?: number; cellLine?: number; cellUri?: string }
+export interface GraphOptimizer extends InCell { name: string; type: string; line: number; stepped: boolean; groups: GraphGroup[] }
+export interface GraphEvent extends InCell { kind: string; line: number; path: string; target?: string; label?: string; findings?: string[] }
+export interface GraphFinding extends InCell {
     code: string; name: string; confidence: string; line: number; path: string; message: string;
     /** Where it is drawn: on module nodes, on a call of the iteration, or by the loss. */
     params: string[]; on: "step" | "node" | "event"; nodes: string[];
 }
-export interface GraphStep {
+export interface GraphStep extends InCell {
     loss: string; function: string; line: number; path: string;
     nodes: GraphNode[]; optimizers: GraphOptimizer[]; events: GraphEvent[]; findings: GraphFinding[];
     unknown: boolean; owner: string;
 }
 export interface TrainingGraph {
     path?: string; uri?: string; steps: GraphStep[]; findings?: GraphFinding[]; focus?: number; error?: string;
+    /** A notebook's graph: parts carry their cell (InCell); `line` is a line of the cells analysed as one source. */
+    notebook?: boolean;
+}
+
+/** "line 12", or in a notebook "cell 4, line 2". */
+export function lineLabel(part: { line: number } & InCell): string {
+    return part.cell !== undefined && part.cellLine !== undefined ? `cell ${part.cell}, line ${part.cellLine}` : `line ${part.line}`;
+}
+
+/** Every part of a notebook's graph that has a cell, by its `line`: where a click in the view leads. */
+export function cellPlaces(graph: TrainingGraph): Map<number, InCell> {
+    const out = new Map<number, InCell>();
+    const add = (p: { line: number } & InCell) => {
+        if (p.cellUri && !out.has(p.line)) {
+            out.set(p.line, { cell: p.cell, cellLine: p.cellLine, cellUri: p.cellUri });
+        }
+    };
+    for (const step of graph.steps) {
+        add(step);
+        step.optimizers.forEach(add);
+        step.events.forEach(add);
+        step.findings.forEach(add);
+    }
+    (graph.findings ?? []).forEach(add);
+    return out;
 }
 
 /** A drawn row: a node, or several collapsed by name prefix. */
@@ -151,7 +178,7 @@ function badges(codes: string[], x: number, y: number, findings: GraphFinding[])
         const w = 8 + code.length * 7;
         right -= w;
         const cls = f && f.confidence === "suspicious" ? "badge suspicious" : "badge";
-        out.push(`<g class="${cls}" data-line="${f ? f.line : 0}"><title>${escapeXml(f ? `${f.code} ${f.name} (line ${f.line}): ${f.message}` : code)}</title>`
+        out.push(`<g class="${cls}" data-line="${f ? f.line : 0}"><title>${escapeXml(f ? `${f.code} ${f.name} (${lineLabel(f)}): ${f.message}` : code)}</title>`
             + `<rect x="${right}" y="${y}" width="${w}" height="15" rx="7"/><text x="${right + w / 2}" y="${y + 11}" text-anchor="middle">${escapeXml(code)}</text></g>`);
         right -= 4;
     }
@@ -176,7 +203,7 @@ export function stepSvg(step: GraphStep, index: number): string {
         const h = optRows[i] * ROW;
         optCenters.push(y + 22);
         const cls = o.stepped ? "opt" : "opt unstepped";
-        parts.push(`<g class="${cls}" data-line="${o.line}" tabindex="0"><title>${escapeXml(`${o.name} = ${o.type}(...) at line ${o.line}`)}</title>`);
+        parts.push(`<g class="${cls}" data-line="${o.line}" tabindex="0"><title>${escapeXml(`${o.name} = ${o.type}(...) at ${lineLabel(o)}`)}</title>`);
         parts.push(`<rect x="${COL_OPT}" y="${y}" width="${W_OPT}" height="${h - 8}" rx="6"/>`);
         parts.push(`<text x="${COL_OPT + 10}" y="${y + 20}" class="title">${escapeXml(clip(`${o.name}: ${o.type}`, 22))}</text>`);
         parts.push(`<text x="${COL_OPT + W_OPT - 10}" y="${y + 20}" class="note" text-anchor="end">${o.stepped ? "step() ✓" : "not stepped here"}</text>`);
@@ -189,10 +216,10 @@ export function stepSvg(step: GraphStep, index: number): string {
     });
 
     // the loss (middle), with the findings that concern the step rather than a module
-    parts.push(`<g class="loss" data-line="${step.line}" tabindex="0"><title>${escapeXml(`${step.loss}.backward() at line ${step.line}`)}</title>`);
+    parts.push(`<g class="loss" data-line="${step.line}" tabindex="0"><title>${escapeXml(`${step.loss}.backward() at ${lineLabel(step)}`)}</title>`);
     parts.push(`<rect x="${COL_LOSS}" y="${lossY}" width="${W_LOSS}" height="60" rx="30"/>`);
     parts.push(`<text x="${COL_LOSS + W_LOSS / 2}" y="${lossY + 26}" text-anchor="middle" class="title">${escapeXml(clip(step.loss || "loss", 20))}</text>`);
-    parts.push(`<text x="${COL_LOSS + W_LOSS / 2}" y="${lossY + 45}" text-anchor="middle" class="sub">backward() · line ${step.line}</text>`);
+    parts.push(`<text x="${COL_LOSS + W_LOSS / 2}" y="${lossY + 45}" text-anchor="middle" class="sub">backward() · ${escapeXml(lineLabel(step))}</text>`);
     parts.push(`</g>`);
     stepFindings(step).forEach((f, i) => {
         parts.push(badges([f.code], COL_LOSS + W_LOSS / 2 + 24, lossY + 70 + i * 20, step.findings));
@@ -250,7 +277,7 @@ function eventsHtml(step: GraphStep): string {
         const label = e.label || `${e.target ? `${e.target}.` : ""}${e.kind}()`;
         const codes = e.findings ?? [];
         const found = codes.map((c) => ` <span class="code">${escapeXml(c)}</span>`).join("");
-        return `<button class="event ${escapeXml(e.kind)}${codes.length ? " flagged" : ""}" data-line="${e.line}">${escapeXml(label)} <span class="line">line ${e.line}</span>${found}</button>`;
+        return `<button class="event ${escapeXml(e.kind)}${codes.length ? " flagged" : ""}" data-line="${e.line}">${escapeXml(label)} <span class="line">${escapeXml(lineLabel(e))}</span>${found}</button>`;
     });
     return `<div class="events" aria-label="one iteration">${chips.join('<span class="then">→</span>')}</div>`;
 }
@@ -260,7 +287,7 @@ function findingsHtml(findings: GraphFinding[], title: string): string {
         return "";
     }
     const rows = findings.map((f) => `<li class="finding ${escapeXml(f.confidence)}" data-line="${f.line}"><span class="code">${escapeXml(f.code)}</span> `
-        + `<span class="where">line ${f.line}</span> ${escapeXml(f.message)}${f.nodes.length ? ` <span class="on">(${escapeXml(f.nodes.join(", "))})</span>` : ""}</li>`);
+        + `<span class="where">${escapeXml(lineLabel(f))}</span> ${escapeXml(f.message)}${f.nodes.length ? ` <span class="on">(${escapeXml(f.nodes.join(", "))})</span>` : ""}</li>`);
     return `<div class="findings"><h3>${escapeXml(title)}</h3><ul>${rows.join("")}</ul></div>`;
 }
 
@@ -288,7 +315,7 @@ export function graphHtml(graph: TrainingGraph, opts: PageOptions): string {
             const live = step.nodes.filter((n) => n.state === "reached" || n.state === "frozen");
             const reached = live.reduce((s, n) => s + n.count, 0);
             body.push(`<section class="step${focus}" id="step-${i + 1}">`);
-            body.push(`<h2><a href="#" data-line="${step.line}"><code>${escapeXml(step.loss || "loss")}.backward()</code></a>${where} · line ${step.line}</h2>`);
+            body.push(`<h2><a href="#" data-line="${step.line}"><code>${escapeXml(step.loss || "loss")}.backward()</code></a>${where} · ${escapeXml(lineLabel(step))}</h2>`);
             const found = step.findings.length ? ` ${plural(step.findings.length, "finding")}.` : " No finding.";
             body.push(`<p class="summary">${escapeXml(`${plural(reached, "parameter")} in ${plural(live.length, "module")} reach the loss; ${plural(step.optimizers.length, "optimizer")}.${found}`)}</p>`);
             if (step.unknown) {

@@ -2,7 +2,8 @@
 // Debian's Chromium through playwright-core. Installs the packaged gradaudit.vsix, opens a
 // workspace with a buggy training script, and does what a user does: sees the squiggle and the
 // Problems row, audits the workspace (the report opens in the Markdown preview with its graphs drawn),
-// applies the quick fix with Ctrl+., sees the row go, opens the training-step graph.
+// applies the quick fix with Ctrl+., sees the row go, opens the training-step graph; then the same in
+// a Jupyter notebook's cells (squiggle, quick fix, graph).
 // Screenshots go to $E2E_ARTIFACTS (default .e2e/artifacts). Prints "N passed, N failed".
 //
 //   bash scripts/install-e2e.sh && npm run package && node test/e2e/run.mjs
@@ -60,6 +61,8 @@ const userSettings = {
 };
 writeFileSync(settingsFile, JSON.stringify(userSettings, null, 1));
 copyFileSync(join(ext, "test", "e2e", "train.py"), join(dirs.ws, "train.py"));
+// a Jupyter notebook whose training step is spread over four cells, with a .detach() in the loop's cell
+copyFileSync(join(ext, "test", "e2e", "lesson.ipynb"), join(dirs.ws, "lesson.ipynb"));
 // a richer training step for the graph view: a head replaced after the optimizer, a cut center loss, a scheduler
 copyFileSync(join(ext, "..", "examples", "finetune_classifier.py"), join(dirs.ws, "finetune.py"));
 copyFileSync(join(ext, "..", "examples", "gan_training.py"), join(dirs.ws, "gan.py"));
@@ -394,6 +397,57 @@ try {
         if (got.stopped < 3 || got.cut !== 0 || got.badges !== 0) throw new Error(JSON.stringify(got));
         if (!got.text.every((t) => t.includes("(valid)"))) throw new Error(JSON.stringify(got));
     });
+
+    // ---------------------------------------------------------------- a Jupyter notebook
+    const cellText = async () => (await page.locator(".notebook-editor .monaco-editor .view-lines").allInnerTexts()).map((t) => t.replace(/\u00a0/g, " ")).join("\n");
+
+    if (!core) await check("a notebook: the squiggle lands in the loop's cell", async () => {
+        // the notebook alone, tall enough for all its cells (a notebook draws only the cells in view)
+        await runCommand("View: Close All Editor Groups");
+        if (await page.locator(".part.panel").isVisible().catch(() => false)) {
+            await page.keyboard.press("Control+J");     // the panel (Problems) hidden: room for the cells
+        }
+        await page.setViewportSize({ width: 1400, height: 1300 });
+        if (!(await page.getByRole("treeitem", { name: "lesson.ipynb" }).isVisible().catch(() => false))) {
+            await page.keyboard.press("Control+B");     // the side bar back
+        }
+        await page.getByRole("treeitem", { name: "lesson.ipynb" }).dblclick({ timeout: 20_000 });
+        await until("the notebook's cells", async () => (await cellText()).includes("pred = model(x).detach()"), 60_000);
+        await page.locator(".notebook-editor .monaco-editor .squiggly-error").first().waitFor({ timeout: 120_000 });
+        // the squiggle is in the cell that holds the .detach(), not in another one
+        const cells = await page.locator(".notebook-editor .cell-editor-container .monaco-editor").evaluateAll((eds) =>
+            eds.map((e) => ({ text: e.querySelector(".view-lines")?.textContent ?? "", squiggles: e.querySelectorAll(".squiggly-error").length })));
+        const flagged = cells.filter((c) => c.squiggles > 0);
+        if (flagged.length !== 1 || !flagged[0].text.replace(/\u00a0/g, " ").includes("model(x).detach()")) throw new Error(JSON.stringify(cells));
+        await page.screenshot({ path: join(artifacts, "8-notebook-squiggle.png") });
+    });
+
+    if (!core) await check("a notebook: Ctrl+. in the cell offers the fix and applying it removes .detach()", async () => {
+        const token = page.locator(".notebook-editor .view-lines .view-line span span", { hasText: /^\.?detach$/ }).first();
+        const box = await token.boundingBox({ timeout: 10_000 });
+        await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+        await page.keyboard.press("Control+.");
+        const fix = page.locator(".action-widget .monaco-list-row").filter({ hasText: "(GA101)" }).filter({ hasNotText: "Ignore" }).first();
+        await fix.waitFor({ timeout: 20_000 });
+        await page.screenshot({ path: join(artifacts, "9-notebook-quick-fix-menu.png") });
+        await fix.click();
+        await until("the fixed cell", async () => {
+            const text = await cellText();
+            return text.includes("pred = model(x)") && !text.includes(".detach()");
+        }, 20_000);
+        await until("no squiggle in the notebook", async () => (await page.locator(".notebook-editor .monaco-editor .squiggly-error").count()) === 0, 30_000);
+        await page.screenshot({ path: join(artifacts, "10-notebook-fixed.png") });
+    });
+
+    if (!core) await check("a notebook: the training-step graph names the cells", async () => {
+        await page.locator(".notebook-editor .view-lines .view-line").first().click();
+        await runCommand("gradaudit: Show Training-Step Graph");
+        await page.locator(".tab", { hasText: "Training-Step Graph: lesson.ipynb" }).first().waitFor({ timeout: 30_000 });
+        const frame = await until("the notebook's diagram", async () => graphFrame(1, "cell 5, line 5"), 30_000);
+        const text = await frame.locator("body").innerText();
+        if (!text.includes("optimizer.step()") || !/backward\(\) · cell 5, line 5/.test(text)) throw new Error(text.slice(0, 600));
+        await page.screenshot({ path: join(artifacts, "11-notebook-graph.png") });
+    });
 } catch {
     // reported by check(); the summary below counts it
 } finally {
@@ -411,6 +465,6 @@ try {
 
 const passed = results.filter(([, ok]) => ok).length;
 const failed = results.length - passed;
-const expected = core ? 8 : 13;
+const expected = core ? 8 : 16;
 console.log(`${passed} passed, ${failed + Math.max(0, expected - results.length)} failed`);
 process.exit(failed === 0 && results.length === expected ? 0 : 1);

@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { escapeXml, graphHtml, GraphNode, GraphStep, MIN_WIDTH, moduleNodes, stepSvg, TrainingGraph, WIDTH } from "../../src/graph";
+import { cellPlaces, escapeXml, graphHtml, GraphNode, GraphStep, lineLabel, MIN_WIDTH, moduleNodes, stepSvg, TrainingGraph, WIDTH } from "../../src/graph";
 
 // Real output of the server's gradaudit.showTrainingGraph for three of the bundled examples;
 // tests/vscode/test_extension.py checks that the engine still produces exactly these.
@@ -160,4 +160,22 @@ test("no training step: an explanation, no diagram", () => {
     const html = graphHtml({ steps: [] }, { nonce: "n", cspSource: "c", title: "t" });
     assert.match(html, /No training step in this file/);
     assert.ok(!html.includes("<svg"));
+});
+
+test("a notebook's graph names cells and lines in cells; a click leads to the cell", () => {
+    const g = fixture("text_trainer");
+    const step = g.steps[0];
+    const nb: TrainingGraph = {
+        ...g, notebook: true, uri: "file:///w/lesson.ipynb",
+        steps: [{ ...step, cell: 6, cellLine: 5, cellUri: "vscode-notebook-cell:/w/lesson.ipynb#W5",
+            events: step.events.map((e) => ({ ...e, cell: 6, cellLine: e.line - 20, cellUri: "vscode-notebook-cell:/w/lesson.ipynb#W5" })) }],
+    };
+    assert.equal(lineLabel({ line: 40 }), "line 40");
+    assert.equal(lineLabel(nb.steps[0]), "cell 6, line 5");
+    const html = page(nb);
+    assert.ok(html.includes("backward() · cell 6, line 5"));
+    assert.ok(!html.includes(`· line ${step.line}<`));
+    const places = cellPlaces(nb);
+    assert.deepEqual(places.get(step.line), { cell: 6, cellLine: 5, cellUri: "vscode-notebook-cell:/w/lesson.ipynb#W5" });
+    assert.equal(cellPlaces(g).size, 0);
 });
