@@ -444,7 +444,6 @@ BOUNDED = (
     "cos",
     "clamp",
     "clip",
-    "softsign",  # x / (1 + |x|): in (-1, 1)
 )
 # linear maps of their input: raw activations stay raw
 LINEAR = (
