@@ -194,7 +194,7 @@ def _one_tensor(ov: Overload) -> bool:
 
 
 def _shape_votes(info: OpInfo, aten) -> set[str]:
-    out = set()
+    out: set[str] = set()
     ovs = info.overloads
     if info.inplace or not ovs:
         return out
@@ -220,7 +220,8 @@ def shape_sets(lookup, names_by_ns: dict[str, frozenset[str]], aten, factories: 
     of the factories, those sized by their only positional argument (`zeros(2, 3)`) and those
     filled with a `fill_value`."""
     votes: dict[str, list[set[str]]] = {}
-    sized, filled = {}, {}
+    sized: dict[str, list[bool]] = {}
+    filled: dict[str, list[bool]] = {}
     dims: dict[str, list[tuple]] = {}
     for ns in SAVE_NAMESPACES:
         for name in names_by_ns.get(ns, ()):
@@ -236,7 +237,7 @@ def shape_sets(lookup, names_by_ns: dict[str, frozenset[str]], aten, factories: 
                     all([a.name for a in ov.args if not a.kw_only and not a.default] == ["size"] for ov in ovs)
                 )
                 filled.setdefault(name, []).append(any(ov.arg("fill_value") for ov in ovs))
-    out = {k: frozenset(n for n, v in votes.items() if k in set.intersection(*v)) for k in SHAPE_TAGS}
+    out: dict = {k: frozenset(n for n, v in votes.items() if k in set.intersection(*v)) for k in SHAPE_TAGS}
     out["SIZED_FACTORIES"] = frozenset(n for n, v in sized.items() if all(v))
     out["FILLED_FACTORIES"] = frozenset(n for n, v in filled.items() if all(v))
     out["DIM_ARGS"] = {n: _agreed(v) for n, v in dims.items() if v}
@@ -247,7 +248,7 @@ def _dim_positions(ov: Overload) -> tuple[int | None, int | None]:
     """Where `dim` and `keepdim` are among the positional arguments after the tensor (None:
     keyword-only or absent): sum(x, 1, True), norm(x, p, dim, keepdim), std(x, dim, unbiased, keepdim)."""
     rest = _positional(ov)[1:]
-    return tuple(rest.index(a) if a in rest else None for a in ("dim", "keepdim"))
+    return (rest.index("dim") if "dim" in rest else None, rest.index("keepdim") if "keepdim" in rest else None)
 
 
 def _agreed(positions: list[tuple]) -> tuple:

@@ -110,7 +110,8 @@ def module_params(cls) -> tuple[tuple[str, ...], dict[str, tuple]] | None:
             found = True
         if not found:
             break
-    return _param_names(cls, on), flags
+    names = _param_names(cls, on)
+    return (names, flags) if names is not None else None
 
 
 def keyword_position(cls, keyword: str) -> int | bool | None:
@@ -121,7 +122,8 @@ def keyword_position(cls, keyword: str) -> int | bool | None:
     return False
 
 
-def _returns(fn) -> list[ast.expr | None] | None:
+def _returns(fn) -> list[tuple[ast.expr | None, str | None]] | None:
+    """(value, forward's first argument) of each `return` in `fn`'s source."""
     try:
         src = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError):
@@ -130,7 +132,7 @@ def _returns(fn) -> list[ast.expr | None] | None:
     if not isinstance(tree, ast.FunctionDef):
         return None
     first = tree.args.args[1].arg if len(tree.args.args) > 1 else None
-    out: list = []
+    out = []
     for n in ast.walk(tree):
         if isinstance(n, ast.Return):
             out.append((n.value, first))
