@@ -148,6 +148,21 @@ def test_loss_modules_run_the_functional_their_forward_calls():
     assert "poisson_nll_loss" in T.PRODUCTS  # its backward keeps input and target
 
 
+def test_forward_functions_agree_with_the_decompositions():
+    """What forward() calls (read from torch's source) and the F call surface.py decomposes each
+    module into name the same function, but where the decomposition names an equivalent:
+    F.relu6 is hardtanh(x, 0, 6), the one nn.ReLU6.forward calls."""
+    from gradaudit.analysis.ops import surface
+
+    for m, text in surface.MODULES.items():
+        target = text.partition("(")[0]
+        forward = T.MODULE_FORWARD.get(m)
+        if not target.startswith("F.") or forward is None or m == "ReLU6":
+            continue
+        assert forward == target, (m, forward, target)
+    assert T.MODULE_FORWARD["ReLU6"] == "F.hardtanh"
+
+
 def test_module_saves_are_those_of_the_functional_it_runs():
     """modules.py records a free module's saves under its functional's name: that name must save
     what the module saves (the hand code used `gelu` for every input-saving module)."""
