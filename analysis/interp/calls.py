@@ -306,8 +306,8 @@ def sym_call(ip: Interp, o: SymObj, args, kwargs, node) -> V:
 def get_attr(ip: Interp, recv: V, attr: str, node, env) -> V:
     if recv.k & Kind.MODREF and not recv.objs and isinstance(recv.const, str):
         return V(Kind.MODREF, const=T.strip_torch_alias(f"{recv.const}.{attr}"))
-    if recv.items is not None and attr in ("values", "indices") and len(recv.items) == 2:
-        return recv.items[0 if attr == "values" else 1]
+    if recv.items is not None and attr in T.VALUES_INDICES_FIELDS and len(recv.items) == 2:
+        return recv.items[T.VALUES_INDICES_FIELDS.index(attr)]
     results = []
     tensorish = False
     objects = ip.sem.objects
@@ -609,9 +609,9 @@ def sym_method(ip: Interp, o: SymObj, name, args, kwargs, node, recv: V) -> V:
     if name in ("step", "zero_grad"):
         recording.event(ip, name, node, o)
         return NONE
-    if name in ("train", "eval", "to", "cuda", "cpu", "float", "half", "requires_grad_"):
+    if name in T.MODULE_SELF_METHODS:
         return recv
-    if name in ("item", "tolist", "size", "dim", "numel"):
+    if name in T.TO_PYTHON or name in T.METADATA_METHODS:
         return V(Kind.NUMBER, site=node)
     return opaque_call(ip, None, args, kwargs, node, extra=recv)
 

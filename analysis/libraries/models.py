@@ -416,7 +416,7 @@ def _shape(m, seen: dict, path: str, cond=frozenset()) -> Shape:
             maybe.append(k)
     spec = m.spec or ""
     qual = m.qual or (f"{m.cls.scope.sf.modname}.{m.cls.name}" if m.cls is not None else "")
-    repeated = spec in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict") or (
+    repeated = (spec in T.CONTAINERS and spec != "Sequential") or (
         spec == "Sequential" and any(isinstance(c, ModuleObj) and c.cls is not None for c in m.children.values())
     )
     opaque = bool(m.opaque or m.opaque_unit is not None or maybe or folded)

@@ -11,8 +11,10 @@ import functools
 
 from ..interp import builtins
 from ..interp.semantics import CallTable, Semantics
+from ..torch import modules as torch_modules
+from ..torch import optimizers as torch_optimizers
 from ..torch import register as torch_register
-from . import adapters, frameworks
+from . import adapters, frameworks, tables
 from . import semantics as library
 
 
@@ -21,6 +23,9 @@ def build() -> Semantics:
     builtins.register(calls)
     sem = Semantics(calls=calls, tensors=torch_register.tensor_semantics())
     torch_register.register(sem)
+    # other libraries' optimizers and data-parallel wrappers, modelled as torch's
+    calls.when(lambda qual, head, short: short in tables.THIRD_PARTY_OPTIMIZERS, torch_optimizers.new_optimizer)
+    calls.when(lambda qual, head, short: short in tables.THIRD_PARTY_WRAPPERS, torch_modules.wrapper)
     # names no torch handler answered: a framework's, else a library's
     calls.when(lambda qual, head, short: True, frameworks.framework_fallback)
     calls.when(lambda qual, head, short: True, library.library_fallback)

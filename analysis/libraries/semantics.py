@@ -27,7 +27,7 @@ from ..torch import leaves, modules, optimizers
 from . import adapters
 from .schedulers import table_factory
 from .shapes import OPAQUE_KEY, LibModel, Shape
-from .tables import PLAIN_ATTRS, is_module_base, optimizer_params_arg, worth_asking
+from .tables import PLAIN_ATTRS, is_module_base, is_optimizer_name, optimizer_params_arg, worth_asking
 
 
 class LibInfo:
@@ -469,8 +469,6 @@ def _optimized_receivers(sf) -> frozenset:
     cached = getattr(sf, "_gradaudit_optimized", None)
     if cached is not None:
         return cached
-    from ..ops import torch_api as T
-
     out = set()
     if ".parameters()" in sf.source or ".named_parameters()" in sf.source:
         for node in ast.walk(sf.tree):
@@ -478,7 +476,7 @@ def _optimized_receivers(sf) -> frozenset:
                 continue
             f = node.func
             name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-            if name not in T.OPTIMIZERS:
+            if not is_optimizer_name(name):
                 continue
             for sub in ast.walk(node):
                 if (

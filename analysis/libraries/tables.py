@@ -12,6 +12,8 @@ import re
 import sys
 from dataclasses import dataclass
 
+from ..ops import torch_api as T
+
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__", "typing_extensions"}
 # Packages whose calls never build a model and that the engine knows by name already.
 _NEVER = frozenset(
@@ -207,6 +209,48 @@ def is_module_base(qual: str) -> bool:
 def makes_module(qual: str) -> bool:
     f = table_fact(qual)
     return f is not None and f.kind in (MODULE, MODULE_BASE)
+
+
+# Optimizers of other libraries called like torch's, `Opt(params, lr=...)`: what the engine
+# models of them is torch.optim's Optimizer (param groups, step(), zero_grad()). Known by their
+# class name, however imported: timm.optim (Lamb, Lars, AdaBelief, MADGRAD, AdamP, SGDP, Lookahead
+# wraps one), apex.optimizers (FusedAdam, FusedLAMB, FusedSGD), bitsandbytes.optim (Adam8bit,
+# AdamW8bit, PagedAdamW, PagedAdamW8bit), lion-pytorch (Lion), torch-optimizer (Ranger, NovoGrad,
+# Adan, Shampoo), Sophia.
+THIRD_PARTY_OPTIMIZERS = frozenset(
+    {
+        "Lamb",
+        "LAMB",
+        "Lion",
+        "FusedAdam",
+        "FusedLAMB",
+        "FusedSGD",
+        "AdamW8bit",
+        "Adam8bit",
+        "PagedAdamW",
+        "PagedAdamW8bit",
+        "AdaBelief",
+        "Ranger",
+        "NovoGrad",
+        "Adan",
+        "Sophia",
+        "MADGRAD",
+        "Shampoo",
+        "AdamP",
+        "SGDP",
+        "LARS",
+        "Lookahead",
+    }
+)
+
+# Data-parallel wrappers of other libraries that give back the module they wrap
+# (fairscale.nn.data_parallel.ShardedDataParallel), like torch's own (ops/hand_facts.WRAPPERS).
+THIRD_PARTY_WRAPPERS = frozenset({"ShardedDataParallel"})
+
+
+def is_optimizer_name(short: str) -> bool:
+    """A class name that builds an optimizer: torch.optim's or another library's."""
+    return short in T.OPTIMIZERS or short in THIRD_PARTY_OPTIMIZERS
 
 
 # Attributes of a model that are plain values, not submodules: reading them from a model whose

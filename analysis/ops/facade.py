@@ -13,6 +13,12 @@ The numerical and gradient-break rules' sets (value_sets) are facts of the same 
 derivatives (round, floor, sign), (values, indices) results, divisions and fractional powers by
 their domain facts, the aliases of + - * / **, and the F losses (those with a `reduction`).
 
+The shape sets (shape_sets) come from native_functions.yaml's tags and signatures: `pointwise`
+ops keep their broadcast inputs' shape, `reduction` ops drop the dimensions they reduce (where
+their `dim` and `keepdim` are: DIM_ARGS); ops taking a list of tensors first (cat, stack);
+factories sized by their arguments or filled with `fill_value`; and the Tensor methods that may
+return their input itself (surface.MAY_RETURN_SELF).
+
 `generate.py` calls `engine_sets` and writes the result to `_engine_sets.py`, so that importing
 the engine does not load the op table.
 """
@@ -172,8 +178,92 @@ def value_sets(lookup, names_by_ns: dict[str, frozenset[str]], reductions: dict[
     return sets
 
 
+def _tagged(ov: Overload, flag: str, aten, depth: int = 0) -> bool:
+    """The overload has the tag, or is a decomposition every step of which has it (F.relu runs
+    relu, torch.special.erf runs erf)."""
+    if ov.has(flag):
+        return True
+    if not ov.steps or depth > 4:
+        return False
+    steps = [aten(s) for s in ov.steps]
+    return all(s is not None and _tagged(s, flag, aten, depth + 1) for s in steps)
+
+
+def _one_tensor(ov: Overload) -> bool:
+    return len(ov.outputs) == 1 and ov.outputs[0].type.rstrip("?") == "Tensor"
+
+
+def _shape_votes(info: OpInfo, aten) -> set[str]:
+    out: set[str] = set()
+    ovs = info.overloads
+    if info.inplace or not ovs:
+        return out
+    # a loss's decomposition is its unreduced elementwise part: `reduction` makes it no pointwise op
+    if not any(ov.arg("reduction") for ov in ovs):
+        if any(_tagged(ov, "p", aten) and _one_tensor(ov) for ov in ovs):
+            out.add("POINTWISE_OPS")
+    if any(_tagged(ov, "r", aten) and _one_tensor(ov) for ov in ovs):
+        out.add("REDUCTION_OPS")
+    firsts = [next((a for a in ov.args if not a.kw_only), None) for ov in ovs]
+    if any(a is not None and a.type.startswith("Tensor[]") for a in firsts):
+        out.add("TENSOR_LIST_OPS")
+    return out
+
+
+SHAPE_TAGS = ("POINTWISE_OPS", "REDUCTION_OPS", "TENSOR_LIST_OPS")
+
+
+def shape_sets(lookup, names_by_ns: dict[str, frozenset[str]], aten, factories: frozenset[str]) -> dict:
+    """POINTWISE_OPS (some overload is tagged `pointwise`, returns one tensor), REDUCTION_OPS
+    (some overload tagged `reduction` returns one tensor: not aminmax, std_mean), TENSOR_LIST_OPS
+    (some overload takes a list of tensors first), in every namespace that knows the name; and,
+    of the factories, those sized by their only positional argument (`zeros(2, 3)`) and those
+    filled with a `fill_value`."""
+    votes: dict[str, list[set[str]]] = {}
+    sized: dict[str, list[bool]] = {}
+    filled: dict[str, list[bool]] = {}
+    dims: dict[str, list[tuple]] = {}
+    for ns in SAVE_NAMESPACES:
+        for name in names_by_ns.get(ns, ()):
+            info = None if name.startswith("_") else lookup(ns, name)
+            if info is None:
+                continue
+            votes.setdefault(name, []).append(_shape_votes(info, aten))
+            if any(ov.arg("keepdim") for ov in info.overloads):
+                dims.setdefault(name, []).extend(_dim_positions(ov) for ov in info.overloads if ov.arg("dim"))
+            if name in factories:
+                ovs = info.overloads
+                sized.setdefault(name, []).append(
+                    all([a.name for a in ov.args if not a.kw_only and not a.default] == ["size"] for ov in ovs)
+                )
+                filled.setdefault(name, []).append(any(ov.arg("fill_value") for ov in ovs))
+    out: dict = {k: frozenset(n for n, v in votes.items() if k in set.intersection(*v)) for k in SHAPE_TAGS}
+    out["SIZED_FACTORIES"] = frozenset(n for n, v in sized.items() if all(v))
+    out["FILLED_FACTORIES"] = frozenset(n for n, v in filled.items() if all(v))
+    out["DIM_ARGS"] = {n: _agreed(v) for n, v in dims.items() if v}
+    return out
+
+
+def _dim_positions(ov: Overload) -> tuple[int | None, int | None]:
+    """Where `dim` and `keepdim` are among the positional arguments after the tensor (None:
+    keyword-only or absent): sum(x, 1, True), norm(x, p, dim, keepdim), std(x, dim, unbiased, keepdim)."""
+    rest = _positional(ov)[1:]
+    return (rest.index("dim") if "dim" in rest else None, rest.index("keepdim") if "keepdim" in rest else None)
+
+
+def _agreed(positions: list[tuple]) -> tuple:
+    """Each position where every overload with a `dim` agrees, else None (std's `correction`
+    overload takes keepdim by keyword only: a second positional argument is no keepdim)."""
+    return tuple(p[0] if len(set(p)) == 1 else None for p in zip(*positions))
+
+
 def engine_sets(
-    lookup, names_by_ns: dict[str, frozenset[str]], modules: frozenset[str], reductions: dict[str, str]
+    lookup,
+    names_by_ns: dict[str, frozenset[str]],
+    modules: frozenset[str],
+    reductions: dict[str, str],
+    aten,
+    may_return_self: dict[str, str],
 ) -> dict:
     """{set name: frozenset of op names} plus MODULE_SAVES {module: 'input' | 'output'}.
 
@@ -214,4 +304,6 @@ def engine_sets(
     out = {k: frozenset(v) for k, v in sets.items()}
     out["MODULE_SAVES"] = module_saves
     out.update(value_sets(lookup, names_by_ns, reductions))
+    out.update(shape_sets(lookup, names_by_ns, aten, out["FACTORIES"]))
+    out["MAY_RETURN_SELF"] = frozenset(may_return_self)
     return out

@@ -1,162 +1,70 @@
-"""What the engine knows about PyTorch's API, as data.
+"""What the engine knows about PyTorch's API, as data: the one place engine modules import torch
+facts from.
 
-Sources: the signatures in torch/nn/modules (module constructors, optimizers), and for tensor
-ops the table generated from torch's derivatives.yaml and native_functions.yaml (analysis/ops;
-this module re-exports the name sets the engine uses, `ops.op_for` has the rest). Only ops
-listed here are taken to save tensors; an op the engine does not know saves nothing, so GA110
-stays quiet rather than guess.
+Two sources, joined here: the generated sets (`_engine_sets.py`, written by `python -m
+gradaudit.analysis.ops.generate` from torch's derivatives.yaml, native_functions.yaml and
+tags.yaml through the op table (facade.py), and from torch's Python classes (python_api.py:
+module parameters and flags, optimizers, schedulers)), and the facts no table holds
+(hand_facts.py, each with its reason). Only ops listed here are taken to save tensors; an op
+the engine does not know saves nothing, so GA110 stays quiet rather than guess.
 """
 
 from __future__ import annotations
 
 from . import _engine_sets as _sets
+from . import hand_facts as H
+
+# The function or tensor method each module's forward() runs, by its short name (nn.ReLU6:
+# hardtanh, nn.MSELoss: mse_loss, nn.Flatten: flatten); MODULE_FORWARD has its namespace.
+MODULE_FORWARD = _sets.MODULE_FORWARD
+MODULE_FUNCTIONS = {m: fn.rpartition(".")[2] for m, fn in MODULE_FORWARD.items()}
+
+
+def _with_modules(names) -> frozenset[str]:
+    """Functional names and the torch.nn modules whose forward() runs one of them (nn.Softmax
+    with softmax): the numerical facts of a module are those of its functional."""
+    names = frozenset(names)
+    return names | frozenset(m for m, fn in MODULE_FUNCTIONS.items() if fn in names)
+
 
 # --- modules -------------------------------------------------------------------------------
 
-# name -> (parameter names, {flag: (positional index, keyword, default)}) where a flag turns
-# parameters off: 'bias' drops the bias, 'affine' drops both.
-_LIN = (("weight", "bias"), {"bias": (2, "bias", True)})
-_CONV = (("weight", "bias"), {"bias": (7, "bias", True)})
-_CONVT = (("weight", "bias"), {"bias": (8, "bias", True)})
-_BN = (("weight", "bias"), {"affine": (3, "affine", True)})
-_IN = (("weight", "bias"), {"affine": (3, "affine", False)})
+# name -> (parameter names, {flag: (positional index or None, keyword, default)}) where a flag
+# turns parameters off: 'bias' drops the bias, 'affine' drops both. Names and flags from torch's
+# constructors (python_api.py); which modules the engine models this way: hand_facts.
+PARAM_MODULES = {name: (_sets.MODULE_PARAMS[name], _sets.MODULE_FLAGS.get(name, {})) for name in H.PARAM_MODULES}
 
-PARAM_MODULES = {
-    "Linear": _LIN,
-    "LazyLinear": (("weight", "bias"), {"bias": (1, "bias", True)}),
-    "Bilinear": (("weight", "bias"), {"bias": (3, "bias", True)}),
-    "Conv1d": _CONV,
-    "Conv2d": _CONV,
-    "Conv3d": _CONV,
-    "ConvTranspose1d": _CONVT,
-    "ConvTranspose2d": _CONVT,
-    "ConvTranspose3d": _CONVT,
-    "BatchNorm1d": _BN,
-    "BatchNorm2d": _BN,
-    "BatchNorm3d": _BN,
-    "SyncBatchNorm": _BN,
-    "InstanceNorm1d": _IN,
-    "InstanceNorm2d": _IN,
-    "InstanceNorm3d": _IN,
-    "GroupNorm": (("weight", "bias"), {"affine": (3, "affine", True)}),
-    "LayerNorm": (("weight", "bias"), {"affine": (2, "elementwise_affine", True), "bias": (3, "bias", True)}),
-    "RMSNorm": (("weight",), {"affine": (2, "elementwise_affine", True)}),
-    "Embedding": (("weight",), {}),
-    "EmbeddingBag": (("weight",), {}),
-    "PReLU": (("weight",), {}),
-    "RNNCell": (("weight_ih", "weight_hh", "bias_ih", "bias_hh"), {"bias": (2, "bias", True)}),
-    "LSTMCell": (("weight_ih", "weight_hh", "bias_ih", "bias_hh"), {"bias": (2, "bias", True)}),
-    "GRUCell": (("weight_ih", "weight_hh", "bias_ih", "bias_hh"), {"bias": (2, "bias", True)}),
-    "MultiheadAttention": (
-        ("in_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias"),
-        {"bias": (3, "bias", True)},
-    ),
-}
+RECURRENT = frozenset(H.RECURRENT)
 
-RECURRENT = {"RNN", "LSTM", "GRU"}
+# Torch modules without parameters: name -> positional index of `inplace` (None when it has none).
+FREE_MODULES = {name: _sets.MODULE_INPLACE.get(name) for name in H.FREE_MODULES}
 
-# Torch modules without parameters: name -> positional index of `inplace` (or None).
-FREE_MODULES = {
-    "ReLU": 0,
-    "ReLU6": 0,
-    "SiLU": 0,
-    "Mish": 0,
-    "SELU": 0,
-    "Hardswish": 0,
-    "Hardsigmoid": 0,
-    "LeakyReLU": 1,
-    "ELU": 1,
-    "CELU": 1,
-    "Dropout": 1,
-    "Dropout1d": 1,
-    "Dropout2d": 1,
-    "Dropout3d": 1,
-    "AlphaDropout": 1,
-    "FeatureAlphaDropout": 1,
-    "Hardtanh": 2,
-    "Threshold": 2,
-    "RReLU": 2,
-    "GELU": None,
-    "Tanh": None,
-    "Sigmoid": None,
-    "Softmax": None,
-    "LogSoftmax": None,
-    "Softmin": None,
-    "Softplus": None,
-    "Softsign": None,
-    "Tanhshrink": None,
-    "LogSigmoid": None,
-    "GLU": None,
-    "Identity": None,
-    "Flatten": None,
-    "Unflatten": None,
-    "Upsample": None,
-    "UpsamplingNearest2d": None,
-    "UpsamplingBilinear2d": None,
-    "PixelShuffle": None,
-    "PixelUnshuffle": None,
-    "ZeroPad2d": None,
-    "ConstantPad1d": None,
-    "ConstantPad2d": None,
-    "ReflectionPad1d": None,
-    "ReflectionPad2d": None,
-    "ReplicationPad2d": None,
-    "ChannelShuffle": None,
-    "MaxPool1d": None,
-    "MaxPool2d": None,
-    "MaxPool3d": None,
-    "AvgPool1d": None,
-    "AvgPool2d": None,
-    "AvgPool3d": None,
-    "AdaptiveAvgPool1d": None,
-    "AdaptiveAvgPool2d": None,
-    "AdaptiveAvgPool3d": None,
-    "AdaptiveMaxPool1d": None,
-    "AdaptiveMaxPool2d": None,
-    "AdaptiveMaxPool3d": None,
-    "LPPool1d": None,
-    "LPPool2d": None,
-    "Fold": None,
-    "Unfold": None,
-    "CosineSimilarity": None,
-    "PairwiseDistance": None,
-    "LocalResponseNorm": None,
-    # losses
-    "L1Loss": None,
-    "MSELoss": None,
-    "CrossEntropyLoss": None,
-    "NLLLoss": None,
-    "BCELoss": None,
-    "BCEWithLogitsLoss": None,
-    "KLDivLoss": None,
-    "SmoothL1Loss": None,
-    "HuberLoss": None,
-    "CTCLoss": None,
-    "PoissonNLLLoss": None,
-    "GaussianNLLLoss": None,
-    "MarginRankingLoss": None,
-    "HingeEmbeddingLoss": None,
-    "MultiLabelMarginLoss": None,
-    "SoftMarginLoss": None,
-    "MultiLabelSoftMarginLoss": None,
-    "CosineEmbeddingLoss": None,
-    "MultiMarginLoss": None,
-    "TripletMarginLoss": None,
-    "TripletMarginWithDistanceLoss": None,
-}
+# The losses among them (their constructor takes a `reduction`).
+LOSS_MODULES = frozenset(n for n in FREE_MODULES if n in _sets.MODULE_REDUCTION)
 
-LOSS_MODULES = {n for n in FREE_MODULES if n.endswith("Loss")}
+CONTAINERS = frozenset(H.CONTAINERS)
+KEYED_CONTAINERS = frozenset(H.KEYED_CONTAINERS)
 
-CONTAINERS = {"Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"}
+# Parameter-free modules whose forward() is a view of its input (Flatten: Tensor.flatten).
+VIEW_MODULES = frozenset(
+    m for m in FREE_MODULES if MODULE_FORWARD.get(m, "").startswith("Tensor.") and MODULE_FUNCTIONS[m] in _sets.VIEW_OPS
+)
 
 # What a torch module's forward saves for backward: 'input', 'output', or nothing. From the op
 # table (what forward() calls); recurrent modules and cells, and MultiheadAttention, whose
 # forward the table does not decompose, save their input (every gate is a product with it).
-MODULE_SAVES = {
-    **dict.fromkeys(RECURRENT, "input"),
-    **dict.fromkeys(("RNNCell", "LSTMCell", "GRUCell", "MultiheadAttention"), "input"),
-    **_sets.MODULE_SAVES,
-}
+MODULE_SAVES = {**dict.fromkeys(H.SAVES_INPUT_MODULES, "input"), **_sets.MODULE_SAVES}
+
+# nn.Module's methods, those that return the module itself (`model.to(device)`), and its attributes.
+MODULE_METHODS = _sets.MODULE_METHODS
+MODULE_SELF_METHODS = _sets.MODULE_SELF_METHODS
+MODULE_ATTRIBUTES = frozenset(H.MODULE_ATTRIBUTES)
+
+MODULE_DIM_ARGS = H.MODULE_DIM_ARGS
+WRAPPERS = frozenset(H.WRAPPERS)
+PARAMETER_CLASSES = H.PARAMETER_CLASSES
+CLIP_FUNCTIONS = frozenset(H.CLIP_FUNCTIONS)
+INIT_PREFIX = H.INIT_PREFIX
 
 
 def recurrent_params(args, kwargs):
@@ -177,70 +85,27 @@ def recurrent_params(args, kwargs):
 
 # --- optimizers, schedulers, scalers -----------------------------------------------------
 
-OPTIMIZERS = {
-    "SGD",
-    "Adam",
-    "AdamW",
-    "Adamax",
-    "Adagrad",
-    "Adadelta",
-    "RMSprop",
-    "Rprop",
-    "ASGD",
-    "NAdam",
-    "RAdam",
-    "LBFGS",
-    "SparseAdam",
-    "Adafactor",
-    "Muon",
-    # common third-party optimizers take the same (params, ...) signature
-    "Lamb",
-    "LAMB",
-    "Lion",
-    "FusedAdam",
-    "FusedLAMB",
-    "FusedSGD",
-    "AdamW8bit",
-    "Adam8bit",
-    "PagedAdamW",
-    "PagedAdamW8bit",
-    "AdaBelief",
-    "Ranger",
-    "NovoGrad",
-    "Adan",
-    "Sophia",
-    "MADGRAD",
-    "Shampoo",
-    "AdamP",
-    "SGDP",
-    "LARS",
-    "Lookahead",
-}
+# torch.optim's optimizers and lr_scheduler's schedulers (their classes, read by python_api.py).
+# Third-party optimizers are library facts (libraries/tables.py).
+OPTIMIZERS = _sets.OPTIMIZERS
+SCHEDULERS = _sets.SCHEDULERS
+SCALERS = frozenset(H.SCALERS)
+CHAINABLE_SCHEDULERS = frozenset(H.CHAINABLE_SCHEDULERS)
 
-SCHEDULERS = {
-    "StepLR",
-    "MultiStepLR",
-    "ExponentialLR",
-    "CosineAnnealingLR",
-    "CosineAnnealingWarmRestarts",
-    "ReduceLROnPlateau",
-    "LambdaLR",
-    "MultiplicativeLR",
-    "OneCycleLR",
-    "CyclicLR",
-    "LinearLR",
-    "ConstantLR",
-    "SequentialLR",
-    "ChainedScheduler",
-    "PolynomialLR",
-}
+# --- grad mode ---------------------------------------------------------------------------------
 
-SCALERS = {"GradScaler"}
+NOGRAD_CTX = frozenset(H.NOGRAD_CTX)
+GRAD_CTX = frozenset(H.GRAD_CTX)
+SET_GRAD_CTX = frozenset(H.SET_GRAD_CTX)
+AUTOCAST_CTX = frozenset(H.AUTOCAST_CTX)
+IS_GRAD_ENABLED = H.IS_GRAD_ENABLED
+GRAD_MODE_NAMES = frozenset(H.GRAD_MODE_NAMES)
+PROCESS_FUNCTIONS = frozenset(H.PROCESS_FUNCTIONS)
+NUMPY_MODULES = frozenset(H.NUMPY_MODULES)
 
 # --- tensor operations ---------------------------------------------------------------------
-# Derived from torch's own autograd tables (analysis/ops: generated from derivatives.yaml and
-# native_functions.yaml, see ops/facade.py for how each set is derived). Only Python-level
-# knowledge the YAML cannot have is written here.
+# Derived from torch's own autograd tables (see ops/facade.py for how each set is derived), with
+# the Python-level knowledge the YAML cannot have (hand_facts.py).
 
 # Views share storage with their input: an in-place change through them changes the input.
 VIEW_OPS = _sets.VIEW_OPS
@@ -251,40 +116,17 @@ NONDIFF_OPS = _sets.NONDIFF_OPS
 
 # Fresh tensors that do not depend on their arguments' values: the YAML's, plus the Python-level
 # constructors (torch.tensor and the legacy typed constructors are not ATen ops).
-_PY_FACTORIES = {
-    "tensor",
-    "as_tensor",
-    "from_numpy",
-    "frombuffer",
-    "from_file",
-    "sparse_coo_tensor",
-    "Tensor",
-    "FloatTensor",
-    "LongTensor",
-    "DoubleTensor",
-    "IntTensor",
-    "BoolTensor",
-    "HalfTensor",
-    "ByteTensor",
-    "BFloat16Tensor",
-    "new_tensor",
-}
-FACTORIES = _sets.FACTORIES | _PY_FACTORIES
+FACTORIES = _sets.FACTORIES | frozenset(H.PY_FACTORIES)
 # Factories that copy their data argument (a tensor given to them loses its graph: GA104).
-REWRAP = {
-    "tensor",
-    "Tensor",
-    "FloatTensor",
-    "LongTensor",
-    "DoubleTensor",
-    "IntTensor",
-    "HalfTensor",
-    "BoolTensor",
-    "ByteTensor",
-    "BFloat16Tensor",
-    "new_tensor",
-    "scalar_tensor",
-}
+REWRAP = frozenset(H.REWRAP)
+SHARING_FACTORIES = frozenset(H.SHARING_FACTORIES)
+DATA_FACTORIES = frozenset(H.DATA_FACTORIES)
+# Tensor methods that make a fresh tensor (x.new_zeros(...)), factories shaped like a tensor
+# argument (zeros_like), sized by their positional arguments (zeros(2, 3)), filled with `fill_value`.
+NEW_TENSOR_METHODS = frozenset(n for n in FACTORIES if n.startswith("new_"))
+LIKE_FACTORIES = frozenset(n for n in FACTORIES if n.endswith("_like"))
+SIZED_FACTORIES = _sets.SIZED_FACTORIES
+FILLED_FACTORIES = _sets.FILLED_FACTORIES
 
 # Ops whose backward uses their output (an in-place change of it later breaks backward).
 SAVES_OUTPUT = _sets.SAVES_OUTPUT
@@ -299,48 +141,100 @@ SAVE_NOTHING = _sets.SAVE_NOTHING
 
 # Their derivative is zero almost everywhere (round, floor, sign): backward runs, nothing learns.
 ZERO_GRAD_OPS = _sets.ZERO_GRAD_OPS
-# Return (values, indices) where the indices carry no gradient (sort, topk, max(x, dim)).
+# Return (values, indices) where the indices carry no gradient (sort, topk, max(x, dim)), the
+# fields they are read by, and those that also have an elementwise form (max(a, b)).
 VALUES_INDICES = _sets.VALUES_INDICES
+VALUES_INDICES_FIELDS = H.VALUES_INDICES_FIELDS
+BINARY_VALUES_INDICES = _sets.VALUES_INDICES & _sets.POINTWISE_OPS
 # Names of + - * / ** ({name: add|sub|mul|div|pow}, aliases included: divide, multiply, true_divide).
 ARITH_OPS = _sets.ARITH_OPS
 # Infinite wherever their second input (the divisor) is 0.
 ZERO_DIVISOR_INF = _sets.ZERO_DIVISOR_INF
 # Infinite gradient at 0 for a fractional exponent 0 < e < 1 (pow).
 FRACTIONAL_POWERS = _sets.FRACTIONAL_POWERS
-# F.* losses (they take a `reduction`).
+# F.* losses (they take a `reduction`), and the `reduction` values that give a scalar.
 LOSS_FUNCTIONS = _sets.LOSS_FUNCTIONS
+REDUCING_MODES = frozenset(H.REDUCING_MODES)
+# The target each loss takes ('class', 'binary', 'regression'), functionals and modules.
+LOSS_TARGETS = {
+    **H.LOSS_TARGETS,
+    **{m: H.LOSS_TARGETS[fn] for m, fn in MODULE_FUNCTIONS.items() if fn in H.LOSS_TARGETS},
+}
+# Losses over class indices: with reduction='none' the result drops the class dimension.
+CLASS_LOSSES = frozenset(n for n, kind in LOSS_TARGETS.items() if kind == "class")
 
 # In-place methods that are not data changes (Python-level or autograd bookkeeping; the YAML
 # types them `Tensor(a!)` like any in-place op).
-NOT_INPLACE = {
-    "requires_grad_",
-    "share_memory_",
-    "retain_grad",
-    "detach_",
-    "resize_",
-    "record_stream",
-    "pin_memory",
-    "set_",
-    "grad_",
-    "register_hook",
-}
+NOT_INPLACE = frozenset(H.NOT_INPLACE)
 
-NUMPY_MODULES = {"numpy", "np", "scipy"}
+# Methods whose result is their input converted (values, shape and gradient kept, maybe the input
+# itself: surface.MAY_RETURN_SELF says when), methods describing the tensor with Python numbers,
+# methods giving Python values, properties that are views.
+ALIAS_METHODS = _sets.MAY_RETURN_SELF | frozenset(H.CONVERSIONS)
+METADATA_METHODS = frozenset(H.METADATA_METHODS)
+TO_PYTHON = frozenset(H.TO_PYTHON)
+VIEW_ATTRIBUTES = frozenset(H.VIEW_ATTRIBUTES)
+METADATA_ATTRIBUTES = frozenset(H.METADATA_ATTRIBUTES)
+INTEGRAL_DTYPE_WORDS = H.INTEGRAL_DTYPE_WORDS
+F_PLAIN_FLOW = frozenset(H.F_PLAIN_FLOW)
+# Methods that show a value the engine did not see being made is a tensor.
+TENSORISH_METHODS = (
+    ALIAS_METHODS
+    | METADATA_METHODS
+    | VIEW_OPS
+    | SPLIT_OPS
+    | NONDIFF_OPS
+    | SAVES_INPUT
+    | SAVES_OUTPUT
+    | frozenset(H.TENSOR_ONLY_METHODS)
+) - {"backward"}
 
-# nn.init functions run under no_grad; they modify parameters legitimately.
-INIT_PREFIX = "torch.nn.init."
+# --- shapes ---------------------------------------------------------------------------------
 
-# Grad-mode context managers and decorators.
-NOGRAD_CTX = {
-    "torch.no_grad",
-    "torch.inference_mode",
-    "torch.autograd.no_grad",
-    "torch.autograd.grad_mode.no_grad",
-    "torch.autograd.grad_mode.inference_mode",
-}
-GRAD_CTX = {"torch.enable_grad", "torch.autograd.enable_grad"}
-SET_GRAD_CTX = {"torch.set_grad_enabled", "torch.autograd.set_grad_enabled"}
-AUTOCAST_CTX = {"torch.autocast", "torch.cuda.amp.autocast", "torch.amp.autocast", "torch.cpu.amp.autocast"}
+# Ops whose result has their inputs' broadcast shape: the YAML's pointwise ops, the conversions,
+# and the shape-keeping ops it does not tag.
+ELEMENTWISE = _sets.POINTWISE_OPS | ALIAS_METHODS | frozenset(H.SAME_SHAPE)
+# Reductions over `dim` (all dimensions without one), and where their dim and keepdim arguments are.
+REDUCTIONS = _sets.REDUCTION_OPS | frozenset(H.UNTAGGED_REDUCTIONS)
+DIM_ARGS = _sets.DIM_ARGS
+# Ops taking a list of tensors first (cat, stack, hstack...).
+TENSOR_LIST_OPS = _sets.TENSOR_LIST_OPS
+RESHAPES = frozenset(H.RESHAPES)
+MATRIX_PRODUCTS = frozenset(H.MATRIX_PRODUCTS)
+
+# Modules with parameters whose forward() keeps the input's shape (the normalisations).
+SHAPE_KEEPING_MODULES = frozenset(m for m in PARAM_MODULES if MODULE_FUNCTIONS.get(m) in ELEMENTWISE)
+
+# --- value ranges (GA401-GA408) -----------------------------------------------------------------
+
+PROBABILITIES = _with_modules(H.PROBABILITIES)
+SIGMOIDS = _with_modules(H.SIGMOIDS)
+NONNEG_ZERO = _with_modules(H.NONNEG_ZERO)
+MAGNITUDES = _with_modules(H.MAGNITUDES)
+POSITIVE_IF_NONZERO = frozenset(H.POSITIVE_IF_NONZERO)
+POSITIVE_OPS = _with_modules(H.POSITIVE_OPS)
+BOUNDED = _with_modules(H.BOUNDED)
+LINEAR = _with_modules(H.LINEAR)
+KEEP = _with_modules(H.KEEP)
+LOGS = frozenset(H.LOGS)
+ROOTS = frozenset(H.ROOTS)
+MASK_BUILDERS = frozenset(H.MASK_BUILDERS)
+SUMS = frozenset(H.SUMS)
+ORDER_STATISTICS = frozenset(H.ORDER_STATISTICS)
+UPPER_BOUNDS = frozenset(H.UPPER_BOUNDS)
+SOFTMAXES = _with_modules(H.SOFTMAXES)
+LOWER_CLAMPS = frozenset(H.LOWER_CLAMPS)
+ELEMENT_MAXIMA = frozenset(H.ELEMENT_MAXIMA)
+WHERE_GUARDS = frozenset(H.WHERE_GUARDS)
+SAME_ZEROS = frozenset(H.SAME_ZEROS)
+ONES_FACTORIES = frozenset(H.ONES_FACTORIES)
+
+# --- Python's and NumPy's names for torch ops -----------------------------------------------------
+
+MATH_TO_TORCH = H.MATH_TO_TORCH
+NUMPY_TO_TORCH = H.NUMPY_TO_TORCH
+NUMPY_HOPS = H.NUMPY_HOPS
+FROM_NUMPY = frozenset(H.FROM_NUMPY)
 
 
 def strip_torch_alias(qual: str) -> str:

@@ -18,23 +18,12 @@ from dataclasses import dataclass, replace
 
 from .. import __version__
 from ..model.model import EventKind, ProgramModel, Step
+from ..ops import torch_api as T
 from ..report.summary import unique_steps
 from ..source.notebook import Locator, is_notebook
 
 LOSS_LEAVES = "<loss leaves>"  # run_script: the leaf tensors of the loss's own graph
 _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_0-9]\w*)*$")
-_CLASS_LOSSES = ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss")
-_BINARY_LOSSES = ("binary_cross_entropy", "BCELoss", "BCEWithLogitsLoss")
-_REGRESSION_LOSSES = (
-    "mse_loss",
-    "MSELoss",
-    "l1_loss",
-    "L1Loss",
-    "smooth_l1_loss",
-    "SmoothL1Loss",
-    "huber_loss",
-    "HuberLoss",
-)
 
 
 @dataclass(frozen=True)
@@ -290,9 +279,8 @@ def _plan_function(model, step, base, tree) -> ProbePlan:
         ):
             on_opt.add(f.value.id)
         callee = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-        for kinds, kind in ((_CLASS_LOSSES, "class"), (_BINARY_LOSSES, "binary"), (_REGRESSION_LOSSES, "regression")):
-            if callee in kinds:
-                loss_kind = kind
+        if callee in T.LOSS_TARGETS:
+            loss_kind = T.LOSS_TARGETS[callee]
     models = sorted(called - on_opt)
     opts = sorted(on_opt)
     if len(models) != 1:

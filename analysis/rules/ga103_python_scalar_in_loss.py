@@ -3,10 +3,9 @@
 import re
 
 from ..model.findings import UNSAFE, Fix
+from ..ops import torch_api as T
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import cut_findings
-
-_MATH_TO_TORCH = {"exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "log1p", "expm1", "atan", "fabs"}
 
 
 def _fix(ctx: RuleContext, cut, step):
@@ -18,8 +17,8 @@ def _fix(ctx: RuleContext, cut, step):
     if m and cut.detail.startswith("float"):
         return Fix("Keep the tensor: drop `float(...)`", UNSAFE, (ctx.replace(cut.span, m.group(2)),))
     m = re.fullmatch(r"math\.(\w+)\((.*)\)", text, re.S)
-    if m and m.group(1) in _MATH_TO_TORCH:
-        fn = "abs" if m.group(1) == "fabs" else m.group(1)
+    if m and m.group(1) in T.MATH_TO_TORCH:
+        fn = T.MATH_TO_TORCH[m.group(1)]
         torch_name = ctx.alias(cut.span.path, "torch")
         return Fix(f"Use `{torch_name}.{fn}`", UNSAFE, (ctx.replace(cut.span, f"{torch_name}.{fn}({m.group(2)})"),))
     return None

@@ -3,47 +3,9 @@
 import ast
 
 from ..model.findings import SAFE, UNSAFE, Fix
+from ..ops import torch_api as T
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import cut_findings
-
-# NumPy functions whose torch namesake computes the same elementwise values on tensors (and keeps
-# the graph). Hand-written: torch's op tables know nothing of NumPy's names. Reductions are left
-# out (`axis`/`keepdims` vs `dim`/`keepdim`, NumPy's float64 accumulation).
-_NP_TO_TORCH = {
-    "abs": "abs",
-    "absolute": "abs",
-    "exp": "exp",
-    "exp2": "exp2",
-    "expm1": "expm1",
-    "log": "log",
-    "log1p": "log1p",
-    "log2": "log2",
-    "log10": "log10",
-    "sqrt": "sqrt",
-    "square": "square",
-    "tanh": "tanh",
-    "sinh": "sinh",
-    "cosh": "cosh",
-    "sin": "sin",
-    "cos": "cos",
-    "tan": "tan",
-    "arcsin": "asin",
-    "arccos": "acos",
-    "arctan": "atan",
-    "arctan2": "atan2",
-    "negative": "neg",
-    "reciprocal": "reciprocal",
-    "sign": "sign",
-    "floor": "floor",
-    "ceil": "ceil",
-    "clip": "clamp",
-    "where": "where",
-    "maximum": "maximum",
-    "minimum": "minimum",
-    "power": "pow",
-}
-_WRAPPERS = {"from_numpy", "tensor", "as_tensor", "Tensor", "FloatTensor"}
-_HOPS = ("detach", "cpu", "numpy")
 
 
 def _parents(tree):
@@ -69,7 +31,7 @@ def _strip_numpy(node):
         and not n.args
         and not n.keywords
         and isinstance(n.func, ast.Attribute)
-        and n.func.attr in _HOPS
+        and n.func.attr in T.NUMPY_HOPS
     ):
         hops.append(n.func.attr)
         n = n.func.value
@@ -99,7 +61,7 @@ def _fix(ctx: RuleContext, cut, step):
     while wrapper is not None and not (
         isinstance(wrapper, ast.Call)
         and isinstance(wrapper.func, ast.Attribute)
-        and wrapper.func.attr in _WRAPPERS
+        and wrapper.func.attr in T.FROM_NUMPY
         and isinstance(wrapper.func.value, ast.Name)
         and wrapper.func.value.id == torch_name
     ):
@@ -123,10 +85,10 @@ def _fix(ctx: RuleContext, cut, step):
             continue
         fn = _np_function(node, np_names)
         if fn is not None:
-            if fn not in _NP_TO_TORCH or node.keywords:  # NumPy's keywords (a_min, axis, out) differ
+            if fn not in T.NUMPY_TO_TORCH or node.keywords:  # NumPy's keywords (a_min, axis, out) differ
                 return None
             edits.append(
-                (node.func.col_offset - base, node.func.end_col_offset - base, f"{torch_name}.{_NP_TO_TORCH[fn]}")
+                (node.func.col_offset - base, node.func.end_col_offset - base, f"{torch_name}.{T.NUMPY_TO_TORCH[fn]}")
             )
             continue
         under = _strip_numpy(node)

@@ -9,9 +9,8 @@ from ..interp.core import Core
 from ..interp.objects import DictObj, ListObj, Site, TensorObj
 from ..interp.trace import EventKind
 from ..interp.values import EMPTY, NONE, UNKNOWN, Kind, V, flow_of
+from ..ops import torch_api as T
 from .optimizers import param_set
-
-CLIP_FUNCTIONS = ("clip_grad_norm_", "clip_grad_value_", "clip_grad_norm", "clip_grads_with_norm_")
 
 
 def grad(ip: Core, qual, args, kwargs, node, env) -> V:
@@ -49,7 +48,7 @@ def backward(ip: Core, qual, args, kwargs, node, env) -> V:
 
 
 def is_clip(qual: str, head: str, short: str) -> bool:
-    return short in CLIP_FUNCTIONS and ("torch.nn.utils" in head or head.endswith(("utils", "clip_grad")))
+    return short in T.CLIP_FUNCTIONS and ("torch.nn.utils" in head or head.endswith(("utils", "clip_grad")))
 
 
 def clip(ip: Core, qual, args, kwargs, node, env) -> V:

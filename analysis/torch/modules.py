@@ -72,7 +72,13 @@ def module_attr(ip: Core, m: ModuleObj, attr, node) -> V:
             v = ext.attr(ip, m, attr, node)
             if v is not None:
                 return v
-    if m.opaque and not attr.startswith("_") and attr not in _MODULE_METHODS and ip.library is None:
+    if (
+        m.opaque
+        and not attr.startswith("_")
+        and attr not in T.MODULE_METHODS
+        and attr not in T.MODULE_ATTRIBUTES
+        and ip.library is None
+    ):
         sub = ModuleObj(f"<{attr}>", m.site, m.seq, qual=None)
         sub.opaque = True
         sub.opaque_unit = Unit(Unit.OPAQUE, "<params>", m.site, m.seq, count=None)
@@ -211,7 +217,7 @@ def make_module(ip: Core, short, qual, args, kwargs, node) -> V:
         m.spec = short
         enabled = set(names)
         for flag, (pos, key, default) in flags.items():
-            val = kw.get(key, consts[pos] if pos < len(consts) else default)
+            val = kw.get(key, consts[pos] if pos is not None and pos < len(consts) else default)
             if val is False:
                 if flag == "bias":
                     enabled -= {n for n in names if "bias" in n}
@@ -443,44 +449,35 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
         out = ip.tensor_result(
             flow_of(*argv),
             node,
-            op=_loss_op(spec),
+            op=T.MODULE_FUNCTIONS.get(spec),
             inputs=tuple(argv),
             reduced=True,
-            shape=loss_shape(_loss_op(spec), red, argv),
+            shape=loss_shape(T.MODULE_FUNCTIONS.get(spec), red, argv),
         )
         if red == "none":
             out = out.replace(facts=out.facts | Fact.UNREDUCED)
-        misuse = numeric_ops.loss_misuse(ip, spec, argv, node, node.args[0] if getattr(node, "args", None) else None)
+        misuse = numeric_ops.loss_misuse(
+            ip, T.MODULE_FUNCTIONS.get(spec), argv, node, node.args[0] if getattr(node, "args", None) else None
+        )
         if misuse:
             out = out.replace(risks=out.risks | misuse)
         return recording.loss_value(ip, out, argv, f"`{m.label}`" if not m.label.startswith("<") else spec)
     if spec in T.FREE_MODULES:
         f = flow_of(*[a for a in args if isinstance(a, V)])
         if (m.inplace and spec != "Dropout") or (m.inplace and spec.startswith("Dropout")):
-            return tensors.inplace_update(ip, x, None, node, node, op=_INPLACE_OP.get(spec, spec.lower()))
-        if spec in ("Identity",):
+            # the in-place form of the functional forward() runs (nn.ReLU6(inplace=True): hardtanh_)
+            return tensors.inplace_update(ip, x, None, node, node, op=T.MODULE_FUNCTIONS.get(spec, spec.lower()))
+        if spec == "Identity":
             return x
-        if spec in ("Flatten", "Unflatten"):
+        if spec in T.VIEW_MODULES:
             return ip.tensor_result(f, node, alias=x)
-        save = T.MODULE_SAVES.get(spec)
-        op = (
-            {
-                "ReLU": "relu",
-                "Sigmoid": "sigmoid",
-                "Tanh": "tanh",
-                "Softmax": "softmax",
-                "LogSoftmax": "log_softmax",
-                "ELU": "elu",
-                "Softmin": "softmin",
-            }.get(spec)
-            if save == "output"
-            else ("gelu" if save == "input" else None)
-        )
+        # what backward saves is the functional's (the table says it saves what the module saves)
+        op = T.MODULE_FUNCTIONS.get(spec) if T.MODULE_SAVES.get(spec) else None
         return numeric_ops.numeric(
             ip, spec, (x,), node, ip.tensor_result(f, node, op=op, inputs=(x,), shape=module_shape(m, x))
         )
-    if spec in ("ModuleList", "ModuleDict", "ParameterList", "ParameterDict"):
-        return UNKNOWN
+    if spec in T.CONTAINERS:
+        return UNKNOWN  # ModuleList, ModuleDict...: no forward()
     # opaque torch module, or a module from a factory the engine could not follow
     return ip.opaque_call(None, args, kwargs, node, extra=module_value(m))
 
@@ -539,20 +536,7 @@ def module_method(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv: V
             mode = given.const if isinstance(given.const, bool) else None
         set_training(ip, m, mode)
         return recv
-    if name in (
-        "to",
-        "cuda",
-        "cpu",
-        "float",
-        "double",
-        "half",
-        "bfloat16",
-        "share_memory",
-        "type",
-        "requires_grad",
-        "xpu",
-        "mps",
-    ):
+    if name in T.MODULE_SELF_METHODS:
         return recv
     if name == "apply" and args:
         fn = args[0]
@@ -602,7 +586,7 @@ def module_method(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv: V
                 return UNKNOWN
             cur = nxt
         return module_value(cur)
-    if name in ("items", "values", "keys") and m.spec in ("ModuleDict", "ParameterDict"):
+    if name in ("items", "values", "keys") and m.spec in T.KEYED_CONTAINERS:
         kids = list(m.children.values())
         content = (
             join_all([module_value(c) if isinstance(c, ModuleObj) else unit_value(c) for c in kids]) if kids else None
@@ -652,19 +636,6 @@ def module_setitem(ip: Core, m: ModuleObj, index: V, value: V, stmt, target, env
 
 # ---------------------------------------------------------------- calls of torch.nn names
 
-# wrappers that give back the module they wrap (`.module` gives it back too, see module_attr)
-WRAPPERS = {
-    "DistributedDataParallel",
-    "DataParallel",
-    "FullyShardedDataParallel",
-    "FSDP",
-    "DDP",
-    "compile",
-    "checkpoint_wrapper",
-    "convert_sync_batchnorm",
-    "ShardedDataParallel",
-}
-
 
 def new_parameter(ip: Core, qual, args, kwargs, node, env) -> V:
     return make_parameter(ip, args, kwargs, node)
@@ -673,7 +644,7 @@ def new_parameter(ip: Core, qual, args, kwargs, node, env) -> V:
 def new_module(ip: Core, qual, args, kwargs, node, env) -> V:
     """`nn.Linear(...)`, `nn.Sequential(...)`; `nn.DataParallel(model)` is the model."""
     short = qual.rpartition(".")[2]
-    if short in WRAPPERS:
+    if short in T.WRAPPERS:
         passed = passthrough(args[:1])
         if passed is not None:
             return passed
@@ -695,83 +666,12 @@ def wrapper(ip: Core, qual, args, kwargs, node, env) -> V | None:
     return passthrough(args[:1])
 
 
-_MODULE_METHODS = {
-    "parameters",
-    "named_parameters",
-    "children",
-    "modules",
-    "named_children",
-    "named_modules",
-    "zero_grad",
-    "requires_grad_",
-    "train",
-    "eval",
-    "to",
-    "cuda",
-    "cpu",
-    "float",
-    "double",
-    "half",
-    "bfloat16",
-    "apply",
-    "forward",
-    "load_state_dict",
-    "state_dict",
-    "register_parameter",
-    "add_module",
-    "register_module",
-    "register_buffer",
-    "buffers",
-    "named_buffers",
-    "get_submodule",
-    "training",
-    "share_memory",
-}
-
-_INPLACE_OP = {
-    "ReLU": "relu",
-    "ReLU6": "hardtanh",
-    "LeakyReLU": "leaky_relu",
-    "ELU": "elu",
-    "SiLU": "silu",
-    "Hardtanh": "hardtanh",
-    "Threshold": "threshold",
-    "CELU": "celu",
-    "SELU": "selu",
-}
-
-
-def _loss_op(spec: str) -> str:
-    """nn.MSELoss -> mse_loss: the functional a loss module runs (what its backward saves)."""
-    special = {
-        "CrossEntropyLoss": "cross_entropy",
-        "NLLLoss": "nll_loss",
-        "BCELoss": "binary_cross_entropy",
-        "BCEWithLogitsLoss": "binary_cross_entropy_with_logits",
-        "KLDivLoss": "kl_div",
-        "L1Loss": "l1_loss",
-        "MSELoss": "mse_loss",
-    }
-    if spec in special:
-        return special[spec]
-    import re
-
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", spec[:-4]).lower() + "_loss"
-
-
-_DIM_ARGS = {
-    "Linear": ("in_features", "out_features"),
-    "Embedding": ("num_embeddings", "embedding_dim"),
-    "Bilinear": ("in1_features", "in2_features", "out_features"),
-}
-
-
 def _dims(short, consts, kw):
     """Constructor constants that fix the output's shape, or a loss module's reduction."""
     if short in T.LOSS_MODULES:
         red = kw.get("reduction", "mean")
         return ("reduction", red if isinstance(red, str) else None)
-    names = _DIM_ARGS.get(short)
+    names = T.MODULE_DIM_ARGS.get(short)
     if names is None:
         return None
     vals = [kw.get(n, consts[i] if i < len(consts) else None) for i, n in enumerate(names)]
@@ -782,10 +682,10 @@ def module_shape(m, x: V):
     """A torch module's output shape for an input of known shape."""
     xs = x.shape if isinstance(x, V) else None
     if xs is None or m.dims is None:
-        if m.spec in T.FREE_MODULES and m.spec not in T.LOSS_MODULES and m.spec not in ("Flatten", "Unflatten"):
+        if m.spec in T.FREE_MODULES and m.spec not in T.LOSS_MODULES and m.spec not in T.VIEW_MODULES:
             return xs  # activations, dropout: elementwise
-        if m.spec in ("LayerNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "RMSNorm"):
-            return xs
+        if m.spec in T.SHAPE_KEEPING_MODULES:
+            return xs  # normalisations
         return None
     if m.spec == "Linear" and xs:
         return xs[:-1] + (m.dims[1],)

@@ -15,10 +15,7 @@ from ..interp.values import EMPTY, Fact, Mark, V, requires_grad
 from ..ops import torch_api as T
 from . import numerics as N
 
-_UNSAFE_CALLS = N.LOGS | N.ROOTS
-_CE = {"cross_entropy", "CrossEntropyLoss"}
-_NLL = {"nll_loss", "NLLLoss"}
-_BCE = {"binary_cross_entropy", "BCELoss"}
+_UNSAFE_CALLS = T.LOGS | T.ROOTS
 
 
 def hazard(ip: Core, code, node, detail, confidence, latent=False, constant=False) -> RiskRec:
@@ -30,7 +27,7 @@ def hazard(ip: Core, code, node, detail, confidence, latent=False, constant=Fals
 
 def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
     """Set `out`'s numerical facts from op `op` on `inputs`, and record the hazards it creates."""
-    if op is None or (ip.st.nograd is not None and op not in N.KEEP):
+    if op is None or (ip.st.nograd is not None and op not in T.KEEP):
         return out
     ins = [v for v in inputs if isinstance(v, V)]
     if op in T.ARITH_OPS and len(ins) >= 2:
@@ -42,7 +39,7 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
     x = ins[0] if ins else None
     kwargs = kwargs or {}
     if x is not None:
-        if op in N.LOGS:
+        if op in T.LOGS:
             if N.risky(x):
                 what = (
                     "a softmax probability"
@@ -65,7 +62,7 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
                 risks |= promote(ip, x, "exp", "GA404", "log(1 + exp(x))")
         elif op == "log1p" and x.marks & Mark.EXP:
             risks |= promote(ip, x, "exp", "GA404", "log(1 + exp(x))")
-        elif op in N.ROOTS and N.risky(x) and requires_grad(x):
+        elif op in T.ROOTS and N.risky(x) and requires_grad(x):
             # sqrt(0) is fine forward; only its derivative is infinite, and backward() evaluates
             # it only for an input that requires grad (not a constant target's norm)
             risks.add(hazard(ip, "GA403", node, op, CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS))
@@ -85,9 +82,9 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
         elif op == "exp" and x.marks & Mark.LOGITS:
             marks |= Mark.EXP
             risks.add(hazard(ip, "exp", node, "exp of raw activations", SUSPICIOUS, latent=True))
-        elif op in ("softmax", "_softmax", "log_softmax", "Softmax", "LogSoftmax"):
+        elif op in T.SOFTMAXES:
             risks |= promote(ip, x, "neginf", "GA406", op)
-        elif op in ("masked_fill", "masked_fill_") and len(ins) > 2:
+        elif op.removesuffix("_") == "masked_fill" and len(ins) > 2:
             value = ins[2] if len(ins) > 2 else kwargs.get("value")
             mask = ins[1]
             if isinstance(value, V) and value.const == float("-inf") and not mask.marks & Mark.CAUSAL:
@@ -95,7 +92,7 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
                 risks.add(hazard(ip, "neginf", node, "masked_fill with -inf", SUSPICIOUS, latent=True))
             else:
                 marks |= x.marks & N.NUMERIC_MARKS
-        if op in ("clamp", "clip", "clamp_min"):
+        if op in T.LOWER_CLAMPS:
             lo = kwargs.get("min", ins[1] if len(ins) > 1 else None)
             lo_c = lo.const if isinstance(lo, V) else None
             if N.positive_const(lo_c):
@@ -103,9 +100,7 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
             elif lo_c == 0:
                 marks |= Mark.ZERO
         elif (
-            op in ("maximum", "fmax")
-            and len(ins) > 1
-            and (N.positive_const(ins[1].const) or ins[1].facts & Fact.POSITIVE)
+            op in T.ELEMENT_MAXIMA and len(ins) > 1 and (N.positive_const(ins[1].const) or ins[1].facts & Fact.POSITIVE)
         ):
             marks, facts = marks & ~N.RISKY, facts | Fact.POSITIVE
     if not marks and not facts and not risks:
@@ -188,16 +183,17 @@ def where_hazards(ip: Core, node, cond: V, env) -> frozenset:
 
 
 def loss_misuse(ip: Core, op, argv, node, arg_node):
-    """Probabilities into a loss that expects logits (GA407), a sigmoid into BCELoss (GA408)."""
+    """Probabilities into a loss that expects logits (GA407), a sigmoid into BCELoss (GA408).
+    `op`: the loss functional (a loss module passes the one its forward() runs)."""
     if not argv or not isinstance(argv[0], V) or ip.st.nograd is not None or not argv[0].carries:
         return EMPTY
     x = argv[0]
-    if op in _CE and x.marks & (Mark.PROB | Mark.SIGM):
+    if op == "cross_entropy" and x.marks & (Mark.PROB | Mark.SIGM):
         what = "softmax probabilities" if x.marks & Mark.PROB else "sigmoid outputs"
         return frozenset({hazard(ip, "GA407", arg_node or node, f"{what} into cross_entropy", CONFIRMED)})
-    if op in _NLL and x.marks & Mark.PROB:
+    if op == "nll_loss" and x.marks & Mark.PROB:
         return frozenset({hazard(ip, "GA407", arg_node or node, "softmax probabilities into nll_loss", CONFIRMED)})
-    if op in _BCE and x.marks & Mark.SIGM:
+    if op == "binary_cross_entropy" and x.marks & Mark.SIGM:
         return frozenset({hazard(ip, "GA408", node, "sigmoid outputs into binary_cross_entropy", CONFIRMED)})
     return EMPTY
 
@@ -213,7 +209,7 @@ def _is_max_of(node) -> bool:
         right = right.value
     if not isinstance(right, ast.Call) or not isinstance(right.func, ast.Attribute):
         return False
-    if right.func.attr not in ("max", "amax", "logsumexp"):
+    if right.func.attr not in T.UPPER_BOUNDS:
         return False
     base = right.func.value
     if isinstance(base, ast.Name) and base.id == "torch" and right.args:
@@ -263,35 +259,8 @@ def _start(sl: ast.Slice):
     return None
 
 
-_GUARDS = {"clamp", "clamp_min", "clip", "maximum", "abs"}
-
-
 def _guarded(expr) -> bool:
-    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _GUARDS
-
-
-# ops whose result is 0 exactly where their input is: the operand is still "the very value" compared
-_SAME_ZEROS = frozenset(
-    (
-        "abs",
-        "neg",
-        "float",
-        "double",
-        "half",
-        "bfloat16",
-        "to",
-        "type_as",
-        "clone",
-        "contiguous",
-        "squeeze",
-        "unsqueeze",
-        "view",
-        "reshape",
-        "flatten",
-        "expand",
-        "expand_as",
-    )
-)
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in T.WHERE_GUARDS
 
 
 def _direct_names(expr) -> set:
@@ -312,7 +281,7 @@ def _direct_names(expr) -> set:
         elif isinstance(n, ast.Call):
             f = n.func
             name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
-            if name in _SAME_ZEROS:
+            if name in T.SAME_ZEROS:
                 if isinstance(f, ast.Attribute) and not (isinstance(f.value, ast.Name) and f.value.id == "torch"):
                     todo.append(f.value)
                 elif n.args:

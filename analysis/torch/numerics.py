@@ -9,120 +9,16 @@ everything, `.detach()` and `.item()` included); a rule reports the hazards that
 when the value is used in a way that overflows (normalised by its own sum, inside `log(1 + ...)`)
 or is fully masked (a softmax over it).
 
-What each op does to these facts is kept here by name; the names are torch's (`Tensor` methods,
-`torch.*`, `torch.nn.functional.*`), each group saying why. These are value ranges (a softmax is
-in [0, 1], ReLU >= 0), which torch's autograd tables do not hold; what they do hold (divisions,
-fractional powers, the names of + - * / **) the engine reads from torch_api.py.
+What each op does to these facts goes by its name: which names are probabilities, rectifiers,
+linear maps and so on are torch facts (value ranges, which torch's autograd tables do not hold),
+in ops/hand_facts.py with their reasons; what those tables do hold (divisions, fractional
+powers, the names of + - * / **) is generated. Both are read through ops/torch_api.py.
 """
 
 from __future__ import annotations
 
 from ..interp.values import Fact, Mark
-
-# results that are probabilities: exactly 0 (or 1) once exp underflows in float32
-PROBABILITIES = {"softmax", "_softmax", "softmin", "Softmax", "Softmin"}
-SIGMOIDS = {"sigmoid", "expit", "Sigmoid", "hardsigmoid"}
-# results >= 0 that are exactly 0 for some inputs (rectifiers, magnitudes, spreads, counts)
-NONNEG_ZERO = {"relu", "relu6", "ReLU", "ReLU6", "count_nonzero", "poisson", "one_hot", "bincount"}
-MAGNITUDES = {"abs", "square", "norm", "std", "var", "vector_norm", "matrix_norm", "cdist", "pdist"}
-# results guaranteed > 0 (a log, a division or a sqrt of them is safe)
-POSITIVE_OPS = {"exp", "exp2", "softplus", "Softplus", "cosh", "elu_plus_one"}
-# results that are no longer raw activations (normalised, bounded, log-domain)
-BOUNDED = {
-    "tanh",
-    "Tanh",
-    "log_softmax",
-    "LogSoftmax",
-    "logsigmoid",
-    "LogSigmoid",
-    "logsumexp",
-    "layer_norm",
-    "LayerNorm",
-    "normalize",
-    "batch_norm",
-    "group_norm",
-    "rms_norm",
-    "sin",
-    "cos",
-    "clamp",
-    "clip",
-}
-# linear maps of their input: raw activations stay raw
-LINEAR = {
-    "linear",
-    "matmul",
-    "mm",
-    "bmm",
-    "einsum",
-    "conv1d",
-    "conv2d",
-    "conv3d",
-    "embedding",
-    "Linear",
-    "Conv1d",
-    "Conv2d",
-    "Conv3d",
-    "Embedding",
-    "Bilinear",
-    "addmm",
-}
-# the value passes through unchanged (shape, dtype, selection)
-KEEP = {
-    "view",
-    "reshape",
-    "squeeze",
-    "unsqueeze",
-    "flatten",
-    "unflatten",
-    "transpose",
-    "permute",
-    "t",
-    "T",
-    "contiguous",
-    "clone",
-    "to",
-    "float",
-    "double",
-    "half",
-    "bfloat16",
-    "cpu",
-    "cuda",
-    "type_as",
-    "expand",
-    "expand_as",
-    "repeat",
-    "narrow",
-    "select",
-    "index_select",
-    "gather",
-    "masked_select",
-    "roll",
-    "flip",
-    "chunk",
-    "split",
-    "unbind",
-    "dropout",
-    "Dropout",
-    "detach",
-    "getitem",
-    "cat",
-    "stack",
-    "movedim",
-    "view_as",
-    "reshape_as",
-    "squeeze_",
-    "unsqueeze_",
-    "requires_grad_",
-    "Identity",
-    "Flatten",
-}
-# The catalog's families (GA401 logs, GA403 roots) by name: the op table's domain facts say
-# where each stops being finite (-inf at 0; an infinite gradient at 0), but they do not tell a
-# log from rsqrt or reciprocal, which share those facts (tests/test_ops_table.py checks them).
-LOGS = {"log", "log2", "log10"}
-ROOTS = {"sqrt", "rsqrt"}
-MASK_BUILDERS = {"triu", "tril"}  # a causal mask keeps one unmasked key per row
-REDUCTIONS = {"sum", "mean", "nansum", "nanmean", "cumsum"}
+from ..ops import torch_api as T
 
 NUMERIC_MARKS = Mark.PROB | Mark.SIGM | Mark.ZERO | Mark.LOGITS | Mark.EXP | Mark.LOG1PEXP | Mark.CAUSAL | Mark.SELF
 RISKY = Mark.ZERO | Mark.PROB | Mark.SIGM
@@ -149,30 +45,31 @@ def marks_of(op: str, inputs) -> tuple[int, int]:
     numerical rules know nothing about."""
     ts = [v for v in inputs if v is not None]
     first = ts[0] if ts else None
-    if op in KEEP:
-        return inherited(ts[:1] if op not in ("cat", "stack") else ts), _facts_of(ts[:1])
-    if op in PROBABILITIES:
+    if op in T.KEEP:
+        # a join (cat, stack) keeps the marks of every part
+        return inherited(ts[:1] if op not in T.TENSOR_LIST_OPS else ts), _facts_of(ts[:1])
+    if op in T.PROBABILITIES:
         return Mark.PROB | Mark.ZERO, 0
-    if op in SIGMOIDS:
+    if op in T.SIGMOIDS:
         return Mark.SIGM | Mark.ZERO, 0
-    if op in NONNEG_ZERO:
+    if op in T.NONNEG_ZERO:
         return Mark.ZERO, 0
-    if op in MAGNITUDES:
-        if op in ("abs", "square") and first is not None and not first.marks & (Mark.ZERO | Mark.SELF):
+    if op in T.MAGNITUDES:
+        if op in T.POSITIVE_IF_NONZERO and first is not None and not first.marks & (Mark.ZERO | Mark.SELF):
             return 0, _facts_of(ts[:1]) & Fact.POSITIVE
         return Mark.ZERO, 0
-    if op in POSITIVE_OPS:
+    if op in T.POSITIVE_OPS:
         return 0, Fact.POSITIVE
-    if op in MASK_BUILDERS:
+    if op in T.MASK_BUILDERS:
         return Mark.CAUSAL, 0
-    if op in LINEAR:
+    if op in T.LINEAR:
         return Mark.LOGITS, 0
-    if op in REDUCTIONS and first is not None:
+    if op in T.SUMS and first is not None:
         m = first.marks & (Mark.ZERO | Mark.LOGITS | Mark.EXP)
         return m, first.facts & Fact.POSITIVE
-    if op in ("amax", "amin", "max", "min", "median", "mode", "kthvalue"):
+    if op in T.ORDER_STATISTICS:
         return (first.marks & (Mark.ZERO | Mark.LOGITS)) if first is not None else 0, 0
-    if op in BOUNDED:
+    if op in T.BOUNDED:
         return 0, 0
     if op == "neg" and first is not None:
         return first.marks & Mark.LOGITS, 0
@@ -239,4 +136,4 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
 
 def guards(op: str, minimum) -> bool:
     """`clamp(min=eps)`, `clamp_min(eps)`, `maximum(x, eps)` with eps > 0."""
-    return op in ("clamp", "clip", "clamp_min", "maximum", "fmax", "max") and positive_const(minimum)
+    return (op in T.LOWER_CLAMPS or op in T.ELEMENT_MAXIMA or op == "max") and positive_const(minimum)

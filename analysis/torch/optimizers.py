@@ -28,6 +28,7 @@ from ..interp.objects import (
 )
 from ..interp.trace import EventKind, NonLeafRec
 from ..interp.values import NONE, UNKNOWN, Kind, V
+from ..ops import torch_api as T
 
 
 def make_optimizer(ip: Core, qual, args, kwargs, node, env) -> V:
@@ -216,7 +217,7 @@ def _counts_steps(qual, args, kwargs) -> bool:
     StepLR(step_size=1), MultiplicativeLR) continues from the current rate; a warmup, a cycle, a
     milestone list or a step_size > 1 restart from the beginning."""
     short = qual.rsplit(".", 1)[-1]
-    if short in ("ExponentialLR", "MultiplicativeLR"):
+    if short in T.CHAINABLE_SCHEDULERS:
         return False
     if short == "StepLR":
         size = kwargs.get("step_size", args[1] if len(args) > 1 else None)

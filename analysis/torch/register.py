@@ -12,8 +12,6 @@ from ..interp.semantics import CallTable, ObjectSemantics, Semantics, TensorSema
 from ..ops import torch_api as T
 from . import autograd, grad_mode, leaves, modules, optimizers, tensors
 
-_PARAMETERS = ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.UninitializedParameter")
-
 
 def tensor_semantics() -> TensorSemantics:
     return TensorSemantics(
@@ -24,12 +22,12 @@ def tensor_semantics() -> TensorSemantics:
         getitem=tensors.getitem,
         inplace=tensors.inplace_update,
         set_requires_grad=leaves.set_requires_grad,
-        method_names=frozenset(tensors.TENSORISH_METHODS),
+        method_names=T.TENSORISH_METHODS,
     )
 
 
 def register_calls(calls: CallTable) -> None:
-    calls.names(_PARAMETERS, modules.new_parameter)
+    calls.names(T.PARAMETER_CLASSES, modules.new_parameter)
     calls.when(lambda qual, head, short: head == "torch.nn" and short[:1].isupper(), modules.new_module)
     calls.when(
         lambda qual, head, short: head == "torch.optim.lr_scheduler" or short in T.SCHEDULERS,
@@ -42,7 +40,7 @@ def register_calls(calls: CallTable) -> None:
         optimizers.new_optimizer,
     )
     calls.when(lambda qual, head, short: short in T.SCALERS, optimizers.new_scaler)
-    calls.names(("torch.is_grad_enabled", "torch.autograd.grad_mode.is_grad_enabled"), grad_mode.is_grad_enabled)
+    calls.names(T.IS_GRAD_ENABLED, grad_mode.is_grad_enabled)
     calls.names(T.NOGRAD_CTX, grad_mode.no_grad)
     calls.names(T.GRAD_CTX, grad_mode.enable_grad)
     calls.names(T.SET_GRAD_CTX, grad_mode.set_grad_enabled)
@@ -55,7 +53,7 @@ def register_calls(calls: CallTable) -> None:
     calls.heads(("torch", "torch.linalg", "torch.special", "torch.fft"), tensors.torch_call)
     calls.names(("copy.deepcopy", "copy.copy"), modules.copy_module)
     calls.when(
-        lambda qual, head, short: short in modules.WRAPPERS or qual == "torch.compile",
+        lambda qual, head, short: short in T.WRAPPERS or qual == "torch.compile",
         modules.wrapper,
     )
     calls.when(lambda qual, head, short: head.split(".")[0] in T.NUMPY_MODULES, tensors.numpy_function)

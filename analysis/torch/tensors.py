@@ -33,44 +33,6 @@ from ..ops import torch_api as T
 from . import leaves, numeric_ops
 from .numerics import NUMERIC_MARKS as N_MARKS
 
-_ALIAS_METHODS = {
-    "to",
-    "cpu",
-    "cuda",
-    "float",
-    "double",
-    "half",
-    "bfloat16",
-    "contiguous",
-    "type",
-    "type_as",
-    "pin_memory",
-    "requires_grad_",
-    "cfloat",
-    "coalesce",
-    "as_subclass",
-}
-_SHAPE_METHODS = {
-    "size",
-    "dim",
-    "numel",
-    "nelement",
-    "element_size",
-    "stride",
-    "is_contiguous",
-    "data_ptr",
-    "get_device",
-    "ndimension",
-    "storage_offset",
-    "is_floating_point",
-    "is_complex",
-    "__len__",
-    "tolist_shape",
-    "nbytes",
-    "itemsize",
-    "equal",
-}
-
 
 def tensor_attr(ip: Core, recv: V, attr, node) -> V:
     if attr == "grad":
@@ -99,9 +61,9 @@ def tensor_attr(ip: Core, recv: V, attr, node) -> V:
         if recv.k & Kind.TENSOR and not (recv.carries or recv.unk):
             return const(False)
         return V(Kind.NUMBER, unk=False)
-    if attr in ("T", "mT", "H", "mH", "real", "imag"):
+    if attr in T.VIEW_ATTRIBUTES:
         return ip.tensor_result(flow_of(recv), node, alias=recv)
-    if attr in ("shape", "dtype", "device", "ndim", "is_leaf", "grad_fn", "is_cuda", "layout", "names"):
+    if attr in T.METADATA_ATTRIBUTES:
         return V(Kind.NUMBER | Kind.UNKNOWN, site=node, unk=False)  # never gradient
     return V(Kind.UNKNOWN, site=node)
 
@@ -214,7 +176,7 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         if isinstance(recv_node, ast.Name) and env is not None:
             env[recv_node.id] = out
         return out
-    if name in ("item", "tolist"):
+    if name in T.TO_PYTHON:
         if recv.carries:
             return R.scalar_cut(
                 ip, recv, node, f".{name}()", k=Kind.NUMBER if name == "item" else Kind.LIST, receiver=recv_node
@@ -233,13 +195,13 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         return NONE
     if name in ("register_hook", "register_post_accumulate_grad_hook"):
         return NONE
-    if name in _SHAPE_METHODS:
+    if name in T.METADATA_METHODS:
         return V(Kind.NUMBER, site=node)
-    if name in _ALIAS_METHODS:
+    if name in T.ALIAS_METHODS:
         dtype = argv[0].const if argv and isinstance(argv[0].const, str) else None
         kw_dtype = kwargs.get("dtype")
         for d in (dtype, kw_dtype.const if kw_dtype is not None else None):
-            if isinstance(d, str) and any(t in d for t in ("long", "int", "bool", "uint8")):
+            if isinstance(d, str) and any(t in d for t in T.INTEGRAL_DTYPE_WORDS):
                 return R.nondiff(ip, flow_of(recv), node, f".{name}({d})")
         return numeric_ops.numeric(
             ip,
@@ -267,7 +229,7 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         return R.zerograd(ip, flow_of(recv), node, f".{name}()", recv_node)
     if name in T.NONDIFF_OPS:
         return R.nondiff(ip, flow_of(recv, *argv), node, f".{name}()")
-    if name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "zero_like"):
+    if name in T.NEW_TENSOR_METHODS:
         return V(Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), site=node)
     if name.endswith("_") and not name.startswith("_") and name not in T.NOT_INPLACE:
         rhs = flow_of(*argv).value() if argv else None
@@ -281,7 +243,7 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
     if (
         name in T.VALUES_INDICES
         and (argv or "dim" in kwargs)
-        and not (name in ("max", "min") and argv and argv[0].k & Kind.TENSOR)
+        and not (name in T.BINARY_VALUES_INDICES and argv and argv[0].k & Kind.TENSOR)
     ):
         values = numeric_ops.numeric(
             ip,
@@ -335,40 +297,16 @@ def torch_function(ip: Core, short, args, kwargs, node, env) -> V:
     argv = [a for a in argv if isinstance(a, V)]
     if short in T.FACTORIES:
         return factory(ip, short, argv, kwargs, node)
-    if short in (
-        "stack",
-        "cat",
-        "concat",
-        "concatenate",
-        "hstack",
-        "vstack",
-        "dstack",
-        "column_stack",
-        "block_diag",
-        "cartesian_prod",
-        "broadcast_tensors",
-        "atleast_1d",
-        "atleast_2d",
-    ):
+    if short in T.TENSOR_LIST_OPS:
         elems = [
             ip.iter_value(a) if not (a.k & Kind.TENSOR and not a.objs - set(storages(a))) or a.items is not None else a
             for a in argv[:1]
         ] + argv[1:]
         parts = [e for e in elems if e is not None]
         return numeric_ops.numeric(ip, "cat", parts, node, ip.tensor_result(flow_of(*parts), node))
-    if short in ("no_grad", "inference_mode", "enable_grad", "set_grad_enabled"):
+    if short in T.GRAD_MODE_NAMES:
         return ip.call_qualified(f"torch.{short}", args, kwargs, node, env)
-    if short in (
-        "manual_seed",
-        "set_printoptions",
-        "set_num_threads",
-        "save",
-        "load",
-        "compile",
-        "set_default_dtype",
-        "use_deterministic_algorithms",
-        "set_float32_matmul_precision",
-    ):
+    if short in T.PROCESS_FUNCTIONS:
         if short == "compile" and argv:
             return argv[0]
         return NONE
@@ -448,11 +386,11 @@ def factory(ip: Core, short, argv, kwargs, node) -> V:
             cuts = v.cuts
         else:
             cuts = f.cuts
-    elif short in ("from_numpy", "as_tensor", "frombuffer") and data is not None:
+    elif short in T.SHARING_FACTORIES and data is not None:
         if short == "as_tensor" and data.k & Kind.TENSOR and data.carries:
             return data
         cuts = flow_of(data).cuts
-    elif short in ("zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like", "randint_like"):
+    elif short in T.LIKE_FACTORIES:
         cuts = EMPTY
     shape = _factory_shape(short, argv, kwargs)
     if wants_grad:
@@ -470,7 +408,7 @@ def factory(ip: Core, short, argv, kwargs, node) -> V:
         site=node,
         shape=shape,
         facts=Fact.NOGRAD | (Fact.POSITIVE if _positive_factory(short, argv, kwargs) else 0),
-        marks=Mark.CAUSAL if short in ("triu", "tril") else 0,
+        marks=Mark.CAUSAL if short in T.MASK_BUILDERS else 0,
     )
 
 
@@ -482,22 +420,7 @@ def functional(ip: Core, short, args, kwargs, node, env) -> V:
         return inplace_update(
             ip, x, None, node, node, op=short.rstrip("_"), target_node=node.args[0] if node.args else None
         )
-    if short in (
-        "dropout",
-        "dropout1d",
-        "dropout2d",
-        "dropout3d",
-        "alpha_dropout",
-        "pad",
-        "interpolate",
-        "upsample",
-        "embedding",
-        "one_hot",
-        "grid_sample",
-        "pixel_shuffle",
-        "unfold",
-        "fold",
-    ):
+    if short in T.F_PLAIN_FLOW:
         if short == "one_hot":
             # integer in, no gradient out; it keeps the cuts of its indices (one_hot(logits.argmax())
             # is where the scorer's only path to the loss ended, GA112)
@@ -558,7 +481,7 @@ def unseen_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
     `out.detach()` of a library's output)."""
     if name == "backward" and not args and (recv.k & Kind.TENSOR or recv.carries or recv.cuts):
         return tensor_method(ip, recv, name, args, kwargs, node, None)
-    if name in ("item", "tolist"):
+    if name in T.TO_PYTHON:
         return R.scalar_cut(ip, recv, node, f".{name}()") if recv.carries else V(Kind.NUMBER, cuts=recv.cuts)
     if name in ("detach",) and (recv.carries or recv.k & Kind.TENSOR):
         return tensor_method(ip, recv, name, args, kwargs, node, None)
@@ -567,7 +490,7 @@ def unseen_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
 
 def unseen_tensor_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
     """`x.to(device)`, `batch.view(...)` on data the engine did not see being made."""
-    if name in TENSORISH_METHODS and not recv.objs:
+    if name in T.TENSORISH_METHODS and not recv.objs:
         return tensor_method(ip, recv.replace(k=recv.k | Kind.TENSOR), name, args, kwargs, node, None)
     return None
 
@@ -588,31 +511,6 @@ def torch_call(ip: Core, qual, args, kwargs, node, env) -> V:
 def numpy_function(ip: Core, qual, args, kwargs, node, env) -> V:
     return numpy_call(ip, qual.rpartition(".")[2], args, kwargs, node)
 
-
-TENSORISH_METHODS = (
-    _ALIAS_METHODS
-    | _SHAPE_METHODS
-    | T.VIEW_OPS
-    | T.SPLIT_OPS
-    | T.NONDIFF_OPS
-    | T.SAVES_INPUT
-    | T.SAVES_OUTPUT
-    | {
-        "clone",
-        "sum",
-        "mean",
-        "numpy",
-        "item",
-        "tolist",
-        "detach",
-        "abs",
-        "flatten",
-        "softmax",
-        "log_softmax",
-        "square",
-        "neg",
-    }
-) - {"backward"}
 
 _ARITH = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow"}
 
@@ -652,9 +550,12 @@ def _ints(values):
 def op_shape(name, x: V, argv, kwargs):
     """The result shape of a tensor op `x.name(*argv, **kwargs)` (or `torch.name(x, ...)`)."""
     xs = x.shape if isinstance(x, V) else None
-    if name in S.REDUCTIONS:
-        dim = kwargs.get("dim") if "dim" in kwargs else (argv[0] if argv and not argv[0].k & Kind.TENSOR else None)
-        keep = kwargs.get("keepdim", argv[1] if len(argv) > 1 and name not in ("norm", "std", "var") else None)
+    if name in T.REDUCTIONS:
+        # where dim and keepdim are (norm(p, dim, keepdim)); else dim first, keepdim by keyword
+        dpos, kpos = T.DIM_ARGS.get(name, (0, None))
+        at = argv[dpos] if dpos is not None and len(argv) > dpos else None
+        dim = kwargs.get("dim") if "dim" in kwargs else (at if at is not None and not at.k & Kind.TENSOR else None)
+        keep = kwargs.get("keepdim", argv[kpos] if kpos is not None and len(argv) > kpos else None)
         keepdim = keep.const if isinstance(keep, V) else False
         if dim is None:
             return S.reduce(xs)
@@ -663,15 +564,15 @@ def op_shape(name, x: V, argv, kwargs):
             ds = tuple(_int(i) for i in dim.items)
             d = ds if all(i is not None for i in ds) else None
         return S.reduce(xs, d, keepdim, has_dim=True) if d is not None else None
-    if name in S.ELEMENTWISE:
+    if name in T.ELEMENTWISE:
         out = xs
         for a in argv[:2]:
             if a.k & (Kind.TENSOR | Kind.NUMBER):
                 out = S.broadcast(out, _shape(a))
         return out
-    if name in ("view", "reshape", "expand"):
+    if name in T.RESHAPES or name == "expand":
         sizes = _ints(argv)
-        return S.view(xs, list(sizes)) if sizes is not None and name != "expand" else (sizes if sizes else None)
+        return S.view(xs, list(sizes)) if sizes is not None and name in T.RESHAPES else (sizes if sizes else None)
     if name == "squeeze":
         d = kwargs.get("dim", argv[0] if argv else None)
         return S.squeeze(xs, _int(d), has_dim=d is not None)
@@ -691,7 +592,7 @@ def op_shape(name, x: V, argv, kwargs):
         return (None,)
     if name in ("t",) and xs is not None and len(xs) == 2:
         return (xs[1], xs[0])
-    if name in ("matmul", "mm", "bmm") and argv:
+    if name in T.MATRIX_PRODUCTS and argv:
         return S.matmul(xs, _shape(argv[0]))
     return None
 
@@ -702,7 +603,7 @@ def _factory_shape(short, argv, kwargs):
         return _ints([kwargs["size"]])
     if short.endswith("_like") and argv:
         return argv[0].shape
-    if short in ("randn", "rand", "zeros", "ones", "empty"):
+    if short in T.SIZED_FACTORIES:
         return _ints(argv)
     if short == "full" and argv:
         return _ints(argv[:1])
@@ -716,7 +617,7 @@ def _factory_shape(short, argv, kwargs):
         ends = [_int(a) for a in argv[:2]]
         if all(e is not None for e in ends) and len(argv) <= 2:
             return (max(0, ends[0]),) if len(ends) == 1 else (max(0, ends[1] - ends[0]),)
-    if short in ("tensor", "as_tensor", "Tensor", "FloatTensor", "LongTensor") and argv:
+    if short in T.DATA_FACTORIES and argv:
         lists = argv[0].of(ListObj)
         if len(lists) == 1 and lists[0].elems is not None and all(e.k == Kind.NUMBER for e in lists[0].elems):
             return (len(lists[0].elems),)
@@ -728,11 +629,11 @@ def _factory_shape(short, argv, kwargs):
 def loss_shape(op, reduction, inputs):
     """A loss function's result: a scalar when it reduces, else per element (per sample for the
     class losses, whose target drops the class dimension)."""
-    if reduction in ("mean", "sum", "batchmean"):
+    if reduction in T.REDUCING_MODES:
         return ()
     if reduction != "none" or len(inputs) < 2 or not isinstance(inputs[0], V) or not isinstance(inputs[1], V):
         return None
-    if op in ("cross_entropy", "nll_loss"):
+    if op in T.CLASS_LOSSES:
         x = inputs[0].shape
         return (x[:1] + x[2:]) if x is not None and len(x) >= 2 else None
     a, b = inputs[0].shape, inputs[1].shape
@@ -741,12 +642,12 @@ def loss_shape(op, reduction, inputs):
 
 def _positive_factory(short, argv, kwargs) -> bool:
     """`torch.ones(...)`, `torch.full(size, 2.0)`, `torch.tensor([1.0, 2.0, 0.5])`: certainly > 0."""
-    if short in ("ones", "ones_like", "new_ones"):
+    if short in T.ONES_FACTORIES:
         return True
-    if short in ("full", "full_like", "new_full"):
+    if short in T.FILLED_FACTORIES:
         fill = kwargs.get("fill_value", argv[1] if len(argv) > 1 else None)
         return isinstance(fill, V) and isinstance(fill.const, (int, float)) and fill.const > 0
-    if short in ("tensor", "as_tensor", "Tensor", "FloatTensor") and argv:
+    if short in T.DATA_FACTORIES and argv:
         lists = argv[0].of(ListObj)
         if len(lists) == 1 and lists[0].elems:
             return all(
