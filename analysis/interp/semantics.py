@@ -90,7 +90,6 @@ class TensorSemantics:
     getitem: Handler  # (ip, recv, index, node) -> V
     inplace: Handler  # (ip, target, rhs, node, stmt, op, target_node=None) -> V
     set_requires_grad: Handler  # (ip, recv, flag, node, target_node, env, stmt) -> V
-    method_names: frozenset[str] = frozenset()  # methods only a tensor has (`x.view(...)` on unseen data)
 
 
 @dataclass(eq=False)

@@ -23,10 +23,6 @@ def nonscalar(shape) -> bool:
     return shape is not None and any(isinstance(d, int) and d > 1 for d in shape)
 
 
-def scalar(shape) -> bool:
-    return shape is not None and all(d == 1 for d in shape)
-
-
 def join(a, b):
     if a == b:
         return a

@@ -300,13 +300,3 @@ PLAIN_ATTRS = frozenset(
         "bias_",
     }
 )
-
-
-# The names of classes whose instances are records of a forward's outputs (ModelOutput and the
-# like): a forward summary reads every field as part of the output.
-RECORD_BASES = (
-    "transformers.utils.generic.ModelOutput",
-    "transformers.utils.ModelOutput",
-    "transformers.modeling_outputs.ModelOutput",
-    "collections.OrderedDict",
-)

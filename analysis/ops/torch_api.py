@@ -248,10 +248,3 @@ def strip_torch_alias(qual: str) -> str:
     if qual.startswith("torch.nn.parameter."):
         return "torch.nn." + qual.rsplit(".", 1)[-1]
     return qual
-
-
-def param_count_of(name: str) -> int | None:
-    spec = PARAM_MODULES.get(name)
-    if spec is None:
-        return 0 if name in FREE_MODULES else None
-    return len(spec[0])

@@ -32,10 +32,6 @@ def in_iteration(event: Event, loops: tuple) -> bool:
     return event.loops[: len(loops)] == loops
 
 
-def iteration_events(model: ProgramModel, loops: tuple) -> list:
-    return [e for e in model.events if in_iteration(e, loops)]
-
-
 def steps_of(events, key) -> list:
     return [e for e in events if e.kind == EventKind.STEP and e.target_key == key]
 
@@ -225,7 +221,3 @@ def iteration_related(events, skip=()) -> tuple:
         cond = " (under a condition)" if e.guarded else ""
         out.append(Related(e.span, f"in this iteration: {who}{label}{cond}"))
     return tuple(out)
-
-
-def events_of_iteration(model, loops) -> list:
-    return [e for e in model.events if e.loops == loops]

@@ -132,8 +132,3 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
                 return lm & Mark.ZERO, Fact.POSITIVE if lpos else 0
         return 0, 0
     return 0, 0
-
-
-def guards(op: str, minimum) -> bool:
-    """`clamp(min=eps)`, `clamp_min(eps)`, `maximum(x, eps)` with eps > 0."""
-    return (op in T.LOWER_CLAMPS or op in T.ELEMENT_MAXIMA or op == "max") and positive_const(minimum)

@@ -22,7 +22,6 @@ def tensor_semantics() -> TensorSemantics:
         getitem=tensors.getitem,
         inplace=tensors.inplace_update,
         set_requires_grad=leaves.set_requires_grad,
-        method_names=T.TENSORISH_METHODS,
     )
 
 

@@ -70,29 +70,28 @@ def tensor_attr(ip: Core, recv: V, attr, node) -> V:
 
 def tensor_binop(ip: Core, op, left: V, right: V, node) -> V:
     """`a * b`, `x @ w`, `loss / n` where an operand is a tensor."""
-    if True:
-        opname = {
-            ast.Mult: "mul",
-            ast.MatMult: "matmul",
-            ast.Div: "div",
-            ast.Pow: "pow",
-            ast.FloorDiv: "floor_divide",
-        }.get(type(op))
-        if isinstance(op, (ast.Mult, ast.Div)):
-            # `log_prob * advantage.detach()`: a stop-gradient on a factor is a weight, not a break
-            _tag_cuts(right, left, "weight")
-            if isinstance(op, ast.Mult):
-                _tag_cuts(left, right, "weight")
-        f = flow_of(left, right)
-        ls, rs = _shape(left), _shape(right)
-        shape = S.matmul(ls, rs) if isinstance(op, ast.MatMult) else S.broadcast(ls, rs)
-        out = ip.tensor_result(f, node, op=opname, inputs=(left, right), shape=shape)
-        if scales(op, left, right):
-            out = out.replace(marks=out.marks | Mark.SCALED)
-        if isinstance(op, ast.MatMult):
-            return numeric_ops.numeric(ip, "matmul", (left, right), node, out)
-        arith = _ARITH.get(type(op))
-        return numeric_ops.arith_numeric(ip, arith, left, right, node, out) if arith else out
+    opname = {
+        ast.Mult: "mul",
+        ast.MatMult: "matmul",
+        ast.Div: "div",
+        ast.Pow: "pow",
+        ast.FloorDiv: "floor_divide",
+    }.get(type(op))
+    if isinstance(op, (ast.Mult, ast.Div)):
+        # `log_prob * advantage.detach()`: a stop-gradient on a factor is a weight, not a break
+        _tag_cuts(right, left, "weight")
+        if isinstance(op, ast.Mult):
+            _tag_cuts(left, right, "weight")
+    f = flow_of(left, right)
+    ls, rs = _shape(left), _shape(right)
+    shape = S.matmul(ls, rs) if isinstance(op, ast.MatMult) else S.broadcast(ls, rs)
+    out = ip.tensor_result(f, node, op=opname, inputs=(left, right), shape=shape)
+    if scales(op, left, right):
+        out = out.replace(marks=out.marks | Mark.SCALED)
+    if isinstance(op, ast.MatMult):
+        return numeric_ops.numeric(ip, "matmul", (left, right), node, out)
+    arith = _ARITH.get(type(op))
+    return numeric_ops.arith_numeric(ip, arith, left, right, node, out) if arith else out
 
 
 def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_node=None) -> V:
