@@ -118,6 +118,7 @@ class Audit:
     texts: dict = field(default_factory=dict, compare=False)  # path -> Source
     # notebooks' lines are those of their code cells as one source: the writers name the cell
     locator: Locator = field(default=IDENTITY, compare=False)
+    libraries: tuple = ()  # imported.LibraryUse: whose installed libraries were read, what was missing
 
     def where(self, path: str, line: int, col: int | None = None) -> str:
         """`train.py:12` (`:5` with a 0-based col), `lesson.ipynb:cell 4:2` in a notebook."""
@@ -189,7 +190,7 @@ def analyze(paths, config, jobs=0, time_budget=None, python=None, cache=True):
 # ------------------------------------------------------------------ the sections
 
 
-def build(paths, files_checked, results, problems=(), notebooks=None) -> Audit:
+def build(paths, files_checked, results, problems=(), notebooks=None, libraries=()) -> Audit:
     from ..check.engine import _resolve_overlaps
 
     texts: dict = {}
@@ -262,6 +263,7 @@ def build(paths, files_checked, results, problems=(), notebooks=None) -> Audit:
         tuple(problems),
         texts,
         Locator(notebooks),
+        tuple(libraries),
     )
 
 

@@ -11,7 +11,7 @@ from html import escape
 from .. import __version__
 from . import graph as G
 from .collect import Audit, observed
-from .markdown import SECTIONS, problem_text, summary_line
+from .markdown import SECTIONS, environment_text, problem_text, summary_line
 from .svg import draw
 
 CSS = """
@@ -76,6 +76,8 @@ def render(a: Audit) -> str:
     ]
     for p in a.problems:
         out.append(f"<p>{_md_inline(problem_text(p))}</p>")
+    for u in a.libraries:
+        out.append(f'<p class="muted">{_md_inline(environment_text(u))}</p>')
 
     out.append(f'<h2 id="graph">{escape(SECTIONS[0])}</h2>')
     if not a.graphs:

@@ -148,6 +148,7 @@ def data(a: Audit) -> dict:
         ],
         "errors": [p.to_json() for p in a.errors],
         "incomplete": [p.to_json() for p in a.incomplete],
+        "environments": [u.to_json() for u in a.libraries],
     }
 
 
