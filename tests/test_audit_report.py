@@ -619,3 +619,84 @@ def test_folders_are_walked_as_check_walks_them(tmp_path):
     assert code == 0 and "No `backward()` was found" in out, err
     code, out, err = run_cli(["audit", ".", "--no-respect-gitignore"], cwd=str(tmp_path))
     assert code == 1 and set(finding_blocks(out)) == {"GA201", "GA207", "GA407"}, err
+
+
+# ---------------------------------------------------------------- cuts in the graphs (issue 23, item 7a)
+
+
+def _boxes_overlap(a, b) -> bool:
+    (ax, ay, aw, ah), (bx, by, bw, bh) = a, b
+    return ax < bx + bw and bx < ax + aw and ay < by + bh and by < ay + ah
+
+
+def test_a_valid_stop_gradient_is_not_drawn_as_a_break():
+    """The GAN's `fake.detach()` in the discriminator step is valid: drawn grey and explained, not
+    as the red cut of a real break (text_trainer's `.detach()`, which GA101 reports)."""
+    from gradaudit.analysis.report.html import render as html
+    from gradaudit.analysis.report.jsonout import data
+
+    a = audit_of([os.path.join(EXAMPLES, "gan_training.py"), os.path.join(EXAMPLES, "text_trainer.py")])
+    by_loss = {g.loss: g for g in a.graphs}
+    (gen,) = [m for m in by_loss["d_loss"].modules if m.name == "generator"]
+    (cut,) = gen.cut
+    assert cut.valid and cut.kind == "detached for another optimizer's step"
+    breaks = [c for m in by_loss["loss"].modules for c in m.cut]
+    assert breaks and not any(c.valid for c in breaks)
+    text = G.text(by_loss["d_loss"])
+    assert any("stopped by `.detach()` at line 66, a deliberate stop-gradient that is valid" in t for t in text)
+    assert any("**cut** by `.detach()` at line 77" in t for t in G.text(by_loss["loss"]))
+    mermaid = G.mermaid(by_loss["d_loss"])
+    assert '-.-o|"stop-gradient (valid): .detach() line 66"|' in mermaid and "-.-x" not in mermaid
+    assert "stroke:#c62828,stroke-width:2px,stroke-dasharray" not in mermaid
+    assert '-.-x|"cut: .detach() line 77"|' in G.mermaid(by_loss["loss"])
+    page = html(a)
+    assert page.count('class="stop">⊣ stop-gradient (valid): .detach() l.66</text>') == 1
+    assert page.count('class="cut">✂ cut: .detach() l.77</text>') == 2
+    assert "⊣ grey dashed</span>: a deliberate stop-gradient, checked and valid" in page
+    steps = {s["loss"]: s for s in data(a)["steps"]}
+    (gen_json,) = [m for m in steps["d_loss"]["modules"] if m["name"] == "generator"]
+    assert gen_json["cut"] == [{"detail": ".detach()", "line": 66, "valid": cut.valid}]
+
+
+def test_cut_labels_cover_no_node():
+    """A label sat on the loss node (issue 23): labels now lie beside their module, above their
+    edge's straight run, in a band as wide as the widest label; none covers a node or another label."""
+    from gradaudit.analysis.report import svg
+
+    def mod(name, cuts=(), reached=True):
+        return G.ModuleNode(name, 4, reached, tuple(cuts), False, False, ("opt",), ())
+
+    many = [
+        G.CutEdge(".detach()", 10 + i, "valid" if i % 2 else "", "target network" if i % 2 else "") for i in range(3)
+    ]
+    g = G.StepGraph(
+        "s1",
+        "t.py",
+        40,
+        "<module>",
+        "a_rather_long_loss_name",
+        30,
+        "",
+        ("x",),
+        "",
+        (
+            mod("model.encoder", many),
+            mod("model.decoder"),
+            mod("short", [G.CutEdge(".item()", 12)], reached=False),
+            mod("model.some_head_with_a_long_name", [G.CutEdge("torch.no_grad()", 20)]),
+        ),
+        (G.OptimizerNode("opt", "SGD", 5, True, ()),),
+        (),
+        "",
+        False,
+    )
+    for graph in [g] + list(audit_of([os.path.join(EXAMPLES, "gan_training.py")]).graphs):
+        lay = svg.layout(graph)
+        nodes = [(n.x, n.y, n.w, n.h) for n in lay.nodes]
+        labels = [(lb.x, lb.y, lb.w, lb.h) for lb in lay.labels]
+        assert len(labels) == sum(len(m.cut) for m in graph.modules)
+        for lb in labels:
+            assert not any(_boxes_overlap(lb, n) for n in nodes), (lb, nodes)
+            assert lb[1] >= 0 and lb[0] + lb[2] <= lay.width and lb[1] + lb[3] <= lay.height
+        for i, a in enumerate(labels):
+            assert not any(_boxes_overlap(a, b) for b in labels[i + 1 :])

@@ -3,7 +3,9 @@
 Modules are the parameter owners the loss reaches (or that a cut removed), grouped two levels
 below their root (`model.encoder`, `model.head`, `center_loss`); each is marked frozen, not
 optimized, or cut off. Drawn left to right: the batch, the modules, the loss, `backward()`, the
-optimizers stepped for it (a dotted "updated by" edge from each module they hold); a cut is a red `x` edge.
+optimizers stepped for it (a dotted "updated by" edge from each module they hold). A cut that
+breaks training (a finding points at it) is a red `x` edge; a deliberate stop-gradient checked
+as valid (a GAN's `fake.detach()`, a target network) is a grey edge ending in a bar, with its reason.
 """
 
 from __future__ import annotations
@@ -29,11 +31,21 @@ _EVENT_NAMES = {
 
 
 @dataclass(frozen=True)
+class CutEdge:
+    """A cut between a module and the loss: a break, or a valid stop-gradient (`valid` says why)."""
+
+    detail: str  # '.detach()'
+    line: int
+    valid: str = ""  # '' for a break; else why it is valid (the look-alike's judgement)
+    kind: str = ""  # the look-alike's kind: "detached for another optimizer's step", ...
+
+
+@dataclass(frozen=True)
 class ModuleNode:
     name: str
     params: int
     reached: bool  # the loss reaches it
-    cut: tuple  # (detail, line) of cuts that removed its parameters from this loss
+    cut: tuple  # CutEdge of the cuts that removed its parameters from this loss
     frozen: bool  # every parameter frozen at the backward()
     partly_frozen: bool
     optimized: tuple  # names of stepped optimizers holding it
@@ -122,14 +134,50 @@ def _loop_inputs(tree, loop_line: int):
     return (), ""
 
 
-def step_graph(sid: str, model: ProgramModel, step: Step, files: dict) -> StepGraph:
+def stop_gradient(model: ProgramModel, step: Step, c) -> tuple[str, str] | None:
+    """(kind, why) when the cut `c` of this step is a valid stop-gradient; None when it keeps
+    parameters this step trains from the loss (a break)."""
+    reach = step.reached | step.reached_weak | step.co_reached
+    held = set()
+    for o in step.optimizers:
+        if o.key in step.stepped:
+            held |= o.params
+    removed = c.removed | c.removed_weak
+    what = describe(removed) if removed else "no parameter"
+    other = [o for o in step.optimizers if o.key not in step.stepped and o.params & removed]
+    if removed and removed <= reach:
+        return (
+            "stop-gradient with another path",
+            f"`{c.detail}` cuts one path, but {what} still reach `{step.loss}` by another",
+        )
+    if removed and other and not (removed & held):
+        return (
+            "detached for another optimizer's step",
+            f"`{c.detail}` keeps {what} (optimized by `{other[0].name}`, not stepped for `{step.loss}`) "
+            f"out of this loss: the GAN discriminator-step pattern",
+        )
+    if removed and all(p.origin for p in removed):
+        return "target network", f"`{c.detail}` cuts {what}, a copy no optimizer holds"
+    if removed and not (removed & held) and not any(removed & o.params for o in model.optimizers):
+        return "module no optimizer holds", f"`{c.detail}` cuts {what}, which no optimizer trains"
+    if removed and removed <= step.frozen:
+        return "frozen parameters", f"`{c.detail}` cuts {what}, which are frozen anyway"
+    if not removed:
+        return "cut of a value without gradient", f"`{c.detail}` applies to a value that carries no gradient"
+    return None
+
+
+def step_graph(sid: str, model: ProgramModel, step: Step, files: dict, flagged=frozenset()) -> StepGraph:
+    """`flagged`: the (path, line) places findings point at; a cut there is a break."""
     reach = step.reached | step.reached_weak
     stepped = [o for o in step.optimizers if o.key in step.stepped]
     others = [o for o in step.optimizers if o.key not in step.stepped]
     cut_by: dict = {}
     for c in step.cuts:
+        judged = None if (c.span.path, c.span.line) in flagged else stop_gradient(model, step, c)
+        edge = CutEdge(c.detail, c.span.line, judged[1], judged[0]) if judged else CutEdge(c.detail, c.span.line)
         for p in (c.removed | c.removed_weak) - reach:
-            cut_by.setdefault(group_of(p.module), set()).add((c.detail, c.span.line))
+            cut_by.setdefault(group_of(p.module), set()).add(edge)
     groups: dict = {}
     cut_params = {p for c in step.cuts for p in c.removed | c.removed_weak}
     for p in reach | cut_params:
@@ -161,7 +209,7 @@ def step_graph(sid: str, model: ProgramModel, step: Step, files: dict) -> StepGr
                 name,
                 count,
                 bool(ps & reach),
-                tuple(sorted(cut_by.get(name, ()), key=lambda x: x[1])),
+                tuple(sorted(cut_by.get(name, ()), key=lambda x: (x.line, x.detail))),
                 bool(ps) and frozen == ps,
                 bool(frozen) and frozen != ps,
                 held,
@@ -258,8 +306,13 @@ def _marks(m: ModuleNode) -> list[str]:
     marks = []
     if m.reached:
         marks.append("reached by the loss")
-    for detail, line in m.cut:
-        marks.append(f"cut by `{detail}` at line {line}")
+    for c in m.cut:
+        if c.valid:
+            marks.append(
+                f"stopped by `{c.detail}` at line {c.line}, a deliberate stop-gradient that is valid: {c.kind}"
+            )
+        else:
+            marks.append(f"**cut** by `{c.detail}` at line {c.line}")
     if m.frozen:
         marks.append("frozen")
     elif m.partly_frozen:
@@ -314,8 +367,13 @@ def mermaid(g: StepGraph) -> str:
         edges.append((f"  {p}_in --> {p}_m{i}", None))
         if m.reached:
             edges.append((f"  {p}_m{i} --> {p}_loss", None))
-        for detail, line in m.cut:
-            edges.append((f'  {p}_m{i} -.-x|"cut: {_label(detail)} line {line}"| {p}_loss', "cut"))
+        for c in m.cut:
+            if c.valid:
+                edges.append(
+                    (f'  {p}_m{i} -.-o|"stop-gradient (valid): {_label(c.detail)} line {c.line}"| {p}_loss', "stop")
+                )
+            else:
+                edges.append((f'  {p}_m{i} -.-x|"cut: {_label(c.detail)} line {c.line}"| {p}_loss', "cut"))
     edges.append((f"  {p}_loss --> {p}_bw", None))
     for j, o in enumerate(g.optimizers):
         if not o.stepped:
@@ -329,6 +387,8 @@ def mermaid(g: StepGraph) -> str:
     for k, (_, style) in enumerate(edges):
         if style == "cut":
             lines.append(f"  linkStyle {k} stroke:#c62828,stroke-width:2px,stroke-dasharray:4 3")
+        elif style == "stop":
+            lines.append(f"  linkStyle {k} stroke:#607d8b,stroke-width:1.5px,stroke-dasharray:4 3")
         elif style == "holds":
             lines.append(f"  linkStyle {k} stroke:#757575,stroke-dasharray:2 3")
     lines.append("  classDef frozen fill:#e3f2fd,stroke:#1565c0,stroke-dasharray:4 3")

@@ -27,7 +27,7 @@ def _step(g: G.StepGraph) -> dict:
                 "name": m.name,
                 "params": m.params,
                 "reached": m.reached,
-                "cut": [{"detail": d, "line": n} for d, n in m.cut],
+                "cut": [{"detail": c.detail, "line": c.line, "valid": c.valid or None} for c in m.cut],
                 "frozen": m.frozen,
                 "partly_frozen": m.partly_frozen,
                 "optimized_by": list(m.optimized),
