@@ -97,7 +97,7 @@ def test_graph_section_draws_every_step(examples_md):
     assert '-.-x|"cut: .detach() line 77"|' in graph
     assert "model.layer_proj" in graph and "(not optimized)" in graph
     # the frozen encoder of project/train.py is marked frozen in the text and the flowchart
-    assert "module `model.encoder` (4 parameters): reached by the loss; frozen" in graph
+    assert "module `model.encoder` (at least 4 parameters): reached by the loss; frozen" in graph  # a loop of layers
     assert re.search(r"class s\d+_m\d+ frozen", graph)
     # the optimizer's groups and the order of one iteration
     assert "group 0 (lr): the parameters of `model.encoder.body` — all frozen" in graph
@@ -655,7 +655,8 @@ def test_a_valid_stop_gradient_is_not_drawn_as_a_break():
     assert "⊣ grey dashed</span>: a deliberate stop-gradient, checked and valid" in page
     steps = {s["loss"]: s for s in data(a)["steps"]}
     (gen_json,) = [m for m in steps["d_loss"]["modules"] if m["name"] == "generator"]
-    assert gen_json["cut"] == [{"detail": ".detach()", "line": 66, "valid": cut.valid}]
+    assert gen_json["cut"] == [{"detail": ".detach()", "path": cut.path, "line": 66, "valid": cut.valid}]
+    assert cut.path.endswith("gan_training.py")
 
 
 def test_cut_labels_cover_no_node():
@@ -700,3 +701,121 @@ def test_cut_labels_cover_no_node():
             assert lb[1] >= 0 and lb[0] + lb[2] <= lay.width and lb[1] + lb[3] <= lay.height
         for i, a in enumerate(labels):
             assert not any(_boxes_overlap(a, b) for b in labels[i + 1 :])
+
+
+# ---------------------------------------------------------------- counts and files in the graphs (issue 23, item 7b)
+
+LOOP_BLOCKS = """\
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Net(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.blocks = nn.ModuleList()
+        for _ in range(n):
+            self.blocks.append(Block())
+        self.head = nn.Linear(4, 2)
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return self.head(x)
+
+
+model = Net(12)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    loss = model(torch.randn(2, 4)).sum()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def test_a_count_that_is_a_lower_bound_says_so(tmp_path):
+    """nanoGPT's 12 blocks were drawn as "8 parameters": the engine follows a loop building layers
+    once, so what it counts is a lower bound, and the graph says "at least"."""
+    from gradaudit.analysis.report.jsonout import data
+
+    a = audit_of([write(tmp_path, "train.py", LOOP_BLOCKS)])
+    (g,) = a.graphs
+    mods = {m.name: m for m in g.modules}
+    assert (mods["model.blocks"].params, mods["model.blocks"].at_least) == (2, True)
+    assert (mods["model.head"].params, mods["model.head"].at_least) == (2, False)
+    text = G.text(g)
+    assert "- module `model.blocks` (at least 2 parameters): reached by the loss; optimized by `optimizer`" in text
+    assert "- module `model.head` (2 parameters): reached by the loss; optimized by `optimizer`" in text
+    assert '"model.blocks<br/>≥2 params"' in G.mermaid(g) and '"model.head<br/>2 params"' in G.mermaid(g)
+    (step,) = data(a)["steps"]
+    assert {m["name"]: (m["params"], m["params_at_least"]) for m in step["modules"]} == {
+        "model.blocks": (2, True),
+        "model.head": (2, False),
+    }
+    # a module held as one stand-in (its parameters unseen) has no count at all
+    opaque = G.ModuleNode("model", 0, True, (), False, False, ("opt",), (), at_least=True)
+    assert opaque.count() == "an unknown number of parameters" and opaque.count(short=True) == "? params"
+
+
+MODEL_PY = """\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+    def configure_optimizers(self, lr):
+        return torch.optim.AdamW(self.parameters(), lr=lr)
+"""
+
+BENCH_PY = """\
+import torch
+from model import Net
+
+model = Net()
+optimizer = model.configure_optimizers(1e-3)
+for step in range(3):
+    loss = model(torch.randn(2, 4)).sum()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def test_a_location_in_another_file_carries_its_file(tmp_path):
+    """bench.py's step cited model.py's line 14 as "line 14", which reads as bench.py's."""
+    from gradaudit.analysis.check.engine import Analyzer
+    from gradaudit.analysis.report.jsonout import data
+    from gradaudit.analysis.report.summary import hover_markdown
+
+    write(tmp_path, "model.py", MODEL_PY)
+    bench = write(tmp_path, "bench.py", BENCH_PY)
+    a = audit_of([bench])
+    (g,) = a.graphs
+    model_py = os.path.join(str(tmp_path), "model.py")
+    assert any(t.startswith("- optimizer `optimizer` (AdamW, ") and f"{model_py}:14)" in t for t in G.text(g))
+    assert "- loss: `loss = model(torch.randn(2, 4)).sum()` (line 7)" in G.text(g)
+    (opt,) = data(a)["steps"][0]["optimizers"]
+    assert (opt["path"], opt["line"]) == (model_py, 14)
+    # the editor's hover on `optimizer.step()` in bench.py, and on the construction in model.py
+    r = Analyzer(extra_roots=[str(tmp_path)]).analyze_file(bench)
+    on_step = hover_markdown(r.model, r.model.steps[0].span.path, 10, 6)
+    assert on_step.startswith(f"**`optimizer`** (AdamW), built at {model_py}:14")
+    on_build = hover_markdown(r.model, model_py, 14, 20)
+    assert on_build.startswith("**`optimizer`** (AdamW), built at line 14")

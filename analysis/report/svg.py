@@ -78,8 +78,9 @@ class Layout:
     channel: float  # the y of the "updated by" channel under the nodes
 
 
-def _cut_text(c) -> str:
-    return f"⊣ stop-gradient (valid): {c.detail} l.{c.line}" if c.valid else f"✂ cut: {c.detail} l.{c.line}"
+def _cut_text(c, here: str) -> str:
+    where = f"l.{c.line}" if not c.path or c.path == here else f"{c.path}:{c.line}"
+    return f"⊣ stop-gradient (valid): {c.detail} {where}" if c.valid else f"✂ cut: {c.detail} {where}"
 
 
 def layout(g: StepGraph) -> Layout:
@@ -92,7 +93,7 @@ def layout(g: StepGraph) -> Layout:
     )
     mods = []
     for m in g.modules:
-        lines = [m.name, f"{m.params} param{'s' if m.params != 1 else ''}"]
+        lines = [m.name, m.count(short=True)]
         kind = "unoptimized" if m.unoptimized else "frozen" if m.frozen else "copy" if m.note == "copy" else ""
         if kind:
             lines.append({"unoptimized": "not optimized", "frozen": "frozen", "copy": "copy"}[kind])
@@ -100,7 +101,7 @@ def layout(g: StepGraph) -> Layout:
     loss = _Node("loss", [g.loss or "loss"], shape="round")
     bw = _Node("bw", ["backward()", f"line {g.line}"], shape="hex")
     opts = [(_Node(f"o{i}", [o.name, o.type], shape="double"), o) for i, o in enumerate(g.optimizers) if o.stepped]
-    band = max((len(_cut_text(c)) * LABEL_W for m in g.modules for c in m.cut), default=0.0)
+    band = max((len(_cut_text(c, g.path)) * LABEL_W for m in g.modules for c in m.cut), default=0.0)
     band = band + 2 * LABEL_GAP if band else 0.0
     columns = [[inputs], [n for n, _ in mods], [loss], [bw], [n for n, _ in opts]]
     gaps = [GAP_X, GAP_X + band, GAP_X, GAP_X, GAP_X]
@@ -123,7 +124,7 @@ def layout(g: StepGraph) -> Layout:
     for n, m in mods:
         _, cy = n.right()
         for k, c in enumerate(m.cut):
-            text = _cut_text(c)
+            text = _cut_text(c, g.path)
             labels.append(
                 Label(
                     text, col_right + LABEL_GAP, cy - 4 - LABEL_H * (k + 1), len(text) * LABEL_W, LABEL_H, bool(c.valid)
