@@ -154,7 +154,11 @@ def cmd_rule(args) -> int:
 
     rule = find_rule(args.rule)
     if rule is None:
-        print(f"gradaudit: unknown rule {args.rule!r} (see `gradaudit rules`)", file=sys.stderr)
+        from ..check.schema import did_you_mean, rule_choices
+
+        near = did_you_mean(args.rule, rule_choices(args.rule))
+        hint = f" (did you mean {near}?)" if near else ""
+        print(f"gradaudit: unknown rule {args.rule!r}{hint} (see `gradaudit rules`)", file=sys.stderr)
         return EXIT_ERROR
     print(rule.documentation())
     return EXIT_CLEAN
@@ -213,11 +217,12 @@ def _load_config(args):
             print(f"gradaudit: --python {why}", file=sys.stderr)
             return None
     from ..check.config import _norm, unknown_selectors
+    from ..check.schema import no_rule_matches
 
     given = _norm(args.select) + _norm(args.ignore) + _norm(args.extend_select)
     bad = unknown_selectors(given)
     if bad:
-        print(f"gradaudit: no rule matches {', '.join(repr(b) for b in bad)} (see `gradaudit rules`)", file=sys.stderr)
+        print(f"gradaudit: {no_rule_matches(bad)}", file=sys.stderr)
         return None
     cfg = cfg.merged(select=args.select, ignore=args.ignore, extend_select=args.extend_select)
     if args.no_respect_gitignore:
