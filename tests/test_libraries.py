@@ -672,6 +672,12 @@ def test_cli_python_option(env, empty_env, tmp_path):
     (f,) = out["findings"]
     assert not any("site-packages" in rel["path"] for rel in f.get("related", []))
     assert out["environments"][0]["missing"] == ["fakevision", "torch"]
+    # torch, which gradaudit never reads, is data only: its absence alone is not worth a line
+    (tmp_path / "plain.py").write_text("import torch\nx = torch.ones(2)\n")
+    r = _run("check", "plain.py", "--python", empty_env, "--no-cache", cwd=tmp_path)
+    assert r.stdout == "No findings in 1 file checked.\n"
+    r = _run("check", "plain.py", "--python", empty_env, "--no-cache", "--format", "json", cwd=tmp_path)
+    assert json.loads(r.stdout)["environments"][0]["missing"] == ["torch"]
 
 
 def test_a_bad_python_is_exit_2_with_a_clear_message(tmp_path):
@@ -742,7 +748,7 @@ def test_the_project_venv_is_read_without_python(tmp_path):
     assert e["libraries"] == ["fakevision"] and e["missing"] == ["timm", "torch"]
     r = _run("check", "scripts/train.py", "--no-cache", cwd=proj)
     assert r.stdout.splitlines()[-2:] == [
-        "Libraries read from .venv (the project's .venv); not installed there: timm, torch.",
+        "Libraries read from .venv (the project's .venv); not installed there: timm.",
         "Found 1 finding (1 confirmed, 0 suspicious) in 1 file checked.",
     ]
     r = _run("check", "train.py", "--no-cache", "--format", "sarif", cwd=proj / "scripts")
@@ -750,12 +756,12 @@ def test_the_project_venv_is_read_without_python(tmp_path):
     assert run["properties"]["environments"][0]["path"] == venv
     r = _run("check", "train.py", "--no-cache", "--format", "github", cwd=proj / "scripts")
     assert r.stdout.splitlines()[-1] == (
-        f"::notice title=gradaudit::Libraries read from {venv} (the project's .venv); not installed there: timm, torch."
+        f"::notice title=gradaudit::Libraries read from {venv} (the project's .venv); not installed there: timm."
     )
     # the audit says it too, at the top of the report and in its JSON
     r = _run("audit", "scripts/train.py", "--no-cache", cwd=proj)
     assert (
-        "Libraries were read from `.venv` (the project's .venv): `fakevision`; not installed there: `timm`, `torch` "
+        "Libraries were read from `.venv` (the project's .venv): `fakevision`; not installed there: `timm` "
         "(the models of those are known only from gradaudit's table" in r.stdout
     )
     r = _run("audit", "scripts/train.py", "--no-cache", "--format", "json", cwd=proj)

@@ -258,10 +258,7 @@ def test_the_language_server_runs_nothing_of_the_project_environment(tmp_path):
         proc.communicate()
     # the server says which environment's libraries it read
     venv = ws / ".venv"
-    assert (
-        f"gradaudit: Libraries read from {venv} (the active virtualenv, VIRTUAL_ENV); not installed there: torch."
-        in logged
-    )
+    assert f"gradaudit: Libraries read from {venv} (the active virtualenv, VIRTUAL_ENV)." in logged
     time.sleep(0.2)
     _assert_clean(markers)
 

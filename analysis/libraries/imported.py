@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from ..source.program import holds_python
 from .environment import PythonEnv
 
+# gradaudit models these itself and never reads them: whether the environment has them changes nothing
+NEVER_READ = frozenset({"torch"})
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(sys.builtin_module_names) | {"__future__"}
 _OPTIONAL = ("ImportError", "ModuleNotFoundError", "Exception", "BaseException")
 
@@ -33,10 +35,15 @@ class LibraryUse:
     missing: tuple = ()  # imported, not installed there (nor the project's, nor the standard library's)
 
     @property
+    def lacking(self) -> tuple:
+        """The missing libraries that matter: torch's absence changes nothing (gradaudit knows it)."""
+        return tuple(n for n in self.missing if n not in NEVER_READ)
+
+    @property
     def worth_saying(self) -> bool:
-        """Whether the environment made a difference: a library other than torch was imported (torch
-        itself is never read, gradaudit knows it), or an imported one is not there."""
-        return bool(self.missing) or any(name != "torch" for name in self.found)
+        """Whether the environment made a difference: a library other than torch was imported, found
+        there or not."""
+        return any(name not in NEVER_READ for name in self.found + self.missing)
 
     def where(self) -> str:
         """The environment's folder as the output shows paths: relative to the working folder when
@@ -50,8 +57,8 @@ class LibraryUse:
     def sentence(self, relative: bool = True) -> str:
         """'Libraries read from .venv (the project's .venv); not installed there: timm.'"""
         out = f"Libraries read from {self.where() if relative else self.prefix} ({self.why})"
-        if self.missing:
-            out += "; not installed there: " + ", ".join(self.missing)
+        if self.lacking:
+            out += "; not installed there: " + ", ".join(self.lacking)
         return out + "."
 
     def to_json(self) -> dict:

@@ -47,6 +47,6 @@ def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, li
             text = f"cell {e.cell.number}:{e.line}:{e.col}: {text}"
         out.append(f"::{level} {where},title=gradaudit::{_escape_data(text)}")
     for u in libraries:
-        if u.missing:  # a library not found is known from gradaudit's table only: worth a notice
+        if u.lacking:  # a library not found is known from gradaudit's table only: worth a notice
             out.append(f"::notice title=gradaudit::{_escape_data(u.sentence())}")
     return "\n".join(out) + ("\n" if out else "")

@@ -53,9 +53,8 @@ def environment_text(u) -> str:
     text = f"Libraries were read from `{u.where()}` ({u.why})"
     if u.found:
         text += ": " + ", ".join(f"`{n}`" for n in u.found)
-    if u.missing:
-        text += "; not installed there: " + ", ".join(f"`{n}`" for n in u.missing)
-    if any(n != "torch" for n in u.missing):  # torch itself gradaudit knows without reading it
+    if u.lacking:
+        text += "; not installed there: " + ", ".join(f"`{n}`" for n in u.lacking)
         text += (
             " (the models of those are known only from gradaudit's table and from what the code does with "
             "them; if they are installed in another environment, name it with `--python`)"
