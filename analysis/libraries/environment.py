@@ -68,13 +68,9 @@ class PythonEnv:
     def provides(self, top: str) -> bool:
         """Whether a top-level module or package of that name is installed here (read off the
         folders: a package, a module, a stub, a compiled module, an editable install's mapping)."""
-        for d in self.site_dirs:
-            base = os.path.join(d, top)
-            if os.path.isdir(base) or os.path.isfile(base + ".py") or os.path.isfile(base + ".pyi"):
-                return True
-            if glob.glob(glob.escape(base) + ".*so") or glob.glob(glob.escape(base) + ".*pyd"):
-                return True
-        return any(top in _editable_names(d) for d in self.site_dirs if os.path.basename(d) in _SITE_NAMES)
+        return any(top in _top_names(d) for d in self.site_dirs) or any(
+            top in _editable_names(d) for d in self.site_dirs if os.path.basename(d) in _SITE_NAMES
+        )
 
 
 _cache: dict = {}
@@ -91,15 +87,19 @@ def find_env(
         prefix, interpreter = explicit_prefix(python)
         return _env(prefix, "explicit", interpreter, origin or "--python")
     venv = environ.get("VIRTUAL_ENV")
-    if venv and not _is_running(venv) and site_dirs_of(venv):
-        return _env(os.path.abspath(venv), "virtualenv")
+    if venv and not _is_running(venv):
+        env = _env(os.path.abspath(venv), "virtualenv")
+        if env.site_dirs:
+            return env
     if start:
         found = project_venv(start, root)
         if found is not None and not _is_running(found):
             return _env(found, "project")
     conda = environ.get("CONDA_PREFIX")
-    if conda and not _is_running(conda) and site_dirs_of(conda):
-        return _env(os.path.abspath(conda), "conda")
+    if conda and not _is_running(conda):
+        env = _env(os.path.abspath(conda), "conda")
+        if env.site_dirs:
+            return env
     return running_env()
 
 
@@ -264,7 +264,36 @@ def _pth_paths(site: str) -> list:
     return out
 
 
+_listing: dict = {}  # folder -> (mtime, top-level names importable from it)
 _editable: dict = {}  # finder file -> (mtime, names)
+
+
+def _top_names(folder: str) -> frozenset:
+    """The top-level modules and packages a site folder holds, listed once per change of the folder
+    (installing or removing a package changes its mtime): `provides` is asked per import, per
+    analysis, on every edit in the editor."""
+    try:
+        mtime = os.stat(folder).st_mtime_ns
+    except OSError:
+        return frozenset()
+    hit = _listing.get(folder)
+    if hit is not None and hit[0] == mtime:
+        return hit[1]
+    names = set()
+    try:
+        with os.scandir(folder) as entries:
+            for e in entries:
+                stem, dot, ext = e.name.partition(".")
+                if not dot:
+                    if e.is_dir():
+                        names.add(stem)  # a package, or a namespace package's part
+                elif ext in ("py", "pyi") or ext.endswith(("so", "pyd")):
+                    names.add(stem)  # a module, a stub, a compiled module (name.cpython-311-...so)
+    except OSError:
+        pass
+    out = frozenset(names)
+    _listing[folder] = (mtime, out)
+    return out
 
 
 def _editable_names(site: str) -> set:
