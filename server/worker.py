@@ -82,9 +82,8 @@ def _environment(settings, config, path: str, root: str):
             return find_env(settings.interpreter, origin="the editor's `interpreter` setting"), problems
         except EnvError as exc:
             problems.append(Problem(SOURCE, SECTION, "interpreter", str(exc)))
-    origin = f"`python` in {config.source}" if config.python else ""
     start = os.path.dirname(os.path.abspath(path))
-    return find_env(config.python or None, start=start, root=root or None, origin=origin), problems
+    return find_env(config.python or None, start=start, root=root or None, origin=config.python_origin), problems
 
 
 def _libraries(env):

@@ -106,6 +106,11 @@ class Config:
     source: str = ""  # the pyproject.toml it came from ('' for none)
     python: str = ""  # the interpreter whose installed libraries are analysed
 
+    @property
+    def python_origin(self) -> str:
+        """What named `python`, as the output says it: '`python` in /p/pyproject.toml'."""
+        return f"`python` in {self.source or 'the configuration'}" if self.python else ""
+
     def enabled(self, code: str, name: str) -> bool:
         if self.select and not any(_matches(s, code, name) for s in self.select):
             return False

@@ -93,9 +93,7 @@ class Analyzer:
         # else the one discovered for each file (environment.py): the active virtualenv, the
         # project's .venv, the active conda env, the running interpreter
         self.python = python or self.config.python or None
-        self.python_origin = (
-            "--python" if python else f"`python` in {self.config.source or 'the configuration'}" if self.python else ""
-        )
+        self.python_origin = "--python" if python else self.config.python_origin
         self.root = root  # the project's root (the workspace folder), bounding the search for a .venv
         self.cache = cache
         self._given = libraries  # the caller's LibraryModels (the language server's worker keeps them)
