@@ -18,6 +18,7 @@ from .graph import StepGraph
 CHAR_W, LINE_H, PAD, GAP_X, GAP_Y = 7.2, 16, 10, 56, 14
 LABEL_W, LABEL_H, LABEL_GAP = 6.6, 13, 10  # a cut's label: 11px text; its distance from nodes and edge
 BREAK, STOP = "#c62828", "#607d8b"
+_WIDTH = {"cut": 2, "stop": 1.6}  # an edge's stroke width by its end marker (arrows: 1.3)
 FILL = {
     "frozen": ("#e3f2fd", "#1565c0", "4 3"),
     "unoptimized": ("#ffebee", "#c62828", ""),
@@ -209,7 +210,7 @@ def draw(g: StepGraph) -> str:
 
 def _path(points, color, dash="", end="arrow") -> str:
     d = f' stroke-dasharray="{dash}"' if dash else ""
-    width = 2 if end == "cut" else 1.6 if end == "stop" else 1.3
+    width = _WIDTH.get(end, 1.3)
     (lx, ly) = points[-1]
     pts = [f"{x:.1f},{y:.1f}" for x, y in points[:-1]] + [f"{lx - 2:.1f},{ly:.1f}"]
     return (
@@ -221,7 +222,7 @@ def _path(points, color, dash="", end="arrow") -> str:
 def _line(a, b, color, dash="", end="arrow") -> str:
     (x1, y1), (x2, y2) = a, b
     d = f' stroke-dasharray="{dash}"' if dash else ""
-    width = 2 if end == "cut" else 1.6 if end == "stop" else 1.3
+    width = _WIDTH.get(end, 1.3)
     return (
         f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2 - 2:.1f}" y2="{y2:.1f}" stroke="{color}" '
         f'stroke-width="{width}"{d} marker-end="url(#{end}-{{id}})"/>'
