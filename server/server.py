@@ -59,6 +59,7 @@ class GradauditServer(LanguageServer):
         self.root = ""
         self.foreign_shown: set = set()  # uris last published with findings of other documents' analyses
         self.shown_problems: dict = {}  # configuration source -> the problems shown for it
+        self.environments: dict = {}  # environment folder -> what was last logged about it
         self.pending_problems: list = []  # the initialization options' problems, shown once initialized
         self.cells_shown: dict = {}  # notebook uri -> {cell uri: the diagnostics last published there}
 
@@ -238,11 +239,21 @@ class GradauditServer(LanguageServer):
                     pass
         self.shown_problems[source] = tuple(texts)
 
+    def log_environment(self, use):
+        """Which environment's libraries were read, and the imported ones it lacks, in the log:
+        once per environment, again when that changes."""
+        text = f"gradaudit: {use.sentence(relative=False)}"
+        if self.environments.get(use.prefix) != text:
+            self.environments[use.prefix] = text
+            self._log(text, types.MessageType.Info)
+
     def _published(self, uri: str):
         """A new analysis landed for `uri`: show it (and what it placed in other open documents)."""
         analysis = self.analyses.latest(uri)
-        if analysis is not None and analysis.config_source:
-            self.show_problems(analysis.config_source, analysis.config_problems)
+        if analysis is not None and (analysis.config_source or analysis.config_problems):
+            self.show_problems(analysis.config_source or "settings", analysis.config_problems)
+        if analysis is not None and analysis.result is not None and analysis.result.libraries is not None:
+            self.log_environment(analysis.result.libraries)
         if self.notebook(uri) is not None:
             self.publish_notebook(uri)
             return

@@ -57,8 +57,9 @@ KEYS = (
         "",
         "The Python interpreter (or environment folder) whose installed libraries "
         "(transformers, timm, torchvision...) are read for their models; empty: the project's `python`, "
-        "else the server's own environment. The VS Code extension sends the interpreter it runs the "
-        "server with.",
+        "else the active virtualenv, the workspace's `.venv` or `venv`, the active conda env, else the "
+        "server's own environment. One that cannot be read is reported once and the search takes over. "
+        "The VS Code extension sends the interpreter it runs the server with.",
         '"/home/me/project/.venv/bin/python"',
     ),
 )

@@ -67,15 +67,33 @@ _PARSED: dict = {}
 _SEEN = 0  # the sequence number of the last change on disk applied
 
 
-def _libraries(python: str):
-    from gradaudit.analysis.libraries.environment import find_env
+def _environment(settings, config, path: str, root: str):
+    """(PythonEnv, problems) for a document: the editor's `interpreter`, else the project's `python`,
+    else the one discovered from the document's folder up to the workspace root (environment.py).
+    An interpreter setting that cannot be read is a problem shown once; discovery takes over."""
+    from gradaudit.analysis.check.schema import Problem
+    from gradaudit.analysis.libraries.environment import EnvError, find_env
+
+    from .settings import SECTION, SOURCE
+
+    problems = []
+    if settings.interpreter:
+        try:
+            return find_env(settings.interpreter, origin="the editor's `interpreter` setting"), problems
+        except EnvError as exc:
+            problems.append(Problem(SOURCE, SECTION, "interpreter", str(exc)))
+    start = os.path.dirname(os.path.abspath(path))
+    return find_env(config.python or None, start=start, root=root or None, origin=config.python_origin), problems
+
+
+def _libraries(env):
     from gradaudit.analysis.libraries.models import LibraryModels
     from gradaudit.analysis.libraries.summary_cache import SummaryCache
 
-    env = find_env(python or None)
     libs = _LIBRARIES.get(env.key)
     if libs is None:
         libs = _LIBRARIES[env.key] = LibraryModels(env, SummaryCache())
+    libs.env = env  # the same folders; how it was found may differ (what the output says)
     return libs
 
 
@@ -107,6 +125,8 @@ def analyze(job: dict) -> dict:
     path = job["path"]
     settings = job["settings"]
     config, problems = settings.engine_config(path)
+    env, env_problems = _environment(settings, config, path, job["root"])
+    problems = list(problems) + env_problems
     facts = {"config_source": config.source, "config_problems": tuple(problems), "severity": dict(config.severity)}
     roots = [job["root"]] if job["root"] else []
     roots += list(settings.extra_paths)
@@ -117,7 +137,7 @@ def analyze(job: dict) -> dict:
             extra_roots=roots,
             overlays=job["overlays"],
             time_budget=job.get("time_budget"),
-            libraries=_libraries(settings.interpreter or config.python),
+            libraries=_libraries(env),
         )
         program = analyzer.attach(Program(roots, job["overlays"], parsed=_PARSED))
         notebook = job.get("notebook")
@@ -158,10 +178,12 @@ def warm_up():
     the size it reports at start-up (the baseline it is recycled against)."""
     from gradaudit.analysis.check.config import Config
     from gradaudit.analysis.check.engine import Analyzer
+    from gradaudit.analysis.libraries.environment import find_env
     from gradaudit.analysis.source.program import Program
 
     try:
-        analyzer = Analyzer(Config(), libraries=_libraries(""))
+        # the environment of the folder the server started in (the workspace, usually)
+        analyzer = Analyzer(Config(), libraries=_libraries(find_env(None, start=os.getcwd())))
         program = analyzer.attach(Program([], {}, parsed={}))
         analyzer.analyze_source(os.path.join(os.sep, "gradaudit-warm-up", "train.py"), WARM_UP, program)
     except Exception:  # a broken environment shows in the first real job, with its message

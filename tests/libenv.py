@@ -84,11 +84,20 @@ FILES = {
 }
 
 
-def make_env(root, files=FILES, version="3.11") -> str:
-    """A virtualenv-shaped folder with `files` in its site-packages; returns the folder."""
-    env = os.path.join(str(root), "env")
+# the environment's interpreter: gradaudit reads environments and never starts one
+TRAP_PYTHON = "#!/bin/sh\necho 'gradaudit started the analysed environment interpreter' >&2\nexit 99\n"
+
+
+def make_env(root, files=FILES, version="3.11", name="env") -> str:
+    """A virtualenv-shaped folder with `files` in its site-packages and a `bin/python` that fails
+    if started; returns the folder."""
+    env = os.path.join(str(root), name)
     site = os.path.join(env, "lib", f"python{version}", "site-packages")
     os.makedirs(site, exist_ok=True)
+    os.makedirs(os.path.join(env, "bin"), exist_ok=True)
+    with open(os.path.join(env, "bin", "python"), "w") as fh:
+        fh.write(TRAP_PYTHON)
+    os.chmod(os.path.join(env, "bin", "python"), 0o755)
     with open(os.path.join(env, "pyvenv.cfg"), "w") as fh:
         fh.write("home = /usr/bin\ninclude-system-site-packages = false\n")
     for rel, text in files.items():

@@ -97,7 +97,7 @@ def test_graph_section_draws_every_step(examples_md):
     assert '-.-x|"cut: .detach() line 77"|' in graph
     assert "model.layer_proj" in graph and "(not optimized)" in graph
     # the frozen encoder of project/train.py is marked frozen in the text and the flowchart
-    assert "module `model.encoder` (4 parameters): reached by the loss; frozen" in graph
+    assert "module `model.encoder` (at least 4 parameters): reached by the loss; frozen" in graph  # a loop of layers
     assert re.search(r"class s\d+_m\d+ frozen", graph)
     # the optimizer's groups and the order of one iteration
     assert "group 0 (lr): the parameters of `model.encoder.body` — all frozen" in graph
@@ -619,3 +619,203 @@ def test_folders_are_walked_as_check_walks_them(tmp_path):
     assert code == 0 and "No `backward()` was found" in out, err
     code, out, err = run_cli(["audit", ".", "--no-respect-gitignore"], cwd=str(tmp_path))
     assert code == 1 and set(finding_blocks(out)) == {"GA201", "GA207", "GA407"}, err
+
+
+# ---------------------------------------------------------------- cuts in the graphs (issue 23, item 7a)
+
+
+def _boxes_overlap(a, b) -> bool:
+    (ax, ay, aw, ah), (bx, by, bw, bh) = a, b
+    return ax < bx + bw and bx < ax + aw and ay < by + bh and by < ay + ah
+
+
+def test_a_valid_stop_gradient_is_not_drawn_as_a_break():
+    """The GAN's `fake.detach()` in the discriminator step is valid: drawn grey and explained, not
+    as the red cut of a real break (text_trainer's `.detach()`, which GA101 reports)."""
+    from gradaudit.analysis.report.html import render as html
+    from gradaudit.analysis.report.jsonout import data
+
+    a = audit_of([os.path.join(EXAMPLES, "gan_training.py"), os.path.join(EXAMPLES, "text_trainer.py")])
+    by_loss = {g.loss: g for g in a.graphs}
+    (gen,) = [m for m in by_loss["d_loss"].modules if m.name == "generator"]
+    (cut,) = gen.cut
+    assert cut.valid and cut.kind == "detached for another optimizer's step"
+    breaks = [c for m in by_loss["loss"].modules for c in m.cut]
+    assert breaks and not any(c.valid for c in breaks)
+    text = G.text(by_loss["d_loss"])
+    assert any("stopped by `.detach()` at line 66, a deliberate stop-gradient that is valid" in t for t in text)
+    assert any("**cut** by `.detach()` at line 77" in t for t in G.text(by_loss["loss"]))
+    mermaid = G.mermaid(by_loss["d_loss"])
+    assert '-.-o|"stop-gradient (valid): .detach() line 66"|' in mermaid and "-.-x" not in mermaid
+    assert "stroke:#c62828,stroke-width:2px,stroke-dasharray" not in mermaid
+    assert '-.-x|"cut: .detach() line 77"|' in G.mermaid(by_loss["loss"])
+    page = html(a)
+    assert page.count('class="stop">⊣ stop-gradient (valid): .detach() l.66</text>') == 1
+    assert page.count('class="cut">✂ cut: .detach() l.77</text>') == 2
+    assert "⊣ grey dashed</span>: a deliberate stop-gradient, checked and valid" in page
+    steps = {s["loss"]: s for s in data(a)["steps"]}
+    (gen_json,) = [m for m in steps["d_loss"]["modules"] if m["name"] == "generator"]
+    assert gen_json["cut"] == [{"detail": ".detach()", "path": cut.path, "line": 66, "valid": cut.valid}]
+    assert cut.path.endswith("gan_training.py")
+
+
+def test_cut_labels_cover_no_node():
+    """A label sat on the loss node (issue 23): labels now lie beside their module, above their
+    edge's straight run, in a band as wide as the widest label; none covers a node or another label."""
+    from gradaudit.analysis.report import svg
+
+    def mod(name, cuts=(), reached=True):
+        return G.ModuleNode(name, 4, reached, tuple(cuts), False, False, ("opt",), ())
+
+    many = [
+        G.CutEdge(".detach()", 10 + i, "valid" if i % 2 else "", "target network" if i % 2 else "") for i in range(3)
+    ]
+    g = G.StepGraph(
+        "s1",
+        "t.py",
+        40,
+        "<module>",
+        "a_rather_long_loss_name",
+        30,
+        "",
+        ("x",),
+        "",
+        (
+            mod("model.encoder", many),
+            mod("model.decoder"),
+            mod("short", [G.CutEdge(".item()", 12)], reached=False),
+            mod("model.some_head_with_a_long_name", [G.CutEdge("torch.no_grad()", 20)]),
+        ),
+        (G.OptimizerNode("opt", "SGD", 5, True, ()),),
+        (),
+        "",
+        False,
+    )
+    for graph in [g] + list(audit_of([os.path.join(EXAMPLES, "gan_training.py")]).graphs):
+        lay = svg.layout(graph)
+        nodes = [(n.x, n.y, n.w, n.h) for n in lay.nodes]
+        labels = [(lb.x, lb.y, lb.w, lb.h) for lb in lay.labels]
+        assert len(labels) == sum(len(m.cut) for m in graph.modules)
+        for lb in labels:
+            assert not any(_boxes_overlap(lb, n) for n in nodes), (lb, nodes)
+            assert lb[1] >= 0 and lb[0] + lb[2] <= lay.width and lb[1] + lb[3] <= lay.height
+        for i, a in enumerate(labels):
+            assert not any(_boxes_overlap(a, b) for b in labels[i + 1 :])
+
+
+# ---------------------------------------------------------------- counts and files in the graphs (issue 23, item 7b)
+
+LOOP_BLOCKS = """\
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Net(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.blocks = nn.ModuleList()
+        for _ in range(n):
+            self.blocks.append(Block())
+        self.head = nn.Linear(4, 2)
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return self.head(x)
+
+
+model = Net(12)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    loss = model(torch.randn(2, 4)).sum()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def test_a_count_that_is_a_lower_bound_says_so(tmp_path):
+    """nanoGPT's 12 blocks were drawn as "8 parameters": the engine follows a loop building layers
+    once, so what it counts is a lower bound, and the graph says "at least"."""
+    from gradaudit.analysis.report.jsonout import data
+
+    a = audit_of([write(tmp_path, "train.py", LOOP_BLOCKS)])
+    (g,) = a.graphs
+    mods = {m.name: m for m in g.modules}
+    assert (mods["model.blocks"].params, mods["model.blocks"].at_least) == (2, True)
+    assert (mods["model.head"].params, mods["model.head"].at_least) == (2, False)
+    text = G.text(g)
+    assert "- module `model.blocks` (at least 2 parameters): reached by the loss; optimized by `optimizer`" in text
+    assert "- module `model.head` (2 parameters): reached by the loss; optimized by `optimizer`" in text
+    assert '"model.blocks<br/>≥2 params"' in G.mermaid(g) and '"model.head<br/>2 params"' in G.mermaid(g)
+    (step,) = data(a)["steps"]
+    assert {m["name"]: (m["params"], m["params_at_least"]) for m in step["modules"]} == {
+        "model.blocks": (2, True),
+        "model.head": (2, False),
+    }
+    # a module held as one stand-in (its parameters unseen) has no count at all
+    opaque = G.ModuleNode("model", 0, True, (), False, False, ("opt",), (), at_least=True)
+    assert opaque.count() == "an unknown number of parameters" and opaque.count(short=True) == "? params"
+
+
+MODEL_PY = """\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+    def configure_optimizers(self, lr):
+        return torch.optim.AdamW(self.parameters(), lr=lr)
+"""
+
+BENCH_PY = """\
+import torch
+from model import Net
+
+model = Net()
+optimizer = model.configure_optimizers(1e-3)
+for step in range(3):
+    loss = model(torch.randn(2, 4)).sum()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def test_a_location_in_another_file_carries_its_file(tmp_path):
+    """bench.py's step cited model.py's line 14 as "line 14", which reads as bench.py's."""
+    from gradaudit.analysis.check.engine import Analyzer
+    from gradaudit.analysis.report.jsonout import data
+    from gradaudit.analysis.report.summary import hover_markdown
+
+    write(tmp_path, "model.py", MODEL_PY)
+    bench = write(tmp_path, "bench.py", BENCH_PY)
+    a = audit_of([bench])
+    (g,) = a.graphs
+    model_py = os.path.join(str(tmp_path), "model.py")
+    assert any(t.startswith("- optimizer `optimizer` (AdamW, ") and f"{model_py}:14)" in t for t in G.text(g))
+    assert "- loss: `loss = model(torch.randn(2, 4)).sum()` (line 7)" in G.text(g)
+    (opt,) = data(a)["steps"][0]["optimizers"]
+    assert (opt["path"], opt["line"]) == (model_py, 14)
+    # the editor's hover on `optimizer.step()` in bench.py, and on the construction in model.py
+    r = Analyzer(extra_roots=[str(tmp_path)]).analyze_file(bench)
+    on_step = hover_markdown(r.model, r.model.steps[0].span.path, 10, 6)
+    assert on_step.startswith(f"**`optimizer`** (AdamW), built at {model_py}:14")
+    on_build = hover_markdown(r.model, model_py, 14, 20)
+    assert on_build.startswith("**`optimizer`** (AdamW), built at line 14")

@@ -266,3 +266,55 @@ def test_load_config_without_pyproject(tmp_path):
     cfg = load_config(str(tmp_path))
     assert cfg == Config(root=str(tmp_path))
     assert cfg.enabled("GA101", "detach-cuts-loss")
+
+
+# ---------------------------------------------------------------- "did you mean" (issue 23, item 7c)
+
+
+@pytest.mark.parametrize(
+    "line, said",
+    [
+        ('selct = ["GA1"]', "selct: unknown key; did you mean `select`? (the keys are: exclude, extend-select,"),
+        ('per-file-ignore = { "a.py" = ["GA101"] }', "per-file-ignore: unknown key; did you mean `per-file-ignores`?"),
+        ('ignore = ["GA1O1"]', "ignore: no rule matches 'GA1O1' (did you mean `GA101`?) (see `gradaudit rules`)"),
+        (
+            'select = ["detach-cut-loss", "GA999"]',
+            "select: no rule matches 'detach-cut-loss' (did you mean `detach-cuts-loss`?), 'GA999' (see",
+        ),
+        (
+            'severity = { suspicous = "hint" }',
+            "severity: 'suspicous' is no rule code, prefix, name, family or confidence (did you mean `suspicious`?)",
+        ),
+        # several codes as close as each other: no guess
+        ('ignore = ["GA120"]', "ignore: no rule matches 'GA120' (see `gradaudit rules`)"),
+        ("colour = 1", "colour: unknown key (the keys are:"),
+    ],
+)
+def test_configuration_typos_get_a_did_you_mean(tmp_path, line, said):
+    proj = make_project(tmp_path, f"[tool.gradaudit]\n{line}\n")
+    r = run_cli("check", "proj", cwd=tmp_path)
+    assert r.returncode == 2
+    (err,) = r.stderr.strip().splitlines()
+    assert err.startswith(f"gradaudit: {proj / 'pyproject.toml'}: [tool.gradaudit] {said}"), err
+
+
+def test_command_line_typos_get_a_did_you_mean(tmp_path, capsys, monkeypatch):
+    make_project(tmp_path, "")
+    code, out, err = run_main(["check", "proj", "--select", "GA10l,detach-cuts-los"], tmp_path, capsys, monkeypatch)
+    assert code == 2 and err == (
+        "gradaudit: no rule matches 'GA10L' (did you mean `GA101`?), 'detach-cuts-los' (did you mean "
+        "`detach-cuts-loss`?) (see `gradaudit rules`)\n"
+    )
+    code, out, err = run_main(["rule", "zero-grad-before-stp"], tmp_path, capsys, monkeypatch)
+    assert code == 2 and "unknown rule 'zero-grad-before-stp' (did you mean `zero-grad-before-step`?)" in err
+
+
+def test_editor_settings_typos_get_a_did_you_mean():
+    from gradaudit.server.settings import Settings
+
+    _, problems = Settings.from_client({"gradaudit": {"debounse": 10, "ignore": ["GA1O2"]}})
+    assert sorted(str(p) for p in problems) == [
+        "client settings: gradaudit debounse: unknown key; did you mean `debounce`? (the keys are: codeLens, "
+        "debounce, docsUrl, extraPaths, ignore, interpreter, memoryBudget, select, severity, timeBudget)",
+        "client settings: gradaudit ignore: no rule matches 'GA1O2' (did you mean `GA102`?) (see `gradaudit rules`)",
+    ]

@@ -58,7 +58,7 @@ def test_emitted_file_runs_the_script_per_step(tmp_path):
     assert "wrote tests/test_gan.py: 2 tests" in p.stderr
     text = (tmp_path / "tests" / "test_gan.py").read_text()
     tree = ast.parse(text)
-    tests = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+    tests = [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")]
     assert tests == ["test_gradflow_main_d_loss_line71", "test_gradflow_main_g_loss_line77"]
     assert "SCRIPT = os.path.join(HERE, '../gan_training.py')" in text and "STEPS = 2" in text
     assert "at=('gan_training.py', 71, 71)" in text and "optimizers=['opt_d']" in text
@@ -240,3 +240,79 @@ def test_emitted_tests_flag_the_buggy_scripts_and_pass_their_fixed_forms(tmp_pat
         assert outcome[f"test_{name}_fixed.py"] == "PASSED", out[-4000:]
         section = out[out.index(f"test_{name}.py:") :] if f"test_{name}.py:" in out else out
         assert message in out, (name, section[:2000])
+
+
+# ---------------------------------------------------------------- where the emitted tests run (issue 23)
+
+
+def _bare_python(*args, cwd, path=()):
+    """This interpreter without its site-packages (-S): no gradaudit, no pytest, and torch only if
+    `path` holds it, as in a project's environment that has torch and nothing of gradaudit."""
+    env = clean_env()
+    env["PYTHONPATH"] = os.pathsep.join(path)
+    return subprocess.run(
+        [sys.executable, "-S", *args], cwd=str(cwd), capture_output=True, text=True, timeout=900, env=env
+    )
+
+
+def _emit(tmp_path, name):
+    shutil.copy(os.path.join(PROBE_DATA, f"{name}.py"), tmp_path)
+    p = run_cli("probe", f"{name}.py", "--emit", f"test_{name}.py", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    return p
+
+
+def test_emitted_tests_say_how_to_run_them_and_need_no_gradaudit_installed(tmp_path):
+    """Issue 23: the emitted tests needed gradaudit and pytest inside the torch environment, and
+    nothing said so. Without gradaudit installed there they load the probe of the gradaudit that
+    wrote them; without pytest they run as a script; what is missing is named with what to install."""
+    p = _emit(tmp_path, "head_unoptimized_fixed")
+    assert p.stderr.strip() == (
+        "wrote test_head_unoptimized_fixed.py: 1 test; run it with the Python that runs head_unoptimized_fixed.py "
+        "(the one with torch): `python -m pytest test_head_unoptimized_fixed.py` (with pytest installed there) or "
+        "`python test_head_unoptimized_fixed.py`"
+    )
+    text = (tmp_path / "test_head_unoptimized_fixed.py").read_text()
+    assert f"PROBE = {gradflow.probe_folder()!r}" in text
+    # no torch either: the probe is found, and torch's absence is said with what to do
+    r = _bare_python("test_head_unoptimized_fixed.py", cwd=tmp_path)
+    assert r.returncode == 1
+    assert r.stdout.startswith("FAIL test_gradflow_module_loss_line")
+    assert "torch is not installed in this environment" in r.stderr and "pip install torch" in r.stderr
+    # a test file moved to where the probe's copy is not: it says what to install, and where
+    moved = text.replace(f"PROBE = {gradflow.probe_folder()!r}", "PROBE = '/nowhere/gradaudit/probe'")
+    (tmp_path / "test_moved.py").write_text(moved)
+    r = _bare_python("test_moved.py", cwd=tmp_path)
+    assert r.returncode == 1
+    assert (
+        "ImportError: these tests need gradaudit's runtime probe (gradaudit.probe) in the environment that runs "
+        f"them, the one with torch: install it there with `{gradflow.install_hint(gradflow.probe_folder())}`"
+    ) in r.stderr
+    assert gradflow.install_hint(gradflow.probe_folder()) == f"python -m pip install {ROOT}"
+
+
+@pytest.mark.runtime
+def test_emitted_tests_run_with_torch_alone(tmp_path):
+    """An environment with torch and nothing of gradaudit: `python test_x.py` passes on the fixed
+    script and fails on the buggy one; with pytest there, pytest runs them the same."""
+    import importlib.util
+
+    torch_spec = importlib.util.find_spec("torch")
+    if torch_spec is None:
+        pytest.skip("torch is not installed")
+    site = os.path.dirname(next(iter(torch_spec.submodule_search_locations)))
+    probe = _bare_python("-c", "import gradaudit.probe", cwd=tmp_path, path=[site])
+    if probe.returncode == 0:
+        pytest.skip("gradaudit is importable from torch's folder: nothing to fall back from")
+    _emit(tmp_path, "head_unoptimized_fixed")
+    _emit(tmp_path, "head_unoptimized")
+    ok = _bare_python("test_head_unoptimized_fixed.py", cwd=tmp_path, path=[site])
+    assert ok.returncode == 0 and ok.stdout.splitlines()[-1].startswith("PASS test_gradflow_"), ok.stdout + ok.stderr
+    bad = _bare_python("test_head_unoptimized.py", cwd=tmp_path, path=[site])
+    assert bad.returncode == 1 and "FAIL test_gradflow_" in bad.stdout
+    assert SCRIPTS["head_unoptimized"] in bad.stderr
+    if importlib.util.find_spec("pytest") is not None:
+        both = _bare_python(
+            "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_head_unoptimized_fixed.py", cwd=tmp_path, path=[site]
+        )
+        assert both.returncode == 0, both.stdout[-3000:]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 import textwrap
 
 import pytest
@@ -507,22 +508,90 @@ def test_cache_folder_is_the_platform_one(monkeypatch):
 
 
 def test_environment_order(tmp_path, monkeypatch):
+    """--python, then VIRTUAL_ENV, then the project's .venv, then CONDA_PREFIX, then gradaudit's own."""
     from gradaudit.analysis.libraries import environment as E
 
     a = make_env(tmp_path / "a", files={"liba/__init__.py": "X = 1\n"})
     b = make_env(tmp_path / "b", files={"libb/__init__.py": "X = 1\n"})
+    proj = tmp_path / "proj"
+    (proj / "src" / "pkg").mkdir(parents=True)
+    (proj / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    venv = make_env(proj, files={"libv/__init__.py": "X = 1\n"}, name=".venv")
+    start = str(proj / "src" / "pkg")
     monkeypatch.setattr(E, "_cache", {})
     monkeypatch.setenv("VIRTUAL_ENV", b)
-    monkeypatch.delenv("CONDA_PREFIX", raising=False)
-    explicit = E.find_env(os.path.join(a, "bin", "python"))
-    assert explicit.how == "explicit" and any(d.startswith(a) for d in explicit.site_dirs)
-    venv = E.find_env(None)
-    assert venv.how == "virtualenv" and any(d.startswith(b) for d in venv.site_dirs)
-    monkeypatch.delenv("VIRTUAL_ENV")
     monkeypatch.setenv("CONDA_PREFIX", a)
-    assert E.find_env(None).how == "conda"
+    explicit = E.find_env(os.path.join(a, "bin", "python"), start=start)
+    assert explicit.how == "explicit" and explicit.why == "named by --python" and explicit.provides("liba")
+    active = E.find_env(None, start=start)
+    assert active.how == "virtualenv" and active.provides("libb") and not active.provides("liba")
+    monkeypatch.delenv("VIRTUAL_ENV")
+    found = E.find_env(None, start=start)
+    assert (found.how, found.prefix, found.why) == ("project", venv, "the project's .venv")
+    assert found.provides("libv") and found.interpreter == os.path.join(venv, "bin", "python")
+    # outside the project: the active conda env, then the running interpreter
+    assert E.find_env(None, start=str(tmp_path)).how == "conda"
     monkeypatch.delenv("CONDA_PREFIX")
+    assert E.find_env(None, start=str(tmp_path)).how == "running"
     assert E.find_env(None).how == "running"
+    # an active virtualenv that is gradaudit's own (installed as the README says) gives way to the
+    # project's .venv: that is where the project's libraries are
+    monkeypatch.setenv("VIRTUAL_ENV", sys.prefix)
+    assert E.find_env(None, start=start).prefix == venv
+
+
+def test_project_venv_is_looked_for_up_to_the_project_root(tmp_path):
+    from gradaudit.analysis.libraries import environment as E
+
+    outer = make_env(tmp_path, files={}, name="venv")  # above the project: not the project's
+    proj = tmp_path / "proj"
+    (proj / "a" / "b").mkdir(parents=True)
+    (proj / ".git").mkdir()
+    assert E.project_venv(str(proj / "a" / "b")) is None
+    assert E.project_venv(str(proj / "a" / "b" / "train.py")) is None
+    # the workspace folder bounds the search instead of the markers
+    assert E.project_venv(str(proj / "a" / "b"), root=str(tmp_path)) == outer
+    assert E.project_venv(str(proj / "a" / "b"), root=str(proj / "a")) is None
+    inner = make_env(proj / "a", files={}, name=".venv")
+    assert E.project_venv(str(proj / "a" / "b")) == inner
+    # a folder named .venv that is no environment (no pyvenv.cfg) is not one
+    (proj / "a" / "b" / ".venv").mkdir()
+    assert E.project_venv(str(proj / "a" / "b")) == inner
+
+
+def test_an_environment_named_that_cannot_be_read_is_an_error(tmp_path):
+    from gradaudit.analysis.libraries import environment as E
+
+    with pytest.raises(E.EnvError, match="no such file or folder"):
+        E.find_env(str(tmp_path / "nothing" / "bin" / "python"))
+    (tmp_path / "notenv" / "bin").mkdir(parents=True)
+    (tmp_path / "notenv" / "bin" / "python").write_text("")
+    with pytest.raises(E.EnvError, match="not a Python environment"):
+        E.find_env(str(tmp_path / "notenv" / "bin" / "python"))
+    assert E.check_python(str(tmp_path / "nothing")).endswith(
+        "no such file or folder (give a Python interpreter or the folder of an environment)"
+    )
+    env = make_env(tmp_path, files={})
+    assert E.check_python(env) is None and E.check_python(os.path.join(env, "bin", "python")) is None
+
+
+def test_provides_reads_what_is_installed(tmp_path):
+    from gradaudit.analysis.libraries import environment as E
+
+    env = make_env(
+        tmp_path,
+        files={
+            "pkg/__init__.py": "",
+            "mod.py": "",
+            "stubbed.pyi": "",
+            "native.cpython-311-x86_64-linux-gnu.so": "",
+            "__editable___proj_0_1_finder.py": "MAPPING: dict[str, str] = {'edited': '/src/edited'}\n",
+        },
+    )
+    e = E.find_env(env)
+    for name in ("pkg", "mod", "stubbed", "native", "edited"):
+        assert e.provides(name), name
+    assert not e.provides("timm") and not e.provides("pk")
 
 
 def test_pth_files_add_editable_installs(tmp_path):
@@ -540,32 +609,208 @@ def test_pth_files_add_editable_installs(tmp_path):
 def test_python_setting_in_pyproject(tmp_path):
     from gradaudit.analysis.check.config import ConfigError, load_config
 
+    make_env(tmp_path, files={}, name=".venv")
     (tmp_path / "pyproject.toml").write_text('[tool.gradaudit]\npython = ".venv/bin/python"\n')
     cfg = load_config(str(tmp_path))
     assert cfg.python == os.path.join(str(tmp_path), ".venv/bin/python")
     (tmp_path / "pyproject.toml").write_text("[tool.gradaudit]\npython = 3\n")
     with pytest.raises(ConfigError):
         load_config(str(tmp_path))
+    # an interpreter that is not there is an error naming the file, the key and the path
+    (tmp_path / "pyproject.toml").write_text('[tool.gradaudit]\npython = "env/bin/python"\n')
+    with pytest.raises(ConfigError) as err:
+        load_config(str(tmp_path))
+    assert str(err.value) == (
+        f"{tmp_path / 'pyproject.toml'}: [tool.gradaudit] python: {tmp_path / 'env/bin/python'}: no such file or "
+        "folder (give a Python interpreter or the folder of an environment)"
+    )
 
 
-def test_cli_python_option(env, tmp_path):
-    from clitools import run_cli
+def _cli_env() -> dict:
+    """The CLI's environment with no virtualenv or conda env active: the project's .venv is found."""
+    from clitools import clean_env
+
+    env = clean_env()
+    env.pop("VIRTUAL_ENV", None)
+    env.pop("CONDA_PREFIX", None)
+    return env
+
+
+def _run(*args, cwd, env=None):
+    import subprocess
+
+    return subprocess.run(
+        [sys.executable, "-m", "gradaudit.analysis.app.cli", *map(str, args)],
+        cwd=str(cwd),
+        env=env or _cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_cli_python_option(env, empty_env, tmp_path):
+    import json
 
     body, expected = strip_markers(textwrap.dedent(CASES_WITH_SOURCE["head replaced after the optimizer"]))
     script = tmp_path / "train.py"
     script.write_text(body)
-    r = run_cli(
+    r = _run(
         "check", script, "--python", os.path.join(env, "bin", "python"), "--no-cache", "--format", "json", cwd=tmp_path
     )
-    import json
-
-    got = sorted((f["line"], f["code"]) for f in json.loads(r.stdout)["findings"])
+    out = json.loads(r.stdout)
+    got = sorted((f["line"], f["code"]) for f in out["findings"])
     assert r.returncode == 1 and got == expected
+    assert [(e["path"], e["how"], e["why"], e["missing"]) for e in out["environments"]] == [
+        (env, "explicit", "named by --python", ["torch"])
+    ]
+    assert "fakevision" in out["environments"][0]["libraries"]
     # another environment, without the library: the model is known by the optimizer's evidence only,
     # and the related location into the library's source is gone
-    r = run_cli("check", script, "--python", tmp_path / "nothing", "--no-cache", "--format", "json", cwd=tmp_path)
-    (f,) = json.loads(r.stdout)["findings"]
+    r = _run("check", script, "--python", empty_env, "--no-cache", "--format", "json", cwd=tmp_path)
+    out = json.loads(r.stdout)
+    (f,) = out["findings"]
     assert not any("site-packages" in rel["path"] for rel in f.get("related", []))
+    assert out["environments"][0]["missing"] == ["fakevision", "torch"]
+    # torch, which gradaudit never reads, is data only: its absence alone is not worth a line
+    (tmp_path / "plain.py").write_text("import torch\nx = torch.ones(2)\n")
+    r = _run("check", "plain.py", "--python", empty_env, "--no-cache", cwd=tmp_path)
+    assert r.stdout == "No findings in 1 file checked.\n"
+    r = _run("check", "plain.py", "--python", empty_env, "--no-cache", "--format", "json", cwd=tmp_path)
+    assert json.loads(r.stdout)["environments"][0]["missing"] == ["torch"]
+
+
+def test_a_bad_python_is_exit_2_with_a_clear_message(tmp_path):
+    """Issue 23: `--python /nonexistent/python` was accepted silently."""
+    (tmp_path / "train.py").write_text("import torch\n")
+    for cmd in ("check", "audit"):
+        r = _run(cmd, "train.py", "--python", "/nonexistent/python", cwd=tmp_path)
+        assert r.returncode == 2, r.stderr
+        assert r.stderr == (
+            "gradaudit: --python /nonexistent/python: no such file or folder (give a Python interpreter or "
+            "the folder of an environment)\n"
+        )
+        assert r.stdout == ""
+    (tmp_path / "pyproject.toml").write_text('[tool.gradaudit]\npython = "/nonexistent/python"\n')
+    r = _run("check", "train.py", cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.startswith(
+        f"gradaudit: {tmp_path / 'pyproject.toml'}: [tool.gradaudit] python: /nonexistent/python: no such file"
+    )
+    (tmp_path / "pyproject.toml").unlink()
+    r = _run("check", "train.py", "--python", tmp_path, cwd=tmp_path)  # a folder, but no environment
+    assert r.returncode == 2 and "not a Python environment (no site-packages folder under" in r.stderr
+
+
+TIMM_SCRIPT = """
+import timm
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from fakevision import TinyNet
+
+model = TinyNet(num_classes=10)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+model.fc = nn.Linear(8, 3)  # <- GA108
+for step in range(2):
+    x, y = torch.randn(4, 3, 16, 16), torch.randint(0, 3, (4,))
+    loss = F.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def test_the_project_venv_is_read_without_python(tmp_path):
+    """Issue 23, acceptance: gradaudit in its own environment, the libraries in the project's
+    .venv; `gradaudit check` without --python reads them there and says so, and names the imported
+    library the environment does not have."""
+    import json
+
+    proj = tmp_path / "proj"
+    (proj / "scripts").mkdir(parents=True)
+    (proj / "pyproject.toml").write_text("[project]\nname = 'proj'\n")
+    venv = make_env(proj, name=".venv")
+    body, expected = strip_markers(textwrap.dedent(TIMM_SCRIPT))
+    (proj / "scripts" / "train.py").write_text(body)
+    r = _run("check", "scripts/train.py", "--no-cache", "--format", "json", cwd=proj)
+    out = json.loads(r.stdout)
+    assert sorted((f["line"], f["code"]) for f in out["findings"]) == expected
+    # the model's structure was read from the library's source in the project's .venv
+    (f,) = out["findings"]
+    assert any(rel["path"].startswith(os.path.join(venv, "lib")) for rel in f["related"])
+    (e,) = out["environments"]
+    assert (e["path"], e["how"], e["why"], e["interpreter"]) == (
+        venv,
+        "project",
+        "the project's .venv",
+        os.path.join(venv, "bin", "python"),
+    )
+    assert e["libraries"] == ["fakevision"] and e["missing"] == ["timm", "torch"]
+    r = _run("check", "scripts/train.py", "--no-cache", cwd=proj)
+    assert r.stdout.splitlines()[-2:] == [
+        "Libraries read from .venv (the project's .venv); not installed there: timm.",
+        "Found 1 finding (1 confirmed, 0 suspicious) in 1 file checked.",
+    ]
+    r = _run("check", "train.py", "--no-cache", "--format", "sarif", cwd=proj / "scripts")
+    (run,) = json.loads(r.stdout)["runs"]
+    assert run["properties"]["environments"][0]["path"] == venv
+    r = _run("check", "train.py", "--no-cache", "--format", "github", cwd=proj / "scripts")
+    assert r.stdout.splitlines()[-1] == (
+        f"::notice title=gradaudit::Libraries read from {venv} (the project's .venv); not installed there: timm."
+    )
+    # the audit says it too, at the top of the report and in its JSON
+    r = _run("audit", "scripts/train.py", "--no-cache", cwd=proj)
+    assert (
+        "Libraries were read from `.venv` (the project's .venv): `fakevision`; not installed there: `timm` "
+        "(the models of those are known only from gradaudit's table" in r.stdout
+    )
+    r = _run("audit", "scripts/train.py", "--no-cache", "--format", "json", cwd=proj)
+    assert json.loads(r.stdout)["environments"] == [e]
+    # an active virtualenv wins over the project's .venv (it is what the user runs with)
+    other = make_env(tmp_path / "other", files={})
+    r = _run(
+        "check", "scripts/train.py", "--no-cache", "--format", "json", cwd=proj, env=dict(_cli_env(), VIRTUAL_ENV=other)
+    )
+    (e,) = json.loads(r.stdout)["environments"]
+    assert (e["path"], e["how"], e["missing"]) == (other, "virtualenv", ["fakevision", "timm", "torch"])
+
+
+def test_imports_the_output_lists(tmp_path):
+    """What counts as an imported library: not the standard library, not the project's own
+    modules or namespace folders, not relative imports, not an optional import that is absent."""
+    from gradaudit.analysis.libraries.environment import find_env
+    from gradaudit.analysis.libraries.imported import library_use
+    from gradaudit.analysis.source.program import Program, parse_source
+
+    env = find_env(make_env(tmp_path, files={"pkg/__init__.py": "", "opt_here.py": ""}))
+    proj = tmp_path / "proj"
+    (proj / "mine").mkdir(parents=True)
+    (proj / "mine" / "util.py").write_text("X = 1\n")  # a namespace package of the project
+    (proj / "helpers.py").write_text("Y = 2\n")
+    (proj / "wandb").mkdir()  # a run-log folder, not a package: wandb is still a library
+    src = textwrap.dedent(
+        """
+        import os, json
+        import pkg.sub
+        from mine.util import X
+        from helpers import Y
+        from . import sibling
+        import wandb
+        try:
+            import apex
+        except ImportError:
+            apex = None
+        try:
+            import opt_here
+        except (ImportError, OSError):
+            pass
+        def f():
+            import lazy_missing
+        """
+    )
+    sf = parse_source(str(proj / "train.py"), src)
+    use = library_use(env, [sf], Program())
+    assert use.found == ("opt_here", "pkg") and use.missing == ("lazy_missing", "wandb")
 
 
 # ---------------------------------------------------------------- the site index
@@ -722,7 +967,8 @@ def test_jedi_resolves_a_module_added_to_sys_path(tmp_path, monkeypatch):
 
 def test_no_library_no_jedi(tmp_path):
     """A script importing no library model neither imports jedi nor parses any library file; one
-    calling only the standard library and torch does not even look for the environment."""
+    calling only the standard library and torch does not even load the library models (the
+    environment is looked up, by a few file tests, to say which imported libraries it has)."""
     import subprocess
     import sys
 
@@ -737,12 +983,12 @@ def test_no_library_no_jedi(tmp_path):
         "import sys; from gradaudit.analysis.check.engine import Analyzer; a = Analyzer(cache=False); "
         f"a.analyze_file({str(script)!r}); "
         "looked = any(m in sys.modules for m in ('gradaudit.analysis.libraries.models', "
-        "'gradaudit.analysis.libraries.environment', 'gradaudit.analysis.libraries.site_index')); "
+        "'gradaudit.analysis.libraries.site_index')); "
         "idx = a.libraries._index; "
         "print('jedi' in sys.modules, bool(idx and idx._files), looked)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    # no jedi, no library file parsed, no environment looked for
+    # no jedi, no library file parsed, no library model loaded
     assert out.stdout.split() == ["False", "False", "False"], out.stderr
 
 

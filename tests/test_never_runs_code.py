@@ -1,15 +1,19 @@
 """gradaudit never runs the code it checks: not the project's modules, not the libraries it
-resolves, not a project file that shadows a standard module. A workspace whose every module would
-leave a file behind when imported is analysed by the engine, the CLI (both entry points) and the
+resolves, not a project file that shadows a standard module, not the project's environment (its
+interpreter, its compiled modules, its .pth files). A workspace whose every module would leave a
+file behind when imported is analysed by the engine, the CLI (both entry points) and the
 language server; no file appears, and the analysis did happen (its finding is there)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import sysconfig
 import time
 
+import pytest
 from clitools import clean_env
 from lspwire import Reader, notify, request
 
@@ -70,6 +74,193 @@ def _workspace(tmp_path):
 
 def _assert_clean(markers):
     assert sorted(os.listdir(markers)) == []
+
+
+# ---------------------------------------------------------------- the project's environment
+
+VENV_TRAIN = """import torch
+import torch.nn as nn
+from trapmod import Model
+
+model = Model()
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(3):
+    x, y = torch.randn(8, 4), torch.randn(8, 2)
+    out = model(x).detach()
+    loss = (out - y).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+NATIVE_C = """
+#include <Python.h>
+#include <stdio.h>
+static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "_native", NULL, -1, NULL};
+PyMODINIT_FUNC PyInit__native(void) {
+    FILE *f = fopen(MARKER, "w");
+    if (f) { fputs("ran", f); fclose(f); }
+    return PyModule_Create(&def);
+}
+"""
+
+
+def _compile_native(path, marker) -> bool:
+    """A compiled module that leaves `marker` when imported; False when no compiler is at hand."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    include = sysconfig.get_paths()["include"]
+    if cc is None or not os.path.isfile(os.path.join(include, "Python.h")):
+        return False
+    src = path + ".c"
+    with open(src, "w") as fh:
+        fh.write(NATIVE_C)
+    r = subprocess.run(
+        [cc, "-shared", "-fPIC", f"-I{include}", f'-DMARKER="{marker}"', src, "-o", path],
+        capture_output=True,
+        text=True,
+    )
+    os.unlink(src)
+    return r.returncode == 0
+
+
+def _workspace_with_venv(tmp_path):
+    """A project whose .venv would leave a marker if its interpreter were started, a module of
+    its library imported (the package, its compiled part) or a .pth file's code run."""
+    ws, markers = tmp_path / "ws", tmp_path / "markers"
+    site = ws / ".venv" / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    for d in (site / "trapmod", ws / ".venv" / "bin", markers):
+        d.mkdir(parents=True)
+    (ws / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\ninclude-system-site-packages = false\n")
+    python = ws / ".venv" / "bin" / "python"
+    python.write_text(f'#!/bin/sh\necho ran > {markers / "python"}\nexec {sys.executable} "$@"\n')
+    python.chmod(0o755)
+    (ws / ".venv" / "bin" / "python3").symlink_to("python")
+    (site / "trapmod" / "__init__.py").write_text(_trap(markers, "trapmod") + "from ._native import Model\n")
+    (site / "trap.pth").write_text(f"import os; open(os.path.join({str(markers)!r}, 'pth'), 'w').write('ran')\n")
+    native = str(site / "trapmod" / ("_native" + sysconfig.get_config_var("EXT_SUFFIX")))
+    if not _compile_native(native, str(markers / "native")):
+        pytest.skip("no C compiler to build the compiled module")
+    (ws / "pyproject.toml").write_text("[project]\nname = 'ws'\n")
+    (ws / "train.py").write_text(VENV_TRAIN)
+    return ws, markers, native
+
+
+def _env_without_venv():
+    env = clean_env()
+    env.pop("VIRTUAL_ENV", None)
+    env.pop("CONDA_PREFIX", None)
+    return env
+
+
+def test_jedi_imports_no_compiled_module_of_the_environment(tmp_path, monkeypatch):
+    """The site index cannot follow `from ._native import Model` into a compiled module, so jedi is
+    asked; jedi would import the module (in the active virtualenv's interpreter, or its own) to
+    look into it. It answers without either, also with the project's .venv active."""
+    from gradaudit.analysis.libraries import jedi_resolver
+    from gradaudit.analysis.libraries.environment import find_env
+
+    ws, markers, native = _workspace_with_venv(tmp_path)
+    monkeypatch.setenv("VIRTUAL_ENV", str(ws / ".venv"))
+    monkeypatch.setattr(jedi_resolver, "_projects", {})  # jedi's projects of earlier tests: a fresh one
+    env = find_env(None, start=str(ws))
+    assert (env.how, env.prefix) == ("virtualenv", str(ws / ".venv"))
+    jedi_resolver.define(env, "trapmod.Model", timeout=120)
+    assert not jedi_resolver.stats.get("last_timed_out")
+    _assert_clean(markers)
+    # the same question about a Python module is answered: jedi did follow the import
+    os.unlink(native)
+    (ws / ".venv" / "lib").joinpath(*os.path.relpath(native, ws / ".venv" / "lib").split(os.sep)).parent.joinpath(
+        "_native.py"
+    ).write_text("class Model:\n    pass\n")
+    jedi_resolver._projects.clear()
+    d = jedi_resolver.define(env, "trapmod.Model", timeout=120)
+    assert d is not None and d.path.endswith("_native.py") and d.kind == "class"
+    _assert_clean(markers)
+
+
+@pytest.mark.parametrize("active", [False, True], ids=["discovered", "VIRTUAL_ENV"])
+def test_the_cli_runs_nothing_of_the_project_environment(tmp_path, active):
+    ws, markers, _ = _workspace_with_venv(tmp_path)
+    env = _env_without_venv()
+    if active:
+        env["VIRTUAL_ENV"] = str(ws / ".venv")
+    r = subprocess.run(
+        [sys.executable, "-m", "gradaudit.analysis.app.cli", "check", "--no-cache", "--format", "json", "train.py"],
+        cwd=ws,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    import json
+
+    out = json.loads(r.stdout)
+    (e,) = out["environments"]
+    assert (e["path"], e["how"]) == (str(ws / ".venv"), "virtualenv" if active else "project")
+    assert e["libraries"] == ["trapmod"]
+    assert [f["code"] for f in out["findings"]] == ["GA101"]
+    _assert_clean(markers)
+
+
+def test_the_language_server_runs_nothing_of_the_project_environment(tmp_path):
+    ws, markers, _ = _workspace_with_venv(tmp_path)
+    uri = (ws / "train.py").as_uri()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gradaudit.server"],
+        cwd=ws,
+        env=dict(_env_without_venv(), VIRTUAL_ENV=str(ws / ".venv")),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    reader = Reader(proc.stdout)
+    try:
+        proc.stdin.write(
+            request(
+                1,
+                "initialize",
+                {
+                    "processId": os.getpid(),
+                    "rootUri": ws.as_uri(),
+                    "capabilities": {},
+                    "initializationOptions": {"gradaudit": {"debounce": 0}},
+                },
+            )
+        )
+        proc.stdin.write(notify("initialized", {}))
+        proc.stdin.write(
+            notify(
+                "textDocument/didOpen",
+                {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": VENV_TRAIN}},
+            )
+        )
+        proc.stdin.flush()
+        logged, published = [], None
+        while published is None:
+            _, m = reader.until(lambda m: m.get("method") in ("textDocument/publishDiagnostics", "window/logMessage"))
+            assert m is not None, proc.stderr.read().decode()[-3000:] if proc.poll() is not None else "no message"
+            if m["method"] == "window/logMessage":
+                logged.append(m["params"]["message"])
+            elif m["params"]["uri"] == uri:
+                published = m
+        assert [d["code"] for d in published["params"]["diagnostics"]] == ["GA101"]
+        proc.stdin.write(request(5, "shutdown"))
+        proc.stdin.write(notify("exit"))
+        proc.stdin.flush()
+        _, m = reader.until(lambda m: m.get("id") == 5 or m.get("method") == "window/logMessage")
+        while m.get("id") != 5:
+            logged.append(m["params"]["message"])
+            _, m = reader.until(lambda m: m.get("id") == 5 or m.get("method") == "window/logMessage")
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
+    # the server says which environment's libraries it read
+    venv = ws / ".venv"
+    assert f"gradaudit: Libraries read from {venv} (the active virtualenv, VIRTUAL_ENV)." in logged
+    time.sleep(0.2)
+    _assert_clean(markers)
 
 
 def test_the_engine_runs_nothing(tmp_path):

@@ -83,8 +83,9 @@ def examples_json(examples):
 
 def test_json_contract_keys(examples_json):
     _, files, report = examples_json
-    # rules.md's contract, plus what could not be done ("errors") and analyses cut short ("incomplete")
-    assert set(report) == {"version", "findings", "errors", "incomplete"}
+    # rules.md's contract, plus what could not be done ("errors"), analyses cut short ("incomplete")
+    # and the environments whose libraries were read
+    assert set(report) == {"version", "findings", "errors", "incomplete", "environments"}
     assert report["errors"] == [] and report["incomplete"] == []
     assert report["version"] == 1
     assert report["findings"], "no findings at all"
@@ -203,7 +204,10 @@ def test_json_empty(tmp_path):
     write(tmp_path / "ok.py", "import torch\nx = torch.ones(2)\n")
     r = run_cli("check", "--format", "json", "ok.py", cwd=tmp_path)
     assert r.returncode == 0
-    assert json.loads(r.stdout) == {"version": 1, "findings": [], "errors": [], "incomplete": []}
+    out = json.loads(r.stdout)
+    (env,) = out.pop("environments")
+    assert out == {"version": 1, "findings": [], "errors": [], "incomplete": []}
+    assert env["libraries"] == ["torch"] and env["missing"] == []
 
 
 def test_json_stdout_stays_json_with_a_parse_error(tmp_path):

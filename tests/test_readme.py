@@ -45,6 +45,22 @@ def test_main_command_checks_the_examples():
     assert "gan_training.py" not in p.stdout  # the clean look-alike stays clean
 
 
+def test_the_sample_output_is_what_check_prints():
+    """Issue 23: the README showed the examples' findings in another order than `gradaudit check
+    examples/` prints them (files in path order, findings by line): the sample is the real output."""
+    with open(os.path.join(ROOT, "README.md")) as fh:
+        text = fh.read()
+    shown = re.search(r"```console\n\$ gradaudit check examples/\n(.*?)\n```", text, re.S).group(1)
+    p = subprocess.run(
+        [sys.executable, "-m", "gradaudit.analysis.app.cli", "check", "examples/"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert shown.splitlines() == p.stdout.splitlines()
+
+
 def fresh_clone(where):
     """What `git clone` of this working tree gives: the files git tracks (and new ones it would)."""
     files = subprocess.run(

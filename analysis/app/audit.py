@@ -44,7 +44,7 @@ def run_command(args) -> int:
         return EXIT_ERROR
     run = collect.analyze(args.paths, config, args.jobs, time_budget(args), args.python, not args.no_cache)
     _report_problems(run.problems)
-    audit = collect.build(args.paths, len(run.files), run.kept, run.problems, run.notebooks)
+    audit = collect.build(args.paths, len(run.files), run.kept, run.problems, run.notebooks, run.libraries)
     if fmt == "json":
         from ..report.jsonout import render
     elif fmt == "html":

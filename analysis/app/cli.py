@@ -27,9 +27,9 @@ def add_engine_arguments(c):
     c.add_argument(
         "--python",
         metavar="PATH",
-        help="the interpreter (or environment folder) whose installed "
-        "libraries are read for their models (default: the active virtualenv/conda env, else "
-        "the interpreter running gradaudit)",
+        help="the interpreter (or environment folder) whose installed libraries are read for their "
+        "models (default: [tool.gradaudit] python, else the active virtualenv, the project's .venv or "
+        "venv, the active conda env, else the interpreter running gradaudit)",
     )
     c.add_argument("--no-cache", action="store_true", help="do not read or write the cache of library summaries")
 
@@ -154,7 +154,11 @@ def cmd_rule(args) -> int:
 
     rule = find_rule(args.rule)
     if rule is None:
-        print(f"gradaudit: unknown rule {args.rule!r} (see `gradaudit rules`)", file=sys.stderr)
+        from ..check.schema import did_you_mean, rule_choices
+
+        near = did_you_mean(args.rule, rule_choices(args.rule))
+        hint = f" (did you mean {near}?)" if near else ""
+        print(f"gradaudit: unknown rule {args.rule!r}{hint} (see `gradaudit rules`)", file=sys.stderr)
         return EXIT_ERROR
     print(rule.documentation())
     return EXIT_CLEAN
@@ -205,12 +209,20 @@ def _load_config(args):
             for problem in exc.problems:
                 print(f"gradaudit: {problem}", file=sys.stderr)
             return None
+    if getattr(args, "python", None):
+        from ..libraries.environment import check_python
+
+        why = check_python(args.python)
+        if why is not None:
+            print(f"gradaudit: --python {why}", file=sys.stderr)
+            return None
     from ..check.config import _norm, unknown_selectors
+    from ..check.schema import no_rule_matches
 
     given = _norm(args.select) + _norm(args.ignore) + _norm(args.extend_select)
     bad = unknown_selectors(given)
     if bad:
-        print(f"gradaudit: no rule matches {', '.join(repr(b) for b in bad)} (see `gradaudit rules`)", file=sys.stderr)
+        print(f"gradaudit: {no_rule_matches(bad)}", file=sys.stderr)
         return None
     cfg = cfg.merged(select=args.select, ignore=args.ignore, extend_select=args.extend_select)
     if args.no_respect_gitignore:
@@ -229,6 +241,7 @@ class Checked:
     files: list
     analysed: int
     notebooks: dict = field(default_factory=dict)  # path -> Notebook (source/notebook.py)
+    libraries: list = field(default_factory=list)  # imported.LibraryUse: the environments read
 
     @property
     def locator(self):
@@ -245,7 +258,7 @@ def check_paths(paths, config, jobs=0, progress=False, time_budget=None, python=
 
     run = analyze_paths(paths, config, jobs, progress, time_budget, python, cache)
     findings = sorted(_resolve_overlaps([f for fs in run.kept for f in fs]), key=Finding.sort_key)
-    return Checked(findings, run.problems, run.files, run.analysed, run.notebooks)
+    return Checked(findings, run.problems, run.files, run.analysed, run.notebooks, run.libraries)
 
 
 def _report_problems(problems):
@@ -279,6 +292,7 @@ def _report(args, checked: Checked, problems) -> int:
         show_fixes=args.show_fixes,
         color=args.format == "text" and sys.stdout.isatty() and not args.output_file,
         locator=checked.locator,
+        libraries=checked.libraries,
     )
     problems = list(problems)
     if not _emit(out, args.output_file):

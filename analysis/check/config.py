@@ -13,6 +13,7 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore
 
 
+from ..libraries.environment import check_python
 from .schema import (
     Key,
     Problem,
@@ -67,7 +68,8 @@ KEYS = (
         "",
         "The Python interpreter (or environment folder) whose installed libraries "
         "(transformers, timm, torchvision...) are read for the models they build; empty: the active "
-        "virtualenv or conda env, else the interpreter running gradaudit. `--python` overrides it.",
+        "virtualenv, else the project's `.venv` or `venv`, else the active conda env, else the interpreter "
+        "running gradaudit. `--python` overrides it; one that does not exist is an error.",
         '".venv/bin/python"',
     ),
 )
@@ -103,6 +105,11 @@ class Config:
     respect_gitignore: bool = True
     source: str = ""  # the pyproject.toml it came from ('' for none)
     python: str = ""  # the interpreter whose installed libraries are analysed
+
+    @property
+    def python_origin(self) -> str:
+        """What named `python`, as the output says it: '`python` in /p/pyproject.toml'."""
+        return f"`python` in {self.source or 'the configuration'}" if self.python else ""
 
     def enabled(self, code: str, name: str) -> bool:
         if self.select and not any(_matches(s, code, name) for s in self.select):
@@ -221,6 +228,11 @@ def table_config(table: dict, root: str, source: str = "settings") -> tuple[Conf
     values, problems = validate(table, KEYS, source, SECTION)
     defaults = {k.name: k.default for k in KEYS}
     v = {**defaults, **values}
+    python = _python_path(v["python"], root)
+    why = check_python(python) if python else None
+    if why is not None:  # an interpreter that cannot be read is an error, not a silent fallback
+        problems.append(Problem(source, SECTION, "python", why))
+        python = ""
     return Config(
         # an empty selection is every rule already: extending it changes nothing
         select=tuple(v["select"]) + tuple(v["extend-select"]) if v["select"] else (),
@@ -231,7 +243,7 @@ def table_config(table: dict, root: str, source: str = "settings") -> tuple[Conf
         severity=dict(v["severity"]),
         respect_gitignore=v["respect-gitignore"],
         source=source,
-        python=_python_path(v["python"], root),
+        python=python,
     ), problems
 
 

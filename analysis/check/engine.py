@@ -19,6 +19,8 @@ from dataclasses import dataclass, field, replace
 from ..interp.budget import Gap, Gaps
 from ..interp.frames import BUDGET
 from ..interp.interpreter import Interpreter
+from ..libraries.environment import PythonEnv, find_env
+from ..libraries.imported import LibraryUse, library_use
 from ..libraries.register import semantics
 from ..model.build import Builder
 from ..model.findings import CONFIRMED, Finding, Related
@@ -63,6 +65,7 @@ class Result:
     # a Jupyter notebook: the findings' lines are lines of its virtual source (notebook.py), which
     # maps them back to cells
     notebook: Notebook | None = None
+    libraries: LibraryUse | None = None  # the environment read, the imported libraries found there or not
 
     @property
     def problems(self) -> list:
@@ -82,14 +85,20 @@ class Analyzer:
         python: str | None = None,
         cache: bool = True,
         libraries=None,
+        root: str | None = None,
     ):
         self.config = config or Config()
         self.time_budget = time_budget  # seconds per file for the interpretation (None: no limit)
         # the environment whose installed libraries are read: --python, [tool.gradaudit] python,
-        # an active virtualenv/conda env, else the running interpreter (environment.py)
+        # else the one discovered for each file (environment.py): the active virtualenv, the
+        # project's .venv, the active conda env, the running interpreter
         self.python = python or self.config.python or None
+        self.python_origin = "--python" if python else self.config.python_origin
+        self.root = root  # the project's root (the workspace folder), bounding the search for a .venv
         self.cache = cache
-        self._libraries = libraries
+        self._given = libraries  # the caller's LibraryModels (the language server's worker keeps them)
+        self._models: dict = {}  # PythonEnv.key -> LibraryModels
+        self._last_env: PythonEnv | None = None
         self.extra_roots = tuple(extra_roots)
         self.overlays = dict(overlays or {})
         # batch: many files through one shared Program (the CLI), which freezes its parsed trees
@@ -146,16 +155,30 @@ class Analyzer:
             elif gc_was_enabled:
                 gc.enable()
 
-    @property
-    def libraries(self):
-        """The library models of the analysed environment (nothing is read until a library name is met)."""
-        if self._libraries is None:
-            from ..libraries.environment import find_env
+    def environment(self, path: str) -> PythonEnv:
+        """The environment whose libraries are read for the file at `path` (EnvError when the one
+        named explicitly cannot be read)."""
+        if self._given is not None:
+            return self._given.env
+        start = os.path.dirname(os.path.abspath(path))
+        return find_env(self.python, start=start, root=self.root, origin=self.python_origin)
+
+    def models(self, env: PythonEnv):
+        """The library models of an environment (nothing is read until a library name is met)."""
+        if self._given is not None:
+            return self._given
+        libs = self._models.get(env.key)
+        if libs is None:
             from ..libraries.models import LibraryModels
             from ..libraries.summary_cache import SummaryCache
 
-            self._libraries = LibraryModels(find_env(self.python), SummaryCache(enabled=self.cache))
-        return self._libraries
+            libs = self._models[env.key] = LibraryModels(env, SummaryCache(enabled=self.cache))
+        return libs
+
+    @property
+    def libraries(self):
+        """The library models of the last file's environment (of the working folder's before any)."""
+        return self.models(self._last_env or self.environment(os.path.join(os.getcwd(), "-")))
 
     def attach(self, program: Program) -> Program:
         if program._libraries is None and program.library_source is None:
@@ -163,6 +186,15 @@ class Analyzer:
         if program.import_finder is None:
             program.import_finder = _JEDI
         return program
+
+    def _use_environment(self, program: Program, env: PythonEnv):
+        """The program reads this file's environment: another file of the batch may have had another."""
+        self._last_env = env
+        if self._given is not None:
+            return
+        if program._libraries is not None and program._libraries.env.key != env.key:
+            program._libraries = None
+        program.library_source = lambda: self.models(env)
 
     def collect(self):
         """Batch mode: collect what the last files left, freeze what survives, turn gc back on."""
@@ -174,7 +206,9 @@ class Analyzer:
     def _analyze(self, path: str, source: str, program: Program | None) -> Result:
         if program is None:
             program = Program(self.extra_roots, self.overlays)
+        env = self.environment(path)
         self.attach(program)
+        self._use_environment(program, env)
         sf = program.cached(os.path.abspath(path), source)
         if sf is not None and sf.path != path:
             sf = None
@@ -186,7 +220,7 @@ class Analyzer:
             program.add(sf)
         deadline = time.monotonic() + self.time_budget if self.time_budget is not None else None
         try:
-            return self._run(path, program, sf, deadline)
+            return self._run(path, program, sf, deadline, env)
         except RecursionError:
             pass
         # Valid Python can nest expressions thousands deep. Rather than walk every tree for it
@@ -197,13 +231,13 @@ class Analyzer:
                 other.deep = tuple(limit_depth(other.tree))
                 other.depth_limited = True
         try:
-            return self._run(path, program, sf, deadline)
+            return self._run(path, program, sf, deadline, env)
         except RecursionError as exc:
             # a backstop: what ran is not a program state worth judging; say where it stopped
             interp = getattr(exc, "interp", None)
             return Result(path, [], None, None, {sf.path: sf}, sf.broken, _too_deep(sf, interp))
 
-    def _run(self, path: str, program: Program, sf: SourceFile, deadline) -> Result:
+    def _run(self, path: str, program: Program, sf: SourceFile, deadline, env: PythonEnv) -> Result:
         interp = Interpreter(program, sf, semantics())
         if deadline is not None:
             interp.st.gaps = Gaps(deadline, self.time_budget)
@@ -221,7 +255,8 @@ class Analyzer:
         files = {s.sf.path: s.sf for s in interp.st.scopes.values()}
         files[sf.path] = sf
         findings = run_rules(model, files, self.config)
-        return Result(path, findings, model, None, files, sf.broken, gap)
+        libraries = library_use(env, files.values(), program)
+        return Result(path, findings, model, None, files, sf.broken, gap, libraries=libraries)
 
 
 def _too_deep(sf: SourceFile, interp) -> Gap:

@@ -28,6 +28,7 @@ class Analysed:
     problems: list  # problems.Problem: discovery, parse, read, internal, incomplete
     analysed: int  # files whose analysis ran (parse errors of single statements included)
     notebooks: dict = field(default_factory=dict)  # path -> notebook.Notebook: the way back to cells
+    libraries: list = field(default_factory=list)  # imported.LibraryUse, one per environment read
 
     @property
     def locator(self) -> Locator:
@@ -56,20 +57,23 @@ class Progress:
 
 def analyze_chunk(paths, config, roots, bar=None, time_budget=None, python=None, cache=True, keep=keep_findings):
     """Analyze files (in a worker or in-process): ([(path, kept)], problems, files analysed,
-    notebooks), picklable."""
+    notebooks, the environments read as imported.LibraryUse), picklable."""
+    from ..libraries.imported import merge
     from ..source.program import Program
     from .engine import Analyzer
     from .problems import Problem, problems_of
 
     analyzer = Analyzer(config, extra_roots=roots, batch=True, time_budget=time_budget, python=python, cache=cache)
     program = analyzer.attach(Program(roots, freeze_trees=True))
-    kept, problems, analysed, notebooks = [], [], 0, {}
+    kept, problems, analysed, notebooks, uses = [], [], 0, {}, []
     for path in paths:
         try:
             r = analyzer.analyze_file(path, program)
             if r.notebook is not None:
                 notebooks[path] = r.notebook
             problems.extend(problems_of(r))
+            if r.libraries is not None:
+                uses.append(r.libraries)
             if r.error is None:
                 analysed += 1
                 kept.append((path, keep(path, r)))
@@ -79,19 +83,20 @@ def analyze_chunk(paths, config, roots, bar=None, time_budget=None, python=None,
         if bar is not None:
             bar.step()
     analyzer.collect()
-    return kept, problems, analysed, notebooks
+    return kept, problems, analysed, notebooks, merge(uses)
 
 
 def analyze_paths(
     paths, config, jobs=0, progress=False, time_budget=None, python=None, cache=True, keep=keep_findings
 ) -> Analysed:
+    from ..libraries.imported import merge
     from .discovery import discover
 
     files, problems = discover(paths, config)
     roots = sorted({os.path.abspath(p) for p in paths if os.path.isdir(p)})
     bar = Progress(len(files), progress)
     workers = jobs or min(os.cpu_count() or 1, 8)
-    kept, analysed, notebooks = [], 0, {}
+    kept, analysed, notebooks, uses = [], 0, {}, []
     if workers > 1 and len(files) >= 16:
         chunks = [c for c in (files[i :: workers * 4] for i in range(workers * 4)) if c]
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
@@ -100,19 +105,22 @@ def analyze_paths(
                 for c in chunks
             }
             for fut in concurrent.futures.as_completed(futures):
-                k, p, n, nbs = fut.result()
+                k, p, n, nbs, u = fut.result()
                 kept += k
                 notebooks.update(nbs)
+                uses += u
                 problems += p
                 analysed += n
                 bar.step(futures[fut])
         order = {p: i for i, p in enumerate(files)}
         kept.sort(key=lambda item: order.get(item[0], 0))
     else:
-        kept, more, analysed, notebooks = analyze_chunk(files, config, roots, bar, time_budget, python, cache, keep)
+        kept, more, analysed, notebooks, uses = analyze_chunk(
+            files, config, roots, bar, time_budget, python, cache, keep
+        )
         problems += more
     bar.close()
     locator = Locator(notebooks)
     problems = [p.located(locator) for p in problems]
     problems.sort(key=lambda p: (p.path, p.cell.index if p.cell is not None else -1, p.line, p.col, p.kind))
-    return Analysed(files, [k for _, k in kept], problems, analysed, notebooks)
+    return Analysed(files, [k for _, k in kept], problems, analysed, notebooks, merge(uses))

@@ -8,6 +8,7 @@ default. A string where a list is expected is a one-item list.
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass
 
@@ -121,11 +122,50 @@ def unknown_selectors(selectors) -> list:
     return [s for s in selectors if s != "ALL" and not any(selector_matches(s, r.code, r.name) for r in RULES)]
 
 
+_LOOKALIKE_DIGITS = str.maketrans({"l": "1", "L": "1", "I": "1", "i": "1", "|": "1", "O": "0", "o": "0"})
+
+
+def did_you_mean(word: str, choices) -> str:
+    """'`per-file-ignores`' for 'per-file-ignore': the one closest of `choices`, or '' when none is
+    close or several are as close (`GA120`: GA102? GA110? GA209?). A rule code typed with a letter
+    for a digit (`GA1O1`, `GA10l`) is that code."""
+    word, choices = str(word), list(choices)
+    if word[:2].upper() == "GA":
+        word = "GA" + word[2:].translate(_LOOKALIKE_DIGITS)
+        if word in choices:
+            return f"`{word}`"
+        cutoff = 0.75
+    else:
+        word, cutoff = word.lower(), 0.6
+    scored = sorted(((difflib.SequenceMatcher(None, word, c.lower()).ratio(), c) for c in choices), reverse=True)
+    if not scored or scored[0][0] < cutoff or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return ""
+    return f"`{scored[0][1]}`"
+
+
+def rule_choices(selector: str = "") -> list:
+    """What a selector may be: rule codes (for one that looks like a code), else rule names."""
+    from ..rules import RULES
+
+    if selector.upper().startswith("GA"):
+        return [r.code for r in RULES]
+    return [r.name for r in RULES]
+
+
+def no_rule_matches(selectors) -> str:
+    """'no rule matches 'GA10l' (did you mean `GA101`?) (see `gradaudit rules`)'."""
+    parts = []
+    for s in selectors:
+        near = did_you_mean(s, rule_choices(s))
+        parts.append(f"{s!r} (did you mean {near}?)" if near else repr(s))
+    return f"no rule matches {', '.join(parts)} (see `gradaudit rules`)"
+
+
 def _selectors(value) -> tuple:
     sels = normalize_selectors(_list_of_strings(value, KINDS["selectors"].split(";")[0]))
     bad = unknown_selectors(sels)
     if bad:
-        raise _Bad(f"no rule matches {', '.join(repr(b) for b in bad)} (see `gradaudit rules`)")
+        raise _Bad(no_rule_matches(bad))
     return sels
 
 
@@ -143,7 +183,10 @@ def _severity_key(key: str) -> str:
     [sel] = normalize_selectors([k]) or [""]
     if sel and not unknown_selectors([sel]) and sel != "ALL":
         return sel
-    raise _Bad(f"{key!r} is no rule code, prefix, name, family or confidence")
+    near = did_you_mean(k, rule_choices(k) + sorted(families) + list(CONFIDENCES))
+    raise _Bad(
+        f"{key!r} is no rule code, prefix, name, family or confidence" + (f" (did you mean {near}?)" if near else "")
+    )
 
 
 def _check(kind: str, value):
@@ -207,8 +250,19 @@ def validate(table, keys, source: str, section: str) -> tuple[dict, list]:
     for name, value in table.items():
         key = known.get(name)
         if key is None:
-            near = ", ".join(sorted(known))
-            problems.append(Problem(source, section, str(name), f"unknown key (the keys are: {near})", "unknown"))
+            near = did_you_mean(name, known)
+            keys = ", ".join(sorted(known))
+            problems.append(
+                Problem(
+                    source,
+                    section,
+                    str(name),
+                    f"unknown key; did you mean {near}? (the keys are: {keys})"
+                    if near
+                    else f"unknown key (the keys are: {keys})",
+                    "unknown",
+                )
+            )
             continue
         try:
             values[name] = _check(key.kind, value)

@@ -8,21 +8,27 @@ limit: jedi can spend minutes inferring through a package of hundreds of star im
 answer that late is worth less than no answer.
 
 jedi reads files; it is given the analysed environment's folders as its `sys_path`, so nothing
-of that environment is run either.
+of that environment is run either. Left to itself jedi would start an interpreter: the active
+virtualenv's (`VIRTUAL_ENV`, possibly the workspace's `.venv/bin/python`) or its own, and import
+a compiled module there to look into it, which runs the module's code. Every question is asked
+in this process instead (`_environment`), where only compiled modules of the standard library
+or already imported can be looked into.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import threading
 
-from .environment import PythonEnv
+from .environment import PythonEnv, is_stdlib_path
 from .site_index import Definition
 
 TIMEOUT = 3.0  # a library name the site index could not follow
 IMPORT_TIMEOUT = 15.0  # a project import: jedi's first answer in a process includes its own start
 
 _projects: dict = {}
+_environments: list = []
 _lock = threading.Lock()
 _busy = threading.Lock()
 stats = {"calls": 0, "timeouts": 0, "seconds": 0.0}
@@ -49,6 +55,34 @@ def project(root: str, env: PythonEnv | None, extra=(), smart=True):
             p = jedi.Project(root, sys_path=sys_path, smart_sys_path=smart)
             _projects[key] = p
         return p
+
+
+def _environment():
+    """jedi's environment for every question: this process, without importing anything new but
+    the standard library's compiled modules (from this interpreter's own folders)."""
+    with _lock:
+        if _environments:
+            return _environments[0]
+        from jedi.api.environment import InterpreterEnvironment
+        from jedi.inference.compiled.subprocess import InferenceStateSameProcess
+
+        stdlib = frozenset(getattr(sys, "stdlib_module_names", ())) | frozenset(sys.builtin_module_names)
+
+        class ReadOnlyAccess(InferenceStateSameProcess):
+            def load_module(self, dotted_name, sys_path=None, **kwargs):
+                if dotted_name not in sys.modules and dotted_name.split(".")[0] not in stdlib:
+                    return None  # a compiled module of the analysed environment: its code would run
+                own = [p for p in sys.path if is_stdlib_path(p)]
+                return InferenceStateSameProcess.__getattr__(self, "load_module")(
+                    dotted_name=dotted_name, sys_path=own, **kwargs
+                )
+
+        class ReadOnlyEnvironment(InterpreterEnvironment):
+            def get_inference_state_subprocess(self, inference_state):
+                return ReadOnlyAccess(inference_state)
+
+        _environments.append(ReadOnlyEnvironment())
+        return _environments[0]
 
 
 def _run(fn, timeout: float):
@@ -90,7 +124,12 @@ def define(env: PythonEnv, qual: str, timeout: float = TIMEOUT) -> Definition | 
     def ask():
         import jedi
 
-        script = jedi.Script(code, path=os.path.join(root, "<gradaudit>.py"), project=project(root, env, smart=False))
+        script = jedi.Script(
+            code,
+            path=os.path.join(root, "<gradaudit>.py"),
+            project=project(root, env, smart=False),
+            environment=_environment(),
+        )
         names = script.goto(2, len(qual), follow_imports=True)
         for n in names:
             path = n.module_path
@@ -113,7 +152,7 @@ def import_target(
     def ask():
         import jedi
 
-        script = jedi.Script(source, path=path, project=project(root, env, extra))
+        script = jedi.Script(source, path=path, project=project(root, env, extra), environment=_environment())
         for n in script.goto(line, column, follow_imports=True):
             if n.module_path is not None:
                 return str(n.module_path)

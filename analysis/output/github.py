@@ -19,7 +19,7 @@ def _json_line(cell, line: int) -> int:
     return lines[min(max(line, 1), len(lines)) - 1] if lines else 1
 
 
-def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, **_) -> str:
+def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, libraries=(), **_) -> str:
     out = []
     for f in findings:
         level = "error" if f.confidence == "confirmed" else "warning"
@@ -46,4 +46,7 @@ def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, **
             where = f"file={_escape_prop(e.path)},line={_json_line(e.cell, e.line)}"
             text = f"cell {e.cell.number}:{e.line}:{e.col}: {text}"
         out.append(f"::{level} {where},title=gradaudit::{_escape_data(text)}")
+    for u in libraries:
+        if u.lacking:  # a library not found is known from gradaudit's table only: worth a notice
+            out.append(f"::notice title=gradaudit::{_escape_data(u.sentence())}")
     return "\n".join(out) + ("\n" if out else "")

@@ -1,6 +1,7 @@
 """The JSON contract of rules.md, {"version": 1, "findings": [...]}, plus what could not be done:
-"errors" (files that do not parse or could not be read, internal errors, fixes not written) and
-"incomplete" (analyses a budget cut short), each {"kind", "path", "line", "column", "message"}.
+"errors" (files that do not parse or could not be read, internal errors, fixes not written),
+"incomplete" (analyses a budget cut short), each {"kind", "path", "line", "column", "message"}, and
+"environments" (whose installed libraries were read, and the imported ones not found there).
 In a notebook, positions are the cell's and each carries "cell": {"index", "id"}."""
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def _after_path(out: dict, w) -> dict:
     return ordered
 
 
-def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, **_) -> str:
+def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, libraries=(), **_) -> str:
     return (
         json.dumps(
             {
@@ -52,6 +53,7 @@ def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, **
                 "findings": [finding_json(f, locator) for f in findings],
                 "errors": [p.to_json() for p in errors if p.is_error],
                 "incomplete": [p.to_json() for p in errors if not p.is_error],
+                "environments": [u.to_json() for u in libraries],
             },
             indent=2,
         )

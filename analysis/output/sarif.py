@@ -37,7 +37,7 @@ def _location(w, message=None) -> dict:
     return loc
 
 
-def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, **_) -> str:
+def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, libraries=(), **_) -> str:
     index = {r.code: i for i, r in enumerate(RULES)}
     rules = [
         {
@@ -102,6 +102,8 @@ def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, **
         "tool": {"driver": {"name": "gradaudit", "version": __version__, "rules": rules}},
         "results": results,
         "columnKind": "unicodeCodePoints",
+        # whose installed libraries were read, and the imported ones not found there
+        "properties": {"environments": [u.to_json() for u in libraries]},
     }
     if notifications:
         run["invocations"] = [{"executionSuccessful": not failed, "toolExecutionNotifications": notifications}]

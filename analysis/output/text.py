@@ -1,11 +1,12 @@
-"""`path:line:col: GA101 [confirmed] message` lines (`path:cell N:line:col:` in a notebook), then a summary."""
+"""`path:line:col: GA101 [confirmed] message` lines (`path:cell N:line:col:` in a notebook), the
+environment whose libraries were read (when it mattered), then a summary."""
 
 from __future__ import annotations
 
 from ..source.notebook import IDENTITY
 
 
-def render(findings, errors, files_checked: int, show_fixes=False, color=False, locator=IDENTITY) -> str:
+def render(findings, errors, files_checked: int, show_fixes=False, color=False, locator=IDENTITY, libraries=()) -> str:
     lines = []
     for f in findings:
         where = locator.span(f.span)
@@ -17,6 +18,8 @@ def render(findings, errors, files_checked: int, show_fixes=False, color=False, 
         lines.append(f"{where.label()}: {code} [{f.confidence}] {f.message}")
         if show_fixes and f.fix is not None:
             lines.append(f"    fix ({f.fix.applicability}): {f.fix.message}")
+    # which environment's libraries were read, and the imported ones it lacks (imported.py)
+    lines += [u.sentence() for u in libraries if u.worth_saying]
     n = len(findings)
     confirmed = sum(1 for f in findings if f.confidence == "confirmed")
     fixable = sum(1 for f in findings if f.fix is not None and f.fix.applicability == "safe" and f.fix.edits)

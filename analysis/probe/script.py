@@ -22,8 +22,6 @@ import traceback
 import warnings
 from dataclasses import dataclass, field
 
-from gradaudit.analysis.source.notebook import is_notebook, read_notebook
-
 from . import hub
 from .checks import format_problems
 from .recorder import Probe, StopTraining
@@ -132,9 +130,13 @@ def _run_main(script: str):
     order, as one program: the source gradaudit analysed (IPython magics and shell lines left out,
     `%%time` and `%%capture` bodies and `%time` statements kept), compiled under the notebook's
     path so that its lines are the ones the analysis named."""
-    if not is_notebook(script):
+    if not script.lower().endswith(".ipynb"):
         runpy.run_path(script, run_name="__main__")
         return
+    # only a notebook needs gradaudit's notebook reader: a script's probe stands alone (an emitted
+    # test loads it, beside torch only, where gradaudit is not installed)
+    from gradaudit.analysis.source.notebook import read_notebook
+
     nb, _ = read_notebook(script)
     code = compile(nb.source, script, "exec")
     # IPython's display() is a builtin of the kernel, not of Python

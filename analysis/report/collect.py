@@ -118,6 +118,7 @@ class Audit:
     texts: dict = field(default_factory=dict, compare=False)  # path -> Source
     # notebooks' lines are those of their code cells as one source: the writers name the cell
     locator: Locator = field(default=IDENTITY, compare=False)
+    libraries: tuple = ()  # imported.LibraryUse: whose installed libraries were read, what was missing
 
     def where(self, path: str, line: int, col: int | None = None) -> str:
         """`train.py:12` (`:5` with a 0-based col), `lesson.ipynb:cell 4:2` in a notebook."""
@@ -189,7 +190,7 @@ def analyze(paths, config, jobs=0, time_budget=None, python=None, cache=True):
 # ------------------------------------------------------------------ the sections
 
 
-def build(paths, files_checked, results, problems=(), notebooks=None) -> Audit:
+def build(paths, files_checked, results, problems=(), notebooks=None, libraries=()) -> Audit:
     from ..check.engine import _resolve_overlaps
 
     texts: dict = {}
@@ -211,8 +212,9 @@ def build(paths, files_checked, results, problems=(), notebooks=None) -> Audit:
     graphs, checks, looks = [], [], []
     # places where some step's gradient is cut: never "logging", whichever step's loop they sit in
     cut_places = {(c.span.path, c.span.line) for _, _, s in ordered for c in s.cuts}
+    flagged = {(f.span.path, f.span.line) for f in findings}
     for i, (entry, model, step) in enumerate(ordered, 1):
-        g = G.step_graph(f"s{i}", model, step, texts)
+        g = G.step_graph(f"s{i}", model, step, texts, flagged)
         graphs.append(g)
         plan = gradflow.plan_step(model, step, entry, texts)
         if notebooks and step.span.path in notebooks:
@@ -262,6 +264,7 @@ def build(paths, files_checked, results, problems=(), notebooks=None) -> Audit:
         tuple(problems),
         texts,
         Locator(notebooks),
+        tuple(libraries),
     )
 
 
@@ -411,11 +414,7 @@ def lookalikes(model: ProgramModel, step: Step, findings, texts, cut_places=froz
     """What the engine saw on this step's way and judged valid, from the training-step model."""
     out = []
     flagged = {(f.span.path, f.span.line) for f in findings}
-    reach = step.reached | step.reached_weak | step.co_reached
     stepped = [o for o in step.optimizers if o.key in step.stepped]
-    held = set()
-    for o in stepped:
-        held |= o.params
     src = texts.get(step.span.path)
 
     def line_of(span):
@@ -425,33 +424,10 @@ def lookalikes(model: ProgramModel, step: Step, findings, texts, cut_places=froz
     for c in step.cuts:
         if (c.span.path, c.span.line) in flagged:
             continue
-        removed = c.removed | c.removed_weak
-        what = describe(removed) if removed else "no parameter"
-        other = [o for o in step.optimizers if o.key not in step.stepped and o.params & removed]
-        if removed and removed <= reach:
-            kind, why = (
-                "stop-gradient with another path",
-                (f"`{c.detail}` cuts one path, but {what} still reach `{step.loss}` by another"),
-            )
-        elif removed and other and not (removed & held):
-            kind, why = (
-                "detached for another optimizer's step",
-                (
-                    f"`{c.detail}` keeps {what} (optimized by `{other[0].name}`, not stepped for `{step.loss}`) "
-                    f"out of this loss: the GAN discriminator-step pattern"
-                ),
-            )
-        elif removed and all(p.origin for p in removed):
-            kind, why = "target network", f"`{c.detail}` cuts {what}, a copy no optimizer holds"
-        elif removed and not (removed & held) and not any(removed & o.params for o in model.optimizers):
-            kind, why = "module no optimizer holds", f"`{c.detail}` cuts {what}, which no optimizer trains"
-        elif removed and removed <= step.frozen:
-            kind, why = "frozen parameters", f"`{c.detail}` cuts {what}, which are frozen anyway"
-        elif not removed:
-            kind, why = "cut of a value without gradient", f"`{c.detail}` applies to a value that carries no gradient"
-        else:
-            continue
-        out.append(LookAlike(kind, c.span.path, c.span.line, line_of(c.span), why))
+        judged = G.stop_gradient(model, step, c)
+        if judged is not None:
+            kind, why = judged
+            out.append(LookAlike(kind, c.span.path, c.span.line, line_of(c.span), why))
     # frozen parameters next to an optimizer that leaves them out (or filters on requires_grad)
     frozen_groups: dict = {}
     for p in step.frozen:

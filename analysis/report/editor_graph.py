@@ -190,6 +190,8 @@ def _step_graph(step: Step, findings, source) -> dict:
                     "module": module,
                     "params": sorted(p.name for p in params),
                     "count": len(params),
+                    # a lower bound: built in a loop the engine followed once (12 blocks seen as one)
+                    "at_least": any(p.repeated for p in params),
                     "state": state,
                     "held_by": [i for i, o in enumerate(step.optimizers) if o.params & set(params)],
                     "cuts": sorted({f"{c.detail} (line {c.span.line})" for p in params for c in cut_params.get(p, ())}),
@@ -239,6 +241,7 @@ def _step_graph(step: Step, findings, source) -> dict:
                 "name": o.name,
                 "type": o.type,
                 "line": o.span.line,
+                "path": o.span.path,
                 "stepped": o.key in step.stepped,
                 "groups": [{"count": len(g.params), "options": list(g.options), "exact": g.exact} for g in o.groups],
             }

@@ -12,6 +12,7 @@ passes once the defect is fixed. The audit report's Verification section and `gr
 from __future__ import annotations
 
 import ast
+import importlib.util
 import os
 import re
 from dataclasses import dataclass, replace
@@ -366,31 +367,48 @@ def emit(plans, test_path: str, source_label: str = "", steps: int = 3) -> str:
         lines += [
             "The script runs for real, as `python " + os.path.basename(script) + "` would (in its folder), under",
             "gradaudit.probe, and stops after STEPS optimizer steps; each test checks what gradient flow must",
-            "look like for one training step. Needs the project's torch.",
+            "look like for one training step.",
         ]
     if any(p.mode == "function" for p in ok):
         lines += [
             "The training-step functions are imported and called on a batch built for the model's first layer;",
             "the fixtures a test names but this file does not define are yours to provide (conftest.py).",
         ]
-    lines += ['"""']
-    if any(p.mode == "function" for p in ok):
-        lines += ["import importlib.util", "import os", "import sys", ""]
-    else:
-        lines += ["import os", ""]
+    lines += [
+        "",
+        "Run them with the Python that runs the script (the one with torch): `python -m pytest "
+        + os.path.basename(test_path)
+        + "`",
+        "(pytest installed there), or `python "
+        + os.path.basename(test_path)
+        + "` without pytest"
+        + (" (the tests that need fixtures are then skipped)." if any(p.mode == "function" for p in ok) else "."),
+        "They need torch and gradaudit's runtime probe, gradaudit.probe: when gradaudit is not installed in",
+        "that environment, the probe of the gradaudit that wrote this file is used (PROBE; pure Python).",
+        '"""',
+    ]
     imports = set()
     if any(p.mode == "script" for p in ok):
         imports.add("run_script")
     if any(p.mode == "function" for p in ok):
         imports |= {"batch_for", "probe"}
-    imports = sorted(imports)
+    folder = probe_folder()
     lines += [
-        f"from gradaudit.probe import {', '.join(imports)}",
+        "import importlib.util",
+        "import os",
+        "import sys",
         "",
         "HERE = os.path.dirname(os.path.abspath(__file__))",
         f"SCRIPT = os.path.join(HERE, {rel!r})",
         f"STEPS = {steps}",
+        f"PROBE = {folder!r}",
         "",
+        "",
+        *_LOADER.format(install=install_hint(folder)).splitlines(),
+        "",
+        "",
+        "_runtime = _probe()",
+        *(f"{name} = _runtime.{name}" for name in sorted(imports)),
     ]
     if any(p.mode == "function" for p in ok):
         lines += [
@@ -415,7 +433,71 @@ def emit(plans, test_path: str, source_label: str = "", steps: int = 3) -> str:
             f"# - {os.path.basename(p.where) if p.where else f'line {p.line}'} ({p.function}): {p.reason}"
             for p in skipped
         ]
+    lines += ["", "", *_MAIN.splitlines()]
     return "\n".join(lines).rstrip() + "\n"
+
+
+# The emitted file finds the runtime probe itself: gradaudit installed where the tests run, else
+# the probe package of the gradaudit that wrote the file (it needs only torch), else it says what
+# to install. Kept as text: it is copied into the test file.
+_LOADER = """\
+def _probe():
+    \"\"\"gradaudit.probe: installed in this environment, else the copy at PROBE.\"\"\"
+    try:
+        import gradaudit.probe
+
+        return gradaudit.probe
+    except ImportError:
+        pass
+    init = os.path.join(PROBE, "__init__.py")
+    if not os.path.isfile(init):
+        raise ImportError(
+            "these tests need gradaudit's runtime probe (gradaudit.probe) in the environment that runs them, "
+            "the one with torch: install it there with `{install}`"
+        )
+    spec = importlib.util.spec_from_file_location("_gradaudit_probe", init, submodule_search_locations=[PROBE])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module"""
+
+# `python test_gradflow.py` without pytest: each test that needs no fixture, PASS or FAIL
+_MAIN = """\
+if __name__ == "__main__":
+    import inspect
+    import traceback
+
+    failed = 0
+    for name, test in list(globals().items()):
+        if not name.startswith("test_") or not callable(test):
+            continue
+        if inspect.signature(test).parameters:
+            print(f"SKIP {name}: it needs pytest fixtures (conftest.py): run it with pytest")
+            continue
+        try:
+            test()
+        except Exception:
+            failed += 1
+            print(f"FAIL {name}")
+            traceback.print_exc()
+        else:
+            print(f"PASS {name}")
+    sys.exit(1 if failed else 0)"""
+
+
+def probe_folder() -> str:
+    """The folder of the runtime probe package installed with this gradaudit (found, not imported)."""
+    spec = importlib.util.find_spec("gradaudit.probe")
+    return os.path.abspath(next(iter(spec.submodule_search_locations)))
+
+
+def install_hint(folder: str) -> str:
+    """How to install gradaudit (and so its probe) in another environment: from the clone this one
+    runs from, else from a clone or wheel (gradaudit is not on a package index)."""
+    repo = os.path.dirname(os.path.dirname(folder))
+    if os.path.basename(os.path.dirname(folder)) == "analysis" and os.path.isfile(os.path.join(repo, "pyproject.toml")):
+        return f"python -m pip install {repo}"
+    return "python -m pip install PATH (a clone of gradaudit, or the wheel built from one)"
 
 
 def test_source(p: ProbePlan, taken: set | None = None) -> list[str]:
@@ -519,7 +601,12 @@ def run_command(args) -> int:
             print(f"gradaudit: cannot write {args.emit}: {exc.strerror or exc}", file=sys.stderr)
             return 2
         n = sum(1 for p in plans if p.locatable)
-        print(f"wrote {args.emit}: {n} test{'s' if n != 1 else ''}", file=sys.stderr)
+        print(
+            f"wrote {args.emit}: {n} test{'s' if n != 1 else ''}; run {'them' if n != 1 else 'it'} with the Python "
+            f"that runs {os.path.basename(args.path)} (the one with torch): `python -m pytest {args.emit}` "
+            f"(with pytest installed there) or `python {args.emit}`",
+            file=sys.stderr,
+        )
     else:
         sys.stdout.write(text)
     return 0

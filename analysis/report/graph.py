@@ -3,7 +3,9 @@
 Modules are the parameter owners the loss reaches (or that a cut removed), grouped two levels
 below their root (`model.encoder`, `model.head`, `center_loss`); each is marked frozen, not
 optimized, or cut off. Drawn left to right: the batch, the modules, the loss, `backward()`, the
-optimizers stepped for it (a dotted "updated by" edge from each module they hold); a cut is a red `x` edge.
+optimizers stepped for it (a dotted "updated by" edge from each module they hold). A cut that
+breaks training (a finding points at it) is a red `x` edge; a deliberate stop-gradient checked
+as valid (a GAN's `fake.detach()`, a target network) is a grey edge ending in a bar, with its reason.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 
 from ..model.model import EventKind, ProgramModel, Step
 from ..rules.common import describe
+from ..source.span import at
 
 _ORDER = ("zero_grad", "backward", "grad", "clip", "unscale", "step", "scaler_step", "scaler_update", "sched_step")
 _EVENT_NAMES = {
@@ -29,21 +32,44 @@ _EVENT_NAMES = {
 
 
 @dataclass(frozen=True)
+class CutEdge:
+    """A cut between a module and the loss: a break, or a valid stop-gradient (`valid` says why)."""
+
+    detail: str  # '.detach()'
+    line: int
+    valid: str = ""  # '' for a break; else why it is valid (the look-alike's judgement)
+    kind: str = ""  # the look-alike's kind: "detached for another optimizer's step", ...
+    path: str = ""  # its file (a helper module's cut is not on the step's file)
+
+
+@dataclass(frozen=True)
 class ModuleNode:
     name: str
     params: int
     reached: bool  # the loss reaches it
-    cut: tuple  # (detail, line) of cuts that removed its parameters from this loss
+    cut: tuple  # CutEdge of the cuts that removed its parameters from this loss
     frozen: bool  # every parameter frozen at the backward()
     partly_frozen: bool
     optimized: tuple  # names of stepped optimizers holding it
     held_elsewhere: tuple  # optimizers holding it that are not stepped for this loss
     note: str = ""  # 'copy' (a target network), 'not registered' ...
     not_optimized: int = 0  # trainable parameters the loss reaches that no optimizer holds
+    # `params` is a lower bound: parameters built in a loop the engine followed once (12 blocks
+    # seen as one), or a library module's parameters it holds as one stand-in, are not all counted
+    at_least: bool = False
 
     @property
     def unoptimized(self) -> bool:
         return self.not_optimized > 0
+
+    def count(self, short: bool = False) -> str:
+        """'6 parameters', 'at least 8 parameters', 'uncounted parameters'; short: '6 params', '≥8 params'."""
+        n = self.params
+        if short:
+            return ("? params" if not n else f"≥{n} params") if self.at_least else f"{n} param{'s' if n != 1 else ''}"
+        if self.at_least:
+            return f"at least {n} parameter{'s' if n != 1 else ''}" if n else "an unknown number of parameters"
+        return f"{n} parameter{'s' if n != 1 else ''}"
 
 
 @dataclass(frozen=True)
@@ -53,6 +79,7 @@ class OptimizerNode:
     line: int
     stepped: bool
     groups: tuple  # (options text, modules text, frozen) per group
+    path: str = ""  # where it is built (nanoGPT's optimizer: model.py, for bench.py's step)
 
 
 @dataclass(frozen=True)
@@ -80,6 +107,7 @@ class StepGraph:
     events: tuple  # Event
     accumulation: str  # '' or a sentence
     unknown: bool  # the loss may reach parameters the engine cannot see
+    loss_path: str = ""  # the file of the loss's line
 
     def order(self) -> str:
         kinds = []
@@ -122,14 +150,50 @@ def _loop_inputs(tree, loop_line: int):
     return (), ""
 
 
-def step_graph(sid: str, model: ProgramModel, step: Step, files: dict) -> StepGraph:
+def stop_gradient(model: ProgramModel, step: Step, c) -> tuple[str, str] | None:
+    """(kind, why) when the cut `c` of this step is a valid stop-gradient; None when it keeps
+    parameters this step trains from the loss (a break)."""
+    reach = step.reached | step.reached_weak | step.co_reached
+    held = set()
+    for o in step.optimizers:
+        if o.key in step.stepped:
+            held |= o.params
+    removed = c.removed | c.removed_weak
+    what = describe(removed) if removed else "no parameter"
+    other = [o for o in step.optimizers if o.key not in step.stepped and o.params & removed]
+    if removed and removed <= reach:
+        return (
+            "stop-gradient with another path",
+            f"`{c.detail}` cuts one path, but {what} still reach `{step.loss}` by another",
+        )
+    if removed and other and not (removed & held):
+        return (
+            "detached for another optimizer's step",
+            f"`{c.detail}` keeps {what} (optimized by `{other[0].name}`, not stepped for `{step.loss}`) "
+            f"out of this loss: the GAN discriminator-step pattern",
+        )
+    if removed and all(p.origin for p in removed):
+        return "target network", f"`{c.detail}` cuts {what}, a copy no optimizer holds"
+    if removed and not (removed & held) and not any(removed & o.params for o in model.optimizers):
+        return "module no optimizer holds", f"`{c.detail}` cuts {what}, which no optimizer trains"
+    if removed and removed <= step.frozen:
+        return "frozen parameters", f"`{c.detail}` cuts {what}, which are frozen anyway"
+    if not removed:
+        return "cut of a value without gradient", f"`{c.detail}` applies to a value that carries no gradient"
+    return None
+
+
+def step_graph(sid: str, model: ProgramModel, step: Step, files: dict, flagged=frozenset()) -> StepGraph:
+    """`flagged`: the (path, line) places findings point at; a cut there is a break."""
     reach = step.reached | step.reached_weak
     stepped = [o for o in step.optimizers if o.key in step.stepped]
     others = [o for o in step.optimizers if o.key not in step.stepped]
     cut_by: dict = {}
     for c in step.cuts:
+        judged = None if (c.span.path, c.span.line) in flagged else stop_gradient(model, step, c)
+        edge = CutEdge(c.detail, c.span.line, *(judged[::-1] if judged else ("", "")), c.span.path)
         for p in (c.removed | c.removed_weak) - reach:
-            cut_by.setdefault(group_of(p.module), set()).add((c.detail, c.span.line))
+            cut_by.setdefault(group_of(p.module), set()).add(edge)
     groups: dict = {}
     cut_params = {p for c in step.cuts for p in c.removed | c.removed_weak}
     for p in reach | cut_params:
@@ -156,18 +220,20 @@ def step_graph(sid: str, model: ProgramModel, step: Step, files: dict) -> StepGr
             if p not in any_held and p not in frozen and not p.origin and p not in model.manual and p.kind != "input"
         }
         count = len({p.name for p in ps if not p.opaque})
+        at_least = any(p.opaque or p.repeated for p in ps)
         nodes.append(
             ModuleNode(
                 name,
                 count,
                 bool(ps & reach),
-                tuple(sorted(cut_by.get(name, ()), key=lambda x: x[1])),
+                tuple(sorted(cut_by.get(name, ()), key=lambda x: (x.line, x.detail))),
                 bool(ps) and frozen == ps,
                 bool(frozen) and frozen != ps,
                 held,
                 elsewhere,
                 note,
                 len({p.name for p in loose}),
+                at_least,
             )
         )
     opts = []
@@ -181,7 +247,7 @@ def step_graph(sid: str, model: ProgramModel, step: Step, files: dict) -> StepGr
                     bool(g.params) and all(p in step.frozen for p in g.params),
                 )
             )
-        opts.append(OptimizerNode(o.name, o.type, o.span.line, o.key in step.stepped, tuple(gs)))
+        opts.append(OptimizerNode(o.name, o.type, o.span.line, o.key in step.stepped, tuple(gs), o.span.path))
     events = tuple(
         Event(e.kind, e.span.line, e.span.path, e.target, e.guarded) for e in step.events if e.kind in _ORDER
     )
@@ -198,7 +264,7 @@ def step_graph(sid: str, model: ProgramModel, step: Step, files: dict) -> StepGr
     accumulation = ""
     if guarded:
         accumulation = (
-            f"`{guarded[0].target}.step()` runs under a condition (line {guarded[0].span.line}): "
+            f"`{guarded[0].target}.step()` runs under a condition ({guarded[0].span.at(step.span.path)}): "
             "gradients of several backward() calls add up before each step"
         )
     return StepGraph(
@@ -216,6 +282,7 @@ def step_graph(sid: str, model: ProgramModel, step: Step, files: dict) -> StepGr
         events,
         accumulation,
         step.top,
+        step.loss_span.path if step.loss_span is not None else "",
     )
 
 
@@ -229,18 +296,16 @@ def text(g: StepGraph) -> list[str]:
     elif g.source:
         out.append(f"- loop over `{g.source}`")
     for m in g.modules:
-        marks = _marks(m)
-        out.append(
-            f"- module `{m.name}` ({m.params} parameter{'s' if m.params != 1 else ''})"
-            + (f": {'; '.join(marks)}" if marks else "")
-        )
+        marks = _marks(m, g.path)
+        out.append(f"- module `{m.name}` ({m.count()})" + (f": {'; '.join(marks)}" if marks else ""))
     if g.unknown:
         out.append("- the loss may also reach parameters the engine cannot see (calls it did not follow)")
     if g.loss_text:
-        out.append(f"- loss: `{g.loss_text}` (line {g.loss_line})")
+        out.append(f"- loss: `{g.loss_text}` ({at(g.loss_path, g.loss_line, g.path)})")
     out.append(f"- `backward()` at line {g.line}")
     for o in g.optimizers:
-        head = f"- optimizer `{o.name}` ({o.type}, line {o.line}){' stepped for this loss' if o.stepped else ''}"
+        stepped = " stepped for this loss" if o.stepped else ""
+        head = f"- optimizer `{o.name}` ({o.type}, {at(o.path, o.line, g.path)}){stepped}"
         out.append(head + ":" if o.groups else head)
         for i, (opts, held, frozen) in enumerate(o.groups):
             out.append(f"  - group {i}{f' ({opts})' if opts else ''}: {held}{' — all frozen' if frozen else ''}")
@@ -254,12 +319,18 @@ def text(g: StepGraph) -> list[str]:
     return out
 
 
-def _marks(m: ModuleNode) -> list[str]:
+def _marks(m: ModuleNode, here: str = "") -> list[str]:
     marks = []
     if m.reached:
         marks.append("reached by the loss")
-    for detail, line in m.cut:
-        marks.append(f"cut by `{detail}` at line {line}")
+    for c in m.cut:
+        if c.valid:
+            marks.append(
+                f"stopped by `{c.detail}` at {at(c.path, c.line, here)}, a deliberate stop-gradient that is valid: "
+                f"{c.kind}"
+            )
+        else:
+            marks.append(f"**cut** by `{c.detail}` at {at(c.path, c.line, here)}")
     if m.frozen:
         marks.append("frozen")
     elif m.partly_frozen:
@@ -271,7 +342,7 @@ def _marks(m: ModuleNode) -> list[str]:
     if m.unoptimized:
         marks.append(
             "**not optimized**"
-            if m.not_optimized >= m.params
+            if m.not_optimized >= m.params and not m.at_least
             else f"**{m.not_optimized} parameter{'s' if m.not_optimized != 1 else ''} not optimized**"
         )
     if m.note == "copy":
@@ -304,7 +375,7 @@ def mermaid(g: StepGraph) -> str:
         if m.note == "copy":
             tag.append("copy")
         extra = f"<br/>({', '.join(tag)})" if tag else ""
-        lines.append(f'  {p}_m{i}["{_label(m.name)}<br/>{m.params} param{"s" if m.params != 1 else ""}{extra}"]')
+        lines.append(f'  {p}_m{i}["{_label(m.name)}<br/>{_label(m.count(short=True))}{extra}"]')
     lines.append(f'  {p}_loss(["{_label(g.loss or "loss")}"])')
     lines.append(f'  {p}_bw{{{{"backward() line {g.line}"}}}}')
     for j, o in enumerate(g.optimizers):
@@ -314,8 +385,19 @@ def mermaid(g: StepGraph) -> str:
         edges.append((f"  {p}_in --> {p}_m{i}", None))
         if m.reached:
             edges.append((f"  {p}_m{i} --> {p}_loss", None))
-        for detail, line in m.cut:
-            edges.append((f'  {p}_m{i} -.-x|"cut: {_label(detail)} line {line}"| {p}_loss', "cut"))
+        for c in m.cut:
+            if c.valid:
+                edges.append(
+                    (
+                        f'  {p}_m{i} -.-o|"stop-gradient (valid): {_label(c.detail)} {at(c.path, c.line, g.path)}"| '
+                        f"{p}_loss",
+                        "stop",
+                    )
+                )
+            else:
+                edges.append(
+                    (f'  {p}_m{i} -.-x|"cut: {_label(c.detail)} {at(c.path, c.line, g.path)}"| {p}_loss', "cut")
+                )
     edges.append((f"  {p}_loss --> {p}_bw", None))
     for j, o in enumerate(g.optimizers):
         if not o.stepped:
@@ -329,6 +411,8 @@ def mermaid(g: StepGraph) -> str:
     for k, (_, style) in enumerate(edges):
         if style == "cut":
             lines.append(f"  linkStyle {k} stroke:#c62828,stroke-width:2px,stroke-dasharray:4 3")
+        elif style == "stop":
+            lines.append(f"  linkStyle {k} stroke:#607d8b,stroke-width:1.5px,stroke-dasharray:4 3")
         elif style == "holds":
             lines.append(f"  linkStyle {k} stroke:#757575,stroke-dasharray:2 3")
     lines.append("  classDef frozen fill:#e3f2fd,stroke:#1565c0,stroke-dasharray:4 3")

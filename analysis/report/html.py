@@ -11,7 +11,7 @@ from html import escape
 from .. import __version__
 from . import graph as G
 from .collect import Audit, observed
-from .markdown import SECTIONS, problem_text, summary_line
+from .markdown import SECTIONS, environment_text, problem_text, summary_line
 from .svg import draw
 
 CSS = """
@@ -22,6 +22,7 @@ pre{background:#f6f8fa;border:1px solid #e0e6ea;border-radius:4px;padding:8px 10
 .graph{display:block;margin:8px 0 4px;font:12px ui-monospace,Menlo,Consolas,monospace;overflow:visible}
 .graph text{fill:#263238}.graph text.mark{font-weight:600}.graph .unoptimized text.mark{fill:#c62828}
 .graph .frozen text.mark{fill:#1565c0}.graph text.cut{fill:#c62828;font-size:11px}
+.graph text.stop{fill:#546e7a;font-size:11px}.legend{font-size:12px;margin:0 0 6px}
 .finding{border-left:4px solid #90a4ae;padding:2px 12px;margin:14px 0}.finding.critical{border-color:#b71c1c}
 .finding.high{border-color:#e65100}.finding.medium{border-color:#f9a825}.finding.low{border-color:#90a4ae}
 .tag{display:inline-block;font-size:12px;border-radius:3px;padding:0 6px;margin-right:4px;background:#eceff1}
@@ -63,6 +64,20 @@ def _diff(text: str) -> str:
     return "<pre>" + "\n".join(lines) + "</pre>"
 
 
+def _legend(g) -> str:
+    """What the cut edges of this graph mean, for the kinds it draws."""
+    cuts = [c for m in g.modules for c in m.cut]
+    out = []
+    if any(not c.valid for c in cuts):
+        out.append('<span style="color:#c62828">✂ red dashed</span>: a cut that breaks training (see the findings)')
+    if any(c.valid for c in cuts):
+        out.append(
+            '<span style="color:#546e7a">⊣ grey dashed</span>: a deliberate stop-gradient, checked and valid '
+            "(see the list below and the look-alikes)"
+        )
+    return "; ".join(out)
+
+
 def render(a: Audit) -> str:
     title = "gradaudit audit: " + ", ".join(a.paths)
     out = [
@@ -76,6 +91,8 @@ def render(a: Audit) -> str:
     ]
     for p in a.problems:
         out.append(f"<p>{_md_inline(problem_text(p))}</p>")
+    for u in a.libraries:
+        out.append(f'<p class="muted">{_md_inline(environment_text(u))}</p>')
 
     out.append(f'<h2 id="graph">{escape(SECTIONS[0])}</h2>')
     if not a.graphs:
@@ -84,6 +101,9 @@ def render(a: Audit) -> str:
         head, *rest = G.text(g)
         out.append(f'<section class="step" id="{g.id}"><h3>Step {g.id[1:]}: {_md_inline(head)}</h3>')
         out.append(draw(g))
+        legend = _legend(g)
+        if legend:
+            out.append(f'<p class="legend muted">{legend}</p>')
         out.append("<ul>" + "".join(f"<li>{_md_inline(r.lstrip('- ').strip())}</li>" for r in rest) + "</ul></section>")
 
     out.append(f'<h2 id="findings">{escape(SECTIONS[1])}</h2>')

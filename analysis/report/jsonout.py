@@ -19,6 +19,7 @@ def _step(g: G.StepGraph) -> dict:
         "function": g.function,
         "loss": g.loss,
         "loss_line": g.loss_line or None,
+        "loss_path": g.loss_path or None,
         "loss_text": g.loss_text,
         "inputs": list(g.inputs),
         "source": g.source,
@@ -26,8 +27,9 @@ def _step(g: G.StepGraph) -> dict:
             {
                 "name": m.name,
                 "params": m.params,
+                "params_at_least": m.at_least,
                 "reached": m.reached,
-                "cut": [{"detail": d, "line": n} for d, n in m.cut],
+                "cut": [{"detail": c.detail, "path": c.path, "line": c.line, "valid": c.valid or None} for c in m.cut],
                 "frozen": m.frozen,
                 "partly_frozen": m.partly_frozen,
                 "optimized_by": list(m.optimized),
@@ -41,6 +43,7 @@ def _step(g: G.StepGraph) -> dict:
             {
                 "name": o.name,
                 "type": o.type,
+                "path": o.path,
                 "line": o.line,
                 "stepped": o.stepped,
                 "groups": [{"options": opts, "holds": held, "frozen": frozen} for opts, held, frozen in o.groups],
@@ -148,6 +151,7 @@ def data(a: Audit) -> dict:
         ],
         "errors": [p.to_json() for p in a.errors],
         "incomplete": [p.to_json() for p in a.incomplete],
+        "environments": [u.to_json() for u in a.libraries],
     }
 
 

@@ -47,6 +47,21 @@ def problem_text(p) -> str:
     return f"`{p.where()}`: {p.message}"
 
 
+def environment_text(u) -> str:
+    """Whose libraries the models were read from, and what that means for the imported ones that
+    are not there (Markdown)."""
+    text = f"Libraries were read from `{u.where()}` ({u.why})"
+    if u.found:
+        text += ": " + ", ".join(f"`{n}`" for n in u.found)
+    if u.lacking:
+        text += "; not installed there: " + ", ".join(f"`{n}`" for n in u.lacking)
+        text += (
+            " (the models of those are known only from gradaudit's table and from what the code does with "
+            "them; if they are installed in another environment, name it with `--python`)"
+        )
+    return text + "."
+
+
 def render(a: Audit) -> str:
     out = [
         f"# gradaudit audit: {', '.join(f'`{p}`' for p in a.paths)}",
@@ -58,6 +73,8 @@ def render(a: Audit) -> str:
         out.append(f"> {problem_text(p)}")
     if a.problems:
         out.append("")
+    for u in a.libraries:
+        out += [environment_text(u), ""]
 
     out += [f"## {SECTIONS[0]}", ""]
     if not a.graphs:

@@ -103,11 +103,11 @@ def hover_markdown(model: ProgramModel, path: str, line: int, col: int) -> str |
             ):
                 opt = next((o for o in step.optimizers if o.key == e.target_key), None)
                 if opt is not None:
-                    return _optimizer_hover(opt, step)
+                    return _optimizer_hover(opt, step, path)
     for opt in model.optimizers:
         if _within(opt.span, path, line, col):
             step = next((s for s in unique_steps(model) if opt.key in s.stepped), None)
-            return _optimizer_hover(opt, step)
+            return _optimizer_hover(opt, step, path)
     return None
 
 
@@ -145,15 +145,16 @@ def _step_hover(step: Step) -> str:
         lines.append(f"- frozen: {describe(step.frozen)}")
     for c in step.cuts:
         if c.removed:
-            lines.append(f"- cut at line {c.span.line} by `{c.detail}`: {describe(c.removed)}")
+            lines.append(f"- cut at {c.span.at(step.span.path)} by `{c.detail}`: {describe(c.removed)}")
     order = order_of(step)
     if order:
         lines.append(f"- one iteration: {order}")
     return "\n".join(lines)
 
 
-def _optimizer_hover(opt, step: Step | None) -> str:
-    lines = [f"**`{opt.name}`** ({opt.type}), built at line {opt.span.line}", ""]
+def _optimizer_hover(opt, step: Step | None, here: str) -> str:
+    """`here`: the hovered document, where a location in another file is named with its file."""
+    lines = [f"**`{opt.name}`** ({opt.type}), built at {opt.span.at(here)}", ""]
     for i, g in enumerate(opt.groups):
         opts = f" ({', '.join(g.options)})" if g.options else ""
         exact = "" if g.exact else " (not known exactly)"

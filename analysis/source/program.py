@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from .recovery import parse_error_position, recover
 
-_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _SKIP_PARTS = ("site-packages", "dist-packages")
 
 
@@ -288,7 +288,7 @@ class Program:
             return self._resolved[key]
         self._resolved[key] = None
         roots = self.roots_for(sf)
-        hint = "sys.path" in sf.source or any(_has_py(os.path.join(r, top)) for r in roots)
+        hint = "sys.path" in sf.source or any(holds_python(os.path.join(r, top)) for r in roots)
         if not hint:
             return None
         finder = self.import_finder
@@ -400,7 +400,7 @@ class Program:
             roots.append(d)
         d = here
         for _ in range(8):
-            if any(os.path.exists(os.path.join(d, m)) for m in _PROJECT_MARKERS):
+            if any(os.path.exists(os.path.join(d, m)) for m in PROJECT_MARKERS):
                 roots.append(d)
                 if os.path.isdir(os.path.join(d, "src")):
                     roots.append(os.path.join(d, "src"))  # src layout: src/<package>
@@ -461,7 +461,7 @@ def _find(base: str, parts: list[str]) -> str | None:
     return None
 
 
-def _has_py(folder: str) -> bool:
+def holds_python(folder: str) -> bool:
     """A folder holding Python files (a namespace package), not a run-log folder of the same name."""
     try:
         return any(n.endswith(".py") for n in os.listdir(folder))

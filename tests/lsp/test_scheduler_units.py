@@ -107,3 +107,41 @@ async def test_a_worker_warms_up_on_its_own_snippet_and_keeps_nothing_of_it(monk
 
     result = Analyzer().analyze_source("/gradaudit-warm-up/train.py", worker.WARM_UP)
     assert result.model.steps and result.findings == []
+
+
+async def test_a_worker_reads_each_documents_environment(monkeypatch, tmp_path):
+    """The server finds the environment per document, as the CLI does (up to the workspace root);
+    an `interpreter` setting that cannot be read is a problem shown once, and the search takes over."""
+    from libenv import make_env
+
+    from gradaudit.server import worker
+    from gradaudit.server.settings import Settings
+
+    monkeypatch.setattr(worker, "_LIBRARIES", {})
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    monkeypatch.delenv("CONDA_PREFIX", raising=False)
+    ws = tmp_path / "ws"
+    (ws / "pkg").mkdir(parents=True)
+    venv = make_env(ws, name=".venv")
+    text = "import torch\nfrom fakevision import TinyNet\nmodel = TinyNet()\n"
+    job = {
+        "path": str(ws / "pkg" / "train.py"),
+        "text": text,
+        "settings": Settings(),
+        "root": str(ws),
+        "overlays": {},
+    }
+    reply = worker.analyze(job)
+    use = reply["result"].libraries
+    assert (use.prefix, use.how, use.found, use.missing) == (venv, "project", ("fakevision",), ("torch",))
+    assert reply["config_problems"] == ()
+    reply = worker.analyze(dict(job, settings=Settings(interpreter=str(tmp_path / "gone" / "python"))))
+    (problem,) = reply["config_problems"]
+    assert str(problem) == (
+        f"client settings: gradaudit interpreter: {tmp_path / 'gone' / 'python'}: no such file or folder "
+        "(give a Python interpreter or the folder of an environment)"
+    )
+    assert reply["result"].libraries.prefix == venv
+    reply = worker.analyze(dict(job, settings=Settings(interpreter=venv)))
+    use = reply["result"].libraries
+    assert (use.how, use.why) == ("explicit", "named by the editor's `interpreter` setting")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import warnings
 
 import pytest
 
@@ -44,12 +45,16 @@ def realcode_run(pytestconfig):
         if _required():
             pytest.fail(msg + "\n(CI=true or GRADAUDIT_REALCODE_REQUIRE is set: the real-code test must run)")
         pytest.skip("real-code test skipped (offline?): " + msg)
-    if reporter is not None:  # shown under -q too: the coverage is part of the result
-        with pytestconfig.pluginmanager.getplugin("capturemanager").global_and_fixture_disabled():
-            reporter.ensure_newline()
-            for line in realcode.summary_lines(runs, reviews):
-                reporter.write_line(line)
+    # the coverage table: with -v as the run goes; otherwise only in a failure's message (written
+    # under -q it broke the line of progress dots in two)
+    for line in realcode.summary_lines(runs, reviews):
+        log(line)
     return runs, reviews
+
+
+def coverage(run) -> str:
+    """The coverage table of the run, for a failure's message."""
+    return "\n\nreal code covered:\n" + "\n".join(realcode.summary_lines(*run))
 
 
 @pytest.mark.slow
@@ -57,8 +62,10 @@ def realcode_run(pytestconfig):
 def test_no_crash_on_real_code(realcode_run):
     runs, _ = realcode_run
     crashed = [f"{r.source}:\n{r.crashes}" for r in runs if r.crashes]
-    assert not crashed, "gradaudit crashed on real code:\n" + "\n".join(crashed)
-    assert sum(r.files for r in runs) > 1000, "the real-code set shrank: did an unpack go wrong?"
+    assert not crashed, "gradaudit crashed on real code:\n" + "\n".join(crashed) + coverage(realcode_run)
+    assert sum(r.files for r in runs) > 1000, "the real-code set shrank: did an unpack go wrong?" + coverage(
+        realcode_run
+    )
 
 
 @pytest.mark.slow
@@ -66,7 +73,7 @@ def test_no_crash_on_real_code(realcode_run):
 def test_confirmed_findings_are_reviewed(realcode_run):
     runs, reviews = realcode_run
     problems = [p for p in realcode.failures(reviews, []) if "not in" in p.split("\n", 1)[0]]
-    assert not problems, problems[0]
+    assert not problems, problems[0] + coverage(realcode_run)
 
 
 # False alarms the engine still raises on the pinned packages, by the reduction their entries name: open
@@ -82,19 +89,22 @@ def _reduction(entry) -> str | None:
 
 @pytest.mark.slow
 @pytest.mark.realcode
-def test_no_confirmed_finding_reviewed_false(realcode_run, pytestconfig):
+def test_no_confirmed_finding_reviewed_false(realcode_run):
     _, reviews = realcode_run
     false = [e for rv in reviews for _, e in rv.false_confirmed]
     known = [e for e in false if _reduction(e) in KNOWN_FALSE]
-    if known:
-        reporter = pytestconfig.pluginmanager.get_plugin("terminalreporter")
-        with pytestconfig.pluginmanager.getplugin("capturemanager").global_and_fixture_disabled():
-            reporter.write_line(
-                f"real code: {len(known)} confirmed false alarm(s) still open: "
-                + ", ".join(sorted({_reduction(e) for e in known}))
-            )
+    if known:  # in pytest's warnings summary, at the end
+        warnings.warn(
+            f"real code: {len(known)} confirmed false alarm(s) still open: "
+            + ", ".join(sorted({_reduction(e) for e in known})),
+            stacklevel=1,
+        )
     new = [e.format() for e in false if e not in known]
-    assert not new, "confirmed findings reviewed as false alarms (confirmed means proven):\n" + "\n".join(new)
+    assert not new, (
+        "confirmed findings reviewed as false alarms (confirmed means proven):\n"
+        + "\n".join(new)
+        + coverage(realcode_run)
+    )
     fixed = KNOWN_FALSE - {_reduction(e) for e in known}
     assert not fixed, f"no longer raised on the pinned packages: remove {sorted(fixed)} from KNOWN_FALSE"
 
@@ -226,3 +236,38 @@ def test_gone_entries_say_what_their_absence_means():
     assert "real defect(s) no longer reported" in text and lost.format() in text
     assert text.index(fixed.format()) < text.index("real defect(s)") < text.index(lost.format())
     assert realcode.gone_report([]) == []
+
+
+def test_quiet_runs_print_nothing_between_the_dots(tmp_path):
+    """Issue 23: `pytest -q` printed the coverage table in the middle of the progress dots. Run
+    with a stand-in for the downloads, the fixture prints nothing under -q; with -v it logs."""
+    import subprocess
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    (tmp_path / "test_stand_in.py").write_text(
+        "import realcode\n"
+        "from test_realcode import realcode_run  # noqa: F401\n\n"
+        "realcode.load_sources = lambda: []\n"
+        "realcode.run_all = lambda packages, log=None: ([], [])\n"
+        "realcode.summary_lines = lambda runs, reviews: ['COVERAGE TABLE']\n\n\n"
+        "def test_one(realcode_run):\n    assert realcode_run == ([], [])\n\n\n"
+        "def test_two():\n    pass\n"
+    )
+    # no third-party plugins: the stand-in needs none, and they make up most of a start
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join([here, os.path.dirname(here)]), PYTEST_DISABLE_PLUGIN_AUTOLOAD="1"
+    )
+
+    def run(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args, "test_stand_in.py"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        ).stdout
+
+    quiet = run("-q")
+    assert "COVERAGE TABLE" not in quiet and quiet.splitlines()[0].startswith("..")
+    assert "COVERAGE TABLE" in run("-v")

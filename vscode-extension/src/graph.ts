@@ -8,6 +8,8 @@ export type NodeState = "reached" | "cut" | "stopped" | "frozen" | "unreached";
 
 export interface GraphNode {
     name: string; module: string; params: string[]; count: number; state: NodeState;
+    /** `count` is a lower bound: layers built in a loop the engine followed once. */
+    at_least?: boolean;
     /** Optimizers (by index) holding parameters of this node. */
     held_by: number[];
     cuts: string[];
@@ -19,7 +21,7 @@ export interface GraphNode {
 export interface GraphGroup { count: number; options: string[]; exact: boolean }
 /** In a notebook, where a part is: its cell (1-based), the line in that cell and the cell's document. */
 export interface InCell { cell?: number; cellLine?: number; cellUri?: string }
-export interface GraphOptimizer extends InCell { name: string; type: string; line: number; stepped: boolean; groups: GraphGroup[] }
+export interface GraphOptimizer extends InCell { name: string; type: string; line: number; path?: string; stepped: boolean; groups: GraphGroup[] }
 export interface GraphEvent extends InCell { kind: string; line: number; path: string; target?: string; label?: string; findings?: string[] }
 export interface GraphFinding extends InCell {
     code: string; name: string; confidence: string; line: number; path: string; message: string;
@@ -64,6 +66,7 @@ export function cellPlaces(graph: TrainingGraph): Map<number, InCell> {
 export interface Node {
     name: string;
     params: number;
+    atLeast: boolean;
     state: NodeState;
     cut: string[];
     heldBy: number[];
@@ -77,7 +80,7 @@ const STATE_RANK: Record<NodeState, number> = { cut: 4, unreached: 3, stopped: 2
 /** The rows of a step, collapsed by name prefix when there are too many to draw. */
 export function moduleNodes(step: GraphStep, maxRows: number = MAX_ROWS): Node[] {
     const all: Node[] = step.nodes.map((n) => ({
-        name: n.name, params: n.count, state: n.state, cut: [...n.cuts], heldBy: [...n.held_by],
+        name: n.name, params: n.count, atLeast: !!n.at_least, state: n.state, cut: [...n.cuts], heldBy: [...n.held_by],
         optimized: n.optimized, findings: [...n.findings],
     })).sort((a, b) => a.name.localeCompare(b.name));
     return collapse(all, maxRows);
@@ -117,6 +120,7 @@ function groupBy(nodes: Node[], depth: number): Node[] {
         return {
             name: `${name} (${members.length} modules)`,
             params: members.reduce((s, m) => s + m.params, 0),
+            atLeast: members.some((m) => m.atLeast),
             state: worst.state,
             cut: [...new Set(members.flatMap((m) => m.cut))].sort(),
             heldBy: [...new Set(members.flatMap((m) => m.heldBy))].sort((a, b) => a - b),
@@ -132,6 +136,21 @@ export function escapeXml(text: string): string {
 
 function plural(n: number, word: string): string {
     return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** A node's parameter count; "≥" when it is a lower bound. */
+function counted(n: Node, word: string): string {
+    return `${n.atLeast ? "≥" : ""}${plural(n.params, word)}`;
+}
+
+/** lineLabel in the step's own file, "model.py:284" in another: a location carries its file. */
+export function where(part: { line: number; path?: string } & InCell, here: string): string {
+    return part.path && part.path !== here ? `${part.path.split(/[\\/]/).pop()}:${part.line}` : lineLabel(part);
+}
+
+/** A click shows the line in the editor: only for the graph's own file (another file's line is named, not jumped to). */
+function lineAttr(path: string | undefined, line: number, here: string): string {
+    return path && path !== here ? "" : ` data-line="${line}"`;
 }
 
 function clip(text: string, chars: number): string {
@@ -203,7 +222,7 @@ export function stepSvg(step: GraphStep, index: number): string {
         const h = optRows[i] * ROW;
         optCenters.push(y + 22);
         const cls = o.stepped ? "opt" : "opt unstepped";
-        parts.push(`<g class="${cls}" data-line="${o.line}" tabindex="0"><title>${escapeXml(`${o.name} = ${o.type}(...) at ${lineLabel(o)}`)}</title>`);
+        parts.push(`<g class="${cls}"${lineAttr(o.path, o.line, step.path)} tabindex="0"><title>${escapeXml(`${o.name} = ${o.type}(...) at ${where(o, step.path)}`)}</title>`);
         parts.push(`<rect x="${COL_OPT}" y="${y}" width="${W_OPT}" height="${h - 8}" rx="6"/>`);
         parts.push(`<text x="${COL_OPT + 10}" y="${y + 20}" class="title">${escapeXml(clip(`${o.name}: ${o.type}`, 22))}</text>`);
         parts.push(`<text x="${COL_OPT + W_OPT - 10}" y="${y + 20}" class="note" text-anchor="end">${o.stepped ? "step() ✓" : "not stepped here"}</text>`);
@@ -250,11 +269,11 @@ export function stepSvg(step: GraphStep, index: number): string {
         const why = n.cut.length ? ` · ${n.cut.join("; ")}` : "";
         const lost = n.state === "reached" && !n.optimized ? " unoptimized" : "";
         const finding = n.findings.length ? ` · findings: ${n.findings.join(", ")}` : "";
-        parts.push(`<g class="module ${n.state}${lost}"><title>${escapeXml(`${n.name}: ${plural(n.params, "parameter")} · ${STATE_TEXT[n.state]}${lost ? " · in no optimizer stepped for this loss" : ""}${why}${finding}`)}</title>`);
+        parts.push(`<g class="module ${n.state}${lost}"><title>${escapeXml(`${n.name}: ${counted(n, "parameter")} · ${STATE_TEXT[n.state]}${lost ? " · in no optimizer stepped for this loss" : ""}${why}${finding}`)}</title>`);
         parts.push(`<rect x="${COL_MOD}" y="${top}" width="${W_MOD}" height="34" rx="4"/>`);
         const room = n.findings.length ? 34 - 7 * n.findings.length : 36;
         parts.push(`<text x="${COL_MOD + 10}" y="${top + 15}" class="name">${escapeXml(clip(n.name, Math.max(12, room)))}</text>`);
-        parts.push(`<text x="${COL_MOD + 10}" y="${top + 29}" class="sub">${escapeXml(clip(`${plural(n.params, "param")} · ${nodeDetail(n)}`, 46))}</text>`);
+        parts.push(`<text x="${COL_MOD + 10}" y="${top + 29}" class="sub">${escapeXml(clip(`${counted(n, "param")} · ${nodeDetail(n)}`, 46))}</text>`);
         parts.push(`</g>`);
         if (n.findings.length) {
             parts.push(badges(n.findings, COL_MOD + W_MOD - 6, top + 4, step.findings));
@@ -277,7 +296,7 @@ function eventsHtml(step: GraphStep): string {
         const label = e.label || `${e.target ? `${e.target}.` : ""}${e.kind}()`;
         const codes = e.findings ?? [];
         const found = codes.map((c) => ` <span class="code">${escapeXml(c)}</span>`).join("");
-        return `<button class="event ${escapeXml(e.kind)}${codes.length ? " flagged" : ""}" data-line="${e.line}">${escapeXml(label)} <span class="line">${escapeXml(lineLabel(e))}</span>${found}</button>`;
+        return `<button class="event ${escapeXml(e.kind)}${codes.length ? " flagged" : ""}"${lineAttr(e.path, e.line, step.path)}>${escapeXml(label)} <span class="line">${escapeXml(where(e, step.path))}</span>${found}</button>`;
     });
     return `<div class="events" aria-label="one iteration">${chips.join('<span class="then">→</span>')}</div>`;
 }

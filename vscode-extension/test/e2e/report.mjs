@@ -48,6 +48,7 @@ try {
                     nodes: el.querySelectorAll("g.node").length,
                     edges: el.querySelectorAll(".edgePaths path, path.flowchart-link").length,
                     red: paths.filter((p) => (p.getAttribute("style") || "").includes("#c62828")).length,
+                    grey: paths.filter((p) => (p.getAttribute("style") || "").includes("#607d8b")).length,
                     width: el.getBoundingClientRect().width,
                 });
             } catch (e) {
@@ -59,6 +60,7 @@ try {
     out.mermaid = rendered;
     ok = ok && rendered.every((r) => r.ok && r.nodes >= 4 && r.edges >= 3 && r.width > 100);
     out.cutEdges = rendered.reduce((n, r) => n + (r.red || 0), 0);
+    out.stopEdges = rendered.reduce((n, r) => n + (r.grey || 0), 0);
     await page.screenshot({ path: join(artifacts, "report-mermaid.png"), fullPage: true });
     await page.close();
 

@@ -179,3 +179,25 @@ test("a notebook's graph names cells and lines in cells; a click leads to the ce
     assert.deepEqual(places.get(step.line), { cell: 6, cellLine: 5, cellUri: "vscode-notebook-cell:/w/lesson.ipynb#W5" });
     assert.equal(cellPlaces(g).size, 0);
 });
+
+test("a count that is a lower bound says so, and a location in another file names its file", () => {
+    const step: GraphStep = {
+        loss: "loss", function: "<module>", line: 9, path: "bench.py", unknown: false, owner: "model",
+        nodes: [node({ name: "model.blocks.0", count: 2, at_least: true }), node({ name: "model.head", count: 2 })],
+        optimizers: [{ name: "optimizer", type: "AdamW", line: 284, path: "src/model.py", stepped: true, groups: [] }],
+        events: [
+            { kind: "zero_grad", line: 7, path: "bench.py", target: "optimizer" },
+            { kind: "clip", line: 40, path: "src/utils.py" },
+        ],
+        findings: [],
+    };
+    const svg = stepSvg(step, 0);
+    assert.match(svg, /≥2 params · /);
+    assert.match(svg, />2 params · /);
+    // the optimizer built in model.py is not "line 284" of bench.py, and a click does not jump there
+    assert.match(svg, /optimizer = AdamW\(\.\.\.\) at model\.py:284/);
+    assert.doesNotMatch(svg, /data-line="284"/);
+    const html = page({ steps: [step], uri: "file:///p/bench.py" });
+    assert.match(html, /data-line="7">optimizer\.zero_grad\(\) <span class="line">line 7<\/span>/);
+    assert.match(html, /<button class="event clip">clip\(\) <span class="line">utils\.py:40<\/span>/);
+});
