@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import sys
 
+from .common import EXIT_ERROR, add_engine_arguments, emit, load_config, report_problems, status, time_budget
+
 FORMATS = ("md", "json", "html")
 
 
@@ -26,24 +28,21 @@ def add_arguments(ap):
         help="also audit what .gitignore files ignore when walking folders",
     )
     ap.add_argument("-j", "--jobs", type=int, default=0, metavar="N", help="worker processes (default: auto)")
-    from .cli import add_engine_arguments
-
     add_engine_arguments(ap)
 
 
 def run_command(args) -> int:
     from ..report import collect
-    from .cli import EXIT_ERROR, _emit, _load_config, _report_problems, _status, time_budget
 
     fmt = args.format
     if fmt is None:
         ext = os.path.splitext(args.output_file or "")[1].lower()
         fmt = {".json": "json", ".html": "html", ".htm": "html"}.get(ext, "md")
-    config = _load_config(args)
+    config = load_config(args)
     if config is None:
         return EXIT_ERROR
     run = collect.analyze(args.paths, config, args.jobs, time_budget(args), args.python, not args.no_cache)
-    _report_problems(run.problems)
+    report_problems(run.problems)
     audit = collect.build(args.paths, len(run.files), run.kept, run.problems, run.notebooks, run.libraries)
     if fmt == "json":
         from ..report.jsonout import render
@@ -51,7 +50,7 @@ def run_command(args) -> int:
         from ..report.html import render
     else:
         from ..report.markdown import render
-    written = _emit(render(audit), args.output_file)
+    written = emit(render(audit), args.output_file)
     if written and args.output_file:
         print(f"gradaudit: wrote {args.output_file}", file=sys.stderr)
-    return _status(args, audit.entries, list(run.problems) + ([] if written else [None]))
+    return status(args, audit.entries, list(run.problems) + ([] if written else [None]))

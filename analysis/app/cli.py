@@ -5,37 +5,21 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import os
 import sys
 from dataclasses import dataclass, field
 
 from .. import __version__
-
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-TIME_BUDGET = 60.0  # seconds of interpretation per file; parsing is not interrupted
-
-
-def add_engine_arguments(c):
-    """How files are analysed: the same flags for `check` and `audit`."""
-    c.add_argument(
-        "--time-budget",
-        type=float,
-        default=TIME_BUDGET,
-        metavar="SECONDS",
-        help=f"stop analysing a file after SECONDS and say what was not reached (default {TIME_BUDGET:g}; 0: no limit)",
-    )
-    c.add_argument(
-        "--python",
-        metavar="PATH",
-        help="the interpreter (or environment folder) whose installed libraries are read for their "
-        "models (default: [tool.gradaudit] python, else the active virtualenv, the project's .venv or "
-        "venv, the active conda env, else the interpreter running gradaudit)",
-    )
-    c.add_argument("--no-cache", action="store_true", help="do not read or write the cache of library summaries")
-
-
-def time_budget(args) -> float | None:
-    return args.time_budget if args.time_budget and args.time_budget > 0 else None
+from .common import (
+    EXIT_CLEAN,
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    add_engine_arguments,
+    emit,
+    load_config,
+    report_problems,
+    status,
+    time_budget,
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -196,42 +180,6 @@ def cmd_server(args) -> int:
 # ---------------------------------------------------------------- check
 
 
-def _load_config(args):
-    from ..check.config import Config, ConfigError, load_config
-
-    if args.isolated:
-        cfg = Config(root=os.getcwd())
-    else:
-        start = args.paths[0] if args.paths else "."
-        try:
-            cfg = load_config(start, args.config)
-        except ConfigError as exc:
-            for problem in exc.problems:
-                print(f"gradaudit: {problem}", file=sys.stderr)
-            return None
-    if getattr(args, "python", None):
-        from ..libraries.environment import check_python
-
-        why = check_python(args.python)
-        if why is not None:
-            print(f"gradaudit: --python {why}", file=sys.stderr)
-            return None
-    from ..check.config import _norm, unknown_selectors
-    from ..check.schema import no_rule_matches
-
-    given = _norm(args.select) + _norm(args.ignore) + _norm(args.extend_select)
-    bad = unknown_selectors(given)
-    if bad:
-        print(f"gradaudit: {no_rule_matches(bad)}", file=sys.stderr)
-        return None
-    cfg = cfg.merged(select=args.select, ignore=args.ignore, extend_select=args.extend_select)
-    if args.no_respect_gitignore:
-        from dataclasses import replace
-
-        cfg = replace(cfg, respect_gitignore=False)
-    return cfg
-
-
 @dataclass
 class Checked:
     """What a check found: findings, problems (problems.py), the files looked at, how many analysed."""
@@ -261,21 +209,14 @@ def check_paths(paths, config, jobs=0, progress=False, time_budget=None, python=
     return Checked(findings, run.problems, run.files, run.analysed, run.notebooks, run.libraries)
 
 
-def _report_problems(problems):
-    for p in problems:
-        print(p.line_text(), file=sys.stderr)
-        if p.detail:
-            print(p.detail.rstrip(), file=sys.stderr)
-
-
 def cmd_check(args) -> int:
-    config = _load_config(args)
+    config = load_config(args)
     if config is None:
         return EXIT_ERROR
     show_progress = not args.no_progress and sys.stderr.isatty()
     budget = time_budget(args)
     checked = check_paths(args.paths, config, args.jobs, show_progress, budget, args.python, not args.no_cache)
-    _report_problems(checked.problems)
+    report_problems(checked.problems)
     if args.diff or args.fix:
         return _do_fixes(args, checked, config, budget)
     return _report(args, checked, checked.problems)
@@ -295,35 +236,9 @@ def _report(args, checked: Checked, problems) -> int:
         libraries=checked.libraries,
     )
     problems = list(problems)
-    if not _emit(out, args.output_file):
+    if not emit(out, args.output_file):
         problems.append(None)
-    return _status(args, checked.findings, problems)
-
-
-def _status(args, findings, problems) -> int:
-    from ..check.problems import exit_error
-
-    if None in problems or exit_error(p for p in problems if p is not None):
-        return EXIT_ERROR
-    if getattr(args, "exit_zero", False):  # `audit` has no --exit-zero
-        return EXIT_CLEAN
-    parse = any(p.kind == "parse" for p in problems)
-    return EXIT_FINDINGS if (findings or parse) else EXIT_CLEAN
-
-
-def _emit(text, output_file) -> bool:
-    """Write the report; False (after one line on stderr) when it could not be written."""
-    if output_file:
-        try:
-            with open(output_file, "w", encoding="utf-8") as fh:
-                fh.write(text)
-        except OSError as exc:
-            print(f"gradaudit: could not write {output_file}: {exc.strerror or exc}", file=sys.stderr)
-            return False
-        return True
-    sys.stdout.write(text)
-    sys.stdout.flush()
-    return True
+    return status(args, checked.findings, problems)
 
 
 def _do_fixes(args, checked: Checked, config, budget) -> int:
@@ -373,24 +288,24 @@ def _do_fixes(args, checked: Checked, config, budget) -> int:
             continue
         fixed_count += len(applied)
         changed.append(path)
-    _report_problems(failed)
+    report_problems(failed)
     if args.diff:
-        ok = _emit("".join(diffs), args.output_file)
+        ok = emit("".join(diffs), args.output_file)
         print(f"Would fix {fixed_count} finding{'s' if fixed_count != 1 else ''}.", file=sys.stderr)
         problems = checked.problems + failed + ([] if ok else [None])
-        status = _status(args, [], problems)
-        if status == EXIT_ERROR:
-            return status
-        return EXIT_FINDINGS if fixed_count and not args.exit_zero else status
+        code = status(args, [], problems)
+        if code == EXIT_ERROR:
+            return code
+        return EXIT_FINDINGS if fixed_count and not args.exit_zero else code
     # after writing: report what is left
     after = check_paths(args.paths, config, args.jobs, False, budget, args.python, not args.no_cache)
-    status = _report(args, after, after.problems + failed)
+    code = _report(args, after, after.problems + failed)
     print(
         f"Fixed {fixed_count} finding{'s' if fixed_count != 1 else ''} in {len(changed)} "
         f"file{'s' if len(changed) != 1 else ''}.",
         file=sys.stderr,
     )
-    return status
+    return code
 
 
 def _fix_notebook(args, path, nb, findings, diffs, changed, failed) -> int:
