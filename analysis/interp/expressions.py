@@ -421,7 +421,7 @@ def comprehension(ip: Interp, node, env) -> V:
         for k, v in zip(keys, results):
             d.set(
                 k.const
-                if isinstance(k.const, (str, int)) and k.const is not NOCONST and exact[0] is not None
+                if isinstance(k.const, (str, int)) and exact[0] is not None  # NOCONST is neither
                 else None,
                 v,
             )

@@ -53,7 +53,7 @@ class CallTable:
         """Names for which `predicate(qual, head, short)` holds."""
         self._add(predicate, handler)
 
-    def _add(self, predicate, handler) -> None:
+    def _add(self, predicate: Callable[[str, str, str], bool], handler: Handler) -> None:
         self._entries.append((predicate, handler))
         self._memo.clear()
 

@@ -60,7 +60,7 @@ class InterpState:
     # framework state: DeepSpeed engines by the oid of the module they wrap (libraries/frameworks.py)
     ds_engines: dict[int, Any] = field(default_factory=dict)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.sf is None:
             self.sf = self.entry
 

@@ -6,10 +6,13 @@ frozen, what each optimizer held) taken at the moment the event happened.
 
 from __future__ import annotations
 
+import ast
 import itertools
 from enum import Enum
+from typing import Any
 
-from .objects import Site
+from .objects import Obj, Site
+from .values import V
 
 
 class EventKind(str, Enum):
@@ -152,7 +155,7 @@ class CrossRec:
         self.own = own
         self.foreign = foreign
         self.ctx = ctx
-        self.arg = None  # Site of the argument that brought the foreign gradient
+        self.arg: Site | None = None  # the argument that brought the foreign gradient
 
 
 class GradReadRec:
@@ -235,7 +238,7 @@ class Event:
         self.kind = kind
         self.site = site
         self.ctx = ctx
-        self.obj = obj
+        self.obj: Any = obj  # what it concerns: an OptimObj, a BackwardRec, a RiskRec, a scheduler, ...
         self.detail = detail
         self.guarded = guarded
         self.path = path  # (branch key, arm, len(ctx)) of the conditions it happened under
@@ -275,18 +278,19 @@ class BackwardRec:
         self.ctx = ctx
         self.loss = loss
         self.kind = kind  # 'backward' | 'grad'
-        self.inputs = None  # V of autograd.grad inputs
+        self.inputs: V | None = None  # autograd.grad inputs
         self.frozen = {}  # Unit -> frozen state at this moment
         self.optimizers = []  # (OptimObj, frozenset units) live at this moment
         self.versions = {}  # SaveRec -> storage version now
         self.loss_expr = loss_expr  # source text of the loss
         self.func = func  # qualified name of the function holding the call
-        self.event = None
-        self.nograd = None
+        # set by recording.do_backward right after: the event refers back to this record
+        self.event: Event = None  # type: ignore[assignment]
+        self.nograd: Site | None = None
         self.retain = False  # retain_graph=True (or create_graph): the graph is not freed
-        self.retain_node = None  # the retain_graph= keyword's value node
+        self.retain_node: ast.expr | None = None  # the retain_graph= keyword's value node
         self.gradient = False  # gradient= given (a non-scalar loss may be meant)
-        self.stepped_objs = ()  # the optimizers stepped for it (set by the model builder)
+        self.stepped_objs: tuple[Obj, ...] = ()  # the optimizers stepped for it (set by the model builder)
         self.in_eval: frozenset = frozenset()  # reached Units whose module is certainly in eval() mode at the call
 
 

@@ -79,7 +79,7 @@ _PL = "lightning 2.6, pytorch-lightning 2.6"
 
 # Model builders are lowercase functions of torchvision.models and its task subpackages; the
 # capitalised names there are model classes, except the *_Weights enums and the helpers below.
-FACTS: tuple = (
+FACTS: tuple[LibraryFact, ...] = (
     LibraryFact(
         "timm.optim.create_optimizer_v2",
         OPTIMIZER,
@@ -163,10 +163,10 @@ FACTS: tuple = (
 )
 
 _MODEL_NAME = r"(?!TF|Flax)[A-Z]\w*(?:Model|For[A-Z]\w*)"
-_cache: dict = {}
+_cache: dict[str, re.Pattern[str]] = {}
 
 
-def _compiled(pattern: str):
+def _compiled(pattern: str) -> re.Pattern[str]:
     rx = _cache.get(pattern)
     if rx is None:
         out = []
@@ -191,7 +191,7 @@ def table_fact(qual: str) -> LibraryFact | None:
     return None
 
 
-def optimizer_params_arg(qual: str):
+def optimizer_params_arg(qual: str) -> tuple[int, str] | None:
     """(position, keyword) of the model or parameters an optimizer factory is given, or None."""
     f = table_fact(qual)
     if f is None or f.kind != OPTIMIZER:

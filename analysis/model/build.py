@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
-from typing import overload
+from collections.abc import Iterable
+from typing import Any, overload
 
 from ..interp import shapes
 from ..interp.loop_facts import counter_like
-from ..interp.objects import FROZEN, MAYBE, OptimObj, Site, TensorObj, Unit, is_closed
-from ..interp.trace import EventKind, InplaceRec, RiskRec, Trace
-from ..interp.values import Fact, Mark
+from ..interp.objects import FROZEN, MAYBE, Obj, OptimObj, Site, TensorObj, Unit, is_closed
+from ..interp.trace import BackwardRec, CarryRec, EventKind, InplaceRec, LossRec, RiskRec, SaveRec, Trace
+from ..interp.trace import Cut as CutRec
+from ..interp.trace import Event as EventRec
+from ..interp.values import Fact, Mark, V
+from ..source.program import SourceFile
 from . import model as M
+
+# the interpreter's context: ("root", n), ("call", node, fn, sf), ("loop", node, seq, sf, run, oid) entries
+Ctx = tuple[tuple[Any, ...], ...]
+# what _stale_uses finds for a backward(): (kind, the earlier BackwardRec, from an earlier iteration,
+# a saved tensor changed in place since, the SaveRec, the CarryRec that carried it)
+StaleUse = tuple[str, BackwardRec, bool, bool, SaveRec, CarryRec | None]
 
 
 class Builder:
@@ -59,7 +69,7 @@ class Builder:
             self._params[u.oid] = p
         return p
 
-    def params(self, units) -> frozenset:
+    def params(self, units: Iterable[Unit]) -> frozenset[M.Param]:
         return frozenset(self.param(u) for u in units)
 
     def optimizer(self, o: OptimObj) -> M.Optimizer:
@@ -97,8 +107,9 @@ class Builder:
             self._optims[o.oid] = m
         return m
 
-    def cuts(self, cuts) -> tuple:
-        merged: dict = {}
+    def cuts(self, cuts: Iterable[CutRec]) -> tuple[M.Cut, ...]:
+        # (kind, cut node) -> [kind, site, detail, removed, removed_weak, top, receiver, note, role]
+        merged: dict[tuple[str, int], list[Any]] = {}
         for c in cuts:
             key = (c.kind, id(c.site.node))
             prev = merged.get(key)
@@ -265,15 +276,15 @@ class Builder:
             libraries=_library_modules(trace),
         )
 
-    def risks(self, trace: Trace) -> tuple:
+    def risks(self, trace: Trace) -> tuple[M.Risk, ...]:
         """One Risk per (code, place): reached when any evaluation of it flows into a backward()."""
-        used = set()
+        used: set[RiskRec] = set()
         for rec in trace.backwards:
             loops = _loops(rec.ctx)
             # a constant made outside the step's loop (class weights from counts, dataset statistics) is
             # data preparation, out of the numerical rules' scope (rules.md conventions)
             used |= {r for r in rec.loss.risks if not (r.constant and _outer(_loops(r.ctx), loops))}
-        by_key: dict = {}
+        by_key: dict[tuple[str, int], tuple[RiskRec, bool]] = {}
         for r in trace.risks:
             key = (r.code, id(r.site.node))
             prev = by_key.get(key)
@@ -284,14 +295,14 @@ class Builder:
             for r, reached in by_key.values()
         )
 
-    def losses(self, trace: Trace) -> tuple:
+    def losses(self, trace: Trace) -> tuple[M.LossTerm, ...]:
         """One LossTerm per statement: backpropagated when any evaluation of it reached a backward."""
-        used = set()
+        used: set[LossRec] = set()
         for back in trace.backwards:
             used |= back.loss.terms
             for c in back.loss.cuts:  # reached the loss, but through a cut: the cut is the defect
                 used |= c.terms
-        by_site: dict = {}
+        by_site: dict[int, list[Any]] = {}  # statement node -> [LossRec, leaves, backpropagated]
         for rec in trace.losses:
             key = id(rec.site.node)
             entry = by_site.get(key)
@@ -304,7 +315,14 @@ class Builder:
             for rec, org, back in by_site.values()
         )
 
-    def step(self, rec, events, unfrozen_units, manual_units, stale=()) -> M.Step:
+    def step(
+        self,
+        rec: BackwardRec,
+        events: list[EventRec],
+        unfrozen_units: set[int],
+        manual_units: dict[int, Unit],
+        stale: Iterable[StaleUse] = (),
+    ) -> M.Step:
         loss = rec.loss
         same, loop_prefix = _iteration(events, rec)
         stepped_objs = list(rec.stepped_objs)
@@ -385,7 +403,7 @@ class Builder:
             in_eval=self.params(rec.in_eval),
         )
 
-    def stale(self, s) -> M.Stale:
+    def stale(self, s: StaleUse) -> M.Stale:
         kind, by, earlier, modified, save, carry = s
         return M.Stale(
             kind,
@@ -398,7 +416,7 @@ class Builder:
             tuple(o.oid for o in by.stepped_objs),
         )
 
-    def event(self, e, depth) -> M.Event:
+    def event(self, e: EventRec, depth: int) -> M.Event:
         target, key = "", 0
         o = e.obj
         if o is not None and hasattr(o, "label"):
@@ -424,17 +442,18 @@ class Builder:
         )
 
 
-def _target_name(t) -> str:
+def _target_name(t: Obj) -> str:
     path = getattr(t, "path", None)
-    return path() if path is not None else getattr(t, "name", "?")
+    name: str = path() if path is not None else getattr(t, "name", "?")
+    return name
 
 
-def _outer(inner_loops: tuple, loops: tuple) -> bool:
+def _outer(inner_loops: tuple[int, ...], loops: tuple[int, ...]) -> bool:
     """`inner_loops` (a value's) are a strict prefix of `loops` (a backward's): made before the loop."""
     return len(inner_loops) < len(loops) and loops[: len(inner_loops)] == inner_loops
 
 
-def _loops(ctx) -> tuple:
+def _loops(ctx: Ctx) -> tuple[int, ...]:
     """Keys of the loop iterations in a context, outermost first (equal keys: the same iteration)."""
     out, n = [], 0
     for i, c in enumerate(ctx):
@@ -444,7 +463,7 @@ def _loops(ctx) -> tuple:
     return tuple(out)
 
 
-def _conds(e) -> tuple:
+def _conds(e: EventRec) -> tuple[tuple[int, int, int], ...]:
     """(branch key, arm, loop level) for each condition an event ran under: the level is how many
     loop iterations enclosed the branch (a condition inside the iteration of loop L has level >= L)."""
     out = []
@@ -453,7 +472,7 @@ def _conds(e) -> tuple:
     return tuple(out)
 
 
-def _unseen(rec, loss) -> str:
+def _unseen(rec: BackwardRec, loss: V) -> str:
     """What the engine did not see of the loss: the source of the first unseen part, or '?'."""
     if not loss.unk or loss.facts & Fact.NOGRAD:
         return ""
@@ -465,15 +484,15 @@ def _unseen(rec, loss) -> str:
     return "?"
 
 
-def _share_accumulated(steps):
+def _share_accumulated(steps: list[M.Step]) -> list[M.Step]:
     """Losses backpropagated in one iteration for the same optimizer step add up their gradients."""
     from dataclasses import replace
 
-    groups: dict = {}
+    groups: dict[tuple[int, int], list[int]] = {}
     for i, st in enumerate(steps):
         for key in st.stepped:
             groups.setdefault((st.iteration, key), []).append(i)
-    extra: dict = {}
+    extra: dict[int, frozenset[M.Param]] = {}
     for members in groups.values():
         if len(members) < 2:
             continue
@@ -496,21 +515,23 @@ def _origin(u: Unit) -> str:
     return ""
 
 
-def _mod_of(ctx_entry):
+def _mod_of(ctx_entry: tuple[Any, ...]) -> SourceFile | None:
     """The file of a call-site node in a ctx entry: ('call', node, fn, sf)."""
-    return ctx_entry[3] if len(ctx_entry) > 3 else None
+    sf: SourceFile | None = ctx_entry[3] if len(ctx_entry) > 3 else None
+    return sf
 
 
-def _site_mod(rec, prefix):
+def _site_mod(rec: BackwardRec, prefix: Ctx) -> SourceFile:
     entry = prefix[-1]
-    return entry[3] if len(entry) > 3 else rec.site.mod
+    sf: SourceFile = entry[3] if len(entry) > 3 else rec.site.mod
+    return sf
 
 
-def _same_file(rec, node) -> bool:
+def _same_file(rec: BackwardRec, node: object) -> bool:
     return True
 
 
-def _loop_prefix(ctx):
+def _loop_prefix(ctx: Ctx) -> Ctx:
     """The context up to the innermost loop iteration (or the root), identifying one iteration."""
     for i in range(len(ctx) - 1, -1, -1):
         if ctx[i][0] == "loop":
@@ -518,7 +539,7 @@ def _loop_prefix(ctx):
     return ctx[:1]
 
 
-def _iteration(events, rec):
+def _iteration(events: list[EventRec], rec: BackwardRec) -> tuple[list[EventRec], Ctx]:
     """Events of the loop iteration holding the backward (or of its whole run), and that prefix."""
     prefix = _loop_prefix(rec.ctx)
     n = len(prefix)
@@ -526,7 +547,7 @@ def _iteration(events, rec):
     return same, prefix
 
 
-def _stepped(same, rec, events=None):
+def _stepped(same: list[EventRec], rec: BackwardRec, events: list[EventRec] | None = None) -> list[Any]:
     """The optimizers this backward feeds: stepped after it (before the next backward), else in its
     iteration, else after it in the enclosing iterations (a backward per micro-batch in an inner
     loop, one step after it)."""
@@ -547,7 +568,7 @@ def _stepped(same, rec, events=None):
     return []
 
 
-def _stepped_in(same, rec):
+def _stepped_in(same: list[EventRec], rec: BackwardRec) -> list[Any]:
     after = [e for e in same if e.seq > rec.event.seq]
     window = []
     for e in after:
@@ -564,7 +585,7 @@ def _stepped_in(same, rec):
     return []
 
 
-def _save_order(s) -> tuple:
+def _save_order(s: SaveRec) -> tuple[str, int, int, int]:
     node = s.site.node if s.site is not None else None
     return (
         getattr(getattr(s.site, "mod", None), "path", ""),
@@ -574,18 +595,18 @@ def _save_order(s) -> tuple:
     )
 
 
-def _stale_uses(backwards, carries) -> dict:
+def _stale_uses(backwards: list[BackwardRec], carries: list[CarryRec]) -> dict[BackwardRec, list[StaleUse]]:
     """For each backward(), the graph it reaches that an earlier backward() freed (torch raises
     "Trying to backward through the graph a second time") or kept alive with retain_graph=True
     across iterations: one entry per earlier backward, (kind, that BackwardRec, from an earlier
     iteration, a saved tensor changed in place since, a SaveRec, the CarryRec that carried it)."""
-    freed: dict = {}
-    retained: dict = {}
-    out: dict = {}
+    freed: dict[SaveRec, BackwardRec] = {}
+    retained: dict[SaveRec, BackwardRec] = {}
+    out: dict[BackwardRec, list[StaleUse]] = {}
     for rec in sorted(backwards, key=lambda r: r.seq):
         # in source order: the save a finding names must not depend on where objects sit in memory
         saves = sorted(rec.loss.saves, key=_save_order)
-        found: dict = {}
+        found: dict[tuple[str, int], list[Any]] = {}  # -> [*StaleUse, the SaveRecs it reaches]
         for s in saves:
             if not s.certain:
                 continue
@@ -640,13 +661,13 @@ def _stale_uses(backwards, carries) -> dict:
     return out
 
 
-def _earlier_iteration(save, rec) -> bool:
+def _earlier_iteration(save: SaveRec, rec: BackwardRec) -> bool:
     """The saved tensor was made in an earlier iteration of a loop the backward runs in."""
     now = {c[1]: c[2] for c in rec.ctx if c[0] == "loop"}
     return any(c[0] == "loop" and c[1] in now and c[2] < now[c[1]] for c in save.ctx)
 
 
-def _exclusive(a, b) -> bool:
+def _exclusive(a: EventRec | None, b: EventRec | None) -> bool:
     """Two events on different arms of one condition never run in the same pass."""
     if a is None or b is None:
         return False
@@ -654,7 +675,7 @@ def _exclusive(a, b) -> bool:
     return any(k in arms and arms[k] != arm for k, arm, _ in b.path)
 
 
-def _counters(trace, events) -> frozenset:
+def _counters(trace: Trace, events: list[EventRec]) -> frozenset[int]:
     """Branch keys, among those guarding a step() or a zero_grad(), of conditions that change from
     one iteration to the next (an accumulation counter rather than a configuration flag)."""
     keys = {k for e in events if e.kind in (EventKind.STEP, EventKind.ZERO_GRAD) for k, _, _ in e.path}
@@ -666,7 +687,7 @@ def _counters(trace, events) -> frozenset:
     return frozenset(out)
 
 
-def _library_modules(trace) -> tuple:
+def _library_modules(trace: Trace) -> tuple[M.LibraryModule, ...]:
     """The model's LibraryModule records of the library models a run built (build.py)."""
     out, seen = [], set()
     for m in getattr(trace, "libraries", ()):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..interp.trace import CONFIRMED, SUSPICIOUS
 from ..source.span import Span
@@ -29,7 +30,7 @@ class Edit:
 class Fix:
     message: str
     applicability: str  # 'safe' fixes are applied by --fix; 'unsafe' ones only shown
-    edits: tuple = ()
+    edits: tuple[Edit, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -40,20 +41,20 @@ class Finding:
     confidence: str
     span: Span
     message: str
-    params: tuple = ()
-    related: tuple = ()
+    params: tuple[str, ...] = ()  # names of the parameters concerned
+    related: tuple[Related, ...] = ()
     fix: Fix | None = None
     # extra facts for consumers (the audit report, the language server); not part of the JSON contract
-    data: dict = field(default_factory=dict, compare=False, hash=False)
+    data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def path(self) -> str:
         return self.span.path
 
-    def sort_key(self):
+    def sort_key(self) -> tuple[str, int, int, str]:
         return (self.span.path, self.span.line, self.span.col, self.code)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         s = self.span
         return {
             "code": self.code,

@@ -40,8 +40,8 @@ class Cut:
     kind: str  # detach | data | nograd | scalar | rewrap | numpy | nondiff
     span: Span  # the cutting expression (or the no_grad item / decorator)
     detail: str  # '.detach()', '.item()', 'torch.no_grad()', ...
-    removed: frozenset  # Params whose path through here was cut
-    removed_weak: frozenset  # Params that may have been cut (seen through unknown calls)
+    removed: frozenset[Param]  # whose path through here was cut
+    removed_weak: frozenset[Param]  # that may have been cut (seen through unknown calls)
     top: bool  # it also cut origins the engine could not name
     receiver: Span | None = None  # the expression the cut applied to (for fixes)
     note: str = ""  # 'list': the cut value was a list of tensors
@@ -50,13 +50,13 @@ class Cut:
 
 @dataclass(frozen=True, slots=True)
 class Group:
-    params: frozenset
+    params: frozenset[Param]
     exact: bool  # False: the engine could not tell exactly which parameters
     filtered: bool  # built with a requires_grad filter
     span: Span
-    options: tuple = ()
+    options: tuple[str, ...] = ()  # the group's option names ('lr', 'momentum', ...)
     from_arg: bool = False
-    sources: tuple = ()  # module paths the group's .parameters() came from
+    sources: tuple[str, ...] = ()  # module paths the group's .parameters() came from
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,17 +66,17 @@ class Optimizer:
     type: str
     span: Span
     seq: int
-    groups: tuple
+    groups: tuple[Group, ...]
     complete: bool  # every group is known exactly
     in_loop: bool = False
     escaped: bool = False  # handed to code the engine does not see (it may step or clear it there)
     fresh_params: bool = False  # built in a loop iteration that also built all of its parameters
-    loops: tuple = ()  # iteration keys of the loops around its construction, outermost first
+    loops: tuple[int, ...] = ()  # iteration keys of the loops around its construction, outermost first
     stateless: bool = False  # keeps no state between steps (plain SGD without momentum)
 
     @property
-    def params(self) -> frozenset:
-        out: frozenset = frozenset()
+    def params(self) -> frozenset[Param]:
+        out: frozenset[Param] = frozenset()
         for g in self.groups:
             out |= g.params
         return out
@@ -90,13 +90,13 @@ class Event:
     target: str = ""  # the optimizer / scheduler / module name
     target_key: int = 0
     guarded: bool = False  # under a condition inside the iteration it is listed for (a Step's events)
-    via: tuple = ()  # call sites of helpers the event happened in, outermost first
+    via: tuple[Span, ...] = ()  # call sites of helpers the event happened in, outermost first
     detail: str = ""  # 'closure' (a step running a closure), 'scaler', 'grad=None', the clip function
-    params: frozenset = frozenset()  # the parameters it clears, steps or clips
-    loops: tuple = ()  # iteration keys of the enclosing loop iterations, outermost first
-    conds: tuple = ()  # (branch key, arm, loop level) of the conditions it ran under
+    params: frozenset[Param] = frozenset()  # the parameters it clears, steps or clips
+    loops: tuple[int, ...] = ()  # iteration keys of the enclosing loop iterations, outermost first
+    conds: tuple[tuple[int, int, int], ...] = ()  # (branch key, arm, loop level) of the conditions it ran under
 
-    def guards_in(self, level: int) -> tuple:
+    def guards_in(self, level: int) -> tuple[tuple[int, int], ...]:
         """The conditions inside the iteration of the loop at nesting `level` (1: outermost)."""
         return tuple((k, a) for k, a, lvl in self.conds if lvl >= level)
 
@@ -117,7 +117,7 @@ class Stale:
     modified: bool  # a tensor it saved was changed in place since (a step() of the parameter)
     op_span: Span | None  # an op whose saved tensors are reached again
     carry: Span | None  # the assignment that carried the graph into this iteration
-    by_stepped: tuple = ()  # optimizer keys the earlier backward was stepped for
+    by_stepped: tuple[int, ...] = ()  # optimizer keys the earlier backward was stepped for
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,9 +135,9 @@ class Accumulation:
     """A tensor with history accumulated into state that outlives the loop iteration."""
 
     span: Span
-    params: frozenset
+    params: frozenset[Param]
     backpropagated: bool
-    loops: tuple
+    loops: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,9 +146,9 @@ class Crossing:
 
     seq: int
     span: Span | None
-    own: frozenset
-    foreign: frozenset
-    loops: tuple
+    own: frozenset[Param]
+    foreign: frozenset[Param]
+    loops: tuple[int, ...]
     arg: Span | None = None  # the argument that brought the foreign gradient
 
 
@@ -161,7 +161,7 @@ class Risk:
     detail: str
     confidence: str
     reached: bool  # the hazard flows into a loss given to backward()
-    loops: tuple = ()
+    loops: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,7 +170,7 @@ class NonLeaf:
 
     span: Span  # the op that made it a non-leaf
     stmt: Span  # where it is used as a weight
-    params: frozenset  # the leaf it was made from
+    params: frozenset[Param]  # the leaf it was made from
     use: str  # 'optimizer' | 'update'
 
 
@@ -180,9 +180,9 @@ class GradRead:
 
     span: Span
     stmt: Span
-    params: frozenset
-    loops: tuple
-    made: frozenset = frozenset()  # where the tensor read was computed
+    params: frozenset[Param]
+    loops: tuple[int, ...]
+    made: frozenset[Span] = frozenset()  # where the tensor read was computed
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,26 +203,26 @@ class Step:
     function: str  # qualified name of the function holding the call
     loss: str  # source text of the loss expression
     loss_span: Span | None  # where the loss value was computed
-    reached: frozenset  # Params the loss certainly reaches
-    reached_weak: frozenset  # Params it may reach (through calls the engine did not follow)
+    reached: frozenset[Param]  # the loss certainly reaches
+    reached_weak: frozenset[Param]  # it may reach (through calls the engine did not follow)
     top: bool  # it may reach parameters the engine cannot name
-    cuts: tuple  # Cut, merged per (kind, place)
-    optimizers: tuple  # Optimizer, all live at the call
-    stepped: tuple  # keys of the optimizers stepped for this loss
-    trained: frozenset  # Params an optimizer or a manual update changes for this loss
+    cuts: tuple[Cut, ...]  # merged per (kind, place)
+    optimizers: tuple[Optimizer, ...]  # all live at the call
+    stepped: tuple[int, ...]  # keys of the optimizers stepped for this loss
+    trained: frozenset[Param]  # an optimizer or a manual update changes them for this loss
     trained_known: bool  # every stepped optimizer's groups are known
-    frozen: frozenset  # Params certainly frozen at the call
-    maybe_frozen: frozenset
-    unfrozen_later: frozenset  # frozen here but unfrozen somewhere later
-    inputs: frozenset  # autograd.grad inputs
-    inplace: tuple  # InplaceHit
-    events: tuple  # Event of one iteration, in order
+    frozen: frozenset[Param]  # certainly frozen at the call
+    maybe_frozen: frozenset[Param]
+    unfrozen_later: frozenset[Param]  # frozen here but unfrozen somewhere later
+    inputs: frozenset[Param]  # autograd.grad inputs
+    inplace: tuple[InplaceHit, ...]
+    events: tuple[Event, ...]  # of one iteration, in order
     loop: Span | None
-    fresh: tuple = ()  # (Param, tuple of Cut) leaves made from computed values (GA106)
+    fresh: tuple[tuple[Param, tuple[Cut, ...]], ...] = ()  # leaves made from computed values (GA106)
     nograd: Span | None = None
     seq: int = 0  # program order, comparable with Freeze.seq and Optimizer.seq
     iteration: int = 0  # identifies the loop iteration (or run) holding the call
-    co_reached: frozenset = frozenset()  # reached by other losses backpropagated for the same step()
+    co_reached: frozenset[Param] = frozenset()  # reached by other losses backpropagated for the same step()
     unseen: str = ""  # the loss is partly built by code the engine did not see (that code, or "?")
     requires_no_grad: bool = False  # the loss certainly does not require grad: backward() raises
     retain: bool = False  # retain_graph=True (or create_graph=True)
@@ -230,14 +230,14 @@ class Step:
     gradient: bool = False  # gradient= / grad_tensors= given
     nonscalar: bool = False  # the loss is certainly not a single element (shape or reduction='none')
     scaled: bool = False  # the loss is divided by a count or scaled by a constant on some path
-    stale: tuple = ()  # Stale
-    loops: tuple = ()  # iteration keys of the enclosing loop iterations, outermost first
+    stale: tuple[Stale, ...] = ()
+    loops: tuple[int, ...] = ()  # iteration keys of the enclosing loop iterations, outermost first
     # 'script': reached when the file runs as a script (top level or from `__main__`);
     # 'function': only in a function nothing in the file calls (run on unknown arguments)
     entry: str = "script"
     # Params the loss reaches inside modules held in eval() mode at the call (a perceptual-loss network, a
     # teacher): fixed networks the loss is measured through, not ones meant to train
-    in_eval: frozenset = frozenset()
+    in_eval: frozenset[Param] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,20 +247,20 @@ class LossTerm:
     span: Span  # the statement computing it
     label: str  # 'F.mse_loss', '`criterion`', '`value_loss`'
     function: str
-    params: frozenset  # Params it certainly carries gradient from
+    params: frozenset[Param]  # it certainly carries gradient from
     backpropagated: bool  # some evaluation of it reached a backward() / autograd.grad
     iteration: int = 0  # the loop iteration (or run) computing it, as Step.iteration
 
 
 @dataclass(frozen=True, slots=True)
 class Freeze:
-    params: frozenset
+    params: frozenset[Param]
     span: Span  # the statement changing requires_grad
     anchor: Span  # where to report (the call of a helper, when it froze what it was given)
     value: bool  # True: unfreeze
     strong: bool
     seq: int
-    targets: tuple  # module paths
+    targets: tuple[str, ...]  # module paths
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,7 +269,7 @@ class LeafUpdate:
 
     span: Span
     kind: str  # 'leaf' | 'rebind'
-    params: frozenset
+    params: frozenset[Param]
     nograd: bool
     name: str
     op: str
@@ -283,7 +283,7 @@ class Unregistered:
     owner_type: str
     attr: str
     kind: str  # list | dict | tuple | tensor
-    params: frozenset
+    params: frozenset[Param]
     fresh: bool
     value_span: Span | None
 
@@ -293,7 +293,7 @@ class NewParams:
     """Parameters created while an optimizer already existed."""
 
     span: Span
-    params: frozenset
+    params: frozenset[Param]
     seq: int
     in_loop: bool
 
@@ -301,28 +301,28 @@ class NewParams:
 @dataclass(frozen=True)
 class ProgramModel:
     path: str
-    steps: tuple = ()
-    optimizers: tuple = ()
-    freezes: tuple = ()
-    leaf_updates: tuple = ()
-    unregistered: tuple = ()
-    new_params: tuple = ()
-    manual: frozenset = frozenset()  # Params updated by hand from their .grad
+    steps: tuple[Step, ...] = ()
+    optimizers: tuple[Optimizer, ...] = ()
+    freezes: tuple[Freeze, ...] = ()
+    leaf_updates: tuple[LeafUpdate, ...] = ()
+    unregistered: tuple[Unregistered, ...] = ()
+    new_params: tuple[NewParams, ...] = ()
+    manual: frozenset[Param] = frozenset()  # updated by hand from their .grad
     incomplete: bool = False
-    losses: tuple = ()  # LossTerm, one per statement
-    events: tuple = ()  # every Event of the run, in order
-    schedulers: tuple = ()
-    accumulations: tuple = ()
-    crossings: tuple = ()
-    grad_reads: tuple = ()
-    counters: frozenset = frozenset()  # branch keys (Event.conds) of conditions that vary between iterations
-    risks: tuple = ()
-    nonleaf: tuple = ()
+    losses: tuple[LossTerm, ...] = ()  # one per statement
+    events: tuple[Event, ...] = ()  # every event of the run, in order
+    schedulers: tuple[Scheduler, ...] = ()
+    accumulations: tuple[Accumulation, ...] = ()
+    crossings: tuple[Crossing, ...] = ()
+    grad_reads: tuple[GradRead, ...] = ()
+    counters: frozenset[int] = frozenset()  # branch keys (Event.conds) of conditions that vary between iterations
+    risks: tuple[Risk, ...] = ()
+    nonleaf: tuple[NonLeaf, ...] = ()
     # when a budget cut the analysis short (budget.py): why, the first statement not reached, how many
     incomplete_reason: str = ""
     not_reached: Span | None = None
     not_reached_count: int = 0
-    libraries: tuple = ()  # LibraryModule: the library models the program builds
+    libraries: tuple[LibraryModule, ...] = ()  # the library models the program builds
 
 
 @dataclass(frozen=True, slots=True)

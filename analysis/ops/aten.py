@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from typing import Any
 
 from . import domains as D
 from . import surface as S
@@ -22,10 +25,11 @@ class Torch:
     fns: list  # torchgen NativeFunctionWithDifferentiabilityInfo
     dont_require: set
     view_functions: set
-    py_binding: object  # should_generate_py_binding(NativeFunction) -> bool
-    differentiable_outputs: object
-    return_names: object
-    context: object  # torchgen.context.native_function_manager
+    # torchgen's functions (its objects are untyped here: torchgen is imported only when generating)
+    py_binding: Callable[[Any], bool]  # should_generate_py_binding(NativeFunction) -> bool
+    differentiable_outputs: Callable[[Any], list[Any]]
+    return_names: Callable[[Any], Sequence[str]]
+    context: Callable[[Any], AbstractContextManager[Any]]  # torchgen.context.native_function_manager
     version: str
 
 
@@ -237,7 +241,7 @@ def aten_overload(t: Torch, fn, has_out: bool) -> Overload:
     # or nested tensors): autograd records the ops it calls.
     info = None if f.has_composite_implicit_autograd_kernel else (fn.info or {}).get("Default")
     args = []
-    alias_of = {}
+    alias_of: dict[str, str] = {}
     for a in list(schema.arguments.flat_positional) + list(schema.arguments.flat_kwarg_only):
         ann = a.annotation
         if ann is not None:

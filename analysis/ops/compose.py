@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from . import surface as S
 from .aten import Torch, aten_overload, load_torch
@@ -56,8 +58,8 @@ def _combine(a: str, b: str) -> str:
     return GRAD
 
 
-def _best(statuses) -> str:
-    return max(statuses, key=_PRIORITY.get, default=NONE)
+def _best(statuses: Iterable[str]) -> str:
+    return max(statuses, key=_PRIORITY.__getitem__, default=NONE)
 
 
 class Builder:
@@ -124,7 +126,7 @@ class Builder:
         if "." in ref:
             hit = [o for o in cands if o.overload == ovl]
         else:
-            hit = [o for o in cands if all(o.arg(b) is not None and o.arg(b).tensor for b in bound)]
+            hit = [o for o in cands if all((a := o.arg(b)) is not None and a.tensor for b in bound)]
             if len(hit) > 1:
                 hit = [o for o in hit if o.overload == ""] or hit
         if len(hit) != 1:
@@ -190,7 +192,7 @@ class Builder:
         pnames = {p.name for p in params}
         deps: list[dict[str, str]] = []  # per step: user param -> status of its first output
         aliases: list[set[str]] = []  # per step: user params its first output is a view of
-        saves: dict[tuple[str, bool], set[str]] = {}
+        saves: dict[tuple[object, bool], set[str]] = {}  # (input name or RESULT, output)
         domain = []
         unknown = False
         resolved = []
@@ -254,7 +256,7 @@ class Builder:
                     domain.append(d._replace(arg=binds[d.arg], given=binds[d.given] if d.given else ""))
                 elif d.arg == "result" and last:
                     domain.append(d)
-        last = resolved[-1]
+        last_ov = resolved[-1]
         final = deps[-1]
         grads = []
         for p in params:
@@ -263,18 +265,20 @@ class Builder:
         if own is not None:
             # the composite's own outputs, with what the ops it runs make of them
             outputs = tuple(
-                o._replace(grad=last.outputs[i].grad, integral=last.outputs[i].integral) if i < len(last.outputs) else o
+                o._replace(grad=last_ov.outputs[i].grad, integral=last_ov.outputs[i].integral)
+                if i < len(last_ov.outputs)
+                else o
                 for i, o in enumerate(own.outputs)
             )
         else:
             # a Python function returns the last op's (first) result
-            first = last.outputs[0]
+            first = last_ov.outputs[0]
             outputs = (first._replace(name="result", alias=min(aliases[-1]) if aliases[-1] else ""),)
         out_name = outputs[0].name if outputs else "result"
         order = [p.name for p in params]
         save_list = sorted(
             (
-                Save(out_name if v is RESULT else v, out, tuple(sorted(w, key=order.index)))
+                Save(v if isinstance(v, str) else out_name, out, tuple(sorted(w, key=order.index)))
                 for (v, out), w in saves.items()
             ),
             key=lambda sv: (sv.output, order.index(sv.value) if sv.value in order else 0),
@@ -438,8 +442,8 @@ class Surfaces:
 
     def _reduction(self, key: str, fn):
         """A loss's default `reduction` ('mean', 'sum', 'none'), read from torch's own signature."""
-        sig = _safe_sig(fn) if fn is not None else ""
-        if sig and "reduction" in sig.parameters:
+        sig = _safe_sig(fn) if fn is not None else None
+        if sig is not None and "reduction" in sig.parameters:
             default = sig.parameters["reduction"].default
             if isinstance(default, str):
                 self.reductions[key] = default
@@ -448,6 +452,8 @@ class Surfaces:
         """`F.x(param=source)`: one call of an F function, a module parameter where source is `.p`."""
         self._reduction(f"nn.{name}", cls.__init__)
         m = _STEP.match(text)
+        if m is None:
+            raise GenerateError(f"nn.{name}: {text!r} is not `F.x(param=source, ...)`")
         target, binds = (
             m.group(1),
             {k.strip(): v.strip() for k, _, v in (x.partition("=") for x in m.group(2).split(","))},
@@ -485,6 +491,8 @@ class Surfaces:
             if callee.arg(k) is None:
                 raise GenerateError(f"{label} has no parameter {k!r}")
         src = {"torch.nn.functional": S.FUNCTIONAL}[F].get(label[2:])
+        if src is None:
+            raise GenerateError(f"{label} has no decomposition in surface.FUNCTIONAL")
         steps = parse_steps(src)
         parts = []
         for ref, binds in steps:
@@ -498,11 +506,11 @@ class Surfaces:
         return " ; ".join(parts)
 
 
-def _safe_sig(fn):
+def _safe_sig(fn: Callable[..., Any]) -> inspect.Signature | None:
     try:
         return inspect.signature(fn)
     except (TypeError, ValueError):
-        return ""
+        return None
 
 
 # --- the table ----------------------------------------------------------------------------------

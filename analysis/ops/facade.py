@@ -101,7 +101,7 @@ def classify(info: OpInfo) -> frozenset[str]:
     if info.saves_result:
         out.add("SAVES_OUTPUT")
     p0, p1 = _pair(info)
-    inputs = {s.value: set(s.when) for s in saves if not s.output}
+    inputs: dict[str | None, set[str]] = {s.value: set(s.when) for s in saves if not s.output}
     s0, s1 = inputs.get(p0), inputs.get(p1)
     if s0 is not None and s1 is not None and s0 == {p1} and s1 == {p0}:
         out.add("PRODUCTS")
@@ -115,7 +115,7 @@ def classify(info: OpInfo) -> frozenset[str]:
 
 def _value_votes(info: OpInfo) -> set[str]:
     """The VALUE_SETS one OpInfo belongs to."""
-    out = set()
+    out: set[str] = set()
     if info.inplace or not info.overloads:
         return out
     # round, floor, sign...: the graph goes on, the gradient is zero (a random sample such as
@@ -289,7 +289,7 @@ def engine_sets(
             if votes:
                 for k in frozenset.intersection(*votes) & set(keys):
                     sets[k].add(name)
-    module_saves = {}
+    module_saves: dict[str, str] = {}
     for name in modules:
         info = lookup("torch.nn", name)
         if info is None or not info.saves_known:
@@ -301,9 +301,10 @@ def engine_sets(
             module_saves[name] = "output"
         elif any(not s.output and s.value == first for s in saves):
             module_saves[name] = "input"
-    out = {k: frozenset(v) for k, v in sets.items()}
+    frozen = {k: frozenset(v) for k, v in sets.items()}
+    out: dict[str, frozenset[str] | dict[str, str]] = dict(frozen)
     out["MODULE_SAVES"] = module_saves
-    out.update(value_sets(lookup, names_by_ns, reductions))
-    out.update(shape_sets(lookup, names_by_ns, aten, out["FACTORIES"]))
+    out.update(value_sets(lookup, names_by_ns, reductions))  # VALUE_SETS, ARITH_OPS, LOSS_FUNCTIONS
+    out.update(shape_sets(lookup, names_by_ns, aten, frozen["FACTORIES"]))
     out["MAY_RETURN_SELF"] = frozenset(may_return_self)
     return out

@@ -134,13 +134,13 @@ def outputs(notes: list[str] | None = None) -> dict[str, str]:
     from .facade import engine_sets
     from .lookup import make_opinfo
 
-    aten, composed, surfaces, version, unmapped, reductions = build()
+    aten_ops, composed, surfaces, version, unmapped, reductions = build()
     if notes is not None:
         notes += [
             f"not mapped ({ns}; add them to surface.py if training code uses them): {', '.join(names)}"
             for ns, names in unmapped.items()
         ]
-    ops = {**aten, **{k: [v] for k, v in composed.items()}}
+    ops = {**aten_ops, **{k: [v] for k, v in composed.items()}}
 
     def lookup(ns, name):
         target = surfaces.get(ns, {}).get(name)

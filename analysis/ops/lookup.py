@@ -310,12 +310,12 @@ class OpInfo(NamedTuple):
             value, output = key
             ok = True
             for ov in recording:
-                if not output and not (ov.arg(value) and ov.arg(value).tensor):
+                if not output and not ((a := ov.arg(value)) and a.tensor):
                     continue
                 if output and not any(o.name == value for o in ov.outputs):
                     continue
                 hit = next((s for s in ov.saves if (s.value, s.output) == key), None)
-                when = [w for w in (hit.when if hit else found[0].when) if ov.arg(w) and ov.arg(w).tensor]
+                when = [w for w in (hit.when if hit else found[0].when) if (a := ov.arg(w)) and a.tensor]
                 if hit is None and when:
                     ok = False
                     break

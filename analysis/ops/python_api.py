@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import sys
 import textwrap
 import typing
 import warnings
@@ -203,7 +204,9 @@ def module_facts() -> dict:
     }
 
 
-def _module_methods(module_cls) -> dict:
+def _module_methods(module_cls: type) -> dict[str, frozenset[str]]:
+    if sys.version_info < (3, 11):
+        raise RuntimeError("reading nn.Module's methods needs Python 3.11 (typing.get_overloads, typing.Self)")
     methods, self_methods = set(), set()
     for name in dir(module_cls):
         fn = getattr(module_cls, name)

@@ -31,6 +31,7 @@ NamedTuples about 0.5 ms, and the engine pays that at its first op lookup.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 # gradient of the result with respect to one input
@@ -161,7 +162,7 @@ class Overload(NamedTuple):
         """No output carries gradient (argmax, comparisons, isnan)."""
         return not any(o.grad for o in self.outputs if o.type.startswith("Tensor"))
 
-    def saved_inputs(self, requires_grad) -> tuple[str, ...]:
+    def saved_inputs(self, requires_grad: Iterable[str]) -> tuple[str, ...]:
         """Inputs saved for backward when the inputs named in `requires_grad` require grad."""
         rg = set(requires_grad)
         return tuple(s.value for s in self.saves if not s.output and rg.intersection(s.when))
@@ -202,6 +203,11 @@ def _items(field: str) -> list[str]:
     return field.split(",") if field else []
 
 
+def _grad(field: str) -> tuple[str, str]:
+    name, status = field.split("=")  # encode() writes `name=status`
+    return name, status
+
+
 def decode(line: str, domain: tuple[Domain, ...] = ()) -> Overload:
     op, overload, flags, args, outs, grads, saves, steps = line.split("|")
     return Overload(
@@ -210,7 +216,7 @@ def decode(line: str, domain: tuple[Domain, ...] = ()) -> Overload:
         flags,
         tuple(_arg(a) for a in _items(args)),
         tuple(_output(o) for o in _items(outs)),
-        tuple(tuple(g.split("=")) for g in _items(grads)),
+        tuple(_grad(g) for g in _items(grads)),
         tuple(_save(s) for s in _items(saves)),
         tuple(steps.split(";")) if steps else (),
         domain,

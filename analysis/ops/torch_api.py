@@ -11,6 +11,9 @@ the engine does not know saves nothing, so GA110 stays quiet rather than guess.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any, cast
+
 from . import _engine_sets as _sets
 from . import hand_facts as H
 
@@ -20,11 +23,11 @@ MODULE_FORWARD = _sets.MODULE_FORWARD
 MODULE_FUNCTIONS = {m: fn.rpartition(".")[2] for m, fn in MODULE_FORWARD.items()}
 
 
-def _with_modules(names) -> frozenset[str]:
+def _with_modules(names: Iterable[str]) -> frozenset[str]:
     """Functional names and the torch.nn modules whose forward() runs one of them (nn.Softmax
     with softmax): the numerical facts of a module are those of its functional."""
-    names = frozenset(names)
-    return names | frozenset(m for m, fn in MODULE_FUNCTIONS.items() if fn in names)
+    functions = frozenset(names)
+    return functions | frozenset(m for m, fn in MODULE_FUNCTIONS.items() if fn in functions)
 
 
 # --- modules -------------------------------------------------------------------------------
@@ -32,7 +35,12 @@ def _with_modules(names) -> frozenset[str]:
 # name -> (parameter names, {flag: (positional index or None, keyword, default)}) where a flag
 # turns parameters off: 'bias' drops the bias, 'affine' drops both. Names and flags from torch's
 # constructors (python_api.py); which modules the engine models this way: hand_facts.
-PARAM_MODULES = {name: (_sets.MODULE_PARAMS[name], _sets.MODULE_FLAGS.get(name, {})) for name in H.PARAM_MODULES}
+ModuleFlags = dict[str, tuple[int | None, str, bool]]
+# (the generated literal mixes int and None positions, which mypy widens to `object`)
+_MODULE_FLAGS = cast("dict[str, ModuleFlags]", _sets.MODULE_FLAGS)
+PARAM_MODULES: dict[str, tuple[tuple[str, ...], ModuleFlags]] = {
+    name: (_sets.MODULE_PARAMS[name], _MODULE_FLAGS.get(name, {})) for name in H.PARAM_MODULES
+}
 
 RECURRENT = frozenset(H.RECURRENT)
 
@@ -67,7 +75,7 @@ CLIP_FUNCTIONS = frozenset(H.CLIP_FUNCTIONS)
 INIT_PREFIX = H.INIT_PREFIX
 
 
-def recurrent_params(args, kwargs):
+def recurrent_params(args: list[Any], kwargs: dict[str, Any]) -> list[str] | None:
     """Parameter names of nn.RNN/LSTM/GRU(input, hidden, num_layers, ...) given constants."""
     layers = kwargs.get("num_layers", args[2] if len(args) > 2 else 1)
     bidir = kwargs.get("bidirectional", False)

@@ -4,13 +4,30 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Callable
+from typing import Any
 
-from .records import GradFlowError, ParamRecord, Problem
+from .records import GradFlowError, ParamRecord, PassRecord, Problem, StepRecord
 from .tensors import _parts, module_tensors
 
 
 class Checks:
     """The checks of a Probe (mixed into it): names resolved, expectations compared."""
+
+    # what they read of the Probe (recorder.py sets it)
+    torch: Any  # the torch module, imported when a probe starts
+    params: dict[int, ParamRecord]  # by id(tensor)
+    objects: dict[str, Any]  # label -> module / tensor / list, for names in assert_flows
+    optimizers: dict[int, tuple[str, Any]]  # id -> (label, optimizer)
+    passes: list[PassRecord]
+    steps: list[StepRecord]
+    clip_mismatch: list[tuple[str, int, float, float, float]]  # (optimizer, step, applied norm, left, max_norm)
+    graph_sizes: dict[tuple[str, int], list[int]]  # (path, line) of a backward() -> graph size at each call
+    forward_nonfinite: tuple[str, int] | None  # (module, pass index) of the first non-finite output
+    backward_nonfinite: tuple[str, int] | None  # (where, pass index)
+    _open: bool
+    _closed: bool
+    watch_optimizer: Callable[..., None]
 
     def _resolve(self, target, what) -> list:
         """ParamRecords for a name, module, tensor, optimizer or a list of those."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
+from types import FrameType
 
 from ._torch import require_torch
 
@@ -37,7 +38,7 @@ class Site:
 
 
 def caller_site(depth=2) -> Site:
-    f = sys._getframe(depth)
+    f: FrameType | None = sys._getframe(depth)
     while f is not None:
         fn = os.path.abspath(f.f_code.co_filename)
         if not fn.startswith(_HERE) and not (_TORCH_DIR and fn.startswith(_TORCH_DIR)):
@@ -89,8 +90,9 @@ def _install():
         finally:
             _done("grad", site)
 
-    backward.__wrapped__ = orig_backward
-    grad.__wrapped__ = orig_grad
+    # (a function takes attributes; its type declares none)
+    backward.__wrapped__ = orig_backward  # type: ignore[attr-defined]
+    grad.__wrapped__ = orig_grad  # type: ignore[attr-defined]
     _originals.update(backward=orig_backward, grad=orig_grad)
     torch.autograd.backward, torch.autograd.grad = backward, grad
 

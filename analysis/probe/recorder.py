@@ -42,11 +42,11 @@ class Probe(Checks):
         forward_checks: bool = True,
     ):
         self.torch = require_torch()
-        self.params: dict = {}  # id(tensor) -> ParamRecord
-        self.objects: dict = {}  # label -> module / tensor / list, for names in assert_flows
-        self.optimizers: dict = {}  # id -> (label, optimizer)
-        self.passes: list = []
-        self.steps: list = []
+        self.params = {}  # id(tensor) -> ParamRecord
+        self.objects = {}  # label -> module / tensor / list, for names in assert_flows
+        self.optimizers = {}  # id -> (label, optimizer)
+        self.passes = []
+        self.steps = []
         self.zero_grads: list = []  # (optimizer label, pass index, step count)
         self.forward_nonfinite = None  # (module, pass index) of the first non-finite output
         self.backward_nonfinite = None  # (where, pass index)
@@ -61,8 +61,8 @@ class Probe(Checks):
         self._pending_steps: dict = {}
         self._foreign_steps: list = []  # events of steps of optimizers not watched
         self._clips: list = []  # (event, max_norm, norm it found, parameter ids)
-        self.clip_mismatch: list = []  # (optimizer, step, applied norm, norm the clipping left)
-        self.graph_sizes: dict = {}  # (path, line) of a backward() -> autograd nodes behind each loss
+        self.clip_mismatch = []  # (optimizer, step, applied norm, norm the clipping left, max_norm)
+        self.graph_sizes = {}  # (path, line) of a backward() -> autograd nodes behind each loss
         self._patched_zero_grad: list = []
         self._open = False
         self._closed = False
@@ -200,7 +200,7 @@ class Probe(Checks):
                 self._clips.append((self._event(), float(max_norm), found, {id(p) for p in params}))
             return out
 
-        _clip_grads_with_norm_.__wrapped__ = original
+        _clip_grads_with_norm_.__wrapped__ = original  # type: ignore[attr-defined]  # a function's own attribute
         self._clip_original = original
         mod._clip_grads_with_norm_ = _clip_grads_with_norm_
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+from .hub import Site
 
 
 class GradFlowError(AssertionError):
@@ -20,8 +23,8 @@ class Problem:
 class ParamRecord:
     name: str
     module: str
-    tensor: object
-    initial: object  # a copy taken when tracking began
+    tensor: Any  # a torch.Tensor (torch is imported only when a probe runs)
+    initial: Any  # a copy taken when tracking began
     hidden: bool = False  # held in a plain list/dict of a module: .parameters() misses it
     requires_grad: bool = True  # at the start
     grads: set = field(default_factory=set)  # passes that delivered a gradient
@@ -44,7 +47,7 @@ class ParamRecord:
 class PassRecord:
     index: int
     kind: str  # backward | grad
-    site: object  # hub.Site
+    site: Site
     loss_finite: bool
     loss: float | None
     event: int

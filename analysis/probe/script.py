@@ -21,6 +21,8 @@ import sys
 import traceback
 import warnings
 from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any
 
 from . import hub
 from .checks import format_problems
@@ -165,20 +167,22 @@ LOSS_LEAVES = "<loss leaves>"  # the name gradaudit.analysis.report.gradflow giv
 
 
 class _Session:
-    def __init__(self, root, at, modules, optimizers, schedulers, steps, call="", function=""):
+    def __init__(self, run: ScriptRun, root, at, modules, optimizers, schedulers, steps, call="", function=""):
         self.root = root
         self.at = at
         self.call, self.function = " ".join(call.split()), function
         self.modules, self.optimizers, self.schedulers = list(modules), list(optimizers), list(schedulers)
         self.steps = steps
-        self.run: ScriptRun | None = None
+        self.run = run
         self.hits = 0
-        self.leaves, self.leaf_ids = [], set()
-        self.auto, self.armed = [], False
+        self.leaves: list[Any] = []  # tensors
+        self.leaf_ids: set[int] = set()
+        self.auto: list[str] = []
+        self.armed = False
         self.bound: dict = {}
 
     def _frames(self):
-        f = sys._getframe(2)
+        f: FrameType | None = sys._getframe(2)
         envs = []
         while f is not None:
             fn = os.path.realpath(f.f_code.co_filename)
@@ -355,8 +359,7 @@ def run_script(
         file, first, *last = at
         at = (os.path.realpath(os.path.join(root, file)), first, last[0] if last else first)
     run = ScriptRun(script, at)
-    session = _Session(root, at, modules, optimizers, schedulers, steps, call, function)
-    session.run = run
+    session = _Session(run, root, at, modules, optimizers, schedulers, steps, call, function)
     saved = (os.getcwd(), list(sys.path), list(sys.argv), set(sys.modules))
     os.chdir(root)
     sys.path.insert(0, root)

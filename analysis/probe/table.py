@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 
-def _fmt(x: float) -> str:
+def _fmt(x: float | None) -> str:
     if x is None:
         return "-"
     if not math.isfinite(x):

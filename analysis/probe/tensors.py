@@ -5,7 +5,8 @@ from __future__ import annotations
 
 def _graph_size(tensors, cap=200_000) -> int:
     """Autograd nodes behind the loss: a graph that grows every iteration carries old history."""
-    seen, stack = set(), [t.grad_fn for t in tensors if t.grad_fn is not None]
+    seen: set[int] = set()
+    stack = [t.grad_fn for t in tensors if t.grad_fn is not None]
     while stack and len(seen) < cap:
         fn = stack.pop()
         if fn is None or id(fn) in seen:

@@ -7,9 +7,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..model.findings import CONFIRMED, Edit, Finding, Fix, Related
 from ..model.model import ProgramModel, Span
+from ..source.program import SourceFile
 
 GRAPH_BREAK, LIFECYCLE, BACKWARD, NUMERICAL = "graph-break", "lifecycle", "backward", "numerical"
 DOCS_URL = "https://gradaudit.dev/rules/{code}"
@@ -22,7 +24,7 @@ SEVERITIES = ("critical", "high", "medium", "low")
 
 # The probe's checks (as named in the JSON report) and the kinds of problem each reports (the
 # `[kind]` that starts each line of a failing probe's message).
-PROBLEMS = {
+PROBLEMS: dict[str, tuple[str, ...]] = {
     "into": ("no-gradient", "zero-gradient", "frozen"),
     "updates": ("never-changes", "frozen-group", "no-step"),
     "finite": ("nonfinite-loss", "nonfinite-gradient", "nonfinite-parameter"),
@@ -50,7 +52,7 @@ class RuntimeCheck:
     data_dependent: bool = False  # fails only on batches that reach the hazard
 
     @property
-    def problems(self) -> tuple:
+    def problems(self) -> tuple[str, ...]:
         return PROBLEMS.get(self.check, ()) if self.check is not None else ()
 
     @classmethod
@@ -91,11 +93,11 @@ class Rule:
     lookalike: str
     runtime: RuntimeCheck
     supersedes: tuple[str, ...] = ()  # codes this more specific rule wins over on the same defect
-    invalid: tuple = ()
-    valid: tuple = ()
+    invalid: tuple[Example, ...] = ()
+    valid: tuple[Example, ...] = ()
     fix_available: bool = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.severity not in SEVERITIES:
             raise ValueError(f"{self.code}: severity {self.severity!r} is not one of {SEVERITIES}")
 
@@ -109,10 +111,10 @@ class Rule:
         message: str,
         *,
         confidence: str = CONFIRMED,
-        params: Iterable = (),
+        params: Iterable[str] = (),
         related: Iterable[Related] = (),
         fix: Fix | None = None,
-        data: dict | None = None,
+        data: dict[str, Any] | None = None,
     ) -> Finding:
         """A finding of this rule at `span`. `data`: facts for the report and the editor, outside the
         JSON contract."""
@@ -158,9 +160,10 @@ class RuleContext:
     """What a rule sees: the model, the files behind it, and helpers to phrase findings."""
 
     model: ProgramModel
-    files: dict  # path -> SourceFile
-    findings: list = field(default_factory=list)
-    cache: dict = field(default_factory=dict)  # what several rules derive from the model, computed once
+    files: dict[str, SourceFile]  # by path
+    findings: list[Finding] = field(default_factory=list)
+    # what several rules derive from the model, computed once (each entry's type is its reader's)
+    cache: dict[str, Any] = field(default_factory=dict)
 
     def text(self, span: Span | None) -> str:
         if span is None:
@@ -175,20 +178,21 @@ class RuleContext:
         lines.append(sf.line_text(span.end_line)[: span.end_col])
         return "\n".join(lines)
 
-    def node_span(self, path: str, node) -> Span | None:
+    def node_span(self, path: str, node: ast.expr | ast.stmt) -> Span | None:
         """The span of an ast node of one of the files (character columns)."""
         sf = self.files.get(path)
         if sf is None:
             return None
+        end_line = node.end_lineno or node.lineno  # a parsed node has its end
         return Span(
             path,
             node.lineno,
             sf.char_col(node.lineno, node.col_offset),
-            node.end_lineno,
-            sf.char_col(node.end_lineno, node.end_col_offset),
+            end_line,
+            sf.char_col(end_line, node.end_col_offset or 0),
         )
 
-    def text_of_node(self, path: str, node) -> str:
+    def text_of_node(self, path: str, node: ast.AST) -> str:
         sf = self.files.get(path)
         return sf.segment(node) if sf is not None else ""
 
@@ -196,7 +200,7 @@ class RuleContext:
         sf = self.files.get(path)
         return sf.line_text(n) if sf is not None else ""
 
-    def tree(self, path: str):
+    def tree(self, path: str) -> ast.Module | None:
         sf = self.files.get(path)
         return sf.tree if sf is not None else None
 
@@ -259,5 +263,5 @@ def _code_after(line: str, col: int) -> bool:
     return bool(rest) and not rest.startswith("#")
 
 
-def related(span: Span | None, message: str):
+def related(span: Span | None, message: str) -> tuple[Related, ...]:
     return (Related(span, message),) if span is not None else ()

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
-from ..model.findings import CONFIRMED, SUSPICIOUS, Related
-from ..model.model import EventKind, Step
+import ast
+from collections.abc import Callable, Collection, Iterable
+from typing import Any
+
+from ..model.findings import CONFIRMED, SUSPICIOUS, Finding, Fix, Related
+from ..model.model import Cut, EventKind, Optimizer, Param, ProgramModel, Risk, Span, Step
 from .base import Rule, RuleContext
 
+# a cut that breaks a step: (cut, step, parameters lost, of them certainly, confidence, backward() raises)
+CutCandidate = tuple[Cut, Step, set[Param], set[Param], str, bool]
 
-def module_of(params) -> str:
+
+def segment(text: str, node: ast.AST) -> str:
+    """The source of a node parsed from `text` (ast types it optional; such a node has its positions)."""
+    return ast.get_source_segment(text, node) or ""
+
+
+def module_of(params: Iterable[Param]) -> str:
     """The innermost module path that holds all of `params` ('' when they share none)."""
     paths = [p.module.split(".") for p in params]
     if not paths:
@@ -24,18 +36,18 @@ def module_of(params) -> str:
 ADAPTERS = ".<adapters>"  # library_adapters.ADAPTERS_KEY under its model
 
 
-def plural(params) -> bool:
+def plural(params: Collection[Param]) -> bool:
     """Whether `describe(params)` names several things (the adapters of a model are many)."""
     return len(params) != 1 or any(p.name.endswith(ADAPTERS) for p in params)
 
 
-def describe(params) -> str:
+def describe(params: Iterable[Param]) -> str:
     """'4 parameters of `model.encoder`', '`w1`', 'the parameters of `model`' ..."""
-    params = sorted(params, key=lambda p: p.name)
-    if len(params) == 1 and params[0].name.endswith(ADAPTERS):
-        return f"the adapters PEFT adds to `{params[0].name[: -len(ADAPTERS)]}`"
-    named = [p for p in params if not p.opaque]
-    opaque = [p for p in params if p.opaque]
+    ordered = sorted(params, key=lambda p: p.name)
+    if len(ordered) == 1 and ordered[0].name.endswith(ADAPTERS):
+        return f"the adapters PEFT adds to `{ordered[0].name[: -len(ADAPTERS)]}`"
+    named = [p for p in ordered if not p.opaque]
+    opaque = [p for p in ordered if p.opaque]
     if not named and opaque:
         mods = sorted({p.module for p in opaque})
         return "the parameters of " + _list(f"`{m}`" for m in mods)
@@ -60,25 +72,25 @@ def describe(params) -> str:
     return f"{count} in {len(mods)} modules"
 
 
-def _list(items) -> str:
-    items = list(items)
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+def _list(items: Iterable[str]) -> str:
+    shown = list(items)
+    if len(shown) <= 1:
+        return "".join(shown)
+    return ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
-def names(params) -> tuple:
+def names(params: Iterable[Param]) -> tuple[str, ...]:
     return tuple(sorted(p.name if not p.opaque else p.module for p in params))
 
 
-def optimizer_of(step: Step):
+def optimizer_of(step: Step) -> Optimizer | None:
     for o in step.optimizers:
         if o.key in step.stepped:
             return o
     return None
 
 
-def step_related(step: Step, ctx: RuleContext) -> tuple:
+def step_related(step: Step, ctx: RuleContext) -> tuple[Related, ...]:
     out = []
     if step.loss_span is not None and step.loss_span != step.span:
         out.append(Related(step.loss_span, f"the loss `{_short(step.loss)}` is computed here"))
@@ -94,7 +106,7 @@ def step_related(step: Step, ctx: RuleContext) -> tuple:
     return tuple(out)
 
 
-def _short(text: str, limit=40) -> str:
+def _short(text: str, limit: int = 40) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -103,7 +115,13 @@ def loss_name(step: Step) -> str:
     return _short(step.loss) or "the loss"
 
 
-def cut_findings(ctx: RuleContext, kinds, rule: Rule, phrase, fix_for=None):
+def cut_findings(
+    ctx: RuleContext,
+    kinds: Collection[str],
+    rule: Rule,
+    phrase: Callable[[Cut, str, Step], str],
+    fix_for: Callable[[RuleContext, Cut, Step], Fix | None] | None = None,
+) -> list[Finding]:
     """Findings for cuts of `kinds`: a cut that removes trained parameters from every path to a loss.
 
     Confirmed when parameters the cut certainly removed are ones an optimizer (or a manual update)
@@ -112,7 +130,7 @@ def cut_findings(ctx: RuleContext, kinds, rule: Rule, phrase, fix_for=None):
     carried (through calls the engine did not follow) make the finding suspicious: absence of
     evidence is not proof.
     """
-    found: dict = {}
+    found: dict[Span, dict[str, Any]] = {}  # cut -> {cut, lost, steps, raises, level}
     for cut, step, lost, certain, level, raises in _cut_candidates(ctx):
         if cut.kind not in kinds:
             continue
@@ -157,13 +175,13 @@ def cut_findings(ctx: RuleContext, kinds, rule: Rule, phrase, fix_for=None):
     return out
 
 
-def _cut_candidates(ctx: RuleContext) -> list:
+def _cut_candidates(ctx: RuleContext) -> list[CutCandidate]:
     """(cut, step, lost, certain, level, raises) for every cut of every kind that breaks a step,
     computed once per analysis: which cut is the break among several depends on all of them."""
-    cached = ctx.cache.get("cut_candidates")
+    cached: list[CutCandidate] | None = ctx.cache.get("cut_candidates")
     if cached is not None:
         return cached
-    out = []
+    out: list[CutCandidate] = []
     dropped = dropped_loss_params(ctx.model)
     for step in ctx.model.steps:
         own = step.reached | step.reached_weak
@@ -210,7 +228,7 @@ def _cut_candidates(ctx: RuleContext) -> list:
     return out
 
 
-def stand_in_leaves(ctx: RuleContext, step) -> list:
+def stand_in_leaves(ctx: RuleContext, step: Step) -> list[tuple[Param, tuple[Cut, ...], set[Param]]]:
     """(leaf, cuts, parameters lost) for each fresh leaf that stands in for the loss or a loss term:
     requires_grad set on a value cut from trained parameters so that backward() runs (GA106).
     Hand-made weights an optimizer trains, inputs whose gradient is asked for and
@@ -228,7 +246,7 @@ def stand_in_leaves(ctx: RuleContext, step) -> list:
             continue
         if any(c.kind == "rewrap" and (leaf.span.contains(c.span) or c.span.contains(leaf.span)) for c in cuts):
             continue
-        removed = set()
+        removed: set[Param] = set()
         for c in cuts:
             removed |= c.removed | c.removed_weak
         lost = {p for p in removed - reach if p in step.trained}
@@ -238,20 +256,25 @@ def stand_in_leaves(ctx: RuleContext, step) -> list:
     return out
 
 
-def dropped_loss_params(model) -> frozenset:
+def dropped_loss_params(model: ProgramModel) -> frozenset[Param]:
     """Parameters that a computed loss term carries gradient from while it reaches no backward(),
     and that no backpropagated loss reaches: what GA209 reports."""
-    reached = set()
+    reached: set[Param] = set()
     for s in model.steps:
         reached |= s.reached | s.reached_weak | s.co_reached
-    out = set()
+    out: set[Param] = set()
     for term in model.losses:
         if not term.backpropagated:
             out |= term.params - reached
     return frozenset(out)
 
 
-def risk_findings(ctx: RuleContext, rule: Rule, phrase, fix_for=None):
+def risk_findings(
+    ctx: RuleContext,
+    rule: Rule,
+    phrase: Callable[[Risk], str],
+    fix_for: Callable[[RuleContext, Risk], Fix | None] | None = None,
+) -> list[Finding]:
     """Findings for the numerical hazards of `code` that flow into a loss given to backward()."""
     out = []
     for r in ctx.model.risks:

@@ -10,33 +10,39 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
+from collections.abc import Iterable
 
-from ..model.findings import Edit
-from ..model.model import Span
-from ..source.program import split_lines
+from ..model.findings import Edit, Finding
+from ..model.model import Span, Step
+from ..source.program import SourceFile, split_lines
+from .base import RuleContext
+
+With = ast.With | ast.AsyncWith
+Scope = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef
 
 _FSTRING_START = getattr(tokenize, "FSTRING_START", -1)
 _FSTRING_END = getattr(tokenize, "FSTRING_END", -1)
 
 
-def _find_with(tree, span: Span):
+def _find_with(tree: ast.AST, span: Span) -> tuple[With, int] | None:
     for node in ast.walk(tree):
         if isinstance(node, (ast.With, ast.AsyncWith)):
             for i, item in enumerate(node.items):
                 e = item.context_expr
                 if e.lineno == span.line and e.end_lineno == span.end_line:
                     return node, i
-    return None, None
+    return None
 
 
-def unwrap_with(ctx, item_span: Span) -> tuple:
+def unwrap_with(ctx: RuleContext, item_span: Span) -> tuple[Edit, ...]:
     """Edits removing the `with` item at `item_span` (the whole `with` when it is the only item)."""
     tree = ctx.tree(item_span.path)
     if tree is None:
         return ()
-    node, index = _find_with(tree, item_span)
-    if node is None:
+    found = _find_with(tree, item_span)
+    if found is None:
         return ()
+    node, index = found
     path = item_span.path
     if len(node.items) > 1:
         item = node.items[index]
@@ -53,7 +59,13 @@ def unwrap_with(ctx, item_span: Span) -> tuple:
         else:
             prev = node.items[index - 1]
             pend = prev.optional_vars if prev.optional_vars is not None else prev.context_expr
-            start = Span(path, pend.end_lineno, pend.end_col_offset, end.end_lineno, end.end_col_offset)
+            start = Span(
+                path,
+                pend.end_lineno or pend.lineno,
+                pend.end_col_offset or 0,
+                end.end_lineno or end.lineno,
+                end.end_col_offset or 0,
+            )
         return (Edit(start, ""),)
     if node.items[0].optional_vars is not None:
         return ()
@@ -63,7 +75,7 @@ def unwrap_with(ctx, item_span: Span) -> tuple:
     return _unwrap_block(sf, node)
 
 
-def _unwrap_block(sf, node) -> tuple:
+def _unwrap_block(sf: SourceFile, node: With) -> tuple[Edit, ...]:
     """Edits replacing `with ctx:` and its body by the body, one indentation level out.
 
     Only the starts of logical lines decide Python's block structure, so every body line loses
@@ -93,7 +105,8 @@ def _unwrap_block(sf, node) -> tuple:
         return ()
     extra = len(inner) - len(outer)
     out = []
-    for n in range(header_end + 1, node.end_lineno + 1):
+    last = node.end_lineno or node.lineno
+    for n in range(header_end + 1, last + 1):
         raw = lines[n - 1]
         text = raw.rstrip("\r\n")
         ending = raw[len(text) :]
@@ -107,19 +120,20 @@ def _unwrap_block(sf, node) -> tuple:
             out.append(outer + rest[drop:] + ending)
         else:
             out.append(raw)  # a comment left of the block: comments may sit anywhere
-    return (Edit(Span(path, node.lineno, 0, node.end_lineno + 1, 0), "".join(out)),)
+    return (Edit(Span(path, node.lineno, 0, last + 1, 0), "".join(out)),)
 
 
-def _header_end_and_strings(source: str, node, body) -> tuple:
+def _header_end_and_strings(source: str, node: With, body: ast.stmt) -> tuple[int | None, set[int]]:
     """The line of the `:` closing the `with` header, and the lines that continue a string token."""
     header_end = None
-    in_string: set = set()
-    fstrings: list = []
+    in_string: set[int] = set()
+    fstrings: list[int] = []
     depth = 0
+    last = node.end_lineno or node.lineno
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
             (l0, _), (l1, _) = tok.start, tok.end
-            if l0 > node.end_lineno:
+            if l0 > last:
                 break
             if l1 < node.lineno:
                 continue
@@ -141,7 +155,7 @@ def _header_end_and_strings(source: str, node, body) -> tuple:
     return header_end, in_string
 
 
-def apply_edits(source: str, edits) -> str:
+def apply_edits(source: str, edits: Iterable[Edit]) -> str:
     """Apply non-overlapping edits (1-based lines, 0-based character columns) to `source`."""
     lines = split_lines(source, keepends=True)
     starts = [0]
@@ -166,7 +180,7 @@ def apply_edits(source: str, edits) -> str:
     return out
 
 
-def fix_source(source: str, findings, only_safe=True) -> tuple[str, list]:
+def fix_source(source: str, findings: Iterable[Finding], only_safe: bool = True) -> tuple[str, list[Finding]]:
     """Apply the fixes of `findings` to one file; a fix whose result does not parse is dropped."""
     applied = []
     current = source
@@ -188,32 +202,34 @@ def fix_source(source: str, findings, only_safe=True) -> tuple[str, list]:
 # else. These read the enclosing function to tell.
 
 
-def enclosing_function(tree, line: int):
+def enclosing_function(tree: ast.Module, line: int) -> Scope:
     """The innermost function whose body holds `line` (the module when none does)."""
-    best = tree
+    best: Scope = tree
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= node.end_lineno:
-            if best is tree or node.lineno >= best.lineno:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (
+            node.end_lineno or node.lineno
+        ):
+            if isinstance(best, ast.Module) or node.lineno >= best.lineno:  # the module: `tree` itself
                 best = node
     return best
 
 
-def _loaded_names(node) -> set:
+def _loaded_names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def _stored_names(target) -> set:
+def _stored_names(target: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
-def loss_dependencies(scope, loss_text: str) -> set:
+def loss_dependencies(scope: ast.AST, loss_text: str) -> set[str]:
     """Names the loss expression depends on inside `scope`, following assignments backwards
     (flow-insensitive: a name assigned anywhere in the scope counts)."""
     try:
         deps = _loaded_names(ast.parse(loss_text, mode="eval"))
     except SyntaxError:
         return set()
-    defs: dict = {}
+    defs: dict[str, set[str]] = {}
     for node in ast.walk(scope):
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -230,16 +246,17 @@ def loss_dependencies(scope, loss_text: str) -> set:
     return deps
 
 
-def with_only_feeds_loss(ctx, item_span: Span, step) -> bool:
+def with_only_feeds_loss(ctx: RuleContext, item_span: Span, step: Step | None) -> bool:
     """Removing this `with` changes nothing but the loss's flow: it sits in the function of the
     backward() (not a helper shared with evaluation), and every statement in it assigns a name the
     loss depends on (no metrics, logging or evaluation inside)."""
     tree = ctx.tree(item_span.path)
     if tree is None or step is None or step.span.path != item_span.path:
         return False
-    node, _ = _find_with(tree, item_span)
-    if node is None:
+    found = _find_with(tree, item_span)
+    if found is None:
         return False
+    node = found[0]
     scope = enclosing_function(tree, node.lineno)
     if enclosing_function(tree, step.span.line) is not scope:
         return False
@@ -248,7 +265,7 @@ def with_only_feeds_loss(ctx, item_span: Span, step) -> bool:
         if not isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) or stmt.value is None:
             return False
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        assigned = set()
+        assigned: set[str] = set()
         for t in targets:
             assigned |= {t.id} if isinstance(t, ast.Name) else _stored_names(t)
         if not assigned & deps:
@@ -256,7 +273,7 @@ def with_only_feeds_loss(ctx, item_span: Span, step) -> bool:
     return True
 
 
-def called_once(ctx, path: str, func_line: int) -> bool:
+def called_once(ctx: RuleContext, path: str, func_line: int) -> bool:
     """The function defined at `func_line` is referenced once in its file (one caller to change)."""
     tree = ctx.tree(path)
     if tree is None:
@@ -281,7 +298,7 @@ def called_once(ctx, path: str, func_line: int) -> bool:
     return uses == 1
 
 
-def mutated_after(ctx, span: Span) -> bool:
+def mutated_after(ctx: RuleContext, span: Span) -> bool:
     """The name the statement at `span` assigns is changed in place later in its function."""
     tree = ctx.tree(span.path)
     if tree is None:
@@ -291,18 +308,19 @@ def mutated_after(ctx, span: Span) -> bool:
         (
             n
             for n in ast.walk(scope)
-            if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.lineno <= span.line <= n.end_lineno
+            if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.lineno <= span.line <= (n.end_lineno or n.lineno)
         ),
         None,
     )
     if stmt is None:
         return False
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-    names = set()
+    names: set[str] = set()
     for t in targets:
         names |= {t.id} if isinstance(t, ast.Name) else _stored_names(t)
+    stmt_end = stmt.end_lineno or stmt.lineno
     for n in ast.walk(scope):
-        if getattr(n, "lineno", 0) <= stmt.end_lineno:
+        if getattr(n, "lineno", 0) <= stmt_end:
             continue
         if isinstance(n, ast.AugAssign) and isinstance(n.target, (ast.Name, ast.Subscript)):
             base = n.target if isinstance(n.target, ast.Name) else n.target.value

@@ -1,12 +1,13 @@
 """GA101 detach-cuts-loss."""
 
-from ..model.findings import SAFE, UNSAFE, Fix
+from ..model.findings import SAFE, UNSAFE, Finding, Fix
+from ..model.model import Cut, Step
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import cut_findings
 from .fixes import mutated_after
 
 
-def _fix(ctx: RuleContext, cut, step):
+def _fix(ctx: RuleContext, cut: Cut, step: Step) -> Fix | None:
     if cut.receiver is None:
         return None
     receiver = ctx.text(cut.receiver)
@@ -22,7 +23,7 @@ def _fix(ctx: RuleContext, cut, step):
     return Fix(f"Drop `{cut.detail}`", how, (ctx.replace(cut.span, receiver),))
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     return cut_findings(
         ctx,
         ("detach", "data"),

@@ -1,12 +1,13 @@
 """GA102 no-grad-loss."""
 
-from ..model.findings import SAFE, UNSAFE, Fix
+from ..model.findings import SAFE, UNSAFE, Finding, Fix
+from ..model.model import Cut, Step
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import cut_findings
 from .fixes import called_once, unwrap_with, with_only_feeds_loss
 
 
-def _fix(ctx: RuleContext, cut, step):
+def _fix(ctx: RuleContext, cut: Cut, step: Step) -> Fix | None:
     line = ctx.line(cut.span.path, cut.span.line)
     stripped = line.strip()
     if stripped.startswith("@"):
@@ -26,7 +27,7 @@ def _fix(ctx: RuleContext, cut, step):
     return Fix(f"Remove `with {ctx.text(cut.span)}:`", how, edits)
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     return cut_findings(
         ctx,
         ("nograd",),

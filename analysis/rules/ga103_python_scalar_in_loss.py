@@ -2,13 +2,14 @@
 
 import re
 
-from ..model.findings import UNSAFE, Fix
+from ..model.findings import UNSAFE, Finding, Fix
+from ..model.model import Cut, Step
 from ..ops import torch_api as T
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import cut_findings
 
 
-def _fix(ctx: RuleContext, cut, step):
+def _fix(ctx: RuleContext, cut: Cut, step: Step) -> Fix | None:
     text = ctx.text(cut.span)
     receiver = ctx.text(cut.receiver) if cut.receiver is not None else ""
     if cut.detail in (".item()", ".tolist()") and receiver:
@@ -24,7 +25,7 @@ def _fix(ctx: RuleContext, cut, step):
     return None
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     return cut_findings(
         ctx,
         ("scalar",),

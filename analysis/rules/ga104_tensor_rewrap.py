@@ -2,12 +2,13 @@
 
 import ast
 
-from ..model.findings import SAFE, UNSAFE, Fix
+from ..model.findings import SAFE, UNSAFE, Finding, Fix
+from ..model.model import Cut, Step
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
-from .common import cut_findings
+from .common import cut_findings, segment
 
 
-def _fix(ctx: RuleContext, cut, step):
+def _fix(ctx: RuleContext, cut: Cut, step: Step) -> Fix | None:
     text = ctx.text(cut.span)
     try:
         call = ast.parse(text, mode="eval").body
@@ -21,14 +22,14 @@ def _fix(ctx: RuleContext, cut, step):
         return None
     # dropping a dtype= or device= changes the value, not only its flow
     how = UNSAFE if any(k.arg in ("dtype", "device") for k in call.keywords) else SAFE
-    arg_text = ast.get_source_segment(text, arg)
+    arg_text = segment(text, arg)
     if isinstance(arg, (ast.List, ast.Tuple)) or cut.note == "list":
         torch_name = ctx.alias(cut.span.path, "torch")
         return Fix(f"Use `{torch_name}.stack`", UNSAFE, (ctx.replace(cut.span, f"{torch_name}.stack({arg_text})"),))
     return Fix("Use the tensor itself", how, (ctx.replace(cut.span, arg_text),))
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     return cut_findings(
         ctx,
         ("rewrap",),

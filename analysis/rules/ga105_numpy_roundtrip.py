@@ -1,14 +1,16 @@
 """GA105 numpy-roundtrip."""
 
 import ast
+from collections.abc import Collection
 
-from ..model.findings import SAFE, UNSAFE, Fix
+from ..model.findings import SAFE, UNSAFE, Finding, Fix
+from ..model.model import Cut, Step
 from ..ops import torch_api as T
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import cut_findings
 
 
-def _parents(tree):
+def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
     out = {}
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
@@ -16,14 +18,14 @@ def _parents(tree):
     return out
 
 
-def _np_function(call, np_names) -> str | None:
+def _np_function(call: ast.Call, np_names: Collection[str]) -> str | None:
     f = call.func
     if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in np_names:
         return f.attr
     return None
 
 
-def _strip_numpy(node):
+def _strip_numpy(node: ast.expr) -> ast.expr | None:
     """`t.detach().cpu().numpy()` -> `t`: the tensor under the round trip, or None if `node` is not one."""
     n, hops = node, []
     while (
@@ -40,7 +42,7 @@ def _strip_numpy(node):
     return n
 
 
-def _fix(ctx: RuleContext, cut, step):
+def _fix(ctx: RuleContext, cut: Cut, step: Step) -> Fix | None:
     """`torch.from_numpy(np.log(p.detach().numpy() + 1e-8))` -> `torch.log(p + 1e-8)`: the same values
     computed in torch, with their history. Offered only when every NumPy call inside the round trip has
     a torch namesake and every array in it comes from `.numpy()` of a tensor."""
@@ -70,7 +72,8 @@ def _fix(ctx: RuleContext, cut, step):
         ):
             return None  # the array goes somewhere else before it comes back
         wrapper = parents.get(wrapper)
-    if wrapper is None or len(wrapper.args) != 1 or any(k.arg != "dtype" for k in wrapper.keywords):
+    # (the loop above ends on the from_numpy call, or on None)
+    if not isinstance(wrapper, ast.Call) or len(wrapper.args) != 1 or any(k.arg != "dtype" for k in wrapper.keywords):
         return None
     inner = wrapper.args[0]
     path = cut.span.path
@@ -87,22 +90,21 @@ def _fix(ctx: RuleContext, cut, step):
         if fn is not None:
             if fn not in T.NUMPY_TO_TORCH or node.keywords:  # NumPy's keywords (a_min, axis, out) differ
                 return None
-            edits.append(
-                (node.func.col_offset - base, node.func.end_col_offset - base, f"{torch_name}.{T.NUMPY_TO_TORCH[fn]}")
-            )
+            fn_end = node.func.end_col_offset or 0
+            edits.append((node.func.col_offset - base, fn_end - base, f"{torch_name}.{T.NUMPY_TO_TORCH[fn]}"))
             continue
         under = _strip_numpy(node)
         if under is not None:
             arrays += 1
-            edits.append((under.end_col_offset - base, node.end_col_offset - base, ""))
+            edits.append(((under.end_col_offset or 0) - base, (node.end_col_offset or 0) - base, ""))
     # An array name left in would make `torch.log(array)` raise: the rewrite is safe when every name in
     # the round trip was a tensor under `.numpy()`, or when there is a single name, which then must be
     # the tensor carrying the gradient (the reason for the finding).
     under_numpy = {
         id(m)
         for c in ast.walk(inner)
-        if isinstance(c, ast.Call) and _strip_numpy(c) is not None
-        for m in ast.walk(_strip_numpy(c))
+        if isinstance(c, ast.Call) and (tensor := _strip_numpy(c)) is not None
+        for m in ast.walk(tensor)
     }
     free = {
         m.id
@@ -111,7 +113,7 @@ def _fix(ctx: RuleContext, cut, step):
     }
     safe = not free or (len(free) == 1 and not arrays)
     raw = text.encode()
-    if len(raw) != inner.end_col_offset - base:
+    if len(raw) != (inner.end_col_offset or 0) - base:
         return None
     for start, end, new in sorted(edits, reverse=True):
         raw = raw[:start] + new.encode() + raw[end:]
@@ -125,7 +127,7 @@ def _fix(ctx: RuleContext, cut, step):
     return Fix(f"Compute it in torch: `{new_text}`", SAFE if safe else UNSAFE, (ctx.replace(span, new_text),))
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     return cut_findings(
         ctx,
         ("numpy",),

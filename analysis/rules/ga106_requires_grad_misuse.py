@@ -1,11 +1,12 @@
 """GA106 requires-grad-misuse."""
 
-from ..model.findings import UNSAFE, Fix, Related
+from ..model.findings import UNSAFE, Finding, Fix, Related
+from ..model.model import Span
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names, optimizer_of, stand_in_leaves, step_related
 
 
-def _fix(ctx: RuleContext, span):
+def _fix(ctx: RuleContext, span: Span) -> Fix | None:
     text = ctx.text(span)
     lines = ctx.statement_lines(span)
     if text.rstrip().endswith("= True") and ".requires_grad" in text and lines is not None:
@@ -22,8 +23,8 @@ def _fix(ctx: RuleContext, span):
     return None
 
 
-def check(ctx: RuleContext):
-    found = {}
+def check(ctx: RuleContext) -> list[Finding]:
+    found: dict[Span, Finding] = {}
     for step in ctx.model.steps:
         for leaf, cuts, shown in stand_in_leaves(ctx, step):
             o = optimizer_of(step)
@@ -40,13 +41,13 @@ def check(ctx: RuleContext):
                 )
             related = tuple(Related(b, f"the break upstream: `{ctx.text(b)}` carries no gradient") for b in breaks[:2])
             key = leaf.span
-            if key not in found:
+            if key is not None and key not in found:  # (stand_in_leaves gives leaves with a span)
                 found[key] = RULE.finding(
-                    leaf.span,
+                    key,
                     msg,
                     params=names(shown),
                     related=related + step_related(step, ctx),
-                    fix=_fix(ctx, leaf.span),
+                    fix=_fix(ctx, key),
                 )
     return list(found.values())
 

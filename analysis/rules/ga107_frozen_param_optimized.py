@@ -2,13 +2,13 @@
 
 import ast
 
-from ..model.findings import UNSAFE, Fix, Related
-from ..model.model import EventKind
+from ..model.findings import UNSAFE, Finding, Fix, Related
+from ..model.model import EventKind, Param, Span
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 
 
-def _fix(ctx: RuleContext, span):
+def _fix(ctx: RuleContext, span: Span) -> Fix | None:
     lines = ctx.statement_lines(span)
     if lines is None:
         return None
@@ -17,7 +17,7 @@ def _fix(ctx: RuleContext, span):
     if tree is not None:
         for node in ast.walk(tree):
             if isinstance(node, ast.For) and len(node.body) == 1 and node.body[0].lineno == first and not node.orelse:
-                first, last = node.lineno, node.end_lineno
+                first, last = node.lineno, node.end_lineno or node.lineno
                 break
     return Fix(
         "Remove the freeze (or build the optimizer from parameters that require grad)",
@@ -26,8 +26,8 @@ def _fix(ctx: RuleContext, span):
     )
 
 
-def check(ctx: RuleContext):
-    found = {}
+def check(ctx: RuleContext) -> list[Finding]:
+    found: dict[Span, Finding] = {}
     freezes = [f for f in ctx.model.freezes if not f.value and f.strong]
     if not freezes:
         return []
@@ -40,7 +40,7 @@ def check(ctx: RuleContext):
         for o in step.optimizers:
             if o.key not in step.stepped:
                 continue
-            hit = set()
+            hit: set[Param] = set()
             # unseen parameters of a library model are frozen and optimized like any (closed)
             params = {p for p in o.params if not p.opaque or p.closed}
             if params and params <= frozen and not any(g.filtered for g in o.groups):
@@ -64,7 +64,7 @@ def check(ctx: RuleContext):
                     key = fr.anchor
                     if key in found:
                         continue
-                    rel = (
+                    rel: tuple[Related, ...] = (
                         Related(o.span, f"`{o.name}` ({o.type}) is built with them here"),
                         Related(step.span, f"`{step.loss}.backward()`"),
                     )

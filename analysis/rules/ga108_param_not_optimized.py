@@ -1,9 +1,10 @@
 """GA108 param-not-optimized."""
 
 import re
+from collections.abc import Collection, Iterable
 
-from ..model.findings import UNSAFE, Fix, Related
-from ..model.model import EventKind
+from ..model.findings import UNSAFE, Finding, Fix, Related
+from ..model.model import EventKind, Optimizer, Param, Span
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import ADAPTERS, describe, module_of, names, plural
 
@@ -12,7 +13,7 @@ def _root(path: str) -> str:
     return path.split(".", 1)[0]
 
 
-def _fix_created(ctx: RuleContext, span, opt, params):
+def _fix_created(ctx: RuleContext, span: Span, opt: Optimizer, params: Collection[Param]) -> Fix | None:
     lines = ctx.statement_lines(span)
     if lines is None or opt.name.startswith("<"):
         return None
@@ -31,13 +32,11 @@ def _fix_created(ctx: RuleContext, span, opt, params):
         )
     indent = ctx.indent_of(span.path, span.line)
     text = f'{indent}{opt.name}.add_param_group({{"params": {group}}})\n'
-    from ..model.model import Span
-
     at = Span(span.path, lines[1] + 1, 0, lines[1] + 1, 0)
     return Fix(f"Add the new parameters to `{opt.name}`", UNSAFE, (ctx.replace(at, text),))
 
 
-def _fix_group(ctx: RuleContext, opt, params):
+def _fix_group(ctx: RuleContext, opt: Optimizer, params: Iterable[Param]) -> Fix | None:
     if len(opt.groups) != 1:
         return None
     g = opt.groups[0]
@@ -49,9 +48,9 @@ def _fix_group(ctx: RuleContext, opt, params):
     return Fix(f"Optimize all of `{m.group(1)}`", UNSAFE, (ctx.replace(g.span, f"{m.group(1)}.parameters()"),))
 
 
-def check(ctx: RuleContext):
-    found = {}
-    unregistered = set()
+def check(ctx: RuleContext) -> list[Finding]:
+    found: dict[Span, Finding] = {}
+    unregistered: set[Param] = set()
     for u in ctx.model.unregistered:
         unregistered |= u.params
     manual = ctx.model.manual
@@ -61,7 +60,7 @@ def check(ctx: RuleContext):
         stepped = [o for o in step.optimizers if o.key in step.stepped]
         if not stepped:
             continue
-        optimized = set()
+        optimized: set[Param] = set()
         for o in step.optimizers:
             optimized |= o.params
         blocked = step.frozen | step.maybe_frozen | unregistered | manual | optimized
@@ -69,7 +68,7 @@ def check(ctx: RuleContext):
         if not cand:
             continue
         first = min(stepped, key=lambda o: o.seq)
-        late = {}
+        late: dict[Span, set[Param]] = {}
         for n in ctx.model.new_params:
             if n.seq > first.seq and n.params & cand:
                 late.setdefault(n.span, set()).update(n.params & cand)

@@ -2,13 +2,13 @@
 
 import ast
 
-from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, UNSAFE, Fix, Related
-from ..model.model import EventKind
+from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, UNSAFE, Finding, Fix, Related
+from ..model.model import EventKind, Param, Span, Step, Unregistered
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import names
 
 
-def _fix(ctx: RuleContext, rec, confirmed: bool):
+def _fix(ctx: RuleContext, rec: Unregistered, confirmed: bool) -> Fix | None:
     """Registering is safe only when nothing trains the hidden parameters today: otherwise the
     optimizers built from `.parameters()` would start holding them too. A plain tensor may be
     meant as a buffer: making it a Parameter is never applied unasked."""
@@ -48,14 +48,14 @@ def _fix(ctx: RuleContext, rec, confirmed: bool):
     return None
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     out = []
-    seen = set()
+    seen: set[Span] = set()
     for rec in ctx.model.unregistered:
         if rec.span in seen:
             continue
-        hit = set()
-        step_hit = None
+        hit: set[Param] = set()
+        step_hit: Step | None = None
         owned = set(ctx.model.manual)
         for o in ctx.model.optimizers:
             owned |= o.params
@@ -79,7 +79,8 @@ def check(ctx: RuleContext):
                 rec.kind
             ] + " of modules, not an nn.ModuleList/ModuleDict"
             them = "their parameters"
-        if hit:
+        rel: tuple[Related, ...]
+        if hit and step_hit is not None:  # (found together)
             owner = rec.owner
             msg = (
                 f"`{owner}.{rec.attr}` {what}: `{owner}.parameters()` never yields {them}, so they feed "

@@ -3,7 +3,7 @@
 import ast
 import re
 
-from ..model.findings import SAFE, UNSAFE, Fix, Related
+from ..model.findings import SAFE, UNSAFE, Finding, Fix, Related
 from ..model.model import Span
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 
@@ -19,7 +19,7 @@ _OPS = {
 }
 
 
-def _fix(ctx: RuleContext, span: Span):
+def _fix(ctx: RuleContext, span: Span) -> Fix | None:
     lines = ctx.statement_lines(span)
     if lines is None or lines[0] != lines[1]:
         return None
@@ -62,8 +62,8 @@ def _fix(ctx: RuleContext, span: Span):
     return None
 
 
-def check(ctx: RuleContext):
-    found = {}
+def check(ctx: RuleContext) -> list[Finding]:
+    found: dict[Span, Finding] = {}
     for step in ctx.model.steps:
         for hit in step.inplace:
             if hit.span in found:

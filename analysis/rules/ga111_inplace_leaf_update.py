@@ -1,15 +1,16 @@
 """GA111 inplace-leaf-update."""
 
 import ast
+from collections.abc import Iterable
 from dataclasses import replace
 
-from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, UNSAFE, Fix
-from ..model.model import Span
+from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, UNSAFE, Finding, Fix
+from ..model.model import LeafUpdate, Span
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 
 
-def _wrap(ctx: RuleContext, span, body_lines, applicability, message):
+def _wrap(ctx: RuleContext, span: Span, body_lines: Iterable[str], applicability: str, message: str) -> Fix | None:
     lines = ctx.statement_lines(span)
     if lines is None:
         return None
@@ -21,7 +22,7 @@ def _wrap(ctx: RuleContext, span, body_lines, applicability, message):
     return Fix(message, applicability, (ctx.replace(whole, text),))
 
 
-def _fix(ctx: RuleContext, upd):
+def _fix(ctx: RuleContext, upd: LeafUpdate) -> Fix | None:
     span = upd.span
     lines = ctx.statement_lines(span)
     if lines is None:
@@ -52,9 +53,9 @@ def _fix(ctx: RuleContext, upd):
     return None
 
 
-def check(ctx: RuleContext):
-    found = {}
-    merged = {}
+def check(ctx: RuleContext) -> list[Finding]:
+    found: dict[Span, Finding] = {}
+    merged: dict[Span, list[LeafUpdate]] = {}
     for upd in ctx.model.leaf_updates:
         if upd.kind == "leaf" and upd.nograd:
             continue

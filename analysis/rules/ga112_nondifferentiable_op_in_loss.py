@@ -1,15 +1,17 @@
 """GA112 nondifferentiable-op-in-loss."""
 
+from ..model.findings import Finding, Fix
+from ..model.model import Cut, Step
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import cut_findings
 
 
-def _fix(ctx: RuleContext, cut, step):
+def _fix(ctx: RuleContext, cut: Cut, step: Step) -> Fix | None:
     """No mechanical fix keeps the objective: suggest the surrogate, change nothing (unsafe)."""
     return None
 
 
-def _phrase(cut, what, step):
+def _phrase(cut: Cut, what: str, step: Step) -> str:
     op = cut.detail
     if cut.kind == "zerograd":
         return (
@@ -22,7 +24,7 @@ def _phrase(cut, what, step):
     )
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     found = cut_findings(ctx, ("nondiff", "zerograd"), RULE, _phrase, _fix)
     from dataclasses import replace
 

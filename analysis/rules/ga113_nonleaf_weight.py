@@ -2,12 +2,13 @@
 
 import ast
 
-from ..model.findings import SAFE, Fix, Related
+from ..model.findings import SAFE, Finding, Fix, Related
+from ..model.model import NonLeaf, Span
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import names
 
 
-def _fix(ctx: RuleContext, nl):
+def _fix(ctx: RuleContext, nl: NonLeaf) -> Fix | None:
     """`torch.randn(n, m, requires_grad=True) * 0.01` -> `(torch.randn(n, m) * 0.01).requires_grad_()`."""
     text = ctx.text(nl.span)
     try:
@@ -38,9 +39,9 @@ def _fix(ctx: RuleContext, nl):
     )
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     out = []
-    seen = set()
+    seen: set[Span] = set()
     for nl in ctx.model.nonleaf:
         if nl.span in seen:
             continue

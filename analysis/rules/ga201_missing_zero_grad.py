@@ -1,7 +1,7 @@
 """GA201 missing-zero-grad."""
 
-from ..model.findings import SAFE, Fix, Related
-from ..model.model import EventKind
+from ..model.findings import SAFE, Finding, Fix, Related
+from ..model.model import Event, EventKind, Optimizer
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 from .lifecycle import (
@@ -19,7 +19,7 @@ from .lifecycle import (
 )
 
 
-def _fix(ctx: RuleContext, step_event, opt):
+def _fix(ctx: RuleContext, step_event: Event, opt: Optimizer) -> Fix | None:
     """`opt.zero_grad()` as the first statement of the loop body holding the step()."""
     loop = loop_of(ctx, step_event.span)
     call = ctx.text(step_event.span)
@@ -32,7 +32,7 @@ def _fix(ctx: RuleContext, step_event, opt):
     return Fix(f"Clear the gradients at the start of each iteration: `{who}.zero_grad()`", SAFE, (edit,))
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     opts = optimizers(model)
     out = []

@@ -1,7 +1,7 @@
 """GA202 zero-grad-before-step."""
 
-from ..model.findings import SAFE, Fix, Related
-from ..model.model import EventKind
+from ..model.findings import SAFE, Finding, Fix, Related
+from ..model.model import Event, EventKind
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 from .lifecycle import (
@@ -17,7 +17,7 @@ from .lifecycle import (
 )
 
 
-def _fix(ctx: RuleContext, clear, step_event):
+def _fix(ctx: RuleContext, clear: Event, step_event: Event) -> Fix | None:
     """Move the zero_grad() to just after the step()."""
     z, zbody = statement_at(ctx, clear.span)
     s, sbody = statement_at(ctx, step_event.span)
@@ -29,7 +29,7 @@ def _fix(ctx: RuleContext, clear, step_event):
     return Fix("Move the zero_grad() after step()", SAFE, edits)
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     opts = optimizers(model)
     out = []

@@ -1,7 +1,7 @@
 """GA203 step-before-backward."""
 
-from ..model.findings import SAFE, Fix, Related
-from ..model.model import EventKind
+from ..model.findings import SAFE, Finding, Fix, Related
+from ..model.model import Event, EventKind
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import names
 from .lifecycle import (
@@ -18,7 +18,7 @@ from .lifecycle import (
 )
 
 
-def _fix(ctx: RuleContext, step_event, bw):
+def _fix(ctx: RuleContext, step_event: Event, bw: Event) -> Fix | None:
     """Move the step() to just after the backward()."""
     s, sbody = statement_at(ctx, step_event.span)
     b, bbody = statement_at(ctx, bw.span)
@@ -28,7 +28,7 @@ def _fix(ctx: RuleContext, step_event, bw):
     return Fix("Call step() after backward()", SAFE, edits) if edits else None
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     opts = optimizers(model)
     out = []

@@ -1,13 +1,13 @@
 """GA204 backward-without-step."""
 
-from ..model.findings import UNSAFE, Fix, Related
-from ..model.model import EventKind
+from ..model.findings import UNSAFE, Finding, Fix, Related
+from ..model.model import EventKind, Optimizer, Step
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 from .lifecycle import first_by_span, insert_after, name_of, statement_at
 
 
-def _fix(ctx: RuleContext, step, opt):
+def _fix(ctx: RuleContext, step: Step, opt: Optimizer) -> Fix | None:
     stmt, _ = statement_at(ctx, step.span)
     if stmt is None or opt.name.startswith("<") or not opt.name.replace(".", "").replace("_", "").isalnum():
         return None
@@ -15,7 +15,7 @@ def _fix(ctx: RuleContext, step, opt):
     return Fix(f"Step `{opt.name}` after the backward()", UNSAFE, (edit,)) if edit else None
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     if model.incomplete:
         return []  # a step() may sit in code the engine did not reach

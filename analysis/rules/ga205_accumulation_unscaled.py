@@ -3,8 +3,8 @@
 import ast
 import re
 
-from ..model.findings import SUSPICIOUS, UNSAFE, Fix, Related
-from ..model.model import EventKind
+from ..model.findings import SUSPICIOUS, UNSAFE, Finding, Fix, Related
+from ..model.model import Event, EventKind, Step
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import (
     call_of,
@@ -21,7 +21,7 @@ from .lifecycle import (
 _MODULO = re.compile(r"%\s*([A-Za-z_][\w.]*)")
 
 
-def _divisor(ctx: RuleContext, step_event) -> str | None:
+def _divisor(ctx: RuleContext, step_event: Event) -> str | None:
     """`accum_steps` of an `if (i + 1) % accum_steps == 0:` guarding the step."""
     tree = ctx.tree(step_event.span.path)
     if tree is None:
@@ -30,7 +30,7 @@ def _divisor(ctx: RuleContext, step_event) -> str | None:
         if (
             isinstance(node, ast.If)
             and node.body
-            and node.body[0].lineno <= step_event.span.line <= node.body[-1].end_lineno
+            and node.body[0].lineno <= step_event.span.line <= (node.body[-1].end_lineno or node.body[-1].lineno)
         ):
             m = _MODULO.search(ctx.text_of_node(step_event.span.path, node.test) or "")
             if m:
@@ -38,7 +38,7 @@ def _divisor(ctx: RuleContext, step_event) -> str | None:
     return None
 
 
-def _fix(ctx: RuleContext, step, divisor):
+def _fix(ctx: RuleContext, step: Step, divisor: str | None) -> Fix | None:
     call = ctx.text(step.span)
     who = receiver(call, "backward") if call else None
     if who is None or divisor is None:
@@ -50,7 +50,7 @@ def _fix(ctx: RuleContext, step, divisor):
     )
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     opts = optimizers(model)
     out = []

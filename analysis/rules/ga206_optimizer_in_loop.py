@@ -2,13 +2,13 @@
 
 import ast
 
-from ..model.findings import SAFE, Fix, Related
+from ..model.findings import SAFE, Finding, Fix, Related
 from ..model.model import EventKind, Span
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import first_by_span, in_iteration, loop_of, statement_at, whole_lines
 
 
-def _hoist(ctx: RuleContext, span: Span):
+def _hoist(ctx: RuleContext, span: Span) -> Fix | None:
     """Move the constructing statement to just before the loop, when it reads nothing the loop sets."""
     stmt, body = statement_at(ctx, span)
     loop = loop_of(ctx, span)
@@ -31,7 +31,7 @@ def _hoist(ctx: RuleContext, span: Span):
     )
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     out = []
     events = model.events
@@ -62,8 +62,8 @@ def check(ctx: RuleContext):
             sched = scheds.get(e.target_key)
             if sched is None or not sched.counter:
                 continue  # a chainable decay rebuilt each epoch continues from the current rate
-            opt = opts.get(sched.optimizer)
-            if opt is not None and opt.loops[: len(e.loops)] == e.loops:
+            sched_opt = opts.get(sched.optimizer)
+            if sched_opt is not None and sched_opt.loops[: len(e.loops)] == e.loops:
                 continue  # its optimizer is new in this iteration too (a fresh model per fold)
             runs = [
                 x

@@ -1,7 +1,7 @@
 """GA207 scheduler-before-step."""
 
-from ..model.findings import SAFE, Fix, Related
-from ..model.model import EventKind
+from ..model.findings import SAFE, Finding, Fix, Related
+from ..model.model import Event, EventKind
 from ..ops import torch_api as T
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import (
@@ -15,7 +15,7 @@ from .lifecycle import (
 )
 
 
-def _fix(ctx: RuleContext, sched_event, step_event):
+def _fix(ctx: RuleContext, sched_event: Event, step_event: Event) -> Fix | None:
     """Move scheduler.step() after the optimizer's step (same block), or to the end of its loop body
     when the optimizer steps in a nested loop."""
     s, sbody = statement_at(ctx, sched_event.span)
@@ -26,7 +26,11 @@ def _fix(ctx: RuleContext, sched_event, step_event):
         edits = move_statement(ctx, sched_event.span.path, s, o)
     else:
         loop = loop_of(ctx, sched_event.span)
-        if loop is None or sbody is not loop.body or not (loop.body[-1].lineno <= loop.body[-1].end_lineno):
+        if (
+            loop is None
+            or sbody is not loop.body
+            or not (loop.body[-1].lineno <= (loop.body[-1].end_lineno or loop.body[-1].lineno))
+        ):
             return None
         last = loop.body[-1]
         if whole_lines(ctx, sched_event.span.path, last) is None or last is s:
@@ -35,7 +39,7 @@ def _fix(ctx: RuleContext, sched_event, step_event):
     return Fix("Step the scheduler after the optimizer", SAFE, edits) if edits else None
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     scheds = {s.key: s for s in model.schedulers}
     out = []

@@ -2,8 +2,8 @@
 
 from dataclasses import replace
 
-from ..model.findings import SAFE, Fix, Related
-from ..model.model import EventKind
+from ..model.findings import SAFE, Finding, Fix, Related
+from ..model.model import Event, EventKind, Param, ProgramModel
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import (
     BACKWARDS,
@@ -17,7 +17,7 @@ from .lifecycle import (
 )
 
 
-def _move_after(ctx: RuleContext, clip, anchor, message):
+def _move_after(ctx: RuleContext, clip: Event, anchor: Event, message: str) -> Fix | None:
     c, cbody = statement_at(ctx, clip.span)
     a, abody = statement_at(ctx, anchor.span)
     if c is None or a is None or cbody is not abody or clip.span.path != anchor.span.path:
@@ -26,7 +26,7 @@ def _move_after(ctx: RuleContext, clip, anchor, message):
     return Fix(message, SAFE, edits) if edits else None
 
 
-def _unscale(ctx: RuleContext, clip, scaler_step):
+def _unscale(ctx: RuleContext, clip: Event, scaler_step: Event) -> Fix | None:
     call = ctx.text(scaler_step.span)
     if not call or "(" not in call:
         return None
@@ -38,7 +38,7 @@ def _unscale(ctx: RuleContext, clip, scaler_step):
     return Fix(f"Unscale before clipping: `{head}.unscale_({rest[:-1]})`", SAFE, (edit,)) if edit else None
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     by_seq = step_by_seq(model)
     out = []
@@ -48,7 +48,7 @@ def check(ctx: RuleContext):
         same = [e for e in model.events if in_iteration(e, clip.loops) and not e.exclusive(clip)]
         mine = clip.params
 
-        def reaches(e, mine=mine):
+        def reaches(e: Event, mine: frozenset[Param] = mine) -> bool:
             s = by_seq.get(e.seq)
             return s is not None and bool((s.reached | s.reached_weak) & mine)
 
@@ -115,7 +115,7 @@ def check(ctx: RuleContext):
     )
 
 
-def _loops_of(finding, model):
+def _loops_of(finding: Finding, model: ProgramModel) -> tuple[int, ...]:
     clip = next((e for e in model.events if e.kind == EventKind.CLIP and e.span == finding.span), None)
     return clip.loops if clip is not None else ()
 

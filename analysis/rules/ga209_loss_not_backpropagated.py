@@ -2,7 +2,8 @@
 
 import re
 
-from ..model.findings import UNSAFE, Fix, Related
+from ..model.findings import UNSAFE, Finding, Fix, Related
+from ..model.model import LossTerm, Param, Step
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 
@@ -10,7 +11,7 @@ _BACKWARD = re.compile(r"(.+)\.backward\(\s*\)")
 _BOUND = re.compile(r"\s*([A-Za-z_]\w*)\s*(?::[^=]+)?=(?!=)")
 
 
-def _fix(ctx: RuleContext, term, step):
+def _fix(ctx: RuleContext, term: LossTerm, step: Step) -> Fix | None:
     """`(loss + dropped).backward()` where the dropped term is a name bound before the backward."""
     m = _BOUND.match(ctx.line(term.span.path, term.span.line))
     call = ctx.text(step.span)
@@ -30,11 +31,11 @@ def _fix(ctx: RuleContext, term, step):
     )
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     if not model.steps:
         return []
-    reached = set()
+    reached: set[Param] = set()
     for s in model.steps:
         reached |= s.reached | s.reached_weak | s.co_reached
     out = []
@@ -46,7 +47,7 @@ def check(ctx: RuleContext):
         if not steps:
             continue
         step = steps[-1]
-        held = set()
+        held: set[Param] = set()
         for o in step.optimizers:
             held |= o.params
         held |= model.manual

@@ -2,17 +2,18 @@
 
 import ast
 
-from ..model.findings import UNSAFE, Fix, Related
+from ..model.findings import UNSAFE, Finding, Fix, Related
+from ..model.model import Span, Stale, Step
 from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import first_by_span, insert_before, statement_at
 
 
-def cross_optimizer(stale, step) -> bool:
+def cross_optimizer(stale: Stale, step: Step) -> bool:
     """The earlier backward was stepped for other optimizers than this one: GA304 reports it."""
     return bool(stale.by_stepped) and bool(step.stepped) and not set(stale.by_stepped) & set(step.stepped)
 
 
-def _fix(ctx: RuleContext, carry):
+def _fix(ctx: RuleContext, carry: Span) -> Fix | None:
     """`h = h.detach()` before the assignment that carries a single tensor `h` into the iteration."""
     stmt, _ = statement_at(ctx, carry)
     if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
@@ -30,7 +31,7 @@ def _fix(ctx: RuleContext, carry):
     return Fix(f"Detach `{name}` at the iteration boundary", UNSAFE, (edit,))
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     out = []
     for step in ctx.model.steps:
         for st in step.stale:

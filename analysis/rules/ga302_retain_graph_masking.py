@@ -1,12 +1,12 @@
 """GA302 retain-graph-masking."""
 
-from ..model.findings import CONFIRMED, SUSPICIOUS, UNSAFE, Fix, Related
-from ..model.model import EventKind
+from ..model.findings import CONFIRMED, SUSPICIOUS, UNSAFE, Finding, Fix, Related
+from ..model.model import EventKind, Span, Step
 from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import first_by_span
 
 
-def _fix(ctx: RuleContext, span):
+def _fix(ctx: RuleContext, span: Span) -> Fix | None:
     """Drop `retain_graph=True` (with its comma)."""
     line = ctx.line(span.path, span.line)
     start = line.rfind("retain_graph", 0, span.col)
@@ -14,8 +14,6 @@ def _fix(ctx: RuleContext, span):
         return None
     before = line[:start].rstrip()
     cut_from = len(before) - 1 if before.endswith(",") else start
-    from ..model.model import Span
-
     return Fix(
         "Remove `retain_graph=True` (and detach the carried state)",
         UNSAFE,
@@ -23,10 +21,10 @@ def _fix(ctx: RuleContext, span):
     )
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     by_seq = {s.seq: s for s in model.steps}
-    seqs = {}
+    seqs: dict[int, Step] = {}
     for s in model.steps:
         for e in s.events:
             if e.span == s.span and e.kind in (EventKind.BACKWARD, EventKind.GRAD):
@@ -53,7 +51,7 @@ def check(ctx: RuleContext):
                     "history (detach the carried state instead)"
                 )
                 level = SUSPICIOUS
-            rel = (Related(step.span, f"`{step.loss}.backward()` reaches the retained graph"),)
+            rel: tuple[Related, ...] = (Related(step.span, f"`{step.loss}.backward()` reaches the retained graph"),)
             if st.carry is not None:
                 rel += (Related(st.carry, "the state that carries it"),)
             out.append(

@@ -2,12 +2,13 @@
 
 import ast
 
-from ..model.findings import SAFE, Fix
+from ..model.findings import SAFE, Finding, Fix
+from ..model.model import Span
 from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import first_by_span, statement_at
 
 
-def _fix(ctx: RuleContext, span):
+def _fix(ctx: RuleContext, span: Span) -> Fix | None:
     """`total += loss.detach()` / `history.append(loss.detach())`."""
     stmt, _ = statement_at(ctx, span)
     if isinstance(stmt, ast.AugAssign):
@@ -18,7 +19,7 @@ def _fix(ctx: RuleContext, span):
         return None
     vspan = ctx.node_span(span.path, value)
     text = ctx.text(vspan)
-    if not text:
+    if vspan is None or not text:
         return None
     wrapped = (
         f"{text}.detach()"
@@ -28,9 +29,9 @@ def _fix(ctx: RuleContext, span):
     return Fix("Keep the value without its graph: `.detach()`", SAFE, (ctx.replace(vspan, wrapped),))
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
-    training = set()
+    training: set[int] = set()
     for s in model.steps:
         training.update(s.loops)
     out = []

@@ -1,7 +1,7 @@
 """GA304 multi-loss-interaction."""
 
-from ..model.findings import UNSAFE, Fix, Related
-from ..model.model import EventKind
+from ..model.findings import UNSAFE, Finding, Fix, Related
+from ..model.model import Crossing, EventKind, Param, Stale, Step
 from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 from .lifecycle import (
@@ -15,7 +15,7 @@ from .lifecycle import (
 )
 
 
-def _fix(ctx: RuleContext, crossing):
+def _fix(ctx: RuleContext, crossing: Crossing | None) -> Fix | None:
     if crossing is None or crossing.arg is None:
         return None
     text = ctx.text(crossing.arg)
@@ -25,10 +25,10 @@ def _fix(ctx: RuleContext, crossing):
     return Fix(f"Detach the other model's output here: `{wrapped}`", UNSAFE, (ctx.replace(crossing.arg, wrapped),))
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     opts = optimizers(model)
-    later_stale = {}
+    later_stale: dict[int, list[tuple[Step, Stale]]] = {}
     for s in model.steps:
         for st in s.stale:
             if st.kind == "freed" or st.modified:
@@ -40,7 +40,7 @@ def check(ctx: RuleContext):
         bw = own_event(step)
         if bw is None:
             continue
-        mine = set()
+        mine: set[Param] = set()
         for key in step.stepped:
             if key in opts:
                 mine |= opts[key].params
@@ -54,12 +54,12 @@ def check(ctx: RuleContext):
             reuse = [(s, st) for s, st in later_stale.get(bw.seq, []) if other.key in s.stepped]
             # (b) the other optimizer steps later in the iteration without clearing what this wrote
             dirty = []
-            for st in steps_of(step.events, other.key):
-                if st.seq < bw.seq or st.guarded or st.exclusive(bw):
+            for other_step in steps_of(step.events, other.key):
+                if other_step.seq < bw.seq or other_step.guarded or other_step.exclusive(bw):
                     continue
-                between = [e for e in step.events if bw.seq < e.seq < st.seq]
+                between = [e for e in step.events if bw.seq < e.seq < other_step.seq]
                 if not any(clears(e, theirs, other) for e in between):
-                    dirty.append(st)
+                    dirty.append(other_step)
             # (c) this backward runs into the graph of the other model that the other optimizer's own
             # backward already freed (the generator stepped first, then `D(fake)` without a detach)
             freed = [
@@ -90,6 +90,8 @@ def check(ctx: RuleContext):
             if crossing is None:
                 continue  # both losses are the other model's objective too (a shared encoder, BicycleGAN)
             anchor = crossing.span
+            if anchor is None:
+                continue  # (the search above takes crossings with a span)
             if not reuse and not dirty:
                 st = freed[0]
                 raised = (

@@ -1,12 +1,12 @@
 """GA305 backward-non-scalar."""
 
-from ..model.findings import UNSAFE, Fix
-from ..model.model import EventKind
+from ..model.findings import UNSAFE, Finding, Fix
+from ..model.model import EventKind, Step
 from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import first_by_span, receiver
 
 
-def _fix(ctx: RuleContext, step):
+def _fix(ctx: RuleContext, step: Step) -> Fix | None:
     call = ctx.text(step.span)
     who = receiver(call, "backward") if call else None
     if who is None:
@@ -17,7 +17,7 @@ def _fix(ctx: RuleContext, step):
     )
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     out = []
     for step in ctx.model.steps:
         if step.kind != EventKind.BACKWARD or step.gradient or not step.nonscalar:

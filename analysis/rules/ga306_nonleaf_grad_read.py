@@ -2,12 +2,13 @@
 
 import ast
 
-from ..model.findings import SAFE, Fix
+from ..model.findings import SAFE, Finding, Fix
+from ..model.model import GradRead
 from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import first_by_span, insert_after
 
 
-def _fix(ctx: RuleContext, read):
+def _fix(ctx: RuleContext, read: GradRead) -> Fix | None:
     """`t.retain_grad()` right after the statement in the same function that assigns `t`."""
     text = ctx.text(read.span)
     if not text.endswith(".grad"):
@@ -18,11 +19,11 @@ def _fix(ctx: RuleContext, read):
     tree = ctx.tree(read.span.path)
     if tree is None:
         return None
-    best = None
+    best: ast.Assign | None = None
     for node in ast.walk(tree):
         if (
             isinstance(node, ast.Assign)
-            and node.end_lineno < read.span.line
+            and (node.end_lineno or node.lineno) < read.span.line
             and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
         ) and (best is None or node.lineno > best.lineno):
             best = node
@@ -32,7 +33,7 @@ def _fix(ctx: RuleContext, read):
     return Fix(f"Keep its gradient: `{name}.retain_grad()` before backward()", SAFE, (edit,)) if edit else None
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     rebinds = {u.span for u in model.leaf_updates if u.kind == "rebind"}
     nonleaf = {n.span for n in model.nonleaf}  # GA113's: every read of a non-leaf used as a weight is its defect

@@ -2,12 +2,13 @@
 
 import ast
 
-from ..model.findings import SAFE, UNSAFE, Fix
+from ..model.findings import SAFE, UNSAFE, Finding, Fix
+from ..model.model import Risk
 from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
-from .common import risk_findings
+from .common import risk_findings, segment
 
 
-def _fix(ctx: RuleContext, risk):
+def _fix(ctx: RuleContext, risk: Risk) -> Fix | None:
     """`torch.log(torch.softmax(x, dim))` -> `torch.log_softmax(x, dim)`; `log(sigmoid(x))` ->
     `F.logsigmoid(x)` (same values, computed stably); else clamp the argument (unsafe)."""
     text = ctx.text(risk.span)
@@ -21,7 +22,7 @@ def _fix(ctx: RuleContext, risk):
     torch_name = ctx.alias(risk.span.path, "torch")
     if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
         fname = inner.func.attr
-        args = ", ".join(ast.get_source_segment(text, a) for a in inner.args)
+        args = ", ".join(segment(text, a) for a in inner.args)
         kws = ", ".join(f"{k.arg}={ast.get_source_segment(text, k.value)}" for k in inner.keywords)
         params = ", ".join(p for p in (args, kws) if p)
         if fname == "softmax" and inner.args:
@@ -39,7 +40,7 @@ def _fix(ctx: RuleContext, risk):
     return Fix("Clamp the argument away from 0", UNSAFE, (ctx.replace(risk.span, f"{head}(({arg}).clamp_min(1e-12))"),))
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     return risk_findings(
         ctx,
         RULE,

@@ -2,12 +2,13 @@
 
 import ast
 
-from ..model.findings import UNSAFE, Fix
+from ..model.findings import UNSAFE, Finding, Fix
+from ..model.model import Risk
 from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
 from .common import risk_findings
 
 
-def _fix(ctx: RuleContext, risk):
+def _fix(ctx: RuleContext, risk: Risk) -> Fix | None:
     """`a / b` -> `a / b.clamp_min(1e-8)` (changes only the elements that were 0)."""
     text = ctx.text(risk.span)
     try:
@@ -22,7 +23,7 @@ def _fix(ctx: RuleContext, risk):
     return Fix("Clamp the denominator away from 0", UNSAFE, (ctx.replace(risk.span, f"{left} / {den}"),))
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     return risk_findings(
         ctx,
         RULE,

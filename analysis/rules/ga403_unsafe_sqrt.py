@@ -2,12 +2,13 @@
 
 import ast
 
-from ..model.findings import UNSAFE, Fix
+from ..model.findings import UNSAFE, Finding, Fix
+from ..model.model import Risk
 from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
 from .common import risk_findings
 
 
-def _fix(ctx: RuleContext, risk):
+def _fix(ctx: RuleContext, risk: Risk) -> Fix | None:
     """`torch.sqrt(x)` -> `torch.sqrt(x + 1e-12)`; `x ** 0.5` -> `(x + 1e-12) ** 0.5`."""
     text = ctx.text(risk.span)
     try:
@@ -24,7 +25,7 @@ def _fix(ctx: RuleContext, risk):
     return None
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     return risk_findings(
         ctx,
         RULE,

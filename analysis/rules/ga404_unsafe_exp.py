@@ -2,12 +2,13 @@
 
 import ast
 
-from ..model.findings import SAFE, Fix
+from ..model.findings import SAFE, Finding, Fix
+from ..model.model import Risk, Span
 from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
 from .common import risk_findings
 
 
-def _fix(ctx: RuleContext, risk):
+def _fix(ctx: RuleContext, risk: Risk) -> Fix | None:
     """`log(1 + exp(z))` -> `F.softplus(z)`, when the hazard's statement spells it out."""
     if risk.detail != "log(1 + exp(x))":
         return None
@@ -38,17 +39,19 @@ def _fix(ctx: RuleContext, risk):
             ):
                 continue
             z = ast.get_source_segment(line.strip(), e.args[0])
-            from ..model.model import Span
-
             span = Span(
-                risk.span.path, risk.span.line, offset + node.col_offset, risk.span.line, offset + node.end_col_offset
+                risk.span.path,
+                risk.span.line,
+                offset + node.col_offset,
+                risk.span.line,
+                offset + (node.end_col_offset or 0),
             )
             torch_name = ctx.alias(risk.span.path, "torch")
             return Fix("Use softplus", SAFE, (ctx.replace(span, f"{torch_name}.nn.functional.softplus({z})"),))
     return None
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     return risk_findings(
         ctx,
         RULE,

@@ -1,10 +1,11 @@
 """GA405 where-nan-gradient."""
 
+from ..model.findings import Finding
 from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
 from .common import risk_findings
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     return risk_findings(
         ctx,
         RULE,

@@ -2,12 +2,13 @@
 
 import ast
 
-from ..model.findings import UNSAFE, Fix
+from ..model.findings import UNSAFE, Finding, Fix
+from ..model.model import Risk
 from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
 from .common import risk_findings
 
 
-def _fix(ctx: RuleContext, risk):
+def _fix(ctx: RuleContext, risk: Risk) -> Fix | None:
     """`float("-inf")` -> `torch.finfo(x.dtype).min` in the masked_fill call (a fully masked row then
     gets uniform weights instead of NaN: intent decides)."""
     text = ctx.text(risk.span)
@@ -24,7 +25,7 @@ def _fix(ctx: RuleContext, risk):
     return Fix("Fill with the dtype's lowest finite value", UNSAFE, (ctx.replace(risk.span, new),)) if new else None
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     return risk_findings(
         ctx,
         RULE,

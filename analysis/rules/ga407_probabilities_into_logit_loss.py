@@ -2,12 +2,13 @@
 
 import ast
 
-from ..model.findings import UNSAFE, Fix
+from ..model.findings import UNSAFE, Finding, Fix
+from ..model.model import Risk
 from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
-from .common import risk_findings
+from .common import risk_findings, segment
 
 
-def _fix(ctx: RuleContext, risk):
+def _fix(ctx: RuleContext, risk: Risk) -> Fix | None:
     """A `torch.softmax(logits, ...)` argument -> `logits` (cross_entropy) or `torch.log_softmax(...)`
     (nll_loss)."""
     text = ctx.text(risk.span)
@@ -28,10 +29,10 @@ def _fix(ctx: RuleContext, risk):
             UNSAFE,
             (ctx.replace(risk.span, text.replace(".softmax(", ".log_softmax(", 1)),),
         )
-    return Fix("Pass the logits", UNSAFE, (ctx.replace(risk.span, ast.get_source_segment(text, call.args[0])),))
+    return Fix("Pass the logits", UNSAFE, (ctx.replace(risk.span, segment(text, call.args[0])),))
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     return risk_findings(
         ctx,
         RULE,

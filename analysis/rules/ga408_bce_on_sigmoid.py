@@ -2,12 +2,13 @@
 
 import ast
 
-from ..model.findings import UNSAFE, Fix
+from ..model.findings import UNSAFE, Finding, Fix
+from ..model.model import Risk
 from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
-from .common import risk_findings
+from .common import risk_findings, segment
 
 
-def _fix(ctx: RuleContext, risk):
+def _fix(ctx: RuleContext, risk: Risk) -> Fix | None:
     """`F.binary_cross_entropy(torch.sigmoid(z), y)` -> `F.binary_cross_entropy_with_logits(z, y)`."""
     text = ctx.text(risk.span)
     try:
@@ -29,16 +30,11 @@ def _fix(ctx: RuleContext, risk):
         and len(arg.args) == 1
     ):
         return None
-    new = (
-        ast.get_source_segment(text, call.func)
-        + "_with_logits("
-        + ast.get_source_segment(text, arg.args[0])
-        + text[arg.end_col_offset :]
-    )
+    new = segment(text, call.func) + "_with_logits(" + segment(text, arg.args[0]) + text[arg.end_col_offset :]
     return Fix("Use binary_cross_entropy_with_logits on the logits", UNSAFE, (ctx.replace(risk.span, new),))
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     return risk_findings(
         ctx,
         RULE,

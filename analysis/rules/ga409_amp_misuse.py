@@ -1,12 +1,12 @@
 """GA409 amp-misuse."""
 
-from ..model.findings import SAFE, SUSPICIOUS, Fix, Related
-from ..model.model import EventKind
+from ..model.findings import SAFE, SUSPICIOUS, Finding, Fix, Related
+from ..model.model import Event, EventKind
 from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import BACKWARDS, first_by_span, in_iteration, insert_after, own_event, receiver, statement_at
 
 
-def _scaler_step_fix(ctx: RuleContext, plain, scaler_event):
+def _scaler_step_fix(ctx: RuleContext, plain: Event, scaler_event: Event) -> Fix | None:
     """`opt.step()` -> `scaler.step(opt)` + `scaler.update()`."""
     opt = receiver(ctx.text(plain.span), "step")
     scale_call = ctx.text(scaler_event.span)
@@ -24,7 +24,7 @@ def _scaler_step_fix(ctx: RuleContext, plain, scaler_event):
     )
 
 
-def _update_fix(ctx: RuleContext, scaler_step):
+def _update_fix(ctx: RuleContext, scaler_step: Event) -> Fix | None:
     text = ctx.text(scaler_step.span)
     scaler = text.split(".step(")[0] if ".step(" in text else None
     stmt, _ = statement_at(ctx, scaler_step.span)
@@ -34,7 +34,7 @@ def _update_fix(ctx: RuleContext, scaler_step):
     return Fix(f"Call `{scaler}.update()` after the step", SAFE, (edit,)) if edit else None
 
 
-def check(ctx: RuleContext):
+def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     events = model.events
     out = []

@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable, Set
 
-from ..model.model import Event, EventKind, ProgramModel, Span, Step
+from ..model.findings import Edit, Finding, Related
+from ..model.model import Event, EventKind, Optimizer, Param, ProgramModel, Span, Step
+from .base import RuleContext
 
 BACKWARDS = (EventKind.BACKWARD, EventKind.GRAD)
+Loop = ast.For | ast.While | ast.AsyncFor
 
 
-def optimizers(model: ProgramModel) -> dict:
+def optimizers(model: ProgramModel) -> dict[int, Optimizer]:
     return {o.key: o for o in model.optimizers}
 
 
@@ -27,16 +31,16 @@ def _seq_of(step: Step) -> int:
     return -1
 
 
-def in_iteration(event: Event, loops: tuple) -> bool:
+def in_iteration(event: Event, loops: tuple[int, ...]) -> bool:
     """`event` ran in the iteration identified by `loops` (or in a loop nested in it)."""
     return event.loops[: len(loops)] == loops
 
 
-def steps_of(events, key) -> list:
+def steps_of(events: Iterable[Event], key: int) -> list[Event]:
     return [e for e in events if e.kind == EventKind.STEP and e.target_key == key]
 
 
-def clears(event: Event, params, opt=None) -> bool:
+def clears(event: Event, params: Set[Param], opt: Optimizer | None = None) -> bool:
     """A zero_grad()/`p.grad = None` that clears some of `params` (or `opt` itself; any module's
     when the optimizer's parameters are not known exactly)."""
     if event.kind != EventKind.ZERO_GRAD:
@@ -48,7 +52,7 @@ def clears(event: Event, params, opt=None) -> bool:
     return bool(event.params & params)
 
 
-def step_by_seq(model: ProgramModel) -> dict:
+def step_by_seq(model: ProgramModel) -> dict[int, Step]:
     out = {}
     for s in model.steps:
         e = own_event(s)
@@ -57,9 +61,10 @@ def step_by_seq(model: ProgramModel) -> dict:
     return out
 
 
-def first_by_span(findings):
+def first_by_span(findings: Iterable[Finding]) -> list[Finding]:
     """One finding per anchor, the first (confirmed before suspicious)."""
-    seen, out = set(), []
+    seen: set[tuple[str, int, int]] = set()
+    out: list[Finding] = []
     for f in sorted(findings, key=lambda f: f.confidence != "confirmed"):
         key = (f.span.path, f.span.line, f.span.col)
         if key not in seen:
@@ -68,14 +73,14 @@ def first_by_span(findings):
     return out
 
 
-def call_of(opt, method: str) -> str:
+def call_of(opt: Optimizer | None, method: str) -> str:
     """`optimizer.step()`, or "the optimizer's step()" when it has no name."""
     if opt is not None and not opt.name.startswith("<"):
         return f"`{opt.name}.{method}()`"
     return f"the optimizer's {method}()"
 
 
-def name_of(opt) -> str:
+def name_of(opt: Optimizer | None) -> str:
     return f"`{opt.name}`" if opt is not None and not opt.name.startswith("<") else "the optimizer"
 
 
@@ -95,12 +100,12 @@ _BLOCKS = (
 )
 
 
-def statement_at(ctx, span: Span):
+def statement_at(ctx: RuleContext, span: Span) -> tuple[ast.stmt, list[ast.stmt]] | tuple[None, None]:
     """The innermost simple statement holding `span`'s first line, and the body list it sits in."""
     tree = ctx.tree(span.path)
     if tree is None:
         return None, None
-    best = (None, None)
+    best: tuple[ast.stmt, list[ast.stmt]] | tuple[None, None] = (None, None)
     for node in ast.walk(tree):
         for field in ("body", "orelse", "finalbody", "handlers"):
             body = getattr(node, field, None)
@@ -110,22 +115,24 @@ def statement_at(ctx, span: Span):
                 if (
                     isinstance(stmt, ast.stmt)
                     and not isinstance(stmt, _BLOCKS)
-                    and stmt.lineno <= span.line <= stmt.end_lineno
+                    and stmt.lineno <= span.line <= (stmt.end_lineno or stmt.lineno)
                 ) and (best[0] is None or stmt.lineno >= best[0].lineno):
                     best = (stmt, body)
     return best
 
 
-def whole_lines(ctx, path: str, stmt) -> tuple | None:
+def whole_lines(ctx: RuleContext, path: str, stmt: ast.stmt) -> tuple[int, int] | None:
     """(first, last) line of a statement that has its lines to itself."""
-    return ctx.statement_lines(Span(path, stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset))
+    return ctx.statement_lines(
+        Span(path, stmt.lineno, stmt.col_offset, stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
+    )
 
 
-def statement_text(ctx, path: str, first: int, last: int) -> list:
+def statement_text(ctx: RuleContext, path: str, first: int, last: int) -> list[str]:
     return [ctx.line(path, n) for n in range(first, last + 1)]
 
 
-def move_statement(ctx, path: str, stmt, after) -> tuple | None:
+def move_statement(ctx: RuleContext, path: str, stmt: ast.stmt, after: ast.stmt) -> tuple[Edit, Edit] | None:
     """Edits moving `stmt` to just after the statement `after` (both whole-line statements of one
     file), re-indented to `after`'s indentation."""
     src = whole_lines(ctx, path, stmt)
@@ -142,7 +149,7 @@ def move_statement(ctx, path: str, stmt, after) -> tuple | None:
     return (ctx.delete_lines(path, *src), ctx.replace(at, moved))
 
 
-def insert_before(ctx, path: str, stmt, text: str):
+def insert_before(ctx: RuleContext, path: str, stmt: ast.stmt, text: str) -> Edit | None:
     """An edit inserting the line `text` before `stmt`, at its indentation."""
     lines = whole_lines(ctx, path, stmt)
     if lines is None:
@@ -151,7 +158,7 @@ def insert_before(ctx, path: str, stmt, text: str):
     return ctx.replace(Span(path, lines[0], 0, lines[0], 0), f"{indent}{text}\n")
 
 
-def insert_after(ctx, path: str, stmt, text: str):
+def insert_after(ctx: RuleContext, path: str, stmt: ast.stmt, text: str) -> Edit | None:
     lines = whole_lines(ctx, path, stmt)
     if lines is None:
         return None
@@ -159,25 +166,24 @@ def insert_after(ctx, path: str, stmt, text: str):
     return ctx.replace(Span(path, lines[1] + 1, 0, lines[1] + 1, 0), f"{indent}{text}\n")
 
 
-def loop_of(ctx, span: Span):
+def loop_of(ctx: RuleContext, span: Span) -> Loop | None:
     """The innermost for/while loop whose body holds `span`, in the same function."""
     tree = ctx.tree(span.path)
     if tree is None:
         return None
-    best = None
+    best: Loop | None = None
     for node in ast.walk(tree):
         if (
             isinstance(node, (ast.For, ast.While, ast.AsyncFor))
             and node.body
-            and node.body[0].lineno <= span.line <= node.body[-1].end_lineno
+            and node.body[0].lineno <= span.line <= (node.body[-1].end_lineno or node.body[-1].lineno)
         ) and (best is None or node.lineno >= best.lineno):
             best = node
     if best is None:
         return None
     for node in ast.walk(best):
-        if (
-            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-            and node.lineno <= span.line <= node.end_lineno
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and node.lineno <= span.line <= (
+            node.end_lineno or node.lineno
         ):
             return None  # the span is in a function defined inside the loop
     return best
@@ -201,11 +207,9 @@ _SHOWN = {
 }
 
 
-def iteration_related(events, skip=()) -> tuple:
+def iteration_related(events: Iterable[Event], skip: Iterable[Span | None] = ()) -> tuple[Related, ...]:
     """The lifecycle calls of one iteration as related locations, in order (an editor shows the
     sequence the rule checked next to the diagnostic)."""
-    from ..model.findings import Related
-
     out, seen = [], {(s.path, s.line, s.col) for s in skip if s is not None}
     for _n, e in enumerate(sorted(events, key=lambda e: e.seq), 1):
         label = _SHOWN.get(e.kind)

@@ -87,7 +87,8 @@ def _placeholder(node: ast.expr, cuts: list) -> ast.expr:
     if isinstance(ctx, (ast.Store, ast.Del)):
         out = ast.Name(id=SKIPPED_NAME, ctx=ctx)
         return ast.copy_location(out, node)
-    names, seen = [], set()
+    names: list[ast.expr] = []
+    seen: set[str] = set()
     for n in ast.walk(node):  # iterative: safe at any depth
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in seen:
             seen.add(n.id)

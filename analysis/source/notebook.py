@@ -180,7 +180,9 @@ def notebook_from_json(path: str, text: str) -> Notebook:
             source = "".join(s for s in source if isinstance(s, str))
         elif not isinstance(source, str):
             source = ""
-        kind = raw.get("cell_type") if isinstance(raw.get("cell_type"), str) else "code"
+        kind = raw.get("cell_type")
+        if not isinstance(kind, str):
+            kind = "code"
         json_lines = _json_lines(text, spans.get(i), source)
         cells.append(Cell(i, str(raw.get("id") or ""), kind, source, json_lines))
     return build(path, cells, _language(data.get("metadata")))
@@ -432,7 +434,7 @@ def _members(text: str, i: int):
     if i < len(text) and text[i] == "}":
         return
     while i < len(text):
-        key, i = json.decoder.scanstring(text, i + 1)
+        key, i = _DECODER.raw_decode(text, i)  # the key: a JSON string (json.loads accepted the text)
         i = _skip_ws(text, i)
         i = _skip_ws(text, i + 1)  # ':'
         _, end = _DECODER.raw_decode(text, i)

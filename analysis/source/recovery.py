@@ -138,7 +138,7 @@ def recover(lines: list[str], first_error: SyntaxError | None, parse, deep: bool
     started = time.monotonic()
     broken: list[Broken] = []
     done = [False] * len(lines)
-    exc: BaseException | None = first_error
+    exc: SyntaxError | None = first_error
     if deep:
         regions = _too_deep_regions(lines, parse)
         if not regions:
@@ -169,11 +169,12 @@ def recover(lines: list[str], first_error: SyntaxError | None, parse, deep: bool
         index = line - 1
         if done[index]:
             # the error sits in what is blank already: grow to the next unblanked statement
-            index = next((i for i in range(index, len(lines)) if not done[i] and lines[i].strip()), None)
-            if index is None:
-                index = next((i for i in range(line - 1, -1, -1) if not done[i] and lines[i].strip()), None)
-            if index is None:
+            found = next((i for i in range(index, len(lines)) if not done[i] and lines[i].strip()), None)
+            if found is None:
+                found = next((i for i in range(line - 1, -1, -1) if not done[i] and lines[i].strip()), None)
+            if found is None:
                 return None
+            index = found
         first, last = region_around(lines, index)
         blank(lines, first, last)
         for i in range(first, last + 1):

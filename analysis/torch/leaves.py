@@ -51,7 +51,8 @@ def releaf(ip: Core, recv: V):
     """When `recv` descends from a leaf's rebinding by hand (`x = x - lr * x.grad`): marks those
     rebindings as made leaves again and returns (the kind for the new leaf, the rebindings' cuts),
     else None."""
-    kinds, cuts = set(), set()
+    kinds: set[str] = set()
+    cuts: set[Cut] = set()
     for rec in ip.st.trace.inplace:
         if rec.kind == InplaceRec.REBIND and (rec.units & recv.grads or rec.cuts & recv.cuts):
             rec.releafed = True

@@ -230,11 +230,11 @@ def make_module(ip: Core, short, qual, args, kwargs, node) -> V:
                 created.append(u)
     elif short in T.RECURRENT:
         m.spec = short
-        names = T.recurrent_params([c if c is not NOCONST else None for c in consts], kw)
-        if names is None:
-            names = ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"]
+        rnn_names = T.recurrent_params([c if c is not NOCONST else None for c in consts], kw)
+        if rnn_names is None:
+            rnn_names = ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"]
             m.opaque = True
-        for n in names:
+        for n in rnn_names:
             u = Unit(Unit.PARAM, n, site, m.seq, count=1)
             m.register(n, u)
             created.append(u)

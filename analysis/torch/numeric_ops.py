@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from ..interp.core import Core
-from ..interp.objects import Site, TensorObj, storages
+from ..interp.objects import Obj, Site, TensorObj, storages
 from ..interp.trace import CONFIRMED, SUSPICIOUS, RiskRec
 from ..interp.values import EMPTY, Fact, Mark, V, requires_grad
 from ..ops import torch_api as T
@@ -166,7 +166,7 @@ def arith_numeric(ip: Core, opname, left: V, right: V, node, out: V) -> V:
 def where_hazards(ip: Core, node, cond: V, env) -> frozenset:
     """`torch.where(x > 0, sqrt(x), 0)`: the branch is computed for every element, so an unsafe op
     on the very values the condition excludes has a NaN gradient (GA405)."""
-    compared = set()
+    compared: set[Obj] = set()  # storages: tensors and leaves
     for o in cond.objs:
         if isinstance(o, TensorObj):
             compared |= o.compared

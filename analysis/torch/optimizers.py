@@ -16,6 +16,7 @@ from ..interp.objects import (
     FuncObj,
     Group,
     ListObj,
+    ModuleObj,
     OptimObj,
     PIter,
     ScalerObj,
@@ -53,7 +54,7 @@ def make_optimizer(ip: Core, qual, args, kwargs, node, env) -> V:
 
 
 def parse_groups(ip: Core, o: OptimObj, params: V, node):
-    dicts = []
+    dicts: list[DictObj] = []
     for x in params.objs:
         if isinstance(x, ListObj) and x.content is not None:
             dicts.extend(d for d in x.content.objs if isinstance(d, DictObj))
@@ -83,8 +84,10 @@ def add_group(ip: Core, o: OptimObj, pv: V, site, options):
     o.groups.append(g)
 
 
-def param_set(ip: Core, v: V, depth=0):
-    units, exact, filtered, sources = set(), True, False, set()
+def param_set(ip: Core, v: V, depth: int = 0) -> tuple[set[Unit], bool, bool, set[ModuleObj]]:
+    units: set[Unit] = set()
+    sources: set[ModuleObj] = set()  # modules whose .parameters() they came from
+    exact, filtered = True, False
     if v.top or (not v.objs and v.items is None):
         return units, False, filtered, sources
     if v.items is not None:

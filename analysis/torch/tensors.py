@@ -46,12 +46,12 @@ def tensor_attr(ip: Core, recv: V, attr, node) -> V:
         storage.base = next((o for o in recv.objs if isinstance(o, Unit)), None)
         return out.replace(objs=frozenset((storage,)), saves=EMPTY, grads=EMPTY)
     if attr == "requires_grad":
-        units = [o for o in recv.objs if isinstance(o, Unit)]
-        if units and len(recv.objs - {o for o in recv.objs if isinstance(o, PIter)}) == len(units):
-            states = {u.frozen for u in units}
+        leaves_of = [o for o in recv.objs if isinstance(o, Unit)]
+        if leaves_of and len(recv.objs - {o for o in recv.objs if isinstance(o, PIter)}) == len(leaves_of):
+            states = {u.frozen for u in leaves_of}
             if states == {FROZEN}:
                 return const(False)
-            if states == {TRAINABLE} and all(u.kind != Unit.OPAQUE or is_closed(u) for u in units):
+            if states == {TRAINABLE} and all(u.kind != Unit.OPAQUE or is_closed(u) for u in leaves_of):
                 return const(True)
             return V(Kind.NUMBER)
         if recv.facts & Fact.NOGRAD:
