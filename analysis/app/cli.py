@@ -256,7 +256,10 @@ def _do_fixes(args, checked: Checked, config, budget) -> int:
         if len(paths) != 1:
             continue
         by_path.setdefault(paths.pop(), []).append(f)
-    diffs, fixed_count, changed, failed = [], 0, [], []
+    diffs: list[str] = []
+    changed: list[str] = []
+    failed: list = []
+    fixed_count = 0
     for path, fs in sorted(by_path.items()):
         nb = checked.notebooks.get(path)
         if nb is not None:
@@ -330,6 +333,7 @@ def _fix_notebook(args, path, nb, findings, diffs, changed, failed) -> int:
     if args.diff:
         diffs += [cell_diff(path, change) for change in outcome.changes]
         return len(outcome.applied)
+    assert outcome.text is not None  # fix_notebook was given the text
     try:
         write_source(path, outcome.text, "utf-8")
     except (OSError, UnicodeError) as exc:

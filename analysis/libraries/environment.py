@@ -244,7 +244,7 @@ def _cfg_value(cfg: str, name: str) -> str | None:
 
 def _pth_paths(site: str) -> list:
     """Folders that .pth files add (editable installs); `import` lines are code and are skipped."""
-    out = []
+    out: list[str] = []
     try:
         names = sorted(n for n in os.listdir(site) if n.endswith(".pth"))
     except OSError:
@@ -319,9 +319,11 @@ def _mapped_names(path: str) -> set:
     except (OSError, SyntaxError, ValueError):
         return set()
     for node in tree.body:
-        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
-        if isinstance(node, ast.AnnAssign):
-            target = node.target
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)):
+            continue
+        target = (
+            node.target if isinstance(node, ast.AnnAssign) else (node.targets[0] if len(node.targets) == 1 else None)
+        )
         if isinstance(target, ast.Name) and target.id == "MAPPING" and node.value is not None:
             try:
                 mapping = ast.literal_eval(node.value)

@@ -113,6 +113,10 @@ def imported_tops(tree) -> list[tuple[str, bool]]:
     return out
 
 
+# `try` statements, with `except*` on 3.11+
+_TRIES: tuple[type[ast.Try], ...] = (ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,)
+
+
 def _walk(body, optional: bool, out: list):
     for st in body:
         if isinstance(st, ast.Import):
@@ -120,7 +124,7 @@ def _walk(body, optional: bool, out: list):
         elif isinstance(st, ast.ImportFrom):
             if not st.level and st.module:
                 out.append((st.module.split(".")[0], optional))
-        elif isinstance(st, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        elif isinstance(st, _TRIES):
             guarded = optional or any(_catches_import_error(h.type) for h in st.handlers)
             _walk(st.body, guarded, out)
             for h in st.handlers:

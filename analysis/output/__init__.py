@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from . import github, jsonout, sarif, text
 
-FORMATS = {"text": text.render, "json": jsonout.render, "sarif": sarif.render, "github": github.render}
+# each renders (findings, problems, files analysed, **options) as the report's text
+FORMATS: dict[str, Callable[..., str]] = {
+    "text": text.render,
+    "json": jsonout.render,
+    "sarif": sarif.render,
+    "github": github.render,
+}
