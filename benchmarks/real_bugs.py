@@ -35,7 +35,6 @@ beside this Python, else `gradaudit` on PATH).
 from __future__ import annotations
 
 import argparse
-import collections
 import dataclasses
 import json
 import os
@@ -45,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+
 import tomllib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -84,9 +84,7 @@ def load_manifest(path: str) -> list[Bug]:
         data = tomllib.load(fh)
     bugs = []
     for entry in data["bug"]:
-        spots = tuple(
-            Spot(s["path"], tuple(s["lines"]), tuple(s["codes"])) for s in entry["spot"]
-        )
+        spots = tuple(Spot(s["path"], tuple(s["lines"]), tuple(s["codes"])) for s in entry["spot"])
         bugs.append(
             Bug(
                 id=entry["id"],
@@ -142,8 +140,7 @@ def git(gitdir: str, *args: str, data: bytes | None = None) -> bytes:
     proc = subprocess.run(
         ["git", "-C", gitdir, *args],
         input=data,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         check=False,
     )
     if proc.returncode != 0:
@@ -183,7 +180,7 @@ def checkout(gitdir: str, sha: str, dest: str) -> list[str]:
         return missing
     batch = git(gitdir, "cat-file", "--batch", data="".join(o + "\n" for o, _ in entries).encode())
     pos = 0
-    for oid, name in entries:
+    for _oid, name in entries:
         end = batch.index(b"\n", pos)
         header = batch[pos:end].split()
         pos = end + 1
@@ -240,9 +237,7 @@ def run_gradaudit(binary: str, root: str, targets: list[str], timeout: float, jo
     cmd += ["-j", str(jobs)]
     start = time.monotonic()
     try:
-        proc = subprocess.run(
-            cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, check=False
-        )
+        proc = subprocess.run(cmd, cwd=root, capture_output=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return Run((), f"timeout after {timeout:.0f}s", time.monotonic() - start)
     seconds = time.monotonic() - start
@@ -265,7 +260,7 @@ def at_spot(findings, spot: Spot, lines, tolerance: int) -> list[dict]:
         for f in findings
         if norm(f.get("path", "")) == want
         and f.get("code") in spot.codes
-        and any(abs(f.get("line", -10**9) - ln) <= tolerance for ln in lines)
+        and any(abs(f.get("line", -(10**9)) - ln) <= tolerance for ln in lines)
     ]
 
 
@@ -337,9 +332,7 @@ def evaluate(bug: Bug, args) -> BugResult:
                     if hits:
                         best = sorted(hits, key=lambda f: f.get("confidence") != "confirmed")[0]
                         mr.found, mr.confidence, mr.match = True, best.get("confidence", ""), describe(best)
-                    mr.spot_file_findings = [
-                        describe(f) for f in run.findings if norm(f.get("path", "")) in spot_files
-                    ]
+                    mr.spot_file_findings = [describe(f) for f in run.findings if norm(f.get("path", "")) in spot_files]
                 else:
                     hits = []
                     for s in bug.spots:
@@ -380,8 +373,10 @@ def print_bug(r: BugResult, verbose: bool) -> None:
                 print(f"    {mode} in fixed version at the spot: {mr.fixed_match}")
             if mr.error:
                 print(f"    {mode} error: {mr.error}")
-            print(f"    {mode} findings in the spot files ({len(mr.spot_file_findings)}): "
-                  + ("; ".join(mr.spot_file_findings[:12]) or "none"))
+            print(
+                f"    {mode} findings in the spot files ({len(mr.spot_file_findings)}): "
+                + ("; ".join(mr.spot_file_findings[:12]) or "none")
+            )
         if r.missing_blobs:
             print(f"    blobs absent from the mirror: {len(r.missing_blobs)} (e.g. {r.missing_blobs[0]})")
 
@@ -392,37 +387,39 @@ def summary(results: list[BugResult], modes: list[str]) -> list[dict]:
     for split in sorted({r.bug.split for r in ran}):
         for mode in modes:
             for fam in (*FAMILIES, "all"):
-                group = [
-                    r for r in ran if r.bug.split == split and (fam == "all" or r.bug.family == fam)
-                ]
+                group = [r for r in ran if r.bug.split == split and (fam == "all" or r.bug.family == fam)]
                 if not group:
                     continue
                 mrs = [r.modes[mode] for r in group]
                 rows.append(
-                    dict(
-                        split=split,
-                        mode=mode,
-                        family=fam,
-                        bugs=len(group),
-                        found=sum(m.found for m in mrs),
-                        found_confirmed=sum(m.found and m.confidence == "confirmed" for m in mrs),
-                        fixed_quiet=sum(m.fixed_quiet for m in mrs),
-                        false_confirmed=sum(m.fixed_confirmed for m in mrs),
-                        errors=sum(bool(m.error) for m in mrs),
-                    )
+                    {
+                        "split": split,
+                        "mode": mode,
+                        "family": fam,
+                        "bugs": len(group),
+                        "found": sum(m.found for m in mrs),
+                        "found_confirmed": sum(m.found and m.confidence == "confirmed" for m in mrs),
+                        "fixed_quiet": sum(m.fixed_quiet for m in mrs),
+                        "false_confirmed": sum(m.fixed_confirmed for m in mrs),
+                        "errors": sum(bool(m.error) for m in mrs),
+                    }
                 )
     return rows
 
 
 def print_summary(rows: list[dict]) -> None:
     print()
-    print(f"{'split':5} {'mode':7} {'family':11} {'bugs':>4} {'found':>5} {'recall':>6} "
-          f"{'confirmed':>9} {'fixed quiet':>11} {'false conf.':>11} {'errors':>6}")
+    print(
+        f"{'split':5} {'mode':7} {'family':11} {'bugs':>4} {'found':>5} {'recall':>6} "
+        f"{'confirmed':>9} {'fixed quiet':>11} {'false conf.':>11} {'errors':>6}"
+    )
     for r in rows:
         recall = r["found"] / r["bugs"]
-        print(f"{r['split']:5} {r['mode']:7} {r['family']:11} {r['bugs']:4d} {r['found']:5d} {recall:6.2f} "
-              f"{r['found_confirmed']:9d} {r['fixed_quiet']:7d}/{r['bugs']:<3d} {r['false_confirmed']:11d} "
-              f"{r['errors']:6d}")
+        print(
+            f"{r['split']:5} {r['mode']:7} {r['family']:11} {r['bugs']:4d} {r['found']:5d} {recall:6.2f} "
+            f"{r['found_confirmed']:9d} {r['fixed_quiet']:7d}/{r['bugs']:<3d} {r['false_confirmed']:11d} "
+            f"{r['errors']:6d}"
+        )
 
 
 def default_gradaudit() -> str:
@@ -458,8 +455,11 @@ def main(argv=None) -> int:
         for b in chosen:
             print(f"{b.id:24} {b.split:4} {b.family:11} {','.join(b.codes):13} {b.repo}@{b.fix[:12]}")
         return 0
-    print(f"gradaudit: {args.gradaudit}; {len(chosen)} bugs ({args.split}); modes: {', '.join(args.modes)}; "
-          f"tolerance ±{args.tolerance} lines", flush=True)
+    print(
+        f"gradaudit: {args.gradaudit}; {len(chosen)} bugs ({args.split}); modes: {', '.join(args.modes)}; "
+        f"tolerance ±{args.tolerance} lines",
+        flush=True,
+    )
     results = []
     for b in chosen:
         r = evaluate(b, args)
