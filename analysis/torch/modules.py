@@ -9,6 +9,7 @@ adapters) comes in through `ip.sem.modules` (semantics.ModuleExtension).
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from ..interp import recording
 from ..interp.core import Core
@@ -483,7 +484,9 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
 
 
 def module_method(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv: V, base=False) -> V:
-    """`base`: nn.Module's own method, reached through super() from an override."""
+    """`m.name(...)`: the class's own method, what a library or framework gives the module, a
+    submodule called by name, else nn.Module's method (MODULE_METHODS). `base`: nn.Module's own
+    method, reached through super() from an override."""
     if m.cls is not None and not base:
         fn = m.cls.lookup(name)
         if fn is not None:
@@ -495,113 +498,193 @@ def module_method(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv: V
                 return v
     if name in m.children or name in m.attrs:
         return ip.call_value(module_attr(ip, m, name, node), args, kwargs, node, env)
-    if name in ("parameters", "named_parameters"):
-        units = m.units()
-        exact = not any(u.kind == Unit.OPAQUE and not is_closed(u) for u in units)
-        return V(
-            Kind.PARAMS,
-            frozenset(
-                (
-                    PIter(
-                        frozenset(units),
-                        exact=exact,
-                        sources=frozenset((m,)),
-                        named=name == "named_parameters",
-                        site=Site(ip.st.sf, node),
-                    ),
-                )
-            ),
-            site=node,
-        )
-    if name in ("children", "modules", "named_children", "named_modules"):
-        kids = m.submodules() if "modules" in name else [c for c in m.children.values() if isinstance(c, ModuleObj)]
-        content = join_all([module_value(c) for c in kids]) if kids else None
-        if content is not None and name.startswith("named"):
-            content = make_tuple([V(Kind.STR), content], None)
-        return V(Kind.LIST, frozenset((ListObj(content, Site(ip.st.sf, node)),)))
-    if name == "zero_grad":
-        ip.event(EventKind.ZERO_GRAD, node, m, units=frozenset(m.units()))
-        return NONE
-    if name == "requires_grad_":
-        flag = args[0].const if args and isinstance(args[0], V) else kwargs.get("requires_grad", const(True)).const
-        flag = flag if isinstance(flag, bool) else None
-        units = [u for u in m.units() if freezable(u)]
-        if units:
-            leaves.freeze(ip, units, flag, node, module_value(m))
-        return recv
-    if name in ("train", "eval"):
-        mode = name != "eval"
-        given = args[0] if args else kwargs.get("mode")
-        if name == "train" and isinstance(given, V):
-            mode = given.const if isinstance(given.const, bool) else None
-        set_training(ip, m, mode)
-        return recv
+    handler = MODULE_METHODS.get(name)
+    if handler is not None:
+        out = handler(ip, m, name, args, kwargs, node, env, recv)
+        if out is not None:
+            return out
     if name in T.MODULE_SELF_METHODS:
-        return recv
-    if name == "apply" and args:
-        fn = args[0]
-        for sub in m.submodules()[:64]:
-            ip.call_value(fn, [module_value(sub)], {}, node, env)
-        return recv
-    if name in ("forward", "__call__"):
-        return module_call(ip, m, args, kwargs, node, env)
-    if name == "load_state_dict":
-        m.loaded_from = True
-        return NONE
-    if name in ("state_dict",):
-        return V(Kind.DICT, frozenset((DictObj(None),)))
-    if name in ("register_parameter",) and len(args) > 1:
-        key = args[0].const if isinstance(args[0].const, str) else None
-        register_all(ip, m, key, [u for u in args[1].objs if isinstance(u, Unit)])
-        return NONE
-    if name in ("add_module", "register_module") and len(args) > 1:
-        key = args[0].const if isinstance(args[0].const, str) else None
-        register_all(ip, m, key, [x for x in args[1].objs if isinstance(x, ModuleObj)])
-        return NONE
-    if name == "register_buffer" and args:
-        key = args[0].const if isinstance(args[0].const, str) else None
-        if key:
-            given = args[1] if len(args) > 1 and isinstance(args[1], V) else None
-            # the tensor itself (a causal mask keeps what it is), as a buffer: no gradient
-            m.attrs[key] = (
-                given.replace(facts=given.facts | Fact.NOGRAD)
-                if given is not None and given.k & Kind.TENSOR
-                else V(Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)))
-            )
-        return NONE
-    if name in ("append", "extend", "insert", "update") and m.spec in T.CONTAINERS:
-        src = args[-1] if args else UNKNOWN
-        if name == "append":
-            for x in src.objs:
-                if isinstance(x, (ModuleObj, Unit)):
-                    m.register(str(len(m.children)), x)
-        else:
-            container_extend(ip, m, src)
-        return recv if name == "append" else NONE
-    if name in ("get_submodule",) and args and isinstance(args[0].const, str):
-        cur = m
-        for part in args[0].const.split("."):
-            nxt = cur.children.get(part)
-            if not isinstance(nxt, ModuleObj):
-                return UNKNOWN
-            cur = nxt
-        return module_value(cur)
-    if name in ("items", "values", "keys") and m.spec in T.KEYED_CONTAINERS:
-        kids = list(m.children.values())
-        content = (
-            join_all([module_value(c) if isinstance(c, ModuleObj) else unit_value(c) for c in kids]) if kids else None
-        )
-        if name == "items" and content is not None:
-            content = make_tuple([V(Kind.STR), content], None)
-        if name == "keys":
-            content = V(Kind.STR)
-        return V(Kind.LIST, frozenset((ListObj(content, None),)))
-    if name in ("buffers", "named_buffers"):
-        return V(Kind.LIST, frozenset((ListObj(V(Kind.TENSOR), None),)))
+        return recv  # .to(device), .cuda(), .float(): the module itself
     if m.opaque or m.cls is not None:
         # this module only: `recv` may join every submodule (`for m in self.modules(): m.f()`)
         return ip.opaque_call(None, args, kwargs, node, extra=module_value(m))
     return UNKNOWN
+
+
+# ---------------------------------------------------------------- nn.Module's methods, by name
+# (ip, m, name, args, kwargs, node, env, recv) -> V, or None: not this call (the next rule applies)
+
+
+def _parameters(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V:
+    units = m.units()
+    exact = not any(u.kind == Unit.OPAQUE and not is_closed(u) for u in units)
+    pi = PIter(
+        frozenset(units),
+        exact=exact,
+        sources=frozenset((m,)),
+        named=name == "named_parameters",
+        site=Site(ip.st.sf, node),
+    )
+    return V(Kind.PARAMS, frozenset((pi,)), site=node)
+
+
+def _children(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V:
+    kids = m.submodules() if "modules" in name else [c for c in m.children.values() if isinstance(c, ModuleObj)]
+    content = join_all([module_value(c) for c in kids]) if kids else None
+    if content is not None and name.startswith("named"):
+        content = make_tuple([V(Kind.STR), content], None)
+    return V(Kind.LIST, frozenset((ListObj(content, Site(ip.st.sf, node)),)))
+
+
+def _zero_grad(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V:
+    ip.event(EventKind.ZERO_GRAD, node, m, units=frozenset(m.units()))
+    return NONE
+
+
+def _requires_grad(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V:
+    flag = args[0].const if args and isinstance(args[0], V) else kwargs.get("requires_grad", const(True)).const
+    flag = flag if isinstance(flag, bool) else None
+    units = [u for u in m.units() if freezable(u)]
+    if units:
+        leaves.freeze(ip, units, flag, node, module_value(m))
+    return recv
+
+
+def _train_eval(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V:
+    mode = name != "eval"
+    given = args[0] if args else kwargs.get("mode")
+    if name == "train" and isinstance(given, V):
+        mode = given.const if isinstance(given.const, bool) else None
+    set_training(ip, m, mode)
+    return recv
+
+
+def _apply(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V | None:
+    if not args:
+        return None
+    for sub in m.submodules()[:64]:
+        ip.call_value(args[0], [module_value(sub)], {}, node, env)
+    return recv
+
+
+def _forward(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V:
+    return module_call(ip, m, args, kwargs, node, env)
+
+
+def _load_state_dict(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V:
+    m.loaded_from = True
+    return NONE
+
+
+def _state_dict(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V:
+    return V(Kind.DICT, frozenset((DictObj(None),)))
+
+
+def _register_parameter(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V | None:
+    if len(args) <= 1:
+        return None
+    key = args[0].const if isinstance(args[0].const, str) else None
+    register_all(ip, m, key, [u for u in args[1].objs if isinstance(u, Unit)])
+    return NONE
+
+
+def _add_module(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V | None:
+    if len(args) <= 1:
+        return None
+    key = args[0].const if isinstance(args[0].const, str) else None
+    register_all(ip, m, key, [x for x in args[1].objs if isinstance(x, ModuleObj)])
+    return NONE
+
+
+def _register_buffer(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V | None:
+    if not args:
+        return None
+    key = args[0].const if isinstance(args[0].const, str) else None
+    if key:
+        given = args[1] if len(args) > 1 and isinstance(args[1], V) else None
+        # the tensor itself (a causal mask keeps what it is), as a buffer: no gradient
+        m.attrs[key] = (
+            given.replace(facts=given.facts | Fact.NOGRAD)
+            if given is not None and given.k & Kind.TENSOR
+            else V(Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)))
+        )
+    return NONE
+
+
+def _container_add(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V | None:
+    """`layers.append(...)`, `.extend(...)` of a ModuleList, `.update(...)` of a ModuleDict."""
+    if m.spec not in T.CONTAINERS:
+        return None
+    src = args[-1] if args else UNKNOWN
+    if name == "append":
+        for x in src.objs:
+            if isinstance(x, (ModuleObj, Unit)):
+                m.register(str(len(m.children)), x)
+        return recv
+    container_extend(ip, m, src)
+    return NONE
+
+
+def _get_submodule(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V | None:
+    if not (args and isinstance(args[0].const, str)):
+        return None
+    cur = m
+    for part in args[0].const.split("."):
+        nxt = cur.children.get(part)
+        if not isinstance(nxt, ModuleObj):
+            return UNKNOWN
+        cur = nxt
+    return module_value(cur)
+
+
+def _keyed_items(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V | None:
+    """`.items()`, `.values()`, `.keys()` of a ModuleDict or ParameterDict."""
+    if m.spec not in T.KEYED_CONTAINERS:
+        return None
+    kids = list(m.children.values())
+    content = join_all([module_value(c) if isinstance(c, ModuleObj) else unit_value(c) for c in kids]) if kids else None
+    if name == "items" and content is not None:
+        content = make_tuple([V(Kind.STR), content], None)
+    if name == "keys":
+        content = V(Kind.STR)
+    return V(Kind.LIST, frozenset((ListObj(content, None),)))
+
+
+def _buffers(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V:
+    return V(Kind.LIST, frozenset((ListObj(V(Kind.TENSOR), None),)))
+
+
+MODULE_METHODS: dict[str, Callable[..., V | None]] = {
+    "parameters": _parameters,
+    "named_parameters": _parameters,
+    "children": _children,
+    "modules": _children,
+    "named_children": _children,
+    "named_modules": _children,
+    "zero_grad": _zero_grad,
+    "requires_grad_": _requires_grad,
+    "train": _train_eval,
+    "eval": _train_eval,
+    "apply": _apply,
+    "forward": _forward,
+    "__call__": _forward,
+    "load_state_dict": _load_state_dict,
+    "state_dict": _state_dict,
+    "register_parameter": _register_parameter,
+    "add_module": _add_module,
+    "register_module": _add_module,
+    "register_buffer": _register_buffer,
+    "append": _container_add,
+    "extend": _container_add,
+    "insert": _container_add,
+    "update": _container_add,
+    "get_submodule": _get_submodule,
+    "items": _keyed_items,
+    "values": _keyed_items,
+    "keys": _keyed_items,
+    "buffers": _buffers,
+    "named_buffers": _buffers,
+}
 
 
 def module_getitem(ip: Core, m: ModuleObj, index: V, node) -> V:
