@@ -56,7 +56,8 @@ def _sets_of_torch_names(tree: ast.AST, names: frozenset[str]):
         if isinstance(node, (ast.Set, ast.List, ast.Tuple)):
             elts = node.elts
         elif isinstance(node, ast.Dict):
-            if node.values and all(isinstance(v, (ast.Name, ast.Attribute)) for v in node.values):
+            named = [v for k, v in zip(node.keys, node.values) if k is not None]
+            if named and all(isinstance(v, (ast.Name, ast.Attribute)) for v in named):
                 continue  # handlers registered by name: behaviour, not facts
             elts = [k for k in node.keys if k is not None]
         else:

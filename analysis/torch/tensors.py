@@ -8,6 +8,7 @@ cut the graph comes from the op tables generated from torch's own YAML (ops/, th
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from ..interp import recording
 from ..interp import results as R
@@ -160,40 +161,13 @@ def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_no
 
 
 def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
+    """`x.name(...)` on a tensor: the methods with semantics of their own (TENSOR_METHODS), else what
+    the op tables say the method is (a view, a split, a non-differentiable op, in place...)."""
     recv_node = node.func.value if isinstance(node.func, ast.Attribute) else None
     argv = [a for a in args if isinstance(a, V)]
-    if name == "backward":
-        recording.do_backward(
-            ip, recv, node, loss_node=recv_node, kwargs=kwargs, gradient=bool(argv) or "gradient" in kwargs
-        )
-        return NONE
-    if name == "detach":
-        out = R.make_cut(ip, Cut.DETACH, recv, node, ".detach()", receiver=recv_node)
-        return out.replace(saves=EMPTY)
-    if name == "detach_":
-        out = R.make_cut(ip, Cut.DETACH, recv, node, ".detach_()", receiver=recv_node).replace(saves=EMPTY)
-        if isinstance(recv_node, ast.Name) and env is not None:
-            env[recv_node.id] = out
-        return out
-    if name in T.TO_PYTHON:
-        if recv.carries:
-            return R.scalar_cut(
-                ip, recv, node, f".{name}()", k=Kind.NUMBER if name == "item" else Kind.LIST, receiver=recv_node
-            )
-        return V(Kind.NUMBER if name == "item" else Kind.LIST, cuts=recv.cuts, site=node)
-    if name == "numpy":
-        return numpy_of(ip, recv, node, recv_node)
-    if name == "requires_grad_":
-        flag = argv[0].const if argv else kwargs.get("requires_grad", const(True)).const
-        flag = flag if isinstance(flag, bool) else None
-        return leaves.set_requires_grad(ip, recv, flag, node, recv_node, env, None)
-    if name == "retain_grad":
-        for o in recv.objs:
-            if isinstance(o, TensorObj):
-                o.retained = True
-        return NONE
-    if name in ("register_hook", "register_post_accumulate_grad_hook"):
-        return NONE
+    own = TENSOR_METHODS.get(name)
+    if own is not None:
+        return own(ip, recv, name, argv, kwargs, node, env, recv_node)
     if name in T.METADATA_METHODS:
         return V(Kind.NUMBER, site=node)
     if name in T.ALIAS_METHODS:
@@ -258,6 +232,71 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         flow_of(recv, *argv), node, op=name, inputs=(recv, *argv), shape=op_shape(name, recv, argv, kwargs)
     )
     return numeric_ops.numeric(ip, name, (recv, *argv), node, out, kwargs)
+
+
+# ---------------------------------------------------------------- tensor methods with their own semantics
+# (ip, recv, name, argv, kwargs, node, env, recv_node) -> V
+
+
+def _backward(ip: Core, recv: V, name, argv, kwargs, node, env, recv_node) -> V:
+    recording.do_backward(
+        ip, recv, node, loss_node=recv_node, kwargs=kwargs, gradient=bool(argv) or "gradient" in kwargs
+    )
+    return NONE
+
+
+def _detach(ip: Core, recv: V, name, argv, kwargs, node, env, recv_node) -> V:
+    out = R.make_cut(ip, Cut.DETACH, recv, node, ".detach()", receiver=recv_node)
+    return out.replace(saves=EMPTY)
+
+
+def _detach_(ip: Core, recv: V, name, argv, kwargs, node, env, recv_node) -> V:
+    out = R.make_cut(ip, Cut.DETACH, recv, node, ".detach_()", receiver=recv_node).replace(saves=EMPTY)
+    if isinstance(recv_node, ast.Name) and env is not None:
+        env[recv_node.id] = out
+    return out
+
+
+def _to_python(ip: Core, recv: V, name, argv, kwargs, node, env, recv_node) -> V:
+    """`.item()`, `.tolist()`: a Python value, which carries no gradient."""
+    k = Kind.NUMBER if name == "item" else Kind.LIST
+    if recv.carries:
+        return R.scalar_cut(ip, recv, node, f".{name}()", k=k, receiver=recv_node)
+    return V(k, cuts=recv.cuts, site=node)
+
+
+def _numpy(ip: Core, recv: V, name, argv, kwargs, node, env, recv_node) -> V:
+    return numpy_of(ip, recv, node, recv_node)
+
+
+def _requires_grad(ip: Core, recv: V, name, argv, kwargs, node, env, recv_node) -> V:
+    flag = argv[0].const if argv else kwargs.get("requires_grad", const(True)).const
+    return leaves.set_requires_grad(ip, recv, flag if isinstance(flag, bool) else None, node, recv_node, env, None)
+
+
+def _retain_grad(ip: Core, recv: V, name, argv, kwargs, node, env, recv_node) -> V:
+    for o in recv.objs:
+        if isinstance(o, TensorObj):
+            o.retained = True
+    return NONE
+
+
+def _no_effect(ip: Core, recv: V, name, argv, kwargs, node, env, recv_node) -> V:
+    """Hooks: nothing the engine follows."""
+    return NONE
+
+
+TENSOR_METHODS: dict[str, Callable[..., V]] = {
+    "backward": _backward,
+    "detach": _detach,
+    "detach_": _detach_,
+    **dict.fromkeys(T.TO_PYTHON, _to_python),
+    "numpy": _numpy,
+    "requires_grad_": _requires_grad,
+    "retain_grad": _retain_grad,
+    "register_hook": _no_effect,
+    "register_post_accumulate_grad_hook": _no_effect,
+}
 
 
 def numpy_of(ip: Core, recv: V, node, recv_node) -> V:
