@@ -8,6 +8,8 @@ SchedObj and ScalerObj.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..interp import recording
 from ..interp.core import Core
 from ..interp.frames import PathRaises
@@ -143,54 +145,91 @@ def make_scheduler(ip: Core, qual, args, kwargs, node) -> V:
 
 
 def optimizer_method(ip: Core, o: OptimObj, name, args, kwargs, node, env, recv=None) -> V:
-    if name == "zero_grad":
-        ip.event(EventKind.ZERO_GRAD, node, o, units=o.units())
-        return NONE
-    if name == "step":
-        closure = args[0] if args else kwargs.get("closure")
-        if isinstance(closure, V) and closure.of(FuncObj):
-            # LBFGS and friends: the closure's zero_grad/backward run inside the step
-            ip.event(EventKind.STEP, node, o, detail="closure", units=o.units())
-            out = ip.call_value(closure, [], {}, node, env)
-            recording.stepped(ip, o, node)
-            return out
-        ip.event(EventKind.STEP, node, o, units=o.units())
-        recording.stepped(ip, o, node)
-        return NONE
-    if name == "add_param_group" and args:
-        g = args[0]
-        for d in g.of(DictObj):
-            pv = d.keys.get("params")
-            if pv is not None:
-                add_group(ip, o, pv, d.site or Site(ip.st.sf, node), tuple(k for k in d.keys if k != "params"))
-        ip.event(EventKind.ADD_PARAM_GROUP, node, o)
-        return NONE
-    if name in ("state_dict",):
-        return V(Kind.DICT, frozenset((DictObj(None),)))
+    handler = OPTIMIZER_METHODS.get(name)
+    if handler is None:
+        return NONE  # another method of torch.optim.Optimizer: nothing the training step depends on
+    return handler(ip, o, args, kwargs, node, env)
+
+
+def _zero_grad(ip: Core, o: OptimObj, args, kwargs, node, env) -> V:
+    ip.event(EventKind.ZERO_GRAD, node, o, units=o.units())
     return NONE
 
 
+def _step(ip: Core, o: OptimObj, args, kwargs, node, env) -> V:
+    closure = args[0] if args else kwargs.get("closure")
+    if isinstance(closure, V) and closure.of(FuncObj):
+        # LBFGS and friends: the closure's zero_grad/backward run inside the step
+        ip.event(EventKind.STEP, node, o, detail="closure", units=o.units())
+        out = ip.call_value(closure, [], {}, node, env)
+        recording.stepped(ip, o, node)
+        return out
+    ip.event(EventKind.STEP, node, o, units=o.units())
+    recording.stepped(ip, o, node)
+    return NONE
+
+
+def _add_param_group(ip: Core, o: OptimObj, args, kwargs, node, env) -> V:
+    if not args:
+        return NONE
+    for d in args[0].of(DictObj):
+        pv = d.keys.get("params")
+        if pv is not None:
+            add_group(ip, o, pv, d.site or Site(ip.st.sf, node), tuple(k for k in d.keys if k != "params"))
+    ip.event(EventKind.ADD_PARAM_GROUP, node, o)
+    return NONE
+
+
+def _state_dict(ip: Core, o: OptimObj, args, kwargs, node, env) -> V:
+    return V(Kind.DICT, frozenset((DictObj(None),)))
+
+
+OPTIMIZER_METHODS: dict[str, Callable[..., V]] = {
+    "zero_grad": _zero_grad,
+    "step": _step,
+    "add_param_group": _add_param_group,
+    "state_dict": _state_dict,
+}
+
+
 def scaler_method(ip: Core, s: ScalerObj, name, args, kwargs, node, env=None, recv=None) -> V:
-    if name == "scale":
-        ip.event(EventKind.SCALER_SCALE, node, s)
-        return args[0] if args else UNKNOWN
-    if name == "step":
-        opt = args[0] if args else UNKNOWN
-        for o in opt.of(OptimObj):
-            ip.event(EventKind.STEP, node, o, detail="scaler", units=o.units())
-            recording.stepped(ip, o, node)
-        for o in opt.of(SymObj):
-            ip.event(EventKind.STEP, node, o, detail="scaler")
-        ip.event(EventKind.SCALER_STEP, node, s)
-        return NONE
-    if name == "update":
-        ip.event(EventKind.SCALER_UPDATE, node, s)
-        return NONE
-    if name == "unscale_":
-        opts = args[0].of(OptimObj) if args and isinstance(args[0], V) else []
-        ip.event(EventKind.UNSCALE, node, opts[0] if opts else None, units=opts[0].units() if opts else None)
-        return NONE
-    return UNKNOWN
+    handler = SCALER_METHODS.get(name)
+    return handler(ip, s, args, node) if handler is not None else UNKNOWN
+
+
+def _scale(ip: Core, s: ScalerObj, args, node) -> V:
+    ip.event(EventKind.SCALER_SCALE, node, s)
+    return args[0] if args else UNKNOWN
+
+
+def _scaler_step(ip: Core, s: ScalerObj, args, node) -> V:
+    opt = args[0] if args else UNKNOWN
+    for o in opt.of(OptimObj):
+        ip.event(EventKind.STEP, node, o, detail="scaler", units=o.units())
+        recording.stepped(ip, o, node)
+    for o in opt.of(SymObj):
+        ip.event(EventKind.STEP, node, o, detail="scaler")
+    ip.event(EventKind.SCALER_STEP, node, s)
+    return NONE
+
+
+def _update(ip: Core, s: ScalerObj, args, node) -> V:
+    ip.event(EventKind.SCALER_UPDATE, node, s)
+    return NONE
+
+
+def _unscale(ip: Core, s: ScalerObj, args, node) -> V:
+    opts = args[0].of(OptimObj) if args and isinstance(args[0], V) else []
+    ip.event(EventKind.UNSCALE, node, opts[0] if opts else None, units=opts[0].units() if opts else None)
+    return NONE
+
+
+SCALER_METHODS: dict[str, Callable[..., V]] = {
+    "scale": _scale,
+    "step": _scaler_step,
+    "update": _update,
+    "unscale_": _unscale,
+}
 
 
 def optimizer_attr(ip: Core, o: OptimObj, attr, node) -> V:
