@@ -7,7 +7,7 @@ import os
 
 from lsprotocol import types
 
-from gradaudit.analysis import gradflow
+from gradaudit.analysis.app import gradflow
 from gradaudit.analysis.report.collect import Source
 from gradaudit.analysis.report.summary import unique_steps
 

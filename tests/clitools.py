@@ -11,7 +11,7 @@ from pathlib import Path
 
 from helpers import strip_markers
 
-from gradaudit.analysis import cli
+from gradaudit.analysis.app import cli
 from gradaudit.analysis.rules import BY_CODE, RULES
 
 REPO = Path(__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ import jsonschema
 import pytest
 from clitools import REPO, clean_env, codes_in, example, nonempty_lines, run_cli, run_main, write, write_example
 
-from gradaudit.analysis import program
+from gradaudit.analysis.source import program
 
 SAFE_FIX = "GA109"  # a rule whose first example has a safe fix
 HEAD = "import torch\nimport torch.nn as nn\n"
@@ -284,7 +284,7 @@ def test_deep_nesting_is_not_an_internal_error_and_the_summary_says_incomplete(t
 
 def test_internal_error_summary_does_not_say_no_findings_in_the_file(tmp_path, capsys, monkeypatch):
     write_example(tmp_path / "train.py", "GA101")
-    from gradaudit.analysis import engine
+    from gradaudit.analysis.check import engine
 
     def boom(self, *a, **k):
         raise ValueError("engine bug")

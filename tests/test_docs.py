@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import pytest
 
-from gradaudit.analysis import cli, docgen
+from gradaudit.analysis.app import cli, docgen
 from gradaudit.analysis.check.gitignore import GitIgnore
 from gradaudit.analysis.rules import BY_CODE, RULES
 

@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lspwire import Reader, notify, request
 
-from gradaudit.analysis import cli
+from gradaudit.analysis.app import cli
 from gradaudit.analysis.check.engine import Analyzer, Result
 from gradaudit.analysis.check.fixes import fix_source
 from gradaudit.analysis.source.program import ParseError, decode_source

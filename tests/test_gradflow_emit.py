@@ -12,7 +12,7 @@ import textwrap
 import pytest
 from clitools import clean_env, run_cli
 
-from gradaudit.analysis import gradflow
+from gradaudit.analysis.app import gradflow
 from gradaudit.analysis.check.engine import Analyzer
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -488,7 +488,7 @@ def _write_many(folder):
 
 
 def test_cache_folder_is_the_platform_one(monkeypatch):
-    from gradaudit.analysis import summary_cache as sc
+    from gradaudit.analysis.libraries import summary_cache as sc
 
     monkeypatch.delenv("GRADAUDIT_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", "/x/cache")
@@ -507,7 +507,7 @@ def test_cache_folder_is_the_platform_one(monkeypatch):
 
 
 def test_environment_order(tmp_path, monkeypatch):
-    from gradaudit.analysis import environment as E
+    from gradaudit.analysis.libraries import environment as E
 
     a = make_env(tmp_path / "a", files={"liba/__init__.py": "X = 1\n"})
     b = make_env(tmp_path / "b", files={"libb/__init__.py": "X = 1\n"})
@@ -526,7 +526,7 @@ def test_environment_order(tmp_path, monkeypatch):
 
 
 def test_pth_files_add_editable_installs(tmp_path):
-    from gradaudit.analysis import environment as E
+    from gradaudit.analysis.libraries import environment as E
 
     env = make_env(tmp_path, files={})
     src = tmp_path / "proj" / "src"
@@ -670,7 +670,7 @@ def test_torchvision_source_structure():
 
 
 def test_jedi_resolves_a_module_added_to_sys_path(tmp_path, monkeypatch):
-    from gradaudit.analysis import jedi_resolver
+    from gradaudit.analysis.libraries import jedi_resolver
 
     monkeypatch.setattr(jedi_resolver, "IMPORT_TIMEOUT", 300.0)  # jedi's first start on a busy machine
     (tmp_path / "lib").mkdir()
