@@ -20,7 +20,7 @@ from ..check.schema import KINDS
 from ..rules import RULES
 
 # the repository (analysis/, docs/, README.md) or an installed gradaudit (gradaudit/analysis/, gradaudit/docs/)
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # analysis/app/ -> the checkout
 COMMAND = "python -m gradaudit.analysis.app.docgen"
 
 FAMILY_TITLES = {
