@@ -22,6 +22,7 @@ from gradaudit.analysis.report.summary import hover_markdown, lens_title, unique
 from gradaudit.analysis.source.program import ParseError, read_text, split_lines
 
 from . import gradflow_action
+from .capabilities import Protocol, pulls
 from .convert import Positions, diagnostic, finding_key, path_of, text_edits, uri_of
 from .diagnostics import carried, incomplete_diagnostic, move, parse_diagnostic, stopped_message
 from .documents import Analyses
@@ -35,11 +36,15 @@ CMD_FIX_ALL = "gradaudit.fixAll"
 
 class GradauditServer(LanguageServer):
     def __init__(self):
-        super().__init__("gradaudit", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__(
+            "gradaudit",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=Protocol,
+        )
         self.settings = Settings()
         self.analyses = Analyses(self._published, self._log)
-        self.pull = False  # the client asks for diagnostics itself (textDocument/diagnostic)
-        self.refresh = False  # ... and accepts workspace/diagnostic/refresh
+        self.pull = False  # the client asks for diagnostics itself, told to by a refresh (capabilities.py)
         self.lens_refresh = False  # the client accepts workspace/codeLens/refresh
         self.resolve_edits = False  # the client resolves code actions' edits lazily
         self.root = ""
@@ -212,8 +217,7 @@ class GradauditServer(LanguageServer):
         # documents showing findings other analyses placed there: now, or until now (they may be gone)
         targets = {uri} | {u for u in self.analyses.docs if self.analyses.foreign_findings(u)} | self.foreign_shown
         if self.pull:
-            if self.refresh:
-                self.workspace_diagnostic_refresh(None)
+            self.workspace_diagnostic_refresh(None)
             return
         for target in targets:
             if self.is_open(target):
@@ -257,9 +261,8 @@ server = GradauditServer()
 def initialize(ls: GradauditServer, params: types.InitializeParams):
     caps = params.capabilities
     td = caps.text_document
-    ls.pull = td is not None and td.diagnostic is not None
+    ls.pull = pulls(caps)  # else every document's diagnostics are pushed
     ws = caps.workspace
-    ls.refresh = bool(ws and ws.diagnostics and ws.diagnostics.refresh_support)
     ls.lens_refresh = bool(ws and ws.code_lens and ws.code_lens.refresh_support)
     ca = td.code_action if td is not None else None
     ls.resolve_edits = bool(ca and ca.resolve_support and "edit" in (ca.resolve_support.properties or []))
