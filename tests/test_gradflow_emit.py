@@ -178,6 +178,7 @@ def pytest_run(folder, *files):
 
 
 @pytest.mark.runtime
+@pytest.mark.slow
 def test_emitted_test_fails_on_the_bug_and_passes_after_the_quick_fix(tmp_path):
     pytest.importorskip("torch")
     shutil.copy(os.path.join(EXAMPLES, "text_trainer.py"), tmp_path)
@@ -193,6 +194,7 @@ def test_emitted_test_fails_on_the_bug_and_passes_after_the_quick_fix(tmp_path):
 
 
 @pytest.mark.runtime
+@pytest.mark.slow
 def test_emitted_function_test(tmp_path):
     pytest.importorskip("torch")
     (tmp_path / "lib.py").write_text(LIB)
@@ -218,6 +220,7 @@ SCRIPTS = {  # buggy script: what its emitted test must say
 
 
 @pytest.mark.runtime
+@pytest.mark.slow
 def test_emitted_tests_flag_the_buggy_scripts_and_pass_their_fixed_forms(tmp_path):
     """Four small buggy scripts (an unoptimized head, a frozen encoder, NaN gradients, no zero_grad)
     and their fixed forms: one test file each from `gradaudit probe --emit`, run in one pytest."""

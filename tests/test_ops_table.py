@@ -7,7 +7,6 @@ import sys
 
 import pytest
 
-from gradaudit.analysis.ops import torch_api as T
 from gradaudit.analysis.ops import (
     AT,
     EFFECTS,
@@ -22,6 +21,7 @@ from gradaudit.analysis.ops import (
     op_for,
     operator_for,
 )
+from gradaudit.analysis.ops import torch_api as T
 from gradaudit.analysis.ops.records import decode, encode
 
 

@@ -50,6 +50,7 @@ def node_modules():
         run([NPM, "ci", "--no-audit", "--no-fund"])
 
 
+@pytest.mark.slow  # npm ci
 @needs_npm
 def test_unit_tests(node_modules):
     out = run([NPM, "test"])
@@ -57,6 +58,7 @@ def test_unit_tests(node_modules):
     assert int(out.split("# pass ")[1].split()[0]) >= 20
 
 
+@pytest.mark.slow  # npm ci
 @needs_npm
 def test_typecheck(node_modules):
     run([NPM, "run", "typecheck"])
