@@ -44,7 +44,8 @@ class GradauditServer(LanguageServer):
         )
         self.settings = Settings()
         self.analyses = Analyses(self._published, self._log)
-        self.pull = False  # the client asks for diagnostics itself, told to by a refresh (capabilities.py)
+        self.pull = False  # the client asks for diagnostics itself (textDocument/diagnostic)
+        self.refresh = False  # ... and accepts workspace/diagnostic/refresh
         self.lens_refresh = False  # the client accepts workspace/codeLens/refresh
         self.resolve_edits = False  # the client resolves code actions' edits lazily
         self.root = ""
@@ -217,7 +218,8 @@ class GradauditServer(LanguageServer):
         # documents showing findings other analyses placed there: now, or until now (they may be gone)
         targets = {uri} | {u for u in self.analyses.docs if self.analyses.foreign_findings(u)} | self.foreign_shown
         if self.pull:
-            self.workspace_diagnostic_refresh(None)
+            if self.refresh:
+                self.workspace_diagnostic_refresh(None)
             return
         for target in targets:
             if self.is_open(target):
@@ -263,6 +265,7 @@ def initialize(ls: GradauditServer, params: types.InitializeParams):
     td = caps.text_document
     ls.pull = pulls(caps)  # else every document's diagnostics are pushed
     ws = caps.workspace
+    ls.refresh = bool(ws and ws.diagnostics and ws.diagnostics.refresh_support)
     ls.lens_refresh = bool(ws and ws.code_lens and ws.code_lens.refresh_support)
     ca = td.code_action if td is not None else None
     ls.resolve_edits = bool(ca and ca.resolve_support and "edit" in (ca.resolve_support.properties or []))
