@@ -22,6 +22,7 @@ from gradaudit.analysis.rules.fixes import fix_source
 from gradaudit.analysis.source.program import ParseError, read_text, split_lines
 
 from . import gradflow_action, notebooks
+from .capabilities import Protocol, pulls
 from .convert import Positions, diagnostic, finding_key, path_of, text_edits, uri_of
 from .diagnostics import carried, incomplete_diagnostic, move, parse_diagnostic, stopped_message
 from .documents import Analyses
@@ -49,6 +50,7 @@ class GradauditServer(LanguageServer):
                 ],
                 save=True,
             ),
+            protocol_cls=Protocol,
         )
         self.settings = Settings()
         self.analyses = Analyses(self._published, self._log)
@@ -339,7 +341,7 @@ server = GradauditServer()
 def initialize(ls: GradauditServer, params: types.InitializeParams):
     caps = params.capabilities
     td = caps.text_document
-    ls.pull = td is not None and td.diagnostic is not None
+    ls.pull = pulls(caps)  # else every document's diagnostics are pushed
     ws = caps.workspace
     ls.refresh = bool(ws and ws.diagnostics and ws.diagnostics.refresh_support)
     ls.lens_refresh = bool(ws and ws.code_lens and ws.code_lens.refresh_support)

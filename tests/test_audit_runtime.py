@@ -14,7 +14,7 @@ from clitools import run_cli
 from test_audit_report import LIFECYCLE_AND_NUMERICS, UNSAFE_LOG
 from test_gradflow_emit import pytest_run
 
-pytestmark = pytest.mark.runtime
+pytestmark = [pytest.mark.runtime, pytest.mark.slow]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KIND = re.compile(r"^E\s+- \[([\w-]+)\]", re.M)  # a failing probe's lines: `- [stale] step 2 of ...`

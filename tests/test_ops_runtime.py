@@ -9,7 +9,7 @@ import pytest
 
 from gradaudit.analysis.ops import _table, op_for
 
-pytestmark = pytest.mark.runtime
+pytestmark = [pytest.mark.runtime, pytest.mark.slow]
 torch = pytest.importorskip("torch", reason="the op table is checked against torch (install the `test` extra)")
 F = torch.nn.functional
 

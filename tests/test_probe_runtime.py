@@ -12,7 +12,7 @@ F = torch.nn.functional
 
 from gradaudit.probe import GradFlowError, batch_for, probe  # noqa: E402
 
-pytestmark = pytest.mark.runtime
+pytestmark = [pytest.mark.runtime, pytest.mark.slow]
 
 
 class Net(nn.Module):

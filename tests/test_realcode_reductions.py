@@ -16,6 +16,7 @@ them into failures until the entry is removed here.
 from __future__ import annotations
 
 import glob
+import importlib.util
 import json
 import os
 import re
@@ -24,6 +25,7 @@ import sys
 
 import pytest
 from clitools import clean_env
+from runtime.forkrun import run_scripts
 
 HERE = os.path.join(os.path.dirname(__file__), "data", "realcode_reductions")
 SCRIPTS = sorted(glob.glob(os.path.join(HERE, "*.py")))
@@ -106,10 +108,19 @@ def test_reduction_draws_no_confirmed_false_alarm(path):
     assert all(run == runs[0] for run in runs), "the findings change from one analysis of the same file to the next"
 
 
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory):
+    """Each script run as `python SCRIPT` in a folder of its own, torch imported once for all (forkrun.py)."""
+    if importlib.util.find_spec("torch") is None:
+        pytest.skip("torch is not installed (the `test` extra)")
+    jobs = [{"id": p, "script": p, "cwd": str(tmp_path_factory.mktemp("run"))} for p in SCRIPTS]
+    return run_scripts(jobs)
+
+
 @pytest.mark.runtime
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SCRIPTS, ids=os.path.basename)
-def test_reduction_runs_as_its_header_says(path, tmp_path):
-    pytest.importorskip("torch")
-    proc = subprocess.run([sys.executable, path], cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.strip().endswith("OK"), proc.stdout[-2000:]
+def test_reduction_runs_as_its_header_says(path, ran):
+    proc = ran[path]
+    assert proc["returncode"] == 0, proc["stderr"][-3000:]
+    assert proc["stdout"].strip().endswith("OK"), proc["stdout"][-2000:]

@@ -14,7 +14,7 @@ from test_data_scripts import runtime_cases
 
 from gradaudit.analysis.rules import RULES
 
-pytestmark = pytest.mark.runtime
+pytestmark = [pytest.mark.runtime, pytest.mark.slow]
 HARNESS = os.path.join(os.path.dirname(__file__), "runtime", "harness.py")
 
 

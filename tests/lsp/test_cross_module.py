@@ -12,11 +12,11 @@ from libenv import make_env
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from .conftest import server_command
+from .conftest import PULL_CLIENT, client_capabilities, pulls, server_command
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-CLIENTS = ["neovim@v0.7.0", "visual-studio-code"]
+CLIENTS = ["neovim@v0.7.0", PULL_CLIENT]
 
 
 @pytest_lsp.fixture(
@@ -33,16 +33,15 @@ async def client(lsp_client: LanguageClient, request, tmp_path_factory):
         lsp_client.published.setdefault(params.uri, []).append(params.diagnostics)
 
     lsp_client.protocol.fm._features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = on_publish
-    caps = pytest_lsp.client_capabilities(request.param)
-    lsp_client.pulls = caps.text_document is not None and caps.text_document.diagnostic is not None
-    await lsp_client.initialize_session(
+    result = await lsp_client.initialize_session(
         types.InitializeParams(
-            capabilities=caps,
+            capabilities=client_capabilities(request.param),
             root_uri=f"file://{root}",
             workspace_folders=[types.WorkspaceFolder(uri=f"file://{root}", name="ws")],
             initialization_options={"gradaudit": {"debounce": 0}, "interpreter": os.path.join(env, "bin", "python")},
         )
     )
+    lsp_client.pulls = pulls(result)
     yield
     await lsp_client.shutdown_session()
 

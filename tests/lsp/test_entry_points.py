@@ -27,7 +27,21 @@ def _read(stream) -> dict:
             return json.loads(stream.read(length))
 
 
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}, "rootUri": None}}
+def _init(capabilities) -> dict:
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"capabilities": capabilities, "rootUri": None},
+    }
+
+
+# pulls diagnostics and takes refreshes, as vscode-languageclient does
+PULL = {
+    "textDocument": {"diagnostic": {"dynamicRegistration": True}},
+    "workspace": {"diagnostics": {"refreshSupport": True}},
+}
+INIT = _init(PULL)
 
 
 @pytest.mark.parametrize(
@@ -60,6 +74,30 @@ def test_server_over_stdio(command):
     finally:
         if p.poll() is None:
             p.kill()
+
+
+@pytest.mark.parametrize(
+    "capabilities",
+    [{}, {"textDocument": {"diagnostic": {}, "publishDiagnostics": {}}}],  # Neovim 0.10 to 0.12 pull, take no refresh
+    ids=["push-only", "pull-without-refresh"],
+)
+def test_no_pull_offered_to_a_client_that_takes_no_refresh(capabilities):
+    # its diagnostics are pushed: offered pull as well, it would show them twice (issue 23)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "gradaudit.server"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        p.stdin.write(_frame(_init(capabilities)))
+        p.stdin.flush()
+        caps = _read(p.stdout)["result"]["capabilities"]
+        assert "diagnosticProvider" not in caps
+        assert caps["codeActionProvider"]["resolveProvider"] is True
+    finally:
+        p.kill()
+        p.wait(timeout=10)
 
 
 def test_server_over_tcp():

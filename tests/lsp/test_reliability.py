@@ -12,7 +12,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from .conftest import server_command
+from .conftest import PULL_CLIENT, client_capabilities, server_command
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -60,7 +60,7 @@ async def _session(lsp_client: LanguageClient, tmp_path_factory, client_name: st
 
     await lsp_client.initialize_session(
         types.InitializeParams(
-            capabilities=pytest_lsp.client_capabilities(client_name),
+            capabilities=client_capabilities(client_name),
             root_uri=f"file://{root}",
             initialization_options={"gradaudit": {"debounce": 0}},
         )
@@ -76,7 +76,7 @@ async def push(lsp_client: LanguageClient, tmp_path_factory):
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=server_command()), scope="module")
 async def pull(lsp_client: LanguageClient, tmp_path_factory):
-    await _session(lsp_client, tmp_path_factory, "neovim@v0.11.0")
+    await _session(lsp_client, tmp_path_factory, PULL_CLIENT)
     yield
     await lsp_client.shutdown_session()
 

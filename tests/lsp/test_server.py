@@ -11,14 +11,15 @@ from helpers import strip_markers
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from .conftest import server_command
+from .conftest import PULL_CLIENT, client_capabilities, pulls, server_command
 
 # the server is shared per module: the tests must run on the fixture's event loop
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
-# push clients (no pull diagnostics) and one that pulls (Neovim 0.11)
-CLIENTS = ["neovim@v0.7.0", "emacs", "visual-studio-code", "neovim@v0.11.0"]
+# clients that take pushed diagnostics only; Neovim 0.11, which pulls but takes no refresh (so it is
+# pushed to); and one that pulls and takes refreshes (VS Code's vscode-languageclient)
+CLIENTS = ["neovim@v0.7.0", "emacs", "visual-studio-code", "neovim@v0.11.0", PULL_CLIENT]
 
 GATE = strip_markers(open(os.path.join(DATA, "bugs", "relu_inplace_sigmoid.py")).read())[0]
 CLEAN = open(os.path.join(DATA, "valid", "trainer_class.py")).read()
@@ -59,6 +60,7 @@ async def client(lsp_client: LanguageClient, request, tmp_path_factory):
     lsp_client.published = {}  # uri -> list of (version, diagnostics), in arrival order
     lsp_client.applied = []
     lsp_client.lens_refreshes = 0
+    lsp_client.client_name = request.param
 
     @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
     def on_lens_refresh(params):
@@ -76,16 +78,15 @@ async def client(lsp_client: LanguageClient, request, tmp_path_factory):
         lsp_client.applied.append(params)
         return types.ApplyWorkspaceEditResult(applied=True)
 
-    caps = pytest_lsp.client_capabilities(request.param)
-    lsp_client.pulls = caps.text_document is not None and caps.text_document.diagnostic is not None
-    await lsp_client.initialize_session(
+    result = await lsp_client.initialize_session(
         types.InitializeParams(
-            capabilities=caps,
+            capabilities=client_capabilities(request.param),
             root_uri=f"file://{root}",
             workspace_folders=[types.WorkspaceFolder(uri=f"file://{root}", name="ws")],
             initialization_options={"gradaudit": {"debounce": 0}},
         )
     )
+    lsp_client.pulls = pulls(result)
     yield
     await lsp_client.shutdown_session()
 
@@ -189,6 +190,30 @@ async def test_diagnostics_on_open(client):
     assert 25 in lines  # loss.backward()
     assert "sigmoid" in d.message
     doc.close()
+
+
+async def test_every_open_document_gets_its_diagnostics_unasked(client):
+    # Issue 23: Neovim 0.11/0.12 (`nvim -O a.py b.py c.py`, a restored session) pulls for the buffer
+    # in view only and takes no workspace/diagnostic/refresh: the other buffers stayed empty until
+    # edited. A client that takes no refresh is pushed every document's diagnostics (and not offered
+    # pull: it would show them twice); one that takes refreshes is told to pull again.
+    assert client.pulls == (client.client_name == PULL_CLIENT)
+    before = client.diagnostic_refresh_count
+    docs = [Doc(client, f"every_{i}.py", GATE) for i in range(3)]
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 60
+    if client.pulls:
+        while client.diagnostic_refresh_count < before + len(docs) and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+        assert client.diagnostic_refresh_count >= before + len(docs)
+        assert not any(doc.uri in client.published for doc in docs)
+    else:
+        while not all(client.published.get(doc.uri) for doc in docs) and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+        assert client.diagnostic_refresh_count == before
+    for doc in docs:
+        assert [d.code for d in await doc.diagnostics()] == ["GA110"]
+        doc.close()
 
 
 async def test_quick_fix_applies_and_the_diagnostic_goes_away(client):
@@ -390,10 +415,10 @@ async def test_closing_clears_diagnostics(client):
     doc.close()
     for _ in range(100):
         got = client.published.get(doc.uri, [])
-        if got and got[-1][1] == [] and got[-1][0] is None:
+        if got and not got[-1][1] and got[-1][0] is None:  # a list or a tuple, as decoded
             break
         await asyncio.sleep(0.05)
-    assert list(client.published[doc.uri][-1][1]) == []
+    assert list(client.published[doc.uri][-1][1]) == [] and client.published[doc.uri][-1][0] is None
 
 
 async def test_deep_nesting_is_analysed_around_and_reported(client):

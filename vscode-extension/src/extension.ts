@@ -8,6 +8,7 @@ import {
     CloseAction, DidChangeConfigurationNotification, ErrorAction, ExecuteCommandRequest,
     LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions, State, TransportKind,
 } from "vscode-languageclient/node";
+import { UNPACK_SCRIPT, unpackBundle } from "./bundle";
 import { cellPlaces, graphHtml, InCell, TrainingGraph } from "./graph";
 import {
     BundleCheck, bundledEnv, CHECK_ARGS, chooseInterpreter, cliCommand, parseBundleCheck, parseProbe, Probe, PROBE_SCRIPT,
@@ -67,9 +68,22 @@ class Gradaudit implements vscode.Disposable {
         return readSettings(vscode.workspace.getConfiguration("gradaudit", folder?.uri), folder?.uri.fsPath);
     }
 
-    private bundledLibs(): string | undefined {
-        const libs = this.context.asAbsolutePath(path.join("bundled", "libs"));
-        return fs.existsSync(path.join(libs, "gradaudit", "server", "__init__.py")) ? libs : undefined;
+    /** The bundled gradaudit's folder, unpacked by `python` on first use (bundle.ts); undefined
+     * if the extension ships none or it cannot be unpacked (said in the output). */
+    private async bundledLibs(python: string[]): Promise<string | undefined> {
+        const unzip = async (archive: string, destination: string) => {
+            const { err, stdout, stderr } = await this.run(python, ["-c", UNPACK_SCRIPT, archive, destination]);
+            if (err) {
+                throw new Error(`${err.message}${stderr ? `\n${stderr}` : ""}`);
+            }
+            return stdout;
+        };
+        try {
+            return await unpackBundle(this.context.extensionPath, this.context.globalStorageUri.fsPath, unzip);
+        } catch (e) {
+            this.output.warn(`could not unpack the bundled gradaudit with ${python.join(" ")}: ${e instanceof Error ? e.message : String(e)}`);
+            return undefined;
+        }
     }
 
     private setStatus(state: Status, detail: string): void {
@@ -152,8 +166,8 @@ class Gradaudit implements vscode.Disposable {
         this.setStatus("starting", "starting the server");
         const folder = this.folder();
         const interpreter = chooseInterpreter(this.settings, this.settings.path.length ? undefined : await selectedInterpreter(folder?.uri));
-        const bundled = this.bundledLibs();
         const viaPython = this.settings.path.length === 0;
+        const bundled = viaPython ? await this.bundledLibs(interpreter.command) : undefined;
         const checkBundle = viaPython && bundled !== undefined && this.settings.importStrategy === "useBundled";
         const [probe, bundle] = await Promise.all([
             viaPython ? this.probe(interpreter.command) : Promise.resolve(undefined),
