@@ -80,7 +80,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     )
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="gradaudit server")
     add_arguments(ap)
     args = ap.parse_args(argv)

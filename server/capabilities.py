@@ -12,6 +12,9 @@ would show every diagnostic twice.
 
 from __future__ import annotations
 
+from collections.abc import Generator
+from typing import Any
+
 from lsprotocol import types
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
@@ -26,7 +29,7 @@ class Protocol(LanguageServerProtocol):
     """pygls' protocol, with the diagnostic provider offered only to clients that pull (above)."""
 
     @lsp_method(types.INITIALIZE)
-    def lsp_initialize(self, params: types.InitializeParams):
+    def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
         result = yield from super().lsp_initialize(params)
         if not pulls(params.capabilities):
             result.capabilities.diagnostic_provider = None

@@ -4,12 +4,18 @@ their negotiated position encoding (UTF-16 by default), converted here, at the e
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
+from pygls.workspace import PositionCodec
 
 import gradaudit.analysis
+from gradaudit.analysis.model.findings import Edit, Finding
+from gradaudit.analysis.source.span import Span
+
+from .settings import Settings
 
 # docs/ sits beside the analysis package in every layout: the repository (analysis/, docs/) and an
 # installed gradaudit (gradaudit/analysis/, gradaudit/docs/)
@@ -36,7 +42,7 @@ def uri_of(path: str) -> str:
 class Positions:
     """Converts engine spans of one file to client ranges, given that file's lines."""
 
-    def __init__(self, lines, codec):
+    def __init__(self, lines: Sequence[str], codec: PositionCodec) -> None:
         self.lines = lines
         self.codec = codec
 
@@ -46,11 +52,11 @@ class Positions:
         text = self.lines[n] if 0 <= n < len(self.lines) else ""
         return types.Position(line=max(n, 0), character=self.codec.client_num_units(text[:col]))
 
-    def range(self, span) -> types.Range:
+    def range(self, span: Span) -> types.Range:
         return types.Range(start=self.position(span.line, span.col), end=self.position(span.end_line, span.end_col))
 
 
-def severity_for(finding, severity: dict) -> types.DiagnosticSeverity:
+def severity_for(finding: Finding, severity: dict[str, str]) -> types.DiagnosticSeverity:
     """The user's severity for a finding (code or name, the longest matching prefix, family and
     confidence, family, confidence), else by confidence and family."""
     if severity:
@@ -72,7 +78,7 @@ def severity_for(finding, severity: dict) -> types.DiagnosticSeverity:
     return types.DiagnosticSeverity.Information if finding.family == _NUMERICAL else types.DiagnosticSeverity.Warning
 
 
-def docs_href(code: str, settings) -> str | None:
+def docs_href(code: str, settings: Settings) -> str | None:
     """The rule's page: the user's `docsUrl`, else the page shipped inside the installed package
     (docs/rules/GAnnn.md; nothing is written anywhere)."""
     if settings.docs_url:
@@ -89,7 +95,11 @@ def rule_page(code: str) -> str | None:
 
 
 def diagnostic(
-    finding, positions: Positions, settings, positions_for, severity: dict | None = None
+    finding: Finding,
+    positions: Positions,
+    settings: Settings,
+    positions_for: Callable[[str], Positions | None],
+    severity: dict[str, str] | None = None,
 ) -> types.Diagnostic:
     """`severity`: the merged project and client severities (the client's alone when None)."""
     href = docs_href(finding.code, settings)
@@ -121,10 +131,10 @@ def diagnostic(
     )
 
 
-def finding_key(f) -> str:
+def finding_key(f: Finding) -> str:
     s = f.span
     return f"{f.code}:{s.line}:{s.col}:{s.end_line}:{s.end_col}"
 
 
-def text_edits(edits, positions: Positions) -> list[types.TextEdit]:
+def text_edits(edits: Iterable[Edit], positions: Positions) -> list[types.TextEdit]:
     return [types.TextEdit(range=positions.range(e.span), new_text=e.content) for e in edits]

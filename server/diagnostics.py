@@ -12,6 +12,13 @@ from __future__ import annotations
 import re
 
 from lsprotocol import types
+from pygls.workspace import PositionCodec
+
+from gradaudit.analysis.check.engine import Result
+from gradaudit.analysis.source.program import ParseError
+
+from .convert import Positions
+from .documents import Analysis
 
 FINDING, PARSE, INCOMPLETE = "finding", "parse", "incomplete"
 _BREAK = re.compile(r"\r\n|\r|\n")
@@ -19,10 +26,11 @@ _BREAK = re.compile(r"\r\n|\r|\n")
 
 def kind_of(d: types.Diagnostic) -> str:
     data = d.data if isinstance(d.data, dict) else {}
-    return data.get("kind", FINDING)
+    kind: str = data.get("kind", FINDING)  # the server's own data (below, convert.diagnostic)
+    return kind
 
 
-def _line_range(positions, line: int, col: int) -> types.Range:
+def _line_range(positions: Positions, line: int, col: int) -> types.Range:
     """From (1-based line, 1-based column) to the end of that line."""
     n = max(line - 1, 0)
     text = positions.lines[n] if n < len(positions.lines) else ""
@@ -34,7 +42,7 @@ def _line_range(positions, line: int, col: int) -> types.Range:
     return types.Range(start=start, end=end)
 
 
-def parse_diagnostic(error, positions) -> types.Diagnostic:
+def parse_diagnostic(error: ParseError, positions: Positions) -> types.Diagnostic:
     what = "could not read" if getattr(error, "kind", "parse") == "read" else "could not parse"
     tail = " (this statement is not analysed until it parses)" if getattr(error, "region", None) else ""
     return types.Diagnostic(
@@ -47,7 +55,7 @@ def parse_diagnostic(error, positions) -> types.Diagnostic:
     )
 
 
-def incomplete_diagnostic(message: str, positions, line: int = 1, col: int = 1) -> types.Diagnostic:
+def incomplete_diagnostic(message: str, positions: Positions, line: int = 1, col: int = 1) -> types.Diagnostic:
     return types.Diagnostic(
         range=_line_range(positions, line, col),
         message=message,
@@ -58,7 +66,7 @@ def incomplete_diagnostic(message: str, positions, line: int = 1, col: int = 1) 
     )
 
 
-def stopped_message(analysis) -> str:
+def stopped_message(analysis: Analysis) -> str:
     """The message for an analysis the server stopped (or that failed)."""
     if analysis.stopped == "time":
         return (
@@ -77,7 +85,7 @@ def stopped_message(analysis) -> str:
     return "analysis incomplete: internal error (the whole document not reached); see the server's log"
 
 
-def carried(previous: list, result) -> list:
+def carried(previous: list[types.Diagnostic], result: Result | None) -> list[types.Diagnostic]:
     """The findings of the previous analysis that `result` could not recompute: all of them when
     nothing was analysed, else those inside the statements left out because they do not parse."""
     old = [d for d in previous if kind_of(d) == FINDING]
@@ -92,11 +100,14 @@ def carried(previous: list, result) -> list:
 # ------------------------------------------------------------ moving with the edits
 
 
-def _units(codec, text: str) -> int:
-    return codec.client_num_units(text)
+def _units(codec: PositionCodec, text: str) -> int:
+    units: int = codec.client_num_units(text)  # pygls leaves it unannotated
+    return units
 
 
-def move(diagnostics: list, change, codec) -> list:
+def move(
+    diagnostics: list[types.Diagnostic], change: types.TextDocumentContentChangeEvent, codec: PositionCodec
+) -> list[types.Diagnostic]:
     """The diagnostics' ranges after one content change (client units). A full-text change cannot
     be followed: the ranges stay."""
     r = getattr(change, "range", None)

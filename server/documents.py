@@ -14,14 +14,20 @@ import asyncio
 import os
 import time
 import traceback
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from lsprotocol import types
+
 from gradaudit.analysis.check.engine import Result
+from gradaudit.analysis.check.schema import Problem
+from gradaudit.analysis.model.findings import Finding
 from gradaudit.analysis.source.notebook import Notebook
 
 from .convert import path_of
 from .memory import give_back
 from .scheduler import BIG_BYTES, SLOW_SECONDS, Scheduler
+from .settings import Settings
 
 OVERLAY_BYTES = BIG_BYTES  # other open documents larger than this are read from disk by an analysis
 CHANGES_KEPT = 1000  # files changed on disk told to the workers; one that missed more forgets all
@@ -34,12 +40,12 @@ class Analysis:
     result: Result | None
     error: str | None = None  # the engine failed (a traceback)
     config_source: str = ""  # the pyproject.toml that applied ('' for none)
-    config_problems: tuple = ()  # schema.Problem: what is wrong in it
-    severity: dict = field(default_factory=dict)  # the project's severity, with the client's over it
+    config_problems: tuple[Problem, ...] = ()  # what is wrong in it
+    severity: dict[str, str] = field(default_factory=dict)  # the project's severity, with the client's over it
     seconds: float = 0.0
     stopped: str = ""  # the server stopped it: 'time' | 'memory' | 'died'
     budget: str = ""  # the budget that was spent, for the message
-    deps: frozenset = frozenset()  # normalised paths of the files the analysis read (its imports)
+    deps: frozenset[str] = frozenset()  # normalised paths of the files the analysis read (its imports)
 
 
 @dataclass
@@ -47,10 +53,11 @@ class DocState:
     uri: str
     version: int = 0
     analysis: Analysis | None = None
-    task: asyncio.Task | None = None
-    waiters: list = field(default_factory=list)
-    foreign: dict = field(default_factory=dict)  # other uri -> findings this document's analysis placed there
-    shown: list = field(default_factory=list)  # the diagnostics last published, moved with the edits
+    task: asyncio.Task[None] | None = None
+    waiters: list[asyncio.Future[Analysis | None]] = field(default_factory=list)
+    # other uri -> findings this document's analysis placed there
+    foreign: dict[str, list[Finding]] = field(default_factory=dict)
+    shown: list[types.Diagnostic] = field(default_factory=list)  # the diagnostics last published, moved with the edits
     edited: int = 0  # sequence number of its last edit: newest first
     size: int = 0
     slow: bool = False  # its last analysis was long: the big lane
@@ -60,18 +67,18 @@ class DocState:
 class Analyses:
     """The documents' analysis state, and the scheduler that runs their analyses."""
 
-    def __init__(self, on_result, log):
+    def __init__(self, on_result: Callable[[str], None], log: Callable[[str], None]) -> None:
         self.docs: dict[str, DocState] = {}
         self.on_result = on_result  # callback(uri) on the event loop after a new result
         self.log = log
         self.scheduler = Scheduler(log)
         self.scheduler.big_needed = self._big_open
         self._edits = 0
-        self._give_back: list = []
+        self._give_back: list[asyncio.TimerHandle] = []
         self._change_seq = 0
-        self._changes: list = []  # (sequence number, path) of the files changed on disk, the last ones
+        self._changes: list[tuple[int, str]] = []  # (sequence number, path) of the files changed on disk, the last ones
 
-    def start(self):
+    def start(self) -> None:
         self.scheduler.start()
 
     def _big_open(self) -> bool:
@@ -83,7 +90,7 @@ class Analyses:
             st = self.docs[uri] = DocState(uri)
         return st
 
-    def close(self, uri: str):
+    def close(self, uri: str) -> None:
         st = self.docs.pop(uri, None)
         if st is not None:
             if st.task is not None:
@@ -104,13 +111,13 @@ class Analyses:
         self,
         uri: str,
         version: int,
-        text_of,
-        settings,
-        workspace_root,
-        open_texts,
+        text_of: Callable[[], str | Notebook],
+        settings: Settings,
+        workspace_root: str,
+        open_texts: Callable[[int], dict[str, str]],
         delay_ms: int,
         background: bool = False,
-    ):
+    ) -> None:
         """Analyze `uri` at `version` after `delay_ms`, replacing a pending request. `background`:
         not an edit of this document (a save elsewhere, new settings): after the edited ones."""
         st = self.state(uri)
@@ -125,7 +132,7 @@ class Analyses:
         )
         st.task.add_done_callback(self._report)
 
-    def _report(self, task: asyncio.Task):
+    def _report(self, task: asyncio.Task[None]) -> None:
         if task.cancelled():
             return
         exc = task.exception()
@@ -135,7 +142,17 @@ class Analyses:
                 + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__, limit=8))
             )
 
-    async def _run_later(self, st: DocState, version, text_of, settings, root, open_texts, delay, background):
+    async def _run_later(
+        self,
+        st: DocState,
+        version: int,
+        text_of: Callable[[], str | Notebook],
+        settings: Settings,
+        root: str,
+        open_texts: Callable[[int], dict[str, str]],
+        delay: float,
+        background: bool,
+    ) -> None:
         if delay > 0:
             await asyncio.sleep(delay)
         if st.version != version or self.docs.get(st.uri) is not st:
@@ -193,7 +210,7 @@ class Analyses:
             self.log(f"gradaudit: analysis of {st.uri} stopped ({analysis.stopped} budget)")
         self._land(st, analysis)
 
-    def _land(self, st: DocState, analysis: Analysis):
+    def _land(self, st: DocState, analysis: Analysis) -> None:
         if st.version != analysis.version or self.docs.get(st.uri) is not st:
             return  # stale: a newer edit (or a close) came in meanwhile
         st.analysis = analysis
@@ -204,14 +221,14 @@ class Analyses:
         st.waiters.clear()
         self.on_result(st.uri)
 
-    async def current(self, uri: str, timeout=30.0) -> Analysis | None:
+    async def current(self, uri: str, timeout: float = 30.0) -> Analysis | None:
         """The analysis of the document's current version, waiting for it if it is under way."""
         st = self.docs.get(uri)
         if st is None:
             return None
         if st.analysis is not None and st.analysis.version == st.version:
             return st.analysis
-        fut = asyncio.get_running_loop().create_future()
+        fut: asyncio.Future[Analysis | None] = asyncio.get_running_loop().create_future()
         st.waiters.append(fut)
         try:
             return await asyncio.wait_for(fut, timeout)
@@ -222,11 +239,11 @@ class Analyses:
         st = self.docs.get(uri)
         return st.analysis if st is not None else None
 
-    def dependents(self, changed: set) -> list:
+    def dependents(self, changed: set[str]) -> list[str]:
         """Documents whose last analysis read one of the changed files."""
         return [uri for uri, st in self.docs.items() if st.analysis is not None and st.analysis.deps & changed]
 
-    def invalidate(self, paths):
+    def invalidate(self, paths: Iterable[str]) -> None:
         """Files changed on disk: the workers drop what they keep of them (parsed modules, library
         summaries when a library changed). Each job carries the recent changes; a worker applies
         those it has not seen (worker.py), whichever lane it serves and whenever it started."""
@@ -235,22 +252,22 @@ class Analyses:
             self._changes.append((self._change_seq, os.path.abspath(p)))
         del self._changes[:-CHANGES_KEPT]
 
-    def foreign_findings(self, uri: str) -> list:
-        out = []
+    def foreign_findings(self, uri: str) -> list[Finding]:
+        out: list[Finding] = []
         for other, st in self.docs.items():
             if other != uri:
                 out.extend(st.foreign.get(uri, ()))
         return out
 
-    def shutdown(self):
+    def shutdown(self) -> None:
         for st in self.docs.values():
             if st.task is not None:
                 st.task.cancel()
         self.scheduler.shutdown()
 
 
-def _foreign(uri: str, analysis: Analysis) -> dict:
-    out: dict = {}
+def _foreign(uri: str, analysis: Analysis) -> dict[str, list[Finding]]:
+    out: dict[str, list[Finding]] = {}
     if analysis.result is None:
         return out
     own = os.path.normpath(path_of(uri))

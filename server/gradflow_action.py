@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+from typing import TypedDict
 
 from lsprotocol import types
 
@@ -12,20 +13,30 @@ from gradaudit.analysis.report.collect import Source
 from gradaudit.analysis.report.summary import unique_steps
 
 from .convert import path_of, uri_of
+from .documents import Analysis
 
 KIND = "source.gradaudit.gradflowTest"
 COMMAND = "gradaudit.generateGradflowTest"
 TITLE = "Generate gradient-flow test"
 
 
-def _plans(analysis, uri: str, line: int | None):
+class Written(TypedDict, total=False):
+    """What the command answers: the test written (`path`, `uri`, `tests`), or `error`."""
+
+    path: str
+    uri: str
+    tests: int
+    error: str
+
+
+def _plans(analysis: Analysis | None, uri: str, line: int | None) -> list[gradflow.ProbePlan]:
     """The plans of this document's training steps (only the one at `line` when given)."""
     result = analysis.result if analysis is not None else None
-    if result is None or result.model is None:
+    if analysis is None or result is None or result.model is None:
         return []
     path = os.path.normpath(path_of(uri))
     files = {result.path: Source(result.path, analysis.text)}
-    out = []
+    out: list[gradflow.ProbePlan] = []
     for step in unique_steps(result.model):
         if os.path.normpath(os.path.abspath(step.span.path)) != path:
             continue
@@ -35,7 +46,7 @@ def _plans(analysis, uri: str, line: int | None):
     return out
 
 
-def code_actions(analysis, uri: str, first_line: int, last_line: int) -> list:
+def code_actions(analysis: Analysis | None, uri: str, first_line: int, last_line: int) -> list[types.CodeAction]:
     """One action per located training step whose backward() the range touches (1-based lines)."""
     actions = []
     for plan in _plans(analysis, uri, None):
@@ -50,7 +61,7 @@ def code_actions(analysis, uri: str, first_line: int, last_line: int) -> list:
     return actions
 
 
-def write_test(analysis, uri: str, line: int) -> dict:
+def write_test(analysis: Analysis | None, uri: str, line: int) -> Written:
     """Write the test for the step at `line`; {'path', 'tests'} or {'error'}."""
     plans = [p for p in _plans(analysis, uri, line) if p.locatable]
     if not plans:

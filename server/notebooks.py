@@ -10,20 +10,27 @@ to the cell document holding it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from lsprotocol import types
+from pygls.workspace import Workspace
 
-from gradaudit.analysis.source.notebook import Locator, Notebook, Where, notebook_from_cells
+from gradaudit.analysis.check.engine import Result
+from gradaudit.analysis.model.findings import Finding
+from gradaudit.analysis.source.notebook import Cell, Locator, Notebook, Where, notebook_from_cells
 from gradaudit.analysis.source.program import ParseError
 
 from .convert import Positions, docs_href, finding_key, path_of, severity_for, uri_of
 from .diagnostics import incomplete_diagnostic, parse_diagnostic, stopped_message
+from .documents import Analysis
+from .settings import Settings
 
 PYTHON = "python"
 
 
-def notebook_of(workspace, uri: str):
+def notebook_of(workspace: Workspace, uri: str) -> types.NotebookDocument | None:
     """The open notebook document `uri` is (or holds as a cell); None if there is none."""
     try:
         nb = workspace.get_notebook_document(notebook_uri=uri)
@@ -32,7 +39,7 @@ def notebook_of(workspace, uri: str):
         return None
 
 
-def virtual(workspace, nb_doc) -> Notebook:
+def virtual(workspace: Workspace, nb_doc: types.NotebookDocument) -> Notebook:
     """The engine's notebook from the cells as the editor holds them now."""
     cells = []
     for cell in nb_doc.cells:
@@ -44,11 +51,12 @@ def virtual(workspace, nb_doc) -> Notebook:
 
 @dataclass(frozen=True)
 class CellFinding:
-    finding: object
-    where: Where  # the finding's place, in the cell `where.cell.id` (its uri)
+    finding: Finding
+    where: Where  # the finding's place, in the cell `where.cell`
+    cell: Cell  # where.cell, never None here; its id is the cell document's uri
 
 
-def cell_findings(result) -> list[CellFinding]:
+def cell_findings(result: Result) -> list[CellFinding]:
     """The analysis's findings that lie in the notebook's cells, with their cell positions."""
     nb = result.notebook
     if nb is None:
@@ -60,11 +68,11 @@ def cell_findings(result) -> list[CellFinding]:
             continue
         w = locator.span(f.span)
         if w.cell is not None:
-            out.append(CellFinding(f, w))
+            out.append(CellFinding(f, w, w.cell))
     return out
 
 
-def cell_positions(workspace, cell_uri: str) -> Positions:
+def cell_positions(workspace: Workspace, cell_uri: str) -> Positions:
     doc = workspace.get_text_document(cell_uri)
     return Positions(doc.lines, doc.position_codec)
 
@@ -73,9 +81,15 @@ def _range(positions: Positions, w: Where) -> types.Range:
     return types.Range(start=positions.position(w.line, w.col), end=positions.position(w.end_line, w.end_col))
 
 
-def diagnostics_by_cell(workspace, nb_doc, analysis, settings, positions_for) -> dict:
+def diagnostics_by_cell(
+    workspace: Workspace,
+    nb_doc: types.NotebookDocument,
+    analysis: Analysis,
+    settings: Settings,
+    positions_for: Callable[[str], Positions | None],
+) -> dict[str, list[types.Diagnostic]]:
     """{cell uri: [Diagnostic]} for every cell of the notebook (empty lists included)."""
-    out = {cell.document: [] for cell in nb_doc.cells}
+    out: dict[str, list[types.Diagnostic]] = {cell.document: [] for cell in nb_doc.cells}
     result = analysis.result
     if result is None:
         first = next(iter(out), None)
@@ -86,7 +100,7 @@ def diagnostics_by_cell(workspace, nb_doc, analysis, settings, positions_for) ->
     locator = Locator({nb.path: nb}) if nb is not None else Locator()
     severity = analysis.severity or settings.severity
     for cf in cell_findings(result):
-        uri = cf.where.cell.id
+        uri = cf.cell.id
         if uri in out:
             out[uri].append(_diagnostic(workspace, cf, locator, settings, positions_for, severity))
     for e in result.problems:
@@ -104,7 +118,14 @@ def diagnostics_by_cell(workspace, nb_doc, analysis, settings, positions_for) ->
     return out
 
 
-def _diagnostic(workspace, cf: CellFinding, locator, settings, positions_for, severity) -> types.Diagnostic:
+def _diagnostic(
+    workspace: Workspace,
+    cf: CellFinding,
+    locator: Locator,
+    settings: Settings,
+    positions_for: Callable[[str], Positions | None],
+    severity: dict[str, str],
+) -> types.Diagnostic:
     f, w = cf.finding, cf.where
     related = []
     for r in f.related:
@@ -122,7 +143,7 @@ def _diagnostic(workspace, cf: CellFinding, locator, settings, positions_for, se
     if f.params and len(f.params) <= 12:
         params = f" [{', '.join(f.params[:6])}{', …' if len(f.params) > 6 else ''}]"
     return types.Diagnostic(
-        range=_range(cell_positions(workspace, w.cell.id), w),
+        range=_range(cell_positions(workspace, cf.cell.id), w),
         message=f.message + params,
         severity=severity_for(f, severity),
         code=f.code,
@@ -133,14 +154,16 @@ def _diagnostic(workspace, cf: CellFinding, locator, settings, positions_for, se
     )
 
 
-def fix_edit(workspace, result, cf: CellFinding) -> types.WorkspaceEdit | None:
+def fix_edit(workspace: Workspace, result: Result, cf: CellFinding) -> types.WorkspaceEdit | None:
     """The finding's fix as edits of its cell (None when an edit lies outside that cell)."""
-    nb = result.notebook
+    nb, fix = result.notebook, cf.finding.fix
+    if nb is None or fix is None:  # not a notebook's analysis, no fix: nothing to edit
+        return None
     locator = Locator({nb.path: nb})
-    cell_uri = cf.where.cell.id
+    cell_uri = cf.cell.id
     pos = cell_positions(workspace, cell_uri)
     edits = []
-    for e in cf.finding.fix.edits:
+    for e in fix.edits:
         ew = locator.span(e.span)
         if ew.cell is None or ew.cell.id != cell_uri:
             return None
@@ -154,9 +177,9 @@ def fix_edit(workspace, result, cf: CellFinding) -> types.WorkspaceEdit | None:
     )
 
 
-def ignore_edit(workspace, cf: CellFinding) -> types.WorkspaceEdit:
+def ignore_edit(workspace: Workspace, cf: CellFinding) -> types.WorkspaceEdit:
     """`# gradaudit: ignore[CODE]` at the end of the finding's line in its cell."""
-    cell_uri = cf.where.cell.id
+    cell_uri = cf.cell.id
     pos = cell_positions(workspace, cell_uri)
     n = cf.where.line
     line = pos.lines[n - 1].rstrip("\r\n") if n - 1 < len(pos.lines) else ""
@@ -171,13 +194,13 @@ def ignore_edit(workspace, cf: CellFinding) -> types.WorkspaceEdit:
     return types.WorkspaceEdit(changes={cell_uri: [edit]})
 
 
-def place_in_graph(graph: dict, nb: Notebook) -> dict:
+def place_in_graph(graph: dict[str, Any], nb: Notebook) -> dict[str, Any]:
     """The training-step graph of a notebook: every part in the notebook gets the cell (`cell`,
     1-based) and the line in it (`cellLine`); `line` stays the analysed source's, which the view
     uses as the part's key."""
     locator = Locator({nb.path: nb})
 
-    def walk(node):
+    def walk(node: object) -> None:
         if isinstance(node, dict):
             if isinstance(node.get("line"), int) and node.get("path", nb.path) == nb.path:
                 w = locator.at(nb.path, node["line"], 0)

@@ -31,7 +31,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import IO, Any
 
 from .worker import receive, rss_bytes, send
 
@@ -63,11 +65,11 @@ class Budgets:
 class Job:
     uri: str
     version: int
-    payload: dict  # what the worker gets (worker.analyze)
-    priority: tuple  # smaller first: (background, -edit sequence)
+    payload: dict[str, Any]  # what the worker gets (worker.analyze)
+    priority: tuple[bool, int]  # smaller first: (background, -edit sequence)
     big: bool
     size: int
-    future: asyncio.Future = field(repr=False, default=None)
+    future: asyncio.Future[Outcome] | None = field(repr=False, default=None)
     id: int = 0
     started: float = 0.0
     lane: str = ""
@@ -76,7 +78,7 @@ class Job:
 
 @dataclass
 class Outcome:
-    reply: dict | None = None  # the worker's answer (worker.analyze)
+    reply: dict[str, Any] | None = None  # the worker's answer (worker.analyze)
     stopped: str = ""  # why the server stopped it: 'time' | 'memory' | 'died' | 'cancelled'
     seconds: float = 0.0
     peak_rss: int = 0
@@ -87,14 +89,20 @@ class Worker:
 
     _ids = itertools.count(1)
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, on_event, lane: str):
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, on_event: Callable[[Worker, str, Any], None], lane: str
+    ) -> None:
         self.loop = loop
         self.on_event = on_event
         self.lane = lane
         self.name = f"worker-{next(self._ids)}"
         self.proc = subprocess.Popen(worker_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True)
         self.pid = self.proc.pid
-        self.inbox: queue.Queue = queue.Queue()
+        stdin, stdout = self.proc.stdin, self.proc.stdout
+        assert stdin is not None and stdout is not None  # both are pipes (PIPE above)
+        self.stdin: IO[bytes] = stdin
+        self.stdout: IO[bytes] = stdout
+        self.inbox: queue.Queue[Job | None] = queue.Queue()
         self.job: Job | None = None
         self.ready = False
         self.baseline = 0
@@ -105,9 +113,9 @@ class Worker:
         self.thread.start()
 
     # the worker's own thread: pickling and pipe I/O stay off the event loop
-    def _run(self):
+    def _run(self) -> None:
         try:
-            hello = receive(self.proc.stdout)
+            hello = receive(self.stdout)
             if hello is None:
                 self._post("died", None)
                 return
@@ -116,8 +124,8 @@ class Worker:
                 job = self.inbox.get()
                 if job is None:
                     return
-                send(self.proc.stdin, job.payload)
-                reply = receive(self.proc.stdout)
+                send(self.stdin, job.payload)
+                reply = receive(self.stdout)
                 if reply is None:
                     self._post("died", job)
                     return
@@ -128,13 +136,13 @@ class Worker:
         except Exception as exc:  # an unpicklable reply, ...: the job fails, the worker is replaced
             self._post("broken", (self.job, repr(exc)))
 
-    def _post(self, kind, data):
+    def _post(self, kind: str, data: Any) -> None:
         try:
             self.loop.call_soon_threadsafe(self.on_event, self, kind, data)
         except RuntimeError:  # the loop is closed: the server is exiting
             pass
 
-    def start(self, job: Job):
+    def start(self, job: Job) -> None:
         self.job = job
         job.started = time.monotonic()
         job.lane = self.lane
@@ -145,7 +153,7 @@ class Worker:
     def idle(self) -> bool:
         return self.job is None and not self.dead
 
-    def kill(self, reason: str):
+    def kill(self, reason: str) -> None:
         if self.dead:
             return
         self.dead = True
@@ -157,30 +165,30 @@ class Worker:
         # reap it (off the event loop) so that no zombie stays behind
         threading.Thread(target=self._reap, daemon=True).start()
 
-    def _reap(self):
+    def _reap(self) -> None:
         try:
             self.proc.wait(timeout=10)
         except Exception:
             pass
-        for stream in (self.proc.stdin, self.proc.stdout):
+        for stream in (self.stdin, self.stdout):
             try:
                 stream.close()
             except Exception:
                 pass
 
-    def stop(self):
+    def stop(self) -> None:
         """Ask it to exit (end of its input), then make sure."""
         if self.dead:
             return
         self.dead = True
         self.inbox.put(None)
         try:
-            self.proc.stdin.close()
+            self.stdin.close()
         except OSError:
             pass
         threading.Thread(target=self._reap_or_kill, daemon=True).start()
 
-    def _reap_or_kill(self):
+    def _reap_or_kill(self) -> None:
         try:
             self.proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
@@ -189,8 +197,8 @@ class Worker:
 
 
 class Scheduler:
-    def __init__(self, log=None):
-        self.log = log or (lambda message: None)
+    def __init__(self, log: Callable[[str], None] | None = None) -> None:
+        self.log: Callable[[str], None] = log or (lambda message: None)
         self.budgets = Budgets()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.small: Worker | None = None
@@ -198,15 +206,15 @@ class Scheduler:
         self.big: Worker | None = None
         self.pending: dict[str, Job] = {}
         self._ids = itertools.count(1)
-        self._ticker: asyncio.Task | None = None
-        self.big_needed = lambda: False  # set by the owner: is a big document open?
+        self._ticker: asyncio.Task[None] | None = None
+        self.big_needed: Callable[[], bool] = lambda: False  # set by the owner: is a big document open?
         self.closed = False
         self.start_failures = 0
         self.unavailable = False  # workers cannot even start (a broken installation)
 
     # ------------------------------------------------------------ workers
 
-    def start(self):
+    def start(self) -> None:
         """Start the small-lane worker and its spare (on the running loop)."""
         if self.loop is not None:
             return
@@ -216,14 +224,14 @@ class Scheduler:
         self._ticker = self.loop.create_task(self._tick_forever())
 
     def _spawn(self, lane: str) -> Worker | None:
-        if self.unavailable or self.closed:
+        if self.unavailable or self.closed or self.loop is None:  # the loop: start() sets it first
             return None
         return Worker(self.loop, self._on_event, lane)
 
     def workers(self) -> list[Worker]:
         return [w for w in (self.small, self.spare, self.big) if w is not None]
 
-    def _promote_spare(self):
+    def _promote_spare(self) -> None:
         """The spare takes over the small lane; a new spare is started."""
         self.small, self.spare = self.spare, None
         if self.small is None or self.small.dead:
@@ -234,11 +242,15 @@ class Scheduler:
 
     # ------------------------------------------------------------ jobs
 
-    def submit(self, uri, version, payload, priority, big, size) -> asyncio.Future:
+    def submit(
+        self, uri: str, version: int, payload: dict[str, Any], priority: tuple[bool, int], big: bool, size: int
+    ) -> asyncio.Future[Outcome]:
         """Queue an analysis; a pending one of the same document is replaced (its future: cancelled)."""
         if self.loop is None:
             self.start()
-        job = Job(uri, version, payload, priority, big, size, self.loop.create_future(), next(self._ids))
+        assert self.loop is not None  # start() set it
+        future: asyncio.Future[Outcome] = self.loop.create_future()
+        job = Job(uri, version, payload, priority, big, size, future, next(self._ids))
         job.payload["id"] = job.id
         old = self.pending.pop(uri, None)
         if old is not None:
@@ -246,9 +258,9 @@ class Scheduler:
         self.pending[uri] = job
         self._stop_stale()
         self._pump()
-        return job.future
+        return future
 
-    def _stop_stale(self):
+    def _stop_stale(self) -> None:
         """A running analysis of a version already replaced is stopped when it is long (the big
         lane, or past SMALL_LIMIT); a short one finishes, its result dropped."""
         now = time.monotonic()
@@ -264,7 +276,7 @@ class Scheduler:
             ):
                 self._kill_busy(w, "cancelled")
 
-    def cancel(self, uri: str):
+    def cancel(self, uri: str) -> None:
         """The document closed: drop its pending job, stop its running one if that is long."""
         old = self.pending.pop(uri, None)
         if old is not None:
@@ -275,7 +287,7 @@ class Scheduler:
                 self._kill_busy(w, "cancelled")
         self._pump()
 
-    def _pump(self):
+    def _pump(self) -> None:
         if self.closed or self.loop is None:
             return
         if self.unavailable:
@@ -302,11 +314,11 @@ class Scheduler:
                 del self.pending[job.uri]
                 target.start(job)
 
-    def _finish(self, job: Job, outcome: Outcome):
+    def _finish(self, job: Job, outcome: Outcome) -> None:
         if job.future is not None and not job.future.done():
             job.future.set_result(outcome)
 
-    def _kill_busy(self, w: Worker, reason: str):
+    def _kill_busy(self, w: Worker, reason: str) -> None:
         job = w.job
         w.kill(reason)
         if w is self.small:
@@ -321,13 +333,16 @@ class Scheduler:
 
     # ------------------------------------------------------------ events from the worker threads
 
-    def _on_event(self, w: Worker, kind: str, data):
+    def _on_event(self, w: Worker, kind: str, data: Any) -> None:
+        """What a worker's thread posted: 'ready' (its hello), 'done' ((job, reply)), 'died' or 'broken'."""
         if kind == "ready":
             w.ready = True
             self.start_failures = 0
             w.baseline = w.rss = data.get("rss", 0)
             return
         if kind == "done":
+            job: Job
+            reply: dict[str, Any]
             job, reply = data
             w.rss = reply.get("rss", 0)
             w.peak = max(w.peak, w.rss)
@@ -340,7 +355,7 @@ class Scheduler:
         self._crashed(w)
         self._pump()
 
-    def _crashed(self, w: Worker):
+    def _crashed(self, w: Worker) -> None:
         """A worker we did not stop is gone: replace it; its job is tried once more."""
         if w.dead:
             return
@@ -372,7 +387,7 @@ class Scheduler:
             else:
                 self._finish(job, Outcome(stopped="died", seconds=time.monotonic() - job.started))
 
-    def _after_job(self, w: Worker):
+    def _after_job(self, w: Worker) -> None:
         """Give memory back: a grown worker is replaced, the big worker goes when no big document needs it."""
         if self.closed or w.dead:
             return
@@ -386,7 +401,7 @@ class Scheduler:
 
     # ------------------------------------------------------------ budgets and preemption
 
-    async def _tick_forever(self):
+    async def _tick_forever(self) -> None:
         while not self.closed:
             await asyncio.sleep(TICK)
             try:
@@ -394,7 +409,7 @@ class Scheduler:
             except Exception as exc:  # never let the watchdog die
                 self.log(f"gradaudit: scheduler: {exc!r}")
 
-    def _tick(self):
+    def _tick(self) -> None:
         now = time.monotonic()
         for w in self.workers():
             if not w.dead and w.proc.poll() is not None:
@@ -425,14 +440,14 @@ class Scheduler:
             self.big = None
         self._pump()
 
-    def _move_to_big_lane(self, w: Worker):
+    def _move_to_big_lane(self, w: Worker) -> None:
         """A small-lane job is slow and others wait: its worker becomes the big lane's (when that
         is free) and the spare takes the small lane. With the big lane busy it runs on: stopping
         it would not make it wait less, and when every analysis is slow (a loaded machine) it
         would only thrash; its document goes to the big lane from its next version on."""
-        if self.big is not None and not self.big.dead and not self.big.idle:
-            return
         job = w.job
+        if job is None or (self.big is not None and not self.big.dead and not self.big.idle):
+            return
         job.big = True
         if self.big is not None and not self.big.dead:
             self.big.stop()
@@ -444,7 +459,7 @@ class Scheduler:
 
     # ------------------------------------------------------------ shutdown
 
-    def shutdown(self):
+    def shutdown(self) -> None:
         self.closed = True
         for job in list(self.pending.values()):
             self._finish(job, Outcome(stopped="cancelled"))

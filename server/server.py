@@ -8,24 +8,30 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument
 
 from gradaudit.analysis import __version__
-from gradaudit.analysis.model.findings import SAFE
+from gradaudit.analysis.check.schema import Problem
+from gradaudit.analysis.libraries.imported import LibraryUse
+from gradaudit.analysis.model.findings import SAFE, Finding
 from gradaudit.analysis.model.model import Span
 from gradaudit.analysis.report.editor_graph import graph
 from gradaudit.analysis.report.summary import hover_markdown, lens_title, unique_steps
 from gradaudit.analysis.rules.fixes import fix_source
+from gradaudit.analysis.source.notebook import Notebook
 from gradaudit.analysis.source.program import ParseError, read_text, split_lines
 
 from . import gradflow_action, notebooks
 from .capabilities import Protocol, pulls
 from .convert import Positions, diagnostic, finding_key, path_of, text_edits, uri_of
 from .diagnostics import carried, incomplete_diagnostic, move, parse_diagnostic, stopped_message
-from .documents import Analyses
+from .documents import Analyses, Analysis
 from .settings import Settings
 from .text import FastWorkspace
 
@@ -35,7 +41,7 @@ CMD_FIX_ALL = "gradaudit.fixAll"
 
 
 class GradauditServer(LanguageServer):
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(
             "gradaudit",
             __version__,
@@ -59,21 +65,22 @@ class GradauditServer(LanguageServer):
         self.lens_refresh = False  # the client accepts workspace/codeLens/refresh
         self.resolve_edits = False  # the client resolves code actions' edits lazily
         self.root = ""
-        self.foreign_shown: set = set()  # uris last published with findings of other documents' analyses
-        self.shown_problems: dict = {}  # configuration source -> the problems shown for it
-        self.environments: dict = {}  # environment folder -> what was last logged about it
-        self.pending_problems: list = []  # the initialization options' problems, shown once initialized
-        self.cells_shown: dict = {}  # notebook uri -> {cell uri: the diagnostics last published there}
+        self.foreign_shown: set[str] = set()  # uris last published with findings of other documents' analyses
+        self.shown_problems: dict[str, tuple[str, ...]] = {}  # configuration source -> the problems shown for it
+        self.environments: dict[str, str] = {}  # environment folder -> what was last logged about it
+        self.pending_problems: list[Problem] = []  # the initialization options' problems, shown once initialized
+        # notebook uri -> {cell uri: the diagnostics last published there}
+        self.cells_shown: dict[str, dict[str, list[types.Diagnostic]]] = {}
 
     # ---------------------------------------------------------------- helpers
 
-    def _log(self, message: str, kind=types.MessageType.Log):
+    def _log(self, message: str, kind: types.MessageType = types.MessageType.Log) -> None:
         try:
             self.window_log_message(types.LogMessageParams(type=kind, message=message))
         except Exception:  # no client connected (tests calling handlers directly)
             pass
 
-    def document(self, uri: str):
+    def document(self, uri: str) -> TextDocument:
         return self.workspace.get_text_document(uri)
 
     def is_open(self, uri: str) -> bool:
@@ -84,24 +91,24 @@ class GradauditServer(LanguageServer):
             return False
         return isinstance(workspace, FastWorkspace) and (workspace.is_open(uri) or self.notebook(uri) is not None)
 
-    def notebook(self, uri: str):
+    def notebook(self, uri: str) -> types.NotebookDocument | None:
         """The open notebook document whose uri this is (not one of its cells), else None."""
         nb = notebooks.notebook_of(self.workspace, uri)
         return nb if nb is not None and nb.uri == uri else None
 
-    def notebook_of_cell(self, uri: str):
+    def notebook_of_cell(self, uri: str) -> types.NotebookDocument | None:
         """The open notebook document holding the cell `uri`, else None."""
         nb = notebooks.notebook_of(self.workspace, uri)
         return nb if nb is not None and nb.uri != uri else None
 
-    def positions(self, uri: str, analysis=None) -> Positions:
+    def positions(self, uri: str, analysis: Analysis | None = None) -> Positions:
         """Positions in the document as it is now, or as it was when `analysis` ran."""
         doc = self.document(uri)
         if analysis is not None and analysis.version != doc.version:
             return Positions(split_lines(analysis.text), doc.position_codec)
         return Positions(doc.lines, doc.position_codec)
 
-    def positions_for_path(self, path: str):
+    def positions_for_path(self, path: str) -> Positions | None:
         uri = uri_of(path)
         if self.is_open(uri):
             return self.positions(uri)
@@ -111,25 +118,27 @@ class GradauditServer(LanguageServer):
             return None
         return Positions(split_lines(text), self.workspace.position_codec)
 
-    def open_texts(self, limit: int | None = None) -> dict:
+    def open_texts(self, limit: int | None = None) -> dict[str, str]:
         return {
             uri: doc.source
             for uri, doc in self.workspace.text_documents.items()
             if limit is None or getattr(doc, "size", 0) <= limit
         }
 
-    def schedule(self, uri: str, delay_ms: int | None = None, background: bool = False):
+    def schedule(self, uri: str, delay_ms: int | None = None, background: bool = False) -> None:
         nb = self.notebook(uri)
         if nb is not None:
             # the cells as one program; text_of gives the engine's notebook (its virtual source)
             version = nb.version or 0
 
-            def text_of():
-                return notebooks.virtual(self.workspace, self.notebook(uri))
+            def text_of() -> str | Notebook:
+                now = self.notebook(uri)
+                assert now is not None  # still open: a closed document's analysis never starts (documents.py)
+                return notebooks.virtual(self.workspace, now)
         else:
             version = self.document(uri).version or 0
 
-            def text_of():
+            def text_of() -> str | Notebook:
                 return self.document(uri).source
 
         delay = self.settings.debounce_ms if delay_ms is None else delay_ms
@@ -144,14 +153,15 @@ class GradauditServer(LanguageServer):
             background,
         )
 
-    def findings_for(self, uri: str) -> list:
+    def findings_for(self, uri: str) -> list[Finding]:
         """This document's findings: its own analysis, plus what other documents' analyses placed here."""
         analysis = self.analyses.latest(uri)
-        own = []
+        own: list[Finding] = []
         if analysis is not None and analysis.result is not None:
             path = os.path.normpath(path_of(uri))
             own = [f for f in analysis.result.findings if os.path.normpath(os.path.abspath(f.span.path)) == path]
-        out, seen = [], set()
+        out: list[Finding] = []
+        seen: set[tuple[str, int, int]] = set()
         for f in own + self.analyses.foreign_findings(uri):
             key = (f.code, f.span.line, f.span.col)  # a module's own analysis and an importer's may agree
             if key not in seen:
@@ -159,7 +169,7 @@ class GradauditServer(LanguageServer):
                 out.append(f)
         return out
 
-    def severity_for(self, uri: str) -> dict:
+    def severity_for(self, uri: str) -> dict[str, str]:
         analysis = self.analyses.latest(uri)
         return analysis.severity if analysis is not None else self.settings.severity
 
@@ -170,9 +180,11 @@ class GradauditServer(LanguageServer):
         if st is None or not self.is_open(uri):
             return []
         foreign = self.analyses.foreign_findings(uri)
-        positions = self.positions(uri) if foreign else None
-        severity = self.severity_for(uri)
         out = list(st.shown)
+        if not foreign:
+            return out
+        positions = self.positions(uri)
+        severity = self.severity_for(uri)
         seen = {(d.code, d.range.start.line, d.range.start.character) for d in out}
         for f in foreign:
             d = diagnostic(f, positions, self.settings, self.positions_for_path, severity)
@@ -182,7 +194,7 @@ class GradauditServer(LanguageServer):
                 out.append(d)
         return out
 
-    def _own_diagnostics(self, uri: str, analysis) -> list[types.Diagnostic]:
+    def _own_diagnostics(self, uri: str, analysis: Analysis) -> list[types.Diagnostic]:
         """The diagnostics of a new analysis of the current version, with what it could not recompute."""
         st = self.analyses.docs[uri]
         positions = self.positions(uri)
@@ -211,11 +223,11 @@ class GradauditServer(LanguageServer):
                 message = result.gap.message()
                 if first is not None and not here:
                     message += f", first at {first.path}:{first.line}"
-                line, col = (first.line, first.col + 1) if here else (1, 1)
+                line, col = (first.line, first.col + 1) if first is not None and here else (1, 1)
                 problems.append(incomplete_diagnostic(message, positions, line, col))
         return fresh + kept + problems
 
-    def moved(self, uri: str, changes):
+    def moved(self, uri: str, changes: Sequence[types.TextDocumentContentChangeEvent]) -> None:
         """The document changed: what it shows moves with the text."""
         st = self.analyses.docs.get(uri)
         if st is None or not st.shown:
@@ -227,7 +239,7 @@ class GradauditServer(LanguageServer):
                 return
             st.shown = move(st.shown, change, codec)
 
-    def show_problems(self, source: str, problems):
+    def show_problems(self, source: str, problems: Iterable[Problem]) -> None:
         """Each configuration problem (schema.Problem) once, as a message the user sees
         (window/showMessage); again only if it comes back after being fixed."""
         texts = list(dict.fromkeys(f"gradaudit: {p} ({p.consequence})" for p in problems))
@@ -241,7 +253,7 @@ class GradauditServer(LanguageServer):
                     pass
         self.shown_problems[source] = tuple(texts)
 
-    def log_environment(self, use):
+    def log_environment(self, use: LibraryUse) -> None:
         """Which environment's libraries were read, and the imported ones it lacks, in the log:
         once per environment, again when that changes."""
         text = f"gradaudit: {use.sentence(relative=False)}"
@@ -249,7 +261,7 @@ class GradauditServer(LanguageServer):
             self.environments[use.prefix] = text
             self._log(text, types.MessageType.Info)
 
-    def _published(self, uri: str):
+    def _published(self, uri: str) -> None:
         """A new analysis landed for `uri`: show it (and what it placed in other open documents)."""
         analysis = self.analyses.latest(uri)
         if analysis is not None and (analysis.config_source or analysis.config_problems):
@@ -272,7 +284,7 @@ class GradauditServer(LanguageServer):
             if self.is_open(target):
                 self.publish(target)
 
-    def publish(self, uri: str):
+    def publish(self, uri: str) -> None:
         if self.analyses.foreign_findings(uri):
             self.foreign_shown.add(uri)
         else:
@@ -282,7 +294,7 @@ class GradauditServer(LanguageServer):
             types.PublishDiagnosticsParams(uri=uri, diagnostics=self.diagnostics_for(uri), version=doc.version)
         )
 
-    def cell_diagnostics(self, uri: str) -> dict:
+    def cell_diagnostics(self, uri: str) -> dict[str, list[types.Diagnostic]]:
         """{cell uri: diagnostics} of the open notebook `uri`'s last analysis (of its current version)."""
         nb = self.notebook(uri)
         analysis = self.analyses.latest(uri)
@@ -290,7 +302,7 @@ class GradauditServer(LanguageServer):
             return dict(self.cells_shown.get(uri, {}))
         return notebooks.diagnostics_by_cell(self.workspace, nb, analysis, self.settings, self.positions_for_path)
 
-    def publish_notebook(self, uri: str):
+    def publish_notebook(self, uri: str) -> None:
         """A notebook's new analysis: publish the cells whose diagnostics changed (and clear the
         cells that are gone)."""
         now = self.cell_diagnostics(uri)
@@ -309,25 +321,25 @@ class GradauditServer(LanguageServer):
                     types.PublishDiagnosticsParams(uri=cell, diagnostics=diagnostics)
                 )
 
-    def reanalyze_dependents(self, paths, exclude=None):
+    def reanalyze_dependents(self, paths: Iterable[str], exclude: str | None = None) -> None:
         """Analyze again the open documents whose last analysis read one of these files."""
         changed = {os.path.normcase(os.path.abspath(p)) for p in paths}
         for uri in self.analyses.dependents(changed):
             if uri != exclude and self.is_open(uri):
                 self.schedule(uri, background=True)  # after the document being edited
 
-    def reanalyze_all(self):
+    def reanalyze_all(self) -> None:
         for uri in list(self.analyses.docs):
             if self.is_open(uri):
                 self.schedule(uri, 0, background=True)
 
-    def apply_budgets(self):
+    def apply_budgets(self) -> None:
         budgets = self.analyses.scheduler.budgets
         budgets.time = self.settings.time_budget
         budgets.memory_mb = self.settings.memory_budget_mb
 
 
-def _serial(diagnostics) -> list:
+def _serial(diagnostics: list[types.Diagnostic]) -> list[tuple[object, ...]]:
     return [(d.range, d.message, d.code, d.severity, d.related_information) for d in diagnostics]
 
 
@@ -338,7 +350,7 @@ server = GradauditServer()
 
 
 @server.feature(types.INITIALIZE)
-def initialize(ls: GradauditServer, params: types.InitializeParams):
+def initialize(ls: GradauditServer, params: types.InitializeParams) -> None:
     caps = params.capabilities
     td = caps.text_document
     ls.pull = pulls(caps)  # else every document's diagnostics are pushed
@@ -365,17 +377,17 @@ def initialize(ls: GradauditServer, params: types.InitializeParams):
 
 
 @server.feature(types.INITIALIZED)
-def initialized(ls: GradauditServer, params: types.InitializedParams):
+def initialized(ls: GradauditServer, params: types.InitializedParams) -> None:
     ls.show_problems("client settings", ls.pending_problems)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-def did_open(ls: GradauditServer, params: types.DidOpenTextDocumentParams):
+def did_open(ls: GradauditServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.schedule(params.text_document.uri, 0)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-def did_change(ls: GradauditServer, params: types.DidChangeTextDocumentParams):
+def did_change(ls: GradauditServer, params: types.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
     if not ls.is_open(uri):
         return  # a change to a document never opened: nothing to analyse
@@ -386,20 +398,20 @@ def did_change(ls: GradauditServer, params: types.DidChangeTextDocumentParams):
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-def did_change_watched_files(ls: GradauditServer, params: types.DidChangeWatchedFilesParams):
+def did_change_watched_files(ls: GradauditServer, params: types.DidChangeWatchedFilesParams) -> None:
     paths = [path_of(c.uri) for c in params.changes]
     ls.analyses.invalidate(paths)
     ls.reanalyze_dependents(paths)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
-def did_save(ls: GradauditServer, params: types.DidSaveTextDocumentParams):
+def did_save(ls: GradauditServer, params: types.DidSaveTextDocumentParams) -> None:
     # another open document may import this one: analyze them all again
     ls.reanalyze_all()
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-def did_close(ls: GradauditServer, params: types.DidCloseTextDocumentParams):
+def did_close(ls: GradauditServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
     had_foreign = bool(ls.analyses.docs.get(uri) and ls.analyses.docs[uri].foreign)
     ls.analyses.close(uri)
@@ -416,23 +428,23 @@ def did_close(ls: GradauditServer, params: types.DidCloseTextDocumentParams):
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
-def notebook_did_open(ls: GradauditServer, params: types.DidOpenNotebookDocumentParams):
+def notebook_did_open(ls: GradauditServer, params: types.DidOpenNotebookDocumentParams) -> None:
     ls.schedule(params.notebook_document.uri, 0)
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
-def notebook_did_change(ls: GradauditServer, params: types.DidChangeNotebookDocumentParams):
+def notebook_did_change(ls: GradauditServer, params: types.DidChangeNotebookDocumentParams) -> None:
     # a cell's text, cells added, moved or removed: the notebook is one program, analysed again
     ls.schedule(params.notebook_document.uri)
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
-def notebook_did_save(ls: GradauditServer, params: types.DidSaveNotebookDocumentParams):
+def notebook_did_save(ls: GradauditServer, params: types.DidSaveNotebookDocumentParams) -> None:
     pass  # the cells were analysed as they are: saving changes nothing (nothing imports a notebook)
 
 
 @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
-def notebook_did_close(ls: GradauditServer, params: types.DidCloseNotebookDocumentParams):
+def notebook_did_close(ls: GradauditServer, params: types.DidCloseNotebookDocumentParams) -> None:
     uri = params.notebook_document.uri
     ls.analyses.close(uri)
     shown = ls.cells_shown.pop(uri, {})
@@ -443,7 +455,7 @@ def notebook_did_close(ls: GradauditServer, params: types.DidCloseNotebookDocume
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-def did_change_configuration(ls: GradauditServer, params: types.DidChangeConfigurationParams):
+def did_change_configuration(ls: GradauditServer, params: types.DidChangeConfigurationParams) -> None:
     ls.settings, problems = Settings.from_client(params.settings, ls.settings)
     ls.show_problems("client settings", problems)
     ls.apply_budgets()
@@ -454,7 +466,7 @@ def did_change_configuration(ls: GradauditServer, params: types.DidChangeConfigu
 
 
 @server.feature(types.SHUTDOWN)
-def shutdown(ls: GradauditServer, *args):
+def shutdown(ls: GradauditServer, *args: Any) -> None:
     ls.analyses.shutdown()
 
 
@@ -465,7 +477,9 @@ def shutdown(ls: GradauditServer, *args):
     types.TEXT_DOCUMENT_DIAGNOSTIC,
     types.DiagnosticOptions(identifier="gradaudit", inter_file_dependencies=True, workspace_diagnostics=False),
 )
-async def pull_diagnostics(ls: GradauditServer, params: types.DocumentDiagnosticParams):
+async def pull_diagnostics(
+    ls: GradauditServer, params: types.DocumentDiagnosticParams
+) -> types.RelatedFullDocumentDiagnosticReport:
     uri = params.text_document.uri
     nb = ls.notebook_of_cell(uri)
     if nb is not None:
@@ -496,7 +510,7 @@ async def pull_diagnostics(ls: GradauditServer, params: types.DocumentDiagnostic
         resolve_provider=True,
     ),
 )
-def code_action(ls: GradauditServer, params: types.CodeActionParams):
+def code_action(ls: GradauditServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
     uri = params.text_document.uri
     nb = ls.notebook_of_cell(uri)
     if nb is not None:
@@ -511,7 +525,7 @@ def code_action(ls: GradauditServer, params: types.CodeActionParams):
     want_fix_all = only and any(str(k).startswith(("source.fixAll", "source")) for k in only)
     want_quick = not only or any(str(k).startswith("quickfix") for k in only)
     positions = ls.positions(uri)
-    actions = []
+    actions: list[types.CodeAction] = []
     if want_quick:
         req = params.range
         for f in ls.findings_for(uri):
@@ -553,7 +567,9 @@ def code_action(ls: GradauditServer, params: types.CodeActionParams):
     return actions
 
 
-def _cell_code_actions(ls: GradauditServer, nb, uri: str, params: types.CodeActionParams):
+def _cell_code_actions(
+    ls: GradauditServer, nb: types.NotebookDocument, uri: str, params: types.CodeActionParams
+) -> list[types.CodeAction] | None:
     """Quick fixes of the findings in one cell of a notebook (and `ignore` comments)."""
     analysis = ls.analyses.latest(nb.uri)
     if analysis is None or analysis.result is None or analysis.version != (nb.version or 0):
@@ -563,10 +579,10 @@ def _cell_code_actions(ls: GradauditServer, nb, uri: str, params: types.CodeActi
         return []
     diagnostics = {d.data.get("key"): d for d in ls.cell_diagnostics(nb.uri).get(uri, []) if isinstance(d.data, dict)}
     req = params.range
-    actions = []
+    actions: list[types.CodeAction] = []
     for cf in notebooks.cell_findings(analysis.result):
         w = cf.where
-        if w.cell.id != uri or (w.end_line - 1, w.end_col) < (req.start.line, 0) or (w.line - 1) > req.end.line:
+        if cf.cell.id != uri or (w.end_line - 1, w.end_col) < (req.start.line, 0) or (w.line - 1) > req.end.line:
             continue
         f = cf.finding
         diag = diagnostics.get(finding_key(f))
@@ -595,7 +611,7 @@ def _cell_code_actions(ls: GradauditServer, nb, uri: str, params: types.CodeActi
 
 
 @server.feature(types.CODE_ACTION_RESOLVE)
-def code_action_resolve(ls: GradauditServer, action: types.CodeAction):
+def code_action_resolve(ls: GradauditServer, action: types.CodeAction) -> types.CodeAction:
     data = action.data if isinstance(action.data, dict) else {}
     uri = data.get("uri")
     if not isinstance(uri, str) or action.edit is not None or not ls.is_open(uri):
@@ -607,9 +623,12 @@ def code_action_resolve(ls: GradauditServer, action: types.CodeAction):
     return action
 
 
-def _fix_edit(ls: GradauditServer, uri: str, finding) -> types.WorkspaceEdit:
+def _fix_edit(ls: GradauditServer, uri: str, finding: Finding) -> types.WorkspaceEdit | None:
+    """The finding's fix as an edit of its file; None when it has none or the file cannot be read."""
     target = uri_of(finding.span.path)
     positions = ls.positions(target) if ls.is_open(target) else ls.positions_for_path(finding.span.path)
+    if positions is None or finding.fix is None:
+        return None
     doc = ls.document(target) if ls.is_open(target) else None
     edits = text_edits(finding.fix.edits, positions)
     return types.WorkspaceEdit(
@@ -624,9 +643,12 @@ def _fix_edit(ls: GradauditServer, uri: str, finding) -> types.WorkspaceEdit:
     )
 
 
-def _ignore_edit(ls: GradauditServer, uri: str, finding) -> types.WorkspaceEdit:
+def _ignore_edit(ls: GradauditServer, uri: str, finding: Finding) -> types.WorkspaceEdit | None:
+    """`# gradaudit: ignore[CODE]` at the end of the finding's line; None when its file cannot be read."""
     target = uri_of(finding.span.path)
     positions = ls.positions(target) if ls.is_open(target) else ls.positions_for_path(finding.span.path)
+    if positions is None:
+        return None
     line = positions.lines[finding.span.line - 1] if finding.span.line - 1 < len(positions.lines) else ""
     import re
 
@@ -688,7 +710,7 @@ def _line_diff(old: str, new: str, positions: Positions) -> list[types.TextEdit]
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
-async def code_lens(ls: GradauditServer, params: types.CodeLensParams):
+async def code_lens(ls: GradauditServer, params: types.CodeLensParams) -> list[types.CodeLens]:
     uri = params.text_document.uri
     if not ls.settings.code_lens or not ls.is_open(uri):
         return []
@@ -716,11 +738,13 @@ async def code_lens(ls: GradauditServer, params: types.CodeLensParams):
     return lenses
 
 
-async def _cell_code_lenses(ls: GradauditServer, nb_uri: str, uri: str) -> list:
+async def _cell_code_lenses(ls: GradauditServer, nb_uri: str, uri: str) -> list[types.CodeLens]:
     analysis = await ls.analyses.current(nb_uri, timeout=5.0)
     if analysis is None or analysis.result is None or analysis.result.model is None:
         return []
     nb = analysis.result.notebook
+    if nb is None:  # not analysed as a notebook (cannot be: its uri is an open notebook's)
+        return []
     locator = notebooks.Locator({nb.path: nb})
     lines = split_lines(analysis.text)
     pos = notebooks.cell_positions(ls.workspace, uri)
@@ -743,7 +767,7 @@ async def _cell_code_lenses(ls: GradauditServer, nb_uri: str, uri: str) -> list:
     return lenses
 
 
-def _span_text(lines, span: Span) -> str:
+def _span_text(lines: Sequence[str], span: Span) -> str:
     if span.line == span.end_line:
         return lines[span.line - 1][span.col : span.end_col] if span.line - 1 < len(lines) else ""
     parts = (
@@ -755,7 +779,7 @@ def _span_text(lines, span: Span) -> str:
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
-def hover(ls: GradauditServer, params: types.HoverParams):
+def hover(ls: GradauditServer, params: types.HoverParams) -> types.Hover | None:
     uri = params.text_document.uri
     if not ls.is_open(uri):
         return None
@@ -771,6 +795,8 @@ def hover(ls: GradauditServer, params: types.HoverParams):
     if nb is not None:
         # the cell's position in the notebook's analysed source
         vnb = analysis.result.notebook
+        if vnb is None:  # not analysed as a notebook (cannot be: a cell's analysis is its notebook's)
+            return None
         index = next((i for i, c in enumerate(vnb.cells) if c.id == uri), None)
         at = vnb.virtual(index, line, col) if index is not None else None
         if at is None:
@@ -783,7 +809,8 @@ def hover(ls: GradauditServer, params: types.HoverParams):
 
 
 @server.command(CMD_GRAPH)
-async def show_training_graph(ls: GradauditServer, *args):
+async def show_training_graph(ls: GradauditServer, *args: Any) -> dict[str, Any]:
+    """The training-step graph of the document (editor_graph.py), for the client's view."""
     uri = args[0] if args else None
     if not isinstance(uri, str):
         return {"error": "usage: gradaudit.showTrainingGraph(uri[, line])"}
@@ -797,15 +824,16 @@ async def show_training_graph(ls: GradauditServer, *args):
         return {"uri": uri, "steps": []}
     own = os.path.normpath(path_of(uri))
 
-    def source(path):
+    def source(path: str) -> str | None:
         if os.path.normpath(os.path.abspath(path)) == own:
             return analysis.text
         try:
-            return read_text(path)
+            text: str = read_text(path)
         except (OSError, ParseError):
             return None
+        return text
 
-    out = graph(analysis.result.model, analysis.result.findings, source)
+    out: dict[str, Any] = graph(analysis.result.model, analysis.result.findings, source)
     if analysis.result.notebook is not None:
         out = notebooks.place_in_graph(out, analysis.result.notebook)
     out["uri"] = uri
@@ -815,7 +843,7 @@ async def show_training_graph(ls: GradauditServer, *args):
 
 
 @server.command(gradflow_action.COMMAND)
-async def generate_gradflow_test(ls: GradauditServer, *args):
+async def generate_gradflow_test(ls: GradauditServer, *args: Any) -> gradflow_action.Written:
     uri, line = (args + (None, None))[:2]
     if not isinstance(uri, str) or not isinstance(line, int):
         return {"error": "usage: gradaudit.generateGradflowTest(uri, line)"}
@@ -831,7 +859,7 @@ async def generate_gradflow_test(ls: GradauditServer, *args):
 
 
 @server.command(CMD_FIX_ALL)
-async def fix_all_command(ls: GradauditServer, *args):
+async def fix_all_command(ls: GradauditServer, *args: Any) -> dict[str, bool]:
     uri = args[0] if args else None
     if not isinstance(uri, str) or not ls.is_open(uri):
         return {"applied": False}

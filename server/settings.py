@@ -5,9 +5,10 @@ is reported (the server shows it once) and left at its default."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from gradaudit.analysis.check.config import Config, read_config
-from gradaudit.analysis.check.schema import SEVERITIES, Key, validate
+from gradaudit.analysis.check.schema import SEVERITIES, Key, Problem, validate
 
 SOURCE = "client settings"
 SECTION = "gradaudit"
@@ -81,20 +82,21 @@ __all__ = ["KEYS", "SEVERITIES", "Settings"]
 
 @dataclass(frozen=True)
 class Settings:
-    select: tuple = ()
-    ignore: tuple = ()
-    severity: dict = field(default_factory=dict, hash=False, compare=False)  # 'GA101'/'confirmed'/... -> name
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: dict[str, str] = field(default_factory=dict, hash=False, compare=False)  # 'GA101'/'confirmed'/... -> name
     debounce_ms: int = 150
     code_lens: bool = True
-    extra_paths: tuple = ()
+    extra_paths: tuple[str, ...] = ()
     docs_url: str = ""  # e.g. 'https://example.org/rules/{code}'; default: the packaged rule pages
     time_budget: float = 10.0  # seconds the engine interprets one document
     memory_budget_mb: int = 1536  # an analysis worker's memory for one document
     interpreter: str = ""  # the environment whose installed libraries are analysed (else the server's own)
 
     @staticmethod
-    def from_client(raw, base: Settings | None = None) -> tuple[Settings, list]:
-        """(settings, problems): keys the client sends replace `base`'s; a wrong one takes its default."""
+    def from_client(raw: Any, base: Settings | None = None) -> tuple[Settings, list[Problem]]:
+        """(settings, problems): keys the client sends replace `base`'s; a wrong one takes its default.
+        `raw`: the client's JSON (initializationOptions, didChangeConfiguration's settings), any shape."""
         base = base or Settings()
         if raw is None:
             return base, []
@@ -107,7 +109,7 @@ class Settings:
         changes.update({_ATTR[k]: v for k, v in values.items()})
         return replace(base, **changes), problems
 
-    def engine_config(self, path: str) -> tuple[Config, list]:
+    def engine_config(self, path: str) -> tuple[Config, list[Problem]]:
         """(config, problems) for a document: its pyproject.toml, then the client's select/ignore/severity."""
         cfg, problems = read_config(path)
         if self.select or self.ignore:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
+from typing import Any, overload
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -28,13 +29,13 @@ def _breaks(text: str) -> int:
     return text.count("\r") + text.count("\n") - text.count("\r\n")
 
 
-class Lines(Sequence):
+class Lines(Sequence[str]):
     """A document's lines, each with its line break, in blocks. A block is split into lines only
     when an edit or a position needs it: opening a 20 MB document costs a few C-level counts."""
 
-    def __init__(self, source: str):
-        self._blocks: list = []  # str (not split yet) or list of lines
-        self._counts: list = []
+    def __init__(self, source: str) -> None:
+        self._blocks: list[str | list[str]] = []  # str (not split yet) or list of lines
+        self._counts: list[int] = []
         start, n = 0, len(source)
         while start < n:
             end = source.find("\n", min(start + CHUNK, n) - 1)
@@ -49,23 +50,29 @@ class Lines(Sequence):
         self._source: str | None = source
         self.chars = len(source)
 
-    def _reindex(self):
+    def _reindex(self) -> None:
         self._starts, n = [], 0
         for c in self._counts:
             self._starts.append(n)
             n += c
         self._len = n
 
-    def _block(self, b: int) -> list:
+    def _block(self, b: int) -> list[str]:
         block = self._blocks[b]
         if isinstance(block, str):
             block = self._blocks[b] = split_lines(block, keepends=True)
         return block
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self._len
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(self._len))]
         if index < 0:
@@ -81,7 +88,7 @@ class Lines(Sequence):
             self._source = "".join(b if isinstance(b, str) else "".join(b) for b in self._blocks)
         return self._source
 
-    def replace(self, start_line: int, start_char: int, end_line: int, end_char: int, text: str):
+    def replace(self, start_line: int, start_char: int, end_line: int, end_char: int, text: str) -> None:
         """Replace the text from (start_line, start_char) to (end_line, end_char), code points."""
         n = self._len
         # past the last line: the end of the text (on the last line when it has no line break)
@@ -106,7 +113,7 @@ class Lines(Sequence):
         self._splice(first, last, split_lines(new, keepends=True))
         self._source = None
 
-    def _splice(self, first: int, last: int, lines: list):
+    def _splice(self, first: int, last: int, lines: list[str]) -> None:
         """Lines [first, last] (inclusive; last < first: insert before `first`) become `lines`."""
         n = self._len
         if n == 0:
@@ -131,7 +138,7 @@ class Lines(Sequence):
 class FastDocument(TextDocument):
     """A pygls TextDocument whose text lives in Lines."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # TextDocument's parameters
         super().__init__(*args, **kwargs)
         self._lines: Lines | None = None
 
@@ -158,7 +165,7 @@ class FastDocument(TextDocument):
         """Characters in the document, without joining its lines."""
         return self._lines.chars if self._lines is not None else len(self._source or "")
 
-    def _apply_full_change(self, change) -> None:
+    def _apply_full_change(self, change: types.TextDocumentContentChangeEvent) -> None:
         self._source = change.text
         self._lines = None
 
@@ -167,7 +174,13 @@ class FastWorkspace(Workspace):
     """The server's workspace: FastDocuments, and changes to documents never opened ignored
     (pygls raises KeyError for them)."""
 
-    def _create_text_document(self, doc_uri, source=None, version=None, language_id=None):
+    def _create_text_document(
+        self,
+        doc_uri: str,
+        source: str | None = None,
+        version: int | None = None,
+        language_id: str | None = None,
+    ) -> FastDocument:
         return FastDocument(
             doc_uri,
             source=source,
@@ -177,7 +190,9 @@ class FastWorkspace(Workspace):
             position_codec=self._position_codec,
         )
 
-    def update_text_document(self, text_doc, change):
+    def update_text_document(
+        self, text_doc: types.VersionedTextDocumentIdentifier, change: types.TextDocumentContentChangeEvent
+    ) -> None:
         if not self.is_open(text_doc.uri):
             return
         super().update_text_document(text_doc, change)

@@ -17,6 +17,11 @@ import re
 import signal
 import sys
 import threading
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:  # for annotations only: importing server.py makes the server
+    from .server import GradauditServer
 
 MAX_HEADER_LINE = 8192
 MAX_HEADERS = 32
@@ -72,17 +77,17 @@ async def read_message(reader: asyncio.StreamReader) -> bytes | None:
 class Session:
     """Feeds one connection's messages to the language server's protocol."""
 
-    def __init__(self, ls):
+    def __init__(self, ls: GradauditServer) -> None:
         self.ls = ls
-        self.done = asyncio.get_running_loop().create_future()
+        self.done: asyncio.Future[int] = asyncio.get_running_loop().create_future()  # the exit status
 
-    def finish(self, code: int, message: str = ""):
+    def finish(self, code: int, message: str = "") -> None:
         if message:
             print(f"gradaudit: {message}", file=sys.stderr, flush=True)
         if not self.done.done():
             self.done.set_result(code)
 
-    async def serve(self, reader: asyncio.StreamReader):
+    async def serve(self, reader: asyncio.StreamReader) -> None:
         protocol = self.ls.protocol
         while not self.done.done():
             try:
@@ -121,17 +126,17 @@ class Session:
                 return
             except Exception as exc:
                 print(f"gradaudit: internal error handling a message: {exc!r}", file=sys.stderr, flush=True)
-            if before is not None:
+            if before is not None and futures is not None:
                 _forget_when_done(futures, set(futures) - before)
 
-    def _send_raw(self, obj):
+    def _send_raw(self, obj: dict[str, Any]) -> None:
         try:
             self.ls.protocol._send_data(obj)
         except Exception:
             pass
 
 
-def _forget_when_done(futures: dict, keys):
+def _forget_when_done(futures: dict[Any, asyncio.Future[Any]], keys: Iterable[Any]) -> None:
     """pygls files the future of every notification's handler under a fresh id and never removes
     it (one per keystroke: 10,000 didChange kept 7 MB alive). Ours go once their handler is done."""
     for key in keys:
@@ -141,14 +146,18 @@ def _forget_when_done(futures: dict, keys):
         if fut.done():
             futures.pop(key, None)
         else:
-            fut.add_done_callback(lambda _, key=key: futures.pop(key, None))
+
+            def forget(_: asyncio.Future[Any], key: Any = key) -> None:
+                futures.pop(key, None)
+
+            fut.add_done_callback(forget)
 
 
 def _stdin_reader(loop: asyncio.AbstractEventLoop, fd: int) -> asyncio.StreamReader:
     """A StreamReader fed from `fd` by a daemon thread (portable: no add_reader on pipes)."""
     reader = asyncio.StreamReader(limit=MAX_HEADER_LINE, loop=loop)
 
-    def pump():
+    def pump() -> None:
         while True:
             try:
                 chunk = os.read(fd, 1 << 16)
@@ -167,7 +176,7 @@ def _stdin_reader(loop: asyncio.AbstractEventLoop, fd: int) -> asyncio.StreamRea
     return reader
 
 
-def _on_signals(session_done, stop):
+def _on_signals(session_done: asyncio.Future[int], stop: Callable[[], None]) -> None:
     loop = asyncio.get_running_loop()
     for sig in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGINT", None)):
         if sig is None:
@@ -178,14 +187,14 @@ def _on_signals(session_done, stop):
             pass
 
 
-def _close(ls):
+def _close(ls: GradauditServer) -> None:
     try:
         ls.analyses.shutdown()
     except Exception:
         pass
 
 
-def run_stdio(ls, stdin=None, stdout=None) -> int:
+def run_stdio(ls: GradauditServer, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     from pygls.io_ import StdoutWriter
 
     async def main() -> int:
@@ -212,18 +221,17 @@ def run_stdio(ls, stdin=None, stdout=None) -> int:
         return 1
 
 
-def run_tcp(ls, host: str, port: int) -> int:
+def run_tcp(ls: GradauditServer, host: str, port: int) -> int:
     async def main() -> int:
         loop = asyncio.get_running_loop()
-        done = loop.create_future()
-        busy = []
+        done: asyncio.Future[int] = loop.create_future()
+        busy: list[asyncio.StreamWriter] = []
 
-        async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        async def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             if busy:  # one client at a time, like stdio
                 writer.close()
                 return
             busy.append(writer)
-            reader._limit = MAX_HEADER_LINE
             ls.protocol.set_writer(writer)
             session = Session(ls)
             code = 1
@@ -242,7 +250,12 @@ def run_tcp(ls, host: str, port: int) -> int:
         server = await asyncio.start_server(connected, host, port, limit=MAX_HEADER_LINE)
         where = ", ".join(f"{s.getsockname()[0]}:{s.getsockname()[1]}" for s in server.sockets)
         print(f"gradaudit: listening on {where}", file=sys.stderr, flush=True)
-        _on_signals(done, lambda: done.done() or done.set_result(0))
+
+        def stop() -> None:
+            if not done.done():
+                done.set_result(0)
+
+        _on_signals(done, stop)
         code = await done
         server.close()
         _close(ls)

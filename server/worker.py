@@ -17,19 +17,29 @@ import sys
 import threading
 import time
 import traceback
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # for annotations only: the engine is imported when a job needs it
+    from gradaudit.analysis.check.config import Config
+    from gradaudit.analysis.check.schema import Problem
+    from gradaudit.analysis.libraries.environment import PythonEnv
+    from gradaudit.analysis.libraries.models import LibraryModels
+    from gradaudit.analysis.source.program import SourceFile
+
+    from .settings import Settings
 
 HEADER = struct.Struct(">Q")
 
 
-def send(stream, obj):
+def send(stream: IO[bytes], obj: object) -> None:
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(HEADER.pack(len(data)))
     stream.write(data)
     stream.flush()
 
 
-def receive(stream):
-    """The next object, or None at the end of the stream."""
+def receive(stream: IO[bytes]) -> Any:
+    """The next object, or None at the end of the stream (whatever the other end sent: a job, a reply)."""
     head = _read_exactly(stream, HEADER.size)
     if head is None:
         return None
@@ -39,8 +49,9 @@ def receive(stream):
     return pickle.loads(data)
 
 
-def _read_exactly(stream, n: int):
-    chunks, left = [], n
+def _read_exactly(stream: IO[bytes], n: int) -> bytes | None:
+    chunks: list[bytes] = []
+    left = n
     while left:
         chunk = stream.read(left)
         if not chunk:
@@ -62,12 +73,12 @@ def rss_bytes(pid: int | str = "self") -> int:
 # What a worker keeps between analyses: the library models of each analysed environment (their
 # summaries in memory, jedi's Project inside), and the project's parsed modules, reused while
 # their text is unchanged and dropped when the server says a file changed on disk.
-_LIBRARIES: dict = {}
-_PARSED: dict = {}
+_LIBRARIES: dict[str, LibraryModels] = {}  # by PythonEnv.key
+_PARSED: dict[str, SourceFile] = {}  # by absolute path
 _SEEN = 0  # the sequence number of the last change on disk applied
 
 
-def _environment(settings, config, path: str, root: str):
+def _environment(settings: Settings, config: Config, path: str, root: str) -> tuple[PythonEnv, list[Problem]]:
     """(PythonEnv, problems) for a document: the editor's `interpreter`, else the project's `python`,
     else the one discovered from the document's folder up to the workspace root (environment.py).
     An interpreter setting that cannot be read is a problem shown once; discovery takes over."""
@@ -76,7 +87,7 @@ def _environment(settings, config, path: str, root: str):
 
     from .settings import SECTION, SOURCE
 
-    problems = []
+    problems: list[Problem] = []
     if settings.interpreter:
         try:
             return find_env(settings.interpreter, origin="the editor's `interpreter` setting"), problems
@@ -86,7 +97,7 @@ def _environment(settings, config, path: str, root: str):
     return find_env(config.python or None, start=start, root=root or None, origin=config.python_origin), problems
 
 
-def _libraries(env):
+def _libraries(env: PythonEnv) -> LibraryModels:
     from gradaudit.analysis.libraries.models import LibraryModels
     from gradaudit.analysis.libraries.summary_cache import SummaryCache
 
@@ -97,7 +108,7 @@ def _libraries(env):
     return libs
 
 
-def apply_changes(seq: int, changes: tuple):
+def apply_changes(seq: int, changes: tuple[tuple[int, str], ...]) -> None:
     """Forget what changed on disk since the last job: `changes` are the server's recent
     (sequence number, path); if some this worker has not seen are no longer among them, forget all."""
     global _SEEN
@@ -116,7 +127,7 @@ def apply_changes(seq: int, changes: tuple):
     _SEEN = seq
 
 
-def analyze(job: dict) -> dict:
+def analyze(job: dict[str, Any]) -> dict[str, Any]:
     """One analysis; what crosses back is pickled findings and the model (no syntax trees)."""
     from gradaudit.analysis.check.engine import Analyzer
     from gradaudit.analysis.source.program import Program
@@ -171,7 +182,7 @@ for step in range(2):
 """
 
 
-def warm_up():
+def warm_up() -> None:
     """What the first job would load, loaded before the worker says it is ready: the default
     environment's library models, the engine's tables and code paths. The first document is then
     not analysed by a cold worker, and the memory a worker keeps from its first job on is part of
@@ -190,7 +201,7 @@ def warm_up():
         traceback.print_exc(limit=4)
 
 
-def _watch_parent(server_pid: int):
+def _watch_parent(server_pid: int) -> None:
     # an editor may kill the server outright: then the worker must not linger
     while True:
         time.sleep(0.5)
@@ -198,7 +209,7 @@ def _watch_parent(server_pid: int):
             os._exit(0)
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     server_pid = int(argv[0]) if argv else os.getppid()
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
