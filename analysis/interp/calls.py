@@ -604,6 +604,10 @@ def sym_method(ip: Interp, o: SymObj, name, args, kwargs, node, recv: V) -> V:
             frozenset((PIter(frozenset((sym_unit(ip, o),)), exact=False, named=name == "named_parameters"),)),
         )
     if name == "backward":
+        if args and isinstance(args[0], V) and args[0].carries:
+            # `fabric.backward(loss)` on a framework object the engine does not know: the argument
+            # carrying gradient is the loss (a tensor's own `gradient=` argument carries none)
+            return unknown_method(ip, recv, name, args, kwargs, node)
         recording.do_backward(ip, V(Kind.TENSOR, top=True, site=node), node, loss_node=node.func.value)
         return NONE
     if name in ("step", "zero_grad"):
