@@ -14,6 +14,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from gradaudit.analysis import __version__
+from gradaudit.analysis.check.budgets import advice
 from gradaudit.analysis.model.findings import SAFE
 from gradaudit.analysis.model.model import Span
 from gradaudit.analysis.report.editor_graph import graph
@@ -209,6 +210,9 @@ class GradauditServer(LanguageServer):
                 message = result.gap.message()
                 if first is not None and not here:
                     message += f", first at {first.path}:{first.line}"
+                tip = advice(result.gap, editor=True)  # the setting that raises the budget that ran out
+                if tip:
+                    message += f"; {tip}"
                 line, col = (first.line, first.col + 1) if here else (1, 1)
                 problems.append(incomplete_diagnostic(message, positions, line, col))
         return fresh + kept + problems

@@ -214,7 +214,7 @@ def cmd_check(args) -> int:
     if config is None:
         return EXIT_ERROR
     show_progress = not args.no_progress and sys.stderr.isatty()
-    budget = time_budget(args)
+    budget = time_budget(args, config)
     checked = check_paths(args.paths, config, args.jobs, show_progress, budget, args.python, not args.no_cache)
     report_problems(checked.problems)
     if args.diff or args.fix:

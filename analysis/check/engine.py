@@ -17,7 +17,6 @@ import time
 from dataclasses import dataclass, field, replace
 
 from ..interp.budget import Gap, Gaps
-from ..interp.frames import BUDGET
 from ..interp.interpreter import Interpreter
 from ..libraries.environment import PythonEnv, find_env
 from ..libraries.imported import LibraryUse, library_use
@@ -238,15 +237,15 @@ class Analyzer:
             return Result(path, [], None, None, {sf.path: sf}, sf.broken, _too_deep(sf, interp))
 
     def _run(self, path: str, program: Program, sf: SourceFile, deadline, env: PythonEnv) -> Result:
-        interp = Interpreter(program, sf, semantics())
-        if deadline is not None:
-            interp.st.gaps = Gaps(deadline, self.time_budget)
+        budgets = self.config.budgets
+        gaps = Gaps(deadline, self.time_budget, budgets)
+        interp = Interpreter(program, sf, semantics(), budgets=budgets, gaps=gaps)
         try:
             trace = interp.run()
         except RecursionError as exc:
             exc.interp = interp
             raise
-        gap = interp.st.gaps.summary(sf, BUDGET) or _deep_gap(sf)
+        gap = gaps.summary(sf) or _deep_gap(sf)
         model = Builder(path).build(trace)
         if gap is not None:
             model = replace(
