@@ -24,7 +24,14 @@ from gradaudit.analysis.source.program import ParseError, read_text, split_lines
 
 from . import gradflow_action, notebooks
 from .convert import Positions, diagnostic, finding_key, path_of, text_edits, uri_of
-from .diagnostics import carried, incomplete_diagnostic, move, parse_diagnostic, stopped_message
+from .diagnostics import (
+    carried,
+    coverage_diagnostics,
+    incomplete_diagnostic,
+    move,
+    parse_diagnostic,
+    stopped_message,
+)
 from .documents import Analyses
 from .settings import Settings
 from .text import FastWorkspace
@@ -215,6 +222,7 @@ class GradauditServer(LanguageServer):
                     message += f"; {tip}"
                 line, col = (first.line, first.col + 1) if here else (1, 1)
                 problems.append(incomplete_diagnostic(message, positions, line, col))
+            problems += coverage_diagnostics(result, os.path.normpath(path_of(uri)), positions)
         return fresh + kept + problems
 
     def moved(self, uri: str, changes):

@@ -21,6 +21,7 @@ from ..interp.interpreter import Interpreter
 from ..libraries.environment import PythonEnv, find_env
 from ..libraries.imported import LibraryUse, library_use
 from ..libraries.register import semantics
+from ..model import coverage
 from ..model.build import Builder
 from ..model.findings import CONFIRMED, Finding, Related
 from ..model.model import ProgramModel, Span
@@ -65,6 +66,11 @@ class Result:
     # maps them back to cells
     notebook: Notebook | None = None
     libraries: LibraryUse | None = None  # the environment read, the imported libraries found there or not
+
+    @property
+    def coverage(self) -> list:
+        """coverage.StepCoverage of each training step found, understood or not (and why)."""
+        return coverage.records(self.model)
 
     @property
     def problems(self) -> list:
@@ -253,8 +259,10 @@ class Analyzer:
             )
         files = {s.sf.path: s.sf for s in interp.st.scopes.values()}
         files[sf.path] = sf
-        findings = run_rules(model, files, self.config)
         libraries = library_use(env, files.values(), program)
+        # what of each training step was understood, and why not (for every output; the rules do not read it)
+        model = coverage.judge(model, files, gaps, libraries)
+        findings = run_rules(model, files, self.config)
         return Result(path, findings, model, None, files, sf.broken, gap, libraries=libraries)
 
 

@@ -21,6 +21,7 @@ from .. import __version__
 from ..check.budgets import add_budget_arguments, with_budget_flags
 from ..model.model import EventKind, ProgramModel, Step
 from ..ops import torch_api as T
+from ..output.coverage import text_lines
 from ..report.summary import unique_steps
 from ..source.notebook import Locator, is_notebook
 
@@ -347,7 +348,7 @@ def emit(plans, test_path: str, source_label: str = "", steps: int = 3) -> str:
     """The text of a pytest file with one test per locatable plan (raises ValueError if none)."""
     ok = [p for p in plans if p.locatable]
     if not ok:
-        reasons = "; ".join(f"line {p.line}: {p.reason}" for p in plans) or "no backward() found"
+        reasons = "; ".join(f"line {p.line}: {p.reason}" for p in plans) or "no backward() found in what was analysed"
         raise ValueError(f"no training step to probe ({reasons})")
     here = os.path.dirname(os.path.abspath(test_path))
     script = ok[0].script
@@ -589,10 +590,12 @@ def run_command(args) -> int:
         e = result.error
         print(f"{e.path}:{e.line}:{e.col}: error: could not parse: {e.msg}", file=sys.stderr)
         return 1
-    # what the analysis did not reach: a probe is written only for what it reached
+    # what the analysis did not reach or understand: a probe is written only for what it understood
     for p in problems_of(result):
         if p.kind == "incomplete":
             print(p.line_text(), file=sys.stderr)
+    for line in text_lines([r for r in result.coverage if not r.understood]):
+        print(line, file=sys.stderr)
     plans = plan(result.model, args.path, result.files)
     if result.notebook is not None:
         plans = located(plans, Locator({args.path: result.notebook}), args.path)
