@@ -1,26 +1,29 @@
 """What a document's diagnostics are after an analysis, and where they move while it is edited.
 
 Besides findings, an analysis can say: some statements do not parse (one diagnostic at each,
-those statements are not analysed), a budget cut it short ("analysis incomplete: ..."), or it
-could not run at all. The findings of the previous analysis that the new one could not recompute
+those statements are not analysed), a budget cut it short ("analysis incomplete: ..."), a training
+step was not understood (an information diagnostic on its `backward()`, saying why), or it could
+not run at all. The findings of the previous analysis that the new one could not recompute
 (in statements that do not parse yet, or all of them when nothing could be analysed) stay, at
 their places moved with the edits, instead of flickering off until the code parses again.
 """
 
 from __future__ import annotations
 
+import os
 import re
 
 from lsprotocol import types
 from pygls.workspace import PositionCodec
 
 from gradaudit.analysis.check.engine import Result
+from gradaudit.analysis.output.coverage import step_message
 from gradaudit.analysis.source.program import ParseError
 
 from .convert import Positions
 from .documents import Analysis
 
-FINDING, PARSE, INCOMPLETE = "finding", "parse", "incomplete"
+FINDING, PARSE, INCOMPLETE, COVERAGE = "finding", "parse", "incomplete", "coverage"
 _BREAK = re.compile(r"\r\n|\r|\n")
 
 
@@ -64,6 +67,26 @@ def incomplete_diagnostic(message: str, positions: Positions, line: int = 1, col
         code="incomplete",
         data={"kind": INCOMPLETE},
     )
+
+
+def coverage_diagnostics(result: Result, path: str, positions: Positions) -> list[types.Diagnostic]:
+    """An information diagnostic on each training step of the document at `path` that was not
+    understood: no finding there is not a verdict (output/coverage.py words it)."""
+    out = []
+    for rec in result.coverage:
+        if rec.understood or os.path.normpath(os.path.abspath(rec.span.path)) != path:
+            continue
+        out.append(
+            types.Diagnostic(
+                range=positions.range(rec.span),
+                message=step_message(rec, editor=True),
+                severity=types.DiagnosticSeverity.Information,
+                source="gradaudit",
+                code="not-understood",
+                data={"kind": COVERAGE},
+            )
+        )
+    return out
 
 
 def stopped_message(analysis: Analysis) -> str:

@@ -23,7 +23,7 @@ from gradaudit.analysis.source.notebook import Cell, Locator, Notebook, Where, n
 from gradaudit.analysis.source.program import ParseError
 
 from .convert import Positions, docs_href, finding_key, path_of, severity_for, uri_of
-from .diagnostics import incomplete_diagnostic, parse_diagnostic, stopped_message
+from .diagnostics import COVERAGE, incomplete_diagnostic, parse_diagnostic, step_message, stopped_message
 from .documents import Analysis
 from .settings import Settings
 
@@ -115,6 +115,20 @@ def diagnostics_by_cell(
             out[w.cell.id].append(
                 incomplete_diagnostic(result.gap.message(), cell_positions(workspace, w.cell.id), w.line, w.col + 1)
             )
+    for rec in result.coverage:  # a training step not understood: information on its backward()
+        w = locator.span(rec.span)
+        if rec.understood or w.cell is None or w.cell.id not in out:
+            continue
+        out[w.cell.id].append(
+            types.Diagnostic(
+                range=_range(cell_positions(workspace, w.cell.id), w),
+                message=step_message(rec, editor=True),
+                severity=types.DiagnosticSeverity.Information,
+                source="gradaudit",
+                code="not-understood",
+                data={"kind": COVERAGE},
+            )
+        )
     return out
 
 

@@ -17,6 +17,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument
 
 from gradaudit.analysis import __version__
+from gradaudit.analysis.check.budgets import advice
 from gradaudit.analysis.check.schema import Problem
 from gradaudit.analysis.libraries.imported import LibraryUse
 from gradaudit.analysis.model.findings import SAFE, Finding
@@ -30,7 +31,14 @@ from gradaudit.analysis.source.program import ParseError, read_text, split_lines
 from . import gradflow_action, notebooks
 from .capabilities import Protocol, pulls
 from .convert import Positions, diagnostic, finding_key, path_of, text_edits, uri_of
-from .diagnostics import carried, incomplete_diagnostic, move, parse_diagnostic, stopped_message
+from .diagnostics import (
+    carried,
+    coverage_diagnostics,
+    incomplete_diagnostic,
+    move,
+    parse_diagnostic,
+    stopped_message,
+)
 from .documents import Analyses, Analysis
 from .settings import Settings
 from .text import FastWorkspace
@@ -223,8 +231,12 @@ class GradauditServer(LanguageServer):
                 message = result.gap.message()
                 if first is not None and not here:
                     message += f", first at {first.path}:{first.line}"
+                tip = advice(result.gap, editor=True)  # the setting that raises the budget that ran out
+                if tip:
+                    message += f"; {tip}"
                 line, col = (first.line, first.col + 1) if first is not None and here else (1, 1)
                 problems.append(incomplete_diagnostic(message, positions, line, col))
+            problems += coverage_diagnostics(result, os.path.normpath(path_of(uri)), positions)
         return fresh + kept + problems
 
     def moved(self, uri: str, changes: Sequence[types.TextDocumentContentChangeEvent]) -> None:

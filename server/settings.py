@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from gradaudit.analysis.check.budgets import SETTINGS as BUDGETS
+from gradaudit.analysis.check.budgets import budgets_from
 from gradaudit.analysis.check.config import Config, read_config
 from gradaudit.analysis.check.schema import SEVERITIES, Key, Problem, validate
 
@@ -63,6 +65,8 @@ KEYS = (
         "The VS Code extension sends the interpreter it runs the server with.",
         '"/home/me/project/.venv/bin/python"',
     ),
+    # the engine's statement budgets (check/budgets.py): over the project's `[tool.gradaudit]` ones
+    *(Key(s.editor, "count", s.default, f"{s.doc} Over the project's `{s.key}`.", str(s.default)) for s in BUDGETS),
 )
 _ATTR = {
     "select": "select",
@@ -92,6 +96,7 @@ class Settings:
     time_budget: float = 10.0  # seconds the engine interprets one document
     memory_budget_mb: int = 1536  # an analysis worker's memory for one document
     interpreter: str = ""  # the environment whose installed libraries are analysed (else the server's own)
+    budgets: tuple = ()  # (editor key, value) of the budgets the client set: over the project's
 
     @staticmethod
     def from_client(raw: Any, base: Settings | None = None) -> tuple[Settings, list[Problem]]:
@@ -106,7 +111,14 @@ class Settings:
         defaults = Settings()
         wrong = {p.key for p in problems}
         changes = {_ATTR[k]: getattr(defaults, _ATTR[k]) for k in wrong if k in _ATTR}
-        changes.update({_ATTR[k]: v for k, v in values.items()})
+        changes.update({_ATTR[k]: v for k, v in values.items() if k in _ATTR})
+        budgets = dict(base.budgets)
+        for s in BUDGETS:
+            if s.editor in wrong:
+                budgets.pop(s.editor, None)
+            elif s.editor in values:
+                budgets[s.editor] = values[s.editor]
+        changes["budgets"] = tuple(sorted(budgets.items()))
         return replace(base, **changes), problems
 
     def engine_config(self, path: str) -> tuple[Config, list[Problem]]:
@@ -116,4 +128,6 @@ class Settings:
             cfg = replace(cfg, select=self.select or cfg.select, ignore=cfg.ignore + self.ignore)
         if self.severity:
             cfg = replace(cfg, severity={**cfg.severity, **self.severity})
+        if self.budgets:
+            cfg = replace(cfg, budgets=budgets_from(dict(self.budgets), cfg.budgets))
         return cfg, problems

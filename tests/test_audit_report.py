@@ -413,8 +413,9 @@ def test_time_budget_cuts_the_audit_short_and_says_so(tmp_path):
     code, out, err = run_cli(["audit", "--time-budget", "0.2", "slow.py"], cwd=tmp_path)
     assert code == 0, err
     assert "slow.py:" in err and "warning: analysis incomplete: the time budget of 0.2 s ran out" in err
-    assert "No `backward()` was found in what was analysed (the analysis of 1 file was cut short" in out
-    assert "there is no training step to audit" not in out
+    # the training step past the budget is found, not reached, and the flag that reaches it is named
+    assert "No training step was reached: 1 `backward()` call was found" in out and "raise `--time-budget`" in out
+    assert "there is no training step to audit" not in out and "No defect found" not in out
     code, out, _ = run_cli(["audit", "--format", "json", "--time-budget", "0.2", "slow.py"], cwd=tmp_path)
     [gap] = json.loads(out)["incomplete"]
     assert gap["kind"] == "incomplete" and gap["path"] == "slow.py" and gap["not_reached"] > 0
@@ -433,7 +434,7 @@ def test_clean_verdict_names_what_a_budget_left_unchecked(tmp_path):
     from dataclasses import replace
 
     cut = replace(audit, problems=(Problem("incomplete", "other.py", "analysis incomplete: ...", 3, 1, 40),))
-    assert cut.no_defect.startswith(collect.NO_DEFECT + " (the analysis of 1 file was cut short by the time budget")
+    assert cut.no_defect.startswith(collect.NO_DEFECT + " (the analysis of 1 file was cut short by a budget")
 
 
 def test_classification_and_severity_follow_family_and_confidence():

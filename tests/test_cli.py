@@ -40,7 +40,9 @@ def test_text_format_subprocess(tmp_path):
     assert lines[0].startswith("train.py:12:13: GA101 [confirmed] `.detach()` cuts gradient")
     assert TEXT_LINE.match(lines[0])
     assert lines[-1].startswith("Found 1 finding (1 confirmed, 0 suspicious) in 1 file checked.")
-    assert len(lines) == 2
+    # how many training steps were understood: every one
+    assert lines[1] == "1 of 1 training step understood."
+    assert len(lines) == 3
     assert r.stderr == ""
 
 
@@ -72,9 +74,10 @@ def test_no_findings_exit_zero(tmp_path, capsys, monkeypatch):
     code, out, err = run_main(["check", "ok.py"], tmp_path, capsys, monkeypatch)
     assert code == 0
     assert finding_lines(out) == []
-    assert out.strip() == "No findings in 1 file checked."
+    said = "1 of 1 training step understood.\nNo findings in 1 file checked."
+    assert out.strip() == said
     r = run_cli("check", "ok.py", cwd=tmp_path)
-    assert r.returncode == 0 and r.stdout.strip() == "No findings in 1 file checked."
+    assert r.returncode == 0 and r.stdout.strip() == said
 
 
 def test_exit_zero_flag(tmp_path, capsys, monkeypatch):

@@ -274,7 +274,10 @@ def test_load_config_without_pyproject(tmp_path):
 @pytest.mark.parametrize(
     "line, said",
     [
-        ('selct = ["GA1"]', "selct: unknown key; did you mean `select`? (the keys are: exclude, extend-select,"),
+        (
+            'selct = ["GA1"]',
+            "selct: unknown key; did you mean `select`? (the keys are: call-depth, exclude, extend-select,",
+        ),
         ('per-file-ignore = { "a.py" = ["GA101"] }', "per-file-ignore: unknown key; did you mean `per-file-ignores`?"),
         ('ignore = ["GA1O1"]', "ignore: no rule matches 'GA1O1' (did you mean `GA101`?) (see `gradaudit rules`)"),
         (
@@ -314,7 +317,8 @@ def test_editor_settings_typos_get_a_did_you_mean():
 
     _, problems = Settings.from_client({"gradaudit": {"debounse": 10, "ignore": ["GA1O2"]}})
     assert sorted(str(p) for p in problems) == [
-        "client settings: gradaudit debounse: unknown key; did you mean `debounce`? (the keys are: codeLens, "
-        "debounce, docsUrl, extraPaths, ignore, interpreter, memoryBudget, select, severity, timeBudget)",
+        "client settings: gradaudit debounse: unknown key; did you mean `debounce`? (the keys are: callDepth, "
+        "codeLens, debounce, docsUrl, extraPaths, functionBudget, ignore, importBudget, initBudget, interpreter, "
+        "loopReserve, memoryBudget, moduleInitBudget, scriptBudget, select, severity, statementBudget, timeBudget)",
         "client settings: gradaudit ignore: no rule matches 'GA1O2' (did you mean `GA102`?) (see `gradaudit rules`)",
     ]

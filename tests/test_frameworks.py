@@ -265,3 +265,34 @@ for step in range(3):
         .replace("accelerator.backward", "fabric.backward")
     )
     assert found(result) == expected
+
+
+def test_fabric_backward_on_an_unknown_object_takes_its_argument_as_the_loss():
+    # Lightning not installed, `fit` run on unknown arguments: `fabric.backward(loss)` was read as a
+    # tensor's backward() on `fabric`: a loss named "fabric", no modules, no optimizer stepped for it
+    src = """
+import torch
+import torch.nn as nn
+
+
+def fit(fabric, loader):
+    model = nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for x in loader:
+        loss = model(x).sum()
+        fabric.backward(loss)
+        optimizer.step()
+        optimizer.zero_grad()
+"""
+    result = analyze(src)
+    [step] = {s.span: s for s in result.model.steps}.values()
+    assert step.loss == "loss" and step.loss_span.line == 10
+    assert sorted(p.name for p in step.reached) == ["model.bias", "model.weight"]
+    assert [o.name for o in step.optimizers if o.key in step.stepped] == ["optimizer"]
+
+
+def test_a_tensor_backward_with_a_gradient_keeps_its_receiver_as_the_loss():
+    # valid look-alike: `x.backward(gradient)` on an unknown tensor; the gradient carries no gradient
+    result = analyze("import torch\n\n\ndef f(x):\n    x.backward(torch.ones_like(x))\n")
+    [step] = {s.span: s for s in result.model.steps}.values()
+    assert step.loss == "x"

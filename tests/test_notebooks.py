@@ -268,8 +268,9 @@ def test_folders_configuration_and_noqa(tmp_path, capsys, monkeypatch):
     )
     code, out, _ = run_main(["check", "."], tmp_path, capsys, monkeypatch)
     assert out.splitlines()[0].startswith("nb/a.ipynb:cell 2:1:9: GA101")
-    assert len(out.splitlines()) == 2
-    assert out.splitlines()[1].endswith("in 3 files checked. 1 fixable with --fix.")  # a, quiet, b
+    assert len(out.splitlines()) == 3
+    assert out.splitlines()[1] == "3 of 3 training steps understood."
+    assert out.splitlines()[2].endswith("in 3 files checked. 1 fixable with --fix.")  # a, quiet, b
     # a file named on the command line is checked even when excluded
     code, out, _ = run_main(["check", "legacy/old.ipynb"], tmp_path, capsys, monkeypatch)
     assert out.startswith("legacy/old.ipynb:cell 2:1:9: GA101")

@@ -85,7 +85,7 @@ def test_json_contract_keys(examples_json):
     _, files, report = examples_json
     # rules.md's contract, plus what could not be done ("errors"), analyses cut short ("incomplete")
     # and the environments whose libraries were read
-    assert set(report) == {"version", "findings", "errors", "incomplete", "environments"}
+    assert set(report) == {"version", "findings", "errors", "incomplete", "environments", "coverage"}
     assert report["errors"] == [] and report["incomplete"] == []
     assert report["version"] == 1
     assert report["findings"], "no findings at all"
@@ -206,6 +206,8 @@ def test_json_empty(tmp_path):
     assert r.returncode == 0
     out = json.loads(r.stdout)
     (env,) = out.pop("environments")
+    # no training step in it: nothing understood, nothing missed
+    assert out.pop("coverage") == {"steps": 0, "understood": 0, "training_steps": []}
     assert out == {"version": 1, "findings": [], "errors": [], "incomplete": []}
     assert env["libraries"] == ["torch"] and env["missing"] == []
 

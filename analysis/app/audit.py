@@ -41,9 +41,11 @@ def run_command(args) -> int:
     config = load_config(args)
     if config is None:
         return EXIT_ERROR
-    run = collect.analyze(args.paths, config, args.jobs, time_budget(args), args.python, not args.no_cache)
+    run = collect.analyze(args.paths, config, args.jobs, time_budget(args, config), args.python, not args.no_cache)
     report_problems(run.problems)
-    audit = collect.build(args.paths, len(run.files), run.kept, run.problems, run.notebooks, run.libraries)
+    audit = collect.build(
+        args.paths, len(run.files), run.kept, run.problems, run.notebooks, run.libraries, run.coverage
+    )
     if fmt == "json":
         from ..report.jsonout import render
     elif fmt == "html":

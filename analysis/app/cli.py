@@ -190,6 +190,7 @@ class Checked:
     analysed: int
     notebooks: dict = field(default_factory=dict)  # path -> Notebook (source/notebook.py)
     libraries: list = field(default_factory=list)  # imported.LibraryUse: the environments read
+    coverage: list = field(default_factory=list)  # coverage.StepCoverage: each training step, understood or not
 
     @property
     def locator(self):
@@ -206,7 +207,7 @@ def check_paths(paths, config, jobs=0, progress=False, time_budget=None, python=
 
     run = analyze_paths(paths, config, jobs, progress, time_budget, python, cache)
     findings = sorted(_resolve_overlaps([f for fs in run.kept for f in fs]), key=Finding.sort_key)
-    return Checked(findings, run.problems, run.files, run.analysed, run.notebooks, run.libraries)
+    return Checked(findings, run.problems, run.files, run.analysed, run.notebooks, run.libraries, run.coverage)
 
 
 def cmd_check(args) -> int:
@@ -214,7 +215,7 @@ def cmd_check(args) -> int:
     if config is None:
         return EXIT_ERROR
     show_progress = not args.no_progress and sys.stderr.isatty()
-    budget = time_budget(args)
+    budget = time_budget(args, config)
     checked = check_paths(args.paths, config, args.jobs, show_progress, budget, args.python, not args.no_cache)
     report_problems(checked.problems)
     if args.diff or args.fix:
@@ -234,6 +235,7 @@ def _report(args, checked: Checked, problems) -> int:
         color=args.format == "text" and sys.stdout.isatty() and not args.output_file,
         locator=checked.locator,
         libraries=checked.libraries,
+        coverage=checked.coverage,
     )
     problems = list(problems)
     if not emit(out, args.output_file):

@@ -6,19 +6,14 @@ from __future__ import annotations
 import os
 import sys
 
+from ..check.budgets import TIME_BUDGET, add_budget_arguments, with_budget_flags
+
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-TIME_BUDGET = 60.0  # seconds of interpretation per file; parsing is not interrupted
 
 
 def add_engine_arguments(c):
     """How files are analysed: the same flags for `check` and `audit`."""
-    c.add_argument(
-        "--time-budget",
-        type=float,
-        default=TIME_BUDGET,
-        metavar="SECONDS",
-        help=f"stop analysing a file after SECONDS and say what was not reached (default {TIME_BUDGET:g}; 0: no limit)",
-    )
+    add_budget_arguments(c)
     c.add_argument(
         "--python",
         metavar="PATH",
@@ -29,8 +24,12 @@ def add_engine_arguments(c):
     c.add_argument("--no-cache", action="store_true", help="do not read or write the cache of library summaries")
 
 
-def time_budget(args) -> float | None:
-    return args.time_budget if args.time_budget and args.time_budget > 0 else None
+def time_budget(args, config=None) -> float | None:
+    """Seconds per file: --time-budget, else `time-budget` in [tool.gradaudit], else 60 (0: no limit)."""
+    given = args.time_budget
+    if given is None:
+        given = getattr(config, "time_budget", None) or TIME_BUDGET
+    return given if given > 0 else None
 
 
 def load_config(args):
@@ -66,7 +65,7 @@ def load_config(args):
         from dataclasses import replace
 
         cfg = replace(cfg, respect_gitignore=False)
-    return cfg
+    return with_budget_flags(cfg, args)
 
 
 def report_problems(problems):

@@ -13,7 +13,10 @@ except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore
 
 
+from ..interp.budget import Budgets
 from ..libraries.environment import check_python
+from .budgets import SETTINGS as BUDGET_SETTINGS
+from .budgets import TIME_SETTING, budgets_from
 from .schema import (
     Key,
     Problem,
@@ -72,6 +75,9 @@ KEYS = (
         "running gradaudit. `--python` overrides it; one that does not exist is an error.",
         '".venv/bin/python"',
     ),
+    # the budgets of the analysis (budgets.py); the command line's flags of the same names win
+    *(Key(s.key, "count", s.default, s.doc, str(s.default)) for s in BUDGET_SETTINGS),
+    Key(TIME_SETTING.key, "seconds", TIME_SETTING.default, TIME_SETTING.doc, "120"),
 )
 
 
@@ -105,6 +111,8 @@ class Config:
     respect_gitignore: bool = True
     source: str = ""  # the pyproject.toml it came from ('' for none)
     python: str = ""  # the interpreter whose installed libraries are analysed
+    budgets: Budgets = field(default_factory=Budgets)  # how much of a program one analysis follows
+    time_budget: float | None = None  # `time-budget`: seconds per file on the command line (None: not set)
 
     @property
     def python_origin(self) -> str:
@@ -244,6 +252,8 @@ def table_config(table: dict, root: str, source: str = "settings") -> tuple[Conf
         respect_gitignore=v["respect-gitignore"],
         source=source,
         python=python,
+        budgets=budgets_from(values),
+        time_budget=values.get(TIME_SETTING.key),
     ), problems
 
 

@@ -17,11 +17,11 @@ import time
 from dataclasses import dataclass, field, replace
 
 from ..interp.budget import Gap, Gaps
-from ..interp.frames import BUDGET
 from ..interp.interpreter import Interpreter
 from ..libraries.environment import PythonEnv, find_env
 from ..libraries.imported import LibraryUse, library_use
 from ..libraries.register import semantics
+from ..model import coverage
 from ..model.build import Builder
 from ..model.findings import CONFIRMED, Finding, Related
 from ..model.model import ProgramModel, Span
@@ -66,6 +66,11 @@ class Result:
     # maps them back to cells
     notebook: Notebook | None = None
     libraries: LibraryUse | None = None  # the environment read, the imported libraries found there or not
+
+    @property
+    def coverage(self) -> list:
+        """coverage.StepCoverage of each training step found, understood or not (and why)."""
+        return coverage.records(self.model)
 
     @property
     def problems(self) -> list:
@@ -238,15 +243,15 @@ class Analyzer:
             return Result(path, [], None, None, {sf.path: sf}, sf.broken, _too_deep(sf, interp))
 
     def _run(self, path: str, program: Program, sf: SourceFile, deadline, env: PythonEnv) -> Result:
-        interp = Interpreter(program, sf, semantics())
-        if deadline is not None:
-            interp.st.gaps = Gaps(deadline, self.time_budget)
+        budgets = self.config.budgets
+        gaps = Gaps(deadline, self.time_budget, budgets)
+        interp = Interpreter(program, sf, semantics(), budgets=budgets, gaps=gaps)
         try:
             trace = interp.run()
         except RecursionError as exc:
             exc.interp = interp
             raise
-        gap = interp.st.gaps.summary(sf, BUDGET) or _deep_gap(sf)
+        gap = gaps.summary(sf) or _deep_gap(sf)
         model = Builder(path).build(trace)
         if gap is not None:
             model = replace(
@@ -254,8 +259,10 @@ class Analyzer:
             )
         files = {s.sf.path: s.sf for s in interp.st.scopes.values()}
         files[sf.path] = sf
-        findings = run_rules(model, files, self.config)
         libraries = library_use(env, files.values(), program)
+        # what of each training step was understood, and why not (for every output; the rules do not read it)
+        model = coverage.judge(model, files, gaps, libraries)
+        findings = run_rules(model, files, self.config)
         return Result(path, findings, model, None, files, sf.broken, gap, libraries=libraries)
 
 

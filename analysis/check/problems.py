@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..source.notebook import Cell, Locator
+from .budgets import advice
 
 EXIT_2_KINDS = ("read", "missing", "internal", "write")
 
@@ -84,6 +85,9 @@ class Problem:
         if gap.first is not None and gap.first.path != path:
             msg += f", first at {gap.first.path}:{gap.first.line}"
             where, line, col = path, 0, 0
+        tip = advice(gap)  # the flag that raises the budget that ran out
+        if tip:
+            msg += f"; {tip}"
         return Problem("incomplete", where, msg, line, col, gap.count)
 
     @staticmethod

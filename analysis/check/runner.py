@@ -1,7 +1,8 @@
 """Analysing the files under some paths: discovery, worker processes, what could not be done.
 
 One loop for `gradaudit check` and `gradaudit audit`: the same files, the same time budget and
-library environment, the same problems (problems.py). What each keeps of an analysis differs (the
+library environment, the same problems (problems.py), the same coverage of the training steps
+(model/coverage.py). What each keeps of an analysis differs (the
 check keeps findings, the audit the training-step model and the texts too), so the caller passes
 `keep`, a module-level function (it crosses into worker processes).
 """
@@ -29,6 +30,7 @@ class Analysed:
     analysed: int  # files whose analysis ran (parse errors of single statements included)
     notebooks: dict = field(default_factory=dict)  # path -> notebook.Notebook: the way back to cells
     libraries: list = field(default_factory=list)  # imported.LibraryUse, one per environment read
+    coverage: list = field(default_factory=list)  # coverage.StepCoverage, one per training step found
 
     @property
     def locator(self) -> Locator:
@@ -57,15 +59,16 @@ class Progress:
 
 def analyze_chunk(paths, config, roots, bar=None, time_budget=None, python=None, cache=True, keep=keep_findings):
     """Analyze files (in a worker or in-process): ([(path, kept)], problems, files analysed,
-    notebooks, the environments read as imported.LibraryUse), picklable."""
+    notebooks, the environments read as imported.LibraryUse, the steps' coverage), picklable."""
     from ..libraries.imported import merge
+    from ..model import coverage
     from ..source.program import Program
     from .engine import Analyzer
     from .problems import Problem, problems_of
 
     analyzer = Analyzer(config, extra_roots=roots, batch=True, time_budget=time_budget, python=python, cache=cache)
     program = analyzer.attach(Program(roots, freeze_trees=True))
-    kept, problems, analysed, notebooks, uses = [], [], 0, {}, []
+    kept, problems, analysed, notebooks, uses, steps = [], [], 0, {}, [], []
     for path in paths:
         try:
             r = analyzer.analyze_file(path, program)
@@ -74,6 +77,7 @@ def analyze_chunk(paths, config, roots, bar=None, time_budget=None, python=None,
             problems.extend(problems_of(r))
             if r.libraries is not None:
                 uses.append(r.libraries)
+            steps += r.coverage
             if r.error is None:
                 analysed += 1
                 kept.append((path, keep(path, r)))
@@ -83,20 +87,21 @@ def analyze_chunk(paths, config, roots, bar=None, time_budget=None, python=None,
         if bar is not None:
             bar.step()
     analyzer.collect()
-    return kept, problems, analysed, notebooks, merge(uses)
+    return kept, problems, analysed, notebooks, merge(uses), coverage.merge(steps)
 
 
 def analyze_paths(
     paths, config, jobs=0, progress=False, time_budget=None, python=None, cache=True, keep=keep_findings
 ) -> Analysed:
     from ..libraries.imported import merge
+    from ..model import coverage
     from .discovery import discover
 
     files, problems = discover(paths, config)
     roots = sorted({os.path.abspath(p) for p in paths if os.path.isdir(p)})
     bar = Progress(len(files), progress)
     workers = jobs or min(os.cpu_count() or 1, 8)
-    kept, analysed, notebooks, uses = [], 0, {}, []
+    kept, analysed, notebooks, uses, steps = [], 0, {}, [], []
     if workers > 1 and len(files) >= 16:
         chunks = [c for c in (files[i :: workers * 4] for i in range(workers * 4)) if c]
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
@@ -105,8 +110,9 @@ def analyze_paths(
                 for c in chunks
             }
             for fut in concurrent.futures.as_completed(futures):
-                k, p, n, nbs, u = fut.result()
+                k, p, n, nbs, u, s = fut.result()
                 kept += k
+                steps += s
                 notebooks.update(nbs)
                 uses += u
                 problems += p
@@ -115,7 +121,7 @@ def analyze_paths(
         order = {p: i for i, p in enumerate(files)}
         kept.sort(key=lambda item: order.get(item[0], 0))
     else:
-        kept, more, analysed, notebooks, uses = analyze_chunk(
+        kept, more, analysed, notebooks, uses, steps = analyze_chunk(
             files, config, roots, bar, time_budget, python, cache, keep
         )
         problems += more
@@ -123,4 +129,4 @@ def analyze_paths(
     locator = Locator(notebooks)
     problems = [p.located(locator) for p in problems]
     problems.sort(key=lambda p: (p.path, p.cell.index if p.cell is not None else -1, p.line, p.col, p.kind))
-    return Analysed(files, [k for _, k in kept], problems, analysed, notebooks, merge(uses))
+    return Analysed(files, [k for _, k in kept], problems, analysed, notebooks, merge(uses), coverage.merge(steps))

@@ -1,10 +1,12 @@
 """What the interpreter's budgets left out, so that an analysis cut short says so.
 
-The interpreter bounds its work: a statement budget for what it follows (calls, loops), and a
-deadline. What a budget stops is recorded here: a loop never run, a function whose calls were not
-followed and that never ran at all, the statements after the deadline. At the end `summary`
-counts the statements never reached and names the first of them, for a warning that the user
-sees ("analysis incomplete: ... (N statements not reached)") instead of a silent "No findings".
+The interpreter bounds its work: statement budgets for what it follows (calls, loops), and a
+deadline. The budgets are a value (`Budgets`) given to the interpreter, each one a setting the
+user can raise (check/budgets.py names its flag). What a budget stops is recorded here, with the
+budget that stopped it: a loop never run, a function whose calls were not followed and that never
+ran at all, the statements after the deadline. At the end `summary` counts the statements never
+reached and names the first of them, for a warning that the user sees ("analysis incomplete: ...
+(N statements not reached)") instead of a silent "No findings".
 """
 
 from __future__ import annotations
@@ -17,8 +19,24 @@ from ..source.span import Span
 
 _BODIES = ("body", "orelse", "handlers", "finalbody", "cases")
 TICK = 15  # the deadline is looked at every TICK + 1 statements (a statement can cost milliseconds)
-RESERVE = 6000  # statements kept for training loops met after the budget ran out
-RESERVE_GRANT = 3000  # ... at most this much per loop
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """How much of a program one analysis follows. Each field is a setting (check/budgets.py)."""
+
+    statements: int = 15000  # statements per entry file; beyond it calls are not followed
+    script: int = 5000  # statements for the module body's run (training scripts use a few hundred)
+    function: int = 2000  # statements per other root (an uncalled function, one class checked alone)
+    init: int = 800  # statements for the __init__ of an object that is not a module
+    module_init: int = 4000  # statements for the __init__ of a module
+    loop_reserve: int = 6000  # statements kept for training loops met after the budget ran out (half per loop)
+    imported_lines: int = 80000  # lines of imported project modules run for one file
+    call_depth: int = 12  # nested calls followed
+
+
+# the budget that cut a place short, for the loops and calls stopped by the statement budgets
+STATEMENTS, TIME = "statements", "time"
 
 
 @dataclass(frozen=True)
@@ -29,22 +47,27 @@ class Gap:
     first: Span | None
     count: int
     what: str = "not reached"  # what happened to the `count` statements
+    # the budget that cut the first place short (a Budgets field, or 'time'); '' when no budget did
+    budget: str = ""
+    unit: str = "statement"  # what `count` counts
 
     def message(self) -> str:
-        n = f"{self.count} statement{'s' if self.count != 1 else ''} {self.what}"
+        n = f"{self.count} {self.unit}{'s' if self.count != 1 else ''} {self.what}"
         return f"analysis incomplete: {self.reason} ({n})"
 
 
 class Gaps:
-    def __init__(self, deadline: float | None = None, seconds: float | None = None):
+    def __init__(self, deadline: float | None = None, seconds: float | None = None, budgets: Budgets | None = None):
         self.deadline = deadline  # time.monotonic() value
         self.seconds = seconds
+        self.budgets = budgets or Budgets()
         self.stopped = False  # out of time: no further statement runs
-        self.loops_cut: dict = {}  # loop node -> SourceFile
+        self.loops_cut: dict = {}  # loop node -> (SourceFile, the budget that cut it)
         self.loops_run: set = set()
-        self.calls_cut: dict = {}  # FuncObj -> None
+        self.calls_cut: dict = {}  # FuncObj -> the budget that cut it
         self.not_started: list = []  # (SourceFile, [stmt]) blocks left when time ran out
-        self.reserve_left = RESERVE
+        self.reserve_left = self.budgets.loop_reserve
+        self.imports_cut: dict = {}  # module path -> None: not loaded, the imported-lines budget spent
 
     # ------------------------------------------------------------ hooks for the interpreter
 
@@ -70,50 +93,55 @@ class Gaps:
         text = "\n".join(sf.lines[loop.lineno - 1 : loop.end_lineno])
         if not training_words.search(text):
             return False
-        grant = min(self.reserve_left, RESERVE_GRANT)
+        grant = min(self.reserve_left, max(self.budgets.loop_reserve // 2, 1))
         self.reserve_left -= grant
         interp.budget = interp.steps + grant
         interp.root_budget = interp.steps - interp.root_start + grant
         return True
 
-    def loop_cut(self, loop, sf):
-        self.loops_cut.setdefault(loop, sf)
+    def loop_cut(self, loop, sf, budget: str = STATEMENTS):
+        self.loops_cut.setdefault(loop, (sf, budget))
 
     def loop_ran(self, loop):
         self.loops_run.add(loop)
 
-    def call_cut(self, fn):
-        self.calls_cut.setdefault(fn, None)
+    def call_cut(self, fn, budget: str = STATEMENTS):
+        self.calls_cut.setdefault(fn, budget)
+
+    def import_cut(self, path: str):
+        self.imports_cut.setdefault(path, None)
 
     # ------------------------------------------------------------ the report
 
-    def summary(self, entry, budget: int) -> Gap | None:
-        """The statements never reached (none run elsewhere), first in the entry file if any."""
-        places: list = []  # (SourceFile, first node, statements)
+    def not_reached(self) -> list:
+        """(SourceFile, statements, the budget) of each block never reached (none run elsewhere)."""
+        places: list = []
         for sf, stmts in self.not_started:
-            count = sum(_count(s) for s in stmts)
-            if count:
-                places.append((sf, stmts[0], count))
-        for loop, sf in self.loops_cut.items():
+            places.append((sf, list(stmts), TIME))
+        for loop, (sf, budget) in self.loops_cut.items():
             if loop not in self.loops_run:
-                count = sum(_count(s) for s in loop.body)
-                if count:
-                    places.append((sf, loop.body[0], count))
-        for fn in self.calls_cut:
+                places.append((sf, list(loop.body), TIME if self.stopped else budget))
+        for fn, budget in self.calls_cut.items():
             if not getattr(fn, "interpreted", 1):
-                sf = fn.scope.sf
                 body = fn.node.body
-                if not isinstance(body, list):  # a lambda: one expression, one statement not reached
-                    places.append((sf, body, 1))
-                    continue
-                count = sum(_count(s) for s in body)
-                if count:
-                    places.append((sf, body[0], count))
+                # a lambda: one expression, one statement not reached
+                places.append(
+                    (fn.scope.sf, body if isinstance(body, list) else [body], TIME if self.stopped else budget)
+                )
+        return places
+
+    def summary(self, entry) -> Gap | None:
+        """The statements never reached (none run elsewhere), first in the entry file if any."""
+        places: list = []  # (SourceFile, first node, statements, budget)
+        for sf, stmts, budget in self.not_reached():
+            count = sum(_count(s) if isinstance(s, ast.stmt) else 1 for s in stmts)
+            if count:
+                places.append((sf, stmts[0], count, budget))
         if not places:
-            return None
-        total = sum(c for _, _, c in places)
+            return self._imports_gap(entry)
+        total = sum(c for _, _, c, _ in places)
         mine = [p for p in places if p[0] is entry] or places
-        sf, node, _ = min(mine, key=lambda p: (p[0] is not entry, p[1].lineno, p[1].col_offset))
+        sf, node, _, budget = min(mine, key=lambda p: (p[0] is not entry, p[1].lineno, p[1].col_offset))
         first = Span(
             sf.path,
             node.lineno,
@@ -122,10 +150,32 @@ class Gaps:
             sf.char_col(node.lineno, node.col_offset),
         )
         if self.stopped:
-            reason = f"the time budget of {_seconds(self.seconds)} ran out"
-        else:
-            reason = f"the budget of {budget:,} statements followed ran out"
-        return Gap(reason, first, total)
+            budget = TIME
+        return Gap(self.reason(budget), first, total, budget=budget)
+
+    def reason(self, budget: str) -> str:
+        """'the budget of 15,000 statements followed ran out': which budget, and how much it was."""
+        b = self.budgets
+        if budget == TIME:
+            return f"the time budget of {_seconds(self.seconds)} ran out"
+        if budget == "script":
+            return f"the budget of {b.script:,} statements for the script's own run ran out"
+        if budget == "function":
+            return f"the budget of {b.function:,} statements for a function run on unknown arguments ran out"
+        if budget == "init":
+            return f"the budget of {b.init:,} statements for an object's __init__ ran out"
+        if budget == "module_init":
+            return f"the budget of {b.module_init:,} statements for a module's __init__ ran out"
+        if budget == "imported_lines":
+            return f"the budget of {b.imported_lines:,} lines of imported project modules ran out"
+        return f"the budget of {b.statements:,} statements followed ran out"
+
+    def _imports_gap(self, entry) -> Gap | None:
+        """Project modules left unloaded (the imported-lines budget spent): what they define is unknown."""
+        if not self.imports_cut:
+            return None
+        n = len(self.imports_cut)
+        return Gap(self.reason("imported_lines"), None, n, "not loaded", "imported_lines", "project module")
 
 
 def _seconds(s) -> str:

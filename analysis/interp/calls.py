@@ -14,7 +14,7 @@ from ..ops import torch_api as T
 from . import containers, recording
 from . import results as R
 from .core import Interp
-from .frames import INIT_BUDGET, MAX_DEPTH, MODULE_INIT_BUDGET, Frame
+from .frames import Frame
 from .objects import (
     STORAGE,
     BoundMethod,
@@ -75,15 +75,15 @@ def call_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v=None) -> V
     over = (
         ip.st.steps > ip.st.budget
         or ip.st.steps - ip.st.root_start > ip.st.root_budget
-        or (ip.st.caps and ip.st.steps > min(ip.st.caps))
+        or (ip.st.caps and ip.st.steps > min(ip.st.caps)[0])
     )
     if ip.st.shallow and fn.scope.sf is not ip.st.entry:
         # checking one class alone: its own __init__ is what matters, not a base class's in a library
         return opaque_call(ip, None, args, kwargs, node, extra=self_v).replace(top=True)
-    if len(ip.st.stack) > MAX_DEPTH or over or any(f.func is fn for f in ip.st.stack):
+    if len(ip.st.stack) > ip.st.budgets.call_depth or over or any(f.func is fn for f in ip.st.stack):
         if over:
             ip.st.trace.incomplete = True
-            ip.st.gaps.call_cut(fn)
+            ip.st.gaps.call_cut(fn, _spent(ip))
         # not followed: the result is unknown, and may carry anything
         return opaque_call(ip, None, args, kwargs, node, extra=self_v).replace(top=True)
     fn.interpreted += 1
@@ -123,6 +123,16 @@ def call_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v=None) -> V
     if fn.nograd is not None and out.carries:
         out = R.cut_nograd(ip, out, fn.nograd)
     return out
+
+
+def _spent(ip: Interp) -> str:
+    """Which budget (a Budgets field) stopped a call: the file's, the root's, an __init__'s."""
+    st = ip.st
+    if st.steps > st.budget:
+        return "statements"
+    if st.steps - st.root_start > st.root_budget:
+        return "script" if st.root_index == 1 else "function"
+    return min(st.caps)[1] if st.caps else "statements"
 
 
 def bind_args(ip: Interp, fn: FuncObj, args, kwargs, self_v) -> dict:
@@ -216,8 +226,10 @@ def instantiate(ip: Interp, cls: ClassObj, args, kwargs, node, label=None) -> V:
             m.in_init = True
         # a helper object's set-up (a trainer, an accelerator, a config) may run deep into a
         # library; what the training step needs from it is seldom that deep
-        cap = INIT_BUDGET if not cls.is_module else MODULE_INIT_BUDGET
-        ip.st.caps.append(ip.st.steps + cap)
+        b = ip.st.budgets
+        ip.st.caps.append(
+            (ip.st.steps + b.init, "init") if not cls.is_module else (ip.st.steps + b.module_init, "module_init")
+        )
         try:
             call_function(ip, init, args, kwargs, node, self_v=recv)
         finally:
@@ -604,6 +616,10 @@ def sym_method(ip: Interp, o: SymObj, name, args, kwargs, node, recv: V) -> V:
             frozenset((PIter(frozenset((sym_unit(ip, o),)), exact=False, named=name == "named_parameters"),)),
         )
     if name == "backward":
+        if args and isinstance(args[0], V) and args[0].carries:
+            # `fabric.backward(loss)` on a framework object the engine does not know: the argument
+            # carrying gradient is the loss (a tensor's own `gradient=` argument carries none)
+            return unknown_method(ip, recv, name, args, kwargs, node)
         recording.do_backward(ip, V(Kind.TENSOR, top=True, site=node), node, loss_node=node.func.value)
         return NONE
     if name in ("step", "zero_grad"):

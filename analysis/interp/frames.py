@@ -1,5 +1,5 @@
-"""The interpreter's run-time structures: module scopes, call frames, and the budgets that bound
-a run."""
+"""The interpreter's run-time structures: module scopes and call frames (the budgets that bound a
+run are `budget.Budgets`)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,6 @@ import re
 
 from ..source.program import SourceFile
 from .values import V
-
-MAX_DEPTH = 12
-BUDGET = 15000  # statements per entry file; beyond it calls are not followed
-ROOT_BUDGET = 5000  # statements for the module body's run (training scripts use a few hundred)
-SYMBOLIC_BUDGET = 2000  # statements per other root (an uncalled function, one class checked alone)
-INIT_BUDGET = 800  # statements for the __init__ of an object that is not a module
-MODULE_INIT_BUDGET = 4000
-MAX_LOADED_LINES = 80000  # lines of imported project modules run for one file
 
 # what makes a function worth running on unknown arguments, and a loop worth its budget: a
 # training step happens in it

@@ -20,9 +20,9 @@ import re
 
 from ..source.program import Program, SourceFile
 from . import calls, recording, results, statements
-from .budget import TICK
+from .budget import TICK, Budgets, Gaps
 from .expressions import EXPRESSIONS, STAR, iter_value
-from .frames import MAX_LOADED_LINES, SYMBOLIC_BUDGET, TRAINING_WORDS, Frame, ModuleScope, PathRaises
+from .frames import TRAINING_WORDS, Frame, ModuleScope, PathRaises
 from .objects import ClassObj, FuncObj, LazyImport, Site, SymObj
 from .semantics import Semantics
 from .state import InterpState, LibraryMode
@@ -48,8 +48,20 @@ class Interpreter:
         semantics: Semantics,
         budget: int | None = None,
         library: LibraryMode | None = None,
+        budgets: Budgets | None = None,
+        gaps: Gaps | None = None,
     ):
-        self.st = InterpState(program, entry) if budget is None else InterpState(program, entry, budget=budget)
+        """`budgets`: the limits of the run (settings); `budget` overrides its statements per file;
+        `gaps`: what records the places the budgets cut (with the run's deadline, if any)."""
+        b = budgets or Budgets()
+        self.st = InterpState(
+            program,
+            entry,
+            budgets=b,
+            budget=b.statements if budget is None else budget,
+            root_budget=b.script,
+            gaps=gaps or Gaps(budgets=b),
+        )
         self.sem = semantics
         self.library = library
 
@@ -176,7 +188,7 @@ class Interpreter:
             self.st.grad_known = False  # its callers, not seen, may run it under no_grad
             self.st.cond = 0
             self.st.root_start = self.st.steps
-            self.st.root_budget = SYMBOLIC_BUDGET
+            self.st.root_budget = self.st.budgets.function
             self.run_symbolic(fn)
 
     def _functions(self, scope: ModuleScope):
@@ -264,7 +276,7 @@ class Interpreter:
                     self.st.nograd = None
                     self.st.cond = 0
                     self.st.root_start = self.st.steps
-                    self.st.root_budget = SYMBOLIC_BUDGET
+                    self.st.root_budget = self.st.budgets.function
                     self.st.shallow = True
                     try:
                         self.symbolic_instance(o, Site(scope.sf, o.node))
@@ -327,8 +339,9 @@ class Interpreter:
         return fn.defaults
 
     def scope_of(self, path: str, dotted: str):
-        if path not in self.st.scopes and self.st.loaded_lines > MAX_LOADED_LINES:
+        if path not in self.st.scopes and self.st.loaded_lines > self.st.budgets.imported_lines:
             self.st.trace.incomplete = True  # enough of the project is loaded for one file
+            self.st.gaps.import_cut(path)
             return None
         sf = self.st.program.load(path)
         if sf is None:

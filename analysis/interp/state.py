@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..source.program import Program, SourceFile
-from .budget import Gaps
-from .frames import BUDGET, ROOT_BUDGET, Frame, ModuleScope
+from .budget import Budgets, Gaps
+from .frames import Frame, ModuleScope
 from .objects import ModuleObj, Site
 from .trace import Trace
 
@@ -24,7 +24,8 @@ from .trace import Trace
 class InterpState:
     program: Program
     entry: SourceFile
-    budget: int = BUDGET  # statements per entry file; beyond it calls are not followed
+    budgets: Budgets = field(default_factory=Budgets)  # the limits of this run (settings)
+    budget: int = Budgets.statements  # statements per entry file; beyond it calls are not followed
     trace: Trace = field(default_factory=Trace)
     counter: Iterator[int] = field(default_factory=lambda: itertools.count(1))  # sequence numbers
     sf: SourceFile = None  # type: ignore[assignment]  # the file being run (set to entry below)
@@ -49,8 +50,9 @@ class InterpState:
     ticks: int = 0
     root_index: int = 0
     root_start: int = 0
-    root_budget: int = ROOT_BUDGET
-    caps: list[int] = field(default_factory=list)  # step limits of the __init__ calls being run
+    root_budget: int = Budgets.script
+    # (step limit, budget name) of the __init__ calls being run
+    caps: list[tuple[int, str]] = field(default_factory=list)
     loaded_lines: int = 0
     gaps: Gaps = field(default_factory=Gaps)
     # modes

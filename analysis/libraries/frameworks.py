@@ -191,15 +191,13 @@ def _framework_step(ip: Core, o: OptimObj, node, detail):
 
 
 def _framework_root(ip: Core, cls):
-    from ..interp.frames import SYMBOLIC_BUDGET
-
     ip.st.root_index += 1
     ip.st.ctx = (("root", ip.st.root_index),)
     ip.st.nograd = None
     ip.st.grad_known = True
     ip.st.cond = 0
     ip.st.root_start = ip.st.steps
-    ip.st.root_budget = SYMBOLIC_BUDGET
+    ip.st.root_budget = ip.st.budgets.function
 
 
 def _configure_optimizers(ip: Core, m: ModuleObj, node):

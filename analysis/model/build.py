@@ -401,6 +401,9 @@ class Builder:
             loops=_loops(rec.ctx),
             entry="script" if rec.ctx[:1] == (("root", 1),) else "function",
             in_eval=self.params(rec.in_eval),
+            unseen_span=self.span(loss.unk)
+            if isinstance(loss.unk, Site) and hasattr(loss.unk.node, "lineno")
+            else None,
         )
 
     def stale(self, s: StaleUse) -> M.Stale:

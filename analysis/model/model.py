@@ -195,6 +195,27 @@ class InplaceHit:
 
 
 @dataclass(frozen=True, slots=True)
+class Reason:
+    """Something of a training step the engine did not understand, and why (coverage.py)."""
+
+    what: str  # 'step' (never reached) | 'parameters' (of the loss) | 'optimizer'
+    why: str  # 'budget' | 'unresolved call' | 'unknown library' | 'unknown arguments'
+    detail: str  # one sentence naming the code: what was not understood and what stopped the engine
+    span: Span | None = None  # where: the call not followed, the `.step()` of an unknown optimizer
+    budget: str = ""  # why == 'budget': the budget that ran out (a Budgets field, or 'time')
+
+
+@dataclass(frozen=True, slots=True)
+class MissedStep:
+    """A `backward()` in code a budget kept the analysis from reaching: found, not understood."""
+
+    span: Span
+    function: str  # qualified name of the function holding the call ('<module>' at top level)
+    loss: str  # source text of the loss expression
+    reasons: tuple  # Reason
+
+
+@dataclass(frozen=True, slots=True)
 class Step:
     """One `backward()` (or `torch.autograd.grad`) and everything around it."""
 
@@ -238,6 +259,14 @@ class Step:
     # Params the loss reaches inside modules held in eval() mode at the call (a perceptual-loss network, a
     # teacher): fixed networks the loss is measured through, not ones meant to train
     in_eval: frozenset[Param] = frozenset()
+    unseen_span: Span | None = None  # where `unseen` is
+    # what of the step the engine did not understand, and why (coverage.py): empty when it understood
+    # the parameters the loss reaches and the optimizer stepped for it
+    not_understood: tuple = ()
+
+    @property
+    def understood(self) -> bool:
+        return not self.not_understood
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,6 +352,7 @@ class ProgramModel:
     not_reached: Span | None = None
     not_reached_count: int = 0
     libraries: tuple[LibraryModule, ...] = ()  # the library models the program builds
+    missed: tuple = ()  # MissedStep: backward() calls in code a budget kept the analysis from reaching
 
 
 @dataclass(frozen=True, slots=True)

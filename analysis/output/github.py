@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..source.notebook import IDENTITY, Locator
+from .coverage import headline, step_message
 
 
 def _escape_data(s: str) -> str:
@@ -19,7 +20,7 @@ def _json_line(cell, line: int) -> int:
     return lines[min(max(line, 1), len(lines)) - 1] if lines else 1
 
 
-def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, libraries=(), **_) -> str:
+def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, libraries=(), coverage=(), **_) -> str:
     out = []
     for f in findings:
         level = "error" if f.confidence == "confirmed" else "warning"
@@ -46,6 +47,16 @@ def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, li
             where = f"file={_escape_prop(e.path)},line={_json_line(e.cell, e.line)}"
             text = f"cell {e.cell.number}:{e.line}:{e.col}: {text}"
         out.append(f"::{level} {where},title=gradaudit::{_escape_data(text)}")
+    # a training step not understood got no verdict: a notice on it, and how many were
+    for r in coverage:
+        if not r.understood:
+            w = locator.span(r.span)
+            line = _json_line(w.cell, w.line) if w.cell is not None else w.line
+            out.append(
+                f"::notice file={_escape_prop(w.path)},line={line},title=gradaudit::{_escape_data(step_message(r))}"
+            )
+    if coverage and not all(r.understood for r in coverage):
+        out.append(f"::notice title=gradaudit::{_escape_data(headline(coverage) + '.')}")
     for u in libraries:
         if u.lacking:  # a library not found is known from gradaudit's table only: worth a notice
             out.append(f"::notice title=gradaudit::{_escape_data(u.sentence())}")

@@ -1,7 +1,8 @@
 """The JSON contract of rules.md, {"version": 1, "findings": [...]}, plus what could not be done:
 "errors" (files that do not parse or could not be read, internal errors, fixes not written),
-"incomplete" (analyses a budget cut short), each {"kind", "path", "line", "column", "message"}, and
-"environments" (whose installed libraries were read, and the imported ones not found there).
+"incomplete" (analyses a budget cut short), each {"kind", "path", "line", "column", "message"},
+"environments" (whose installed libraries were read, and the imported ones not found there), and
+"coverage" (how many training steps were found and understood; each step, and why one was not).
 In a notebook, positions are the cell's and each carries "cell": {"index", "id"}."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 
 from ..source.notebook import IDENTITY, Locator
+from .coverage import coverage_json
 
 
 def finding_json(f, locator: Locator = IDENTITY) -> dict:
@@ -45,7 +47,7 @@ def _after_path(out: dict, w) -> dict:
     return ordered
 
 
-def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, libraries=(), **_) -> str:
+def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, libraries=(), coverage=(), **_) -> str:
     return (
         json.dumps(
             {
@@ -54,6 +56,7 @@ def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, li
                 "errors": [p.to_json() for p in errors if p.is_error],
                 "incomplete": [p.to_json() for p in errors if not p.is_error],
                 "environments": [u.to_json() for u in libraries],
+                "coverage": coverage_json(coverage, locator),
             },
             indent=2,
         )

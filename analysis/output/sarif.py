@@ -8,6 +8,7 @@ import urllib.parse
 from .. import __version__
 from ..rules import RULES
 from ..source.notebook import IDENTITY, Locator
+from .coverage import coverage_json, headline, step_message
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -37,7 +38,7 @@ def _location(w, message=None) -> dict:
     return loc
 
 
-def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, libraries=(), **_) -> str:
+def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, libraries=(), coverage=(), **_) -> str:
     index = {r.code: i for i, r in enumerate(RULES)}
     rules = [
         {
@@ -82,7 +83,7 @@ def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, li
                 }
             ]
         results.append(result)
-    notifications = []
+    notifications: list[dict] = []
     for e in errors:
         note = {
             "level": "error" if e.is_error else "warning",
@@ -96,14 +97,32 @@ def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, li
             location["properties"] = {"notebookCell": {"index": e.cell.index, "id": e.cell.id or None}}
         note["locations"] = [{"physicalLocation": location}]
         notifications.append(note)
+    # training steps not understood: no verdict was made on them (model/coverage.py)
+    for r in coverage:
+        if r.understood:
+            continue
+        w = locator.span(r.span)
+        notifications.append(
+            {
+                "level": "note",
+                "message": {"text": step_message(r)},
+                "descriptor": {"id": "gradaudit/not-understood"},
+                "locations": [_location(w)],
+            }
+        )
+    if coverage and not all(r.understood for r in coverage):
+        notifications.append(
+            {"level": "note", "message": {"text": headline(coverage) + "."}, "descriptor": {"id": "gradaudit/coverage"}}
+        )
     failed = any(e.kind in ("internal", "read", "missing", "write") for e in errors)
     run = {
         # no helpUri / informationUri: gradaudit has no website; each rule's page is in `help`
         "tool": {"driver": {"name": "gradaudit", "version": __version__, "rules": rules}},
         "results": results,
         "columnKind": "unicodeCodePoints",
-        # whose installed libraries were read, and the imported ones not found there
-        "properties": {"environments": [u.to_json() for u in libraries]},
+        # whose installed libraries were read, and the imported ones not found there; the training
+        # steps found, understood or not
+        "properties": {"environments": [u.to_json() for u in libraries], "coverage": coverage_json(coverage, locator)},
     }
     if notifications:
         run["invocations"] = [{"executionSuccessful": not failed, "toolExecutionNotifications": notifications}]

@@ -1,12 +1,16 @@
 """`path:line:col: GA101 [confirmed] message` lines (`path:cell N:line:col:` in a notebook), the
-environment whose libraries were read (when it mattered), then a summary."""
+training steps not understood and how many were, the environment whose libraries were read (when
+it mattered), then a summary."""
 
 from __future__ import annotations
 
 from ..source.notebook import IDENTITY
+from .coverage import text_lines
 
 
-def render(findings, errors, files_checked: int, show_fixes=False, color=False, locator=IDENTITY, libraries=()) -> str:
+def render(
+    findings, errors, files_checked: int, show_fixes=False, color=False, locator=IDENTITY, libraries=(), coverage=()
+) -> str:
     lines = []
     for f in findings:
         where = locator.span(f.span)
@@ -18,6 +22,8 @@ def render(findings, errors, files_checked: int, show_fixes=False, color=False, 
         lines.append(f"{where.label()}: {code} [{f.confidence}] {f.message}")
         if show_fixes and f.fix is not None:
             lines.append(f"    fix ({f.fix.applicability}): {f.fix.message}")
+    # which training steps were understood, and why not the others (model/coverage.py)
+    lines += text_lines(coverage, locator)
     # which environment's libraries were read, and the imported ones it lacks (imported.py)
     lines += [u.sentence() for u in libraries if u.worth_saying]
     n = len(findings)
@@ -34,6 +40,9 @@ def render(findings, errors, files_checked: int, show_fixes=False, color=False, 
     else:
         lines.append(f"No findings in {files_checked} file{'s' if files_checked != 1 else ''} checked.")
     tail = problem_counts(errors)
+    missed = sum(1 for r in coverage if not r.understood)
+    if missed:  # no verdict was made on them: the summary says so
+        tail = [_n(missed, "training step") + " not understood"] + tail
     if tail:
         # the summary never contradicts the errors on stderr: it counts them
         lines[-1] = lines[-1][:-1] + "; " + ", ".join(tail) + "."

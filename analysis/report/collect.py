@@ -9,7 +9,9 @@ import difflib
 import re
 from dataclasses import dataclass, field, replace
 
+from ..check.budgets import setting
 from ..check.notebook_fixes import cell_diff, fix_notebook
+from ..model import coverage as C
 from ..model.findings import Finding
 from ..model.model import EventKind, ProgramModel, Step
 from ..rules.common import describe, optimizer_of
@@ -119,6 +121,8 @@ class Audit:
     # notebooks' lines are those of their code cells as one source: the writers name the cell
     locator: Locator = field(default=IDENTITY, compare=False)
     libraries: tuple = ()  # imported.LibraryUse: whose installed libraries were read, what was missing
+    # coverage.StepCoverage of every training step found (graphed or never reached), understood or not
+    coverage: tuple = ()
 
     def where(self, path: str, line: int, col: int | None = None) -> str:
         """`train.py:12` (`:5` with a 0-based col), `lesson.ipynb:cell 4:2` in a notebook."""
@@ -145,19 +149,58 @@ class Audit:
         return tuple(p for p in self.problems if not p.is_error)
 
     @property
+    def understood(self) -> bool:
+        """Every training step found was understood (none never reached, none on unknown values)."""
+        return all(r.understood for r in self.coverage)
+
+    @property
     def no_defect(self) -> str | None:
-        """The no-defect statement, when it can be made; it says what a budget left unchecked."""
-        if not (self.clean and self.graphs):
+        """The no-defect statement, when it can be made: only when every training step was
+        understood; it says what a budget left unchecked."""
+        if not (self.clean and self.graphs and self.understood):
             return None
         return NO_DEFECT + (f" ({cut_short(self)})" if self.incomplete else "")
 
     @property
+    def partial(self) -> str | None:
+        """No finding, but some steps not understood: what the verdict covers (Markdown)."""
+        if not self.clean or self.understood:
+            return None
+        n = sum(1 for r in self.coverage if r.understood)
+        missing = len(self.coverage) - n
+        if not n:
+            return (
+                f"No training step was understood ({missing} found; section 1 says why): no verdict is made on "
+                f"{'them' if missing != 1 else 'it'}"
+            )
+        return (
+            f"No defect was found in the {n} training step{'s' if n != 1 else ''} understood; "
+            f"{missing} {'were' if missing != 1 else 'was'} not understood (section 1 says why), and no verdict "
+            f"is made on {'them' if missing != 1 else 'it'}"
+        )
+
+    @property
+    def missed(self) -> tuple:
+        """The steps found but never reached (no graph: nothing of them was run)."""
+        graphed = {(g.path, g.line) for g in self.graphs}
+        return tuple(r for r in self.coverage if r.entry == "missed" and (r.span.path, r.span.line) not in graphed)
+
+    @property
     def no_step(self) -> str:
-        """Why section 1 is empty (Markdown)."""
+        """Why section 1 has no graph (Markdown)."""
+        if self.missed:
+            n = len(self.missed)
+            flags = sorted({s.flag for r in self.missed for x in r.reasons if (s := setting(x.budget)) is not None})
+            raise_it = " or ".join(f"`{f}`" for f in flags) or "that budget"
+            return (
+                f"No training step was reached: {n} `backward()` call{'s were' if n != 1 else ' was'} found in code "
+                f"a budget kept the analysis from reaching (below); raise {raise_it} to audit "
+                f"{'them' if n != 1 else 'it'}."
+            )
         if self.incomplete:
             return (
-                f"No `backward()` was found in what was analysed ({cut_short(self)}): raise `--time-budget` "
-                f"to audit the rest."
+                f"No `backward()` was found in what was analysed ({cut_short(self)}): raise that budget to audit "
+                "the rest."
             )
         return "No `backward()` was found under the paths given: there is no training step to audit."
 
@@ -165,7 +208,7 @@ class Audit:
 def cut_short(a: Audit) -> str:
     n = len(a.incomplete)
     return (
-        f"the analysis of {n} file{'s were' if n != 1 else ' was'} cut short by the time budget; "
+        f"the analysis of {n} file{'s were' if n != 1 else ' was'} cut short by a budget; "
         f"what {'they' if n != 1 else 'it'} did not reach was not checked"
     )
 
@@ -177,7 +220,7 @@ def keep_for_report(path, r):
     """What the report needs of one analysis: its findings, its model when it has a training step,
     and the texts of the files it read when there is something to show from them."""
     texts = {p: sf.source for p, sf in r.files.items()} if r.model.steps or r.findings else {}
-    return path, r.findings, r.model if r.model.steps else None, texts
+    return path, r.findings, r.model if r.model.steps or r.model.missed else None, texts
 
 
 def analyze(paths, config, jobs=0, time_budget=None, python=None, cache=True):
@@ -190,8 +233,13 @@ def analyze(paths, config, jobs=0, time_budget=None, python=None, cache=True):
 # ------------------------------------------------------------------ the sections
 
 
-def build(paths, files_checked, results, problems=(), notebooks=None, libraries=()) -> Audit:
+def build(paths, files_checked, results, problems=(), notebooks=None, libraries=(), coverage=None) -> Audit:
+    """`coverage`: the merged coverage.StepCoverage of the run (runner.py); by default, of `results`' models."""
     from ..check.engine import _resolve_overlaps
+
+    if coverage is None:
+        coverage = C.merge([r for _, _, m, _ in results for r in C.records(m)])
+    covered = {(r.span.path, r.span.line, r.span.col): r for r in coverage}
 
     texts: dict = {}
     for _, _, _, t in results:
@@ -214,7 +262,8 @@ def build(paths, files_checked, results, problems=(), notebooks=None, libraries=
     cut_places = {(c.span.path, c.span.line) for _, _, s in ordered for c in s.cuts}
     flagged = {(f.span.path, f.span.line) for f in findings}
     for i, (entry, model, step) in enumerate(ordered, 1):
-        g = G.step_graph(f"s{i}", model, step, texts, flagged)
+        cov = covered.get((step.span.path, step.span.line, step.span.col)) or C.step_record(step, model.libraries)
+        g = G.step_graph(f"s{i}", model, step, texts, flagged, cov)
         graphs.append(g)
         plan = gradflow.plan_step(model, step, entry, texts)
         if notebooks and step.span.path in notebooks:
@@ -265,6 +314,7 @@ def build(paths, files_checked, results, problems=(), notebooks=None, libraries=
         texts,
         Locator(notebooks),
         tuple(libraries),
+        tuple(coverage),
     )
 
 

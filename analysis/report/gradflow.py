@@ -18,8 +18,10 @@ import re
 from dataclasses import dataclass, replace
 
 from .. import __version__
+from ..check.budgets import add_budget_arguments, with_budget_flags
 from ..model.model import EventKind, ProgramModel, Step
 from ..ops import torch_api as T
+from ..output.coverage import text_lines
 from ..report.summary import unique_steps
 from ..source.notebook import Locator, is_notebook
 
@@ -346,7 +348,7 @@ def emit(plans, test_path: str, source_label: str = "", steps: int = 3) -> str:
     """The text of a pytest file with one test per locatable plan (raises ValueError if none)."""
     ok = [p for p in plans if p.locatable]
     if not ok:
-        reasons = "; ".join(f"line {p.line}: {p.reason}" for p in plans) or "no backward() found"
+        reasons = "; ".join(f"line {p.line}: {p.reason}" for p in plans) or "no backward() found in what was analysed"
         raise ValueError(f"no training step to probe ({reasons})")
     here = os.path.dirname(os.path.abspath(test_path))
     script = ok[0].script
@@ -560,6 +562,7 @@ def add_arguments(ap):
     ap.add_argument("--steps", type=int, default=3, metavar="N", help="optimizer steps each test runs (default 3)")
     ap.add_argument("--config", metavar="PYPROJECT", help="read [tool.gradaudit] from this file")
     ap.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    add_budget_arguments(ap, default_time=None)
 
 
 def run_command(args) -> int:
@@ -567,6 +570,7 @@ def run_command(args) -> int:
 
     from ..check.config import Config, ConfigError, load_config
     from ..check.engine import Analyzer
+    from ..check.problems import problems_of
 
     if not os.path.isfile(args.path):
         print(f"gradaudit: {args.path}: not a file (give the training script you run)", file=sys.stderr)
@@ -579,11 +583,19 @@ def run_command(args) -> int:
     except ConfigError as exc:
         print(f"gradaudit: {exc}", file=sys.stderr)
         return 2
-    result = Analyzer(config).analyze_file(args.path)
+    config = with_budget_flags(config, args)
+    seconds = args.time_budget if args.time_budget is not None else config.time_budget
+    result = Analyzer(config, time_budget=seconds or None).analyze_file(args.path)
     if result.error is not None:
         e = result.error
         print(f"{e.path}:{e.line}:{e.col}: error: could not parse: {e.msg}", file=sys.stderr)
         return 1
+    # what the analysis did not reach or understand: a probe is written only for what it understood
+    for p in problems_of(result):
+        if p.kind == "incomplete":
+            print(p.line_text(), file=sys.stderr)
+    for line in text_lines([r for r in result.coverage if not r.understood]):
+        print(line, file=sys.stderr)
     plans = plan(result.model, args.path, result.files)
     if result.notebook is not None:
         plans = located(plans, Locator({args.path: result.notebook}), args.path)

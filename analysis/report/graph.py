@@ -13,7 +13,9 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from ..model.coverage import StepCoverage
 from ..model.model import EventKind, ProgramModel, Step
+from ..output.coverage import reason_text
 from ..rules.common import describe
 from ..source.span import at
 
@@ -108,6 +110,11 @@ class StepGraph:
     accumulation: str  # '' or a sentence
     unknown: bool  # the loss may reach parameters the engine cannot see
     loss_path: str = ""  # the file of the loss's line
+    coverage: StepCoverage | None = None  # what of the step was understood, and why not the rest
+
+    @property
+    def understood(self) -> bool:
+        return self.coverage is None or self.coverage.understood
 
     def order(self) -> str:
         kinds = []
@@ -183,8 +190,12 @@ def stop_gradient(model: ProgramModel, step: Step, c) -> tuple[str, str] | None:
     return None
 
 
-def step_graph(sid: str, model: ProgramModel, step: Step, files: dict, flagged=frozenset()) -> StepGraph:
-    """`flagged`: the (path, line) places findings point at; a cut there is a break."""
+def step_graph(
+    sid: str, model: ProgramModel, step: Step, files: dict, flagged=frozenset(), cov: StepCoverage | None = None
+) -> StepGraph:
+    """`flagged`: the (path, line) places findings point at; a cut there is a break. `cov`: the
+    step's coverage; a step not understood draws no module as "not optimized" (no verdict on it)."""
+    understood = cov.understood if cov is not None else step.understood
     reach = step.reached | step.reached_weak
     stepped = [o for o in step.optimizers if o.key in step.stepped]
     others = [o for o in step.optimizers if o.key not in step.stepped]
@@ -219,6 +230,8 @@ def step_graph(sid: str, model: ProgramModel, step: Step, files: dict, flagged=f
             for p in ps & reach
             if p not in any_held and p not in frozen and not p.origin and p not in model.manual and p.kind != "input"
         }
+        if not understood:
+            loose = set()
         count = len({p.name for p in ps if not p.opaque})
         at_least = any(p.opaque or p.repeated for p in ps)
         nodes.append(
@@ -283,6 +296,7 @@ def step_graph(sid: str, model: ProgramModel, step: Step, files: dict, flagged=f
         accumulation,
         step.top,
         step.loss_span.path if step.loss_span is not None else "",
+        cov,
     )
 
 
@@ -309,13 +323,20 @@ def text(g: StepGraph) -> list[str]:
         out.append(head + ":" if o.groups else head)
         for i, (opts, held, frozen) in enumerate(o.groups):
             out.append(f"  - group {i}{f' ({opts})' if opts else ''}: {held}{' — all frozen' if frozen else ''}")
-    if not any(o.stepped for o in g.optimizers):
+    if g.coverage is not None and any(r.what == "optimizer" for r in g.coverage.reasons):
+        out.append("- the optimizer stepped for this loss is not one the engine knows (below)")
+    elif not any(o.stepped for o in g.optimizers):
         out.append("- no optimizer is stepped for this loss")
     order = g.order()
     if order:
         out.append(f"- one iteration: {order}")
     if g.accumulation:
         out.append(f"- accumulation: {g.accumulation}")
+    if g.coverage is not None and g.coverage.understood:
+        out.append(f"- understood: {', '.join(g.coverage.parts())}")
+    elif g.coverage is not None:
+        out.append("- **not understood**: no verdict is made on this step")
+        out += [f"  - {reason_text(r)}" for r in g.coverage.reasons]
     return out
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from html import escape
 
 from .. import __version__
+from ..output.coverage import reason_text
 from . import graph as G
 from .collect import Audit, observed
 from .markdown import SECTIONS, environment_text, problem_text, summary_line
@@ -78,6 +79,23 @@ def _legend(g) -> str:
     return "; ".join(out)
 
 
+def _items(lines: list[str]) -> str:
+    """A step's text lines (graph.text) as list items; an indented line is an item of the one before."""
+    out: list[str] = []
+    inner: list[str] = []
+    for line in lines:
+        if line.startswith("  ") and out:
+            inner.append(f"<li>{_md_inline(line.strip().lstrip('- ').strip())}</li>")
+            continue
+        if inner:
+            out[-1] = out[-1][: -len("</li>")] + "<ul>" + "".join(inner) + "</ul></li>"
+            inner = []
+        out.append(f"<li>{_md_inline(line.lstrip('- ').strip())}</li>")
+    if inner:
+        out[-1] = out[-1][: -len("</li>")] + "<ul>" + "".join(inner) + "</ul></li>"
+    return "".join(out)
+
+
 def render(a: Audit) -> str:
     title = "gradaudit audit: " + ", ".join(a.paths)
     out = [
@@ -104,7 +122,15 @@ def render(a: Audit) -> str:
         legend = _legend(g)
         if legend:
             out.append(f'<p class="legend muted">{legend}</p>')
-        out.append("<ul>" + "".join(f"<li>{_md_inline(r.lstrip('- ').strip())}</li>" for r in rest) + "</ul></section>")
+        out.append("<ul>" + _items(rest) + "</ul></section>")
+    for r in a.missed:
+        out.append(
+            f'<section class="step missed"><h3>Not reached: backward() of {_code(r.loss)} in {_code(r.function)} '
+            f"({escape(a.where(r.span.path, r.span.line))})</h3><p><strong>Not understood:</strong> no verdict is made "
+            "on this step</p><ul>"
+            + "".join(f"<li>{_md_inline(reason_text(x))}</li>" for x in r.reasons)
+            + "</ul></section>"
+        )
 
     out.append(f'<h2 id="findings">{escape(SECTIONS[1])}</h2>')
     if not a.entries:
@@ -162,6 +188,8 @@ def render(a: Audit) -> str:
             f"<p><strong>No defect found:</strong> {escape(a.no_defect)}. The gradient assumptions below held "
             "statically and deserve a test.</p>"
         )
+    elif a.partial:
+        out.append(f"<p>{_md_inline(a.partial)}.</p>")
     for c in a.checks:
         g = next(x for x in a.graphs if x.id == c.step)
         out.append(f"<h3>Step {g.id[1:]}: {_code(g.loss + '.backward()')} ({escape(a.where(g.path, g.line))})</h3>")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from .. import __version__
+from ..output.coverage import coverage_json, reason_json
 from . import graph as G
 from .collect import Audit
 
@@ -56,6 +57,8 @@ def _step(g: G.StepGraph) -> dict:
         "order": g.order(),
         "accumulation": g.accumulation or None,
         "unknown": g.unknown,
+        "understood": g.understood,
+        "reasons": [reason_json(r) for r in g.coverage.reasons] if g.coverage is not None else [],
         "text": G.text(g),
         "mermaid": G.mermaid(g),
     }
@@ -126,6 +129,8 @@ def data(a: Audit) -> dict:
             "corrections": len(a.corrections),
             "look_alikes": len(a.lookalikes),
             "clean": a.clean,
+            "found": len(a.coverage),
+            "understood": sum(1 for r in a.coverage if r.understood),
         },
         "steps": [_step(g) | a.cell_of(g.path, g.line) for g in a.graphs],
         "findings": findings,
@@ -143,7 +148,7 @@ def data(a: Audit) -> dict:
             | a.cell_of(c.path, c.line)
             for c in a.corrections
         ],
-        "verification": {"statement": a.no_defect, "checks": checks},
+        "verification": {"statement": a.no_defect, "partial": a.partial, "checks": checks},
         "look_alikes": [
             {"kind": la.kind, "path": la.path, "line": la.line, "code": la.code, "judgement": la.judgement}
             | a.cell_of(la.path, la.line)
@@ -152,6 +157,7 @@ def data(a: Audit) -> dict:
         "errors": [p.to_json() for p in a.errors],
         "incomplete": [p.to_json() for p in a.incomplete],
         "environments": [u.to_json() for u in a.libraries],
+        "coverage": coverage_json(a.coverage, a.locator),
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import __version__
+from ..output.coverage import headline, reason_text
 from . import graph as G
 from .collect import Audit, observed
 
@@ -25,8 +26,13 @@ def _fence(text: str, lang: str = "") -> list[str]:
 def summary_line(a: Audit) -> str:
     n = len(a.entries)
     confirmed = sum(1 for e in a.entries if e.finding.confidence == "confirmed")
+    steps = (
+        headline(a.coverage)
+        if a.coverage
+        else (f"{len(a.graphs)} training step{'s' if len(a.graphs) != 1 else ''}" if a.graphs else headline(()))
+    )
     return (
-        f"{len(a.graphs)} training step{'s' if len(a.graphs) != 1 else ''} in {a.files_checked} "
+        f"{steps} in {a.files_checked} "
         f"file{'s' if a.files_checked != 1 else ''}; {n} finding{'s' if n != 1 else ''} ({confirmed} confirmed, "
         f"{n - confirmed} suspicious); {len(a.corrections)} correction{'s' if len(a.corrections) != 1 else ''}; "
         f"{len(a.lookalikes)} valid look-alike{'s' if len(a.lookalikes) != 1 else ''}"
@@ -36,10 +42,8 @@ def summary_line(a: Audit) -> str:
 def problem_text(p) -> str:
     """What could not be done, and what it means for the report (Markdown)."""
     if p.kind == "incomplete":
-        return (
-            f"`{p.where()}`: {p.message}; what it did not reach is not part of this report, "
-            f"raise `--time-budget` to audit it"
-        )
+        # the message names the budget's flag
+        return f"`{p.where()}`: {p.message}; what it did not reach is not part of this report"
     if p.kind == "parse":
         return f"`{p.where()}`: could not parse: {p.message}"
     if p.kind == "internal":
@@ -60,6 +64,18 @@ def environment_text(u) -> str:
             "them; if they are installed in another environment, name it with `--python`)"
         )
     return text + "."
+
+
+def missed_lines(a: Audit) -> list[str]:
+    """The steps found in code a budget kept the analysis from reaching (Markdown)."""
+    out = []
+    for r in a.missed:
+        out.append(f"### Not reached: backward() of `{r.loss}` in `{r.function}` ({a.where(r.span.path, r.span.line)})")
+        out.append("")
+        out.append("- **not understood**: no verdict is made on this step")
+        out += [f"  - {reason_text(x)}" for x in r.reasons]
+        out.append("")
+    return out
 
 
 def render(a: Audit) -> str:
@@ -86,6 +102,7 @@ def render(a: Audit) -> str:
         out.append("")
         out += _fence(G.mermaid(g), "mermaid")
         out.append("")
+    out += missed_lines(a)
 
     out += [f"## {SECTIONS[1]}", ""]
     if not a.entries:
@@ -143,7 +160,9 @@ def render(a: Audit) -> str:
             f"No defect found: {a.no_defect}. The gradient assumptions below held statically and deserve a test:",
             "",
         ]
-    elif a.graphs:
+    elif a.partial:
+        out += [f"{a.partial}.", ""]
+    if not a.no_defect and a.graphs:
         out += [
             "Each training step's probe: `gradaudit probe PATH --emit test_gradflow.py` writes these tests. "
             "They run the real step under `gradaudit.probe`, fail on the defects above that a probe can "

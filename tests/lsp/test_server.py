@@ -216,6 +216,60 @@ async def test_every_open_document_gets_its_diagnostics_unasked(client):
         doc.close()
 
 
+# the optimizer comes from a factory of a library that is not installed: the step is not understood
+UNKNOWN_OPTIMIZER = """import torch
+import torch.nn as nn
+from mylib_not_installed import make_optimizer
+
+model = nn.Linear(4, 2)
+optimizer = make_optimizer(model)
+for x in [torch.randn(8, 4)]:
+    optimizer.zero_grad()
+    loss = model(x).sum()
+    loss.backward()
+    optimizer.step()
+"""
+
+
+async def test_a_step_not_understood_gets_an_information_diagnostic(client):
+    doc = Doc(client, "not_understood.py", UNKNOWN_OPTIMIZER)
+    [d] = await doc.diagnostics()
+    assert (d.code, d.severity, d.source) == ("not-understood", types.DiagnosticSeverity.Information, "gradaudit")
+    assert (d.range.start.line, d.range.start.character, d.range.end.character) == (9, 4, 19)  # loss.backward()
+    head, why = d.message.splitlines()
+    assert head == "training step not understood: backward() of `loss` in `<module>`"
+    assert why.startswith("- optimizer unknown (unknown library): `optimizer.step()` (line 11)")
+    assert "`mylib_not_installed`, which is not installed in the environment read" in why
+    # with an optimizer the engine knows, the step is understood and the diagnostic goes
+    doc.replace(UNKNOWN_OPTIMIZER.replace("make_optimizer(model)", "torch.optim.SGD(model.parameters(), lr=0.1)"))
+    assert await doc.diagnostics() == []
+    doc.close()
+
+
+async def test_a_budget_from_the_project_names_its_setting(client):
+    # a subfolder's pyproject.toml with a tiny statement budget: the training loop is not reached
+    folder = os.path.join(client.root, "budgeted")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "pyproject.toml"), "w") as fh:
+        fh.write("[tool.gradaudit]\nstatement-budget = 3\nloop-reserve = 0\n")
+    source = (
+        "import torch\nimport torch.nn as nn\n\n\ndef prepare(n):\n    total = 0\n    for i in range(n):\n"
+        "        total += i\n    return total\n\n\nmodel = nn.Linear(4, 2)\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\nprepare(10)\nfor x in [torch.randn(8, 4)]:\n"
+        "    optimizer.zero_grad()\n    loss = model(x).sum()\n    loss.backward()\n    optimizer.step()\n"
+    )
+    doc = Doc(client, os.path.join("budgeted", "train.py"), source)
+    diags = {d.code: d for d in await doc.diagnostics()}
+    assert set(diags) == {"incomplete", "not-understood"}
+    advice = "raise it with the `statementBudget` setting or `statement-budget` in [tool.gradaudit]"
+    assert diags["incomplete"].message.endswith(advice)
+    assert diags["not-understood"].range.start.line == 17
+    assert diags["not-understood"].message.splitlines()[1] == (
+        f"- not reached (budget): the budget of 3 statements followed ran out before it; {advice}"
+    )
+    doc.close()
+
+
 async def test_quick_fix_applies_and_the_diagnostic_goes_away(client):
     doc = Doc(client, "gate_fix.py", GATE)
     (diag,) = await doc.diagnostics()

@@ -98,6 +98,8 @@ def write_fixtures():
 
 
 def test_settings_match_the_server():
+    from gradaudit.analysis.check.budgets import SETTINGS as BUDGETS
+
     # every setting the extension sends is one server/settings.py reads, and the reverse
     with open(os.path.join(EXT, "package.json")) as fh:
         manifest = json.load(fh)
@@ -112,7 +114,7 @@ def test_settings_match_the_server():
         "docsUrl",
         "timeBudget",
         "memoryBudget",
-    }
+    } | {s.editor for s in BUDGETS}  # the engine's budgets, sent when set
     client_only = {"importStrategy", "interpreter", "path", "trace.server"}
     assert declared == sent | client_only
     from gradaudit.server.settings import KEYS, Settings

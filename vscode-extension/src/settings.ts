@@ -17,10 +17,19 @@ export interface ExtensionSettings {
     docsUrl: string;
     timeBudget: number;
     memoryBudget: number;
+    /** The engine's statement budgets the user set (`statementBudget`...); unset ones are the project's. */
+    budgets: Record<string, number>;
 }
 
+/** The engine's budgets as settings (analysis/check/budgets.py): sent only when set, so that the
+ * project's `[tool.gradaudit]` budgets apply otherwise. */
+export const BUDGETS: readonly string[] = [
+    "statementBudget", "scriptBudget", "functionBudget", "initBudget", "moduleInitBudget", "loopReserve",
+    "importBudget", "callDepth",
+];
+
 /** What the server reads (server/settings.py `Settings.from_client`), under the key `gradaudit`. */
-export type ServerSettings = Pick<ExtensionSettings, "select" | "ignore" | "severity" | "codeLens" | "debounce" | "extraPaths" | "docsUrl" | "timeBudget" | "memoryBudget">;
+export type ServerSettings = Pick<ExtensionSettings, "select" | "ignore" | "severity" | "codeLens" | "debounce" | "extraPaths" | "docsUrl" | "timeBudget" | "memoryBudget"> & Record<string, unknown>;
 
 const SEVERITIES: ReadonlySet<string> = new Set(["error", "warning", "information", "hint"]);
 
@@ -57,6 +66,13 @@ export function readSettings(config: ConfigSource, workspaceFolder?: string): Ex
     const docsUrl = config.get<string>("docsUrl");
     const timeBudget = config.get<number>("timeBudget");
     const memoryBudget = config.get<number>("memoryBudget");
+    const budgets: Record<string, number> = {};
+    for (const name of BUDGETS) {
+        const value = config.get<number>(name);
+        if (typeof value === "number" && Number.isFinite(value) && value >= 0) {
+            budgets[name] = Math.round(value);
+        }
+    }
     return {
         importStrategy: strategy === "fromEnvironment" ? "fromEnvironment" : "useBundled",
         interpreter: strings(config.get("interpreter")).map((s) => substitute(s, workspaceFolder)),
@@ -71,6 +87,7 @@ export function readSettings(config: ConfigSource, workspaceFolder?: string): Ex
         timeBudget: typeof timeBudget === "number" && Number.isFinite(timeBudget) && timeBudget > 0 ? timeBudget : 10,
         memoryBudget: typeof memoryBudget === "number" && Number.isFinite(memoryBudget) && memoryBudget > 0
             ? Math.round(memoryBudget) : 1536,
+        budgets,
     };
 }
 
@@ -97,6 +114,7 @@ export function serverSettings(s: ExtensionSettings): ServerSettings {
         docsUrl: s.docsUrl,
         timeBudget: s.timeBudget,
         memoryBudget: s.memoryBudget,
+        ...s.budgets,
     };
 }
 

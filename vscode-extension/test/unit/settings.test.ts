@@ -8,7 +8,7 @@ test("defaults when nothing is set", () => {
     const s = readSettings(source({}));
     assert.deepEqual(s, {
         importStrategy: "useBundled", interpreter: [], path: [], select: [], ignore: [], severity: {},
-        codeLens: true, debounce: 150, extraPaths: [], docsUrl: "", timeBudget: 10, memoryBudget: 1536,
+        codeLens: true, debounce: 150, extraPaths: [], docsUrl: "", timeBudget: 10, memoryBudget: 1536, budgets: {},
     });
 });
 
@@ -16,12 +16,13 @@ test("server settings carry exactly the keys server/settings.py reads", () => {
     const s = readSettings(source({
         select: ["GA1", "GA2"], ignore: "GA105, GA106", severity: { suspicious: "Hint", GA101: "warning" },
         codeLens: false, debounce: 0, extraPaths: ["${workspaceFolder}/src"], importStrategy: "fromEnvironment",
-        docsUrl: "https://example.org/{code}", timeBudget: 2.5, memoryBudget: 512,
+        docsUrl: "https://example.org/{code}", timeBudget: 2.5, memoryBudget: 512, statementBudget: 30000,
+        callDepth: 0,
     }), "/ws");
     assert.deepEqual(serverSettings(s), {
         select: ["GA1", "GA2"], ignore: ["GA105", "GA106"], severity: { suspicious: "hint", GA101: "warning" },
         codeLens: false, debounce: 0, extraPaths: ["/ws/src"], docsUrl: "https://example.org/{code}",
-        timeBudget: 2.5, memoryBudget: 512,
+        timeBudget: 2.5, memoryBudget: 512, statementBudget: 30000, callDepth: 0,
     });
     assert.equal(s.importStrategy, "fromEnvironment");
 });
@@ -29,8 +30,9 @@ test("server settings carry exactly the keys server/settings.py reads", () => {
 test("wrong types fall back to defaults instead of reaching the server", () => {
     const s = readSettings(source({
         debounce: -5, codeLens: "yes", severity: { GA101: "fatal", GA102: "error" }, select: 7, importStrategy: "sideways",
-        timeBudget: 0, memoryBudget: "lots",
+        timeBudget: 0, memoryBudget: "lots", scriptBudget: -1, loopReserve: "many",
     }));
+    assert.deepEqual(s.budgets, {});  // unset: the project's budgets apply
     assert.equal(s.debounce, 150);
     assert.equal(s.timeBudget, 10);
     assert.equal(s.memoryBudget, 1536);
