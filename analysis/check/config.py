@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore
+    import tomli as tomllib
 
 
 from ..interp.budget import Budgets

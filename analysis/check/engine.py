@@ -249,7 +249,7 @@ class Analyzer:
         try:
             trace = interp.run()
         except RecursionError as exc:
-            exc.interp = interp
+            exc.interp = interp  # type: ignore[attr-defined]  # where it stopped, for the report (_too_deep)
             raise
         gap = gaps.summary(sf) or _deep_gap(sf)
         model = Builder(path).build(trace)
@@ -351,7 +351,7 @@ def _resolve_overlaps(found: list[Finding]) -> list[Finding]:
             params = tuple(sorted(set(prev.params) | set(f.params)))
             by_key[key] = replace(best, params=params)
     found = list(by_key.values())
-    lines = {}
+    lines: dict[tuple[str, int], set[str]] = {}
     for f in found:
         lines.setdefault((f.span.path, f.span.line), set()).add(f.code)
     out = []

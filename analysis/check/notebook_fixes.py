@@ -46,14 +46,16 @@ def fix_notebook(nb: Notebook, text: str | None, findings, only_safe=True) -> No
     for f in findings:
         if f.fix is None or not f.fix.edits or (only_safe and f.fix.applicability != "safe"):
             continue
-        cells = {_cell_of(nb, e.span) for e in f.fix.edits}
-        if len(cells) == 1 and None not in cells:
+        touched = {_cell_of(nb, e.span) for e in f.fix.edits}
+        if len(touched) == 1 and None not in touched:
             candidates.append(f)
     _, applied = fix_source(nb.source, candidates, only_safe)
     by_cell: dict = {}
     for f in applied:
-        for e in f.fix.edits:
+        for e in f.fix.edits if f.fix is not None else ():
             start = nb.place(e.span.line, e.span.col)
+            if start is None:
+                continue  # in no code cell: such a fix was not a candidate
             end = nb.end_place(e.span.end_line, e.span.end_col, start)
             by_cell.setdefault(start.cell.index, []).append(
                 _CellEdit(_Span(start.line, start.col, end.line, end.col), e.content)

@@ -10,7 +10,9 @@ kinds:  parse      a file (or some statements of it) does not parse: exit 1, lik
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ..source.notebook import Cell, Locator
 from .budgets import advice
@@ -55,7 +57,7 @@ class Problem:
         return f"{self.where()}: error: {self.message}"
 
     def to_json(self) -> dict:
-        out = {
+        out: dict[str, object] = {
             "kind": self.kind,
             "path": self.path,
             "line": self.line or None,
@@ -71,14 +73,14 @@ class Problem:
     # ------------------------------------------------------------ from the engine's records
 
     @staticmethod
-    def from_parse_error(e) -> Problem:
+    def from_parse_error(e: Any) -> Problem:
         kind = getattr(e, "kind", "parse")
         if kind == "read":
             return Problem("read", e.path, e.msg)
         return Problem("parse", e.path, e.msg, e.line, max(1, e.col))
 
     @staticmethod
-    def from_gap(path: str, gap) -> Problem:
+    def from_gap(path: str, gap: Any) -> Problem:
         line, col = (gap.first.line, gap.first.col + 1) if gap.first is not None else (0, 0)
         where = gap.first.path if gap.first is not None else path
         msg = gap.message()
@@ -95,7 +97,7 @@ class Problem:
         return Problem("internal", path, f"internal error: {summary}", detail=detail)
 
 
-def problems_of(result) -> list[Problem]:
+def problems_of(result: Any) -> list[Problem]:
     """The problems of one engine Result (parse errors, including recovered ones; a cut-short analysis)."""
     out = [Problem.from_parse_error(e) for e in result.problems]
     if result.gap is not None:
@@ -103,5 +105,5 @@ def problems_of(result) -> list[Problem]:
     return out
 
 
-def exit_error(problems) -> bool:
+def exit_error(problems: Iterable[Problem]) -> bool:
     return any(p.kind in EXIT_2_KINDS for p in problems)

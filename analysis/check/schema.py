@@ -231,13 +231,13 @@ def _check(kind: str, value):
     if kind == "severity-table":
         if not isinstance(value, dict):
             raise _Bad(f"expected a table of rule = severity, got {_shown(value)}")
-        out = {}
+        table: dict[str, str] = {}
         for k, v in value.items():
             key = _severity_key(str(k))
             if not isinstance(v, str) or v.lower() not in SEVERITIES:
                 raise _Bad(f"{k!r}: expected one of {', '.join(SEVERITIES)}, got {_shown(v)}")
-            out[key] = v.lower()
-        return out
+            table[key] = v.lower()
+        return table
     raise ValueError(f"unknown kind {kind}")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import urllib.parse
+from typing import Any
 
 from .. import __version__
 from ..rules import RULES
@@ -29,7 +30,7 @@ def _uri(path: str) -> str:
 def _location(w, message=None) -> dict:
     """In a notebook the region is the cell's lines; the cell is named in the location's properties
     (SARIF has no notion of cells) and as a logical location."""
-    loc = {"physicalLocation": {"artifactLocation": {"uri": _uri(w.path)}, "region": _region(w)}}
+    loc: dict[str, Any] = {"physicalLocation": {"artifactLocation": {"uri": _uri(w.path)}, "region": _region(w)}}
     if w.cell is not None:
         loc["logicalLocations"] = [{"name": f"cell {w.cell.number}", "kind": "notebookCell"}]
         loc["properties"] = {"notebookCell": w.cell_json()}
@@ -67,7 +68,7 @@ def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, li
                 dict(_location(locator.span(r.span), r.message), id=i) for i, r in enumerate(f.related)
             ]
         if f.fix is not None and f.fix.edits:
-            changes = {}
+            changes: dict[str, list] = {}
             for e in f.fix.edits:
                 w = locator.span(e.span)
                 replacement = {"deletedRegion": _region(w), "insertedContent": {"text": e.content}}
@@ -85,12 +86,12 @@ def render(findings, errors, files_checked: int, locator: Locator = IDENTITY, li
         results.append(result)
     notifications: list[dict] = []
     for e in errors:
-        note = {
+        note: dict[str, Any] = {
             "level": "error" if e.is_error else "warning",
             "message": {"text": f"could not parse: {e.message}" if e.kind == "parse" else e.message},
             "descriptor": {"id": f"gradaudit/{e.kind}"},
         }
-        location = {"artifactLocation": {"uri": _uri(e.path)}}
+        location: dict[str, Any] = {"artifactLocation": {"uri": _uri(e.path)}}
         if e.line:
             location["region"] = {"startLine": e.line, "startColumn": max(1, e.col)}
         if e.cell is not None:

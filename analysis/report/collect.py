@@ -35,7 +35,7 @@ class Source:
 
     def __init__(self, path: str, text: str, tree=None):
         self.path, self.source, self._tree = path, text, tree
-        self._lines = None
+        self._lines: list[str] | None = None
 
     @property
     def lines(self):
@@ -273,14 +273,16 @@ def build(paths, files_checked, results, problems=(), notebooks=None, libraries=
         looks += lookalikes(model, step, findings, texts, cut_places)
     for model in {id(m): m for _, m, _ in ordered}.values():
         looks += loss_lookalikes(model, findings, texts)
-    seen, uniq = set(), []
+    seen: set[tuple] = set()
+    uniq = []
     for la in looks:
-        key = (la.kind, la.path, la.line)
-        if key not in seen:
-            seen.add(key)
+        place = (la.kind, la.path, la.line)
+        if place not in seen:
+            seen.add(place)
             uniq.append(la)
-    entries, corrections = [], []
-    step_of = {}
+    entries: list = []
+    corrections: list = []
+    step_of: dict = {}
     for _, _model, s in ordered:
         step_of.setdefault(s.span.path, []).append(s)
     for f in findings:
@@ -540,7 +542,7 @@ def loss_lookalikes(model: ProgramModel, findings, texts) -> list[LookAlike]:
     validation losses (GA209 leaves them alone)."""
     out = []
     flagged = {(f.span.path, f.span.line) for f in findings}
-    trained = set()
+    trained: set = set()
     for s in model.steps:
         trained |= s.reached | s.reached_weak
     for term in getattr(model, "losses", ()):

@@ -16,6 +16,7 @@ import importlib.util
 import os
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 
 from .. import __version__
 from ..check.budgets import add_budget_arguments, with_budget_flags
@@ -117,7 +118,7 @@ def _clean(name: str) -> str:
 
 
 def _known(model: ProgramModel, step: Step) -> set:
-    out = set()
+    out: set = set()
     for s in model.steps:
         out |= s.reached | s.reached_weak
         for c in s.cuts:
@@ -169,7 +170,7 @@ def plan_step(model: ProgramModel, step: Step, script: str, files: dict | None =
             ).split()
         )
     tree = sf.tree if sf is not None else None
-    base = {
+    base: dict[str, Any] = {
         "script": os.path.abspath(script),
         "path": path,
         "line": step.span.line,
@@ -183,23 +184,23 @@ def plan_step(model: ProgramModel, step: Step, script: str, files: dict | None =
     if step.entry == "function":
         return _plan_function(model, step, base, tree)
     stepped = [o for o in step.optimizers if o.key in step.stepped]
-    held = set()
+    held: set = set()
     for o in stepped:
         held |= o.params
-    any_held = set()
+    any_held: set = set()
     for o in model.optimizers:
         any_held |= o.params
     for o in step.optimizers:
         any_held |= o.params
     reach = step.reached | step.reached_weak
-    cut = set()
+    cut: set = set()
     for c in step.cuts:
         cut |= c.removed | c.removed_weak
     frozen = step.frozen | step.maybe_frozen
     # an optimizer that holds parameters this loss reaches but is stepped for no loss at all
     # (backward() without step()): those parameters should train too
     stepped_any = {k for s in model.steps for k in s.stepped}
-    idle = set()
+    idle: set = set()
     for o in step.optimizers:
         if o.key not in stepped_any:
             idle |= o.params
@@ -249,7 +250,7 @@ def _function_node(tree, name: str, line: int):
     if tree is None:
         return None
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= node.end_lineno:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (node.end_lineno or 0):
             if node.name == name.rsplit(".", 1)[-1]:
                 return node
     return None
@@ -290,7 +291,8 @@ def _plan_function(model, step, base, tree) -> ProbePlan:
         return ProbePlan(**base, mode="none", reason=f"cannot tell which argument of `{step.function}` is the model")
     model_arg = models[0]
     rest = [p for p in required if p not in (model_arg, *opts)]
-    batch, fixtures = (), [model_arg] + opts
+    batch: tuple = ()
+    fixtures = [model_arg] + opts
     uniq_inputs = list(dict.fromkeys(inputs))
     if len(uniq_inputs) == 1 and len(rest) in (1, 2) and rest[0] == uniq_inputs[0] and (len(rest) == 1 or loss_kind):
         batch = (tuple(rest), loss_kind if len(rest) == 2 else "")
@@ -490,6 +492,8 @@ if __name__ == "__main__":
 def probe_folder() -> str:
     """The folder of the runtime probe package installed with this gradaudit (found, not imported)."""
     spec = importlib.util.find_spec("gradaudit.probe")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("gradaudit.probe is not installed beside gradaudit")
     return os.path.abspath(next(iter(spec.submodule_search_locations)))
 
 
@@ -596,7 +600,7 @@ def run_command(args) -> int:
             print(p.line_text(), file=sys.stderr)
     for line in text_lines([r for r in result.coverage if not r.understood]):
         print(line, file=sys.stderr)
-    plans = plan(result.model, args.path, result.files)
+    plans = plan(result.model, args.path, result.files) if result.model is not None else []
     if result.notebook is not None:
         plans = located(plans, Locator({args.path: result.notebook}), args.path)
     target = args.emit or os.path.join(os.path.dirname(os.path.abspath(args.path)), "test_gradflow.py")

@@ -117,7 +117,7 @@ class StepGraph:
         return self.coverage is None or self.coverage.understood
 
     def order(self) -> str:
-        kinds = []
+        kinds: list[str] = []
         for e in self.events:
             if e.kind in _ORDER and (not kinds or kinds[-1] != e.kind):
                 kinds.append(e.kind)
@@ -161,7 +161,7 @@ def stop_gradient(model: ProgramModel, step: Step, c) -> tuple[str, str] | None:
     """(kind, why) when the cut `c` of this step is a valid stop-gradient; None when it keeps
     parameters this step trains from the loss (a break)."""
     reach = step.reached | step.reached_weak | step.co_reached
-    held = set()
+    held: set = set()
     for o in step.optimizers:
         if o.key in step.stepped:
             held |= o.params
@@ -213,7 +213,7 @@ def step_graph(
         for p in o.params:
             groups.setdefault(group_of(p.module), set()).add(p)
     unreg = {p for u in model.unregistered for p in u.params}
-    any_held = set()
+    any_held: set = set()
     for o in model.optimizers + step.optimizers:
         any_held |= o.params
     nodes = []
@@ -384,7 +384,7 @@ def mermaid(g: StepGraph) -> str:
     """A flowchart that GitHub, VS Code's Markdown preview (with Mermaid) and mermaid.js render."""
     p = g.id
     lines = ["flowchart LR"]
-    edges = []  # (text, style or None)
+    edges: list[tuple[str, str | None]] = []  # (text, style or None)
     inputs = ", ".join(g.inputs) if g.inputs else (f"loop: {g.source}" if g.source else "inputs")
     lines.append(f'  {p}_in[/"{_label(inputs)}"/]')
     for i, m in enumerate(g.modules):
@@ -403,7 +403,7 @@ def mermaid(g: StepGraph) -> str:
         if o.stepped:
             lines.append(f'  {p}_o{j}[["{_label(o.name)} · {_label(o.type)}"]]')
     for i, m in enumerate(g.modules):
-        edges.append((f"  {p}_in --> {p}_m{i}", None))
+        edges.append((f"  {p}_in --> {p}_m{i}", None))  # (line, style)
         if m.reached:
             edges.append((f"  {p}_m{i} --> {p}_loss", None))
         for c in m.cut:

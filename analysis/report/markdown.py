@@ -181,10 +181,10 @@ def render(a: Audit) -> str:
         else:
             out.append(f"No probe: {c.plan.reason}.")
         out.append("")
-        shown = observed(a, c)
-        if shown:
+        seen_at_runtime = observed(a, c)
+        if seen_at_runtime:
             out.append("Findings on this step, at runtime:")
-            out += [f"- {s}" for s in shown]
+            out += [f"- {s}" for s in seen_at_runtime]
             out.append("")
         out.append("Gradient assumptions that deserve a test:")
         out += [f"- {s}" for s in c.assumptions]

@@ -54,7 +54,7 @@ def param_summary(params) -> str:
 def order_of(step: Step) -> str:
     """The lifecycle calls of one iteration around this backward, in order."""
     kinds = [e.kind for e in step.events if e.kind in _ORDER_KINDS]
-    collapsed = []
+    collapsed: list[str] = []
     for k in kinds:
         if not collapsed or collapsed[-1] != k:
             collapsed.append(k)
@@ -106,8 +106,8 @@ def hover_markdown(model: ProgramModel, path: str, line: int, col: int) -> str |
                     return _optimizer_hover(opt, step, path)
     for opt in model.optimizers:
         if _within(opt.span, path, line, col):
-            step = next((s for s in unique_steps(model) if opt.key in s.stepped), None)
-            return _optimizer_hover(opt, step, path)
+            stepped = next((s for s in unique_steps(model) if opt.key in s.stepped), None)
+            return _optimizer_hover(opt, stepped, path)
     return None
 
 

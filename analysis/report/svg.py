@@ -92,7 +92,7 @@ def layout(g: StepGraph) -> Layout:
     inputs = _Node(
         "in", [", ".join(g.inputs)] if g.inputs else ([f"loop: {g.source}"] if g.source else ["inputs"]), shape="para"
     )
-    mods = []
+    mods: list = []
     for m in g.modules:
         lines = [m.name, m.count(short=True)]
         kind = "unoptimized" if m.unoptimized else "frozen" if m.frozen else "copy" if m.note == "copy" else ""

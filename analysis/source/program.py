@@ -17,6 +17,7 @@ import tempfile
 import tokenize
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 from .recovery import parse_error_position, recover
 
@@ -247,11 +248,11 @@ class Program:
     # library_models.LibraryModels of the analysed environment, made by `library_source` (set by
     # the Analyzer) when the first library name is met: a script that meets none neither imports
     # nor looks for them
-    _libraries = None
-    library_source = None
+    _libraries: Any = None
+    library_source: Any = None
     # what finds an import the own resolver cannot (libraries/jedi_resolver.py, set by the Analyzer
     # with library_source): None, no fallback
-    import_finder = None
+    import_finder: Any = None
 
     @property
     def libraries(self):
