@@ -7,11 +7,13 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
+from . import recording
 from . import results as R
 from .core import Interp
 from .expressions import param_elements as _param_elements
 from .objects import DictObj, FuncObj, ListObj, ModuleObj, PartialObj, PIter, Site, SuperObj, Unit, storages
 from .semantics import CallTable
+from .trace import UnseenRec
 from .values import EMPTY, NOCONST, NONE, UNKNOWN, Kind, Star, V, const, flow_of, join_all, make_tuple
 
 # builtins folded when their arguments are constants
@@ -124,6 +126,8 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
             ast.copy_location(tgt, node)
             ip.set_attr(args[0], args[1].const, args[2], node, tgt, env)
         else:
+            # a computed name: what it sets is registered, but which attribute it replaces is not known
+            recording.note_unseen(ip, UnseenRec.DYNAMIC, node, args[:1] + args[2:3])
             for o in args[0].objs:
                 if isinstance(o, ModuleObj):
                     for x in args[2].objs:
@@ -140,7 +144,14 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
         return UNKNOWN
     if name in ("vars", "globals", "locals"):
         return V(Kind.DICT, frozenset((DictObj(None),)))
-    return ip.opaque_call(None, args, kwargs, node)
+    if name in ("exec", "eval", "compile"):
+        # code built from a string: it may reach anything the program holds
+        recording.note_unseen(ip, UnseenRec.EXEC, node, args, everything=name != "compile")
+        return ip.opaque_call(None, args, kwargs, node, record=None)
+    if name in ("getattr", "delattr"):
+        return ip.opaque_call(None, args, kwargs, node, record=UnseenRec.DYNAMIC)
+    # the other builtins (print, sorted, ...) read what they are given
+    return ip.opaque_call(None, args, kwargs, node, record=None)
 
 
 def isinstance_check(ip: Interp, value: V, cls: V) -> V:

@@ -33,7 +33,7 @@ from .objects import (
     Unit,
     module_value,
 )
-from .trace import EventKind
+from .trace import EventKind, UnseenRec
 from .values import EMPTY, NOCONST, NONE, UNKNOWN, Flow, Kind, Star, V, flow_of, join, join_all, make_tuple
 
 
@@ -79,13 +79,13 @@ def call_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v=None) -> V
     )
     if ip.st.shallow and fn.scope.sf is not ip.st.entry:
         # checking one class alone: its own __init__ is what matters, not a base class's in a library
-        return opaque_call(ip, None, args, kwargs, node, extra=self_v).replace(top=True)
+        return opaque_call(ip, None, args, kwargs, node, extra=self_v, record=None).replace(top=True)
     if len(ip.st.stack) > MAX_DEPTH or over or any(f.func is fn for f in ip.st.stack):
         if over:
             ip.st.trace.incomplete = True
             ip.st.gaps.call_cut(fn)
         # not followed: the result is unknown, and may carry anything
-        return opaque_call(ip, None, args, kwargs, node, extra=self_v).replace(top=True)
+        return opaque_call(ip, None, args, kwargs, node, extra=self_v, record=UnseenRec.NOT_FOLLOWED).replace(top=True)
     fn.interpreted += 1
     call_site = Site(ip.st.sf, node) if node is not fn.node else None
     env = bind_args(ip, fn, args, kwargs, self_v)
@@ -244,11 +244,17 @@ def instantiate(ip: Interp, cls: ClassObj, args, kwargs, node, label=None) -> V:
     return recv
 
 
-def opaque_call(ip: Interp, fv: V | None, args, kwargs, node, extra: V | None = None, outside=False) -> V:
+def opaque_call(
+    ip: Interp, fv: V | None, args, kwargs, node, extra: V | None = None, outside=False, record: str | None = "call"
+) -> V:
     """A call the engine does not follow: its result may carry what went in (weakly), and its
     content is unknown. `outside`: code the engine cannot see at all (a library); it may run a
     model of its own, but only tensors, modules or gradient going in are evidence of that
-    (`parser.parse_args()`, `env.step(a)` return values that carry no gradient)."""
+    (`parser.parse_args()`, `env.step(a)` return values that carry no gradient). `record`: the
+    kind of unseen code it is (trace.UnseenRec), noted when it is handed modules, leaves or
+    optimizers; None for a forward the engine stands in for (it reads parameters, never sets them)."""
+    if record is not None:
+        recording.note_unseen(ip, record, node, list(args) + [v for k, v in kwargs.items() if k != "**"] + [extra])
     f = Flow()
     evidence = False
     visited: set = set()  # one walk over module trees shared by all arguments (a list of every submodule)
@@ -568,7 +574,7 @@ def unknown_method(ip: Interp, recv: V, name, args, kwargs, node) -> V:
         out = handler(ip, recv, name, args, kwargs, node)
         if out is not None:
             return out
-    return opaque_call(ip, None, args, kwargs, node, extra=recv, outside=True)
+    return opaque_call(ip, None, args, kwargs, node, extra=recv, outside=True, record=UnseenRec.METHOD)
 
 
 def _instance_method(ip: Interp, inst: InstanceObj, name, args, kwargs, node) -> V | None:

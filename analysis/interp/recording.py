@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import ast
 
-from .objects import OptimObj, Site, TensorObj, Unit
-from .trace import AccRec, BackwardRec, CarryRec, CrossRec, Event, EventKind, GradReadRec, LossRec
-from .values import Fact, Kind, V
+from .objects import DictObj, InstanceObj, ListObj, ModuleObj, OptimObj, PIter, Site, TensorObj, Unit
+from .trace import AccRec, BackwardRec, CarryRec, CrossRec, Event, EventKind, GradReadRec, LossRec, UnseenRec
+from .values import Fact, Kind, Star, V
 
 
 def event(ip, kind, node, obj=None, detail=None, units=None):
@@ -204,4 +204,44 @@ def note_grad_read(ip, recv: V, node):
         return  # only what certainly requires grad and was certainly computed here
     ip.st.trace.grad_reads.append(
         GradReadRec(Site(ip.st.sf, node), Site(ip.st.sf, ip.st.cur_stmt), recv.org, ip.st.ctx, frozenset(stores))
+    )
+
+
+# what unseen code can change: the objects a training step is made of
+_HANDLES = (ModuleObj, Unit, OptimObj, PIter)
+
+
+def handles(values, depth: int = 0, out: set | None = None) -> set:
+    """The modules, leaves, optimizers and parameter iterators in `values` (and in the lists, dicts
+    and plain instances they hold, a few levels deep): what code handed these values can reach."""
+    out = set() if out is None else out
+    for v in values:
+        if isinstance(v, Star):
+            v = v.value
+        if not isinstance(v, V):
+            continue
+        for o in v.objs:
+            if isinstance(o, _HANDLES):
+                out.add(o)
+            elif depth < 2 and isinstance(o, (ListObj, DictObj)):
+                handles(o.content_value(), depth + 1, out)
+            elif depth < 1 and isinstance(o, InstanceObj):
+                handles(list(o.attrs.values()), depth + 1, out)
+        if v.items is not None and depth < 2:
+            handles(v.items, depth + 1, out)
+    return out
+
+
+def note_unseen(ip, kind, node, values, everything=False):
+    """Code the engine does not see is handed `values`: what it may change is recorded (the premises
+    of findings about those objects lean on it)."""
+    objs = handles(values)
+    if not objs and not everything:
+        return
+    detail = " ".join(ip.st.sf.segment(node).split()) if node is not None and hasattr(node, "lineno") else ""
+    site = Site(ip.st.sf, node if node is not None and hasattr(node, "lineno") else ip.st.cur_stmt)
+    if site.node is None:
+        return
+    ip.st.trace.unseen.append(
+        UnseenRec(ip.seq(), kind, site, ip.st.ctx, frozenset(objs), detail, tuple(ip.st.path), everything)
     )

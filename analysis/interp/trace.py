@@ -372,6 +372,27 @@ class UnitNew:
         self.in_loop = in_loop
 
 
+class UnseenRec:
+    """Code the engine could not see that was handed parameters, modules or optimizers: a call into
+    outside code, a library method it has no model of, a call not followed (budget, recursion), a
+    dynamic attribute (`getattr`/`setattr` with a computed name), `exec`/`eval`. Whatever it got it
+    may have changed; the premises of findings about those objects lean on it (model/premises)."""
+
+    __slots__ = ("ctx", "detail", "everything", "kind", "objs", "path", "seq", "site")
+
+    CALL, METHOD, NOT_FOLLOWED, DYNAMIC, EXEC = "call", "method", "not-followed", "dynamic", "exec"
+
+    def __init__(self, seq, kind, site, ctx, objs, detail="", path=(), everything=False):
+        self.seq = seq
+        self.kind = kind
+        self.site = site  # the call (or the builtin call) the engine could not see into
+        self.ctx = ctx
+        self.objs = objs  # heap objects it was handed: modules, leaves, optimizers, parameter iterators
+        self.detail = detail  # its source text
+        self.path = path  # (branch key, arm, len(ctx)) of the conditions it ran under
+        self.everything = everything  # exec/eval: it may reach any object of the program
+
+
 class Trace:
     def __init__(self):
         self.events: list[Event] = []
@@ -382,6 +403,7 @@ class Trace:
         self.unregs: list[UnregRec] = []
         self.new_units: list[UnitNew] = []
         self.manual_updates: list = []  # (Unit, Site)
+        self.writes: list = []  # (Unit, Site): changed in place by any means (an update that is not a step())
         self.losses: list[LossRec] = []
         self.carries: list[CarryRec] = []
         self.accums: list[AccRec] = []
@@ -392,3 +414,4 @@ class Trace:
         self.nonleaf: list = []  # NonLeafRec
         self.incomplete = False  # a budget was hit: some calls were not followed
         self.libraries: list = []  # the library models built (ModuleObj with `lib`), in order
+        self.unseen: list[UnseenRec] = []  # code not seen that was handed parameters, modules or optimizers

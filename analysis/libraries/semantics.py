@@ -295,7 +295,9 @@ def library_method(ip: Core, m: ModuleObj, name, args, kwargs, node) -> V | None
         target = _at_path(m, effect.returns) if effect.returns else m
         if isinstance(target, ModuleObj):
             return module_value(target)
-    return NONE if not effect.unknown else ip.opaque_call(None, args, kwargs, node, extra=module_value(m))
+    return (
+        NONE if not effect.unknown else ip.opaque_call(None, args, kwargs, node, extra=module_value(m), record="method")
+    )
 
 
 def library_attr(ip: Core, m: ModuleObj, attr, node) -> V | None:

@@ -7,8 +7,8 @@ from typing import Any, overload
 
 from ..interp import shapes
 from ..interp.loop_facts import counter_like
-from ..interp.objects import FROZEN, MAYBE, Obj, OptimObj, Site, TensorObj, Unit, is_closed
-from ..interp.trace import BackwardRec, CarryRec, EventKind, InplaceRec, LossRec, RiskRec, SaveRec, Trace
+from ..interp.objects import FROZEN, MAYBE, ModuleObj, Obj, OptimObj, PIter, Site, TensorObj, Unit, is_closed
+from ..interp.trace import BackwardRec, CarryRec, EventKind, InplaceRec, LossRec, RiskRec, SaveRec, Trace, UnseenRec
 from ..interp.trace import Cut as CutRec
 from ..interp.trace import Event as EventRec
 from ..interp.values import Fact, Mark, V
@@ -274,6 +274,33 @@ class Builder:
                 for g in trace.grad_reads
             ),
             libraries=_library_modules(trace),
+            unseen=tuple(self.unseen(u) for u in trace.unseen),
+            written=self.params(u for u, _ in trace.writes),
+        )
+
+    def unseen(self, rec: UnseenRec) -> M.Unseen:
+        units: set[Unit] = set()
+        optims: set[int] = set()
+        visited: set[int] = set()  # one walk over module trees shared by all handles
+        for o in rec.objs:
+            if isinstance(o, Unit):
+                units.add(o)
+            elif isinstance(o, ModuleObj):
+                units.update(o.units(visited))
+            elif isinstance(o, PIter):
+                units |= o.units
+            elif isinstance(o, OptimObj):
+                optims.add(o.oid)
+                units |= o.units()
+        return M.Unseen(
+            rec.kind,
+            self.span(rec.site),
+            rec.detail if len(rec.detail) <= 60 else rec.detail[:57] + "...",
+            rec.seq,
+            self.params(units),
+            frozenset(optims),
+            _loops(rec.ctx),
+            rec.everything,
         )
 
     def risks(self, trace: Trace) -> tuple[M.Risk, ...]:

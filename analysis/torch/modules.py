@@ -387,7 +387,7 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
         call = m.cls.lookup("__call__")
         if call is not None:
             return ip.call_function(call, args, kwargs, node, self_v=module_value(m))
-        return ip.opaque_call(None, args, kwargs, node, extra=module_value(m))
+        return ip.opaque_call(None, args, kwargs, node, extra=module_value(m), record=None)
     spec = m.spec
     x = args[0] if args and isinstance(args[0], V) else UNKNOWN
     if spec == "Sequential":
@@ -408,7 +408,7 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
                 out = module_call(ip, child, [out], {}, node, env)
         if m.opaque_unit is not None:
             # layers the engine did not see being made sit somewhere in the chain
-            out = ip.opaque_call(None, [out], {}, node, extra=V(Kind.MODULE, frozenset((m,))))
+            out = ip.opaque_call(None, [out], {}, node, extra=V(Kind.MODULE, frozenset((m,))), record=None)
         return out
     if spec in T.PARAM_MODULES or spec in T.RECURRENT:
         units = [u for u in m.children.values() if isinstance(u, Unit)]
@@ -479,7 +479,7 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
     if spec in T.CONTAINERS:
         return UNKNOWN  # ModuleList, ModuleDict...: no forward()
     # opaque torch module, or a module from a factory the engine could not follow
-    return ip.opaque_call(None, args, kwargs, node, extra=module_value(m))
+    return ip.opaque_call(None, args, kwargs, node, extra=module_value(m), record=None)
 
 
 def module_method(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv: V, base=False) -> V:
@@ -600,7 +600,7 @@ def module_method(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv: V
         return V(Kind.LIST, frozenset((ListObj(V(Kind.TENSOR), None),)))
     if m.opaque or m.cls is not None:
         # this module only: `recv` may join every submodule (`for m in self.modules(): m.f()`)
-        return ip.opaque_call(None, args, kwargs, node, extra=module_value(m))
+        return ip.opaque_call(None, args, kwargs, node, extra=module_value(m), record="method")
     return UNKNOWN
 
 
