@@ -345,9 +345,16 @@ def get_attr(ip: Interp, recv: V, attr: str, node, env) -> V:
                 sub = ip.st.program.submodule(o.sf.abspath, attr)
                 v = ip.scope_value(sub, f"{o.name}.{attr}") if sub else UNKNOWN
             results.append(v)
-    if tensorish or (recv.k & Kind.TENSOR and not results):
+    if tensorish or (recv.k & Kind.TENSOR and not results) or (attr == "data" and not results and recv.carries):
+        # `.data` of a value the engine did not see being made: whatever it is, a tensor's view cut from its graph
         results.append(ip.sem.tensors.attr(ip, recv, attr, node))
-    if results and recv.k & Kind.UNKNOWN and (recv.carries or recv.cuts):
+    if (
+        results
+        and recv.k & Kind.UNKNOWN
+        and (recv.carries or recv.cuts)
+        and attr != "data"
+        and attr not in T.METADATA_ATTRIBUTES  # a size or a dtype never carries gradient
+    ):
         # partly unknown: what the unknown part carried stays with its attributes
         results.append(
             V(
@@ -416,6 +423,13 @@ def set_attr(ip: Interp, recv: V, attr: str, value: V, stmt, target, env):
             o.class_attrs[attr] = value
         elif hasattr(o, "globals"):
             o.globals[attr] = value
+    if attr == "data":
+        # `p.data = ...` replaces what the parameter holds: an update when it happens while training
+        for u in recv.objs:
+            if isinstance(u, Unit):
+                ip.st.trace.writes.append((u, Site(ip.st.sf, stmt), ip.st.ctx))
+                u.version += 1
+                u.bumps.append((u.version, Site(ip.st.sf, stmt), tuple(ip.st.path)))
     if attr == "requires_grad" and (recv.k & Kind.TENSOR or any(isinstance(o, STORAGE) for o in recv.objs)):
         flag = value.const if isinstance(value.const, bool) else None
         ip.sem.tensors.set_requires_grad(ip, recv, flag, stmt, target.value, env, stmt)
@@ -454,7 +468,7 @@ def get_item(ip: Interp, recv: V, index: V, node, env) -> V:
             results.append(V(Kind.TENSOR, frozenset(o.units), org=frozenset(o.units)))
     if tensorish or (recv.k & Kind.TENSOR and not results):
         key = "slice" if isinstance(node.slice, ast.Slice) else index.const
-        results.append(ip.sem.tensors.getitem(ip, recv, key, node))
+        results.append(ip.sem.tensors.getitem(ip, recv, key, node, index))
     if recv.k & Kind.ARRAY and not results:
         results.append(recv.replace(site=node, items=None))
     if not results:
@@ -481,9 +495,19 @@ def set_item(ip: Interp, recv: V, index: V, value: V, stmt, target, env):
         if sem is not None and sem.setitem is not None:
             sem.setitem(ip, o, index, value, stmt, target, env)
         elif isinstance(o, ListObj):
+            if o.content is not None:
+                # `lst[i] = v` replaces an element the engine keeps joined with the others: the graph
+                # of the one replaced is no longer certainly reachable through the list
+                ip.st.trace.maybe_cleared |= o.content.saves
             o.add(value)
         elif isinstance(o, DictObj):
             key = index.const if isinstance(index.const, (str, int)) else None
+            old = o.get(key)
+            if old is not None and (key is None or ip.st.cond):
+                # a weak update (an unknown key, or under a condition) keeps the old value joined with
+                # the new one; at run time the store usually replaced it (`skips[i]["tensor"] = h`
+                # each forward): its graph is no longer certainly reachable
+                ip.st.trace.maybe_cleared |= old.saves
             if key is None or key in o.keys:
                 o.set(key, value if key is None else join(o.keys.get(key), value) if ip.st.cond else value)
             else:
@@ -554,7 +578,13 @@ def call_method(ip: Interp, recv: V, name, args, kwargs, node, env) -> V:
                 results.append(opaque_call(ip, None, args, kwargs, node))
     if tensorish or (not results and recv.k & (Kind.TENSOR | Kind.PARAMS)):
         results.append(ip.sem.tensors.method(ip, recv, name, args, kwargs, node, env))
-    if results and recv.k & Kind.UNKNOWN and not recv.of(SymObj) and (recv.carries or recv.cuts):
+    if (
+        results
+        and recv.k & Kind.UNKNOWN
+        and not recv.of(SymObj)
+        and (recv.carries or recv.cuts)
+        and not (tensorish and name == "backward")  # one backward() of the whole value, not one per part
+    ):
         results.append(unknown_method(ip, recv.replace(objs=EMPTY), name, args, kwargs, node))
     if not results:
         if recv.k & Kind.ARRAY:

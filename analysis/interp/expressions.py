@@ -257,6 +257,15 @@ def _e_ifexp(ip: Interp, node, env):
 
 
 def _e_subscript(ip: Interp, node, env):
+    if (
+        isinstance(node.value, (ast.List, ast.Tuple))
+        and isinstance(node.slice, ast.Constant)
+        and isinstance(node.slice.value, int)
+        and not any(isinstance(e, ast.Starred) for e in node.value.elts)
+        and -len(node.value.elts) <= node.slice.value < len(node.value.elts)
+    ):
+        # a choice written as a literal (`UPDATE = ['Approach0', 'Approach1'][0]`): that element
+        return ip.eval(node.value.elts[node.slice.value], env)
     recv = ip.eval(node.value, env)
     index = ip.eval(node.slice, env)
     return ip.get_item(recv, index, node, env)

@@ -67,12 +67,15 @@ def do_backward(ip, loss: V, node, kind=EventKind.BACKWARD, inputs=None, loss_no
     rec.inputs = inputs
     rec.nograd = ip.st.nograd
     kwargs = kwargs or {}
-    retain, create = kwargs.get("retain_graph"), kwargs.get("create_graph")
+    # `retain_variables=` is retain_graph's name before torch 0.4
+    retain, create = kwargs.get("retain_graph", kwargs.get("retain_variables")), kwargs.get("create_graph")
     # retain_graph defaults to create_graph; an unknown flag may keep the graph
     rec.retain = any(
         isinstance(v, V) and v.const is not False and v.const is not None for v in (retain, create) if v is not None
     )
-    rec.retain_node = next((k.value for k in getattr(node, "keywords", ()) if k.arg == "retain_graph"), None)
+    rec.retain_node = next(
+        (k.value for k in getattr(node, "keywords", ()) if k.arg in ("retain_graph", "retain_variables")), None
+    )
     rec.gradient = gradient
     interesting = set(loss.org) | set(loss.weak)
     for c in loss.cuts:
@@ -104,7 +107,7 @@ def stepped(ip, o: OptimObj, node):
     site = Site(ip.st.sf, node)
     for u in o.units():
         u.version += 1
-        u.bumps.append((u.version, site))
+        u.bumps.append((u.version, site, tuple(ip.st.path)))
 
 
 def loop_entries(ip):
@@ -139,6 +142,11 @@ def note_accumulation(ip, value: V, stmt, added=False) -> V:
     if value.facts & Fact.NOGRAD or not (value.saves or value.org):
         return value
     if not (value.k & Kind.TENSOR or (added and value.org and any(s.certain for s in value.saves))):
+        return value
+    loops = loop_entries(ip)
+    if loops and value.saves and not any(loops[-1] in s.ctx for s in value.saves):
+        # every graph it holds was built before this loop (`for sl in style_losses: score += sl.loss`
+        # after one forward): accumulating it keeps nothing alive that is not alive anyway
         return value
     rec = AccRec(Site(ip.st.sf, stmt), ip.st.ctx, value.org)
     ip.st.trace.accums.append(rec)

@@ -32,9 +32,9 @@ from .objects import (
     Unit,
     next_oid,
 )
-from .operators import binop
+from .operators import binop, scales
 from .trace import InplaceRec
-from .values import EMPTY, NOCONST, NONE, UNKNOWN, Kind, V, join
+from .values import EMPTY, NOCONST, NONE, UNKNOWN, Kind, Mark, V, join
 
 _LOOP_RUNS = 2
 
@@ -90,6 +90,8 @@ def _s_augassign(ip: Interp, stmt, env):
         rhs = recording.note_accumulation(ip, rhs, stmt, added)  # `total += loss` across iterations, never reset
     if old.k & Kind.TENSOR and not (old.k & (Kind.NUMBER | Kind.LIST)):
         new = ip.sem.tensors.inplace(ip, old, rhs, stmt, stmt, op=type(stmt.op).__name__, target_node=target)
+        if scales(stmt.op, old, rhs):
+            new = new.replace(marks=new.marks | Mark.SCALED)  # `loss /= accumulation_steps`
         if isinstance(target, ast.Name):
             bind_name(ip, target.id, new, env, stmt, rebind_check=False)
         elif isinstance(target, (ast.Attribute, ast.Subscript)):
@@ -127,7 +129,43 @@ def _s_augassign(ip: Interp, stmt, env):
     return env
 
 
+# the last `elif` of chains that compare one value to several constants (`if args.loss == "wgan":
+# ... elif args.loss == "r1": ...`): a configuration dispatch over its choices, whose fall-through
+# (none of them) is not a path of the program
+_DISPATCH_TAILS: set[int] = set()
+
+
+def _dispatch_tail(stmt) -> ast.If | None:
+    """The last If of an if/elif chain of at least two `x == constant` tests on the same `x`, with no
+    final else; None for any other statement."""
+    chain, node = [], stmt
+    while isinstance(node, ast.If):
+        t = node.test
+        if not (
+            isinstance(t, ast.Compare)
+            and len(t.ops) == 1
+            and isinstance(t.ops[0], ast.Eq)
+            and isinstance(t.comparators[0], ast.Constant)
+            and isinstance(t.left, (ast.Name, ast.Attribute))
+        ):
+            return None
+        chain.append(node)
+        if not node.orelse:
+            break
+        if len(node.orelse) != 1:
+            return None
+        node = node.orelse[0]
+    else:
+        return None
+    if len(chain) < 2 or len({ast.dump(n.test.left) for n in chain}) != 1:
+        return None
+    return chain[-1]
+
+
 def _s_if(ip: Interp, stmt, env):
+    tail = _dispatch_tail(stmt)
+    if tail is not None:
+        _DISPATCH_TAILS.add(id(tail))
     test = ip.eval(stmt.test, env)
     known = truth(test)
     if known is True:
@@ -149,7 +187,7 @@ def _s_if(ip: Interp, stmt, env):
         b = (
             ip.exec_block(stmt.orelse, _refine(stmt.test, env, False))
             if stmt.orelse
-            else _refine(stmt.test, env, False)
+            else (None if id(stmt) in _DISPATCH_TAILS else _refine(stmt.test, env, False))
         )
     finally:
         ip.st.path.pop()
@@ -168,6 +206,10 @@ def _s_if(ip: Interp, stmt, env):
 def _s_for(ip: Interp, stmt, env):
     it = ip.eval(stmt.iter, env)
     elem = ip.iter_value(it)
+    if elem.saves and _several(it):
+        # one element per iteration: the graph of each is its own (REINFORCE's log-probabilities of
+        # separate forward passes), not one graph every iteration reaches again
+        ip.st.trace.element_saves |= elem.saves
     return run_loop(ip, stmt, env, lambda e: assign(ip, stmt.target, elem, e, stmt))
 
 
@@ -234,6 +276,14 @@ def run_loop(ip: Interp, stmt, env, bind):
     if after is not env:
         _assign_env(env, after)
     return env
+
+
+def _several(it: V) -> bool:
+    """`it` is a container of several elements the engine joined into one value."""
+    if it.items is not None:
+        return len(it.items) > 1
+    lists = it.of(ListObj)
+    return len(lists) > 1 or any(o.elems is None or len(o.elems) > 1 for o in lists)
 
 
 def _loop_depth(ip: Interp) -> int:
@@ -599,6 +649,8 @@ def name_objects(ip: Interp, value: V, name: str):
 
 def check_rebind(ip: Interp, name, old: V, new: V, stmt):
     """`w = w - lr * w.grad`: the leaf `w` is replaced by a non-leaf (GA111)."""
+    if _view_site(old.site):
+        return  # `d = delta[i]` then `d = d + a * g`: the name held a view of the leaf, not the leaf
     leaves = [
         u
         for u in old.objs
@@ -618,7 +670,18 @@ def check_rebind(ip: Interp, name, old: V, new: V, stmt):
         )
         rec.cuts = frozenset(c for c in new.cuts if (c.removed | c.removed_weak) & rec.units)
         ip.st.trace.inplace.append(rec)
-        ip.st.trace.manual_updates.extend((u, Site(ip.st.sf, stmt)) for u in hit)
+        ip.st.trace.manual_updates.extend((u, Site(ip.st.sf, stmt), ip.seq()) for u in hit)
+
+
+def _view_site(node) -> bool:
+    """The expression made a view of a tensor (an index, `.view(...)`, `.detach()`), not a leaf."""
+    if isinstance(node, ast.Subscript):
+        return True
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and (node.func.attr in T.VIEW_OPS or node.func.attr in ("detach", "view_as"))
+    )
 
 
 def _is_property_setter(item) -> bool:

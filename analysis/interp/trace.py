@@ -211,15 +211,16 @@ class SaveRec:
     """A differentiable op saved `storage` (a computed tensor or a parameter leaf, at `version`)
     for its backward: a node of the graph that a backward() frees."""
 
-    __slots__ = ("certain", "ctx", "op", "site", "storage", "version")
+    __slots__ = ("certain", "ctx", "op", "path", "site", "storage", "version")
 
-    def __init__(self, storage, version, site, op, ctx=(), certain=True):
+    def __init__(self, storage, version, site, op, ctx=(), certain=True, path=()):
         self.storage = storage
         self.version = version
         self.site = site
         self.op = op
         self.ctx = ctx
         self.certain = certain  # the op certainly saved it (what required grad is known, not guessed)
+        self.path = path  # (branch key, arm, len(ctx)) of the conditions the op ran under
 
     def __hash__(self):
         return id(self)
@@ -402,8 +403,10 @@ class Trace:
         self.inplace: list[InplaceRec] = []
         self.unregs: list[UnregRec] = []
         self.new_units: list[UnitNew] = []
-        self.manual_updates: list = []  # (Unit, Site)
-        self.writes: list = []  # (Unit, Site): changed in place by any means (an update that is not a step())
+        self.manual_updates: list = []  # (Unit, Site, seq)
+        self.maybe_cleared: set = set()  # SaveRecs held by a list cleared under a condition
+        self.element_saves: set = set()  # SaveRecs of elements a loop takes one by one from a container of several
+        self.writes: list = []  # (Unit, Site, ctx): changed in place by any means (`.data`, copy_, lerp_...)
         self.losses: list[LossRec] = []
         self.carries: list[CarryRec] = []
         self.accums: list[AccRec] = []

@@ -82,6 +82,9 @@ class Mark:
     LOG1PEXP = 64  # 1 + exp(raw activations)
     CAUSAL = 128  # a mask built with triu/tril: every row keeps at least one key
     SELF = 256  # a difference of a tensor with (a view or rows of) itself: zero where they meet
+    # drawn from a distribution (`dist.sample()`, `torch.multinomial`), and what is computed or stored
+    # from it: as an index, it picks a category whose probability was > 0 when it was drawn
+    SAMPLED = 512
 
 
 class _NoConst:

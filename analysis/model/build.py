@@ -65,6 +65,7 @@ class Builder:
                 _origin(u),
                 u.created_in_loop and u.in_init,
                 is_closed(u),
+                u.created_in_loop,
             )
             self._params[u.oid] = p
         return p
@@ -160,13 +161,18 @@ class Builder:
             if not (e.kind == EventKind.AUTOCAST and isinstance(e.obj, RiskRec) and e.obj not in used)
         ]
         unfrozen_units = {u.oid for f in trace.freezes if f.value for u in f.units}
-        manual_units = {u.oid: u for u, _ in trace.manual_updates}
+        manual_units = {u.oid: u for u, _, _ in trace.manual_updates}
         steps = []
         for rec in trace.backwards:
             rec.stepped_objs = tuple(_stepped(_iteration(events, rec)[0], rec, events))
-        stale = _stale_uses(trace.backwards, trace.carries)
-        for rec in trace.backwards:
-            steps.append(self.step(rec, events, unfrozen_units, manual_units, stale.get(rec, ())))
+        stale = _stale_uses(trace.backwards, trace.carries, trace.maybe_cleared | trace.element_saves)
+        seqs = sorted(rec.seq for rec in trace.backwards)
+        for i, rec in enumerate(sorted(trace.backwards, key=lambda r: r.seq)):
+            # updated by hand from the gradient this backward() computed: before the next backward()
+            end = seqs[i + 1] if i + 1 < len(seqs) else None
+            mine = {u.oid: u for u, _, seq in trace.manual_updates if seq > rec.seq and (end is None or seq < end)}
+            steps.append(self.step(rec, events, unfrozen_units, mine, stale.get(rec, ())))
+        steps.sort(key=lambda s: s.seq)
         steps = _share_accumulated(steps)
         freezes = tuple(
             M.Freeze(
@@ -275,7 +281,7 @@ class Builder:
             ),
             libraries=_library_modules(trace),
             unseen=tuple(self.unseen(u) for u in trace.unseen),
-            written=self.params(u for u, _ in trace.writes),
+            written=self.params(_updates(trace.writes, events)),
         )
 
     def unseen(self, rec: UnseenRec) -> M.Unseen:
@@ -374,8 +380,9 @@ class Builder:
                 continue
             now = rec.versions.get(s, storage.version)
             if now > s.version:
-                for version, site in storage.bumps:
-                    if s.version < version <= now:
+                for version, site, path in storage.bumps:
+                    # a change on the other arm of a condition the save was made under never follows it
+                    if s.version < version <= now and not _arms_exclusive(s.path, path):
                         hits.append(M.InplaceHit(self.span(site), self.span(s.site), s.op))
         fresh = []
         for u in loss.org:
@@ -467,6 +474,23 @@ class Builder:
             _loops(e.ctx),
             conds,
         )
+
+
+def _updates(writes: list, events: list[EventRec]) -> set[Unit]:
+    """Leaves changed in place in a loop iteration that also trains (runs a backward() or a step()):
+    updates, like a target network's soft update or an EMA's; an initialisation runs before training."""
+    trains = {
+        e.ctx[: i + 1]
+        for e in events
+        if e.kind in (EventKind.BACKWARD, EventKind.GRAD, EventKind.STEP)
+        for i, c in enumerate(e.ctx)
+        if c[0] == "loop"
+    }
+    out = set()
+    for u, _, ctx in writes:
+        if any(c[0] == "loop" and ctx[: i + 1] in trains for i, c in enumerate(ctx)):
+            out.add(u)
+    return out
 
 
 def _target_name(t: Obj) -> str:
@@ -622,7 +646,9 @@ def _save_order(s: SaveRec) -> tuple[str, int, int, int]:
     )
 
 
-def _stale_uses(backwards: list[BackwardRec], carries: list[CarryRec]) -> dict[BackwardRec, list[StaleUse]]:
+def _stale_uses(
+    backwards: list[BackwardRec], carries: list[CarryRec], maybe_cleared: set | frozenset = frozenset()
+) -> dict[BackwardRec, list[StaleUse]]:
     """For each backward(), the graph it reaches that an earlier backward() freed (torch raises
     "Trying to backward through the graph a second time") or kept alive with retain_graph=True
     across iterations: one entry per earlier backward, (kind, that BackwardRec, from an earlier
@@ -635,7 +661,7 @@ def _stale_uses(backwards: list[BackwardRec], carries: list[CarryRec]) -> dict[B
         saves = sorted(rec.loss.saves, key=_save_order)
         found: dict[tuple[str, int], list[Any]] = {}  # -> [*StaleUse, the SaveRecs it reaches]
         for s in saves:
-            if not s.certain:
+            if not s.certain or s in maybe_cleared:
                 continue
             by = freed.get(s)
             kind = "freed"
@@ -692,6 +718,12 @@ def _earlier_iteration(save: SaveRec, rec: BackwardRec) -> bool:
     """The saved tensor was made in an earlier iteration of a loop the backward runs in."""
     now = {c[1]: c[2] for c in rec.ctx if c[0] == "loop"}
     return any(c[0] == "loop" and c[1] in now and c[2] < now[c[1]] for c in save.ctx)
+
+
+def _arms_exclusive(a: tuple, b: tuple) -> bool:
+    """Two condition paths ((branch key, arm, depth), ...) on different arms of one condition."""
+    arms = {k: arm for k, arm, _ in a}
+    return any(k in arms and arms[k] != arm for k, arm, _ in b)
 
 
 def _exclusive(a: EventRec | None, b: EventRec | None) -> bool:

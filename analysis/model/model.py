@@ -27,6 +27,7 @@ class Param:
     origin: str = ""  # 'copy' (deepcopy of a module), 'loaded' (load_state_dict target), ''
     repeated: bool = False  # made in a loop the engine ran once: there may be more like it
     closed: bool = False  # opaque, standing for a library model's unseen parameters and no known one
+    in_loop: bool = False  # made inside a loop (a leaf made each iteration is an input, not a weight)
 
     @property
     def opaque(self) -> bool:

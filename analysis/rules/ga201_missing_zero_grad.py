@@ -105,6 +105,7 @@ for x, y in loader:
     optimizer.step()
 """,
     severity="medium",
+    premises=("step", "clears"),
     lookalike=(
         "Nothing clears the gradients in the loop that steps every iteration; deliberate accumulation "
         "steps and clears under a counter condition."

@@ -27,7 +27,7 @@ def check(ctx: RuleContext) -> list[Finding]:
         for opt in step.optimizers:
             if opt.key in stepped or opt.escaped:
                 continue
-            idle = (step.reached & opt.params) - step.frozen - step.maybe_frozen - model.manual
+            idle = (step.reached & opt.params) - step.frozen - step.maybe_frozen - model.manual - model.written
             if not idle:
                 continue
             msg = (
@@ -72,6 +72,7 @@ opt_dec.step()
 opt_enc.step()
 """,
     severity="high",
+    premises=("step", "optimizer", "writes"),
     lookalike="No step() of the optimizer is reached after this backward().",
     runtime=RuntimeCheck("updates", "`updates` fails: the optimizer never steps after this backward()"),
     check=check,

@@ -13,8 +13,13 @@ The kinds:
   freeze or unfreeze, a `.data` assignment);
 - `groups`: the param groups of the optimizer concerned are all known, and no code the engine could
   not read was handed that optimizer (it could add a group);
+- `optimizer`: no code the engine could not read was handed the optimizer concerned (it could step,
+  clear or extend it there);
 - `clears`: nothing the engine could not read is handed those parameters or that optimizer inside
   the loop (it could clear or step them there);
+- `path`: the cut a finding names is the only way from those parameters to the loss: every other
+  flow of them was followed (a call the engine could not read that is given them is a flow of its
+  own, `reached_weak`, so it never hides behind this one);
 - `step`: where the `backward()` concerned runs (the script's run, or a function checked on unknown
   arguments): stated, it does not lean on unseen code;
 - `graph`: the graph that `backward()` reaches was recorded from ops the engine read;
@@ -32,13 +37,22 @@ from ..model.model import Optimizer, Param, ProgramModel, Span, Step, Unseen
 from .base import BACKWARD, GRAPH_BREAK, LIFECYCLE, NUMERICAL, Rule, RuleContext
 from .common import describe
 
-WRITES, GROUPS, CLEARS, STEP, GRAPH, HAZARD = "writes", "groups", "clears", "step", "graph", "hazard"
-KINDS = (WRITES, GROUPS, CLEARS, STEP, GRAPH, HAZARD)
+WRITES, GROUPS, OPTIMIZER, CLEARS, STEP, PATH, GRAPH, HAZARD = (
+    "writes",
+    "groups",
+    "optimizer",
+    "clears",
+    "step",
+    "path",
+    "graph",
+    "hazard",
+)
+KINDS = (WRITES, GROUPS, OPTIMIZER, CLEARS, STEP, PATH, GRAPH, HAZARD)
 
 # what a rule's findings rest on when it names nothing itself
 FAMILY_DEFAULTS: dict[str, tuple[str, ...]] = {
-    GRAPH_BREAK: (STEP, WRITES),
-    LIFECYCLE: (STEP, GROUPS),
+    GRAPH_BREAK: (STEP, PATH),
+    LIFECYCLE: (STEP, OPTIMIZER),
     BACKWARD: (STEP, GRAPH),
     NUMERICAL: (HAZARD,),
 }
@@ -127,6 +141,15 @@ def _groups(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
     return out
 
 
+def _optimizer(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
+    out = []
+    for o in facts.optimizers:
+        text = f"every use of `{o.name}` is in code the engine read"
+        hits = ctx.model.unseen_reaching(optimizers=frozenset((o.key,)), after=o.seq)
+        out.append(_failed(text, hits) if hits else Premise(text))
+    return out
+
+
 def _clears(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
     keys = frozenset(o.key for o in facts.optimizers)
     params = facts.params | frozenset(p for o in facts.optimizers for p in o.params)
@@ -140,7 +163,15 @@ def _clears(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
 
 def _step(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
     out = []
-    for s in facts.steps[:1]:
+    steps = facts.steps or [s for s in ctx.model.steps if s.reached & facts.params]
+    if not steps:
+        # no backward() in view: what the finding says of its parameters (a leaf updated by hand)
+        return [
+            Premise(f"`{p.name}` is a leaf made at line {p.span.line}")
+            for p in sorted(facts.params, key=lambda p: p.name)[:1]
+            if p.span is not None and not p.opaque
+        ]
+    for s in steps[:1]:
         call = f"`{_short(s.loss) or 'the loss'}.backward()`" if s.kind == "backward" else "`torch.autograd.grad(...)`"
         if s.entry == "script":
             out.append(Premise(f"{call} (line {s.span.line}) runs when the file runs"))
@@ -151,6 +182,20 @@ def _step(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
                 )
             )
     return out
+
+
+def _path(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
+    for s in facts.steps[:1]:
+        for c in s.cuts:
+            if c.span == f.span:
+                what = describe(facts.params) if facts.params else "the parameters behind it"
+                return [
+                    Premise(
+                        f"`{_short(s.loss) or 'the loss'}` reaches {what} only through `{c.detail}` (line "
+                        f"{c.span.line}): every other flow of them was followed"
+                    )
+                ]
+    return []
 
 
 def _graph(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
@@ -188,8 +233,10 @@ def _hazard(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
 _DERIVE: dict[str, Callable[[RuleContext, Finding, _Facts], list[Premise]]] = {
     WRITES: _writes,
     GROUPS: _groups,
+    OPTIMIZER: _optimizer,
     CLEARS: _clears,
     STEP: _step,
+    PATH: _path,
     GRAPH: _graph,
     HAZARD: _hazard,
 }
@@ -203,6 +250,7 @@ def kinds_of(rule: Rule) -> tuple[str, ...]:
 _MAY = {
     WRITES: "it is given them and may change them",
     GROUPS: "it is given the optimizer and may add a param group",
+    OPTIMIZER: "it is given the optimizer and may step, clear or extend it",
     CLEARS: "it is given them inside the loop and may clear or step them there",
 }
 

@@ -44,6 +44,11 @@ def set_requires_grad(ip: Core, recv: V, flag, node, target_node, env, stmt) -> 
     new = V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=cuts, site=node)
     if isinstance(target_node, ast.Name) and env is not None:
         env[target_node.id] = new
+    elif isinstance(target_node, ast.Attribute) and isinstance(target_node.value, (ast.Name, ast.Attribute)):
+        # `self.log_alpha.requires_grad = True`: the attribute now holds the leaf (SAC's temperature,
+        # trained by an optimizer of its own)
+        if env is not None:
+            ip.assign(target_node, new, env, stmt)
     return new
 
 

@@ -425,14 +425,14 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
             sure = surely_requires_grad(argv[1])
             out = out.replace(
                 saves=out.saves
-                | frozenset(SaveRec(u, u.version, Site(ip.st.sf, node), "linear", ip.st.ctx, sure) for u in units)
+                | frozenset(SaveRec(u, u.version, Site(ip.st.sf, node), "linear", ip.st.ctx, sure, tuple(ip.st.path)) for u in units)
             )
         if spec in T.RECURRENT and ip.st.nograd is None:
             # a recurrent layer's backward keeps its weights and workspace whatever needs grad;
             # its outputs (sequence, hidden state) share that one graph node
             out = out.replace(
                 saves=out.saves
-                | frozenset(SaveRec(u, u.version, Site(ip.st.sf, node), "rnn", ip.st.ctx) for u in units)
+                | frozenset(SaveRec(u, u.version, Site(ip.st.sf, node), "rnn", ip.st.ctx, path=tuple(ip.st.path)) for u in units)
             )
         if spec in T.RECURRENT or spec == "MultiheadAttention":
             h = ip.tensor_result(f, node).replace(saves=out.saves)

@@ -42,9 +42,15 @@ def tensor_attr(ip: Core, recv: V, attr, node) -> V:
         return V(Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), grads=units | base, site=node)
     if attr == "data":
         out = R.make_cut(ip, Cut.DATA, recv, node, ".data", receiver=node.value if hasattr(node, "value") else None)
-        storage = TensorObj(Site(ip.st.sf, node))
-        storage.base = next((o for o in recv.objs if isinstance(o, Unit)), None)
-        return out.replace(objs=frozenset((storage,)), saves=EMPTY, grads=EMPTY)
+        # one view per leaf it may be (`for t in target.parameters(): t.data.copy_(...)` changes each)
+        views = []
+        for u in (o for o in recv.objs if isinstance(o, Unit)):
+            view = TensorObj(Site(ip.st.sf, node))
+            view.base = u
+            views.append(view)
+        if not views:
+            views.append(TensorObj(Site(ip.st.sf, node)))
+        return out.replace(objs=frozenset(views), saves=EMPTY, grads=EMPTY)
     if attr == "requires_grad":
         leaves_of = [o for o in recv.objs if isinstance(o, Unit)]
         if leaves_of and len(recv.objs - {o for o in recv.objs if isinstance(o, PIter)}) == len(leaves_of):
@@ -117,28 +123,33 @@ def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_no
                         )
                     )
                 if rhs is not None and s in rhs.grads:
-                    ip.st.trace.manual_updates.append((s, site))
+                    ip.st.trace.manual_updates.append((s, site, ip.seq()))
+            ip.st.trace.writes.append((s, site, ip.st.ctx))
             s.version += 1
-            s.bumps.append((s.version, site))
+            s.bumps.append((s.version, site, tuple(ip.st.path)))
         else:
             base = getattr(s, "base", None)
+            if base is not None:
+                ip.st.trace.writes.append((base, site, ip.st.ctx))  # `p.data.copy_(...)` changes p
             if base is not None and rhs is not None and base in rhs.grads:
-                ip.st.trace.manual_updates.append((base, site))
+                ip.st.trace.manual_updates.append((base, site, ip.seq()))
             if s.nonleaf_of is not None and recording.reads_own_grad(ip, s):
                 ip.st.trace.nonleaf.append(NonLeafRec(s.site, Site(ip.st.sf, stmt), s.nonleaf_of, "update", ip.st.ctx))
             if base is None:
                 s.version += 1
-                s.bumps.append((s.version, site))
+                s.bumps.append((s.version, site, tuple(ip.st.path)))
     f = flow_of(target) if rhs is None else flow_of(target, rhs)
     new_saves = f.saves
     if ip.st.nograd is None and f.carries and op in T.SAVES_OUTPUT:
         new_saves = new_saves | frozenset(
-            SaveRec(s, s.version, site, op, ip.st.ctx) for s in stores if isinstance(s, TensorObj)
+            SaveRec(s, s.version, site, op, ip.st.ctx, path=tuple(ip.st.path)) for s in stores if isinstance(s, TensorObj)
         )
     if ip.st.nograd is None and f.carries and op in ("mul", "Mult", "imul") and rhs is not None:
         # x *= y saves y (and x's old value is consumed before the change)
         new_saves = new_saves | frozenset(
-            SaveRec(s, s.version, site, "mul", ip.st.ctx) for s in storages(rhs) if isinstance(s, TensorObj)
+            SaveRec(s, s.version, site, "mul", ip.st.ctx, path=tuple(ip.st.path))
+            for s in storages(rhs)
+            if isinstance(s, TensorObj)
         )
     out = V(
         Kind.TENSOR,
@@ -180,7 +191,9 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
             return R.scalar_cut(
                 ip, recv, node, f".{name}()", k=Kind.NUMBER if name == "item" else Kind.LIST, receiver=recv_node
             )
-        return V(Kind.NUMBER if name == "item" else Kind.LIST, cuts=recv.cuts, site=node)
+        return V(
+            Kind.NUMBER if name == "item" else Kind.LIST, cuts=recv.cuts, site=node, marks=recv.marks & Mark.SAMPLED
+        )
     if name == "numpy":
         return numpy_of(ip, recv, node, recv_node)
     if name == "requires_grad_":
@@ -257,7 +270,10 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
     out = ip.tensor_result(
         flow_of(recv, *argv), node, op=name, inputs=(recv, *argv), shape=op_shape(name, recv, argv, kwargs)
     )
-    return numeric_ops.numeric(ip, name, (recv, *argv), node, out, kwargs)
+    out = numeric_ops.numeric(ip, name, (recv, *argv), node, out, kwargs)
+    if name == "gather":
+        out = picked(out, argv[1] if len(argv) > 1 else kwargs.get("index"))
+    return out
 
 
 def numpy_of(ip: Core, recv: V, node, recv_node) -> V:
@@ -288,10 +304,20 @@ def numpy_call(ip: Core, short, args, kwargs, node) -> V:
         f = flow_of(*vals)
         return R.make_cut(ip, Cut.NUMPY, f.value(Kind.ARRAY), node, f"np.{short}()", result_k=Kind.ARRAY)
     f = flow_of(*vals)
-    return V(Kind.ARRAY | Kind.NUMBER, cuts=f.cuts, site=node)
+    marks = f.marks & Mark.SAMPLED
+    if short == "choice" and "p" in kwargs:
+        marks |= Mark.SAMPLED  # np.random.choice(n, p=probs): an action drawn from the policy
+    return V(Kind.ARRAY | Kind.NUMBER, cuts=f.cuts, site=node, marks=marks)
 
 
 def torch_function(ip: Core, short, args, kwargs, node, env) -> V:
+    out = _torch_function(ip, short, args, kwargs, node, env)
+    if short == "multinomial":
+        out = out.replace(marks=out.marks | Mark.SAMPLED)  # categories drawn with their probabilities
+    return out
+
+
+def _torch_function(ip: Core, short, args, kwargs, node, env) -> V:
     argv = [a.value if isinstance(a, Star) else a for a in args]
     argv = [a for a in argv if isinstance(a, V)]
     if short in T.FACTORIES:
@@ -329,6 +355,9 @@ def torch_function(ip: Core, short, args, kwargs, node, env) -> V:
             k=Kind.TUPLE | Kind.TENSOR
         )
     if short.endswith("_") and argv and short not in T.NOT_INPLACE:
+        if short.startswith("_foreach_"):
+            # `torch._foreach_lerp_(targets, params, w)`: each tensor of the first list changes in place
+            argv = [ip.iter_value(a) if a.objs and not a.k & Kind.TENSOR else a for a in argv]
         return inplace_update(
             ip,
             argv[0],
@@ -362,6 +391,8 @@ def torch_function(ip: Core, short, args, kwargs, node, env) -> V:
         shape=op_shape(short, argv[0], argv[1:], kwargs) if argv else None,
     )
     res = numeric_ops.numeric(ip, short, argv, node, res, kwargs)
+    if short == "gather":
+        res = picked(res, argv[2] if len(argv) > 2 else kwargs.get("index"))
     if out_kw is not None:
         inplace_update(ip, out_kw, res, node, node, op=short, target_node=None)
     return res
@@ -407,7 +438,7 @@ def factory(ip: Core, short, argv, kwargs, node) -> V:
         site=node,
         shape=shape,
         facts=Fact.NOGRAD | (Fact.POSITIVE if _positive_factory(short, argv, kwargs) else 0),
-        marks=Mark.CAUSAL if short in T.MASK_BUILDERS else 0,
+        marks=(Mark.CAUSAL if short in T.MASK_BUILDERS else 0) | (flow_of(data).marks & Mark.SAMPLED if data else 0),
     )
 
 
@@ -468,11 +499,20 @@ def negate(ip: Core, v: V, node) -> V:
     return numeric_ops.numeric(ip, "neg", (v,), node, ip.tensor_result(flow_of(v), node, op="neg"))
 
 
-def getitem(ip: Core, recv: V, key, node) -> V:
+def getitem(ip: Core, recv: V, key, node, index: V | None = None) -> V:
     """`x[i]`, `x[:, 0]`: a view of the tensor (`key` is the constant index, or "slice")."""
-    return numeric_ops.numeric(
+    out = numeric_ops.numeric(
         ip, "getitem", (recv,), node, ip.tensor_result(flow_of(recv), node, alias=recv, shape=S.index(recv.shape, key))
     )
+    return picked(out, index)
+
+
+def picked(out: V, index: V | None) -> V:
+    """`probs[a]`, `probs.gather(1, a)` at actions drawn from that policy: each picked category had
+    probability > 0 when it was drawn, so its probability is not the one that underflows to 0."""
+    if index is None or not index.marks & Mark.SAMPLED or not out.marks & (Mark.PROB | Mark.SIGM):
+        return out
+    return out.replace(marks=out.marks & ~(Mark.PROB | Mark.SIGM | Mark.ZERO), facts=out.facts | Fact.POSITIVE)
 
 
 def unseen_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
@@ -481,9 +521,15 @@ def unseen_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
     if name == "backward" and not args and (recv.k & Kind.TENSOR or recv.carries or recv.cuts):
         return tensor_method(ip, recv, name, args, kwargs, node, None)
     if name in T.TO_PYTHON:
-        return R.scalar_cut(ip, recv, node, f".{name}()") if recv.carries else V(Kind.NUMBER, cuts=recv.cuts)
+        if recv.carries:
+            return R.scalar_cut(ip, recv, node, f".{name}()")
+        return V(Kind.NUMBER, cuts=recv.cuts, marks=recv.marks & Mark.SAMPLED)
     if name in ("detach",) and (recv.carries or recv.k & Kind.TENSOR):
         return tensor_method(ip, recv, name, args, kwargs, node, None)
+    if name == "sample" and not recv.objs:
+        # a draw from a distribution the engine does not model (`Categorical(probs).sample()`)
+        out = ip.opaque_call(None, args, kwargs, node, extra=recv, outside=True, record=None)
+        return out.replace(marks=out.marks | Mark.SAMPLED)
     return None
 
 
