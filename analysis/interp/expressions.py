@@ -11,6 +11,7 @@ import ast
 from . import results as R
 from .core import Interp
 from .objects import (
+    next_oid,
     DictObj,
     FuncObj,
     ListObj,
@@ -419,11 +420,13 @@ def comprehension(ip: Interp, node, env) -> V:
 
     ip.st.cond += 1
     ip.st.cond_starts.append(ip.seq())
+    ip.st.cond_oids.append(next_oid())
     try:
         run(0, cenv)
     finally:
         ip.st.cond -= 1
         ip.st.cond_starts.pop()
+        ip.st.cond_oids.pop()
     site = Site(ip.st.sf, node)
     if isinstance(node, ast.DictComp):
         d = DictObj(site)

@@ -40,6 +40,7 @@ class InterpState:
     # conditions
     cond: int = 0  # depth of conditional execution
     cond_starts: list[int] = field(default_factory=list)  # seq at which each active condition began
+    cond_oids: list[int] = field(default_factory=list)  # next_oid() at each active condition's start
     # modules being built and called
     module_depth: int = 0  # nesting of module forward calls
     init_stack: list[ModuleObj] = field(default_factory=list)  # modules whose __init__ runs

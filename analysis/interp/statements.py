@@ -175,6 +175,7 @@ def _s_if(ip: Interp, stmt, env):
     ip.st.cond += 1
     key = ip.seq()
     ip.st.cond_starts.append(key)
+    ip.st.cond_oids.append(next_oid())
     depth = len(ip.st.ctx)
     loops = ip.st.stack[-1].loops
     # whether the condition varies between iterations is decided later, for the few that guard
@@ -193,6 +194,7 @@ def _s_if(ip: Interp, stmt, env):
         ip.st.path.pop()
         ip.st.cond -= 1
         ip.st.cond_starts.pop()
+        ip.st.cond_oids.pop()
     merged = _join_envs(a, b)
     if merged is None:
         return None
@@ -328,6 +330,7 @@ def _s_try(ip: Interp, stmt, env):
         ip.st.cond += 1
         key = ip.seq()
         ip.st.cond_starts.append(key)
+        ip.st.cond_oids.append(next_oid())
         try:
             for i, h in enumerate(stmt.handlers):
                 henv = dict(start) if body is None else _join_envs(start, body) or {}
@@ -341,6 +344,7 @@ def _s_try(ip: Interp, stmt, env):
         finally:
             ip.st.cond -= 1
             ip.st.cond_starts.pop()
+            ip.st.cond_oids.pop()
     merged = None
     for o in outs:
         merged = _join_envs(merged, o) if merged is not None else (dict(o) if o is not None else None)
@@ -574,12 +578,14 @@ def _s_match(ip: Interp, stmt, env):
     outs = []
     ip.st.cond += 1
     ip.st.cond_starts.append(ip.seq())
+    ip.st.cond_oids.append(next_oid())
     try:
         for case in stmt.cases:
             outs.append(ip.exec_block(case.body, dict(env)))
     finally:
         ip.st.cond -= 1
         ip.st.cond_starts.pop()
+        ip.st.cond_oids.pop()
     outs.append(dict(env))
     merged = None
     for o in outs:

@@ -404,6 +404,7 @@ class Trace:
         self.unregs: list[UnregRec] = []
         self.new_units: list[UnitNew] = []
         self.manual_updates: list = []  # (Unit, Site, seq)
+        self.resets: list = []  # (unit oids, seq): reset_parameters() on a module
         self.maybe_cleared: set = set()  # SaveRecs held by a list cleared under a condition
         self.element_saves: set = set()  # SaveRecs of elements a loop takes one by one from a container of several
         self.writes: list = []  # (Unit, Site, ctx): changed in place by any means (`.data`, copy_, lerp_...)

@@ -28,6 +28,7 @@ class Builder:
         self._params: dict[int, M.Param] = {}
         self._spans: dict[int, M.Span] = {}
         self._optims: dict[int, M.Optimizer] = {}
+        self._resets: dict[int, list[int]] = {}  # unit oid -> seqs of reset_parameters() reaching it
 
     # ------------------------------------------------------------ leaves
 
@@ -90,7 +91,12 @@ class Builder:
             )
             loops = [c for c in o.ctx if c[0] == "loop"]
             units = o.units()
-            fresh = bool(loops) and bool(units) and all(u.seq > loops[-1][2] for u in units)
+            # made in this iteration of its loop, or re-initialised in it (`model.reset_parameters()` per run)
+            fresh = (
+                bool(loops)
+                and bool(units)
+                and all(u.seq > loops[-1][2] or self._reset_after(u, loops[-1][2], o.seq) for u in units)
+            )
             m = M.Optimizer(
                 o.oid,
                 o.label,
@@ -107,6 +113,9 @@ class Builder:
             )
             self._optims[o.oid] = m
         return m
+
+    def _reset_after(self, u: Unit, start: int, end: int) -> bool:
+        return any(start < seq < end for seq in self._resets.get(u.oid, ()))
 
     def cuts(self, cuts: Iterable[CutRec]) -> tuple[M.Cut, ...]:
         # (kind, cut node) -> [kind, site, detail, removed, removed_weak, top, receiver, note, role]
@@ -153,6 +162,9 @@ class Builder:
     # ------------------------------------------------------------ the model
 
     def build(self, trace: Trace) -> M.ProgramModel:
+        for oids, seq in trace.resets:
+            for oid in oids:
+                self._resets.setdefault(oid, []).append(seq)
         # an autocast region whose tagged values reach no backward is not a training one (interpreter.py)
         used = {r for rec in trace.backwards for r in rec.loss.risks}
         events = [
@@ -735,9 +747,11 @@ def _exclusive(a: EventRec | None, b: EventRec | None) -> bool:
 
 
 def _counters(trace: Trace, events: list[EventRec]) -> frozenset[int]:
-    """Branch keys, among those guarding a step() or a zero_grad(), of conditions that change from
-    one iteration to the next (an accumulation counter rather than a configuration flag)."""
-    keys = {k for e in events if e.kind in (EventKind.STEP, EventKind.ZERO_GRAD) for k, _, _ in e.path}
+    """Branch keys, among those guarding a step(), a zero_grad() or an optimizer's construction, of
+    conditions that change from one iteration to the next (an accumulation counter, a one-time
+    reset at a given step, rather than a configuration flag)."""
+    kinds = (EventKind.STEP, EventKind.ZERO_GRAD, EventKind.OPT_NEW)
+    keys = {k for e in events if e.kind in kinds for k, _, _ in e.path}
     out = set()
     for k in keys:
         test = trace.branch_tests.get(k)

@@ -27,7 +27,9 @@ def check(ctx: RuleContext) -> list[Finding]:
         for opt in step.optimizers:
             if opt.key in stepped or opt.escaped:
                 continue
+            # held by another optimizer that does step: they change
             idle = (step.reached & opt.params) - step.frozen - step.maybe_frozen - model.manual - model.written
+            idle -= step.trained
             if not idle:
                 continue
             msg = (

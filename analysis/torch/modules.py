@@ -39,6 +39,7 @@ from ..interp.values import (
     V,
     const,
     flow_of,
+    join,
     join_all,
     make_tuple,
     passthrough,
@@ -104,7 +105,12 @@ def module_setattr(ip: Core, m: ModuleObj, attr, value: V, stmt, target):
         return
     if attr in m.children and value.k == Kind.NONE:
         m.children.pop(attr, None)
-    m.attrs[attr] = value
+    # an optimizer or a plain value stored under a condition begun after the module was made: the
+    # other arm keeps the old one (both are what the attribute may hold)
+    weak = bool(ip.st.cond_oids) and m.oid < ip.st.cond_oids[-1] and attr in m.attrs
+    if weak:
+        ip.st.trace.maybe_cleared |= m.attrs[attr].saves  # see calls.set_attr
+    m.attrs[attr] = join(m.attrs[attr], value) if weak else value
     # plain containers and tensors that hide parameters from .parameters() (GA109): only what a
     # module class's own code stores on `self`, and only values that surely are such containers
     frame = ip.st.stack[-1]
@@ -484,6 +490,9 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
 
 def module_method(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv: V, base=False) -> V:
     """`base`: nn.Module's own method, reached through super() from an override."""
+    if name == "reset_parameters":
+        # the parameters start over: an optimizer built after this in a loop iteration is a fresh run's
+        ip.st.trace.resets.append((frozenset(u.oid for u in m.units()), ip.seq()))
     if m.cls is not None and not base:
         fn = m.cls.lookup(name)
         if fn is not None:

@@ -15,7 +15,7 @@ from ..interp import shapes as S
 from ..interp.core import Core
 from ..interp.objects import FROZEN, TRAINABLE, ListObj, PIter, Site, TensorObj, Unit, is_closed, storages
 from ..interp.operators import scales
-from ..interp.trace import Cut, InplaceRec, NonLeafRec, SaveRec
+from ..interp.trace import Cut, EventKind, InplaceRec, NonLeafRec, SaveRec
 from ..interp.values import (
     EMPTY,
     NONE,
@@ -173,6 +173,10 @@ def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_no
 def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
     recv_node = node.func.value if isinstance(node.func, ast.Attribute) else None
     argv = [a for a in args if isinstance(a, V)]
+    if name in _MODULE_ONLY and not any(isinstance(o, Unit) for o in recv.objs):
+        # no tensor has these: the value is a module the engine did not see being made
+        # (`Discriminator(...).cuda()` of a class it could not import)
+        return unseen_module_method(ip, name, node)
     if name == "backward":
         recording.do_backward(
             ip, recv, node, loss_node=recv_node, kwargs=kwargs, gradient=bool(argv) or "gradient" in kwargs
@@ -515,9 +519,23 @@ def picked(out: V, index: V | None) -> V:
     return out.replace(marks=out.marks & ~(Mark.PROB | Mark.SIGM | Mark.ZERO), facts=out.facts | Fact.POSITIVE)
 
 
+_MODULE_ONLY = frozenset(("parameters", "named_parameters", "zero_grad"))
+
+
+def unseen_module_method(ip: Core, name, node) -> V:
+    """`.parameters()` / `.zero_grad()` of a module the engine cannot see: parameters it cannot
+    name (no param group built from them is known exactly), gradients cleared it cannot name."""
+    if name == "zero_grad":
+        ip.event(EventKind.ZERO_GRAD, node, None, detail="unseen")
+        return NONE
+    return V(Kind.PARAMS, frozenset((PIter(EMPTY, exact=False, named=name == "named_parameters"),)), site=node)
+
+
 def unseen_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
     """A tensor method called on a value the engine did not see being made (`batch.to(device)`,
     `out.detach()` of a library's output)."""
+    if name in _MODULE_ONLY and not recv.objs:
+        return unseen_module_method(ip, name, node)
     if name == "backward" and not args and (recv.k & Kind.TENSOR or recv.carries or recv.cuts):
         return tensor_method(ip, recv, name, args, kwargs, node, None)
     if name in T.TO_PYTHON:
