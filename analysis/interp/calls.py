@@ -415,14 +415,7 @@ def set_attr(ip: Interp, recv: V, attr: str, value: V, stmt, target, env):
         if sem is not None and sem.setattr is not None:
             sem.setattr(ip, o, attr, value, stmt, target)
         elif isinstance(o, InstanceObj):
-            weak = len(recv.objs) > 1 or conditional_store(ip, o)
-            old = o.attrs.get(attr)
-            if weak and old is not None:
-                # the old value stays joined in, but at run time the store usually replaced it
-                # (`if tuning: self.alpha = self.log_alpha.exp()` each update): its graph is not
-                # one a later backward() certainly reaches
-                ip.st.trace.maybe_cleared |= old.saves
-            o.attrs[attr] = join(old, value) if weak else value
+            o.attrs[attr] = recording.stored(ip, o, attr, o.attrs.get(attr), value, len(recv.objs) > 1)
             ip.name_objects(value, ip.st.sf.segment(target) or attr)  # `self.optimizer`
         elif isinstance(o, SymObj):
             o.attrs[attr] = value
@@ -443,13 +436,6 @@ def set_attr(ip: Interp, recv: V, attr: str, value: V, stmt, target, env):
     elif attr == "grad" and value.k == Kind.NONE:
         units = [o for o in recv.objs if isinstance(o, Unit)]
         recording.event(ip, EventKind.ZERO_GRAD, stmt, frozenset(units), detail="grad=None", units=frozenset(units))
-
-
-def conditional_store(ip: Interp, o) -> bool:
-    """A store into `o` under a condition that began after `o` was made: on the other arm (or when the
-    condition is false) the attribute keeps what it held (`if eps: self.opt = Adam(..., eps=eps) else:
-    self.opt = Adam(...)` leaves one of the two)."""
-    return bool(ip.st.cond_oids) and o.oid < ip.st.cond_oids[-1]
 
 
 def get_item(ip: Interp, recv: V, index: V, node, env) -> V:
@@ -527,7 +513,10 @@ def set_item(ip: Interp, recv: V, index: V, value: V, stmt, target, env):
             else:
                 o.set(key, value)
     if recv.k & Kind.TENSOR or any(isinstance(o, STORAGE) for o in recv.objs):
-        ip.sem.tensors.inplace(ip, recv, value, stmt, stmt, op="setitem", target_node=target.value)
+        out = ip.sem.tensors.inplace(ip, recv, value, stmt, stmt, op="setitem", target_node=target.value)
+        if isinstance(target.value, ast.Name) and env is not None and target.value.id in env and value.carries:
+            # `sim[j] = f(embeds)`: the tensor now carries what was written into it
+            env[target.value.id] = out
 
 
 def call_qualified(ip: Interp, qual: str, args, kwargs, node, env) -> V:

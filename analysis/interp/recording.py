@@ -10,7 +10,7 @@ import ast
 
 from .objects import DictObj, InstanceObj, ListObj, ModuleObj, OptimObj, PIter, Site, TensorObj, Unit
 from .trace import AccRec, BackwardRec, CarryRec, CrossRec, Event, EventKind, GradReadRec, LossRec, UnseenRec
-from .values import Fact, Kind, Star, V
+from .values import Fact, Kind, Star, V, join
 
 
 def event(ip, kind, node, obj=None, detail=None, units=None):
@@ -141,6 +141,8 @@ def note_accumulation(ip, value: V, stmt, added=False) -> V:
     a tensor with history there."""
     if value.facts & Fact.NOGRAD or not (value.saves or value.org):
         return value
+    if not value.saves and value.objs and all(isinstance(o, Unit) for o in value.objs):
+        return value  # a leaf itself (a distilled image, a weight): no history to keep alive
     if not (value.k & Kind.TENSOR or (added and value.org and any(s.certain for s in value.saves))):
         return value
     loops = loop_entries(ip)
@@ -253,3 +255,22 @@ def note_unseen(ip, kind, node, values, everything=False):
     ip.st.trace.unseen.append(
         UnseenRec(ip.seq(), kind, site, ip.st.ctx, frozenset(objs), detail, tuple(ip.st.path), everything)
     )
+
+
+def stored(ip, o, attr: str, old: V | None, value: V, several: bool = False) -> V:
+    """What attribute `attr` of `o` holds after `value` is stored in it. Under a condition that began
+    after `o` was made, the old value stays joined (when the condition is false the attribute keeps
+    it; `if eps: self.opt = Adam(..., eps=eps) else: self.opt = Adam(...)` leaves one of the two),
+    unless the other arm of that `if` set it too; at run time the store usually replaced it, so its
+    graph is not one a later backward() certainly reaches (`if tuning: self.alpha = log_alpha.exp()`)."""
+    weak = several or (bool(ip.st.cond_oids) and o.oid < ip.st.cond_oids[-1])
+    if not weak:
+        return value
+    if ip.st.arm_stores and not several:
+        first, mine = ip.st.arm_stores[-1]
+        mine[(o.oid, attr)] = value
+        if (o.oid, attr) in first:
+            old = first[(o.oid, attr)]  # both arms store it: what it held before the if is gone
+    if old is not None:
+        ip.st.trace.maybe_cleared |= old.saves
+    return join(old, value)

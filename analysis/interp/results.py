@@ -116,6 +116,7 @@ def make_cut(ip, kind, v: V, node, detail, receiver=None, site=None, result_k=No
         org=EMPTY,
         weak=EMPTY,
         top=False,
+        saves=EMPTY,  # a value cut from the graph keeps none of it alive (argmax, .item(), no_grad)
         cuts=v.cuts | {cut},
         site=node,
         items=None,
@@ -137,7 +138,7 @@ def nondiff(ip, f: Flow, node, detail, compared=()) -> V:
     if compared:
         storage.compared = frozenset(s for c in compared for s in storages(c))
     # an integer or boolean result: a mask or a count, exactly 0 somewhere (a causal mask stays one)
-    return out.replace(objs=frozenset((storage,)), marks=(f.marks & Mark.CAUSAL) | Mark.ZERO)
+    return out.replace(objs=frozenset((storage,)), marks=(f.marks & (Mark.CAUSAL | Mark.RANGE)) | Mark.ZERO)
 
 
 def zerograd(ip, f: Flow, node, detail, receiver=None) -> V:

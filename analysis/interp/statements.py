@@ -30,11 +30,13 @@ from .objects import (
     SchedObj,
     Site,
     Unit,
+    module_value,
     next_oid,
+    unit_value,
 )
 from .operators import binop, scales
 from .trace import InplaceRec
-from .values import EMPTY, NOCONST, NONE, UNKNOWN, Kind, Mark, V, join
+from .values import EMPTY, NOCONST, NONE, UNKNOWN, Kind, Mark, V, const, join, make_tuple
 
 _LOOP_RUNS = 2
 
@@ -181,10 +183,13 @@ def _s_if(ip: Interp, stmt, env):
     # whether the condition varies between iterations is decided later, for the few that guard
     # a lifecycle call (GA205)
     ip.st.trace.branch_tests[key] = (stmt.test, loops[-1]["node"] if loops else None)
+    first: dict = {}
+    ip.st.arm_stores.append(({}, first))
     try:
         ip.st.path.append((key, 0, depth))
         a = ip.exec_block(stmt.body, _refine(stmt.test, env, True))
         ip.st.path[-1] = (key, 1, depth)
+        ip.st.arm_stores[-1] = (first, {})
         b = (
             ip.exec_block(stmt.orelse, _refine(stmt.test, env, False))
             if stmt.orelse
@@ -195,6 +200,7 @@ def _s_if(ip: Interp, stmt, env):
         ip.st.cond -= 1
         ip.st.cond_starts.pop()
         ip.st.cond_oids.pop()
+        ip.st.arm_stores.pop()
     merged = _join_envs(a, b)
     if merged is None:
         return None
@@ -206,6 +212,9 @@ def _s_if(ip: Interp, stmt, env):
 
 
 def _s_for(ip: Interp, stmt, env):
+    elems = _layer_elements(ip, stmt.iter, env)
+    if elems is not None:
+        return _run_unrolled(ip, stmt, env, elems)
     it = ip.eval(stmt.iter, env)
     elem = ip.iter_value(it)
     if elem.saves and _several(it):
@@ -213,6 +222,80 @@ def _s_for(ip: Interp, stmt, env):
         # separate forward passes), not one graph every iteration reaches again
         ip.st.trace.element_saves |= elem.saves
     return run_loop(ip, stmt, env, lambda e: assign(ip, stmt.target, elem, e, stmt))
+
+
+# at most this many layers of a container module are run one by one (beyond: the joined loop)
+_UNROLL = 48
+
+
+def _children_of(v: V) -> list | None:
+    """The children of the one container module `v` is (an nn.ModuleList / nn.Sequential), in order."""
+    mods = v.of(ModuleObj)
+    if len(mods) != 1 or v.objs - {mods[0]} or mods[0].spec not in T.CONTAINERS or mods[0].unordered:
+        return None
+    kids = list(mods[0].children.values())
+    if not kids or len(kids) > _UNROLL or mods[0].opaque_unit is not None:
+        return None
+    return [module_value(c) if isinstance(c, ModuleObj) else unit_value(c) for c in kids]
+
+
+def _layer_elements(ip: Interp, node, env) -> list | None:
+    """The elements of `for layer in self.layers`, `enumerate(self.layers)`, `zip(self.a, self.b)` over
+    container modules of known layers, one per iteration in order: a forward that runs layers of
+    different kinds in turn (a conv, then an in-place ReLU) is not one joined layer run twice."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("enumerate", "zip"):
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args) or not node.args:
+            return None
+        if node.func.id == "enumerate" and len(node.args) != 1:
+            return None
+        if not all(isinstance(a, (ast.Attribute, ast.Name)) for a in node.args):
+            return None
+        seqs = [_children_of(ip.eval(a, env)) for a in node.args]
+        if any(s is None for s in seqs):
+            return None
+        if node.func.id == "enumerate":
+            return [make_tuple([const(i), e], None) for i, e in enumerate(seqs[0])]
+        n = min(len(s) for s in seqs)
+        return [make_tuple([s[i] for s in seqs], None) for i in range(n)]
+    if isinstance(node, (ast.Attribute, ast.Name)):
+        return _children_of(ip.eval(node, env))
+    return None
+
+
+def _run_unrolled(ip: Interp, stmt, env, elems):
+    """A loop over known layers, one iteration per layer in order (breaks and continues joined)."""
+    frame = ip.st.stack[-1]
+    loop = {"node": stmt, "breaks": [], "continues": []}
+    frame.loops.append(loop)
+    outer_ctx = ip.st.ctx
+    head: dict | None = env
+    exits = []
+    try:
+        for i, e in enumerate(elems):
+            if head is None:
+                break
+            ip.st.ctx = outer_ctx + (("loop", stmt, ip.seq(), ip.st.sf, i, next_oid()),)
+            body_env = dict(head)
+            assign(ip, stmt.target, e, body_env, stmt)
+            out = ip.exec_block(stmt.body, body_env)
+            ends = [x for x in [out] + loop["continues"] if x is not None]
+            loop["continues"] = []
+            exits.extend(loop["breaks"])
+            loop["breaks"] = []
+            head = None
+            for x in ends:
+                head = _join_envs(head, x)
+    finally:
+        ip.st.ctx = outer_ctx
+        frame.loops.pop()
+    after = ip.exec_block(stmt.orelse, head) if stmt.orelse and head is not None else head
+    for x in exits:
+        after = _join_envs(after, x)
+    if after is None:
+        return None
+    if after is not env:
+        _assign_env(env, after)
+    return env
 
 
 def _s_while(ip: Interp, stmt, env):
@@ -686,7 +769,7 @@ def _view_site(node) -> bool:
     return (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
-        and (node.func.attr in T.VIEW_OPS or node.func.attr in ("detach", "view_as"))
+        and (node.func.attr in T.VIEW_OPS or node.func.attr == "detach")
     )
 
 

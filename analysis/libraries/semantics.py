@@ -163,7 +163,19 @@ def materialize(ip: Core, lm: LibModel, args, kwargs, node) -> V:
     created = m.units()
     leaves.note_new_units(ip, [u for u in created if u.owner is not None and _inside(u.owner, m)], node)
     ip.st.trace.libraries.append(m)
+    if _pretrained(kwargs):
+        # weights loaded as the model is built (`vgg19(pretrained=True)`, `weights=...`): a network that
+        # no optimizer holds is a fixed one (a perceptual loss's features), like a load_state_dict target
+        m.loaded_from = True
     return module_value(m)
+
+
+def _pretrained(kwargs) -> bool:
+    flag = kwargs.get("pretrained")
+    if isinstance(flag, V) and flag.const is True:
+        return True
+    weights = kwargs.get("weights")
+    return isinstance(weights, V) and weights.const is not None and weights.k != Kind.NONE
 
 
 def _build(ip: Core, shape: Shape | None, label, site, seq, lm=None, repeated=False, force_opaque=False) -> ModuleObj:

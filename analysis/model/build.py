@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable
 from typing import Any, overload
 
@@ -26,9 +27,12 @@ class Builder:
     def __init__(self, path: str):
         self.path = path
         self._params: dict[int, M.Param] = {}
-        self._spans: dict[int, M.Span] = {}
+        self._spans: dict[tuple[int, int], M.Span] = {}
         self._optims: dict[int, M.Optimizer] = {}
-        self._resets: dict[int, list[int]] = {}  # unit oid -> seqs of reset_parameters() reaching it
+        self._resets: dict[int, list[int]] = {}
+        self._nodes: dict[
+            int, set[int]
+        ] = {}  # id(SourceFile) -> ids of its tree's nodes  # unit oid -> seqs of reset_parameters() reaching it
 
     # ------------------------------------------------------------ leaves
 
@@ -42,7 +46,7 @@ class Builder:
         if site is None:
             return None
         node = site.node
-        key = id(node)
+        key = (id(site.mod), id(node))  # one node may be met through Sites of two files (a mixed Site)
         sp = self._spans.get(key)
         if sp is None:
             sf = site.mod
@@ -114,6 +118,14 @@ class Builder:
             self._optims[o.oid] = m
         return m
 
+    def _in_file(self, sf: SourceFile, node: object) -> bool:
+        """`node` is one of `sf`'s (a value's site is a bare node: the loss may be computed in a helper
+        of another file, and a Site must not pair that node with the backward's file)."""
+        ids = self._nodes.get(id(sf))
+        if ids is None:
+            ids = self._nodes[id(sf)] = {id(n) for n in ast.walk(sf.tree)}
+        return id(node) in ids
+
     def _reset_after(self, u: Unit, start: int, end: int) -> bool:
         return any(start < seq < end for seq in self._resets.get(u.oid, ()))
 
@@ -173,16 +185,26 @@ class Builder:
             if not (e.kind == EventKind.AUTOCAST and isinstance(e.obj, RiskRec) and e.obj not in used)
         ]
         unfrozen_units = {u.oid for f in trace.freezes if f.value for u in f.units}
-        manual_units = {u.oid: u for u, _, _ in trace.manual_updates}
         steps = []
-        for rec in trace.backwards:
-            rec.stepped_objs = tuple(_stepped(_iteration(events, rec)[0], rec, events))
-        stale = _stale_uses(trace.backwards, trace.carries, trace.maybe_cleared | trace.element_saves)
         seqs = sorted(rec.seq for rec in trace.backwards)
+        manual: dict[int, dict[int, Unit]] = {}
         for i, rec in enumerate(sorted(trace.backwards, key=lambda r: r.seq)):
             # updated by hand from the gradient this backward() computed: before the next backward()
             end = seqs[i + 1] if i + 1 < len(seqs) else None
-            mine = {u.oid: u for u, _, seq in trace.manual_updates if seq > rec.seq and (end is None or seq < end)}
+            manual[rec.seq] = {
+                u.oid: u for u, _, seq in trace.manual_updates if seq > rec.seq and (end is None or seq < end)
+            }
+        for rec in trace.backwards:
+            same = _iteration(events, rec)[0]
+            # a backward() whose gradient is applied by hand right after (`w.sub_(w.grad)` per
+            # evaluation network) feeds that update, not an optimizer stepped later around its loop
+            own = _stepped_in(same, rec, window_only=True)
+            if own or not manual[rec.seq]:
+                own = _stepped(same, rec, events)
+            rec.stepped_objs = tuple(own)
+        stale = _stale_uses(trace.backwards, trace.carries, trace.maybe_cleared | trace.element_saves)
+        for rec in sorted(trace.backwards, key=lambda r: r.seq):
+            mine = manual[rec.seq]
             steps.append(self.step(rec, events, unfrozen_units, mine, stale.get(rec, ())))
         steps.sort(key=lambda s: s.seq)
         steps = _share_accumulated(steps)
@@ -221,11 +243,14 @@ class Builder:
                 r.owner.type_name(),
                 r.attr,
                 r.kind,
-                self.params(r.units),
+                self.params(hidden),
                 r.fresh,
                 self.span(Site(r.site.mod, r.value_node)) if r.value_node is not None else None,
             )
             for r in trace.unregs
+            # what the module registers by the end of the run (`self.heads = nn.ModuleList(self.heads)`
+            # after filling the list, a list of layers also held by a registered block) is not hidden
+            if (hidden := _hidden(r))
         )
         new = tuple(M.NewParams(self.span(n.site), self.params(n.units), n.seq, n.in_loop) for n in trace.new_units)
         optims = tuple(self.optimizer(o) for o in trace.optimizers)
@@ -256,7 +281,7 @@ class Builder:
             updates,
             unregs,
             new,
-            self.params(manual_units.values()),
+            self.params(u for u, _, _ in trace.manual_updates),
             trace.incomplete,
             losses=self.losses(trace),
             events=tuple(self.event(e, 0) for e in events),
@@ -415,7 +440,7 @@ class Builder:
             function=rec.func,
             loss=rec.loss_expr,
             loss_span=self.span(Site(rec.site.mod, loss.site))
-            if loss.site is not None and hasattr(loss.site, "lineno") and _same_file(rec, loss.site)
+            if loss.site is not None and hasattr(loss.site, "lineno") and self._in_file(rec.site.mod, loss.site)
             else None,
             reached=self.params(loss.org),
             reached_weak=self.params(loss.weak - loss.org),
@@ -486,6 +511,31 @@ class Builder:
             _loops(e.ctx),
             conds,
         )
+
+
+def _hidden(r) -> list[Unit]:
+    """The leaves an unregistered container really hides: not in its owner's tree at the end, and not
+    registered by some module of their own (a list filled, then wrapped in an nn.ModuleList on one arm
+    of a branch; layers also held by a registered block)."""
+    registered = {u.oid for u in r.owner.units()}
+    return [
+        u
+        for u in r.units
+        if u.oid not in registered and (r.kind == "tensor" or u.owner is r.owner or not _registered_elsewhere(u))
+    ]
+
+
+def _registered_elsewhere(u: Unit) -> bool:
+    m = u.owner if isinstance(u.owner, ModuleObj) else None
+    hops = 0
+    while m is not None and hops < 32:
+        if m.key is not None and str(m.key).endswith("[]"):
+            return False  # named after the plain container that holds it: nothing registered it
+        if m.parent is None:
+            return hops > 0
+        m = m.parent
+        hops += 1
+    return False
 
 
 def _updates(writes: list, events: list[EventRec]) -> set[Unit]:
@@ -590,10 +640,6 @@ def _site_mod(rec: BackwardRec, prefix: Ctx) -> SourceFile:
     return sf
 
 
-def _same_file(rec: BackwardRec, node: object) -> bool:
-    return True
-
-
 def _loop_prefix(ctx: Ctx) -> Ctx:
     """The context up to the innermost loop iteration (or the root), identifying one iteration."""
     for i in range(len(ctx) - 1, -1, -1):
@@ -631,14 +677,14 @@ def _stepped(same: list[EventRec], rec: BackwardRec, events: list[EventRec] | No
     return []
 
 
-def _stepped_in(same: list[EventRec], rec: BackwardRec) -> list[Any]:
+def _stepped_in(same: list[EventRec], rec: BackwardRec, window_only: bool = False) -> list[Any]:
     after = [e for e in same if e.seq > rec.event.seq]
     window = []
     for e in after:
         if e.kind in (EventKind.BACKWARD, EventKind.GRAD) and e.obj is not rec:
             break
         window.append(e)
-    for pool in (window, after, same):
+    for pool in (window,) if window_only else (window, after, same):
         objs = []
         for e in pool:
             if e.kind == EventKind.STEP and e.obj is not None and e.obj not in objs:

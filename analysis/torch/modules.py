@@ -39,7 +39,6 @@ from ..interp.values import (
     V,
     const,
     flow_of,
-    join,
     join_all,
     make_tuple,
     passthrough,
@@ -107,10 +106,7 @@ def module_setattr(ip: Core, m: ModuleObj, attr, value: V, stmt, target):
         m.children.pop(attr, None)
     # an optimizer or a plain value stored under a condition begun after the module was made: the
     # other arm keeps the old one (both are what the attribute may hold)
-    weak = bool(ip.st.cond_oids) and m.oid < ip.st.cond_oids[-1] and attr in m.attrs
-    if weak:
-        ip.st.trace.maybe_cleared |= m.attrs[attr].saves  # see calls.set_attr
-    m.attrs[attr] = join(m.attrs[attr], value) if weak else value
+    m.attrs[attr] = recording.stored(ip, m, attr, m.attrs.get(attr), value)
     # plain containers and tensors that hide parameters from .parameters() (GA109): only what a
     # module class's own code stores on `self`, and only values that surely are such containers
     frame = ip.st.stack[-1]
@@ -431,14 +427,19 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
             sure = surely_requires_grad(argv[1])
             out = out.replace(
                 saves=out.saves
-                | frozenset(SaveRec(u, u.version, Site(ip.st.sf, node), "linear", ip.st.ctx, sure, tuple(ip.st.path)) for u in units)
+                | frozenset(
+                    SaveRec(u, u.version, Site(ip.st.sf, node), "linear", ip.st.ctx, sure, tuple(ip.st.path))
+                    for u in units
+                )
             )
         if spec in T.RECURRENT and ip.st.nograd is None:
             # a recurrent layer's backward keeps its weights and workspace whatever needs grad;
             # its outputs (sequence, hidden state) share that one graph node
             out = out.replace(
                 saves=out.saves
-                | frozenset(SaveRec(u, u.version, Site(ip.st.sf, node), "rnn", ip.st.ctx, path=tuple(ip.st.path)) for u in units)
+                | frozenset(
+                    SaveRec(u, u.version, Site(ip.st.sf, node), "rnn", ip.st.ctx, path=tuple(ip.st.path)) for u in units
+                )
             )
         if spec in T.RECURRENT or spec == "MultiheadAttention":
             h = ip.tensor_result(f, node).replace(saves=out.saves)

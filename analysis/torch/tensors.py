@@ -30,7 +30,7 @@ from ..interp.values import (
     make_tuple,
 )
 from ..ops import torch_api as T
-from . import leaves, numeric_ops
+from . import leaves, numeric_ops, numerics
 from .numerics import NUMERIC_MARKS as N_MARKS
 
 
@@ -142,7 +142,9 @@ def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_no
     new_saves = f.saves
     if ip.st.nograd is None and f.carries and op in T.SAVES_OUTPUT:
         new_saves = new_saves | frozenset(
-            SaveRec(s, s.version, site, op, ip.st.ctx, path=tuple(ip.st.path)) for s in stores if isinstance(s, TensorObj)
+            SaveRec(s, s.version, site, op, ip.st.ctx, path=tuple(ip.st.path))
+            for s in stores
+            if isinstance(s, TensorObj)
         )
     if ip.st.nograd is None and f.carries and op in ("mul", "Mult", "imul") and rhs is not None:
         # x *= y saves y (and x's old value is consumed before the change)
@@ -247,6 +249,12 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         return R.nondiff(ip, flow_of(recv, *argv), node, f".{name}()")
     if name in T.NEW_TENSOR_METHODS:
         return V(Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), site=node)
+    if name in T.GRAD_CLEARING and recv.grads and not recv.carries:
+        # `w.grad.zero_()` (after `w.grad.detach_()`): the gradient is cleared by hand
+        units = frozenset(recv.grads)
+        ip.event(EventKind.ZERO_GRAD, node, None, detail=f".grad.{name}()", units=units)
+        if name == "detach_":
+            return recv
     if name.endswith("_") and not name.startswith("_") and name not in T.NOT_INPLACE:
         rhs = flow_of(*argv).value() if argv else None
         if name in ("copy_",) and argv:
@@ -382,11 +390,11 @@ def _torch_function(ip: Core, short, args, kwargs, node, env) -> V:
         )
         both = (argv[1].marks | argv[2].marks) & N_MARKS
         risks = numeric_ops.where_hazards(ip, node, argv[0], env) if out.carries else EMPTY
-        return out.replace(
-            marks=out.marks | both,
-            risks=out.risks | risks,
-            facts=out.facts | (argv[1].facts & argv[2].facts & Fact.POSITIVE),
-        )
+        positive = argv[1].facts & argv[2].facts & Fact.POSITIVE
+        if argv[0].marks & Mark.ZMASK and numerics.positive_const(argv[1].const):
+            # `torch.where(n < 1e-6, 1, n)`: a positive value wherever n is (near) 0
+            positive, both = Fact.POSITIVE, both & ~numerics.RISKY
+        return out.replace(marks=out.marks | both, risks=out.risks | risks, facts=out.facts | positive)
     res = ip.tensor_result(
         flow_of(*argv),
         node,
@@ -442,7 +450,9 @@ def factory(ip: Core, short, argv, kwargs, node) -> V:
         site=node,
         shape=shape,
         facts=Fact.NOGRAD | (Fact.POSITIVE if _positive_factory(short, argv, kwargs) else 0),
-        marks=(Mark.CAUSAL if short in T.MASK_BUILDERS else 0) | (flow_of(data).marks & Mark.SAMPLED if data else 0),
+        marks=(Mark.CAUSAL if short in T.MASK_BUILDERS else 0)
+        | (Mark.RANGE if short == "arange" else 0)
+        | (flow_of(data).marks & Mark.SAMPLED if data else 0),
     )
 
 
