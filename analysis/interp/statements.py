@@ -248,18 +248,38 @@ def _layer_elements(ip: Interp, node, env) -> list | None:
             return None
         if node.func.id == "enumerate" and len(node.args) != 1:
             return None
-        if not all(isinstance(a, (ast.Attribute, ast.Name)) for a in node.args):
+        if not all(isinstance(a, (ast.Attribute, ast.Name, ast.Subscript)) for a in node.args):
             return None
-        seqs = [_children_of(ip.eval(a, env)) for a in node.args]
+        seqs = [_layers_of(ip, a, env) for a in node.args]
         if any(s is None for s in seqs):
             return None
         if node.func.id == "enumerate":
             return [make_tuple([const(i), e], None) for i, e in enumerate(seqs[0])]
         n = min(len(s) for s in seqs)
         return [make_tuple([s[i] for s in seqs], None) for i in range(n)]
-    if isinstance(node, (ast.Attribute, ast.Name)):
-        return _children_of(ip.eval(node, env))
+    if isinstance(node, (ast.Attribute, ast.Name, ast.Subscript)):
+        return _layers_of(ip, node, env)
     return None
+
+
+def _layers_of(ip: Interp, node, env) -> list | None:
+    """The layers `self.lins` or `self.lins[:-1]` (constant bounds) names, in order."""
+    if isinstance(node, ast.Subscript):
+        sl = node.slice
+        if not isinstance(sl, ast.Slice) or not isinstance(node.value, (ast.Attribute, ast.Name)):
+            return None
+        bounds = []
+        for part in (sl.lower, sl.upper, sl.step):
+            if part is None:
+                bounds.append(None)
+                continue
+            c = ip.eval(part, env).const
+            if not isinstance(c, int) or isinstance(c, bool):
+                return None
+            bounds.append(c)
+        kids = _children_of(ip.eval(node.value, env))
+        return kids[slice(*bounds)] if kids is not None else None
+    return _children_of(ip.eval(node, env))
 
 
 def _run_unrolled(ip: Interp, stmt, env, elems):
@@ -277,7 +297,7 @@ def _run_unrolled(ip: Interp, stmt, env, elems):
             ip.st.ctx = outer_ctx + (("loop", stmt, ip.seq(), ip.st.sf, i, next_oid()),)
             body_env = dict(head)
             assign(ip, stmt.target, e, body_env, stmt)
-            out = ip.exec_block(stmt.body, body_env)
+            out = _exec_body(ip, frame, stmt.body, head, body_env)
             ends = [x for x in [out] + loop["continues"] if x is not None]
             loop["continues"] = []
             exits.extend(loop["breaks"])
@@ -340,7 +360,7 @@ def run_loop(ip: Interp, stmt, env, bind):
             ip.st.ctx = outer_ctx + (("loop", stmt, ip.seq(), ip.st.sf, run, next_oid()),)
             body_env = dict(head)
             bind(body_env)
-            out = ip.exec_block(stmt.body, body_env)
+            out = _exec_body(ip, frame, stmt.body, head, body_env)
             ends = [e for e in [out] + loop["continues"] if e is not None]
             loop["continues"] = []
             exits.extend(loop["breaks"])
@@ -361,6 +381,22 @@ def run_loop(ip: Interp, stmt, env, bind):
     if after is not env:
         _assign_env(env, after)
     return env
+
+
+def _exec_body(ip: Interp, frame, body, head: dict, body_env: dict):
+    """A loop body; at module level its bindings are the globals the functions it calls read."""
+    if frame.func is not None or frame.scope is None:
+        return ip.exec_block(body, body_env)
+    key = id(frame.scope.globals)
+    prev = ip.st.live_globals.get(key)
+    ip.st.live_globals[key] = body_env
+    try:
+        return ip.exec_block(body, body_env)
+    finally:
+        if prev is None:
+            ip.st.live_globals.pop(key, None)
+        else:
+            ip.st.live_globals[key] = prev
 
 
 def _several(it: V) -> bool:

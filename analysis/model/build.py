@@ -541,16 +541,14 @@ def _registered_elsewhere(u: Unit) -> bool:
 def _updates(writes: list, events: list[EventRec]) -> set[Unit]:
     """Leaves changed in place in a loop iteration that also trains (runs a backward() or a step()):
     updates, like a target network's soft update or an EMA's; an initialisation runs before training."""
-    trains = {
-        e.ctx[: i + 1]
-        for e in events
-        if e.kind in (EventKind.BACKWARD, EventKind.GRAD, EventKind.STEP)
-        for i, c in enumerate(e.ctx)
-        if c[0] == "loop"
-    }
+    kinds = (EventKind.BACKWARD, EventKind.GRAD, EventKind.STEP)
+    trains = {e.ctx[: i + 1] for e in events if e.kind in kinds for i, c in enumerate(e.ctx) if c[0] == "loop"}
+    # a method run on its own (nothing in the file calls it: `learn()` of an agent, its backward() and
+    # its soft update side by side) is one training step too
+    trains |= {e.ctx[:1] for e in events if e.kind in kinds and e.ctx[:1] != (("root", 1),)}
     out = set()
     for u, _, ctx in writes:
-        if any(c[0] == "loop" and ctx[: i + 1] in trains for i, c in enumerate(ctx)):
+        if any(c[0] == "loop" and ctx[: i + 1] in trains for i, c in enumerate(ctx)) or ctx[:1] in trains:
             out.add(u)
     return out
 

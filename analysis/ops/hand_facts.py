@@ -183,6 +183,10 @@ WRAPPERS = (
     "compile",
     "checkpoint_wrapper",
     "convert_sync_batchnorm",
+    # torch.nn.utils.weight_norm / spectral_norm (and their parametrizations): the module they are
+    # given, its weight reparametrised (weight_g and weight_v, or weight_orig), returned
+    "weight_norm",
+    "spectral_norm",
 )
 
 # torch.nn.Parameter and its spellings (torch/nn/parameter.py).

@@ -667,7 +667,12 @@ def copy_module(ip: Core, qual, args, kwargs, node, env) -> V:
 
 
 def init_function(ip: Core, qual, args, kwargs, node, env) -> V:
-    """`nn.init.xavier_uniform_(w)`: the tensor it fills, unchanged as far as gradient goes."""
+    """`nn.init.xavier_uniform_(w)`: the tensor it fills, unchanged as far as gradient goes; the
+    parameters it fills start over (an optimizer built after it in a loop iteration is a fresh run's)."""
+    if args and isinstance(args[0], V):
+        units = [o for o in args[0].objs if isinstance(o, Unit)]
+        if units:
+            ip.st.trace.resets.append((frozenset(u.oid for u in units), ip.seq()))
     return args[0] if args else NONE
 
 
