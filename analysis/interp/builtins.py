@@ -22,6 +22,7 @@ from .objects import (
     Site,
     SuperObj,
     Unit,
+    module_value,
     storages,
 )
 from .semantics import CallTable
@@ -64,6 +65,13 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
                 return a0
             lst = ListObj(join_all(a0.items) if a0.items else None, Site(ip.st.sf, node))
             return V(Kind.LIST, frozenset((lst,)), site=node)
+        layers = _layers(a0) if name in ("list", "tuple") else None
+        if layers is not None:
+            # `list(vgg.features)`: the layers in order (a ModuleList built from them runs them in turn)
+            lst = ListObj(None, Site(ip.st.sf, node))
+            for layer in layers:
+                lst.add(layer)
+            return V(Kind.TUPLE if name == "tuple" else Kind.LIST, frozenset((lst,)), site=node)
         content = ip.iter_value(a0)
         lst = ListObj(content, Site(ip.st.sf, node))
         if _many(a0):
@@ -171,6 +179,17 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
         return ip.opaque_call(None, args, kwargs, node, record=UnseenRec.DYNAMIC)
     # the other builtins (print, sorted, ...) read what they are given
     return ip.opaque_call(None, args, kwargs, node, record=None)
+
+
+def _layers(v: V) -> list | None:
+    """The children of the one container module `v` is, in order (ModuleList, Sequential)."""
+    mods = v.of(ModuleObj)
+    if len(mods) != 1 or v.objs - {mods[0]} or mods[0].unordered or mods[0].opaque_unit is not None:
+        return None
+    kids = list(mods[0].children.values())
+    if not kids or len(kids) > 64 or not all(isinstance(k, ModuleObj) for k in kids):
+        return None
+    return [module_value(k) for k in kids]
 
 
 def _many(v) -> bool:
