@@ -814,7 +814,7 @@ def hover(ls: GradauditServer, params: types.HoverParams) -> types.Hover | None:
         if at is None:
             return None
         line, col = at
-    text = hover_markdown(analysis.result.model, analysis.result.path, line, col)
+    text = hover_markdown(analysis.result.model, analysis.result.path, line, col, analysis.result.findings)
     if text is None:
         return None
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))

@@ -35,6 +35,7 @@ FINDING_KEYS = {
     "params",
     "related",
     "fix",
+    "premises",
 }
 RELATED_KEYS = {"path", "line", "column", "message"}
 
@@ -100,6 +101,14 @@ def test_json_contract_keys(examples_json):
         for r in f["related"]:
             assert set(r) == RELATED_KEYS
             assert all(isinstance(r[k], int) for k in ("line", "column"))
+        # every finding says what it rests on; a confirmed one rests on nothing unseen
+        assert f["premises"], f
+        for p in f["premises"]:
+            assert {"premise", "holds"} <= set(p) <= {"premise", "holds", "unseen", "path", "line", "column"}
+            assert isinstance(p["premise"], str) and p["premise"] and isinstance(p["holds"], bool)
+            assert p["holds"] or "unseen" in p
+        if f["confidence"] == "confirmed":
+            assert all(p["holds"] for p in f["premises"]), f
         if f["fix"] is not None:
             assert set(f["fix"]) == {"message", "applicability", "edits"}
             assert f["fix"]["applicability"] in ("safe", "unsafe")

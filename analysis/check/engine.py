@@ -27,6 +27,7 @@ from ..model.findings import CONFIRMED, Finding, Related
 from ..model.model import ProgramModel, Span
 from ..rules import RULES
 from ..rules.base import RuleContext
+from ..rules.premises import establish
 from ..source.depth import MAX_EXPR_DEPTH, limit_depth
 from ..source.notebook import Notebook, is_notebook, read_notebook
 from ..source.program import ParseError, Program, SourceFile, read_text
@@ -297,7 +298,8 @@ def run_rules(model: ProgramModel, files: dict, config: Config) -> list[Finding]
     for rule in RULES:
         if not config.enabled(rule.code, rule.name):
             continue
-        found.extend(rule.check(ctx))
+        # each finding with the premises it rests on (confirmed only when no unseen code undermines them)
+        found.extend(establish(ctx, rule, f) for f in rule.check(ctx))
     found = _resolve_overlaps(found)
     if model.libraries:
         found = [_library_related(f, model.libraries) for f in found]

@@ -7,12 +7,27 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
+from . import recording
 from . import results as R
 from .core import Interp
 from .expressions import param_elements as _param_elements
-from .objects import DictObj, FuncObj, ListObj, ModuleObj, PartialObj, PIter, Site, SuperObj, Unit, storages
+from .objects import (
+    DictObj,
+    FuncObj,
+    InstanceObj,
+    ListObj,
+    ModuleObj,
+    PartialObj,
+    PIter,
+    Site,
+    SuperObj,
+    Unit,
+    module_value,
+    storages,
+)
 from .semantics import CallTable
-from .values import EMPTY, NOCONST, NONE, UNKNOWN, Kind, Star, V, const, flow_of, join_all, make_tuple
+from .trace import UnseenRec
+from .values import EMPTY, NOCONST, NONE, UNKNOWN, Kind, Mark, Star, V, const, flow_of, join_all, make_tuple
 
 # builtins folded when their arguments are constants
 _FOLDED: dict[str, Callable[..., Any]] = {"abs": abs, "round": round, "pow": pow}
@@ -28,10 +43,13 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
                 return const({"float": float, "int": int, "bool": bool, "complex": complex}[name](a0.const), node)
             except Exception:
                 pass
-        return V(Kind.NUMBER, cuts=a0.cuts if a0 else EMPTY, site=node)
+        return V(Kind.NUMBER, cuts=a0.cuts if a0 else EMPTY, site=node, marks=a0.marks & Mark.SAMPLED if a0 else 0)
     if name in ("len", "id", "hash", "ord", "callable", "isinstance", "issubclass", "hasattr"):
         if name == "isinstance" and a0 is not None and len(args) > 1:
             return isinstance_check(ip, a0, args[1])
+        if name == "hasattr" and a0 is not None and len(args) > 1 and _has_attr(a0, args[1]):
+            # `if not hasattr(self, "proj")`: a module that built its head in __init__ has it from then on
+            return const(True)
         return V(Kind.NUMBER, site=node)
     if name in ("str", "repr", "format", "chr", "hex", "bin"):
         return V(Kind.STR, site=node)
@@ -47,8 +65,17 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
                 return a0
             lst = ListObj(join_all(a0.items) if a0.items else None, Site(ip.st.sf, node))
             return V(Kind.LIST, frozenset((lst,)), site=node)
+        layers = _layers(a0) if name in ("list", "tuple") else None
+        if layers is not None:
+            # `list(vgg.features)`: the layers in order (a ModuleList built from them runs them in turn)
+            lst = ListObj(None, Site(ip.st.sf, node))
+            for layer in layers:
+                lst.add(layer)
+            return V(Kind.TUPLE if name == "tuple" else Kind.LIST, frozenset((lst,)), site=node)
         content = ip.iter_value(a0)
         lst = ListObj(content, Site(ip.st.sf, node))
+        if _many(a0):
+            lst.elems = None  # several elements, joined
         k = Kind.TUPLE if name == "tuple" else Kind.LIST
         v = V(k, frozenset((lst,)), site=node)
         return v
@@ -75,6 +102,8 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
     if name == "zip":
         elems = [ip.iter_value(a.value if isinstance(a, Star) else a) for a in args]
         lst = ListObj(make_tuple(elems, None), Site(ip.st.sf, node))
+        if any(_many(a.value if isinstance(a, Star) else a) for a in args):
+            lst.elems = None  # several elements, joined
         return V(Kind.LIST, frozenset((lst,)), site=node)
     if name == "map" and len(args) >= 2:
         elems = [ip.iter_value(a) for a in args[1:] if isinstance(a, V)]
@@ -124,6 +153,8 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
             ast.copy_location(tgt, node)
             ip.set_attr(args[0], args[1].const, args[2], node, tgt, env)
         else:
+            # a computed name: what it sets is registered, but which attribute it replaces is not known
+            recording.note_unseen(ip, UnseenRec.DYNAMIC, node, args[:1] + args[2:3])
             for o in args[0].objs:
                 if isinstance(o, ModuleObj):
                     for x in args[2].objs:
@@ -140,7 +171,53 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
         return UNKNOWN
     if name in ("vars", "globals", "locals"):
         return V(Kind.DICT, frozenset((DictObj(None),)))
-    return ip.opaque_call(None, args, kwargs, node)
+    if name in ("exec", "eval", "compile"):
+        # code built from a string: it may reach anything the program holds
+        recording.note_unseen(ip, UnseenRec.EXEC, node, args, everything=name != "compile")
+        return ip.opaque_call(None, args, kwargs, node, record=None)
+    if name in ("getattr", "delattr"):
+        return ip.opaque_call(None, args, kwargs, node, record=UnseenRec.DYNAMIC)
+    # the other builtins (print, sorted, ...) read what they are given
+    return ip.opaque_call(None, args, kwargs, node, record=None)
+
+
+def _layers(v: V) -> list | None:
+    """The children of the one container module `v` is, in order (ModuleList, Sequential)."""
+    mods = v.of(ModuleObj)
+    if len(mods) != 1 or v.objs - {mods[0]} or mods[0].unordered or mods[0].opaque_unit is not None:
+        return None
+    kids = list(mods[0].children.values())
+    if not kids or len(kids) > 64 or not all(isinstance(k, ModuleObj) for k in kids):
+        return None
+    return [module_value(k) for k in kids]
+
+
+def _many(v) -> bool:
+    """A container of several elements (their values joined)."""
+    if not isinstance(v, V):
+        return False
+    if v.items is not None:
+        return len(v.items) > 1
+    return any(o.elems is None or len(o.elems) > 1 for o in v.of(ListObj))
+
+
+def _has_attr(value: V, name: V) -> bool:
+    """Every object `value` may be certainly has the attribute `name` (set on it, or its class's)."""
+    attr = name.const if isinstance(name, V) else None
+    if not isinstance(attr, str) or not value.objs:
+        return False
+    for o in value.objs:
+        if isinstance(o, ModuleObj):
+            found = attr in o.children or attr in o.attrs
+            if not found and o.cls is not None:
+                found = o.cls.lookup(attr) is not None or o.cls.lookup_attr(attr) is not None
+        elif isinstance(o, InstanceObj):
+            found = attr in o.attrs or o.cls.lookup(attr) is not None or o.cls.lookup_attr(attr) is not None
+        else:
+            return False
+        if not found:
+            return False
+    return True
 
 
 def isinstance_check(ip: Interp, value: V, cls: V) -> V:
@@ -232,6 +309,22 @@ def _dict_like(ip: Interp, qual, args, kwargs, node, env):
     return builtin_call(ip, "dict", args[1:] if qual.endswith("defaultdict") else args, kwargs, node, env)
 
 
+def _deque(ip: Interp, qual, args, kwargs, node, env):
+    """`collections.deque(maxlen=n)`: a list, as far as what it holds goes (a replay buffer)."""
+    return builtin_call(ip, "list", args[:1], {}, node, env)
+
+
+def _random_pick(ip: Interp, qual, args, kwargs, node, env):
+    """`random.sample(buffer, k)`, `random.choices(seq)`: elements of what they pick from (a replay
+    buffer's transitions); `random.choice(seq)`: one of them."""
+    if not args or not isinstance(args[0], V):
+        return None
+    elem = ip.iter_value(args[0])
+    if qual.endswith(".choice"):
+        return elem
+    return V(Kind.LIST, frozenset((ListObj(elem, Site(ip.st.sf, node)),)), site=node)
+
+
 def _math(ip: Interp, qual, args, kwargs, node, env):
     short = qual.rpartition(".")[2]
     tensors = [a for a in args if isinstance(a, V) and a.k & Kind.TENSOR and a.carries]
@@ -247,4 +340,6 @@ def register(calls: CallTable) -> None:
     calls.names(("itertools.chain.from_iterable",), _chain_from_iterable)
     calls.names(("functools.partial",), _partial)
     calls.names(("collections.OrderedDict", "collections.defaultdict"), _dict_like)
+    calls.names(("collections.deque",), _deque)
+    calls.names(("random.sample", "random.choices", "random.choice"), _random_pick)
     calls.heads(("math",), _math)

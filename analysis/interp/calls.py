@@ -33,7 +33,7 @@ from .objects import (
     Unit,
     module_value,
 )
-from .trace import EventKind
+from .trace import EventKind, UnseenRec
 from .values import EMPTY, NOCONST, NONE, UNKNOWN, Flow, Kind, Star, V, flow_of, join, join_all, make_tuple
 
 
@@ -79,13 +79,13 @@ def call_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v=None) -> V
     )
     if ip.st.shallow and fn.scope.sf is not ip.st.entry:
         # checking one class alone: its own __init__ is what matters, not a base class's in a library
-        return opaque_call(ip, None, args, kwargs, node, extra=self_v).replace(top=True)
+        return opaque_call(ip, None, args, kwargs, node, extra=self_v, record=None).replace(top=True)
     if len(ip.st.stack) > ip.st.budgets.call_depth or over or any(f.func is fn for f in ip.st.stack):
         if over:
             ip.st.trace.incomplete = True
             ip.st.gaps.call_cut(fn, _spent(ip))
         # not followed: the result is unknown, and may carry anything
-        return opaque_call(ip, None, args, kwargs, node, extra=self_v).replace(top=True)
+        return opaque_call(ip, None, args, kwargs, node, extra=self_v, record=UnseenRec.NOT_FOLLOWED).replace(top=True)
     fn.interpreted += 1
     call_site = Site(ip.st.sf, node) if node is not fn.node else None
     env = bind_args(ip, fn, args, kwargs, self_v)
@@ -256,11 +256,17 @@ def instantiate(ip: Interp, cls: ClassObj, args, kwargs, node, label=None) -> V:
     return recv
 
 
-def opaque_call(ip: Interp, fv: V | None, args, kwargs, node, extra: V | None = None, outside=False) -> V:
+def opaque_call(
+    ip: Interp, fv: V | None, args, kwargs, node, extra: V | None = None, outside=False, record: str | None = "call"
+) -> V:
     """A call the engine does not follow: its result may carry what went in (weakly), and its
     content is unknown. `outside`: code the engine cannot see at all (a library); it may run a
     model of its own, but only tensors, modules or gradient going in are evidence of that
-    (`parser.parse_args()`, `env.step(a)` return values that carry no gradient)."""
+    (`parser.parse_args()`, `env.step(a)` return values that carry no gradient). `record`: the
+    kind of unseen code it is (trace.UnseenRec), noted when it is handed modules, leaves or
+    optimizers; None for a forward the engine stands in for (it reads parameters, never sets them)."""
+    if record is not None:
+        recording.note_unseen(ip, record, node, list(args) + [v for k, v in kwargs.items() if k != "**"] + [extra])
     f = Flow()
     evidence = False
     visited: set = set()  # one walk over module trees shared by all arguments (a list of every submodule)
@@ -351,9 +357,16 @@ def get_attr(ip: Interp, recv: V, attr: str, node, env) -> V:
                 sub = ip.st.program.submodule(o.sf.abspath, attr)
                 v = ip.scope_value(sub, f"{o.name}.{attr}") if sub else UNKNOWN
             results.append(v)
-    if tensorish or (recv.k & Kind.TENSOR and not results):
+    if tensorish or (recv.k & Kind.TENSOR and not results) or (attr == "data" and not results and recv.carries):
+        # `.data` of a value the engine did not see being made: whatever it is, a tensor's view cut from its graph
         results.append(ip.sem.tensors.attr(ip, recv, attr, node))
-    if results and recv.k & Kind.UNKNOWN and (recv.carries or recv.cuts):
+    if (
+        results
+        and recv.k & Kind.UNKNOWN
+        and (recv.carries or recv.cuts)
+        and attr != "data"
+        and attr not in T.METADATA_ATTRIBUTES  # a size or a dtype never carries gradient
+    ):
         # partly unknown: what the unknown part carried stays with its attributes
         results.append(
             V(
@@ -414,7 +427,7 @@ def set_attr(ip: Interp, recv: V, attr: str, value: V, stmt, target, env):
         if sem is not None and sem.setattr is not None:
             sem.setattr(ip, o, attr, value, stmt, target)
         elif isinstance(o, InstanceObj):
-            o.attrs[attr] = value if len(recv.objs) == 1 else join(o.attrs.get(attr), value)
+            o.attrs[attr] = recording.stored(ip, o, attr, o.attrs.get(attr), value, len(recv.objs) > 1)
             ip.name_objects(value, ip.st.sf.segment(target) or attr)  # `self.optimizer`
         elif isinstance(o, SymObj):
             o.attrs[attr] = value
@@ -422,6 +435,13 @@ def set_attr(ip: Interp, recv: V, attr: str, value: V, stmt, target, env):
             o.class_attrs[attr] = value
         elif hasattr(o, "globals"):
             o.globals[attr] = value
+    if attr == "data":
+        # `p.data = ...` replaces what the parameter holds: an update when it happens while training
+        for u in recv.objs:
+            if isinstance(u, Unit):
+                ip.st.trace.writes.append((u, Site(ip.st.sf, stmt), ip.st.ctx))
+                u.version += 1
+                u.bumps.append((u.version, Site(ip.st.sf, stmt), tuple(ip.st.path)))
     if attr == "requires_grad" and (recv.k & Kind.TENSOR or any(isinstance(o, STORAGE) for o in recv.objs)):
         flag = value.const if isinstance(value.const, bool) else None
         ip.sem.tensors.set_requires_grad(ip, recv, flag, stmt, target.value, env, stmt)
@@ -460,7 +480,7 @@ def get_item(ip: Interp, recv: V, index: V, node, env) -> V:
             results.append(V(Kind.TENSOR, frozenset(o.units), org=frozenset(o.units)))
     if tensorish or (recv.k & Kind.TENSOR and not results):
         key = "slice" if isinstance(node.slice, ast.Slice) else index.const
-        results.append(ip.sem.tensors.getitem(ip, recv, key, node))
+        results.append(ip.sem.tensors.getitem(ip, recv, key, node, index))
     if recv.k & Kind.ARRAY and not results:
         results.append(recv.replace(site=node, items=None))
     if not results:
@@ -487,15 +507,28 @@ def set_item(ip: Interp, recv: V, index: V, value: V, stmt, target, env):
         if sem is not None and sem.setitem is not None:
             sem.setitem(ip, o, index, value, stmt, target, env)
         elif isinstance(o, ListObj):
+            if o.content is not None:
+                # `lst[i] = v` replaces an element the engine keeps joined with the others: the graph
+                # of the one replaced is no longer certainly reachable through the list
+                ip.st.trace.maybe_cleared |= o.content.saves
             o.add(value)
         elif isinstance(o, DictObj):
             key = index.const if isinstance(index.const, (str, int)) else None
+            old = o.get(key)
+            if old is not None and (key is None or ip.st.cond):
+                # a weak update (an unknown key, or under a condition) keeps the old value joined with
+                # the new one; at run time the store usually replaced it (`skips[i]["tensor"] = h`
+                # each forward): its graph is no longer certainly reachable
+                ip.st.trace.maybe_cleared |= old.saves
             if key is None or key in o.keys:
                 o.set(key, value if key is None else join(o.keys.get(key), value) if ip.st.cond else value)
             else:
                 o.set(key, value)
     if recv.k & Kind.TENSOR or any(isinstance(o, STORAGE) for o in recv.objs):
-        ip.sem.tensors.inplace(ip, recv, value, stmt, stmt, op="setitem", target_node=target.value)
+        out = ip.sem.tensors.inplace(ip, recv, value, stmt, stmt, op="setitem", target_node=target.value)
+        if isinstance(target.value, ast.Name) and env is not None and target.value.id in env and value.carries:
+            # `sim[j] = f(embeds)`: the tensor now carries what was written into it
+            env[target.value.id] = out
 
 
 def call_qualified(ip: Interp, qual: str, args, kwargs, node, env) -> V:
@@ -560,7 +593,13 @@ def call_method(ip: Interp, recv: V, name, args, kwargs, node, env) -> V:
                 results.append(opaque_call(ip, None, args, kwargs, node))
     if tensorish or (not results and recv.k & (Kind.TENSOR | Kind.PARAMS)):
         results.append(ip.sem.tensors.method(ip, recv, name, args, kwargs, node, env))
-    if results and recv.k & Kind.UNKNOWN and not recv.of(SymObj) and (recv.carries or recv.cuts):
+    if (
+        results
+        and recv.k & Kind.UNKNOWN
+        and not recv.of(SymObj)
+        and (recv.carries or recv.cuts)
+        and not (tensorish and name == "backward")  # one backward() of the whole value, not one per part
+    ):
         results.append(unknown_method(ip, recv.replace(objs=EMPTY), name, args, kwargs, node))
     if not results:
         if recv.k & Kind.ARRAY:
@@ -580,7 +619,7 @@ def unknown_method(ip: Interp, recv: V, name, args, kwargs, node) -> V:
         out = handler(ip, recv, name, args, kwargs, node)
         if out is not None:
             return out
-    return opaque_call(ip, None, args, kwargs, node, extra=recv, outside=True)
+    return opaque_call(ip, None, args, kwargs, node, extra=recv, outside=True, record=UnseenRec.METHOD)
 
 
 def _instance_method(ip: Interp, inst: InstanceObj, name, args, kwargs, node) -> V | None:

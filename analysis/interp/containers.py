@@ -64,10 +64,14 @@ def list_method(ip: Core, o: ListObj, name, args, kwargs, node) -> V:
 
 
 def clear_list(ip: Core, o: ListObj):
-    """`lst.clear()`, `del lst[:]`: what was put in before is gone (on every path only)."""
+    """`lst.clear()`, `del lst[:]`: what was put in before is gone (on every path only). Under a
+    condition it may stay; the graph it holds is then not one a later backward() certainly reaches
+    again (`if update_due: update(); buffer.clear()` empties it whenever it was backpropagated)."""
     if not ip.st.cond:
         o.content = None
         o.elems = []
+    elif o.content is not None:
+        ip.st.trace.maybe_cleared |= o.content.saves
 
 
 def dict_method(ip: Core, o: DictObj, name, args, kwargs, node) -> V:

@@ -40,7 +40,14 @@ class Core(Protocol):
     def call_qualified(self, qual: str, args: list, kwargs: dict, node: Any, env: dict | None) -> V: ...
     def class_attr(self, cls: ClassObj, attr: str, self_v: V | None, node: Any) -> V: ...
     def opaque_call(
-        self, fv: V | None, args: list, kwargs: dict, node: Any, extra: V | None = None, outside: bool = False
+        self,
+        fv: V | None,
+        args: list,
+        kwargs: dict,
+        node: Any,
+        extra: V | None = None,
+        outside: bool = False,
+        record: str | None = "call",
     ) -> V: ...
 
     # unknown values standing for what the engine cannot see

@@ -22,9 +22,10 @@ from .objects import (
     Unit,
     is_closed,
     module_value,
+    next_oid,
 )
 from .operators import binop
-from .values import NOCONST, NONE, UNKNOWN, Fact, Kind, Star, V, const, flow_of, join, join_all, make_tuple
+from .values import NOCONST, NONE, UNKNOWN, Fact, Kind, Mark, Star, V, const, flow_of, join, join_all, make_tuple
 
 STAR = "<import *>"  # env key: modules whose names `from m import *` brought in
 
@@ -242,9 +243,32 @@ def _e_compare(ip: Interp, node, env):
                 return V(Kind.NUMBER)
     vals = [left] + rights
     if any(v.k & Kind.TENSOR for v in vals):
-        return R.nondiff(ip, flow_of(*vals), node, "comparison", compared=vals)
+        out = R.nondiff(ip, flow_of(*vals), node, "comparison", compared=vals)
+        if len(node.ops) == 1 and _length_mask(node.ops[0], left, rights[0]):
+            # `positions < lengths` (a sequence mask): position 0 is kept in every row of a non-empty sequence
+            out = out.replace(marks=out.marks | Mark.CAUSAL)
+        elif len(node.ops) == 1 and _zero_test(node.ops[0], right):
+            out = out.replace(marks=out.marks | Mark.ZMASK)  # `p == 0`, `p <= eps`: true where p is (near) 0
+        return out
     f = flow_of(*vals)
     return V(Kind.NUMBER | (Kind.ARRAY if any(v.k & Kind.ARRAY for v in vals) else 0), cuts=f.cuts, site=node)
+
+
+def _zero_test(op, right: V) -> bool:
+    c = right.const
+    if not isinstance(c, (int, float)) or isinstance(c, bool):
+        return False
+    if isinstance(op, ast.Eq):
+        return c == 0
+    return isinstance(op, (ast.Lt, ast.LtE)) and 0 < c <= 1e-3
+
+
+def _length_mask(op, left: V, right: V) -> bool:
+    if isinstance(op, (ast.Lt, ast.LtE)):
+        return bool(left.marks & Mark.RANGE) and not right.marks & Mark.RANGE
+    if isinstance(op, (ast.Gt, ast.GtE)):
+        return bool(right.marks & Mark.RANGE) and not left.marks & Mark.RANGE
+    return False
 
 
 def _e_ifexp(ip: Interp, node, env):
@@ -257,6 +281,15 @@ def _e_ifexp(ip: Interp, node, env):
 
 
 def _e_subscript(ip: Interp, node, env):
+    if (
+        isinstance(node.value, (ast.List, ast.Tuple))
+        and isinstance(node.slice, ast.Constant)
+        and isinstance(node.slice.value, int)
+        and not any(isinstance(e, ast.Starred) for e in node.value.elts)
+        and -len(node.value.elts) <= node.slice.value < len(node.value.elts)
+    ):
+        # a choice written as a literal (`UPDATE = ['Approach0', 'Approach1'][0]`): that element
+        return ip.eval(node.value.elts[node.slice.value], env)
     recv = ip.eval(node.value, env)
     index = ip.eval(node.slice, env)
     return ip.get_item(recv, index, node, env)
@@ -410,11 +443,13 @@ def comprehension(ip: Interp, node, env) -> V:
 
     ip.st.cond += 1
     ip.st.cond_starts.append(ip.seq())
+    ip.st.cond_oids.append(next_oid())
     try:
         run(0, cenv)
     finally:
         ip.st.cond -= 1
         ip.st.cond_starts.pop()
+        ip.st.cond_oids.pop()
     site = Site(ip.st.sf, node)
     if isinstance(node, ast.DictComp):
         d = DictObj(site)

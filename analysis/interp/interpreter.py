@@ -400,7 +400,10 @@ class Interpreter:
 
     def lookup_global(self, g: dict, name: str, depth=0):
         """A module-level name, forcing lazy imports and following `from x import *`."""
-        v = g.get(name)
+        live = self.st.live_globals.get(id(g))
+        v = live.get(name) if live is not None else None
+        if v is None:
+            v = g.get(name)
         if v is not None:
             if v.k & Kind.LAZY:
                 v = g[name] = self.force(v)

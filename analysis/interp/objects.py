@@ -101,7 +101,7 @@ class Unit(Obj):
         self.frozen = TRAINABLE
         self.count = count
         self.version = 0
-        self.bumps = []  # (version after, Site) of in-place changes
+        self.bumps = []  # (version after, Site, condition path) of in-place changes
         self.unreg = None  # UnregRec when held by a plain container of a module
         self.source_cuts = EMPTY  # GA106: what cut the value this fresh leaf was made from
         self.computed = False

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import ast
 
-from .objects import OptimObj, Site, TensorObj, Unit
-from .trace import AccRec, BackwardRec, CarryRec, CrossRec, Event, EventKind, GradReadRec, LossRec
-from .values import Fact, Kind, V
+from .objects import DictObj, InstanceObj, ListObj, ModuleObj, OptimObj, PIter, Site, TensorObj, Unit
+from .trace import AccRec, BackwardRec, CarryRec, CrossRec, Event, EventKind, GradReadRec, LossRec, UnseenRec
+from .values import Fact, Kind, Star, V, join
 
 
 def event(ip, kind, node, obj=None, detail=None, units=None):
@@ -67,12 +67,15 @@ def do_backward(ip, loss: V, node, kind=EventKind.BACKWARD, inputs=None, loss_no
     rec.inputs = inputs
     rec.nograd = ip.st.nograd
     kwargs = kwargs or {}
-    retain, create = kwargs.get("retain_graph"), kwargs.get("create_graph")
+    # `retain_variables=` is retain_graph's name before torch 0.4
+    retain, create = kwargs.get("retain_graph", kwargs.get("retain_variables")), kwargs.get("create_graph")
     # retain_graph defaults to create_graph; an unknown flag may keep the graph
     rec.retain = any(
         isinstance(v, V) and v.const is not False and v.const is not None for v in (retain, create) if v is not None
     )
-    rec.retain_node = next((k.value for k in getattr(node, "keywords", ()) if k.arg == "retain_graph"), None)
+    rec.retain_node = next(
+        (k.value for k in getattr(node, "keywords", ()) if k.arg in ("retain_graph", "retain_variables")), None
+    )
     rec.gradient = gradient
     interesting = set(loss.org) | set(loss.weak)
     for c in loss.cuts:
@@ -104,7 +107,7 @@ def stepped(ip, o: OptimObj, node):
     site = Site(ip.st.sf, node)
     for u in o.units():
         u.version += 1
-        u.bumps.append((u.version, site))
+        u.bumps.append((u.version, site, tuple(ip.st.path)))
 
 
 def loop_entries(ip):
@@ -138,7 +141,14 @@ def note_accumulation(ip, value: V, stmt, added=False) -> V:
     a tensor with history there."""
     if value.facts & Fact.NOGRAD or not (value.saves or value.org):
         return value
+    if not value.saves and value.objs and all(isinstance(o, Unit) for o in value.objs):
+        return value  # a leaf itself (a distilled image, a weight): no history to keep alive
     if not (value.k & Kind.TENSOR or (added and value.org and any(s.certain for s in value.saves))):
+        return value
+    loops = loop_entries(ip)
+    if loops and value.saves and not any(loops[-1] in s.ctx for s in value.saves):
+        # every graph it holds was built before this loop (`for sl in style_losses: score += sl.loss`
+        # after one forward): accumulating it keeps nothing alive that is not alive anyway
         return value
     rec = AccRec(Site(ip.st.sf, stmt), ip.st.ctx, value.org)
     ip.st.trace.accums.append(rec)
@@ -205,3 +215,62 @@ def note_grad_read(ip, recv: V, node):
     ip.st.trace.grad_reads.append(
         GradReadRec(Site(ip.st.sf, node), Site(ip.st.sf, ip.st.cur_stmt), recv.org, ip.st.ctx, frozenset(stores))
     )
+
+
+# what unseen code can change: the objects a training step is made of
+_HANDLES = (ModuleObj, Unit, OptimObj, PIter)
+
+
+def handles(values, depth: int = 0, out: set | None = None) -> set:
+    """The modules, leaves, optimizers and parameter iterators in `values` (and in the lists, dicts
+    and plain instances they hold, a few levels deep): what code handed these values can reach."""
+    out = set() if out is None else out
+    for v in values:
+        if isinstance(v, Star):
+            v = v.value
+        if not isinstance(v, V):
+            continue
+        for o in v.objs:
+            if isinstance(o, _HANDLES):
+                out.add(o)
+            elif depth < 2 and isinstance(o, (ListObj, DictObj)):
+                handles(o.content_value(), depth + 1, out)
+            elif depth < 1 and isinstance(o, InstanceObj):
+                handles(list(o.attrs.values()), depth + 1, out)
+        if v.items is not None and depth < 2:
+            handles(v.items, depth + 1, out)
+    return out
+
+
+def note_unseen(ip, kind, node, values, everything=False):
+    """Code the engine does not see is handed `values`: what it may change is recorded (the premises
+    of findings about those objects lean on it)."""
+    objs = handles(values)
+    if not objs and not everything:
+        return
+    detail = " ".join(ip.st.sf.segment(node).split()) if node is not None and hasattr(node, "lineno") else ""
+    site = Site(ip.st.sf, node if node is not None and hasattr(node, "lineno") else ip.st.cur_stmt)
+    if site.node is None:
+        return
+    ip.st.trace.unseen.append(
+        UnseenRec(ip.seq(), kind, site, ip.st.ctx, frozenset(objs), detail, tuple(ip.st.path), everything)
+    )
+
+
+def stored(ip, o, attr: str, old: V | None, value: V, several: bool = False) -> V:
+    """What attribute `attr` of `o` holds after `value` is stored in it. Under a condition that began
+    after `o` was made, the old value stays joined (when the condition is false the attribute keeps
+    it; `if eps: self.opt = Adam(..., eps=eps) else: self.opt = Adam(...)` leaves one of the two),
+    unless the other arm of that `if` set it too; at run time the store usually replaced it, so its
+    graph is not one a later backward() certainly reaches (`if tuning: self.alpha = log_alpha.exp()`)."""
+    weak = several or (bool(ip.st.cond_oids) and o.oid < ip.st.cond_oids[-1])
+    if not weak:
+        return value
+    if ip.st.arm_stores and not several:
+        first, mine = ip.st.arm_stores[-1]
+        mine[(o.oid, attr)] = value
+        if (o.oid, attr) in first:
+            old = first[(o.oid, attr)]  # both arms store it: what it held before the if is gone
+    if old is not None:
+        ip.st.trace.maybe_cleared |= old.saves
+    return join(old, value)

@@ -50,7 +50,7 @@ def tensor_result(ip, f: Flow, node, op=None, inputs=(), alias=None, k=Kind.TENS
         facts=facts,
         terms=f.terms,
         shape=shape,
-        marks=f.marks & Mark.SCALED,
+        marks=f.marks & (Mark.SCALED | Mark.SAMPLED),
         risks=f.risks,
     )
     if ip.st.nograd is not None and v.carries:
@@ -63,11 +63,12 @@ def _record_saves(ip, op, f, inputs, out_storage, site, saves):
     is `certain` when that requirement is (a parameter that certainly requires grad flows in), not
     just possible through code the engine did not see; proofs (GA110, GA301...) use certain ones."""
     ctx = ip.st.ctx
+    path = tuple(ip.st.path)
 
     def of(v, sure):
         # computed tensors and parameter leaves alike: the graph node keeps both (GA110 reads
         # the computed ones; a step() that changes a saved parameter matters to GA302/GA304)
-        return [SaveRec(s, s.version, site, op, ctx, sure) for s in storages(v)]
+        return [SaveRec(s, s.version, site, op, ctx, sure, path) for s in storages(v)]
 
     def need(*vs):
         if any(surely_requires_grad(v) for v in vs):
@@ -76,7 +77,7 @@ def _record_saves(ip, op, f, inputs, out_storage, site, saves):
 
     new = []
     if op in T.SAVES_OUTPUT and out_storage is not None:
-        new.append(SaveRec(out_storage, 0, site, op, ctx, _live_flow(f)))
+        new.append(SaveRec(out_storage, 0, site, op, ctx, _live_flow(f), path))
     if op in T.PRODUCTS and len(inputs) >= 2:
         a, b = inputs[0], inputs[1]
         if isinstance(a, V) and isinstance(b, V):
@@ -115,6 +116,7 @@ def make_cut(ip, kind, v: V, node, detail, receiver=None, site=None, result_k=No
         org=EMPTY,
         weak=EMPTY,
         top=False,
+        saves=EMPTY,  # a value cut from the graph keeps none of it alive (argmax, .item(), no_grad)
         cuts=v.cuts | {cut},
         site=node,
         items=None,
@@ -136,7 +138,7 @@ def nondiff(ip, f: Flow, node, detail, compared=()) -> V:
     if compared:
         storage.compared = frozenset(s for c in compared for s in storages(c))
     # an integer or boolean result: a mask or a count, exactly 0 somewhere (a causal mask stays one)
-    return out.replace(objs=frozenset((storage,)), marks=(f.marks & Mark.CAUSAL) | Mark.ZERO)
+    return out.replace(objs=frozenset((storage,)), marks=(f.marks & (Mark.CAUSAL | Mark.RANGE)) | Mark.ZERO)
 
 
 def zerograd(ip, f: Flow, node, detail, receiver=None) -> V:

@@ -87,7 +87,7 @@ class TensorSemantics:
     method: Handler  # (ip, recv, name, args, kwargs, node, env) -> V
     binop: Handler  # (ip, op, left, right, node) -> V, an operand being a tensor
     negate: Handler  # (ip, v, node) -> V
-    getitem: Handler  # (ip, recv, index, node) -> V
+    getitem: Handler  # (ip, recv, key, node, index) -> V: `key` the index's constant (or "slice")
     inplace: Handler  # (ip, target, rhs, node, stmt, op, target_node=None) -> V
     set_requires_grad: Handler  # (ip, recv, flag, node, target_node, env, stmt) -> V
 

@@ -41,6 +41,13 @@ class InterpState:
     # conditions
     cond: int = 0  # depth of conditional execution
     cond_starts: list[int] = field(default_factory=list)  # seq at which each active condition began
+    cond_oids: list[int] = field(default_factory=list)  # next_oid() at each active condition's start
+    # per active `if`: {(object oid, attribute): value} stored on its first arm, and on the arm running
+    # now; a store on the second arm to what the first also set replaces the value held before the if
+    arm_stores: list[tuple[dict, dict]] = field(default_factory=list)
+    # id(module globals) -> the environment of the module-level loop body running now: a function it
+    # calls reads the names the loop has bound so far (`for run ...: optimizer = Adam(...); train()`)
+    live_globals: dict[int, dict] = field(default_factory=dict)
     # modules being built and called
     module_depth: int = 0  # nesting of module forward calls
     init_stack: list[ModuleObj] = field(default_factory=list)  # modules whose __init__ runs

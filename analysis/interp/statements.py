@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import functools
+from typing import cast
 
 from ..ops import torch_api as T
 from . import recording
@@ -30,11 +31,13 @@ from .objects import (
     SchedObj,
     Site,
     Unit,
+    module_value,
     next_oid,
+    unit_value,
 )
-from .operators import binop
+from .operators import binop, scales
 from .trace import InplaceRec
-from .values import EMPTY, NOCONST, NONE, UNKNOWN, Kind, V, join
+from .values import EMPTY, NOCONST, NONE, UNKNOWN, Kind, Mark, V, const, join, make_tuple
 
 _LOOP_RUNS = 2
 
@@ -90,6 +93,8 @@ def _s_augassign(ip: Interp, stmt, env):
         rhs = recording.note_accumulation(ip, rhs, stmt, added)  # `total += loss` across iterations, never reset
     if old.k & Kind.TENSOR and not (old.k & (Kind.NUMBER | Kind.LIST)):
         new = ip.sem.tensors.inplace(ip, old, rhs, stmt, stmt, op=type(stmt.op).__name__, target_node=target)
+        if scales(stmt.op, old, rhs):
+            new = new.replace(marks=new.marks | Mark.SCALED)  # `loss /= accumulation_steps`
         if isinstance(target, ast.Name):
             bind_name(ip, target.id, new, env, stmt, rebind_check=False)
         elif isinstance(target, (ast.Attribute, ast.Subscript)):
@@ -127,7 +132,43 @@ def _s_augassign(ip: Interp, stmt, env):
     return env
 
 
+# the last `elif` of chains that compare one value to several constants (`if args.loss == "wgan":
+# ... elif args.loss == "r1": ...`): a configuration dispatch over its choices, whose fall-through
+# (none of them) is not a path of the program
+_DISPATCH_TAILS: set[int] = set()
+
+
+def _dispatch_tail(stmt) -> ast.If | None:
+    """The last If of an if/elif chain of at least two `x == constant` tests on the same `x`, with no
+    final else; None for any other statement."""
+    chain, node = [], stmt
+    while isinstance(node, ast.If):
+        t = node.test
+        if not (
+            isinstance(t, ast.Compare)
+            and len(t.ops) == 1
+            and isinstance(t.ops[0], ast.Eq)
+            and isinstance(t.comparators[0], ast.Constant)
+            and isinstance(t.left, (ast.Name, ast.Attribute))
+        ):
+            return None
+        chain.append(node)
+        if not node.orelse:
+            break
+        if len(node.orelse) != 1:
+            return None
+        node = node.orelse[0]
+    else:
+        return None
+    if len(chain) < 2 or len({ast.dump(cast(ast.Compare, n.test).left) for n in chain}) != 1:
+        return None
+    return chain[-1]
+
+
 def _s_if(ip: Interp, stmt, env):
+    tail = _dispatch_tail(stmt)
+    if tail is not None:
+        _DISPATCH_TAILS.add(id(tail))
     test = ip.eval(stmt.test, env)
     known = truth(test)
     if known is True:
@@ -137,24 +178,30 @@ def _s_if(ip: Interp, stmt, env):
     ip.st.cond += 1
     key = ip.seq()
     ip.st.cond_starts.append(key)
+    ip.st.cond_oids.append(next_oid())
     depth = len(ip.st.ctx)
     loops = ip.st.stack[-1].loops
     # whether the condition varies between iterations is decided later, for the few that guard
     # a lifecycle call (GA205)
     ip.st.trace.branch_tests[key] = (stmt.test, loops[-1]["node"] if loops else None)
+    first: dict = {}
+    ip.st.arm_stores.append(({}, first))
     try:
         ip.st.path.append((key, 0, depth))
         a = ip.exec_block(stmt.body, _refine(stmt.test, env, True))
         ip.st.path[-1] = (key, 1, depth)
+        ip.st.arm_stores[-1] = (first, {})
         b = (
             ip.exec_block(stmt.orelse, _refine(stmt.test, env, False))
             if stmt.orelse
-            else _refine(stmt.test, env, False)
+            else (None if id(stmt) in _DISPATCH_TAILS else _refine(stmt.test, env, False))
         )
     finally:
         ip.st.path.pop()
         ip.st.cond -= 1
         ip.st.cond_starts.pop()
+        ip.st.cond_oids.pop()
+        ip.st.arm_stores.pop()
     merged = _join_envs(a, b)
     if merged is None:
         return None
@@ -166,9 +213,111 @@ def _s_if(ip: Interp, stmt, env):
 
 
 def _s_for(ip: Interp, stmt, env):
+    elems = _layer_elements(ip, stmt.iter, env)
+    if elems is not None:
+        return _run_unrolled(ip, stmt, env, elems)
     it = ip.eval(stmt.iter, env)
     elem = ip.iter_value(it)
+    if elem.saves and _several(it):
+        # one element per iteration: the graph of each is its own (REINFORCE's log-probabilities of
+        # separate forward passes), not one graph every iteration reaches again
+        ip.st.trace.element_saves |= elem.saves
     return run_loop(ip, stmt, env, lambda e: assign(ip, stmt.target, elem, e, stmt))
+
+
+# at most this many layers of a container module are run one by one (beyond: the joined loop)
+_UNROLL = 48
+
+
+def _children_of(v: V) -> list | None:
+    """The children of the one container module `v` is (an nn.ModuleList / nn.Sequential), in order."""
+    mods = v.of(ModuleObj)
+    if len(mods) != 1 or v.objs - {mods[0]} or mods[0].spec not in T.CONTAINERS or mods[0].unordered:
+        return None
+    kids = list(mods[0].children.values())
+    if not kids or len(kids) > _UNROLL or mods[0].opaque_unit is not None:
+        return None
+    return [module_value(c) if isinstance(c, ModuleObj) else unit_value(c) for c in kids]
+
+
+def _layer_elements(ip: Interp, node, env) -> list | None:
+    """The elements of `for layer in self.layers`, `enumerate(self.layers)`, `zip(self.a, self.b)` over
+    container modules of known layers, one per iteration in order: a forward that runs layers of
+    different kinds in turn (a conv, then an in-place ReLU) is not one joined layer run twice."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("enumerate", "zip"):
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args) or not node.args:
+            return None
+        if node.func.id == "enumerate" and len(node.args) != 1:
+            return None
+        if not all(isinstance(a, (ast.Attribute, ast.Name, ast.Subscript)) for a in node.args):
+            return None
+        found = [_layers_of(ip, a, env) for a in node.args]
+        seqs = [s for s in found if s is not None]
+        if len(seqs) != len(found):
+            return None
+        if node.func.id == "enumerate":
+            return [make_tuple([const(i), e], None) for i, e in enumerate(seqs[0])]
+        n = min(len(s) for s in seqs)
+        return [make_tuple([s[i] for s in seqs], None) for i in range(n)]
+    if isinstance(node, (ast.Attribute, ast.Name, ast.Subscript)):
+        return _layers_of(ip, node, env)
+    return None
+
+
+def _layers_of(ip: Interp, node, env) -> list | None:
+    """The layers `self.lins` or `self.lins[:-1]` (constant bounds) names, in order."""
+    if isinstance(node, ast.Subscript):
+        sl = node.slice
+        if not isinstance(sl, ast.Slice) or not isinstance(node.value, (ast.Attribute, ast.Name)):
+            return None
+        bounds: list[int | None] = []
+        for part in (sl.lower, sl.upper, sl.step):
+            if part is None:
+                bounds.append(None)
+                continue
+            c = ip.eval(part, env).const
+            if not isinstance(c, int) or isinstance(c, bool):
+                return None
+            bounds.append(c)
+        kids = _children_of(ip.eval(node.value, env))
+        return kids[slice(*bounds)] if kids is not None else None
+    return _children_of(ip.eval(node, env))
+
+
+def _run_unrolled(ip: Interp, stmt, env, elems):
+    """A loop over known layers, one iteration per layer in order (breaks and continues joined)."""
+    frame = ip.st.stack[-1]
+    loop = {"node": stmt, "breaks": [], "continues": []}
+    frame.loops.append(loop)
+    outer_ctx = ip.st.ctx
+    head: dict | None = env
+    exits = []
+    try:
+        for i, e in enumerate(elems):
+            if head is None:
+                break
+            ip.st.ctx = outer_ctx + (("loop", stmt, ip.seq(), ip.st.sf, i, next_oid()),)
+            body_env = dict(head)
+            assign(ip, stmt.target, e, body_env, stmt)
+            out = _exec_body(ip, frame, stmt.body, head, body_env)
+            ends = [x for x in [out] + loop["continues"] if x is not None]
+            loop["continues"] = []
+            exits.extend(loop["breaks"])
+            loop["breaks"] = []
+            head = None
+            for x in ends:
+                head = _join_envs(head, x)
+    finally:
+        ip.st.ctx = outer_ctx
+        frame.loops.pop()
+    after = ip.exec_block(stmt.orelse, head) if stmt.orelse and head is not None else head
+    for x in exits:
+        after = _join_envs(after, x)
+    if after is None:
+        return None
+    if after is not env:
+        _assign_env(env, after)
+    return env
 
 
 def _s_while(ip: Interp, stmt, env):
@@ -213,7 +362,7 @@ def run_loop(ip: Interp, stmt, env, bind):
             ip.st.ctx = outer_ctx + (("loop", stmt, ip.seq(), ip.st.sf, run, next_oid()),)
             body_env = dict(head)
             bind(body_env)
-            out = ip.exec_block(stmt.body, body_env)
+            out = _exec_body(ip, frame, stmt.body, head, body_env)
             ends = [e for e in [out] + loop["continues"] if e is not None]
             loop["continues"] = []
             exits.extend(loop["breaks"])
@@ -234,6 +383,30 @@ def run_loop(ip: Interp, stmt, env, bind):
     if after is not env:
         _assign_env(env, after)
     return env
+
+
+def _exec_body(ip: Interp, frame, body, head: dict, body_env: dict):
+    """A loop body; at module level its bindings are the globals the functions it calls read."""
+    if frame.func is not None or frame.scope is None:
+        return ip.exec_block(body, body_env)
+    key = id(frame.scope.globals)
+    prev = ip.st.live_globals.get(key)
+    ip.st.live_globals[key] = body_env
+    try:
+        return ip.exec_block(body, body_env)
+    finally:
+        if prev is None:
+            ip.st.live_globals.pop(key, None)
+        else:
+            ip.st.live_globals[key] = prev
+
+
+def _several(it: V) -> bool:
+    """`it` is a container of several elements the engine joined into one value."""
+    if it.items is not None:
+        return len(it.items) > 1
+    lists = it.of(ListObj)
+    return len(lists) > 1 or any(o.elems is None or len(o.elems) > 1 for o in lists)
 
 
 def _loop_depth(ip: Interp) -> int:
@@ -278,6 +451,7 @@ def _s_try(ip: Interp, stmt, env):
         ip.st.cond += 1
         key = ip.seq()
         ip.st.cond_starts.append(key)
+        ip.st.cond_oids.append(next_oid())
         try:
             for i, h in enumerate(stmt.handlers):
                 henv = dict(start) if body is None else _join_envs(start, body) or {}
@@ -291,6 +465,7 @@ def _s_try(ip: Interp, stmt, env):
         finally:
             ip.st.cond -= 1
             ip.st.cond_starts.pop()
+            ip.st.cond_oids.pop()
     merged = None
     for o in outs:
         merged = _join_envs(merged, o) if merged is not None else (dict(o) if o is not None else None)
@@ -524,12 +699,14 @@ def _s_match(ip: Interp, stmt, env):
     outs = []
     ip.st.cond += 1
     ip.st.cond_starts.append(ip.seq())
+    ip.st.cond_oids.append(next_oid())
     try:
         for case in stmt.cases:
             outs.append(ip.exec_block(case.body, dict(env)))
     finally:
         ip.st.cond -= 1
         ip.st.cond_starts.pop()
+        ip.st.cond_oids.pop()
     outs.append(dict(env))
     merged = None
     for o in outs:
@@ -599,6 +776,8 @@ def name_objects(ip: Interp, value: V, name: str):
 
 def check_rebind(ip: Interp, name, old: V, new: V, stmt):
     """`w = w - lr * w.grad`: the leaf `w` is replaced by a non-leaf (GA111)."""
+    if _view_site(old.site):
+        return  # `d = delta[i]` then `d = d + a * g`: the name held a view of the leaf, not the leaf
     leaves = [
         u
         for u in old.objs
@@ -618,7 +797,18 @@ def check_rebind(ip: Interp, name, old: V, new: V, stmt):
         )
         rec.cuts = frozenset(c for c in new.cuts if (c.removed | c.removed_weak) & rec.units)
         ip.st.trace.inplace.append(rec)
-        ip.st.trace.manual_updates.extend((u, Site(ip.st.sf, stmt)) for u in hit)
+        ip.st.trace.manual_updates.extend((u, Site(ip.st.sf, stmt), ip.seq()) for u in hit)
+
+
+def _view_site(node) -> bool:
+    """The expression made a view of a tensor (an index, `.view(...)`, `.detach()`), not a leaf."""
+    if isinstance(node, ast.Subscript):
+        return True
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and (node.func.attr in T.VIEW_OPS or node.func.attr == "detach")
+    )
 
 
 def _is_property_setter(item) -> bool:

@@ -211,15 +211,16 @@ class SaveRec:
     """A differentiable op saved `storage` (a computed tensor or a parameter leaf, at `version`)
     for its backward: a node of the graph that a backward() frees."""
 
-    __slots__ = ("certain", "ctx", "op", "site", "storage", "version")
+    __slots__ = ("certain", "ctx", "op", "path", "site", "storage", "version")
 
-    def __init__(self, storage, version, site, op, ctx=(), certain=True):
+    def __init__(self, storage, version, site, op, ctx=(), certain=True, path=()):
         self.storage = storage
         self.version = version
         self.site = site
         self.op = op
         self.ctx = ctx
         self.certain = certain  # the op certainly saved it (what required grad is known, not guessed)
+        self.path = path  # (branch key, arm, len(ctx)) of the conditions the op ran under
 
     def __hash__(self):
         return id(self)
@@ -372,6 +373,27 @@ class UnitNew:
         self.in_loop = in_loop
 
 
+class UnseenRec:
+    """Code the engine could not see that was handed parameters, modules or optimizers: a call into
+    outside code, a library method it has no model of, a call not followed (budget, recursion), a
+    dynamic attribute (`getattr`/`setattr` with a computed name), `exec`/`eval`. Whatever it got it
+    may have changed; the premises of findings about those objects lean on it (model/premises)."""
+
+    __slots__ = ("ctx", "detail", "everything", "kind", "objs", "path", "seq", "site")
+
+    CALL, METHOD, NOT_FOLLOWED, DYNAMIC, EXEC = "call", "method", "not-followed", "dynamic", "exec"
+
+    def __init__(self, seq, kind, site, ctx, objs, detail="", path=(), everything=False):
+        self.seq = seq
+        self.kind = kind
+        self.site = site  # the call (or the builtin call) the engine could not see into
+        self.ctx = ctx
+        self.objs = objs  # heap objects it was handed: modules, leaves, optimizers, parameter iterators
+        self.detail = detail  # its source text
+        self.path = path  # (branch key, arm, len(ctx)) of the conditions it ran under
+        self.everything = everything  # exec/eval: it may reach any object of the program
+
+
 class Trace:
     def __init__(self):
         self.events: list[Event] = []
@@ -381,7 +403,11 @@ class Trace:
         self.inplace: list[InplaceRec] = []
         self.unregs: list[UnregRec] = []
         self.new_units: list[UnitNew] = []
-        self.manual_updates: list = []  # (Unit, Site)
+        self.manual_updates: list = []  # (Unit, Site, seq)
+        self.resets: list = []  # (unit oids, seq): reset_parameters() on a module
+        self.maybe_cleared: set = set()  # SaveRecs held by a list cleared under a condition
+        self.element_saves: set = set()  # SaveRecs of elements a loop takes one by one from a container of several
+        self.writes: list = []  # (Unit, Site, ctx): changed in place by any means (`.data`, copy_, lerp_...)
         self.losses: list[LossRec] = []
         self.carries: list[CarryRec] = []
         self.accums: list[AccRec] = []
@@ -392,3 +418,4 @@ class Trace:
         self.nonleaf: list = []  # NonLeafRec
         self.incomplete = False  # a budget was hit: some calls were not followed
         self.libraries: list = []  # the library models built (ModuleObj with `lib`), in order
+        self.unseen: list[UnseenRec] = []  # code not seen that was handed parameters, modules or optimizers

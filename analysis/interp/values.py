@@ -82,6 +82,12 @@ class Mark:
     LOG1PEXP = 64  # 1 + exp(raw activations)
     CAUSAL = 128  # a mask built with triu/tril: every row keeps at least one key
     SELF = 256  # a difference of a tensor with (a view or rows of) itself: zero where they meet
+    # drawn from a distribution (`dist.sample()`, `torch.multinomial`), and what is computed or stored
+    # from it: as an index, it picks a category whose probability was > 0 when it was drawn
+    SAMPLED = 512
+    RANGE = 1024  # positions 0, 1, ..., n - 1 (`torch.arange`): `positions < lengths` keeps a first one per row
+    ZMASK = 2048  # > 0 exactly where what it compared is (near) 0 (`(p == 0) * eps`): added to p, the sum is > 0
+    UNIT = 4096  # within [-1, 1] (cosine similarity, tanh): a sigmoid of it stays well inside (0, 1)
 
 
 class _NoConst:

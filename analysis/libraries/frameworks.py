@@ -316,6 +316,12 @@ def framework_fallback(ip: Core, qual, args, kwargs, node, env) -> V | None:
 
 def backward_call(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
     """`accelerator.backward(loss)`, `fabric.backward(loss)`, `self.manual_backward(loss)`."""
+    if name == "backward" and (recv.carries or recv.k & Kind.TENSOR):
+        # `out.backward(grad)` of a model output the engine did not see being made: the tensor's own
+        # backward, the argument its gradient (`act.backward(act.data)` in deep dream)
+        recv_node = node.func.value if isinstance(node.func, ast.Attribute) else None
+        recording.do_backward(ip, recv, node, loss_node=recv_node, kwargs=kwargs, gradient=bool(args))
+        return NONE
     if name == "backward" and args and isinstance(args[0], V) and (args[0].k & Kind.TENSOR or args[0].carries):
         recording.do_backward(ip, args[0], node, loss_node=node.args[0])
         return NONE

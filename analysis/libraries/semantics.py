@@ -163,7 +163,19 @@ def materialize(ip: Core, lm: LibModel, args, kwargs, node) -> V:
     created = m.units()
     leaves.note_new_units(ip, [u for u in created if u.owner is not None and _inside(u.owner, m)], node)
     ip.st.trace.libraries.append(m)
+    if _pretrained(kwargs):
+        # weights loaded as the model is built (`vgg19(pretrained=True)`, `weights=...`): a network that
+        # no optimizer holds is a fixed one (a perceptual loss's features), like a load_state_dict target
+        m.loaded_from = True
     return module_value(m)
+
+
+def _pretrained(kwargs) -> bool:
+    flag = kwargs.get("pretrained")
+    if isinstance(flag, V) and flag.const is True:
+        return True
+    weights = kwargs.get("weights")
+    return isinstance(weights, V) and weights.const is not None and weights.k != Kind.NONE
 
 
 def _build(ip: Core, shape: Shape | None, label, site, seq, lm=None, repeated=False, force_opaque=False) -> ModuleObj:
@@ -295,7 +307,9 @@ def library_method(ip: Core, m: ModuleObj, name, args, kwargs, node) -> V | None
         target = _at_path(m, effect.returns) if effect.returns else m
         if isinstance(target, ModuleObj):
             return module_value(target)
-    return NONE if not effect.unknown else ip.opaque_call(None, args, kwargs, node, extra=module_value(m))
+    return (
+        NONE if not effect.unknown else ip.opaque_call(None, args, kwargs, node, extra=module_value(m), record="method")
+    )
 
 
 def library_attr(ip: Core, m: ModuleObj, attr, node) -> V | None:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable
 from typing import Any, overload
 
 from ..interp import shapes
 from ..interp.loop_facts import counter_like
-from ..interp.objects import FROZEN, MAYBE, Obj, OptimObj, Site, TensorObj, Unit, is_closed
-from ..interp.trace import BackwardRec, CarryRec, EventKind, InplaceRec, LossRec, RiskRec, SaveRec, Trace
+from ..interp.objects import FROZEN, MAYBE, ModuleObj, Obj, OptimObj, PIter, Site, TensorObj, Unit, is_closed
+from ..interp.trace import BackwardRec, CarryRec, EventKind, InplaceRec, LossRec, RiskRec, SaveRec, Trace, UnseenRec
 from ..interp.trace import Cut as CutRec
 from ..interp.trace import Event as EventRec
 from ..interp.values import Fact, Mark, V
@@ -26,8 +27,12 @@ class Builder:
     def __init__(self, path: str):
         self.path = path
         self._params: dict[int, M.Param] = {}
-        self._spans: dict[int, M.Span] = {}
+        self._spans: dict[tuple[int, int], M.Span] = {}
         self._optims: dict[int, M.Optimizer] = {}
+        self._resets: dict[int, list[int]] = {}
+        self._nodes: dict[
+            int, set[int]
+        ] = {}  # id(SourceFile) -> ids of its tree's nodes  # unit oid -> seqs of reset_parameters() reaching it
 
     # ------------------------------------------------------------ leaves
 
@@ -41,7 +46,7 @@ class Builder:
         if site is None:
             return None
         node = site.node
-        key = id(node)
+        key = (id(site.mod), id(node))  # one node may be met through Sites of two files (a mixed Site)
         sp = self._spans.get(key)
         if sp is None:
             sf = site.mod
@@ -65,6 +70,7 @@ class Builder:
                 _origin(u),
                 u.created_in_loop and u.in_init,
                 is_closed(u),
+                u.created_in_loop,
             )
             self._params[u.oid] = p
         return p
@@ -89,7 +95,12 @@ class Builder:
             )
             loops = [c for c in o.ctx if c[0] == "loop"]
             units = o.units()
-            fresh = bool(loops) and bool(units) and all(u.seq > loops[-1][2] for u in units)
+            # made in this iteration of its loop, or re-initialised in it (`model.reset_parameters()` per run)
+            fresh = (
+                bool(loops)
+                and bool(units)
+                and all(u.seq > loops[-1][2] or self._reset_after(u, loops[-1][2], o.seq) for u in units)
+            )
             m = M.Optimizer(
                 o.oid,
                 o.label,
@@ -106,6 +117,17 @@ class Builder:
             )
             self._optims[o.oid] = m
         return m
+
+    def _in_file(self, sf: SourceFile, node: object) -> bool:
+        """`node` is one of `sf`'s (a value's site is a bare node: the loss may be computed in a helper
+        of another file, and a Site must not pair that node with the backward's file)."""
+        ids = self._nodes.get(id(sf))
+        if ids is None:
+            ids = self._nodes[id(sf)] = {id(n) for n in ast.walk(sf.tree)}
+        return id(node) in ids
+
+    def _reset_after(self, u: Unit, start: int, end: int) -> bool:
+        return any(start < seq < end for seq in self._resets.get(u.oid, ()))
 
     def cuts(self, cuts: Iterable[CutRec]) -> tuple[M.Cut, ...]:
         # (kind, cut node) -> [kind, site, detail, removed, removed_weak, top, receiver, note, role]
@@ -152,6 +174,9 @@ class Builder:
     # ------------------------------------------------------------ the model
 
     def build(self, trace: Trace) -> M.ProgramModel:
+        for oids, seq in trace.resets:
+            for oid in oids:
+                self._resets.setdefault(oid, []).append(seq)
         # an autocast region whose tagged values reach no backward is not a training one (interpreter.py)
         used = {r for rec in trace.backwards for r in rec.loss.risks}
         events = [
@@ -160,13 +185,28 @@ class Builder:
             if not (e.kind == EventKind.AUTOCAST and isinstance(e.obj, RiskRec) and e.obj not in used)
         ]
         unfrozen_units = {u.oid for f in trace.freezes if f.value for u in f.units}
-        manual_units = {u.oid: u for u, _ in trace.manual_updates}
         steps = []
+        seqs = sorted(rec.seq for rec in trace.backwards)
+        manual: dict[int, dict[int, Unit]] = {}
+        for i, rec in enumerate(sorted(trace.backwards, key=lambda r: r.seq)):
+            # updated by hand from the gradient this backward() computed: before the next backward()
+            end = seqs[i + 1] if i + 1 < len(seqs) else None
+            manual[rec.seq] = {
+                u.oid: u for u, _, seq in trace.manual_updates if seq > rec.seq and (end is None or seq < end)
+            }
         for rec in trace.backwards:
-            rec.stepped_objs = tuple(_stepped(_iteration(events, rec)[0], rec, events))
-        stale = _stale_uses(trace.backwards, trace.carries)
-        for rec in trace.backwards:
-            steps.append(self.step(rec, events, unfrozen_units, manual_units, stale.get(rec, ())))
+            same = _iteration(events, rec)[0]
+            # a backward() whose gradient is applied by hand right after (`w.sub_(w.grad)` per
+            # evaluation network) feeds that update, not an optimizer stepped later around its loop
+            own = _stepped_in(same, rec, window_only=True)
+            if own or not manual[rec.seq]:
+                own = _stepped(same, rec, events)
+            rec.stepped_objs = tuple(own)
+        stale = _stale_uses(trace.backwards, trace.carries, trace.maybe_cleared | trace.element_saves)
+        for rec in sorted(trace.backwards, key=lambda r: r.seq):
+            mine = manual[rec.seq]
+            steps.append(self.step(rec, events, unfrozen_units, mine, stale.get(rec, ())))
+        steps.sort(key=lambda s: s.seq)
         steps = _share_accumulated(steps)
         freezes = tuple(
             M.Freeze(
@@ -203,11 +243,14 @@ class Builder:
                 r.owner.type_name(),
                 r.attr,
                 r.kind,
-                self.params(r.units),
+                self.params(hidden),
                 r.fresh,
                 self.span(Site(r.site.mod, r.value_node)) if r.value_node is not None else None,
             )
             for r in trace.unregs
+            # what the module registers by the end of the run (`self.heads = nn.ModuleList(self.heads)`
+            # after filling the list, a list of layers also held by a registered block) is not hidden
+            if (hidden := _hidden(r))
         )
         new = tuple(M.NewParams(self.span(n.site), self.params(n.units), n.seq, n.in_loop) for n in trace.new_units)
         optims = tuple(self.optimizer(o) for o in trace.optimizers)
@@ -238,7 +281,7 @@ class Builder:
             updates,
             unregs,
             new,
-            self.params(manual_units.values()),
+            self.params(u for u, _, _ in trace.manual_updates),
             trace.incomplete,
             losses=self.losses(trace),
             events=tuple(self.event(e, 0) for e in events),
@@ -274,6 +317,33 @@ class Builder:
                 for g in trace.grad_reads
             ),
             libraries=_library_modules(trace),
+            unseen=tuple(self.unseen(u) for u in trace.unseen),
+            written=self.params(_updates(trace.writes, events)),
+        )
+
+    def unseen(self, rec: UnseenRec) -> M.Unseen:
+        units: set[Unit] = set()
+        optims: set[int] = set()
+        visited: set[int] = set()  # one walk over module trees shared by all handles
+        for o in rec.objs:
+            if isinstance(o, Unit):
+                units.add(o)
+            elif isinstance(o, ModuleObj):
+                units.update(o.units(visited))
+            elif isinstance(o, PIter):
+                units |= o.units
+            elif isinstance(o, OptimObj):
+                optims.add(o.oid)
+                units |= o.units()
+        return M.Unseen(
+            rec.kind,
+            self.span(rec.site),
+            rec.detail if len(rec.detail) <= 60 else rec.detail[:57] + "...",
+            rec.seq,
+            self.params(units),
+            frozenset(optims),
+            _loops(rec.ctx),
+            rec.everything,
         )
 
     def risks(self, trace: Trace) -> tuple[M.Risk, ...]:
@@ -347,8 +417,9 @@ class Builder:
                 continue
             now = rec.versions.get(s, storage.version)
             if now > s.version:
-                for version, site in storage.bumps:
-                    if s.version < version <= now:
+                for version, site, path in storage.bumps:
+                    # a change on the other arm of a condition the save was made under never follows it
+                    if s.version < version <= now and not _arms_exclusive(s.path, path):
                         hits.append(M.InplaceHit(self.span(site), self.span(s.site), s.op))
         fresh = []
         for u in loss.org:
@@ -369,7 +440,7 @@ class Builder:
             function=rec.func,
             loss=rec.loss_expr,
             loss_span=self.span(Site(rec.site.mod, loss.site))
-            if loss.site is not None and hasattr(loss.site, "lineno") and _same_file(rec, loss.site)
+            if loss.site is not None and hasattr(loss.site, "lineno") and self._in_file(rec.site.mod, loss.site)
             else None,
             reached=self.params(loss.org),
             reached_weak=self.params(loss.weak - loss.org),
@@ -443,6 +514,46 @@ class Builder:
             _loops(e.ctx),
             conds,
         )
+
+
+def _hidden(r: Any) -> list[Unit]:
+    """The leaves an unregistered container really hides: not in its owner's tree at the end, and not
+    registered by some module of their own (a list filled, then wrapped in an nn.ModuleList on one arm
+    of a branch; layers also held by a registered block)."""
+    registered = {u.oid for u in r.owner.units()}
+    return [
+        u
+        for u in r.units
+        if u.oid not in registered and (r.kind == "tensor" or u.owner is r.owner or not _registered_elsewhere(u))
+    ]
+
+
+def _registered_elsewhere(u: Unit) -> bool:
+    m = u.owner if isinstance(u.owner, ModuleObj) else None
+    hops = 0
+    while m is not None and hops < 32:
+        if m.key is not None and str(m.key).endswith("[]"):
+            return False  # named after the plain container that holds it: nothing registered it
+        if m.parent is None:
+            return hops > 0
+        m = m.parent
+        hops += 1
+    return False
+
+
+def _updates(writes: list, events: list[EventRec]) -> set[Unit]:
+    """Leaves changed in place in a loop iteration that also trains (runs a backward() or a step()):
+    updates, like a target network's soft update or an EMA's; an initialisation runs before training."""
+    kinds = (EventKind.BACKWARD, EventKind.GRAD, EventKind.STEP)
+    trains = {e.ctx[: i + 1] for e in events if e.kind in kinds for i, c in enumerate(e.ctx) if c[0] == "loop"}
+    # a method run on its own (nothing in the file calls it: `learn()` of an agent, its backward() and
+    # its soft update side by side) is one training step too
+    trains |= {e.ctx[:1] for e in events if e.kind in kinds and e.ctx[:1] != (("root", 1),)}
+    out = set()
+    for u, _, ctx in writes:
+        if any(c[0] == "loop" and ctx[: i + 1] in trains for i, c in enumerate(ctx)) or ctx[:1] in trains:
+            out.add(u)
+    return out
 
 
 def _target_name(t: Obj) -> str:
@@ -530,10 +641,6 @@ def _site_mod(rec: BackwardRec, prefix: Ctx) -> SourceFile:
     return sf
 
 
-def _same_file(rec: BackwardRec, node: object) -> bool:
-    return True
-
-
 def _loop_prefix(ctx: Ctx) -> Ctx:
     """The context up to the innermost loop iteration (or the root), identifying one iteration."""
     for i in range(len(ctx) - 1, -1, -1):
@@ -571,14 +678,14 @@ def _stepped(same: list[EventRec], rec: BackwardRec, events: list[EventRec] | No
     return []
 
 
-def _stepped_in(same: list[EventRec], rec: BackwardRec) -> list[Any]:
+def _stepped_in(same: list[EventRec], rec: BackwardRec, window_only: bool = False) -> list[Any]:
     after = [e for e in same if e.seq > rec.event.seq]
     window = []
     for e in after:
         if e.kind in (EventKind.BACKWARD, EventKind.GRAD) and e.obj is not rec:
             break
         window.append(e)
-    for pool in (window, after, same):
+    for pool in (window,) if window_only else (window, after, same):
         objs = []
         for e in pool:
             if e.kind == EventKind.STEP and e.obj is not None and e.obj not in objs:
@@ -598,7 +705,9 @@ def _save_order(s: SaveRec) -> tuple[str, int, int, int]:
     )
 
 
-def _stale_uses(backwards: list[BackwardRec], carries: list[CarryRec]) -> dict[BackwardRec, list[StaleUse]]:
+def _stale_uses(
+    backwards: list[BackwardRec], carries: list[CarryRec], maybe_cleared: set | frozenset = frozenset()
+) -> dict[BackwardRec, list[StaleUse]]:
     """For each backward(), the graph it reaches that an earlier backward() freed (torch raises
     "Trying to backward through the graph a second time") or kept alive with retain_graph=True
     across iterations: one entry per earlier backward, (kind, that BackwardRec, from an earlier
@@ -611,7 +720,7 @@ def _stale_uses(backwards: list[BackwardRec], carries: list[CarryRec]) -> dict[B
         saves = sorted(rec.loss.saves, key=_save_order)
         found: dict[tuple[str, int], list[Any]] = {}  # -> [*StaleUse, the SaveRecs it reaches]
         for s in saves:
-            if not s.certain:
+            if not s.certain or s in maybe_cleared:
                 continue
             by = freed.get(s)
             kind = "freed"
@@ -670,6 +779,12 @@ def _earlier_iteration(save: SaveRec, rec: BackwardRec) -> bool:
     return any(c[0] == "loop" and c[1] in now and c[2] < now[c[1]] for c in save.ctx)
 
 
+def _arms_exclusive(a: tuple, b: tuple) -> bool:
+    """Two condition paths ((branch key, arm, depth), ...) on different arms of one condition."""
+    arms = {k: arm for k, arm, _ in a}
+    return any(k in arms and arms[k] != arm for k, arm, _ in b)
+
+
 def _exclusive(a: EventRec | None, b: EventRec | None) -> bool:
     """Two events on different arms of one condition never run in the same pass."""
     if a is None or b is None:
@@ -679,9 +794,11 @@ def _exclusive(a: EventRec | None, b: EventRec | None) -> bool:
 
 
 def _counters(trace: Trace, events: list[EventRec]) -> frozenset[int]:
-    """Branch keys, among those guarding a step() or a zero_grad(), of conditions that change from
-    one iteration to the next (an accumulation counter rather than a configuration flag)."""
-    keys = {k for e in events if e.kind in (EventKind.STEP, EventKind.ZERO_GRAD) for k, _, _ in e.path}
+    """Branch keys, among those guarding a step(), a zero_grad() or an optimizer's construction, of
+    conditions that change from one iteration to the next (an accumulation counter, a one-time
+    reset at a given step, rather than a configuration flag)."""
+    kinds = (EventKind.STEP, EventKind.ZERO_GRAD, EventKind.OPT_NEW)
+    keys = {k for e in events if e.kind in kinds for k, _, _ in e.path}
     out = set()
     for k in keys:
         test = trace.branch_tests.get(k)

@@ -33,6 +33,26 @@ class Fix:
     edits: tuple[Edit, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Premise:
+    """A fact a finding rests on, established from the code the engine read. When it leans on code the
+    engine could not see (`unseen`: that code, called at `span`), it does not hold as proven and the
+    finding is not confirmed (model/premises.py)."""
+
+    text: str
+    holds: bool = True
+    unseen: str = ""  # what could not be seen: `model.get_classifier()`
+    span: Span | None = None  # where that code is called
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"premise": self.text, "holds": self.holds}
+        if self.unseen:
+            out["unseen"] = self.unseen
+        if self.span is not None:
+            out["path"], out["line"], out["column"] = self.span.path, self.span.line, self.span.col + 1
+        return out
+
+
 @dataclass(frozen=True)
 class Finding:
     code: str
@@ -44,6 +64,7 @@ class Finding:
     params: tuple[str, ...] = ()  # names of the parameters concerned
     related: tuple[Related, ...] = ()
     fix: Fix | None = None
+    premises: tuple[Premise, ...] = ()  # the facts it rests on (model/premises.py)
     # extra facts for consumers (the audit report, the language server); not part of the JSON contract
     data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
@@ -88,4 +109,5 @@ class Finding:
                     for e in self.fix.edits
                 ],
             },
+            "premises": [p.to_json() for p in self.premises],
         }

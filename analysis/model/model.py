@@ -27,6 +27,7 @@ class Param:
     origin: str = ""  # 'copy' (deepcopy of a module), 'loaded' (load_state_dict target), ''
     repeated: bool = False  # made in a loop the engine ran once: there may be more like it
     closed: bool = False  # opaque, standing for a library model's unseen parameters and no known one
+    in_loop: bool = False  # made inside a loop (a leaf made each iteration is an input, not a weight)
 
     @property
     def opaque(self) -> bool:
@@ -327,6 +328,22 @@ class NewParams:
     in_loop: bool
 
 
+@dataclass(frozen=True, slots=True)
+class Unseen:
+    """Code the engine could not see that was handed parameters, modules or optimizers (a call into
+    a library it has no model of, a method it cannot resolve, a call it did not follow, a dynamic
+    attribute, `exec`): what it did to them is not known."""
+
+    kind: str  # 'call' | 'method' | 'not-followed' | 'dynamic' | 'exec'
+    span: Span  # the call
+    detail: str  # its source text
+    seq: int
+    params: frozenset[Param]  # the parameters it could reach (through the modules, leaves and iterators given)
+    optimizers: frozenset[int]  # keys of the optimizers it was given
+    loops: tuple[int, ...] = ()  # iteration keys of the enclosing loop iterations, outermost first
+    everything: bool = False  # exec/eval: it may reach any object of the program
+
+
 @dataclass(frozen=True)
 class ProgramModel:
     path: str
@@ -353,6 +370,18 @@ class ProgramModel:
     not_reached_count: int = 0
     libraries: tuple[LibraryModule, ...] = ()  # the library models the program builds
     missed: tuple = ()  # MissedStep: backward() calls in code a budget kept the analysis from reaching
+    unseen: tuple[Unseen, ...] = ()  # code not seen that was handed parameters, modules or optimizers
+    written: frozenset[Param] = frozenset()  # changed in place (an update: .data, copy_, lerp_, EMA, _foreach_)
+
+    def unseen_reaching(
+        self, params: frozenset[Param] = frozenset(), optimizers: frozenset = frozenset(), after: int = 0
+    ) -> tuple[Unseen, ...]:
+        """The unseen code handed any of these parameters or optimizers (or everything), from `after` on."""
+        return tuple(
+            u
+            for u in self.unseen
+            if u.seq >= after and (u.everything or u.params & params or u.optimizers & optimizers)
+        )
 
 
 @dataclass(frozen=True, slots=True)

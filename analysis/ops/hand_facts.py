@@ -183,10 +183,22 @@ WRAPPERS = (
     "compile",
     "checkpoint_wrapper",
     "convert_sync_batchnorm",
+    # torch.nn.utils.weight_norm / spectral_norm (and their parametrizations): the module they are
+    # given, its weight reparametrised (weight_g and weight_v, or weight_orig), returned
+    "weight_norm",
+    "spectral_norm",
 )
 
 # torch.nn.Parameter and its spellings (torch/nn/parameter.py).
 PARAMETER_CLASSES = ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.UninitializedParameter")
+
+# The pre-0.4 wrapper (torch/autograd/variable.py): `Variable(t, requires_grad=True)` is `t` made a
+# leaf that requires grad; without the flag it is `t` itself.
+VARIABLE_CLASSES = ("torch.autograd.Variable", "torch.autograd.variable.Variable")
+
+# In-place methods that, applied to a `.grad` (`w.grad.zero_()`, `w.grad.detach_()` first), clear it
+# by hand as zero_grad() does (torch/optim/optimizer.py's zero_grad runs these two).
+GRAD_CLEARING = ("zero_", "detach_")
 
 # nn.init functions run under no_grad; they modify parameters legitimately.
 INIT_PREFIX = "torch.nn.init."
@@ -429,6 +441,8 @@ MAGNITUDES = ("abs", "square", "norm", "std", "var", "vector_norm", "matrix_norm
 POSITIVE_IF_NONZERO = ("abs", "square")
 # always > 0 (a log, a division or a sqrt of them is safe); elu_plus_one is a common helper name
 POSITIVE_OPS = ("exp", "exp2", "softplus", "cosh", "elu_plus_one")
+# outputs within [-1, 1] whatever the input (torch docs): a sigmoid of one never saturates in float32
+UNIT_RANGE = ("cosine_similarity", "tanh", "sin", "cos", "hardtanh", "softsign")
 # no longer raw activations: bounded, normalised or in log space
 BOUNDED = (
     "tanh",

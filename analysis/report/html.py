@@ -12,7 +12,7 @@ from .. import __version__
 from ..output.coverage import reason_text
 from . import graph as G
 from .collect import Audit, observed
-from .markdown import SECTIONS, environment_text, problem_text, summary_line
+from .markdown import SECTIONS, environment_text, premise_text, problem_text, summary_line
 from .svg import draw
 
 CSS = """
@@ -151,6 +151,12 @@ def render(a: Audit) -> str:
                 + "</p>"
             )
         out.append(f"<p><strong>Why it is not a valid look-alike:</strong> {_md_inline(e.why)}</p>")
+        if f.premises:
+            out.append(
+                "<p><strong>Rests on:</strong></p><ul>"
+                + "".join(f"<li>{_md_inline(premise_text(p))}</li>" for p in f.premises)
+                + "</ul>"
+            )
         if e.runtime is not None:
             out.append(f"<p><strong>Runtime check:</strong> {_md_inline(e.runtime.observes)}</p>")
         for x in e.evidence:

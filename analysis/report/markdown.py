@@ -23,6 +23,11 @@ def _fence(text: str, lang: str = "") -> list[str]:
     return [ticks + lang, text.rstrip("\n"), ticks]
 
 
+def premise_text(p) -> str:
+    """`✓ premise`, or `✗ premise: not proven, <what could not be seen>`."""
+    return f"✓ {p.text}" if p.holds else f"✗ {p.text}: not proven, {p.unseen}"
+
+
 def summary_line(a: Audit) -> str:
     n = len(a.entries)
     confirmed = sum(1 for e in a.entries if e.finding.confidence == "confirmed")
@@ -125,6 +130,9 @@ def render(a: Audit) -> str:
             )
             out.append(f"- **parameters**: {shown}")
         out.append(f"- **why it is not a valid look-alike**: {e.why}")
+        if f.premises:
+            out.append("- **rests on**:")
+            out += [f"  - {premise_text(p)}" for p in f.premises]
         if e.runtime is not None:
             out.append(f"- **runtime check**: {e.runtime.observes}")
         if e.correction is not None:

@@ -7,6 +7,9 @@ audit report, tests) gets the same words from the same model.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from ..model.findings import Finding
 from ..model.model import EventKind, ProgramModel, Span, Step
 from ..rules.common import describe
 
@@ -91,8 +94,34 @@ def _names(params, limit=8) -> str:
     return ", ".join(f"`{n}`" for n in names) or "none"
 
 
-def hover_markdown(model: ProgramModel, path: str, line: int, col: int) -> str | None:
-    """Markdown for a hover on a `backward()`, a `step()` or an optimizer's construction."""
+def hover_markdown(model: ProgramModel, path: str, line: int, col: int, findings: Iterable[Finding] = ()) -> str | None:
+    """Markdown for a hover on a finding's anchor (what it rests on), a `backward()`, a `step()` or an
+    optimizer's construction."""
+    here = [f for f in findings if _within(f.span, path, line, col)]
+    rest = _model_hover(model, path, line, col)
+    if not here:
+        return rest
+    parts = [premises_markdown(f, path) for f in sorted(here, key=lambda f: f.code)]
+    return "\n\n".join(parts + ([rest] if rest else []))
+
+
+def premises_markdown(f: Finding, here: str) -> str:
+    """What a finding rests on: each premise, held (established from code read) or not proven (it leans
+    on code the engine could not see, named with where it is called)."""
+    lines = [f"**{f.code} {f.name}** ({f.confidence}) rests on:", ""]
+    for p in f.premises:
+        if p.holds:
+            lines.append(f"- ✓ {p.text}")
+        else:
+            # the unseen code is named with its line; in another file, with its file
+            where = f" ({p.span.path})" if p.span is not None and p.span.path != here else ""
+            lines.append(f"- ✗ {p.text}: not proven, {p.unseen}{where}")
+    if len(lines) == 2:
+        lines.append("- (no premise recorded)")
+    return "\n".join(lines)
+
+
+def _model_hover(model: ProgramModel, path: str, line: int, col: int) -> str | None:
     for step in unique_steps(model):
         if _within(step.span, path, line, col):
             return _step_hover(step)

@@ -93,6 +93,8 @@ class Rule:
     lookalike: str
     runtime: RuntimeCheck
     supersedes: tuple[str, ...] = ()  # codes this more specific rule wins over on the same defect
+    # the kinds of premise its findings rest on (rules/premises.py); empty: its family's
+    premises: tuple[str, ...] = ()
     invalid: tuple[Example, ...] = ()
     valid: tuple[Example, ...] = ()
     fix_available: bool = True
@@ -128,7 +130,7 @@ class Rule:
             tuple(params),
             tuple(related),
             fix,
-            data if data is not None else {},
+            data=data if data is not None else {},
         )
 
     def documentation(self) -> str:

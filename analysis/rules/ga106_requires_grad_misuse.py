@@ -80,6 +80,7 @@ loss = F.cross_entropy(logits, rating.long())
 loss.backward()
 """,
     severity="high",
+    premises=("step",),
     lookalike=(
         "`requires_grad` is set on a fresh tensor with no history from parameters that stands in for the "
         "loss; hand-made weights given to an optimizer are the valid use."

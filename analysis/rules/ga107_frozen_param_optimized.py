@@ -108,6 +108,7 @@ optimizer = torch.optim.AdamW([
 ])
 """,
     severity="high",
+    premises=("step", "writes", "groups"),
     lookalike=(
         "The frozen parameters are what the optimizer is given to train (all of them, or a group of their"
         " own); a frozen backbone beside an optimizer over what still requires grad is the valid use."

@@ -53,7 +53,9 @@ def check(ctx: RuleContext) -> list[Finding]:
     unregistered: set[Param] = set()
     for u in ctx.model.unregistered:
         unregistered |= u.params
-    manual = ctx.model.manual
+    # updated by hand from their .grad, or changed in place while training (a target network's soft
+    # update, an EMA, `.data` assignments): they change, not by an optimizer
+    manual = ctx.model.manual | ctx.model.written
     for step in ctx.model.steps:
         if step.kind != EventKind.BACKWARD:
             continue
@@ -64,7 +66,13 @@ def check(ctx: RuleContext) -> list[Finding]:
         for o in step.optimizers:
             optimized |= o.params
         blocked = step.frozen | step.maybe_frozen | unregistered | manual | optimized
-        cand = {p for p in step.reached if p.kind in ("param", "leaf") and not p.origin and p not in blocked}
+        # a plain tensor made with requires_grad=True inside the loop is made anew each iteration: an input
+        # differentiated with respect to (adversarial noise, a saliency map), not a weight meant to learn
+        cand = {
+            p
+            for p in step.reached
+            if (p.kind == "param" or (p.kind == "leaf" and not p.in_loop)) and not p.origin and p not in blocked
+        }
         if not cand:
             continue
         first = min(stepped, key=lambda o: o.seq)
@@ -143,6 +151,7 @@ model.fc = nn.Linear(model.fc.in_features, 3)
 optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
 """,
     severity="high",
+    premises=("step", "groups", "writes"),
     lookalike=(
         "The parameters receive gradient from the loss and no param group holds them; frozen parameters, "
         "target networks and groups added with `add_param_group` are the valid cases."

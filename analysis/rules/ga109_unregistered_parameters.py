@@ -138,6 +138,7 @@ self.hidden = [nn.Linear(width, width) for _ in range(depth)]
 self.hidden = nn.ModuleList([nn.Linear(width, width) for _ in range(depth)])
 """,
     severity="high",
+    premises=("writes",),
     lookalike=(
         "The container holds modules or trainable tensors on an `nn.Module`, so `.parameters()` never "
         "yields them; buffers and constants kept in lists hold nothing trainable."

@@ -112,6 +112,7 @@ gate = torch.sigmoid(self.gate(x))
 gate = gate * mask
 """,
     severity="critical",
+    premises=("step", "graph"),
     lookalike=(
         "An earlier op saved the tensor for its backward and it changes in place before backward(); "
         "in-place changes of tensors no op saved, or after backward(), are valid."

@@ -107,6 +107,7 @@ with torch.no_grad():
     W -= lr * W.grad
 """,
     severity="critical",
+    premises=("step",),
     lookalike=(
         "The leaf is changed outside `torch.no_grad()`; the same update inside `no_grad` is the valid manual step."
     ),

@@ -93,6 +93,7 @@ w = (torch.randn(10, 1) * 0.01).requires_grad_()
 optimizer = torch.optim.SGD([w], lr=0.5)
 """,
     severity="critical",
+    premises=("step",),
     lookalike=(
         "The tensor handed on as a weight is the result of an op, not the leaf created with `requires_grad=True`."
     ),

@@ -44,8 +44,8 @@ def check(ctx: RuleContext) -> list[Finding]:
             continue
         for key in step.stepped:
             opt = opts.get(key)
-            if opt is None or opt.escaped:
-                continue
+            if opt is None or opt.escaped or opt.fresh_params:
+                continue  # fresh_params: its leaves are made anew each iteration, with no gradient yet
             stepping = steps_of(step.events, key)
             if not stepping or any(e.guarded or e.detail == "closure" for e in stepping):
                 continue  # stepped under a condition: accumulation (GA205), or a closure that clears
@@ -105,6 +105,7 @@ for x, y in loader:
     optimizer.step()
 """,
     severity="medium",
+    premises=("step", "clears"),
     lookalike=(
         "Nothing clears the gradients in the loop that steps every iteration; deliberate accumulation "
         "steps and clears under a counter condition."

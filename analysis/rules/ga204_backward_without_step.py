@@ -27,7 +27,13 @@ def check(ctx: RuleContext) -> list[Finding]:
         for opt in step.optimizers:
             if opt.key in stepped or opt.escaped:
                 continue
-            idle = (step.reached & opt.params) - step.frozen - step.maybe_frozen - model.manual
+            # held by another optimizer that does step: they change
+            idle = (step.reached & opt.params) - step.frozen - step.maybe_frozen - model.manual - model.written
+            idle -= step.trained
+            # an input made a leaf (an attack's perturbation, `Variable(x, requires_grad=True)`, remade
+            # each iteration) is differentiated with respect to and moved by hand: an optimizer that only
+            # clears it is no defect
+            idle = frozenset(p for p in idle if p.kind == "param" or p.opaque or (p.kind == "leaf" and not p.in_loop))
             if not idle:
                 continue
             msg = (
@@ -72,6 +78,7 @@ opt_dec.step()
 opt_enc.step()
 """,
     severity="high",
+    premises=("step", "optimizer", "writes"),
     lookalike="No step() of the optimizer is reached after this backward().",
     runtime=RuntimeCheck("updates", "`updates` fails: the optimizer never steps after this backward()"),
     check=check,

@@ -96,8 +96,10 @@ def check(ctx: RuleContext) -> list[Finding]:
                 ]
                 if not later:
                     continue
-                how = "once after the inner loop"
                 anchor = later[0]
+                if any(clears(e, opt.params, opt) for e in model.events if bw.seq < e.seq < anchor.seq):
+                    continue  # cleared before the step: the inner loop's gradients are used otherwise (an attack)
+                how = "once after the inner loop"
             msg = (
                 f"`{step.loss}.backward()` runs for every micro-batch while {call_of(opt, 'step')} runs {how}: the "
                 f"gradients of the micro-batches add up and the loss is not divided by their number, so each step "

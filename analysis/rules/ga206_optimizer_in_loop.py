@@ -35,9 +35,18 @@ def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     out = []
     events = model.events
+    made = {e.target_key: e for e in events if e.kind == EventKind.OPT_NEW}
     for opt in model.optimizers:
-        if not opt.loops or opt.fresh_params or opt.stateless:
-            continue  # stateless: plain SGD rebuilt each iteration steps exactly as one built once
+        if not opt.loops or opt.fresh_params or opt.stateless or not opt.complete:
+            # stateless: plain SGD rebuilt each iteration steps exactly as one built once; incomplete: what
+            # it holds is not known, so neither is whether those parameters are made anew with it (an
+            # agent built per run by a factory the engine cannot see)
+            continue
+        new = made.get(opt.key)
+        if new is not None and any(k in model.counters for k, _ in new.guards_in(len(opt.loops))):
+            # built under a condition on the iteration (`if t == offline_steps:`, every 200 epochs for
+            # an evaluation run): a deliberate reset at chosen steps, not a rebuild at every step
+            continue
         steps = [
             e for e in events if e.kind == EventKind.STEP and e.target_key == opt.key and in_iteration(e, opt.loops)
         ]

@@ -50,7 +50,7 @@ def check(ctx: RuleContext) -> list[Finding]:
         held: set[Param] = set()
         for o in step.optimizers:
             held |= o.params
-        held |= model.manual
+        held |= model.manual | model.written
         idle = {p for p in term.params - reached if p in held and not p.opaque} - step.frozen - step.maybe_frozen
         if not idle:
             continue
@@ -98,6 +98,7 @@ age_loss = F.l1_loss(age_pred, age)
 optimizer.step()
 """,
     severity="high",
+    premises=("step", "writes"),
     lookalike=(
         "The dropped loss is the only source of gradient for parameters an optimizer holds; logged losses"
         " whose parameters also get gradient from the backpropagated loss are valid."

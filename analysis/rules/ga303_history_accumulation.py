@@ -2,7 +2,7 @@
 
 import ast
 
-from ..model.findings import SAFE, Finding, Fix
+from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix
 from ..model.model import Span
 from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import first_by_span, statement_at
@@ -43,7 +43,11 @@ def check(ctx: RuleContext) -> list[Finding]:
             "iteration's graph stays alive with it (memory grows until the loop ends); keep `.item()` or "
             "`.detach()` for logging"
         )
-        out.append(RULE.finding(acc.span, msg, fix=_fix(ctx, acc.span)))
+        # the graph is certain only when the value carries gradient from named parameters (not only
+        # through code the engine could not see)
+        out.append(
+            RULE.finding(acc.span, msg, confidence=CONFIRMED if acc.params else SUSPICIOUS, fix=_fix(ctx, acc.span))
+        )
     return first_by_span(out)
 
 

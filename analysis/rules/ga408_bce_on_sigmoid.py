@@ -39,9 +39,10 @@ def check(ctx: RuleContext) -> list[Finding]:
         ctx,
         RULE,
         lambda r: (
-            "binary cross-entropy on sigmoid outputs: once the sigmoid saturates to exactly 0 or 1 "
-            "(logits beyond ~17 in float32) BCELoss clamps its log at -100 and a confidently wrong "
-            "sample gets exactly zero gradient; BCEWithLogitsLoss on the logits is exact"
+            "binary cross-entropy on sigmoid outputs: saturated, confidently wrong samples (a sigmoid at "
+            "exactly 0 or 1, logits beyond ~17 in float32) get exactly zero gradient, as BCELoss clamps its "
+            "log at -100, so they stop teaching the model; training often still works; BCEWithLogitsLoss on "
+            "the logits is exact"
         ),
         _fix,
     )

@@ -45,6 +45,10 @@ def clears(event: Event, params: Set[Param], opt: Optimizer | None = None) -> bo
     when the optimizer's parameters are not known exactly)."""
     if event.kind != EventKind.ZERO_GRAD:
         return False
+    if event.detail == "unseen" and (opt is None or not opt.complete):
+        return True  # `model.zero_grad()` of a model the engine cannot see: whatever it holds
+    if opt is not None and event.target and any(event.target in g.sources for g in opt.groups):
+        return True  # `netD.zero_grad()` with `optD` built from `netD.parameters()`, whatever netD holds
     if opt is not None and (
         event.target_key == opt.key or (not opt.complete and event.target_key != 0 and event.detail != "grad=None")
     ):

@@ -19,7 +19,13 @@ def with_statement(ip: Core, stmt, env):
     try:
         for item in stmt.items:
             cm = ip.eval(item.context_expr, env)
-            for o in cm.of(CtxObj):
+            ctxs = cm.of(CtxObj)
+            if any(o.kind == "nograd" for o in ctxs) and (cm.objs - set(ctxs) or cm.unk or len(ctxs) > 1):
+                # `nullcontext() if model.training else torch.no_grad()`: no_grad on one path only
+                if ip.st.nograd is None:
+                    ip.st.grad_known = False
+                ctxs = [o for o in ctxs if o.kind != "nograd"]
+            for o in ctxs:
                 if o.kind == "nograd":
                     ip.st.nograd = Site(ip.st.sf, item.context_expr) if ip.st.nograd is None else ip.st.nograd
                 elif o.kind == "grad":

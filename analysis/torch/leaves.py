@@ -10,7 +10,7 @@ import ast
 from ..interp.core import Core
 from ..interp.objects import FROZEN, MAYBE, TRAINABLE, ModuleObj, PIter, Site, Unit, freezable, merge_state
 from ..interp.trace import Cut, FreezeRec, InplaceRec, UnitNew
-from ..interp.values import EMPTY, Kind, V
+from ..interp.values import EMPTY, UNKNOWN, Kind, V
 
 
 def set_requires_grad(ip: Core, recv: V, flag, node, target_node, env, stmt) -> V:
@@ -44,7 +44,24 @@ def set_requires_grad(ip: Core, recv: V, flag, node, target_node, env, stmt) -> 
     new = V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=cuts, site=node)
     if isinstance(target_node, ast.Name) and env is not None:
         env[target_node.id] = new
+    elif isinstance(target_node, ast.Attribute) and isinstance(target_node.value, (ast.Name, ast.Attribute)):
+        # `self.log_alpha.requires_grad = True`: the attribute now holds the leaf (SAC's temperature,
+        # trained by an optimizer of its own)
+        if env is not None:
+            ip.assign(target_node, new, env, stmt)
     return new
+
+
+def variable(ip: Core, qual, args, kwargs, node, env) -> V:
+    """`Variable(t)` is `t`; `Variable(t, requires_grad=True)` makes it a leaf that requires grad;
+    `volatile=True` (inference, before torch 0.4) records no graph."""
+    data = args[0] if args and isinstance(args[0], V) else kwargs.get("data")
+    if not isinstance(data, V):
+        return UNKNOWN
+    rg = kwargs.get("requires_grad", args[1] if len(args) > 1 else None)
+    if isinstance(rg, V) and rg.const is True:
+        return set_requires_grad(ip, data, True, node, None, env, None)
+    return data
 
 
 def releaf(ip: Core, recv: V):

@@ -105,7 +105,9 @@ def module_setattr(ip: Core, m: ModuleObj, attr, value: V, stmt, target):
         return
     if attr in m.children and value.k == Kind.NONE:
         m.children.pop(attr, None)
-    m.attrs[attr] = value
+    # an optimizer or a plain value stored under a condition begun after the module was made: the
+    # other arm keeps the old one (both are what the attribute may hold)
+    m.attrs[attr] = recording.stored(ip, m, attr, m.attrs.get(attr), value)
     # plain containers and tensors that hide parameters from .parameters() (GA109): only what a
     # module class's own code stores on `self`, and only values that surely are such containers
     frame = ip.st.stack[-1]
@@ -388,7 +390,7 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
         call = m.cls.lookup("__call__")
         if call is not None:
             return ip.call_function(call, args, kwargs, node, self_v=module_value(m))
-        return ip.opaque_call(None, args, kwargs, node, extra=module_value(m))
+        return ip.opaque_call(None, args, kwargs, node, extra=module_value(m), record=None)
     spec = m.spec
     x = args[0] if args and isinstance(args[0], V) else UNKNOWN
     if spec == "Sequential":
@@ -409,7 +411,7 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
                 out = module_call(ip, child, [out], {}, node, env)
         if m.opaque_unit is not None:
             # layers the engine did not see being made sit somewhere in the chain
-            out = ip.opaque_call(None, [out], {}, node, extra=V(Kind.MODULE, frozenset((m,))))
+            out = ip.opaque_call(None, [out], {}, node, extra=V(Kind.MODULE, frozenset((m,))), record=None)
         return out
     if spec in T.PARAM_MODULES or spec in T.RECURRENT:
         units = [u for u in m.children.values() if isinstance(u, Unit)]
@@ -426,14 +428,19 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
             sure = surely_requires_grad(argv[1])
             out = out.replace(
                 saves=out.saves
-                | frozenset(SaveRec(u, u.version, Site(ip.st.sf, node), "linear", ip.st.ctx, sure) for u in units)
+                | frozenset(
+                    SaveRec(u, u.version, Site(ip.st.sf, node), "linear", ip.st.ctx, sure, tuple(ip.st.path))
+                    for u in units
+                )
             )
         if spec in T.RECURRENT and ip.st.nograd is None:
             # a recurrent layer's backward keeps its weights and workspace whatever needs grad;
             # its outputs (sequence, hidden state) share that one graph node
             out = out.replace(
                 saves=out.saves
-                | frozenset(SaveRec(u, u.version, Site(ip.st.sf, node), "rnn", ip.st.ctx) for u in units)
+                | frozenset(
+                    SaveRec(u, u.version, Site(ip.st.sf, node), "rnn", ip.st.ctx, path=tuple(ip.st.path)) for u in units
+                )
             )
         if spec in T.RECURRENT or spec == "MultiheadAttention":
             h = ip.tensor_result(f, node).replace(saves=out.saves)
@@ -480,13 +487,16 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
     if spec in T.CONTAINERS:
         return UNKNOWN  # ModuleList, ModuleDict...: no forward()
     # opaque torch module, or a module from a factory the engine could not follow
-    return ip.opaque_call(None, args, kwargs, node, extra=module_value(m))
+    return ip.opaque_call(None, args, kwargs, node, extra=module_value(m), record=None)
 
 
 def module_method(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv: V, base=False) -> V:
     """`m.name(...)`: the class's own method, what a library or framework gives the module, a
     submodule called by name, else nn.Module's method (MODULE_METHODS). `base`: nn.Module's own
     method, reached through super() from an override."""
+    if name == "reset_parameters":
+        # the parameters start over: an optimizer built after this in a loop iteration is a fresh run's
+        ip.st.trace.resets.append((frozenset(u.oid for u in m.units()), ip.seq()))
     if m.cls is not None and not base:
         fn = m.cls.lookup(name)
         if fn is not None:
@@ -507,7 +517,7 @@ def module_method(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv: V
         return recv  # .to(device), .cuda(), .float(): the module itself
     if m.opaque or m.cls is not None:
         # this module only: `recv` may join every submodule (`for m in self.modules(): m.f()`)
-        return ip.opaque_call(None, args, kwargs, node, extra=module_value(m))
+        return ip.opaque_call(None, args, kwargs, node, extra=module_value(m), record="method")
     return UNKNOWN
 
 
@@ -740,7 +750,12 @@ def copy_module(ip: Core, qual, args, kwargs, node, env) -> V:
 
 
 def init_function(ip: Core, qual, args, kwargs, node, env) -> V:
-    """`nn.init.xavier_uniform_(w)`: the tensor it fills, unchanged as far as gradient goes."""
+    """`nn.init.xavier_uniform_(w)`: the tensor it fills, unchanged as far as gradient goes; the
+    parameters it fills start over (an optimizer built after it in a loop iteration is a fresh run's)."""
+    if args and isinstance(args[0], V):
+        units = [o for o in args[0].objs if isinstance(o, Unit)]
+        if units:
+            ip.st.trace.resets.append((frozenset(u.oid for u in units), ip.seq()))
     return args[0] if args else NONE
 
 

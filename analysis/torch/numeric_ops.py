@@ -106,7 +106,7 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
     if not marks and not facts and not risks:
         return out
     return out.replace(
-        marks=(out.marks & Mark.SCALED) | marks,
+        marks=(out.marks & (Mark.SCALED | Mark.SAMPLED)) | marks,
         facts=out.facts | facts,
         risks=out.risks | frozenset(risks) if risks else out.risks,
     )

@@ -20,7 +20,19 @@ from __future__ import annotations
 from ..interp.values import Fact, Mark
 from ..ops import torch_api as T
 
-NUMERIC_MARKS = Mark.PROB | Mark.SIGM | Mark.ZERO | Mark.LOGITS | Mark.EXP | Mark.LOG1PEXP | Mark.CAUSAL | Mark.SELF
+NUMERIC_MARKS = (
+    Mark.PROB
+    | Mark.SIGM
+    | Mark.ZERO
+    | Mark.LOGITS
+    | Mark.EXP
+    | Mark.LOG1PEXP
+    | Mark.CAUSAL
+    | Mark.SELF
+    | Mark.RANGE
+    | Mark.ZMASK
+    | Mark.UNIT
+)
 RISKY = Mark.ZERO | Mark.PROB | Mark.SIGM
 
 
@@ -51,7 +63,11 @@ def marks_of(op: str, inputs) -> tuple[int, int]:
     if op in T.PROBABILITIES:
         return Mark.PROB | Mark.ZERO, 0
     if op in T.SIGMOIDS:
+        if first is not None and first.marks & Mark.UNIT:
+            return 0, Fact.POSITIVE  # sigmoid of a cosine similarity: within [0.27, 0.73], never 0 or 1
         return Mark.SIGM | Mark.ZERO, 0
+    if op in T.UNIT_RANGE:
+        return Mark.UNIT, 0
     if op in T.NONNEG_ZERO:
         return Mark.ZERO, 0
     if op in T.MAGNITUDES:
@@ -65,6 +81,9 @@ def marks_of(op: str, inputs) -> tuple[int, int]:
     if op in T.LINEAR:
         return Mark.LOGITS, 0
     if op in T.SUMS and first is not None:
+        if first.marks & Mark.CAUSAL:
+            # a mask that keeps at least one entry per row (causal, or positions < lengths): its sum is >= 1
+            return 0, Fact.POSITIVE
         m = first.marks & (Mark.ZERO | Mark.LOGITS | Mark.EXP)
         return m, first.facts & Fact.POSITIVE
     if op in T.ORDER_STATISTICS:
@@ -72,7 +91,7 @@ def marks_of(op: str, inputs) -> tuple[int, int]:
     if op in T.BOUNDED:
         return 0, 0
     if op == "neg" and first is not None:
-        return first.marks & Mark.LOGITS, 0
+        return first.marks & (Mark.LOGITS | Mark.UNIT), 0
     return 0, 0
 
 
@@ -92,6 +111,8 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
     lnonneg = bool(lm & RISKY) or lpos
     rnonneg = bool(rm & RISKY) or rpos
     if op == "add":
+        if (lm & Mark.ZMASK and rnonneg) or (rm & Mark.ZMASK and lnonneg):
+            return 0, Fact.POSITIVE  # p + (p == 0) * eps: eps where p is 0, p elsewhere
         if (lpos and rnonneg) or (rpos and lnonneg):
             marks = 0
             if (positive_const(left.const) and rm & Mark.EXP) or (positive_const(right.const) and lm & Mark.EXP):
@@ -114,6 +135,8 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
         return (lm | rm) & Mark.LOGITS, 0
     if op == "mul":
         marks = 0
+        if (lm & Mark.ZMASK and rpos) or (rm & Mark.ZMASK and lpos):
+            marks |= Mark.ZMASK  # the guard scaled by a positive eps
         if lm & Mark.ZERO or rm & Mark.ZERO:
             marks |= Mark.ZERO
         if (lm | rm) & Mark.LOGITS:

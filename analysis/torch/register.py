@@ -27,6 +27,7 @@ def tensor_semantics() -> TensorSemantics:
 
 def register_calls(calls: CallTable) -> None:
     calls.names(T.PARAMETER_CLASSES, modules.new_parameter)
+    calls.names(T.VARIABLE_CLASSES, leaves.variable)
     calls.when(lambda qual, head, short: head == "torch.nn" and short[:1].isupper(), modules.new_module)
     calls.when(
         lambda qual, head, short: head == "torch.optim.lr_scheduler" or short in T.SCHEDULERS,

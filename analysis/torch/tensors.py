@@ -16,7 +16,7 @@ from ..interp import shapes as S
 from ..interp.core import Core
 from ..interp.objects import FROZEN, TRAINABLE, ListObj, PIter, Site, TensorObj, Unit, is_closed, storages
 from ..interp.operators import scales
-from ..interp.trace import Cut, InplaceRec, NonLeafRec, SaveRec
+from ..interp.trace import Cut, EventKind, InplaceRec, NonLeafRec, SaveRec
 from ..interp.values import (
     EMPTY,
     NONE,
@@ -31,7 +31,7 @@ from ..interp.values import (
     make_tuple,
 )
 from ..ops import torch_api as T
-from . import leaves, numeric_ops
+from . import leaves, numeric_ops, numerics
 from .numerics import NUMERIC_MARKS as N_MARKS
 
 
@@ -43,9 +43,15 @@ def tensor_attr(ip: Core, recv: V, attr, node) -> V:
         return V(Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), grads=units | base, site=node)
     if attr == "data":
         out = R.make_cut(ip, Cut.DATA, recv, node, ".data", receiver=node.value if hasattr(node, "value") else None)
-        storage = TensorObj(Site(ip.st.sf, node))
-        storage.base = next((o for o in recv.objs if isinstance(o, Unit)), None)
-        return out.replace(objs=frozenset((storage,)), saves=EMPTY, grads=EMPTY)
+        # one view per leaf it may be (`for t in target.parameters(): t.data.copy_(...)` changes each)
+        views = []
+        for u in (o for o in recv.objs if isinstance(o, Unit)):
+            view = TensorObj(Site(ip.st.sf, node))
+            view.base = u
+            views.append(view)
+        if not views:
+            views.append(TensorObj(Site(ip.st.sf, node)))
+        return out.replace(objs=frozenset(views), saves=EMPTY, grads=EMPTY)
     if attr == "requires_grad":
         leaves_of = [o for o in recv.objs if isinstance(o, Unit)]
         if leaves_of and len(recv.objs - {o for o in recv.objs if isinstance(o, PIter)}) == len(leaves_of):
@@ -118,28 +124,35 @@ def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_no
                         )
                     )
                 if rhs is not None and s in rhs.grads:
-                    ip.st.trace.manual_updates.append((s, site))
+                    ip.st.trace.manual_updates.append((s, site, ip.seq()))
+            ip.st.trace.writes.append((s, site, ip.st.ctx))
             s.version += 1
-            s.bumps.append((s.version, site))
+            s.bumps.append((s.version, site, tuple(ip.st.path)))
         else:
             base = getattr(s, "base", None)
+            if base is not None:
+                ip.st.trace.writes.append((base, site, ip.st.ctx))  # `p.data.copy_(...)` changes p
             if base is not None and rhs is not None and base in rhs.grads:
-                ip.st.trace.manual_updates.append((base, site))
+                ip.st.trace.manual_updates.append((base, site, ip.seq()))
             if s.nonleaf_of is not None and recording.reads_own_grad(ip, s):
                 ip.st.trace.nonleaf.append(NonLeafRec(s.site, Site(ip.st.sf, stmt), s.nonleaf_of, "update", ip.st.ctx))
             if base is None:
                 s.version += 1
-                s.bumps.append((s.version, site))
+                s.bumps.append((s.version, site, tuple(ip.st.path)))
     f = flow_of(target) if rhs is None else flow_of(target, rhs)
     new_saves = f.saves
     if ip.st.nograd is None and f.carries and op in T.SAVES_OUTPUT:
         new_saves = new_saves | frozenset(
-            SaveRec(s, s.version, site, op, ip.st.ctx) for s in stores if isinstance(s, TensorObj)
+            SaveRec(s, s.version, site, op, ip.st.ctx, path=tuple(ip.st.path))
+            for s in stores
+            if isinstance(s, TensorObj)
         )
     if ip.st.nograd is None and f.carries and op in ("mul", "Mult", "imul") and rhs is not None:
         # x *= y saves y (and x's old value is consumed before the change)
         new_saves = new_saves | frozenset(
-            SaveRec(s, s.version, site, "mul", ip.st.ctx) for s in storages(rhs) if isinstance(s, TensorObj)
+            SaveRec(s, s.version, site, "mul", ip.st.ctx, path=tuple(ip.st.path))
+            for s in storages(rhs)
+            if isinstance(s, TensorObj)
         )
     out = V(
         Kind.TENSOR,
@@ -165,6 +178,10 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
     the op tables say the method is (a view, a split, a non-differentiable op, in place...)."""
     recv_node = node.func.value if isinstance(node.func, ast.Attribute) else None
     argv = [a for a in args if isinstance(a, V)]
+    if name in _MODULE_ONLY and not any(isinstance(o, Unit) for o in recv.objs):
+        # no tensor has these: the value is a module the engine did not see being made
+        # (`Discriminator(...).cuda()` of a class it could not import)
+        return unseen_module_method(ip, name, node)
     own = TENSOR_METHODS.get(name)
     if own is not None:
         return own(ip, recv, name, argv, kwargs, node, env, recv_node)
@@ -204,6 +221,12 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         return R.nondiff(ip, flow_of(recv, *argv), node, f".{name}()")
     if name in T.NEW_TENSOR_METHODS:
         return V(Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), site=node)
+    if name in T.GRAD_CLEARING and recv.grads and not recv.carries:
+        # `w.grad.zero_()` (after `w.grad.detach_()`): the gradient is cleared by hand
+        units = frozenset(recv.grads)
+        ip.event(EventKind.ZERO_GRAD, node, None, detail=f".grad.{name}()", units=units)
+        if name == "detach_":
+            return recv
     if name.endswith("_") and not name.startswith("_") and name not in T.NOT_INPLACE:
         rhs = flow_of(*argv).value() if argv else None
         if name in ("copy_",) and argv:
@@ -231,7 +254,10 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
     out = ip.tensor_result(
         flow_of(recv, *argv), node, op=name, inputs=(recv, *argv), shape=op_shape(name, recv, argv, kwargs)
     )
-    return numeric_ops.numeric(ip, name, (recv, *argv), node, out, kwargs)
+    out = numeric_ops.numeric(ip, name, (recv, *argv), node, out, kwargs)
+    if name == "gather":
+        out = picked(out, argv[1] if len(argv) > 1 else kwargs.get("index"))
+    return out
 
 
 # ---------------------------------------------------------------- tensor methods with their own semantics
@@ -262,7 +288,7 @@ def _to_python(ip: Core, recv: V, name, argv, kwargs, node, env, recv_node) -> V
     k = Kind.NUMBER if name == "item" else Kind.LIST
     if recv.carries:
         return R.scalar_cut(ip, recv, node, f".{name}()", k=k, receiver=recv_node)
-    return V(k, cuts=recv.cuts, site=node)
+    return V(k, cuts=recv.cuts, site=node, marks=recv.marks & Mark.SAMPLED)
 
 
 def _numpy(ip: Core, recv: V, name, argv, kwargs, node, env, recv_node) -> V:
@@ -327,10 +353,20 @@ def numpy_call(ip: Core, short, args, kwargs, node) -> V:
         f = flow_of(*vals)
         return R.make_cut(ip, Cut.NUMPY, f.value(Kind.ARRAY), node, f"np.{short}()", result_k=Kind.ARRAY)
     f = flow_of(*vals)
-    return V(Kind.ARRAY | Kind.NUMBER, cuts=f.cuts, site=node)
+    marks = f.marks & Mark.SAMPLED
+    if short == "choice" and "p" in kwargs:
+        marks |= Mark.SAMPLED  # np.random.choice(n, p=probs): an action drawn from the policy
+    return V(Kind.ARRAY | Kind.NUMBER, cuts=f.cuts, site=node, marks=marks)
 
 
 def torch_function(ip: Core, short, args, kwargs, node, env) -> V:
+    out = _torch_function(ip, short, args, kwargs, node, env)
+    if short == "multinomial":
+        out = out.replace(marks=out.marks | Mark.SAMPLED)  # categories drawn with their probabilities
+    return out
+
+
+def _torch_function(ip: Core, short, args, kwargs, node, env) -> V:
     argv = [a.value if isinstance(a, Star) else a for a in args]
     argv = [a for a in argv if isinstance(a, V)]
     if short in T.FACTORIES:
@@ -368,6 +404,9 @@ def torch_function(ip: Core, short, args, kwargs, node, env) -> V:
             k=Kind.TUPLE | Kind.TENSOR
         )
     if short.endswith("_") and argv and short not in T.NOT_INPLACE:
+        if short.startswith("_foreach_"):
+            # `torch._foreach_lerp_(targets, params, w)`: each tensor of the first list changes in place
+            argv = [ip.iter_value(a) if a.objs and not a.k & Kind.TENSOR else a for a in argv]
         return inplace_update(
             ip,
             argv[0],
@@ -388,11 +427,11 @@ def torch_function(ip: Core, short, args, kwargs, node, env) -> V:
         )
         both = (argv[1].marks | argv[2].marks) & N_MARKS
         risks = numeric_ops.where_hazards(ip, node, argv[0], env) if out.carries else EMPTY
-        return out.replace(
-            marks=out.marks | both,
-            risks=out.risks | risks,
-            facts=out.facts | (argv[1].facts & argv[2].facts & Fact.POSITIVE),
-        )
+        positive = argv[1].facts & argv[2].facts & Fact.POSITIVE
+        if argv[0].marks & Mark.ZMASK and numerics.positive_const(argv[1].const):
+            # `torch.where(n < 1e-6, 1, n)`: a positive value wherever n is (near) 0
+            positive, both = Fact.POSITIVE, both & ~numerics.RISKY
+        return out.replace(marks=out.marks | both, risks=out.risks | risks, facts=out.facts | positive)
     res = ip.tensor_result(
         flow_of(*argv),
         node,
@@ -401,6 +440,8 @@ def torch_function(ip: Core, short, args, kwargs, node, env) -> V:
         shape=op_shape(short, argv[0], argv[1:], kwargs) if argv else None,
     )
     res = numeric_ops.numeric(ip, short, argv, node, res, kwargs)
+    if short == "gather":
+        res = picked(res, argv[2] if len(argv) > 2 else kwargs.get("index"))
     if out_kw is not None:
         inplace_update(ip, out_kw, res, node, node, op=short, target_node=None)
     return res
@@ -446,7 +487,9 @@ def factory(ip: Core, short, argv, kwargs, node) -> V:
         site=node,
         shape=shape,
         facts=Fact.NOGRAD | (Fact.POSITIVE if _positive_factory(short, argv, kwargs) else 0),
-        marks=Mark.CAUSAL if short in T.MASK_BUILDERS else 0,
+        marks=(Mark.CAUSAL if short in T.MASK_BUILDERS else 0)
+        | (Mark.RANGE if short == "arange" else 0)
+        | (flow_of(data).marks & Mark.SAMPLED if data else 0),
     )
 
 
@@ -507,22 +550,51 @@ def negate(ip: Core, v: V, node) -> V:
     return numeric_ops.numeric(ip, "neg", (v,), node, ip.tensor_result(flow_of(v), node, op="neg"))
 
 
-def getitem(ip: Core, recv: V, key, node) -> V:
+def getitem(ip: Core, recv: V, key, node, index: V | None = None) -> V:
     """`x[i]`, `x[:, 0]`: a view of the tensor (`key` is the constant index, or "slice")."""
-    return numeric_ops.numeric(
+    out = numeric_ops.numeric(
         ip, "getitem", (recv,), node, ip.tensor_result(flow_of(recv), node, alias=recv, shape=S.index(recv.shape, key))
     )
+    return picked(out, index)
+
+
+def picked(out: V, index: V | None) -> V:
+    """`probs[a]`, `probs.gather(1, a)` at actions drawn from that policy: each picked category had
+    probability > 0 when it was drawn, so its probability is not the one that underflows to 0."""
+    if index is None or not index.marks & Mark.SAMPLED or not out.marks & (Mark.PROB | Mark.SIGM):
+        return out
+    return out.replace(marks=out.marks & ~(Mark.PROB | Mark.SIGM | Mark.ZERO), facts=out.facts | Fact.POSITIVE)
+
+
+_MODULE_ONLY = frozenset(("parameters", "named_parameters", "zero_grad"))
+
+
+def unseen_module_method(ip: Core, name, node) -> V:
+    """`.parameters()` / `.zero_grad()` of a module the engine cannot see: parameters it cannot
+    name (no param group built from them is known exactly), gradients cleared it cannot name."""
+    if name == "zero_grad":
+        ip.event(EventKind.ZERO_GRAD, node, None, detail="unseen")
+        return NONE
+    return V(Kind.PARAMS, frozenset((PIter(EMPTY, exact=False, named=name == "named_parameters"),)), site=node)
 
 
 def unseen_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
     """A tensor method called on a value the engine did not see being made (`batch.to(device)`,
     `out.detach()` of a library's output)."""
+    if name in _MODULE_ONLY and not recv.objs:
+        return unseen_module_method(ip, name, node)
     if name == "backward" and not args and (recv.k & Kind.TENSOR or recv.carries or recv.cuts):
         return tensor_method(ip, recv, name, args, kwargs, node, None)
     if name in T.TO_PYTHON:
-        return R.scalar_cut(ip, recv, node, f".{name}()") if recv.carries else V(Kind.NUMBER, cuts=recv.cuts)
+        if recv.carries:
+            return R.scalar_cut(ip, recv, node, f".{name}()")
+        return V(Kind.NUMBER, cuts=recv.cuts, marks=recv.marks & Mark.SAMPLED)
     if name in ("detach",) and (recv.carries or recv.k & Kind.TENSOR):
         return tensor_method(ip, recv, name, args, kwargs, node, None)
+    if name == "sample" and not recv.objs:
+        # a draw from a distribution the engine does not model (`Categorical(probs).sample()`)
+        out = ip.opaque_call(None, args, kwargs, node, extra=recv, outside=True, record=None)
+        return out.replace(marks=out.marks | Mark.SAMPLED)
     return None
 
 
