@@ -63,7 +63,7 @@ def load_config(args):
         return None
     cfg = cfg.merged(select=args.select, ignore=args.ignore, extend_select=args.extend_select)
     if args.no_respect_gitignore:
-        from dataclasses import replace
+        from ..source.prebuilt import replace
 
         cfg = replace(cfg, respect_gitignore=False)
     return cfg

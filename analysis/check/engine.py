@@ -14,7 +14,6 @@ import gc
 import os
 import sys
 import time
-from dataclasses import dataclass, field, replace
 
 from ..interp.budget import Gap, Gaps
 from ..interp.frames import BUDGET
@@ -29,6 +28,7 @@ from ..rules import RULES
 from ..rules.base import RuleContext
 from ..source.depth import MAX_EXPR_DEPTH, limit_depth
 from ..source.notebook import Notebook, is_notebook, read_notebook
+from ..source.prebuilt import dataclass, field, replace
 from ..source.program import ParseError, Program, SourceFile, read_text
 from .config import Config
 from .suppression import suppressed

@@ -10,9 +10,8 @@ kinds:  parse      a file (or some statements of it) does not parse: exit 1, lik
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 from ..source.notebook import Cell, Locator
+from ..source.prebuilt import dataclass, replace
 
 EXIT_2_KINDS = ("read", "missing", "internal", "write")
 

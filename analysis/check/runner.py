@@ -8,13 +8,11 @@ check keeps findings, the audit the training-step model and the texts too), so t
 
 from __future__ import annotations
 
-import concurrent.futures
 import os
 import sys
-import traceback
-from dataclasses import dataclass, field
 
 from ..source.notebook import Locator
+from ..source.prebuilt import dataclass, field
 
 
 def keep_findings(path: str, result):
@@ -78,6 +76,8 @@ def analyze_chunk(paths, config, roots, bar=None, time_budget=None, python=None,
                 analysed += 1
                 kept.append((path, keep(path, r)))
         except Exception as exc:  # an engine bug must not hide the other files' results
+            import traceback
+
             last = traceback.format_exception_only(type(exc), exc)[-1].strip()
             problems.append(Problem.internal(path, last, traceback.format_exc(limit=6)))
         if bar is not None:
@@ -98,6 +98,8 @@ def analyze_paths(
     workers = jobs or min(os.cpu_count() or 1, 8)
     kept, analysed, notebooks, uses = [], 0, {}, []
     if workers > 1 and len(files) >= 16:
+        import concurrent.futures  # worker processes: not loaded by a check of a few files
+
         chunks = [c for c in (files[i :: workers * 4] for i in range(workers * 4)) if c]
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
             futures = {

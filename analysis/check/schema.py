@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass
+
+from ..source.prebuilt import dataclass
 
 SEVERITIES = ("error", "warning", "information", "hint")
 CONFIDENCES = ("confirmed", "suspicious")

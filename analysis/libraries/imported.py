@@ -12,8 +12,8 @@ from __future__ import annotations
 import ast
 import os
 import sys
-from dataclasses import dataclass
 
+from ..source.prebuilt import dataclass
 from ..source.program import holds_python
 from .environment import PythonEnv
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass
 
 from ..ops import torch_api as T
+from ..source.prebuilt import dataclass
 
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__", "typing_extensions"}
 # Packages whose calls never build a model and that the engine knows by name already.

@@ -15,13 +15,13 @@ import ast
 import importlib.util
 import os
 import re
-from dataclasses import dataclass, replace
 
 from .. import __version__
 from ..model.model import EventKind, ProgramModel, Step
 from ..ops import torch_api as T
 from ..report.summary import unique_steps
 from ..source.notebook import Locator, is_notebook
+from ..source.prebuilt import dataclass, replace
 
 LOSS_LEAVES = "<loss leaves>"  # run_script: the leaf tensors of the loss's own graph
 _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_0-9]\w*)*$")

@@ -30,11 +30,10 @@ the JSON text itself, replacing only the `source` values of the cells that chang
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
-from dataclasses import dataclass
 
+from .prebuilt import dataclass
 from .program import ParseError, parse_source, split_lines
 
 SUFFIX = ".ipynb"
@@ -540,6 +539,8 @@ def _render_source(old: str, new: str, ascii_only: bool) -> str:
     tail = old[elements[-1][1] :]
     sep = old[elements[0][1] : elements[1][0]] if len(elements) > 1 else ",\n" + _indent_of(old, elements[0][0])
     out = []
+    import difflib  # only when fixes are written back into a notebook
+
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=values, b=new_lines, autojunk=False).get_opcodes():
         if tag == "equal":
             out += raws[i1:i2]

@@ -13,11 +13,9 @@ import gc
 import io
 import os
 import re
-import tempfile
-import tokenize
 import warnings
-from dataclasses import dataclass, field
 
+from .prebuilt import dataclass, field
 from .recovery import parse_error_position, recover
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
@@ -168,7 +166,7 @@ def read_source(path: str) -> tuple[str, str]:
 
 def decode_source(path: str, data: bytes) -> tuple[str, str]:
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        encoding = _encoding(data)
     except SyntaxError as exc:  # an unknown encoding in the cookie, or a cookie contradicting the BOM
         head = data.split(b"\n", 2)[:2]
         line = next((i + 1 for i, text in enumerate(head) if b"coding" in text), 1)
@@ -188,6 +186,19 @@ def decode_source(path: str, data: bytes) -> tuple[str, str]:
         raise ParseError(path, 1, 1, f"unknown encoding: {encoding}") from None
 
 
+def _encoding(data: bytes) -> str:
+    """The encoding `tokenize.detect_encoding` finds; without a BOM or a coding cookie in the first
+    two lines that is utf-8, known without importing tokenize (most files)."""
+    first = data.find(b"\n")
+    second = data.find(b"\n", first + 1) if first >= 0 else -1
+    head = data[: second if second >= 0 else len(data)]
+    if head.isascii() and b"coding" not in head:
+        return "utf-8"
+    import tokenize
+
+    return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+
+
 def read_text(path: str) -> str:
     return read_source(path)[0]
 
@@ -205,6 +216,8 @@ def write_source(path: str, text: str, encoding: str):
     if st is not None and not st.st_mode & 0o222:
         # replacing the file would succeed (the folder is writable) but ignore what its mode says
         raise PermissionError(errno.EACCES, "Permission denied (the file is read-only)", path)
+    import tempfile  # only when fixes are written
+
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".gradaudit", dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
