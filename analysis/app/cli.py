@@ -213,12 +213,12 @@ class Checked:
 
 def check_paths(paths, config, jobs=0, progress=False, time_budget=None, python=None, cache=True) -> Checked:
     """The CLI's core, reusable by tools."""
-    from ..check.engine import _resolve_overlaps
+    from ..check.overlaps import resolve_overlaps
     from ..check.runner import analyze_paths
     from ..model.findings import Finding
 
     run = analyze_paths(paths, config, jobs, progress, time_budget, python, cache)
-    findings = sorted(_resolve_overlaps([f for fs in run.kept for f in fs]), key=Finding.sort_key)
+    findings = sorted(resolve_overlaps([f for fs in run.kept for f in fs], run.supersedes), key=Finding.sort_key)
     return Checked(findings, run.problems, run.files, run.analysed, run.notebooks, run.libraries)
 
 

@@ -26,7 +26,11 @@ def add_engine_arguments(c):
         "models (default: [tool.gradaudit] python, else the active virtualenv, the project's .venv or "
         "venv, the active conda env, else the interpreter running gradaudit)",
     )
-    c.add_argument("--no-cache", action="store_true", help="do not read or write the cache of library summaries")
+    c.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="do not read or write the caches (library summaries, the results of earlier checks)",
+    )
 
 
 def time_budget(args) -> float | None:

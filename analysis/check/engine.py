@@ -22,7 +22,7 @@ from ..libraries.environment import PythonEnv, find_env
 from ..libraries.imported import LibraryUse, library_use
 from ..libraries.register import semantics
 from ..model.build import Builder
-from ..model.findings import CONFIRMED, Finding, Related
+from ..model.findings import Finding, Related
 from ..model.model import ProgramModel, Span
 from ..rules import RULES
 from ..rules.base import RuleContext
@@ -31,13 +31,14 @@ from ..source.notebook import Notebook, is_notebook, read_notebook
 from ..source.prebuilt import dataclass, field, replace
 from ..source.program import ParseError, Program, SourceFile, read_text
 from .config import Config
+from .overlaps import resolve_overlaps, rule_supersedes
 from .suppression import suppressed
 
 RECURSION_LIMIT = 4000
 BATCH_COLLECT = 64
 
 # When two rules report one defect, the more specific one stays (each rule's `supersedes`).
-_SUPERSEDES = {r.code: r.supersedes for r in RULES if r.supersedes}
+_SUPERSEDES = rule_supersedes()
 
 
 class _JediImports:
@@ -66,6 +67,7 @@ class Result:
     # maps them back to cells
     notebook: Notebook | None = None
     libraries: LibraryUse | None = None  # the environment read, the imported libraries found there or not
+    timed_out: bool = False  # the time budget stopped it (what was reached depends on the machine's speed)
 
     @property
     def problems(self) -> list:
@@ -256,7 +258,9 @@ class Analyzer:
         files[sf.path] = sf
         findings = run_rules(model, files, self.config)
         libraries = library_use(env, files.values(), program)
-        return Result(path, findings, model, None, files, sf.broken, gap, libraries=libraries)
+        return Result(
+            path, findings, model, None, files, sf.broken, gap, libraries=libraries, timed_out=interp.st.gaps.stopped
+        )
 
 
 def _too_deep(sf: SourceFile, interp) -> Gap:
@@ -332,25 +336,4 @@ def _rule_name(code):
 
 
 def _resolve_overlaps(found: list[Finding]) -> list[Finding]:
-    # one finding per (code, anchor): keep confirmed over suspicious, merge parameters
-    by_key: dict = {}
-    for f in found:
-        key = (f.code, f.span.path, f.span.line, f.span.col)
-        prev = by_key.get(key)
-        if prev is None:
-            by_key[key] = f
-        else:
-            best = prev if (prev.confidence == CONFIRMED or f.confidence != CONFIRMED) else f
-            params = tuple(sorted(set(prev.params) | set(f.params)))
-            by_key[key] = replace(best, params=params)
-    found = list(by_key.values())
-    lines = {}
-    for f in found:
-        lines.setdefault((f.span.path, f.span.line), set()).add(f.code)
-    out = []
-    for f in found:
-        codes = lines[(f.span.path, f.span.line)]
-        if any(f.code in _SUPERSEDES.get(c, ()) for c in codes if c != f.code):
-            continue
-        out.append(f)
-    return out
+    return resolve_overlaps(found, _SUPERSEDES)

@@ -205,17 +205,15 @@ def _prefix_of(p: str) -> str:
 
 
 def site_dirs_of(prefix: str) -> list:
-    import glob  # once per environment
-
     found = []
-    for pattern in (
-        "lib/python3*/site-packages",
-        "lib64/python3*/site-packages",
-        "Lib/site-packages",
-        "lib/site-packages",
-        "lib/python3*/dist-packages",
+    for lib, versioned, leaf in (
+        ("lib", True, "site-packages"),
+        ("lib64", True, "site-packages"),
+        ("Lib", False, "site-packages"),
+        ("lib", False, "site-packages"),
+        ("lib", True, "dist-packages"),
     ):
-        found.extend(sorted(glob.glob(os.path.join(glob.escape(prefix), pattern)), reverse=True))
+        found.extend(sorted(_matching(prefix, lib, versioned, leaf), reverse=True))
     cfg = os.path.join(prefix, "pyvenv.cfg")
     if os.path.isfile(cfg) and _system_site(cfg):
         home = _cfg_value(cfg, "home")
@@ -226,6 +224,26 @@ def site_dirs_of(prefix: str) -> list:
         out.append(os.path.abspath(d))
         out.extend(_pth_paths(d))
     return _dedupe(out)
+
+
+def _matching(prefix: str, lib: str, versioned: bool, leaf: str) -> list:
+    """The folders `prefix/lib/python3*/leaf` (`versioned`) or `prefix/lib/leaf` that exist: what
+    glob would list, without glob (its pattern compilation costs start-up time)."""
+    base = os.path.join(prefix, lib)
+    if not versioned:
+        path = os.path.join(base, leaf)
+        return [path] if os.path.isdir(path) else []
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        if name.startswith("python3") and not name.startswith("."):
+            path = os.path.join(base, name, leaf)
+            if os.path.isdir(path):
+                out.append(path)
+    return out
 
 
 def _system_site(cfg: str) -> bool:

@@ -74,7 +74,7 @@ def _analysis_check_config_Config(_d, _f):
 
 
 def _analysis_check_engine_Result(_d, _f):
-    def __init__(self, path, findings=MISSING, model=_d[0], error=_d[1], files=MISSING, broken=_d[2], gap=_d[3], notebook=_d[4], libraries=_d[5]):
+    def __init__(self, path, findings=MISSING, model=_d[0], error=_d[1], files=MISSING, broken=_d[2], gap=_d[3], notebook=_d[4], libraries=_d[5], timed_out=_d[6]):
         self.path = path
         if findings is MISSING:
             findings = _f[0]()
@@ -88,11 +88,12 @@ def _analysis_check_engine_Result(_d, _f):
         self.gap = gap
         self.notebook = notebook
         self.libraries = libraries
+        self.timed_out = timed_out
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(path={self.path!r}, findings={self.findings!r}, model={self.model!r}, error={self.error!r}, files={self.files!r}, broken={self.broken!r}, gap={self.gap!r}, notebook={self.notebook!r}, libraries={self.libraries!r})"
+        return f"{self.__class__.__qualname__}(path={self.path!r}, findings={self.findings!r}, model={self.model!r}, error={self.error!r}, files={self.files!r}, broken={self.broken!r}, gap={self.gap!r}, notebook={self.notebook!r}, libraries={self.libraries!r}, timed_out={self.timed_out!r})"
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.path,self.findings,self.model,self.error,self.files,self.broken,self.gap,self.notebook,self.libraries,) == (other.path,other.findings,other.model,other.error,other.files,other.broken,other.gap,other.notebook,other.libraries,)
+            return (self.path,self.findings,self.model,self.error,self.files,self.broken,self.gap,self.notebook,self.libraries,self.timed_out,) == (other.path,other.findings,other.model,other.error,other.files,other.broken,other.gap,other.notebook,other.libraries,other.timed_out,)
         return NotImplemented
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': None}
 
@@ -183,7 +184,7 @@ def _analysis_check_problems_Problem(_d, _f):
 
 
 def _analysis_check_runner_Analysed(_d, _f):
-    def __init__(self, files, kept, problems, analysed, notebooks=MISSING, libraries=MISSING):
+    def __init__(self, files, kept, problems, analysed, notebooks=MISSING, libraries=MISSING, supersedes=MISSING):
         self.files = files
         self.kept = kept
         self.problems = problems
@@ -194,11 +195,14 @@ def _analysis_check_runner_Analysed(_d, _f):
         if libraries is MISSING:
             libraries = _f[1]()
         self.libraries = libraries
+        if supersedes is MISSING:
+            supersedes = _f[2]()
+        self.supersedes = supersedes
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(files={self.files!r}, kept={self.kept!r}, problems={self.problems!r}, analysed={self.analysed!r}, notebooks={self.notebooks!r}, libraries={self.libraries!r})"
+        return f"{self.__class__.__qualname__}(files={self.files!r}, kept={self.kept!r}, problems={self.problems!r}, analysed={self.analysed!r}, notebooks={self.notebooks!r}, libraries={self.libraries!r}, supersedes={self.supersedes!r})"
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.files,self.kept,self.problems,self.analysed,self.notebooks,self.libraries,) == (other.files,other.kept,other.problems,other.analysed,other.notebooks,other.libraries,)
+            return (self.files,self.kept,self.problems,self.analysed,self.notebooks,self.libraries,self.supersedes,) == (other.files,other.kept,other.problems,other.analysed,other.notebooks,other.libraries,other.supersedes,)
         return NotImplemented
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': None}
 
@@ -1993,12 +1997,12 @@ def _analysis_source_span_Span(_d, _f):
 CLASSES = {
     'gradaudit.analysis.app.cli.Checked': ((False, False, True, False, False, (('findings', '', True, True, None), ('problems', '', True, True, None), ('files', '', True, True, None), ('analysed', '', True, True, None), ('notebooks', 'f', True, True, None), ('libraries', 'f', True, True, None))), _analysis_app_cli_Checked),
     'gradaudit.analysis.check.config.Config': ((True, False, True, False, False, (('select', 'd', True, True, None), ('ignore', 'd', True, True, None), ('per_file_ignores', 'd', True, True, None), ('exclude', 'd', True, True, None), ('root', 'd', True, True, None), ('severity', 'f', True, False, False), ('respect_gitignore', 'd', True, True, None), ('source', 'd', True, True, None), ('python', 'd', True, True, None))), _analysis_check_config_Config),
-    'gradaudit.analysis.check.engine.Result': ((False, False, True, False, False, (('path', '', True, True, None), ('findings', 'f', True, True, None), ('model', 'd', True, True, None), ('error', 'd', True, True, None), ('files', 'f', True, True, None), ('broken', 'd', True, True, None), ('gap', 'd', True, True, None), ('notebook', 'd', True, True, None), ('libraries', 'd', True, True, None))), _analysis_check_engine_Result),
+    'gradaudit.analysis.check.engine.Result': ((False, False, True, False, False, (('path', '', True, True, None), ('findings', 'f', True, True, None), ('model', 'd', True, True, None), ('error', 'd', True, True, None), ('files', 'f', True, True, None), ('broken', 'd', True, True, None), ('gap', 'd', True, True, None), ('notebook', 'd', True, True, None), ('libraries', 'd', True, True, None), ('timed_out', 'd', True, True, None))), _analysis_check_engine_Result),
     'gradaudit.analysis.check.gitignore.Pattern': ((True, False, True, False, False, (('regex', '', True, True, None), ('negated', '', True, True, None), ('dir_only', '', True, True, None))), _analysis_check_gitignore_Pattern),
     'gradaudit.analysis.check.notebook_fixes.CellChange': ((True, False, True, False, False, (('index', '', True, True, None), ('before', '', True, True, None), ('after', '', True, True, None))), _analysis_check_notebook_fixes_CellChange),
     'gradaudit.analysis.check.notebook_fixes.NotebookFix': ((True, False, True, False, False, (('text', '', True, True, None), ('applied', '', True, True, None), ('changes', '', True, True, None))), _analysis_check_notebook_fixes_NotebookFix),
     'gradaudit.analysis.check.problems.Problem': ((True, False, True, False, False, (('kind', '', True, True, None), ('path', '', True, True, None), ('message', '', True, True, None), ('line', 'd', True, True, None), ('col', 'd', True, True, None), ('not_reached', 'd', True, True, None), ('detail', 'd', True, True, None), ('cell', 'd', True, True, None))), _analysis_check_problems_Problem),
-    'gradaudit.analysis.check.runner.Analysed': ((False, False, True, False, False, (('files', '', True, True, None), ('kept', '', True, True, None), ('problems', '', True, True, None), ('analysed', '', True, True, None), ('notebooks', 'f', True, True, None), ('libraries', 'f', True, True, None))), _analysis_check_runner_Analysed),
+    'gradaudit.analysis.check.runner.Analysed': ((False, False, True, False, False, (('files', '', True, True, None), ('kept', '', True, True, None), ('problems', '', True, True, None), ('analysed', '', True, True, None), ('notebooks', 'f', True, True, None), ('libraries', 'f', True, True, None), ('supersedes', 'f', True, True, None))), _analysis_check_runner_Analysed),
     'gradaudit.analysis.check.schema.Key': ((True, False, True, False, False, (('name', '', True, True, None), ('kind', '', True, True, None), ('default', '', True, True, None), ('doc', '', True, True, None), ('example', 'd', True, True, None))), _analysis_check_schema_Key),
     'gradaudit.analysis.check.schema.Problem': ((True, False, True, False, False, (('source', '', True, True, None), ('section', '', True, True, None), ('key', '', True, True, None), ('message', '', True, True, None), ('kind', 'd', True, True, None))), _analysis_check_schema_Problem),
     'gradaudit.analysis.interp.budget.Gap': ((True, False, True, False, False, (('reason', '', True, True, None), ('first', '', True, True, None), ('count', '', True, True, None), ('what', 'd', True, True, None))), _analysis_interp_budget_Gap),

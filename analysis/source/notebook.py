@@ -31,8 +31,8 @@ the JSON text itself, replacing only the `source` values of the cells that chang
 from __future__ import annotations
 
 import json
-import re
 
+from .patterns import Lazy
 from .prebuilt import dataclass
 from .program import ParseError, parse_source, split_lines
 
@@ -253,11 +253,11 @@ def _shifted(e: ParseError, path: str, first: int, region) -> ParseError:
 
 
 _CELL_FILENAME = "<notebook cell>"
-_CELL_MAGIC = re.compile(r"%%(\w+)")
-_SHELL_OR_MAGIC = re.compile(r"(\s*)(?:!|%)")
-_ASSIGN_FROM = re.compile(r"(\s*)([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[!%]")
-_HELP = re.compile(r"(\s*)(?:\?{1,2}[\w.*\[\]]+|[\w.*\[\]()]+\?{1,2})\s*$")
-_LINE_MAGIC = re.compile(r"%(\w+)")
+_CELL_MAGIC = Lazy(r"%%(\w+)")
+_SHELL_OR_MAGIC = Lazy(r"(\s*)(?:!|%)")
+_ASSIGN_FROM = Lazy(r"(\s*)([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[!%]")
+_HELP = Lazy(r"(\s*)(?:\?{1,2}[\w.*\[\]]+|[\w.*\[\]()]+\?{1,2})\s*$")
+_LINE_MAGIC = Lazy(r"%(\w+)")
 
 
 def neutralise(lines: list[str]) -> tuple[list[str], list[tuple]]:

@@ -251,6 +251,7 @@ class Program:
         self.overlays = dict(overlays or {})  # abspath -> source (unsaved editor buffers)
         self._files: dict[str, SourceFile | None] = {}
         self._resolved: dict[tuple, str | None] = {}
+        self._importers: dict[str, list] = {}  # importing file -> its keys in _resolved (own resolver)
         self._roots: dict[str, list] = {}
         self._texts: dict[str, str] = {}
         # parsed modules shared between analyses (the language server's worker): reused while the
@@ -452,13 +453,40 @@ class Program:
         if result == sf.abspath:
             result = None
         self._resolved[key] = result
+        self._importers.setdefault(key[0], []).append(key)
         return result
 
     def submodule(self, package_file: str, name: str) -> str | None:
         """`from pkg import mod` where mod is a module of the package."""
         if not package_file.endswith("__init__.py"):
             return None
-        return _find(os.path.dirname(package_file), [name])
+        key = ("sub", package_file, name)
+        if key not in self._resolved:  # kept, like imports, for the result cache to check again
+            self._resolved[key] = _find(os.path.dirname(package_file), [name])
+            self._importers.setdefault(package_file, []).append(key)
+        return self._resolved[key]
+
+    def resolutions(self, importers) -> list:
+        """The imports resolved for files of `importers` (absolute paths), as (key, result): what an
+        analysis of them found, or did not find, among the project's files."""
+        return [(k, self._resolved[k]) for a in sorted(importers) for k in self._importers.get(a, ())]
+
+    def resolve_again(self, key) -> str | None:
+        """The answer `resolutions` recorded for `key`, looked up again now (nothing cached)."""
+        if key[0] == "sub":
+            return _find(os.path.dirname(key[1]), [key[2]])
+        abspath, module, level = key
+        self._resolved.pop(key, None)
+        return self.resolve(_Importer(abspath), module, level)
+
+
+class _Importer:
+    """What `Program.resolve` reads of an importing file: its path."""
+
+    __slots__ = ("abspath",)
+
+    def __init__(self, abspath: str):
+        self.abspath = abspath
 
 
 def _find(base: str, parts: list[str]) -> str | None:
