@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import difflib
-import json
 import sys
-from dataclasses import dataclass, field
 
 from .. import __version__
+from ..source.prebuilt import dataclass, field
 from .common import (
     EXIT_CLEAN,
     EXIT_ERROR,
@@ -21,13 +19,20 @@ from .common import (
     time_budget,
 )
 
+COMMANDS = ("check", "rule", "rules", "probe", "audit", "server")
 
-def _parser() -> argparse.ArgumentParser:
+
+def _parser(command: str | None = "*") -> argparse.ArgumentParser:
+    """The command line's parser. Only `command`'s own arguments are added ("*": every command's):
+    the others' would import what that command alone needs (the probe's and the server's)."""
     ap = argparse.ArgumentParser(
         prog="gradaudit", description="Find where gradient flow is broken in PyTorch training code, statically."
     )
     ap.add_argument("--version", action="version", version=f"gradaudit {__version__}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+
+    def wanted(name):
+        return command == "*" or command == name
 
     c = sub.add_parser(
         "check",
@@ -36,6 +41,43 @@ def _parser() -> argparse.ArgumentParser:
         "walked recursively, skipping virtualenvs, build folders, .git and what .gitignore "
         "files ignore).",
     )
+    if wanted("check"):
+        _check_arguments(c)
+    r = sub.add_parser("rule", help="print a rule's documentation")
+    if wanted("rule"):
+        r.add_argument("rule", metavar="CODE_OR_NAME")
+    rs = sub.add_parser("rules", help="list all rules")
+    if wanted("rules"):
+        rs.add_argument("--format", choices=("text", "json"), default="text")
+    probe = sub.add_parser(
+        "probe",
+        help="write a pytest gradient-flow test for a training script",
+        description="Write a pytest file that runs each training step of PATH "
+        "under gradaudit.probe and checks gradient flow.",
+    )
+    if wanted("probe"):
+        from ..report.gradflow import add_arguments as add_probe_arguments
+
+        add_probe_arguments(probe)
+    audit = sub.add_parser(
+        "audit",
+        help="write the audit report of the training steps under PATH",
+        description="One report for the training steps under PATH: the graph, "
+        "findings, minimal corrections, verification, valid look-alikes.",
+    )
+    if wanted("audit"):
+        from .audit import add_arguments as add_audit_arguments
+
+        add_audit_arguments(audit)
+    server = sub.add_parser("server", help="run the language server (stdio)")
+    if wanted("server"):
+        from gradaudit.server.__main__ import add_arguments  # argparse only: pygls loads when the server runs
+
+        add_arguments(server)
+    return ap
+
+
+def _check_arguments(c) -> None:
     c.add_argument("paths", nargs="*", default=["."], metavar="PATH")
     c.add_argument("--format", choices=("text", "json", "sarif", "github"), default="text")
     c.add_argument(
@@ -63,41 +105,10 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("-j", "--jobs", type=int, default=0, metavar="N", help="worker processes (default: auto)")
     add_engine_arguments(c)
 
-    r = sub.add_parser("rule", help="print a rule's documentation")
-    r.add_argument("rule", metavar="CODE_OR_NAME")
-    rs = sub.add_parser("rules", help="list all rules")
-    rs.add_argument("--format", choices=("text", "json"), default="text")
-
-    from ..report.gradflow import add_arguments as add_probe_arguments
-
-    add_probe_arguments(
-        sub.add_parser(
-            "probe",
-            help="write a pytest gradient-flow test for a training script",
-            description="Write a pytest file that runs each training step of PATH "
-            "under gradaudit.probe and checks gradient flow.",
-        )
-    )
-    from .audit import add_arguments as add_audit_arguments
-
-    add_audit_arguments(
-        sub.add_parser(
-            "audit",
-            help="write the audit report of the training steps under PATH",
-            description="One report for the training steps under PATH: the graph, "
-            "findings, minimal corrections, verification, valid look-alikes.",
-        )
-    )
-
-    from gradaudit.server.__main__ import add_arguments  # argparse only: pygls loads when the server runs
-
-    add_arguments(sub.add_parser("server", help="run the language server (stdio)"))
-    return ap
-
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    ap = _parser()
+    ap = _parser(next((a for a in argv if not a.startswith("-")), None))
     if not argv:
         ap.print_help()
         return EXIT_ERROR
@@ -152,6 +163,8 @@ def cmd_rules(args) -> int:
     from ..rules import RULES
 
     if args.format == "json":
+        import json
+
         print(
             json.dumps(
                 [
@@ -201,12 +214,12 @@ class Checked:
 
 def check_paths(paths, config, jobs=0, progress=False, time_budget=None, python=None, cache=True) -> Checked:
     """The CLI's core, reusable by tools."""
-    from ..check.engine import _resolve_overlaps
+    from ..check.overlaps import resolve_overlaps
     from ..check.runner import analyze_paths
     from ..model.findings import Finding
 
     run = analyze_paths(paths, config, jobs, progress, time_budget, python, cache)
-    findings = sorted(_resolve_overlaps([f for fs in run.kept for f in fs]), key=Finding.sort_key)
+    findings = sorted(resolve_overlaps([f for fs in run.kept for f in fs], run.supersedes), key=Finding.sort_key)
     return Checked(findings, run.problems, run.files, run.analysed, run.notebooks, run.libraries, run.coverage)
 
 
@@ -244,6 +257,8 @@ def _report(args, checked: Checked, problems) -> int:
 
 
 def _do_fixes(args, checked: Checked, config, budget) -> int:
+    import difflib
+
     from ..check.problems import Problem
     from ..rules.fixes import fix_source
     from ..source.program import ParseError, read_source, write_source

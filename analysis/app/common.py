@@ -21,7 +21,11 @@ def add_engine_arguments(c):
         "models (default: [tool.gradaudit] python, else the active virtualenv, the project's .venv or "
         "venv, the active conda env, else the interpreter running gradaudit)",
     )
-    c.add_argument("--no-cache", action="store_true", help="do not read or write the cache of library summaries")
+    c.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="do not read or write the caches (library summaries, the results of earlier checks)",
+    )
 
 
 def time_budget(args, config=None) -> float | None:
@@ -62,7 +66,7 @@ def load_config(args):
         return None
     cfg = cfg.merged(select=args.select, ignore=args.ignore, extend_select=args.extend_select)
     if args.no_respect_gitignore:
-        from dataclasses import replace
+        from ..source.prebuilt import replace
 
         cfg = replace(cfg, respect_gitignore=False)
     return with_budget_flags(cfg, args)

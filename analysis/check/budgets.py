@@ -8,9 +8,9 @@ named in the `Gap` it leaves, and `advice` says which setting raises it.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass, fields, replace
 
 from ..interp.budget import TIME, Budgets, Gap
+from ..source.prebuilt import dataclass, replace
 
 TIME_BUDGET = 60.0  # seconds of interpretation per file on the command line; parsing is not interrupted
 
@@ -112,12 +112,12 @@ def setting(name: str) -> BudgetSetting | None:
 
 def budgets_from(values: dict, base: Budgets | None = None) -> Budgets:
     """Budgets from settings by key (`statement-budget`) or editor name (`statementBudget`)."""
-    out = {f.name: getattr(base or Budgets(), f.name) for f in fields(Budgets)}
+    out = {}
     for s in SETTINGS:
         for name in (s.key, s.editor):
             if values.get(name) is not None:
                 out[s.name] = int(values[name])
-    return Budgets(**out)
+    return replace(base or Budgets(), **out)
 
 
 def advice(gap: Gap | None, editor: bool = False) -> str:

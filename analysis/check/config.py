@@ -5,16 +5,10 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from dataclasses import dataclass, field, replace
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
-
 
 from ..interp.budget import Budgets
 from ..libraries.environment import check_python
+from ..source.prebuilt import dataclass, field, replace
 from .budgets import SETTINGS as BUDGET_SETTINGS
 from .budgets import TIME_SETTING, budgets_from
 from .schema import (
@@ -183,11 +177,28 @@ def _glob(rel: str, pattern: str) -> bool:
     return bool("/" not in pattern and fnmatch.fnmatch(rel.rsplit("/", 1)[-1], pattern))
 
 
+def _toml():
+    """The TOML reader, imported when a pyproject.toml mentions gradaudit (it costs more to import
+    than the rest of the configuration: a project without the table never loads it)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    return tomllib
+
+
 def _has_table(path: str) -> bool:
     try:
         with open(path, "rb") as fh:
-            return "gradaudit" in tomllib.load(fh).get("tool", {})
-    except (OSError, tomllib.TOMLDecodeError):
+            data = fh.read()
+    except OSError:
+        return True  # let load_config report the unreadable file
+    if b"gradaudit" not in data:
+        return False  # no [tool.gradaudit] table can be written without the name
+    tomllib = _toml()
+    try:
+        return "gradaudit" in tomllib.loads(data.decode("utf-8")).get("tool", {})
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         return True  # let load_config report the broken file
 
 
@@ -212,6 +223,7 @@ def read_config(start: str = ".", explicit: str | None = None) -> tuple[Config, 
     if path is None:
         return Config(root=os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")), []
     root = os.path.dirname(os.path.abspath(path))
+    tomllib = _toml()
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)

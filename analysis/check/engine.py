@@ -14,7 +14,6 @@ import gc
 import os
 import sys
 import time
-from dataclasses import dataclass, field, replace
 
 from ..interp.budget import Gap, Gaps
 from ..interp.interpreter import Interpreter
@@ -23,22 +22,24 @@ from ..libraries.imported import LibraryUse, library_use
 from ..libraries.register import semantics
 from ..model import coverage
 from ..model.build import Builder
-from ..model.findings import CONFIRMED, Finding, Related
+from ..model.findings import Finding, Related
 from ..model.model import ProgramModel, Span
 from ..rules import RULES
 from ..rules.base import RuleContext
 from ..rules.premises import establish
 from ..source.depth import MAX_EXPR_DEPTH, limit_depth
 from ..source.notebook import Notebook, is_notebook, read_notebook
+from ..source.prebuilt import dataclass, field, replace
 from ..source.program import ParseError, Program, SourceFile, read_text
 from .config import Config
+from .overlaps import resolve_overlaps, rule_supersedes
 from .suppression import suppressed
 
 RECURSION_LIMIT = 4000
 BATCH_COLLECT = 64
 
 # When two rules report one defect, the more specific one stays (each rule's `supersedes`).
-_SUPERSEDES = {r.code: r.supersedes for r in RULES if r.supersedes}
+_SUPERSEDES = rule_supersedes()
 
 
 class _JediImports:
@@ -67,6 +68,7 @@ class Result:
     # maps them back to cells
     notebook: Notebook | None = None
     libraries: LibraryUse | None = None  # the environment read, the imported libraries found there or not
+    timed_out: bool = False  # the time budget stopped it (what was reached depends on the machine's speed)
 
     @property
     def coverage(self) -> list:
@@ -264,7 +266,9 @@ class Analyzer:
         # what of each training step was understood, and why not (for every output; the rules do not read it)
         model = coverage.judge(model, files, gaps, libraries)
         findings = run_rules(model, files, self.config)
-        return Result(path, findings, model, None, files, sf.broken, gap, libraries=libraries)
+        return Result(
+            path, findings, model, None, files, sf.broken, gap, libraries=libraries, timed_out=interp.st.gaps.stopped
+        )
 
 
 def _too_deep(sf: SourceFile, interp) -> Gap:
@@ -341,25 +345,4 @@ def _rule_name(code):
 
 
 def _resolve_overlaps(found: list[Finding]) -> list[Finding]:
-    # one finding per (code, anchor): keep confirmed over suspicious, merge parameters
-    by_key: dict = {}
-    for f in found:
-        key = (f.code, f.span.path, f.span.line, f.span.col)
-        prev = by_key.get(key)
-        if prev is None:
-            by_key[key] = f
-        else:
-            best = prev if (prev.confidence == CONFIRMED or f.confidence != CONFIRMED) else f
-            params = tuple(sorted(set(prev.params) | set(f.params)))
-            by_key[key] = replace(best, params=params)
-    found = list(by_key.values())
-    lines: dict[tuple[str, int], set[str]] = {}
-    for f in found:
-        lines.setdefault((f.span.path, f.span.line), set()).add(f.code)
-    out = []
-    for f in found:
-        codes = lines[(f.span.path, f.span.line)]
-        if any(f.code in _SUPERSEDES.get(c, ()) for c in codes if c != f.code):
-            continue
-        out.append(f)
-    return out
+    return resolve_overlaps(found, _SUPERSEDES)

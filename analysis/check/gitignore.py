@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+
+from ..source.prebuilt import dataclass
 
 
 @dataclass(frozen=True)

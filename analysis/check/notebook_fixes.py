@@ -4,10 +4,10 @@ they fall in and written back into the .ipynb text, every other byte left as it 
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 
 from ..rules.fixes import apply_edits, fix_source
 from ..source.notebook import Notebook, build, write_back
+from ..source.prebuilt import dataclass
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ kinds:  parse      a file (or some statements of it) does not parse: exit 1, lik
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
 from typing import Any
 
 from ..source.notebook import Cell, Locator
+from ..source.prebuilt import dataclass, replace
 from .budgets import advice
 
 EXIT_2_KINDS = ("read", "missing", "internal", "write")

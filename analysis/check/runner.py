@@ -9,13 +9,11 @@ check keeps findings, the audit the training-step model and the texts too), so t
 
 from __future__ import annotations
 
-import concurrent.futures
 import os
 import sys
-import traceback
-from dataclasses import dataclass, field
 
 from ..source.notebook import Locator
+from ..source.prebuilt import dataclass, field
 
 
 def keep_findings(path: str, result):
@@ -31,6 +29,7 @@ class Analysed:
     notebooks: dict = field(default_factory=dict)  # path -> notebook.Notebook: the way back to cells
     libraries: list = field(default_factory=list)  # imported.LibraryUse, one per environment read
     coverage: list = field(default_factory=list)  # coverage.StepCoverage, one per training step found
+    supersedes: dict = field(default_factory=dict)  # the rules' `supersedes` (overlaps.py)
 
     @property
     def locator(self) -> Locator:
@@ -57,37 +56,44 @@ class Progress:
             sys.stderr.flush()
 
 
-def analyze_chunk(paths, config, roots, bar=None, time_budget=None, python=None, cache=True, keep=keep_findings):
-    """Analyze files (in a worker or in-process): ([(path, kept)], problems, files analysed,
-    notebooks, the environments read as imported.LibraryUse, the steps' coverage), picklable."""
-    from ..libraries.imported import merge
-    from ..model import coverage
+def analyze_chunk(
+    paths, config, roots, bar=None, time_budget=None, python=None, cache=True, keep=keep_findings, results=False
+):
+    """Analyze files (in a worker or in-process): per file, in order, (path, kept or None, problems,
+    analysed, notebook, imported.LibraryUse, coverage.StepCoverage records,
+    result-cache entry), picklable. `results`: make the
+    result cache's entries (result_cache.py), for `keep_findings` only."""
     from ..source.program import Program
     from .engine import Analyzer
     from .problems import Problem, problems_of
 
+    if results:
+        from . import result_cache
+
     analyzer = Analyzer(config, extra_roots=roots, batch=True, time_budget=time_budget, python=python, cache=cache)
     program = analyzer.attach(Program(roots, freeze_trees=True))
-    kept, problems, analysed, notebooks, uses, steps = [], [], 0, {}, [], []
+    out = []
     for path in paths:
+        stamp = result_cache.file_stamp(path) if results else None
         try:
             r = analyzer.analyze_file(path, program)
-            if r.notebook is not None:
-                notebooks[path] = r.notebook
-            problems.extend(problems_of(r))
-            if r.libraries is not None:
-                uses.append(r.libraries)
-            steps += r.coverage
-            if r.error is None:
-                analysed += 1
-                kept.append((path, keep(path, r)))
+            probs = problems_of(r)
+            item = keep(path, r) if r.error is None else None
+            fresh = None
+            if results:
+                env = result_cache.env_text(analyzer.environment(path))
+                fresh = result_cache.entry(path, r, item, probs, program, env, stamp)
+            out.append((path, item, probs, r.error is None, r.notebook, r.libraries, r.coverage, fresh))
         except Exception as exc:  # an engine bug must not hide the other files' results
+            import traceback
+
             last = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            problems.append(Problem.internal(path, last, traceback.format_exc(limit=6)))
+            crash = Problem.internal(path, last, traceback.format_exc(limit=6))
+            out.append((path, None, [crash], False, None, None, [], None))
         if bar is not None:
             bar.step()
     analyzer.collect()
-    return kept, problems, analysed, notebooks, merge(uses), coverage.merge(steps)
+    return out
 
 
 def analyze_paths(
@@ -101,32 +107,61 @@ def analyze_paths(
     roots = sorted({os.path.abspath(p) for p in paths if os.path.isdir(p)})
     bar = Progress(len(files), progress)
     workers = jobs or min(os.cpu_count() or 1, 8)
-    kept, analysed, notebooks, uses, steps = [], 0, {}, [], []
-    if workers > 1 and len(files) >= 16:
-        chunks = [c for c in (files[i :: workers * 4] for i in range(workers * 4)) if c]
+    # a check's findings are kept between runs (result_cache.py); the audit keeps more than findings
+    kept_cache = None
+    done: dict = {}  # path -> (path, kept, problems, analysed, notebook, LibraryUse, entry)
+    if cache and keep is keep_findings and files:
+        from .result_cache import ResultCache
+
+        kept_cache = ResultCache(config, roots, python)
+        for f in files:
+            hit = kept_cache.lookup(f, config)
+            if hit is not None:
+                done[f] = (f, *hit, None)
+                bar.step()
+    todo = [f for f in files if f not in done]
+    results = kept_cache is not None
+    if workers > 1 and len(todo) >= 16:
+        import concurrent.futures  # worker processes: not loaded by a check of a few files
+
+        chunks = [c for c in (todo[i :: workers * 4] for i in range(workers * 4)) if c]
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
             futures = {
-                pool.submit(analyze_chunk, c, config, roots, None, time_budget, python, cache, keep): len(c)
+                pool.submit(analyze_chunk, c, config, roots, None, time_budget, python, cache, keep, results): len(c)
                 for c in chunks
             }
             for fut in concurrent.futures.as_completed(futures):
-                k, p, n, nbs, u, s = fut.result()
-                kept += k
-                steps += s
-                notebooks.update(nbs)
-                uses += u
-                problems += p
-                analysed += n
+                for row in fut.result():
+                    done[row[0]] = row
                 bar.step(futures[fut])
-        order = {p: i for i, p in enumerate(files)}
-        kept.sort(key=lambda item: order.get(item[0], 0))
-    else:
-        kept, more, analysed, notebooks, uses, steps = analyze_chunk(
-            files, config, roots, bar, time_budget, python, cache, keep
-        )
-        problems += more
+    elif todo:
+        for row in analyze_chunk(todo, config, roots, bar, time_budget, python, cache, keep, results):
+            done[row[0]] = row
     bar.close()
+    kept, analysed, notebooks, uses, steps = [], 0, {}, [], []
+    for f in files:
+        path, item, probs, ok, nb, use, covered, fresh = done[f]
+        steps += covered
+        problems += probs
+        if nb is not None:
+            notebooks[path] = nb
+        if use is not None:
+            uses.append(use)
+        if ok:
+            analysed += 1
+            kept.append(item)
+        if fresh is not None and kept_cache is not None:
+            kept_cache.new[path] = fresh
+    from .overlaps import rule_supersedes
+
+    if todo or kept_cache is None or kept_cache.supersedes is None:
+        supersedes = rule_supersedes()  # the rules are loaded: files were analysed (or nothing kept it)
+    else:
+        supersedes = kept_cache.supersedes  # every file came from the cache: the rules are not loaded
+    if kept_cache is not None:
+        kept_cache.supersedes = supersedes
+        kept_cache.save()
     locator = Locator(notebooks)
     problems = [p.located(locator) for p in problems]
     problems.sort(key=lambda p: (p.path, p.cell.index if p.cell is not None else -1, p.line, p.col, p.kind))
-    return Analysed(files, [k for _, k in kept], problems, analysed, notebooks, merge(uses), coverage.merge(steps))
+    return Analysed(files, kept, problems, analysed, notebooks, merge(uses), coverage.merge(steps), supersedes)

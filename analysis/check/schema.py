@@ -8,9 +8,7 @@ default. A string where a list is expected is a one-item list.
 
 from __future__ import annotations
 
-import difflib
-import json
-from dataclasses import dataclass
+from ..source.prebuilt import dataclass
 
 SEVERITIES = ("error", "warning", "information", "hint")
 CONFIDENCES = ("confirmed", "suspicious")
@@ -77,6 +75,8 @@ def _shown(value) -> str:
         else type(value).__name__
     )
     try:
+        import json  # only to show a wrong value
+
         text = json.dumps(value, default=str)
     except (TypeError, ValueError):
         text = repr(value)
@@ -117,6 +117,8 @@ def selector_matches(selector: str, code: str, name: str) -> bool:
 
 def unknown_selectors(selectors) -> list:
     """Selectors that match no rule: a typo silently selecting nothing is worse than an error."""
+    if not selectors:
+        return []  # nothing to look up: the rules are not loaded for it
     from ..rules import RULES
 
     return [s for s in selectors if s != "ALL" and not any(selector_matches(s, r.code, r.name) for r in RULES)]
@@ -137,6 +139,8 @@ def did_you_mean(word: str, choices) -> str:
         cutoff = 0.75
     else:
         word, cutoff = word.lower(), 0.6
+    import difflib  # only for a typo
+
     scored = sorted(((difflib.SequenceMatcher(None, word, c.lower()).ratio(), c) for c in choices), reverse=True)
     if not scored or scored[0][0] < cutoff or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return ""

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import ast
 import time
-from dataclasses import dataclass
 
+from ..source.prebuilt import dataclass
 from ..source.span import Span
 
 _BODIES = ("body", "orelse", "handlers", "finalbody", "cases")

@@ -315,11 +315,9 @@ def _e_list(ip: Interp, node, env):
 
 def make_list(ip: Interp, node, env, kind=Kind.LIST):
     lst = ListObj(None, Site(ip.st.sf, node))
-    for e in node.elts:
-        if isinstance(e, ast.Starred):
-            lst.add(iter_value(ip, ip.eval(e.value, env)))
-        else:
-            lst.add(ip.eval(e, env))
+    lst.extend(
+        [iter_value(ip, ip.eval(e.value, env)) if isinstance(e, ast.Starred) else ip.eval(e, env) for e in node.elts]
+    )
     return V(kind, frozenset((lst,)), site=node)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from .values import EMPTY, FROZEN, MAYBE, TRAINABLE, Kind, V, join
+from .values import EMPTY, FROZEN, MAYBE, TRAINABLE, Kind, V, join, join_many
 
 _ids = itertools.count(1)
 
@@ -352,6 +352,14 @@ class ListObj(Obj):
         self.content = join(self.content, v)
         if self.elems is not None:
             self.elems.append(v)
+            if len(self.elems) > self.MAX_ELEMS:
+                self.elems = None
+
+    def extend(self, values: list[V]):
+        """`add` of each value in turn, joined in one pass (a data literal of thousands of elements)."""
+        self.content = join_many(self.content, values)
+        if self.elems is not None:
+            self.elems.extend(values)
             if len(self.elems) > self.MAX_ELEMS:
                 self.elems = None
 

@@ -12,8 +12,9 @@ and the next handler is asked.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
+
+from ..source.prebuilt import dataclass, field
 
 Handler = Callable[..., Any]
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import ast
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
+from ..source.prebuilt import dataclass, field
 from ..source.program import Program, SourceFile
 from .budget import Budgets, Gaps
 from .frames import Frame, ModuleScope

@@ -261,6 +261,49 @@ def join_all(values) -> V:
     return out if out is not None else UNKNOWN
 
 
+def join_many(first: V | None, values: list[V]) -> V | None:
+    """`join` of `first` with each of `values` in turn, in one pass: a long list display joined
+    element by element copies its growing sets once per element (quadratic in the elements)."""
+    out = first
+    if len(values) < 16:
+        for v in values:
+            out = join(out, v)
+        return out
+    vals = ([first] if first is not None else []) + values
+    a = vals[0]
+    k, top, unk, facts, marks = a.k, a.top, a.unk, a.facts, a.marks
+    items = a.items
+    c = a.const
+    site = a.site
+    shape = a.shape
+    sets: list[list] = [[a.objs], [a.org], [a.weak], [a.cuts], [a.saves], [a.grads], [a.terms], [a.risks]]
+    for b in vals[1:]:
+        if b is a:
+            continue
+        k |= b.k
+        top = top or b.top
+        unk = unk or b.unk
+        facts &= b.facts
+        marks |= b.marks
+        if items is not None and b.items is not None and len(items) == len(b.items):
+            items = tuple(join(x, y) for x, y in zip(items, b.items))
+        else:
+            items = None
+        if not (c is not NOCONST and type(c) is type(b.const) and c == b.const):
+            c = NOCONST
+        if site is None:
+            site = b.site
+        if shape != b.shape:
+            shape = _join_shapes(shape, b.shape)
+        for acc, s in zip(sets, (b.objs, b.org, b.weak, b.cuts, b.saves, b.grads, b.terms, b.risks)):
+            if s:
+                acc.append(s)
+    objs, org, weak, cuts, saves, grads, terms, risks = (
+        acc[0] if len(acc) == 1 else frozenset().union(*acc) for acc in sets
+    )
+    return V(k, objs, org, weak, top, cuts, saves, grads, items, c, site, unk, facts, terms, shape, marks, risks)
+
+
 class Flow:
     """The gradient-relevant part of one or more values, merged: what an op's result inherits."""
 

@@ -18,12 +18,10 @@ its interpreter is never started and nothing of it is imported.
 from __future__ import annotations
 
 import ast
-import glob
 import os
-import shutil
 import sys
-from dataclasses import dataclass
 
+from ..source.prebuilt import dataclass
 from ..source.program import PROJECT_MARKERS
 
 _SITE_NAMES = ("site-packages", "dist-packages")
@@ -110,6 +108,8 @@ def explicit_prefix(python: str) -> tuple[str, str]:
     not followed to the interpreter it points to)."""
     p = os.path.expanduser(python)
     if os.sep not in p and (os.altsep is None or os.altsep not in p) and not os.path.lexists(p):
+        import shutil  # only for an interpreter named by command name (shutil imports compressors)
+
         p = shutil.which(p) or p
     p = os.path.abspath(p)
     if not os.path.lexists(p):
@@ -206,14 +206,14 @@ def _prefix_of(p: str) -> str:
 
 def site_dirs_of(prefix: str) -> list:
     found = []
-    for pattern in (
-        "lib/python3*/site-packages",
-        "lib64/python3*/site-packages",
-        "Lib/site-packages",
-        "lib/site-packages",
-        "lib/python3*/dist-packages",
+    for lib, versioned, leaf in (
+        ("lib", True, "site-packages"),
+        ("lib64", True, "site-packages"),
+        ("Lib", False, "site-packages"),
+        ("lib", False, "site-packages"),
+        ("lib", True, "dist-packages"),
     ):
-        found.extend(sorted(glob.glob(os.path.join(glob.escape(prefix), pattern)), reverse=True))
+        found.extend(sorted(_matching(prefix, lib, versioned, leaf), reverse=True))
     cfg = os.path.join(prefix, "pyvenv.cfg")
     if os.path.isfile(cfg) and _system_site(cfg):
         home = _cfg_value(cfg, "home")
@@ -224,6 +224,26 @@ def site_dirs_of(prefix: str) -> list:
         out.append(os.path.abspath(d))
         out.extend(_pth_paths(d))
     return _dedupe(out)
+
+
+def _matching(prefix: str, lib: str, versioned: bool, leaf: str) -> list:
+    """The folders `prefix/lib/python3*/leaf` (`versioned`) or `prefix/lib/leaf` that exist: what
+    glob would list, without glob (its pattern compilation costs start-up time)."""
+    base = os.path.join(prefix, lib)
+    if not versioned:
+        path = os.path.join(base, leaf)
+        return [path] if os.path.isdir(path) else []
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        if name.startswith("python3") and not name.startswith("."):
+            path = os.path.join(base, name, leaf)
+            if os.path.isdir(path):
+                out.append(path)
+    return out
 
 
 def _system_site(cfg: str) -> bool:
@@ -265,6 +285,7 @@ def _pth_paths(site: str) -> list:
 
 
 _listing: dict = {}  # folder -> (mtime, top-level names importable from it)
+_finders: dict = {}  # site folder -> (mtime, its editable installs' finder files)
 _editable: dict = {}  # finder file -> (mtime, names)
 
 
@@ -300,7 +321,7 @@ def _editable_names(site: str) -> set:
     """Top-level names that setuptools' editable installs map to their source folders: the
     `MAPPING = {...}` literal of each `__editable___*_finder.py`, read, never imported."""
     out: set = set()
-    for path in glob.glob(os.path.join(glob.escape(site), "__editable___*_finder.py")):
+    for path in _finder_files(site):
         try:
             mtime = os.stat(path).st_mtime_ns
         except OSError:
@@ -310,6 +331,26 @@ def _editable_names(site: str) -> set:
             hit = _editable[path] = (mtime, _mapped_names(path))
         out |= hit[1]
     return out
+
+
+def _finder_files(site: str) -> tuple:
+    """The `__editable___*_finder.py` files of a site folder, listed again only when the folder
+    changed (this is asked per import, per analysis)."""
+    try:
+        mtime = os.stat(site).st_mtime_ns
+    except OSError:
+        return ()
+    hit = _finders.get(site)
+    if hit is None or hit[0] != mtime:
+        try:
+            names = sorted(os.listdir(site))
+        except OSError:
+            names = []
+        files = tuple(
+            os.path.join(site, n) for n in names if n.startswith("__editable___") and n.endswith("_finder.py")
+        )
+        hit = _finders[site] = (mtime, files)
+    return hit[1]
 
 
 def _mapped_names(path: str) -> set:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import ast
 import os
 import sys
-from dataclasses import dataclass
 
+from ..source.prebuilt import dataclass
 from ..source.program import holds_python
 from .environment import PythonEnv
 
@@ -107,9 +107,17 @@ def merge(uses) -> list[LibraryUse]:
 
 
 def imported_tops(tree) -> list[tuple[str, bool]]:
-    """(top-level module, optional) of each absolute import, in any block (statements only)."""
-    out: list = []
-    _walk(getattr(tree, "body", ()), False, out)
+    """(top-level module, optional) of each absolute import, in any block (statements only).
+    Kept on the tree: every analysis that reads a file asks again (a project's common modules are
+    read by most of its files' analyses)."""
+    out = getattr(tree, "_gradaudit_tops", None)
+    if out is None:
+        out = []
+        _walk(getattr(tree, "body", ()), False, out)
+        try:
+            tree._gradaudit_tops = out
+        except AttributeError:  # not an ast node
+            pass
     return out
 
 

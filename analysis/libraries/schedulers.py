@@ -15,9 +15,9 @@ source's returns is a dict lookup) and libraries that are not installed.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
 from ..ops import torch_api as T
+from ..source.prebuilt import dataclass
 
 PLATEAU = "ReduceLROnPlateau"
 UNKNOWN = ""  # a schedule picked by a name the engine cannot read

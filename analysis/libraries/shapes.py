@@ -9,8 +9,9 @@ plain data, cached on disk as JSON.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from ..source.prebuilt import dataclass, field
 
 OPAQUE_KEY = "<params>"
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import ast
 import os
 import re
-from dataclasses import dataclass
 
+from ..source.prebuilt import dataclass
 from .environment import PythonEnv
 
 _MAX_HOPS = 24

@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 
 from .. import __version__
 
@@ -54,17 +53,22 @@ class SummaryCache:
     def __init__(self, folder: str | None = None, enabled: bool = True):
         self.folder = os.path.join(folder or default_dir(), f"v{__version__}-{_FORMAT}")
         self.enabled = enabled
-        self._mem: dict = {}
+        self._mem: dict = {}  # key -> (value, deps)
         self.hits = 0
         self.misses = 0
+        # the files the entries read or written since the last reset were computed from: what a
+        # result built on them depends on (the result cache, check/result_cache.py, stamps them)
+        self.touched: set = set()
 
     def _path(self, key: str) -> str:
         digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:40]
         return os.path.join(self.folder, digest[:2], digest + ".json")
 
     def get(self, key: str):
-        if key in self._mem:
-            return self._mem[key]
+        hit = self._mem.get(key)
+        if hit is not None:
+            self.touched.update(hit[1])
+            return hit[0]
         if not self.enabled:
             self.misses += 1
             return None
@@ -78,16 +82,22 @@ class SummaryCache:
             self.misses += 1
             return None
         self.hits += 1
-        self._mem[key] = entry.get("value")
+        paths = tuple(d[0] for d in entry.get("deps", ()))
+        self._mem[key] = (entry.get("value"), paths)
+        self.touched.update(paths)
         return entry.get("value")
 
     def put(self, key: str, value, deps=()):
-        self._mem[key] = value
+        paths = tuple(sorted(set(deps)))
+        self._mem[key] = (value, paths)
+        self.touched.update(paths)
         if not self.enabled:
             return
         path = self._path(key)
-        entry = {"key": key, "deps": [d for d in (stamp(p) for p in sorted(set(deps))) if d], "value": value}
+        entry = {"key": key, "deps": [d for d in (stamp(p) for p in paths) if d], "value": value}
         try:
+            import tempfile
+
             os.makedirs(os.path.dirname(path), exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".json")
             try:

@@ -600,7 +600,7 @@ def _unseen(rec: BackwardRec, loss: V) -> str:
 
 def _share_accumulated(steps: list[M.Step]) -> list[M.Step]:
     """Losses backpropagated in one iteration for the same optimizer step add up their gradients."""
-    from dataclasses import replace
+    from ..source.prebuilt import replace
 
     groups: dict[tuple[int, int], list[int]] = {}
     for i, st in enumerate(steps):

@@ -22,11 +22,11 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
 from typing import Any
 
 from ..interp.budget import TIME, Gaps
 from ..libraries.imported import LibraryUse
+from ..source.prebuilt import dataclass, replace
 from ..source.program import SourceFile
 from ..source.span import Span
 from .model import MissedStep, Param, ProgramModel, Reason, Step

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..interp.trace import CONFIRMED, SUSPICIOUS
+from ..source.prebuilt import dataclass, field
 from ..source.span import Span
 
 __all__ = ["CONFIRMED", "SUSPICIOUS"]

@@ -7,9 +7,8 @@ Lines are 1-based; columns are 0-based character offsets.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..interp.trace import EventKind
+from ..source.prebuilt import dataclass
 from ..source.span import Span
 
 __all__ = ["EventKind", "Span"]  # re-exported: the model's positions and event kinds

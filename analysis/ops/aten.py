@@ -10,9 +10,9 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from typing import Any
 
+from ..source.prebuilt import dataclass
 from . import domains as D
 from . import surface as S
 from .records import COMPOSITE, GRAD, NONE, RAISES, ZERO, Arg, Domain, Output, Overload, Save

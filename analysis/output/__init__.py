@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
 
-from . import github, jsonout, sarif, text
 
-# each renders (findings, problems, files analysed, **options) as the report's text
-FORMATS: dict[str, Callable[..., str]] = {
-    "text": text.render,
-    "json": jsonout.render,
-    "sarif": sarif.render,
-    "github": github.render,
-}
+class _Formats(dict):
+    """Each format's `render(findings, problems, files analysed, **options)`, its module imported
+    when first asked for (SARIF lists every rule's documentation: a text report needs none)."""
+
+    def __missing__(self, name: str):
+        if name not in NAMES:
+            raise KeyError(name)
+        render = self[name] = importlib.import_module(f"{__name__}.{NAMES[name]}").render
+        return render
+
+
+NAMES = {"text": "text", "json": "jsonout", "sarif": "sarif", "github": "github"}
+FORMATS: dict = _Formats()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-from dataclasses import dataclass, field, replace
 
 from ..check.budgets import setting
 from ..check.notebook_fixes import cell_diff, fix_notebook
@@ -17,6 +16,7 @@ from ..model.model import EventKind, ProgramModel, Step
 from ..rules.common import describe, optimizer_of
 from ..rules.fixes import apply_edits
 from ..source.notebook import IDENTITY, Locator
+from ..source.prebuilt import dataclass, field, replace
 from ..source.program import split_lines
 from . import gradflow
 from . import graph as G

@@ -15,7 +15,6 @@ import ast
 import importlib.util
 import os
 import re
-from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import __version__
@@ -25,6 +24,7 @@ from ..ops import torch_api as T
 from ..output.coverage import text_lines
 from ..report.summary import unique_steps
 from ..source.notebook import Locator, is_notebook
+from ..source.prebuilt import dataclass, replace
 
 LOSS_LEAVES = "<loss leaves>"  # run_script: the leaf tensors of the loss's own graph
 _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_0-9]\w*)*$")

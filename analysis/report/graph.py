@@ -11,12 +11,12 @@ as valid (a GAN's `fake.detach()`, a target network) is a grey edge ending in a 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
 from ..model.coverage import StepCoverage
 from ..model.model import EventKind, ProgramModel, Step
 from ..output.coverage import reason_text
 from ..rules.common import describe
+from ..source.prebuilt import dataclass
 from ..source.span import at
 
 _ORDER = ("zero_grad", "backward", "grad", "clip", "unscale", "step", "scaler_step", "scaler_update", "sched_step")

@@ -10,9 +10,9 @@ edges run along a channel under the nodes to the modules it holds.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from html import escape
 
+from ..source.prebuilt import dataclass
 from .graph import StepGraph
 
 CHAR_W, LINE_H, PAD, GAP_X, GAP_Y = 7.2, 16, 10, 56, 14

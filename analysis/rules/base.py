@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..model.findings import CONFIRMED, Edit, Finding, Fix, Related
 from ..model.model import ProgramModel, Span
+from ..source.prebuilt import dataclass, field
 from ..source.program import SourceFile
 
 GRAPH_BREAK, LIFECYCLE, BACKWARD, NUMERICAL = "graph-break", "lifecycle", "backward", "numerical"

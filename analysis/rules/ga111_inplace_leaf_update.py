@@ -2,10 +2,10 @@
 
 import ast
 from collections.abc import Iterable
-from dataclasses import replace
 
 from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, UNSAFE, Finding, Fix
 from ..model.model import LeafUpdate, Span
+from ..source.prebuilt import replace
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 

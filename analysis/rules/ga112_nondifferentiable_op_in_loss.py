@@ -26,7 +26,7 @@ def _phrase(cut: Cut, what: str, step: Step) -> str:
 
 def check(ctx: RuleContext) -> list[Finding]:
     found = cut_findings(ctx, ("nondiff", "zerograd"), RULE, _phrase, _fix)
-    from dataclasses import replace
+    from ..source.prebuilt import replace
 
     return [
         replace(

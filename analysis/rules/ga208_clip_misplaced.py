@@ -1,9 +1,8 @@
 """GA208 clip-misplaced."""
 
-from dataclasses import replace
-
 from ..model.findings import SAFE, Finding, Fix, Related
 from ..model.model import Event, EventKind, Param, ProgramModel
+from ..source.prebuilt import replace
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import (
     BACKWARDS,

@@ -30,10 +30,10 @@ The kinds:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 
 from ..model.findings import CONFIRMED, SUSPICIOUS, Finding, Premise
 from ..model.model import Optimizer, Param, ProgramModel, Span, Step, Unseen
+from ..source.prebuilt import replace
 from .base import BACKWARD, GRAPH_BREAK, LIFECYCLE, NUMERICAL, Rule, RuleContext
 from .common import describe
 

@@ -30,11 +30,10 @@ the JSON text itself, replacing only the `source` values of the cells that chang
 
 from __future__ import annotations
 
-import difflib
 import json
-import re
-from dataclasses import dataclass
 
+from .patterns import Lazy
+from .prebuilt import dataclass
 from .program import ParseError, parse_source, split_lines
 
 SUFFIX = ".ipynb"
@@ -254,11 +253,11 @@ def _shifted(e: ParseError, path: str, first: int, region) -> ParseError:
 
 
 _CELL_FILENAME = "<notebook cell>"
-_CELL_MAGIC = re.compile(r"%%(\w+)")
-_SHELL_OR_MAGIC = re.compile(r"(\s*)(?:!|%)")
-_ASSIGN_FROM = re.compile(r"(\s*)([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[!%]")
-_HELP = re.compile(r"(\s*)(?:\?{1,2}[\w.*\[\]]+|[\w.*\[\]()]+\?{1,2})\s*$")
-_LINE_MAGIC = re.compile(r"%(\w+)")
+_CELL_MAGIC = Lazy(r"%%(\w+)")
+_SHELL_OR_MAGIC = Lazy(r"(\s*)(?:!|%)")
+_ASSIGN_FROM = Lazy(r"(\s*)([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[!%]")
+_HELP = Lazy(r"(\s*)(?:\?{1,2}[\w.*\[\]]+|[\w.*\[\]()]+\?{1,2})\s*$")
+_LINE_MAGIC = Lazy(r"%(\w+)")
 
 
 def neutralise(lines: list[str]) -> tuple[list[str], list[tuple]]:
@@ -540,6 +539,8 @@ def _render_source(old: str, new: str, ascii_only: bool) -> str:
     tail = old[elements[-1][1] :]
     sep = old[elements[0][1] : elements[1][0]] if len(elements) > 1 else ",\n" + _indent_of(old, elements[0][0])
     out = []
+    import difflib  # only when fixes are written back into a notebook
+
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=values, b=new_lines, autojunk=False).get_opcodes():
         if tag == "equal":
             out += raws[i1:i2]

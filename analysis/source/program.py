@@ -13,12 +13,10 @@ import gc
 import io
 import os
 import re
-import tempfile
-import tokenize
 import warnings
-from dataclasses import dataclass, field
 from typing import Any
 
+from .prebuilt import dataclass, field
 from .recovery import parse_error_position, recover
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
@@ -169,7 +167,7 @@ def read_source(path: str) -> tuple[str, str]:
 
 def decode_source(path: str, data: bytes) -> tuple[str, str]:
     try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        encoding = _encoding(data)
     except SyntaxError as exc:  # an unknown encoding in the cookie, or a cookie contradicting the BOM
         head = data.split(b"\n", 2)[:2]
         line = next((i + 1 for i, text in enumerate(head) if b"coding" in text), 1)
@@ -189,6 +187,19 @@ def decode_source(path: str, data: bytes) -> tuple[str, str]:
         raise ParseError(path, 1, 1, f"unknown encoding: {encoding}") from None
 
 
+def _encoding(data: bytes) -> str:
+    """The encoding `tokenize.detect_encoding` finds; without a BOM or a coding cookie in the first
+    two lines that is utf-8, known without importing tokenize (most files)."""
+    first = data.find(b"\n")
+    second = data.find(b"\n", first + 1) if first >= 0 else -1
+    head = data[: second if second >= 0 else len(data)]
+    if head.isascii() and b"coding" not in head:
+        return "utf-8"
+    import tokenize
+
+    return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+
+
 def read_text(path: str) -> str:
     return read_source(path)[0]
 
@@ -206,6 +217,8 @@ def write_source(path: str, text: str, encoding: str):
     if st is not None and not st.st_mode & 0o222:
         # replacing the file would succeed (the folder is writable) but ignore what its mode says
         raise PermissionError(errno.EACCES, "Permission denied (the file is read-only)", path)
+    import tempfile  # only when fixes are written
+
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".gradaudit", dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -239,6 +252,7 @@ class Program:
         self.overlays = dict(overlays or {})  # abspath -> source (unsaved editor buffers)
         self._files: dict[str, SourceFile | None] = {}
         self._resolved: dict[tuple, str | None] = {}
+        self._importers: dict[str, list] = {}  # importing file -> its keys in _resolved (own resolver)
         self._roots: dict[str, list] = {}
         self._texts: dict[str, str] = {}
         # parsed modules shared between analyses (the language server's worker): reused while the
@@ -440,13 +454,41 @@ class Program:
         if result == sf.abspath:
             result = None
         self._resolved[key] = result
+        self._importers.setdefault(key[0], []).append(key)
         return result
 
     def submodule(self, package_file: str, name: str) -> str | None:
         """`from pkg import mod` where mod is a module of the package."""
         if not package_file.endswith("__init__.py"):
             return None
-        return _find(os.path.dirname(package_file), [name])
+        key = ("sub", package_file, name)
+        if key not in self._resolved:  # kept, like imports, for the result cache to check again
+            self._resolved[key] = _find(os.path.dirname(package_file), [name])
+            self._importers.setdefault(package_file, []).append(key)
+        return self._resolved[key]
+
+    def resolutions(self, importers) -> list:
+        """The imports resolved for files of `importers` (absolute paths), as (key, result): what an
+        analysis of them found, or did not find, among the project's files."""
+        return [(k, self._resolved[k]) for a in sorted(importers) for k in self._importers.get(a, ())]
+
+    def resolve_again(self, key) -> str | None:
+        """The answer `resolutions` recorded for `key`, looked up again now (nothing cached)."""
+        if key[0] == "sub":
+            return _find(os.path.dirname(key[1]), [key[2]])
+        abspath, module, level = key
+        self._resolved.pop(key, None)
+        # an importer stand-in: `resolve` reads only its path
+        return self.resolve(_Importer(abspath), module, level)  # type: ignore[arg-type]
+
+
+class _Importer:
+    """What `Program.resolve` reads of an importing file: its path."""
+
+    __slots__ = ("abspath",)
+
+    def __init__(self, abspath: str):
+        self.abspath = abspath
 
 
 def _find(base: str, parts: list[str]) -> str | None:

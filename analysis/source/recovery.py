@@ -15,15 +15,16 @@ statements are parsed one by one instead, which costs about one more parse.
 
 from __future__ import annotations
 
-import re
 import time
+
+from .patterns import Lazy
 
 MAX_ROUNDS = 40
 ROUNDS_SECONDS = 1.0  # then each top-level statement is parsed alone: one pass, whatever the errors
 
-_STARTS_STATEMENT = re.compile(r"[^\s#)\]}]")
+_STARTS_STATEMENT = Lazy(r"[^\s#)\]}]")
 # continues a compound statement, or most likely closes a string a docstring opened
-_CONTINUES = re.compile(r"(?:else|elif|except|finally)\b|(?:\"\"\"|\'\'\')\s*[)\],]*\s*$")
+_CONTINUES = Lazy(r"(?:else|elif|except|finally)\b|(?:\"\"\"|\'\'\')\s*[)\],]*\s*$")
 
 
 class Broken:
@@ -39,7 +40,7 @@ def is_statement_start(line: str) -> bool:
     return bool(line) and _STARTS_STATEMENT.match(line) is not None and _CONTINUES.match(line) is None
 
 
-_STRING_PARTS = re.compile(r'"""|\'\'\'|#|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
+_STRING_PARTS = Lazy(r'"""|\'\'\'|#|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
 
 
 def in_strings(lines: list[str]) -> list[bool]:

@@ -5,7 +5,7 @@ Lines are 1-based; columns are 0-based character offsets.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .prebuilt import dataclass
 
 
 @dataclass(frozen=True, slots=True)
