@@ -168,8 +168,12 @@ def _step(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
         # no backward() in view: what the finding says of its parameters (a leaf updated by hand)
         return [
             Premise(f"`{p.name}` is a leaf made at line {p.span.line}")
-            for p in sorted(facts.params, key=lambda p: p.name)[:1]
-            if p.span is not None and not p.opaque
+            for p in sorted(
+                (p for p in facts.params if p.span is not None and not p.opaque),
+                # the finding's own leaf first: two leaves may share a name (`<tensor>`), and
+                # set order must not choose between them
+                key=lambda p: (p.span.line != f.span.line, p.name, p.span.line, p.span.col),
+            )[:1]
         ]
     for s in steps[:1]:
         call = f"`{_short(s.loss) or 'the loss'}.backward()`" if s.kind == "backward" else "`torch.autograd.grad(...)`"
