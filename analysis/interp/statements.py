@@ -78,6 +78,28 @@ def _s_annassign(ip: Interp, stmt, env):
     return env
 
 
+def _repeats_within(loops: list, name: str) -> bool:
+    """`for _ in range(k): ... total += loss` inside a loop that starts `total` afresh each time
+    (`total = 0.0` per batch, k discriminator steps per generator step): the sum holds at most k
+    graphs, all let go with the next reset, not every iteration's of the training run."""
+    inner = loops[-1]["node"]
+    if not (
+        isinstance(inner, ast.For)
+        and isinstance(inner.iter, ast.Call)
+        and isinstance(inner.iter.func, ast.Name)
+        and inner.iter.func.id == "range"
+    ):
+        return False
+    outer = [lp["node"] for lp in loops[:-1]]
+    # the enclosing loop that resets it walks the data (`for batch in loader`), not a count of epochs
+    return any(name in rebound(o) and isinstance(o, ast.For) and not _counts(o) for o in outer)
+
+
+def _counts(loop: ast.For) -> bool:
+    it = loop.iter
+    return isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+
+
 def _s_augassign(ip: Interp, stmt, env):
     target = stmt.target
     old = ip.eval(target, env)
@@ -88,6 +110,7 @@ def _s_augassign(ip: Interp, stmt, env):
         and loops
         and target.id in carried(loops[-1]["node"])[0]
         and target.id not in rebound(loops[-1]["node"])
+        and not _repeats_within(loops, target.id)
     ):
         added = isinstance(stmt.op, (ast.Add, ast.Sub)) and bool(old.k & (Kind.NUMBER | Kind.TENSOR))
         rhs = recording.note_accumulation(ip, rhs, stmt, added)  # `total += loss` across iterations, never reset

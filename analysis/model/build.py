@@ -301,6 +301,7 @@ class Builder:
                 for c in trace.crossings
             ),
             counters=_counters(trace, events),
+            flags=_flags(trace, events),
             risks=self.risks(trace),
             nonleaf=tuple(
                 M.NonLeaf(self.span(n.site), self.span(n.stmt), self.params([n.unit]), n.use)
@@ -805,6 +806,33 @@ def _counters(trace: Trace, events: list[EventRec]) -> frozenset[int]:
         if test is not None and counter_like(*test):
             out.add(k)
     return frozenset(out)
+
+
+def _flags(trace: Trace, events: list[EventRec]) -> tuple[tuple[int, str, int], ...]:
+    """(branch key, condition text, line) of the conditions events ran under that do not change
+    between iterations: settings (`if self.use_amp:`), one value for the whole run."""
+    out = []
+    for k in sorted({k for e in events for k, _, _ in e.path}):
+        test = trace.branch_tests.get(k)
+        if test is None or counter_like(*test):
+            continue
+        out.append((k, _flag_text(test[0]), getattr(test[0], "lineno", 0)))
+    return tuple(out)
+
+
+def _flag_text(test: ast.expr) -> str:
+    """The value a condition tests, whichever way round (`not x`, `x is None` and `x` test one thing)."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    ):
+        test = test.left
+    return ast.unparse(test)
 
 
 def _library_modules(trace: Trace) -> tuple[M.LibraryModule, ...]:

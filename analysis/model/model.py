@@ -361,6 +361,9 @@ class ProgramModel:
     crossings: tuple[Crossing, ...] = ()
     grad_reads: tuple[GradRead, ...] = ()
     counters: frozenset[int] = frozenset()  # branch keys (Event.conds) of conditions that vary between iterations
+    # branch key -> (the condition as written, its line): the configuration conditions (not counters)
+    # events ran under, so that a finding can say which settings it needs together
+    flags: tuple[tuple[int, str, int], ...] = ()
     risks: tuple[Risk, ...] = ()
     nonleaf: tuple[NonLeaf, ...] = ()
     # when a budget cut the analysis short (budget.py): why, the first statement not reached, how many

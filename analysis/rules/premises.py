@@ -24,7 +24,11 @@ The kinds:
   arguments): stated, it does not lean on unseen code;
 - `graph`: the graph that `backward()` reaches was recorded from ops the engine read;
 - `hazard`: what makes the operand of a numerical hazard reach the bad value, and that it flows
-  into a loss given to `backward()`.
+  into a loss given to `backward()`;
+- `together`: the calls a finding pairs (a scaled backward and a plain step, a clear and a step)
+  run in one pass for some setting: they ran under conditions on at most one setting between
+  them. Under two different settings (`if self.use_amp:` here, `if self.deepspeed:` there) the
+  engine has not shown that both can hold in one run: one may be set only when the other is not.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from ..source.prebuilt import replace
 from .base import BACKWARD, GRAPH_BREAK, LIFECYCLE, NUMERICAL, Rule, RuleContext
 from .common import describe
 
-WRITES, GROUPS, OPTIMIZER, CLEARS, STEP, PATH, GRAPH, HAZARD = (
+WRITES, GROUPS, OPTIMIZER, CLEARS, STEP, PATH, GRAPH, HAZARD, TOGETHER = (
     "writes",
     "groups",
     "optimizer",
@@ -46,15 +50,16 @@ WRITES, GROUPS, OPTIMIZER, CLEARS, STEP, PATH, GRAPH, HAZARD = (
     "path",
     "graph",
     "hazard",
+    "together",
 )
-KINDS = (WRITES, GROUPS, OPTIMIZER, CLEARS, STEP, PATH, GRAPH, HAZARD)
+KINDS = (WRITES, GROUPS, OPTIMIZER, CLEARS, STEP, PATH, GRAPH, HAZARD, TOGETHER)
 
 # what a rule's findings rest on when it names nothing itself
 FAMILY_DEFAULTS: dict[str, tuple[str, ...]] = {
     GRAPH_BREAK: (STEP, PATH),
-    LIFECYCLE: (STEP, OPTIMIZER),
-    BACKWARD: (STEP, GRAPH),
-    NUMERICAL: (HAZARD,),
+    LIFECYCLE: (STEP, OPTIMIZER, TOGETHER),
+    BACKWARD: (STEP, GRAPH, TOGETHER),
+    NUMERICAL: (HAZARD, TOGETHER),
 }
 
 
@@ -167,12 +172,12 @@ def _step(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
     if not steps:
         # no backward() in view: what the finding says of its parameters (a leaf updated by hand)
         return [
-            Premise(f"`{p.name}` is a leaf made at line {p.span.line}")
-            for p in sorted(
-                (p for p in facts.params if p.span is not None and not p.opaque),
+            Premise(f"`{p.name}` is a leaf made at line {span.line}")
+            for span, p in sorted(
+                ((p.span, p) for p in facts.params if p.span is not None and not p.opaque),
                 # the finding's own leaf first: two leaves may share a name (`<tensor>`), and
                 # set order must not choose between them
-                key=lambda p: (p.span.line != f.span.line, p.name, p.span.line, p.span.col),
+                key=lambda t: (t[0].line != f.span.line, t[1].name, t[0].line, t[0].col),
             )[:1]
         ]
     for s in steps[:1]:
@@ -234,6 +239,27 @@ def _hazard(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
     return _step(ctx, f, facts)
 
 
+def _together(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
+    spans = {f.span} | {r.span for r in f.related}
+    events = [e for e in ctx.model.events if e.span in spans and e.conds]
+    if len({e.span for e in events}) < 2:
+        return []  # one call: whatever it runs under, the finding holds whenever it runs
+    flags = {k: (text, line) for k, text, line in ctx.model.flags}
+    shared = set.intersection(*({(k, a) for k, a, _ in e.conds} for e in events))
+    needed: dict[str, int] = {}
+    for e in events:
+        for k, a, _ in e.conds:
+            if (k, a) not in shared and k in flags:
+                text, line = flags[k]
+                needed.setdefault(text, line)
+    if len(needed) < 2:
+        return []
+    shown = sorted(needed.items(), key=lambda t: t[1])[:2]
+    text = "the settings these calls run under can hold in one run"
+    why = " and ".join(f"`{t}` (line {line})" for t, line in shown)
+    return [Premise(text, False, f"they run under {why}, and nothing shows one run sets both")]
+
+
 _DERIVE: dict[str, Callable[[RuleContext, Finding, _Facts], list[Premise]]] = {
     WRITES: _writes,
     GROUPS: _groups,
@@ -243,6 +269,7 @@ _DERIVE: dict[str, Callable[[RuleContext, Finding, _Facts], list[Premise]]] = {
     PATH: _path,
     GRAPH: _graph,
     HAZARD: _hazard,
+    TOGETHER: _together,
 }
 
 

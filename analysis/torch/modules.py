@@ -313,14 +313,20 @@ def container_extend(ip: Core, m: ModuleObj, src: V):
             elif isinstance(o, PIter):
                 elems.append(V(Kind.TENSOR, frozenset(o.units)))
     for e in elems:
-        for x in e.objs:
-            if isinstance(x, (ModuleObj, Unit)) and not (isinstance(x, Unit) and x.kind == Unit.OPAQUE):
-                m.register(str(len(m.children)), x)
-        if any(isinstance(x, SymObj) for x in e.objs) or (e.k & Kind.UNKNOWN and not e.objs):
-            m.opaque = True
-            if m.opaque_unit is None:
-                m.opaque_unit = Unit(Unit.OPAQUE, "<params>", m.site, m.seq, count=None)
-                m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
+        container_add(m, e)
+
+
+def container_add(m: ModuleObj, e: V) -> None:
+    """One element added to a container module; one the engine cannot see (a layer of a library it
+    could not read) holds parameters it cannot name: the container's are then not known exactly."""
+    for x in e.objs:
+        if isinstance(x, (ModuleObj, Unit)) and not (isinstance(x, Unit) and x.kind == Unit.OPAQUE):
+            m.register(str(len(m.children)), x)
+    if any(isinstance(x, SymObj) for x in e.objs) or (e.k & Kind.UNKNOWN and not e.objs):
+        m.opaque = True
+        if m.opaque_unit is None:
+            m.opaque_unit = Unit(Unit.OPAQUE, "<params>", m.site, m.seq, count=None)
+            m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
 
 
 def make_parameter(ip: Core, args, kwargs, node) -> V:
@@ -627,9 +633,7 @@ def _container_add(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) 
         return None
     src = args[-1] if args else UNKNOWN
     if name == "append":
-        for x in src.objs:
-            if isinstance(x, (ModuleObj, Unit)):
-                m.register(str(len(m.children)), x)
+        container_add(m, src)
         return recv
     container_extend(ip, m, src)
     return NONE
