@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 
+from ..ops import torch_api as T
 from .objects import DictObj, InstanceObj, ListObj, ModuleObj, OptimObj, PIter, Site, TensorObj, Unit
 from .trace import AccRec, BackwardRec, CarryRec, CrossRec, Event, EventKind, GradReadRec, LossRec, UnseenRec
 from .values import Fact, Kind, Star, V, join
@@ -248,6 +249,9 @@ def note_unseen(ip, kind, node, values, everything=False):
     objs = handles(values)
     if not objs and not everything:
         return
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr in T.READ_ONLY_MODEL_METHODS:
+            return  # `model.print_trainable_parameters()`: it only reads the model
     detail = " ".join(ip.st.sf.segment(node).split()) if node is not None and hasattr(node, "lineno") else ""
     site = Site(ip.st.sf, node if node is not None and hasattr(node, "lineno") else ip.st.cur_stmt)
     if site.node is None:

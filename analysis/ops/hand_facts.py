@@ -333,6 +333,18 @@ METADATA_METHODS = (
 # Methods that give Python values (Tensor.item, Tensor.tolist: autograd stops there).
 TO_PYTHON = ("item", "tolist")
 
+# Methods of models from libraries (transformers, peft) that only read the model: report, count,
+# save. A call of one is no code that could change the model's parameters, even where the engine
+# cannot read the class (checked against transformers 5.24.0 and peft 0.21.2).
+READ_ONLY_MODEL_METHODS = (
+    "print_trainable_parameters",
+    "get_nb_trainable_parameters",
+    "num_parameters",
+    "save_pretrained",
+    "push_to_hub",
+    "get_memory_footprint",
+)
+
 # Tensor properties that are views of it (python_variable.cpp's getters: transposes, the real and
 # imaginary parts), and those that describe it (never gradient).
 VIEW_ATTRIBUTES = ("T", "mT", "H", "mH", "real", "imag")
