@@ -333,6 +333,11 @@ METADATA_METHODS = (
 # Methods that give Python values (Tensor.item, Tensor.tolist: autograd stops there).
 TO_PYTHON = ("item", "tolist")
 
+# Tensor methods that read the tensor without changing it or anything else (beside the metadata,
+# Python-value and view methods): a call of one on a value the engine took for a module is no code
+# that could change parameters.
+TENSOR_READS = ("detach", "clone", "cpu")
+
 # Methods of models from libraries (transformers, peft) that only read the model: report, count,
 # save. A call of one is no code that could change the model's parameters, even where the engine
 # cannot read the class (checked against transformers 5.24.0 and peft 0.21.2).

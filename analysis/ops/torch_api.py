@@ -260,3 +260,7 @@ def strip_torch_alias(qual: str) -> str:
     if qual.startswith("torch.nn.parameter."):
         return "torch.nn." + qual.rsplit(".", 1)[-1]
     return qual
+
+
+# a tensor's read-only methods: the value is read, nothing changes
+TENSOR_READS = frozenset(H.TENSOR_READS) | TO_PYTHON | METADATA_METHODS | VIEW_OPS

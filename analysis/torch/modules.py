@@ -496,9 +496,6 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
     return ip.opaque_call(None, args, kwargs, node, extra=module_value(m), record=None)
 
 
-_TENSOR_READS = frozenset(("detach", "clone", "cpu")) | T.TO_PYTHON | T.METADATA_METHODS | T.VIEW_OPS
-
-
 def module_method(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv: V, base=False) -> V:
     """`m.name(...)`: the class's own method, what a library or framework gives the module, a
     submodule called by name, else nn.Module's method (MODULE_METHODS). `base`: nn.Module's own
@@ -528,7 +525,7 @@ def module_method(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv: V
         # this module only: `recv` may join every submodule (`for m in self.modules(): m.f()`);
         # a tensor's read-only method (`.detach()`, `.clone()`, `.item()`) means the value is a tensor
         # the engine took for a module (a library model's weight): reading it changes nothing
-        reads = name in _TENSOR_READS
+        reads = name in T.TENSOR_READS
         return ip.opaque_call(None, args, kwargs, node, extra=module_value(m), record=None if reads else "method")
     return UNKNOWN
 
