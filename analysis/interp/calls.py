@@ -448,6 +448,15 @@ def set_attr(ip: Interp, recv: V, attr: str, value: V, stmt, target, env):
     elif attr == "grad" and value.k == Kind.NONE:
         units = [o for o in recv.objs if isinstance(o, Unit)]
         recording.event(ip, EventKind.ZERO_GRAD, stmt, frozenset(units), detail="grad=None", units=frozenset(units))
+    elif attr == "grad" and value.k & Kind.TENSOR and not _zeros(getattr(stmt, "value", None)):
+        # `p.grad = g`: a gradient given by hand (not `torch.zeros_like(p)`, an empty one to add into)
+        ip.st.trace.grad_writes.extend(o for o in recv.objs if isinstance(o, Unit))
+
+
+def _zeros(node) -> bool:
+    f = node.func if isinstance(node, ast.Call) else None
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    return name in T.ZERO_FACTORIES
 
 
 def get_item(ip: Interp, recv: V, index: V, node, env) -> V:

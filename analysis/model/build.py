@@ -320,6 +320,7 @@ class Builder:
             libraries=_library_modules(trace),
             unseen=tuple(self.unseen(u) for u in trace.unseen),
             written=self.params(_updates(trace.writes, events)),
+            grad_fed=self.params(trace.grad_writes),
         )
 
     def unseen(self, rec: UnseenRec) -> M.Unseen:

@@ -374,6 +374,7 @@ class ProgramModel:
     missed: tuple = ()  # MissedStep: backward() calls in code a budget kept the analysis from reaching
     unseen: tuple[Unseen, ...] = ()  # code not seen that was handed parameters, modules or optimizers
     written: frozenset[Param] = frozenset()  # changed in place (an update: .data, copy_, lerp_, EMA, _foreach_)
+    grad_fed: frozenset[Param] = frozenset()  # given a gradient by hand (`p.grad.add_(g)`, `p.grad = g`)
 
     def unseen_reaching(
         self, params: frozenset[Param] = frozenset(), optimizers: frozenset = frozenset(), after: int = 0

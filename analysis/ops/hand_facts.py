@@ -333,6 +333,11 @@ METADATA_METHODS = (
 # Methods that give Python values (Tensor.item, Tensor.tolist: autograd stops there).
 TO_PYTHON = ("item", "tolist")
 
+# In-place methods that, called on a `.grad`, give it a value computed elsewhere (`p.grad.add_(g)`:
+# a hypergradient, a hand-made estimate), and the factories that only make an empty one to add into.
+GRAD_FILLING = ("add_", "copy_")
+ZERO_FACTORIES = ("zeros", "zeros_like", "new_zeros")
+
 # Tensor methods that read the tensor without changing it or anything else (beside the metadata,
 # Python-value and view methods): a call of one on a value the engine took for a module is no code
 # that could change parameters.

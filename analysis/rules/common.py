@@ -201,7 +201,9 @@ def _cut_candidates(ctx: RuleContext) -> list[CutCandidate]:
                 continue
             # parameters with a loss term of their own that is computed and dropped: that term is the
             # defect (GA209), and this cut the stop-gradient it looks like
-            removed = (cut.removed | cut.removed_weak) - reach - dropped
+            # parameters given a gradient by hand elsewhere (`p.grad.add_(hypergradient)`) change
+            # whatever this loss reaches
+            removed = (cut.removed | cut.removed_weak) - reach - dropped - ctx.model.grad_fed
             if step.kind == EventKind.GRAD:
                 lost = {p for p in removed if p in step.inputs}
             else:

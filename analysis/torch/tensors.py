@@ -227,6 +227,10 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         ip.event(EventKind.ZERO_GRAD, node, None, detail=f".grad.{name}()", units=units)
         if name == "detach_":
             return recv
+    if name in T.GRAD_FILLING and recv.grads and not recv.carries and argv:
+        # `p.grad.add_(g)`: a gradient computed elsewhere (a hypergradient, a hand-made estimate) is
+        # given to p, whatever the backward() of its own step reaches
+        ip.st.trace.grad_writes.extend(recv.grads)
     if name.endswith("_") and not name.startswith("_") and name not in T.NOT_INPLACE:
         rhs = flow_of(*argv).value() if argv else None
         if name in ("copy_",) and argv:
