@@ -209,6 +209,9 @@ def note_grad_read(ip, recv: V, node):
     """`.grad` of a computed tensor (an activation, a weight rebound out of place): None unless
     retain_grad() was called on it (GA306)."""
     stores = [o for o in recv.objs if isinstance(o, TensorObj)]
+    leaves = [o for o in recv.objs if isinstance(o, Unit) and o.kind == Unit.LEAF]
+    if leaves:
+        ip.st.trace.leaf_grad_reads.extend(leaves)
     if not stores or any(isinstance(o, Unit) for o in recv.objs) or recv.facts & Fact.NOGRAD:
         return
     if not recv.org or recv.unk or any(s.retained for s in stores):

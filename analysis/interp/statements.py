@@ -157,8 +157,10 @@ def _s_augassign(ip: Interp, stmt, env):
 
 # the last `elif` of chains that compare one value to several constants (`if args.loss == "wgan":
 # ... elif args.loss == "r1": ...`): a configuration dispatch over its choices, whose fall-through
-# (none of them) is not a path of the program
-_DISPATCH_TAILS: set[int] = set()
+# (none of them) is not a path of the program. Marked on the node itself (trees are reused across
+# runs): a set of node ids would outlive the trees, and a new node given a freed one's id would
+# be taken for a dispatch's last arm
+_TAIL = "_gradaudit_dispatch_tail"
 
 
 def _dispatch_tail(stmt) -> ast.If | None:
@@ -191,7 +193,7 @@ def _dispatch_tail(stmt) -> ast.If | None:
 def _s_if(ip: Interp, stmt, env):
     tail = _dispatch_tail(stmt)
     if tail is not None:
-        _DISPATCH_TAILS.add(id(tail))
+        setattr(tail, _TAIL, True)
     test = ip.eval(stmt.test, env)
     known = truth(test)
     if known is True:
@@ -217,7 +219,7 @@ def _s_if(ip: Interp, stmt, env):
         b = (
             ip.exec_block(stmt.orelse, _refine(stmt.test, env, False))
             if stmt.orelse
-            else (None if id(stmt) in _DISPATCH_TAILS else _refine(stmt.test, env, False))
+            else (None if getattr(stmt, _TAIL, False) else _refine(stmt.test, env, False))
         )
     finally:
         ip.st.path.pop()

@@ -321,6 +321,7 @@ class Builder:
             unseen=tuple(self.unseen(u) for u in trace.unseen),
             written=self.params(_updates(trace.writes, events)),
             grad_fed=self.params(trace.grad_writes),
+            grad_read=self.params(trace.leaf_grad_reads),
         )
 
     def unseen(self, rec: UnseenRec) -> M.Unseen:

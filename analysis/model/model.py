@@ -375,6 +375,7 @@ class ProgramModel:
     unseen: tuple[Unseen, ...] = ()  # code not seen that was handed parameters, modules or optimizers
     written: frozenset[Param] = frozenset()  # changed in place (an update: .data, copy_, lerp_, EMA, _foreach_)
     grad_fed: frozenset[Param] = frozenset()  # given a gradient by hand (`p.grad.add_(g)`, `p.grad = g`)
+    grad_read: frozenset[Param] = frozenset()  # plain leaves whose .grad the code reads (a saliency map)
 
     def unseen_reaching(
         self, params: frozenset[Param] = frozenset(), optimizers: frozenset = frozenset(), after: int = 0

@@ -56,6 +56,9 @@ def check(ctx: RuleContext) -> list[Finding]:
     # updated by hand from their .grad, or changed in place while training (a target network's soft
     # update, an EMA, `.data` assignments): they change, not by an optimizer
     manual = ctx.model.manual | ctx.model.written
+    # plain leaves whose .grad the code reads itself (a saliency map, an attack's input gradient): differentiated
+    # with respect to, not weights an optimizer forgot
+    manual |= {p for p in ctx.model.grad_read if p.kind == "leaf"}
     for step in ctx.model.steps:
         if step.kind != EventKind.BACKWARD:
             continue

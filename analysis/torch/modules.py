@@ -124,7 +124,9 @@ def module_setattr(ip: Core, m: ModuleObj, attr, value: V, stmt, target):
         containers = [lst]
     elif containers:
         kind = "dict" if isinstance(containers[0], DictObj) else "list"
-    elif leaves and not (value.k & ~(Kind.TENSOR | Kind.PARAMS)):
+    elif leaves and not (value.k & ~(Kind.TENSOR | Kind.PARAMS)) and all(_made_in_class(m, u) for u in leaves):
+        # a tensor the class makes itself (a weight); one handed to it (`self.x = x`, the input an
+        # explainer differentiates with respect to) is the caller's data, not a hidden parameter
         kind = "tensor"
     if kind is None:
         return
@@ -145,6 +147,14 @@ def module_setattr(ip: Core, m: ModuleObj, attr, value: V, stmt, target):
     m.unregs.append(rec)
     if not m.in_init:
         after_init(ip, m, only=rec)
+
+
+def _made_in_class(m: ModuleObj, u: Unit) -> bool:
+    cls = m.cls.node if m.cls is not None else None
+    node = u.site.node if u.site is not None else None
+    if cls is None or node is None or not hasattr(node, "lineno") or u.site.mod is not m.cls.scope.sf:
+        return True  # unknown: as before
+    return cls.lineno <= node.lineno <= (cls.end_lineno or cls.lineno)
 
 
 def register_all(ip: Core, m: ModuleObj, key, objs):
