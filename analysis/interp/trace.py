@@ -77,7 +77,9 @@ class Cut:
         self.note = ""  # 'list': the cut value was a list of tensors
         # where the cut value met the rest of the loss: 'target' (a loss function's target), 'weight'
         # (a factor scaling a term that carries gradient of its own), '' (anything else): a
-        # stop-gradient in such a place is the usual idiom, not the break (see cut_findings)
+        # stop-gradient in such a place is the usual idiom, not the break (see cut_findings);
+        # 'dead': a whole term added to one that carries gradient, cut from all it carried (a
+        # constant in the loss: it trains nothing, whatever else reaches the same parameters)
         self.role = ""
         self.terms: frozenset = frozenset()  # loss terms whose way to the loss went through here
 

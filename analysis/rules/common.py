@@ -149,7 +149,12 @@ def cut_findings(
         shown = lost or (cut.removed | cut.removed_weak)
         what = describe(shown) if shown else "the model's parameters"
         msg = phrase(cut, what, step)
-        if e["raises"]:
+        if cut.role == "dead" and (lost & (step.reached | step.reached_weak | step.co_reached)):
+            msg = (
+                f"`{cut.detail}` makes this term of `{loss_name(step)}` a constant: it only shifts the loss's "
+                f"value and sends no gradient to {what}, which get gradient from the rest of the loss only"
+            )
+        elif e["raises"]:
             msg += f"; `{loss_name(step)}` then reaches no trainable parameter and backward() raises"
         else:
             o = optimizer_of(step)
@@ -160,7 +165,8 @@ def cut_findings(
             )
             if e["level"] != CONFIRMED:
                 msg += " (if the calls the engine could not follow carried their gradient this far)"
-        fix = fix_for(ctx, cut, step) if fix_for is not None else None
+        # a dead term's cut is not the only thing to undo (`.detach().item()` both make it a constant)
+        fix = fix_for(ctx, cut, step) if fix_for is not None and cut.role != "dead" else None
         out.append(
             rule.finding(
                 span,
@@ -203,7 +209,10 @@ def _cut_candidates(ctx: RuleContext) -> list[CutCandidate]:
             # defect (GA209), and this cut the stop-gradient it looks like
             # parameters given a gradient by hand elsewhere (`p.grad.add_(hypergradient)`) change
             # whatever this loss reaches
-            removed = (cut.removed | cut.removed_weak) - reach - dropped - ctx.model.grad_fed
+            # a dead term (`l1 + w * perceptual.detach().item()`) trains nothing even where its
+            # parameters reach the loss through another term: the term itself is the defect
+            dead = cut.role == "dead" and cut.kind != "nograd"
+            removed = (cut.removed | cut.removed_weak) - (frozenset() if dead else reach) - dropped - ctx.model.grad_fed
             if step.kind == EventKind.GRAD:
                 lost = {p for p in removed if p in step.inputs}
             else:
@@ -223,7 +232,7 @@ def _cut_candidates(ctx: RuleContext) -> list[CutCandidate]:
             if not cut.role:
                 plain |= lost
         for cut, lost, certain, level in candidates:
-            if cut.role and lost and lost <= plain:
+            if cut.role and cut.role != "dead" and lost and lost <= plain:
                 continue
             out.append((cut, step, lost, certain, level, raises))
     ctx.cache["cut_candidates"] = out

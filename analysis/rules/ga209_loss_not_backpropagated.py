@@ -1,11 +1,13 @@
 """GA209 loss-not-backpropagated."""
 
+import ast
 import re
 
 from ..model.findings import UNSAFE, Finding, Fix, Related
-from ..model.model import LossTerm, Param, Step
+from ..model.model import EventKind, LossTerm, Param, Span, Step
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
+from .lifecycle import loop_of
 
 _BACKWARD = re.compile(r"(.+)\.backward\(\s*\)")
 _BOUND = re.compile(r"\s*([A-Za-z_]\w*)\s*(?::[^=]+)?=(?!=)")
@@ -33,8 +35,6 @@ def _fix(ctx: RuleContext, term: LossTerm, step: Step) -> Fix | None:
 
 def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
-    if not model.steps:
-        return []
     reached: set[Param] = set()
     for s in model.steps:
         reached |= s.reached | s.reached_weak | s.co_reached
@@ -45,6 +45,7 @@ def check(ctx: RuleContext) -> list[Finding]:
         # a loss of a training iteration: one that also runs a backward()
         steps = [s for s in model.steps if s.iteration == term.iteration]
         if not steps:
+            out.extend(_without_backward(ctx, term, reached))
             continue
         step = steps[-1]
         held: set[Param] = set()
@@ -65,6 +66,43 @@ def check(ctx: RuleContext) -> list[Finding]:
             related.append(Related(opts[0].span, f"`{opts[0].name}` ({opts[0].type}) holds them"))
         out.append(RULE.finding(term.span, msg, params=names(idle), related=tuple(related), fix=_fix(ctx, term, step)))
     return out
+
+
+def _backward_named(ctx: RuleContext, span: Span) -> bool:
+    """The loop around `span` calls something named like a backward (`accelerator.backward(loss)`,
+    `self.manual_backward(loss)`, `engine.backward(loss)`): the loss may be backpropagated there."""
+    loop = loop_of(ctx, span)
+    if loop is None:
+        return True  # no loop in view: not this check's case
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            if "backward" in name or name == "grad":
+                return True
+    return False
+
+
+def _without_backward(ctx: RuleContext, term: LossTerm, reached: set[Param]) -> list[Finding]:
+    """A loop that steps an optimizer over the parameters of a loss it computes and backpropagates
+    nothing in that iteration: every step applies no gradient (`loss.backward()` forgotten)."""
+    model = ctx.model
+    if any(term.iteration in u.loops for u in model.unseen) or _backward_named(ctx, term.span):
+        return []  # code it could not read ran in that iteration, or something there may backpropagate
+    stepped = [e for e in model.events if e.kind == EventKind.STEP and e.loops and e.loops[-1] == term.iteration]
+    opts = [o for o in model.optimizers if any(e.target_key == o.key for e in stepped)]
+    idle = {p for o in opts for p in o.params & term.params if not p.opaque} - reached
+    if not idle:
+        return []
+    opt = next(o for o in opts if o.params & idle)
+    step = next(e for e in stepped if e.target_key == opt.key)
+    name = f"`{opt.name}`" if not opt.name.startswith("<") else "the optimizer"
+    msg = (
+        f"{term.label} is computed from {describe(idle)} and {name} steps in the same iteration, but no "
+        f"backward() runs there: the step applies no gradient, so {name} never changes them"
+    )
+    related = (Related(step.span, "the step, with no backward() before it"), Related(opt.span, f"{name} holds them"))
+    return [RULE.finding(term.span, msg, params=names(idle), related=related)]
 
 
 RULE = Rule(

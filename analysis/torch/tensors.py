@@ -89,6 +89,12 @@ def tensor_binop(ip: Core, op, left: V, right: V, node) -> V:
         _tag_cuts(right, left, "weight")
         if isinstance(op, ast.Mult):
             _tag_cuts(left, right, "weight")
+    elif isinstance(op, (ast.Add, ast.Sub)) and _shape(left) == () and _shape(right) == ():
+        # `l1 + w * perceptual.detach().item()`: a scalar term (a loss) cut from everything it carried,
+        # added to one that carries gradient, is a constant there: it only shifts the loss's value.
+        # (Not a tensor's shift: `code + (q - code).detach()` is a straight-through estimator.)
+        _tag_cuts(right, left, "dead")
+        _tag_cuts(left, right, "dead")
     f = flow_of(left, right)
     ls, rs = _shape(left), _shape(right)
     shape = S.matmul(ls, rs) if isinstance(op, ast.MatMult) else S.broadcast(ls, rs)
