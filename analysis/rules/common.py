@@ -165,8 +165,7 @@ def cut_findings(
             )
             if e["level"] != CONFIRMED:
                 msg += " (if the calls the engine could not follow carried their gradient this far)"
-        # a dead term's cut is not the only thing to undo (`.detach().item()` both make it a constant)
-        fix = fix_for(ctx, cut, step) if fix_for is not None and cut.role != "dead" else None
+        fix = fix_for(ctx, cut, step) if fix_for is not None else None
         out.append(
             rule.finding(
                 span,
@@ -211,8 +210,10 @@ def _cut_candidates(ctx: RuleContext) -> list[CutCandidate]:
             # whatever this loss reaches
             # a dead term (`l1 + w * perceptual.detach().item()`) trains nothing even where its
             # parameters reach the loss through another term: the term itself is the defect
-            dead = cut.role == "dead" and cut.kind != "nograd"
-            removed = (cut.removed | cut.removed_weak) - (frozenset() if dead else reach) - dropped - ctx.model.grad_fed
+            removed = (cut.removed | cut.removed_weak) - reach - dropped - ctx.model.grad_fed
+            if cut.role == "dead" and cut.kind != "nograd" and not (removed & step.trained):
+                # every parameter behind it reaches the loss another way: the term is dead all the same
+                removed = (cut.removed | cut.removed_weak) - dropped - ctx.model.grad_fed
             if step.kind == EventKind.GRAD:
                 lost = {p for p in removed if p in step.inputs}
             else:

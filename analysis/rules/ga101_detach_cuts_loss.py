@@ -42,9 +42,12 @@ RULE = Rule(
     summary="`.detach()` or `.data` cuts optimized parameters off from the loss",
     what="""
 Flags `.detach()`, `.detach_()` and `.data` on a tensor that carries gradient from optimized
-parameters into a loss, when those parameters reach the loss by no other path.
+parameters into a loss, when those parameters reach the loss by no other path; and a whole
+scalar term of the loss cut that way (`l1 + w * perceptual.detach().item()`), which only shifts
+the loss's value and trains nothing even where its parameters reach the loss through another term.
 Stop-gradients that leave another path (SimSiam, BYOL), target networks, a GAN's
-`fake.detach()` in the discriminator step, carried RNN state and logging are not flagged.
+`fake.detach()` in the discriminator step, carried RNN state, a straight-through estimator
+(`x + (q(x) - x).detach()`) and logging are not flagged.
 """,
     why="""
 Everything upstream of the cut gets no gradient: the optimizer steps with `grad=None` and those

@@ -115,8 +115,10 @@ Flags a loss computed in the training step (a loss function's or criterion's res
 bound to a name that says it is a loss) that carries gradient from parameters an optimizer holds,
 when it reaches no `backward()` or `torch.autograd.grad` and no backpropagated loss reaches those
 parameters either: a task head whose loss was left out of the sum, a critic whose value loss is
-only printed. Metrics and logged losses whose parameters get gradient from the loss that is
-backpropagated, validation losses and losses computed under `no_grad` are not flagged.
+only printed. Also a loop that computes its loss and steps the optimizer but calls no `backward()`
+at all (nor anything named like one, such as `accelerator.backward(loss)`). Metrics and logged
+losses whose parameters get gradient from the loss that is backpropagated, validation losses and
+losses computed under `no_grad` are not flagged.
 """,
     why="""
 The optimizer steps with `grad=None` for those parameters, so they never change: the head stays at
