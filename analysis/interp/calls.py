@@ -31,6 +31,7 @@ from .objects import (
     SuperObj,
     SymObj,
     Unit,
+    in_order,
     module_value,
 )
 from .trace import EventKind, UnseenRec
@@ -42,7 +43,7 @@ def call_value(ip: Interp, fv: V, args, kwargs, node, env) -> V:
     if fv.k & Kind.MODREF and isinstance(fv.const, str) and not fv.objs:
         return call_qualified(ip, fv.const, args, kwargs, node, env)
     objects = ip.sem.objects
-    for o in fv.objs:
+    for o in in_order(fv.objs):
         sem = objects.get(type(o))
         if sem is not None and sem.call is not None:
             results.append(sem.call(ip, o, args, kwargs, node, env))
@@ -329,7 +330,7 @@ def get_attr(ip: Interp, recv: V, attr: str, node, env) -> V:
     results = []
     tensorish = False
     objects = ip.sem.objects
-    for o in recv.objs:
+    for o in in_order(recv.objs):
         sem = objects.get(type(o))
         if sem is not None and sem.attr is not None:
             results.append(sem.attr(ip, o, attr, node))
@@ -419,10 +420,10 @@ def class_attr(ip: Interp, cls: ClassObj, attr, self_v, node) -> V:
 def set_attr(ip: Interp, recv: V, attr: str, value: V, stmt, target, env):
     if value.saves and any(recording.outlives_iteration(ip, o) for o in recv.objs):
         recording.note_carry(ip, value, stmt)  # `self.centers = m * self.centers + ...` across iterations
-        for o in recv.objs:
+        for o in in_order(recv.objs):
             recording.note_graph_write(ip, o, value)
     objects = ip.sem.objects
-    for o in recv.objs:
+    for o in in_order(recv.objs):
         sem = objects.get(type(o))
         if sem is not None and sem.setattr is not None:
             sem.setattr(ip, o, attr, value, stmt, target)
@@ -470,7 +471,7 @@ def get_item(ip: Interp, recv: V, index: V, node, env) -> V:
     results = []
     tensorish = False
     objects = ip.sem.objects
-    for o in recv.objs:
+    for o in in_order(recv.objs):
         sem = objects.get(type(o))
         if sem is not None and sem.getitem is not None:
             results.append(sem.getitem(ip, o, index, node))
@@ -511,7 +512,7 @@ def get_item(ip: Interp, recv: V, index: V, node, env) -> V:
 
 def set_item(ip: Interp, recv: V, index: V, value: V, stmt, target, env):
     objects = ip.sem.objects
-    for o in recv.objs:
+    for o in in_order(recv.objs):
         sem = objects.get(type(o))
         if sem is not None and sem.setitem is not None:
             sem.setitem(ip, o, index, value, stmt, target, env)
@@ -555,7 +556,7 @@ def call_method(ip: Interp, recv: V, name, args, kwargs, node, env) -> V:
     results = []
     tensorish = False
     objects = ip.sem.objects
-    for o in recv.objs:
+    for o in in_order(recv.objs):
         sem = objects.get(type(o))
         if sem is not None and sem.method is not None:
             results.append(sem.method(ip, o, name, args, kwargs, node, env, recv))

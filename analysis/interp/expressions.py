@@ -20,6 +20,7 @@ from .objects import (
     SymObj,
     TensorObj,
     Unit,
+    in_order,
     is_closed,
     module_value,
     next_oid,
@@ -477,7 +478,7 @@ def iter_value(ip: Interp, v: V) -> V:
     if v.items is not None:
         return join_all(v.items) if v.items else UNKNOWN
     out = None
-    for o in v.objs:
+    for o in in_order(v.objs):
         if isinstance(o, ListObj):
             out = join(out, o.content if o.content is not None else UNKNOWN)
         elif isinstance(o, DictObj):

@@ -27,6 +27,17 @@ def merge_state(a: int, b: int) -> int:
     return a if a == b else MAYBE
 
 
+def in_order(objs) -> list:
+    """The objects of a value in the order they were made: a frozenset's order follows their
+    hashes, which follow how many objects the process made before (another file's analysis), and
+    the interpreter must visit a joined receiver's objects in the same order every time."""
+    return sorted(objs, key=_order_key) if len(objs) > 1 else list(objs)
+
+
+def _order_key(o) -> int:
+    return getattr(o, "oid", 0)
+
+
 class Obj:
     __slots__ = ("oid",)
 
