@@ -82,21 +82,17 @@ def _repeats_within(loops: list, name: str) -> bool:
     """`for _ in range(k): ... total += loss` inside a loop that starts `total` afresh each time
     (`total = 0.0` per batch, k discriminator steps per generator step): the sum holds at most k
     graphs, all let go with the next reset, not every iteration's of the training run."""
-    inner = loops[-1]["node"]
-    if not (
-        isinstance(inner, ast.For)
-        and isinstance(inner.iter, ast.Call)
-        and isinstance(inner.iter.func, ast.Name)
-        and inner.iter.func.id == "range"
-    ):
+    if not _counts(loops[-1]["node"]):
         return False
-    outer = [lp["node"] for lp in loops[:-1]]
     # the enclosing loop that resets it walks the data (`for batch in loader`), not a count of epochs
-    return any(name in rebound(o) and isinstance(o, ast.For) and not _counts(o) for o in outer)
+    return any(
+        name in rebound(lp["node"]) and isinstance(lp["node"], ast.For) and not _counts(lp["node"]) for lp in loops[:-1]
+    )
 
 
-def _counts(loop: ast.For) -> bool:
-    it = loop.iter
+def _counts(loop) -> bool:
+    """`for _ in range(...)`: a loop over a count."""
+    it = getattr(loop, "iter", None) if isinstance(loop, ast.For) else None
     return isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
 
 
