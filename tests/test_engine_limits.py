@@ -9,7 +9,9 @@ import time
 import pytest
 from helpers import analyze
 
+from gradaudit.analysis.check.config import Config
 from gradaudit.analysis.check.engine import Analyzer
+from gradaudit.analysis.interp.budget import Budgets
 from gradaudit.analysis.source.program import ParseError, decode_source, parse_source
 
 TRAIN = """
@@ -65,6 +67,73 @@ def test_filler_loops_do_not_starve_the_training_loop_and_what_they_cut_is_repor
     assert r.gap.first.line > 3 and "budget" in r.gap.reason
     assert r.model.incomplete and r.model.not_reached == r.gap.first
     assert r.gap.message().startswith("analysis incomplete: ") and "statements not reached)" in r.gap.message()
+
+
+# an evaluation pass under no_grad whose loop carries a total: 33 statements per run of its body
+EVALUATED_FIRST = """\
+import torch
+import torch.nn as nn
+
+
+@torch.no_grad()
+def evaluate(model, batches):
+    model.eval()
+    total = 0.0
+    for x in batches:
+        out = model(x)
+        total = total + x.sum().item() * 0
+        total = total + x.sum().item() * 1
+        total = total + x.sum().item() * 2
+        total = total + x.sum().item() * 3
+        total = total + x.sum().item() * 4
+        total = total + x.sum().item() * 5
+        total = total + x.sum().item() * 6
+        total = total + x.sum().item() * 7
+        total = total + x.sum().item() * 8
+        total = total + x.sum().item() * 9
+        total = total + x.sum().item() * 10
+        total = total + x.sum().item() * 11
+        total = total + x.sum().item() * 12
+        total = total + x.sum().item() * 13
+        total = total + x.sum().item() * 14
+        total = total + x.sum().item() * 15
+        total = total + x.sum().item() * 16
+        total = total + x.sum().item() * 17
+        total = total + x.sum().item() * 18
+        total = total + x.sum().item() * 19
+        total = total + x.sum().item() * 20
+        total = total + x.sum().item() * 21
+        total = total + x.sum().item() * 22
+        total = total + x.sum().item() * 23
+        total = total + x.sum().item() * 24
+        total = total + x.sum().item() * 25
+        total = total + x.sum().item() * 26
+        total = total + x.sum().item() * 27
+        total = total + x.sum().item() * 28
+        total = total + x.sum().item() * 29
+    model.train()
+    return total
+
+
+model = nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+batches = [torch.randn(8, 4)]
+evaluate(model, batches)
+for x in batches:
+    optimizer.zero_grad()
+    loss = model(x).sum()
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def test_an_evaluation_loop_runs_once_and_leaves_the_budget_to_training():
+    """A loop run with grad mode off and no training call in it builds no graph, so no iteration
+    hands one to the next: it runs once, not twice, and the budget it leaves reaches the training
+    loop (before: the evaluation's second run spent it, and the training step was not understood)."""
+    r = Analyzer(Config(budgets=Budgets(statements=45, loop_reserve=0))).analyze_source("e.py", EVALUATED_FIRST)
+    assert r.gap is None and r.error is None
+    assert [s.understood for s in r.model.steps] == [True]
 
 
 def test_a_lambda_cut_by_the_budget_is_reported_not_a_crash():

@@ -303,7 +303,7 @@ def run_rules(model: ProgramModel, files: dict, config: Config) -> list[Finding]
         if not config.enabled(rule.code, rule.name):
             continue
         # each finding with the premises it rests on (confirmed only when no unseen code undermines them)
-        found.extend(establish(ctx, rule, f) for f in rule.check(ctx))
+        found.extend(e for f in rule.check(ctx) if (e := establish(ctx, rule, f)) is not None)
     found = _resolve_overlaps(found)
     if model.libraries:
         found = [_library_related(f, model.libraries) for f in found]

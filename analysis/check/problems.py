@@ -90,7 +90,8 @@ class Problem:
         tip = advice(gap)  # the flag that raises the budget that ran out
         if tip:
             msg += f"; {tip}"
-        return Problem("incomplete", where, msg, line, col, gap.count)
+        # `not_reached` counts statements; calls not followed or modules not loaded are in the message
+        return Problem("incomplete", where, msg, line, col, gap.count if gap.unit == "statement" else 0)
 
     @staticmethod
     def internal(path: str, summary: str, detail: str = "") -> Problem:

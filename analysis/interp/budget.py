@@ -64,7 +64,9 @@ class Gaps:
         self.stopped = False  # out of time: no further statement runs
         self.loops_cut: dict = {}  # loop node -> (SourceFile, the budget that cut it)
         self.loops_run: set = set()
+        self.loops_once: dict = {}  # loop node -> SourceFile: run once, a second run did not fit
         self.calls_cut: dict = {}  # FuncObj -> the budget that cut it
+        self.cut_calls: list = []  # (SourceFile, call node, FuncObj, budget) of each call not followed
         self.not_started: list = []  # (SourceFile, [stmt]) blocks left when time ran out
         self.reserve_left = self.budgets.loop_reserve
         self.imports_cut: dict = {}  # module path -> None: not loaded, the imported-lines budget spent
@@ -105,8 +107,14 @@ class Gaps:
     def loop_ran(self, loop):
         self.loops_run.add(loop)
 
-    def call_cut(self, fn, budget: str = STATEMENTS):
+    def loop_once(self, loop, sf):
+        """`loop` ran once: a second run (what one iteration hands to the next) did not fit the budgets."""
+        self.loops_once.setdefault(loop, sf)
+
+    def call_cut(self, fn, budget: str = STATEMENTS, sf=None, node=None):
         self.calls_cut.setdefault(fn, budget)
+        if sf is not None and node is not None and len(self.cut_calls) < 1000:
+            self.cut_calls.append((sf, node, fn, budget))
 
     def import_cut(self, path: str):
         self.imports_cut.setdefault(path, None)
@@ -138,7 +146,7 @@ class Gaps:
             if count:
                 places.append((sf, stmts[0], count, budget))
         if not places:
-            return self._imports_gap(entry)
+            return self._calls_gap(entry) or self._imports_gap(entry)
         total = sum(c for _, _, c, _ in places)
         mine = [p for p in places if p[0] is entry] or places
         sf, node, _, budget = min(mine, key=lambda p: (p[0] is not entry, p[1].lineno, p[1].col_offset))
@@ -169,6 +177,27 @@ class Gaps:
         if budget == "imported_lines":
             return f"the budget of {b.imported_lines:,} lines of imported project modules ran out"
         return f"the budget of {b.statements:,} statements followed ran out"
+
+    def _calls_gap(self, entry) -> Gap | None:
+        """Calls not followed of functions that ran elsewhere: no statement is left unreached, but
+        what those calls would have done (`set_requires_grad(G, True)` after filler) was not seen."""
+        cut = [(sf, node, budget) for sf, node, fn, budget in self.cut_calls if getattr(fn, "interpreted", 0)]
+        if not cut:
+            return None
+        mine = [c for c in cut if c[0] is entry] or cut
+        sf, node, budget = min(mine, key=lambda c: (c[0] is not entry, c[1].lineno, c[1].col_offset))
+        col = sf.char_col(node.lineno, node.col_offset)
+        first = Span(sf.path, node.lineno, col, node.lineno, col)
+        if self.stopped:
+            budget = TIME
+        return Gap(
+            self.reason(budget),
+            first,
+            len({(id(s), n.lineno, n.col_offset) for s, n, _ in cut}),
+            "not followed",
+            budget,
+            "call",
+        )
 
     def _imports_gap(self, entry) -> Gap | None:
         """Project modules left unloaded (the imported-lines budget spent): what they define is unknown."""

@@ -84,9 +84,10 @@ def call_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v=None) -> V
     if len(ip.st.stack) > ip.st.budgets.call_depth or over or any(f.func is fn for f in ip.st.stack):
         if over:
             ip.st.trace.incomplete = True
-            ip.st.gaps.call_cut(fn, _spent(ip))
+            ip.st.gaps.call_cut(fn, _spent(ip), ip.st.sf, node)
         # not followed: the result is unknown, and may carry anything
-        return opaque_call(ip, None, args, kwargs, node, extra=self_v, record=UnseenRec.NOT_FOLLOWED).replace(top=True)
+        record = UnseenRec.BUDGET if over else UnseenRec.NOT_FOLLOWED
+        return opaque_call(ip, None, args, kwargs, node, extra=self_v, record=record).replace(top=True)
     fn.interpreted += 1
     call_site = Site(ip.st.sf, node) if node is not fn.node else None
     env = bind_args(ip, fn, args, kwargs, self_v)
@@ -136,13 +137,31 @@ def _spent(ip: Interp) -> str:
     return min(st.caps)[1] if st.caps else "statements"
 
 
+def _spread(args) -> list:
+    """The arguments with `*lst` replaced by the list's elements when it is known element by element
+    (`args = [loss, best, x]; f(*args)`): each goes to its own parameter, not all of them to each."""
+    out: list = []
+    for g in args:
+        if isinstance(g, Star):
+            v = g.value
+            lists = v.of(ListObj)
+            if v.items is not None and not v.objs:
+                out.extend(v.items)
+                continue
+            if len(lists) == 1 and v.objs == {lists[0]} and lists[0].exact and lists[0].elems is not None:
+                out.extend(lists[0].elems)
+                continue
+        out.append(g)
+    return out
+
+
 def bind_args(ip: Interp, fn: FuncObj, args, kwargs, self_v) -> dict:
     node = fn.node
     a = node.args
     env: dict = {}
     positional = [p.arg for p in a.posonlyargs + a.args]
     defaults, kw_defaults = ip.defaults_of(fn)
-    given = list(args)
+    given = _spread(args)
     if self_v is not None and positional:
         env[positional[0]] = self_v
         positional = positional[1:]
@@ -517,6 +536,7 @@ def set_item(ip: Interp, recv: V, index: V, value: V, stmt, target, env):
         if sem is not None and sem.setitem is not None:
             sem.setitem(ip, o, index, value, stmt, target, env)
         elif isinstance(o, ListObj):
+            o.exact = False
             if o.content is not None:
                 # `lst[i] = v` replaces an element the engine keeps joined with the others: the graph
                 # of the one replaced is no longer certainly reachable through the list
@@ -566,7 +586,9 @@ def call_method(ip: Interp, recv: V, name, args, kwargs, node, env) -> V:
             if fw is not None:
                 results.append(fw)
             elif m is not None:
-                results.append(call_function(ip, m, args, kwargs, node, self_v=V(Kind.INST, frozenset((o,)))))
+                inst = V(Kind.INST, frozenset((o,)))
+                self_v = None if m.is_static else V(Kind.CLASS, frozenset((o.cls,))) if m.is_classmethod else inst
+                results.append(call_function(ip, m, args, kwargs, node, self_v=self_v))
             elif name in o.attrs:
                 results.append(call_value(ip, o.attrs[name], args, kwargs, node, env))
             else:

@@ -27,8 +27,13 @@ def slice_list(ip: Core, o: ListObj, sl, node, env) -> V:
     return V(Kind.LIST, frozenset((out,)), site=node)
 
 
+_IN_PLACE_ORDER = frozenset(("append", "index", "count", "copy", "__getitem__"))
+
+
 def list_method(ip: Core, o: ListObj, name, args, kwargs, node) -> V:
     a0 = args[0] if args and isinstance(args[0], V) else None
+    if name not in _IN_PLACE_ORDER:
+        o.exact = False  # an insert, a pop, a sort...: `elems` no longer says which element is where
     if name in ("append", "add", "appendleft") and a0 is not None:
         loops = ip.st.stack[-1].loops
         recv = node.func.value if isinstance(node.func, ast.Attribute) else None

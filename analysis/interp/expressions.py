@@ -319,6 +319,7 @@ def make_list(ip: Interp, node, env, kind=Kind.LIST):
     lst.extend(
         [iter_value(ip, ip.eval(e.value, env)) if isinstance(e, ast.Starred) else ip.eval(e, env) for e in node.elts]
     )
+    lst.exact = lst.elems is not None and not any(isinstance(e, ast.Starred) for e in node.elts)
     return V(kind, frozenset((lst,)), site=node)
 
 

@@ -41,6 +41,7 @@ class Frame:
         "returns",
         "scope",
         "self_v",
+        "splits",
         "yields",
     )
 
@@ -56,3 +57,6 @@ class Frame:
         self.cls = cls
         self.self_v = self_v
         self.label = label
+        # name -> flag -> (objects it got only when the flag is false, only when it is true): from
+        # `a, b = f(...) if flag else (x, y)` (statements.flag_split), dropped when the name is rebound
+        self.splits: dict[str, dict[str, tuple[frozenset, frozenset]]] = {}

@@ -138,7 +138,7 @@ class Unit(Obj):
 class TensorObj(Obj):
     """Storage of a computed or data tensor: identity for aliasing and in-place version counts."""
 
-    __slots__ = ("base", "bumps", "compared", "nonleaf_of", "retained", "site", "version")
+    __slots__ = ("base", "bumps", "compared", "counts", "gate", "nonleaf_of", "retained", "site", "version")
 
     def __init__(self, site):
         super().__init__()
@@ -149,6 +149,10 @@ class TensorObj(Obj):
         self.retained = False  # retain_grad() was called: its .grad is kept
         self.compared = EMPTY  # a comparison's result: the storages it compared (`energy > 0`)
         self.nonleaf_of = None  # the requires_grad leaf this tensor was made from by one op (GA113)
+        # `torch.where(mask, x, 0)` and what sums it: gradient reaches x only where these storages
+        # (the mask) hold; `counts`: a sum of these storages (`mask.sum()`, the count of the mask)
+        self.gate = EMPTY
+        self.counts = EMPTY
 
     def __repr__(self):
         return f"Tensor@{self.site!r}"
@@ -349,7 +353,7 @@ class ListObj(Obj):
     """A list, set or generator; elements are joined into one value, and the first ones are also
     kept in order (`nn.Sequential(*layers)` needs the order to name its children)."""
 
-    __slots__ = ("content", "elems", "site")
+    __slots__ = ("content", "elems", "exact", "site")
 
     MAX_ELEMS = 256
 
@@ -358,6 +362,9 @@ class ListObj(Obj):
         self.content = content
         self.site = site
         self.elems: list | None = [content] if content is not None else []
+        # `elems` is the list, element by element in place: a literal, then only appended to (no
+        # insert, pop or `lst[i] = v`), so `f(*lst)` can bind each element to its own parameter
+        self.exact = False
 
     def add(self, v: V):
         self.content = join(self.content, v)

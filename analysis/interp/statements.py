@@ -65,10 +65,90 @@ def _s_expr(ip: Interp, stmt, env):
 
 
 def _s_assign(ip: Interp, stmt, env):
-    value = ip.eval(stmt.value, env)
+    split = _flag_arms(ip, stmt, env)
+    if split is None:
+        value = ip.eval(stmt.value, env)
+        for target in stmt.targets:
+            assign(ip, target, value, env, stmt)
+        return env
+    flag, when_true, when_false = split
+    # the same statement run again (the next iteration) adds to what it split before
+    kept = dict(ip.st.stack[-1].splits)
     for target in stmt.targets:
-        assign(ip, target, value, env, stmt)
+        assign(ip, target, join(when_true, when_false), env, stmt)
+    _record_split(ip, stmt.targets, flag, when_true, when_false, kept)
     return env
+
+
+def _flag(ip: Interp, test) -> tuple[str, bool] | None:
+    """(name, polarity) of a test on a flag that keeps its value through the running function: a
+    name it never assigns (a parameter, a closure or global variable), `flag` or `not flag`."""
+    polarity = True
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, polarity = test.operand, not polarity
+    if not isinstance(test, ast.Name):
+        return None
+    fn = ip.st.stack[-1].func
+    if fn is None or isinstance(fn.node, ast.Lambda) or test.id in _assigned(fn.node):
+        return None
+    return test.id, polarity
+
+
+def _assigned(fn_node) -> frozenset:
+    """The names a function's own body binds (not its parameters), cached on the node."""
+    names = getattr(fn_node, "_ga_assigned", None)
+    if names is None:
+        names = frozenset(
+            n.id
+            for stmt in fn_node.body
+            for n in ast.walk(stmt)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
+        ) | frozenset(
+            name
+            for stmt in fn_node.body
+            for n in ast.walk(stmt)
+            if isinstance(n, ast.Nonlocal | ast.Global)
+            for name in n.names
+        )
+        fn_node._ga_assigned = names
+    return names
+
+
+def _flag_arms(ip: Interp, stmt, env):
+    """`best = f(x) if use_best else x` on a flag the function never assigns: (flag, polarity) and
+    the two arms' values, each evaluated once, for names that get their objects on one arm only."""
+    node = stmt.value
+    if not isinstance(node, ast.IfExp):
+        return None
+    flag = _flag(ip, node.test)
+    if flag is None or truth(ip.eval(node.test, env)) is not None:
+        return None
+    yes, no = ip.eval(node.body, env), ip.eval(node.orelse, env)
+    name, polarity = flag
+    return (name, yes, no) if polarity else (name, no, yes)
+
+
+def _record_split(ip: Interp, targets, flag: str, when_true: V, when_false: V, kept: dict):
+    """What each target got only when `flag` is true, and only when it is false (Frame.splits),
+    added to what this statement split before (`kept`: the splits before its targets were bound)."""
+    pairs = []
+    for target in targets:
+        if isinstance(target, ast.Name):
+            pairs.append((target.id, when_true, when_false))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            names = [e.id for e in target.elts if isinstance(e, ast.Name)]
+            a, b = when_true.items, when_false.items
+            if a is None or b is None or not len(names) == len(target.elts) == len(a) == len(b):
+                continue
+            pairs.extend(zip(names, a, b))
+    splits = ip.st.stack[-1].splits
+    for name, t, f in pairs:
+        only_false, only_true = f.objs - t.objs, t.objs - f.objs
+        before = kept.get(name)
+        if before is not None and flag in before:
+            only_false, only_true = only_false | before[flag][0], only_true | before[flag][1]
+        if only_false or only_true:
+            splits[name] = {flag: (only_false, only_true)}
 
 
 def _s_annassign(ip: Interp, stmt, env):
@@ -209,13 +289,13 @@ def _s_if(ip: Interp, stmt, env):
     ip.st.arm_stores.append(({}, first))
     try:
         ip.st.path.append((key, 0, depth))
-        a = ip.exec_block(stmt.body, _refine(stmt.test, env, True))
+        a = ip.exec_block(stmt.body, _refine(stmt.test, env, True, ip))
         ip.st.path[-1] = (key, 1, depth)
         ip.st.arm_stores[-1] = (first, {})
         b = (
-            ip.exec_block(stmt.orelse, _refine(stmt.test, env, False))
+            ip.exec_block(stmt.orelse, _refine(stmt.test, env, False, ip))
             if stmt.orelse
-            else (None if getattr(stmt, _TAIL, False) else _refine(stmt.test, env, False))
+            else (None if getattr(stmt, _TAIL, False) else _refine(stmt.test, env, False, ip))
         )
     finally:
         ip.st.path.pop()
@@ -356,11 +436,12 @@ def run_loop(ip: Interp, stmt, env, bind):
     outer_ctx = ip.st.ctx
     # a second run shows what one iteration hands to the next (carried state); building a
     # module's structure in __init__ needs only one
-    runs = _LOOP_RUNS if _loop_depth(ip) < 4 and not ip.st.init_stack else 1
+    runs = _LOOP_RUNS if _loop_depth(ip) < 4 and not ip.st.init_stack and not _no_graph_loop(ip, stmt) else 1
     handed, always = carried(stmt) if runs > 1 else (frozenset(), False)
     watched = {n: head.get(n) for n in handed}
     writes = ip.st.graph_writes
     exits = []
+    started = ip.st.steps
     try:
         for run in range(runs):
             if ip.st.steps > ip.st.budget and (run or not ip.st.gaps.reserve(stmt, ip.st, TRAINING_WORDS)):
@@ -377,6 +458,13 @@ def run_loop(ip: Interp, stmt, env, bind):
                 # nothing one iteration hands to the next came back changed (names, or graph kept
                 # in older objects by called code): a second run would repeat the first
                 break
+            if run and not _affordable(ip, ip.st.steps - started):
+                # a second run the budget cannot pay for whole would stop partway, and leave the
+                # state of half an iteration (a model frozen for the D step and never unfrozen for
+                # the G step) as the loop's outcome: the first run's state is the better answer
+                ip.st.gaps.loop_once(stmt, ip.st.sf)
+                break
+            started = ip.st.steps
             writes = ip.st.graph_writes
             # the iteration is identified by the sequence number at its start (what is made
             # later, in this iteration or after, has a larger one) and by the object-id mark
@@ -404,6 +492,22 @@ def run_loop(ip: Interp, stmt, env, bind):
     if after is not env:
         _assign_env(env, after)
     return env
+
+
+def _affordable(ip: Interp, cost: int) -> bool:
+    """`cost` more statements stay within every budget running now."""
+    st = ip.st
+    end = st.steps + cost
+    return end <= st.budget and end - st.root_start <= st.root_budget and not (st.caps and end > min(st.caps)[0])
+
+
+def _no_graph_loop(ip: Interp, stmt) -> bool:
+    """A loop run with grad mode off and no training call in it (an evaluation loop): it builds no
+    graph, so no iteration hands one to the next, and a second run would show nothing new."""
+    if ip.st.nograd is None:
+        return False
+    sf = ip.st.sf
+    return not TRAINING_WORDS.search("\n".join(sf.lines[stmt.lineno - 1 : stmt.end_lineno]))
 
 
 def _exec_body(ip: Interp, frame, body, head: dict, body_env: dict):
@@ -783,6 +887,7 @@ def bind_name(ip: Interp, name: str, value: V, env: dict, stmt, rebind_check=Tru
     if value.saves and loops and name in carried(loops[-1]["node"])[0]:
         recording.note_carry(ip, value, stmt)  # a name the next iteration reads
     env[name] = value
+    ip.st.stack[-1].splits.pop(name, None)  # a new binding: what a flag split it into is gone
     name_objects(ip, value, name)
 
 
@@ -836,11 +941,26 @@ def _is_property_setter(item) -> bool:
     return any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter") for d in item.decorator_list)
 
 
-def _refine(test, env: dict, arm: bool) -> dict:
+def _refine(test, env: dict, arm: bool, ip: Interp | None = None) -> dict:
     """A copy of `env` for one arm of `if x is None` / `if x is not None`: there `x` is (or is not)
     None, so what it holds on the other arm does not flow through this one (`h = h.detach()` only
-    when `h` is not None)."""
+    when `h` is not None). Likewise for `if flag:` / `if not flag:` on a flag that split what a
+    name holds (`best = f(x) if flag else x`): on each arm the name holds only what it got with the
+    flag set that way."""
     out = dict(env)
+    splits = ip.st.stack[-1].splits if ip is not None else None
+    flag = _flag(ip, test) if ip is not None and splits else None
+    if splits and flag is not None:
+        name, polarity = flag
+        value = arm == polarity
+        for var, by_flag in splits.items():
+            v = out.get(var)
+            if v is None or name not in by_flag:
+                continue
+            gone = by_flag[name][0] if value else by_flag[name][1]
+            if v.objs & gone:
+                out[var] = v.replace(objs=v.objs - gone)
+        return out
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
         return out
     left, right = test.left, test.comparators[0]

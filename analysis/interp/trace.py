@@ -384,6 +384,7 @@ class UnseenRec:
     __slots__ = ("ctx", "detail", "everything", "kind", "objs", "path", "seq", "site")
 
     CALL, METHOD, NOT_FOLLOWED, DYNAMIC, EXEC = "call", "method", "not-followed", "dynamic", "exec"
+    BUDGET = "budget"  # not followed because a budget ran out: the engine's own analysis stopped there
 
     def __init__(self, seq, kind, site, ctx, objs, detail="", path=(), everything=False):
         self.seq = seq

@@ -43,6 +43,10 @@ class Premise:
     holds: bool = True
     unseen: str = ""  # what could not be seen: `model.get_classifier()`
     span: Span | None = None  # where that code is called
+    # a call the analysis did not follow because its budget ran out was given these objects: the
+    # engine knows it did not look, so the finding is not reported at all (the output says the
+    # analysis is incomplete and which budget to raise)
+    cut: bool = False
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"premise": self.text, "holds": self.holds}

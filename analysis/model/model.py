@@ -333,7 +333,7 @@ class Unseen:
     a library it has no model of, a method it cannot resolve, a call it did not follow, a dynamic
     attribute, `exec`): what it did to them is not known."""
 
-    kind: str  # 'call' | 'method' | 'not-followed' | 'dynamic' | 'exec'
+    kind: str  # 'call' | 'method' | 'not-followed' | 'budget' | 'dynamic' | 'exec'
     span: Span  # the call
     detail: str  # its source text
     seq: int

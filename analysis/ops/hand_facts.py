@@ -457,6 +457,9 @@ PROBABILITIES = ("softmax", "_softmax", "softmin")
 SIGMOIDS = ("sigmoid", "expit", "hardsigmoid")
 # >= 0 and exactly 0 for some inputs (rectifiers, counts, samples, one-hot rows)
 NONNEG_ZERO = ("relu", "relu6", *RELU6_RANGE, "count_nonzero", "poisson", "one_hot", "bincount")
+# histograms whose range defaults to the data's own min..max (min == max == 0): every element falls
+# in a bin, so the counts sum to the number of elements (a bin can still be 0)
+DATA_RANGE_COUNTS = ("histc",)
 # magnitudes and spreads: >= 0, 0 where the input is (or its entries are equal)
 MAGNITUDES = ("abs", "square", "norm", "std", "var", "vector_norm", "matrix_norm", "cdist", "pdist")
 # > 0 wherever their input is not 0: |x|, x * x

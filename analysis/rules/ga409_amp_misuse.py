@@ -102,6 +102,8 @@ RULE = Rule(
     code="GA409",
     name="amp-misuse",
     family=NUMERICAL,
+    # not a hazard at one op: "no GradScaler", "never update()" lean on the whole run
+    premises=("hazard", "together", "complete"),
     summary="float16 autocast without GradScaler, or a GradScaler used half-way",
     what="""
 Flags float16 `autocast` regions in a training step when no `GradScaler` exists (suspicious:

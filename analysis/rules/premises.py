@@ -29,6 +29,12 @@ The kinds:
   run in one pass for some setting: they ran under conditions on at most one setting between
   them. Under two different settings (`if self.use_amp:` here, `if self.deepspeed:` there) the
   engine has not shown that both can hold in one run: one may be set only when the other is not.
+
+Besides (`complete`), a finding outside the numerical family, and GA409, rests on the analysis having
+followed the whole run: when a budget cut it short, what was not followed may undo the claim
+(unfreeze what it says is never unfrozen), so the finding is at most suspicious; and when the cut
+fell on a call handed the very objects a premise is about, the engine knows it did not look there,
+and the finding is not reported.
 """
 
 from __future__ import annotations
@@ -52,7 +58,12 @@ WRITES, GROUPS, OPTIMIZER, CLEARS, STEP, PATH, GRAPH, HAZARD, TOGETHER = (
     "hazard",
     "together",
 )
-KINDS = (WRITES, GROUPS, OPTIMIZER, CLEARS, STEP, PATH, GRAPH, HAZARD, TOGETHER)
+# `complete`: the analysis followed the whole run (no budget cut it short). A claim about what the
+# code does or never does elsewhere (unfreezes, clears, steps, builds a scaler) leans on all of it,
+# so every family but the numerical one rests on it (kinds_of); a hazard is a fact of the ops at its
+# site, whatever the rest does. Listed only when it does not hold.
+COMPLETE = "complete"
+KINDS = (WRITES, GROUPS, OPTIMIZER, CLEARS, STEP, PATH, GRAPH, HAZARD, TOGETHER, COMPLETE)
 
 # what a rule's findings rest on when it names nothing itself
 FAMILY_DEFAULTS: dict[str, tuple[str, ...]] = {
@@ -110,6 +121,8 @@ def _unseen_text(u: Unseen) -> str:
     what = f"`{u.detail}`" if u.detail else "a call"
     if u.kind == "not-followed":
         return f"{what} (line {u.span.line}) was not followed"
+    if u.kind == "budget":
+        return f"{what} (line {u.span.line}) was not followed: the analysis's budget ran out before it"
     if u.kind == "dynamic":
         return f"{what} (line {u.span.line}) works on an attribute whose name is computed"
     if u.kind == "exec":
@@ -119,7 +132,7 @@ def _unseen_text(u: Unseen) -> str:
 
 def _failed(text: str, hits: tuple[Unseen, ...]) -> Premise:
     first = min(hits, key=lambda u: u.seq)
-    return Premise(text, False, _unseen_text(first), first.span)
+    return Premise(text, False, _unseen_text(first), first.span, cut=any(u.kind == "budget" for u in hits))
 
 
 def _writes(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
@@ -260,6 +273,17 @@ def _together(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
     return [Premise(text, False, f"they run under {why}, and nothing shows one run sets both")]
 
 
+def _complete(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
+    if not ctx.model.incomplete:
+        return []
+    why = ctx.model.incomplete_reason or "a budget ran out"
+    return [
+        Premise(
+            "the analysis followed the whole run (no budget cut it short)", False, f"the analysis stopped early ({why})"
+        )
+    ]
+
+
 _DERIVE: dict[str, Callable[[RuleContext, Finding, _Facts], list[Premise]]] = {
     WRITES: _writes,
     GROUPS: _groups,
@@ -270,11 +294,15 @@ _DERIVE: dict[str, Callable[[RuleContext, Finding, _Facts], list[Premise]]] = {
     GRAPH: _graph,
     HAZARD: _hazard,
     TOGETHER: _together,
+    COMPLETE: _complete,
 }
 
 
 def kinds_of(rule: Rule) -> tuple[str, ...]:
-    return rule.premises or FAMILY_DEFAULTS.get(rule.family, (STEP,))
+    kinds = rule.premises or FAMILY_DEFAULTS.get(rule.family, (STEP,))
+    if rule.family != NUMERICAL and COMPLETE not in kinds:
+        kinds = (*kinds, COMPLETE)
+    return kinds
 
 
 # what unseen code given the objects of a failed premise may do, as the message says it
@@ -286,8 +314,9 @@ _MAY = {
 }
 
 
-def establish(ctx: RuleContext, rule: Rule, f: Finding) -> Finding:
-    """The finding with its premises; confirmed only when none leans on code the engine could not see."""
+def establish(ctx: RuleContext, rule: Rule, f: Finding) -> Finding | None:
+    """The finding with its premises; confirmed only when none leans on code the engine could not see,
+    and None when one leans on a call the engine did not follow because a budget ran out."""
     facts = _Facts(ctx, f)
     premises: list[Premise] = []
     failed: list[tuple[str, Premise]] = []
@@ -298,6 +327,8 @@ def establish(ctx: RuleContext, rule: Rule, f: Finding) -> Finding:
             premises.append(p)
             if not p.holds:
                 failed.append((kind, p))
+    if any(p.cut for _, p in failed):
+        return None
     if failed and f.confidence == CONFIRMED:
         kind, p = failed[0]
         why = f"; not proven: {p.unseen}"

@@ -815,27 +815,28 @@ def _analysis_model_findings_Fix(_d, _f):
 
 
 def _analysis_model_findings_Premise(_d, _f):
-    def __init__(self, text, holds=_d[0], unseen=_d[1], span=_d[2]):
+    def __init__(self, text, holds=_d[0], unseen=_d[1], span=_d[2], cut=_d[3]):
         _set(self, 'text', text)
         _set(self, 'holds', holds)
         _set(self, 'unseen', unseen)
         _set(self, 'span', span)
+        _set(self, 'cut', cut)
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(text={self.text!r}, holds={self.holds!r}, unseen={self.unseen!r}, span={self.span!r})"
+        return f"{self.__class__.__qualname__}(text={self.text!r}, holds={self.holds!r}, unseen={self.unseen!r}, span={self.span!r}, cut={self.cut!r})"
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.text,self.holds,self.unseen,self.span,) == (other.text,other.holds,other.unseen,other.span,)
+            return (self.text,self.holds,self.unseen,self.span,self.cut,) == (other.text,other.holds,other.unseen,other.span,other.cut,)
         return NotImplemented
     def __hash__(self):
-        return hash((self.text,self.holds,self.unseen,self.span,))
+        return hash((self.text,self.holds,self.unseen,self.span,self.cut,))
     def __setattr__(self, name, value):
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
     def __delattr__(self, name):
         raise FrozenInstanceError(f"cannot delete field {name!r}")
     def __getstate__(self):
-        return [self.text, self.holds, self.unseen, self.span]
+        return [self.text, self.holds, self.unseen, self.span, self.cut]
     def __setstate__(self, state):
-        for name, value in zip(('text', 'holds', 'unseen', 'span'), state):
+        for name, value in zip(('text', 'holds', 'unseen', 'span', 'cut'), state):
             _set(self, name, value)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__, '__getstate__': __getstate__, '__setstate__': __setstate__}
 
@@ -2267,7 +2268,7 @@ CLASSES = {
     'gradaudit.analysis.model.findings.Related': ((True, True, True, False, False, (('span', '', True, True, None), ('message', '', True, True, None))), _analysis_model_findings_Related),
     'gradaudit.analysis.model.findings.Edit': ((True, True, True, False, False, (('span', '', True, True, None), ('content', '', True, True, None))), _analysis_model_findings_Edit),
     'gradaudit.analysis.model.findings.Fix': ((True, True, True, False, False, (('message', '', True, True, None), ('applicability', '', True, True, None), ('edits', 'd', True, True, None))), _analysis_model_findings_Fix),
-    'gradaudit.analysis.model.findings.Premise': ((True, True, True, False, False, (('text', '', True, True, None), ('holds', 'd', True, True, None), ('unseen', 'd', True, True, None), ('span', 'd', True, True, None))), _analysis_model_findings_Premise),
+    'gradaudit.analysis.model.findings.Premise': ((True, True, True, False, False, (('text', '', True, True, None), ('holds', 'd', True, True, None), ('unseen', 'd', True, True, None), ('span', 'd', True, True, None), ('cut', 'd', True, True, None))), _analysis_model_findings_Premise),
     'gradaudit.analysis.model.findings.Finding': ((True, False, True, False, False, (('code', '', True, True, None), ('name', '', True, True, None), ('family', '', True, True, None), ('confidence', '', True, True, None), ('span', '', True, True, None), ('message', '', True, True, None), ('params', 'd', True, True, None), ('related', 'd', True, True, None), ('fix', 'd', True, True, None), ('premises', 'd', True, True, None), ('data', 'f', True, False, False))), _analysis_model_findings_Finding),
     'gradaudit.analysis.model.model.Param': ((True, True, True, False, False, (('key', '', True, True, None), ('name', '', True, True, None), ('module', '', True, True, None), ('kind', '', True, True, None), ('span', '', True, True, None), ('origin', 'd', True, True, None), ('repeated', 'd', True, True, None), ('closed', 'd', True, True, None), ('in_loop', 'd', True, True, None))), _analysis_model_model_Param),
     'gradaudit.analysis.model.model.Cut': ((True, True, True, False, False, (('kind', '', True, True, None), ('span', '', True, True, None), ('detail', '', True, True, None), ('removed', '', True, True, None), ('removed_weak', '', True, True, None), ('top', '', True, True, None), ('receiver', 'd', True, True, None), ('note', 'd', True, True, None), ('role', 'd', True, True, None))), _analysis_model_model_Cut),

@@ -516,7 +516,11 @@ def module_method(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv: V
     if m.cls is not None and not base:
         fn = m.cls.lookup(name)
         if fn is not None:
-            return ip.call_function(fn, args, kwargs, node, self_v=module_value(m))
+            # a @staticmethod called on the module gets no self (`net.train_step(net, opt, x)`)
+            self_v = (
+                None if fn.is_static else V(Kind.CLASS, frozenset((m.cls,))) if fn.is_classmethod else module_value(m)
+            )
+            return ip.call_function(fn, args, kwargs, node, self_v=self_v)
     for ext in ip.sem.modules:
         if ext.method is not None:
             v = ext.method(ip, m, name, args, kwargs, node)

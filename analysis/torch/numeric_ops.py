@@ -30,6 +30,8 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
     if op is None or (ip.st.nograd is not None and op not in T.KEEP):
         return out
     ins = [v for v in inputs if isinstance(v, V)]
+    if op in T.SUMS and ins:
+        _sum_of(ins[0], out)
     if op in T.ARITH_OPS and len(ins) >= 2:
         # x.pow(2), x.div(y), torch.mul(a, b): the operators' facts
         marks, facts = N.arith(T.ARITH_OPS[op], ins[0], ins[1], False, False)
@@ -123,11 +125,43 @@ def promote(ip: Core, v: V, latent: str, code: str, detail: str) -> set:
     return out
 
 
+def _sum_of(x: V, out: V) -> None:
+    """A sum of `x`: the count of `x` when it is a mask, gated as `x` is."""
+    parts = storages(x)
+    if not parts:
+        return
+    gate = frozenset.intersection(*(getattr(t, "gate", EMPTY) for t in parts))
+    for t in storages(out):
+        if isinstance(t, TensorObj) and t not in parts:
+            t.counts = frozenset(parts)
+            t.gate = gate
+
+
+def gate_where(cond: V, kept: V, other: V, out: V) -> None:
+    """`torch.where(mask, x, c)` with a `c` that carries no gradient: the result's gradient
+    reaches `x` only where the mask holds."""
+    if requires_grad(other) or not requires_grad(kept):
+        return
+    mask = frozenset(storages(cond))
+    for t in storages(out):
+        if isinstance(t, TensorObj):
+            t.gate = mask
+
+
+def _masked_count(num: V, den: V) -> bool:
+    """`where(mask, x, 0).sum() / mask.sum()`: when the count is 0 the quotient is NaN, but no
+    gradient passes the `where` (its backward puts 0 where the mask does not hold, not inf * 0),
+    so no gradient becomes inf or NaN."""
+    gates = [getattr(t, "gate", EMPTY) for t in storages(num)]
+    counts = [getattr(t, "counts", EMPTY) for t in storages(den)]
+    return bool(gates) and bool(counts) and all(c and all(g & c for g in gates) for c in counts)
+
+
 def check_division(ip: Core, num: V, den: V, node) -> set:
     """`num / den`: a manual softmax (GA404), or a denominator that can be 0 (GA402)."""
     if num.marks & Mark.EXP and den.marks & Mark.EXP:
         return promote(ip, num, "exp", "GA404", "exp(x) / exp(x).sum()")
-    if den.k & 1 and N.risky(den):  # Kind.TENSOR
+    if den.k & 1 and N.risky(den) and not _masked_count(num, den):  # Kind.TENSOR
         return {
             hazard(
                 ip,

@@ -407,7 +407,11 @@ def _torch_function(ip: Core, short, args, kwargs, node, env) -> V:
     if short in T.ZERO_GRAD_OPS and argv:
         return R.zerograd(ip, flow_of(argv[0]), node, f"torch.{short}()", node.args[0] if node.args else None)
     if short in T.NONDIFF_OPS:
-        return R.nondiff(ip, flow_of(*argv), node, f"torch.{short}()")
+        out = R.nondiff(ip, flow_of(*argv), node, f"torch.{short}()")
+        if short in T.DATA_RANGE_COUNTS and _data_range(argv, kwargs):
+            # every element counted: a sum of the counts is >= 1 (CAUSAL: each reduction keeps one)
+            out = out.replace(marks=out.marks | Mark.CAUSAL)
+        return out
     if short in T.VALUES_INDICES and len(argv) >= 2 and not argv[1].k & Kind.TENSOR:
         values = ip.tensor_result(flow_of(argv[0]), node, op=short, inputs=(argv[0],))
         return make_tuple([values, R.nondiff(ip, flow_of(argv[0]), node, f"torch.{short}().indices")], node).replace(
@@ -436,6 +440,7 @@ def _torch_function(ip: Core, short, args, kwargs, node, env) -> V:
             shape=S.broadcast(_shape(argv[0]), S.broadcast(_shape(argv[1]), _shape(argv[2]))),
         )
         both = (argv[1].marks | argv[2].marks) & N_MARKS
+        numeric_ops.gate_where(argv[0], argv[1], argv[2], out)
         risks = numeric_ops.where_hazards(ip, node, argv[0], env) if out.carries else EMPTY
         positive = argv[1].facts & argv[2].facts & Fact.POSITIVE
         if argv[0].marks & Mark.ZMASK and numerics.positive_const(argv[1].const):
@@ -455,6 +460,15 @@ def _torch_function(ip: Core, short, args, kwargs, node, env) -> V:
     if out_kw is not None:
         inplace_update(ip, out_kw, res, node, node, op=short, target_node=None)
     return res
+
+
+def _data_range(argv, kwargs) -> bool:
+    """`torch.histc(x, bins, min, max)` with min == max == 0 (the defaults): the data's own range."""
+    bounds = [
+        kwargs.get("min", argv[2] if len(argv) > 2 else None),
+        kwargs.get("max", argv[3] if len(argv) > 3 else None),
+    ]
+    return all(b is None or (isinstance(b, V) and b.const == 0) for b in bounds)
 
 
 def factory(ip: Core, short, argv, kwargs, node) -> V:
