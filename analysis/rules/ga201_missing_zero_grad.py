@@ -40,21 +40,22 @@ def check(ctx: RuleContext) -> list[Finding]:
         if step.kind != EventKind.BACKWARD or not step.loops:
             continue
         bw = own_event(step)
-        if bw is None or bw.guarded:
+        if bw is None:
             continue
         for key in step.stepped:
             opt = opts.get(key)
             if opt is None or opt.escaped or opt.fresh_params:
                 continue  # fresh_params: its leaves are made anew each iteration, with no gradient yet
             stepping = steps_of(step.events, key)
-            if not stepping or any(e.guarded or e.detail == "closure" for e in stepping):
-                continue  # stepped under a condition: accumulation (GA205), or a closure that clears
+            if not stepping or any(e.detail == "closure" for e in stepping):
+                continue  # a closure that clears (under a condition or not, no clear at all accumulates)
             held = opt.params | stepping[0].params
             if any(clears(e, held, opt) for e in step.events):
                 continue
             first = stepping[0]
+            when = "runs in the loop" if first.guarded or bw.guarded else "runs every iteration"
             msg = (
-                f"{call_of(opt, 'step')} runs every iteration but nothing in the loop clears the gradients of "
+                f"{call_of(opt, 'step')} {when} but nothing in the loop clears the gradients of "
                 f"{describe(held) if held else 'its parameters'}: each backward() adds to the previous ones, so every "
                 f"step applies the sum "
                 f"of all gradients so far"

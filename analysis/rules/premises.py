@@ -30,11 +30,12 @@ The kinds:
   them. Under two different settings (`if self.use_amp:` here, `if self.deepspeed:` there) the
   engine has not shown that both can hold in one run: one may be set only when the other is not.
 
-Besides (`complete`), a finding outside the numerical family, and GA409, rests on the analysis having
-followed the whole run: when a budget cut it short, what was not followed may undo the claim
-(unfreeze what it says is never unfrozen), so the finding is at most suspicious; and when the cut
-fell on a call handed the very objects a premise is about, the engine knows it did not look there,
-and the finding is not reported.
+Besides (`complete`), a finding about what the whole run does or never does (the lifecycle and
+backward rules, those resting on writes, groups, optimizer or clears, and GA409) rests on the
+analysis having followed the whole run: when a budget cut it short, what was not followed may undo
+the claim (unfreeze what it says is never unfrozen), so the finding is at most suspicious; and when
+the cut fell on a call handed the very objects a premise is about, the engine knows it did not look
+there, and the finding is not reported.
 """
 
 from __future__ import annotations
@@ -59,9 +60,11 @@ WRITES, GROUPS, OPTIMIZER, CLEARS, STEP, PATH, GRAPH, HAZARD, TOGETHER = (
     "together",
 )
 # `complete`: the analysis followed the whole run (no budget cut it short). A claim about what the
-# code does or never does elsewhere (unfreezes, clears, steps, builds a scaler) leans on all of it,
-# so every family but the numerical one rests on it (kinds_of); a hazard is a fact of the ops at its
-# site, whatever the rest does. Listed only when it does not hold.
+# code does or never does elsewhere (unfreezes, clears, steps, builds a scaler) leans on all of it:
+# the lifecycle and backward rules and any rule resting on writes, groups, optimizer or clears do
+# (kinds_of). A cut on the loss's own graph (a `.detach()`, an in-place write to a saved tensor) or
+# a numerical hazard is a fact of the ops before the backward: calls not followed there are flows
+# of their own (`path`). Listed only when it does not hold.
 COMPLETE = "complete"
 KINDS = (WRITES, GROUPS, OPTIMIZER, CLEARS, STEP, PATH, GRAPH, HAZARD, TOGETHER, COMPLETE)
 
@@ -298,9 +301,14 @@ _DERIVE: dict[str, Callable[[RuleContext, Finding, _Facts], list[Premise]]] = {
 }
 
 
+# claims about what the whole run does or never does: what a budget cut off may undo them
+_WHOLE_RUN = (WRITES, GROUPS, OPTIMIZER, CLEARS)
+
+
 def kinds_of(rule: Rule) -> tuple[str, ...]:
     kinds = rule.premises or FAMILY_DEFAULTS.get(rule.family, (STEP,))
-    if rule.family != NUMERICAL and COMPLETE not in kinds:
+    whole_run = rule.family in (LIFECYCLE, BACKWARD) or any(k in _WHOLE_RUN for k in kinds)
+    if whole_run and COMPLETE not in kinds:
         kinds = (*kinds, COMPLETE)
     return kinds
 

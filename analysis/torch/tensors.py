@@ -97,6 +97,13 @@ def tensor_binop(ip: Core, op, left: V, right: V, node) -> V:
         _tag_cuts(left, right, "dead")
     f = flow_of(left, right)
     ls, rs = _shape(left), _shape(right)
+    if isinstance(op, (ast.Mult, ast.Div)):
+        # `loss.detach() * opt.beta`: a factor not known as a tensor (a setting) scales, and keeps
+        # the tensor's shape (were it a tensor of another shape, backward() would refuse the loss)
+        if ls is None and rs is not None and not left.k & Kind.TENSOR:
+            ls = ()
+        elif rs is None and ls is not None and not right.k & Kind.TENSOR:
+            rs = ()
     shape = S.matmul(ls, rs) if isinstance(op, ast.MatMult) else S.broadcast(ls, rs)
     out = ip.tensor_result(f, node, op=opname, inputs=(left, right), shape=shape)
     if scales(op, left, right):
