@@ -3,6 +3,7 @@ their negotiated position encoding (UTF-16 by default), converted here, at the e
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Callable, Iterable, Sequence
 from urllib.parse import unquote, urlparse
@@ -13,6 +14,7 @@ from pygls.workspace import PositionCodec
 
 import gradaudit.analysis
 from gradaudit.analysis.model.findings import Edit, Finding
+from gradaudit.analysis.source.program import split_lines
 from gradaudit.analysis.source.span import Span
 
 from .settings import Settings
@@ -54,6 +56,19 @@ class Positions:
 
     def range(self, span: Span) -> types.Range:
         return types.Range(start=self.position(span.line, span.col), end=self.position(span.end_line, span.end_col))
+
+
+def line_diff(old: str, new: str) -> list[types.TextEdit]:
+    """Edits turning `old` into `new`, whole lines replaced (what a fix-all sends)."""
+    a, b = split_lines(old, keepends=True), split_lines(new, keepends=True)
+    edits = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        start = types.Position(line=i1, character=0)
+        end = types.Position(line=i2, character=0)
+        edits.append(types.TextEdit(range=types.Range(start=start, end=end), new_text="".join(b[j1:j2])))
+    return edits
 
 
 def severity_for(finding: Finding, severity: dict[str, str]) -> types.DiagnosticSeverity:

@@ -18,11 +18,12 @@ from lsprotocol import types
 from pygls.workspace import Workspace
 
 from gradaudit.analysis.check.engine import Result
+from gradaudit.analysis.check.notebook_fixes import fix_notebook
 from gradaudit.analysis.model.findings import Finding
 from gradaudit.analysis.source.notebook import Cell, Locator, Notebook, Where, notebook_from_cells
 from gradaudit.analysis.source.program import ParseError
 
-from .convert import Positions, docs_href, finding_key, path_of, severity_for, uri_of
+from .convert import Positions, docs_href, finding_key, line_diff, path_of, severity_for, uri_of
 from .diagnostics import COVERAGE, incomplete_diagnostic, parse_diagnostic, step_message, stopped_message
 from .documents import Analysis
 from .settings import Settings
@@ -189,6 +190,30 @@ def fix_edit(workspace: Workspace, result: Result, cf: CellFinding) -> types.Wor
             )
         ]
     )
+
+
+def fix_all_edit(workspace: Workspace, result: Result) -> types.WorkspaceEdit | None:
+    """Every safe fix of the notebook's analysis, as line edits of the cells they change (a fix
+    that leaves its cell, or whose result does not parse, is left out: check/notebook_fixes.py)."""
+    nb = result.notebook
+    if nb is None:
+        return None
+    changes = fix_notebook(nb, None, result.findings, only_safe=True).changes
+    if not changes:
+        return None
+    cells = {c.index: c for c in nb.cells}
+    out = []
+    for change in changes:
+        cell_uri = cells[change.index].id
+        if workspace.get_text_document(cell_uri).source != change.before:
+            return None  # the cell moved on since this analysis: the client asks again after the next
+        out.append(
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=cell_uri, version=None),
+                edits=line_diff(change.before, change.after),
+            )
+        )
+    return types.WorkspaceEdit(document_changes=out)
 
 
 def ignore_edit(workspace: Workspace, cf: CellFinding) -> types.WorkspaceEdit:

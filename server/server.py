@@ -6,7 +6,6 @@ findings to diagnostics and actions (convert.py), and settings (settings.py).
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -30,7 +29,7 @@ from gradaudit.analysis.source.program import ParseError, read_text, split_lines
 
 from . import gradflow_action, notebooks
 from .capabilities import Protocol, pulls
-from .convert import Positions, diagnostic, finding_key, path_of, text_edits, uri_of
+from .convert import Positions, diagnostic, finding_key, line_diff, path_of, text_edits, uri_of
 from .diagnostics import (
     carried,
     coverage_diagnostics,
@@ -587,11 +586,16 @@ def _cell_code_actions(
     if analysis is None or analysis.result is None or analysis.version != (nb.version or 0):
         return None  # the notebook moved on; the client asks again after the next analysis
     only = params.context.only
+    want_fix_all = any(str(k).startswith(("source.fixAll", "source")) for k in only or ())
+    actions: list[types.CodeAction] = []
     if only and not any(str(k).startswith("quickfix") for k in only):
-        return []
+        if want_fix_all:
+            edit = notebooks.fix_all_edit(ls.workspace, analysis.result)
+            if edit is not None:
+                actions.append(types.CodeAction(title="gradaudit: fix all safe fixes", kind=FIX_ALL_KIND, edit=edit))
+        return actions
     diagnostics = {d.data.get("key"): d for d in ls.cell_diagnostics(nb.uri).get(uri, []) if isinstance(d.data, dict)}
     req = params.range
-    actions: list[types.CodeAction] = []
     for cf in notebooks.cell_findings(analysis.result):
         w = cf.where
         if cf.cell.id != uri or (w.end_line - 1, w.end_col) < (req.start.line, 0) or (w.line - 1) > req.end.line:
@@ -619,6 +623,14 @@ def _cell_code_actions(
                 edit=notebooks.ignore_edit(ls.workspace, cf),
             )
         )
+    if not only and any(
+        cf.cell.id == uri and cf.finding.fix is not None and cf.finding.fix.applicability == SAFE
+        for cf in notebooks.cell_findings(analysis.result)
+    ):
+        # as in a text document: offered with the quick fixes when this cell has a safe one
+        edit = notebooks.fix_all_edit(ls.workspace, analysis.result)
+        if edit is not None:
+            actions.append(types.CodeAction(title="gradaudit: fix all safe fixes", kind=FIX_ALL_KIND, edit=edit))
     return actions
 
 
@@ -700,22 +712,10 @@ def fix_all_edit(ls: GradauditServer, uri: str) -> types.WorkspaceEdit | None:
         document_changes=[
             types.TextDocumentEdit(
                 text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version),
-                edits=_line_diff(source, new, ls.positions(uri)),
+                edits=line_diff(source, new),
             )
         ]
     )
-
-
-def _line_diff(old: str, new: str, positions: Positions) -> list[types.TextEdit]:
-    a, b = split_lines(old, keepends=True), split_lines(new, keepends=True)
-    edits = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        if tag == "equal":
-            continue
-        start = types.Position(line=i1, character=0)
-        end = types.Position(line=i2, character=0)
-        edits.append(types.TextEdit(range=types.Range(start=start, end=end), new_text="".join(b[j1:j2])))
-    return edits
 
 
 # -------------------------------------------------------------------- code lens, hover, commands
@@ -875,8 +875,17 @@ async def fix_all_command(ls: GradauditServer, *args: Any) -> dict[str, bool]:
     uri = args[0] if args else None
     if not isinstance(uri, str) or not ls.is_open(uri):
         return {"applied": False}
-    await ls.analyses.current(uri)
-    edit = fix_all_edit(ls, uri)
+    nb = ls.notebook(uri) or ls.notebook_of_cell(uri)
+    if nb is not None:
+        # a notebook, or one of its cells: the safe fixes of the whole notebook, each in its cell
+        await ls.analyses.current(nb.uri)
+        analysis = ls.analyses.latest(nb.uri)
+        edit = None
+        if analysis is not None and analysis.result is not None and analysis.version == (nb.version or 0):
+            edit = notebooks.fix_all_edit(ls.workspace, analysis.result)
+    else:
+        await ls.analyses.current(uri)
+        edit = fix_all_edit(ls, uri)
     if edit is None:
         return {"applied": False}
     result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label="gradaudit: fix all"))

@@ -127,6 +127,42 @@ def test_code_lens_and_hover_in_a_cell(session):
     assert (step["cell"], step["cellLine"], step["cellUri"]) == (6, 5, cell_uri(5))
 
 
+def test_fix_all_in_a_notebook_edits_the_cells_the_fixes_fall_in(session):
+    """source.fixAll (an editor's 'fix all on save') and the gradaudit.fixAll command work on a
+    notebook as on a file: every safe fix of the notebook, each as an edit of its own cell."""
+    [d] = published(session, cell_uri(5))
+    whole = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+    for cell in (cell_uri(5), cell_uri(2)):  # asked from any cell of the notebook
+        [action] = session.request(
+            "textDocument/codeAction",
+            {"textDocument": {"uri": cell}, "range": whole, "context": {"diagnostics": [], "only": ["source.fixAll"]}},
+        )
+        assert action["kind"] == "source.fixAll.gradaudit"
+        [change] = action["edit"]["documentChanges"]
+        assert change["textDocument"]["uri"] == cell_uri(5)
+        fixed = apply(CELLS[5][1], change["edits"])
+        assert "loss = model(x).pow(2).mean()" in fixed and fixed.startswith("%%time\n")
+    # the command, given the notebook or one of its cells
+    for target in (NB, cell_uri(3)):
+        before = len(session.server_requests)
+        result = session.request("workspace/executeCommand", {"command": "gradaudit.fixAll", "arguments": [target]})
+        assert result == {"applied": True}
+        [sent] = [m for m in session.server_requests[before:] if m["method"] == "workspace/applyEdit"]
+        [change] = sent["params"]["edit"]["documentChanges"]
+        assert change["textDocument"]["uri"] == cell_uri(5)
+        assert "loss = model(x).pow(2).mean()" in apply(CELLS[5][1], change["edits"])
+    # with the quick fixes of the cell that has a safe one, as in a text document
+    actions = session.request(
+        "textDocument/codeAction",
+        {"textDocument": {"uri": cell_uri(5)}, "range": d["range"], "context": {"diagnostics": [d]}},
+    )
+    assert [a["title"] for a in actions] == [
+        "Drop `.detach()` (GA101)",
+        "Ignore GA101 on this line",
+        "gradaudit: fix all safe fixes",
+    ]
+
+
 def test_quick_fix_in_a_cell_then_only_that_cell_is_republished(session):
     [d] = published(session, cell_uri(5))
     actions = session.request(
@@ -134,7 +170,7 @@ def test_quick_fix_in_a_cell_then_only_that_cell_is_republished(session):
         {"textDocument": {"uri": cell_uri(5)}, "range": d["range"], "context": {"diagnostics": [d]}},
     )
     titles = [a["title"] for a in actions]
-    assert titles == ["Drop `.detach()` (GA101)", "Ignore GA101 on this line"]
+    assert titles[:2] == ["Drop `.detach()` (GA101)", "Ignore GA101 on this line"]
     edits = edits_of(actions[0], cell_uri(5))
     fixed = apply(CELLS[5][1], edits)
     assert "loss = model(x).pow(2).mean()" in fixed
