@@ -87,9 +87,11 @@ def _without_backward(ctx: RuleContext, term: LossTerm, reached: set[Param]) -> 
     """A loop that steps an optimizer over the parameters of a loss it computes and backpropagates
     nothing in that iteration: every step applies no gradient (`loss.backward()` forgotten)."""
     model = ctx.model
-    if any(term.iteration in u.loops for u in model.unseen) or _backward_named(ctx, term.span):
-        return []  # code it could not read ran in that iteration, or something there may backpropagate
     stepped = [e for e in model.events if e.kind == EventKind.STEP and e.loops and e.loops[-1] == term.iteration]
+    # the loop that steps is the training loop, wherever the loss was computed (a criterion's
+    # forward in another module: its own lines hold no loop)
+    if not stepped or any(term.iteration in u.loops for u in model.unseen) or _backward_named(ctx, stepped[0].span):
+        return []  # code it could not read ran in that iteration, or something there may backpropagate
     opts = [o for o in model.optimizers if any(e.target_key == o.key for e in stepped)]
     idle = {p for o in opts for p in o.params & term.params if not p.opaque} - reached
     if not idle:
@@ -101,6 +103,11 @@ def _without_backward(ctx: RuleContext, term: LossTerm, reached: set[Param]) -> 
         f"{term.label} is computed from {describe(idle)} and {name} steps in the same iteration, but no "
         f"backward() runs there: the step applies no gradient, so {name} never changes them"
     )
+    if term.span.path != step.span.path:
+        # the loss is made in another module (a criterion's forward): the defect is the training
+        # loop's, where the backward() is missing; the loss is a related place
+        related = (Related(term.span, f"{term.label} is computed here"), Related(opt.span, f"{name} holds them"))
+        return [RULE.finding(step.span, msg, params=names(idle), related=related)]
     related = (Related(step.span, "the step, with no backward() before it"), Related(opt.span, f"{name} holds them"))
     return [RULE.finding(term.span, msg, params=names(idle), related=related)]
 
