@@ -192,3 +192,37 @@ def test_one_file_check_follows_its_imports():
     root = os.path.join(DATA, "projects", "helper_detach")
     result = Analyzer().analyze_file(os.path.join(root, "train.py"))
     assert [(os.path.basename(f.span.path), f.span.line) for f in result.findings] == [("features.py", 6)]
+
+
+# a training function nothing in its file calls: its models are arguments the engine never saw made
+REBUILT_FROM_ARGS = """import torch
+import torch.optim as optim
+
+
+def train(encoder, classifier, loader, criterion):
+    for images, labels in loader:
+        optimizer = optim.SGD(list(encoder.parameters()) + list(classifier.parameters()), lr=0.01, momentum=0.9)
+        optimizer.zero_grad()
+        loss = criterion(classifier(encoder(images)), labels)
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_an_optimizer_over_the_arguments_parameters_rebuilt_per_batch_is_ga206():
+    """The parameters of the function's own arguments are not known one by one, but they were made
+    before the call: an optimizer with momentum built over them in every batch restarts its state
+    each step (DANN's first release), whatever those parameters are."""
+    model = steps_of(REBUILT_FROM_ARGS)
+    [opt] = model.optimizers
+    assert not opt.complete and opt.args_only
+    result = analyze(REBUILT_FROM_ARGS)
+    assert [(f.code, f.span.line, f.confidence) for f in result.findings] == [("GA206", 7, "confirmed")]
+    # a model made by a factory argument in each batch is made anew with its optimizer: not known
+    # to be the arguments' own parameters, so nothing is claimed
+    fresh = REBUILT_FROM_ARGS.replace("def train(encoder, classifier,", "def train(make_encoder, classifier,").replace(
+        "    for images, labels in loader:\n", "    for images, labels in loader:\n        encoder = make_encoder()\n"
+    )
+    [opt] = steps_of(fresh).optimizers
+    assert not opt.args_only
+    assert [f.code for f in analyze(fresh).findings] == []

@@ -330,6 +330,7 @@ def opaque_call(
 def sym_unit(ip: Interp, o: SymObj) -> Unit:
     if o.unit is None:
         o.unit = Unit(Unit.OPAQUE, o.label, o.site, o.seq, count=None)
+        o.unit.arg = True
     return o.unit
 
 

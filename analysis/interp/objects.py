@@ -79,6 +79,7 @@ class Unit(Obj):
     engine cannot see into, an opaque stand-in for all of their parameters."""
 
     __slots__ = (
+        "arg",
         "attr",
         "bumps",
         "computed",
@@ -118,6 +119,7 @@ class Unit(Obj):
         self.computed = False
         self.created_in_loop = False
         self.in_init = False
+        self.arg = False  # opaque: the parameters of a function's argument, made before the call
 
     @property
     def name(self) -> str:
@@ -298,7 +300,19 @@ class Group:
 
 
 class OptimObj(Obj):
-    __slots__ = ("anchor", "complete", "ctx", "escaped", "groups", "label", "qual", "seq", "site", "stateless")
+    __slots__ = (
+        "anchor",
+        "args_only",
+        "complete",
+        "ctx",
+        "escaped",
+        "groups",
+        "label",
+        "qual",
+        "seq",
+        "site",
+        "stateless",
+    )
 
     def __init__(self, qual, label, site, seq, ctx):
         super().__init__()
@@ -308,6 +322,9 @@ class OptimObj(Obj):
         self.seq = seq
         self.groups = []
         self.complete = True
+        # not complete only because some groups hold the parameters of the running function's
+        # arguments (made before the call, so not anew in a loop of it)
+        self.args_only = True
         self.ctx = ctx
         self.anchor = site
         self.escaped = False  # handed to code the engine does not see (it may step or clear it)

@@ -114,6 +114,7 @@ class Builder:
                 fresh,
                 _loops(o.ctx),
                 o.stateless,
+                not o.complete and o.args_only,
             )
             self._optims[o.oid] = m
         return m

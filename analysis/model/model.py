@@ -73,6 +73,9 @@ class Optimizer:
     fresh_params: bool = False  # built in a loop iteration that also built all of its parameters
     loops: tuple[int, ...] = ()  # iteration keys of the loops around its construction, outermost first
     stateless: bool = False  # keeps no state between steps (plain SGD without momentum)
+    # not complete only for the parameters of arguments of the function that builds it: those were
+    # made before the call, so never anew with it in a loop there
+    args_only: bool = False
 
     @property
     def params(self) -> frozenset[Param]:

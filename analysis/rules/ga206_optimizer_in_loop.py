@@ -37,10 +37,11 @@ def check(ctx: RuleContext) -> list[Finding]:
     events = model.events
     made = {e.target_key: e for e in events if e.kind == EventKind.OPT_NEW}
     for opt in model.optimizers:
-        if not opt.loops or opt.fresh_params or opt.stateless or not opt.complete:
+        if not opt.loops or opt.fresh_params or opt.stateless or not (opt.complete or opt.args_only):
             # stateless: plain SGD rebuilt each iteration steps exactly as one built once; incomplete: what
             # it holds is not known, so neither is whether those parameters are made anew with it (an
-            # agent built per run by a factory the engine cannot see)
+            # agent built per run by a factory the engine cannot see). The parameters of the function's
+            # own arguments are known that far: they were made before the call
             continue
         new = made.get(opt.key)
         if new is not None and any(k in model.counters for k, _ in new.guards_in(len(opt.loops))):

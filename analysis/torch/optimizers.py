@@ -48,7 +48,7 @@ def make_optimizer(ip: Core, qual, args, kwargs, node, env) -> V:
     if isinstance(params, V):
         parse_groups(ip, o, params, pnode)
     else:
-        o.complete = False
+        o.complete = o.args_only = False
     o.stateless = _stateless(qual, args, kwargs) and not any("momentum" in g.options for g in o.groups)
     ip.st.trace.optimizers.append(o)
     ip.event(EventKind.OPT_NEW, node, o)
@@ -69,7 +69,7 @@ def parse_groups(ip: Core, o: OptimObj, params: V, node):
         for d in sorted(dicts, key=lambda z: z.oid):
             pv = d.keys.get("params")
             if pv is None:
-                o.complete = False
+                o.complete = o.args_only = False
                 continue
             add_group(ip, o, pv, d.site or Site(ip.st.sf, node), tuple(k for k in d.keys if k != "params"))
         return
@@ -83,7 +83,38 @@ def add_group(ip: Core, o: OptimObj, pv: V, site, options):
     g = Group(frozenset(units), exact, filtered, site, options, frozenset(sources), from_arg)
     if not exact or any(u.kind == Unit.OPAQUE and not is_closed(u) for u in units):
         o.complete = False
+        if not _args_only(pv):
+            o.args_only = False
     o.groups.append(g)
+
+
+def _args_only(v: V, depth: int = 0) -> bool:
+    """Everything of `v` the engine does not know one by one is the parameters of the running
+    function's arguments (`encoder.parameters()` of a parameter `encoder`), made before the call;
+    not a factory's result, an unknown value or a filtered generator."""
+    if v.top or (not v.objs and v.items is None) or depth > 6:
+        return False
+    if v.items is not None:
+        return all(_args_only(it, depth + 1) for it in v.items)
+    for o in v.objs:
+        if isinstance(o, Unit):
+            if o.kind == Unit.OPAQUE and not is_closed(o) and not o.arg:
+                return False
+        elif isinstance(o, PIter):
+            if not o.exact and not (o.units and all(u.arg for u in o.units)):
+                return False
+        elif isinstance(o, ListObj):
+            if o.content is not None and not _args_only(o.content, depth + 1):
+                return False
+        elif isinstance(o, SymObj):
+            continue
+        elif isinstance(o, DictObj):
+            pv = o.keys.get("params")
+            if pv is None or not _args_only(pv, depth + 1):
+                return False
+        elif not isinstance(o, TensorObj):
+            return False
+    return True
 
 
 def param_set(ip: Core, v: V, depth: int = 0) -> tuple[set[Unit], bool, bool, set[ModuleObj]]:
