@@ -533,7 +533,7 @@ def code_action(ls: GradauditServer, params: types.CodeActionParams) -> list[typ
     if analysis is None or analysis.version != doc.version:
         return None  # the document moved on; the client asks again after the next analysis
     only = params.context.only
-    want_fix_all = only and any(str(k).startswith(("source.fixAll", "source")) for k in only)
+    want_fix_all = _wants_fix_all(only)
     want_quick = not only or any(str(k).startswith("quickfix") for k in only)
     positions = ls.positions(uri)
     actions: list[types.CodeAction] = []
@@ -574,8 +574,17 @@ def code_action(ls: GradauditServer, params: types.CodeActionParams) -> list[typ
     ):
         edit = fix_all_edit(ls, uri)
         if edit is not None:
-            actions.append(types.CodeAction(title="gradaudit: fix all safe fixes", kind=FIX_ALL_KIND, edit=edit))
+            actions.append(_fix_all_action(edit))
     return actions
+
+
+def _wants_fix_all(only: Sequence[types.CodeActionKind | str] | None) -> bool:
+    """The client asked for source actions (`source`, `source.fixAll`...)."""
+    return any(str(k).startswith("source") for k in only or ())
+
+
+def _fix_all_action(edit: types.WorkspaceEdit) -> types.CodeAction:
+    return types.CodeAction(title="gradaudit: fix all safe fixes", kind=FIX_ALL_KIND, edit=edit)
 
 
 def _cell_code_actions(
@@ -586,13 +595,13 @@ def _cell_code_actions(
     if analysis is None or analysis.result is None or analysis.version != (nb.version or 0):
         return None  # the notebook moved on; the client asks again after the next analysis
     only = params.context.only
-    want_fix_all = any(str(k).startswith(("source.fixAll", "source")) for k in only or ())
+    want_fix_all = _wants_fix_all(only)
     actions: list[types.CodeAction] = []
     if only and not any(str(k).startswith("quickfix") for k in only):
         if want_fix_all:
             edit = notebooks.fix_all_edit(ls.workspace, analysis.result)
             if edit is not None:
-                actions.append(types.CodeAction(title="gradaudit: fix all safe fixes", kind=FIX_ALL_KIND, edit=edit))
+                actions.append(_fix_all_action(edit))
         return actions
     diagnostics = {d.data.get("key"): d for d in ls.cell_diagnostics(nb.uri).get(uri, []) if isinstance(d.data, dict)}
     req = params.range
@@ -630,7 +639,7 @@ def _cell_code_actions(
         # as in a text document: offered with the quick fixes when this cell has a safe one
         edit = notebooks.fix_all_edit(ls.workspace, analysis.result)
         if edit is not None:
-            actions.append(types.CodeAction(title="gradaudit: fix all safe fixes", kind=FIX_ALL_KIND, edit=edit))
+            actions.append(_fix_all_action(edit))
     return actions
 
 

@@ -203,72 +203,11 @@ def test_a_call_the_budget_cut_is_no_evidence_of_absence(tmp_path, capsys, monke
         assert code == 1 and "GA107 [confirmed]" in out, (flags, out)
 
 
-# the unfreeze is a loop of the iteration itself, cut by the statement budget
-UNFROZEN_INLINE = """\
-import torch
-import torch.nn as nn
-
-
-def set_requires_grad(model, flag):
-    for p in model.parameters():
-        p.requires_grad = flag
-
-
-def busy(n):
-    total = n
-    total = total + 0
-    total = total + 1
-    total = total + 2
-    total = total + 3
-    total = total + 4
-    total = total + 5
-    total = total + 6
-    total = total + 7
-    total = total + 8
-    total = total + 9
-    total = total + 10
-    total = total + 11
-    total = total + 12
-    total = total + 13
-    total = total + 14
-    total = total + 15
-    total = total + 16
-    total = total + 17
-    total = total + 18
-    total = total + 19
-    total = total + 20
-    total = total + 21
-    total = total + 22
-    total = total + 23
-    total = total + 24
-    total = total + 25
-    total = total + 26
-    total = total + 27
-    total = total + 28
-    total = total + 29
-    return total
-
-
-G = nn.Linear(4, 4)
-D = nn.Linear(4, 1)
-g_opt = torch.optim.Adam(G.parameters())
-d_opt = torch.optim.Adam(D.parameters())
-step = 0
-for x in [torch.randn(8, 4)]:
-    step = step + 1
-    set_requires_grad(G, False)
-    d_loss = D(G(x)).mean()
-    d_opt.zero_grad()
-    d_loss.backward()
-    d_opt.step()
-    busy(40)
-    for p in G.parameters():
-        p.requires_grad = True
-    g_loss = -D(G(x)).mean()
-    g_opt.zero_grad()
-    g_loss.backward()
-    g_opt.step()
-"""
+# the unfreeze is a loop of the iteration itself, cut by the statement budget (and a name the loop
+# carries, so that it runs twice)
+UNFROZEN_INLINE = UNFROZEN_LATER.replace(
+    "    set_requires_grad(G, True)  # UNFREEZE\n", "    for p in G.parameters():\n        p.requires_grad = True\n"
+).replace("for x in [torch.randn(8, 4)]:\n", "step = 0\nfor x in [torch.randn(8, 4)]:\n    step = step + 1\n")
 
 
 def test_a_claim_about_the_rest_of_the_run_is_not_confirmed_when_a_budget_cut_it(tmp_path, capsys, monkeypatch):

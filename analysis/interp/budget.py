@@ -64,7 +64,6 @@ class Gaps:
         self.stopped = False  # out of time: no further statement runs
         self.loops_cut: dict = {}  # loop node -> (SourceFile, the budget that cut it)
         self.loops_run: set = set()
-        self.loops_once: dict = {}  # loop node -> SourceFile: run once, a second run did not fit
         self.calls_cut: dict = {}  # FuncObj -> the budget that cut it
         self.cut_calls: list = []  # (SourceFile, call node, FuncObj, budget) of each call not followed
         self.not_started: list = []  # (SourceFile, [stmt]) blocks left when time ran out
@@ -86,14 +85,13 @@ class Gaps:
                 self.not_started.append((sf, stmts[i:]))
                 return
 
-    def reserve(self, loop, interp, training_words) -> bool:
-        """The budget ran out before `loop`: a loop with training code in it (backward, step)
-        still runs, from a reserve, so that filler before the training loop does not starve it."""
+    def reserve(self, loop, interp, trains) -> bool:
+        """The budget ran out before `loop`: a loop with training code in it (backward, step;
+        `trains(sf, loop)` says) still runs, from a reserve, so that filler before the training
+        loop does not starve it."""
         if self.stopped or self.reserve_left <= 0:
             return False
-        sf = interp.sf
-        text = "\n".join(sf.lines[loop.lineno - 1 : loop.end_lineno])
-        if not training_words.search(text):
+        if not trains(interp.sf, loop):
             return False
         grant = min(self.reserve_left, max(self.budgets.loop_reserve // 2, 1))
         self.reserve_left -= grant
@@ -106,10 +104,6 @@ class Gaps:
 
     def loop_ran(self, loop):
         self.loops_run.add(loop)
-
-    def loop_once(self, loop, sf):
-        """`loop` ran once: a second run (what one iteration hands to the next) did not fit the budgets."""
-        self.loops_once.setdefault(loop, sf)
 
     def call_cut(self, fn, budget: str = STATEMENTS, sf=None, node=None):
         self.calls_cut.setdefault(fn, budget)

@@ -13,6 +13,16 @@ from .values import V
 TRAINING_WORDS = re.compile(r"\bbackward\(|autograd\.grad\(|\.step\(|zero_grad\(")
 
 
+def trains(sf: SourceFile, node) -> bool:
+    """The text of `node` (a loop) calls backward, autograd.grad, step or zero_grad; cached on the
+    node, since a loop is asked at each of its runs."""
+    hit = getattr(node, "_gradaudit_trains", None)
+    if hit is None:
+        hit = bool(TRAINING_WORDS.search("\n".join(sf.lines[node.lineno - 1 : node.end_lineno])))
+        node._gradaudit_trains = hit
+    return hit
+
+
 class PathRaises(Exception):
     """A statement that certainly raises at run time (torch refuses a non-leaf in an optimizer):
     nothing after it runs on this path."""

@@ -16,7 +16,7 @@ from . import recording
 from .containers import clear_list
 from .core import Interp
 from .expressions import BUILTINS, STAR, truth
-from .frames import TRAINING_WORDS, Frame
+from .frames import Frame, trains
 from .loop_facts import attr_key, carried, rebound
 from .objects import (
     FROZEN,
@@ -98,19 +98,14 @@ def _assigned(fn_node) -> frozenset:
     """The names a function's own body binds (not its parameters), cached on the node."""
     names = getattr(fn_node, "_ga_assigned", None)
     if names is None:
-        names = frozenset(
-            n.id
-            for stmt in fn_node.body
-            for n in ast.walk(stmt)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))
-        ) | frozenset(
-            name
-            for stmt in fn_node.body
-            for n in ast.walk(stmt)
-            if isinstance(n, ast.Nonlocal | ast.Global)
-            for name in n.names
-        )
-        fn_node._ga_assigned = names
+        found: set[str] = set()
+        for stmt in fn_node.body:
+            for n in ast.walk(stmt):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                    found.add(n.id)
+                elif isinstance(n, (ast.Nonlocal, ast.Global)):
+                    found.update(n.names)
+        names = fn_node._ga_assigned = frozenset(found)
     return names
 
 
@@ -444,7 +439,7 @@ def run_loop(ip: Interp, stmt, env, bind):
     started = ip.st.steps
     try:
         for run in range(runs):
-            if ip.st.steps > ip.st.budget and (run or not ip.st.gaps.reserve(stmt, ip.st, TRAINING_WORDS)):
+            if ip.st.steps > ip.st.budget and (run or not ip.st.gaps.reserve(stmt, ip.st, trains)):
                 if not run:
                     ip.st.gaps.loop_cut(stmt, ip.st.sf)
                 break
@@ -462,7 +457,6 @@ def run_loop(ip: Interp, stmt, env, bind):
                 # a second run the budget cannot pay for whole would stop partway, and leave the
                 # state of half an iteration (a model frozen for the D step and never unfrozen for
                 # the G step) as the loop's outcome: the first run's state is the better answer
-                ip.st.gaps.loop_once(stmt, ip.st.sf)
                 break
             started = ip.st.steps
             writes = ip.st.graph_writes
@@ -504,10 +498,7 @@ def _affordable(ip: Interp, cost: int) -> bool:
 def _no_graph_loop(ip: Interp, stmt) -> bool:
     """A loop run with grad mode off and no training call in it (an evaluation loop): it builds no
     graph, so no iteration hands one to the next, and a second run would show nothing new."""
-    if ip.st.nograd is None:
-        return False
-    sf = ip.st.sf
-    return not TRAINING_WORDS.search("\n".join(sf.lines[stmt.lineno - 1 : stmt.end_lineno]))
+    return ip.st.nograd is not None and not trains(ip.st.sf, stmt)
 
 
 def _exec_body(ip: Interp, frame, body, head: dict, body_env: dict):

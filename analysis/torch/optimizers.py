@@ -77,94 +77,75 @@ def parse_groups(ip: Core, o: OptimObj, params: V, node):
 
 
 def add_group(ip: Core, o: OptimObj, pv: V, site, options):
-    units, exact, filtered, sources = param_set(ip, pv)
+    units, exact, filtered, sources, args_only = param_set(ip, pv)
     frame = ip.st.stack[-1]
     from_arg = any(x in frame.arg_objs for x in pv.objs) if frame.arg_objs else False
     g = Group(frozenset(units), exact, filtered, site, options, frozenset(sources), from_arg)
     if not exact or any(u.kind == Unit.OPAQUE and not is_closed(u) for u in units):
         o.complete = False
-        if not _args_only(pv):
+        if not args_only:
             o.args_only = False
     o.groups.append(g)
 
 
-def _args_only(v: V, depth: int = 0) -> bool:
-    """Everything of `v` the engine does not know one by one is the parameters of the running
-    function's arguments (`encoder.parameters()` of a parameter `encoder`), made before the call;
-    not a factory's result, an unknown value or a filtered generator."""
-    if v.top or (not v.objs and v.items is None) or depth > 6:
-        return False
-    if v.items is not None:
-        return all(_args_only(it, depth + 1) for it in v.items)
-    for o in v.objs:
-        if isinstance(o, Unit):
-            if o.kind == Unit.OPAQUE and not is_closed(o) and not o.arg:
-                return False
-        elif isinstance(o, PIter):
-            if not o.exact and not (o.units and all(u.arg for u in o.units)):
-                return False
-        elif isinstance(o, ListObj):
-            if o.content is not None and not _args_only(o.content, depth + 1):
-                return False
-        elif isinstance(o, SymObj):
-            continue
-        elif isinstance(o, DictObj):
-            pv = o.keys.get("params")
-            if pv is None or not _args_only(pv, depth + 1):
-                return False
-        elif not isinstance(o, TensorObj):
-            return False
-    return True
-
-
-def param_set(ip: Core, v: V, depth: int = 0) -> tuple[set[Unit], bool, bool, set[ModuleObj]]:
+def param_set(ip: Core, v: V, depth: int = 0) -> tuple[set[Unit], bool, bool, set[ModuleObj], bool]:
+    """(units, exact, filtered, sources, args_only) of an optimizer's params value. `args_only`:
+    whatever is not known one by one is the parameters of the running function's arguments
+    (`encoder.parameters()` of a parameter `encoder`), made before the call; not a factory's
+    result, an unknown value or a filtered generator."""
     units: set[Unit] = set()
     sources: set[ModuleObj] = set()  # modules whose .parameters() they came from
-    exact, filtered = True, False
+    exact, filtered, args_only = True, False, True
     if v.top or (not v.objs and v.items is None):
-        return units, False, filtered, sources
+        return units, False, filtered, sources, False
     if v.items is not None:
         for it in v.items:
-            u2, e2, f2, s2 = param_set(ip, it, depth + 1)
+            u2, e2, f2, s2, a2 = param_set(ip, it, depth + 1)
             units |= u2
             exact &= e2
             filtered |= f2
             sources |= s2
-        return units, exact, filtered, sources
+            args_only &= a2
+        return units, exact, filtered, sources, args_only
     for o in v.objs:
         if isinstance(o, Unit):
             units.add(o)
             if o.kind == Unit.OPAQUE and not is_closed(o):
                 exact = False
+                args_only &= o.arg
         elif isinstance(o, PIter):
             units |= o.units
             exact &= o.exact
             filtered |= o.filtered
             sources |= o.sources
+            if not o.exact:
+                args_only &= bool(o.units) and all(u.arg for u in o.units)
         elif isinstance(o, ListObj) and depth < 6:
             if o.content is None:
                 continue
-            u2, e2, f2, s2 = param_set(ip, o.content, depth + 1)
+            u2, e2, f2, s2, a2 = param_set(ip, o.content, depth + 1)
             units |= u2
             exact &= e2
             filtered |= f2
             sources |= s2
+            args_only &= a2
         elif isinstance(o, SymObj):
             units.add(ip.sym_unit(o))
             exact = False
         elif isinstance(o, DictObj):
             pv = o.keys.get("params")
             if pv is not None:
-                u2, e2, f2, s2 = param_set(ip, pv, depth + 1)
+                u2, e2, f2, s2, a2 = param_set(ip, pv, depth + 1)
                 units |= u2
                 exact &= e2
+                args_only &= a2
             else:
-                exact = False
+                exact = args_only = False
         elif isinstance(o, TensorObj):
             pass
         else:
-            exact = False
-    return units, exact, filtered, sources
+            exact = args_only = False
+    return units, exact, filtered, sources, args_only
 
 
 def make_scheduler(ip: Core, qual, args, kwargs, node) -> V:
