@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 
+from . import flags
 from . import results as R
 from .core import Interp
 from .objects import (
@@ -274,6 +275,8 @@ def _length_mask(op, left: V, right: V) -> bool:
 
 def _e_ifexp(ip: Interp, node, env):
     t = truth(ip.eval(node.test, env))
+    if t is None:
+        t = flags.assumed(ip, node.test)
     if t is True:
         return ip.eval(node.body, env)
     if t is False:

@@ -4,6 +4,7 @@ run are `budget.Budgets`)."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from ..source.program import SourceFile
 from .values import V
@@ -39,9 +40,18 @@ class ModuleScope:
         self.name = name
 
 
+@dataclass(frozen=True, slots=True)
+class Split:
+    """What a name got on one side only of a flag the running function never assigns."""
+
+    only_false: frozenset  # objects it got only when the flag is false
+    only_true: frozenset  # only when it is true
+
+
 class Frame:
     __slots__ = (
         "arg_objs",
+        "assumed",
         "call_site",
         "closure",
         "cls",
@@ -67,6 +77,8 @@ class Frame:
         self.cls = cls
         self.self_v = self_v
         self.label = label
-        # name -> flag -> (objects it got only when the flag is false, only when it is true): from
-        # `a, b = f(...) if flag else (x, y)` (statements.flag_split), dropped when the name is rebound
-        self.splits: dict[str, dict[str, tuple[frozenset, frozenset]]] = {}
+        # name -> flag -> what it got on one side only (Split): from `a, b = f(...) if flag else
+        # (x, y)` (statements.py), dropped when the name is rebound
+        self.splits: dict[str, dict[str, Split]] = {}
+        # flag path -> its truth in the arm being run (flags.py)
+        self.assumed: dict[str, bool] = {}

@@ -19,7 +19,7 @@ import collections
 import re
 
 from ..source.program import Program, SourceFile
-from . import calls, recording, results, statements
+from . import calls, flags, recording, results, statements
 from .budget import TICK, Budgets, Gaps
 from .expressions import EXPRESSIONS, STAR, iter_value
 from .frames import TRAINING_WORDS, Frame, ModuleScope, PathRaises
@@ -288,12 +288,15 @@ class Interpreter:
         # end with the block
         mark = len(self.st.path)
         try:
-            for stmt in stmts:
+            for i, stmt in enumerate(stmts):
                 if env is None:
                     return None
                 if self.st.gaps.stopped:
                     self.st.gaps.rest(stmts, stmt, self.st.sf)
                     return env
+                if type(stmt) is ast.If and (tail := flags.tail_split(self, stmts, i)) is not None:
+                    # the rest of the block tests the flag again: it runs inside each arm
+                    return self.exec_stmt(tail, env)
                 env = self.exec_stmt(stmt, env)
             return env
         finally:

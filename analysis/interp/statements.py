@@ -12,11 +12,11 @@ import functools
 from typing import cast
 
 from ..ops import torch_api as T
-from . import recording
+from . import flags, recording
 from .containers import clear_list
 from .core import Interp
 from .expressions import BUILTINS, STAR, truth
-from .frames import Frame, trains
+from .frames import Frame, Split, trains
 from .loop_facts import attr_key, carried, rebound
 from .objects import (
     FROZEN,
@@ -80,42 +80,13 @@ def _s_assign(ip: Interp, stmt, env):
     return env
 
 
-def _flag(ip: Interp, test) -> tuple[str, bool] | None:
-    """(name, polarity) of a test on a flag that keeps its value through the running function: a
-    name it never assigns (a parameter, a closure or global variable), `flag` or `not flag`."""
-    polarity = True
-    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        test, polarity = test.operand, not polarity
-    if not isinstance(test, ast.Name):
-        return None
-    fn = ip.st.stack[-1].func
-    if fn is None or isinstance(fn.node, ast.Lambda) or test.id in _assigned(fn.node):
-        return None
-    return test.id, polarity
-
-
-def _assigned(fn_node) -> frozenset:
-    """The names a function's own body binds (not its parameters), cached on the node."""
-    names = getattr(fn_node, "_ga_assigned", None)
-    if names is None:
-        found: set[str] = set()
-        for stmt in fn_node.body:
-            for n in ast.walk(stmt):
-                if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-                    found.add(n.id)
-                elif isinstance(n, (ast.Nonlocal, ast.Global)):
-                    found.update(n.names)
-        names = fn_node._ga_assigned = frozenset(found)
-    return names
-
-
 def _flag_arms(ip: Interp, stmt, env):
     """`best = f(x) if use_best else x` on a flag the function never assigns: (flag, polarity) and
     the two arms' values, each evaluated once, for names that get their objects on one arm only."""
     node = stmt.value
     if not isinstance(node, ast.IfExp):
         return None
-    flag = _flag(ip, node.test)
+    flag = flags.flag(ip, node.test)
     if flag is None or truth(ip.eval(node.test, env)) is not None:
         return None
     yes, no = ip.eval(node.body, env), ip.eval(node.orelse, env)
@@ -141,9 +112,9 @@ def _record_split(ip: Interp, targets, flag: str, when_true: V, when_false: V, k
         only_false, only_true = f.objs - t.objs, t.objs - f.objs
         before = kept.get(name)
         if before is not None and flag in before:
-            only_false, only_true = only_false | before[flag][0], only_true | before[flag][1]
+            only_false, only_true = only_false | before[flag].only_false, only_true | before[flag].only_true
         if only_false or only_true:
-            splits[name] = {flag: (only_false, only_true)}
+            splits[name] = {flag: Split(only_false, only_true)}
 
 
 def _s_annassign(ip: Interp, stmt, env):
@@ -267,10 +238,14 @@ def _s_if(ip: Interp, stmt, env):
         setattr(tail, _TAIL, True)
     test = ip.eval(stmt.test, env)
     known = truth(test)
+    if known is None:
+        known = flags.assumed(ip, stmt.test)
     if known is True:
         return ip.exec_block(stmt.body, env)
     if known is False:
         return ip.exec_block(stmt.orelse, env)
+    flag = flags.flag(ip, stmt.test)
+    assumed = ip.st.stack[-1].assumed
     ip.st.cond += 1
     key = ip.seq()
     ip.st.cond_starts.append(key)
@@ -284,15 +259,21 @@ def _s_if(ip: Interp, stmt, env):
     ip.st.arm_stores.append(({}, first))
     try:
         ip.st.path.append((key, 0, depth))
+        if flag is not None:
+            assumed[flag[0]] = flag[1]  # a later test of the flag in this arm is decided
         a = ip.exec_block(stmt.body, _refine(stmt.test, env, True, ip))
         ip.st.path[-1] = (key, 1, depth)
         ip.st.arm_stores[-1] = (first, {})
+        if flag is not None:
+            assumed[flag[0]] = not flag[1]
         b = (
             ip.exec_block(stmt.orelse, _refine(stmt.test, env, False, ip))
             if stmt.orelse
             else (None if getattr(stmt, _TAIL, False) else _refine(stmt.test, env, False, ip))
         )
     finally:
+        if flag is not None:
+            assumed.pop(flag[0], None)
         ip.st.path.pop()
         ip.st.cond -= 1
         ip.st.cond_starts.pop()
@@ -940,15 +921,16 @@ def _refine(test, env: dict, arm: bool, ip: Interp | None = None) -> dict:
     flag set that way."""
     out = dict(env)
     splits = ip.st.stack[-1].splits if ip is not None else None
-    flag = _flag(ip, test) if ip is not None and splits else None
+    flag = flags.flag(ip, test) if ip is not None and splits else None
     if splits and flag is not None:
         name, polarity = flag
         value = arm == polarity
         for var, by_flag in splits.items():
             v = out.get(var)
-            if v is None or name not in by_flag:
+            split = by_flag.get(name)
+            if v is None or split is None:
                 continue
-            gone = by_flag[name][0] if value else by_flag[name][1]
+            gone = split.only_false if value else split.only_true
             if v.objs & gone:
                 out[var] = v.replace(objs=v.objs - gone)
         return out

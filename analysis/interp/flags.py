@@ -1,0 +1,138 @@
+"""Flags: names and attribute paths a running function tests but never assigns (`if use_amp:`,
+`if self.use_amp:`), so every test of one in a call sees the same value.
+
+Two uses: a test on a flag inside an arm of an earlier test on it is decided (Frame.assumed), and
+an `if flag:` whose block tests the flag again later runs the rest of the block inside each arm
+(`tail_split`), so what one arm computed meets only that arm's later code: `with autocast(): loss =
+...` under `if self.use_amp:` reaches `scaler.scale(loss)` under the next `if self.use_amp:`, never
+the plain `loss.backward()` of its else.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .core import Interp
+
+# the rest of a block run once per arm when it holds at most this many statements (it costs twice)
+TAIL_STATEMENTS = 80
+# and at most this many flags deep (2 ** depth copies of the innermost rest)
+TAIL_DEPTH = 2
+
+
+def dotted(node) -> str | None:
+    """`flag` -> "flag", `self.args.fp16` -> "self.args.fp16", anything else -> None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _unnegated(test) -> tuple[ast.AST, bool]:
+    polarity = True
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, polarity = test.operand, not polarity
+    return test, polarity
+
+
+def flag(ip: Interp, test) -> tuple[str, bool] | None:
+    """(path, polarity) of a test on a flag that keeps its value through the running function: a
+    name it never assigns (a parameter, a closure or global variable), or an attribute path it never
+    assigns (`self.use_amp`, set in `__init__`), `flag` or `not flag`."""
+    test, polarity = _unnegated(test)
+    path = dotted(test)
+    if path is None:
+        return None
+    fn = ip.st.stack[-1].func
+    if fn is None or isinstance(fn.node, ast.Lambda) or path.split(".", 1)[0] in assigned(fn.node):
+        return None
+    if "." in path and path in _assigned_attrs(fn.node):
+        return None
+    # a call made in between could still set the attribute; a test made twice on one attribute is
+    # taken to see one value, which can only drop what the other arm holds (never adds a finding)
+    return path, polarity
+
+
+def assumed(ip: Interp, test) -> bool | None:
+    """The truth of `test` when it tests a flag an enclosing arm decided, else None."""
+    frame = ip.st.stack[-1]
+    if not frame.assumed:
+        return None
+    f = flag(ip, test)
+    if f is None or f[0] not in frame.assumed:
+        return None
+    return frame.assumed[f[0]] == f[1]
+
+
+def assigned(fn_node) -> frozenset:
+    """The names a function's own body binds (not its parameters), cached on the node."""
+    names = getattr(fn_node, "_ga_assigned", None)
+    if names is None:
+        found: set[str] = set()
+        for stmt in fn_node.body:
+            for n in ast.walk(stmt):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                    found.add(n.id)
+                elif isinstance(n, (ast.Nonlocal, ast.Global)):
+                    found.update(n.names)
+        names = fn_node._ga_assigned = frozenset(found)
+    return names
+
+
+def _assigned_attrs(fn_node) -> frozenset:
+    """The attribute paths a function's own body assigns (`self.x = ...`, `self.x += ...`)."""
+    paths = getattr(fn_node, "_ga_assigned_attrs", None)
+    if paths is None:
+        found = set()
+        for stmt in fn_node.body:
+            for n in ast.walk(stmt):
+                if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                    path = dotted(n)
+                    if path is not None:
+                        found.add(path)
+        paths = fn_node._ga_assigned_attrs = frozenset(found)
+    return paths
+
+
+def _tested(stmts) -> set[str]:
+    """The paths the `if` / `elif` / `while` / conditional expressions of `stmts` test."""
+    out = set()
+    for stmt in stmts:
+        for n in ast.walk(stmt):
+            if isinstance(n, (ast.If, ast.IfExp, ast.While)):
+                path = dotted(_unnegated(n.test)[0])
+                if path is not None:
+                    out.add(path)
+    return out
+
+
+def _size(stmts) -> int:
+    return sum(1 for s in stmts for n in ast.walk(s) if isinstance(n, ast.stmt))
+
+
+def _build_tail(stmt: ast.If, rest: list) -> ast.If | None:
+    path = dotted(_unnegated(stmt.test)[0])
+    if path is None or not rest or _size(rest) > TAIL_STATEMENTS or path not in _tested(rest):
+        return None
+    return ast.copy_location(ast.If(test=stmt.test, body=[*stmt.body, *rest], orelse=[*stmt.orelse, *rest]), stmt)
+
+
+def tail_split(ip: Interp, stmts: list, i: int) -> ast.If | None:
+    """For `stmts[i]`, an `if flag:` whose following statements test the same flag again: the same
+    `if` with the rest of the block appended to both arms (built once, cached on the statement),
+    to run instead of the statement and the rest; None when not worth it or not a flag here."""
+    stmt = stmts[i]
+    if "_ga_tail" not in stmt.__dict__:
+        stmt._ga_tail = _build_tail(stmt, stmts[i + 1 :])
+    tail = stmt._ga_tail
+    if tail is None:
+        return None
+    frame = ip.st.stack[-1]
+    f = flag(ip, stmt.test)
+    if f is None or f[0] in frame.assumed or len(frame.assumed) >= TAIL_DEPTH:
+        return None
+    return tail
