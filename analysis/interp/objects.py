@@ -140,7 +140,20 @@ class Unit(Obj):
 class TensorObj(Obj):
     """Storage of a computed or data tensor: identity for aliasing and in-place version counts."""
 
-    __slots__ = ("base", "bumps", "compared", "counts", "gate", "nonleaf_of", "retained", "site", "version")
+    __slots__ = (
+        "base",
+        "bumps",
+        "compared",
+        "counts",
+        "gate",
+        "groups",
+        "nan_rows",
+        "nonleaf_of",
+        "retained",
+        "row_gate",
+        "site",
+        "version",
+    )
 
     def __init__(self, site):
         super().__init__()
@@ -155,6 +168,14 @@ class TensorObj(Obj):
         # (the mask) hold; `counts`: a sum of these storages (`mask.sum()`, the count of the mask)
         self.gate = EMPTY
         self.counts = EMPTY
+        # per-group rows: `arange(n).repeat_interleave(c)` indexes the groups whose count in c is
+        # not 0 (`groups`: c's storages); a scatter by such an index into a tensor carrying no
+        # gradient passes gradient back only from those groups' rows (`row_gate`); a division of it
+        # by c is NaN only in the rows of empty groups (`nan_rows`: (c's storages, the division
+        # hazards)), which `repeat_interleave(c)` drops
+        self.groups = EMPTY
+        self.row_gate = EMPTY
+        self.nan_rows: tuple[frozenset, frozenset] | None = None
 
     def __repr__(self):
         return f"Tensor@{self.site!r}"

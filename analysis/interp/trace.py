@@ -177,9 +177,9 @@ class RiskRec:
     """A numerical hazard at an op (GA401-GA408): NaN or inf appears there for some inputs. Latent
     ones (`kind` 'exp', 'neginf') become a hazard only through a later use (see numerics.py)."""
 
-    __slots__ = ("code", "confidence", "constant", "ctx", "detail", "latent", "site")
+    __slots__ = ("code", "confidence", "constant", "ctx", "detail", "inf_sign", "latent", "site")
 
-    def __init__(self, code, site, detail, confidence, ctx, latent=False, constant=False):
+    def __init__(self, code, site, detail, confidence, ctx, latent=False, constant=False, inf_sign=0):
         self.code = code  # 'GA401'..'GA408', or the latent kind
         self.site = site
         self.detail = detail
@@ -187,6 +187,9 @@ class RiskRec:
         self.ctx = ctx
         self.latent = latent
         self.constant = constant  # its operands carry no gradient (data, statistics, weights from counts)
+        # a division `c / d` with c a nonzero number and d >= 0: where d is 0 the quotient is inf
+        # of this sign (+1 / -1), never NaN; 0 when not known
+        self.inf_sign = inf_sign
 
     def __hash__(self):
         return id(self)

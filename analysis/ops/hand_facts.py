@@ -563,6 +563,9 @@ UPPER_BOUNDS = ("max", "amax", "logsumexp")
 SOFTMAXES = ("softmax", "_softmax", "log_softmax")
 # take a lower bound (`min`): > 0 when it is
 LOWER_CLAMPS = ("clamp", "clip", "clamp_min")
+CLAMPS = ("clamp", "clip", "clamp_min", "clamp_max")
+# sums into rows chosen by an index: (self, dim, index, src)
+SCATTER_SUMS = ("scatter_add", "index_add")
 # elementwise maximum with their second input
 ELEMENT_MAXIMA = ("maximum", "fmax")
 # what makes a torch.where branch's operand guarded (GA405): a clamp, a maximum, a magnitude

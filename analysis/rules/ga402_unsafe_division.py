@@ -46,7 +46,11 @@ Flags a division whose denominator can be exactly zero — `.norm()`, `.std()`, 
 or of non-negative values (`mask.sum(1)`, counts), a ReLU output — with no eps or clamp, when the
 result reaches a loss given to `backward()`. Divisions by Python numbers, by constants, by
 `x.clamp_min(eps)` or `(x + eps)`, and arithmetic for logging are not flagged; `F.normalize` is
-the safe form of a norm division.
+the safe form of a norm division. Nor are divisions whose inf or NaN provably goes nowhere: a
+nonzero number over a value that carries no gradient, clamped on the side its inf lies
+(`(1 - c / rho).clamp(min=0)`); a masked mean over `torch.where(mask, x, 0)`; per-group means
+scattered by `arange(g).repeat_interleave(counts)` and broadcast back with
+`repeat_interleave(counts)`, which drops an empty group's row.
 """,
     why="""
 A padded sequence with no tokens has `mask.sum() == 0`, a constant batch has `std() == 0`, a zero

@@ -7,19 +7,20 @@ Called by the op handlers of tensors.py and modules.py with each op's result.
 from __future__ import annotations
 
 import ast
+import math
 
 from ..interp.core import Core
 from ..interp.objects import Obj, Site, TensorObj, storages
 from ..interp.trace import CONFIRMED, SUSPICIOUS, RiskRec
-from ..interp.values import EMPTY, Fact, Mark, V, requires_grad
+from ..interp.values import EMPTY, Fact, Kind, Mark, V, requires_grad
 from ..ops import torch_api as T
 from . import numerics as N
 
 _UNSAFE_CALLS = T.LOGS | T.ROOTS
 
 
-def hazard(ip: Core, code, node, detail, confidence, latent=False, constant=False) -> RiskRec:
-    rec = RiskRec(code, Site(ip.st.sf, node), detail, confidence, ip.st.ctx, latent, constant)
+def hazard(ip: Core, code, node, detail, confidence, latent=False, constant=False, inf_sign=0) -> RiskRec:
+    rec = RiskRec(code, Site(ip.st.sf, node), detail, confidence, ip.st.ctx, latent, constant, inf_sign)
     if not latent:
         ip.st.trace.risks.append(rec)
     return rec
@@ -27,9 +28,21 @@ def hazard(ip: Core, code, node, detail, confidence, latent=False, constant=Fals
 
 def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
     """Set `out`'s numerical facts from op `op` on `inputs`, and record the hazards it creates."""
-    if op is None or (ip.st.nograd is not None and op not in T.KEEP):
+    if op is None:
         return out
     ins = [v for v in inputs if isinstance(v, V)]
+    kwargs = kwargs or {}
+    x = ins[0] if ins else None
+    # where rows of per-group values go: kept with grad mode off too (features computed under
+    # no_grad, then a probe trained on them)
+    if op == "repeat_interleave" and x is not None:
+        out = _repeat_rows(x, ins[1] if len(ins) > 1 else kwargs.get("repeats"), ins, kwargs, out)
+    elif op in T.SCATTER_SUMS and len(ins) > 3:
+        scatter_rows(ins[0], ins[2], out)
+    elif op in T.ELEMENTWISE and x is not None:
+        _keep_rows(ins, out)
+    if ip.st.nograd is not None and op not in T.KEEP:
+        return out
     if op in T.SUMS and ins:
         _sum_of(ins[0], out)
     if op in T.ARITH_OPS and len(ins) >= 2:
@@ -38,8 +51,6 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
     else:
         marks, facts = N.marks_of(op, ins)
     risks = set()
-    x = ins[0] if ins else None
-    kwargs = kwargs or {}
     if x is not None:
         if op in T.LOGS:
             if N.risky(x):
@@ -105,6 +116,10 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
             op in T.ELEMENT_MAXIMA and len(ins) > 1 and (N.positive_const(ins[1].const) or ins[1].facts & Fact.POSITIVE)
         ):
             marks, facts = marks & ~N.RISKY, facts | Fact.POSITIVE
+    if op in T.CLAMPS and x is not None and x.risks:
+        out = _clamped_infinities(x, ins, kwargs, op, node, out)
+    if risks and op in T.ZERO_DIVISOR_INF and len(ins) > 1:
+        _rows_of_division(ins[0], ins[1], risks, out)
     if not marks and not facts and not risks:
         return out
     return out.replace(
@@ -157,6 +172,152 @@ def _masked_count(num: V, den: V) -> bool:
     return bool(gates) and bool(counts) and all(c and all(g & c for g in gates) for c in counts)
 
 
+def scatter_rows(into: V, index: V, out: V) -> None:
+    """`zeros(g, d).scatter_add_(0, index, src)` with `index = arange(g).repeat_interleave(c)`:
+    gradient goes back to `src` only from the rows of groups with a nonzero count (backward
+    gathers the rows `index` names), as `into` carries none of its own."""
+    if requires_grad(into):
+        return
+    groups = frozenset().union(*(getattr(t, "groups", EMPTY) for t in storages(index)))
+    if not groups:
+        return
+    for t in storages(out):
+        if isinstance(t, TensorObj):
+            t.row_gate = groups
+
+
+def _rows_of_division(num: V, den: V, risks: set, out: V) -> None:
+    """`per_group_sum / counts` where the sum was scattered by the groups of `counts`: where a
+    count is 0 the quotient is NaN, but only in that empty group's row, whose gradient goes nowhere
+    (it is no source row): what is left is a value hazard in rows `repeat_interleave(counts)`
+    drops."""
+    if not risks:
+        return
+    den_parts = set(storages(den))
+    for t in storages(den):
+        den_parts |= getattr(t, "counts", EMPTY)
+    gates = [getattr(t, "row_gate", EMPTY) for t in storages(num)]
+    if not gates or not all(g & den_parts for g in gates):
+        return
+    for t in storages(out):
+        if isinstance(t, TensorObj) and t not in den_parts:
+            t.nan_rows = (frozenset(den_parts), frozenset(r for r in risks if r.code == "GA402"))
+
+
+def _keep_rows(ins, out: V) -> None:
+    """An elementwise op keeps rows where they are: NaN rows of one input stay the same rows of
+    the result, unless another input brings division hazards of its own."""
+    found = [nr for v in ins if isinstance(v, V) for t in storages(v) if (nr := getattr(t, "nan_rows", None))]
+    if not found or any(nr[0] != found[0][0] for nr in found):
+        return
+    counts, risks = found[0][0], frozenset().union(*(nr[1] for nr in found))
+    for v in ins:
+        if isinstance(v, V) and any(r.code == "GA402" and r not in risks for r in v.risks):
+            return
+    parts = {t for v in ins if isinstance(v, V) for t in storages(v)}
+    for t in storages(out):
+        if isinstance(t, TensorObj) and t not in parts:
+            t.nan_rows = (counts, risks)
+
+
+def _repeat_rows(x: V, repeats, ins, kwargs, out: V) -> V:
+    """`arange(g).repeat_interleave(c)`: the groups of c with a nonzero count. `q.repeat_interleave(c,
+    dim=0)` of a quotient NaN only in the rows of c's empty groups: each row is repeated its
+    group's count of times, so those rows are gone, with their hazards."""
+    if not isinstance(repeats, V) or not repeats.k & Kind.TENSOR:
+        return out
+    counts = frozenset(storages(repeats))
+    if x.marks & Mark.RANGE:
+        for t in storages(out):
+            if isinstance(t, TensorObj):
+                t.groups = counts
+        return out
+    dim = ins[2] if len(ins) > 2 else kwargs.get("dim")
+    if dim is not None and not (isinstance(dim, V) and dim.const == 0):
+        return out
+    gone: frozenset = EMPTY
+    for t in storages(x):
+        nr = getattr(t, "nan_rows", None)
+        if nr is not None and nr[0] & counts:
+            gone |= nr[1]
+    return out.replace(risks=out.risks - gone) if gone else out
+
+
+def _finite_bound(v) -> bool:
+    c = v.const if isinstance(v, V) else None
+    return isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c)
+
+
+def _clamped_infinities(x: V, ins: list, kwargs: dict, op: str, node, out: V) -> V:
+    """`(1 - c / rho).clamp(min=0)` with `rho` carrying no gradient: where `rho` is 0 the quotient
+    is +inf, `1 - inf` is -inf and the clamp makes it 0. A division hazard whose inf the clamp's
+    bound on that side makes finite is gone from the result (its value and, as nothing carries
+    gradient through the division, its gradient); NaN (0 / 0) and gradients through it are not."""
+    if op == "clamp_min":
+        lo, hi = ins[1] if len(ins) > 1 else kwargs.get("min"), None
+    elif op == "clamp_max":
+        lo, hi = None, ins[1] if len(ins) > 1 else kwargs.get("max")
+    else:
+        lo = ins[1] if len(ins) > 1 else kwargs.get("min")
+        hi = ins[2] if len(ins) > 2 else kwargs.get("max")
+    bounded = {-1: _finite_bound(lo), 1: _finite_bound(hi)}
+    if not (bounded[-1] or bounded[1]) or not isinstance(node, ast.Call):
+        return out
+    recv = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if recv is None or (isinstance(recv, ast.Name) and recv.id == "torch"):
+        recv = node.args[0] if node.args else None
+    gone = set()
+    for r in x.risks:
+        if r.code == "GA402" and r.constant and r.inf_sign:
+            sign = r.inf_sign * _inf_sign_in(recv, r.site.node)
+            if sign and bounded[sign]:
+                gone.add(r)
+    return out.replace(risks=out.risks - gone) if gone else out
+
+
+def _literal(e) -> float | None:
+    """A number written in the expression (`1`, `-0.5`), else None."""
+    neg = False
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        e, neg = e.operand, True
+    if isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool):
+        return -e.value if neg else e.value
+    return None
+
+
+def _inf_sign_in(e, target) -> int:
+    """The sign an inf of the subexpression `target` has in `e` when only numbers written in the
+    expression combine with it (`1 - q`, `-2 * q`, `q / 4`); 0 when unknown or not there."""
+    if e is target:
+        return 1
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+        inner = _inf_sign_in(e.operand, target)
+        return -inner if isinstance(e.op, ast.USub) else inner
+    if not isinstance(e, ast.BinOp):
+        return 0
+    left, right = _literal(e.left), _literal(e.right)
+    if isinstance(e.op, (ast.Add, ast.Sub)):
+        if left is not None:
+            inner = _inf_sign_in(e.right, target)
+            return -inner if isinstance(e.op, ast.Sub) else inner
+        return _inf_sign_in(e.left, target) if right is not None else 0
+    if isinstance(e.op, ast.Mult):
+        if left:
+            return (1 if left > 0 else -1) * _inf_sign_in(e.right, target)
+        return (1 if right > 0 else -1) * _inf_sign_in(e.left, target) if right else 0
+    if isinstance(e.op, ast.Div) and right:
+        return (1 if right > 0 else -1) * _inf_sign_in(e.left, target)
+    return 0
+
+
+def _numerator_sign(num: V) -> int:
+    """+1 / -1 when `num` is certainly nonzero with that sign (a number, or a value known > 0)."""
+    c = num.const
+    if isinstance(c, (int, float)) and not isinstance(c, bool) and c != 0 and math.isfinite(c):
+        return 1 if c > 0 else -1
+    return 1 if num.facts & Fact.POSITIVE else 0
+
+
 def check_division(ip: Core, num: V, den: V, node) -> set:
     """`num / den`: a manual softmax (GA404), or a denominator that can be 0 (GA402)."""
     if num.marks & Mark.EXP and den.marks & Mark.EXP:
@@ -170,6 +331,8 @@ def check_division(ip: Core, num: V, den: V, node) -> set:
                 "a denominator that can be 0",
                 CONFIRMED if den.marks & Mark.SELF else SUSPICIOUS,
                 constant=not (requires_grad(num) or requires_grad(den)),
+                # the denominator is >= 0 (a norm, a count, a probability): c / 0 is inf of c's sign
+                inf_sign=_numerator_sign(num),
             )
         }
     return set()
@@ -182,8 +345,10 @@ def arith_numeric(ip: Core, opname, left: V, right: V, node, out: V) -> V:
     twins = opname == "sub" and not same and bool(left.org) and left.org == right.org
     marks, facts = N.arith(opname, left, right, same, is_max, twins)
     risks = set()
+    _keep_rows((left, right), out)
     if opname == "div":
         risks = check_division(ip, left, right, node)
+        _rows_of_division(left, right, risks, out)
     elif opname == "pow":
         c = right.const
         if isinstance(c, float) and 0 < c < 1 and N.risky(left) and requires_grad(left):

@@ -249,6 +249,8 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         if name in ("copy_",) and argv:
             rhs = argv[0]
         out = inplace_update(ip, recv, rhs, node, node, op=name[:-1], target_node=recv_node)
+        if name[:-1] in T.SCATTER_SUMS and len(argv) > 2:
+            numeric_ops.scatter_rows(recv, argv[1], out)
         # `h.mul_(g)` changes what `h` holds: later reads see g's flow and the saves the op made
         if isinstance(recv_node, ast.Name) and env is not None and recv_node.id in env:
             env[recv_node.id] = out
