@@ -57,66 +57,74 @@ def flag(ip: Interp, test) -> tuple[str, bool] | None:
     return path, polarity
 
 
+def tested(test) -> tuple[str, bool] | None:
+    """(path, polarity) of a test written as `x`, `self.x`, `not x`: a flag if the running
+    function never assigns it (`flag` decides that, which costs a walk of the function)."""
+    test, polarity = _unnegated(test)
+    path = dotted(test)
+    return None if path is None else (path, polarity)
+
+
 def assumed(ip: Interp, test) -> bool | None:
     """The truth of `test` when it tests a flag an enclosing arm decided, else None."""
     frame = ip.st.stack[-1]
     if not frame.assumed:
         return None
-    f = flag(ip, test)
-    if f is None or f[0] not in frame.assumed:
+    t = tested(test)
+    if t is None or t[0] not in frame.assumed or flag(ip, test) is None:
         return None
-    return frame.assumed[f[0]] == f[1]
+    return frame.assumed[t[0]] == t[1]
 
 
 def assigned(fn_node) -> frozenset:
     """The names a function's own body binds (not its parameters), cached on the node."""
-    names = getattr(fn_node, "_ga_assigned", None)
-    if names is None:
-        found: set[str] = set()
-        for stmt in fn_node.body:
-            for n in ast.walk(stmt):
-                if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-                    found.add(n.id)
-                elif isinstance(n, (ast.Nonlocal, ast.Global)):
-                    found.update(n.names)
-        names = fn_node._ga_assigned = frozenset(found)
-    return names
+    return _stores(fn_node)[0]
 
 
 def _assigned_attrs(fn_node) -> frozenset:
     """The attribute paths a function's own body assigns (`self.x = ...`, `self.x += ...`)."""
-    paths = getattr(fn_node, "_ga_assigned_attrs", None)
-    if paths is None:
-        found = set()
+    return _stores(fn_node)[1]
+
+
+def _stores(fn_node) -> tuple[frozenset, frozenset]:
+    """(names, attribute paths) a function's own body binds, found in one walk, cached on the node."""
+    found = getattr(fn_node, "_ga_stores", None)
+    if found is None:
+        names: set[str] = set()
+        paths: set[str] = set()
         for stmt in fn_node.body:
             for n in ast.walk(stmt):
-                if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)):
-                    path = dotted(n)
-                    if path is not None:
-                        found.add(path)
-        paths = fn_node._ga_assigned_attrs = frozenset(found)
-    return paths
+                if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                    if isinstance(n, ast.Name):
+                        names.add(n.id)
+                    elif (path := dotted(n)) is not None:
+                        paths.add(path)
+                elif isinstance(n, (ast.Nonlocal, ast.Global)):
+                    names.update(n.names)
+        found = fn_node._ga_stores = (frozenset(names), frozenset(paths))
+    return found
 
 
-def _tested(stmts) -> set[str]:
-    """The paths the `if` / `elif` / `while` / conditional expressions of `stmts` test."""
-    out = set()
-    for stmt in stmts:
+def _tests_again(rest: list, path: str) -> bool:
+    """`rest` (at most TAIL_STATEMENTS statements) tests `path` in an `if`, `while` or conditional
+    expression."""
+    size = 0
+    for stmt in rest:
         for n in ast.walk(stmt):
-            if isinstance(n, (ast.If, ast.IfExp, ast.While)):
-                path = dotted(_unnegated(n.test)[0])
-                if path is not None:
-                    out.add(path)
-    return out
-
-
-def _size(stmts) -> int:
-    return sum(1 for s in stmts for n in ast.walk(s) if isinstance(n, ast.stmt))
+            if isinstance(n, ast.stmt):
+                size += 1
+                if size > TAIL_STATEMENTS:
+                    return False
+    return any(
+        isinstance(n, (ast.If, ast.IfExp, ast.While)) and dotted(_unnegated(n.test)[0]) == path
+        for stmt in rest
+        for n in ast.walk(stmt)
+    )
 
 
 def _build_tail(stmt: ast.If, rest: list) -> ast.If | None:
     path = dotted(_unnegated(stmt.test)[0])
-    if path is None or not rest or _size(rest) > TAIL_STATEMENTS or path not in _tested(rest):
+    if path is None or not rest or not _tests_again(rest, path):
         return None
     return ast.copy_location(ast.If(test=stmt.test, body=[*stmt.body, *rest], orelse=[*stmt.orelse, *rest]), stmt)
 
@@ -126,13 +134,13 @@ def tail_split(ip: Interp, stmts: list, i: int) -> ast.If | None:
     `if` with the rest of the block appended to both arms (built once, cached on the statement),
     to run instead of the statement and the rest; None when not worth it or not a flag here."""
     stmt = stmts[i]
+    frame = ip.st.stack[-1]
+    if frame.func is None or len(frame.assumed) >= TAIL_DEPTH:
+        return None
     if "_ga_tail" not in stmt.__dict__:
         stmt._ga_tail = _build_tail(stmt, stmts[i + 1 :])
     tail = stmt._ga_tail
     if tail is None:
         return None
-    frame = ip.st.stack[-1]
     f = flag(ip, stmt.test)
-    if f is None or f[0] in frame.assumed or len(frame.assumed) >= TAIL_DEPTH:
-        return None
-    return tail
+    return None if f is None or f[0] in frame.assumed else tail

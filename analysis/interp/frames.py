@@ -4,8 +4,8 @@ run are `budget.Budgets`)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from ..source.prebuilt import dataclass
 from ..source.program import SourceFile
 from .values import V
 

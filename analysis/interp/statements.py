@@ -244,8 +244,10 @@ def _s_if(ip: Interp, stmt, env):
         return ip.exec_block(stmt.body, env)
     if known is False:
         return ip.exec_block(stmt.orelse, env)
-    flag = flags.flag(ip, stmt.test)
+    # what the arms assume of a flag-like test; `flags.assumed` checks it is a flag when asked
+    flag = flags.tested(stmt.test)
     assumed = ip.st.stack[-1].assumed
+    before = assumed.get(flag[0]) if flag is not None else None
     ip.st.cond += 1
     key = ip.seq()
     ip.st.cond_starts.append(key)
@@ -273,7 +275,10 @@ def _s_if(ip: Interp, stmt, env):
         )
     finally:
         if flag is not None:
-            assumed.pop(flag[0], None)
+            if before is None:
+                assumed.pop(flag[0], None)
+            else:
+                assumed[flag[0]] = before
         ip.st.path.pop()
         ip.st.cond -= 1
         ip.st.cond_starts.pop()

@@ -331,6 +331,30 @@ def _analysis_interp_budget_Gap(_d, _f):
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__}
 
 
+def _analysis_interp_frames_Split(_d, _f):
+    def __init__(self, only_false, only_true):
+        _set(self, 'only_false', only_false)
+        _set(self, 'only_true', only_true)
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(only_false={self.only_false!r}, only_true={self.only_true!r})"
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.only_false,self.only_true,) == (other.only_false,other.only_true,)
+        return NotImplemented
+    def __hash__(self):
+        return hash((self.only_false,self.only_true,))
+    def __setattr__(self, name, value):
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+    def __delattr__(self, name):
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+    def __getstate__(self):
+        return [self.only_false, self.only_true]
+    def __setstate__(self, state):
+        for name, value in zip(('only_false', 'only_true'), state):
+            _set(self, name, value)
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__, '__getstate__': __getstate__, '__setstate__': __setstate__}
+
+
 def _analysis_interp_semantics_CallTable(_d, _f):
     def __init__(self, _entries=MISSING, _memo=MISSING):
         if _entries is MISSING:
@@ -2249,6 +2273,7 @@ CLASSES = {
     'gradaudit.analysis.check.schema.Problem': ((True, False, True, False, False, (('source', '', True, True, None), ('section', '', True, True, None), ('key', '', True, True, None), ('message', '', True, True, None), ('kind', 'd', True, True, None))), _analysis_check_schema_Problem),
     'gradaudit.analysis.interp.budget.Budgets': ((True, False, True, False, False, (('statements', 'd', True, True, None), ('script', 'd', True, True, None), ('function', 'd', True, True, None), ('init', 'd', True, True, None), ('module_init', 'd', True, True, None), ('loop_reserve', 'd', True, True, None), ('imported_lines', 'd', True, True, None), ('call_depth', 'd', True, True, None))), _analysis_interp_budget_Budgets),
     'gradaudit.analysis.interp.budget.Gap': ((True, False, True, False, False, (('reason', '', True, True, None), ('first', '', True, True, None), ('count', '', True, True, None), ('what', 'd', True, True, None), ('budget', 'd', True, True, None), ('unit', 'd', True, True, None))), _analysis_interp_budget_Gap),
+    'gradaudit.analysis.interp.frames.Split': ((True, True, True, False, False, (('only_false', '', True, True, None), ('only_true', '', True, True, None))), _analysis_interp_frames_Split),
     'gradaudit.analysis.interp.semantics.CallTable': ((False, False, False, False, False, (('_entries', 'f', True, True, None), ('_memo', 'f', True, True, None))), _analysis_interp_semantics_CallTable),
     'gradaudit.analysis.interp.semantics.ObjectSemantics': ((False, False, False, False, False, (('attr', 'd', True, True, None), ('setattr', 'd', True, True, None), ('method', 'd', True, True, None), ('call', 'd', True, True, None), ('getitem', 'd', True, True, None), ('setitem', 'd', True, True, None))), _analysis_interp_semantics_ObjectSemantics),
     'gradaudit.analysis.interp.semantics.TensorSemantics': ((False, False, False, False, False, (('attr', '', True, True, None), ('method', '', True, True, None), ('binop', '', True, True, None), ('negate', '', True, True, None), ('getitem', '', True, True, None), ('inplace', '', True, True, None), ('set_requires_grad', '', True, True, None))), _analysis_interp_semantics_TensorSemantics),

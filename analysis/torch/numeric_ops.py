@@ -207,6 +207,8 @@ def _rows_of_division(num: V, den: V, risks: set, out: V) -> None:
 def _keep_rows(ins, out: V) -> None:
     """An elementwise op keeps rows where they are: NaN rows of one input stay the same rows of
     the result, unless another input brings division hazards of its own."""
+    if not any(isinstance(v, V) and v.risks for v in ins):
+        return  # rows that hold NaN carry their hazard: none here
     found = [nr for v in ins if isinstance(v, V) for t in storages(v) if (nr := getattr(t, "nan_rows", None))]
     if not found or any(nr[0] != found[0][0] for nr in found):
         return
