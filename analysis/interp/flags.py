@@ -105,21 +105,30 @@ def _stores(fn_node) -> tuple[frozenset, frozenset]:
     return found
 
 
-def _tests_again(rest: list, path: str) -> bool:
-    """`rest` (at most TAIL_STATEMENTS statements) tests `path` in an `if`, `while` or conditional
-    expression."""
-    size = 0
-    for stmt in rest:
+def _walked(stmt) -> tuple[int, frozenset]:
+    """(statements in `stmt`, the paths its `if` / `while` / conditional expressions test), cached."""
+    found = getattr(stmt, "_ga_tests", None)
+    if found is None:
+        size, paths = 0, set()
         for n in ast.walk(stmt):
             if isinstance(n, ast.stmt):
                 size += 1
-                if size > TAIL_STATEMENTS:
-                    return False
-    return any(
-        isinstance(n, (ast.If, ast.IfExp, ast.While)) and dotted(_unnegated(n.test)[0]) == path
-        for stmt in rest
-        for n in ast.walk(stmt)
-    )
+            if isinstance(n, (ast.If, ast.IfExp, ast.While)) and (path := dotted(_unnegated(n.test)[0])):
+                paths.add(path)
+        found = stmt._ga_tests = (size, frozenset(paths))
+    return found
+
+
+def _tests_again(rest: list, path: str) -> bool:
+    """`rest`, at most TAIL_STATEMENTS statements, tests `path` again."""
+    size, found = 0, False
+    for stmt in rest:
+        n, paths = _walked(stmt)
+        size += n
+        if size > TAIL_STATEMENTS:
+            return False
+        found = found or path in paths
+    return found
 
 
 def _build_tail(stmt: ast.If, rest: list) -> ast.If | None:
