@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 
 from .core import Interp
+from .frames import trains
 
 # the rest of a block run once per arm when it holds at most this many statements (it costs twice)
 TAIL_STATEMENTS = 80
@@ -145,6 +146,10 @@ def tail_split(ip: Interp, stmts: list, i: int) -> ast.If | None:
     stmt = stmts[i]
     frame = ip.st.stack[-1]
     if frame.func is None or len(frame.assumed) >= TAIL_DEPTH:
+        return None
+    # only in a function that trains (backward, step, zero_grad in its text): the copies cost
+    # statements, and a model's forward called per layer would pay them at every call
+    if not trains(ip.st.sf, frame.func.node):
         return None
     if "_ga_tail" not in stmt.__dict__:
         stmt._ga_tail = _build_tail(stmt, stmts[i + 1 :])
