@@ -14,6 +14,7 @@ import ast
 
 from .core import Interp
 from .frames import trains
+from .loop_facts import attr_key
 
 # the rest of a block run once per arm when it holds at most this many statements (it costs twice)
 TAIL_STATEMENTS = 80
@@ -23,31 +24,28 @@ TAIL_DEPTH = 2
 
 def dotted(node) -> str | None:
     """`flag` -> "flag", `self.args.fp16` -> "self.args.fp16", anything else -> None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
+    key = attr_key(node)
+    return None if "<" in key else key
 
 
-def _unnegated(test) -> tuple[ast.AST, bool]:
+def tested(test) -> tuple[str, bool] | None:
+    """(path, polarity) of a test written as `x`, `self.x`, `not x`: a flag if the running
+    function never assigns it (`flag` decides that, which costs a walk of the function)."""
     polarity = True
     while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, polarity = test.operand, not polarity
-    return test, polarity
+    path = dotted(test)
+    return None if path is None else (path, polarity)
 
 
 def flag(ip: Interp, test) -> tuple[str, bool] | None:
     """(path, polarity) of a test on a flag that keeps its value through the running function: a
     name it never assigns (a parameter, a closure or global variable), or an attribute path it never
     assigns (`self.use_amp`, set in `__init__`), `flag` or `not flag`."""
-    test, polarity = _unnegated(test)
-    path = dotted(test)
-    if path is None:
+    t = tested(test)
+    if t is None:
         return None
+    path = t[0]
     fn = ip.st.stack[-1].func
     if fn is None or isinstance(fn.node, ast.Lambda) or path.split(".", 1)[0] in assigned(fn.node):
         return None
@@ -55,15 +53,7 @@ def flag(ip: Interp, test) -> tuple[str, bool] | None:
         return None
     # a call made in between could still set the attribute; a test made twice on one attribute is
     # taken to see one value, which can only drop what the other arm holds (never adds a finding)
-    return path, polarity
-
-
-def tested(test) -> tuple[str, bool] | None:
-    """(path, polarity) of a test written as `x`, `self.x`, `not x`: a flag if the running
-    function never assigns it (`flag` decides that, which costs a walk of the function)."""
-    test, polarity = _unnegated(test)
-    path = dotted(test)
-    return None if path is None else (path, polarity)
+    return t
 
 
 def assumed(ip: Interp, test) -> bool | None:
@@ -114,8 +104,8 @@ def _walked(stmt) -> tuple[int, frozenset]:
         for n in ast.walk(stmt):
             if isinstance(n, ast.stmt):
                 size += 1
-            if isinstance(n, (ast.If, ast.IfExp, ast.While)) and (path := dotted(_unnegated(n.test)[0])):
-                paths.add(path)
+            if isinstance(n, (ast.If, ast.IfExp, ast.While)) and (t := tested(n.test)) is not None:
+                paths.add(t[0])
         found = stmt._ga_tests = (size, frozenset(paths))
     return found
 
@@ -133,8 +123,8 @@ def _tests_again(rest: list, path: str) -> bool:
 
 
 def _build_tail(stmt: ast.If, rest: list) -> ast.If | None:
-    path = dotted(_unnegated(stmt.test)[0])
-    if path is None or not rest or not _tests_again(rest, path):
+    t = tested(stmt.test)
+    if t is None or not rest or not _tests_again(rest, t[0]):
         return None
     return ast.copy_location(ast.If(test=stmt.test, body=[*stmt.body, *rest], orelse=[*stmt.orelse, *rest]), stmt)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import math
+from typing import TypeGuard
 
 from ..interp.core import Core
 from ..interp.objects import Obj, Site, TensorObj, storages
@@ -245,9 +246,13 @@ def _repeat_rows(x: V, repeats, ins, kwargs, out: V) -> V:
     return out.replace(risks=out.risks - gone) if gone else out
 
 
-def _finite_bound(v) -> bool:
-    c = v.const if isinstance(v, V) else None
+def _number(c) -> TypeGuard[int | float]:
+    """A finite Python number (not a bool)."""
     return isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c)
+
+
+def _finite_bound(v) -> bool:
+    return isinstance(v, V) and _number(v.const)
 
 
 def _clamped_infinities(x: V, ins: list, kwargs: dict, op: str, node, out: V) -> V:
@@ -282,7 +287,7 @@ def _literal(e) -> float | None:
     neg = False
     if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
         e, neg = e.operand, True
-    if isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool):
+    if isinstance(e, ast.Constant) and _number(e.value):
         return -e.value if neg else e.value
     return None
 
@@ -315,7 +320,7 @@ def _inf_sign_in(e, target) -> int:
 def _numerator_sign(num: V) -> int:
     """+1 / -1 when `num` is certainly nonzero with that sign (a number, or a value known > 0)."""
     c = num.const
-    if isinstance(c, (int, float)) and not isinstance(c, bool) and c != 0 and math.isfinite(c):
+    if _number(c) and c != 0:
         return 1 if c > 0 else -1
     return 1 if num.facts & Fact.POSITIVE else 0
 
