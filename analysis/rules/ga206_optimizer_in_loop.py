@@ -105,7 +105,9 @@ def check(ctx: RuleContext) -> list[Finding]:
                 and x.kind == EventKind.SCALER_STEP
                 and x.target_key == e.target_key
             ]
-            if not runs:
+            if not runs or all(len(x.loops) > len(e.loops) for x in runs):
+                # none, or every one in a loop inside the iteration that builds it (a training run per
+                # trial of a search, an epoch): the scale adapts over that loop's steps
                 continue
             stepped = {
                 x.target_key
@@ -136,9 +138,10 @@ Flags an optimizer, a learning-rate scheduler whose schedule depends on its step
 `StepLR` with `step_size > 1`, `OneCycleLR`, cosine...), or a `GradScaler`, constructed inside
 a loop iteration that also steps it, including in a helper called from the loop. An optimizer
 built together with a fresh model in each iteration (an ensemble, a fold), a scheduler or
-GradScaler built with the optimizers it drives (a whole run per trial), plain SGD without
-momentum (it keeps no state), and a chainable decay (`ExponentialLR`) rebuilt each epoch, are
-not flagged.
+GradScaler built with the optimizers it drives (a whole run per trial), a GradScaler stepped
+only in a loop inside the iteration that builds it (its scale adapts over that loop), plain SGD
+without momentum (it keeps no state), and a chainable decay (`ExponentialLR`) rebuilt each epoch,
+are not flagged.
 """,
     why="""
 Construction resets the state: momentum buffers and Adam's moment estimates restart from zero
