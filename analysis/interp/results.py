@@ -173,9 +173,10 @@ def _live_flow(f: Flow) -> bool:
 
 
 def _leaf_of(v) -> Unit | None:
-    """The leaf a value is, when it is exactly one tensor made with requires_grad=True (not a module's
-    parameter: moving those is nn.Module.to's business)."""
+    """The leaf a value is, when it is exactly one tensor made with requires_grad=True, at creation or
+    later (`Variable(t, requires_grad=True)`, `t.requires_grad_()`); not a module's parameter: moving
+    those is nn.Module.to's business."""
     if not isinstance(v, V) or len(v.objs) != 1:
         return None
     u = next(iter(v.objs))
-    return u if isinstance(u, Unit) and u.kind == Unit.LEAF and v.org == frozenset((u,)) else None
+    return u if isinstance(u, Unit) and u.kind in (Unit.LEAF, Unit.INPUT) and v.org == frozenset((u,)) else None

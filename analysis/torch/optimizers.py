@@ -39,11 +39,11 @@ def make_optimizer(ip: Core, qual, args, kwargs, node, env) -> V:
     o = OptimObj(qual, "<optimizer>", site, ip.seq(), ip.st.ctx)
     params = args[0] if args else kwargs.get("params", UNKNOWN)
     pnode = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "params"), node)
-    nonleaf = _nonleaves(params) if isinstance(params, V) else []
+    nonleaf, on_some_path = _nonleaves(params) if isinstance(params, V) else ([], [])
+    for s in nonleaf + on_some_path:
+        ip.st.trace.nonleaf.append(NonLeafRec(s.site, Site(ip.st.sf, node), s.nonleaf_of, "optimizer", ip.st.ctx))
     if nonleaf:
         # torch refuses them: "can't optimize a non-leaf Tensor"; nothing after this runs
-        for s in nonleaf:
-            ip.st.trace.nonleaf.append(NonLeafRec(s.site, Site(ip.st.sf, node), s.nonleaf_of, "optimizer", ip.st.ctx))
         raise PathRaises()
     if isinstance(params, V):
         parse_groups(ip, o, params, pnode)
@@ -279,19 +279,24 @@ def _counts_steps(qual, args, kwargs) -> bool:
     return True
 
 
-def _nonleaves(params: V) -> list:
-    """Elements of an optimizer's parameter list that are certainly non-leaves made from a
-    requires_grad leaf by an op (`torch.randn(n, requires_grad=True) * 0.01`)."""
+def _nonleaves(params: V) -> tuple[list, list]:
+    """Elements of an optimizer's parameter list that are non-leaves made from a requires_grad leaf by
+    an op (`torch.randn(n, requires_grad=True) * 0.01`): certainly, and on some path only, the leaf
+    itself on the others (`if cuda: x = x.cuda()`: torch raises on the path that moved it)."""
     elems = list(params.items) if params.items is not None else []
     for lst in params.of(ListObj):
         elems.extend(lst.elems or ())
-    out = []
+    certain: list = []
+    some: list = []
     for e in elems:
         if not isinstance(e, V) or not e.objs:
             continue
-        if all(isinstance(o, TensorObj) and o.nonleaf_of is not None for o in e.objs):
-            out.extend(e.objs)
-    return out
+        made = [o for o in e.objs if isinstance(o, TensorObj) and o.nonleaf_of is not None]
+        if len(made) == len(e.objs):
+            certain.extend(made)
+        elif made and all(o in made or any(m.nonleaf_of is o for m in made) for o in e.objs):
+            some.extend(made)
+    return certain, some
 
 
 def _stateless(qual: str, args, kwargs) -> bool:
