@@ -59,7 +59,8 @@ SETTINGS = (
         "functionBudget",
         "N",
         "Statements for each function with training code that nothing in the file calls (run on unknown "
-        "arguments), and for each class checked alone.",
+        "arguments), for each class checked alone, and for each module forward or loss function that nothing "
+        "runs (run alone on inputs that require grad).",
     ),
     BudgetSetting(
         "init",

@@ -27,6 +27,7 @@ from .objects import ClassObj, FuncObj, LazyImport, Site, SymObj
 from .semantics import Semantics
 from .state import InterpState, LibraryMode
 from .statements import STATEMENTS
+from .trace import Trace
 from .values import NONE, UNKNOWN, Kind, V, const, join_all
 
 # `self.x = [...]`, `= {}`, `= (a, b)`, `= list(...)`, `... requires_grad=True`: what GA109 looks for
@@ -34,6 +35,9 @@ _HIDING_ATTR = re.compile(
     r"self\.\w+\s*=\s*(?:\[|\{|list\(|dict\(|tuple\(|\(\s*(?:nn\.|[A-Z]\w*\())"
     r"|requires_grad\s*=\s*True|requires_grad_\("
 )
+# what a forward must hold to be worth running on its own: the ops whose numerical hazards
+# (GA401-GA406) the engine knows, where inputs that require grad make them matter
+_NUMERIC_OPS = re.compile(r"\b(?:sqrt|rsqrt|log|log2|log10|exp|softmax|norm|pow|where|acos|asin|atanh)\b|\*\*|/")
 _CALLED = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(")
 _DEFINED = re.compile(r"def\s+([A-Za-z_]\w*)\s*\(")
 
@@ -105,6 +109,7 @@ class Interpreter:
         for hook in self.sem.after_run:
             hook(self, scope)
         self.check_classes(scope)
+        self.run_units(scope)
         return self.st.trace
 
     def module_scope(self, sf: SourceFile, name: str) -> ModuleScope:
@@ -204,6 +209,70 @@ class Interpreter:
                         if m.oid not in seen:
                             seen.add(m.oid)
                             yield m
+
+    def run_units(self, scope: ModuleScope):
+        """The forwards of the file's modules and its loss functions that nothing ran: each on its
+        own, on inputs that require grad, so that the numerical hazards in them show with no training
+        step (GA401-GA406; what reaches the unit's result is kept in trace.units)."""
+        sf = scope.sf
+        units: list[tuple[FuncObj, ClassObj | None]] = []
+        for v in list(scope.globals.values()):
+            for o in v.objs:
+                if isinstance(o, ClassObj) and o.scope is scope and o.is_module:
+                    fwd = o.methods.get("forward")
+                    if fwd is not None and not fwd.is_static:
+                        units.append((fwd, o))
+                elif isinstance(o, FuncObj) and o.scope is scope and o.cls is None and "loss" in o.name.lower():
+                    units.append((o, None))  # a loss function
+        units = [
+            (fn, cls)
+            for fn, cls in units
+            if not fn.interpreted
+            and not isinstance(fn.node, ast.Lambda)
+            and _NUMERIC_OPS.search("\n".join(sf.lines[fn.node.lineno - 1 : fn.node.end_lineno]))
+        ]
+        if not units:
+            return
+        # What a unit alone does is evidence only for its numerical hazards: its events (a loop
+        # inside a forward, writes made by __init__ on made-up arguments) and the budgets it used
+        # up stay out of the file's analysis. Each runs shallow (nested modules are not built,
+        # other files' functions not followed), within the budget of one function.
+        st = self.st
+        saved = (st.trace, st.gaps, st.steps, st.budget)
+        st.trace = Trace()
+        st.gaps = Gaps(saved[1].deadline, saved[1].seconds, st.budgets)
+        st.shallow = True
+        try:
+            for fn, cls in units:
+                st.root_index += 1
+                st.ctx = (("root", st.root_index),)
+                st.nograd, st.grad_known, st.cond = None, True, 0
+                st.root_start = st.steps
+                st.root_budget = st.budget = st.steps + st.budgets.function
+                site = Site(sf, fn.node)
+                inst = self.symbolic_instance(cls, Site(sf, cls.node)) if cls is not None else None
+                params = fn.node.args
+                names = [a.arg for a in params.posonlyargs + params.args][1 if cls is not None else 0 :]
+                first_default = len(names) - len(params.defaults)
+                args = [self.grad_input(name, site) for name in names[:first_default]]
+                kwargs = {
+                    a.arg: self.grad_input(a.arg, site)
+                    for a, d in zip(params.kwonlyargs, params.kw_defaults)
+                    if d is None
+                }
+                out = calls.call_function(self, fn, args, kwargs, fn.node, self_v=inst)
+                st.trace.units.append((out, fn.qual))
+        finally:
+            alone = st.trace
+            st.trace, st.gaps, st.steps, st.budget = saved
+            st.shallow = False
+            st.trace.risks.extend(alone.risks)
+            st.trace.units.extend(alone.units)
+
+    def grad_input(self, name: str, site: Site) -> V:
+        """An argument of a unit run alone: unknown, and carrying gradient from something."""
+        o = SymObj(name, site, self.seq())
+        return V(Kind.UNKNOWN | Kind.TENSOR, frozenset((o,)), weak=frozenset((calls.sym_unit(self, o),)))
 
     def run_symbolic(self, fn: FuncObj):
         site = Site(fn.scope.sf, fn.node)

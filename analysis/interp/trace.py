@@ -427,3 +427,4 @@ class Trace:
         self.incomplete = False  # a budget was hit: some calls were not followed
         self.libraries: list = []  # the library models built (ModuleObj with `lib`), in order
         self.unseen: list[UnseenRec] = []  # code not seen that was handed parameters, modules or optimizers
+        self.units: list = []  # (result V, qualified name): forwards nothing ran, run alone (Interpreter.run_units)

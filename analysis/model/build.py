@@ -8,8 +8,32 @@ from typing import Any, overload
 
 from ..interp import shapes
 from ..interp.loop_facts import counter_like
-from ..interp.objects import FROZEN, MAYBE, ModuleObj, Obj, OptimObj, PIter, Site, TensorObj, Unit, is_closed
-from ..interp.trace import BackwardRec, CarryRec, EventKind, InplaceRec, LossRec, RiskRec, SaveRec, Trace, UnseenRec
+from ..interp.objects import (
+    FROZEN,
+    MAYBE,
+    DictObj,
+    ListObj,
+    ModuleObj,
+    Obj,
+    OptimObj,
+    PIter,
+    Site,
+    TensorObj,
+    Unit,
+    is_closed,
+)
+from ..interp.trace import (
+    SUSPICIOUS,
+    BackwardRec,
+    CarryRec,
+    EventKind,
+    InplaceRec,
+    LossRec,
+    RiskRec,
+    SaveRec,
+    Trace,
+    UnseenRec,
+)
 from ..interp.trace import Cut as CutRec
 from ..interp.trace import Event as EventRec
 from ..interp.values import Fact, Mark, V
@@ -358,16 +382,28 @@ class Builder:
             # a constant made outside the step's loop (class weights from counts, dataset statistics) is
             # data preparation, out of the numerical rules' scope (rules.md conventions)
             used |= {r for r in rec.loss.risks if not (r.constant and _outer(_loops(r.ctx), loops))}
+        alone: dict[RiskRec, str] = {}  # reaching the result of a forward run on its own
+        for out, label in trace.units:
+            for r in _risks_in(out):
+                if not r.constant:  # operands that carry no gradient (`eye(n) / eye(n).norm()`): data
+                    alone.setdefault(r, label)
         by_key: dict[tuple[str, int], tuple[RiskRec, bool]] = {}
+        units: dict[tuple[str, int], str] = {}
         for r in trace.risks:
             key = (r.code, id(r.site.node))
             prev = by_key.get(key)
             reached = r in used or (prev is not None and prev[1])
             by_key[key] = (prev[0] if prev is not None else r, reached)
-        return tuple(
-            M.Risk(r.code, self.span(r.site), r.detail, r.confidence, reached, _loops(r.ctx))
-            for r, reached in by_key.values()
-        )
+            if r in alone:
+                units.setdefault(key, alone[r])
+        out = []
+        for key, (r, reached) in by_key.items():
+            if reached or key not in units:
+                out.append(M.Risk(r.code, self.span(r.site), r.detail, r.confidence, reached, _loops(r.ctx)))
+            else:
+                # no step reaches it: the unit alone shows the hazard, its use in training decides
+                out.append(M.Risk(r.code, self.span(r.site), r.detail, SUSPICIOUS, True, _loops(r.ctx), units[key]))
+        return tuple(out)
 
     def losses(self, trace: Trace) -> tuple[M.LossTerm, ...]:
         """One LossTerm per statement: backpropagated when any evaluation of it reached a backward."""
@@ -564,6 +600,21 @@ def _target_name(t: Obj) -> str:
     path = getattr(t, "path", None)
     name: str = path() if path is not None else getattr(t, "name", "?")
     return name
+
+
+def _risks_in(v: V) -> set:
+    """The hazards a forward's result carries: the value's own, its tuple items' and the elements
+    of the lists and dicts it returns (one level: `return out, aux`, `return {"loss": l}`)."""
+    out = set(v.risks)
+    for item in v.items or ():
+        if isinstance(item, V):
+            out |= item.risks
+    for o in v.objs:
+        elems = o.values() if isinstance(o, DictObj) else (o.elems or ()) if isinstance(o, ListObj) else ()
+        for elem in elems:
+            if isinstance(elem, V):
+                out |= elem.risks
+    return out
 
 
 def _outer(inner_loops: tuple[int, ...], loops: tuple[int, ...]) -> bool:

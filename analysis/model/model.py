@@ -165,6 +165,8 @@ class Risk:
     confidence: str
     reached: bool  # the hazard flows into a loss given to backward()
     loops: tuple[int, ...] = ()
+    # the forward it was seen in, run on its own because no training step reached it ('' when one did)
+    unit: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -293,5 +293,11 @@ def risk_findings(
         if r.code != rule.code or not r.reached:
             continue
         fix = fix_for(ctx, r) if fix_for is not None else None
-        out.append(rule.finding(r.span, phrase(r), confidence=r.confidence, fix=fix))
+        msg = phrase(r)
+        if r.unit:
+            msg += (
+                f" (seen running `{r.unit}` on its own with inputs that require grad: no training step in the "
+                f"checked code reaches it)"
+            )
+        out.append(rule.finding(r.span, msg, confidence=r.confidence, fix=fix))
     return out

@@ -45,10 +45,13 @@ RULE = Rule(
     what="""
 Flags `sqrt`, `rsqrt`, `** 0.5` and `.pow(0.5)` (fractional powers below 1) of a value that can
 be exactly zero — a sum of squared differences of a tensor with itself (pairwise distances include
-each point with itself), a ReLU output, a norm — with no eps, when it reaches `backward()`. The
+each point with itself), a ReLU output, a norm, a sum of squares over a dimension (a norm written by
+hand, `sqrt((x * x).sum(-1))`: 0 for a zero vector) — with no eps, when it reaches `backward()`. The
 distance between two outputs of one network (siamese branches `net(x1) - net(x2)`) is zero when
-the two inputs coincide: suspicious, since the data decides. `sqrt(x
-+ eps)` and `torch.linalg.vector_norm`, whose gradient at 0 is defined, are not flagged.
+the two inputs coincide: suspicious, since the data decides, as for a norm written by hand. A
+root of a mean over every element (an RMSE, 0 only at a perfect fit of the whole batch), `sqrt(x
++ eps)` and `torch.linalg.vector_norm`, whose gradient at 0 is defined, are not flagged. A clamp
+after the root does not help: the root's infinite gradient times the clamp's zero is NaN.
 """,
     why="""
 The derivative of `sqrt(x)` is `1 / (2 sqrt(x))`: infinite at 0. The forward value is finite, so
@@ -110,6 +113,46 @@ for step in range(3):
 """,
             runtime="nonfinite",
             note="each point's distance to itself is exactly 0",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+points = torch.randn(8, 16, 3)
+points[0, 0] = 0.0  # a point at the origin
+encoder = nn.Linear(3, 3, bias=False)
+head = nn.Linear(3, 4)
+opt = torch.optim.Adam(list(encoder.parameters()) + list(head.parameters()), lr=1e-3)
+for step in range(3):
+    x = encoder(points)
+    norm = torch.sqrt((x * x).sum(-1, keepdim=True))  # <- GA403
+    direction = x / norm.clamp(min=1e-6)
+    loss = head(direction.mean(1)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            fixed="""import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+points = torch.randn(8, 16, 3)
+points[0, 0] = 0.0  # a point at the origin
+encoder = nn.Linear(3, 3, bias=False)
+head = nn.Linear(3, 4)
+opt = torch.optim.Adam(list(encoder.parameters()) + list(head.parameters()), lr=1e-3)
+for step in range(3):
+    x = encoder(points)
+    norm = torch.sqrt((x * x).sum(-1, keepdim=True) + 1e-12)
+    direction = x / norm.clamp(min=1e-6)
+    loss = head(direction.mean(1)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            runtime="nonfinite",
+            note="a norm written by hand is 0 for a zero vector; clamping it afterwards leaves 0 * inf",
         ),
     ),
     valid=(

@@ -1167,29 +1167,30 @@ def _analysis_model_model_Crossing(_d, _f):
 
 
 def _analysis_model_model_Risk(_d, _f):
-    def __init__(self, code, span, detail, confidence, reached, loops=_d[0]):
+    def __init__(self, code, span, detail, confidence, reached, loops=_d[0], unit=_d[1]):
         _set(self, 'code', code)
         _set(self, 'span', span)
         _set(self, 'detail', detail)
         _set(self, 'confidence', confidence)
         _set(self, 'reached', reached)
         _set(self, 'loops', loops)
+        _set(self, 'unit', unit)
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(code={self.code!r}, span={self.span!r}, detail={self.detail!r}, confidence={self.confidence!r}, reached={self.reached!r}, loops={self.loops!r})"
+        return f"{self.__class__.__qualname__}(code={self.code!r}, span={self.span!r}, detail={self.detail!r}, confidence={self.confidence!r}, reached={self.reached!r}, loops={self.loops!r}, unit={self.unit!r})"
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.code,self.span,self.detail,self.confidence,self.reached,self.loops,) == (other.code,other.span,other.detail,other.confidence,other.reached,other.loops,)
+            return (self.code,self.span,self.detail,self.confidence,self.reached,self.loops,self.unit,) == (other.code,other.span,other.detail,other.confidence,other.reached,other.loops,other.unit,)
         return NotImplemented
     def __hash__(self):
-        return hash((self.code,self.span,self.detail,self.confidence,self.reached,self.loops,))
+        return hash((self.code,self.span,self.detail,self.confidence,self.reached,self.loops,self.unit,))
     def __setattr__(self, name, value):
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
     def __delattr__(self, name):
         raise FrozenInstanceError(f"cannot delete field {name!r}")
     def __getstate__(self):
-        return [self.code, self.span, self.detail, self.confidence, self.reached, self.loops]
+        return [self.code, self.span, self.detail, self.confidence, self.reached, self.loops, self.unit]
     def __setstate__(self, state):
-        for name, value in zip(('code', 'span', 'detail', 'confidence', 'reached', 'loops'), state):
+        for name, value in zip(('code', 'span', 'detail', 'confidence', 'reached', 'loops', 'unit'), state):
             _set(self, name, value)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__, '__getstate__': __getstate__, '__setstate__': __setstate__}
 
@@ -2305,7 +2306,7 @@ CLASSES = {
     'gradaudit.analysis.model.model.Scheduler': ((True, True, True, False, False, (('key', '', True, True, None), ('name', '', True, True, None), ('type', '', True, True, None), ('span', '', True, True, None), ('optimizer', '', True, True, None), ('counter', '', True, True, None))), _analysis_model_model_Scheduler),
     'gradaudit.analysis.model.model.Accumulation': ((True, True, True, False, False, (('span', '', True, True, None), ('params', '', True, True, None), ('backpropagated', '', True, True, None), ('loops', '', True, True, None))), _analysis_model_model_Accumulation),
     'gradaudit.analysis.model.model.Crossing': ((True, True, True, False, False, (('seq', '', True, True, None), ('span', '', True, True, None), ('own', '', True, True, None), ('foreign', '', True, True, None), ('loops', '', True, True, None), ('arg', 'd', True, True, None))), _analysis_model_model_Crossing),
-    'gradaudit.analysis.model.model.Risk': ((True, True, True, False, False, (('code', '', True, True, None), ('span', '', True, True, None), ('detail', '', True, True, None), ('confidence', '', True, True, None), ('reached', '', True, True, None), ('loops', 'd', True, True, None))), _analysis_model_model_Risk),
+    'gradaudit.analysis.model.model.Risk': ((True, True, True, False, False, (('code', '', True, True, None), ('span', '', True, True, None), ('detail', '', True, True, None), ('confidence', '', True, True, None), ('reached', '', True, True, None), ('loops', 'd', True, True, None), ('unit', 'd', True, True, None))), _analysis_model_model_Risk),
     'gradaudit.analysis.model.model.NonLeaf': ((True, True, True, False, False, (('span', '', True, True, None), ('stmt', '', True, True, None), ('params', '', True, True, None), ('use', '', True, True, None))), _analysis_model_model_NonLeaf),
     'gradaudit.analysis.model.model.GradRead': ((True, True, True, False, False, (('span', '', True, True, None), ('stmt', '', True, True, None), ('params', '', True, True, None), ('loops', '', True, True, None), ('made', 'd', True, True, None))), _analysis_model_model_GradRead),
     'gradaudit.analysis.model.model.InplaceHit': ((True, True, True, False, False, (('span', '', True, True, None), ('op_span', '', True, True, None), ('op', '', True, True, None))), _analysis_model_model_InplaceHit),

@@ -51,6 +51,9 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
         marks, facts = N.arith(T.ARITH_OPS[op], ins[0], ins[1], False, False)
     else:
         marks, facts = N.marks_of(op, ins)
+        if marks & Mark.SQUARES and op in T.SUMS and len(ins) < 2 and "dim" not in kwargs and "axis" not in kwargs:
+            # summed over everything (a mean squared error): one number, 0 only if every element is
+            marks &= ~Mark.SQUARES
     risks = set()
     if x is not None:
         if op in T.LOGS:
@@ -76,7 +79,7 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
                 risks |= promote(ip, x, "exp", "GA404", "log(1 + exp(x))")
         elif op == "log1p" and x.marks & Mark.EXP:
             risks |= promote(ip, x, "exp", "GA404", "log(1 + exp(x))")
-        elif op in T.ROOTS and N.risky(x) and requires_grad(x):
+        elif op in T.ROOTS and (N.risky(x) or x.marks & Mark.SQUARES) and requires_grad(x):
             # sqrt(0) is fine forward; only its derivative is infinite, and backward() evaluates
             # it only for an input that requires grad (not a constant target's norm)
             risks.add(hazard(ip, "GA403", node, op, CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS))
@@ -85,7 +88,7 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
             and len(ins) > 1
             and isinstance(ins[1].const, float)
             and 0 < ins[1].const < 1
-            and N.risky(x)
+            and (N.risky(x) or x.marks & Mark.SQUARES)
             and requires_grad(x)
         ):
             risks.add(
@@ -347,7 +350,11 @@ def check_division(ip: Core, num: V, den: V, node) -> set:
 
 def arith_numeric(ip: Core, opname, left: V, right: V, node, out: V) -> V:
     """+ - * / ** on tensors: value facts and the division's hazards."""
-    same = bool(set(storages(left)) & set(storages(right))) and opname == "sub" and not _shifted(node)
+    if opname == "mul":
+        # x * x, elementwise: one value on both sides (a name read twice)
+        same = left is right or (left.site is right.site and bool(left.objs) and left.objs == right.objs)
+    else:
+        same = bool(set(storages(left)) & set(storages(right))) and opname == "sub" and not _shifted(node)
     is_max = opname == "sub" and _is_max_of(node)
     twins = opname == "sub" and not same and bool(left.org) and left.org == right.org
     marks, facts = N.arith(opname, left, right, same, is_max, twins)
@@ -358,7 +365,7 @@ def arith_numeric(ip: Core, opname, left: V, right: V, node, out: V) -> V:
         _rows_of_division(left, right, risks, out)
     elif opname == "pow":
         c = right.const
-        if isinstance(c, float) and 0 < c < 1 and N.risky(left) and requires_grad(left):
+        if isinstance(c, float) and 0 < c < 1 and (N.risky(left) or left.marks & Mark.SQUARES) and requires_grad(left):
             risks.add(hazard(ip, "GA403", node, f"** {c}", CONFIRMED if left.marks & Mark.SELF else SUSPICIOUS))
     if not marks and not facts and not risks:
         return out.replace(marks=out.marks & Mark.SCALED)

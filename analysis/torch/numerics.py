@@ -32,6 +32,7 @@ NUMERIC_MARKS = (
     | Mark.RANGE
     | Mark.ZMASK
     | Mark.UNIT
+    | Mark.SQUARES
 )
 RISKY = Mark.ZERO | Mark.PROB | Mark.SIGM
 
@@ -70,10 +71,15 @@ def marks_of(op: str, inputs) -> tuple[int, int]:
         return Mark.UNIT, 0
     if op in T.NONNEG_ZERO:
         return Mark.ZERO, 0
-    if op in T.MAGNITUDES:
-        if op in T.POSITIVE_IF_NONZERO and first is not None and not first.marks & (Mark.ZERO | Mark.SELF):
-            return 0, _facts_of(ts[:1]) & Fact.POSITIVE
+    if op in T.ROOTS and first is not None and first.marks & Mark.SQUARES:
+        # sqrt((x * x).sum(-1)): a norm written by hand, 0 where x is (torch's norms define a
+        # gradient there; this one is NaN)
         return Mark.ZERO, 0
+    if op in T.MAGNITUDES:
+        squares = Mark.SQUARES if op == "square" else 0
+        if op in T.POSITIVE_IF_NONZERO and first is not None and not first.marks & (Mark.ZERO | Mark.SELF):
+            return squares, _facts_of(ts[:1]) & Fact.POSITIVE
+        return Mark.ZERO | squares, 0
     if op in T.POSITIVE_OPS:
         return 0, Fact.POSITIVE
     if op in T.MASK_BUILDERS:
@@ -84,7 +90,7 @@ def marks_of(op: str, inputs) -> tuple[int, int]:
         if first.marks & Mark.CAUSAL:
             # a mask that keeps at least one entry per row (causal, or positions < lengths): its sum is >= 1
             return 0, Fact.POSITIVE
-        m = first.marks & (Mark.ZERO | Mark.LOGITS | Mark.EXP)
+        m = first.marks & (Mark.ZERO | Mark.LOGITS | Mark.EXP | Mark.SQUARES)
         return m, first.facts & Fact.POSITIVE
     if op in T.ORDER_STATISTICS:
         return (first.marks & (Mark.ZERO | Mark.LOGITS)) if first is not None else 0, 0
@@ -104,6 +110,7 @@ def _facts_of(values) -> int:
 
 def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, twins: bool = False) -> tuple[int, int]:
     """(marks, facts) of `left op right` for + - * / (a Python number is a V with a const).
+    `same_storage`: both sides are one tensor (`x - x[j]`; `x * x`, elementwise).
     `twins`: both sides carry gradient from exactly the same parameters (two outputs of one network)."""
     lm, rm = left.marks & NUMERIC_MARKS, right.marks & NUMERIC_MARKS
     lpos = bool(left.facts & Fact.POSITIVE) or positive_const(left.const)
@@ -141,6 +148,8 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
             marks |= Mark.ZERO
         if (lm | rm) & Mark.LOGITS:
             marks |= Mark.LOGITS
+        if same_storage:
+            marks |= Mark.SQUARES
         facts = Fact.POSITIVE if lpos and rpos else 0
         return marks, facts
     if op == "div":
@@ -150,8 +159,10 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
         c = right.const
         if isinstance(c, (int, float)) and not isinstance(c, bool):
             if c == 2 or (isinstance(c, int) and c % 2 == 0):
-                return (Mark.ZERO if lm & (Mark.ZERO | Mark.SELF) else 0), Fact.POSITIVE if lpos else 0
+                zero = Mark.ZERO if lm & (Mark.ZERO | Mark.SELF) else 0
+                return zero | (Mark.SQUARES if c == 2 else 0), Fact.POSITIVE if lpos else 0
             if 0 < c < 1:
-                return lm & Mark.ZERO, Fact.POSITIVE if lpos else 0
+                # a root of a sum of squares is a norm: 0 where the tensor is
+                return (Mark.ZERO if lm & Mark.SQUARES and c == 0.5 else lm & Mark.ZERO), Fact.POSITIVE if lpos else 0
         return 0, 0
     return 0, 0

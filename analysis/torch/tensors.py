@@ -211,9 +211,8 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
             name,
             (recv,),
             node,
-            ip.tensor_result(
-                flow_of(recv, *[a for a in argv if a.k & Kind.TENSOR]), node, alias=recv, shape=recv.shape
-            ),
+            # `x.to(y)`, `x.type_as(y)`: y gives a dtype and a device, no values (derivatives: other=n)
+            ip.tensor_result(flow_of(recv), node, alias=recv, shape=recv.shape),
         )
     if name == "clone":
         return numeric_ops.numeric(ip, name, (recv,), node, ip.tensor_result(flow_of(recv), node, shape=recv.shape))

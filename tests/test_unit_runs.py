@@ -1,0 +1,102 @@
+"""Units without a training step (tests/data/units): a module's `forward` that nothing in the
+checked code runs is run on its own, on inputs that require grad, so that its numerical hazards show
+(suspicious, with the reason in the message). Each file's marked lines are exactly what is reported;
+a file without markers reports nothing. The runtime tests show each hazard under torch."""
+
+import glob
+import importlib.util
+import os
+
+import pytest
+from helpers import analyze, found, strip_markers
+
+HERE = os.path.join(os.path.dirname(__file__), "data", "units")
+UNITS = sorted(glob.glob(os.path.join(HERE, "*.py")))
+ALONE = "on its own with inputs that require grad"
+
+
+@pytest.mark.parametrize("path", UNITS, ids=os.path.basename)
+def test_unit_alone(path):
+    with open(path) as fh:
+        source, expected = strip_markers(fh.read())
+    result = analyze(source, path="model.py")
+    assert result.error is None
+    assert found(result) == expected
+    for f in result.findings:
+        assert f.confidence == "suspicious"
+        assert ALONE in f.message
+
+
+def test_a_step_that_reaches_the_unit_reports_it_plainly():
+    with open(os.path.join(HERE, "hand_norm_division.py")) as fh:
+        source, expected = strip_markers(fh.read())
+    source += """
+
+model = nn.Sequential(nn.Conv2d(4, 4, 1), VectorBatchNorm(4))
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(3):
+    loss = model(torch.randn(2, 4, 3, 5)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+    result = analyze(source, path="train.py")
+    assert found(result) == expected
+    assert all(ALONE not in f.message for f in result.findings)
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _grad_finite(module_name, build, inputs):
+    torch = pytest.importorskip("torch")
+    m = build(_load(module_name))
+    xs = [x.clone().requires_grad_(x.is_floating_point()) for x in inputs(torch)]
+    m(*xs).sum().backward()
+    params = list(m.parameters()) if hasattr(m, "parameters") else []
+    grads = [x.grad for x in xs if x.grad is not None] + [p.grad for p in params if p.grad is not None]
+    return all(bool(torch.isfinite(g).all()) for g in grads)
+
+
+def _vectors(torch):
+    torch.manual_seed(0)
+    x = torch.randn(2, 4, 3, 5)
+    x[0, 1, :, 2] = 0  # one zero vector
+    return [x]
+
+
+def _logits(torch):
+    return [torch.tensor([[0.0, 200.0, 1.0]]), torch.tensor([[0.2, 0.5, 0.3]])]
+
+
+# (file, how to build its unit, its inputs, whether every gradient stays finite)
+RUNTIME = [
+    ("hand_norm_division", lambda m: m.VectorBatchNorm(4), _vectors, False),
+    ("hand_norm_with_eps", lambda m: m.VectorBatchNorm(4), _vectors, True),
+    ("log_of_softmax_loss", lambda m: m.SoftCrossEntropy(), _logits, False),
+    ("log_softmax_loss", lambda m: m.SoftCrossEntropy(), _logits, True),
+    (
+        "log_of_softmax_loss_fn",
+        lambda m: m.distill_loss,
+        lambda t: [t.tensor([[0.0, 400.0, 1.0]]), t.zeros(1, 3)],
+        False,
+    ),
+    ("hazard_only_logged", lambda m: m.Projector(4), lambda t: [t.zeros(3, 4)], True),
+    ("constant_normalised", lambda m: m.OrthoPenalty(), lambda t: [t.softmax(t.randn(2, 6, 3), dim=-1)], True),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.runtime
+@pytest.mark.parametrize("name,build,inputs,finite", RUNTIME, ids=[c[0] for c in RUNTIME])
+def test_unit_hazard_under_torch(name, build, inputs, finite):
+    assert _grad_finite(name, build, inputs) is finite
+
+
+def test_every_unit_is_checked_under_torch():
+    names = {case[0] for case in RUNTIME}
+    assert names == {os.path.basename(p)[:-3] for p in UNITS}
