@@ -86,6 +86,12 @@ RUNTIME = [
         False,
     ),
     ("hazard_only_logged", lambda m: m.Projector(4), lambda t: [t.zeros(3, 4)], True),
+    (
+        "masked_attention",
+        lambda m: m.MaskedAttention(4),
+        lambda t: [t.randn(2, 5, 4), t.ones(5, 5).triu(1).bool()],
+        True,
+    ),
     ("constant_normalised", lambda m: m.OrthoPenalty(), lambda t: [t.softmax(t.randn(2, 6, 3), dim=-1)], True),
 ]
 

@@ -213,7 +213,7 @@ class Interpreter:
     def run_units(self, scope: ModuleScope):
         """The forwards of the file's modules and its loss functions that nothing ran: each on its
         own, on inputs that require grad, so that the numerical hazards in them show with no training
-        step (GA401-GA406; what reaches the unit's result is kept in trace.units)."""
+        step (GA401-GA405; what reaches the unit's result is kept in trace.units)."""
         sf = scope.sf
         units: list[tuple[FuncObj, ClassObj | None]] = []
         for v in list(scope.globals.values()):

@@ -67,6 +67,7 @@ class Fact:
     NOGRAD = 1  # a tensor that certainly does not require grad (made under no_grad, detached...)
     UNREDUCED = 2  # a per-sample loss (reduction='none') not reduced since: backward() needs gradient=
     POSITIVE = 4  # certainly > 0 (`x + eps` of a non-negative x, `clamp_min(eps)`, `exp`): safe to log or divide by
+    NONZERO = 8  # certainly not all zeros (an identity matrix): its norm is > 0
 
 
 class Mark:

@@ -385,7 +385,9 @@ class Builder:
         alone: dict[RiskRec, str] = {}  # reaching the result of a forward run on its own
         for out, label in trace.units:
             for r in _risks_in(out):
-                if not r.constant:  # operands that carry no gradient (`eye(n) / eye(n).norm()`): data
+                # not from a unit alone: operands that carry no gradient (`eye(n) / eye(n).norm()`, data),
+                # and a masked softmax (GA406), whose rows are empty or not as the caller's mask says
+                if not r.constant and r.code != "GA406":
                     alone.setdefault(r, label)
         by_key: dict[tuple[str, int], tuple[RiskRec, bool]] = {}
         units: dict[tuple[str, int], str] = {}

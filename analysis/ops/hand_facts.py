@@ -462,6 +462,8 @@ NONNEG_ZERO = ("relu", "relu6", *RELU6_RANGE, "count_nonzero", "poisson", "one_h
 DATA_RANGE_COUNTS = ("histc",)
 # magnitudes and spreads: >= 0, 0 where the input is (or its entries are equal)
 MAGNITUDES = ("abs", "square", "norm", "std", "var", "vector_norm", "matrix_norm", "cdist", "pdist")
+# norms: > 0 for a tensor that is not all zeros
+NORMS = ("norm", "vector_norm", "matrix_norm")
 # > 0 wherever their input is not 0: |x|, x * x
 POSITIVE_IF_NONZERO = ("abs", "square")
 # always > 0 (a log, a division or a sqrt of them is safe); elu_plus_one is a common helper name

@@ -75,6 +75,8 @@ def marks_of(op: str, inputs) -> tuple[int, int]:
         # sqrt((x * x).sum(-1)): a norm written by hand, 0 where x is (torch's norms define a
         # gradient there; this one is NaN)
         return Mark.ZERO, 0
+    if op in T.NORMS and first is not None and first.facts & (Fact.POSITIVE | Fact.NONZERO):
+        return 0, Fact.POSITIVE  # the norm of a tensor that is not all zeros (an identity, ones)
     if op in T.MAGNITUDES:
         squares = Mark.SQUARES if op == "square" else 0
         if op in T.POSITIVE_IF_NONZERO and first is not None and not first.marks & (Mark.ZERO | Mark.SELF):
@@ -102,10 +104,10 @@ def marks_of(op: str, inputs) -> tuple[int, int]:
 
 
 def _facts_of(values) -> int:
-    out = Fact.POSITIVE
+    out = Fact.POSITIVE | Fact.NONZERO
     for v in values:
         out &= v.facts
-    return out & Fact.POSITIVE if values else 0
+    return out & (Fact.POSITIVE | Fact.NONZERO) if values else 0
 
 
 def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, twins: bool = False) -> tuple[int, int]:

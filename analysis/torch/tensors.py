@@ -518,7 +518,9 @@ def factory(ip: Core, short, argv, kwargs, node) -> V:
         cuts=cuts,
         site=node,
         shape=shape,
-        facts=Fact.NOGRAD | (Fact.POSITIVE if _positive_factory(short, argv, kwargs) else 0),
+        facts=Fact.NOGRAD
+        | (Fact.POSITIVE if _positive_factory(short, argv, kwargs) else 0)
+        | (Fact.NONZERO if short == "eye" else 0),
         marks=(Mark.CAUSAL if short in T.MASK_BUILDERS else 0)
         | (Mark.RANGE if short == "arange" else 0)
         | (flow_of(data).marks & Mark.SAMPLED if data else 0),
