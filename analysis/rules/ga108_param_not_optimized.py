@@ -1,9 +1,10 @@
 """GA108 param-not-optimized."""
 
+import ast
 import re
 from collections.abc import Collection, Iterable
 
-from ..model.findings import UNSAFE, Finding, Fix, Related
+from ..model.findings import SUSPICIOUS, UNSAFE, Finding, Fix, Related
 from ..model.model import EventKind, Optimizer, Param, Span
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import ADAPTERS, describe, module_of, names, plural
@@ -124,7 +125,106 @@ def check(ctx: RuleContext) -> list[Finding]:
                 related=(Related(step.span, f"`{step.loss}.backward()`"),),
                 fix=_fix_group(ctx, o, rest),
             )
-    return list(found.values())
+    out = list(found.values())
+    seen: set[int] = set()
+    for o in ctx.model.optimizers:
+        if o.span in found:
+            continue  # the step already proves its parameters untrained
+        for group in _dropped_groups(ctx, o.span, seen):
+            out.append(
+                RULE.finding(
+                    o.span,
+                    f"the param group `{group.targets[0].id}` built at line {group.lineno} is filled with parameters "  # type: ignore[attr-defined]
+                    f"but never handed to `{o.name}` (nor stored, passed on or returned): those parameters never "
+                    f"train, unless another group holds them",
+                    confidence=SUSPICIOUS,
+                    related=(
+                        Related(
+                            Span(o.span.path, group.lineno, group.col_offset, group.lineno, group.col_offset),
+                            "the group that is dropped",
+                        ),
+                    ),
+                )
+            )
+    return out
+
+
+def _dropped_groups(ctx: RuleContext, span: Span, seen: set[int]) -> list[ast.Assign]:
+    """Param groups (`g = {"params": [], "lr": ...}`, or a dict given `g["params"] = ...`) bound by a
+    statement of the function that builds the optimizer at `span`, and then only filled
+    (`g["params"].append(p)`, `g[key] = v`) until the name is bound again or the function ends:
+    the group goes nowhere (HVPNeT's NER trainer forgot `parameters.append(params)`)."""
+    tree = ctx.tree(span.path)
+    if tree is None:
+        return []
+    fn = next(
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.lineno <= span.line <= (n.end_lineno or n.lineno)
+            and not any(
+                isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and m is not n
+                and m.lineno <= span.line <= (m.end_lineno or m.lineno)
+                for m in ast.walk(n)
+            )
+        ),
+        None,
+    )
+    if fn is None or id(fn) in seen:
+        return []
+    seen.add(id(fn))
+    binds = [
+        st
+        for st in fn.body
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+    ]
+    loads: dict[str, list[ast.Name]] = {}
+    parents: dict[int, ast.AST] = {}
+    for n in ast.walk(fn):
+        for c in ast.iter_child_nodes(n):
+            parents[id(c)] = n
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            loads.setdefault(n.id, []).append(n)
+    out = []
+    for i, st in enumerate(binds):
+        name = st.targets[0].id  # type: ignore[attr-defined]
+        nxt = next((b.lineno for b in binds[i + 1 :] if b.targets[0].id == name), None)  # type: ignore[attr-defined]
+        uses = [u for u in loads.get(name, ()) if u.lineno > st.end_lineno and (nxt is None or u.lineno < nxt)]  # type: ignore[operator]
+        given = (
+            [v for k, v in zip(st.value.keys, st.value.values) if isinstance(k, ast.Constant) and k.value == "params"]
+            if isinstance(st.value, ast.Dict)
+            else []
+        )
+        grouped = bool(given)
+        filled = any(not _empty(v) for v in given)
+        for u in uses:
+            sub = parents.get(id(u))
+            if not (isinstance(sub, ast.Subscript) and sub.value is u):
+                break  # read, passed or stored: it goes somewhere
+            key = sub.slice.value if isinstance(sub.slice, ast.Constant) else None
+            holder = parents.get(id(sub))
+            if isinstance(sub.ctx, ast.Store):
+                if key == "params":
+                    grouped = True
+                    filled = filled or not (isinstance(holder, ast.Assign) and _empty(holder.value))
+                continue
+            call = parents.get(id(holder)) if isinstance(holder, ast.Attribute) else None
+            if (
+                key == "params"
+                and isinstance(holder, ast.Attribute)
+                and holder.attr in ("append", "extend", "add")
+                and isinstance(call, ast.Call)
+                and call.func is holder
+            ):
+                filled = True
+                continue
+            break
+        else:
+            if grouped and filled and isinstance(st.value, ast.Dict):
+                out.append(st)
+    return out
 
 
 RULE = Rule(
@@ -136,9 +236,11 @@ RULE = Rule(
 Flags parameters that receive gradient from a loss but are in no optimizer's param groups:
 the optimizer built from one submodule while another trainable one feeds the loss; a module or
 `nn.Parameter` created or replaced after the optimizer was built (a new head); a module
-constructed inside the training loop. Frozen parameters, target networks, fixed networks held
-in `eval()` (a perceptual-loss feature extractor, a teacher) and parameters added with
-`add_param_group` are not flagged.
+constructed inside the training loop. Also, suspicious, a param group (`{"params": [...], "lr":
+...}`) that the function building the optimizer fills and then drops: bound again or left
+without being appended, passed or stored (its parameters train only if another group holds
+them). Frozen parameters, target networks, fixed networks held in `eval()` (a perceptual-loss
+feature extractor, a teacher) and parameters added with `add_param_group` are not flagged.
 """,
     why="""
 The optimizer captured its parameter list when it was built. Anything else gets `.grad`
@@ -399,3 +501,7 @@ for _ in range(3):
         ),
     ),
 )
+
+
+def _empty(node: ast.AST) -> bool:
+    return isinstance(node, (ast.List, ast.Tuple)) and not node.elts

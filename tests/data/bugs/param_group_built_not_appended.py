@@ -1,0 +1,60 @@
+# runtime: no-update: model.head
+# confidence: suspicious
+"""A trainer builds its optimizer from per-layer param groups, one list entry per group, and forgets
+to append the last group (the head's, with its own learning rate): the head's parameters are in no
+param group, so they never change. The model is picked by name at run time, so which parameters
+it has is not known where the groups are built."""
+import sys
+
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(8, 16), nn.ReLU())
+        self.head = nn.Linear(16, 3)
+
+    def forward(self, x):
+        return self.head(self.body(x))
+
+
+def make_net():
+    return Net()
+
+
+class Trainer:
+    def __init__(self, model, lr=1e-2):
+        self.model = model
+        self.lr = lr
+
+    def before_train(self):
+        parameters = []
+        params = {"lr": self.lr, "params": []}
+        for name, param in self.model.named_parameters():
+            if name.startswith("body"):
+                params["params"].append(param)
+        parameters.append(params)
+
+        params = {"lr": 10 * self.lr, "params": []}
+        for name, param in self.model.named_parameters():
+            if name.startswith("head"):
+                params["params"].append(param)
+
+        self.optimizer = torch.optim.SGD(parameters, momentum=0.9)  # <- GA108
+
+    def train(self, steps=5):
+        self.before_train()
+        for _ in range(steps):
+            x, y = torch.randn(16, 8), torch.randint(0, 3, (16,))
+            loss = nn.functional.cross_entropy(self.model(x), y)
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+
+
+torch.manual_seed(0)
+model = getattr(sys.modules[__name__], "make_" + "net")()
+trainer = Trainer(model)
+trainer.train()
