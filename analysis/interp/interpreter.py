@@ -35,9 +35,12 @@ _HIDING_ATTR = re.compile(
     r"self\.\w+\s*=\s*(?:\[|\{|list\(|dict\(|tuple\(|\(\s*(?:nn\.|[A-Z]\w*\())"
     r"|requires_grad\s*=\s*True|requires_grad_\("
 )
-# what a forward must hold to be worth running on its own: the ops whose numerical hazards
-# (GA401-GA406) the engine knows, where inputs that require grad make them matter
-_NUMERIC_OPS = re.compile(r"\b(?:sqrt|rsqrt|log|log2|log10|exp|softmax|norm|pow|where|acos|asin|atanh)\b|\*\*|/")
+# what a unit must hold to be worth running on its own: the ops whose numerical hazards the engine
+# knows (GA401-GA405, GA407, GA408), where inputs that require grad make them matter
+_NUMERIC_OPS = re.compile(
+    r"\b(?:sqrt|rsqrt|log|log2|log10|exp|where|acos|asin|atanh|div|binary_cross_entropy|nll_loss|BCELoss|NLLLoss)\b"
+    r"|\*\*\s*\(?\s*0?\.\d|\bpow\(\s*0?\.\d|/"
+)
 _CALLED = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(")
 _DEFINED = re.compile(r"def\s+([A-Za-z_]\w*)\s*\(")
 
@@ -236,19 +239,23 @@ class Interpreter:
         # What a unit alone does is evidence only for its numerical hazards: its events (a loop
         # inside a forward, writes made by __init__ on made-up arguments) and the budgets it used
         # up stay out of the file's analysis. Each runs shallow (nested modules are not built,
-        # other files' functions not followed), within the budget of one function.
+        # other files' functions not followed), all of them within the budget of one function.
         st = self.st
         saved = (st.trace, st.gaps, st.steps, st.budget)
         st.trace = Trace()
         st.gaps = Gaps(saved[1].deadline, saved[1].seconds, st.budgets)
         st.shallow = True
         try:
+            # all of a file's units share one function budget: what is left unrun is no claim
+            allowance = st.steps + st.budgets.function
             for fn, cls in units:
+                if st.steps >= allowance:
+                    break
                 st.root_index += 1
                 st.ctx = (("root", st.root_index),)
                 st.nograd, st.grad_known, st.cond = None, True, 0
                 st.root_start = st.steps
-                st.root_budget = st.budget = st.steps + st.budgets.function
+                st.root_budget, st.budget = st.budgets.function, allowance
                 site = Site(sf, fn.node)
                 inst = self.symbolic_instance(cls, Site(sf, cls.node)) if cls is not None else None
                 params = fn.node.args
