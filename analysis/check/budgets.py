@@ -59,8 +59,8 @@ SETTINGS = (
         "functionBudget",
         "N",
         "Statements for each function with training code that nothing in the file calls (run on unknown "
-        "arguments), for each class checked alone, and for each module forward or loss function that nothing "
-        "runs (run alone on inputs that require grad).",
+        "arguments), for each class checked alone, and for all the module forwards and loss functions that "
+        "nothing runs together (run alone on inputs that require grad).",
     ),
     BudgetSetting(
         "init",
