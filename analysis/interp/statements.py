@@ -12,7 +12,7 @@ import functools
 from typing import cast
 
 from ..ops import torch_api as T
-from . import flags, recording
+from . import calls, flags, recording
 from .containers import clear_list
 from .core import Interp
 from .expressions import BUILTINS, STAR, truth
@@ -584,10 +584,8 @@ def _s_try(ip: Interp, stmt, env):
 
 def _s_funcdef(ip: Interp, stmt, env):
     fn = make_function(ip, stmt, env)
-    if apply_decorators(ip, fn, stmt, env):
-        env[stmt.name] = V(Kind.FUNC, frozenset((fn,)))
-    else:
-        env[stmt.name] = UNKNOWN
+    made = apply_decorators(ip, fn, stmt, env)
+    env[stmt.name] = V(Kind.FUNC, frozenset((made,))) if made is not None else UNKNOWN
     return env
 
 
@@ -600,9 +598,12 @@ def _binding(ip: Interp, name: str, env: dict):
     return BUILTINS.get(name)
 
 
-def apply_decorators(ip: Interp, fn: FuncObj, stmt, env) -> bool:
-    """Record what decorators mean for the function; False when it is no longer a plain function."""
-    for dec in stmt.decorator_list:
+def apply_decorators(ip: Interp, fn: FuncObj, stmt, env) -> FuncObj | None:
+    """Record what decorators mean for the function, and apply the project's own: the function the
+    name is bound to (a decorator's wrapper, `@singleton("projector")`), or None when it is no longer
+    a plain function."""
+    made = fn
+    for dec in reversed(stmt.decorator_list):  # the innermost is applied first
         root = dec.func if isinstance(dec, ast.Call) else dec
         while isinstance(root, (ast.Attribute, ast.Call)):
             root = root.value if isinstance(root, ast.Attribute) else root.func
@@ -612,24 +613,31 @@ def apply_decorators(ip: Interp, fn: FuncObj, stmt, env) -> bool:
                 # a project decorator not loaded yet (docstring helpers, registries...): taken
                 # to return the function; loading its module for that is not worth it
                 if isinstance(dec, ast.Attribute) and dec.attr in ("setter", "getter", "deleter"):
-                    return False
+                    return None
                 continue
         d = ip.eval(dec, env)
         dq = d.const if d.k & Kind.MODREF else None
         ctxs = d.of(CtxObj)
         if dq in T.NOGRAD_CTX or (ctxs and ctxs[0].kind == "nograd"):
-            fn.nograd = Site(ip.st.sf, dec)
+            made.nograd = Site(ip.st.sf, dec)
         elif dq in T.GRAD_CTX or (ctxs and ctxs[0].kind == "grad"):
-            fn.grad_on = True  # a gradient pass inside a no_grad sampler (guidance, attacks)
+            made.grad_on = True  # a gradient pass inside a no_grad sampler (guidance, attacks)
         elif ctxs and ctxs[0].kind == "other":
-            fn.grad_on = None
+            made.grad_on = None
         elif dq == "builtins.staticmethod":
-            fn.is_static = True
+            made.is_static = True
         elif dq == "builtins.classmethod":
-            fn.is_classmethod = True
+            made.is_classmethod = True
         elif isinstance(dec, ast.Attribute) and dec.attr in ("setter", "getter", "deleter"):
-            return False
-    return True
+            return None
+        elif d.objs and all(isinstance(o, FuncObj) for o in d.objs) and not d.k & Kind.MODREF:
+            # a decorator the project defines: what it returns is what the name holds, when that is a
+            # function the engine can run (a wrapper); anything else leaves the function as it is
+            out = calls.call_value(ip, d, [V(Kind.FUNC, frozenset((made,)))], {}, dec, env)
+            wrappers = out.of(FuncObj)
+            if len(wrappers) == 1 and out.objs == {wrappers[0]}:
+                made = wrappers[0]
+    return made
 
 
 def make_function(ip: Interp, node, env, cls=None) -> FuncObj:
@@ -659,10 +667,11 @@ def _s_classdef(ip: Interp, stmt, env):
                     fn = make_function(ip, item, env, cls=cls)
                 finally:
                     ip.st.stack.append(frame)
-                if apply_decorators(ip, fn, item, env) and not _is_property_setter(item):
-                    cls.methods[item.name] = fn
+                made = apply_decorators(ip, fn, item, env)
+                if made is not None and not _is_property_setter(item):
+                    cls.methods[item.name] = made
                     if any(isinstance(d, ast.Name) and d.id == "property" for d in item.decorator_list):
-                        cls.class_attrs[item.name] = V(Kind.FUNC, frozenset((fn,)), const="property")
+                        cls.class_attrs[item.name] = V(Kind.FUNC, frozenset((made,)), const="property")
             elif isinstance(item, (ast.Assign, ast.AnnAssign)):
                 value = ip.eval(item.value, cenv) if item.value is not None else None
                 targets = item.targets if isinstance(item, ast.Assign) else [item.target]
