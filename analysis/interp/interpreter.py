@@ -41,6 +41,17 @@ _NUMERIC_OPS = re.compile(
     r"\b(?:sqrt|rsqrt|log|log2|log10|exp|where|acos|asin|atanh|div|binary_cross_entropy|nll_loss|BCELoss|NLLLoss)\b"
     r"|\*\*\s*\(?\s*0?\.\d|\bpow\(\s*0?\.\d|/"
 )
+
+
+def _has_numeric_ops(sf: SourceFile, node) -> bool:
+    """`_NUMERIC_OPS` in the text of `node`; cached on the node, since the editor asks at every edit."""
+    hit = getattr(node, "_gradaudit_numeric", None)
+    if hit is None:
+        hit = bool(_NUMERIC_OPS.search("\n".join(sf.lines[node.lineno - 1 : node.end_lineno])))
+        node._gradaudit_numeric = hit
+    return hit
+
+
 _CALLED = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(")
 _DEFINED = re.compile(r"def\s+([A-Za-z_]\w*)\s*\(")
 
@@ -230,9 +241,7 @@ class Interpreter:
         units = [
             (fn, cls)
             for fn, cls in units
-            if not fn.interpreted
-            and not isinstance(fn.node, ast.Lambda)
-            and _NUMERIC_OPS.search("\n".join(sf.lines[fn.node.lineno - 1 : fn.node.end_lineno]))
+            if not fn.interpreted and not isinstance(fn.node, ast.Lambda) and _has_numeric_ops(sf, fn.node)
         ]
         if not units:
             return
@@ -256,17 +265,8 @@ class Interpreter:
                 st.nograd, st.grad_known, st.cond = None, True, 0
                 st.root_start = st.steps
                 st.root_budget, st.budget = st.budgets.function, allowance
-                site = Site(sf, fn.node)
                 inst = self.symbolic_instance(cls, Site(sf, cls.node)) if cls is not None else None
-                params = fn.node.args
-                names = [a.arg for a in params.posonlyargs + params.args][1 if cls is not None else 0 :]
-                first_default = len(names) - len(params.defaults)
-                args = [self.grad_input(name, site) for name in names[:first_default]]
-                kwargs = {
-                    a.arg: self.grad_input(a.arg, site)
-                    for a, d in zip(params.kwonlyargs, params.kw_defaults)
-                    if d is None
-                }
+                args, kwargs = self.symbolic_args(fn, cls is not None, self.grad_input, Site(sf, fn.node))
                 out = calls.call_function(self, fn, args, kwargs, fn.node, self_v=inst)
                 st.trace.units.append((out, fn.qual))
         finally:
@@ -283,27 +283,24 @@ class Interpreter:
 
     def run_symbolic(self, fn: FuncObj):
         site = Site(fn.scope.sf, fn.node)
-        args = []
         self_v = None
         if fn.cls is not None and not fn.is_static:
             if fn.is_classmethod:
                 self_v = V(Kind.CLASS, frozenset((fn.cls,)))
             else:
                 self_v = self.symbolic_instance(fn.cls, site)
-        params = fn.node.args
-        kwargs = {}
-        names = [a.arg for a in params.posonlyargs + params.args]
-        if self_v is not None and names:
-            names = names[1:]
-        ndefaults = len(params.defaults)
-        for i, name in enumerate(names):
-            if i >= len(names) - ndefaults:
-                continue  # keep its default
-            args.append(self.sym_value(name, site))
-        for a, d in zip(params.kwonlyargs, params.kw_defaults):
-            if d is None:
-                kwargs[a.arg] = self.sym_value(a.arg, site)
+        args, kwargs = self.symbolic_args(fn, self_v is not None, self.sym_value, site)
         calls.call_function(self, fn, args, kwargs, fn.node, self_v=self_v)
+
+    @staticmethod
+    def symbolic_args(fn: FuncObj, drop_first: bool, make, site: Site) -> tuple[list, dict]:
+        """Made-up arguments for a call of `fn`: `make(name, site)` for each parameter without a
+        default (the first, self or cls, left out when `drop_first`); the others keep their defaults."""
+        params = fn.node.args
+        names = [a.arg for a in params.posonlyargs + params.args][1 if drop_first else 0 :]
+        args = [make(name, site) for name in names[: max(0, len(names) - len(params.defaults))]]
+        kwargs = {a.arg: make(a.arg, site) for a, d in zip(params.kwonlyargs, params.kw_defaults) if d is None}
+        return args, kwargs
 
     def sym_value(self, name: str, site: Site) -> V:
         return V(Kind.UNKNOWN, frozenset((SymObj(name, site, self.seq()),)))
@@ -313,18 +310,7 @@ class Interpreter:
             return cls.sym_instance
         cls.sym_instance = V(Kind.UNKNOWN, frozenset((SymObj("self", site, self.seq()),)))  # recursion guard
         init = cls.lookup("__init__")
-        args = []
-        kwargs = {}
-        if init is not None:
-            p = init.node.args
-            names = [a.arg for a in p.posonlyargs + p.args][1:]
-            nd = len(p.defaults)
-            for i, name in enumerate(names):
-                if i < len(names) - nd:
-                    args.append(self.sym_value(name, site))
-            for a, d in zip(p.kwonlyargs, p.kw_defaults):
-                if d is None:
-                    kwargs[a.arg] = self.sym_value(a.arg, site)
+        args, kwargs = self.symbolic_args(init, True, self.sym_value, site) if init is not None else ([], {})
         call = ast.Call(func=ast.Name(id=cls.name, ctx=ast.Load()), args=[], keywords=[])
         ast.copy_location(call, cls.node)
         call.end_lineno, call.end_col_offset = cls.node.lineno, cls.node.col_offset

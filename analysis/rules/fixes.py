@@ -203,14 +203,21 @@ def fix_source(source: str, findings: Iterable[Finding], only_safe: bool = True)
 
 
 def enclosing_function(tree: ast.Module, line: int) -> Scope:
-    """The innermost function whose body holds `line` (the module when none does)."""
+    """The innermost function whose body holds `line` (the module when none does). Only nodes
+    that span `line` are entered (rules ask this once per optimizer, on every edit)."""
     best: Scope = tree
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (
-            node.end_lineno or node.lineno
-        ):
-            if isinstance(best, ast.Module) or node.lineno >= best.lineno:  # the module: `tree` itself
-                best = node
+    stack: list[ast.AST] = [tree]
+    while stack:
+        for child in ast.iter_child_nodes(stack.pop()):
+            start = getattr(child, "lineno", None)
+            if start is None:
+                stack.append(child)  # no position of its own (a match case, the arguments)
+            elif start <= line <= (getattr(child, "end_lineno", None) or start):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                    isinstance(best, ast.Module) or child.lineno >= best.lineno  # the module: `tree` itself
+                ):
+                    best = child
+                stack.append(child)
     return best
 
 

@@ -8,6 +8,7 @@ from ..model.findings import SUSPICIOUS, UNSAFE, Finding, Fix, Related
 from ..model.model import EventKind, Optimizer, Param, Span
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import ADAPTERS, describe, module_of, names, plural
+from .fixes import enclosing_function
 
 
 def _root(path: str) -> str:
@@ -126,11 +127,13 @@ def check(ctx: RuleContext) -> list[Finding]:
                 fix=_fix_group(ctx, o, rest),
             )
     out = list(found.values())
-    seen: set[int] = set()
+    sites: set[Span] = set()
+    functions: set[int] = set()  # each function's groups are read once, for its first optimizer
     for o in ctx.model.optimizers:
-        if o.span in found:
-            continue  # the step already proves its parameters untrained
-        for group in _dropped_groups(ctx, o.span, seen):
+        if o.span in found or o.span in sites:
+            continue  # the step already proves its parameters untrained; a site built again
+        sites.add(o.span)
+        for group in _dropped_groups(ctx, o.span, functions):
             out.append(
                 RULE.finding(
                     o.span,
@@ -149,32 +152,16 @@ def check(ctx: RuleContext) -> list[Finding]:
     return out
 
 
-def _dropped_groups(ctx: RuleContext, span: Span, seen: set[int]) -> list[ast.Assign]:
+def _dropped_groups(ctx: RuleContext, span: Span, functions: set[int]) -> list[ast.Assign]:
     """Param groups (`g = {"params": [], "lr": ...}`, or a dict given `g["params"] = ...`) bound by a
     statement of the function that builds the optimizer at `span`, and then only filled
     (`g["params"].append(p)`, `g[key] = v`) until the name is bound again or the function ends:
     the group goes nowhere (HVPNeT's NER trainer forgot `parameters.append(params)`)."""
     tree = ctx.tree(span.path)
-    if tree is None:
+    fn = enclosing_function(tree, span.line) if tree is not None else None
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or id(fn) in functions:
         return []
-    fn = next(
-        (
-            n
-            for n in ast.walk(tree)
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and n.lineno <= span.line <= (n.end_lineno or n.lineno)
-            and not any(
-                isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
-                and m is not n
-                and m.lineno <= span.line <= (m.end_lineno or m.lineno)
-                for m in ast.walk(n)
-            )
-        ),
-        None,
-    )
-    if fn is None or id(fn) in seen:
-        return []
-    seen.add(id(fn))
+    functions.add(id(fn))
     binds = [
         st
         for st in fn.body

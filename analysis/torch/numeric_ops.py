@@ -79,7 +79,7 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
                 risks |= promote(ip, x, "exp", "GA404", "log(1 + exp(x))")
         elif op == "log1p" and x.marks & Mark.EXP:
             risks |= promote(ip, x, "exp", "GA404", "log(1 + exp(x))")
-        elif op in T.ROOTS and (N.risky(x) or x.marks & Mark.SQUARES) and requires_grad(x):
+        elif op in T.ROOTS and N.risky_under_root(x) and requires_grad(x):
             # sqrt(0) is fine forward; only its derivative is infinite, and backward() evaluates
             # it only for an input that requires grad (not a constant target's norm)
             risks.add(hazard(ip, "GA403", node, op, CONFIRMED if x.marks & Mark.SELF else SUSPICIOUS))
@@ -88,7 +88,7 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
             and len(ins) > 1
             and isinstance(ins[1].const, float)
             and 0 < ins[1].const < 1
-            and (N.risky(x) or x.marks & Mark.SQUARES)
+            and N.risky_under_root(x)
             and requires_grad(x)
         ):
             risks.add(
@@ -365,7 +365,7 @@ def arith_numeric(ip: Core, opname, left: V, right: V, node, out: V) -> V:
         _rows_of_division(left, right, risks, out)
     elif opname == "pow":
         c = right.const
-        if isinstance(c, float) and 0 < c < 1 and (N.risky(left) or left.marks & Mark.SQUARES) and requires_grad(left):
+        if isinstance(c, float) and 0 < c < 1 and N.risky_under_root(left) and requires_grad(left):
             risks.add(hazard(ip, "GA403", node, f"** {c}", CONFIRMED if left.marks & Mark.SELF else SUSPICIOUS))
     if not marks and not facts and not risks:
         return out.replace(marks=out.marks & Mark.SCALED)

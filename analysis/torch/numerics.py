@@ -49,6 +49,12 @@ def risky(v) -> bool:
     return bool(v.marks & RISKY) and not v.facts & Fact.POSITIVE
 
 
+def risky_under_root(v) -> bool:
+    """May be exactly zero where a root's gradient is infinite: `risky`, or a sum of squares (a
+    squared norm written by hand, 0 for a zero vector)."""
+    return risky(v) or bool(v.marks & Mark.SQUARES)
+
+
 def positive_const(c) -> bool:
     return isinstance(c, (int, float)) and not isinstance(c, bool) and c > 0
 
