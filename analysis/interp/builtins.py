@@ -50,6 +50,8 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
         if name == "hasattr" and a0 is not None and len(args) > 1 and _has_attr(a0, args[1]):
             # `if not hasattr(self, "proj")`: a module that built its head in __init__ has it from then on
             return const(True)
+        if name == "len" and a0 is not None and (layers := _layers(a0)) is not None:
+            return const(len(layers), node)  # `range(23, len(self.vgg))`: a container module's layers are known
         return V(Kind.NUMBER, site=node)
     if name in ("str", "repr", "format", "chr", "hex", "bin"):
         return V(Kind.STR, site=node)
@@ -244,7 +246,9 @@ def isinstance_check(ip: Interp, value: V, cls: V) -> V:
 def filter_call(ip: Interp, fn: V, it: V, node, env) -> V:
     units = _param_elements(it)
     if units is not None:
-        keep, exact, filtered = [], True, False
+        # what filter keeps is known one by one only if what it walks was (an unknown model's
+        # `.parameters()` walks nothing the engine can name)
+        keep, exact, filtered = [], all(pi.exact for pi in it.of(PIter)), False
         for u, uv in units:
             r = ip.call_value(fn, [uv], {}, node, env)
             t = r.const if isinstance(r.const, bool) else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 
 from ..ops import torch_api as T
-from . import containers, recording
+from . import containers, recording, settings
 from . import results as R
 from .core import Interp
 from .frames import Frame
@@ -37,16 +37,32 @@ from .objects import (
 from .trace import EventKind, UnseenRec
 from .values import EMPTY, NOCONST, NONE, UNKNOWN, Flow, Kind, Star, V, flow_of, join, join_all, make_tuple
 
+# the arm of the first of several joined modules called at once (CANDIDATE - 1, ... for the next):
+# negative, unlike the arms of an `if` (0, 1) or a `match` (1, 2, ...)
+CANDIDATE = -1
+
 
 def call_value(ip: Interp, fv: V, args, kwargs, node, env) -> V:
     results = []
     if fv.k & Kind.MODREF and isinstance(fv.const, str) and not fv.objs:
         return call_qualified(ip, fv.const, args, kwargs, node, env)
     objects = ip.sem.objects
-    for o in in_order(fv.objs):
+    # several modules joined in one value (`self.vgg[k]` of a list whose order is not known): one of
+    # them runs, so each runs on an arm of its own, and what one does (an in-place ReLU) is never
+    # taken to follow what another saved in the same call, nor for certain (build.py)
+    arms = ip.seq() if sum(1 for o in fv.objs if isinstance(o, ModuleObj)) > 1 else None
+    for i, o in enumerate(in_order(fv.objs)):
         sem = objects.get(type(o))
         if sem is not None and sem.call is not None:
-            results.append(sem.call(ip, o, args, kwargs, node, env))
+            if arms is not None and isinstance(o, ModuleObj):
+                mark = len(ip.st.path)
+                ip.st.path.append((arms, CANDIDATE - i, len(ip.st.ctx)))
+                try:
+                    results.append(sem.call(ip, o, args, kwargs, node, env))
+                finally:
+                    del ip.st.path[mark:]
+            else:
+                results.append(sem.call(ip, o, args, kwargs, node, env))
         elif isinstance(o, FuncObj):
             results.append(call_function(ip, o, args, kwargs, node))
         elif isinstance(o, BoundMethod):
@@ -443,6 +459,7 @@ def set_attr(ip: Interp, recv: V, attr: str, value: V, stmt, target, env):
         for o in in_order(recv.objs):
             recording.note_graph_write(ip, o, value)
     objects = ip.sem.objects
+    settings.note_store(ip, recv, attr, value, stmt, env)
     for o in in_order(recv.objs):
         sem = objects.get(type(o))
         if sem is not None and sem.setattr is not None:

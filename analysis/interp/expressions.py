@@ -419,8 +419,12 @@ def comprehension(ip: Interp, node, env) -> V:
         gen = gens[i]
         it = ip.eval(gen.iter, e)
         units = param_elements(it)
-        if units is not None and gen.ifs and len(units) <= 512:
-            # filter parameters one by one: `[p for p in m.parameters() if p.requires_grad]`
+        if units and gen.ifs and len(units) <= 512:
+            # filter parameters one by one: `[p for p in m.parameters() if p.requires_grad]`; known
+            # one by one only if what it walks was (an unknown model's parameters are not, and
+            # walking none of them is the generic path below, which keeps the walk's PIter)
+            if not all(pi.exact for pi in it.of(PIter)):
+                exact[0] = False
             for _u, uv in units:
                 e2 = dict(e)
                 ip.assign(gen.target, uv, e2, node)
@@ -437,8 +441,10 @@ def comprehension(ip: Interp, node, env) -> V:
         elem = iter_value(ip, it)
         e2 = dict(e)
         ip.assign(gen.target, elem, e2, node)
+        # parameters the engine cannot name (an unknown model's) are not known to fail the test
+        unnamed = any(not pi.exact and not pi.units for pi in it.of(PIter))
         for c in gen.ifs:
-            if truth(ip.eval(c, e2)) is False:
+            if truth(ip.eval(c, e2)) is False and not unnamed:
                 return
         if gen.ifs:
             exact[0] = False

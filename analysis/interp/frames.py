@@ -3,11 +3,14 @@ run are `budget.Budgets`)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from ..source.prebuilt import dataclass
 from ..source.program import SourceFile
 from .values import V
+
+_serials = itertools.count(1)
 
 # what makes a function worth running on unknown arguments, and a loop worth its budget: a
 # training step happens in it
@@ -61,6 +64,7 @@ class Frame:
         "returns",
         "scope",
         "self_v",
+        "serial",
         "splits",
         "yields",
     )
@@ -77,6 +81,7 @@ class Frame:
         self.cls = cls
         self.self_v = self_v
         self.label = label
+        self.serial = next(_serials)  # names one call: a flag's literal (settings.py) is per call
         # name -> flag -> what it got on one side only (Split): from `a, b = f(...) if flag else
         # (x, y)` (statements.py), dropped when the name is rebound
         self.splits: dict[str, dict[str, Split]] = {}

@@ -12,7 +12,7 @@ import functools
 from typing import cast
 
 from ..ops import torch_api as T
-from . import calls, flags, recording
+from . import calls, flags, recording, settings
 from .containers import clear_list
 from .core import Interp
 from .expressions import BUILTINS, STAR, truth
@@ -257,6 +257,7 @@ def _s_if(ip: Interp, stmt, env):
     # whether the condition varies between iterations is decided later, for the few that guard
     # a lifecycle call (GA205)
     ip.st.trace.branch_tests[key] = (stmt.test, loops[-1]["node"] if loops else None)
+    settings.note_test(ip, key, stmt.test, env)
     first: dict = {}
     ip.st.arm_stores.append(({}, first))
     try:
@@ -296,9 +297,14 @@ def _s_if(ip: Interp, stmt, env):
 
 def _s_for(ip: Interp, stmt, env):
     elems = _layer_elements(ip, stmt.iter, env)
+    if elems is None:
+        elems = _layer_indices(ip, stmt, env)
     if elems is not None:
         return _run_unrolled(ip, stmt, env, elems)
     it = ip.eval(stmt.iter, env)
+    elems = _constant_elements(ip, it)
+    if elems is not None:
+        return _run_unrolled(ip, stmt, env, elems)
     elem = ip.iter_value(it)
     if elem.saves and _several(it):
         # one element per iteration: the graph of each is its own (REINFORCE's log-probabilities of
@@ -344,6 +350,69 @@ def _layer_elements(ip: Interp, node, env) -> list | None:
     if isinstance(node, (ast.Attribute, ast.Name, ast.Subscript)):
         return _layers_of(ip, node, env)
     return None
+
+
+def _constant_elements(ip: Interp, it: V) -> list | None:
+    """The elements of a list or tuple of constants a function that does not train walks (`for v in
+    cfg:` building VGG's layers from `[64, 64, "M", ...]`), one per iteration in order: the
+    layers it makes are then known one by one, not as one joined layer."""
+    items = it.items
+    if items is None:
+        lists = it.of(ListObj)
+        if len(lists) != 1 or it.objs - {lists[0]} or lists[0].elems is None:
+            return None
+        items = lists[0].elems
+    if not 1 < len(items) <= _UNROLL or not all(isinstance(e, V) and e.const is not NOCONST for e in items):
+        return None
+    frame = ip.st.stack[-1]
+    if frame.func is None or trains(ip.st.sf, frame.func.node):
+        return None
+    return list(items)
+
+
+def _layer_indices(ip: Interp, stmt, env) -> list | None:
+    """The indices of `for k in range(a, b): x = self.vgg[k](x)`, constant bounds, when the body
+    indexes a container module of known layers with `k`: one iteration per index, in order (SSD's
+    VGG runs convs, in-place ReLUs and pools in turn, never one joined layer)."""
+    it, target = stmt.iter, stmt.target
+    if not (
+        isinstance(it, ast.Call)
+        and isinstance(it.func, ast.Name)
+        and it.func.id == "range"
+        and isinstance(target, ast.Name)
+        and 1 <= len(it.args) <= 3
+        and not it.keywords
+    ):
+        return None
+    indexed = _indexed_by(stmt, target.id)
+    if not indexed or BUILTINS.get("range") is not ip.eval(it.func, env):
+        return None
+    bounds = [ip.eval(a, env).const for a in it.args]
+    if not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+        return None
+    indices = range(*bounds)
+    if not 0 < len(indices) <= _UNROLL:
+        return None
+    if not any(_children_of(ip.eval(node, env)) is not None for node in indexed):
+        return None
+    return [const(i) for i in indices]
+
+
+def _indexed_by(stmt, name: str) -> list:
+    """The containers the loop's body indexes with `name` alone (`self.vgg[k]`), cached on the loop."""
+    found = getattr(stmt, "_ga_indexed", None)
+    if found is None:
+        found = []
+        for n in ast.walk(ast.Module(body=stmt.body, type_ignores=[])):
+            if (
+                isinstance(n, ast.Subscript)
+                and isinstance(n.slice, ast.Name)
+                and n.slice.id == name
+                and isinstance(n.value, (ast.Attribute, ast.Name))
+            ):
+                found.append(n.value)
+        stmt._ga_indexed = found
+    return found
 
 
 def _layers_of(ip: Interp, node, env) -> list | None:

@@ -422,6 +422,8 @@ class Trace:
         self.crossings: list[CrossRec] = []
         self.grad_reads: list[GradReadRec] = []
         self.branch_tests: dict = {}  # branch key -> (test node, innermost loop node of its frame)
+        self.branch_literals: dict = {}  # branch key -> (literals of its true arm, of its false arm) (settings.py)
+        self.implies: dict = {}  # attribute atom -> [literals each store of a value that may be true ran under]
         self.risks: list = []  # RiskRec, every one made
         self.nonleaf: list = []  # NonLeafRec
         self.incomplete = False  # a budget was hit: some calls were not followed

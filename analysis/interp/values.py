@@ -68,6 +68,11 @@ class Fact:
     UNREDUCED = 2  # a per-sample loss (reduction='none') not reduced since: backward() needs gradient=
     POSITIVE = 4  # certainly > 0 (`x + eps` of a non-negative x, `clamp_min(eps)`, `exp`): safe to log or divide by
     NONZERO = 8  # certainly not all zeros (an identity matrix): its norm is > 0
+    # a softmax probability / a sigmoid output on every path (Mark.PROB / Mark.SIGM: on some path);
+    # GA407 and GA408 are proven only then (a forward that applies a sigmoid for some config
+    # entries and not others may hand the loss logits)
+    ALL_PROB = 16
+    ALL_SIGM = 32
 
 
 class Mark:

@@ -54,6 +54,9 @@ class Builder:
         self._spans: dict[tuple[int, int], M.Span] = {}
         self._optims: dict[int, M.Optimizer] = {}
         self._resets: dict[int, list[int]] = {}
+        self._literals: dict[tuple, frozenset[tuple[int, bool]]] = {}  # event path -> its closed literals
+        self._atoms: dict[tuple, int] = {}
+        self._trace: Trace | None = None
         self._nodes: dict[
             int, set[int]
         ] = {}  # id(SourceFile) -> ids of its tree's nodes  # unit oid -> seqs of reset_parameters() reaching it
@@ -199,6 +202,7 @@ class Builder:
     # ------------------------------------------------------------ the model
 
     def build(self, trace: Trace) -> M.ProgramModel:
+        self._trace = trace
         for oids, seq in trace.resets:
             for oid in oids:
                 self._resets.setdefault(oid, []).append(seq)
@@ -461,7 +465,11 @@ class Builder:
             if now > s.version:
                 for version, site, path in storage.bumps:
                     # a change on the other arm of a condition the save was made under never follows it
-                    if s.version < version <= now and not _arms_exclusive(s.path, path):
+                    if (
+                        s.version < version <= now
+                        and not _arms_exclusive(s.path, path)
+                        and _same_candidates(s.path, path)
+                    ):
                         hits.append(M.InplaceHit(self.span(site), self.span(s.site), s.op))
         fresh = []
         for u in loss.org:
@@ -555,7 +563,39 @@ class Builder:
             self.params(e.units) if e.units else frozenset(),
             _loops(e.ctx),
             conds,
+            self.literals(e.path),
         )
+
+    def literals(self, path: tuple) -> frozenset[tuple[int, bool]]:
+        """The settings an event's conditions hold (true or false), closed under what a setting's
+        truth implies: under `if self.use_amp:` also `args.deepspeed` false when `use_amp` is set
+        only under `if args.fp16 and not args.deepspeed:` (interp/settings.py)."""
+        found = self._literals.get(path)
+        if found is not None:
+            return found
+        trace = self._trace
+        out: frozenset = frozenset()
+        if trace is not None and trace.branch_literals:
+            held: set = set()
+            for key, arm, _ in path:
+                lits = trace.branch_literals.get(key)
+                if lits is not None and 0 <= arm < 2:
+                    held |= lits[arm]
+            todo = [a for a, t in held if t]
+            seen: set = set()
+            while todo:
+                atom = todo.pop()
+                if atom in seen:
+                    continue
+                seen.add(atom)
+                stores = trace.implies.get(atom)
+                if stores:
+                    implied = frozenset.intersection(*stores)
+                    held |= implied
+                    todo.extend(a for a, t in implied if t)
+            out = frozenset((self._atoms.setdefault(a, len(self._atoms)), t) for a, t in held)
+        self._literals[path] = out
+        return out
 
 
 def _hidden(r: Any) -> list[Unit]:
@@ -834,6 +874,13 @@ def _earlier_iteration(save: SaveRec, rec: BackwardRec) -> bool:
     """The saved tensor was made in an earlier iteration of a loop the backward runs in."""
     now = {c[1]: c[2] for c in rec.ctx if c[0] == "loop"}
     return any(c[0] == "loop" and c[1] in now and c[2] < now[c[1]] for c in save.ctx)
+
+
+def _same_candidates(a: tuple, b: tuple) -> bool:
+    """The save and the change ran in the same one of several joined modules, or outside any: a
+    change in one module of `self.vgg[k]` (order not known) is not proven to follow a save made in
+    another call of the joined list (interp/calls.py)."""
+    return {(k, arm) for k, arm, _ in a if arm < 0} == {(k, arm) for k, arm, _ in b if arm < 0}
 
 
 def _arms_exclusive(a: tuple, b: tuple) -> bool:

@@ -98,6 +98,8 @@ class Event:
     params: frozenset[Param] = frozenset()  # the parameters it clears, steps or clips
     loops: tuple[int, ...] = ()  # iteration keys of the enclosing loop iterations, outermost first
     conds: tuple[tuple[int, int, int], ...] = ()  # (branch key, arm, loop level) of the conditions it ran under
+    # (setting, truth) its conditions hold, with what a setting's truth implies (interp/settings.py)
+    literals: frozenset[tuple[int, bool]] = frozenset()
 
     def guards_in(self, level: int) -> tuple[tuple[int, int], ...]:
         """The conditions inside the iteration of the loop at nesting `level` (1: outermost)."""
@@ -106,7 +108,10 @@ class Event:
     def exclusive(self, other: Event) -> bool:
         """The two run on different arms of one condition: never in the same pass."""
         mine = {k: a for k, a, _ in self.conds}
-        return any(k in mine and mine[k] != a for k, a, _ in other.conds)
+        if any(k in mine and mine[k] != a for k, a, _ in other.conds):
+            return True
+        # or on settings that cannot hold together (`use_amp` is set only when `deepspeed` is not)
+        return bool(self.literals) and any((s, not t) in self.literals for s, t in other.literals)
 
 
 @dataclass(frozen=True, slots=True)

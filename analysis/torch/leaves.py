@@ -121,12 +121,22 @@ def rise(ip: Core, site: Site, targets) -> Site:
     return anchor
 
 
+def _in_forward(ip: Core) -> bool:
+    """Running inside a `forward` method (called once per batch by whatever trains the model)."""
+    return any(
+        f.func is not None and getattr(f.func.node, "name", "") == "forward" and f.cls is not None for f in ip.st.stack
+    )
+
+
 def note_new_units(ip: Core, units, node):
     if not units:
         return
     in_loop = any(c[0] == "loop" for c in ip.st.ctx)
+    forward = not in_loop and _in_forward(ip)
     for u in units:
-        u.created_in_loop = in_loop
+        # a plain tensor made with requires_grad=True in a forward (a loss accumulator started at
+        # zero) is made anew at every call, as in a loop: never a weight an optimizer forgot
+        u.created_in_loop = in_loop or (forward and u.kind in (Unit.LEAF, Unit.INPUT))
         u.in_init = bool(ip.st.init_stack)
     root = ip.st.ctx[:1]
     if any(o.ctx[:1] == root for o in ip.st.trace.optimizers):

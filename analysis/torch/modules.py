@@ -307,7 +307,11 @@ def container_extend(ip: Core, m: ModuleObj, src: V):
     else:
         elems = []
         for o in src.objs:
-            if isinstance(o, ListObj) and o.content is not None:
+            if isinstance(o, ListObj) and o.elems is not None and len(src.objs) == 1:
+                elems.extend(o.elems)  # nn.ModuleList(layers): each layer at its own position, in order
+            elif isinstance(o, ListObj) and o.content is not None:
+                if sum(1 for x in o.content.objs if isinstance(x, ModuleObj)) > 1:
+                    m.unordered = True  # layers joined into one value: their order is not known
                 elems.append(o.content)
             elif isinstance(o, DictObj):
                 for k, v in o.keys.items():

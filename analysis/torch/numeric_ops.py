@@ -401,13 +401,18 @@ def loss_misuse(ip: Core, op, argv, node, arg_node):
     if not argv or not isinstance(argv[0], V) or ip.st.nograd is not None or not argv[0].carries:
         return EMPTY
     x = argv[0]
+    # proven when every path gives probabilities; on some paths only (a sigmoid under a branch the
+    # engine could not decide), the other paths may give logits
+    sure = CONFIRMED if x.facts & (Fact.ALL_PROB | Fact.ALL_SIGM) else SUSPICIOUS
     if op == "cross_entropy" and x.marks & (Mark.PROB | Mark.SIGM):
         what = "softmax probabilities" if x.marks & Mark.PROB else "sigmoid outputs"
-        return frozenset({hazard(ip, "GA407", arg_node or node, f"{what} into cross_entropy", CONFIRMED)})
+        return frozenset({hazard(ip, "GA407", arg_node or node, f"{what} into cross_entropy", sure)})
     if op == "nll_loss" and x.marks & Mark.PROB:
-        return frozenset({hazard(ip, "GA407", arg_node or node, "softmax probabilities into nll_loss", CONFIRMED)})
+        sure = CONFIRMED if x.facts & Fact.ALL_PROB else SUSPICIOUS
+        return frozenset({hazard(ip, "GA407", arg_node or node, "softmax probabilities into nll_loss", sure)})
     if op == "binary_cross_entropy" and x.marks & Mark.SIGM:
-        return frozenset({hazard(ip, "GA408", node, "sigmoid outputs into binary_cross_entropy", CONFIRMED)})
+        sure = CONFIRMED if x.facts & Fact.ALL_SIGM else SUSPICIOUS
+        return frozenset({hazard(ip, "GA408", node, "sigmoid outputs into binary_cross_entropy", sure)})
     return EMPTY
 
 
@@ -431,8 +436,9 @@ def _is_max_of(node) -> bool:
 
 
 def _shifted(node) -> bool:
-    """`x[1:] - x[:-1]` (`x[..., 2:] - x[..., :-2]`, `x[1::2] - x[::2]`): slices of one tensor that
-    start at different constant offsets with the same step pair distinct elements, a finite
+    """`x[1:] - x[:-1]` (`x[..., 2:] - x[..., :-2]`, `x[1::2] - x[::2]`, `box[:, 2] - box[:, 0]`):
+    slices of one tensor that start at different constant offsets with the same step, or different
+    constant indices, pair distinct elements, a finite
     difference, not an element with itself (zero only where neighbours are equal, like any a - b)."""
     if not (
         isinstance(node, ast.BinOp) and isinstance(node.left, ast.Subscript) and isinstance(node.right, ast.Subscript)
@@ -454,9 +460,21 @@ def _shifted(node) -> bool:
             ):
                 return False
             shifted = shifted or sx != sy
+        elif (cx := _int_index(x)) is not None and (cy := _int_index(y)) is not None and (cx < 0) == (cy < 0):
+            shifted = shifted or cx != cy  # `box[:, 2] - box[:, 0]`: two columns, never one element
         elif ast.dump(x) != ast.dump(y):
             return False  # a different index or new axis: rows can meet themselves (x[:, None] - x[None])
     return shifted
+
+
+def _int_index(node) -> int | None:
+    """A constant integer index (`2`, `-1`), else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _int_index(node.operand)
+        return -inner if inner is not None and inner > 0 else None
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return node.value
+    return None
 
 
 def _index_items(sl) -> list:

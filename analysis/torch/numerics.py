@@ -65,14 +65,15 @@ def marks_of(op: str, inputs) -> tuple[int, int]:
     ts = [v for v in inputs if v is not None]
     first = ts[0] if ts else None
     if op in T.KEEP:
-        # a join (cat, stack) keeps the marks of every part
-        return inherited(ts[:1] if op not in T.TENSOR_LIST_OPS else ts), _facts_of(ts[:1])
+        # a join (cat, stack) keeps the marks of every part, and what all its parts are
+        parts = ts[:1] if op not in T.TENSOR_LIST_OPS else ts
+        return inherited(parts), _facts_of(ts[:1]) | _kinds_of(parts)
     if op in T.PROBABILITIES:
-        return Mark.PROB | Mark.ZERO, 0
+        return Mark.PROB | Mark.ZERO, Fact.ALL_PROB
     if op in T.SIGMOIDS:
         if first is not None and first.marks & Mark.UNIT:
             return 0, Fact.POSITIVE  # sigmoid of a cosine similarity: within [0.27, 0.73], never 0 or 1
-        return Mark.SIGM | Mark.ZERO, 0
+        return Mark.SIGM | Mark.ZERO, Fact.ALL_SIGM
     if op in T.UNIT_RANGE:
         return Mark.UNIT, 0
     if op in T.NONNEG_ZERO:
@@ -107,6 +108,14 @@ def marks_of(op: str, inputs) -> tuple[int, int]:
     if op == "neg" and first is not None:
         return first.marks & (Mark.LOGITS | Mark.UNIT), 0
     return 0, 0
+
+
+def _kinds_of(values) -> int:
+    """Fact.ALL_PROB / ALL_SIGM when every value is one (a view, a slice, a cat of them)."""
+    out = Fact.ALL_PROB | Fact.ALL_SIGM
+    for v in values:
+        out &= v.facts
+    return out if values else 0
 
 
 def _facts_of(values) -> int:

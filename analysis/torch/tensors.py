@@ -451,8 +451,9 @@ def _torch_function(ip: Core, short, args, kwargs, node, env) -> V:
         numeric_ops.gate_where(argv[0], argv[1], argv[2], out)
         risks = numeric_ops.where_hazards(ip, node, argv[0], env) if out.carries else EMPTY
         positive = argv[1].facts & argv[2].facts & Fact.POSITIVE
-        if argv[0].marks & Mark.ZMASK and numerics.positive_const(argv[1].const):
-            # `torch.where(n < 1e-6, 1, n)`: a positive value wherever n is (near) 0
+        if argv[0].marks & Mark.ZMASK and (numerics.positive_const(argv[1].const) or argv[1].facts & Fact.POSITIVE):
+            # `torch.where(n < 1e-6, 1, n)`, `torch.where(n < 1e-5, torch.ones_like(n), n)`: a positive
+            # value wherever n is (near) 0
             positive, both = Fact.POSITIVE, both & ~numerics.RISKY
         return out.replace(marks=out.marks | both, risks=out.risks | risks, facts=out.facts | positive)
     res = ip.tensor_result(
