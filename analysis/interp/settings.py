@@ -129,15 +129,34 @@ def note_test(ip: Interp, key: int, test, env) -> None:
         ip.st.trace.branch_literals[key] = lits
 
 
-def path_literals(ip: Interp) -> frozenset:
-    """The literals the conditions being run under hold."""
-    table = ip.st.trace.branch_literals
+def held(table: dict, path) -> frozenset:
+    """The literals a condition path ((branch key, arm, depth), ...) holds; arms other than an
+    `if`'s two (a match case, one of several joined modules) hold none."""
     out: frozenset = frozenset()
-    for key, arm, _ in ip.st.path:
-        lits = table.get(key)
-        if lits is not None and 0 <= arm < 2:
-            out |= lits[arm]
+    if table:
+        for key, arm, _ in path:
+            lits = table.get(key)
+            if lits is not None and 0 <= arm < 2:
+                out |= lits[arm]
     return out
+
+
+def closed(implies: dict, lits: frozenset) -> frozenset:
+    """`lits` with what the truth of each attribute in them implies, and so on."""
+    out = set(lits)
+    todo = [a for a, t in lits if t]
+    seen: set = set()
+    while todo:
+        atom = todo.pop()
+        if atom in seen:
+            continue
+        seen.add(atom)
+        stores = implies.get(atom)
+        if stores:
+            implied = frozenset.intersection(*stores)
+            out |= implied
+            todo.extend(a for a, t in implied if t)
+    return frozenset(out)
 
 
 def note_store(ip: Interp, recv: V, attr: str, value: V, stmt, env) -> None:
@@ -147,7 +166,7 @@ def note_store(ip: Interp, recv: V, attr: str, value: V, stmt, env) -> None:
     o = _single(recv)
     if o is None or truth(value) is False:
         return
-    lits = path_literals(ip)
+    lits = held(ip.st.trace.branch_literals, ip.st.path)
     rhs = getattr(stmt, "value", None)
     if rhs is not None and _shape(rhs) is not None:
         # `self.use_amp = args.fp16 and not args.deepspeed`: true only when the test is

@@ -6,7 +6,7 @@ import ast
 from collections.abc import Iterable
 from typing import Any, overload
 
-from ..interp import shapes
+from ..interp import settings, shapes
 from ..interp.loop_facts import counter_like
 from ..interp.objects import (
     FROZEN,
@@ -576,24 +576,8 @@ class Builder:
         trace = self._trace
         out: frozenset = frozenset()
         if trace is not None and trace.branch_literals:
-            held: set = set()
-            for key, arm, _ in path:
-                lits = trace.branch_literals.get(key)
-                if lits is not None and 0 <= arm < 2:
-                    held |= lits[arm]
-            todo = [a for a, t in held if t]
-            seen: set = set()
-            while todo:
-                atom = todo.pop()
-                if atom in seen:
-                    continue
-                seen.add(atom)
-                stores = trace.implies.get(atom)
-                if stores:
-                    implied = frozenset.intersection(*stores)
-                    held |= implied
-                    todo.extend(a for a, t in implied if t)
-            out = frozenset((self._atoms.setdefault(a, len(self._atoms)), t) for a, t in held)
+            lits = settings.closed(trace.implies, settings.held(trace.branch_literals, path))
+            out = frozenset((self._atoms.setdefault(a, len(self._atoms)), t) for a, t in lits)
         self._literals[path] = out
         return out
 
