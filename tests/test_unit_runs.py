@@ -106,3 +106,51 @@ def test_unit_hazard_under_torch(name, build, inputs, finite):
 def test_every_unit_is_checked_under_torch():
     names = {case[0] for case in RUNTIME}
     assert names == {os.path.basename(p)[:-3] for p in UNITS}
+
+
+def _decomposition(block_layer: str) -> str:
+    """A class checked on its own that keeps project blocks in a plain list (Autoformer's multi-kernel
+    decomposition); `block_layer` is what each block holds."""
+    return f"""
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self, kernel_size):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.inner = {block_layer}
+
+    def forward(self, x):
+        return self.inner(x.permute(0, 2, 1)).permute(0, 2, 1)
+
+
+class Decomp(nn.Module):
+    def __init__(self, kernels):
+        super().__init__()
+        self.blocks = [Block(k) for k in kernels]
+        self.layer = nn.Linear(1, len(kernels))
+
+    def forward(self, x):
+        means = torch.cat([b(x).unsqueeze(-1) for b in self.blocks], dim=-1)
+        return torch.sum(means * torch.softmax(self.layer(x.unsqueeze(-1)), dim=-1), dim=-1)
+"""
+
+
+def test_a_plain_list_of_blocks_that_hold_nothing_hides_nothing():
+    result = analyze(_decomposition("nn.AvgPool1d(kernel_size, stride=1)"), path="layers.py")
+    assert [f.code for f in result.findings] == []
+
+
+@pytest.mark.parametrize(
+    "layer",
+    ["nn.Conv1d(4, 4, kernel_size, padding='same')", "make_layer(kernel_size)", "nn.BatchNorm1d(4)"],
+)
+def test_a_plain_list_of_blocks_that_may_hold_state_is_found(layer):
+    # a layer with parameters or buffers, or one a helper returns (it may have them)
+    source = _decomposition(layer).replace(
+        "class Block", "def make_layer(k):\n    return nn.Conv1d(4, 4, k)\n\n\nclass Block"
+    )
+    result = analyze(source, path="layers.py")
+    assert [(f.code, f.confidence) for f in result.findings] == [("GA109", "suspicious")]

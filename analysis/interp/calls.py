@@ -34,6 +34,7 @@ from .objects import (
     in_order,
     module_value,
 )
+from .stateless import holds_no_state
 from .trace import EventKind, UnseenRec
 from .values import EMPTY, NOCONST, NONE, UNKNOWN, Flow, Kind, Star, V, flow_of, join, join_all, make_tuple
 
@@ -51,7 +52,14 @@ def call_value(ip: Interp, fv: V, args, kwargs, node, env) -> V:
     # them runs, so each runs on an arm of its own, and what one does (an in-place ReLU) is never
     # taken to follow what another saved in the same call, nor for certain (build.py)
     arms = ip.seq() if sum(1 for o in fv.objs if isinstance(o, ModuleObj)) > 1 else None
-    for i, o in enumerate(in_order(fv.objs)):
+    candidates = in_order(fv.objs)
+    if len(candidates) > 1:
+        # several callees joined (a criterion chosen by a mode): one that cannot take these arguments
+        # raises TypeError there, so it is not the one this call runs
+        fits = [o for o in candidates if _takes(o, args, kwargs)]
+        if fits:
+            candidates = fits
+    for i, o in enumerate(candidates):
         sem = objects.get(type(o))
         if sem is not None and sem.call is not None:
             if arms is not None and isinstance(o, ModuleObj):
@@ -86,6 +94,34 @@ def call_value(ip: Interp, fv: V, args, kwargs, node, env) -> V:
         # it may add gradient from parameters the engine cannot name
         return opaque_call(ip, fv, args, kwargs, node, extra=fv, outside=True)
     return join_all(results)
+
+
+def _takes(o, args, kwargs) -> bool:
+    """Whether a callee can take `args` and `kwargs` without a TypeError; True when not known."""
+    fn, bound = None, False
+    if isinstance(o, FuncObj):
+        fn = o
+    elif isinstance(o, BoundMethod):
+        fn, bound = o.func, True
+    elif isinstance(o, ModuleObj) and o.cls is not None:
+        fn, bound = o.cls.lookup("forward"), True
+    elif isinstance(o, InstanceObj):
+        fn, bound = o.cls.lookup("__call__"), True
+    if fn is None or not isinstance(fn.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return True
+    if any(isinstance(a, Star) for a in args) or "**" in kwargs:
+        return True
+    a = fn.node.args
+    positional = [p.arg for p in a.posonlyargs + a.args][1 if bound else 0 :]
+    if len(args) > len(positional) and a.vararg is None:
+        return False
+    names = set(positional[len(args) :]) | {p.arg for p in a.kwonlyargs}
+    if a.kwarg is None and any(k not in names for k in kwargs):
+        return False
+    required = positional[: len(positional) - len(a.defaults)]
+    if any(p not in kwargs for p in required[len(args) :]):
+        return False
+    return all(p.arg in kwargs for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is None)
 
 
 def call_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v=None) -> V:
@@ -248,9 +284,10 @@ def instantiate(ip: Interp, cls: ClassObj, args, kwargs, node, label=None) -> V:
         recv = V(Kind.INST, frozenset((inst,)))
     init = cls.lookup("__init__")
     if cls.is_module and ip.st.shallow and len(ip.st.init_stack) >= 1:
-        # a submodule of the class under check: what it holds does not matter here
+        # a submodule of the class under check: what it holds does not matter here, unless its
+        # class can be read to hold nothing at all (then nothing stands for unknown parameters)
         m.opaque = True
-        if m.opaque_unit is None:
+        if m.opaque_unit is None and not holds_no_state(cls):
             m.opaque_unit = Unit(Unit.OPAQUE, "<params>", site, m.seq, count=None)
             m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
         return recv

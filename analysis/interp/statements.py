@@ -27,6 +27,7 @@ from .objects import (
     ListObj,
     ModuleObj,
     OptimObj,
+    PIter,
     ScalerObj,
     SchedObj,
     Site,
@@ -303,6 +304,8 @@ def _s_for(ip: Interp, stmt, env):
         return _run_unrolled(ip, stmt, env, elems)
     it = ip.eval(stmt.iter, env)
     elems = _constant_elements(ip, it)
+    if elems is None:
+        elems = _named_parameters(ip, stmt, it)
     if elems is not None:
         return _run_unrolled(ip, stmt, env, elems)
     elem = ip.iter_value(it)
@@ -368,6 +371,61 @@ def _constant_elements(ip: Interp, it: V) -> list | None:
     if frame.func is None or trains(ip.st.sf, frame.func.node):
         return None
     return list(items)
+
+
+# at most this many parameters are visited one by one by a freezing loop
+_UNROLL_PARAMS = 1024
+
+
+def _named_parameters(ip: Interp, stmt, it: V) -> list | None:
+    """`for name, p in m.named_parameters(): if "head" not in name: p.requires_grad = False` in a
+    function that does not train: one iteration per parameter with its name, in order, so that a
+    filter on names freezes exactly the parameters it names (joined, every parameter was only
+    maybe frozen). Only when every parameter's name is known (no module the engine cannot see)."""
+    pis = it.of(PIter)
+    if len(pis) != 1 or it.objs - {pis[0]} or not pis[0].named or not pis[0].exact or len(pis[0].sources) != 1:
+        return None
+    if not (isinstance(stmt.target, ast.Tuple) and len(stmt.target.elts) == 2):
+        return None
+    frame = ip.st.stack[-1]
+    if frame.func is None or trains(ip.st.sf, frame.func.node):
+        return None
+    src = next(iter(pis[0].sources))
+    if not isinstance(src, ModuleObj):
+        return None
+    named = _names_of_parameters(src)
+    if named is None or not 0 < len(named) <= _UNROLL_PARAMS:
+        return None
+    return [make_tuple([const(name), unit_value(u)], None) for name, u in named]
+
+
+def _names_of_parameters(m: ModuleObj) -> list | None:
+    """(name, leaf) as `m.named_parameters()` yields them (depth first, shared ones once), or None
+    when some are out of sight (a module the engine cannot see into) or there are too many."""
+    out: list = []
+    seen: set = set()
+    stack = [("", m)]
+    while stack:
+        prefix, mod = stack.pop()
+        if mod.oid in seen:
+            continue
+        seen.add(mod.oid)
+        if mod.opaque_unit is not None:
+            return None
+        kids = []
+        for key, child in mod.children.items():
+            if isinstance(child, Unit):
+                if child.oid not in seen:
+                    seen.add(child.oid)
+                    if child.kind != Unit.PARAM:
+                        return None
+                    out.append((prefix + str(key), child))
+            elif isinstance(child, ModuleObj):
+                kids.append((prefix + str(key) + ".", child))
+        stack.extend(reversed(kids))
+        if len(out) > _UNROLL_PARAMS:
+            return None
+    return out
 
 
 def _layer_indices(ip: Interp, stmt, env) -> list | None:

@@ -64,6 +64,9 @@ class Cut:
         "nondiff",
         "zerograd",
     )
+    # a draw from a torch distribution (`dist.sample()`): the intended stop of a policy gradient, owned
+    # by no rule; it only explains what a stand-in leaf made from the draw lost (GA106)
+    SAMPLE = "sample"
 
     def __init__(self, kind, site: Site, removed, removed_weak, detail="", receiver=None):
         self.cid = next(_cut_ids)

@@ -95,6 +95,8 @@ class Mark:
     ZMASK = 2048  # > 0 exactly where what it compared is (near) 0 (`(p == 0) * eps`): added to p, the sum is > 0
     UNIT = 4096  # within [-1, 1] (cosine similarity, tanh): a sigmoid of it stays well inside (0, 1)
     SQUARES = 8192  # squares of one tensor's own elements (`x * x`, `x ** 2`), or their sum: a root of it is a norm
+    # a torch.distributions object (`Categorical(probs)`): its `.sample()` is drawn without a graph
+    DIST = 16384
 
 
 class _NoConst:

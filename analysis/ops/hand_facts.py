@@ -60,6 +60,39 @@ PARAM_MODULES = (
 # Their parameter names depend on num_layers and bidirectional (torch_api.recurrent_params).
 RECURRENT = ("RNN", "LSTM", "GRU")
 
+# Calls that make or register a module's state, by their last name (interp/stateless.py: a class
+# whose methods call one of them may hold parameters or buffers).
+STATE_REGISTERS = (
+    "Parameter",
+    "ParameterList",
+    "ParameterDict",
+    "register_buffer",
+    "register_parameter",
+    "register_module",
+    "add_module",
+    "setattr",
+    "requires_grad_",
+    "Variable",
+)
+# Python builtins whose results are plain values, never modules (stateless.py).
+PLAIN_BUILTINS = (
+    "int",
+    "float",
+    "bool",
+    "str",
+    "len",
+    "tuple",
+    "list",
+    "dict",
+    "set",
+    "range",
+    "max",
+    "min",
+    "abs",
+    "round",
+    "sum",
+)
+
 # Parameter-free modules modelled as their functional (activations, dropout, pooling, padding,
 # losses...); any other torch.nn module stays opaque (it may own parameters).
 FREE_MODULES = (

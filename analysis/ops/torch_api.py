@@ -46,6 +46,8 @@ RECURRENT = frozenset(H.RECURRENT)
 
 # Torch modules without parameters: name -> positional index of `inplace` (None when it has none).
 FREE_MODULES = {name: _sets.MODULE_INPLACE.get(name) for name in H.FREE_MODULES}
+STATE_REGISTERS = frozenset(H.STATE_REGISTERS)
+PLAIN_BUILTINS = frozenset(H.PLAIN_BUILTINS)
 
 # The losses among them (their constructor takes a `reduction`).
 LOSS_MODULES = frozenset(n for n in FREE_MODULES if n in _sets.MODULE_REDUCTION)

@@ -164,15 +164,26 @@ def cut_findings(
                 else ", so torch.autograd.grad cannot reach them"
             )
             if e["level"] != CONFIRMED:
-                msg += " (if the calls the engine could not follow carried their gradient this far)"
+                msg += (
+                    " on the runs that leave them trainable (the program freezes them under a condition)"
+                    if lost & cut.removed & step.maybe_frozen
+                    else " (if the calls the engine could not follow carried their gradient this far)"
+                )
         fix = fix_for(ctx, cut, step) if fix_for is not None else None
+        related = step_related(step, ctx)
+        if e["level"] != CONFIRMED and lost & cut.removed & step.maybe_frozen:
+            related += tuple(
+                Related(f.span, "frozen here on some runs")
+                for f in ctx.model.freezes
+                if not f.value and f.params & lost
+            )[:1]
         out.append(
             rule.finding(
                 span,
                 msg,
                 confidence=e["level"],
                 params=names(shown),
-                related=step_related(step, ctx),
+                related=related,
                 fix=fix,
                 data={"cut": cut.kind},
             )
@@ -218,7 +229,9 @@ def _cut_candidates(ctx: RuleContext) -> list[CutCandidate]:
                 lost = {p for p in removed if p in step.inputs}
             else:
                 lost = {p for p in removed if p in step.trained}
-            certain = {p for p in lost if p in cut.removed}
+            # a parameter frozen on some paths (`if args.freeze: p.requires_grad = False`) is cut
+            # harmlessly on those: the finding holds on the others only
+            certain = {p for p in lost if p in cut.removed and p not in step.maybe_frozen}
             if lost:
                 level = CONFIRMED if certain else SUSPICIOUS
             elif raises and not (cut.removed & dropped) and (cut.removed - step.frozen or cut.removed_weak or cut.top):

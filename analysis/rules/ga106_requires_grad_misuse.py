@@ -35,7 +35,14 @@ def check(ctx: RuleContext) -> list[Finding]:
             if o is not None:
                 msg += f"; `{o.name}` never changes them"
             breaks = sorted({c.span for c in cuts if c.span is not None}, key=lambda s: (s.path, s.line, s.col))
-            if breaks:
+            if breaks and all(c.kind == "sample" for c in cuts):
+                # a draw has no gradient to restore: the policy gradient is the way through it
+                msg += (
+                    f". The gradient stopped at the draw `{ctx.text(breaks[0])}` (line {breaks[0].line}), which has "
+                    f"none: weigh the draws' `log_prob` by the reward instead (REINFORCE), or use `rsample()` "
+                    f"where the distribution has one"
+                )
+            elif breaks:
                 msg += (
                     f". The gradient stopped earlier, at `{ctx.text(breaks[0])}` (line {breaks[0].line}): fix it there"
                 )

@@ -404,6 +404,10 @@ def loss_misuse(ip: Core, op, argv, node, arg_node):
     # proven when every path gives probabilities; on some paths only (a sigmoid under a branch the
     # engine could not decide), the other paths may give logits
     sure = CONFIRMED if x.facts & (Fact.ALL_PROB | Fact.ALL_SIGM) else SUSPICIOUS
+    if sure == SUSPICIOUS and x.marks & Mark.LOGITS:
+        # another path the engine saw gives logits (a layer chosen by a config entry, a head applied
+        # on one arm only): which one runs is not known, and logits are as likely
+        return EMPTY
     if op == "cross_entropy" and x.marks & (Mark.PROB | Mark.SIGM):
         what = "softmax probabilities" if x.marks & Mark.PROB else "sigmoid outputs"
         return frozenset({hazard(ip, "GA407", arg_node or node, f"{what} into cross_entropy", sure)})

@@ -99,6 +99,10 @@ def marks_of(op: str, inputs) -> tuple[int, int]:
         if first.marks & Mark.CAUSAL:
             # a mask that keeps at least one entry per row (causal, or positions < lengths): its sum is >= 1
             return 0, Fact.POSITIVE
+        if first.facts & (Fact.ALL_PROB | Fact.ALL_SIGM):
+            # a sum (or mean) of probabilities or sigmoids, each > 0: it is 0 only if every one of them
+            # underflowed at once (a single probability is the divisor that can be 0)
+            return first.marks & (Mark.LOGITS | Mark.EXP | Mark.SQUARES), Fact.POSITIVE
         m = first.marks & (Mark.ZERO | Mark.LOGITS | Mark.EXP | Mark.SQUARES)
         return m, first.facts & Fact.POSITIVE
     if op in T.ORDER_STATISTICS:

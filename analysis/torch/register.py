@@ -58,6 +58,9 @@ def register_calls(calls: CallTable) -> None:
     )
     calls.when(lambda qual, head, short: head.split(".")[0] in T.NUMPY_MODULES, tensors.numpy_function)
     calls.when(lambda qual, head, short: qual.startswith("torch.") and short[:1].islower(), tensors.torch_call)
+    calls.when(
+        lambda qual, head, short: qual.startswith("torch.distributions.") and short[:1].isupper(), tensors.distribution
+    )
 
 
 def register(sem: Semantics) -> None:

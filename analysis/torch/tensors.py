@@ -627,10 +627,23 @@ def unseen_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
     if name in ("detach",) and (recv.carries or recv.k & Kind.TENSOR):
         return tensor_method(ip, recv, name, args, kwargs, node, None)
     if name == "sample" and not recv.objs:
-        # a draw from a distribution the engine does not model (`Categorical(probs).sample()`)
+        if recv.marks & Mark.DIST:
+            # torch.distributions draws under no_grad (`rsample` is the differentiable draw): the
+            # sample carries no gradient back to the distribution's parameters
+            out = R.make_cut(ip, Cut.SAMPLE, recv.replace(k=Kind.TENSOR), node, ".sample()")
+            return out.replace(k=Kind.TENSOR, objs=EMPTY, marks=Mark.SAMPLED)
+        # a draw from a distribution the engine does not model (a project's own `sample()`)
         out = ip.opaque_call(None, args, kwargs, node, extra=recv, outside=True, record=None)
         return out.replace(marks=out.marks | Mark.SAMPLED)
     return None
+
+
+def distribution(ip: Core, qual, args, kwargs, node, env) -> V:
+    """`torch.distributions.Categorical(probs)` and the other distribution classes: an object the
+    engine does not model (its `log_prob`, `entropy`... may carry what went in), marked so that its
+    `.sample()` is known to carry no gradient."""
+    out = ip.opaque_call(None, args, kwargs, node)
+    return out.replace(k=Kind.UNKNOWN, marks=out.marks | Mark.DIST)  # an object, not a tensor
 
 
 def unseen_tensor_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
