@@ -102,7 +102,7 @@ def _takes(o, args, kwargs) -> bool:
     if isinstance(o, FuncObj):
         fn = o
     elif isinstance(o, BoundMethod):
-        fn, bound = o.func, True
+        fn, bound = o.func, not o.func.is_static
     elif isinstance(o, ModuleObj) and o.cls is not None:
         fn, bound = o.cls.lookup("forward"), True
     elif isinstance(o, InstanceObj):
