@@ -149,9 +149,23 @@ def _e_call(ip: Interp, node, env):
         recv = ip.eval(func.value, env)
         if recv.k & Kind.MODREF and isinstance(recv.const, str) and not recv.objs:
             return ip.call_qualified(f"{recv.const}.{func.attr}", args, kwargs, node, env)
-        return ip.call_method(recv, func.attr, args, kwargs, node, env)
+        out = ip.call_method(recv, func.attr, args, kwargs, node, env)
+        if func.attr == "backward" and not node.args and not recv.org and not recv.saves:
+            _backpropagated(func.value, env)
+        return out
     fv = ip.eval(func, env)
     return ip.call_value(fv, args, kwargs, node, env)
+
+
+def _backpropagated(target, env) -> None:
+    """`loss.backward()` / `out["loss"].backward()` of a value the engine did not see being made:
+    torch raises unless it is a tensor with a graph, so the name it was read from holds one from
+    here on (a history appended to a list stays alive with it, GA303)."""
+    k, mark = Kind.TENSOR, Mark.GRAPH  # the name itself is the tensor, or it holds one
+    while isinstance(target, (ast.Subscript, ast.Attribute)):
+        target, k, mark = target.value, 0, Mark.HOLDS_GRAPH
+    if env is not None and isinstance(target, ast.Name) and isinstance(v := env.get(target.id), V):
+        env[target.id] = v.replace(k=v.k | k, marks=v.marks | mark)
 
 
 def eval_args(ip: Interp, node, env):

@@ -11,7 +11,7 @@ import ast
 from ..ops import torch_api as T
 from .objects import DictObj, InstanceObj, ListObj, ModuleObj, OptimObj, PIter, Site, TensorObj, Unit
 from .trace import AccRec, BackwardRec, CarryRec, CrossRec, Event, EventKind, GradReadRec, LossRec, UnseenRec
-from .values import Fact, Kind, Star, V, join
+from .values import Fact, Kind, Mark, Star, V, join
 
 
 def event(ip, kind, node, obj=None, detail=None, units=None):
@@ -140,18 +140,27 @@ def note_accumulation(ip, value: V, stmt, added=False) -> V:
     `total += value` onto a number or a tensor, which only a tensor (or a number) survives, so a
     value of unknown type that certainly carries gradient (`outputs.loss` of a library model) is
     a tensor with history there."""
-    if value.facts & Fact.NOGRAD or not (value.saves or value.org):
+    if value.facts & Fact.NOGRAD:
+        return value
+    # backpropagated: it is or holds a graph the engine did not see being built
+    backpropagated = bool(value.marks & (Mark.GRAPH | Mark.HOLDS_GRAPH)) and not value.org
+    if not (value.saves or value.org or backpropagated):
         return value
     if not value.saves and value.objs and all(isinstance(o, Unit) for o in value.objs):
         return value  # a leaf itself (a distilled image, a weight): no history to keep alive
-    if not (value.k & Kind.TENSOR or (added and value.org and any(s.certain for s in value.saves))):
+    if not (value.k & Kind.TENSOR or backpropagated or (added and value.org and any(s.certain for s in value.saves))):
         return value
     loops = loop_entries(ip)
     if loops and value.saves and not any(loops[-1] in s.ctx for s in value.saves):
         # every graph it holds was built before this loop (`for sl in style_losses: score += sl.loss`
         # after one forward): accumulating it keeps nothing alive that is not alive anyway
         return value
-    rec = AccRec(Site(ip.st.sf, stmt), ip.st.ctx, value.org)
+    rec = AccRec(
+        Site(ip.st.sf, stmt),
+        ip.st.ctx,
+        value.org,
+        tensor=bool(value.k & Kind.TENSOR) and not value.marks & Mark.HOLDS_GRAPH,
+    )
     ip.st.trace.accums.append(rec)
     return value.replace(terms=value.terms | {rec})
 

@@ -967,6 +967,7 @@ def assign(ip: Interp, target, value: V, env: dict, stmt):
         recv = ip.eval(target.value, env)
         index = ip.eval(target.slice, env)
         ip.set_item(recv, index, value, stmt, target, env)
+        _graph_replaced(target, value, env)
     elif isinstance(target, (ast.Tuple, ast.List)):
         elts = target.elts
         star = next((i for i, e in enumerate(elts) if isinstance(e, ast.Starred)), None)
@@ -987,6 +988,16 @@ def assign(ip: Interp, target, value: V, env: dict, stmt):
                 assign(ip, t, elem, env, stmt)
     elif isinstance(target, ast.Starred):
         assign(ip, target.value, value, env, stmt)
+
+
+def _graph_replaced(target: ast.Subscript, value: V, env: dict) -> None:
+    """`out["loss"] = out["loss"].detach()`: the element backward() ran on (Mark.HOLDS_GRAPH, set on
+    a holder the engine does not see into) is replaced by a value without a graph."""
+    holder = target.value
+    if not isinstance(holder, ast.Name) or not isinstance(old := env.get(holder.id), V):
+        return
+    if old.marks & Mark.HOLDS_GRAPH and not (value.saves or value.carries or value.marks & Mark.GRAPH):
+        env[holder.id] = old.replace(marks=old.marks & ~Mark.HOLDS_GRAPH)
 
 
 def bind_name(ip: Interp, name: str, value: V, env: dict, stmt, rebind_check=True):

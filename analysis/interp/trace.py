@@ -135,12 +135,13 @@ class AccRec:
     """A tensor with history accumulated into state that outlives the iteration. Used as a loss
     term token: when it reaches a backward(), the accumulation is a loss, not a log."""
 
-    __slots__ = ("ctx", "org", "site")
+    __slots__ = ("ctx", "org", "site", "tensor")
 
-    def __init__(self, site, ctx, org):
+    def __init__(self, site, ctx, org, tensor=True):
         self.site = site
         self.ctx = ctx
         self.org = org
+        self.tensor = tensor  # known to be a tensor (not a dict or an object holding one)
 
     def __hash__(self):
         return id(self)

@@ -97,6 +97,11 @@ class Mark:
     SQUARES = 8192  # squares of one tensor's own elements (`x * x`, `x ** 2`), or their sum: a root of it is a norm
     # a torch.distributions object (`Categorical(probs)`): its `.sample()` is drawn without a graph
     DIST = 16384
+    # backward() ran on it: a tensor with a graph even when the engine could not see it made
+    # (backward() raises otherwise); HOLDS_GRAPH: backward() ran on a value read out of it
+    # (`out["loss"].backward()`), a dict or an object that holds such a tensor
+    GRAPH = 32768
+    HOLDS_GRAPH = 65536
 
 
 class _NoConst:

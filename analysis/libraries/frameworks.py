@@ -41,7 +41,7 @@ from ..interp.objects import (
 )
 from ..interp.semantics import ModuleExtension
 from ..interp.trace import EventKind
-from ..interp.values import NONE, UNKNOWN, Kind, V, make_tuple, passthrough
+from ..interp.values import EMPTY, NONE, UNKNOWN, Kind, V, make_tuple, passthrough
 from ..torch import modules, optimizers
 
 LIGHTNING = "lightning"
@@ -321,6 +321,13 @@ def backward_call(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
         # backward, the argument its gradient (`act.backward(act.data)` in deep dream)
         recv_node = node.func.value if isinstance(node.func, ast.Attribute) else None
         recording.do_backward(ip, recv, node, loss_node=recv_node, kwargs=kwargs, gradient=bool(args))
+        return NONE
+    if name == "backward" and not args and not recv.objs and recv.k & Kind.UNKNOWN:
+        # `out["loss"].backward()` of a value the engine did not see made (a model picked at run time):
+        # only a tensor with a graph has a backward() that takes no argument and does not raise
+        recv_node = node.func.value if isinstance(node.func, ast.Attribute) else None
+        loss = recv.replace(k=Kind.TENSOR, top=True, objs=EMPTY, site=node)
+        recording.do_backward(ip, loss, node, loss_node=recv_node, kwargs=kwargs, gradient="gradient" in kwargs)
         return NONE
     if name == "backward" and args and isinstance(args[0], V) and (args[0].k & Kind.TENSOR or args[0].carries):
         recording.do_backward(ip, args[0], node, loss_node=node.args[0])

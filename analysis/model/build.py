@@ -316,7 +316,8 @@ class Builder:
             events=tuple(self.event(e, 0) for e in events),
             schedulers=scheds,
             accumulations=tuple(
-                M.Accumulation(self.span(a.site), self.params(a.org), back, _loops(a.ctx)) for a, back in accs.values()
+                M.Accumulation(self.span(a.site), self.params(a.org), back, _loops(a.ctx), a.tensor)
+                for a, back in accs.values()
             ),
             crossings=tuple(
                 M.Crossing(

@@ -146,6 +146,7 @@ class Accumulation:
     params: frozenset[Param]
     backpropagated: bool
     loops: tuple[int, ...]
+    tensor: bool = True  # the value is known to be a tensor (`.detach()` applies to it)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,6 +2,7 @@
 
 from ..model.findings import CONFIRMED, SUSPICIOUS, UNSAFE, Finding, Fix, Related
 from ..model.model import EventKind, Span, Step
+from . import ga304_multi_loss_interaction as ga304
 from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import first_by_span
 
@@ -30,13 +31,32 @@ def check(ctx: RuleContext) -> list[Finding]:
             if e.span == s.span and e.kind in (EventKind.BACKWARD, EventKind.GRAD):
                 seqs[e.seq] = s
     out = []
+    # the later backward()s that GA304 already reports (another optimizer's loss through the shared
+    # graph, a GAN's D and G steps): the same defect, named by the more specific rule
+    crossed: set[Span] | None = None
     for step in model.steps:
         for st in step.stale:
-            if st.kind != "retained" or not st.earlier_iteration:
+            # a graph kept for a second loss of the same iteration is what retain_graph is for, unless a
+            # step() in between changed a tensor it saved
+            if st.kind != "retained" or not (st.earlier_iteration or st.modified):
                 continue
             keeper = seqs.get(st.by) or by_seq.get(st.by)
             span = keeper.retain_span if keeper is not None and keeper.retain_span else st.by_span
-            if st.modified:
+            fix = _fix(ctx, span) if keeper is not None and keeper.retain_span else None
+            if not st.earlier_iteration:
+                if crossed is None:
+                    crossed = {r.span for f in ga304.check(ctx) for r in f.related}
+                if step.span in crossed:
+                    continue
+                msg = (
+                    "`retain_graph=True` keeps this graph for a later backward() of the same iteration, but a "
+                    'step() in between changes parameters it saved, so that backward() raises "one of the '
+                    'variables needed for gradient computation has been modified by an inplace operation" '
+                    "(run the later loss's backward() before the step, or recompute what it reuses)"
+                )
+                level = CONFIRMED
+                fix = None  # dropping retain_graph would only change the error
+            elif st.modified:
                 msg = (
                     "`retain_graph=True` keeps the previous iteration's graph alive, and this iteration's loss "
                     "reaches back into it; a step() has since changed parameters that graph saved, so backward() "
@@ -60,7 +80,7 @@ def check(ctx: RuleContext) -> list[Finding]:
                     msg,
                     confidence=level,
                     related=rel,
-                    fix=_fix(ctx, span) if keeper is not None and keeper.retain_span else None,
+                    fix=fix,
                 )
             )
     return first_by_span(out)
@@ -70,13 +90,14 @@ RULE = Rule(
     code="GA302",
     name="retain-graph-masking",
     family=BACKWARD,
-    summary="retain_graph=True keeping a graph that the next iteration reaches through carried state",
+    summary="retain_graph=True keeping a graph reached again after a step() or in the next iteration",
     what="""
 Flags `backward(retain_graph=True)` whose retained graph is reached again in a later iteration,
 through state carried across iterations without `.detach()` (the usual way to silence GA301).
 Confirmed when a parameter that graph saved was changed in place by a `step()` since (torch then
 raises), suspicious when it only grows. Retaining a graph for a second loss in the same iteration
-is not flagged.
+is not flagged, unless a `step()` runs between the two backward() calls and changes a parameter the
+graph saved: torch raises there too.
 """,
     why="""
 The carried state drags every earlier iteration's graph along: memory and backward time grow
@@ -125,6 +146,31 @@ for start in range(0, 30, 10):
     optimizer.step()
 """,
             runtime="error: modified by an inplace operation",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+encoder = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 8))
+head, critic = nn.Linear(8, 4), nn.Linear(4, 1)
+opt_main = torch.optim.Adam([*encoder.parameters(), *head.parameters()], lr=1e-3)
+opt_critic = torch.optim.Adam(critic.parameters(), lr=1e-3)
+for it in range(3):
+    x = torch.randn(16, 4)
+    code = encoder(x)
+    opt_main.zero_grad()
+    opt_critic.zero_grad()
+    recon = head(code)
+    ((recon - x).pow(2).mean() + critic(recon).mean()).backward(retain_graph=True)  # <- GA302
+    opt_main.step()
+    opt_critic.step()
+    opt_critic.zero_grad()
+    critic(head(code)).mean().backward()
+    opt_critic.step()
+""",
+            runtime="error: modified by an inplace operation",
+            note="the step between the two backward() calls changed the encoder weights the kept graph saved",
         ),
     ),
     valid=(

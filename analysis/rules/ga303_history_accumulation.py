@@ -42,11 +42,21 @@ def check(ctx: RuleContext) -> list[Finding]:
             "a tensor with its autograd graph is accumulated into state that outlives the iteration: every "
             "iteration's graph stays alive with it (memory grows until the loop ends); keep `.item()` or "
             "`.detach()` for logging"
+            if acc.tensor
+            else "a value holding a tensor with its autograd graph (backward() ran on an element of it) is "
+            "accumulated into state that outlives the iteration: every iteration's graph stays alive with it "
+            "(memory grows until the loop ends); replace that element with its `.detach()` or `.item()` first"
         )
         # the graph is certain only when the value carries gradient from named parameters (not only
         # through code the engine could not see)
         out.append(
-            RULE.finding(acc.span, msg, confidence=CONFIRMED if acc.params else SUSPICIOUS, fix=_fix(ctx, acc.span))
+            RULE.finding(
+                acc.span,
+                msg,
+                confidence=CONFIRMED if acc.params else SUSPICIOUS,
+                # a dict or an object holding the tensor has no `.detach()`
+                fix=_fix(ctx, acc.span) if acc.tensor else None,
+            )
         )
     return first_by_span(out)
 
