@@ -6,6 +6,11 @@ an `if flag:` whose block tests the flag again later runs the rest of the block 
 (`tail_split`), so what one arm computed meets only that arm's later code: `with autocast(): loss =
 ...` under `if self.use_amp:` reaches `scaler.scale(loss)` under the next `if self.use_amp:`, never
 the plain `loss.backward()` of its else.
+
+A flag compared with constants (`mode == "both"`, `mode in ("a", "b")`, `!=`, `not in`) is a flag
+too: an arm assumes the values it allows or excludes (Frame.assumed under "=" + the path), so
+`if mode in ("a", "b"): loss.backward()` and a later `if mode == "a": ... elif mode == "b": ...
+else: <uses loss>` are never taken together.
 """
 
 from __future__ import annotations
@@ -38,13 +43,67 @@ def tested(test) -> tuple[str, bool] | None:
     return None if path is None else (path, polarity)
 
 
+_CONSTS = (str, int, float, bool, type(None))
+
+
+def compared(test) -> tuple[str, frozenset, bool] | None:
+    """(path, constants, polarity) of `x == c` (True), `x != c` (False), `x in (c, ...)`, `x not in
+    (c, ...)` with `x` a name or attribute path and the constants literals; cached on the node."""
+    found = test.__dict__.get("_ga_cmp", 0)
+    if found != 0:
+        return found
+    found = None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and (path := dotted(test.left)) is not None:
+        op, right = test.ops[0], test.comparators[0]
+        values: list | None = None
+        if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant):
+            values = [right.value]
+        elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+            consts = [e for e in right.elts if isinstance(e, ast.Constant)]
+            if len(consts) == len(right.elts):
+                values = [e.value for e in consts]
+        if values is not None and all(isinstance(v, _CONSTS) for v in values):
+            found = (path, frozenset(values), isinstance(op, (ast.Eq, ast.In)))
+    test._ga_cmp = found
+    return found
+
+
+def _allowed(known, values: frozenset, polarity: bool):
+    """What an arm knows of a compared flag's value, (allowed values or None for any, excluded
+    values), after also assuming `value in values` is `polarity`."""
+    allowed, excluded = known if known is not None else (None, frozenset())
+    if polarity:
+        allowed = values if allowed is None else allowed & values
+    else:
+        excluded = excluded | values
+    if allowed is not None:
+        allowed, excluded = allowed - excluded, frozenset()
+    return allowed, excluded
+
+
+def _decided(known, values: frozenset) -> bool | None:
+    """Whether `value in values` holds, from what an arm knows of the value."""
+    allowed, excluded = known
+    if allowed is not None:
+        if allowed <= values:
+            return True
+        if not allowed & values:
+            return False
+    elif values <= excluded:
+        return False
+    return None
+
+
 def flag(ip: Interp, test) -> tuple[str, bool] | None:
     """(path, polarity) of a test on a flag that keeps its value through the running function: a
     name it never assigns (a parameter, a closure or global variable), or an attribute path it never
     assigns (`self.use_amp`, set in `__init__`), `flag` or `not flag`."""
     t = tested(test)
     if t is None:
-        return None
+        c = compared(test)
+        if c is None:
+            return None
+        t = (c[0], c[2])
     path = t[0]
     fn = ip.st.stack[-1].func
     if fn is None or isinstance(fn.node, ast.Lambda) or path.split(".", 1)[0] in assigned(fn.node):
@@ -62,9 +121,42 @@ def assumed(ip: Interp, test) -> bool | None:
     if not frame.assumed:
         return None
     t = tested(test)
-    if t is None or t[0] not in frame.assumed or flag(ip, test) is None:
+    if t is None:
+        c = compared(test)
+        known = frame.assumed.get("=" + c[0]) if c is not None else None
+        if c is None or known is None or flag(ip, test) is None:
+            return None
+        inside = _decided(known, c[1])
+        return None if inside is None else inside == c[2]
+    if t[0] not in frame.assumed or flag(ip, test) is None:
         return None
     return frame.assumed[t[0]] == t[1]
+
+
+def assume(frame, test, arm: bool) -> tuple | None:
+    """Record in `frame.assumed` what the `arm` of a flag-like `test` holds; returns what to give
+    `restore` after the arm (None: nothing recorded)."""
+    t = tested(test)
+    if t is not None:
+        key, value = t[0], t[1] if arm else not t[1]
+    else:
+        c = compared(test)
+        if c is None:
+            return None
+        key = "=" + c[0]
+        value = _allowed(frame.assumed.get(key), c[1], c[2] if arm else not c[2])
+    saved = (key, frame.assumed.get(key), key in frame.assumed)
+    frame.assumed[key] = value
+    return saved
+
+
+def restore(frame, saved: tuple | None) -> None:
+    if saved is not None:
+        key, before, had = saved
+        if had:
+            frame.assumed[key] = before
+        else:
+            frame.assumed.pop(key, None)
 
 
 def assigned(fn_node) -> frozenset:
@@ -104,8 +196,11 @@ def _walked(stmt) -> tuple[int, frozenset]:
         for n in ast.walk(stmt):
             if isinstance(n, ast.stmt):
                 size += 1
-            if isinstance(n, (ast.If, ast.IfExp, ast.While)) and (t := tested(n.test)) is not None:
-                paths.add(t[0])
+            if isinstance(n, (ast.If, ast.IfExp, ast.While)):
+                if (t := tested(n.test)) is not None:
+                    paths.add(t[0])
+                elif (c := compared(n.test)) is not None:
+                    paths.add(c[0])
         found = stmt._ga_tests = (size, frozenset(paths))
     return found
 
@@ -124,7 +219,8 @@ def _tests_again(rest: list, path: str) -> bool:
 
 def _build_tail(stmt: ast.If, rest: list) -> ast.If | None:
     t = tested(stmt.test)
-    if t is None or not rest or not _tests_again(rest, t[0]):
+    path = t[0] if t is not None else (c[0] if (c := compared(stmt.test)) is not None else None)
+    if path is None or not rest or not _tests_again(rest, path):
         return None
     return ast.copy_location(ast.If(test=stmt.test, body=[*stmt.body, *rest], orelse=[*stmt.orelse, *rest]), stmt)
 
@@ -147,4 +243,4 @@ def tail_split(ip: Interp, stmts: list, i: int) -> ast.If | None:
     if tail is None:
         return None
     f = flag(ip, stmt.test)
-    return None if f is None or f[0] in frame.assumed else tail
+    return None if f is None or f[0] in frame.assumed or "=" + f[0] in frame.assumed else tail

@@ -86,4 +86,5 @@ class Frame:
         # (x, y)` (statements.py), dropped when the name is rebound
         self.splits: dict[str, dict[str, Split]] = {}
         # flag path -> its truth in the arm being run (flags.py)
-        self.assumed: dict[str, bool] = {}
+        # flag path -> its truth; "=" + path -> (allowed values or None, excluded values)
+        self.assumed: dict[str, object] = {}

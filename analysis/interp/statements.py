@@ -246,9 +246,8 @@ def _s_if(ip: Interp, stmt, env):
     if known is False:
         return ip.exec_block(stmt.orelse, env)
     # what the arms assume of a flag-like test; `flags.assumed` checks it is a flag when asked
-    flag = flags.tested(stmt.test)
-    assumed = ip.st.stack[-1].assumed
-    before = assumed.get(flag[0]) if flag is not None else None
+    frame = ip.st.stack[-1]
+    saved = None
     ip.st.cond += 1
     key = ip.seq()
     ip.st.cond_starts.append(key)
@@ -263,24 +262,19 @@ def _s_if(ip: Interp, stmt, env):
     ip.st.arm_stores.append(({}, first))
     try:
         ip.st.path.append((key, 0, depth))
-        if flag is not None:
-            assumed[flag[0]] = flag[1]  # a later test of the flag in this arm is decided
+        saved = flags.assume(frame, stmt.test, True)  # a later test of the flag in this arm is decided
         a = ip.exec_block(stmt.body, _refine(stmt.test, env, True, ip))
         ip.st.path[-1] = (key, 1, depth)
         ip.st.arm_stores[-1] = (first, {})
-        if flag is not None:
-            assumed[flag[0]] = not flag[1]
+        flags.restore(frame, saved)
+        saved = flags.assume(frame, stmt.test, False)
         b = (
             ip.exec_block(stmt.orelse, _refine(stmt.test, env, False, ip))
             if stmt.orelse
             else (None if getattr(stmt, _TAIL, False) else _refine(stmt.test, env, False, ip))
         )
     finally:
-        if flag is not None:
-            if before is None:
-                assumed.pop(flag[0], None)
-            else:
-                assumed[flag[0]] = before
+        flags.restore(frame, saved)
         ip.st.path.pop()
         ip.st.cond -= 1
         ip.st.cond_starts.pop()

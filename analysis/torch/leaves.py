@@ -20,6 +20,12 @@ def set_requires_grad(ip: Core, recv: V, flag, node, target_node, env, stmt) -> 
     units = [o for o in recv.objs if isinstance(o, Unit) and freezable(o) and o not in aliased]
     if units:
         freeze(ip, units, flag, node, recv)
+        if flag is False and isinstance(target_node, ast.Name) and env is not None:
+            # `out.requires_grad = False`: on this path the leaf the name holds no longer requires
+            # grad, even where the freeze is only one path's (under a setting) or one of several
+            # leaves': an in-place write through the name that follows is allowed
+            gone = frozenset(units)
+            env[target_node.id] = recv.replace(org=recv.org - gone, weak=recv.weak - gone)
         return recv
     if flag is False or not (recv.k & Kind.TENSOR):
         return recv

@@ -1,0 +1,50 @@
+# runtime: error: Trying to backward through the graph a second time
+"""The twin of realcode_reductions/replay_backward_in_exclusive_modes.py with the modes overlapping:
+the replayed loss is backpropagated on its own in the 'normal' and 'both' modes, and 'normal' also
+adds it into the total, whose backward() then runs through the replayed graph a second time."""
+import argparse
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Learner(nn.Module):
+    def __init__(self, use_replay):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
+        self.use_replay = use_replay
+        self.optimizer = torch.optim.SGD(self.parameters(), lr=0.1)
+
+    def forward(self, x):
+        return self.net(x)
+
+    def train_a_batch(self, x, y, x_, y_, rnt=0.5):
+        self.optimizer.zero_grad()
+        loss_replay = F.cross_entropy(self(x_), y_)
+        if self.use_replay in ("normal", "both"):
+            if self.use_replay == "both":
+                loss_replay = (1 - rnt) * loss_replay
+            loss_replay.backward()
+            if self.use_replay == "inequality":
+                self.optimizer.zero_grad()
+        loss_cur = F.cross_entropy(self(x), y)
+        if self.use_replay == "inequality":
+            loss_total = loss_cur
+        elif self.use_replay == "both":
+            loss_total = rnt * loss_cur
+        else:
+            loss_total = rnt * loss_cur + (1 - rnt) * loss_replay
+        loss_total.backward()  # <- GA301
+        self.optimizer.step()
+
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--replay", default="normal", choices=["normal", "inequality", "both"])
+for argv in ([], ["--replay", "inequality"], ["--replay", "both"]):
+    args = parser.parse_args(argv)
+    torch.manual_seed(0)
+    learner = Learner(args.replay)
+    for _ in range(3):
+        x, x_ = torch.randn(8, 6), torch.randn(8, 6)
+        learner.train_a_batch(x, torch.randint(0, 3, (8,)), x_, torch.randint(0, 3, (8,)))
