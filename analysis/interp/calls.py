@@ -30,6 +30,7 @@ from .objects import (
     Site,
     SuperObj,
     SymObj,
+    TensorObj,
     Unit,
     in_order,
     module_value,
@@ -553,7 +554,10 @@ def get_item(ip: Interp, recv: V, index: V, node, env) -> V:
             results.append(containers.slice_list(ip, o, node.slice, node, env))  # `layers[:-1]`: a list
         elif isinstance(o, ListObj):
             # a list nothing was seen put in: filled where the engine did not look
-            results.append(o.content if o.content is not None else V(Kind.UNKNOWN, site=node, unk=Site(ip.st.sf, node)))
+            content = o.content
+            if content is not None and isinstance(index.const, int) and not isinstance(index.const, bool):
+                content = _position(o, index.const, content)
+            results.append(content if content is not None else V(Kind.UNKNOWN, site=node, unk=Site(ip.st.sf, node)))
         elif isinstance(o, DictObj):
             key = index.const if isinstance(index.const, (str, int)) else None
             v = o.get(key)
@@ -582,6 +586,30 @@ def get_item(ip: Interp, recv: V, index: V, node, env) -> V:
             risks=recv.risks,
         )
     return join_all(results)
+
+
+def _position(o: ListObj, i: int, content: V) -> V:
+    """`batch[3]` of a list whose elements the engine keeps joined (`tuple(t.to(dev) for t in batch)`):
+    data tensors at distinct positions are distinct tensors (the labels are not the input ids, so a
+    `labels.clamp_()` changes nothing an embedding saved of the ids); each position reads a storage
+    of its own, the same at every read of it. Tensors with gradient keep their identity."""
+    if content.carries:
+        return content
+    data = [s for s in content.objs if type(s) is TensorObj and s.base is None and s.nonleaf_of is None]
+    if not data:
+        return content
+    if o.positions is None:
+        o.positions = {}
+    swap = {}
+    for s in data:
+        own = o.positions.get((i, s))
+        if own is None:
+            own = o.positions[(i, s)] = TensorObj(s.site)
+            # what is known of the element's values (a mask, a count of one) holds at each position
+            own.compared, own.gate, own.counts = s.compared, s.gate, s.counts
+            own.groups, own.row_gate, own.nan_rows = s.groups, s.row_gate, s.nan_rows
+        swap[s] = own
+    return content.replace(objs=frozenset(swap.get(x, x) for x in content.objs))
 
 
 def set_item(ip: Interp, recv: V, index: V, value: V, stmt, target, env):

@@ -391,7 +391,7 @@ class ListObj(Obj):
     """A list, set or generator; elements are joined into one value, and the first ones are also
     kept in order (`nn.Sequential(*layers)` needs the order to name its children)."""
 
-    __slots__ = ("content", "elems", "exact", "site")
+    __slots__ = ("content", "elems", "exact", "positions", "site")
 
     MAX_ELEMS = 256
 
@@ -399,6 +399,7 @@ class ListObj(Obj):
         super().__init__()
         self.content = content
         self.site = site
+        self.positions: dict | None = None  # (index, storage) -> the storage read at that index
         self.elems: list | None = [content] if content is not None else []
         # `elems` is the list, element by element in place: a literal, then only appended to (no
         # insert, pop or `lst[i] = v`), so `f(*lst)` can bind each element to its own parameter

@@ -18,7 +18,7 @@ _WHAT = {"step": "not reached", "parameters": "parameters unknown", "optimizer":
 
 
 def reason_text(r, editor: bool = False) -> str:
-    """'not reached (budget): the budget of 5,000 statements ... ran out before it; raise it with --script-budget'"""
+    """'not reached (budget): the budget of 20,000 statements ... ran out before it; raise it with --script-budget'"""
     out = f"{_WHAT.get(r.what, r.what)} ({r.why}): {r.detail}"
     if r.budget:
         tip = advice(Gap("", None, 0, budget=r.budget), editor=editor)
