@@ -10,7 +10,8 @@ the plain `loss.backward()` of its else.
 A flag compared with constants (`mode == "both"`, `mode in ("a", "b")`, `!=`, `not in`) is a flag
 too: an arm assumes the values it allows or excludes (Frame.assumed under "=" + the path), so
 `if mode in ("a", "b"): loss.backward()` and a later `if mode == "a": ... elif mode == "b": ...
-else: <uses loss>` are never taken together.
+else: <uses loss>` are never taken together. The true arm of `p and q` assumes both parts, the
+false arm of `p or q` both negations; a test joined so is decided once its parts are.
 """
 
 from __future__ import annotations
@@ -120,6 +121,13 @@ def assumed(ip: Interp, test) -> bool | None:
     frame = ip.st.stack[-1]
     if not frame.assumed:
         return None
+    if isinstance(test, ast.BoolOp):
+        # `a and b` is false once one part is, true once all are; `a or b` the other way round
+        parts = [assumed(ip, p) for p in test.values]
+        stop = isinstance(test.op, ast.Or)
+        if stop in parts:
+            return stop
+        return (not stop) if all(p is (not stop) for p in parts) else None
     t = tested(test)
     if t is None:
         c = compared(test)
@@ -136,6 +144,11 @@ def assumed(ip: Interp, test) -> bool | None:
 def assume(frame, test, arm: bool) -> tuple | None:
     """Record in `frame.assumed` what the `arm` of a flag-like `test` holds; returns what to give
     `restore` after the arm (None: nothing recorded)."""
+    if isinstance(test, ast.BoolOp):
+        # the true arm of `a and b` holds every part, the false arm of `a or b` every negation
+        if isinstance(test.op, ast.And) != arm:
+            return None
+        return ("parts", [assume(frame, p, arm) for p in test.values])
     t = tested(test)
     if t is not None:
         key, value = t[0], t[1] if arm else not t[1]
@@ -151,6 +164,10 @@ def assume(frame, test, arm: bool) -> tuple | None:
 
 
 def restore(frame, saved: tuple | None) -> None:
+    if saved is not None and saved[0] == "parts":
+        for part in reversed(saved[1]):
+            restore(frame, part)
+        return
     if saved is not None:
         key, before, had = saved
         if had:
@@ -197,10 +214,7 @@ def _walked(stmt) -> tuple[int, frozenset]:
             if isinstance(n, ast.stmt):
                 size += 1
             if isinstance(n, (ast.If, ast.IfExp, ast.While)):
-                if (t := tested(n.test)) is not None:
-                    paths.add(t[0])
-                elif (c := compared(n.test)) is not None:
-                    paths.add(c[0])
+                paths.update(_paths(n.test))
         found = stmt._ga_tests = (size, frozenset(paths))
     return found
 
@@ -217,10 +231,20 @@ def _tests_again(rest: list, path: str) -> bool:
     return found
 
 
+def _paths(test) -> list[str]:
+    """The flag-like paths a test tests: itself, or the parts of an `and` / `or`."""
+    parts = test.values if isinstance(test, ast.BoolOp) else [test]
+    out = []
+    for p in parts:
+        if (t := tested(p)) is not None:
+            out.append(t[0])
+        elif (c := compared(p)) is not None:
+            out.append(c[0])
+    return out
+
+
 def _build_tail(stmt: ast.If, rest: list) -> ast.If | None:
-    t = tested(stmt.test)
-    path = t[0] if t is not None else (c[0] if (c := compared(stmt.test)) is not None else None)
-    if path is None or not rest or not _tests_again(rest, path):
+    if not rest or not any(_tests_again(rest, path) for path in _paths(stmt.test)):
         return None
     return ast.copy_location(ast.If(test=stmt.test, body=[*stmt.body, *rest], orelse=[*stmt.orelse, *rest]), stmt)
 
@@ -242,5 +266,9 @@ def tail_split(ip: Interp, stmts: list, i: int) -> ast.If | None:
     tail = stmt._ga_tail
     if tail is None:
         return None
-    f = flag(ip, stmt.test)
-    return None if f is None or f[0] in frame.assumed or "=" + f[0] in frame.assumed else tail
+    parts = stmt.test.values if isinstance(stmt.test, ast.BoolOp) else [stmt.test]
+    for part in parts:
+        f = flag(ip, part)
+        if f is not None and f[0] not in frame.assumed and "=" + f[0] not in frame.assumed:
+            return tail
+    return None

@@ -22,14 +22,14 @@ class Learner(nn.Module):
     def train_a_batch(self, x, y, x_, y_, rnt=0.5):
         self.optimizer.zero_grad()
         loss_replay = F.cross_entropy(self(x_), y_)
-        if self.use_replay in ("normal", "both"):
+        if self.use_replay in ("normal", "both") and x_ is not None:
             if self.use_replay == "both":
                 loss_replay = (1 - rnt) * loss_replay
             loss_replay.backward()
             if self.use_replay == "inequality":
                 self.optimizer.zero_grad()
         loss_cur = F.cross_entropy(self(x), y)
-        if self.use_replay == "inequality":
+        if x_ is None or self.use_replay == "inequality":
             loss_total = loss_cur
         elif self.use_replay == "both":
             loss_total = rnt * loss_cur

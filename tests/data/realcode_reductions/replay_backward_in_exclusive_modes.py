@@ -2,9 +2,10 @@
 # false: GA301
 # quiet: GA301
 """A continual learner with three replay modes chosen on the command line. The replayed batch's
-loss is backpropagated on its own only in the 'inequality' and 'both' modes (`mode in (...)`), and
-it is added into the total only in the remaining mode (the `else` of `== 'inequality'` / `== 'both'`):
-the two never meet in one run, so no backward() goes through a freed graph.
+loss is backpropagated on its own only in the 'inequality' and 'both' modes (`mode in (...) and
+x_ is not None`), and it is added into the total only in the remaining mode (the `else` of
+`x_ is None or mode == 'inequality'` / `mode == 'both'`): the two never meet in one run, so no
+backward() goes through a freed graph.
 
 Verified with torch 2.13 (CPU): each of the three modes trains three batches without an error. Prints OK."""
 import argparse
@@ -27,14 +28,14 @@ class Learner(nn.Module):
     def train_a_batch(self, x, y, x_, y_, rnt=0.5):
         self.optimizer.zero_grad()
         loss_replay = F.cross_entropy(self(x_), y_)
-        if self.use_replay in ("inequality", "both"):
+        if self.use_replay in ("inequality", "both") and x_ is not None:
             if self.use_replay == "both":
                 loss_replay = (1 - rnt) * loss_replay
             loss_replay.backward()
             if self.use_replay == "inequality":
                 self.optimizer.zero_grad()
         loss_cur = F.cross_entropy(self(x), y)
-        if self.use_replay == "inequality":
+        if x_ is None or self.use_replay == "inequality":
             loss_total = loss_cur
         elif self.use_replay == "both":
             loss_total = rnt * loss_cur
