@@ -26,6 +26,14 @@ def _fix(ctx: RuleContext, crossing: Crossing | None) -> Fix | None:
 
 
 def check(ctx: RuleContext) -> list[Finding]:
+    # computed once per model: GA302 reads it too (a later backward() GA304 names is not GA302's)
+    found: list[Finding] | None = ctx.cache.get("GA304")
+    if found is None:
+        found = ctx.cache["GA304"] = _findings(ctx)
+    return list(found)
+
+
+def _findings(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     opts = optimizers(model)
     later_stale: dict[int, list[tuple[Step, Stale]]] = {}
