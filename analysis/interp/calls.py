@@ -37,7 +37,7 @@ from .objects import (
 )
 from .stateless import holds_no_state
 from .trace import EventKind, UnseenRec
-from .values import EMPTY, NOCONST, NONE, UNKNOWN, Flow, Kind, Star, V, flow_of, join, join_all, make_tuple
+from .values import EMPTY, NOCONST, NONE, UNKNOWN, Flow, Kind, Mark, Star, V, flow_of, join, join_all, make_tuple
 
 # the arm of the first of several joined modules called at once (CANDIDATE - 1, ... for the next):
 # negative, unlike the arms of an `if` (0, 1) or a `match` (1, 2, ...)
@@ -401,6 +401,11 @@ def get_attr(ip: Interp, recv: V, attr: str, node, env) -> V:
         return V(Kind.MODREF, const=T.strip_torch_alias(f"{recv.const}.{attr}"))
     if recv.items is not None and attr in T.VALUES_INDICES_FIELDS and len(recv.items) == 2:
         return recv.items[T.VALUES_INDICES_FIELDS.index(attr)]
+    if recv.marks & Mark.PACKED and attr in T.PACKED_FIELDS:
+        # a PackedSequence's field: `data` is the packed tensor with its graph, the rest are indices
+        if attr == "data":
+            return recv.replace(marks=recv.marks & ~Mark.PACKED, site=node)
+        return V(Kind.TENSOR, site=node)
     results = []
     tensorish = False
     objects = ip.sem.objects

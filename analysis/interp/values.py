@@ -102,6 +102,8 @@ class Mark:
     # (`out["loss"].backward()`), a dict or an object that holds such a tensor
     GRAPH = 32768
     HOLDS_GRAPH = 65536
+    # a torch.nn.utils.rnn.PackedSequence: its `.data` is the packed tensor with its graph
+    PACKED = 131072
 
 
 class _NoConst:

@@ -478,6 +478,18 @@ LOSS_TARGETS = {
 # The fields of the (values, indices) results (torch.return_types: sort, topk, max(dim)...).
 VALUES_INDICES_FIELDS = ("values", "indices")
 
+# torch.nn.utils.rnn: a PackedSequence is a named tuple whose `data` field is the packed tensor
+# itself, with its graph (not `Tensor.data`, a cut); its other fields are index tensors. The
+# packing calls make one from their first argument, pad_packed_sequence gives back (padded, lengths)
+# and a recurrent module given one returns one.
+PACKING_CALLS = (
+    "torch.nn.utils.rnn.pack_padded_sequence",
+    "torch.nn.utils.rnn.pack_sequence",
+    "torch.nn.utils.rnn.PackedSequence",
+)
+UNPACKING_CALLS = ("torch.nn.utils.rnn.pad_packed_sequence",)
+PACKED_FIELDS = ("data", "batch_sizes", "sorted_indices", "unsorted_indices")
+
 # nn.Module attributes that are not methods (Module.__init__ sets them).
 MODULE_ATTRIBUTES = ("training",)
 

@@ -157,6 +157,9 @@ ZERO_GRAD_OPS = _sets.ZERO_GRAD_OPS
 # fields they are read by, and those that also have an elementwise form (max(a, b)).
 VALUES_INDICES = _sets.VALUES_INDICES
 VALUES_INDICES_FIELDS = H.VALUES_INDICES_FIELDS
+PACKING_CALLS = frozenset(H.PACKING_CALLS)
+UNPACKING_CALLS = frozenset(H.UNPACKING_CALLS)
+PACKED_FIELDS = frozenset(H.PACKED_FIELDS)
 BINARY_VALUES_INDICES = _sets.VALUES_INDICES & _sets.POINTWISE_OPS
 # Names of + - * / ** ({name: add|sub|mul|div|pow}, aliases included: divide, multiply, true_divide).
 ARITH_OPS = _sets.ARITH_OPS

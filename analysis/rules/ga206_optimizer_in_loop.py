@@ -87,6 +87,14 @@ def check(ctx: RuleContext) -> list[Finding]:
             ]
             if not runs:
                 continue
+            depth = len(e.loops)
+            if all(len(x.loops) > depth for x in runs) and any(
+                len(x.loops) > depth + 1 for x in events if in_iteration(x, e.loops)
+            ):
+                # stepped only in loops inside the iteration that builds it, and that iteration holds an
+                # epoch loop and a batch loop: the schedule runs its course within each iteration (a
+                # reset per task of a continual run, per trial of a search)
+                continue
             msg = (
                 f"the {sched.type} scheduler is built anew in every iteration of the training loop: its step count "
                 f"restarts each time, so the schedule never gets past its beginning"

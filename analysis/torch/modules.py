@@ -36,6 +36,7 @@ from ..interp.values import (
     UNKNOWN,
     Fact,
     Kind,
+    Mark,
     Star,
     V,
     const,
@@ -462,6 +463,8 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
                     SaveRec(u, u.version, Site(ip.st.sf, node), "rnn", ip.st.ctx, path=tuple(ip.st.path)) for u in units
                 )
             )
+        if spec in T.RECURRENT and x is not None and x.marks & Mark.PACKED:
+            out = out.replace(marks=out.marks | Mark.PACKED)  # a packed sequence in, a packed sequence out
         if spec in T.RECURRENT or spec == "MultiheadAttention":
             h = ip.tensor_result(f, node).replace(saves=out.saves)
             if spec == "LSTM":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..interp.objects import ModuleObj, OptimObj, ScalerObj, SchedObj
 from ..interp.semantics import CallTable, ObjectSemantics, Semantics, TensorSemantics
 from ..ops import torch_api as T
-from . import autograd, grad_mode, leaves, modules, optimizers, tensors
+from . import autograd, grad_mode, leaves, modules, optimizers, packed, tensors
 
 
 def tensor_semantics() -> TensorSemantics:
@@ -28,6 +28,8 @@ def tensor_semantics() -> TensorSemantics:
 def register_calls(calls: CallTable) -> None:
     calls.names(T.PARAMETER_CLASSES, modules.new_parameter)
     calls.names(T.VARIABLE_CLASSES, leaves.variable)
+    calls.names(T.PACKING_CALLS, packed.pack)
+    calls.names(T.UNPACKING_CALLS, packed.unpack)
     calls.when(lambda qual, head, short: head == "torch.nn" and short[:1].isupper(), modules.new_module)
     calls.when(
         lambda qual, head, short: head == "torch.optim.lr_scheduler" or short in T.SCHEDULERS,
