@@ -147,7 +147,8 @@ Flags an optimizer, a learning-rate scheduler whose schedule depends on its step
 a loop iteration that also steps it, including in a helper called from the loop. An optimizer
 built together with a fresh model in each iteration (an ensemble, a fold), a scheduler or
 GradScaler built with the optimizers it drives (a whole run per trial), a GradScaler stepped
-only in a loop inside the iteration that builds it (its scale adapts over that loop), plain SGD
+only in a loop inside the iteration that builds it (its scale adapts over that loop), a scheduler
+rebuilt per task or trial and stepped only in the epoch and batch loops under it, plain SGD
 without momentum (it keeps no state), and a chainable decay (`ExponentialLR`) rebuilt each epoch,
 are not flagged.
 """,
