@@ -222,7 +222,54 @@ def _has_attr(value: V, name: V) -> bool:
     return True
 
 
+# Python's own types that a value's kind decides, and the type each kind is (None: an int, a float or a bool)
+_PY_TYPES: dict[str, type] = {
+    "str": str,
+    "int": int,
+    "float": float,
+    "bool": bool,
+    "list": list,
+    "tuple": tuple,
+    "dict": dict,
+}
+_KIND_TYPES = {
+    Kind.STR: str,
+    Kind.LIST: list,
+    Kind.TUPLE: tuple,
+    Kind.DICT: dict,
+    Kind.NONE: type(None),
+    Kind.NUMBER: None,
+}
+
+
+def _builtin_isinstance(value: V, cls: V) -> bool | None:
+    """`isinstance(x, str)`, `isinstance(x, (int, float))` of a value whose kinds are all plain Python
+    ones (a float passed as `fill_value` is not a str): True or False when every kind it may have
+    agrees, None when unknown."""
+    names = [c.const for c in (cls.items if cls.items is not None else (cls,)) if isinstance(c, V)]
+    if not names or not all(isinstance(n, str) and n.startswith("builtins.") for n in names):
+        return None
+    types: tuple[type, ...] = tuple(_PY_TYPES.get(n.removeprefix("builtins."), object) for n in names)
+    if object in types or value.unk or not value.k or value.k & ~sum(_KIND_TYPES):
+        return None
+    if value.const is not NOCONST and isinstance(value.const, (str, int, float, type(None))):
+        return isinstance(value.const, types)
+    answers: set[bool | None] = set()
+    for kind, t in _KIND_TYPES.items():
+        if value.k & kind:
+            if t is None:  # a number: an int, a float or a bool
+                numbers: tuple[type, ...] = (int, float, bool)
+                hits = {issubclass(n, types) for n in numbers}
+                answers.add(hits.pop() if len(hits) == 1 else None)
+            elif isinstance(t, type):
+                answers.add(issubclass(t, types))
+    return answers.pop() if len(answers) == 1 else None
+
+
 def isinstance_check(ip: Interp, value: V, cls: V) -> V:
+    known = _builtin_isinstance(value, cls)
+    if known is not None:
+        return const(known)
     q = cls.const if isinstance(cls.const, str) else None
     if q and value.objs and all(isinstance(o, ModuleObj) for o in value.objs):
         short = q.rsplit(".", 1)[-1]

@@ -52,6 +52,23 @@ def _has_numeric_ops(sf: SourceFile, node) -> bool:
     return hit
 
 
+_BACKWARD = re.compile(r"\.backward\s*\(")
+
+
+def _trains_itself(sf: SourceFile, cls: ClassObj) -> bool:
+    """A method of the class that runs backward() was run: the class is a learner that trains
+    itself (an `observe` or `train_step`), and its forward, which that step did not reach, is the
+    inference path, not a differentiable unit to run on inputs that require grad."""
+    for m in cls.methods.values():
+        if (
+            m.interpreted
+            and m.scope.sf is sf
+            and _BACKWARD.search("\n".join(sf.lines[m.node.lineno - 1 : m.node.end_lineno]))
+        ):
+            return True
+    return False
+
+
 _CALLED = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(")
 _DEFINED = re.compile(r"def\s+([A-Za-z_]\w*)\s*\(")
 
@@ -241,7 +258,10 @@ class Interpreter:
         units = [
             (fn, cls)
             for fn, cls in units
-            if not fn.interpreted and not isinstance(fn.node, ast.Lambda) and _has_numeric_ops(sf, fn.node)
+            if not fn.interpreted
+            and not isinstance(fn.node, ast.Lambda)
+            and _has_numeric_ops(sf, fn.node)
+            and (cls is None or not _trains_itself(sf, cls))
         ]
         if not units:
             return

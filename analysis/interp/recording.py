@@ -146,6 +146,11 @@ def note_accumulation(ip, value: V, stmt, added=False) -> V:
     backpropagated = bool(value.marks & (Mark.GRAPH | Mark.HOLDS_GRAPH)) and not value.org
     if not (value.saves or value.org or backpropagated):
         return value
+    if not (value.saves or backpropagated or value.weak or value.top or value.unk):
+        # every op upstream was seen and none saved a tensor for backward: the graph it holds is a
+        # chain of views and sums back to leaves (`latent - lr * grad` of a fresh leaf), which keeps
+        # no activation alive
+        return value
     if not value.saves and value.objs and all(isinstance(o, Unit) for o in value.objs):
         return value  # a leaf itself (a distilled image, a weight): no history to keep alive
     if not (value.k & Kind.TENSOR or backpropagated or (added and value.org and any(s.certain for s in value.saves))):

@@ -30,7 +30,8 @@ def grad(ip: Core, qual, args, kwargs, node, env) -> V:
     create = kwargs.get("create_graph")
     if create is not None and create.const is not False:
         f = flow_of(outputs)
-        return V(Kind.TUPLE | Kind.TENSOR, EMPTY, f.org, f.weak, f.top, f.cuts, EMPTY, site=node, unk=f.unk)
+        # the gradients hold the double-backward graph, which keeps what the forward saved
+        return V(Kind.TUPLE | Kind.TENSOR, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, site=node, unk=f.unk)
     return V(Kind.TUPLE | Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), site=node)
 
 

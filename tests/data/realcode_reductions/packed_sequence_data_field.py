@@ -1,5 +1,6 @@
 # reduction-of: torchMoji@63c12319a9c5 torchmoji/model_def.py:226 GA101
 # false: GA101
+# quiet: GA101
 """A model that embeds the packed tokens of a PackedSequence and joins the packed outputs of two
 recurrent layers by reading each PackedSequence's `.data` field.
 

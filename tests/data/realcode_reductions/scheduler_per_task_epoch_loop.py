@@ -1,5 +1,6 @@
 # reduction-of: mammoth@e75a491c69fd utils/schedulers.py:28 GA206
 # false: GA206
+# quiet: GA206
 """A continual-learning run: for each task a helper rebuilds the optimizer and a step-count scheduler,
 then the task's epochs run and the scheduler steps once per epoch.
 
