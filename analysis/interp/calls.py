@@ -284,9 +284,10 @@ def instantiate(ip: Interp, cls: ClassObj, args, kwargs, node, label=None) -> V:
         inst = InstanceObj(cls, label or f"<{cls.name}>", site)
         recv = V(Kind.INST, frozenset((inst,)))
     init = cls.lookup("__init__")
-    if cls.is_module and ip.st.shallow and len(ip.st.init_stack) >= 1:
-        # a submodule of the class under check: what it holds does not matter here, unless its
-        # class can be read to hold nothing at all (then nothing stands for unknown parameters)
+    if cls.is_module and ip.st.shallow and len(ip.st.init_stack) >= 1 and cls.scope.sf is not ip.st.entry:
+        # a submodule of the class under check from another file: what it holds does not matter
+        # here, unless its class can be read to hold nothing at all (then nothing stands for unknown
+        # parameters); one of the same file is built, and runs on what its owner gives it
         m.opaque = True
         if m.opaque_unit is None and not holds_no_state(cls):
             m.opaque_unit = Unit(Unit.OPAQUE, "<params>", site, m.seq, count=None)

@@ -69,6 +69,22 @@ def _trains_itself(sf: SourceFile, cls: ClassObj) -> bool:
     return False
 
 
+def _components(sf: SourceFile, classes: list[ClassObj]) -> dict[ClassObj, set[ClassObj]]:
+    """The module classes of the file each one's `__init__` builds (`self.sc_loss =
+    SpectralConvergenceLoss()`): those run inside it when it is checked on its own."""
+    by_name = {c.name: c for c in classes}
+    out: dict[ClassObj, set[ClassObj]] = {}
+    for c in classes:
+        init = c.methods.get("__init__")
+        if init is None:
+            continue
+        text = "\n".join(sf.lines[init.node.lineno - 1 : init.node.end_lineno])
+        made = {by_name[n] for n in _CALLED.findall(text) if n in by_name and by_name[n] is not c}
+        if made:
+            out[c] = made
+    return out
+
+
 _CALLED = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(")
 _DEFINED = re.compile(r"def\s+([A-Za-z_]\w*)\s*\(")
 
@@ -255,12 +271,24 @@ class Interpreter:
                         units.append((fwd, o))
                 elif isinstance(o, FuncObj) and o.scope is scope and o.cls is None and "loss" in o.name.lower():
                     units.append((o, None))  # a loss function
+        builds = _components(sf, [cls for _, cls in units if cls is not None])
+        parts = set().union(*builds.values()) if builds else set()
         units = [
             (fn, cls)
             for fn, cls in units
             if not fn.interpreted
             and not isinstance(fn.node, ast.Lambda)
-            and _has_numeric_ops(sf, fn.node)
+            # a component of another module of the file runs inside it, on what that one gives it
+            and cls not in parts
+            and (
+                _has_numeric_ops(sf, fn.node)
+                or (
+                    cls is not None
+                    and any(
+                        _has_numeric_ops(sf, f.node) for c in builds.get(cls, ()) if (f := c.methods.get("forward"))
+                    )
+                )
+            )
             and (cls is None or not _trains_itself(sf, cls))
         ]
         if not units:

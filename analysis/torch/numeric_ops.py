@@ -113,13 +113,14 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
             lo = kwargs.get("min", ins[1] if len(ins) > 1 else None)
             lo_c = lo.const if isinstance(lo, V) else None
             if N.positive_const(lo_c):
-                marks, facts = marks & ~(N.RISKY | Mark.LOGITS), facts | Fact.POSITIVE
+                # clamped away from 0: no longer a sum of squares a root would make a norm of
+                marks, facts = marks & ~(N.RISKY | Mark.LOGITS | Mark.SQUARES), facts | Fact.POSITIVE
             elif lo_c == 0:
                 marks |= Mark.ZERO
         elif (
             op in T.ELEMENT_MAXIMA and len(ins) > 1 and (N.positive_const(ins[1].const) or ins[1].facts & Fact.POSITIVE)
         ):
-            marks, facts = marks & ~N.RISKY, facts | Fact.POSITIVE
+            marks, facts = marks & ~(N.RISKY | Mark.SQUARES), facts | Fact.POSITIVE
     if op in T.CLAMPS and x is not None and x.risks:
         out = _clamped_infinities(x, ins, kwargs, op, node, out)
     if risks and op in T.ZERO_DIVISOR_INF and len(ins) > 1:

@@ -78,6 +78,8 @@ def marks_of(op: str, inputs) -> tuple[int, int]:
         return Mark.UNIT, 0
     if op in T.NONNEG_ZERO:
         return Mark.ZERO, 0
+    if op in T.ROOTS and first is not None and first.facts & Fact.POSITIVE:
+        return 0, Fact.POSITIVE  # the root of a value > 0 (`sqrt(clamp(re**2 + im**2, min=eps))`)
     if op in T.ROOTS and first is not None and first.marks & Mark.SQUARES:
         # sqrt((x * x).sum(-1)): a norm written by hand, 0 where x is (torch's norms define a
         # gradient there; this one is NaN)

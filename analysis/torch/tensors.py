@@ -16,7 +16,7 @@ from ..interp import shapes as S
 from ..interp.core import Core
 from ..interp.objects import FROZEN, TRAINABLE, ListObj, PIter, Site, TensorObj, Unit, is_closed, storages
 from ..interp.operators import scales
-from ..interp.trace import Cut, EventKind, InplaceRec, NonLeafRec, SaveRec
+from ..interp.trace import Cut, EventKind, InplaceRec, NonLeafRec, SaveRec, UnseenRec
 from ..interp.values import (
     EMPTY,
     NONE,
@@ -635,6 +635,12 @@ def unseen_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
         # a draw from a distribution the engine does not model (a project's own `sample()`)
         out = ip.opaque_call(None, args, kwargs, node, extra=recv, outside=True, record=None)
         return out.replace(marks=out.marks | Mark.SAMPLED)
+    if name == "log_prob" and recv.marks & Mark.DIST and not recv.objs:
+        # a policy-gradient term: the REINFORCE estimator is the sum over an episode's steps of
+        # log pi(a_t | s_t) * G_t, so a backward() per step and one step() per episode add up to it
+        # (not micro-batches whose mean was meant, GA205)
+        out = ip.opaque_call(None, args, kwargs, node, extra=recv, outside=True, record=UnseenRec.METHOD)
+        return out.replace(marks=out.marks | Mark.SCALED)
     return None
 
 
