@@ -23,7 +23,7 @@ from . import calls, flags, recording, results, statements
 from .budget import TICK, Budgets, Gaps
 from .expressions import EXPRESSIONS, STAR, iter_value
 from .frames import TRAINING_WORDS, Frame, ModuleScope, PathRaises
-from .objects import ClassObj, FuncObj, LazyImport, Site, SymObj
+from .objects import ClassObj, FuncObj, InstanceObj, LazyImport, ModuleObj, Site, SymObj
 from .semantics import Semantics
 from .state import InterpState, LibraryMode
 from .statements import STATEMENTS
@@ -53,6 +53,11 @@ def _has_numeric_ops(sf: SourceFile, node) -> bool:
 
 
 _BACKWARD = re.compile(r"\.backward\s*\(")
+_STEP = re.compile(r"\.step\s*\(")
+
+
+def _is_self(node) -> bool:
+    return isinstance(node, ast.Name) and node.id == "self"
 
 
 def _trains_itself(sf: SourceFile, cls: ClassObj) -> bool:
@@ -364,7 +369,57 @@ class Interpreter:
         call.end_lineno, call.end_col_offset = cls.node.lineno, cls.node.col_offset
         v = calls.instantiate(self, cls, args, kwargs, call, label="self")
         cls.sym_instance = v
+        self._set_up(cls, v, site)
         return v
+
+    def _set_up(self, cls: ClassObj, v: V, site: Site) -> None:
+        """A trainer object's state that its training methods read but `__init__` leaves unset or
+        None, and another of its methods sets (`self._updater = None`, then `init_train()` builds
+        the updater, the optimizer, the scaler): that method has run before a training method reads
+        it, or the read would fail. Run each such method once on the instance, on unknown arguments,
+        before the training methods; not ones that backpropagate or step (those are training
+        methods, run as roots of their own)."""
+        objs = [o for o in v.objs if isinstance(o, (InstanceObj, ModuleObj))]
+        if len(objs) != 1 or cls.scope is None:
+            return
+        held = objs[0].attrs
+        if isinstance(objs[0], ModuleObj):
+            held = {**held, **objs[0].children}
+        sf = cls.scope.sf
+        methods = [m for m in cls.methods.values() if m.scope.sf is sf and not isinstance(m.node, ast.Lambda)]
+        texts = {m: "\n".join(sf.lines[m.node.lineno - 1 : m.node.end_lineno]) for m in methods}
+        training = [m for m in methods if _BACKWARD.search(texts[m]) or _STEP.search(texts[m])]
+        needed = {
+            n.attr
+            for m in training
+            for n in ast.walk(m.node)
+            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and _is_self(n.value)
+        }
+        needed = {a for a in needed if a not in held or (isinstance(held[a], V) and held[a].k == Kind.NONE)}
+        if not needed:
+            return
+        for m in methods:
+            if m in training or m.interpreted or m.name.startswith("__") or m.is_static or m.is_classmethod:
+                continue
+            sets = {
+                t.attr
+                for n in ast.walk(m.node)
+                if isinstance(n, (ast.Assign, ast.AnnAssign))
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                if isinstance(t, ast.Attribute) and _is_self(t.value)
+            }
+            if not sets & needed:
+                continue
+            args, kwargs = self.symbolic_args(m, True, self.sym_value, site)
+            # a set-up of its own, within the budget of one function run on unknown arguments
+            st = self.st
+            saved, start = (st.root_start, st.root_budget), st.steps
+            st.root_start, st.root_budget = start, st.budgets.function
+            try:
+                calls.call_function(self, m, args, kwargs, m.node, self_v=v)
+            finally:
+                # what the set-up used is not charged to the method that needed it
+                st.root_start, st.root_budget = saved[0] + (st.steps - start), saved[1]
 
     def check_classes(self, scope: ModuleScope):
         """Module classes nothing instantiated: build one to see what __init__ registers (GA109)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..interp import recording
 from ..interp.core import Core
 from ..interp.objects import DictObj, ListObj, Site, TensorObj
-from ..interp.trace import EventKind
+from ..interp.trace import EventKind, SaveRec
 from ..interp.values import EMPTY, NONE, UNKNOWN, Kind, V, flow_of
 from ..ops import torch_api as T
 from .optimizers import param_set
@@ -30,8 +30,11 @@ def grad(ip: Core, qual, args, kwargs, node, env) -> V:
     create = kwargs.get("create_graph")
     if create is not None and create.const is not False:
         f = flow_of(outputs)
-        # the gradients hold the double-backward graph, which keeps what the forward saved
-        return V(Kind.TUPLE | Kind.TENSOR, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, site=node, unk=f.unk)
+        # the gradients hold the double-backward graph, which keeps what the forward saved alive
+        # (GA303); not as saves of their own that a proof could use (GA110, GA302 follow the
+        # forward's graph itself)
+        kept = frozenset(SaveRec(s.storage, s.version, s.site, s.op, s.ctx, False, s.path) for s in f.saves)
+        return V(Kind.TUPLE | Kind.TENSOR, EMPTY, f.org, f.weak, f.top, f.cuts, kept, site=node, unk=f.unk)
     return V(Kind.TUPLE | Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), site=node)
 
 
