@@ -43,13 +43,19 @@ _NUMERIC_OPS = re.compile(
 )
 
 
-def _has_numeric_ops(sf: SourceFile, node) -> bool:
-    """`_NUMERIC_OPS` in the text of `node`; cached on the node, since the editor asks at every edit."""
-    hit = getattr(node, "_gradaudit_numeric", None)
+def _mentions(sf: SourceFile, node, pattern: re.Pattern) -> bool:
+    """`pattern` in the text of `node`; cached on the node, since the editor asks at every edit."""
+    cache = getattr(node, "_gradaudit_mentions", None)
+    if cache is None:
+        cache = node._gradaudit_mentions = {}
+    hit = cache.get(pattern)
     if hit is None:
-        hit = bool(_NUMERIC_OPS.search("\n".join(sf.lines[node.lineno - 1 : node.end_lineno])))
-        node._gradaudit_numeric = hit
+        hit = cache[pattern] = bool(pattern.search("\n".join(sf.lines[node.lineno - 1 : node.end_lineno])))
     return hit
+
+
+def _has_numeric_ops(sf: SourceFile, node) -> bool:
+    return _mentions(sf, node, _NUMERIC_OPS)
 
 
 _BACKWARD = re.compile(r"\.backward\s*\(")
@@ -64,14 +70,7 @@ def _trains_itself(sf: SourceFile, cls: ClassObj) -> bool:
     """A method of the class that runs backward() was run: the class is a learner that trains
     itself (an `observe` or `train_step`), and its forward, which that step did not reach, is the
     inference path, not a differentiable unit to run on inputs that require grad."""
-    for m in cls.methods.values():
-        if (
-            m.interpreted
-            and m.scope.sf is sf
-            and _BACKWARD.search("\n".join(sf.lines[m.node.lineno - 1 : m.node.end_lineno]))
-        ):
-            return True
-    return False
+    return any(m.interpreted and m.scope.sf is sf and _mentions(sf, m.node, _BACKWARD) for m in cls.methods.values())
 
 
 def _components(sf: SourceFile, classes: list[ClassObj]) -> dict[ClassObj, set[ClassObj]]:
@@ -387,8 +386,7 @@ class Interpreter:
             held = {**held, **objs[0].children}
         sf = cls.scope.sf
         methods = [m for m in cls.methods.values() if m.scope.sf is sf and not isinstance(m.node, ast.Lambda)]
-        texts = {m: "\n".join(sf.lines[m.node.lineno - 1 : m.node.end_lineno]) for m in methods}
-        training = [m for m in methods if _BACKWARD.search(texts[m]) or _STEP.search(texts[m])]
+        training = [m for m in methods if _mentions(sf, m.node, _BACKWARD) or _mentions(sf, m.node, _STEP)]
         needed = {
             n.attr
             for m in training

@@ -77,7 +77,7 @@ def _record_saves(ip, op, f, inputs, out_storage, site, saves):
 
     new = []
     if op in T.SAVES_OUTPUT and out_storage is not None:
-        new.append(SaveRec(out_storage, 0, site, op, ctx, _live_flow(f), path))
+        new.append(SaveRec(out_storage, 0, site, op, ctx, live_flow(f), path))
     if op in T.PRODUCTS and len(inputs) >= 2:
         a, b = inputs[0], inputs[1]
         if isinstance(a, V) and isinstance(b, V):
@@ -168,7 +168,9 @@ def scalar_cut(ip, v: V, node, detail, k=Kind.NUMBER, receiver=None) -> V:
     return out.replace(objs=EMPTY, saves=EMPTY)
 
 
-def _live_flow(f: Flow) -> bool:
+def live_flow(f: Flow) -> bool:
+    """A leaf that certainly requires grad flows in (not a value the engine did not see made, which
+    may not require grad: then backward records nothing)."""
     return any(u.frozen != FROZEN for u in f.org)
 
 

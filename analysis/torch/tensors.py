@@ -155,9 +155,7 @@ def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_no
     f = flow_of(target) if rhs is None else flow_of(target, rhs)
     new_saves = f.saves
     if ip.st.nograd is None and f.carries and op in T.SAVES_OUTPUT:
-        # certain only when a leaf that certainly requires grad flows in (not a value the engine
-        # did not see made, which may not require grad: then backward records nothing)
-        sure = any(u.frozen != FROZEN for u in f.org)
+        sure = R.live_flow(f)  # certain only when a leaf that certainly requires grad flows in
         new_saves = new_saves | frozenset(
             SaveRec(s, s.version, site, op, ip.st.ctx, sure, path=tuple(ip.st.path))
             for s in stores
