@@ -830,6 +830,53 @@ def test_site_index_follows_lazy_packages(env):
     assert idx.define("notinstalled.X") is None
 
 
+def test_site_index_reads_stubs_and_knows_absent_names(tmp_path):
+    """A compiled package described by `__init__.pyi` (torch._C) is read from its stub, and a name
+    its module never mentions (nor star-imports, nor makes at run time) is known absent, so that
+    jedi, reading the same files, is not asked."""
+    from gradaudit.analysis.libraries.environment import find_env
+    from gradaudit.analysis.libraries.site_index import SiteIndex
+
+    files = {
+        "cext/__init__.py": "from cext._C import Base\n",
+        "cext/_C/__init__.pyi": "class Base:\n    def go(self) -> None: ...\n",
+        "cext/ops/__init__.py": "from .misc import *\n",
+        "cext/ops/misc.py": "def kept(x):\n    return x\n",
+        "lazy/__init__.py": "def __getattr__(name):\n    return name\n",
+    }
+    idx = SiteIndex(find_env(make_env(tmp_path, files=files)))
+    d = idx.define("cext._C.Base")
+    assert d is not None and d.kind == "class" and d.path.endswith("__init__.pyi") and d.qual == "cext._C.Base"
+    assert idx.define("cext.Base").path.endswith("__init__.pyi")
+    assert idx.absent("cext.ops.misc._gone") and idx.absent("cext.ops._gone")
+    assert not idx.absent("cext.ops.kept") and not idx.absent("cext.ops.misc")
+    assert not idx.absent("lazy.made_at_run_time") and not idx.absent("notinstalled.X")
+
+
+def test_no_jedi_for_an_uninstalled_library_in_a_project_editing_sys_path(tmp_path):
+    """A project file that edits sys.path makes its imports worth asking jedi about, but a name no
+    file or folder of the project carries is an uninstalled library: jedi is not started for it."""
+    import subprocess
+    import sys
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "common.py").write_text("X = 1\n")
+    script = tmp_path / "train.py"
+    script.write_text(
+        "import sys\nsys.path.append('models')\ntry:\n    import comet_ml\nexcept ImportError:\n"
+        "    comet_ml = None\nimport torch\nm = torch.nn.Linear(2, 2)\n"
+        "opt = torch.optim.SGD(m.parameters(), lr=0.1)\nm(torch.randn(1, 2)).sum().backward()\nopt.step()\n"
+    )
+    code = (
+        "import sys; from gradaudit.analysis.check.engine import Analyzer; "
+        f"Analyzer(cache=False).analyze_file({str(script)!r}); "
+        "print('gradaudit.analysis.libraries.jedi_resolver' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert out.stdout.split() == ["False"], out.stderr
+
+
 # ---------------------------------------------------------------- the real libraries, when installed
 
 

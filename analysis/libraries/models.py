@@ -498,7 +498,7 @@ class LibraryModels:
         defn = None
         if self.index.has_package(top):
             defn = self.index.define(qual)
-            if defn is None and self.use_jedi:
+            if defn is None and self.use_jedi and not self.index.absent(qual):
                 from . import jedi_resolver
 
                 t1 = time.perf_counter()

@@ -106,6 +106,9 @@ class SiteIndex:
             if os.path.isfile(init):
                 out = init
                 break
+            if os.path.isfile(init + "i"):  # a compiled package described by its stub (torch._C)
+                out = init + "i"
+                break
             if os.path.isfile(base + ".pyi") and not os.path.isdir(base):
                 out = base + ".pyi"
                 break
@@ -121,7 +124,7 @@ class SiteIndex:
         for d in self.env.site_dirs:
             if ap.startswith(d + os.sep):
                 rel = ap[len(d) + 1 :]
-                rel = rel[:-3] if rel.endswith(".py") else rel
+                rel = rel[:-3] if rel.endswith(".py") else rel[:-4] if rel.endswith(".pyi") else rel
                 parts = rel.split(os.sep)
                 if parts[-1] == "__init__":
                     parts = parts[:-1]
@@ -188,6 +191,22 @@ class SiteIndex:
             break
         self._defs[dotted] = out
         return out
+
+    def absent(self, dotted: str) -> bool:
+        """True when no module can define `dotted`: its deepest importable module never names the
+        next part, star-imports nothing that may, and makes no names at run time (a module
+        `__getattr__`, `globals()`); jedi, which reads the same files, would not find it either."""
+        parts = dotted.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            path = self.module_file(".".join(parts[:i]))
+            if path is None:
+                continue
+            name = parts[i]
+            if self.module_file(".".join(parts[: i + 1])) is not None:
+                return False
+            text = self.text(path)
+            return "__getattr__" not in text and "globals()" not in text and not self._may_define(path, name)
+        return False
 
     def _lookup(self, path: str, mod: str, name: str, rest: tuple, hops: int) -> Definition | None:
         if hops > _MAX_HOPS:

@@ -51,6 +51,7 @@ class Builder:
     def __init__(self, path: str):
         self.path = path
         self._params: dict[int, M.Param] = {}
+        self._param_sets: dict[frozenset, frozenset[M.Param]] = {}
         self._spans: dict[tuple[int, int], M.Span] = {}
         self._optims: dict[int, M.Optimizer] = {}
         self._resets: dict[int, list[int]] = {}
@@ -103,7 +104,14 @@ class Builder:
         return p
 
     def params(self, units: Iterable[Unit]) -> frozenset[M.Param]:
-        return frozenset(self.param(u) for u in units)
+        if not isinstance(units, frozenset):
+            return frozenset(self.param(u) for u in units)
+        # the same set of leaves recurs on thousands of events (every op of a step): one Param set
+        # for each, built once, instead of hashing every Param again
+        out = self._param_sets.get(units)
+        if out is None:
+            out = self._param_sets[units] = frozenset(self.param(u) for u in units)
+        return out
 
     def optimizer(self, o: OptimObj) -> M.Optimizer:
         m = self._optims.get(o.oid)

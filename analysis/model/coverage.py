@@ -68,6 +68,7 @@ class _Context:
         self.entry = "script"  # how the step being judged was reached
         self._sources: dict = {}
         self._cache: dict = {}
+        self._known: dict[str, bool] = {}  # a stand-in's module path -> whether a library model is known
         # functions whose calls a budget did not follow, by name
         self.cut: dict = {}
         if gaps is not None:
@@ -102,7 +103,12 @@ class _Context:
         knows (from the library's source or its table): wiring is judged at that model's level."""
         if not p.opaque:
             return True
-        return any(p.module == lib.path or p.module.startswith(lib.path + ".") for lib in self.model.libraries)
+        got = self._known.get(p.module)
+        if got is None:
+            got = self._known[p.module] = any(
+                p.module == lib.path or p.module.startswith(lib.path + ".") for lib in self.model.libraries
+            )
+        return got
 
     def _parameters(self, step: Step) -> list:
         cut = {p for c in step.cuts for p in c.removed | c.removed_weak}
@@ -430,6 +436,10 @@ class _Source:
     def __init__(self, sf: SourceFile) -> None:
         self.sf = sf
         self._functions: list | None = None
+        # expressions and statements by where they start, in `ast.walk` order: `node_at` is asked
+        # once per unknown value of a step, and walking a large file each time dominated the check
+        self._starts: dict | None = None
+        self._calls: list | None = None
 
     def span(self, node: Any) -> Span:
         sf = self.sf
@@ -488,19 +498,28 @@ class _Source:
             return Span(self.sf.path, 1, 0, len(self.sf.lines), 0)
         return self.span(fn)
 
+    def _index(self) -> dict:
+        if self._starts is None:
+            starts: dict = {}
+            calls: list = []
+            for node in ast.walk(self.sf.tree):
+                if isinstance(node, (ast.expr, ast.stmt)):
+                    starts.setdefault((node.lineno, self.sf.char_col(node.lineno, node.col_offset)), []).append(node)
+                    if isinstance(node, ast.Call):
+                        calls.append(node)
+            self._starts, self._calls = starts, calls
+        return self._starts
+
     def calls_in(self, first: int, last: int) -> Iterator[ast.Call]:
-        for node in ast.walk(self.sf.tree):
-            if isinstance(node, ast.Call) and first <= node.lineno <= last:
+        self._index()
+        for node in self._calls or ():
+            if first <= node.lineno <= last:
                 yield node
 
     def node_at(self, span: Span) -> ast.AST | None:
         """The call, function or expression starting at `span` (the widest one there)."""
         best = None
-        for node in ast.walk(self.sf.tree):
-            if getattr(node, "lineno", None) != span.line or not isinstance(node, (ast.expr, ast.stmt)):
-                continue
-            if self.sf.char_col(node.lineno, node.col_offset) != span.col:
-                continue
+        for node in self._index().get((span.line, span.col), ()):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 return node
             if isinstance(node, ast.stmt):

@@ -37,7 +37,23 @@ def in_iteration(event: Event, loops: tuple[int, ...]) -> bool:
 
 
 def steps_of(events: Iterable[Event], key: int) -> list[Event]:
-    return [e for e in events if e.kind == EventKind.STEP and e.target_key == key]
+    if not isinstance(events, tuple):
+        return [e for e in events if e.kind == EventKind.STEP and e.target_key == key]
+    # a step's events are asked for again and again (per rule, per optimizer, per step sharing
+    # the iteration): the STEP events are indexed once per events tuple
+    held = _STEPS.get(id(events))
+    if held is None or held[0] is not events:
+        if len(_STEPS) > 256:
+            _STEPS.clear()
+        index: dict[int, list[Event]] = {}
+        for e in events:
+            if e.kind == EventKind.STEP:
+                index.setdefault(e.target_key, []).append(e)
+        held = _STEPS[id(events)] = (events, index)
+    return list(held[1].get(key, ()))
+
+
+_STEPS: dict[int, tuple[tuple, dict[int, list[Event]]]] = {}
 
 
 def clears(event: Event, params: Set[Param], opt: Optimizer | None = None) -> bool:

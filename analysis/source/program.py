@@ -255,6 +255,7 @@ class Program:
         self._importers: dict[str, list] = {}  # importing file -> its keys in _resolved (own resolver)
         self._roots: dict[str, list] = {}
         self._texts: dict[str, str] = {}
+        self._names: dict[str, frozenset | None] = {}  # root -> module names found under it
         # parsed modules shared between analyses (the language server's worker): reused while the
         # text is the same
         self.parsed = parsed
@@ -306,6 +307,11 @@ class Program:
         hint = "sys.path" in sf.source or any(holds_python(os.path.join(r, top)) for r in roots)
         if not hint:
             return None
+        if roots and not self._may_hold(roots[-1], top):
+            # jedi finds files, and a path a file adds to sys.path points into its project: a name no
+            # file or folder of the project (nor the folder around it) carries is an uninstalled
+            # library (`import comet_ml`), and jedi's answer would be None after a costly start
+            return None
         finder = self.import_finder
         if finder is None:
             return None
@@ -350,6 +356,14 @@ class Program:
             self._resolved[key] = target
             return target
         return None
+
+    def _may_hold(self, root: str, top: str) -> bool:
+        """Whether a module or package named `top` may be found from `root`: a `top.py`, `top.pyi`
+        or a folder `top` anywhere under it, or beside it; True when the tree is too large to list."""
+        names = self._names.get(root)
+        if names is None:
+            names = self._names[root] = _names_under(root)
+        return names is None or top in names
 
     def may_define(self, abspath: str, name: str) -> bool:
         """Cheap text test before running a module for a name: it must mention the name, or
@@ -502,6 +516,34 @@ def _find(base: str, parts: list[str]) -> str | None:
     if os.path.isfile(init):
         return init
     return None
+
+
+_MAX_LISTED = 50_000
+
+
+def _names_under(root: str) -> frozenset | None:
+    """The module names (file stems, folders) under `root` and beside it; None past _MAX_LISTED.
+    A root that is no project (no marker: a folder of scripts) may reach a sibling folder
+    (`sys.path.insert(0, "../lib")`): the folder around it is listed whole."""
+    names: set = set()
+    seen = 0
+    parent = os.path.dirname(root) or root
+    try:
+        beside = os.listdir(parent)
+    except OSError:
+        beside = []
+    for n in beside:
+        names.add(n.split(".", 1)[0])
+    if not any(os.path.exists(os.path.join(root, m)) for m in PROJECT_MARKERS):
+        root = parent
+    for _here, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__")]
+        seen += len(dirs) + len(files)
+        if seen > _MAX_LISTED:
+            return None
+        names.update(dirs)
+        names.update(f.split(".", 1)[0] for f in files if f.endswith((".py", ".pyi")))
+    return frozenset(names)
 
 
 def holds_python(folder: str) -> bool:
