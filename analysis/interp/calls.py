@@ -445,7 +445,7 @@ def get_attr(ip: Interp, recv: V, attr: str, node, env) -> V:
         results
         and recv.k & Kind.UNKNOWN
         and (recv.carries or recv.cuts)
-        and attr != "data"
+        and attr not in ("data", "grad")  # `.grad` of a tensor is a gradient, without the forward's graph
         and attr not in T.METADATA_ATTRIBUTES  # a size or a dtype never carries gradient
     ):
         # partly unknown: what the unknown part carried stays with its attributes

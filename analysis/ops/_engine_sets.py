@@ -117,6 +117,19 @@ FRACTIONAL_POWERS = frozenset(
     }
 )
 
+INPLACE_NONDIFF_ARGS = {
+    "index_add_": (0, 1),
+    "index_copy_": (0, 1),
+    "index_fill_": (0, 1),
+    "index_put_": (0, 2),
+    "index_reduce_": (0, 1, 3),
+    "masked_fill_": (0,),
+    "masked_scatter_": (0,),
+    "put_": (0, 2),
+    "scatter_add_": (0, 1),
+    "scatter_reduce_": (0, 1, 3),
+}
+
 LOSS_FUNCTIONS = frozenset(
     {
         "binary_cross_entropy",

@@ -19,6 +19,10 @@ their `dim` and `keepdim` are: DIM_ARGS); ops taking a list of tensors first (ca
 factories sized by their arguments or filled with `fill_value`; and the Tensor methods that may
 return their input itself (surface.MAY_RETURN_SELF).
 
+INPLACE_NONDIFF_ARGS names, per in-place Tensor method, the arguments that take no gradient (the
+index of `scatter_reduce_`, the mask of `masked_fill_`): what flows into the changed tensor, and so
+what the op saves, comes from the others.
+
 `generate.py` calls `engine_sets` and writes the result to `_engine_sets.py`, so that importing
 the engine does not load the op table.
 """
@@ -302,9 +306,35 @@ def engine_sets(
         elif any(not s.output and s.value == first for s in saves):
             module_saves[name] = "input"
     frozen = {k: frozenset(v) for k, v in sets.items()}
-    out: dict[str, frozenset[str] | dict[str, str]] = dict(frozen)
+    out: dict[str, frozenset[str] | dict[str, str] | dict[str, tuple[int, ...]]] = dict(frozen)
     out["MODULE_SAVES"] = module_saves
     out.update(value_sets(lookup, names_by_ns, reductions))  # VALUE_SETS, ARITH_OPS, LOSS_FUNCTIONS
     out.update(shape_sets(lookup, names_by_ns, aten, frozen["FACTORIES"]))
     out["MAY_RETURN_SELF"] = frozenset(may_return_self)
+    out["INPLACE_NONDIFF_ARGS"] = inplace_nondiff_args(lookup, names_by_ns.get("Tensor", frozenset()))
+    return out
+
+
+def inplace_nondiff_args(lookup, names: frozenset[str]) -> dict[str, tuple[int, ...]]:
+    """{in-place Tensor method: positions of its arguments (after the receiver) that take no
+    gradient}, when every overload agrees on the names there: `scatter_reduce_(dim, index, src)`
+    -> (0, 1). What flows into the tensor changed in place comes from the others only (an index
+    that looks like it may require grad does not make the op save anything)."""
+    out: dict[str, tuple[int, ...]] = {}
+    for name in sorted(names):
+        if name.startswith("_") or not name.endswith("_"):
+            continue
+        info = lookup("Tensor", name)
+        if info is None or not info.overloads or not info.inplace or info.opaque:
+            continue
+        diff = set(info.differentiable)
+        if "self" not in diff or len(diff) < 2:
+            continue  # nothing but the receiver takes gradient: no other argument to tell apart
+        lists = {tuple(_positional(ov)[1:]) for ov in info.overloads}
+        if len(lists) != 1:
+            continue
+        (args,) = lists
+        skip = tuple(i for i, a in enumerate(args) if a not in diff)
+        if skip:
+            out[name] = skip
     return out

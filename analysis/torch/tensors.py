@@ -245,7 +245,15 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         # given to p, whatever the backward() of its own step reaches
         ip.st.trace.grad_writes.extend(recv.grads)
     if name.endswith("_") and not name.startswith("_") and name not in T.NOT_INPLACE:
-        rhs = flow_of(*argv).value() if argv else None
+        skip = T.INPLACE_NONDIFF_ARGS.get(name, ())
+        # `out.scatter_reduce_(dim, index, src)`: only src's gradient flows into out (an index
+        # that the engine cannot tell from a float does not make the op save anything)
+        given = (
+            [a for i, a in enumerate(argv) if i not in skip]
+            if skip and not any(isinstance(a, Star) for a in argv)
+            else argv
+        )
+        rhs = flow_of(*given).value() if given else None
         if name in ("copy_",) and argv:
             rhs = argv[0]
         out = inplace_update(ip, recv, rhs, node, node, op=name[:-1], target_node=recv_node)
