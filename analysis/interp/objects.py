@@ -20,6 +20,24 @@ def next_oid() -> int:
     return next(_ids)
 
 
+# objects made while summarising a library (libraries/models.py) take their ids from a range of
+# their own: an analysis then numbers its objects, and so orders the sets of them it iterates, the
+# same whether a library's summary is computed on the way or read from the cache
+_SUMMARY_IDS = itertools.count(1 << 48)
+
+
+class summary_ids:
+    """`with summary_ids():` makes the objects made inside take ids from the summaries' range."""
+
+    def __enter__(self):
+        global _ids
+        self._saved, _ids = _ids, _SUMMARY_IDS
+
+    def __exit__(self, *exc):
+        global _ids
+        _ids = self._saved
+
+
 __all__ = ["FROZEN", "MAYBE", "TRAINABLE"]  # re-exported: the states live in values.py
 
 

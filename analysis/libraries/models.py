@@ -19,7 +19,18 @@ import time
 from .. import __version__
 from ..interp.frames import Frame
 from ..interp.interpreter import Interpreter
-from ..interp.objects import ClassObj, DictObj, FuncObj, ModuleObj, Site, SymObj, TensorObj, Unit, module_value
+from ..interp.objects import (
+    ClassObj,
+    DictObj,
+    FuncObj,
+    ModuleObj,
+    Site,
+    SymObj,
+    TensorObj,
+    Unit,
+    module_value,
+    summary_ids,
+)
 from ..interp.state import LibraryMode
 from ..interp.values import NONE, Kind, V, const, join
 from ..ops import torch_api as T
@@ -79,6 +90,17 @@ class LibraryProgram(Program):
         return sf
 
 
+def _own_ids(method):
+    """Run a summary with object ids of the summaries' own range (objects.summary_ids)."""
+
+    def run(*args, **kwargs):
+        with summary_ids():
+            return method(*args, **kwargs)
+
+    run.__name__, run.__doc__ = method.__name__, method.__doc__
+    return run
+
+
 class Summarizer:
     """Interprets library classes and factories on symbolic arguments into Shapes."""
 
@@ -114,6 +136,7 @@ class Summarizer:
             v = interp.force(v)
         return interp, [o for o in (v.objs if v is not None else ()) if isinstance(o, kind)]
 
+    @_own_ids
     def class_shape(self, defn: Definition) -> Shape | None:
 
         interp, classes = self._defined(defn, ClassObj)
@@ -128,6 +151,7 @@ class Summarizer:
             return None
         return self._extract(interp, mv, defn)
 
+    @_own_ids
     def factory_shape(self, defn: Definition, args=(), kwargs=None) -> Shape | None:
 
         interp, fns = self._defined(defn, FuncObj)
@@ -208,6 +232,7 @@ class Summarizer:
                 returns = _module_path(m, rm[0])
         return MethodEffect(tuple(replaced), returns, res is None)
 
+    @_own_ids
     def call_effect(self, cls_defn: Definition, name: str, args=(), kwargs=None) -> MethodEffect | None:
         """A structural method called with constant arguments (`reset_classifier(3)`), on a fresh
         symbolic instance of the class."""
