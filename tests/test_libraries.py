@@ -468,13 +468,48 @@ def test_an_analysis_numbers_its_objects_alike_with_summaries_computed_or_read(e
     made = []
     for _ in range(2):  # the first computes the summaries, the second reads them
         a = analyzer(env, cache)
-        start = objects.next_oid()
         assert found(a.analyze_source("train.py", src)) == expected
-        made.append(objects.next_oid() - start)
+        made.append(objects.next_oid() % (1 << 20))  # the objects the analysis made (its own base)
         with objects.summary_ids():
             objects.next_oid()  # the summaries' range is not the analysis's
     assert a.libraries.cache.hits
     assert made[0] == made[1]
+
+
+def test_each_analysis_numbers_its_objects_from_a_fresh_base():
+    """Files analysed before in the process (a batch, the editor's earlier versions) do not shift
+    how an analysis numbers its objects: ids are hashes, and sets iterate by hash modulo their table
+    size, so each analysis starts at a multiple of 2**20. RepDistiller drew 4 findings in one file
+    order only (`real_code.py --order-check`) before."""
+    from gradaudit.analysis.check.engine import Analyzer
+    from gradaudit.analysis.interp import objects
+
+    src = textwrap.dedent(
+        """
+        import torch
+        import torch.nn as nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+
+            def forward(self, x):
+                return self.body(x)
+
+        model = Net()
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(3):
+            opt.zero_grad()
+            model(torch.randn(2, 4)).sum().backward()
+            opt.step()
+        """
+    )
+    ends = []
+    for _ in range(2):
+        Analyzer(cache=False).analyze_source("train.py", src)
+        ends.append(objects.next_oid() % (1 << 20))
+    assert ends[0] == ends[1] > 1
 
 
 def test_no_cache_writes_nothing(env, tmp_path):

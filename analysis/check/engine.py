@@ -17,6 +17,7 @@ import time
 
 from ..interp.budget import Gap, Gaps
 from ..interp.interpreter import Interpreter
+from ..interp.objects import new_analysis_ids
 from ..libraries.environment import PythonEnv, find_env
 from ..libraries.imported import LibraryUse, library_use
 from ..libraries.register import semantics
@@ -248,6 +249,7 @@ class Analyzer:
     def _run(self, path: str, program: Program, sf: SourceFile, deadline, env: PythonEnv) -> Result:
         budgets = self.config.budgets
         gaps = Gaps(deadline, self.time_budget, budgets)
+        new_analysis_ids()
         interp = Interpreter(program, sf, semantics(), budgets=budgets, gaps=gaps)
         try:
             trace = interp.run()

@@ -20,6 +20,15 @@ def next_oid() -> int:
     return next(_ids)
 
 
+def new_analysis_ids() -> None:
+    """Number the objects of the analysis about to start from the next multiple of 2**20: an
+    object's id is its hash, and a set of objects iterates by hash modulo its table size, so the
+    sets an analysis makes iterate alike whatever ran before it in the process (other files of a
+    batch, earlier versions in the editor)."""
+    global _ids
+    _ids = itertools.count(((next(_ids) >> 20) + 1) << 20)
+
+
 # objects made while summarising a library (libraries/models.py) take their ids from a range of
 # their own: an analysis then numbers its objects, and so orders the sets of them it iterates, the
 # same whether a library's summary is computed on the way or read from the cache

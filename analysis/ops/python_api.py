@@ -19,6 +19,8 @@ How each fact is read:
   from Optimizer and LRScheduler (the bases themselves excluded).
 - nn.Module's methods: its public callables; those annotated to return `Self` give the module
   back (`typing.get_overloads` for `to`, whose implementation is not annotated).
+- torch.Tensor's attributes: its public names (`dir`), so that a method no tensor has (`.items()`)
+  is known not to run on the tensor part of a value that may also be a dict.
 """
 
 from __future__ import annotations
@@ -238,5 +240,12 @@ def optim_facts() -> dict:
     }
 
 
+def tensor_facts() -> dict:
+    """TENSOR_ATTRIBUTES: every public name a torch.Tensor has (methods, properties)."""
+    import torch
+
+    return {"TENSOR_ATTRIBUTES": frozenset(n for n in dir(torch.Tensor) if not n.startswith("_"))}
+
+
 def python_facts() -> dict:
-    return {**module_facts(), **optim_facts()}
+    return {**module_facts(), **optim_facts(), **tensor_facts()}

@@ -142,6 +142,8 @@ FILLED_FACTORIES = _sets.FILLED_FACTORIES
 
 # Ops whose backward uses their output (an in-place change of it later breaks backward).
 SAVES_OUTPUT = _sets.SAVES_OUTPUT
+# every public name of torch.Tensor (methods and properties)
+TENSOR_ATTRIBUTES: frozenset[str] = _sets.TENSOR_ATTRIBUTES
 # in-place Tensor methods -> positions of the arguments (after the receiver) that take no gradient
 INPLACE_NONDIFF_ARGS: dict[str, tuple[int, ...]] = _sets.INPLACE_NONDIFF_ARGS
 # Ops whose backward uses their first input at least when that input requires grad.
