@@ -933,6 +933,27 @@ def test_no_jedi_for_an_uninstalled_library_in_a_project_editing_sys_path(tmp_pa
     assert out.stdout.split() == ["False"], out.stderr
 
 
+def test_project_names_are_listed_once_and_again_when_a_folder_changes(tmp_path, monkeypatch):
+    """The names a project's files and folders carry (which imports may be the project's) are kept
+    across Programs, as the language server makes one per edit, and listed again once a folder
+    changed."""
+    from gradaudit.analysis.source import program
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "common.py").write_text("")
+    walks = []
+    real_walk = program.os.walk
+    monkeypatch.setattr(program.os, "walk", lambda root: walks.append(root) or real_walk(root))
+    root = str(tmp_path)
+    names = program._names_under(root)
+    assert "common" in names and "models" in names and "comet_ml" not in names
+    assert program._names_under(root) is names and len(walks) == 1
+    (tmp_path / "models" / "comet_ml.py").write_text("")
+    os.utime(tmp_path / "models", ns=(1, 1))  # a coarse clock may not move the folder's mtime
+    assert "comet_ml" in program._names_under(root) and len(walks) == 2
+
+
 # ---------------------------------------------------------------- the real libraries, when installed
 
 

@@ -712,7 +712,7 @@ def call_method(ip: Interp, recv: V, name, args, kwargs, node, env) -> V:
                 results.append(call_value(ip, fv, args, kwargs, node, env))
             else:
                 results.append(opaque_call(ip, None, args, kwargs, node))
-    if tensorish and name not in T.TENSOR_ATTRIBUTES and not name.startswith("_"):
+    if tensorish and T.no_tensor_has(name):
         # `self.mask.items()` where mask is a dict of Parameters on one path and a Parameter on
         # another: no tensor has `items`, so the tensor part raises there and gives nothing
         # (a value seen only as a tensor: tensors.tensor_method says what such a method gives)

@@ -144,6 +144,13 @@ FILLED_FACTORIES = _sets.FILLED_FACTORIES
 SAVES_OUTPUT = _sets.SAVES_OUTPUT
 # every public name of torch.Tensor (methods and properties)
 TENSOR_ATTRIBUTES: frozenset[str] = _sets.TENSOR_ATTRIBUTES
+
+
+def no_tensor_has(name: str) -> bool:
+    """A public method name torch.Tensor does not have (`items`, a generator's `manual_seed`)."""
+    return name not in TENSOR_ATTRIBUTES and not name.startswith("_")
+
+
 # in-place Tensor methods -> positions of the arguments (after the receiver) that take no gradient
 INPLACE_NONDIFF_ARGS: dict[str, tuple[int, ...]] = _sets.INPLACE_NONDIFF_ARGS
 # Ops whose backward uses their first input at least when that input requires grad.

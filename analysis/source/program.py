@@ -519,15 +519,35 @@ def _find(base: str, parts: list[str]) -> str | None:
 
 
 _MAX_LISTED = 50_000
+# root -> (each folder listed with its mtime, the names found): kept across Programs (the language
+# server makes one per edit) and listed again when a folder changed (a file added or removed)
+_LISTINGS: dict[str, tuple[tuple[tuple[str, int], ...], frozenset | None]] = {}
 
 
 def _names_under(root: str) -> frozenset | None:
     """The module names (file stems, folders) under `root` and beside it; None past _MAX_LISTED.
     A root that is no project (no marker: a folder of scripts) may reach a sibling folder
     (`sys.path.insert(0, "../lib")`): the folder around it is listed whole."""
+    held = _LISTINGS.get(root)
+    if held is not None and all(_mtime(d) == m for d, m in held[0]):
+        return held[1]
+    folders, names = _list_names(root)
+    _LISTINGS[root] = (folders, names)
+    return names
+
+
+def _mtime(folder: str) -> int:
+    try:
+        return os.stat(folder).st_mtime_ns
+    except OSError:
+        return -1
+
+
+def _list_names(root: str) -> tuple[tuple[tuple[str, int], ...], frozenset | None]:
     names: set = set()
     seen = 0
     parent = os.path.dirname(root) or root
+    folders = [(parent, _mtime(parent))]
     try:
         beside = os.listdir(parent)
     except OSError:
@@ -536,14 +556,15 @@ def _names_under(root: str) -> frozenset | None:
         names.add(n.split(".", 1)[0])
     if not any(os.path.exists(os.path.join(root, m)) for m in PROJECT_MARKERS):
         root = parent
-    for _here, dirs, files in os.walk(root):
+    for here, dirs, files in os.walk(root):
+        folders.append((here, _mtime(here)))
         dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__")]
         seen += len(dirs) + len(files)
         if seen > _MAX_LISTED:
-            return None
+            return tuple(folders), None
         names.update(dirs)
         names.update(f.split(".", 1)[0] for f in files if f.endswith((".py", ".pyi")))
-    return frozenset(names)
+    return tuple(folders), frozenset(names)
 
 
 def holds_python(folder: str) -> bool:

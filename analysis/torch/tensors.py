@@ -196,7 +196,7 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         # no tensor has these: the value is a module the engine did not see being made
         # (`Discriminator(...).cuda()` of a class it could not import)
         return unseen_module_method(ip, name, node)
-    if name not in T.TENSOR_ATTRIBUTES and not name.startswith("_") and name not in TENSOR_METHODS:
+    if T.no_tensor_has(name):
         # no tensor has this method: the value is something else or a subclass (a generator's
         # `manual_seed`, a dict's `items` on a path where a Parameter stands): what it gives keeps
         # what the value carried, and is no tensor an op computed
