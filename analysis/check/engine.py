@@ -29,6 +29,7 @@ from ..rules import RULES
 from ..rules.base import RuleContext
 from ..rules.premises import establish
 from ..source.depth import MAX_EXPR_DEPTH, limit_depth
+from ..source.incremental import reparse
 from ..source.notebook import Notebook, is_notebook, read_notebook
 from ..source.prebuilt import dataclass, field, replace
 from ..source.program import ParseError, Program, SourceFile, read_text
@@ -223,7 +224,7 @@ class Analyzer:
             sf = None
         if sf is None:
             try:
-                sf = program.parse(path, source)
+                sf = _parse_entry(program, path, source)
             except ParseError as exc:
                 return Result(path, error=exc)
             program.add(sf)
@@ -271,6 +272,29 @@ class Analyzer:
         return Result(
             path, findings, model, None, files, sf.broken, gap, libraries=libraries, timed_out=interp.st.gaps.stopped
         )
+
+
+EDITED_KEPT = 8  # documents whose last version is kept for the next one's parse
+
+
+def _parse_entry(program: Program, path: str, source: str) -> SourceFile:
+    """The analysed file's tree. In the editor (`program.edited` holds the last version of each
+    document) only the statements an edit touched are parsed again."""
+    edited = program.edited
+    if edited is None:
+        return program.parse(path, source)
+    abspath = os.path.abspath(path)
+    prev = edited.pop(abspath, None)
+    if prev is not None and prev.source == source and prev.path == path:
+        sf: SourceFile | None = prev  # the same text again (a save, a setting changed): the same tree
+    else:
+        sf = reparse(prev, path, source, abspath) if prev is not None else None
+    if sf is None:
+        sf = program.parse(path, source)
+    edited[abspath] = sf
+    while len(edited) > EDITED_KEPT:
+        del edited[next(iter(edited))]
+    return sf
 
 
 def _too_deep(sf: SourceFile, interp) -> Gap:

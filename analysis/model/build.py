@@ -37,6 +37,7 @@ from ..interp.trace import (
 from ..interp.trace import Cut as CutRec
 from ..interp.trace import Event as EventRec
 from ..interp.values import Fact, Mark, V
+from ..source.nodes import holds
 from ..source.program import SourceFile
 from . import model as M
 
@@ -54,13 +55,10 @@ class Builder:
         self._param_sets: dict[frozenset, frozenset[M.Param]] = {}
         self._spans: dict[tuple[int, int], M.Span] = {}
         self._optims: dict[int, M.Optimizer] = {}
-        self._resets: dict[int, list[int]] = {}
+        self._resets: dict[int, list[int]] = {}  # unit oid -> seqs of reset_parameters() reaching it
         self._literals: dict[tuple, frozenset[tuple[int, bool]]] = {}  # event path -> its closed literals
         self._atoms: dict[tuple, int] = {}
         self._trace: Trace | None = None
-        self._nodes: dict[
-            int, set[int]
-        ] = {}  # id(SourceFile) -> ids of its tree's nodes  # unit oid -> seqs of reset_parameters() reaching it
 
     # ------------------------------------------------------------ leaves
 
@@ -157,10 +155,7 @@ class Builder:
     def _in_file(self, sf: SourceFile, node: object) -> bool:
         """`node` is one of `sf`'s (a value's site is a bare node: the loss may be computed in a helper
         of another file, and a Site must not pair that node with the backward's file)."""
-        ids = self._nodes.get(id(sf))
-        if ids is None:
-            ids = self._nodes[id(sf)] = {id(n) for n in ast.walk(sf.tree)}
-        return id(node) in ids
+        return holds(sf.tree, node)
 
     def _reset_after(self, u: Unit, start: int, end: int) -> bool:
         return any(start < seq < end for seq in self._resets.get(u.oid, ()))

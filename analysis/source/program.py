@@ -244,7 +244,7 @@ def write_source(path: str, text: str, encoding: str):
 class Program:
     """Loads and caches parsed files; resolves project-local imports."""
 
-    def __init__(self, extra_roots=(), overlays=None, freeze_trees=False, parsed=None):
+    def __init__(self, extra_roots=(), overlays=None, freeze_trees=False, parsed=None, edited=None):
         self.extra_roots = [os.path.abspath(r) for r in extra_roots]
         # batch runs keep every parsed tree for the whole run: freezing each one out of the cyclic
         # collector's reach right after parsing saves walking it again in every later collection
@@ -259,6 +259,9 @@ class Program:
         # parsed modules shared between analyses (the language server's worker): reused while the
         # text is the same
         self.parsed = parsed
+        # the last analysed version of each document being edited (the language server's worker):
+        # the next version is parsed by its changed statements (incremental.py)
+        self.edited = edited
 
     # library_models.LibraryModels of the analysed environment, made by `library_source` (set by
     # the Analyzer) when the first library name is met: a script that meets none neither imports
