@@ -119,7 +119,7 @@ def apply_changes(seq: int, changes: tuple[tuple[int, str], ...]) -> None:
     if not changes or changes[0][0] > _SEEN + 1:
         _PARSED.clear()
         _LIBRARIES.clear()
-        gc.unfreeze()  # library models hold cycles: the next collection must see them to free them
+        gc.unfreeze()  # library models hold cycles: the full collection must see them to free them
     else:
         paths = [p for n, p in changes if n > _SEEN]
         for p in paths:
@@ -143,6 +143,10 @@ def analyze(job: dict[str, Any]) -> dict[str, Any]:
     env, env_problems = _environment(settings, config, path, job["root"])
     problems = list(problems) + env_problems
     facts = {"config_source": config.source, "config_problems": tuple(problems), "severity": dict(config.severity)}
+    # the last trees of documents still open (the overlays are the other open documents' texts)
+    open_now = {os.path.abspath(p) for p in job["overlays"]} | {os.path.abspath(path)}
+    for kept in [p for p in _EDITED if p not in open_now]:
+        del _EDITED[kept]
     roots = [job["root"]] if job["root"] else []
     roots += list(settings.extra_paths)
     started = time.perf_counter()
@@ -205,6 +209,23 @@ def warm_up() -> None:
         traceback.print_exc(limit=4)
 
 
+IDLE_COLLECT = 1.0  # seconds without a job before the worker runs a full collection
+FULL_COLLECT_JOBS = 25  # ... or this many jobs in a row without such a pause
+
+
+def _job_waiting(stream: IO[bytes], seconds: float) -> bool:
+    """Whether the server sends a job within `seconds` (the server sends one only after the previous
+    answer, so nothing is left in the stream's buffer meanwhile). Where pipes cannot be polled
+    (Windows), False: the worker collects after every job, as before."""
+    import select
+
+    try:
+        ready, _, _ = select.select([stream], [], [], seconds)
+    except (OSError, ValueError):  # Windows: select takes sockets only
+        return False
+    return bool(ready)
+
+
 def _watch_parent(server_pid: int) -> None:
     # an editor may kill the server outright: then the worker must not linger
     while True:
@@ -223,17 +244,28 @@ def main(argv: list[str] | None = None) -> int:
     # the engine recurses over nested code: room for it
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 4000))
     warm_up()
-    # The cyclic collector runs only between jobs, after the answer is sent: enabled, its first pass
-    # after an analysis (which runs with it off) walked every object the analysis made, a tenth of
-    # each keystroke's latency. What survives a collection is what the worker keeps (library models,
-    # parsed modules, the documents' last trees) and is frozen out of the next collections' walk,
-    # which otherwise cost three quarters of an analysis; the kept trees hold no cycles, so dropping
-    # them frees them, and dropping library models unfreezes everything (apply_changes).
+    # What warm-up loaded (the engine's tables, the default environment's library models) lives as
+    # long as the worker: frozen, no collection walks it again. The cyclic collector then runs only
+    # between jobs, after the answer is sent. Enabled, its first pass after an analysis (which runs
+    # with it off) walked every object the analysis made, a tenth of each keystroke's latency, and
+    # its full passes walked every library model read since, three quarters of an analysis. After
+    # each job only the young generations are collected (the job's own objects); a full collection
+    # waits until no job has come for IDLE_COLLECT seconds, or FULL_COLLECT_JOBS jobs went by.
     gc.collect()
     gc.freeze()
     gc.disable()
     send(out, {"ready": True, "rss": rss_bytes()})
+    collected, since_full = True, 0
     while True:
+        if not collected and (since_full >= FULL_COLLECT_JOBS or not _job_waiting(stdin, IDLE_COLLECT)):
+            # a pause (or a long run of jobs): only the document analysed last keeps its tree (typing
+            # resumes there); the others' go, since closing documents sends the worker nothing
+            while len(_EDITED) > 1:
+                del _EDITED[next(iter(_EDITED))]
+            from .memory import give_back
+
+            give_back()  # a full collection, and what the allocator can return goes back
+            collected, since_full = True, 0
         job = receive(stdin)
         if job is None:
             return 0
@@ -242,8 +274,8 @@ def main(argv: list[str] | None = None) -> int:
         reply["rss"] = rss_bytes()
         send(out, reply)
         del job, reply
-        gc.collect()
-        gc.freeze()
+        gc.collect(1)
+        collected, since_full = False, since_full + 1
 
 
 if __name__ == "__main__":

@@ -275,6 +275,10 @@ class Analyzer:
 
 
 EDITED_KEPT = 8  # documents whose last version is kept for the next one's parse
+# a document's tree is kept between versions only where a whole parse costs more than the memory:
+# below about 1,000 lines a parse takes a few milliseconds; above 2 MB the tree is hundreds of MB
+EDITED_MIN_CHARS = 30_000
+EDITED_MAX_CHARS = 2_000_000
 
 
 def _parse_entry(program: Program, path: str, source: str) -> SourceFile:
@@ -291,7 +295,8 @@ def _parse_entry(program: Program, path: str, source: str) -> SourceFile:
         sf = reparse(prev, path, source, abspath) if prev is not None else None
     if sf is None:
         sf = program.parse(path, source)
-    edited[abspath] = sf
+    if EDITED_MIN_CHARS <= len(source) <= EDITED_MAX_CHARS:
+        edited[abspath] = sf
     while len(edited) > EDITED_KEPT:
         del edited[next(iter(edited))]
     return sf

@@ -611,6 +611,7 @@ class ClassObj(Obj):
         "resolved",
         "resolver",
         "scope",
+        "stateless",
         "sym_instance",
     )
 
@@ -619,6 +620,9 @@ class ClassObj(Obj):
         self.node = node
         self.scope = scope
         self.name = name
+        # stateless.py's answer: it depends on the bases and the module's other names, so it is kept
+        # here (one analysis), not on the class's node (reused by the next version of an edited file)
+        self.stateless: bool | None = None
         self.bases = []  # ClassObj or qualified names of imported bases
         self.methods = {}
         self.class_attrs = {}

@@ -27,17 +27,16 @@ _DEPTH = 6
 
 
 def holds_no_state(cls: ClassObj) -> bool:
-    """True when no instance of `cls` can hold a parameter or a buffer (cached on the class node)."""
+    """True when no instance of `cls` can hold a parameter or a buffer (cached on the class)."""
     return _free(cls, 0)
 
 
 def _free(cls: ClassObj, depth: int) -> bool:
-    cached = getattr(cls.node, "_gradaudit_stateless", None)
-    if cached is not None:
-        return bool(cached)
-    cls.node._gradaudit_stateless = False  # recursion (a class holding itself) proves nothing
+    if cls.stateless is not None:
+        return cls.stateless
+    cls.stateless = False  # recursion (a class holding itself) proves nothing
     out = depth < _DEPTH and _read(cls, depth)
-    cls.node._gradaudit_stateless = out
+    cls.stateless = out
     return out
 
 
