@@ -28,7 +28,9 @@ def resolve_overlaps(found: list[Finding], supersedes: dict) -> list[Finding]:
         if prev is None:
             by_key[key] = f
         else:
-            best = prev if (prev.confidence == CONFIRMED or f.confidence != CONFIRMED) else f
+            # confirmed first; then what a training step reached over what a forward run alone shows
+            # (a module checked on its own, and its driver's analysis: runner.py)
+            best = min(prev, f, key=lambda x: (x.confidence != CONFIRMED, "unit" in x.data))
             params = tuple(sorted(set(prev.params) | set(f.params)))
             by_key[key] = replace(best, params=params)
     found = list(by_key.values())

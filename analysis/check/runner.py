@@ -14,6 +14,7 @@ import sys
 
 from ..source.notebook import Locator
 from ..source.prebuilt import dataclass, field
+from .drivers import MAX_FILES
 
 
 def keep_findings(path: str, result):
@@ -57,12 +58,23 @@ class Progress:
 
 
 def analyze_chunk(
-    paths, config, roots, bar=None, time_budget=None, python=None, cache=True, keep=keep_findings, results=False
+    paths,
+    config,
+    roots,
+    bar=None,
+    time_budget=None,
+    python=None,
+    cache=True,
+    keep=keep_findings,
+    results=False,
+    driven=None,
 ):
     """Analyze files (in a worker or in-process): per file, in order, (path, kept or None, problems,
     analysed, notebook, imported.LibraryUse, coverage.StepCoverage records,
     result-cache entry), picklable. `results`: make the
-    result cache's entries (result_cache.py), for `keep_findings` only."""
+    result cache's entries (result_cache.py), for `keep_findings` only. `driven`: path -> the
+    project files whose training steps run it (drivers.py), analysed after it; what they find in
+    it is added to its result (and the result is not cached: it depends on files it does not import)."""
     from ..source.program import Program
     from .engine import Analyzer
     from .problems import Problem, problems_of
@@ -77,6 +89,10 @@ def analyze_chunk(
         stamp = result_cache.file_stamp(path) if results else None
         try:
             r = analyzer.analyze_file(path, program)
+            if driven and path in driven:
+                stamp = None  # not kept: what the drivers find depends on their text too
+                if r.error is None and _needs_drivers(r):
+                    r.findings = r.findings + _driven_findings(analyzer, program, path, driven[path])
             probs = problems_of(r)
             item = keep(path, r) if r.error is None else None
             fresh = None
@@ -96,6 +112,64 @@ def analyze_chunk(
     return out
 
 
+def _driven_findings(analyzer, program, path: str, drivers: list[str]) -> list:
+    """What the analyses of `drivers` find in `path`, named as the check names `path`."""
+    from ..source.prebuilt import replace
+
+    target = os.path.abspath(path)
+    out = []
+    for d in drivers:
+        try:
+            rd = analyzer.analyze_file(d, program)
+        except Exception:  # a driver that breaks the engine is not the checked file's problem
+            continue
+        for f in rd.findings:
+            if os.path.abspath(f.span.path) == target:
+                out.append(replace(f, span=replace(f.span, path=path)) if f.span.path != path else f)
+    return out
+
+
+def _needs_drivers(r) -> bool:
+    """The file's own run does not show how its code trains: no step, or a step reached only by
+    running a function on unknown arguments (an agent's `learn()`, a `train(model, loader,
+    optimizer)` whose model and optimizer its importer makes), or a step not understood. How they
+    are iterated, and on what, is its importers' to say."""
+    steps = r.coverage
+    return not steps or any(s.entry != "script" or not s.understood for s in steps)
+
+
+def _drivers(paths, files, config) -> tuple[dict, set]:
+    """For each file given by name (a few of them), the project files whose training steps may run
+    it (drivers.py), those not checked anyway; whether they are analysed is decided by the file's
+    own analysis (_needs_drivers). And the projects' roots, where the drivers' imports are found
+    (`from kws.utils.executor import Executor` in kws/bin/train.py)."""
+    from .discovery import discover
+    from .drivers import MAX_ALONE, find_drivers, project_root
+
+    named = [p for p in paths if os.path.isfile(p) and p.endswith(".py")]
+    roots: set[str] = set()
+    if not named or len(named) > MAX_ALONE or any(os.path.isdir(p) for p in paths):
+        return {}, roots
+    checked = {os.path.abspath(f) for f in files}
+    out: dict = {}
+    listed: dict = {}  # project root -> its files
+    texts: dict = {}
+    for p in named:
+        root = project_root(p)
+        if root is None:
+            continue
+        if root not in listed:
+            found, _ = discover([root], config)
+            listed[root] = found if len(found) <= MAX_FILES else []
+        drivers = [d for d in find_drivers(p, listed[root], texts, root) if os.path.abspath(d) not in checked]
+        if drivers:
+            match = [f for f in files if os.path.abspath(f) == os.path.abspath(p)]
+            if match:
+                out[match[0]] = drivers
+                roots.add(root)
+    return out, roots
+
+
 def analyze_paths(
     paths, config, jobs=0, progress=False, time_budget=None, python=None, cache=True, keep=keep_findings
 ) -> Analysed:
@@ -105,6 +179,8 @@ def analyze_paths(
 
     files, problems = discover(paths, config)
     roots = sorted({os.path.abspath(p) for p in paths if os.path.isdir(p)})
+    driven, projects = _drivers(paths, files, config) if keep is keep_findings else ({}, set())
+    roots = sorted(set(roots) | projects)
     bar = Progress(len(files), progress)
     workers = jobs or min(os.cpu_count() or 1, 8)
     # a check's findings are kept between runs (result_cache.py); the audit keeps more than findings
@@ -115,6 +191,8 @@ def analyze_paths(
 
         kept_cache = ResultCache(config, roots, python)
         for f in files:
+            if f in driven:
+                continue  # analysed again with its drivers, whose text the cache does not follow
             hit = kept_cache.lookup(f, config)
             if hit is not None:
                 done[f] = (f, *hit, None)
@@ -127,7 +205,9 @@ def analyze_paths(
         chunks = [c for c in (todo[i :: workers * 4] for i in range(workers * 4)) if c]
         with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
             futures = {
-                pool.submit(analyze_chunk, c, config, roots, None, time_budget, python, cache, keep, results): len(c)
+                pool.submit(
+                    analyze_chunk, c, config, roots, None, time_budget, python, cache, keep, results, driven
+                ): len(c)
                 for c in chunks
             }
             for fut in concurrent.futures.as_completed(futures):
@@ -135,7 +215,7 @@ def analyze_paths(
                     done[row[0]] = row
                 bar.step(futures[fut])
     elif todo:
-        for row in analyze_chunk(todo, config, roots, bar, time_budget, python, cache, keep, results):
+        for row in analyze_chunk(todo, config, roots, bar, time_budget, python, cache, keep, results, driven):
             done[row[0]] = row
     bar.close()
     kept, analysed, notebooks, uses, steps = [], 0, {}, [], []

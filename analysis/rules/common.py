@@ -312,5 +312,8 @@ def risk_findings(
                 f" (seen running `{r.unit}` on its own with inputs that require grad: no training step in the "
                 f"checked code reaches it)"
             )
-        out.append(rule.finding(r.span, msg, confidence=r.confidence, fix=fix))
+        # `unit`: seen only in a forward run alone; the same hazard reached by a training step wins
+        out.append(
+            rule.finding(r.span, msg, confidence=r.confidence, fix=fix, data={"unit": r.unit} if r.unit else None)
+        )
     return out

@@ -1,0 +1,143 @@
+"""The project files whose training steps run a given file's code: its drivers.
+
+`gradaudit check losses.py` is asked about a loss module whose training loop lives in `train.py`.
+Alone, the module's forwards and loss functions only run on made-up inputs (interpreter.run_units);
+what the loop does with them (which parameters reach the loss, what is detached, what is stepped)
+is in the driver. So a check of single files also analyses the project files that import them,
+directly or through a package or an importer without a loop of its own, and that have training
+code or are scripts (`if __name__ == "__main__"`, a loop at the top level), and keeps what those
+analyses find in the files asked about.
+
+Files are chosen by their text (an import naming the module or its package, and a training word),
+read once; the analyses themselves follow the imports exactly, so a file chosen in excess costs
+time, never a finding elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ..source.program import PROJECT_MARKERS, ParseError, read_text
+
+MAX_DRIVERS = 4  # analyses added per checked file, the nearest importers first
+MAX_FILES = 5_000  # a project larger than this is not searched (a check of one file stays fast)
+MAX_ALONE = 16  # files given by name beyond this (a pre-commit run over a large change) get no drivers
+LEVELS = 3  # importers of importers followed, when an importer has no training code itself
+# a training step's calls (not `def backward(ctx, ...)` of a custom autograd Function)
+STEP_WORDS = re.compile(r"\.backward\(|autograd\.grad\(|\.step\(|zero_grad\(")
+# a script: a `__main__` guard, or a loop at its top level
+MAIN = re.compile(r"""^if[ \t]+__name__[ \t]*==[ \t]*['"]__main__['"]|^(?:for|while|async[ \t]+for)\b""", re.MULTILINE)
+
+
+def project_root(path: str, cwd: str | None = None) -> str | None:
+    """The folder of the project holding `path`: the nearest with a marker (pyproject.toml, setup.py,
+    setup.cfg, .git), else the working folder when `path` is inside it."""
+    d = os.path.dirname(os.path.abspath(path))
+    while True:
+        if any(os.path.exists(os.path.join(d, m)) for m in PROJECT_MARKERS):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    cwd = os.path.abspath(cwd or os.getcwd())
+    if os.path.abspath(path).startswith(cwd + os.sep) and _small(cwd):
+        return cwd
+    return None
+
+
+def _small(root: str) -> bool:
+    """At most MAX_FILES Python files under `root` (hidden folders not counted): a working folder
+    that is a project, not a home folder."""
+    n = 0
+    for _here, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("node_modules", "site-packages")]
+        n += sum(1 for f in names if f.endswith(".py"))
+        if n > MAX_FILES:
+            return False
+    return True
+
+
+def _names(path: str, root: str) -> set[str]:
+    """The last components by which `path` may be imported: its module name, and the names of the
+    packages holding it (`from kd_losses import *` runs kd_losses/pkt.py)."""
+    rel = os.path.relpath(os.path.abspath(path), root)
+    parts = rel[:-3].split(os.sep) if rel.endswith(".py") else rel.split(os.sep)
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return {p for p in parts if p.isidentifier() and p != "src"}
+
+
+def _import_pattern(names: set[str]) -> re.Pattern:
+    alt = "|".join(sorted(re.escape(n) for n in names))
+    # `import a.b.c`, `from a.b import c`, `from .c import x`, `from . import c`
+    return re.compile(
+        rf"^[ \t]*(?:from[ \t]+[\w.]*\b(?:{alt})\b[\w.]*[ \t]+import\b|from[ \t]+[\w.]+[ \t]+import[^\n]*\b(?:{alt})\b"
+        rf"|import[ \t]+[^\n]*\b(?:{alt})\b)",
+        re.MULTILINE,
+    )
+
+
+def _shared(a: str, b: str) -> int:
+    """How many leading folders two paths share: the nearer importer first."""
+    return len(os.path.commonpath([os.path.dirname(a), os.path.dirname(b)]).split(os.sep))
+
+
+_DEFINED = re.compile(r"^(?:class|def|async[ \t]+def)[ \t]+(\w+)|^(\w+)[ \t]*(?::[^=\n]*)?=[^=]", re.MULTILINE)
+
+
+def _defined(text: str) -> set[str]:
+    """The names a module defines at its top level (classes, functions, assignments)."""
+    return {a or b for a, b in _DEFINED.findall(text)} - {"_", "__all__"}
+
+
+def _mentions(text: str, names: set[str]) -> int:
+    return sum(1 for n in names if re.search(rf"\b{re.escape(n)}\b", text))
+
+
+def find_drivers(path: str, files: list[str], texts: dict[str, str], root: str) -> list[str]:
+    """The files among `files` (the project's) that import `path` (or a package holding it),
+    directly or through importers with no training code, and that have training code themselves;
+    nearest first, at most MAX_DRIVERS. `texts` caches the files' texts between calls."""
+    ap = os.path.abspath(path)
+    try:
+        own = _defined(read_text(ap))
+    except (OSError, ValueError, ParseError):
+        own = set()
+    found: list[str] = []
+    seen = {ap}
+    frontier = [ap]
+    for _ in range(LEVELS):
+        nxt: list[str] = []
+        level: list[str] = []
+        for target in frontier:
+            pattern = _import_pattern(_names(target, root))
+            for f in files:
+                if f in seen:
+                    continue
+                text = texts.get(f)
+                if text is None:
+                    try:
+                        text = read_text(f)
+                    except (OSError, ValueError, ParseError):
+                        text = ""
+                    texts[f] = text
+                if not pattern.search(text):
+                    continue
+                seen.add(f)
+                if target == ap and own and not _mentions(text, own):
+                    continue  # imports the package, never names what the module defines
+                if STEP_WORDS.search(text) or MAIN.search(text):
+                    # a loop of its own, or a script that hands the module to a trainer elsewhere
+                    # (train_student.py building CRDLoss for helper/loops.py) or calls it in a loop
+                    level.append(f)
+                else:
+                    nxt.append(f)  # a trainer module, a package's __init__: its importers may train
+        found += sorted(
+            level, key=lambda f: (-_mentions(texts[f], own), not STEP_WORDS.search(texts[f]), -_shared(f, ap), f)
+        )
+        if len(found) >= MAX_DRIVERS or not nxt:
+            break
+        frontier = nxt
+    return found[:MAX_DRIVERS]

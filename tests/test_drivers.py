@@ -1,0 +1,148 @@
+"""A check of single files also analyses the project files whose training steps run them."""
+
+from __future__ import annotations
+
+import os
+
+from gradaudit.analysis.app.cli import check_paths
+from gradaudit.analysis.check.config import Config
+from gradaudit.analysis.check.discovery import discover
+from gradaudit.analysis.check.drivers import find_drivers, project_root
+
+LOSSES = """\
+import torch.nn.functional as F
+
+
+def feature_loss(pred, target):
+    return F.mse_loss(pred.detach(), target)
+"""
+
+TRAIN = """\
+import torch
+import torch.nn as nn
+
+from pkg.losses import feature_loss
+
+model = nn.Linear(4, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(3):
+    x, y = torch.randn(8, 4), torch.randn(8, 2)
+    opt.zero_grad()
+    loss = feature_loss(model(x), y)
+    loss.backward()
+    opt.step()
+"""
+
+
+def _project(tmp_path, files: dict[str, str]) -> str:
+    (tmp_path / "pyproject.toml").write_text("")
+    for rel, text in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return str(tmp_path)
+
+
+def _check(root, *paths):
+    here = os.getcwd()
+    os.chdir(root)
+    try:
+        return check_paths(list(paths), Config(), jobs=1, cache=False)
+    finally:
+        os.chdir(here)
+
+
+def test_a_loss_module_checked_alone_shows_what_its_importers_training_step_proves(tmp_path):
+    root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/losses.py": LOSSES, "train.py": TRAIN})
+    got = _check(root, "pkg/losses.py")
+    assert [(f.code, f.confidence, f.span.path, f.span.line) for f in got.findings] == [
+        ("GA101", "confirmed", "pkg/losses.py", 5)
+    ]
+    # the step it rests on is named: the backward and the optimizer in train.py
+    assert {os.path.basename(r.span.path) for r in got.findings[0].related} == {"train.py"}
+
+
+def test_what_the_driver_finds_in_its_own_file_is_not_reported(tmp_path):
+    train = TRAIN.replace("    opt.step()\n", "")  # GA204 in train.py itself
+    root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/losses.py": LOSSES, "train.py": train})
+    got = _check(root, "pkg/losses.py")
+    assert {f.span.path for f in got.findings} == {"pkg/losses.py"}
+
+
+def test_drivers_run_the_module_by_name_through_packages_and_scripts(tmp_path):
+    root = _project(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from pkg.losses import *\n",
+            "pkg/losses.py": LOSSES,
+            # imports the package only and never names feature_loss: not a driver
+            "pkg/other.py": "from pkg import losses as _l\n\nif __name__ == '__main__':\n    print(1)\n",
+            # a script building the loss for a trainer module (no step words of its own)
+            "main.py": "from pkg import feature_loss\nfrom trainer import fit\n\nif __name__ == '__main__':\n"
+            "    fit(feature_loss)\n",
+            "trainer.py": "def fit(loss_fn):\n    loss_fn(1, 2).backward()\n",
+            "unrelated.py": "import torch\n\nx = torch.ones(1, requires_grad=True)\nx.sum().backward()\n",
+        },
+    )
+    files, _ = discover([root])
+    found = find_drivers(os.path.join(root, "pkg", "losses.py"), files, {}, root)
+    assert [os.path.relpath(f, root) for f in found] == ["main.py"]
+    assert project_root(os.path.join(root, "pkg", "losses.py")) == root
+
+
+def test_a_file_with_a_training_step_of_its_own_is_checked_alone(tmp_path, monkeypatch):
+    # its own steps say how its code is used: no importer is analysed
+    from gradaudit.analysis.check import runner
+
+    root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/losses.py": LOSSES, "train.py": TRAIN})
+    analysed = []
+    real = runner._driven_findings
+    monkeypatch.setattr(runner, "_driven_findings", lambda *a: analysed.append(a[3]) or real(*a))
+    _check(root, "train.py")
+    assert analysed == []
+    _check(root, "pkg/losses.py")
+    assert [[os.path.basename(d) for d in ds] for ds in analysed] == [["train.py"]]
+
+
+def test_a_folder_check_analyses_each_file_once(tmp_path, monkeypatch):
+    from gradaudit.analysis.check import runner
+
+    root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/losses.py": LOSSES, "train.py": TRAIN})
+    monkeypatch.setattr(runner, "_driven_findings", lambda *a: (_ for _ in ()).throw(AssertionError("driven")))
+    got = _check(root, ".")
+    assert [(f.code, f.span.path) for f in got.findings] == [("GA101", "pkg/losses.py")]
+
+
+AGENT = """\
+import torch
+import torch.nn as nn
+
+
+class Agent:
+    def __init__(self):
+        self.net = nn.Linear(4, 2)
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=1e-3)
+
+    def learn(self, x, y):
+        loss = nn.functional.mse_loss(self.net(x), y)
+        loss.backward()
+        self.opt.step()
+"""
+
+MAIN = """\
+import torch
+
+from agent import Agent
+
+agent = Agent()
+for episode in range(10):
+    agent.learn(torch.randn(8, 4), torch.randn(8, 2))
+"""
+
+
+def test_an_agent_whose_loop_is_in_its_importer_shows_what_the_loop_proves(tmp_path):
+    # learn() steps with no zero_grad: one call alone is fine, the script's loop makes it GA201
+    root = _project(tmp_path, {"agent.py": AGENT, "main.py": MAIN})
+    got = _check(root, "agent.py")
+    assert [(f.code, f.confidence, f.span.path) for f in got.findings] == [("GA201", "confirmed", "agent.py")]
+    assert "GA201" not in {f.code for f in _check(root, "agent.py", "main.py").findings if f.span.path == "main.py"}
