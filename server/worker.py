@@ -22,10 +22,11 @@ from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for annotations only: the engine is imported when a job needs it
     from gradaudit.analysis.check.config import Config
+    from gradaudit.analysis.check.engine import Analyzer, Result
     from gradaudit.analysis.check.schema import Problem
     from gradaudit.analysis.libraries.environment import PythonEnv
     from gradaudit.analysis.libraries.models import LibraryModels
-    from gradaudit.analysis.source.program import SourceFile
+    from gradaudit.analysis.source.program import Program, SourceFile
 
     from .settings import Settings
 
@@ -78,6 +79,13 @@ _LIBRARIES: dict[str, LibraryModels] = {}  # by PythonEnv.key
 _PARSED: dict[str, SourceFile] = {}  # by absolute path
 _EDITED: dict[str, SourceFile] = {}  # the last analysed version of each document, by absolute path
 _SEEN = 0  # the sequence number of the last change on disk applied
+# For a document whose own analysis shows no training step: the project files whose steps run it
+# (gradaudit.analysis.check.drivers), found from the project's file list and the files' texts. The
+# list and each document's drivers are kept until a file changes on disk or the open documents
+# change; the texts are not kept (a large project's would weigh on the worker).
+_PROJECTS: dict[str, set[str]] = {}  # project root -> its Python files (absolute paths)
+# document -> (the names it defines, the open documents, its drivers)
+_DRIVERS: dict[str, tuple[frozenset[str], frozenset[str], list[str]]] = {}
 
 
 def _environment(settings: Settings, config: Config, path: str, root: str) -> tuple[PythonEnv, list[Problem]]:
@@ -119,11 +127,18 @@ def apply_changes(seq: int, changes: tuple[tuple[int, str], ...]) -> None:
     if not changes or changes[0][0] > _SEEN + 1:
         _PARSED.clear()
         _LIBRARIES.clear()
+        _PROJECTS.clear()
+        _DRIVERS.clear()
         gc.unfreeze()  # library models hold cycles: the full collection must see them to free them
     else:
         paths = [p for n, p in changes if n > _SEEN]
+        if paths:
+            _DRIVERS.clear()  # an importer may have come or gone
         for p in paths:
             _PARSED.pop(p, None)
+            for root, files in list(_PROJECTS.items()):
+                if os.path.abspath(p) not in files and os.path.abspath(p).startswith(root + os.sep):
+                    del _PROJECTS[root]  # a new file (or folder): list the project again
         for key, libs in list(_LIBRARIES.items()):
             if any(libs.env.is_library_path(p) for p in paths):
                 del _LIBRARIES[key]  # a library changed (an upgrade): resolve its names anew
@@ -147,8 +162,17 @@ def analyze(job: dict[str, Any]) -> dict[str, Any]:
     open_now = {os.path.abspath(p) for p in job["overlays"]} | {os.path.abspath(path)}
     for kept in [p for p in _EDITED if p not in open_now]:
         del _EDITED[kept]
+    for kept in [p for p in _DRIVERS if p not in open_now]:
+        del _DRIVERS[kept]
+    from gradaudit.analysis.check.drivers import project_root
+
     roots = [job["root"]] if job["root"] else []
     roots += list(settings.extra_paths)
+    # the document's project (its nearest pyproject.toml, setup.py, .git): where the files that
+    # import it are found, and what their imports are relative to (_add_drivers)
+    project = project_root(path, cwd=job["root"] or None)
+    if project is not None and project not in roots:
+        roots.append(project)
     started = time.perf_counter()
     try:
         analyzer = Analyzer(
@@ -164,6 +188,8 @@ def analyze(job: dict[str, Any]) -> dict[str, Any]:
             result = analyzer.analyze_notebook(path, notebook, program)
         else:
             result = analyzer.analyze_source(path, job["text"], program)
+            if project is not None:
+                _add_drivers(analyzer, program, result, job, config, project)
     except Exception:
         return dict(facts, error=traceback.format_exc(limit=8), seconds=time.perf_counter() - started)
     # the files the analysis read (its imports): an edit or a change on disk there analyses it again
@@ -172,6 +198,48 @@ def analyze(job: dict[str, Any]) -> dict[str, Any]:
     if config.excluded(path):
         result.findings = []  # `exclude` in [tool.gradaudit]: as `gradaudit check` skips it
     return dict(facts, result=result, deps=deps, seconds=time.perf_counter() - started)
+
+
+def _add_drivers(
+    analyzer: Analyzer, program: Program, result: Result, job: dict[str, Any], config: Config, root: str
+) -> None:
+    """What the training steps of the project files that run the document find in it, added to
+    its findings, when its own analysis shows none it understands (drivers.needs_drivers): a loss
+    module, a model, a trainer whose loop is in train.py. The drivers read the document's text as
+    the editor has it; the files they read join the document's (an edit there analyses it again)."""
+    from gradaudit.analysis.check.discovery import discover
+    from gradaudit.analysis.check.drivers import (
+        MAX_FILES,
+        defined_names,
+        driven_findings,
+        find_drivers,
+        needs_drivers,
+    )
+    from gradaudit.analysis.check.engine import merge_findings
+
+    path = job["path"]
+    if not path.endswith(".py") or not needs_drivers(result):
+        return
+    files = _PROJECTS.get(root)
+    if files is None:
+        found, _ = discover([root], config)
+        files = _PROJECTS[root] = {os.path.abspath(f) for f in found} if len(found) <= MAX_FILES else set()
+    me = os.path.abspath(path)
+    # open documents are read as the editor has them
+    overlays = {os.path.abspath(p): t for p, t in job["overlays"].items()}
+    key = (frozenset(defined_names(job["text"])), frozenset(overlays))
+    kept = _DRIVERS.get(me)
+    if kept is not None and kept[:2] == key:
+        drivers = kept[2]
+    else:
+        drivers = find_drivers(me, sorted(files - {me}), dict(overlays), root, text=job["text"])
+        _DRIVERS[me] = (*key, drivers)
+    if not drivers:
+        return
+    found_there, read = driven_findings(analyzer, program, path, drivers)
+    result.files.update(read)
+    if found_there:
+        result.findings = merge_findings(result.findings + found_there)
 
 
 # A training step for the worker to analyse before it says it is ready (nothing is read from disk)

@@ -92,12 +92,12 @@ def test_drivers_run_the_module_by_name_through_packages_and_scripts(tmp_path):
 
 def test_a_file_with_a_training_step_of_its_own_is_checked_alone(tmp_path, monkeypatch):
     # its own steps say how its code is used: no importer is analysed
-    from gradaudit.analysis.check import runner
+    from gradaudit.analysis.check import drivers
 
     root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/losses.py": LOSSES, "train.py": TRAIN})
     analysed = []
-    real = runner._driven_findings
-    monkeypatch.setattr(runner, "_driven_findings", lambda *a: analysed.append(a[3]) or real(*a))
+    real = drivers.driven_findings
+    monkeypatch.setattr(drivers, "driven_findings", lambda *a: analysed.append(a[3]) or real(*a))
     _check(root, "train.py")
     assert analysed == []
     _check(root, "pkg/losses.py")
@@ -105,10 +105,10 @@ def test_a_file_with_a_training_step_of_its_own_is_checked_alone(tmp_path, monke
 
 
 def test_a_folder_check_analyses_each_file_once(tmp_path, monkeypatch):
-    from gradaudit.analysis.check import runner
+    from gradaudit.analysis.check import drivers
 
     root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/losses.py": LOSSES, "train.py": TRAIN})
-    monkeypatch.setattr(runner, "_driven_findings", lambda *a: (_ for _ in ()).throw(AssertionError("driven")))
+    monkeypatch.setattr(drivers, "driven_findings", lambda *a: (_ for _ in ()).throw(AssertionError("driven")))
     got = _check(root, ".")
     assert [(f.code, f.span.path) for f in got.findings] == [("GA101", "pkg/losses.py")]
 

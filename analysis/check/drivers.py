@@ -87,7 +87,7 @@ def _shared(a: str, b: str) -> int:
 _DEFINED = re.compile(r"^(?:class|def|async[ \t]+def)[ \t]+(\w+)|^(\w+)[ \t]*(?::[^=\n]*)?=[^=]", re.MULTILINE)
 
 
-def _defined(text: str) -> set[str]:
+def defined_names(text: str) -> set[str]:
     """The names a module defines at its top level (classes, functions, assignments)."""
     return {a or b for a, b in _DEFINED.findall(text)} - {"_", "__all__"}
 
@@ -96,13 +96,14 @@ def _mentions(text: str, names: set[str]) -> int:
     return sum(1 for n in names if re.search(rf"\b{re.escape(n)}\b", text))
 
 
-def find_drivers(path: str, files: list[str], texts: dict[str, str], root: str) -> list[str]:
+def find_drivers(path: str, files: list[str], texts: dict[str, str], root: str, text: str | None = None) -> list[str]:
     """The files among `files` (the project's) that import `path` (or a package holding it),
     directly or through importers with no training code, and that have training code themselves;
-    nearest first, at most MAX_DRIVERS. `texts` caches the files' texts between calls."""
+    nearest first, at most MAX_DRIVERS. `texts` caches the files' texts between calls; `text` is
+    `path`'s own (an editor's unsaved version), else it is read."""
     ap = os.path.abspath(path)
     try:
-        own = _defined(read_text(ap))
+        own = defined_names(text if text is not None else read_text(ap))
     except (OSError, ValueError, ParseError):
         own = set()
     found: list[str] = []
@@ -141,3 +142,35 @@ def find_drivers(path: str, files: list[str], texts: dict[str, str], root: str) 
             break
         frontier = nxt
     return found[:MAX_DRIVERS]
+
+
+def needs_drivers(result) -> bool:
+    """The file's own run does not show how its code trains: no step, or a step reached only by
+    running a function on unknown arguments (an agent's `learn()`, a `train(model, loader,
+    optimizer)` whose model and optimizer its importer makes), or a step not understood. How they
+    are iterated, and on what, is its importers' to say. (`result`: an engine.Result.)"""
+    if result.error is not None:
+        return False
+    steps = result.coverage
+    return not steps or any(s.entry != "script" or not s.understood for s in steps)
+
+
+def driven_findings(analyzer, program, path: str, drivers: list[str]) -> tuple[list, dict]:
+    """What the analyses of `drivers` (by `analyzer`, an engine.Analyzer, through `program`, which
+    holds `path`'s text) find in `path`, named as the check names `path`; and the files those
+    analyses read (display path -> SourceFile), on which the findings depend."""
+    from ..source.prebuilt import replace
+
+    target = os.path.abspath(path)
+    out: list = []
+    read: dict = {}
+    for d in drivers:
+        try:
+            rd = analyzer.analyze_file(d, program)
+        except Exception:  # a driver that breaks the engine is not the checked file's problem
+            continue
+        read.update(rd.files)
+        for f in rd.findings:
+            if os.path.abspath(f.span.path) == target:
+                out.append(replace(f, span=replace(f.span, path=path)) if f.span.path != path else f)
+    return out, read

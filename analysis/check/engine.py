@@ -377,3 +377,9 @@ def _rule_name(code):
 
 def _resolve_overlaps(found: list[Finding]) -> list[Finding]:
     return resolve_overlaps(found, _SUPERSEDES)
+
+
+def merge_findings(found: list[Finding]) -> list[Finding]:
+    """Findings of several analyses of one file (its own, its drivers': drivers.py) as one list:
+    one finding per defect, in order."""
+    return sorted(_resolve_overlaps(found), key=Finding.sort_key)

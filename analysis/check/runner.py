@@ -76,6 +76,7 @@ def analyze_chunk(
     project files whose training steps run it (drivers.py), analysed after it; what they find in
     it is added to its result (and the result is not cached: it depends on files it does not import)."""
     from ..source.program import Program
+    from .drivers import driven_findings, needs_drivers
     from .engine import Analyzer
     from .problems import Problem, problems_of
 
@@ -91,8 +92,8 @@ def analyze_chunk(
             r = analyzer.analyze_file(path, program)
             if driven and path in driven:
                 stamp = None  # not kept: what the drivers find depends on their text too
-                if r.error is None and _needs_drivers(r):
-                    r.findings = r.findings + _driven_findings(analyzer, program, path, driven[path])
+                if needs_drivers(r):
+                    r.findings = r.findings + driven_findings(analyzer, program, path, driven[path])[0]
             probs = problems_of(r)
             item = keep(path, r) if r.error is None else None
             fresh = None
@@ -112,36 +113,10 @@ def analyze_chunk(
     return out
 
 
-def _driven_findings(analyzer, program, path: str, drivers: list[str]) -> list:
-    """What the analyses of `drivers` find in `path`, named as the check names `path`."""
-    from ..source.prebuilt import replace
-
-    target = os.path.abspath(path)
-    out = []
-    for d in drivers:
-        try:
-            rd = analyzer.analyze_file(d, program)
-        except Exception:  # a driver that breaks the engine is not the checked file's problem
-            continue
-        for f in rd.findings:
-            if os.path.abspath(f.span.path) == target:
-                out.append(replace(f, span=replace(f.span, path=path)) if f.span.path != path else f)
-    return out
-
-
-def _needs_drivers(r) -> bool:
-    """The file's own run does not show how its code trains: no step, or a step reached only by
-    running a function on unknown arguments (an agent's `learn()`, a `train(model, loader,
-    optimizer)` whose model and optimizer its importer makes), or a step not understood. How they
-    are iterated, and on what, is its importers' to say."""
-    steps = r.coverage
-    return not steps or any(s.entry != "script" or not s.understood for s in steps)
-
-
 def _drivers(paths, files, config) -> tuple[dict, set]:
     """For each file given by name (a few of them), the project files whose training steps may run
     it (drivers.py), those not checked anyway; whether they are analysed is decided by the file's
-    own analysis (_needs_drivers). And the projects' roots, where the drivers' imports are found
+    own analysis (drivers.needs_drivers). And the projects' roots, where the drivers' imports are found
     (`from kws.utils.executor import Executor` in kws/bin/train.py)."""
     from .discovery import discover
     from .drivers import MAX_ALONE, find_drivers, project_root

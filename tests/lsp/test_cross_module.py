@@ -228,3 +228,72 @@ async def test_library_model_diagnostic_points_into_site_packages(client):
     client.text_document_did_close(
         types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
+
+
+FEATURE_LOSS = """
+import torch.nn.functional as F
+
+
+def feature_loss(pred, target):
+    return F.mse_loss(pred.detach(), target)
+"""
+
+FEATURE_TRAIN = """
+import torch
+import torch.nn as nn
+from lossmods.features import feature_loss
+
+model = nn.Linear(4, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(3):
+    x, y = torch.randn(8, 4), torch.randn(8, 2)
+    opt.zero_grad()
+    loss = feature_loss(model(x), y)
+    loss.backward()
+    opt.step()
+"""
+
+
+async def test_a_loss_module_shows_what_the_training_step_in_another_file_proves(client):
+    write(client, "lossmods/__init__.py", "")
+    loss_path, loss_uri = write(client, "lossmods/features.py", FEATURE_LOSS)
+    train_path, _ = write(client, "fit_features.py", FEATURE_TRAIN)
+    text = open(loss_path).read()
+    open_doc(client, loss_uri, text)
+    # only the loss module is open: the detach is proven by fit_features.py's step, named beside it
+    diags = await diagnostics_until(client, loss_uri, lambda ds: any(d.code == "GA101" for d in ds))
+    assert [(d.code, d.range.start.line) for d in diags] == [("GA101", 4)]
+    related = [r.location.uri for r in diags[0].related_information or []]
+    assert any(u.endswith("/fit_features.py") for u in related), related
+    # the edit that fixes it, unsaved: the step reads the editor's text
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=loss_uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text.replace("pred.detach()", "pred"))],
+        )
+    )
+    assert await diagnostics_until(client, loss_uri, lambda ds: ds == []) == []
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=loss_uri, version=3),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+    await diagnostics_until(client, loss_uri, lambda ds: any(d.code == "GA101" for d in ds))
+    # the training script changes on disk (it no longer uses the loss): the module is analysed again
+    with open(train_path, "w") as fh:
+        fh.write(
+            textwrap.dedent(FEATURE_TRAIN).lstrip().replace("feature_loss(model(x), y)", "(model(x) - y).pow(2).mean()")
+        )
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=f"file://{train_path}", type=types.FileChangeType.Changed)]
+        )
+    )
+    assert not any(
+        d.code == "GA101"
+        for d in await diagnostics_until(client, loss_uri, lambda ds: not any(d.code == "GA101" for d in ds))
+    )
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=loss_uri))
+    )
