@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Run gradaudit over real gradient bugs that public projects fixed (benchmarks/real_bugs.toml).
 
-    python benchmarks/real_bugs.py [--split dev|test|all] [--mode file|project|both]
+    python benchmarks/real_bugs.py [--split dev|test|held|all] [--mode file|project|both]
                                    [--mirrors DIR] [--gradaudit BIN] [--only ID ...]
                                    [--tolerance N] [--timeout SEC] [--jobs N]
                                    [--json OUT] [--verbose]
@@ -50,6 +50,8 @@ import tomllib
 HERE = os.path.dirname(os.path.abspath(__file__))
 MANIFEST = os.path.join(HERE, "real_bugs.toml")
 FAMILIES = ("graph-break", "lifecycle", "backward", "numerical")
+# dev: for development; test: the first held-out half (run once, spent); held: mined later, run once
+SPLITS = ("dev", "test", "held")
 # What a checkout keeps: the analysed sources and what makes a folder a project.
 KEEP_SUFFIXES = (".py", ".pyi", ".ipynb")
 KEEP_NAMES = ("pyproject.toml", "setup.cfg", "setup.py", ".gitignore")
@@ -114,8 +116,8 @@ def validate(bugs: list[Bug]) -> list[str]:
         seen.add(b.id)
         if b.family not in FAMILIES:
             problems.append(f"{b.id}: unknown family {b.family!r}")
-        if b.split not in ("dev", "test"):
-            problems.append(f"{b.id}: split must be dev or test")
+        if b.split not in SPLITS:
+            problems.append(f"{b.id}: split must be one of {', '.join(SPLITS)}")
         for sha in (b.fix, b.parent):
             if not re.fullmatch(r"[0-9a-f]{40}", sha):
                 problems.append(f"{b.id}: commit {sha!r} is not a full sha")
@@ -431,7 +433,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--manifest", default=MANIFEST)
     ap.add_argument("--mirrors", default="/work/.mirror", help="folder of owner+name/repo git mirrors")
-    ap.add_argument("--split", choices=("dev", "test", "all"), default="dev")
+    ap.add_argument("--split", choices=(*SPLITS, "all"), default="dev")
     ap.add_argument("--mode", choices=("file", "project", "both"), default="both")
     ap.add_argument("--gradaudit", default=default_gradaudit(), help="the gradaudit executable")
     ap.add_argument("--only", action="append", default=[], metavar="ID", help="run only these bugs")
