@@ -105,8 +105,34 @@ def test_unit_hazard_under_torch(name, build, inputs, finite):
     assert _grad_finite(name, build, inputs) is finite
 
 
+# (file, how to build its unit, its inputs, whether backward through its result raises)
+INPLACE = [
+    ("chained_pool_inplace", lambda m: m.ChainedResidualPool(3), lambda t: [t.randn(2, 3, 8, 8)], True),
+    ("residual_after_norm", lambda m: m.BasicBlock(3), lambda t: [t.randn(2, 3, 8, 8)], False),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.runtime
+@pytest.mark.parametrize("name,build,inputs,raises", INPLACE, ids=[c[0] for c in INPLACE])
+def test_unit_inplace_under_torch(name, build, inputs, raises):
+    torch = pytest.importorskip("torch")
+    m = build(_load(name))
+    # the unit's input as a training step gives it: an activation computed from a leaf
+    xs = [(x.clone().requires_grad_() * 1.0) for x in inputs(torch)]
+    try:
+        m(*xs).sum().backward()
+    except RuntimeError as exc:
+        assert raises and "modified by an inplace operation" in str(exc)
+    else:
+        assert not raises
+    if name == "residual_after_norm":
+        out = _load(name).FusePaths(4)(torch.randn(3, 4, requires_grad=True))
+        out.sum().backward()  # the in-place writes change a fresh sum no op saved
+
+
 def test_every_unit_is_checked_under_torch():
-    names = {case[0] for case in RUNTIME}
+    names = {case[0] for case in RUNTIME + INPLACE}
     assert names == {os.path.basename(p)[:-3] for p in UNITS}
 
 

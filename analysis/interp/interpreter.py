@@ -34,6 +34,8 @@ from .values import NONE, UNKNOWN, Kind, V, const, join_all
 _HIDING_ATTR = re.compile(
     r"self\.\w+\s*=\s*(?:\[|\{|list\(|dict\(|tuple\(|\(\s*(?:nn\.|[A-Z]\w*\())"
     r"|requires_grad\s*=\s*True|requires_grad_\("
+    # `nn.Parameter(t).squeeze()`: an op's result kept instead of the parameter (GA113)
+    r"|Parameter\([^\n]*\)\s*\.\s*\w+\("
 )
 # what a unit must hold to be worth running on its own: the ops whose numerical hazards the engine
 # knows (GA401-GA405, GA407, GA408), where inputs that require grad make them matter
@@ -41,6 +43,9 @@ _NUMERIC_OPS = re.compile(
     r"\b(?:sqrt|rsqrt|log|log2|log10|exp|where|acos|asin|atanh|div|binary_cross_entropy|nll_loss|BCELoss|NLLLoss)\b"
     r"|\*\*\s*\(?\s*0?\.\d|\bpow\(\s*0?\.\d|/"
 )
+
+# or in-place writes, which may change a tensor an op saved (GA110): `x += y`, `x.add_(y)`, `x[m] = 0`
+_INPLACE_OPS = re.compile(r"[-+*/]=(?!=)|\.\w+_\(|\]\s*=[^=]")
 
 
 def _mentions(sf: SourceFile, node, pattern: re.Pattern) -> bool:
@@ -55,7 +60,7 @@ def _mentions(sf: SourceFile, node, pattern: re.Pattern) -> bool:
 
 
 def _has_numeric_ops(sf: SourceFile, node) -> bool:
-    return _mentions(sf, node, _NUMERIC_OPS)
+    return _mentions(sf, node, _NUMERIC_OPS) or _mentions(sf, node, _INPLACE_OPS)
 
 
 _BACKWARD = re.compile(r"\.backward\s*\(")
@@ -320,7 +325,9 @@ class Interpreter:
                 inst = self.symbolic_instance(cls, Site(sf, cls.node)) if cls is not None else None
                 args, kwargs = self.symbolic_args(fn, cls is not None, self.grad_input, Site(sf, fn.node))
                 out = calls.call_function(self, fn, args, kwargs, fn.node, self_v=inst)
-                st.trace.units.append((out, fn.qual))
+                # the versions of what its result's graph saved, as the unit leaves them (GA110)
+                versions = {sv: sv.storage.version for sv in out.saves}
+                st.trace.units.append((out, fn.qual, versions, Site(fn.scope.sf, fn.node)))
         finally:
             alone = st.trace
             st.trace, st.gaps, st.steps, st.budget = saved

@@ -176,9 +176,12 @@ def live_flow(f: Flow) -> bool:
 
 def _leaf_of(v) -> Unit | None:
     """The leaf a value is, when it is exactly one tensor made with requires_grad=True, at creation or
-    later (`Variable(t, requires_grad=True)`, `t.requires_grad_()`); not a module's parameter: moving
-    those is nn.Module.to's business."""
+    later (`Variable(t, requires_grad=True)`, `t.requires_grad_()`), or a parameter no module holds;
+    not a module's parameter: moving those is nn.Module.to's business."""
     if not isinstance(v, V) or len(v.objs) != 1:
         return None
     u = next(iter(v.objs))
-    return u if isinstance(u, Unit) and u.kind in (Unit.LEAF, Unit.INPUT) and v.org == frozenset((u,)) else None
+    if not isinstance(u, Unit) or v.org != frozenset((u,)):
+        return None
+    # a parameter no module holds yet (`nn.Parameter(t).squeeze()`) is a plain leaf too
+    return u if u.kind in (Unit.LEAF, Unit.INPUT) or (u.kind == Unit.PARAM and u.owner is None) else None

@@ -212,7 +212,7 @@ class NonLeafRec:
         self.site = site  # the op that made the non-leaf
         self.stmt = stmt  # where it is used as a weight
         self.unit = unit  # the leaf it came from
-        self.use = use  # 'optimizer' | 'update'
+        self.use = use  # 'optimizer' | 'update' | 'module' | 'module-maybe' (kept on a module, under a condition)
         self.ctx = ctx
 
 
@@ -433,4 +433,6 @@ class Trace:
         self.incomplete = False  # a budget was hit: some calls were not followed
         self.libraries: list = []  # the library models built (ModuleObj with `lib`), in order
         self.unseen: list[UnseenRec] = []  # code not seen that was handed parameters, modules or optimizers
-        self.units: list = []  # (result V, qualified name): forwards nothing ran, run alone (Interpreter.run_units)
+        # (result V, qualified name, SaveRec -> storage version at its end, the function's Site): forwards
+        # nothing ran, run alone (Interpreter.run_units)
+        self.units: list = []

@@ -336,6 +336,7 @@ class Builder:
             counters=_counters(trace, events),
             flags=_flags(trace, events),
             risks=self.risks(trace),
+            unit_inplace=self.unit_inplace(trace),
             nonleaf=tuple(
                 M.NonLeaf(self.span(n.site), self.span(n.stmt), self.params([n.unit]), n.use)
                 for n in {(id(n.site.node), n.use): n for n in trace.nonleaf}.values()
@@ -391,7 +392,7 @@ class Builder:
             # data preparation, out of the numerical rules' scope (rules.md conventions)
             used |= {r for r in rec.loss.risks if not (r.constant and _outer(_loops(r.ctx), loops))}
         alone: dict[RiskRec, str] = {}  # reaching the result of a forward run on its own
-        for out, label in trace.units:
+        for out, label, _, _ in trace.units:
             for r in _risks_in(out):
                 # not from a unit alone: operands that carry no gradient (`eye(n) / eye(n).norm()`, data),
                 # and a masked softmax (GA406), whose rows are empty or not as the caller's mask says
@@ -414,6 +415,46 @@ class Builder:
                 # no step reaches it: the unit alone shows the hazard, its use in training decides
                 out.append(M.Risk(r.code, self.span(r.site), r.detail, SUSPICIOUS, True, _loops(r.ctx), units[key]))
         return tuple(out)
+
+    def inplace_hits(
+        self, saves: frozenset, versions: dict, certain: bool = True, within: Site | None = None
+    ) -> list[M.InplaceHit]:
+        """The in-place changes, made after the save and by `versions` (SaveRec -> the storage's
+        version then), to tensors a differentiable op saved for the graph of a value; only saves
+        known to be made (a parameter requiring grad flows in) when `certain`, only saves and
+        changes both written in the function at `within` when given."""
+        hits = []
+        for s in saves:
+            storage = s.storage
+            if not isinstance(storage, TensorObj) or (certain and not s.certain):
+                continue
+            if within is not None and not _inside(s.site, within):
+                continue
+            now = versions.get(s, storage.version)
+            if now > s.version:
+                for version, site, path in storage.bumps:
+                    # a change on the other arm of a condition the save was made under never follows it
+                    if (
+                        s.version < version <= now
+                        and not _arms_exclusive(s.path, path)
+                        and _same_candidates(s.path, path)
+                        and (within is None or _inside(site, within))
+                    ):
+                        hits.append(M.InplaceHit(self.span(site), self.span(s.site), s.op))
+        return hits
+
+    def unit_inplace(self, trace: Trace) -> tuple[tuple[M.InplaceHit, str], ...]:
+        """In-place changes of saved tensors in the graph of a forward (or loss function) run on its
+        own: a backward through its result raises, whatever step uses it."""
+        out: dict = {}
+        for value, label, versions, fn in trace.units:
+            # the unit's inputs are taken to require grad (they may not: the finding is suspicious),
+            # so what their flow makes ops save counts; but only a save and a change both in the
+            # unit's own code, where the changed tensor is the saved one (not a result of a nested
+            # module whose arms, joined, may alias what one arm saved)
+            for hit in self.inplace_hits(value.saves, versions, certain=False, within=fn):
+                out.setdefault(hit.span, (hit, label))
+        return tuple(out.values())
 
     def losses(self, trace: Trace) -> tuple[M.LossTerm, ...]:
         """One LossTerm per statement: backpropagated when any evaluation of it reached a backward."""
@@ -460,21 +501,7 @@ class Builder:
         frozen = {u for u, st in rec.frozen.items() if st == FROZEN}
         maybe = {u for u, st in rec.frozen.items() if st == MAYBE}
         trained -= frozen
-        hits = []
-        for s in loss.saves:
-            storage = s.storage
-            if not isinstance(storage, TensorObj) or not s.certain:
-                continue
-            now = rec.versions.get(s, storage.version)
-            if now > s.version:
-                for version, site, path in storage.bumps:
-                    # a change on the other arm of a condition the save was made under never follows it
-                    if (
-                        s.version < version <= now
-                        and not _arms_exclusive(s.path, path)
-                        and _same_candidates(s.path, path)
-                    ):
-                        hits.append(M.InplaceHit(self.span(site), self.span(s.site), s.op))
+        hits = self.inplace_hits(loss.saves, rec.versions)
         fresh = []
         for u in loss.org:
             if u.kind == Unit.FRESH:
@@ -862,6 +889,16 @@ def _earlier_iteration(save: SaveRec, rec: BackwardRec) -> bool:
     """The saved tensor was made in an earlier iteration of a loop the backward runs in."""
     now = {c[1]: c[2] for c in rec.ctx if c[0] == "loop"}
     return any(c[0] == "loop" and c[1] in now and c[2] < now[c[1]] for c in save.ctx)
+
+
+def _inside(site: Site, fn: Site) -> bool:
+    """`site` lies in the code of the function at `fn`."""
+    node, outer = site.node, fn.node
+    return (
+        site.mod is fn.mod
+        and hasattr(node, "lineno")
+        and outer.lineno <= node.lineno <= (outer.end_lineno or outer.lineno)
+    )
 
 
 def _same_candidates(a: tuple, b: tuple) -> bool:

@@ -182,7 +182,7 @@ class NonLeaf:
     span: Span  # the op that made it a non-leaf
     stmt: Span  # where it is used as a weight
     params: frozenset[Param]  # the leaf it was made from
-    use: str  # 'optimizer' | 'update'
+    use: str  # 'optimizer' | 'update' | 'module' | 'module-maybe' (kept on a module, under a condition)
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,6 +376,9 @@ class ProgramModel:
     # events ran under, so that a finding can say which settings it needs together
     flags: tuple[tuple[int, str, int], ...] = ()
     risks: tuple[Risk, ...] = ()
+    # in-place changes of saved tensors inside a forward or loss function run on its own (no step
+    # reached it), with the unit's name: any backward through its result would raise
+    unit_inplace: tuple[tuple[InplaceHit, str], ...] = ()
     nonleaf: tuple[NonLeaf, ...] = ()
     # when a budget cut the analysis short (budget.py): why, the first statement not reached, how many
     incomplete_reason: str = ""

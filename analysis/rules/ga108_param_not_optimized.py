@@ -55,6 +55,11 @@ def check(ctx: RuleContext) -> list[Finding]:
     unregistered: set[Param] = set()
     for u in ctx.model.unregistered:
         unregistered |= u.params
+    # a parameter a module lost when it kept an op's result instead (`nn.Parameter(t).squeeze()`):
+    # GA113 reports the one defect
+    for nl in ctx.model.nonleaf:
+        if nl.use.startswith("module"):
+            unregistered |= nl.params
     # updated by hand from their .grad, or changed in place while training (a target network's soft
     # update, an EMA, `.data` assignments): they change, not by an optimizer
     manual = ctx.model.manual | ctx.model.written

@@ -3,7 +3,7 @@
 import ast
 import re
 
-from ..model.findings import SAFE, UNSAFE, Finding, Fix, Related
+from ..model.findings import SAFE, SUSPICIOUS, UNSAFE, Finding, Fix, Related
 from ..model.model import Span
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 
@@ -83,6 +83,21 @@ def check(ctx: RuleContext) -> list[Finding]:
                 ),
                 fix=_fix(ctx, hit.span),
             )
+    for hit, unit in ctx.model.unit_inplace:
+        if hit.span in found:
+            continue  # a training step reaches it: that finding says more
+        op = re.sub(r"_$", "", hit.op)
+        found[hit.span] = RULE.finding(
+            hit.span,
+            f"in-place change of a tensor that `{op}` saved for backward (seen running `{unit}` on its own with "
+            f"inputs that require grad: no training step in the checked code reaches it): a backward through its "
+            f'result raises "one of the variables needed for gradient computation has been modified by an inplace '
+            f'operation"',
+            confidence=SUSPICIOUS,
+            related=(Related(hit.op_span, f"`{op}` saves the tensor here"),),
+            fix=_fix(ctx, hit.span),
+            data={"unit": unit},
+        )
     return list(found.values())
 
 
@@ -96,7 +111,10 @@ Flags an in-place change (`+=`, `*=`, `x[i] = v`, `x.add_()`, `relu_()`,
 `nn.ReLU(inplace=True)`, `out=`) to a tensor that an earlier differentiable op saved for its
 backward (the output of `exp`/`sigmoid`/`tanh`/`softmax`/`relu`, the input of `mul`, `matmul`,
 `pow`, `div`, `nn.Linear`...), before the `backward()` that needs it. In-place ops on tensors no
-op saved (a residual `out += identity` after a normalisation layer) are not flagged.
+op saved (a residual `out += identity` after a normalisation layer) are not flagged. A module's
+`forward` that no training step in the checked code reaches is run on its own, on inputs that
+require grad: an op there that saves a tensor and an in-place change of it later in the same
+`forward` are reported as suspicious (the inputs may not require grad in the real program).
 """,
     why="""
 Autograd checks a version counter: `backward()` raises "one of the variables needed for

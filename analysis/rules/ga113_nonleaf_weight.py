@@ -2,7 +2,7 @@
 
 import ast
 
-from ..model.findings import SAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix, Related
 from ..model.model import NonLeaf, Span
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import names
@@ -48,16 +48,24 @@ def check(ctx: RuleContext) -> list[Finding]:
         seen.add(nl.span)
         if nl.use == "optimizer":
             consequence = 'the optimizer raises "can\'t optimize a non-leaf Tensor"'
+        elif nl.use.startswith("module"):
+            consequence = (
+                "the module keeps that result: `.parameters()` never lists it, so no optimizer trains it "
+                "(the parameter it came from is held by nothing)"
+            )
         else:
             consequence = "its .grad stays None, so the hand-written update fails"
         msg = (
             f"`{ctx.text(nl.span)}` makes a new tensor from the one created with requires_grad=True: the name holds "
             f"a non-leaf, not the weight that gets gradients, and {consequence}"
         )
+        if nl.use == "module-maybe":
+            msg += " (on a path its arguments choose)"
         out.append(
             RULE.finding(
                 nl.span,
                 msg,
+                confidence=SUSPICIOUS if nl.use == "module-maybe" else CONFIRMED,
                 params=names(nl.params),
                 related=(Related(nl.stmt, "used as a trainable weight here"),),
                 fix=_fix(ctx, nl),
@@ -74,8 +82,11 @@ RULE = Rule(
     what="""
 Flags a tensor created with `requires_grad=True` and then passed through an op (`* 0.01`,
 `.double()`, `.to(device)`, `.cuda()`, `.view(...)`, `.t()`) before it is used as a trainable
-weight: given to an optimizer, or updated from its own `.grad`. The anchor is the expression that
-follows `requires_grad=True`. Applying the op first and then `requires_grad_()`, or wrapping the
+weight: given to an optimizer, updated from its own `.grad`, or kept by a module in place of the
+parameter (`self.a = nn.Parameter(t).squeeze()`: the module holds the squeezed copy, which
+`.parameters()` never lists; suspicious when the assignment sits under a condition, which a class
+checked on its own decides with made-up arguments). The anchor is the expression that follows
+`requires_grad=True` (or the `nn.Parameter(...)`). Applying the op first and then `requires_grad_()`, or wrapping the
 result in `nn.Parameter`, is not flagged.
 """,
     why="""

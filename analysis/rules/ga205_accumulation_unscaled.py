@@ -38,6 +38,34 @@ def _divisor(ctx: RuleContext, step_event: Event) -> str | None:
     return None
 
 
+def _other_step_beside(ctx: RuleContext, step: Step, known: str) -> bool:
+    """A `x.step()` of another receiver than `known` (not a scheduler) right in the block of the
+    backward(), after it: an optimizer the engine could not see (`self.critic.optimizer`, built by a
+    policy elsewhere) that consumes the gradients every iteration, so none is accumulated."""
+    tree = ctx.tree(step.span.path)
+    if tree is None:
+        return False
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for i, stmt in enumerate(block):
+                if not (isinstance(stmt, ast.stmt) and stmt.lineno <= step.span.line <= (stmt.end_lineno or 0)):
+                    continue
+                if hasattr(stmt, "body"):
+                    break  # the backward is deeper: its own block is looked at
+                for later in block[i + 1 :]:
+                    call = later.value if isinstance(later, ast.Expr) else None
+                    f = call.func if isinstance(call, ast.Call) else None
+                    if isinstance(f, ast.Attribute) and f.attr == "step":
+                        who = ctx.text_of_node(step.span.path, f.value) or ""
+                        if who and who != known and "sched" not in who.lower():
+                            return True
+                return False
+    return False
+
+
 def _fix(ctx: RuleContext, step: Step, divisor: str | None) -> Fix | None:
     call = ctx.text(step.span)
     who = receiver(call, "backward") if call else None
@@ -78,6 +106,8 @@ def check(ctx: RuleContext) -> list[Finding]:
                     continue  # under a configuration flag, not a counter: no accumulation
                 cleared = [e for e in step.events if clears(e, opt.params, opt)]
                 if any(not e.guarded for e in cleared):
+                    continue
+                if _other_step_beside(ctx, step, opt.name):
                     continue
                 how = "under a condition"
                 anchor = here[0]

@@ -28,7 +28,7 @@ from ..interp.objects import (
     module_value,
     unit_value,
 )
-from ..interp.trace import EventKind, SaveRec, UnregRec
+from ..interp.trace import EventKind, NonLeafRec, SaveRec, UnregRec
 from ..interp.values import (
     EMPTY,
     NOCONST,
@@ -106,12 +106,21 @@ def module_setattr(ip: Core, m: ModuleObj, attr, value: V, stmt, target):
         return
     if attr in m.children and value.k == Kind.NONE:
         m.children.pop(attr, None)
+    frame = ip.st.stack[-1]
+    if m.cls is not None and frame.self_v is not None and m in frame.self_v.objs and ip.st.nograd is None:
+        # `self.a = nn.Parameter(t).squeeze()`: the module keeps the op's result, not the parameter (GA113);
+        # certain when written straight in the method's body, not under a condition on its arguments
+        # (which a class checked alone gets made up)
+        body = frame.func.node.body if frame.func is not None else ()
+        use = "module" if any(stmt is b for b in body) else "module-maybe"
+        for s in value.objs:
+            if type(s) is TensorObj and s.nonleaf_of is not None and s.nonleaf_of.kind == Unit.PARAM:
+                ip.st.trace.nonleaf.append(NonLeafRec(s.site, Site(ip.st.sf, stmt), s.nonleaf_of, use, ip.st.ctx))
     # an optimizer or a plain value stored under a condition begun after the module was made: the
     # other arm keeps the old one (both are what the attribute may hold)
     m.attrs[attr] = recording.stored(ip, m, attr, m.attrs.get(attr), value)
     # plain containers and tensors that hide parameters from .parameters() (GA109): only what a
     # module class's own code stores on `self`, and only values that surely are such containers
-    frame = ip.st.stack[-1]
     if m.cls is None or frame.self_v is None or m not in frame.self_v.objs:
         return
     if value.k & ~(Kind.LIST | Kind.DICT | Kind.TUPLE | Kind.TENSOR | Kind.PARAMS) or value.top:

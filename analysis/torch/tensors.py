@@ -153,12 +153,15 @@ def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_no
                 s.version += 1
                 s.bumps.append((s.version, site, tuple(ip.st.path)))
     f = flow_of(target) if rhs is None else flow_of(target, rhs)
+    # a tensor the engine knows no storage of (an argument, an unseen call's result) is changed
+    # all the same: the result is that tensor, one storage from here on
+    fresh = None if stores else TensorObj(site)
     new_saves = f.saves
     if ip.st.nograd is None and f.carries and op in T.SAVES_OUTPUT:
         sure = R.live_flow(f)  # certain only when a leaf that certainly requires grad flows in
         new_saves = new_saves | frozenset(
             SaveRec(s, s.version, site, op, ip.st.ctx, sure, path=tuple(ip.st.path))
-            for s in stores
+            for s in (stores or [fresh])
             if isinstance(s, TensorObj)
         )
     if ip.st.nograd is None and f.carries and op in ("mul", "Mult", "imul") and rhs is not None:
@@ -170,7 +173,7 @@ def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_no
         )
     out = V(
         Kind.TENSOR,
-        frozenset(stores) if stores else frozenset((TensorObj(site),)),
+        frozenset(stores) if stores else frozenset((fresh,)),
         f.org,
         f.weak,
         f.top,
