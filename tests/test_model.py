@@ -226,3 +226,31 @@ def test_an_optimizer_over_the_arguments_parameters_rebuilt_per_batch_is_ga206()
     [opt] = steps_of(fresh).optimizers
     assert not opt.args_only
     assert [f.code for f in analyze(fresh).findings] == []
+
+
+REPEATED_LAYERS = """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+hidden = [16] * 2
+dims = list(zip([8] + hidden, hidden + [2]))
+blocks = [nn.Linear(n, k) for n, k in dims]
+model = nn.Sequential(*([nn.Linear(8, 8), nn.ReLU()] * 2 + [nn.Linear(8, 8)]))
+for p in model[4].parameters():
+    p.requires_grad = False
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(2):
+    loss = model(torch.randn(4, 8)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_lists_repeated_and_concatenated_are_known_element_by_element():
+    # `[a, b] * 2 + [c]` is five layers in order: `model[4]` is the last Linear, the one frozen
+    model = steps_of(REPEATED_LAYERS)
+    (step,) = model.steps
+    assert {p.name for p in step.frozen} == {"model.4.weight", "model.4.bias"}
+    # the same Linear at positions 0 and 2, then the last one
+    assert {p.name for p in step.reached} == {"model.0.weight", "model.0.bias", "model.4.weight", "model.4.bias"}

@@ -188,6 +188,8 @@ def _layers(v: V) -> list | None:
     mods = v.of(ModuleObj)
     if len(mods) != 1 or v.objs - {mods[0]} or mods[0].unordered or mods[0].opaque_unit is not None:
         return None
+    if mods[0].summary:
+        return None  # layers a comprehension made: how many is not known
     kids = list(mods[0].children.values())
     if not kids or len(kids) > 64 or not all(isinstance(k, ModuleObj) for k in kids):
         return None

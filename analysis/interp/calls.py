@@ -269,6 +269,13 @@ def instantiate(ip: Interp, cls: ClassObj, args, kwargs, node, label=None) -> V:
     cls.instantiated += 1
     if cls.is_optimizer:
         return ip.sem.new_optimizer(ip, cls.name, args, kwargs, node, None)
+    if cls.is_scheduler and cls.lookup("step") is None:
+        # a schedule of the project's own over an optimizer it is given, wherever in its arguments
+        # (its get_lr() is torch's business to call; a step() of its own may do anything)
+        given = [a for a in list(args) + list(kwargs.values()) if isinstance(a, V)]
+        opt = next((a for a in given if a.of(OptimObj)), None)
+        if opt is not None:
+            return ip.sem.new_scheduler(ip, cls.name, [opt], {}, node, None)
     if cls.is_module:
         m = ModuleObj(label or f"<{cls.name}>", site, ip.seq(), cls=cls)
         m.opaque = cls.opaque_base
@@ -523,7 +530,7 @@ def set_attr(ip: Interp, recv: V, attr: str, value: V, stmt, target, env):
             if isinstance(u, Unit):
                 ip.st.trace.writes.append((u, Site(ip.st.sf, stmt), ip.st.ctx))
                 u.version += 1
-                u.bumps.append((u.version, Site(ip.st.sf, stmt), tuple(ip.st.path)))
+                u.bumps.append((u.version, Site(ip.st.sf, stmt), tuple(ip.st.path), ()))
     if attr == "requires_grad" and (recv.k & Kind.TENSOR or any(isinstance(o, STORAGE) for o in recv.objs)):
         flag = value.const if isinstance(value.const, bool) else None
         ip.sem.tensors.set_requires_grad(ip, recv, flag, stmt, target.value, env, stmt)

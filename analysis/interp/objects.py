@@ -140,7 +140,9 @@ class Unit(Obj):
         self.frozen = TRAINABLE
         self.count = count
         self.version = 0
-        self.bumps = []  # (version after, Site, condition path) of in-place changes
+        # (version after, Site, condition path, the storages the changed value may have been: one of
+        # them changed) of in-place changes
+        self.bumps = []
         self.unreg = None  # UnregRec when held by a plain container of a module
         self.source_cuts = EMPTY  # GA106: what cut the value this fresh leaf was made from
         self.computed = False
@@ -228,6 +230,7 @@ class ModuleObj(Obj):
         "seq",
         "site",
         "spec",
+        "summary",
         "training",
         "unordered",
         "unregs",
@@ -256,6 +259,9 @@ class ModuleObj(Obj):
         self.lib: Any = None  # libraries.semantics.LibInfo of a model from an installed library
         self.dims = None  # constructor constants that fix output shapes: (in, out), a reduction
         self.unordered = False  # a Sequential whose children's order is not known
+        # its children stand for layers a comprehension made (`[Block() for _ in range(n)]`, run
+        # once): how many there are is not known, only what each is like
+        self.summary = False
 
     def path(self) -> str:
         if self.parent is not None and self.key is not None:
@@ -600,6 +606,7 @@ class ClassObj(Obj):
     __slots__ = (
         "_is_module",
         "_is_optimizer",
+        "_is_scheduler",
         "_opaque_base",
         "base_values",
         "bases",
@@ -634,6 +641,7 @@ class ClassObj(Obj):
         self._is_module = False
         self._opaque_base = False  # derives from a class the engine cannot see
         self._is_optimizer = False
+        self._is_scheduler = False  # derives from a torch.optim.lr_scheduler class
 
     def _ensure(self):
         if not self.resolved:
@@ -645,6 +653,7 @@ class ClassObj(Obj):
     is_module = _SettledByBases()
     opaque_base = _SettledByBases()
     is_optimizer = _SettledByBases()
+    is_scheduler = _SettledByBases()
 
     def mro(self):
         out, stack, seen = [], [self], set()

@@ -22,6 +22,9 @@ def binop(ip: Core, op, left: V, right: V, node) -> V:
             return const(_BINOPS[type(op)](lc, rc), node)
         except Exception:
             pass
+    exact = _exact_sequence(ip, op, left, right, node)
+    if exact is not None:
+        return exact
     if left.k & (Kind.LIST | Kind.TUPLE) and isinstance(op, ast.Add):
         if left.items is not None and right.items is not None:
             return make_tuple(list(left.items) + list(right.items), node)
@@ -48,6 +51,35 @@ def binop(ip: Core, op, left: V, right: V, node) -> V:
     out = V(k, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, site=node, unk=f.unk, terms=f.terms)
     # a loss of unknown kind (a library model's `outputs.loss`) divided by a count is scaled too
     return out.replace(marks=out.marks | Mark.SCALED) if scales(op, left, right) else out
+
+
+def _elements(v: V) -> list | None:
+    """The elements, in order, of a value that is exactly one list known element by element."""
+    lists = v.of(ListObj)
+    if v.k == Kind.LIST and len(lists) == 1 and v.objs == {lists[0]} and lists[0].exact and lists[0].elems is not None:
+        return list(lists[0].elems)
+    return None
+
+
+def _exact_sequence(ip: Core, op, left: V, right: V, node) -> V | None:
+    """`[a] * n` and `[a, b] + [c]` on lists known element by element: the new list, element by
+    element (`h = [hidden] * (n - 1)`, then `zip([d_in] + h, h + [d_out])` builds an MLP's n layers)."""
+    if isinstance(op, ast.Add):
+        a, b = _elements(left), _elements(right)
+        elems = a + b if a is not None and b is not None else None
+    elif isinstance(op, ast.Mult):
+        seq, n = (left, right.const) if _elements(left) is not None else (right, left.const)
+        a = _elements(seq)
+        ok = a is not None and isinstance(n, int) and not isinstance(n, bool) and 0 <= n * len(a) <= ListObj.MAX_ELEMS
+        elems = a * max(n, 0) if ok else None
+    else:
+        return None
+    if elems is None:
+        return None
+    lst = ListObj(None, Site(ip.st.sf, node))
+    lst.extend(elems)
+    lst.exact = lst.elems is not None
+    return V(Kind.LIST, frozenset((lst,)), site=node)
 
 
 def scales(op, left: V, right: V) -> bool:

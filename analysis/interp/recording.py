@@ -108,7 +108,7 @@ def stepped(ip, o: OptimObj, node):
     site = Site(ip.st.sf, node)
     for u in o.units():
         u.version += 1
-        u.bumps.append((u.version, site, tuple(ip.st.path)))
+        u.bumps.append((u.version, site, tuple(ip.st.path), ()))
 
 
 def loop_entries(ip):

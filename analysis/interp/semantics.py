@@ -116,6 +116,7 @@ class Semantics:
     class_base: Handler = _nothing  # (ip, qual) -> "base" | "module" | None: a library base class
     after_init: Handler = _nothing  # (ip, module) -> None: a module's __init__ has run
     new_optimizer: Handler = _unset  # (ip, qual, args, kwargs, node, env) -> V: a torch.optim subclass
+    new_scheduler: Handler = _unset  # (ip, qual, args, kwargs, node, env) -> V: a lr_scheduler subclass
     on_instance: list[Handler] = field(default_factory=list)  # (ip, cls, recv, args, kwargs) -> None
     instance_method: list[Handler] = field(default_factory=list)  # (ip, inst, name, args, kwargs, node) -> V|None
     unknown_method: list[Handler] = field(default_factory=list)  # (ip, recv, name, args, kwargs, node) -> V|None

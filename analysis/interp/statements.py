@@ -341,6 +341,9 @@ def _layer_elements(ip: Interp, node, env) -> list | None:
         if len(seqs) != len(found):
             return None
         if node.func.id == "enumerate":
+            if _summary(ip.eval(node.args[0], env)):
+                # layers a comprehension made, run as one: the index of each is not known
+                return [make_tuple([V(Kind.NUMBER), e], None) for e in seqs[0]]
             return [make_tuple([const(i), e], None) for i, e in enumerate(seqs[0])]
         n = min(len(s) for s in seqs)
         return [make_tuple([s[i] for s in seqs], None) for i in range(n)]
@@ -467,6 +470,10 @@ def _indexed_by(stmt, name: str) -> list:
     return found
 
 
+def _summary(v: V) -> bool:
+    return any(m.summary for m in v.of(ModuleObj))
+
+
 def _layers_of(ip: Interp, node, env) -> list | None:
     """The layers `self.lins` or `self.lins[:-1]` (constant bounds) names, in order."""
     if isinstance(node, ast.Subscript):
@@ -482,7 +489,10 @@ def _layers_of(ip: Interp, node, env) -> list | None:
             if not isinstance(c, int) or isinstance(c, bool):
                 return None
             bounds.append(c)
-        kids = _children_of(ip.eval(node.value, env))
+        container = ip.eval(node.value, env)
+        if _summary(container):
+            return None  # a slice of layers whose number is not known
+        kids = _children_of(container)
         return kids[slice(*bounds)] if kids is not None else None
     return _children_of(ip.eval(node, env))
 
@@ -825,6 +835,7 @@ def _resolve_bases(ip: Interp, cls: ClassObj):
             cls.is_module |= o.is_module
             cls.opaque_base |= o.opaque_base
             cls.is_optimizer |= o.is_optimizer
+            cls.is_scheduler |= o.is_scheduler
         if bv.k & Kind.MODREF and isinstance(bv.const, str) and not bv.objs:
             q = T.strip_torch_alias(bv.const)
             cls.bases.append(q)
@@ -842,6 +853,11 @@ def _resolve_bases(ip: Interp, cls: ClassObj):
                 cls.opaque_base = True
             elif q in ("torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"):
                 cls.is_optimizer = True
+            elif q.startswith("torch.optim.lr_scheduler.") and (
+                short in T.SCHEDULERS or short in ("_LRScheduler", "LRScheduler")
+            ):
+                # a warmup schedule of the project's own (`class WarmupMultiStepLR(_LRScheduler)`)
+                cls.is_scheduler = True
             elif q.startswith("torch.utils.data"):
                 pass  # a Dataset: not a base the engine cannot see
             elif q.startswith("builtins.") or q in (

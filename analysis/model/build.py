@@ -424,6 +424,7 @@ class Builder:
         known to be made (a parameter requiring grad flows in) when `certain`, only saves and
         changes both written in the function at `within` when given."""
         hits = []
+        saved = {s.storage for s in saves}
         for s in saves:
             storage = s.storage
             if not isinstance(storage, TensorObj) or (certain and not s.certain):
@@ -432,13 +433,16 @@ class Builder:
                 continue
             now = versions.get(s, storage.version)
             if now > s.version:
-                for version, site, path in storage.bumps:
+                for version, site, path, group in storage.bumps:
                     # a change on the other arm of a condition the save was made under never follows it
                     if (
                         s.version < version <= now
                         and not _arms_exclusive(s.path, path)
                         and _same_candidates(s.path, path)
                         and (within is None or _inside(site, within))
+                        # a change of one of several tensors the value may be hits a saved one only
+                        # when each of them was saved (the other may be the one that changed)
+                        and all(g in saved for g in group)
                     ):
                         hits.append(M.InplaceHit(self.span(site), self.span(s.site), s.op))
         return hits

@@ -276,6 +276,7 @@ def make_module(ip: Core, short, qual, args, kwargs, node) -> V:
                     lists = v.of(ListObj)
                     if len(lists) == 1 and lists[0].elems is not None:
                         items = list(lists[0].elems)  # nn.Sequential(*layers), in order
+                        m.summary |= not lists[0].exact
                     else:
                         items = [ip.iter_value(v)]
                 for item in items:
@@ -319,6 +320,7 @@ def container_extend(ip: Core, m: ModuleObj, src: V):
         for o in src.objs:
             if isinstance(o, ListObj) and o.elems is not None and len(src.objs) == 1:
                 elems.extend(o.elems)  # nn.ModuleList(layers): each layer at its own position, in order
+                m.summary |= not o.exact
             elif isinstance(o, ListObj) and o.content is not None:
                 if sum(1 for x in o.content.objs if isinstance(x, ModuleObj)) > 1:
                     m.unordered = True  # layers joined into one value: their order is not known
@@ -379,6 +381,7 @@ def _clone(ip: Core, m: ModuleObj, node, memo) -> ModuleObj:
     c = ModuleObj(f"<copy of {m.label}>", site, ip.seq(), cls=m.cls, qual=m.qual)
     memo[m.oid] = c
     c.spec, c.inplace, c.opaque, c.copy_of = m.spec, m.inplace, m.opaque, m
+    c.unordered, c.summary, c.dims = m.unordered, m.summary, m.dims
     if m.opaque_unit is not None:
         c.opaque_unit = Unit(Unit.OPAQUE, "<params>", site, c.seq, count=None)
         c.opaque_unit.owner, c.opaque_unit.attr = c, "<params>"

@@ -117,6 +117,7 @@ def tensor_binop(ip: Core, op, left: V, right: V, node) -> V:
 def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_node=None) -> V:
     site = Site(ip.st.sf, node)
     stores = storages(target)
+    group = tuple(s for s in stores if type(s) is TensorObj and s.base is None)
     for s in stores:
         if isinstance(s, Unit):
             # `w[0].detach().zero_()` is allowed: the detached alias does not require grad
@@ -140,7 +141,7 @@ def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_no
                     ip.st.trace.manual_updates.append((s, site, ip.seq()))
             ip.st.trace.writes.append((s, site, ip.st.ctx))
             s.version += 1
-            s.bumps.append((s.version, site, tuple(ip.st.path)))
+            s.bumps.append((s.version, site, tuple(ip.st.path), ()))
         else:
             base = getattr(s, "base", None)
             if base is not None:
@@ -151,7 +152,9 @@ def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_no
                 ip.st.trace.nonleaf.append(NonLeafRec(s.site, Site(ip.st.sf, stmt), s.nonleaf_of, "update", ip.st.ctx))
             if base is None:
                 s.version += 1
-                s.bumps.append((s.version, site, tuple(ip.st.path)))
+                # the tensors the target may be (`x = relu(y) if i < n else y`): which one changed
+                # is not known, only that one of them did
+                s.bumps.append((s.version, site, tuple(ip.st.path), group))
     f = flow_of(target) if rhs is None else flow_of(target, rhs)
     # a tensor the engine knows no storage of (an argument, an unseen call's result) is changed
     # all the same: the result is that tensor, one storage from here on
