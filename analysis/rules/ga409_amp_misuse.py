@@ -73,8 +73,14 @@ def check(ctx: RuleContext) -> list[Finding]:
                     )
     for e in events:
         if e.kind == EventKind.SCALER_STEP:
-            same = [x for x in events if in_iteration(x, e.loops)]
-            if e.loops and not any(x.kind == EventKind.SCALER_UPDATE and x.target_key == e.target_key for x in same):
+            levels = e.loops
+            stepped_here = {x.target_key for x in events if x.kind == EventKind.STEP and x.span == e.span}
+            if len(stepped_here) > 1 and len(levels) > 1:
+                # `for opt in optimizers: scaler.step(opt)`, then one update: each optimizer steps
+                # once per iteration of the loop around (torch keeps the step state per optimizer)
+                levels = levels[:-1]
+            same = [x for x in events if in_iteration(x, levels)]
+            if levels and not any(x.kind == EventKind.SCALER_UPDATE and x.target_key == e.target_key for x in same):
                 msg = (
                     "`scaler.step()` runs every iteration but `scaler.update()` never does: the second step raises "
                     '"step() has already been called since the last update()" (and the scale never adapts)'
