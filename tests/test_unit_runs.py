@@ -93,6 +93,12 @@ RUNTIME = [
         True,
     ),
     ("constant_normalised", lambda m: m.OrthoPenalty(), lambda t: [t.softmax(t.randn(2, 6, 3), dim=-1)], True),
+    (
+        "softmax_by_hand_into_slots",
+        lambda m: m.CandidateScorer(4),
+        lambda t: [t.full((3, 4), 1000.0), t.tensor([[0, 1], [1, 2]])],
+        False,
+    ),
     # a silent target clip: its magnitude through abs() is all zeros
     ("component_of_owner", lambda m: m.STFTLoss(), lambda t: [t.randn(2, 256), t.zeros(2, 256)], False),
 ]

@@ -158,7 +158,14 @@ def _s_augassign(ip: Interp, stmt, env):
         added = isinstance(stmt.op, (ast.Add, ast.Sub)) and bool(old.k & (Kind.NUMBER | Kind.TENSOR))
         rhs = recording.note_accumulation(ip, rhs, stmt, added)  # `total += loss` across iterations, never reset
     if old.k & Kind.TENSOR and not (old.k & (Kind.NUMBER | Kind.LIST)):
+        hazards = None
+        if isinstance(stmt.op, (ast.Div, ast.Pow)):
+            # `p /= p.sum()` computes what `p / p.sum()` does: the same numerical hazards (GA402,
+            # GA404); only those are taken from it, the in-place op's graph is its own
+            hazards = binop(ip, stmt.op, old, rhs, stmt)
         new = ip.sem.tensors.inplace(ip, old, rhs, stmt, stmt, op=type(stmt.op).__name__, target_node=target)
+        if hazards is not None:
+            new = new.replace(risks=new.risks | hazards.risks, marks=new.marks | hazards.marks)
         if scales(stmt.op, old, rhs):
             new = new.replace(marks=new.marks | Mark.SCALED)  # `loss /= accumulation_steps`
         if isinstance(target, ast.Name):

@@ -187,6 +187,10 @@ def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_no
         unk=f.unk,
         facts=Fact.NOGRAD if f.nograd else 0,
         terms=f.terms,
+        # a hazard written in (`probs[i] = torch.exp(logit)`) is in the tensor from now on, and so is
+        # what is known of the values written (an exp of raw activations, a probability)
+        risks=f.risks,
+        marks=f.marks if rhs is not None and op == "setitem" else target.marks,
     )
     if ip.st.nograd is not None and rhs is not None and rhs.carries:
         out = R.cut_nograd(ip, out, ip.st.nograd)
