@@ -254,3 +254,26 @@ def test_lists_repeated_and_concatenated_are_known_element_by_element():
     assert {p.name for p in step.frozen} == {"model.4.weight", "model.4.bias"}
     # the same Linear at positions 0 and 2, then the last one
     assert {p.name for p in step.reached} == {"model.0.weight", "model.0.bias", "model.4.weight", "model.4.bias"}
+
+
+KEPT_PARAMETERS = """import torch
+import torch.nn as nn
+
+
+class Encoder(nn.Module):
+    def __init__(self, loss_device, scale=None):
+        super().__init__()
+        self.linear = nn.Linear(8, 4)
+        self.alpha = nn.Parameter(torch.rand(1, 4)).squeeze()
+        self.weight = nn.Parameter(torch.tensor([10.0])).to(loss_device)
+        if scale is None:
+            self.scale = nn.Parameter(torch.ones(1, 4)).view(4)
+"""
+
+
+def test_a_parameter_kept_by_a_module_only_as_an_ops_result():
+    result = analyze(KEPT_PARAMETERS, path="model.py")
+    got = {(f.span.line, f.code, f.confidence) for f in result.findings}
+    # squeezed: never the parameter; moved: the parameter itself where no copy is needed (the CPU);
+    # under a condition on a made-up argument: maybe
+    assert got == {(9, "GA113", "confirmed"), (10, "GA113", "suspicious"), (12, "GA113", "suspicious")}

@@ -212,7 +212,8 @@ class NonLeafRec:
         self.site = site  # the op that made the non-leaf
         self.stmt = stmt  # where it is used as a weight
         self.unit = unit  # the leaf it came from
-        self.use = use  # 'optimizer' | 'update' | 'module' | 'module-maybe' (kept on a module, under a condition)
+        # 'optimizer' | 'update' | 'module' (kept on a module; '-maybe': under a condition; '-convert': a .to())
+        self.use = use
         self.ctx = ctx
 
 

@@ -182,7 +182,7 @@ class NonLeaf:
     span: Span  # the op that made it a non-leaf
     stmt: Span  # where it is used as a weight
     params: frozenset[Param]  # the leaf it was made from
-    use: str  # 'optimizer' | 'update' | 'module' | 'module-maybe' (kept on a module, under a condition)
+    use: str  # 'optimizer' | 'update' | 'module' (kept on a module; '-maybe': under a condition; '-convert': a .to())
 
 
 @dataclass(frozen=True, slots=True)

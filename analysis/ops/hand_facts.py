@@ -247,6 +247,9 @@ SCALERS = ("GradScaler",)
 # Schedulers whose rate is the previous one times a factor (lr_scheduler.py's get_lr): rebuilt
 # each step they go on from the current rate instead of restarting.
 CHAINABLE_SCHEDULERS = ("ExponentialLR", "MultiplicativeLR")
+# tensor methods that return the tensor itself when it already has the device, dtype or layout
+# asked for (`p.to("cpu")` of a CPU parameter is `p`), a new tensor otherwise
+MAY_RETURN_SELF = ("to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type", "contiguous")
 
 # --- grad mode --------------------------------------------------------------------------------
 # The context managers and decorators of torch.autograd.grad_mode and torch.amp, as imported.

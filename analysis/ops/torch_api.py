@@ -103,6 +103,7 @@ OPTIMIZERS = _sets.OPTIMIZERS
 SCHEDULERS = _sets.SCHEDULERS
 SCALERS = frozenset(H.SCALERS)
 CHAINABLE_SCHEDULERS = frozenset(H.CHAINABLE_SCHEDULERS)
+MAY_RETURN_SELF = frozenset(H.MAY_RETURN_SELF)
 
 # --- grad mode ---------------------------------------------------------------------------------
 

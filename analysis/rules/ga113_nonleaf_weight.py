@@ -61,11 +61,16 @@ def check(ctx: RuleContext) -> list[Finding]:
         )
         if nl.use == "module-maybe":
             msg += " (on a path its arguments choose)"
+        elif nl.use == "module-convert":
+            msg += (
+                " (when a conversion is needed: on the device and dtype it already has, the call returns the "
+                "parameter itself; on an accelerator `.to(device)` copies)"
+            )
         out.append(
             RULE.finding(
                 nl.span,
                 msg,
-                confidence=SUSPICIOUS if nl.use == "module-maybe" else CONFIRMED,
+                confidence=SUSPICIOUS if nl.use in ("module-maybe", "module-convert") else CONFIRMED,
                 params=names(nl.params),
                 related=(Related(nl.stmt, "used as a trainable weight here"),),
                 fix=_fix(ctx, nl),

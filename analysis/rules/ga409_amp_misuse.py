@@ -1,5 +1,7 @@
 """GA409 amp-misuse."""
 
+import ast
+
 from ..model.findings import SAFE, SUSPICIOUS, Finding, Fix, Related
 from ..model.model import Event, EventKind
 from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
@@ -32,6 +34,30 @@ def _update_fix(ctx: RuleContext, scaler_step: Event) -> Fix | None:
         return None
     edit = insert_after(ctx, scaler_step.span.path, stmt, f"{scaler}.update()")
     return Fix(f"Call `{scaler}.update()` after the step", SAFE, (edit,)) if edit else None
+
+
+def _steps_loop_target(ctx: RuleContext, e: Event) -> bool:
+    """`for opt in optimizers: scaler.step(opt)`: the step's argument is the target of the loop
+    right around it (the optimizers the engine could not list one by one)."""
+    tree = ctx.tree(e.span.path)
+    if tree is None:
+        return False
+    loops = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.For, ast.AsyncFor))
+        and n.body[0].lineno <= e.span.line <= (n.body[-1].end_lineno or n.body[-1].lineno)
+    ]
+    if not loops:
+        return False
+    inner = max(loops, key=lambda n: n.lineno)
+    if not isinstance(inner.target, ast.Name):
+        return False
+    for n in ast.walk(inner):
+        if isinstance(n, ast.Call) and n.lineno == e.span.line and isinstance(n.func, ast.Attribute):
+            if n.func.attr == "step" and len(n.args) == 1 and isinstance(n.args[0], ast.Name):
+                return n.args[0].id == inner.target.id
+    return False
 
 
 def check(ctx: RuleContext) -> list[Finding]:
@@ -75,7 +101,7 @@ def check(ctx: RuleContext) -> list[Finding]:
         if e.kind == EventKind.SCALER_STEP:
             levels = e.loops
             stepped_here = {x.target_key for x in events if x.kind == EventKind.STEP and x.span == e.span}
-            if len(stepped_here) > 1 and len(levels) > 1:
+            if (len(stepped_here) > 1 or _steps_loop_target(ctx, e)) and levels:
                 # `for opt in optimizers: scaler.step(opt)`, then one update: each optimizer steps
                 # once per iteration of the loop around (torch keeps the step state per optimizer)
                 levels = levels[:-1]

@@ -112,9 +112,14 @@ def module_setattr(ip: Core, m: ModuleObj, attr, value: V, stmt, target):
         # certain when written straight in the method's body, not under a condition on its arguments
         # (which a class checked alone gets made up)
         body = frame.func.node.body if frame.func is not None else ()
-        use = "module" if any(stmt is b for b in body) else "module-maybe"
+        straight = any(stmt is b for b in body)
         for s in value.objs:
             if type(s) is TensorObj and s.nonleaf_of is not None and s.nonleaf_of.kind == Unit.PARAM:
+                node = s.site.node if s.site is not None else None
+                op = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else ""
+                # `.to(device)`, `.float()`: the parameter itself when nothing needs converting (on
+                # the CPU, already float32), a copy otherwise
+                use = "module-convert" if op in T.MAY_RETURN_SELF else "module" if straight else "module-maybe"
                 ip.st.trace.nonleaf.append(NonLeafRec(s.site, Site(ip.st.sf, stmt), s.nonleaf_of, use, ip.st.ctx))
     # an optimizer or a plain value stored under a condition begun after the module was made: the
     # other arm keeps the old one (both are what the attribute may hold)
