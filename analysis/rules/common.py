@@ -276,6 +276,10 @@ def stand_in_leaves(ctx: RuleContext, step: Step) -> list[tuple[Param, tuple[Cut
             removed |= c.removed | c.removed_weak
         lost = {p for p in removed - reach if p in step.trained}
         only_fresh = not (reach - {leaf} - others) and not step.top and not step.unseen
+        # what the cut took away must be something that trains: a module's parameter or a leaf an
+        # optimizer holds; a copy of a plain input made a leaf of its own (a gradient check comparing
+        # two implementations, `x.clone().detach().requires_grad_()`) is differentiated on purpose
+        removed = {p for p in removed if p.kind == "param" or p in optimized or p in step.trained}
         if lost or (only_fresh and removed):
             out.append((leaf, cuts, lost or removed))
     return out
