@@ -305,6 +305,14 @@ async def _fresh(client, text):
 # ------------------------------------------------------------------ scheduling
 
 
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] == "R"
+    except OSError:
+        return False
+
+
 def _children(pid: int) -> list[int]:
     out = []
     for entry in os.listdir("/proc"):
@@ -387,16 +395,22 @@ async def test_a_long_analysis_of_a_replaced_version_is_stopped(push):
     # slow but small (12,000 top-level loops): before, every version was analysed to the end,
     # one after the other, and the last edit's diagnostics came tens of seconds late
     slow = HEAD + "".join(f"for i{k} in range(2):\n    v{k} = i{k}\n" for k in range(12000)) + TRAIN
+    # the workers are idle first (a spare still warming up, or collecting after its last job, runs
+    # too, and is not the one that takes the analysis)
+    quiet, deadline = 0, time.monotonic() + 60
+    while quiet < 5 and time.monotonic() < deadline:
+        quiet = quiet + 1 if not any(_running(p) for p in _children(push._server.pid)) else 0
+        await asyncio.sleep(0.1)
     before = set(_children(push._server.pid))
     doc = Doc(push, "slow_then_edited.py", slow, write=False)
     busy = None
     deadline = time.monotonic() + 60
     while busy is None and time.monotonic() < deadline:
-        for pid in set(_children(push._server.pid)) & before:
-            with open(f"/proc/{pid}/stat") as fh:
-                if fh.read().rsplit(")", 1)[1].split()[0] == "R":
-                    busy = pid
-        await asyncio.sleep(0.05)
+        # the one running the analysis runs for seconds: still running a moment later
+        running = {p for p in set(_children(push._server.pid)) & before if _running(p)}
+        await asyncio.sleep(0.3)
+        still = {p for p in running if _running(p)}
+        busy = min(still) if still else None
     assert busy is not None, "no worker took the analysis"
     await asyncio.sleep(1.0)  # well past a small analysis
     doc.version += 1
