@@ -84,6 +84,9 @@ _SEEN = 0  # the sequence number of the last change on disk applied
 # list and each document's drivers are kept until a file changes on disk or the open documents
 # change; the texts are not kept (a large project's would weigh on the worker).
 _PROJECTS: dict[str, set[str]] = {}  # project root -> its Python files (absolute paths)
+# (a document's folder, the workspace root) -> its project root: without a marker file the answer
+# counts the workspace's files, not a walk to repeat at every keystroke
+_ROOTS: dict[tuple[str, str], str | None] = {}
 # document -> (the names it defines, the open documents, its drivers)
 _DRIVERS: dict[str, tuple[frozenset[str], frozenset[str], list[str]]] = {}
 
@@ -129,11 +132,13 @@ def apply_changes(seq: int, changes: tuple[tuple[int, str], ...]) -> None:
         _LIBRARIES.clear()
         _PROJECTS.clear()
         _DRIVERS.clear()
+        _ROOTS.clear()
         gc.unfreeze()  # library models hold cycles: the full collection must see them to free them
     else:
         paths = [p for n, p in changes if n > _SEEN]
         if paths:
             _DRIVERS.clear()  # an importer may have come or gone
+            _ROOTS.clear()  # ... or a pyproject.toml, or files enough to make the workspace no project
         for p in paths:
             _PARSED.pop(p, None)
             for root, files in list(_PROJECTS.items()):
@@ -170,7 +175,10 @@ def analyze(job: dict[str, Any]) -> dict[str, Any]:
     roots += list(settings.extra_paths)
     # the document's project (its nearest pyproject.toml, setup.py, .git): where the files that
     # import it are found, and what their imports are relative to (_add_drivers)
-    project = project_root(path, cwd=job["root"] or None)
+    where = (os.path.dirname(os.path.abspath(path)), job["root"] or "")
+    if where not in _ROOTS:
+        _ROOTS[where] = project_root(path, cwd=job["root"] or None)
+    project = _ROOTS[where]
     if project is not None and project not in roots:
         roots.append(project)
     started = time.perf_counter()
@@ -207,13 +215,12 @@ def _add_drivers(
     its findings, when its own analysis shows none it understands (drivers.needs_drivers): a loss
     module, a model, a trainer whose loop is in train.py. The drivers read the document's text as
     the editor has it; the files they read join the document's (an edit there analyses it again)."""
-    from gradaudit.analysis.check.discovery import discover
     from gradaudit.analysis.check.drivers import (
-        MAX_FILES,
         defined_names,
         driven_findings,
         find_drivers,
         needs_drivers,
+        project_files,
     )
     from gradaudit.analysis.check.engine import merge_findings
 
@@ -222,8 +229,7 @@ def _add_drivers(
         return
     files = _PROJECTS.get(root)
     if files is None:
-        found, _ = discover([root], config)
-        files = _PROJECTS[root] = {os.path.abspath(f) for f in found} if len(found) <= MAX_FILES else set()
+        files = _PROJECTS[root] = {os.path.abspath(f) for f in project_files(root, config)}
     me = os.path.abspath(path)
     # open documents are read as the editor has them
     overlays = {os.path.abspath(p): t for p, t in job["overlays"].items()}

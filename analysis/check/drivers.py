@@ -47,6 +47,15 @@ def project_root(path: str, cwd: str | None = None) -> str | None:
     return None
 
 
+def project_files(root: str, config) -> list[str]:
+    """The Python files of the project at `root` a check would see (discovery.py, `config`'s
+    excludes), none when there are more than MAX_FILES."""
+    from .discovery import discover
+
+    found, _ = discover([root], config)
+    return found if len(found) <= MAX_FILES else []
+
+
 def _small(root: str) -> bool:
     """At most MAX_FILES Python files under `root` (hidden folders not counted): a working folder
     that is a project, not a home folder."""

@@ -14,7 +14,6 @@ import sys
 
 from ..source.notebook import Locator
 from ..source.prebuilt import dataclass, field
-from .drivers import MAX_FILES
 
 
 def keep_findings(path: str, result):
@@ -118,8 +117,7 @@ def _drivers(paths, files, config) -> tuple[dict, set]:
     it (drivers.py), those not checked anyway; whether they are analysed is decided by the file's
     own analysis (drivers.needs_drivers). And the projects' roots, where the drivers' imports are found
     (`from kws.utils.executor import Executor` in kws/bin/train.py)."""
-    from .discovery import discover
-    from .drivers import MAX_ALONE, find_drivers, project_root
+    from .drivers import MAX_ALONE, find_drivers, project_files, project_root
 
     named = [p for p in paths if os.path.isfile(p) and p.endswith(".py")]
     roots: set[str] = set()
@@ -134,8 +132,7 @@ def _drivers(paths, files, config) -> tuple[dict, set]:
         if root is None:
             continue
         if root not in listed:
-            found, _ = discover([root], config)
-            listed[root] = found if len(found) <= MAX_FILES else []
+            listed[root] = project_files(root, config)
         drivers = [d for d in find_drivers(p, listed[root], texts, root) if os.path.abspath(d) not in checked]
         if drivers:
             match = [f for f in files if os.path.abspath(f) == os.path.abspath(p)]

@@ -59,7 +59,8 @@ def _mentions(sf: SourceFile, node, pattern: re.Pattern) -> bool:
     return hit
 
 
-def _has_numeric_ops(sf: SourceFile, node) -> bool:
+def _worth_running_alone(sf: SourceFile, node) -> bool:
+    """Numeric ops or in-place writes: what a forward run on its own can show (GA110, GA401-GA408)."""
     return _mentions(sf, node, _NUMERIC_OPS) or _mentions(sf, node, _INPLACE_OPS)
 
 
@@ -290,11 +291,11 @@ class Interpreter:
             # a component of another module of the file runs inside it, on what that one gives it
             and cls not in parts
             and (
-                _has_numeric_ops(sf, fn.node)
+                _worth_running_alone(sf, fn.node)
                 or (
                     cls is not None
                     and any(
-                        _has_numeric_ops(sf, f.node) for c in builds.get(cls, ()) if (f := c.methods.get("forward"))
+                        _worth_running_alone(sf, f.node) for c in builds.get(cls, ()) if (f := c.methods.get("forward"))
                     )
                 )
             )

@@ -64,14 +64,17 @@ def _elements(v: V) -> list | None:
 def _exact_sequence(ip: Core, op, left: V, right: V, node) -> V | None:
     """`[a] * n` and `[a, b] + [c]` on lists known element by element: the new list, element by
     element (`h = [hidden] * (n - 1)`, then `zip([d_in] + h, h + [d_out])` builds an MLP's n layers)."""
+    if not (left.k == Kind.LIST or right.k == Kind.LIST):
+        return None  # the common case, numbers and unknowns: nothing to look at
     if isinstance(op, ast.Add):
         a, b = _elements(left), _elements(right)
         elems = a + b if a is not None and b is not None else None
     elif isinstance(op, ast.Mult):
-        seq, n = (left, right.const) if _elements(left) is not None else (right, left.const)
-        a = _elements(seq)
+        a, n = _elements(left), right.const
+        if a is None:
+            a, n = _elements(right), left.const
         ok = a is not None and isinstance(n, int) and not isinstance(n, bool) and 0 <= n * len(a) <= ListObj.MAX_ELEMS
-        elems = a * max(n, 0) if ok else None
+        elems = a * max(n, 0) if ok and a is not None else None
     else:
         return None
     if elems is None:

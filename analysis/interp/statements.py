@@ -344,18 +344,18 @@ def _layer_elements(ip: Interp, node, env) -> list | None:
         if not all(isinstance(a, (ast.Attribute, ast.Name, ast.Subscript)) for a in node.args):
             return None
         found = [_layers_of(ip, a, env) for a in node.args]
-        seqs = [s for s in found if s is not None]
+        seqs = [s for s, _ in found if s is not None]
         if len(seqs) != len(found):
             return None
         if node.func.id == "enumerate":
-            if _summary(ip.eval(node.args[0], env)):
+            if found[0][1]:
                 # layers a comprehension made, run as one: the index of each is not known
                 return [make_tuple([V(Kind.NUMBER), e], None) for e in seqs[0]]
             return [make_tuple([const(i), e], None) for i, e in enumerate(seqs[0])]
         n = min(len(s) for s in seqs)
         return [make_tuple([s[i] for s in seqs], None) for i in range(n)]
     if isinstance(node, (ast.Attribute, ast.Name, ast.Subscript)):
-        return _layers_of(ip, node, env)
+        return _layers_of(ip, node, env)[0]
     return None
 
 
@@ -481,12 +481,13 @@ def _summary(v: V) -> bool:
     return any(m.summary for m in v.of(ModuleObj))
 
 
-def _layers_of(ip: Interp, node, env) -> list | None:
-    """The layers `self.lins` or `self.lins[:-1]` (constant bounds) names, in order."""
+def _layers_of(ip: Interp, node, env) -> tuple[list | None, bool]:
+    """The layers `self.lins` or `self.lins[:-1]` (constant bounds) names, in order; and whether
+    they stand for an unknown number of layers (a comprehension's, ModuleObj.summary)."""
     if isinstance(node, ast.Subscript):
         sl = node.slice
         if not isinstance(sl, ast.Slice) or not isinstance(node.value, (ast.Attribute, ast.Name)):
-            return None
+            return None, False
         bounds: list[int | None] = []
         for part in (sl.lower, sl.upper, sl.step):
             if part is None:
@@ -494,14 +495,15 @@ def _layers_of(ip: Interp, node, env) -> list | None:
                 continue
             c = ip.eval(part, env).const
             if not isinstance(c, int) or isinstance(c, bool):
-                return None
+                return None, False
             bounds.append(c)
         container = ip.eval(node.value, env)
         if _summary(container):
-            return None  # a slice of layers whose number is not known
+            return None, True  # a slice of layers whose number is not known
         kids = _children_of(container)
-        return kids[slice(*bounds)] if kids is not None else None
-    return _children_of(ip.eval(node, env))
+        return (kids[slice(*bounds)] if kids is not None else None), False
+    container = ip.eval(node, env)
+    return _children_of(container), _summary(container)
 
 
 def _run_unrolled(ip: Interp, stmt, env, elems):

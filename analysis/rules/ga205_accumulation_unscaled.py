@@ -15,6 +15,7 @@ from .lifecycle import (
     optimizers,
     own_event,
     receiver,
+    statement_at,
     steps_of,
 )
 
@@ -42,27 +43,16 @@ def _other_step_beside(ctx: RuleContext, step: Step, known: str) -> bool:
     """A `x.step()` of another receiver than `known` (not a scheduler) right in the block of the
     backward(), after it: an optimizer the engine could not see (`self.critic.optimizer`, built by a
     policy elsewhere) that consumes the gradients every iteration, so none is accumulated."""
-    tree = ctx.tree(step.span.path)
-    if tree is None:
+    stmt, block = statement_at(ctx, step.span)
+    if stmt is None or block is None:
         return False
-    for node in ast.walk(tree):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
-            if not isinstance(block, list):
-                continue
-            for i, stmt in enumerate(block):
-                if not (isinstance(stmt, ast.stmt) and stmt.lineno <= step.span.line <= (stmt.end_lineno or 0)):
-                    continue
-                if hasattr(stmt, "body"):
-                    break  # the backward is deeper: its own block is looked at
-                for later in block[i + 1 :]:
-                    call = later.value if isinstance(later, ast.Expr) else None
-                    f = call.func if isinstance(call, ast.Call) else None
-                    if isinstance(f, ast.Attribute) and f.attr == "step":
-                        who = ctx.text_of_node(step.span.path, f.value) or ""
-                        if who and who != known and "sched" not in who.lower():
-                            return True
-                return False
+    for later in block[block.index(stmt) + 1 :]:
+        call = later.value if isinstance(later, ast.Expr) else None
+        f = call.func if isinstance(call, ast.Call) else None
+        if isinstance(f, ast.Attribute) and f.attr == "step":
+            who = ctx.text_of_node(step.span.path, f.value) or ""
+            if who and who != known and "sched" not in who.lower():
+                return True
     return False
 
 

@@ -5,7 +5,16 @@ import ast
 from ..model.findings import SAFE, SUSPICIOUS, Finding, Fix, Related
 from ..model.model import Event, EventKind
 from .base import NUMERICAL, Example, Rule, RuleContext, RuntimeCheck
-from .lifecycle import BACKWARDS, first_by_span, in_iteration, insert_after, own_event, receiver, statement_at
+from .lifecycle import (
+    BACKWARDS,
+    first_by_span,
+    in_iteration,
+    insert_after,
+    loop_of,
+    own_event,
+    receiver,
+    statement_at,
+)
 
 
 def _scaler_step_fix(ctx: RuleContext, plain: Event, scaler_event: Event) -> Fix | None:
@@ -39,19 +48,8 @@ def _update_fix(ctx: RuleContext, scaler_step: Event) -> Fix | None:
 def _steps_loop_target(ctx: RuleContext, e: Event) -> bool:
     """`for opt in optimizers: scaler.step(opt)`: the step's argument is the target of the loop
     right around it (the optimizers the engine could not list one by one)."""
-    tree = ctx.tree(e.span.path)
-    if tree is None:
-        return False
-    loops = [
-        n
-        for n in ast.walk(tree)
-        if isinstance(n, (ast.For, ast.AsyncFor))
-        and n.body[0].lineno <= e.span.line <= (n.body[-1].end_lineno or n.body[-1].lineno)
-    ]
-    if not loops:
-        return False
-    inner = max(loops, key=lambda n: n.lineno)
-    if not isinstance(inner.target, ast.Name):
+    inner = loop_of(ctx, e.span)
+    if not isinstance(inner, (ast.For, ast.AsyncFor)) or not isinstance(inner.target, ast.Name):
         return False
     for n in ast.walk(inner):
         if isinstance(n, ast.Call) and n.lineno == e.span.line and isinstance(n.func, ast.Attribute):

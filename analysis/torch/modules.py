@@ -111,12 +111,11 @@ def module_setattr(ip: Core, m: ModuleObj, attr, value: V, stmt, target):
         # `self.a = nn.Parameter(t).squeeze()`: the module keeps the op's result, not the parameter (GA113);
         # certain when written straight in the method's body, not under a condition on its arguments
         # (which a class checked alone gets made up)
-        body = frame.func.node.body if frame.func is not None else ()
-        straight = any(stmt is b for b in body)
         for s in value.objs:
             if type(s) is TensorObj and s.nonleaf_of is not None and s.nonleaf_of.kind == Unit.PARAM:
                 node = s.site.node if s.site is not None else None
                 op = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else ""
+                straight = frame.func is not None and any(stmt is b for b in frame.func.node.body)
                 # `.to(device)`, `.float()`: the parameter itself when nothing needs converting (on
                 # the CPU, already float32), a copy otherwise
                 use = "module-convert" if op in T.MAY_RETURN_SELF else "module" if straight else "module-maybe"
