@@ -150,6 +150,15 @@ async function runCommand(title) {
 const problemRows = () => page.locator(".markers-panel .monaco-list-row");
 
 /** The webview frame whose diagram has at least `modules` modules (and `text`, if given). */
+// what `read` takes from the diagram, tried again while the webview replaces its frame (a refresh
+// after an analysis detaches the frame just found: "Frame was detached")
+async function fromGraph(what, modules, text, read, ms) {
+    return until(what, async () => {
+        const frame = await graphFrame(modules, text);
+        return frame && (await read(frame));
+    }, ms);
+}
+
 async function graphFrame(modules, text) {
     for (const frame of page.frames()) {
         const n = await frame.locator("svg.graph .module").count().catch(() => 0);
@@ -386,13 +395,12 @@ try {
         await page.getByRole("treeitem", { name: "gan.py" }).dblclick({ timeout: 20_000 });
         await until("the editor shows gan.py", async () => (await page.locator(".monaco-editor .view-lines").allInnerTexts()).some((t) => t.replace(/\u00a0/g, " ").includes("def sample_ring")), 20_000);
         await runCommand("gradaudit: Show Training-Step Graph");
-        const frame = await until("the GAN diagram", async () => graphFrame(6, "d_loss"), 30_000);
-        const got = await frame.evaluate(() => ({
+        const got = await fromGraph("the GAN diagram", 6, "d_loss", (frame) => frame.evaluate(() => ({
             stopped: document.querySelectorAll("svg.graph .module.stopped").length,
             cut: document.querySelectorAll("svg.graph .module.cut").length,
             badges: document.querySelectorAll("svg.graph .badge").length,
             text: [...document.querySelectorAll("svg.graph .module.stopped .sub")].map((t) => t.textContent),
-        }));
+        })), 30_000);
         await page.screenshot({ path: join(artifacts, "7-graph-gan.png") });
         if (got.stopped < 3 || got.cut !== 0 || got.badges !== 0) throw new Error(JSON.stringify(got));
         if (!got.text.every((t) => t.includes("(valid)"))) throw new Error(JSON.stringify(got));
@@ -443,8 +451,7 @@ try {
         await page.locator(".notebook-editor .view-lines .view-line").first().click();
         await runCommand("gradaudit: Show Training-Step Graph");
         await page.locator(".tab", { hasText: "Training-Step Graph: lesson.ipynb" }).first().waitFor({ timeout: 30_000 });
-        const frame = await until("the notebook's diagram", async () => graphFrame(1, "cell 5, line 5"), 30_000);
-        const text = await frame.locator("body").innerText();
+        const text = await fromGraph("the notebook's diagram", 1, "cell 5, line 5", (frame) => frame.locator("body").innerText(), 30_000);
         if (!text.includes("optimizer.step()") || !/backward\(\) · cell 5, line 5/.test(text)) throw new Error(text.slice(0, 600));
         await page.screenshot({ path: join(artifacts, "11-notebook-graph.png") });
     });
