@@ -268,6 +268,8 @@ class Encoder(nn.Module):
         self.weight = nn.Parameter(torch.tensor([10.0])).to(loss_device)
         if scale is None:
             self.scale = nn.Parameter(torch.ones(1, 4)).view(4)
+        # running statistics updated by hand: requires no grad, so the copy loses nothing
+        self.mean = nn.Parameter(torch.zeros(4), requires_grad=False).to(loss_device)
 """
 
 
@@ -277,3 +279,94 @@ def test_a_parameter_kept_by_a_module_only_as_an_ops_result():
     # squeezed: never the parameter; moved: the parameter itself where no copy is needed (the CPU);
     # under a condition on a made-up argument: maybe
     assert got == {(9, "GA113", "confirmed"), (10, "GA113", "suspicious"), (12, "GA113", "suspicious")}
+
+
+STAGED = """import sys
+import torch
+import torch.nn as nn
+from ignite.engine import Engine
+
+prep = nn.Embedding(10, 4)
+head = nn.Linear(4, 10)
+if len(sys.argv) > 1:
+    prep.load_state_dict(torch.load(sys.argv[1]))
+else:
+    optimizer = torch.optim.RMSprop(list(prep.parameters()) + list(head.parameters()), lr=1e-2)
+
+    def process_batch(engine, x):
+        optimizer.zero_grad()
+        loss = nn.functional.cross_entropy(head(prep(x)), x)
+        loss.backward()
+        optimizer.step()
+
+    Engine(process_batch).run(range(3))
+net = nn.Linear(4, 1)
+optimizer = torch.optim.RMSprop(net.parameters(), lr=1e-2)
+for _ in range(3):
+    optimizer.zero_grad()
+    loss = net(prep(torch.randint(0, 10, (8,)))).pow(2).mean()
+    loss.backward()
+    optimizer.step()
+
+if len(sys.argv) > 2:
+    model = nn.Linear(4, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def train():
+        for _ in range(3):
+            opt.zero_grad()
+            model(torch.randn(2, 4)).sum().backward()
+            opt.step()
+
+    train()
+"""
+
+
+def test_a_handler_given_to_unseen_code_takes_the_optimizers_it_reads():
+    # stage one's optimizer is read only by a handler handed to a library's engine: it may step
+    # there, so stage two's backward into `prep` does not prove it never steps (GA204); and a
+    # function called inside a module-level `if` arm reads what the arm bound (`model`, `opt`)
+    model = steps_of(STAGED)
+    assert not [f for f in analyze(STAGED).findings if f.code == "GA204"]
+    trains = [s for s in model.steps if s.function == "train"]
+    assert trains and {p.name for p in trains[0].reached} == {"model.weight", "model.bias"}
+    assert any(o.name == "opt" for o in trains[0].optimizers)
+
+
+NOISY = """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class NoisyLinear(nn.Linear):
+    def __init__(self, in_features, out_features, bias=True):
+        super().__init__(in_features, out_features, bias=bias)
+        self.sigma_weight = nn.Parameter(torch.full((out_features, in_features), 0.017))
+
+    def forward(self, x):
+        return F.linear(x, self.weight + self.sigma_weight * torch.randn_like(self.weight), self.bias)
+
+
+net = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), NoisyLinear(8, 3), NoisyLinear(3, 1, bias=False))
+opt = torch.optim.Adam(net.parameters(), lr=1e-2)
+for _ in range(3):
+    opt.zero_grad()
+    net(torch.randn(4, 2)).sum().backward()
+    opt.step()
+"""
+
+
+def test_a_subclass_of_a_torch_layer_registers_the_layers_parameters():
+    # `super().__init__(in, out)` of nn.Linear registers weight and bias as nn.Linear(in, out) does:
+    # the layer holds nothing unknown
+    (step,) = steps_of(NOISY).steps
+    assert {p.name for p in step.reached} == {
+        "net.0.weight",
+        "net.0.bias",
+        "net.2.weight",
+        "net.2.bias",
+        "net.2.sigma_weight",
+        "net.3.weight",
+        "net.3.sigma_weight",
+    }
+    assert not step.top

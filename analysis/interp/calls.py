@@ -361,6 +361,8 @@ def opaque_call(
         for o in v.objs:
             if isinstance(o, OptimObj):
                 o.escaped = True
+            elif isinstance(o, (FuncObj, BoundMethod)):
+                _escape_reads(ip, o)
             elif isinstance(o, ModuleObj):
                 if o.oid not in visited:
                     f.weak = f.weak | frozenset(o.units(visited))
@@ -387,6 +389,45 @@ def opaque_call(
     if ip.st.nograd is not None and out.carries:
         out = R.cut_nograd(ip, out, ip.st.nograd)
     return out
+
+
+def _escape_reads(ip: Interp, o) -> None:
+    """A function handed to unseen code (`Engine(process_batch)`, a callback list) may be run by it,
+    with the names it reads bound as they are now: the optimizers among them may be stepped or
+    cleared there (a stage-one optimizer used only by a handler given to a training engine)."""
+    fn = o.func if isinstance(o, BoundMethod) else o
+    if not isinstance(fn, FuncObj):
+        return
+    found: list = []
+    if isinstance(o, BoundMethod) and isinstance(o.recv, V):
+        for r in o.recv.objs:
+            if isinstance(r, InstanceObj):
+                found.extend(r.attrs.values())  # `self.optimizer` of a bound handler
+    g = fn.scope.globals if fn.scope is not None else {}
+    live = ip.st.live_globals.get(id(g)) or {}  # bound so far by a module-level loop or `if` arm
+    for name in _loaded_names(fn.node):
+        for env in fn.closure or ():
+            if isinstance(env, dict) and name in env:
+                found.append(env[name])
+                break
+        else:
+            v = live.get(name, g.get(name))
+            if v is not None:
+                found.append(v)
+    for v in found:
+        if isinstance(v, V):
+            for x in v.objs:
+                if isinstance(x, OptimObj):
+                    x.escaped = True
+
+
+def _loaded_names(node) -> frozenset:
+    """The names a function's code reads, once per node."""
+    names = getattr(node, "_gradaudit_loads", None)
+    if names is None:
+        names = frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+        node._gradaudit_loads = names
+    return names
 
 
 def sym_unit(ip: Interp, o: SymObj) -> Unit:
@@ -770,6 +811,9 @@ def super_method(ip: Interp, o: SuperObj, name, args, kwargs, node, env) -> V:
         if name in c.methods:
             return call_function(ip, c.methods[name], args, kwargs, node, self_v=o.recv)
     if name == "__init__":
+        for m in o.recv.of(ModuleObj):
+            if m.in_init:
+                ip.sem.base_init(ip, m, args, kwargs, node)  # `super().__init__(in, out)` of nn.Linear
         return NONE
     if name == "forward":
         return UNKNOWN

@@ -183,5 +183,9 @@ def _leaf_of(v) -> Unit | None:
     u = next(iter(v.objs))
     if not isinstance(u, Unit) or v.org != frozenset((u,)):
         return None
+    if u.frozen == FROZEN:
+        # `nn.Parameter(t, requires_grad=False).to(device)`: it requires no grad, so the op's result is
+        # a plain tensor like any other (running statistics kept by hand), not a weight cut off
+        return None
     # a parameter no module holds yet (`nn.Parameter(t).squeeze()`) is a plain leaf too
     return u if u.kind in (Unit.LEAF, Unit.INPUT) or (u.kind == Unit.PARAM and u.owner is None) else None

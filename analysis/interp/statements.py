@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from typing import cast
 
 from ..ops import torch_api as T
@@ -137,6 +138,29 @@ def _repeats_within(loops: list, name: str) -> bool:
     )
 
 
+def _one_step_sum(ip: Interp, loops: list, name: str) -> bool:
+    """`total = torch.zeros([])`, then `for _ in range(accumulate): ...backward(); total += loss`,
+    then `optimizer.step()`, all in one function (lightweight-gan's train step): the sum is a local of
+    one call over the micro-batches of one step, so it holds at most that many graphs (whose saved
+    tensors backward() already freed) and is let go when the call returns. A loop that steps the
+    optimizer inside is the training run itself, not this."""
+    loop = loops[-1]["node"]
+    fn = ip.st.stack[-1].func
+    if len(loops) > 1 or fn is None or not isinstance(fn.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    lines = ip.st.sf.lines
+    if _STEPS.search("\n".join(lines[loop.lineno - 1 : loop.end_lineno])):
+        return False
+    # the step those micro-batches accumulate for comes after the loop, in the same call
+    if not _STEPS.search("\n".join(lines[loop.end_lineno : fn.node.end_lineno])):
+        return False
+    outside = [s for s in fn.node.body if s is not loop]
+    return any(name in rebound(s) for s in outside if not isinstance(s, (ast.For, ast.While)))
+
+
+_STEPS = re.compile(r"\.step\(")
+
+
 def _counts(loop) -> bool:
     """`for _ in range(...)`: a loop over a count."""
     it = getattr(loop, "iter", None) if isinstance(loop, ast.For) else None
@@ -154,6 +178,7 @@ def _s_augassign(ip: Interp, stmt, env):
         and target.id in carried(loops[-1]["node"])[0]
         and target.id not in rebound(loops[-1]["node"])
         and not _repeats_within(loops, target.id)
+        and not _one_step_sum(ip, loops, target.id)
     ):
         added = isinstance(stmt.op, (ast.Add, ast.Sub)) and bool(old.k & (Kind.NUMBER | Kind.TENSOR))
         rhs = recording.note_accumulation(ip, rhs, stmt, added)  # `total += loss` across iterations, never reset
@@ -270,13 +295,13 @@ def _s_if(ip: Interp, stmt, env):
     try:
         ip.st.path.append((key, 0, depth))
         saved = flags.assume(frame, stmt.test, True)  # a later test of the flag in this arm is decided
-        a = ip.exec_block(stmt.body, _refine(stmt.test, env, True, ip))
+        a = _exec_body(ip, frame, stmt.body, env, _refine(stmt.test, env, True, ip))
         ip.st.path[-1] = (key, 1, depth)
         ip.st.arm_stores[-1] = (first, {})
         flags.restore(frame, saved)
         saved = flags.assume(frame, stmt.test, False)
         b = (
-            ip.exec_block(stmt.orelse, _refine(stmt.test, env, False, ip))
+            _exec_body(ip, frame, stmt.orelse, env, _refine(stmt.test, env, False, ip))
             if stmt.orelse
             else (None if getattr(stmt, _TAIL, False) else _refine(stmt.test, env, False, ip))
         )
@@ -628,7 +653,8 @@ def _no_graph_loop(ip: Interp, stmt) -> bool:
 
 
 def _exec_body(ip: Interp, frame, body, head: dict, body_env: dict):
-    """A loop body; at module level its bindings are the globals the functions it calls read."""
+    """A loop body or an arm of an undecided `if`; at module level its bindings are the globals the
+    functions it calls read (`if args.train: model = Net(); train()`, with `train` reading `model`)."""
     if frame.func is not None or frame.scope is None:
         return ip.exec_block(body, body_env)
     key = id(frame.scope.globals)

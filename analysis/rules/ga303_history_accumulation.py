@@ -190,6 +190,52 @@ for it in range(3):
 """,
             runtime="graph-kept: trainer.history",
         ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(4)
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def train(steps):
+    total = torch.zeros([])
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = model(torch.randn(8, 4)).pow(2).mean()
+        loss.backward()
+        opt.step()
+        total += loss  # <- GA303
+    return total
+
+
+run_total = train(4)
+""",
+            fixed="""import torch
+import torch.nn as nn
+
+torch.manual_seed(4)
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def train(steps):
+    total = torch.zeros([])
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = model(torch.randn(8, 4)).pow(2).mean()
+        loss.backward()
+        opt.step()
+        total += loss.detach()
+    return total
+
+
+run_total = train(4)
+""",
+            runtime="graph-kept: run_total",
+            note="a counted loop that steps the optimizer is the training run: the sum grows with it",
+        ),
     ),
     valid=(
         Example(
@@ -233,6 +279,32 @@ for epoch in range(2):
 """,
             runtime="trains",
             note="losses summed to be backpropagated once",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(5)
+D = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 1))
+D_opt = torch.optim.Adam(D.parameters(), lr=1e-3)
+
+
+def train_step(accumulate=3):
+    total = torch.zeros([])
+    D_opt.zero_grad()
+    for _ in range(accumulate):
+        divergence = nn.functional.relu(1 + D(torch.randn(4, 6))).mean()
+        (divergence / accumulate).backward()
+        total += divergence
+    D_opt.step()
+    return float(total.item() / accumulate)
+
+
+for it in range(3):
+    train_step()
+""",
+            runtime="trains",
+            note="a step's micro-batch losses summed for a log line: a local of one call, let go when it returns",
         ),
     ),
 )

@@ -407,7 +407,7 @@ def _analysis_interp_semantics_ModuleExtension(_d, _f):
 
 
 def _analysis_interp_semantics_Semantics(_d, _f):
-    def __init__(self, calls, tensors, objects=MISSING, modules=MISSING, with_statement=_d[0], store=_d[1], class_base=_d[2], after_init=_d[3], new_optimizer=_d[4], new_scheduler=_d[5], on_instance=MISSING, instance_method=MISSING, unknown_method=MISSING, after_run=MISSING):
+    def __init__(self, calls, tensors, objects=MISSING, modules=MISSING, with_statement=_d[0], store=_d[1], class_base=_d[2], after_init=_d[3], base_init=_d[4], new_optimizer=_d[5], new_scheduler=_d[6], on_instance=MISSING, instance_method=MISSING, unknown_method=MISSING, after_run=MISSING):
         self.calls = calls
         self.tensors = tensors
         if objects is MISSING:
@@ -420,6 +420,7 @@ def _analysis_interp_semantics_Semantics(_d, _f):
         self.store = store
         self.class_base = class_base
         self.after_init = after_init
+        self.base_init = base_init
         self.new_optimizer = new_optimizer
         self.new_scheduler = new_scheduler
         if on_instance is MISSING:
@@ -435,7 +436,7 @@ def _analysis_interp_semantics_Semantics(_d, _f):
             after_run = _f[5]()
         self.after_run = after_run
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(calls={self.calls!r}, tensors={self.tensors!r}, objects={self.objects!r}, modules={self.modules!r}, with_statement={self.with_statement!r}, store={self.store!r}, class_base={self.class_base!r}, after_init={self.after_init!r}, new_optimizer={self.new_optimizer!r}, new_scheduler={self.new_scheduler!r}, on_instance={self.on_instance!r}, instance_method={self.instance_method!r}, unknown_method={self.unknown_method!r}, after_run={self.after_run!r})"
+        return f"{self.__class__.__qualname__}(calls={self.calls!r}, tensors={self.tensors!r}, objects={self.objects!r}, modules={self.modules!r}, with_statement={self.with_statement!r}, store={self.store!r}, class_base={self.class_base!r}, after_init={self.after_init!r}, base_init={self.base_init!r}, new_optimizer={self.new_optimizer!r}, new_scheduler={self.new_scheduler!r}, on_instance={self.on_instance!r}, instance_method={self.instance_method!r}, unknown_method={self.unknown_method!r}, after_run={self.after_run!r})"
     return {'__init__': __init__, '__repr__': __repr__}
 
 
@@ -2283,7 +2284,7 @@ CLASSES = {
     'gradaudit.analysis.interp.semantics.ObjectSemantics': ((False, False, False, False, False, (('attr', 'd', True, True, None), ('setattr', 'd', True, True, None), ('method', 'd', True, True, None), ('call', 'd', True, True, None), ('getitem', 'd', True, True, None), ('setitem', 'd', True, True, None))), _analysis_interp_semantics_ObjectSemantics),
     'gradaudit.analysis.interp.semantics.TensorSemantics': ((False, False, False, False, False, (('attr', '', True, True, None), ('method', '', True, True, None), ('binop', '', True, True, None), ('negate', '', True, True, None), ('getitem', '', True, True, None), ('inplace', '', True, True, None), ('set_requires_grad', '', True, True, None))), _analysis_interp_semantics_TensorSemantics),
     'gradaudit.analysis.interp.semantics.ModuleExtension': ((False, False, False, False, False, (('attr', 'd', True, True, None), ('forward', 'd', True, True, None), ('method', 'd', True, True, None), ('result', 'd', True, True, None))), _analysis_interp_semantics_ModuleExtension),
-    'gradaudit.analysis.interp.semantics.Semantics': ((False, False, False, False, False, (('calls', '', True, True, None), ('tensors', '', True, True, None), ('objects', 'f', True, True, None), ('modules', 'f', True, True, None), ('with_statement', 'd', True, True, None), ('store', 'd', True, True, None), ('class_base', 'd', True, True, None), ('after_init', 'd', True, True, None), ('new_optimizer', 'd', True, True, None), ('new_scheduler', 'd', True, True, None), ('on_instance', 'f', True, True, None), ('instance_method', 'f', True, True, None), ('unknown_method', 'f', True, True, None), ('after_run', 'f', True, True, None))), _analysis_interp_semantics_Semantics),
+    'gradaudit.analysis.interp.semantics.Semantics': ((False, False, False, False, False, (('calls', '', True, True, None), ('tensors', '', True, True, None), ('objects', 'f', True, True, None), ('modules', 'f', True, True, None), ('with_statement', 'd', True, True, None), ('store', 'd', True, True, None), ('class_base', 'd', True, True, None), ('after_init', 'd', True, True, None), ('base_init', 'd', True, True, None), ('new_optimizer', 'd', True, True, None), ('new_scheduler', 'd', True, True, None), ('on_instance', 'f', True, True, None), ('instance_method', 'f', True, True, None), ('unknown_method', 'f', True, True, None), ('after_run', 'f', True, True, None))), _analysis_interp_semantics_Semantics),
     'gradaudit.analysis.interp.state.InterpState': ((False, False, False, False, True, (('program', '', True, True, None), ('entry', '', True, True, None), ('budgets', 'f', True, True, None), ('budget', 'd', True, True, None), ('trace', 'f', True, True, None), ('counter', 'f', True, True, None), ('sf', 'd', True, True, None), ('ctx', 'd', True, True, None), ('path', 'f', True, True, None), ('stack', 'f', True, True, None), ('scopes', 'f', True, True, None), ('cur_stmt', 'd', True, True, None), ('grad_known', 'd', True, True, None), ('nograd', 'd', True, True, None), ('casts', 'f', True, True, None), ('cond', 'd', True, True, None), ('cond_starts', 'f', True, True, None), ('cond_oids', 'f', True, True, None), ('arm_stores', 'f', True, True, None), ('live_globals', 'f', True, True, None), ('module_depth', 'd', True, True, None), ('init_stack', 'f', True, True, None), ('graph_writes', 'd', True, True, None), ('steps', 'd', True, True, None), ('ticks', 'd', True, True, None), ('root_index', 'd', True, True, None), ('root_start', 'd', True, True, None), ('root_budget', 'd', True, True, None), ('caps', 'f', True, True, None), ('loaded_lines', 'd', True, True, None), ('gaps', 'f', True, True, None), ('shallow', 'd', True, True, None), ('no_force', 'd', True, True, None), ('star_misses', 'f', True, True, None), ('ds_engines', 'f', True, True, None))), _analysis_interp_state_InterpState),
     'gradaudit.analysis.interp.state.LibraryMode': ((True, False, False, False, False, (('init_cond', 'f', True, True, None), ('conditional', 'f', True, True, None))), _analysis_interp_state_LibraryMode),
     'gradaudit.analysis.libraries.environment.PythonEnv': ((True, False, True, False, False, (('interpreter', '', True, True, None), ('prefix', '', True, True, None), ('site_dirs', '', True, True, None), ('how', '', True, True, None), ('origin', 'd', True, True, None))), _analysis_libraries_environment_PythonEnv),

@@ -222,9 +222,12 @@ def after_init(ip: Core, m: ModuleObj, only=None):
 
 def set_training(ip: Core, m: ModuleObj, mode):
     """`.train(mode)`/`.eval()`: the module and every registered submodule. Under a condition the
-    state becomes unknown where the paths disagree (like freezing)."""
+    state becomes unknown where the paths disagree (like freezing), except for a module made under
+    that condition: no path has it without the call (`self.ref_net.train(False)` in the `__init__`
+    of a network built only `if args.params == 'distill'`)."""
+    start = ip.st.cond_oids[-1] if ip.st.cond_oids else None
     for sub in m.submodules():
-        if ip.st.cond and sub.training != mode:
+        if ip.st.cond and sub.training != mode and (start is None or sub.oid < start):
             sub.training = None
         else:
             sub.training = mode
@@ -240,21 +243,8 @@ def make_module(ip: Core, short, qual, args, kwargs, node) -> V:
     m.dims = _dims(short, consts, kw)
     created = []
     if short in T.PARAM_MODULES:
-        names, flags = T.PARAM_MODULES[short]
         m.spec = short
-        enabled = set(names)
-        for flag, (pos, key, default) in flags.items():
-            val = kw.get(key, consts[pos] if pos is not None and pos < len(consts) else default)
-            if val is False:
-                if flag == "bias":
-                    enabled -= {n for n in names if "bias" in n}
-                else:
-                    enabled = set()
-        for n in names:
-            if n in enabled:
-                u = Unit(Unit.PARAM, n, site, m.seq, count=1)
-                m.register(n, u)
-                created.append(u)
+        created = _register_params(m, short, consts, kw, site)
     elif short in T.RECURRENT:
         m.spec = short
         rnn_names = T.recurrent_params([c if c is not NOCONST else None for c in consts], kw)
@@ -314,6 +304,48 @@ def make_module(ip: Core, short, qual, args, kwargs, node) -> V:
         created.append(m.opaque_unit)
     leaves.note_new_units(ip, created, node)
     return module_value(m)
+
+
+def _register_params(m: ModuleObj, short: str, consts: list, kw: dict, site) -> list:
+    """The parameters a torch module of a table (`nn.Linear(4, 2, bias=False)`) registers."""
+    names, flags = T.PARAM_MODULES[short]
+    enabled = set(names)
+    for flag, (pos, key, default) in flags.items():
+        val = kw.get(key, consts[pos] if pos is not None and pos < len(consts) else default)
+        if val is False:
+            if flag == "bias":
+                enabled -= {n for n in names if "bias" in n}
+            else:
+                enabled = set()
+    created = []
+    for n in names:
+        if n in enabled:
+            u = Unit(Unit.PARAM, n, site, m.seq, count=1)
+            m.register(n, u)
+            created.append(u)
+    return created
+
+
+def base_init(ip: Core, m: ModuleObj, args, kwargs, node) -> bool:
+    """`super().__init__(in_features, out_features)` in a project's subclass of a torch module of a
+    table (NoisyLinear(nn.Linear)): the base registers its parameters as the module itself would, and
+    when it is the only base the engine could not read, nothing of the module is unknown any more.
+    False when the base is not such a module."""
+    cls = m.cls
+    if cls is None:
+        return False
+    strings = [b for c in cls.mro() for b in c.bases if isinstance(b, str)]
+    tables = [q for q in strings if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in T.PARAM_MODULES]
+    if len(tables) != 1 or any(q not in (tables[0], "torch.nn.Module") for q in strings):
+        return False
+    if any(len(c.bases) < len(c.base_values) for c in cls.mro()):
+        return False  # a base that is no class the engine knows (a value it could not follow)
+    consts = [a.const if isinstance(a, V) else NOCONST for a in args]
+    kw = {k: v.const for k, v in kwargs.items() if k != "**"}
+    created = _register_params(m, tables[0].rsplit(".", 1)[-1], consts, kw, Site(ip.st.sf, node))
+    m.opaque, m.opaque_unit = False, None
+    leaves.note_new_units(ip, created, node)
+    return True
 
 
 def container_extend(ip: Core, m: ModuleObj, src: V):

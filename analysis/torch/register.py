@@ -81,6 +81,7 @@ def register(sem: Semantics) -> None:
     sem.with_statement = grad_mode.with_statement
     sem.store = grad_mode.note_cast
     sem.after_init = modules.after_init
+    sem.base_init = modules.base_init
     sem.new_optimizer = optimizers.new_optimizer
     sem.new_scheduler = optimizers.new_scheduler
     sem.unknown_method += [tensors.unseen_method, tensors.unseen_tensor_method]
