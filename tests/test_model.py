@@ -370,3 +370,27 @@ def test_a_subclass_of_a_torch_layer_registers_the_layers_parameters():
         "net.3.sigma_weight",
     }
     assert not step.top
+
+
+FOCAL = """import torch
+import torch.nn as nn
+
+
+class FocalLoss(nn.Module):
+    def __init__(self, alpha=1, gamma=2):
+        super().__init__()
+        self.alpha, self.gamma = alpha, gamma
+
+    def forward(self, x, target):
+        p_t = torch.where(target == 1, x, 1 - x)
+        fl = -1 * (1 - p_t) ** self.gamma * torch.log(p_t{eps})
+        return torch.where(target == 1, fl * self.alpha, fl * (1 - self.alpha)).mean()
+"""
+
+
+def test_the_complement_of_a_loss_input_is_a_probability():
+    # `1 - x` treats x as a probability: where a sigmoid saturates, x or 1 - x is exactly 0 and its
+    # log is -inf (focal_loss_torch's bug); `+ eps` guards it
+    found = [(f.span.line, f.code, f.confidence) for f in analyze(FOCAL.format(eps="")).findings]
+    assert found == [(12, "GA401", "suspicious")]
+    assert not analyze(FOCAL.format(eps=" + 1e-6")).findings

@@ -883,10 +883,27 @@ def _stale_uses(
             for s in saves:
                 retained.setdefault(s, rec)
         else:
+            # torch.autograd.grad(out, inputs) runs the graph from `out` down to `inputs` only: what
+            # was saved below them (the encoder that made the features a gradient is taken of) is
+            # neither run nor freed, and a later backward() through it works (RSC's feature mask)
+            below = _saves_below(rec.inputs) if rec.kind == EventKind.GRAD else frozenset()
             for s in saves:
+                if s in below:
+                    continue
                 freed.setdefault(s, rec)
                 retained.pop(s, None)
     return out
+
+
+def _saves_below(inputs: V | None) -> frozenset:
+    """What the inputs of torch.autograd.grad hold saved for backward (a tuple's elements too)."""
+    if not isinstance(inputs, V):
+        return frozenset()
+    out = set(inputs.saves)
+    for item in inputs.items or ():
+        if isinstance(item, V):
+            out |= item.saves
+    return frozenset(out)
 
 
 def _earlier_iteration(save: SaveRec, rec: BackwardRec) -> bool:

@@ -175,6 +175,30 @@ for epoch in range(2):
         Example(
             """import torch
 import torch.nn as nn
+import torch.nn.functional as F
+from torch import autograd
+
+torch.manual_seed(6)
+featurizer = nn.Sequential(nn.Linear(8, 16), nn.ReLU())
+classifier = nn.Linear(16, 3)
+opt = torch.optim.Adam(list(featurizer.parameters()) + list(classifier.parameters()), lr=1e-3)
+for it in range(3):
+    x, y = torch.randn(16, 8), torch.randint(0, 3, (16,))
+    feats = featurizer(x)
+    scores = (classifier(feats) * F.one_hot(y, 3)).sum()
+    saliency = autograd.grad(scores, feats)[0]
+    mask = (saliency < saliency.median()).float()
+    loss = F.cross_entropy(classifier(feats * mask), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            runtime="trains",
+            note="autograd.grad(out, feats) frees the graph down to feats only: the featurizer's part is still there",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
 
 torch.manual_seed(2)
 emb, rnn, proj = nn.Embedding(20, 8), nn.GRU(8, 16, batch_first=True), nn.Linear(16, 20)

@@ -162,6 +162,11 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
             return Mark.ZERO | ((lm | rm) & Mark.LOGITS), 0
         if positive_const(left.const) and rm & (Mark.PROB | Mark.SIGM):
             return Mark.ZERO, 0  # 1 - p: zero when p is 1
+        if left.const == 1 and not rm and not right.facts and (right.org or right.weak or right.top):
+            # `1 - x` of a value that requires grad and that nothing bounds: the code treats x as a
+            # probability (a hand-written focal or binary cross-entropy loss on what a model gives),
+            # which is exactly 1 where a sigmoid saturates; what follows from it is suspicious
+            return Mark.ZERO, 0
         return (lm | rm) & Mark.LOGITS, 0
     if op == "mul":
         marks = 0
