@@ -394,3 +394,23 @@ def test_the_complement_of_a_loss_input_is_a_probability():
     found = [(f.span.line, f.code, f.confidence) for f in analyze(FOCAL.format(eps="")).findings]
     assert found == [(12, "GA401", "suspicious")]
     assert not analyze(FOCAL.format(eps=" + 1e-6")).findings
+
+
+REPLACED = """import torch
+import torch.nn as nn
+
+layers = [nn.Linear(2, 4), nn.ReLU(), nn.Linear(4, 1)]
+layers[0] = nn.Linear(2, 4, bias=False)
+model = nn.Sequential(*layers)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(2):
+    opt.zero_grad()
+    model(torch.randn(3, 2)).sum().backward()
+    opt.step()
+"""
+
+
+def test_an_element_replaced_at_a_known_position_keeps_the_lists_order():
+    # `layers[0] = ...` replaces the first layer: three layers, the new one first (not a fourth at the end)
+    (step,) = steps_of(REPLACED).steps
+    assert {p.name for p in step.reached} == {"model.0.weight", "model.2.weight", "model.2.bias"}

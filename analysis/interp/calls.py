@@ -673,12 +673,21 @@ def set_item(ip: Interp, recv: V, index: V, value: V, stmt, target, env):
         if sem is not None and sem.setitem is not None:
             sem.setitem(ip, o, index, value, stmt, target, env)
         elif isinstance(o, ListObj):
-            o.exact = False
             if o.content is not None:
                 # `lst[i] = v` replaces an element the engine keeps joined with the others: the graph
                 # of the one replaced is no longer certainly reachable through the list
                 ip.st.trace.maybe_cleared |= o.content.saves
-            o.add(value)
+            i = index.const
+            known = isinstance(i, int) and not isinstance(i, bool)
+            if o.exact and o.elems and known and -len(o.elems) <= i < len(o.elems):
+                # a known position of a list known element by element (`rep[0] = nn.ReLU()`): that
+                # element is replaced (joined with the old one under a condition), the order kept
+                pos = i % len(o.elems)
+                o.elems[pos] = join(o.elems[pos], value) if ip.st.cond else value
+                o.content = join(o.content, value)
+            else:
+                o.exact = False
+                o.add(value)
         elif isinstance(o, DictObj):
             key = index.const if isinstance(index.const, (str, int)) else None
             old = o.get(key)
