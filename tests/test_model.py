@@ -414,3 +414,34 @@ def test_an_element_replaced_at_a_known_position_keeps_the_lists_order():
     # `layers[0] = ...` replaces the first layer: three layers, the new one first (not a fourth at the end)
     (step,) = steps_of(REPLACED).steps
     assert {p.name for p in step.reached} == {"model.0.weight", "model.2.weight", "model.2.bias"}
+
+
+SKIPPED_UPDATE = """import torch
+import torch.nn as nn
+
+model = nn.Linear(4, 1)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+scaler = torch.amp.GradScaler("cuda")
+for step in range(100):
+    optimizer.zero_grad()
+    with torch.autocast("cuda", dtype=torch.float16):
+        loss = model(torch.randn(8, 4)).pow(2).mean()
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    {tail}
+"""
+SKIP = """if norm < 5.0:
+        scaler.step(optimizer)
+        scaler.update()"""
+ALWAYS = """if norm < 5.0:
+        scaler.step(optimizer)
+    scaler.update()"""
+
+
+def test_an_unscale_followed_by_an_update_on_some_paths_only():
+    # unscale_() every iteration, update() only when the step is not skipped: the next unscale_()
+    # raises (LVSM's bug); an update on every path is fine
+    found = [(f.span.line, f.code, f.confidence) for f in analyze(SKIPPED_UPDATE.format(tail=SKIP)).findings]
+    assert (12, "GA409", "suspicious") in found
+    assert not [f for f in analyze(SKIPPED_UPDATE.format(tail=ALWAYS)).findings if f.code == "GA409"]

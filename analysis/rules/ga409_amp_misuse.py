@@ -110,6 +110,10 @@ def check(ctx: RuleContext) -> list[Finding]:
                     '"step() has already been called since the last update()" (and the scale never adapts)'
                 )
                 out.append(RULE.finding(e.span, msg, fix=_update_fix(ctx, e)))
+        elif e.kind == EventKind.UNSCALE and e.loops:
+            finding = _unscaled_without_update(ctx, e, events)
+            if finding is not None:
+                out.append(finding)
         elif (
             e.kind == EventKind.AUTOCAST and e.detail.endswith("float16") and "bfloat16" not in e.detail and not scalers
         ):
@@ -126,6 +130,40 @@ def check(ctx: RuleContext) -> list[Finding]:
                 )
                 out.append(RULE.finding(e.span, msg, confidence=SUSPICIOUS))
     return first_by_span(out)
+
+
+def _unscaled_without_update(ctx: RuleContext, unscale: Event, events: tuple[Event, ...]) -> Finding | None:
+    """`scaler.unscale_(opt)`, then `scaler.update()` only under a condition the unscale_ does not run
+    under (a step skipped when the gradient norm is too large): on that path the next iteration's
+    unscale_() raises "unscale_() has already been called on this optimizer since the last update()"."""
+    later = [
+        x
+        for x in events
+        if x.kind == EventKind.SCALER_UPDATE
+        and x.seq > unscale.seq
+        and in_iteration(x, unscale.loops)
+        and not x.exclusive(unscale)
+    ]
+    if not later:
+        return None  # no update in the iteration at all: GA409's other case, or an update elsewhere
+    mine = set(unscale.conds)
+    for upd in later:
+        extra = [c for c in upd.conds if c not in mine]
+        if not extra or (upd.literals and upd.literals <= unscale.literals):
+            return None  # an update runs wherever the unscale_ does
+    upd = later[0]
+    msg = (
+        "`scaler.unscale_()` runs where `scaler.update()` may not (the update sits under a condition the "
+        "unscale_() does not, such as a step skipped for a too-large gradient norm): on that path the next "
+        "iteration's unscale_() raises \"unscale_() has already been called on this optimizer since the last "
+        'update()"; call `scaler.update()` on every path after unscale_()'
+    )
+    return RULE.finding(
+        unscale.span,
+        msg,
+        confidence=SUSPICIOUS,
+        related=(Related(upd.span, "`scaler.update()`, only under a condition"),),
+    )
 
 
 RULE = Rule(
