@@ -445,3 +445,28 @@ def test_an_unscale_followed_by_an_update_on_some_paths_only():
     found = [(f.span.line, f.code, f.confidence) for f in analyze(SKIPPED_UPDATE.format(tail=SKIP)).findings]
     assert (12, "GA409", "suspicious") in found
     assert not [f for f in analyze(SKIPPED_UPDATE.format(tail=ALWAYS)).findings if f.code == "GA409"]
+
+
+EXIT_STACK = """from contextlib import ExitStack
+import torch
+import torch.nn as nn
+
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for _ in range(3):
+    with ExitStack() as stack:
+        stack.enter_context(torch.no_grad())
+        features = model(torch.randn(2, 4))
+    loss = model(torch.randn(2, 4)).sum() + features.sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_no_grad_entered_on_an_exit_stack_lasts_to_the_end_of_its_with():
+    # `stack.enter_context(torch.no_grad())`: `features` carries no gradient; after the `with`,
+    # grad mode is back and the loss reaches the model
+    (step,) = steps_of(EXIT_STACK).steps
+    assert {p.name for p in step.reached} == {"model.weight", "model.bias"}
+    assert [c.kind for c in step.cuts] == ["nograd"]

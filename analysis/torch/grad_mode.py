@@ -58,6 +58,31 @@ def with_statement(ip: Core, stmt, env):
         ip.st.nograd, ip.st.grad_known = saved_nograd, saved_known
 
 
+def enter_context(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
+    """`stack.enter_context(torch.no_grad())` on an `ExitStack` (detectron2's inference loop): grad
+    mode changes as a `with` item would change it, until the `with` block around it ends (the with
+    statement restores grad mode whatever its body did; a function call restores it on return)."""
+    if name != "enter_context" or len(args) != 1 or not isinstance(args[0], V):
+        return None
+    cm = args[0]
+    ctxs = cm.of(CtxObj)
+    if not ctxs or cm.objs - set(ctxs) or cm.unk or len(ctxs) > 1:
+        if any(o.kind == "nograd" for o in ctxs) and ip.st.nograd is None:
+            ip.st.grad_known = False  # no_grad on one path only
+        return None
+    o = ctxs[0]
+    if o.kind == "nograd":
+        if ip.st.nograd is None:
+            ip.st.nograd = Site(ip.st.sf, node)
+    elif o.kind == "grad":
+        ip.st.nograd, ip.st.grad_known = None, True
+    elif o.kind == "other" and ip.st.nograd is None:
+        ip.st.grad_known = False
+    else:
+        return None
+    return cm
+
+
 def note_cast(ip: Core, value: V) -> V:
     """A value made inside autocast regions, tagged with them when it carries gradient."""
     if ip.st.nograd is not None or not _carries_grad(value):

@@ -84,4 +84,4 @@ def register(sem: Semantics) -> None:
     sem.base_init = modules.base_init
     sem.new_optimizer = optimizers.new_optimizer
     sem.new_scheduler = optimizers.new_scheduler
-    sem.unknown_method += [tensors.unseen_method, tensors.unseen_tensor_method]
+    sem.unknown_method += [grad_mode.enter_context, tensors.unseen_method, tensors.unseen_tensor_method]
