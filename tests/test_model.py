@@ -470,3 +470,35 @@ def test_no_grad_entered_on_an_exit_stack_lasts_to_the_end_of_its_with():
     (step,) = steps_of(EXIT_STACK).steps
     assert {p.name for p in step.reached} == {"model.weight", "model.bias"}
     assert [c.kind for c in step.cuts] == ["nograd"]
+
+
+GRAD_PENALTY = """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch import autograd
+
+net = nn.Linear(4, 2)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+for _ in range(3):
+    x, y = torch.randn(8, 4), torch.randint(0, 2, (8,))
+    loss = F.cross_entropy(net(x), y)
+    grads = autograd.grad(loss, net.parameters(), retain_graph=True{create})
+    penalty = 0
+    for g in grads:
+        penalty += g.pow(2).sum()
+    xin = x.clone().requires_grad_()
+    saliency = autograd.grad(F.cross_entropy(net(xin), y), xin)[0]
+    x_adv = (x + 0.1 * saliency.sign()).detach()
+    adv = F.cross_entropy(net(x_adv), y)
+    opt.zero_grad()
+    (loss + 0.1 * penalty + adv).backward()
+    opt.step()
+"""
+
+
+def test_gradients_taken_without_create_graph_train_nothing_through_a_penalty():
+    # IGA's bug (DomainBed): the gradient penalty is a constant without create_graph=True; the
+    # adversarial example made from an input gradient is fine either way
+    found = [(f.span.line, f.code, f.confidence) for f in analyze(GRAD_PENALTY.format(create="")).findings]
+    assert found == [(11, "GA112", "confirmed")]
+    assert not analyze(GRAD_PENALTY.format(create=", create_graph=True")).findings

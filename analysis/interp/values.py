@@ -258,15 +258,20 @@ def join(a: V | None, b: V | None) -> V | None:
         a.unk or b.unk,
         a.facts & b.facts,
         a.terms | b.terms if b.terms else a.terms,
-        a.shape if a.shape == b.shape else _join_shapes(a.shape, b.shape),
+        a.shape if a.shape == b.shape else _join_shapes(a.shape, b.shape, a.k, b.k),
         a.marks | b.marks,
         a.risks | b.risks if b.risks else a.risks,
     )
 
 
-def _join_shapes(a, b):
+def _join_shapes(a, b, ka: int = 0, kb: int = 0):
     from .shapes import join as join_shape
 
+    # a Python number is 0-dim: `total = 0; total += loss` joins to a 0-dim value, not an unknown shape
+    if a is None and ka == Kind.NUMBER:
+        a = ()
+    if b is None and kb == Kind.NUMBER:
+        b = ()
     return join_shape(a, b)
 
 

@@ -11,8 +11,17 @@ def _fix(ctx: RuleContext, cut: Cut, step: Step) -> Fix | None:
     return None
 
 
+# the detail of the cut torch.autograd.grad makes when it is called without create_graph=True
+_GRAD = "torch.autograd.grad"
+
+
 def _phrase(cut: Cut, what: str, step: Step) -> str:
     op = cut.detail
+    if op == _GRAD:
+        return (
+            f"`{op}` without `create_graph=True` gives gradients that carry no graph: {what} reach "
+            f"`{step.loss or 'the loss'}` only through them"
+        )
     if cut.kind == "zerograd":
         return (
             f"`{op}` has a zero gradient almost everywhere: backward() runs, but {what} get exactly 0 through "
@@ -31,8 +40,13 @@ def check(ctx: RuleContext) -> list[Finding]:
     return [
         replace(
             f,
-            message=f.message + " (a differentiable surrogate: the probabilities instead of the "
-            "decision, or a straight-through estimator `x + (q(x) - x).detach()`)",
+            message=f.message
+            + (
+                " (pass `create_graph=True` to `torch.autograd.grad`, as a penalty on gradients needs)"
+                if f.message.startswith(f"`{_GRAD}`")
+                else " (a differentiable surrogate: the probabilities instead of the "
+                "decision, or a straight-through estimator `x + (q(x) - x).detach()`)"
+            ),
         )
         for f in found
     ]

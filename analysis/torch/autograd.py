@@ -5,9 +5,10 @@ tensors.py.) Handlers of the semantics tables (torch/register.py)."""
 from __future__ import annotations
 
 from ..interp import recording
+from ..interp import results as R
 from ..interp.core import Core
 from ..interp.objects import DictObj, ListObj, Site, TensorObj
-from ..interp.trace import EventKind, SaveRec
+from ..interp.trace import Cut, EventKind, SaveRec
 from ..interp.values import EMPTY, NONE, UNKNOWN, Kind, V, flow_of
 from ..ops import torch_api as T
 from .optimizers import param_set
@@ -35,7 +36,11 @@ def grad(ip: Core, qual, args, kwargs, node, env) -> V:
         # forward's graph itself)
         kept = frozenset(SaveRec(s.storage, s.version, s.site, s.op, s.ctx, False, s.path) for s in f.saves)
         return V(Kind.TUPLE | Kind.TENSOR, EMPTY, f.org, f.weak, f.top, f.cuts, kept, site=node, unk=f.unk)
-    return V(Kind.TUPLE | Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), site=node)
+    # without create_graph the gradients are plain tensors: what they were computed from reaches
+    # nothing through them (a penalty made of them and added to the loss trains nothing, GA112)
+    f = flow_of(outputs)
+    made = V(Kind.TUPLE | Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), f.org, f.weak, f.top, site=node)
+    return R.make_cut(ip, Cut.NONDIFF, made, node, "torch.autograd.grad")
 
 
 def backward(ip: Core, qual, args, kwargs, node, env) -> V:
