@@ -251,9 +251,10 @@ def _e_compare(ip: Interp, node, env):
             if t is not None:
                 return const(t if isinstance(op, ast.Is) else not t)
             return V(Kind.NUMBER)
-        if left.const is not NOCONST and right.const is not NOCONST:
+        lc, rc = _const_of(left), _const_of(right)
+        if lc is not NOCONST and rc is not NOCONST:
             try:
-                r = _COMPARE[type(op)](left.const, right.const)
+                r = _COMPARE[type(op)](lc, rc)
                 return const(bool(r))
             except Exception:
                 return V(Kind.NUMBER)
@@ -268,6 +269,18 @@ def _e_compare(ip: Interp, node, env):
         return out
     f = flow_of(*vals)
     return V(Kind.NUMBER | (Kind.ARRAY if any(v.k & Kind.ARRAY for v in vals) else 0), cuts=f.cuts, site=node)
+
+
+def _const_of(v: V, depth: int = 0):
+    """The Python value of a constant, or of a tuple of constants (`TRAIN = 0,` in an Enum makes its
+    members tuples: `phase == Phase.TRAIN` is still decided); NOCONST when not known."""
+    if v.const is not NOCONST:
+        return v.const
+    if v.items is not None and depth < 3 and v.k == Kind.TUPLE and len(v.items) <= 16:
+        out = tuple(_const_of(i, depth + 1) if isinstance(i, V) else NOCONST for i in v.items)
+        if all(c is not NOCONST for c in out):
+            return out
+    return NOCONST
 
 
 def _zero_test(op, right: V) -> bool:

@@ -11,7 +11,7 @@ import itertools
 from enum import Enum
 from typing import Any
 
-from .objects import Obj, Site
+from .objects import Obj, Site, next_oid
 from .values import V
 
 
@@ -221,9 +221,12 @@ class SaveRec:
     """A differentiable op saved `storage` (a computed tensor or a parameter leaf, at `version`)
     for its backward: a node of the graph that a backward() frees."""
 
-    __slots__ = ("certain", "ctx", "op", "path", "site", "storage", "version")
+    __slots__ = ("born", "certain", "ctx", "op", "path", "site", "storage", "version")
 
     def __init__(self, storage, version, site, op, ctx=(), certain=True, path=()):
+        # when the op ran, on the objects' clock: an op that ran before a tensor existed is not on
+        # any path from it (torch.autograd.grad(out, [x_adv]) frees only the graph down to x_adv)
+        self.born = next_oid()
         self.storage = storage
         self.version = version
         self.site = site

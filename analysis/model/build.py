@@ -886,24 +886,38 @@ def _stale_uses(
             # torch.autograd.grad(out, inputs) runs the graph from `out` down to `inputs` only: what
             # was saved below them (the encoder that made the features a gradient is taken of) is
             # neither run nor freed, and a later backward() through it works (RSC's feature mask)
-            below = _saves_below(rec.inputs) if rec.kind == EventKind.GRAD else frozenset()
+            below, floor = _below_inputs(rec.inputs) if rec.kind == EventKind.GRAD else (frozenset(), 0)
             for s in saves:
-                if s in below:
+                if s in below or s.born < floor:
                     continue
                 freed.setdefault(s, rec)
                 retained.pop(s, None)
     return out
 
 
-def _saves_below(inputs: V | None) -> frozenset:
-    """What the inputs of torch.autograd.grad hold saved for backward (a tuple's elements too)."""
+def _below_inputs(inputs: V | None) -> tuple[frozenset, int]:
+    """For torch.autograd.grad(out, inputs): what the inputs hold saved for backward (the graph
+    below them, not run), and the clock reading when the oldest of them was made, when each is
+    a computed or data tensor: an op that ran before it cannot be on a path from out to it (the
+    target branch of a TRADES step, built before `x_adv`, is not run). 0 when any input is a
+    parameter or not known (every op may be on the path)."""
     if not isinstance(inputs, V):
-        return frozenset()
-    out = set(inputs.saves)
-    for item in inputs.items or ():
-        if isinstance(item, V):
-            out |= item.saves
-    return frozenset(out)
+        return frozenset(), 0
+    values = [inputs, *[i for i in inputs.items or () if isinstance(i, V)]]
+    for o in inputs.objs:
+        if isinstance(o, ListObj):  # `autograd.grad(loss, [x_adv])`
+            values.extend(e for e in o.elems or () if isinstance(e, V))
+    saves: set = set()
+    stores: list = []
+    for v in values:
+        saves |= v.saves
+        stores.extend(x for x in v.objs if not isinstance(x, ListObj))
+    # a computed tensor, or a leaf made to require grad there and then (an attack's input), not a weight
+    tensors = [
+        x for x in stores if isinstance(x, TensorObj) or (isinstance(x, Unit) and x.kind in (Unit.INPUT, Unit.LEAF))
+    ]
+    floor = min(x.oid for x in tensors) if tensors and len(tensors) == len(stores) else 0
+    return frozenset(saves), floor
 
 
 def _earlier_iteration(save: SaveRec, rec: BackwardRec) -> bool:

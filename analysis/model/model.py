@@ -21,7 +21,7 @@ class Param:
     key: int
     name: str  # model.encoder.0.weight
     module: str  # model.encoder.0
-    kind: str  # 'param' | 'leaf' | 'fresh' | 'opaque'
+    kind: str  # 'param' | 'leaf' | 'input' | 'fresh' | 'opaque'
     span: Span | None  # where it was created
     origin: str = ""  # 'copy' (deepcopy of a module), 'loaded' (load_state_dict target), ''
     repeated: bool = False  # made in a loop the engine ran once: there may be more like it

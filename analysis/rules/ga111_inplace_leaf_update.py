@@ -59,6 +59,14 @@ def check(ctx: RuleContext) -> list[Finding]:
     for upd in ctx.model.leaf_updates:
         if upd.kind == "leaf" and upd.nograd:
             continue
+        if upd.kind == "rebind":
+            # a leaf made anew each iteration (an attack's input copy: `x.requires_grad_()`, its .grad
+            # read once, then `x = x + eps * grad.sign()`) is a step of the attack, not a weight that
+            # stops training; the next iteration makes a fresh leaf
+            kept = frozenset(p for p in upd.params if not (p.kind in ("leaf", "input") and p.in_loop))
+            if not kept:
+                continue
+            upd = replace(upd, params=kept)
         merged.setdefault(upd.span, []).append(upd)
     for _span, group in merged.items():
         upd = replace(group[0], params=frozenset().union(*(u.params for u in group)))

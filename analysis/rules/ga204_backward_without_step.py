@@ -34,6 +34,9 @@ def check(ctx: RuleContext) -> list[Finding]:
             # each iteration) is differentiated with respect to and moved by hand: an optimizer that only
             # clears it is no defect
             idle = frozenset(p for p in idle if p.kind == "param" or p.opaque or (p.kind == "leaf" and not p.in_loop))
+            # a module given weights by load_state_dict (a DQN's target network synced from the online
+            # one, a soft update through a mixed state dict) changes, whatever its own optimizer does
+            idle = frozenset(p for p in idle if p.origin != "loaded")
             if not idle:
                 continue
             msg = (
