@@ -52,16 +52,16 @@ def check(ctx: RuleContext) -> list[Finding]:
             held = opt.params | stepping[0].params
             if any(clears(e, held, opt) for e in step.events):
                 continue
-            if held and not step.top and not (held & (step.reached | step.reached_weak | step.co_reached)):
+            # the backward sends them gradient only through code the engine could not see (a target
+            # network's wrapper it was handed): that it accumulates there at all is not shown
+            unseen = bool(held) and not (held & (step.reached | step.co_reached))
+            if unseen and not step.top and not (held & step.reached_weak):
                 # the backward sends none of them gradient (it runs through a copy, `target_model =
                 # copy.deepcopy(net)`, whose gradients are then handed over by assignment): nothing
                 # accumulates in them from one iteration to the next
                 continue
             first = stepping[0]
             when = "runs in the loop" if first.guarded or bw.guarded else "runs every iteration"
-            # the backward sends them gradient only through code the engine could not see (a target
-            # network's wrapper it was handed): that it accumulates there at all is not shown
-            unseen = bool(held) and not (held & (step.reached | step.co_reached))
             msg = (
                 f"{call_of(opt, 'step')} {when} but nothing in the loop clears the gradients of "
                 f"{describe(held) if held else 'its parameters'}: each backward() adds to the previous ones, so every "

@@ -20,19 +20,12 @@ def with_statement(ip: Core, stmt, env):
         for item in stmt.items:
             cm = ip.eval(item.context_expr, env)
             ctxs = cm.of(CtxObj)
-            if any(o.kind == "nograd" for o in ctxs) and (cm.objs - set(ctxs) or cm.unk or len(ctxs) > 1):
-                # `nullcontext() if model.training else torch.no_grad()`: no_grad on one path only
-                if ip.st.nograd is None:
-                    ip.st.grad_known = False
+            if _nograd_on_one_path(ip, cm, ctxs):
                 ctxs = [o for o in ctxs if o.kind != "nograd"]
             for o in ctxs:
-                if o.kind == "nograd":
-                    ip.st.nograd = Site(ip.st.sf, item.context_expr) if ip.st.nograd is None else ip.st.nograd
-                elif o.kind == "grad":
-                    ip.st.nograd, ip.st.grad_known = None, True
-                elif o.kind == "other" and ip.st.nograd is None:
-                    ip.st.grad_known = False  # set_grad_enabled(flag) with a flag not known here
-                elif o.kind == "autocast":
+                if _enter_grad_mode(ip, o, item.context_expr):
+                    continue
+                if o.kind == "autocast":
                     dtype = o.detail.const if isinstance(o.detail, V) and isinstance(o.detail.const, str) else ""
                     enabled = o.enabled
                     if enabled is not False:
@@ -67,20 +60,36 @@ def enter_context(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
     cm = args[0]
     ctxs = cm.of(CtxObj)
     if not ctxs or cm.objs - set(ctxs) or cm.unk or len(ctxs) > 1:
-        if any(o.kind == "nograd" for o in ctxs) and ip.st.nograd is None:
-            ip.st.grad_known = False  # no_grad on one path only
+        _nograd_on_one_path(ip, cm, ctxs)
         return None
-    o = ctxs[0]
+    return cm if _enter_grad_mode(ip, ctxs[0], node) else None
+
+
+def _nograd_on_one_path(ip: Core, cm: V, ctxs: list) -> bool:
+    """`nullcontext() if model.training else torch.no_grad()`: no_grad on one path only, so grad mode
+    is not known (unless no_grad is already on)."""
+    if any(o.kind == "nograd" for o in ctxs) and (cm.objs - set(ctxs) or cm.unk or len(ctxs) > 1):
+        if ip.st.nograd is None:
+            ip.st.grad_known = False
+        return True
+    return False
+
+
+def _enter_grad_mode(ip: Core, o: CtxObj, node) -> bool:
+    """Grad mode as the context `o` sets it from here (no_grad, enable_grad, set_grad_enabled with a
+    flag not known here); False when `o` is not about grad mode (autocast, another context)."""
     if o.kind == "nograd":
         if ip.st.nograd is None:
             ip.st.nograd = Site(ip.st.sf, node)
-    elif o.kind == "grad":
+        return True
+    if o.kind == "grad":
         ip.st.nograd, ip.st.grad_known = None, True
-    elif o.kind == "other" and ip.st.nograd is None:
-        ip.st.grad_known = False
-    else:
-        return None
-    return cm
+        return True
+    if o.kind == "other":
+        if ip.st.nograd is None:
+            ip.st.grad_known = False
+        return True
+    return False
 
 
 def note_cast(ip: Core, value: V) -> V:
