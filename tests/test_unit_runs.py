@@ -32,7 +32,7 @@ def test_a_step_that_reaches_the_unit_reports_it_plainly():
         source, expected = strip_markers(fh.read())
     source += """
 
-model = nn.Sequential(nn.Conv2d(4, 4, 1), VectorBatchNorm(4))
+model = nn.Sequential(nn.Conv2d(4, 4, 1, bias=False), VectorBatchNorm(4))  # with a bias its output is dense
 opt = torch.optim.SGD(model.parameters(), lr=0.1)
 for _ in range(3):
     loss = model(torch.randn(2, 4, 3, 5)).pow(2).mean()

@@ -578,9 +578,13 @@ def set_attr(ip: Interp, recv: V, attr: str, value: V, stmt, target, env):
     elif attr == "grad" and value.k == Kind.NONE:
         units = [o for o in recv.objs if isinstance(o, Unit)]
         recording.event(ip, EventKind.ZERO_GRAD, stmt, frozenset(units), detail="grad=None", units=frozenset(units))
-    elif attr == "grad" and value.k & Kind.TENSOR and not _zeros(getattr(stmt, "value", None)):
-        # `p.grad = g`: a gradient given by hand (not `torch.zeros_like(p)`, an empty one to add into)
-        ip.st.trace.grad_writes.extend(o for o in recv.objs if isinstance(o, Unit))
+    elif attr == "grad" and value.k & Kind.TENSOR:
+        units = [o for o in recv.objs if isinstance(o, Unit)]
+        if any(c[0] == "loop" for c in ip.st.ctx):
+            ip.st.trace.grad_sets.extend(units)  # replaced each iteration: nothing accumulates across them
+        if not _zeros(getattr(stmt, "value", None)):
+            # `p.grad = g`: a gradient given by hand (not `torch.zeros_like(p)`, an empty one to add into)
+            ip.st.trace.grad_writes.extend(units)
 
 
 def _zeros(node) -> bool:

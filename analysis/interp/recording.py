@@ -293,5 +293,19 @@ def stored(ip, o, attr: str, old: V | None, value: V, several: bool = False) -> 
         if (o.oid, attr) in first:
             old = first[(o.oid, attr)]  # both arms store it: what it held before the if is gone
     if old is not None:
-        ip.st.trace.maybe_cleared |= old.saves
+        ip.st.trace.maybe_cleared |= held_saves(old)
     return join(old, value)
+
+
+def held_saves(v: V) -> frozenset:
+    """The saved tensors a value keeps alive: its own graph's, and those of what a list or a dict
+    it refers to holds (`self.values = []` drops the graphs of the old list's elements)."""
+    out = set(v.saves)
+    for o in v.objs:
+        if isinstance(o, ListObj) and isinstance(o.content, V):
+            out |= o.content.saves
+        elif isinstance(o, DictObj):
+            for kv in (*o.keys.values(), o.rest):
+                if isinstance(kv, V):
+                    out |= kv.saves
+    return frozenset(out)

@@ -39,7 +39,7 @@ from .objects import (
 )
 from .operators import binop, scales
 from .trace import InplaceRec
-from .values import EMPTY, NOCONST, NONE, UNKNOWN, Kind, Mark, V, const, join, make_tuple
+from .values import EMPTY, NOCONST, NONE, UNKNOWN, Fact, Kind, Mark, V, const, join, make_tuple
 
 _LOOP_RUNS = 2
 
@@ -292,10 +292,13 @@ def _s_if(ip: Interp, stmt, env):
     settings.note_test(ip, key, stmt.test, env)
     first: dict = {}
     ip.st.arm_stores.append(({}, first))
+    n_backwards = [len(ip.st.trace.backwards)]
+    arm_start = ip.st.cond_oids[-1]
     try:
         ip.st.path.append((key, 0, depth))
         saved = flags.assume(frame, stmt.test, True)  # a later test of the flag in this arm is decided
         a = _exec_body(ip, frame, stmt.body, env, _refine(stmt.test, env, True, ip))
+        n_backwards.append(len(ip.st.trace.backwards))
         ip.st.path[-1] = (key, 1, depth)
         ip.st.arm_stores[-1] = (first, {})
         flags.restore(frame, saved)
@@ -312,6 +315,8 @@ def _s_if(ip: Interp, stmt, env):
         ip.st.cond_starts.pop()
         ip.st.cond_oids.pop()
         ip.st.arm_stores.pop()
+    n_backwards.append(len(ip.st.trace.backwards))
+    _freed_on_one_arm(ip, a, b, n_backwards, arm_start)
     merged = _join_envs(a, b)
     if merged is None:
         return None
@@ -320,6 +325,43 @@ def _s_if(ip: Interp, stmt, env):
         ip.st.path.append((key, 1 if a is None else 0, depth))
     _assign_env(env, merged)
     return env
+
+
+def _freed_on_one_arm(ip: Interp, a: dict | None, b: dict | None, marks: list[int], start: int) -> None:
+    """A backward() on one arm frees the graph it ran through; when no name holds that graph on that
+    arm afterwards (the loss itself aside) but one does on the other arm, where nothing freed it,
+    no path holds a freed graph (an update every T steps that detaches the carried state and resets
+    the segment's lists before its backward: between updates they keep a live graph). Such saves
+    are not taken as freed from here on. `start`: objects made from the `if` on have oids >= it."""
+    if a is None or b is None or (marks[1] == marks[0] and marks[2] == marks[1]):
+        return
+    recs = ip.st.trace.backwards
+    freed_a, losses_a = _freed_by(recs[marks[0] : marks[1]])
+    freed_b, losses_b = _freed_by(recs[marks[1] : marks[2]])
+    held_a = _held_by_names(a, {o for o in losses_a if o.oid >= start})
+    held_b = _held_by_names(b, {o for o in losses_b if o.oid >= start})
+    ip.st.trace.maybe_cleared |= ((held_b & freed_a) - freed_b - held_a) | ((held_a & freed_b) - freed_a - held_b)
+
+
+def _freed_by(recs) -> tuple[set, set]:
+    """What the backward() calls `recs` freed, and the storages of their losses."""
+    freed: set = set()
+    losses: set = set()
+    for r in recs:
+        if not r.retain and r.loss is not None:
+            freed |= r.loss.saves
+            losses |= r.loss.objs
+    return freed, losses
+
+
+def _held_by_names(env: dict, losses: set) -> set:
+    """The saved tensors the names of `env` keep alive, but for a loss made and backpropagated on the
+    arm (on the other arm the name holds an older loss, or nothing)."""
+    out: set = set()
+    for v in env.values():
+        if isinstance(v, V) and not (v.objs and v.objs <= losses):
+            out |= recording.held_saves(v)
+    return out
 
 
 def _s_for(ip: Interp, stmt, env):
@@ -1131,6 +1173,8 @@ def _refine(test, env: dict, arm: bool, ip: Interp | None = None) -> dict:
             if v.objs & gone:
                 out[var] = v.replace(objs=v.objs - gone)
         return out
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        _refine_nonzero(test, out, arm)
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))):
         return out
     left, right = test.left, test.comparators[0]
@@ -1147,6 +1191,33 @@ def _refine(test, env: dict, arm: bool, ip: Interp | None = None) -> dict:
     elif v.k & Kind.NONE and v.k != Kind.NONE:
         out[left.id] = v.replace(k=v.k & ~Kind.NONE, const=NOCONST if v.const is None else v.const)
     return out
+
+
+def _refine_nonzero(test: ast.Compare, env: dict, arm: bool) -> None:
+    """`if count == 0: ... else: loss / count` (or `if count > 0:`): on the arm where a value that
+    is >= 0 and can be 0 (a count, a norm) is not 0, it is > 0 and safe to divide by."""
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if isinstance(left, ast.Constant):
+        left, right = right, left
+        op = {ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.GtE: ast.LtE, ast.LtE: ast.GtE}.get(type(op), type(op))()
+    if not (isinstance(left, ast.Name) and isinstance(right, ast.Constant)):
+        return
+    zero = right.value == 0 and not isinstance(right.value, bool)
+    nonzero = (
+        zero
+        and (
+            (isinstance(op, ast.Eq) and not arm)
+            or (isinstance(op, (ast.NotEq, ast.Gt)) and arm)
+            or (isinstance(op, ast.LtE) and not arm)
+        )
+    ) or (isinstance(op, ast.GtE) and arm and _positive_number(right.value))
+    v = env.get(left.id)
+    if nonzero and isinstance(v, V) and v.marks & Mark.ZERO:
+        env[left.id] = v.replace(facts=v.facts | Fact.POSITIVE)
+
+
+def _positive_number(c) -> bool:
+    return isinstance(c, (int, float)) and not isinstance(c, bool) and c > 0
 
 
 def _s_with(ip: Interp, stmt, env):

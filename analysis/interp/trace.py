@@ -423,6 +423,7 @@ class Trace:
         self.element_saves: set = set()  # SaveRecs of elements a loop takes one by one from a container of several
         self.writes: list = []  # (Unit, Site, ctx): changed in place by any means (`.data`, copy_, lerp_...)
         self.grad_writes: list = []  # Units whose .grad is given a value by hand (`p.grad.add_(g)`, `p.grad = g`)
+        self.grad_sets: list = []  # Units whose .grad a loop replaces by assignment (`p.grad = g`)
         self.leaf_grad_reads: list = []  # plain leaves (not module parameters) whose .grad the code reads
         self.losses: list[LossRec] = []
         self.carries: list[CarryRec] = []

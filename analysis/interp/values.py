@@ -104,6 +104,11 @@ class Mark:
     HOLDS_GRAPH = 65536
     # a torch.nn.utils.rnn.PackedSequence: its `.data` is the packed tensor with its graph
     PACKED = 131072
+    # the output of an affine map that adds a learned bias (nn.Linear, a convolution, a norm layer's
+    # affine), and views, scalings, sums and squares of it: as a function of continuous weights, a
+    # row of it is the zero vector (or constant) only on a set of measure zero, so its norm or std
+    # is not a value that "can be exactly 0" (a ReLU feature through a bias-free layer can be)
+    DENSE = 262144
 
 
 class _NoConst:

@@ -355,6 +355,7 @@ class Builder:
             unseen=tuple(self.unseen(u) for u in trace.unseen),
             written=self.params(_updates(trace.writes, events)),
             grad_fed=self.params(trace.grad_writes),
+            grad_set=self.params(trace.grad_sets),
             grad_read=self.params(trace.leaf_grad_reads),
         )
 

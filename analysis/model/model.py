@@ -389,6 +389,9 @@ class ProgramModel:
     unseen: tuple[Unseen, ...] = ()  # code not seen that was handed parameters, modules or optimizers
     written: frozenset[Param] = frozenset()  # changed in place (an update: .data, copy_, lerp_, EMA, _foreach_)
     grad_fed: frozenset[Param] = frozenset()  # given a gradient by hand (`p.grad.add_(g)`, `p.grad = g`)
+    # whose .grad a loop replaces by assignment (`p.grad = g`, `p.grad = torch.zeros_like(p)`): what an
+    # earlier iteration left in it is gone
+    grad_set: frozenset[Param] = frozenset()
     grad_read: frozenset[Param] = frozenset()  # plain leaves whose .grad the code reads (a saliency map)
 
     def unseen_reaching(

@@ -512,6 +512,8 @@ DATA_RANGE_COUNTS = ("histc",)
 MAGNITUDES = ("abs", "square", "norm", "std", "var", "vector_norm", "matrix_norm", "cdist", "pdist")
 # norms: > 0 for a tensor that is not all zeros
 NORMS = ("norm", "vector_norm", "matrix_norm")
+# 0 only for a zero (norms) or constant (std, var) tensor: never for a biased layer's output
+SPREADS = (*NORMS, "std", "var")
 # > 0 wherever their input is not 0: |x|, x * x
 POSITIVE_IF_NONZERO = ("abs", "square")
 # always > 0 (a log, a division or a sqrt of them is safe); elu_plus_one is a common helper name
@@ -534,6 +536,8 @@ BOUNDED = (
     "clamp",
     "clip",
 )
+# linear maps whose functional form takes the bias as its third operand (`F.linear(x, w, b)`)
+BIAS_OPERAND = ("linear", "conv1d", "conv2d", "conv3d", "bilinear", "addmm")
 # linear maps of their input: raw activations stay raw
 LINEAR = (
     "linear",

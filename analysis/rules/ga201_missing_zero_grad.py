@@ -52,6 +52,8 @@ def check(ctx: RuleContext) -> list[Finding]:
             held = opt.params | stepping[0].params
             if any(clears(e, held, opt) for e in step.events):
                 continue
+            if held and held <= model.grad_set:
+                continue  # `p.grad = g` for each of them in the loop: each step applies that iteration's g
             # the backward sends them gradient only through code the engine could not see (a target
             # network's wrapper it was handed): that it accumulates there at all is not shown
             unseen = bool(held) and not (held & (step.reached | step.co_reached))

@@ -50,7 +50,8 @@ hand, `sqrt((x * x).sum(-1))`: 0 for a zero vector) — with no eps, when it rea
 distance between two outputs of one network (siamese branches `net(x1) - net(x2)`) is zero when
 the two inputs coincide: suspicious, since the data decides, as for a norm written by hand. A
 root of a mean over every element (an RMSE, 0 only at a perfect fit of the whole batch), `sqrt(x
-+ eps)` and `torch.linalg.vector_norm`, whose gradient at 0 is defined, are not flagged. A clamp
++ eps)` and `torch.linalg.vector_norm`, whose gradient at 0 is defined, are not flagged, nor is
+the hand-written norm of a layer's output that adds a bias (the zero vector only on a null set). A clamp
 after the root does not help: the root's infinite gradient times the clamp's zero is NaN.
 """,
     why="""

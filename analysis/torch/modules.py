@@ -521,7 +521,7 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
             return make_tuple([out, h], node)
         if spec.endswith("Cell") and spec.startswith("LSTM"):
             return make_tuple([out, ip.tensor_result(f, node)], node)
-        return numeric_ops.numeric(ip, spec, (x,), node, out)
+        return numeric_ops.numeric(ip, spec, (x,), node, out, biased="bias" in m.children)
     if spec in T.LOSS_MODULES:
         argv = [a for a in args if isinstance(a, V)]
         red = m.dims[1] if m.dims else None

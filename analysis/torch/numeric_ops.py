@@ -27,8 +27,9 @@ def hazard(ip: Core, code, node, detail, confidence, latent=False, constant=Fals
     return rec
 
 
-def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
-    """Set `out`'s numerical facts from op `op` on `inputs`, and record the hazards it creates."""
+def numeric(ip: Core, op, inputs, node, out: V, kwargs=None, biased: bool = False) -> V:
+    """Set `out`'s numerical facts from op `op` on `inputs`, and record the hazards it creates.
+    `biased`: a layer's forward that adds a bias (numerics.marks_of)."""
     if op is None:
         return out
     ins = [v for v in inputs if isinstance(v, V)]
@@ -50,7 +51,7 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None) -> V:
         # x.pow(2), x.div(y), torch.mul(a, b): the operators' facts
         marks, facts = N.arith(T.ARITH_OPS[op], ins[0], ins[1], False, False)
     else:
-        marks, facts = N.marks_of(op, ins)
+        marks, facts = N.marks_of(op, ins, biased)
         if marks & Mark.SQUARES and op in T.SUMS and len(ins) < 2 and "dim" not in kwargs and "axis" not in kwargs:
             # summed over everything (a mean squared error): one number, 0 only if every element is
             marks &= ~Mark.SQUARES

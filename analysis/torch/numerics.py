@@ -33,6 +33,7 @@ NUMERIC_MARKS = (
     | Mark.ZMASK
     | Mark.UNIT
     | Mark.SQUARES
+    | Mark.DENSE
 )
 RISKY = Mark.ZERO | Mark.PROB | Mark.SIGM
 
@@ -52,22 +53,24 @@ def risky(v) -> bool:
 def risky_under_root(v) -> bool:
     """May be exactly zero where a root's gradient is infinite: `risky`, or a sum of squares (a
     squared norm written by hand, 0 for a zero vector)."""
-    return risky(v) or bool(v.marks & Mark.SQUARES)
+    return risky(v) or bool(v.marks & Mark.SQUARES and not v.marks & Mark.DENSE)
 
 
 def positive_const(c) -> bool:
     return isinstance(c, (int, float)) and not isinstance(c, bool) and c > 0
 
 
-def marks_of(op: str, inputs) -> tuple[int, int]:
+def marks_of(op: str, inputs, biased: bool = False) -> tuple[int, int]:
     """(marks, facts) of an op's result from its name and its inputs' marks; (0, 0) for ops the
-    numerical rules know nothing about."""
+    numerical rules know nothing about. `biased`: a layer that adds a learned bias (a functional
+    linear map given one is seen from its operands)."""
     ts = [v for v in inputs if v is not None]
     first = ts[0] if ts else None
     if op in T.KEEP:
         # a join (cat, stack) keeps the marks of every part, and what all its parts are
         parts = ts[:1] if op not in T.TENSOR_LIST_OPS else ts
-        return inherited(parts), _facts_of(ts[:1]) | _kinds_of(parts)
+        dense = Mark.DENSE if parts and all(v.marks & Mark.DENSE for v in parts) else 0
+        return (inherited(parts) & ~Mark.DENSE) | dense, _facts_of(ts[:1]) | _kinds_of(parts)
     if op in T.PROBABILITIES:
         return Mark.PROB | Mark.ZERO, Fact.ALL_PROB
     if op in T.SIGMOIDS:
@@ -83,9 +86,11 @@ def marks_of(op: str, inputs) -> tuple[int, int]:
     if op in T.ROOTS and first is not None and first.marks & Mark.SQUARES:
         # sqrt((x * x).sum(-1)): a norm written by hand, 0 where x is (torch's norms define a
         # gradient there; this one is NaN)
-        return Mark.ZERO, 0
+        return (0 if first.marks & Mark.DENSE else Mark.ZERO), 0
     if op in T.NORMS and first is not None and first.facts & (Fact.POSITIVE | Fact.NONZERO):
         return 0, Fact.POSITIVE  # the norm of a tensor that is not all zeros (an identity, ones)
+    if op in T.SPREADS and first is not None and first.marks & Mark.DENSE:
+        return 0, 0  # the norm or std of a biased layer's output: not 0 but on a null set
     if op in T.MAGNITUDES:
         squares = Mark.SQUARES if op == "square" else 0
         if op in T.POSITIVE_IF_NONZERO and first is not None and not first.marks & (Mark.ZERO | Mark.SELF):
@@ -96,7 +101,9 @@ def marks_of(op: str, inputs) -> tuple[int, int]:
     if op in T.MASK_BUILDERS:
         return Mark.CAUSAL, 0
     if op in T.LINEAR:
-        return Mark.LOGITS, 0
+        if op in T.BIAS_OPERAND and len(ts) > 2:
+            biased = True  # F.linear(x, w, b): the bias is an operand
+        return Mark.LOGITS | (Mark.DENSE if biased else 0), 0
     if op in T.SUMS and first is not None:
         if first.marks & Mark.CAUSAL:
             # a mask that keeps at least one entry per row (causal, or positions < lengths): its sum is >= 1
@@ -105,14 +112,14 @@ def marks_of(op: str, inputs) -> tuple[int, int]:
             # a sum (or mean) of probabilities or sigmoids, each > 0: it is 0 only if every one of them
             # underflowed at once (a single probability is the divisor that can be 0)
             return first.marks & (Mark.LOGITS | Mark.EXP | Mark.SQUARES), Fact.POSITIVE
-        m = first.marks & (Mark.ZERO | Mark.LOGITS | Mark.EXP | Mark.SQUARES)
+        m = first.marks & (Mark.ZERO | Mark.LOGITS | Mark.EXP | Mark.SQUARES | Mark.DENSE)
         return m, first.facts & Fact.POSITIVE
     if op in T.ORDER_STATISTICS:
         return (first.marks & (Mark.ZERO | Mark.LOGITS)) if first is not None else 0, 0
     if op in T.BOUNDED:
-        return 0, 0
+        return (Mark.DENSE if biased else 0), 0  # a norm layer's affine output is dense
     if op == "neg" and first is not None:
-        return first.marks & (Mark.LOGITS | Mark.UNIT), 0
+        return first.marks & (Mark.LOGITS | Mark.UNIT | Mark.DENSE), 0
     return 0, 0
 
 
@@ -136,6 +143,8 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
     `same_storage`: both sides are one tensor (`x - x[j]`; `x * x`, elementwise).
     `twins`: both sides carry gradient from exactly the same parameters (two outputs of one network)."""
     lm, rm = left.marks & NUMERIC_MARKS, right.marks & NUMERIC_MARKS
+    # scaled by a number, or shifted: still dense (a difference of two such values is not: twins)
+    dense = Mark.DENSE if _dense_side(left, right) or _dense_side(right, left) else 0
     lpos = bool(left.facts & Fact.POSITIVE) or positive_const(left.const)
     rpos = bool(right.facts & Fact.POSITIVE) or positive_const(right.const)
     lnonneg = bool(lm & RISKY) or lpos
@@ -148,7 +157,7 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
             if (positive_const(left.const) and rm & Mark.EXP) or (positive_const(right.const) and lm & Mark.EXP):
                 marks = Mark.LOG1PEXP  # 1 + exp(x): log of it overflows with x
             return marks, Fact.POSITIVE
-        return (lm | rm) & (Mark.LOGITS | Mark.ZERO if lnonneg and rnonneg else Mark.LOGITS), 0
+        return (lm | rm) & (Mark.LOGITS | Mark.ZERO if lnonneg and rnonneg else Mark.LOGITS) | dense, 0
     if op == "sub":
         if same_storage:
             return Mark.SELF | Mark.ZERO, 0  # x - x[j], x[:, None] - x[None]: zero on matching rows
@@ -162,6 +171,8 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
             return Mark.ZERO | ((lm | rm) & Mark.LOGITS), 0
         if positive_const(left.const) and rm & (Mark.PROB | Mark.SIGM):
             return Mark.ZERO, 0  # 1 - p: zero when p is 1
+        if dense:
+            return ((lm | rm) & Mark.LOGITS) | dense, 0
         if left.const == 1 and not rm and not right.facts and (right.org or right.weak or right.top):
             # `1 - x` of a value that requires grad and that nothing bounds: the code treats x as a
             # probability (a hand-written focal or binary cross-entropy loss on what a model gives),
@@ -177,20 +188,33 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
         if (lm | rm) & Mark.LOGITS:
             marks |= Mark.LOGITS
         if same_storage:
-            marks |= Mark.SQUARES
+            marks |= Mark.SQUARES | (lm & Mark.DENSE)
+        elif dense and (_nonzero_number(left.const) or _nonzero_number(right.const)):
+            marks |= Mark.DENSE
         facts = Fact.POSITIVE if lpos and rpos else 0
         return marks, facts
     if op == "div":
-        marks = lm & (Mark.LOGITS | Mark.ZERO)
+        marks = lm & (Mark.LOGITS | Mark.ZERO) | (lm & Mark.DENSE if _nonzero_number(right.const) else 0)
         return marks, Fact.POSITIVE if lpos and rpos else 0
     if op == "pow":
         c = right.const
         if isinstance(c, (int, float)) and not isinstance(c, bool):
             if c == 2 or (isinstance(c, int) and c % 2 == 0):
                 zero = Mark.ZERO if lm & (Mark.ZERO | Mark.SELF) else 0
-                return zero | (Mark.SQUARES if c == 2 else 0), Fact.POSITIVE if lpos else 0
+                return zero | (Mark.SQUARES | (lm & Mark.DENSE) if c == 2 else 0), Fact.POSITIVE if lpos else 0
             if 0 < c < 1:
                 # a root of a sum of squares is a norm: 0 where the tensor is
-                return (Mark.ZERO if lm & Mark.SQUARES and c == 0.5 else lm & Mark.ZERO), Fact.POSITIVE if lpos else 0
+                norm = lm & Mark.SQUARES and not lm & Mark.DENSE and c == 0.5
+                return (Mark.ZERO if norm else lm & Mark.ZERO), Fact.POSITIVE if lpos else 0
         return 0, 0
     return 0, 0
+
+
+def _nonzero_number(c) -> bool:
+    return isinstance(c, (int, float)) and not isinstance(c, bool) and c != 0
+
+
+def _dense_side(a, b) -> bool:
+    """`a + b` / `a - b` stays dense: `a` is, and `b` is a number or a value of the engine's own
+    making that is not `a`'s twin (a shift, a residual)."""
+    return bool(a.marks & Mark.DENSE) and (_nonzero_number(b.const) or b.const == 0 or not b.marks & Mark.DENSE)

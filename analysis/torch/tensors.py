@@ -209,8 +209,10 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
     if T.no_tensor_has(name):
         # no tensor has this method: the value is something else or a subclass (a generator's
         # `manual_seed`, a dict's `items` on a path where a Parameter stands): what it gives keeps
-        # what the value carried, and is no tensor an op computed
-        return flow_of(recv, *argv).value(Kind.UNKNOWN, site=node)
+        # what the value carried, and is no tensor an op computed; under no_grad it records no graph
+        # (as any call the engine does not follow: calls.opaque_call)
+        out = flow_of(recv, *argv).value(Kind.UNKNOWN, site=node)
+        return R.cut_nograd(ip, out, ip.st.nograd) if ip.st.nograd is not None and out.carries else out
     own = TENSOR_METHODS.get(name)
     if own is not None:
         return own(ip, recv, name, argv, kwargs, node, env, recv_node)
