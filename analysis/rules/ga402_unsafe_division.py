@@ -49,8 +49,9 @@ result reaches a loss given to `backward()`. Divisions by Python numbers, by con
 the safe form of a norm division. Nor are the norm or std of a layer's output that adds a bias
 (`nn.Linear`, a convolution, a norm layer's affine): it is the zero vector only on a set of
 measure zero (a ReLU after it brings the zeros back), and a division on the arm of `if n == 0:
-... else: x / n` (or under `if n > 0:`), where the count is not 0. Nor are divisions whose inf or NaN provably goes nowhere: a
-nonzero number over a value that carries no gradient, clamped on the side its inf lies
+... else: x / n` (or under `if n > 0:`), where the count is not 0. Nor are divisions whose inf
+or NaN provably goes nowhere: a nonzero number over a value that carries no gradient, clamped on
+the side its inf lies
 (`(1 - c / rho).clamp(min=0)`); a masked mean over `torch.where(mask, x, 0)`; per-group means
 scattered by `arange(g).repeat_interleave(counts)` and broadcast back with
 `repeat_interleave(counts)`, which drops an empty group's row.
