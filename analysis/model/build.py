@@ -37,6 +37,7 @@ from ..interp.trace import (
 from ..interp.trace import Cut as CutRec
 from ..interp.trace import Event as EventRec
 from ..interp.values import Fact, Mark, V
+from ..ops import torch_api as T
 from ..source.nodes import holds
 from ..source.program import SourceFile
 from . import model as M
@@ -444,6 +445,7 @@ class Builder:
                         # a change of one of several tensors the value may be hits a saved one only
                         # when each of them was saved (the other may be the one that changed)
                         and all(g in saved for g in group)
+                        and not (_detached_in_place(site) and s.op in T.SAVES_OUTPUT)
                     ):
                         hits.append(M.InplaceHit(self.span(site), self.span(s.site), s.op))
         return hits
@@ -677,6 +679,12 @@ def _risks_in(v: V) -> set:
             if isinstance(elem, V):
                 out |= elem.risks
     return out
+
+
+def _detached_in_place(site: Site) -> bool:
+    """The change is `x.detach_()`: it breaks saves of x as an op's input, not as its output."""
+    node = site.node
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "detach_"
 
 
 def _outer(inner_loops: tuple[int, ...], loops: tuple[int, ...]) -> bool:

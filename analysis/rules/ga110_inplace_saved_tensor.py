@@ -70,7 +70,10 @@ def check(ctx: RuleContext) -> list[Finding]:
                 continue
             op = re.sub(r"_$", "", hit.op)
             msg = (
-                f"in-place change of a tensor that `{op}` saved for backward: "
+                f"`.detach_()` detaches in place a tensor that `{op}` saved for backward as its input: "
+                f'`{step.loss}.backward()` raises "Trying to use a saved tensor that has been detached in-place"'
+                if ".detach_(" in ctx.text(hit.span)
+                else f"in-place change of a tensor that `{op}` saved for backward: "
                 f'`{step.loss}.backward()` raises "one of the variables needed for gradient computation has '
                 f'been modified by an inplace operation"'
             )
@@ -110,7 +113,8 @@ RULE = Rule(
 Flags an in-place change (`+=`, `*=`, `x[i] = v`, `x.add_()`, `relu_()`,
 `nn.ReLU(inplace=True)`, `out=`) to a tensor that an earlier differentiable op saved for its
 backward (the output of `exp`/`sigmoid`/`tanh`/`softmax`/`relu`, the input of `mul`, `matmul`,
-`pow`, `div`, `nn.Linear`...), before the `backward()` that needs it. In-place ops on tensors no
+`pow`, `div`, `nn.Linear`...), before the `backward()` that needs it; `x.detach_()` of a tensor
+an op saved as its input (an RNN state that the value head read) likewise. In-place ops on tensors no
 op saved (a residual `out += identity` after a normalisation layer) are not flagged. A module's
 `forward` that no training step in the checked code reaches is run on its own, on inputs that
 require grad: an op there that saves a tensor and an in-place change of it later in the same

@@ -29,6 +29,7 @@ from ..interp.values import (
     const,
     flow_of,
     make_tuple,
+    requires_grad,
 )
 from ..ops import torch_api as T
 from . import leaves, numeric_ops, numerics
@@ -321,6 +322,15 @@ def _detach(ip: Core, recv: V, name, argv, kwargs, node, env, recv_node) -> V:
 
 
 def _detach_(ip: Core, recv: V, name, argv, kwargs, node, env, recv_node) -> V:
+    if requires_grad(recv):
+        # detaching a computed tensor in place changes what an op that saved it as an input reads
+        # at backward (torch raises "Trying to use a saved tensor that has been detached in-place");
+        # one that saved it as its own output rebuilds it (build.py tells the two apart)
+        site = Site(ip.st.sf, node)
+        for s in storages(recv):
+            if type(s) is TensorObj and s.base is None:
+                s.version += 1
+                s.bumps.append((s.version, site, tuple(ip.st.path), ()))
     out = R.make_cut(ip, Cut.DETACH, recv, node, ".detach_()", receiver=recv_node).replace(saves=EMPTY)
     if isinstance(recv_node, ast.Name) and env is not None:
         env[recv_node.id] = out
