@@ -21,6 +21,7 @@ from .objects import (
     ClassObj,
     DictObj,
     FuncObj,
+    GenCtxObj,
     InstanceObj,
     ListObj,
     ModuleObj,
@@ -126,6 +127,9 @@ def _takes(o, args, kwargs) -> bool:
 
 
 def call_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v=None) -> V:
+    if fn.entry is not None:
+        # a @contextmanager function: nothing of its body runs until a `with` enters what it gives
+        return V(Kind.CTX, frozenset((GenCtxObj(fn.entry, args, kwargs, self_v, Site(ip.st.sf, node)),)), site=node)
     over = (
         ip.st.steps > ip.st.budget
         or ip.st.steps - ip.st.root_start > ip.st.root_budget

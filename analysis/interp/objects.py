@@ -216,6 +216,7 @@ class ModuleObj(Obj):
         "children",
         "cls",
         "copy_of",
+        "dense_rows",
         "dims",
         "in_init",
         "inplace",
@@ -252,6 +253,9 @@ class ModuleObj(Obj):
         self.inplace = False
         self.spec = None
         self.copy_of = None
+        # every row it outputs is dense, though it adds no bias: an nn.Embedding with no padding row
+        # (random rows, none of them the zero vector); see Mark.DENSE
+        self.dense_rows = False
         self.unregs = []
         self.in_init = False
         self.loaded_from = False  # load_state_dict from an optimized module (a target network)
@@ -519,6 +523,7 @@ class FuncObj(Obj):
         "cls",
         "def_env",
         "defaults",
+        "entry",
         "grad_on",
         "interpreted",
         "is_classmethod",
@@ -542,6 +547,9 @@ class FuncObj(Obj):
         self.cls = cls
         self.is_static = False
         self.is_classmethod = False
+        # a @contextlib.contextmanager function: its body up to the `yield`, as a function that
+        # returns what is yielded (run when a `with` enters it); None for any other function
+        self.entry: FuncObj | None = None
         self.interpreted = 0
         self.defaults = None
         self.def_env = None
@@ -716,6 +724,22 @@ class PIter(Obj):
 
     def __repr__(self):
         return f"PIter({len(self.units)})"
+
+
+class GenCtxObj(Obj):
+    """The context manager a call of a project's @contextmanager function gives: its body runs up
+    to the `yield` when a `with` enters it (`with lora(r=8): model = LLaMA(config)` swaps a layer
+    class there), not at the call."""
+
+    __slots__ = ("args", "entry", "kwargs", "self_v", "site")
+
+    def __init__(self, entry, args, kwargs, self_v, site):
+        super().__init__()
+        self.entry = entry
+        self.args = args
+        self.kwargs = kwargs
+        self.self_v = self_v
+        self.site = site
 
 
 class CtxObj(Obj):

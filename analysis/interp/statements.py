@@ -832,6 +832,8 @@ def apply_decorators(ip: Interp, fn: FuncObj, stmt, env) -> FuncObj | None:
             made.grad_on = True  # a gradient pass inside a no_grad sampler (guidance, attacks)
         elif ctxs and ctxs[0].kind == "other":
             made.grad_on = None
+        elif dq in ("contextlib.contextmanager", "contextlib.asynccontextmanager"):
+            made.entry = _context_entry(made)
         elif dq == "builtins.staticmethod":
             made.is_static = True
         elif dq == "builtins.classmethod":
@@ -848,6 +850,63 @@ def apply_decorators(ip: Interp, fn: FuncObj, stmt, env) -> FuncObj | None:
     return made
 
 
+def _context_entry(fn: FuncObj) -> FuncObj | None:
+    """The part of a @contextmanager generator a `with` runs on entry: the statements before its
+    `yield` (at the top of the body, or at the top of a `try` there), returning what it yields.
+    What follows the `yield` (a restore on exit) is not run: the with block is what matters."""
+    body = fn.node.body
+    for i, stmt in enumerate(body):
+        found = _top_yield(stmt)
+        if found is not None:
+            head, value = found
+            prefix = body[:i] + head
+            break
+        if isinstance(stmt, ast.Try):
+            inner = next(((j, f) for j, s in enumerate(stmt.body) if (f := _top_yield(s)) is not None), None)
+            if inner is not None:
+                j, (head, value) = inner
+                prefix = body[:i] + stmt.body[:j] + head
+                break
+    else:
+        return None
+    ret = ast.Return(value=value)
+    ast.copy_location(ret, prefix[-1] if prefix else fn.node)
+    node = ast.FunctionDef(name=fn.node.name, args=fn.node.args, body=[*prefix, ret], decorator_list=[], returns=None)
+    if hasattr(fn.node, "type_params"):
+        setattr(node, "type_params", [])  # noqa: B010 (Python 3.12 on; not in 3.10-3.11 stubs)
+    ast.copy_location(node, fn.node)
+    node.end_lineno, node.end_col_offset = fn.node.end_lineno, fn.node.end_col_offset
+    entry = FuncObj(node, fn.scope, fn.closure, fn.qual, fn.cls)
+    entry.def_env = fn.def_env
+    entry.defaults = fn.defaults
+    return entry
+
+
+def _top_yield(stmt) -> tuple[list, ast.expr | None] | None:
+    """`yield x` / `v = yield x` as a statement: ([], x); None for any other statement."""
+    value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign)) else None
+    if isinstance(value, ast.Yield):
+        return [], value.value
+    return None
+
+
+def _base_value(ip: Interp, base, env) -> V:
+    """A class's base as written: `mod.Name` of a project module imported but not run yet (a base
+    in another file, `class CausalSelfAttention(llama.CausalSelfAttention)`) is read now, as Python
+    reads it when the class statement runs (later, a context manager may have rebound the name to
+    this very class), rather than taken as unknown."""
+    if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name):
+        v = _binding(ip, base.value.id, env)
+        if v is not None and v.k & Kind.LAZY and ip.st.no_force:
+            ip.st.no_force = False
+            try:
+                v = ip.force(v)
+            finally:
+                ip.st.no_force = True
+            return ip.get_attr(v, base.attr, base, env)
+    return ip.eval(base, env)
+
+
 def make_function(ip: Interp, node, env, cls=None) -> FuncObj:
     frame = ip.st.stack[-1]
     closure = (env,) + frame.closure if frame.func is not None else ()
@@ -862,7 +921,7 @@ def make_function(ip: Interp, node, env, cls=None) -> FuncObj:
 
 def _s_classdef(ip: Interp, stmt, env):
     cls = ClassObj(stmt, ip.st.stack[-1].scope, stmt.name)
-    cls.base_values = [ip.eval(b, env) for b in stmt.bases]
+    cls.base_values = [_base_value(ip, b, env) for b in stmt.bases]
     cls.resolver = functools.partial(resolve_class, ip)
     cenv: dict = {}
     frame = Frame(None, ip.st.stack[-1].scope, (), None, frozenset(), cls=cls, label=stmt.name)
@@ -1094,12 +1153,39 @@ def bind_name(ip: Interp, name: str, value: V, env: dict, stmt, rebind_check=Tru
             check_rebind(ip, name, old, value, stmt)
     if "loss" in name.lower() and value.k & Kind.TENSOR:
         value = recording.note_loss(ip, value, f"`{name}`")
-    loops = ip.st.stack[-1].loops
+    frame = ip.st.stack[-1]
+    if frame.func is not None and name in _declared_global(frame.func.node):
+        # `global Attention; Attention = LoRAAttention` in a function: the module's name changes
+        g = frame.scope.globals
+        g[name] = join(g.get(name), value) if ip.st.cond and name in g else value
+        env.pop(name, None)
+        name_objects(ip, value, name)
+        return
+    loops = frame.loops
     if value.saves and loops and name in carried(loops[-1]["node"])[0]:
         recording.note_carry(ip, value, stmt)  # a name the next iteration reads
     env[name] = value
     ip.st.stack[-1].splits.pop(name, None)  # a new binding: what a flag split it into is gone
     name_objects(ip, value, name)
+
+
+def _declared_global(fn_node) -> frozenset:
+    """The names a function's own `global` statements declare (not those of functions inside it)."""
+    if not isinstance(fn_node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return frozenset()  # a comprehension's frame declares none
+    found = getattr(fn_node, "_gradaudit_globals", None)
+    if found is None:
+        names: set = set()
+        stack: list[ast.AST] = list(fn_node.body) if isinstance(fn_node.body, list) else [fn_node.body]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, ast.Global):
+                names.update(n.names)
+            elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                stack.extend(ast.iter_child_nodes(n))
+        found = frozenset(names)
+        setattr(fn_node, "_gradaudit_globals", found)  # noqa: B010 (a cache on the node, as for constants)
+    return found
 
 
 def name_objects(ip: Interp, value: V, name: str):
@@ -1247,6 +1333,8 @@ STATEMENTS = {
     ast.ImportFrom: _s_importfrom,
     ast.Delete: _s_delete,
     ast.Pass: _s_pass,
+    ast.Global: _s_pass,  # read where a name is bound (bind_name)
+    ast.Nonlocal: _s_pass,
     ast.Match: _s_match,
 }
 if hasattr(ast, "TryStar"):

@@ -536,6 +536,9 @@ BOUNDED = (
     "clamp",
     "clip",
 )
+# lookup tables whose rows are random and dense unless a padding row is asked for (padding_idx,
+# the third argument): none of their outputs is the zero vector (Mark.DENSE)
+UNPADDED_EMBEDDINGS = ("Embedding",)
 # linear maps whose functional form takes the bias as its third operand (`F.linear(x, w, b)`)
 BIAS_OPERAND = ("linear", "conv1d", "conv2d", "conv3d", "bilinear", "addmm")
 # linear maps of their input: raw activations stay raw

@@ -41,14 +41,18 @@ def check(ctx: RuleContext) -> list[Finding]:
             if o.key not in step.stepped:
                 continue
             hit: set[Param] = set()
-            # unseen parameters of a library model are frozen and optimized like any (closed)
+            # unseen parameters of a library model are frozen and optimized like any (closed); others the
+            # engine could not see (a layer it could not build, LoRA's adapters) may be the very ones a
+            # name-filtered freeze spared: that all of them are frozen is then not shown
             params = {p for p in o.params if not p.opaque or p.closed}
-            if params and params <= frozen and not any(g.filtered for g in o.groups):
+            unseen = any(p.opaque and not p.closed for p in o.params)
+            if params and params <= frozen and not unseen and not any(g.filtered for g in o.groups):
                 hit = params
             elif len(o.groups) > 1:
                 for g in o.groups:
                     gp = {p for p in g.params if not p.opaque or p.closed}
-                    if gp and g.exact and not g.filtered and gp <= frozen:
+                    g_unseen = any(p.opaque and not p.closed for p in g.params)
+                    if gp and g.exact and not g.filtered and not g_unseen and gp <= frozen:
                         hit |= gp
             if not hit:
                 continue

@@ -8,9 +8,9 @@ The `with` statement handler and the store hook of the semantics tables (torch/r
 from __future__ import annotations
 
 from ..interp.core import Core
-from ..interp.objects import CtxObj, DictObj, ListObj, Site
+from ..interp.objects import CtxObj, DictObj, GenCtxObj, ListObj, Site
 from ..interp.trace import SUSPICIOUS, EventKind, RiskRec
-from ..interp.values import UNKNOWN, Kind, V, const, requires_grad
+from ..interp.values import UNKNOWN, Kind, V, const, join_all, requires_grad
 
 
 def with_statement(ip: Core, stmt, env):
@@ -30,8 +30,12 @@ def with_statement(ip: Core, stmt, env):
                     enabled = o.enabled
                     if enabled is not False:
                         casts.append((item.context_expr, dtype))
+            entered = [
+                ip.call_function(g.entry, g.args, g.kwargs, g.site.node, self_v=g.self_v) for g in cm.of(GenCtxObj)
+            ]
             if item.optional_vars is not None:
-                ip.assign(item.optional_vars, cm if not cm.of(CtxObj) else UNKNOWN, env, stmt)
+                bound = join_all(entered) if entered else cm if not cm.of(CtxObj) else UNKNOWN
+                ip.assign(item.optional_vars, bound, env, stmt)
         if not casts:
             return ip.exec_block(stmt.body, env)
         # under no_grad (in any order of the items) the region records no graph. Otherwise what

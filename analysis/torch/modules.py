@@ -245,6 +245,8 @@ def make_module(ip: Core, short, qual, args, kwargs, node) -> V:
     if short in T.PARAM_MODULES:
         m.spec = short
         created = _register_params(m, short, consts, kw, site)
+        # (padding_idx is nn.Embedding's third argument)
+        m.dense_rows = short in T.UNPADDED_EMBEDDINGS and len(args) < 3 and not ({"padding_idx", "**"} & set(kwargs))
     elif short in T.RECURRENT:
         m.spec = short
         rnn_names = T.recurrent_params([c if c is not NOCONST else None for c in consts], kw)
@@ -346,6 +348,18 @@ def base_init(ip: Core, m: ModuleObj, args, kwargs, node) -> bool:
     m.opaque, m.opaque_unit = False, None
     leaves.note_new_units(ip, created, node)
     return True
+
+
+def explicit_base_init(ip: Core, qual, args, kwargs, node, env) -> V | None:
+    """`nn.Linear.__init__(self, in_features, out_features)` written out in a subclass's __init__
+    (LoRA's MergedLinear(nn.Linear, LoRALayer)): the same as `super().__init__(...)` (base_init)."""
+    if not args or not isinstance(args[0], V):
+        return None
+    done = False
+    for m in args[0].of(ModuleObj):
+        if m.in_init and base_init(ip, m, args[1:], kwargs, node):
+            done = True
+    return NONE if done else None
 
 
 def container_extend(ip: Core, m: ModuleObj, src: V):
@@ -521,7 +535,7 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
             return make_tuple([out, h], node)
         if spec.endswith("Cell") and spec.startswith("LSTM"):
             return make_tuple([out, ip.tensor_result(f, node)], node)
-        return numeric_ops.numeric(ip, spec, (x,), node, out, biased="bias" in m.children)
+        return numeric_ops.numeric(ip, spec, (x,), node, out, biased="bias" in m.children or m.dense_rows)
     if spec in T.LOSS_MODULES:
         argv = [a for a in args if isinstance(a, V)]
         red = m.dims[1] if m.dims else None

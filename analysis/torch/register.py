@@ -32,6 +32,9 @@ def register_calls(calls: CallTable) -> None:
     calls.names(T.UNPACKING_CALLS, packed.unpack)
     calls.when(lambda qual, head, short: head == "torch.nn" and short[:1].isupper(), modules.new_module)
     calls.when(
+        lambda qual, head, short: short == "__init__" and head.startswith("torch.nn."), modules.explicit_base_init
+    )
+    calls.when(
         lambda qual, head, short: head == "torch.optim.lr_scheduler" or short in T.SCHEDULERS,
         optimizers.new_scheduler,
     )
