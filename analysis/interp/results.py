@@ -137,8 +137,11 @@ def nondiff(ip, f: Flow, node, detail, compared=()) -> V:
     storage = TensorObj(Site(ip.st.sf, node))
     if compared:
         storage.compared = frozenset(s for c in compared for s in storages(c))
-    # an integer or boolean result: a mask or a count, exactly 0 somewhere (a causal mask stays one)
-    return out.replace(objs=frozenset((storage,)), marks=(f.marks & (Mark.CAUSAL | Mark.RANGE)) | Mark.ZERO)
+    # an integer or boolean result: a mask or a count, exactly 0 somewhere (a causal mask stays one);
+    # it holds no inf or NaN (a comparison with NaN is False), so no numerical hazard goes on in it
+    return out.replace(
+        objs=frozenset((storage,)), marks=(f.marks & (Mark.CAUSAL | Mark.RANGE)) | Mark.ZERO, risks=frozenset()
+    )
 
 
 def zerograd(ip, f: Flow, node, detail, receiver=None) -> V:
