@@ -165,7 +165,9 @@ def _backpropagated(target, env) -> None:
     while isinstance(target, (ast.Subscript, ast.Attribute)):
         target, k, mark = target.value, 0, Mark.HOLDS_GRAPH
     if env is not None and isinstance(target, ast.Name) and isinstance(v := env.get(target.id), V):
-        env[target.id] = v.replace(k=v.k | k, marks=v.marks | mark)
+        # and it requires grad, whatever the engine made of it (an abstract forward it could not run)
+        facts = v.facts & ~Fact.NOGRAD if mark == Mark.GRAPH else v.facts
+        env[target.id] = v.replace(k=v.k | k, marks=v.marks | mark, facts=facts)
 
 
 def eval_args(ip: Interp, node, env):
