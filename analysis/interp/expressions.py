@@ -152,6 +152,15 @@ def _e_call(ip: Interp, node, env):
         out = ip.call_method(recv, func.attr, args, kwargs, node, env)
         if func.attr == "backward" and not node.args and not recv.org and not recv.saves:
             _backpropagated(func.value, env)
+        elif (
+            func.attr == "backward"
+            and len(node.args) == 1
+            and not recv.k & Kind.TENSOR
+            and isinstance(args[0], V)
+            and not args[0].org
+            and not args[0].saves
+        ):
+            _backpropagated(node.args[0], env)  # `accelerator.backward(loss)`, `engine.backward(loss)`
         return out
     fv = ip.eval(func, env)
     return ip.call_value(fv, args, kwargs, node, env)
