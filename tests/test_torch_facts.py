@@ -241,6 +241,7 @@ NOT_OPS = {
     "elu_plus_one": "a common helper's name (elu(x) + 1, linear attention)",
     "_softmax": "the ATen op softmax dispatches to (the table keeps private names out of the surfaces)",
     "upsample": "F.upsample, deprecated, which the table does not map",
+    "resize": "Tensor.resize, deprecated and written in Python (torch/_tensor.py), which the table does not map",
 }
 # hand groups of Tensor methods and attributes (several are Python-level: checked against torch)
 METHOD_GROUPS = (

@@ -559,6 +559,7 @@ LINEAR = (
 KEEP = (
     "view",
     "reshape",
+    "resize",  # the deprecated out-of-place Tensor.resize(*sizes): a reshape of the same values
     "squeeze",
     "unsqueeze",
     "flatten",
