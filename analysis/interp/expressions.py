@@ -155,6 +155,8 @@ def _e_call(ip: Interp, node, env):
         elif (
             func.attr == "backward"
             and len(node.args) == 1
+            and len(args) == 1
+            and not isinstance(node.args[0], ast.Starred)
             and not recv.k & Kind.TENSOR
             and isinstance(args[0], V)
             and not args[0].org

@@ -24,3 +24,16 @@ for step in range(3):
     opt.zero_grad()
     loss.backward()
     opt.step()
+
+
+class Runner:
+    def backward(self, *losses):
+        for loss in losses:
+            loss.backward()
+
+
+def run_all(runner, *extra):
+    runner.backward(*extra)  # a starred argument that may be empty
+
+
+run_all(Runner())
