@@ -7,7 +7,7 @@ import torch.nn as nn
 
 torch.manual_seed(0)
 J = 4
-scorer = nn.Linear(8, 1)
+scorer = nn.Linear(8, 1, bias=False)  # a bias shifts every score alike: softmax ignores it
 criterion = nn.CrossEntropyLoss()
 opt = torch.optim.SGD(scorer.parameters(), lr=0.1)
 for step in range(3):
