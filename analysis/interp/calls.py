@@ -15,7 +15,7 @@ from . import containers, recording, settings
 from . import results as R
 from .core import Interp
 from .frames import Frame
-from .loop_facts import attr_key, rebound
+from .loop_facts import attr_key, rebound, varies
 from .objects import (
     STORAGE,
     BoundMethod,
@@ -703,7 +703,7 @@ def set_item(ip: Interp, recv: V, index: V, value: V, stmt, target, env):
                 loops
                 and isinstance(target, ast.Subscript)
                 and recording.outlives_iteration(ip, o)
-                and _varies(target.slice, loops[-1]["node"])
+                and varies(target.slice, loops[-1]["node"])
                 and attr_key(target.value) not in rebound(loops[-1]["node"])
             ):
                 # `step_loss_log[step] = loss`: a new key each iteration, in a dict the loop keeps
@@ -724,27 +724,6 @@ def set_item(ip: Interp, recv: V, index: V, value: V, stmt, target, env):
         if isinstance(target.value, ast.Name) and env is not None and target.value.id in env and value.carries:
             # `sim[j] = f(embeds)`: the tensor now carries what was written into it
             env[target.value.id] = out
-
-
-def _varies(expr, loop) -> bool:
-    """`expr` reads a name the loop assigns (its target, a counter `step += 1`): it differs between
-    iterations."""
-    names = getattr(loop, "_gradaudit_assigned", None)
-    if names is None:
-        found: set = set()
-        for node in ast.walk(loop):
-            targets = (
-                node.targets
-                if isinstance(node, ast.Assign)
-                else [node.target]
-                if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension))
-                else []
-            )
-            for t in targets:
-                found.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
-        names = frozenset(found)
-        setattr(loop, "_gradaudit_assigned", names)  # noqa: B010 (a cache on the node)
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(expr))
 
 
 def call_qualified(ip: Interp, qual: str, args, kwargs, node, env) -> V:

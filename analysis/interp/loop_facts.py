@@ -104,11 +104,21 @@ def counter_like(test, loop) -> bool:
         return True
     if loop is None:
         return any(_COUNTER_WORDS.search(n) for n in names)
+    return bool(names & stored_names(loop))
+
+
+def stored_names(loop) -> frozenset:
+    """The names the loop assigns anywhere (its target, `x = ...`, a counter `step += 1`)."""
     stored = getattr(loop, "_gradaudit_stored", None)
     if stored is None:
         stored = frozenset(n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
         loop._gradaudit_stored = stored
-    return bool(names & stored)
+    return stored
+
+
+def varies(expr, loop) -> bool:
+    """`expr` reads a name the loop assigns: its value differs between iterations (`log[step]`)."""
+    return any(isinstance(n, ast.Name) and n.id in stored_names(loop) for n in ast.walk(expr))
 
 
 def rebound(loop) -> frozenset:

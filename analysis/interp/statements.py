@@ -856,20 +856,17 @@ def _context_entry(fn: FuncObj) -> FuncObj | None:
     What follows the `yield` (a restore on exit) is not run: the with block is what matters."""
     body = fn.node.body
     for i, stmt in enumerate(body):
-        found = _top_yield(stmt)
-        if found is not None:
-            head, value = found
-            prefix = body[:i] + head
+        if (value := _yielded(stmt)) is not None:
+            prefix = body[:i]
             break
         if isinstance(stmt, ast.Try):
-            inner = next(((j, f) for j, s in enumerate(stmt.body) if (f := _top_yield(s)) is not None), None)
+            inner = next(((j, y) for j, s in enumerate(stmt.body) if (y := _yielded(s)) is not None), None)
             if inner is not None:
-                j, (head, value) = inner
-                prefix = body[:i] + stmt.body[:j] + head
+                value, prefix = inner[1], body[:i] + stmt.body[: inner[0]]
                 break
     else:
         return None
-    ret = ast.Return(value=value)
+    ret = ast.Return(value=value.value)
     ast.copy_location(ret, prefix[-1] if prefix else fn.node)
     node = ast.FunctionDef(name=fn.node.name, args=fn.node.args, body=[*prefix, ret], decorator_list=[], returns=None)
     if hasattr(fn.node, "type_params"):
@@ -882,12 +879,10 @@ def _context_entry(fn: FuncObj) -> FuncObj | None:
     return entry
 
 
-def _top_yield(stmt) -> tuple[list, ast.expr | None] | None:
-    """`yield x` / `v = yield x` as a statement: ([], x); None for any other statement."""
+def _yielded(stmt) -> ast.Yield | None:
+    """The `yield` of a statement `yield x` / `v = yield x`; None for any other statement."""
     value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign)) else None
-    if isinstance(value, ast.Yield):
-        return [], value.value
-    return None
+    return value if isinstance(value, ast.Yield) else None
 
 
 def _base_value(ip: Interp, base, env) -> V:
@@ -1171,12 +1166,12 @@ def bind_name(ip: Interp, name: str, value: V, env: dict, stmt, rebind_check=Tru
 
 def _declared_global(fn_node) -> frozenset:
     """The names a function's own `global` statements declare (not those of functions inside it)."""
-    if not isinstance(fn_node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        return frozenset()  # a comprehension's frame declares none
+    if not isinstance(fn_node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return frozenset()  # a lambda's or a comprehension's frame declares none
     found = getattr(fn_node, "_gradaudit_globals", None)
     if found is None:
         names: set = set()
-        stack: list[ast.AST] = list(fn_node.body) if isinstance(fn_node.body, list) else [fn_node.body]
+        stack: list[ast.AST] = list(fn_node.body)
         while stack:
             n = stack.pop()
             if isinstance(n, ast.Global):
