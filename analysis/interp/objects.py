@@ -212,6 +212,7 @@ class TensorObj(Obj):
 
 class ModuleObj(Obj):
     __slots__ = (
+        "alternatives",
         "attrs",
         "children",
         "cls",
@@ -263,6 +264,9 @@ class ModuleObj(Obj):
         self.lib: Any = None  # libraries.semantics.LibInfo of a model from an installed library
         self.dims = None  # constructor constants that fix output shapes: (in, out), a reduction
         self.unordered = False  # a Sequential whose children's order is not known
+        # an unordered Sequential whose possible chains are known: per chain (one per list it may
+        # be made of), per position, the modules that may sit there
+        self.alternatives: tuple[tuple[tuple[ModuleObj, ...], ...], ...] | None = None
         # its children stand for layers a comprehension made (`[Block() for _ in range(n)]`, run
         # once): how many there are is not known, only what each is like
         self.summary = False

@@ -275,6 +275,8 @@ def make_module(ip: Core, short, qual, args, kwargs, node) -> V:
                         m.summary |= not lists[0].exact
                     else:
                         items = [ip.iter_value(v)]
+                    if len(args) == 1:
+                        m.alternatives = _alternatives(v, lists)
                 for item in items:
                     if not item.objs and item.k & Kind.UNKNOWN:
                         # an element the engine did not see being made (`block(...)` of an
@@ -442,8 +444,33 @@ def _clone(ip: Core, m: ModuleObj, node, memo) -> ModuleObj:
             u = Unit(child.kind, child.label, site, c.seq, count=child.count)
             u.frozen = child.frozen
             c.register(k, u)
+    if m.alternatives is not None and all(x.oid in memo for chain in m.alternatives for p in chain for x in p):
+        c.alternatives = tuple(tuple(tuple(memo[x.oid] for x in p) for p in chain) for chain in m.alternatives)
     c.attrs = dict(m.attrs)
     return c
+
+
+def _alternatives(v: V, lists: list[ListObj]) -> tuple[tuple[tuple[ModuleObj, ...], ...], ...] | None:
+    """The chains `nn.Sequential(*v)` may be, each a tuple of positions holding the modules that may
+    sit there: one chain per list `v` may be (built on two arms of an `if`), a position with
+    several modules for an element that is one of several (`get_activation(name)`). None when a
+    list is not known element by element, or holds anything but modules."""
+    if not lists or len(lists) != len(v.objs):
+        return None
+    chains = []
+    for lst in lists:
+        if lst.elems is None:
+            return None
+        chain = []
+        for e in lst.elems:
+            mods = tuple(sorted((o for o in e.objs if isinstance(o, ModuleObj)), key=lambda o: o.oid))
+            if not mods or len(mods) != len(e.objs) or e.k & Kind.UNKNOWN:
+                return None
+            chain.append(mods)
+        chains.append(tuple(chain))
+    if all(len(p) == 1 for chain in chains for p in chain) and len(chains) == 1:
+        return None  # one known order: the plain chain of children
+    return tuple(chains)
 
 
 def module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
@@ -477,6 +504,15 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
     spec = m.spec
     x = args[0] if args and isinstance(args[0], V) else UNKNOWN
     if spec == "Sequential":
+        if m.unordered and m.alternatives is not None:
+            # one of several known chains: what each makes of the input, joined
+            outs = []
+            for chain in m.alternatives:
+                out = x
+                for candidates in chain:
+                    out = join_all([module_call(ip, child, [out], {}, node, env) for child in candidates])
+                outs.append(out)
+            return join_all(outs)
         if m.unordered:
             # the children's order is not known: what reaches the output is, what happens in
             # place between them is not
