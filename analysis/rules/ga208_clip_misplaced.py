@@ -42,7 +42,7 @@ def check(ctx: RuleContext) -> list[Finding]:
     by_seq = step_by_seq(model)
     out = []
     for clip in model.events:
-        if clip.kind != EventKind.CLIP or not clip.params or clip.guarded:
+        if clip.kind != EventKind.CLIP or not clip.params:
             continue
         same = [e for e in model.events if in_iteration(e, clip.loops) and not e.exclusive(clip)]
         mine = clip.params
@@ -55,6 +55,12 @@ def check(ctx: RuleContext) -> list[Finding]:
         steps = [e for e in same if e.kind == EventKind.STEP and e.params & mine]
         before = [e for e in backs if e.seq < clip.seq]
         after = [e for e in backs if e.seq > clip.seq]
+        if clip.guarded:
+            # a clip under a condition (`if args.clip:`) is judged only against a step that ran
+            # under no condition the clip did not: whenever the clip runs, that step ran before it
+            # (a clip after the step, both under the accumulation counter's `if`)
+            steps = [e for e in steps if set(e.conds) <= set(clip.conds)]
+            after = []
         if not before and after:
             msg = (
                 "gradients are clipped before `backward()` computes them: the clip sees the previous (or no) "
