@@ -96,6 +96,46 @@ def _components(sf: SourceFile, classes: list[ClassObj]) -> dict[ClassObj, set[C
 
 
 _CALLED = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(")
+
+
+def _trainers(sf: SourceFile) -> frozenset[str]:
+    """The module-level functions of `sf` whose text calls backward, step, zero_grad, autograd.grad."""
+    found = getattr(sf, "_gradaudit_trainers", None)
+    if found is None:
+        found = frozenset(
+            node.name
+            for node in sf.tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _mentions(sf, node, TRAINING_WORDS)
+        )
+        sf._gradaudit_trainers = found  # type: ignore[attr-defined]
+    return found
+
+
+_CALLED_DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*\(")
+
+
+def _callers_of(sf: SourceFile, candidates: list[FuncObj], others: list[FuncObj], imported: set[str]) -> list[FuncObj]:
+    """The functions of the file that call a training function by name, one of the file's or one it
+    imports (`imported`, as called here), directly or through each other (`train()` calling
+    `step_fn = losses.get_step_fn(...)`): run first, they give their callees the arguments a driver
+    gives, and reach the closures a factory returns."""
+    names = {c.name for c in candidates if c.cls is None} | imported  # a method's name may be any object's
+    found: list[FuncObj] = []
+    for _ in range(3):
+        new = []
+        for fn in others:
+            if fn.cls is not None or fn in found or fn.name in names:
+                continue
+            text = "\n".join(sf.lines[fn.node.lineno - 1 : fn.node.end_lineno])
+            if any(n in names or n.rpartition(".")[2] in names for n in _CALLED_DOTTED.findall(text)):
+                new.append(fn)
+        if not new:
+            break
+        found += new
+        names |= {fn.name for fn in new}
+    return found
+
+
 _DEFINED = re.compile(r"def\s+([A-Za-z_]\w*)\s*\(")
 
 
@@ -224,9 +264,8 @@ class Interpreter:
             pos = m.start()
             if not hot or hot[-1] != line:
                 hot.append(line)
-        if not hot:
-            return
         candidates = []
+        others = []
         for fn in self._functions(scope):
             if fn.interpreted:
                 continue
@@ -234,6 +273,12 @@ class Interpreter:
             i = bisect.bisect_left(hot, node.lineno)
             if i < len(hot) and hot[i] <= node.end_lineno:
                 candidates.append(fn)
+            else:
+                others.append(fn)
+        imported = self._imported_trainers(scope) if others else set()
+        if not candidates and not imported:
+            return
+        candidates += _callers_of(sf, candidates, others, imported)
         if not candidates:
             return
         calls = collections.Counter(m.group(1) for m in _CALLED.finditer(src))
@@ -244,14 +289,46 @@ class Interpreter:
         for fn in ordered:
             if fn.interpreted:
                 continue
-            self.st.root_index += 1
-            self.st.ctx = (("root", self.st.root_index),)
-            self.st.nograd = None
-            self.st.grad_known = False  # its callers, not seen, may run it under no_grad
-            self.st.cond = 0
-            self.st.root_start = self.st.steps
-            self.st.root_budget = self.st.budgets.function
-            self.run_symbolic(fn)
+            made = self._run_root(fn)
+            # a factory of training steps (`step_fn = make_step(model, opt)`) that nothing here
+            # calls: the closures it returns hold the training code, run them as roots too
+            for inner in made:
+                if not inner.interpreted and _mentions(sf, inner.node, TRAINING_WORDS):
+                    self._run_root(inner)
+
+    def _imported_trainers(self, scope: ModuleScope) -> set[str]:
+        """The calls of training functions of the project modules this file imports, as written
+        here: `get_step_fn` for `from losses import get_step_fn`, `losses.get_step_fn` for
+        `import losses` (a function is training code when its text calls backward, step, ...)."""
+        if self.library is not None:
+            return set()
+        out = set()
+        for name, v in scope.globals.items():
+            for o in v.objs:
+                if not isinstance(o, LazyImport):
+                    continue
+                sf = self.st.program.load(o.path)
+                if sf is None or sf is scope.sf:
+                    continue
+                names = _trainers(sf)
+                if o.attr is None:
+                    out |= {f"{name}.{n}" for n in names}
+                elif o.attr in names:
+                    out.add(name)
+        return out
+
+    def _run_root(self, fn: FuncObj) -> list[FuncObj]:
+        """Run `fn` on unknown arguments as a root of its own; the functions it returns."""
+        self.st.root_index += 1
+        self.st.ctx = (("root", self.st.root_index),)
+        self.st.nograd = None
+        self.st.grad_known = False  # its callers, not seen, may run it under no_grad
+        self.st.cond = 0
+        self.st.root_start = self.st.steps
+        self.st.root_budget = self.st.budgets.function
+        out = self.run_symbolic(fn)
+        items = out.items if out.items is not None else (out,)
+        return [o for v in items if isinstance(v, V) for o in v.objs if isinstance(o, FuncObj) and o.scope is fn.scope]
 
     def _functions(self, scope: ModuleScope):
         seen = set()
@@ -350,7 +427,7 @@ class Interpreter:
             else:
                 self_v = self.symbolic_instance(fn.cls, site)
         args, kwargs = self.symbolic_args(fn, self_v is not None, self.sym_value, site)
-        calls.call_function(self, fn, args, kwargs, fn.node, self_v=self_v)
+        return calls.call_function(self, fn, args, kwargs, fn.node, self_v=self_v)
 
     @staticmethod
     def symbolic_args(fn: FuncObj, drop_first: bool, make, site: Site) -> tuple[list, dict]:
