@@ -304,6 +304,7 @@ PY_FACTORIES = (
     "ByteTensor",
     "BFloat16Tensor",
     "new_tensor",
+    "new",  # the legacy `x.new(*sizes)` / `x.new(data)`: x gives only its dtype and device
 )
 # Factories that copy their data argument (tensor_new.cpp: a tensor given to them loses its graph).
 REWRAP = (

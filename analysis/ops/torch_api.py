@@ -136,7 +136,7 @@ SHARING_FACTORIES = frozenset(H.SHARING_FACTORIES)
 DATA_FACTORIES = frozenset(H.DATA_FACTORIES)
 # Tensor methods that make a fresh tensor (x.new_zeros(...)), factories shaped like a tensor
 # argument (zeros_like), sized by their positional arguments (zeros(2, 3)), filled with `fill_value`.
-NEW_TENSOR_METHODS = frozenset(n for n in FACTORIES if n.startswith("new_"))
+NEW_TENSOR_METHODS = frozenset(n for n in FACTORIES if n.startswith("new_") or n == "new")
 LIKE_FACTORIES = frozenset(n for n in FACTORIES if n.endswith("_like"))
 SIZED_FACTORIES = _sets.SIZED_FACTORIES
 FILLED_FACTORIES = _sets.FILLED_FACTORIES
