@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Run gradaudit over real gradient bugs that public projects fixed (benchmarks/real_bugs.toml).
 
-    python benchmarks/real_bugs.py [--split dev|test|held|held2|held3|all] [--mode file|project|both]
+    python benchmarks/real_bugs.py [--split dev|test|held|held2|held3|held4|all] [--mode file|project|both]
                                    [--mirrors DIR] [--gradaudit BIN] [--only ID ...]
                                    [--tolerance N] [--timeout SEC] [--jobs N]
                                    [--json OUT] [--verbose]
@@ -50,8 +50,9 @@ import tomllib
 HERE = os.path.dirname(os.path.abspath(__file__))
 MANIFEST = os.path.join(HERE, "real_bugs.toml")
 FAMILIES = ("graph-break", "lifecycle", "backward", "numerical")
-# dev: for development; test: the first held-out half (run once, spent); held, held2, held3: mined later, run once each
-SPLITS = ("dev", "test", "held", "held2", "held3")
+# dev: for development; test: the first held-out half (run once, spent);
+# held, held2, held3, held4: mined later, run once each
+SPLITS = ("dev", "test", "held", "held2", "held3", "held4")
 # What a checkout keeps: the analysed sources and what makes a folder a project.
 KEEP_SUFFIXES = (".py", ".pyi", ".ipynb")
 KEEP_NAMES = ("pyproject.toml", "setup.cfg", "setup.py", ".gitignore")
