@@ -49,6 +49,8 @@ def check(ctx: RuleContext) -> list[Finding]:
         sched = scheds.get(e.target_key)
         if sched is None or not sched.optimizer or sched.type == "ReduceLROnPlateau":
             continue
+        if e.detail == "epoch":
+            continue  # `step(epoch=e)` sets the schedule from the epoch: nothing is skipped
         if e.detail == "metric" and sched.type not in T.SCHEDULERS:
             continue  # a library's schedule picked by a name the engine cannot read, stepped on a metric
         same = [x for x in model.events if in_iteration(x, e.loops)]

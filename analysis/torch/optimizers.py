@@ -255,8 +255,14 @@ def optimizer_attr(ip: Core, o: OptimObj, attr, node) -> V:
 
 def scheduler_method(ip: Core, s: SchedObj, name, args, kwargs, node, env, recv) -> V:
     if name == "step":
-        # stepped on a value (`scheduler.step(val_loss)`): a plateau schedule's metric
-        ip.event(EventKind.SCHED_STEP, node, s, detail="metric" if args or "metrics" in kwargs else None)
+        # stepped on a value (`scheduler.step(val_loss)`): a plateau schedule's metric; given the
+        # epoch (`step(epoch=e)`, or positionally to a torch schedule that has no metric), the
+        # schedule is set from it, not advanced by one
+        detail = "metric" if args or "metrics" in kwargs else None
+        short = str(s.qual).rpartition(".")[2]
+        if "epoch" in kwargs or (args and short in T.SCHEDULERS and short != "ReduceLROnPlateau"):
+            detail = "epoch"
+        ip.event(EventKind.SCHED_STEP, node, s, detail=detail)
     return V(Kind.NUMBER) if name in ("get_last_lr", "get_lr") else NONE
 
 
