@@ -63,6 +63,8 @@ def clears(event: Event, params: Set[Param], opt: Optimizer | None = None) -> bo
         return False
     if event.detail == "unseen" and (opt is None or not opt.complete):
         return True  # `model.zero_grad()` of a model the engine cannot see: whatever it holds
+    if event.detail == "grad=None" and not event.params and (opt is None or not opt.complete):
+        return True  # `p.grad = None` for each parameter of a network the engine cannot see
     if opt is not None and event.target and any(event.target in g.sources for g in opt.groups):
         return True  # `netD.zero_grad()` with `optD` built from `netD.parameters()`, whatever netD holds
     if opt is not None and (
