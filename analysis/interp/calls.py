@@ -721,9 +721,52 @@ def set_item(ip: Interp, recv: V, index: V, value: V, stmt, target, env):
                 o.set(key, value)
     if recv.k & Kind.TENSOR or any(isinstance(o, STORAGE) for o in recv.objs):
         out = ip.sem.tensors.inplace(ip, recv, value, stmt, stmt, op="setitem", target_node=target.value)
-        if isinstance(target.value, ast.Name) and env is not None and target.value.id in env and value.carries:
-            # `sim[j] = f(embeds)`: the tensor now carries what was written into it
+        if (
+            isinstance(target.value, ast.Name)
+            and env is not None
+            and target.value.id in env
+            and value.carries
+            and any(isinstance(o, STORAGE) for o in recv.objs)
+        ):
+            # `sim[j] = f(embeds)`: the tensor now carries what was written into it (a value the
+            # engine did not see made may be a list, `feats[i] = conv(feats[i])`: it does not
+            # become the tensor written into it)
             env[target.value.id] = out
+        if isinstance(target.value, ast.Name) and env is not None and _zeros_replaced(target, value):
+            # `stds[stds == 0] = 1`: no element is 0 any more
+            cur = env.get(target.value.id)
+            if isinstance(cur, V):
+                env[target.value.id] = cur.replace(marks=cur.marks & ~_MAY_BE_ZERO)
+
+
+# the marks that say a tensor may hold an exact 0 (torch/numerics.py reads them)
+_MAY_BE_ZERO = Mark.ZERO | Mark.PROB | Mark.SIGM | Mark.SQUARES | Mark.SELF
+
+
+def _zeros_replaced(target: ast.Subscript, value: V) -> bool:
+    """`a[a == 0] = v` where `v` is a non-zero number, or a tensor no mark says may hold a 0; or
+    `a[a < c] = v` (c > 0), `a[a <= c] = v` (c >= 0) with a number v > 0: every element is then >=
+    min(c, v) or > c."""
+    test = target.slice
+    if not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+        and isinstance(bound := test.comparators[0].value, (int, float))
+        and not isinstance(bound, bool)
+        and ast.dump(test.left) == ast.dump(target.value)
+    ):
+        return False
+    c = value.const
+    number = isinstance(c, (int, float)) and not isinstance(c, bool)
+    op = test.ops[0]
+    if isinstance(op, (ast.Lt, ast.LtE)):
+        return number and c > 0 and (bound > 0 or (bound == 0 and isinstance(op, ast.LtE)))
+    if not isinstance(op, ast.Eq) or bound != 0:
+        return False
+    if number:
+        return c != 0
+    return bool(value.k & Kind.TENSOR) and not value.marks & _MAY_BE_ZERO and c is NOCONST
 
 
 def call_qualified(ip: Interp, qual: str, args, kwargs, node, env) -> V:

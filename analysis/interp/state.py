@@ -38,6 +38,8 @@ class InterpState:
     grad_known: bool = True  # grad mode is known (enabled unless nograd is set)
     nograd: Site | None = None  # Site of the active no_grad region, if any
     casts: list = field(default_factory=list)  # autocast regions being run (torch/grad_mode.py)
+    # `torch.set_default_dtype(torch.float64)` ran: float tensors are float64 unless made otherwise
+    default_f64: bool = False
     # conditions
     cond: int = 0  # depth of conditional execution
     cond_starts: list[int] = field(default_factory=list)  # seq at which each active condition began

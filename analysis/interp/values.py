@@ -73,6 +73,15 @@ class Fact:
     # entries and not others may hand the loss logits)
     ALL_PROB = 16
     ALL_SIGM = 32
+    # a float64 tensor (`.double()`, `.to(torch.float64)`): a sigmoid or softmax of it reaches exactly
+    # 0 or 1 only past |x| ~ 37..745, where float32 does at ~17..104; F32: made float32 (or narrower)
+    # by hand, where the default dtype is float64
+    F64 = 64
+    F32 = 128
+    # exactly 0 only where ReLU outputs are 0, through views, pooling, sums, squares and scalings by
+    # a number: a NaN gradient made at such a 0 (the root of a sum of squares) reaches the ReLU,
+    # whose backward selects 0 where its input was not positive; no parameter gets the NaN
+    MASKED_ZERO = 256
 
 
 class Mark:

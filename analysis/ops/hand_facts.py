@@ -504,8 +504,34 @@ MODULE_ATTRIBUTES = ("training",)
 # probabilities: exactly 0 (or 1) once exp underflows in float32
 PROBABILITIES = ("softmax", "_softmax", "softmin")
 SIGMOIDS = ("sigmoid", "expit", "hardsigmoid")
+# the float64 dtype as code names it, and the calls that make it the default for new float tensors
+FLOAT64_NAMES = ("torch.float64", "torch.double", "torch.DoubleTensor", "torch.cuda.DoubleTensor", "float64", "double")
+NARROW_FLOAT_NAMES = ("torch.float32", "torch.float", "torch.float16", "torch.half", "torch.bfloat16", "float32")
+SET_DEFAULT_DTYPE = ("torch.set_default_dtype", "torch.set_default_tensor_type")
+# conversions to float64, to a narrower float, and the ones told the dtype by an argument
+TO_FLOAT64 = ("double",)
+TO_NARROW_FLOAT = ("float", "half", "bfloat16")
+TO_DTYPE_ARG = ("to", "type")
 # >= 0 and exactly 0 for some inputs (rectifiers, counts, samples, one-hot rows)
 NONNEG_ZERO = ("relu", "relu6", *RELU6_RANGE, "count_nonzero", "poisson", "one_hot", "bincount")
+# 0 where their input is not positive, and their backward selects 0 there (threshold_backward,
+# hardtanh_backward), whatever gradient arrives: a NaN is not passed on
+ZERO_MASKING = ("relu", "relu6", *RELU6_RANGE)
+# pooling: each output is one input element (max) or their mean (avg): all 0 where the inputs are
+POOLS = (
+    "max_pool1d",
+    "max_pool2d",
+    "max_pool3d",
+    "avg_pool1d",
+    "avg_pool2d",
+    "avg_pool3d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool3d",
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
+)
 # histograms whose range defaults to the data's own min..max (min == max == 0): every element falls
 # in a bin, so the counts sum to the number of elements (a bin can still be 0)
 DATA_RANGE_COUNTS = ("histc",)

@@ -13,7 +13,7 @@ from typing import TypeGuard
 from ..interp.core import Core
 from ..interp.objects import Obj, Site, TensorObj, storages
 from ..interp.trace import CONFIRMED, SUSPICIOUS, RiskRec
-from ..interp.values import EMPTY, Fact, Kind, Mark, V, requires_grad
+from ..interp.values import EMPTY, NONE, Fact, Kind, Mark, V, requires_grad
 from ..ops import torch_api as T
 from . import numerics as N
 
@@ -25,6 +25,34 @@ def hazard(ip: Core, code, node, detail, confidence, latent=False, constant=Fals
     if not latent:
         ip.st.trace.risks.append(rec)
     return rec
+
+
+def set_default_dtype(ip: Core, qual, args, kwargs, node, env) -> V:
+    """`torch.set_default_dtype(torch.float64)` (or the DoubleTensor default type): float tensors made
+    from here on are float64."""
+    arg = args[0] if args else kwargs.get("d", kwargs.get("t"))
+    if isinstance(arg, V) and isinstance(arg.const, str):
+        ip.st.default_f64 = arg.const in T.FLOAT64_NAMES or arg.const.endswith("DoubleTensor")
+    return NONE
+
+
+def dtype_facts(op: str, ins: list[V], kwargs: dict, facts: int) -> int:
+    """F64 / F32 after a dtype conversion (`.double()`, `.float()`, `.to(torch.float64)`)."""
+    names: tuple[str, ...] = ()
+    if op in T.TO_FLOAT64:
+        names = ("torch.float64",)
+    elif op in T.TO_NARROW_FLOAT:
+        names = ("torch.float32",)
+    elif op in T.TO_DTYPE_ARG or "dtype" in kwargs:
+        dtype = kwargs.get("dtype")
+        cands = [dtype] if isinstance(dtype, V) else ins[1:]
+        names = tuple(v.const for v in cands if isinstance(v, V) and isinstance(v.const, str))
+    for name in names:
+        if name in T.FLOAT64_NAMES or name.endswith("DoubleTensor"):
+            return (facts | Fact.F64) & ~Fact.F32
+        if name in T.NARROW_FLOAT_NAMES or name.endswith(("FloatTensor", "HalfTensor")):
+            return (facts | Fact.F32) & ~Fact.F64
+    return facts
 
 
 def numeric(ip: Core, op, inputs, node, out: V, kwargs=None, biased: bool = False) -> V:
@@ -51,7 +79,9 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None, biased: bool = Fals
         # x.pow(2), x.div(y), torch.mul(a, b): the operators' facts
         marks, facts = N.arith(T.ARITH_OPS[op], ins[0], ins[1], False, False)
     else:
-        marks, facts = N.marks_of(op, ins, biased)
+        wide = x is not None and bool(x.facts & Fact.F64 or (ip.st.default_f64 and not x.facts & Fact.F32))
+        marks, facts = N.marks_of(op, ins, biased, wide)
+        facts = dtype_facts(op, ins, kwargs, facts)
         if marks & Mark.SQUARES and op in T.SUMS and len(ins) < 2 and "dim" not in kwargs and "axis" not in kwargs:
             # summed over everything (a mean squared error): one number, 0 only if every element is
             marks &= ~Mark.SQUARES

@@ -52,7 +52,10 @@ def risky(v) -> bool:
 
 def risky_under_root(v) -> bool:
     """May be exactly zero where a root's gradient is infinite: `risky`, or a sum of squares (a
-    squared norm written by hand, 0 for a zero vector)."""
+    squared norm written by hand, 0 for a zero vector); not where only ReLU outputs at 0 make it 0
+    (their backward stops the NaN: Fact.MASKED_ZERO)."""
+    if v.facts & Fact.MASKED_ZERO:
+        return False
     return risky(v) or bool(v.marks & Mark.SQUARES and not v.marks & Mark.DENSE)
 
 
@@ -60,12 +63,16 @@ def positive_const(c) -> bool:
     return isinstance(c, (int, float)) and not isinstance(c, bool) and c > 0
 
 
-def marks_of(op: str, inputs, biased: bool = False) -> tuple[int, int]:
+def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple[int, int]:
     """(marks, facts) of an op's result from its name and its inputs' marks; (0, 0) for ops the
     numerical rules know nothing about. `biased`: a layer that adds a learned bias (a functional
-    linear map given one is seen from its operands)."""
+    linear map given one is seen from its operands); `wide`: its input is float64."""
     ts = [v for v in inputs if v is not None]
     first = ts[0] if ts else None
+    if wide and (op in T.PROBABILITIES or op in T.SIGMOIDS):
+        # float64: exp underflows past -745 and a sigmoid is 1.0 past ~37, beyond what a network
+        # outputs, where float32 gets there at -104 and ~17: not exactly 0 or 1
+        return 0, Fact.POSITIVE
     if op in T.KEEP:
         # a join (cat, stack) keeps the marks of every part, and what all its parts are
         parts = ts[:1] if op not in T.TENSOR_LIST_OPS else ts
@@ -80,7 +87,9 @@ def marks_of(op: str, inputs, biased: bool = False) -> tuple[int, int]:
     if op in T.UNIT_RANGE:
         return Mark.UNIT, 0
     if op in T.NONNEG_ZERO:
-        return Mark.ZERO, 0
+        return Mark.ZERO, (Fact.MASKED_ZERO if op in T.ZERO_MASKING else 0)
+    if op in T.POOLS and first is not None:
+        return first.marks & (Mark.ZERO | Mark.DENSE | Mark.LOGITS), first.facts & (Fact.POSITIVE | Fact.MASKED_ZERO)
     if op in T.ROOTS and first is not None and first.facts & Fact.POSITIVE:
         return 0, Fact.POSITIVE  # the root of a value > 0 (`sqrt(clamp(re**2 + im**2, min=eps))`)
     if op in T.ROOTS and first is not None and first.marks & Mark.SQUARES:
@@ -113,7 +122,7 @@ def marks_of(op: str, inputs, biased: bool = False) -> tuple[int, int]:
             # underflowed at once (a single probability is the divisor that can be 0)
             return first.marks & (Mark.LOGITS | Mark.EXP | Mark.SQUARES), Fact.POSITIVE
         m = first.marks & (Mark.ZERO | Mark.LOGITS | Mark.EXP | Mark.SQUARES | Mark.DENSE)
-        return m, first.facts & Fact.POSITIVE
+        return m, first.facts & (Fact.POSITIVE | Fact.MASKED_ZERO)
     if op in T.ORDER_STATISTICS:
         return (first.marks & (Mark.ZERO | Mark.LOGITS)) if first is not None else 0, 0
     if op in T.BOUNDED:
@@ -132,10 +141,11 @@ def _kinds_of(values) -> int:
 
 
 def _facts_of(values) -> int:
-    out = Fact.POSITIVE | Fact.NONZERO
+    kept = Fact.POSITIVE | Fact.NONZERO | Fact.F64 | Fact.F32 | Fact.MASKED_ZERO
+    out = kept
     for v in values:
         out &= v.facts
-    return out & (Fact.POSITIVE | Fact.NONZERO) if values else 0
+    return out & kept if values else 0
 
 
 def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, twins: bool = False) -> tuple[int, int]:
@@ -150,6 +160,10 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
     lnonneg = bool(lm & RISKY) or lpos
     rnonneg = bool(rm & RISKY) or rpos
     if op == "add":
+        if lm & rm & Mark.DENSE:
+            # two dense values (the two directions of a bidirectional RNN): a + b is 0 only where
+            # b = -a, a null set again (a - b is not: two outputs of one network meet where inputs do)
+            dense = Mark.DENSE
         if (lm & Mark.ZMASK and rnonneg) or (rm & Mark.ZMASK and lnonneg):
             return 0, Fact.POSITIVE  # p + (p == 0) * eps: eps where p is 0, p elsewhere
         if (lpos and rnonneg) or (rpos and lnonneg):
@@ -157,7 +171,8 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
             if (positive_const(left.const) and rm & Mark.EXP) or (positive_const(right.const) and lm & Mark.EXP):
                 marks = Mark.LOG1PEXP  # 1 + exp(x): log of it overflows with x
             return marks, Fact.POSITIVE
-        return (lm | rm) & (Mark.LOGITS | Mark.ZERO if lnonneg and rnonneg else Mark.LOGITS) | dense, 0
+        both = left.facts & right.facts & Fact.MASKED_ZERO
+        return (lm | rm) & (Mark.LOGITS | Mark.ZERO if lnonneg and rnonneg else Mark.LOGITS) | dense, both
     if op == "sub":
         if same_storage:
             return Mark.SELF | Mark.ZERO, 0  # x - x[j], x[:, None] - x[None]: zero on matching rows
@@ -192,16 +207,22 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
         elif dense and (_nonzero_number(left.const) or _nonzero_number(right.const)):
             marks |= Mark.DENSE
         facts = Fact.POSITIVE if lpos and rpos else 0
+        if same_storage or _nonzero_number(right.const):
+            facts |= left.facts & Fact.MASKED_ZERO  # x * x, x * 2
+        elif _nonzero_number(left.const):
+            facts |= right.facts & Fact.MASKED_ZERO
         return marks, facts
     if op == "div":
         marks = lm & (Mark.LOGITS | Mark.ZERO) | (lm & Mark.DENSE if _nonzero_number(right.const) else 0)
-        return marks, Fact.POSITIVE if lpos and rpos else 0
+        masked = left.facts & Fact.MASKED_ZERO if _nonzero_number(right.const) else 0
+        return marks, (Fact.POSITIVE if lpos and rpos else 0) | masked
     if op == "pow":
         c = right.const
         if isinstance(c, (int, float)) and not isinstance(c, bool):
             if c == 2 or (isinstance(c, int) and c % 2 == 0):
                 zero = Mark.ZERO if lm & (Mark.ZERO | Mark.SELF) else 0
-                return zero | (Mark.SQUARES | (lm & Mark.DENSE) if c == 2 else 0), Fact.POSITIVE if lpos else 0
+                facts = (Fact.POSITIVE if lpos else 0) | (left.facts & Fact.MASKED_ZERO)
+                return zero | (Mark.SQUARES | (lm & Mark.DENSE) if c == 2 else 0), facts
             if 0 < c < 1:
                 # a root of a sum of squares is a norm: 0 where the tensor is
                 norm = lm & Mark.SQUARES and not lm & Mark.DENSE and c == 0.5

@@ -541,6 +541,7 @@ def factory(ip: Core, short, argv, kwargs, node) -> V:
     elif short in T.LIKE_FACTORIES:
         cuts = EMPTY
     shape = _factory_shape(short, argv, kwargs)
+    dtype = numeric_ops.dtype_facts(short, [], kwargs, 0)  # `dtype=torch.float64`
     if wants_grad:
         u = Unit(Unit.LEAF, "<tensor>", site, ip.seq(), count=1)
         u.source_cuts = frozenset(c for c in cuts if c.removed or c.removed_weak)
@@ -548,7 +549,7 @@ def factory(ip: Core, short, argv, kwargs, node) -> V:
         if u.computed:
             u.kind = Unit.FRESH
         leaves.note_new_units(ip, [u], node)
-        return V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=cuts, site=node, shape=shape)
+        return V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=cuts, site=node, shape=shape, facts=dtype)
     return V(
         Kind.TENSOR,
         frozenset((TensorObj(site),)),
@@ -556,6 +557,7 @@ def factory(ip: Core, short, argv, kwargs, node) -> V:
         site=node,
         shape=shape,
         facts=Fact.NOGRAD
+        | dtype
         | (Fact.POSITIVE if _positive_factory(short, argv, kwargs) else 0)
         | (Fact.NONZERO if short == "eye" else 0),
         marks=(Mark.CAUSAL if short in T.MASK_BUILDERS else 0)
