@@ -563,10 +563,15 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
             )
         if spec in T.RECURRENT and x is not None and x.marks & Mark.PACKED:
             out = out.replace(marks=out.marks | Mark.PACKED)  # a packed sequence in, a packed sequence out
+        if spec in T.RECURRENT and any(k.startswith("bias") for k in m.children):
+            # with biases, every state is a function of learned affine maps (gates of Wx + Uh + b):
+            # the zero vector only on a null set of weights, like a biased layer's output
+            out = out.replace(marks=out.marks | Mark.DENSE)
         if spec in T.RECURRENT or spec == "MultiheadAttention":
-            h = ip.tensor_result(f, node).replace(saves=out.saves)
+            dense = out.marks & Mark.DENSE
+            h = ip.tensor_result(f, node).replace(saves=out.saves, marks=dense)
             if spec == "LSTM":
-                c = ip.tensor_result(f, node).replace(saves=out.saves)
+                c = ip.tensor_result(f, node).replace(saves=out.saves, marks=dense)
                 return make_tuple([out, make_tuple([h, c], node)], node)
             return make_tuple([out, h], node)
         if spec.endswith("Cell") and spec.startswith("LSTM"):
