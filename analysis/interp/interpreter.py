@@ -72,6 +72,32 @@ def _is_self(node) -> bool:
     return isinstance(node, ast.Name) and node.id == "self"
 
 
+def _callers_first(
+    sf: SourceFile, scope: ModuleScope, units: list[tuple[FuncObj, ClassObj | None]]
+) -> list[tuple[FuncObj, ClassObj | None]]:
+    """The units, each loss function preceded by the methods of the file's module classes that call
+    it and that nothing ran (a distiller's `forward_train` calling `pkt_loss(f_s, f_t)`): run there,
+    the loss gets what the method gives it (a teacher's feature made under no_grad) instead of
+    made-up inputs that all require grad, and is not run alone after."""
+    losses = {fn.name for fn, cls in units if cls is None}
+    if not losses:
+        return units
+    callers: list[tuple[FuncObj, ClassObj | None]] = []
+    seen = {fn for fn, _ in units}
+    for v in list(scope.globals.values()):
+        for o in v.objs:
+            if not (isinstance(o, ClassObj) and o.scope is scope and o.is_module):
+                continue
+            for m in o.methods.values():
+                if m in seen or m.interpreted or m.is_static or m.is_classmethod or m.name == "__init__":
+                    continue
+                text = "\n".join(sf.lines[m.node.lineno - 1 : m.node.end_lineno])
+                if any(n in losses for n in _CALLED.findall(text)) and not _mentions(sf, m.node, _BACKWARD):
+                    seen.add(m)
+                    callers.append((m, o))
+    return callers + units if callers else units
+
+
 def _trains_itself(sf: SourceFile, cls: ClassObj) -> bool:
     """A method of the class that runs backward() was run: the class is a learner that trains
     itself (an `observe` or `train_step`), and its forward, which that step did not reach, is the
@@ -378,6 +404,7 @@ class Interpreter:
             )
             and (cls is None or not _trains_itself(sf, cls))
         ]
+        units = _callers_first(sf, scope, units)
         if not units:
             return
         # What a unit alone does is evidence only for its numerical hazards: its events (a loop
@@ -395,6 +422,8 @@ class Interpreter:
             for fn, cls in units:
                 if st.steps >= allowance:
                     break
+                if fn.interpreted:
+                    continue  # run inside a caller that ran before it
                 st.root_index += 1
                 st.ctx = (("root", st.root_index),)
                 st.nograd, st.grad_known, st.cond = None, True, 0

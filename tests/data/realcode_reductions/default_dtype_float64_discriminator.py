@@ -1,5 +1,6 @@
 # reduction-of: PyTorch-RL@72069237b4d8 gail/gail_gym.py:127 GA408
 # false: GA408
+# quiet: GA408
 """A GAIL discriminator trained with `nn.BCELoss` on `torch.sigmoid` of its logit, in a script that
 first runs `torch.set_default_dtype(torch.float64)`: every tensor and parameter is float64.
 

@@ -1,5 +1,6 @@
 # reduction-of: overhaul-distillation@76344a84a7ce CIFAR-100/distiller.py:68 GA110
 # false: GA110
+# quiet: GA110
 """A feature distiller whose networks' `extract_feature` (a method of networks the engine does not
 see built) returns a Python list of feature maps; the distiller replaces each entry by its
 connector's output, `s_feats[i] = self.Connectors[i](s_feats[i])`, and sums a margin loss over them.

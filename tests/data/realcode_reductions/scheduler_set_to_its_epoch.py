@@ -1,5 +1,6 @@
 # reduction-of: HowToTrainYourMAMLPytorch@86964701651c few_shot_learning_system.py:346 GA207
 # false: GA207
+# quiet: GA207
 """A meta-learner that sets its cosine schedule at the start of each epoch from the epoch number,
 `scheduler.step(epoch=epoch)`, before the epoch's optimizer steps.
 

@@ -1,5 +1,6 @@
 # reduction-of: TCN@2f8c2b817050 TCN/poly_music/music_test.py:101 GA401
 # false: GA401
+# quiet: GA401
 """A polyphonic-music model whose head casts its logits to float64 before `nn.Sigmoid`, trained on
 a hand-written binary cross-entropy: `-(y @ log(out).T + (1 - y) @ log(1 - out).T)`.
 

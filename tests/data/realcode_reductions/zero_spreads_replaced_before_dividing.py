@@ -1,5 +1,6 @@
 # reduction-of: tabnet@2c0c4ebd2bb1 pytorch_tabnet/metrics.py:47 GA402
 # false: GA402
+# quiet: GA402
 """A self-supervised reconstruction loss that weights each feature's error by the inverse of its
 batch variance, replacing the zeros first: `batch_means[batch_means == 0] = 1`, then
 `batch_stds[batch_stds == 0] = batch_means[batch_stds == 0]`, then `1 / batch_stds`.
