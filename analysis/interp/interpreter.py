@@ -304,7 +304,8 @@ class Interpreter:
         imported = self._imported_trainers(scope) if others else set()
         if not candidates and not imported:
             return
-        candidates += _callers_of(sf, candidates, others, imported)
+        drivers = _callers_of(sf, candidates, others, imported)
+        candidates += drivers
         if not candidates:
             return
         calls = collections.Counter(m.group(1) for m in _CALLED.finditer(src))
@@ -315,12 +316,13 @@ class Interpreter:
         for fn in ordered:
             if fn.interpreted:
                 continue
-            made = self._run_root(fn)
+            # a driver (`main()` calling `fit()`) does a script's work: set-up, then the loop
+            made = self._run_root(fn, self.st.budgets.script if fn in drivers else self.st.budgets.function)
             # a factory of training steps (`step_fn = make_step(model, opt)`) that nothing here
             # calls: the closures it returns hold the training code, run them as roots too
             for inner in made:
                 if not inner.interpreted and _mentions(sf, inner.node, TRAINING_WORDS):
-                    self._run_root(inner)
+                    self._run_root(inner, self.st.budgets.function)
 
     def _imported_trainers(self, scope: ModuleScope) -> set[str]:
         """The calls of training functions of the project modules this file imports, as written
@@ -343,15 +345,16 @@ class Interpreter:
                     out.add(name)
         return out
 
-    def _run_root(self, fn: FuncObj) -> list[FuncObj]:
-        """Run `fn` on unknown arguments as a root of its own; the functions it returns."""
+    def _run_root(self, fn: FuncObj, budget: int) -> list[FuncObj]:
+        """Run `fn` on unknown arguments as a root of its own, within `budget` statements; the
+        functions it returns."""
         self.st.root_index += 1
         self.st.ctx = (("root", self.st.root_index),)
         self.st.nograd = None
         self.st.grad_known = False  # its callers, not seen, may run it under no_grad
         self.st.cond = 0
         self.st.root_start = self.st.steps
-        self.st.root_budget = self.st.budgets.function
+        self.st.root_budget = budget
         out = self.run_symbolic(fn)
         items = out.items if out.items is not None else (out,)
         return [o for v in items if isinstance(v, V) for o in v.objs if isinstance(o, FuncObj) and o.scope is fn.scope]
