@@ -60,6 +60,9 @@ class Builder:
         self._literals: dict[tuple, frozenset[tuple[int, bool]]] = {}  # event path -> its closed literals
         self._atoms: dict[tuple, int] = {}
         self._trace: Trace | None = None
+        # module oid -> its parameters: the trees are final once the run is over, and the unseen
+        # calls of a large model (thousands) hand over the same modules again and again
+        self._module_units: dict[int, frozenset[Unit]] = {}
 
     # ------------------------------------------------------------ leaves
 
@@ -363,12 +366,14 @@ class Builder:
     def unseen(self, rec: UnseenRec) -> M.Unseen:
         units: set[Unit] = set()
         optims: set[int] = set()
-        visited: set[int] = set()  # one walk over module trees shared by all handles
         for o in rec.objs:
             if isinstance(o, Unit):
                 units.add(o)
             elif isinstance(o, ModuleObj):
-                units.update(o.units(visited))
+                held = self._module_units.get(o.oid)
+                if held is None:
+                    held = self._module_units[o.oid] = frozenset(o.units())
+                units |= held
             elif isinstance(o, PIter):
                 units |= o.units
             elif isinstance(o, OptimObj):
