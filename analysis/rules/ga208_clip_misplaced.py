@@ -53,6 +53,7 @@ def check(ctx: RuleContext) -> list[Finding]:
 
         backs = [e for e in same if e.kind in BACKWARDS and reaches(e)]
         steps = [e for e in same if e.kind == EventKind.STEP and e.params & mine]
+        all_steps = steps
         before = [e for e in backs if e.seq < clip.seq]
         after = [e for e in backs if e.seq > clip.seq]
         if clip.guarded:
@@ -89,7 +90,9 @@ def check(ctx: RuleContext) -> list[Finding]:
             continue
         last = before[-1]
         scaled = any(e.kind == EventKind.SCALER_SCALE and e.seq < last.seq for e in same)
-        scaler_steps = [e for e in steps if e.detail == "scaler" and e.seq > clip.seq]
+        # whenever a clip runs after a scaled backward, it sees scaled gradients, whatever
+        # condition the step that follows runs under
+        scaler_steps = [e for e in all_steps if e.detail == "scaler" and e.seq > clip.seq]
         unscaled = any(e.kind == EventKind.UNSCALE and e.params & mine and last.seq < e.seq < clip.seq for e in same)
         if scaled and scaler_steps and not unscaled:
             msg = (
