@@ -277,6 +277,9 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         out = inplace_update(ip, recv, rhs, node, node, op=name[:-1], target_node=recv_node)
         if name[:-1] in T.SCATTER_SUMS and len(argv) > 2:
             numeric_ops.scatter_rows(recv, argv[1], out)
+        if name == "masked_fill_":
+            # `dots.masked_fill_(~mask, -inf)`: what it holds now may be a row of -inf (GA406)
+            out = numeric_ops.numeric(ip, name, (recv, *argv), node, out, kwargs)
         # `h.mul_(g)` changes what `h` holds: later reads see g's flow and the saves the op made
         if isinstance(recv_node, ast.Name) and env is not None and recv_node.id in env:
             env[recv_node.id] = out
