@@ -469,13 +469,14 @@ class ListObj(Obj):
 
 
 class DictObj(Obj):
-    __slots__ = ("keys", "rest", "site")
+    __slots__ = ("keys", "rest", "site", "state_of")
 
     def __init__(self, site=None):
         super().__init__()
         self.keys = {}  # known constant keys -> value
         self.rest = None  # values under unknown keys
         self.site = site
+        self.state_of = None  # the module whose `state_dict()` this is
 
     def set(self, key, v: V):
         if key is None:

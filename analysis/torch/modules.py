@@ -715,12 +715,22 @@ def _forward(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V:
 
 
 def _load_state_dict(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V:
-    m.loaded_from = True
+    # weights handed over from another module (`target.load_state_dict(net.state_dict())`), or
+    # loaded again and again in the loop: a target network, updated by loads. A checkpoint loaded
+    # once before training (resuming, pretrained weights) leaves the module a trained one.
+    src = args[0] if args else kwargs.get("state_dict")
+    from_module = isinstance(src, V) and any(
+        isinstance(o, DictObj) and o.state_of is not None and o.state_of is not m for o in src.objs
+    )
+    if from_module or any(c[0] == "loop" for c in ip.st.ctx):
+        m.loaded_from = True
     return NONE
 
 
 def _state_dict(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V:
-    return V(Kind.DICT, frozenset((DictObj(None),)))
+    d = DictObj(None)
+    d.state_of = m
+    return V(Kind.DICT, frozenset((d,)))
 
 
 def _register_parameter(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V | None:
