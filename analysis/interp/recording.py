@@ -142,6 +142,20 @@ def note_accumulation(ip, value: V, stmt, added=False) -> V:
     a tensor with history there."""
     if value.facts & Fact.NOGRAD:
         return value
+    fresh = [o for o in value.objs if isinstance(o, (DictObj, ListObj)) and not outlives_iteration(ip, o)]
+    if not value.k & Kind.TENSOR and (value.items is not None or fresh):
+        # `outputs.append({"loss": loss, ...})`, `history += [loss]`: what a dict or a list made in
+        # this iteration holds is what stays alive
+        held = list(value.items or ())
+        for o in fresh:
+            if isinstance(o, DictObj):
+                held.extend(o.values())
+            elif o.content is not None:
+                held.append(o.content)
+        for part in held:
+            if isinstance(part, V):
+                note_accumulation(ip, part, stmt)
+        return value
     # backpropagated: it is or holds a graph the engine did not see being built
     backpropagated = bool(value.marks & (Mark.GRAPH | Mark.HOLDS_GRAPH)) and not value.org
     if not (value.saves or value.org or backpropagated):
