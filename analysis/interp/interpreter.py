@@ -59,6 +59,17 @@ def _mentions(sf: SourceFile, node, pattern: re.Pattern) -> bool:
     return hit
 
 
+def _called(sf: SourceFile, node, pattern: re.Pattern) -> frozenset[str]:
+    """The names `pattern` finds called in the text of `node`; cached on the node like `_mentions`."""
+    cache = getattr(node, "_gradaudit_called", None)
+    if cache is None:
+        cache = node._gradaudit_called = {}
+    names = cache.get(pattern)
+    if names is None:
+        names = cache[pattern] = frozenset(pattern.findall("\n".join(sf.lines[node.lineno - 1 : node.end_lineno])))
+    return names
+
+
 def _worth_running_alone(sf: SourceFile, node) -> bool:
     """Numeric ops or in-place writes: what a forward run on its own can show (GA110, GA401-GA408)."""
     return _mentions(sf, node, _NUMERIC_OPS) or _mentions(sf, node, _INPLACE_OPS)
@@ -91,8 +102,7 @@ def _callers_first(
             for m in o.methods.values():
                 if m in seen or m.interpreted or m.is_static or m.is_classmethod or m.name == "__init__":
                     continue
-                text = "\n".join(sf.lines[m.node.lineno - 1 : m.node.end_lineno])
-                if any(n in losses for n in _CALLED.findall(text)) and not _mentions(sf, m.node, _BACKWARD):
+                if _called(sf, m.node, _CALLED) & losses and not _mentions(sf, m.node, _BACKWARD):
                     seen.add(m)
                     callers.append((m, o))
     return callers + units if callers else units
@@ -114,8 +124,7 @@ def _components(sf: SourceFile, classes: list[ClassObj]) -> dict[ClassObj, set[C
         init = c.methods.get("__init__")
         if init is None:
             continue
-        text = "\n".join(sf.lines[init.node.lineno - 1 : init.node.end_lineno])
-        made = {by_name[n] for n in _CALLED.findall(text) if n in by_name and by_name[n] is not c}
+        made = {by_name[n] for n in _called(sf, init.node, _CALLED) if n in by_name and by_name[n] is not c}
         if made:
             out[c] = made
     return out
@@ -152,8 +161,7 @@ def _callers_of(sf: SourceFile, candidates: list[FuncObj], others: list[FuncObj]
         for fn in others:
             if fn.cls is not None or fn in found or fn.name in names:
                 continue
-            text = "\n".join(sf.lines[fn.node.lineno - 1 : fn.node.end_lineno])
-            if any(n in names or n.rpartition(".")[2] in names for n in _CALLED_DOTTED.findall(text)):
+            if any(n in names or n.rpartition(".")[2] in names for n in _called(sf, fn.node, _CALLED_DOTTED)):
                 new.append(fn)
         if not new:
             break
@@ -301,7 +309,7 @@ class Interpreter:
                 candidates.append(fn)
             else:
                 others.append(fn)
-        imported = self._imported_trainers(scope) if others else set()
+        imported = self._imported_trainers(scope, others)
         if not candidates and not imported:
             return
         drivers = _callers_of(sf, candidates, others, imported)
@@ -324,14 +332,20 @@ class Interpreter:
                 if not inner.interpreted and _mentions(sf, inner.node, TRAINING_WORDS):
                     self._run_root(inner, self.st.budgets.function)
 
-    def _imported_trainers(self, scope: ModuleScope) -> set[str]:
+    def _imported_trainers(self, scope: ModuleScope, others: list[FuncObj]) -> set[str]:
         """The calls of training functions of the project modules this file imports, as written
         here: `get_step_fn` for `from losses import get_step_fn`, `losses.get_step_fn` for
-        `import losses` (a function is training code when its text calls backward, step, ...)."""
-        if self.library is not None:
+        `import losses` (a function is training code when its text calls backward, step, ...).
+        Only modules that a function of `others` calls into are read (the editor asks at every edit)."""
+        if self.library is not None or not others:
             return set()
+        heads = {
+            n.partition(".")[0] for fn in others if fn.cls is None for n in _called(scope.sf, fn.node, _CALLED_DOTTED)
+        }
         out = set()
         for name, v in scope.globals.items():
+            if name not in heads:
+                continue
             for o in v.objs:
                 if not isinstance(o, LazyImport):
                     continue

@@ -32,8 +32,12 @@ def set_default_dtype(ip: Core, qual, args, kwargs, node, env) -> V:
     from here on are float64."""
     arg = args[0] if args else kwargs.get("d", kwargs.get("t"))
     if isinstance(arg, V) and isinstance(arg.const, str):
-        ip.st.default_f64 = arg.const in T.FLOAT64_NAMES or arg.const.endswith("DoubleTensor")
+        ip.st.default_f64 = _is_float64(arg.const)
     return NONE
+
+
+def _is_float64(name: str) -> bool:
+    return name in T.FLOAT64_NAMES or name.endswith("DoubleTensor")
 
 
 def dtype_facts(op: str, ins: list[V], kwargs: dict, facts: int) -> int:
@@ -48,7 +52,7 @@ def dtype_facts(op: str, ins: list[V], kwargs: dict, facts: int) -> int:
         cands = [dtype] if isinstance(dtype, V) else ins[1:]
         names = tuple(v.const for v in cands if isinstance(v, V) and isinstance(v.const, str))
     for name in names:
-        if name in T.FLOAT64_NAMES or name.endswith("DoubleTensor"):
+        if _is_float64(name):
             return (facts | Fact.F64) & ~Fact.F32
         if name in T.NARROW_FLOAT_NAMES or name.endswith(("FloatTensor", "HalfTensor")):
             return (facts | Fact.F32) & ~Fact.F64
