@@ -13,6 +13,7 @@ from .base import RuleContext
 
 BACKWARDS = (EventKind.BACKWARD, EventKind.GRAD)
 Loop = ast.For | ast.While | ast.AsyncFor
+Function = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 
 
 def optimizers(model: ProgramModel) -> dict[int, Optimizer]:
@@ -188,26 +189,47 @@ def insert_after(ctx: RuleContext, path: str, stmt: ast.stmt, text: str) -> Edit
     return ctx.replace(Span(path, lines[1] + 1, 0, lines[1] + 1, 0), f"{indent}{text}\n")
 
 
+def _loops_and_functions(ctx: RuleContext, path: str) -> tuple[list[Loop], list[Function]] | None:
+    """Every loop and every function of a file, walked once per check (rules ask for many spans)."""
+    key = "loops:" + path
+    cached = ctx.cache.get(key)
+    if cached is None:
+        tree = ctx.tree(path)
+        if tree is None:
+            return None
+        loops: list[Loop] = []
+        functions: list[Function] = []
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.For, ast.While, ast.AsyncFor)) and node.body:
+                loops.append(node)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                functions.append(node)
+        cached = ctx.cache[key] = (loops, functions)
+    return cached
+
+
 def loop_of(ctx: RuleContext, span: Span) -> Loop | None:
     """The innermost for/while loop whose body holds `span`, in the same function."""
-    tree = ctx.tree(span.path)
-    if tree is None:
+    found = _loops_and_functions(ctx, span.path)
+    if found is None:
         return None
+    loops, functions = found
     best: Loop | None = None
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, (ast.For, ast.While, ast.AsyncFor))
-            and node.body
-            and node.body[0].lineno <= span.line <= (node.body[-1].end_lineno or node.body[-1].lineno)
-        ) and (best is None or node.lineno >= best.lineno):
+    for node in loops:
+        if (node.body[0].lineno <= span.line <= (node.body[-1].end_lineno or node.body[-1].lineno)) and (
+            best is None or node.lineno >= best.lineno
+        ):
             best = node
     if best is None:
         return None
-    for node in ast.walk(best):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and node.lineno <= span.line <= (
-            node.end_lineno or node.lineno
+    for f in functions:
+        # a function defined inside the loop that holds the span: not this loop's code
+        if (
+            best.lineno <= f.lineno
+            and (f.end_lineno or f.lineno) <= (best.end_lineno or best.lineno)
+            and f.lineno <= span.line <= (f.end_lineno or f.lineno)
         ):
-            return None  # the span is in a function defined inside the loop
+            return None
     return best
 
 
