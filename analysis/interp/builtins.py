@@ -96,6 +96,10 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
                 elif isinstance(o, ListObj) and o.content is not None:
                     pair = o.content
                     d.set(None, pair.items[1] if pair.items and len(pair.items) == 2 else pair)
+            if not a0.objs or any(not isinstance(o, (DictObj, ListObj)) for o in a0.objs):
+                # any other iterable of pairs (`dict(model.named_parameters())`, a generator)
+                pair = ip.iter_value(a0)
+                d.set(None, pair.items[1] if pair.items and len(pair.items) == 2 else pair)
         return V(Kind.DICT, frozenset((d,)), site=node)
     if name in ("enumerate",):
         elem = ip.iter_value(a0) if a0 is not None else UNKNOWN

@@ -707,7 +707,7 @@ def set_item(ip: Interp, recv: V, index: V, value: V, stmt, target, env):
                 and attr_key(target.value) not in rebound(loops[-1]["node"])
             ):
                 # `step_loss_log[step] = loss`: a new key each iteration, in a dict the loop keeps
-                value = recording.note_accumulation(ip, value, stmt)
+                value = recording.note_accumulation(ip, value, stmt, outlives=recording.outlived(ip, (o,)))
             key = index.const if isinstance(index.const, (str, int)) else None
             old = o.get(key)
             if old is not None and (key is None or ip.st.cond):

@@ -39,7 +39,8 @@ def list_method(ip: Core, o: ListObj, name, args, kwargs, node) -> V:
         recv = node.func.value if isinstance(node.func, ast.Attribute) else None
         reset = recv is not None and loops and _attr_key(recv) in rebound(loops[-1]["node"])
         if recording.outlives_iteration(ip, o) and not reset:
-            a0 = recording.note_accumulation(ip, a0, ip.st.cur_stmt)  # `history.append(loss)`
+            # `history.append(loss)`
+            a0 = recording.note_accumulation(ip, a0, ip.st.cur_stmt, outlives=recording.outlived(ip, (o,)))
             recording.note_graph_write(ip, o, a0)
         o.add(ip.sem.store(ip, a0) if ip.st.casts else a0)  # stored like an assignment
         return NONE

@@ -134,12 +134,33 @@ def note_carry(ip, value: V, stmt):
         ip.st.trace.carries.append(CarryRec(Site(ip.st.sf, stmt), frozenset(stale), ip.st.ctx, frozenset(value.saves)))
 
 
-def note_accumulation(ip, value: V, stmt, added=False) -> V:
+def loop_key(ctx, i: int) -> int:
+    """The key of the loop iteration at `ctx[i]` (as the model's `loops` tuples hold it)."""
+    return hash(ctx[: i + 1])
+
+
+def loop_at(ctx, i: int) -> tuple[int, Site]:
+    """(key, where the loop statement is) of the loop iteration at `ctx[i]`."""
+    return loop_key(ctx, i), Site(ctx[i][3], ctx[i][1])
+
+
+def outlived(ip, objs) -> tuple[tuple[int, Site], ...]:
+    """The enclosing loop iterations (see `loop_at`) older than every object of `objs`: those whose
+    values, stored in them, the next iteration still holds."""
+    oldest = min((o.oid for o in objs), default=None)
+    if oldest is None:
+        return ()
+    ctx = ip.st.ctx
+    return tuple(loop_at(ctx, i) for i, c in enumerate(ctx) if c[0] == "loop" and oldest < c[5])
+
+
+def note_accumulation(ip, value: V, stmt, added=False, outlives: tuple[tuple[int, Site], ...] | None = None) -> V:
     """`total += loss`, `history.append(loss)` into state that outlives the iteration: the value's
     graph stays alive with it (GA303) unless the accumulation itself is backpropagated. `added`:
     `total += value` onto a number or a tensor, which only a tensor (or a number) survives, so a
     value of unknown type that certainly carries gradient (`outputs.loss` of a library model) is
-    a tensor with history there."""
+    a tensor with history there. `outlives`: keys of the loop iterations the state predates (see
+    `outlived`), when the caller knows them."""
     if value.facts & Fact.NOGRAD:
         return value
     fresh = [o for o in value.objs if isinstance(o, (DictObj, ListObj)) and not outlives_iteration(ip, o)]
@@ -154,7 +175,7 @@ def note_accumulation(ip, value: V, stmt, added=False) -> V:
                 held.append(o.content)
         for part in held:
             if isinstance(part, V):
-                note_accumulation(ip, part, stmt)
+                note_accumulation(ip, part, stmt, outlives=outlives)
         return value
     # backpropagated: it is or holds a graph the engine did not see being built
     backpropagated = bool(value.marks & (Mark.GRAPH | Mark.HOLDS_GRAPH)) and not value.org
@@ -179,6 +200,7 @@ def note_accumulation(ip, value: V, stmt, added=False) -> V:
         ip.st.ctx,
         value.org,
         tensor=bool(value.k & Kind.TENSOR) and not value.marks & Mark.HOLDS_GRAPH,
+        outlived=outlives,
     )
     ip.st.trace.accums.append(rec)
     return value.replace(terms=value.terms | {rec})

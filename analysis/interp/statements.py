@@ -167,6 +167,20 @@ def _counts(loop) -> bool:
     return isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
 
 
+def _outlived_name(ip: Interp, name: str) -> tuple:
+    """Keys of the iterations, of this frame's loops, that a local `name` outlives: the loops that
+    carry it from one iteration to the next and never rebind it (a local is made anew by each call,
+    so it outlives no iteration of a caller's loop)."""
+    ctx = ip.st.ctx
+    start = max((i for i, c in enumerate(ctx) if c[0] != "loop"), default=-1) + 1
+    out = []
+    for i in range(start, len(ctx)):
+        node = ctx[i][1]
+        if name in carried(node)[0] and name not in rebound(node):
+            out.append(recording.loop_at(ctx, i))
+    return tuple(out)
+
+
 def _s_augassign(ip: Interp, stmt, env):
     target = stmt.target
     old = ip.eval(target, env)
@@ -181,7 +195,8 @@ def _s_augassign(ip: Interp, stmt, env):
         and not _one_step_sum(ip, loops, target.id)
     ):
         added = isinstance(stmt.op, (ast.Add, ast.Sub)) and bool(old.k & (Kind.NUMBER | Kind.TENSOR))
-        rhs = recording.note_accumulation(ip, rhs, stmt, added)  # `total += loss` across iterations, never reset
+        # `total += loss` across iterations, never reset
+        rhs = recording.note_accumulation(ip, rhs, stmt, added, outlives=_outlived_name(ip, target.id))
     if old.k & Kind.TENSOR and not (old.k & (Kind.NUMBER | Kind.LIST)):
         hazards = None
         if isinstance(stmt.op, (ast.Div, ast.Pow)):
@@ -216,7 +231,8 @@ def _s_augassign(ip: Interp, stmt, env):
             # state on an object older than the iteration (`self.running_loss += loss` in a
             # train_step called from the loop): what is added stays alive unless the loop resets it
             if not (loops and attr_key(target) in rebound(loops[-1]["node"])):
-                rhs = recording.note_accumulation(ip, rhs, stmt)
+                old_objs = [o for o in recv.objs if recording.outlives_iteration(ip, o)]
+                rhs = recording.note_accumulation(ip, rhs, stmt, outlives=recording.outlived(ip, old_objs))
             new = binop(ip, stmt.op, old, rhs, stmt)
             if new.k == Kind.NUMBER and new.const is not NOCONST:
                 # a counter (`self.micro += 1`): it differs from one iteration to the next, and

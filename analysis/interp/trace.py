@@ -135,13 +135,16 @@ class AccRec:
     """A tensor with history accumulated into state that outlives the iteration. Used as a loss
     term token: when it reaches a backward(), the accumulation is a loss, not a log."""
 
-    __slots__ = ("ctx", "org", "site", "tensor")
+    __slots__ = ("ctx", "org", "outlived", "site", "tensor")
 
-    def __init__(self, site, ctx, org, tensor=True):
+    def __init__(self, site, ctx, org, tensor=True, outlived=None):
         self.site = site
         self.ctx = ctx
         self.org = org
         self.tensor = tensor  # known to be a tensor (not a dict or an object holding one)
+        # (key, Site of the loop) of the enclosing loop iterations the state predates (None: not
+        # known, the innermost)
+        self.outlived = outlived
 
     def __hash__(self):
         return id(self)

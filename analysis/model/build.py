@@ -323,7 +323,14 @@ class Builder:
             events=tuple(self.event(e, 0) for e in events),
             schedulers=scheds,
             accumulations=tuple(
-                M.Accumulation(self.span(a.site), self.params(a.org), back, _loops(a.ctx), a.tensor)
+                M.Accumulation(
+                    self.span(a.site),
+                    self.params(a.org),
+                    back,
+                    _loops(a.ctx),
+                    a.tensor,
+                    None if a.outlived is None else tuple((k, self.span(s)) for k, s in a.outlived),
+                )
                 for a, back in accs.values()
             ),
             crossings=tuple(

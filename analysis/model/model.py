@@ -147,6 +147,9 @@ class Accumulation:
     backpropagated: bool
     loops: tuple[int, ...]
     tensor: bool = True  # the value is known to be a tensor (`.detach()` applies to it)
+    # (iteration key, the loop statement) of the enclosing loop iterations the state predates (None:
+    # not known; the innermost)
+    outlives: tuple[tuple[int, Span], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

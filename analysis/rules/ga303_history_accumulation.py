@@ -1,10 +1,12 @@
 """GA303 history-accumulation."""
 
 import ast
+from typing import TypeGuard
 
 from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix
 from ..model.model import Span
 from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
+from .fixes import enclosing_function
 from .lifecycle import first_by_span, statement_at
 
 
@@ -29,14 +31,70 @@ def _fix(ctx: RuleContext, span: Span) -> Fix | None:
     return Fix("Keep the value without its graph: `.detach()`", SAFE, (ctx.replace(vspan, wrapped),))
 
 
+def _update_loops(ctx: RuleContext) -> tuple[set[int], set[int]]:
+    """The loop iterations that update the parameters: those around a known optimizer's `step()`
+    for a loss; and, for a loss stepped by no optimizer the engine knows (an optimizer passed in, a
+    manual update, a bare backward), the iterations around its backward, to be judged by their code
+    (`_updates_in`). State made inside an update iteration dies with it, however many inner
+    iterations fill it (a meta-batch's per-task list, the micro-steps of one accumulated update)."""
+    model = ctx.model
+    steps_of: dict[int, list[tuple[int, ...]]] = {}
+    for e in model.events:
+        if e.kind == "step":
+            steps_of.setdefault(e.target_key, []).append(e.loops)
+    known: set[int] = set()
+    around_backward: set[int] = set()
+    for s in model.steps:
+        around = [loops for key in s.stepped for loops in steps_of.get(key, ())]
+        if around:
+            for loops in around:
+                known.update(loops)
+        else:
+            around_backward.update(s.loops)
+    return known, around_backward
+
+
+def _is_step_call(node: ast.AST) -> TypeGuard[ast.Call]:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "step"
+
+
+def _updates_in(ctx: RuleContext, span: Span) -> bool:
+    """The loop at `span`, around a backward whose optimizer the engine does not know, is the
+    iteration of an update unless its function calls `.step()` after it and never inside it (the
+    meta-batch loop of MAML, then `optimiser.step()`)."""
+    tree = ctx.tree(span.path)
+    if tree is None:
+        return True
+    loop = next(
+        (
+            n
+            for n in ast.walk(enclosing_function(tree, span.line))
+            if isinstance(n, (ast.For, ast.While, ast.AsyncFor)) and n.lineno == span.line
+        ),
+        None,
+    )
+    if loop is None:
+        return True
+    if any(_is_step_call(n) for n in ast.walk(loop)):
+        return True
+    end = loop.end_lineno or loop.lineno
+    return not any(_is_step_call(n) and n.lineno > end for n in ast.walk(enclosing_function(tree, span.line)))
+
+
 def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
-    training: set[int] = set()
-    for s in model.steps:
-        training.update(s.loops)
+    known, around_backward = _update_loops(ctx)
     out = []
     for acc in model.accumulations:
-        if acc.backpropagated or not acc.loops or acc.loops[-1] not in training:
+        if acc.backpropagated or not acc.loops:
+            continue
+        outlived: list[tuple[int, Span | None]] = (
+            [(acc.loops[-1], None)] if acc.outlives is None else list(acc.outlives)
+        )
+        if not any(
+            key in known or (key in around_backward and (loop is None or _updates_in(ctx, loop)))
+            for key, loop in outlived
+        ):
             continue
         msg = (
             "a tensor with its autograd graph is accumulated into state that outlives the iteration: every "
