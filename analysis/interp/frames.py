@@ -59,6 +59,7 @@ class Frame:
         "closure",
         "cls",
         "func",
+        "guards",
         "label",
         "loops",
         "returns",
@@ -88,3 +89,7 @@ class Frame:
         # flag path -> its truth in the arm being run (flags.py)
         # flag path -> its truth; "=" + path -> (allowed values or None, excluded values)
         self.assumed: dict[str, object] = {}
+        # a test that side-effect-free code wrote twice in one iteration (`if opt.adv > 0 and
+        # iter % opt.aiter == 0:` to make `outputs_adv`, and again to use it) -> (the context it ran
+        # in, its line, name -> (the joined value, the true arm's, the false arm's)), the latest last
+        self.guards: dict[str, tuple] = {}

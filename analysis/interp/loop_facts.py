@@ -25,15 +25,37 @@ def carried(loop) -> tuple[frozenset, bool]:
     hit = getattr(loop, "_gradaudit_carried", None)  # cached on the node: trees are reused
     if hit is not None:
         return hit
-    written: set = set()
+    written: set = set()  # certainly written by this point of the body
+    ever: set = set()  # written somewhere in the body
     exposed: set = set()
     attrs_loaded: set = set()
     attrs_stored: set = set()
     always = False
 
+    def arms(bodies):
+        # what each arm writes is certain after the statement only when every arm writes it (an
+        # assignment under `if step % 2 == 0:` leaves the previous iteration's value on the others)
+        nonlocal written
+        before = set(written)
+        after = None
+        for body in bodies:
+            written = set(before)
+            for b in body:
+                visit(b)
+            after = set(written) if after is None else after & written
+        written = before | (after or set())
+
     def visit(node):
         nonlocal always
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            return
+        if isinstance(node, ast.If):
+            visit(node.test)
+            arms([node.body, node.orelse])
+            return
+        if isinstance(node, ast.While):
+            visit(node.test)
+            arms([node.body + node.orelse, []])  # it may run no iteration
             return
         if isinstance(node, ast.AugAssign):
             visit(node.value)
@@ -42,6 +64,7 @@ def carried(loop) -> tuple[frozenset, bool]:
                 if t.id not in written:
                     exposed.add(t.id)
                 written.add(t.id)
+                ever.add(t.id)
             else:
                 always = True
             return
@@ -53,9 +76,7 @@ def carried(loop) -> tuple[frozenset, bool]:
             return
         if isinstance(node, (ast.For, ast.AsyncFor)):
             visit(node.iter)
-            visit(node.target)
-            for b in node.body + node.orelse:
-                visit(b)
+            arms([[node.target, *node.body, *node.orelse], []])  # it may run no iteration  # type: ignore[list-item]
             return
         if isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Load):
@@ -63,6 +84,7 @@ def carried(loop) -> tuple[frozenset, bool]:
                     exposed.add(node.id)
             else:
                 written.add(node.id)
+                ever.add(node.id)
             return
         if isinstance(node, ast.Attribute):
             (attrs_stored if isinstance(node.ctx, ast.Store) else attrs_loaded).add(attr_key(node))
@@ -79,7 +101,7 @@ def carried(loop) -> tuple[frozenset, bool]:
         visit(loop.test)
     if attrs_loaded & attrs_stored:
         always = True
-    result = (frozenset(exposed & written), always)
+    result = (frozenset(exposed & ever), always)
     loop._gradaudit_carried = result
     return result
 

@@ -116,20 +116,26 @@ def loop_entries(ip):
     return [c for c in ip.st.ctx if c[0] == "loop"]
 
 
-def note_carry(ip, value: V, stmt):
-    """An assignment, in a loop's second run, of a value whose graph was built in an earlier
-    iteration: the state a later backward() may reach through (GA301/GA302)."""
+def stale_saves(ip, value: V) -> set:
+    """The saved tensors of `value` made in an earlier iteration of a loop now in a later run."""
     if not value.saves:
-        return
+        return set()
     loops = [c for c in loop_entries(ip) if c[4] > 0]
     if not loops:
-        return
+        return set()
     stale = set()
     for s in value.saves:
         for c in s.ctx:
             if c[0] == "loop" and any(c[1] is lp[1] and c[2] < lp[2] for lp in loops):
                 stale.add(s)
                 break
+    return stale
+
+
+def note_carry(ip, value: V, stmt):
+    """An assignment, in a loop's second run, of a value whose graph was built in an earlier
+    iteration: the state a later backward() may reach through (GA301/GA302)."""
+    stale = stale_saves(ip, value)
     if stale:
         ip.st.trace.carries.append(CarryRec(Site(ip.st.sf, stmt), frozenset(stale), ip.st.ctx, frozenset(value.saves)))
 

@@ -56,6 +56,12 @@ def _shape(test) -> tuple[str, tuple[tuple[ast.expr, bool], ...]] | None:
     return found
 
 
+def literal_nodes(test) -> tuple[ast.expr, ...] | None:
+    """The flag-like names and attributes a test is made of (`a and not self.b`), or None."""
+    shape = _shape(test)
+    return None if shape is None else tuple(n for n, _ in shape[1])
+
+
 def _peek(ip: Interp, node, env) -> V | None:
     """The value of a name or attribute path as it is now, read without running anything (no
     property, no `__getattr__`): None when that cannot be done."""

@@ -18,7 +18,7 @@ from .containers import clear_list
 from .core import Interp
 from .expressions import BUILTINS, STAR, truth
 from .frames import Frame, Split, trains
-from .loop_facts import attr_key, carried, rebound
+from .loop_facts import attr_key, carried, counter_like, rebound
 from .objects import (
     FROZEN,
     ClassObj,
@@ -281,6 +281,127 @@ def _dispatch_tail(stmt) -> ast.If | None:
     return chain[-1]
 
 
+_PURE_TEST = (
+    ast.Name,
+    ast.Attribute,
+    ast.Constant,
+    ast.Compare,
+    ast.BoolOp,
+    ast.UnaryOp,
+    ast.BinOp,
+    ast.Load,
+    ast.boolop,
+    ast.cmpop,
+    ast.unaryop,
+    ast.operator,
+)
+
+
+def _test_key(test) -> str | None:
+    """The text of a test made of names, attributes, constants and operators only (no call, no
+    subscript): evaluating it twice gives the same truth while none of its names is assigned."""
+    if "_ga_guard" not in test.__dict__:
+        pure = all(isinstance(n, _PURE_TEST) for n in ast.walk(test))
+        test._ga_guard = ast.dump(test) if pure else None
+    return test._ga_guard
+
+
+def _stored_lines(fn_node) -> dict[str, list[int]]:
+    """Name or attribute path -> the lines where the function (or module) assigns it, cached."""
+    found = getattr(fn_node, "_ga_stored_lines", None)
+    if found is None:
+        found = {}
+        for n in ast.walk(fn_node):
+            if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                found.setdefault(attr_key(n), []).append(n.lineno)
+        fn_node._ga_stored_lines = found
+    return found
+
+
+def _guard_of(ip: Interp, frame, stmt) -> list[dict] | None:
+    """What earlier `if`s of the same test, in this iteration of this call, gave each name on each
+    arm (latest first), when nothing assigned a name of the test since."""
+    key = _test_key(stmt.test)
+    if key is None or key not in frame.guards:
+        return None
+    owner = frame.func.node if frame.func is not None else getattr(ip.st.sf, "tree", None)
+    if owner is None:
+        return None
+    stored = _stored_lines(owner)
+    names = [attr_key(n) for n in ast.walk(stmt.test) if isinstance(n, (ast.Name, ast.Attribute))]
+    out = []
+    for ctx, line, values in reversed(frame.guards[key]):
+        if ctx is not ip.st.ctx or line >= stmt.lineno:
+            continue
+        if any(line < at < stmt.lineno for name in names for at in stored.get(name, ())):
+            continue
+        out.append(values)
+    return out or None
+
+
+def _guarded(found: list[dict] | None, arm: int, env: dict) -> dict:
+    """The arm's env with each name still holding an earlier test's joined value narrowed to what
+    that test's same arm gave it."""
+    for values in found or ():
+        for name, parts in values.items():
+            if env.get(name) is parts[0] and parts[arm] is not None:
+                env[name] = parts[arm]
+    return env
+
+
+def _note_guard(ip: Interp, frame, stmt, env, a: dict | None, b: dict | None, merged: dict) -> None:
+    key = _test_key(stmt.test)
+    if key is None or a is None or b is None:
+        return
+    values = {
+        n: (merged[n], a.get(n), b.get(n))
+        for n in merged
+        if a.get(n) is not b.get(n) and a.get(n) is not None and b.get(n) is not None
+    }
+    if values:
+        records = [r for r in frame.guards.get(key, ()) if r[0] is ip.st.ctx][-7:]
+        records.append((ip.st.ctx, stmt.end_lineno or stmt.lineno, values))
+        frame.guards[key] = records
+
+
+def _setting_arms(ip: Interp, test, env, a, b):
+    """In a loop's later run, under a configuration setting (`if self.emb_reg:`, the same truth in
+    every iteration), a name one arm assigns and the other leaves does not hold, on the other arm,
+    what the assigning arm made in an earlier iteration: that arm never ran in this run of the
+    program. It holds what the loop found (or nothing). Without this, a value made under one setting
+    and read under a correlated one (`fuse_output` made when `emb_reg`, used when `emb_fuse`) looks
+    carried over from the previous iteration's graph."""
+    loops = ip.st.stack[-1].loops
+    if a is None or b is None or not loops or "entry" not in loops[-1]:
+        return a, b
+    node = loops[-1]["node"]
+    current = next((c for c in reversed(ip.st.ctx) if c[0] == "loop"), None)
+    if current is None or current[1] is not node or not current[4]:
+        return a, b  # the first run, or a loop of another frame
+    shape = settings.literal_nodes(test)
+    if shape is None or counter_like(test, node):
+        return a, b
+    moved = rebound(node)
+    if any(attr_key(lit) in moved for lit in shape):
+        return a, b  # the loop changes the setting itself
+    entry = loops[-1]["entry"]
+    out = []
+    for mine, other in ((a, b), (b, a)):
+        fixed = None
+        for n, v in mine.items():
+            if v is not env.get(n) or other.get(n) is env.get(n) or not recording.stale_saves(ip, v):
+                continue
+            # left by this arm, assigned by the other, and holding an earlier iteration's graph
+            if fixed is None:
+                fixed = dict(mine)
+            if n in entry:
+                fixed[n] = entry[n]
+            else:
+                del fixed[n]
+        out.append(mine if fixed is None else fixed)
+    return out[0], out[1]
+
+
 def _s_if(ip: Interp, stmt, env):
     tail = _dispatch_tail(stmt)
     if tail is not None:
@@ -313,16 +434,17 @@ def _s_if(ip: Interp, stmt, env):
     try:
         ip.st.path.append((key, 0, depth))
         saved = flags.assume(frame, stmt.test, True)  # a later test of the flag in this arm is decided
-        a = _exec_body(ip, frame, stmt.body, env, _refine(stmt.test, env, True, ip))
+        guard = _guard_of(ip, frame, stmt)
+        a = _exec_body(ip, frame, stmt.body, env, _guarded(guard, 1, _refine(stmt.test, env, True, ip)))
         n_backwards.append(len(ip.st.trace.backwards))
         ip.st.path[-1] = (key, 1, depth)
         ip.st.arm_stores[-1] = (first, {})
         flags.restore(frame, saved)
         saved = flags.assume(frame, stmt.test, False)
         b = (
-            _exec_body(ip, frame, stmt.orelse, env, _refine(stmt.test, env, False, ip))
+            _exec_body(ip, frame, stmt.orelse, env, _guarded(guard, 2, _refine(stmt.test, env, False, ip)))
             if stmt.orelse
-            else (None if getattr(stmt, _TAIL, False) else _refine(stmt.test, env, False, ip))
+            else (None if getattr(stmt, _TAIL, False) else _guarded(guard, 2, _refine(stmt.test, env, False, ip)))
         )
     finally:
         flags.restore(frame, saved)
@@ -333,9 +455,11 @@ def _s_if(ip: Interp, stmt, env):
         ip.st.arm_stores.pop()
     n_backwards.append(len(ip.st.trace.backwards))
     _freed_on_one_arm(ip, a, b, n_backwards, arm_start)
+    a, b = _setting_arms(ip, stmt.test, env, a, b)
     merged = _join_envs(a, b)
     if merged is None:
         return None
+    _note_guard(ip, frame, stmt, env, a, b, merged)
     if (a is None) != (b is None):
         # one arm left the block (return, continue, break, raise): what follows runs only on the other
         ip.st.path.append((key, 1 if a is None else 0, depth))
@@ -634,7 +758,8 @@ def _s_while(ip: Interp, stmt, env):
 
 def run_loop(ip: Interp, stmt, env, bind):
     frame = ip.st.stack[-1]
-    loop = {"node": stmt, "breaks": [], "continues": []}
+    # `entry`: the names as the loop found them (what a setting's untaken arm leaves, every iteration)
+    loop = {"node": stmt, "breaks": [], "continues": [], "entry": dict(env)}
     frame.loops.append(loop)
     head = env
     outer_ctx = ip.st.ctx
@@ -646,6 +771,7 @@ def run_loop(ip: Interp, stmt, env, bind):
     writes = ip.st.graph_writes
     exits = []
     started = ip.st.steps
+    entry_graphs: dict[str, V] = {}
     try:
         for run in range(runs):
             if ip.st.steps > ip.st.budget and (run or not ip.st.gaps.reserve(stmt, ip.st, trains)):
@@ -682,11 +808,19 @@ def run_loop(ip: Interp, stmt, env, bind):
             merged = head
             for e in ends:
                 merged = _join_envs(merged, e)
+            renewed = _renewed_graphs(head, ends) if run + 1 < runs else {}
             if merged is not head:
                 _assign_env(head, merged)
+            for n, (before, now) in renewed.items():
+                # the next iteration starts from what this one left, never from what the loop found
+                head[n] = now
+                entry_graphs.setdefault(n, before)
     finally:
         ip.st.ctx = outer_ctx
         frame.loops.pop()
+    for n, before in entry_graphs.items():
+        if n in head:
+            head[n] = join(head[n], before)  # the loop may run no iteration at all
     after = ip.exec_block(stmt.orelse, head) if stmt.orelse else head
     for e in exits:
         after = _join_envs(after, e)
@@ -695,6 +829,29 @@ def run_loop(ip: Interp, stmt, env, bind):
     if after is not env:
         _assign_env(env, after)
     return env
+
+
+def _renewed_graphs(head: dict, ends: list[dict]) -> dict[str, tuple[V, V]]:
+    """Names that held a graph when the iteration began and that every way through the iteration
+    assigned afresh (`outputs = model(inputs)` at the end of an attack step, for the next one):
+    name -> (the value before, the join of the new ones). The next iteration reads only the new
+    ones; joined with the old, a graph an earlier backward() freed would look reused."""
+    out: dict[str, tuple[V, V]] = {}
+    if not ends:
+        return out
+    for n, before in head.items():
+        if not isinstance(before, V) or not before.saves:
+            continue
+        now = None
+        for e in ends:
+            v = e.get(n)
+            if v is None or v is before or not isinstance(v, V):
+                break
+            now = v if now is None else join(now, v)
+        else:
+            if now is not None:
+                out[n] = (before, now)
+    return out
 
 
 def _affordable(ip: Interp, cost: int) -> bool:

@@ -866,17 +866,13 @@ def _stale_uses(
                 kind = "retained"
                 # a retained graph reused in the same iteration is what retain_graph is for, unless a
                 # step() changed a tensor it saved in between (then torch raises)
-                if (
-                    by is None
-                    or by is rec
-                    or not (_earlier_iteration(s, rec) or rec.versions.get(s, s.storage.version) > s.version)
-                ):
+                if by is None or by is rec or not (_earlier_iteration(s, rec) or _changed_before(s, rec)):
                     continue
             if _exclusive(by.event, rec.event):
                 continue  # the two backward() calls are on different arms of a condition
             entry = found.get((kind, by.seq))
             earlier = _earlier_iteration(s, rec)
-            modified = rec.versions.get(s, s.storage.version) > s.version
+            modified = _changed_before(s, rec)
             if entry is None:
                 found[(kind, by.seq)] = [kind, by, earlier, modified, s, None, {s}]
             else:
@@ -962,6 +958,20 @@ def _same_candidates(a: tuple, b: tuple) -> bool:
     change in one module of `self.vgg[k]` (order not known) is not proven to follow a save made in
     another call of the joined list (interp/calls.py)."""
     return {(k, arm) for k, arm, _ in a if arm < 0} == {(k, arm) for k, arm, _ in b if arm < 0}
+
+
+def _changed_before(s: SaveRec, rec: BackwardRec) -> bool:
+    """The tensor `s` saved was changed in place after the save and before the backward, by a
+    change that can run in the same pass as that backward (a step() on the other arm of
+    `if order == 1: ... return` never precedes the backward of the `order == 2` arm)."""
+    now = rec.versions.get(s, s.storage.version)
+    if now <= s.version:
+        return False
+    path = tuple(rec.event.path) if rec.event is not None else ()
+    bumps = getattr(s.storage, "bumps", None)
+    if not bumps:
+        return True
+    return any(s.version < version <= now and not _arms_exclusive(path, bpath) for version, _, bpath, _ in bumps)
 
 
 def _arms_exclusive(a: tuple, b: tuple) -> bool:
