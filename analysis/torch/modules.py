@@ -672,7 +672,20 @@ def _parameters(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> 
 
 
 def _children(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> V:
-    kids = m.submodules() if "modules" in name else [c for c in m.children.values() if isinstance(c, ModuleObj)]
+    if "modules" not in name:
+        # children in registration order, one element each: `nn.Sequential(*list(vgg.features.children())[:13])`
+        # keeps the layers in their order (joined, an in-place ReLU could seem to follow any layer)
+        named = [(k, c) for k, c in m.children.items() if isinstance(c, ModuleObj)]
+        lst = ListObj(None, Site(ip.st.sf, node))
+        if name.startswith("named"):
+            lst.extend(
+                [make_tuple([const(k) if isinstance(k, str) else V(Kind.STR), module_value(c)], None) for k, c in named]
+            )
+        else:
+            lst.extend([module_value(c) for _, c in named])
+        lst.exact = True
+        return V(Kind.LIST, frozenset((lst,)))
+    kids = m.submodules()
     content = join_all([module_value(c) for c in kids]) if kids else None
     if content is not None and name.startswith("named"):
         content = make_tuple([V(Kind.STR), content], None)
