@@ -308,7 +308,13 @@ class Builder:
         for a in trace.accums:
             prev = accs.get(id(a.site.node))
             back = a in used or (prev is not None and prev[1])
-            accs[id(a.site.node)] = (a, back)
+            # the iterations outlived, over every run of the loops (a loop's runs have their own keys)
+            outlived = a.outlived
+            if prev is not None and prev[2] is not None and outlived is not None:
+                outlived = prev[2] + tuple(o for o in outlived if o not in prev[2])
+            elif prev is not None and (prev[2] is None) != (outlived is None):
+                outlived = None  # one record does not know: the innermost, as for any record
+            accs[id(a.site.node)] = (a, back, outlived)
         return M.ProgramModel(
             self.path,
             tuple(steps),
@@ -329,9 +335,9 @@ class Builder:
                     back,
                     _loops(a.ctx),
                     a.tensor,
-                    None if a.outlived is None else tuple((k, self.span(s)) for k, s in a.outlived),
+                    None if outlived is None else tuple((k, self.span(s)) for k, s in outlived),
                 )
-                for a, back in accs.values()
+                for a, back, outlived in accs.values()
             ),
             crossings=tuple(
                 M.Crossing(

@@ -58,22 +58,30 @@ def _is_step_call(node: ast.AST) -> TypeGuard[ast.Call]:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "step"
 
 
+def _loop_at(ctx: RuleContext, span: Span) -> ast.For | ast.While | ast.AsyncFor | None:
+    tree = ctx.tree(span.path)
+    if tree is None:
+        return None
+    for n in ast.walk(enclosing_function(tree, span.line)):
+        if isinstance(n, (ast.For, ast.While, ast.AsyncFor)) and n.lineno == span.line:
+            return n
+    return None
+
+
+def _steps_inside(ctx: RuleContext, span: Span) -> bool:
+    """The loop at `span` calls `.step()` in its own body: each iteration is an update, whatever
+    optimizer object the engine took it for."""
+    loop = _loop_at(ctx, span)
+    return loop is not None and any(_is_step_call(n) for n in ast.walk(loop))
+
+
 def _updates_in(ctx: RuleContext, span: Span) -> bool:
     """The loop at `span`, around a backward whose optimizer the engine does not know, is the
     iteration of an update unless its function calls `.step()` after it and never inside it (the
     meta-batch loop of MAML, then `optimiser.step()`)."""
     tree = ctx.tree(span.path)
-    if tree is None:
-        return True
-    loop = next(
-        (
-            n
-            for n in ast.walk(enclosing_function(tree, span.line))
-            if isinstance(n, (ast.For, ast.While, ast.AsyncFor)) and n.lineno == span.line
-        ),
-        None,
-    )
-    if loop is None:
+    loop = _loop_at(ctx, span)
+    if tree is None or loop is None:
         return True
     if any(_is_step_call(n) for n in ast.walk(loop)):
         return True
@@ -92,7 +100,9 @@ def check(ctx: RuleContext) -> list[Finding]:
             [(acc.loops[-1], None)] if acc.outlives is None else list(acc.outlives)
         )
         if not any(
-            key in known or (key in around_backward and (loop is None or _updates_in(ctx, loop)))
+            key in known
+            or (key in around_backward and (loop is None or _updates_in(ctx, loop)))
+            or (loop is not None and _steps_inside(ctx, loop))
             for key, loop in outlived
         ):
             continue
