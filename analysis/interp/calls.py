@@ -684,8 +684,9 @@ def set_item(ip: Interp, recv: V, index: V, value: V, stmt, target, env):
         elif isinstance(o, ListObj):
             if o.content is not None:
                 # `lst[i] = v` replaces an element the engine keeps joined with the others: the graph
-                # of the one replaced is no longer certainly reachable through the list
-                ip.st.trace.maybe_cleared |= o.content.saves
+                # of the one replaced is no longer certainly reachable through the list (unless the
+                # new element keeps it: `running[0] += loss` builds on the old one)
+                ip.st.trace.maybe_cleared |= o.content.saves - value.saves
             i = index.const
             known = isinstance(i, int) and not isinstance(i, bool)
             if o.exact and o.elems and known and -len(o.elems) <= i < len(o.elems):
@@ -714,7 +715,7 @@ def set_item(ip: Interp, recv: V, index: V, value: V, stmt, target, env):
                 # a weak update (an unknown key, or under a condition) keeps the old value joined with
                 # the new one; at run time the store usually replaced it (`skips[i]["tensor"] = h`
                 # each forward): its graph is no longer certainly reachable
-                ip.st.trace.maybe_cleared |= old.saves
+                ip.st.trace.maybe_cleared |= old.saves - value.saves
             if key is None or key in o.keys:
                 o.set(key, value if key is None else join(o.keys.get(key), value) if ip.st.cond else value)
             else:

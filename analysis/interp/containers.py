@@ -21,6 +21,7 @@ def slice_list(ip: Core, o: ListObj, sl, node, env) -> V:
     if o.elems is not None and all(b is None or (isinstance(b, int) and not isinstance(b, bool)) for b in bounds):
         for e in o.elems[slice(*bounds)]:
             out.add(e)
+        out.exact = o.exact and out.elems is not None
     elif o.content is not None:
         out.add(o.content)
         out.elems = None  # the order is not known

@@ -440,7 +440,115 @@ def _e_slice(ip: Interp, node, env):
     return V(Kind.NUMBER, site=node)
 
 
+# at most this many elements of a comprehension over a known sequence are made one by one
+_UNROLL_COMP = 8
+
+
+def _pure(node) -> bool:
+    """An expression that reads names, attributes, constants and `len(...)` only: evaluating it to
+    learn what it iterates over has no effect the generic path would then repeat."""
+    if isinstance(node, (ast.Constant, ast.Name)):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _pure(node.value)
+    if isinstance(node, ast.Subscript):
+        return _pure(node.value) and _pure(node.slice)
+    if isinstance(node, ast.Slice):
+        return all(p is None or _pure(p) for p in (node.lower, node.upper, node.step))
+    if isinstance(node, ast.BinOp):
+        return _pure(node.left) and _pure(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return _pure(node.operand)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_pure(e) and not isinstance(e, ast.Starred) for e in node.elts)
+    if isinstance(node, ast.Call):
+        return (
+            isinstance(node.func, ast.Name)
+            and node.func.id in ("len", "range", "zip", "enumerate")
+            and not node.keywords
+            and all(_pure(a) for a in node.args)
+        )
+    return False
+
+
+def _exact_elements(ip: Interp, node, env) -> list | None:
+    """The elements of what `node` iterates over, one by one in order, when they are known: a
+    `range` of constant bounds, a tuple, a list built by a literal (or a slice of one), and `zip` /
+    `enumerate` of those. None otherwise, or beyond _UNROLL_COMP elements."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        name = node.func.id
+        if ip.eval(node.func, env) is not BUILTINS.get(name) or not node.args:
+            return None
+        if name == "range":
+            bounds = [ip.eval(a, env).const for a in node.args]
+            if len(bounds) > 3 or not all(isinstance(b, int) and not isinstance(b, bool) for b in bounds):
+                return None
+            r = range(*bounds)
+            return [const(i) for i in r] if len(r) <= _UNROLL_COMP else None
+        if name in ("zip", "enumerate"):
+            if name == "enumerate" and len(node.args) != 1:
+                return None
+            found = [_exact_elements(ip, a, env) for a in node.args]
+            seqs = [q for q in found if q is not None]
+            if len(seqs) != len(found):
+                return None
+            if name == "enumerate":
+                return [make_tuple([const(i), e], None) for i, e in enumerate(seqs[0])]
+            n = min(len(q) for q in seqs)
+            return [make_tuple([q[i] for q in seqs], None) for i in range(n)]
+        if name != "len":
+            return None
+    v = ip.eval(node, env)
+    items = v.items
+    if items is None:
+        lists = v.of(ListObj)
+        if len(lists) != 1 or v.objs - {lists[0]} or not lists[0].exact or lists[0].elems is None:
+            return None
+        items = lists[0].elems
+    return list(items) if len(items) <= _UNROLL_COMP else None
+
+
+def _target_used(node) -> bool:
+    names = {n.id for n in ast.walk(node.generators[0].target) if isinstance(n, ast.Name)}
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node.elt))
+
+
+def _exact_comprehension(ip: Interp, node, env) -> V | None:
+    """`[nn.Linear(i, o) for i, o in zip(sizes[:-1], sizes[1:])]`: a comprehension over a known
+    sequence whose elements differ by its variable makes each element on its own, in order, so a
+    ModuleList of them knows which layer is where (joined, a forward's `if i < len(self.layers) - 1`
+    could not tell the last layer). Elements that do not use the variable stay one joined element."""
+    if not isinstance(node, (ast.ListComp, ast.GeneratorExp)) or len(node.generators) != 1:
+        return None
+    gen = node.generators[0]
+    if gen.ifs or gen.is_async or not _target_used(node) or not _pure(gen.iter):
+        return None
+    elems = _exact_elements(ip, gen.iter, env)
+    if elems is None:
+        return None
+    results: list[V] = []
+    ip.st.cond += 1
+    ip.st.cond_starts.append(ip.seq())
+    ip.st.cond_oids.append(next_oid())
+    try:
+        for e in elems:
+            e2 = dict(env)
+            ip.assign(gen.target, e, e2, node)
+            results.append(ip.eval(node.elt, e2))
+    finally:
+        ip.st.cond -= 1
+        ip.st.cond_starts.pop()
+        ip.st.cond_oids.pop()
+    lst = ListObj(None, Site(ip.st.sf, node))
+    lst.extend(results)
+    lst.exact = lst.elems is not None
+    return V(Kind.LIST, frozenset((lst,)), site=node)
+
+
 def comprehension(ip: Interp, node, env) -> V:
+    exact_v = _exact_comprehension(ip, node, env)
+    if exact_v is not None:
+        return exact_v
     cenv = dict(env)
     gens = node.generators
     results: list[V] = []
