@@ -1454,20 +1454,45 @@ def _refine_nonzero(test: ast.Compare, env: dict, arm: bool) -> None:
     if isinstance(left, ast.Constant):
         left, right = right, left
         op = {ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.GtE: ast.LtE, ast.LtE: ast.GtE}.get(type(op), type(op))()
-    if not (isinstance(left, ast.Name) and isinstance(right, ast.Constant)):
+    summed = _summed_name(left)
+    if not (isinstance(left, ast.Name) or summed is not None) or not isinstance(right, ast.Constant):
         return
     zero = right.value == 0 and not isinstance(right.value, bool)
     nonzero = (
-        zero
-        and (
-            (isinstance(op, ast.Eq) and not arm)
-            or (isinstance(op, (ast.NotEq, ast.Gt)) and arm)
-            or (isinstance(op, ast.LtE) and not arm)
+        (
+            zero
+            and (
+                (isinstance(op, ast.Eq) and not arm)
+                or (isinstance(op, (ast.NotEq, ast.Gt)) and arm)
+                or (isinstance(op, ast.LtE) and not arm)
+            )
         )
-    ) or (isinstance(op, ast.GtE) and arm and _positive_number(right.value))
-    v = env.get(left.id)
-    if nonzero and isinstance(v, V) and v.marks & Mark.ZERO:
-        env[left.id] = v.replace(facts=v.facts | Fact.POSITIVE)
+        or (isinstance(op, ast.GtE) and arm and _positive_number(right.value))
+        or (isinstance(op, ast.Lt) and not arm and _positive_number(right.value))
+    )
+    if not nonzero:
+        return
+    if summed is not None:
+        # `if torch.sum(gt_score) < 1: return ...`: from here on the tensor summed is not all zeros
+        v = env.get(summed)
+        if isinstance(v, V) and v.k & Kind.TENSOR:
+            env[summed] = v.replace(facts=v.facts | Fact.NONZERO)
+        return
+    if isinstance(left, ast.Name):
+        v = env.get(left.id)
+        if isinstance(v, V) and v.marks & Mark.ZERO:
+            env[left.id] = v.replace(facts=v.facts | Fact.POSITIVE)
+
+
+def _summed_name(e) -> str | None:
+    """`x` of `x.sum()` / `torch.sum(x)` (no other argument) when `x` is a name, else None."""
+    if not isinstance(e, ast.Call) or not isinstance(e.func, ast.Attribute) or e.func.attr != "sum" or e.keywords:
+        return None
+    if isinstance(e.func.value, ast.Name) and e.func.value.id in ("torch", "th"):
+        x = e.args[0] if len(e.args) == 1 else None
+    else:
+        x = e.func.value if not e.args else None
+    return x.id if isinstance(x, ast.Name) else None
 
 
 def _positive_number(c) -> bool:

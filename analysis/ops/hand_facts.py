@@ -417,9 +417,11 @@ SAME_SHAPE = (
     "logsigmoid",
     "detach",
 )
-# Reductions native_functions.yaml does not tag `reduction` (median, nanmean) or that are Python
-# (Tensor.norm, torch.norm in torch/functional.py).
-UNTAGGED_REDUCTIONS = ("median", "nanmean", "norm")
+# Reductions native_functions.yaml does not tag `reduction` (median, nanmean, and dot / vdot,
+# which take two 1-D tensors to a 0-dim one) or that are Python (Tensor.norm, torch.norm in
+# torch/functional.py).
+DOT_PRODUCTS = ("dot", "vdot")
+UNTAGGED_REDUCTIONS = ("median", "nanmean", "norm", *DOT_PRODUCTS)
 
 # Ops that take their new sizes as arguments (`view(2, -1)`: a -1 is solved from the total).
 RESHAPES = ("view", "reshape")

@@ -122,7 +122,12 @@ def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple
             # underflowed at once (a single probability is the divisor that can be 0)
             return first.marks & (Mark.LOGITS | Mark.EXP | Mark.SQUARES), Fact.POSITIVE
         m = first.marks & (Mark.ZERO | Mark.LOGITS | Mark.EXP | Mark.SQUARES | Mark.DENSE)
-        return m, first.facts & (Fact.POSITIVE | Fact.MASKED_ZERO)
+        facts = first.facts & (Fact.POSITIVE | Fact.MASKED_ZERO)
+        if first.facts & Fact.NONZERO:
+            # a tensor known not to be all zeros (`if mask.sum() == 0: return` above): a sum of
+            # non-negative values (a mask) is then > 0; of other values, not all zeros was summed
+            facts |= Fact.POSITIVE if first.marks & Mark.ZERO else Fact.NONZERO
+        return m, facts
     if op in T.ORDER_STATISTICS:
         return (first.marks & (Mark.ZERO | Mark.LOGITS)) if first is not None else 0, 0
     if op in T.BOUNDED:
