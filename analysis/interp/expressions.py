@@ -521,28 +521,37 @@ def _exact_comprehension(ip: Interp, node, env) -> V | None:
     if not isinstance(node, (ast.ListComp, ast.GeneratorExp)) or len(node.generators) != 1:
         return None
     gen = node.generators[0]
-    if gen.ifs or gen.is_async or not _target_used(node) or not _pure(gen.iter):
+    if gen.ifs or gen.is_async or not _pure(gen.iter) or not _target_used(node):
         return None
     elems = _exact_elements(ip, gen.iter, env)
     if elems is None:
         return None
     results: list[V] = []
-    ip.st.cond += 1
-    ip.st.cond_starts.append(ip.seq())
-    ip.st.cond_oids.append(next_oid())
-    try:
+
+    def run():
         for e in elems:
             e2 = dict(env)
             ip.assign(gen.target, e, e2, node)
             results.append(ip.eval(node.elt, e2))
-    finally:
-        ip.st.cond -= 1
-        ip.st.cond_starts.pop()
-        ip.st.cond_oids.pop()
+
+    _under_condition(ip, run)
     lst = ListObj(None, Site(ip.st.sf, node))
     lst.extend(results)
     lst.exact = lst.elems is not None
     return V(Kind.LIST, frozenset((lst,)), site=node)
+
+
+def _under_condition(ip: Interp, body) -> None:
+    """Run `body` as code that may not run (a comprehension's element: its sequence may be empty)."""
+    ip.st.cond += 1
+    ip.st.cond_starts.append(ip.seq())
+    ip.st.cond_oids.append(next_oid())
+    try:
+        body()
+    finally:
+        ip.st.cond -= 1
+        ip.st.cond_starts.pop()
+        ip.st.cond_oids.pop()
 
 
 def comprehension(ip: Interp, node, env) -> V:
@@ -598,15 +607,7 @@ def comprehension(ip: Interp, node, env) -> V:
             exact[0] = False
         run(i + 1, e2)
 
-    ip.st.cond += 1
-    ip.st.cond_starts.append(ip.seq())
-    ip.st.cond_oids.append(next_oid())
-    try:
-        run(0, cenv)
-    finally:
-        ip.st.cond -= 1
-        ip.st.cond_starts.pop()
-        ip.st.cond_oids.pop()
+    _under_condition(ip, lambda: run(0, cenv))
     site = Site(ip.st.sf, node)
     if isinstance(node, ast.DictComp):
         d = DictObj(site)

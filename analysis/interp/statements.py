@@ -13,6 +13,7 @@ import re
 from typing import cast
 
 from ..ops import torch_api as T
+from ..source import nodes
 from . import calls, flags, recording, settings
 from .containers import clear_list
 from .core import Interp
@@ -1454,7 +1455,8 @@ def _refine_nonzero(test: ast.Compare, env: dict, arm: bool) -> None:
     if isinstance(left, ast.Constant):
         left, right = right, left
         op = {ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.GtE: ast.LtE, ast.LtE: ast.GtE}.get(type(op), type(op))()
-    summed = _summed_name(left)
+    x = nodes.summed(left, whole=True)
+    summed = x.id if isinstance(x, ast.Name) else None
     if not (isinstance(left, ast.Name) or summed is not None) or not isinstance(right, ast.Constant):
         return
     zero = right.value == 0 and not isinstance(right.value, bool)
@@ -1482,17 +1484,6 @@ def _refine_nonzero(test: ast.Compare, env: dict, arm: bool) -> None:
         v = env.get(left.id)
         if isinstance(v, V) and v.marks & Mark.ZERO:
             env[left.id] = v.replace(facts=v.facts | Fact.POSITIVE)
-
-
-def _summed_name(e) -> str | None:
-    """`x` of `x.sum()` / `torch.sum(x)` (no other argument) when `x` is a name, else None."""
-    if not isinstance(e, ast.Call) or not isinstance(e.func, ast.Attribute) or e.func.attr != "sum" or e.keywords:
-        return None
-    if isinstance(e.func.value, ast.Name) and e.func.value.id in ("torch", "th"):
-        x = e.args[0] if len(e.args) == 1 else None
-    else:
-        x = e.func.value if not e.args else None
-    return x.id if isinstance(x, ast.Name) else None
 
 
 def _positive_number(c) -> bool:

@@ -35,3 +35,15 @@ def holds(tree: ast.AST, node: object) -> bool:
             if first is None or fstring or first <= line <= getattr(child, "end_lineno", line):
                 todo.append(child)
     return False
+
+
+def summed(e, whole: bool = False):
+    """`x` of `x.sum(...)` / `torch.sum(x, ...)`, else None; with `whole`, only of a sum over every
+    element (no dim or keyword)."""
+    if not isinstance(e, ast.Call) or not isinstance(e.func, ast.Attribute) or e.func.attr != "sum":
+        return None
+    if whole and e.keywords:
+        return None
+    if isinstance(e.func.value, ast.Name) and e.func.value.id in ("torch", "th"):
+        return e.args[0] if e.args and not (whole and len(e.args) > 1) else None
+    return None if whole and e.args else e.func.value

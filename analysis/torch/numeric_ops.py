@@ -15,6 +15,7 @@ from ..interp.objects import Obj, Site, TensorObj, storages
 from ..interp.trace import CONFIRMED, SUSPICIOUS, RiskRec
 from ..interp.values import EMPTY, NOCONST, NONE, Fact, Kind, Mark, V, requires_grad
 from ..ops import torch_api as T
+from ..source import nodes
 from . import numerics as N
 
 _UNSAFE_CALLS = T.LOGS | T.ROOTS
@@ -399,15 +400,6 @@ def _data_weights(den: V) -> bool:
     return not requires_grad(den) or (not den.top and not den.org and all(getattr(u, "arg", False) for u in den.weak))
 
 
-def _summed(e):
-    """`x` of `x.sum(...)` / `torch.sum(x, ...)`, else None."""
-    if not isinstance(e, ast.Call) or not isinstance(e.func, ast.Attribute) or e.func.attr != "sum":
-        return None
-    if isinstance(e.func.value, ast.Name) and e.func.value.id in ("torch", "th"):
-        return e.args[0] if e.args else None
-    return e.func.value
-
-
 def _factors(e) -> list:
     if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mult):
         return _factors(e.left) + _factors(e.right)
@@ -435,10 +427,10 @@ def _weighted_mean(node) -> bool:
     of f weighted by m."""
     if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Div):
         return False
-    m = _summed(node.right)
+    m = nodes.summed(node.right)
     if m is None:
         return False
-    inner = _summed(node.left)
+    inner = nodes.summed(node.left)
     factors = _factors(inner) if inner is not None else _dotted(node.left)
     if not factors:
         return False
