@@ -146,3 +146,22 @@ def test_an_agent_whose_loop_is_in_its_importer_shows_what_the_loop_proves(tmp_p
     got = _check(root, "agent.py")
     assert [(f.code, f.confidence, f.span.path) for f in got.findings] == [("GA201", "confirmed", "agent.py")]
     assert "GA201" not in {f.code for f in _check(root, "agent.py", "main.py").findings if f.span.path == "main.py"}
+
+
+def test_a_checkout_beside_the_file_is_another_project(tmp_path, monkeypatch):
+    # a working folder of clones, none of them with a marker the checked file's folder shares: the
+    # folder is the project (the working folder), but another clone's files are not searched
+    from gradaudit.analysis.check.drivers import project_files
+
+    for rel, text in {"work/losses.py": LOSSES, "work/train.py": TRAIN.replace("pkg.losses", "losses")}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    clone = tmp_path / "work" / "other"
+    (clone / ".git").mkdir(parents=True)
+    (clone / "train.py").write_text(TRAIN.replace("pkg.losses", "losses"))
+    work = str(tmp_path / "work")
+    monkeypatch.chdir(work)
+    assert project_root(os.path.join(work, "losses.py")) == work
+    assert sorted(os.path.relpath(f, work) for f in project_files(work, Config())) == ["losses.py", "train.py"]
+    # a folder check still covers the clone: only the driver search leaves it out
+    assert len(discover([work])[0]) == 3

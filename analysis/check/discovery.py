@@ -39,9 +39,10 @@ def _is_env(path: str) -> bool:
     )
 
 
-def discover(paths, config=None) -> tuple[list[str], list]:
+def discover(paths, config=None, nested_repos: bool = True) -> tuple[list[str], list]:
     """(files, problems): Python files and Jupyter notebooks under `paths` in a stable order, and what could not be
-    looked at (problems.Problem: a path that does not exist, a symlink loop, an unreadable folder)."""
+    looked at (problems.Problem: a path that does not exist, a symlink loop, an unreadable folder). Without
+    `nested_repos`, folders below a given one that hold their own `.git` (other checkouts) are skipped."""
     from .problems import Problem
 
     files, problems, seen = [], [], set()
@@ -68,6 +69,7 @@ def discover(paths, config=None) -> tuple[list[str], list]:
                     if d not in SKIP_DIRS
                     and not d.endswith(".egg-info")
                     and not _is_env(os.path.join(dirpath, d))
+                    and (nested_repos or not os.path.exists(os.path.join(dirpath, d, ".git")))
                     and not (config is not None and config.excluded(os.path.join(dirpath, d) + "/"))
                     and not (ignore is not None and ignore.ignored(os.path.join(dirpath, d), True))
                 )

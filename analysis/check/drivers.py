@@ -49,10 +49,12 @@ def project_root(path: str, cwd: str | None = None) -> str | None:
 
 def project_files(root: str, config) -> list[str]:
     """The Python files of the project at `root` a check would see (discovery.py, `config`'s
-    excludes), none when there are more than MAX_FILES."""
+    excludes), none when there are more than MAX_FILES. A checkout inside it (a folder with its own
+    `.git`, as in a working folder of several clones) is another project: its files import nothing
+    of this one, and reading them made a one-file check in such a folder cost twice its analysis."""
     from .discovery import discover
 
-    found, _ = discover([root], config)
+    found, _ = discover([root], config, nested_repos=False)
     return found if len(found) <= MAX_FILES else []
 
 
