@@ -720,6 +720,10 @@ def set_item(ip: Interp, recv: V, index: V, value: V, stmt, target, env):
                 o.set(key, value if key is None else join(o.keys.get(key), value) if ip.st.cond else value)
             else:
                 o.set(key, value)
+            msem = objects.get(type(o.modules_of))
+            if msem is not None and msem.setattr is not None and isinstance(key, str):
+                # `model._modules["fc"] = head`: the module's child is replaced
+                msem.setattr(ip, o.modules_of, key, value, stmt, target)
     if recv.k & Kind.TENSOR or any(isinstance(o, STORAGE) for o in recv.objs):
         out = ip.sem.tensors.inplace(ip, recv, value, stmt, stmt, op="setitem", target_node=target.value)
         if (

@@ -469,7 +469,7 @@ class ListObj(Obj):
 
 
 class DictObj(Obj):
-    __slots__ = ("keys", "rest", "site", "state_of")
+    __slots__ = ("keys", "modules_of", "rest", "site", "state_of")
 
     def __init__(self, site=None):
         super().__init__()
@@ -477,6 +477,7 @@ class DictObj(Obj):
         self.rest = None  # values under unknown keys
         self.site = site
         self.state_of = None  # the module whose `state_dict()` this is
+        self.modules_of = None  # the module whose `_modules` this is: a store registers a child
 
     def set(self, key, v: V):
         if key is None:

@@ -64,6 +64,15 @@ def module_attr(ip: Core, m: ModuleObj, attr, node) -> V:
             return v
     if attr == "training":
         return const(m.training) if isinstance(m.training, bool) else V(Kind.NUMBER, unk=False)
+    if attr == "_modules":
+        # the registry of children itself (`for name, layer in vgg._modules.items(): x = layer(x)`,
+        # `model._modules["fc"] = nn.Linear(...)`): its children in registration order
+        d = DictObj(Site(ip.st.sf, node))
+        for k, c in m.children.items():
+            if isinstance(c, ModuleObj):
+                d.keys[k] = module_value(c)
+        d.modules_of = m
+        return V(Kind.DICT, frozenset((d,)))
     if attr in ("module", "_orig_mod") and m.lib is None:
         # DDP(model).module, torch.compile(model)._orig_mod: the wrappers pass the model through,
         # whether a torch container or a class of the project (which defines no such attribute:
