@@ -97,7 +97,7 @@ def test_graph_section_draws_every_step(examples_md):
     assert '-.-x|"cut: .detach() line 77"|' in graph
     assert "model.layer_proj" in graph and "(not optimized)" in graph
     # the frozen encoder of project/train.py is marked frozen in the text and the flowchart
-    assert "module `model.encoder` (at least 4 parameters): reached by the loss; frozen" in graph  # a loop of layers
+    assert "module `model.encoder` (at least 8 parameters): reached by the loss; frozen" in graph  # 2 blocks
     assert re.search(r"class s\d+_m\d+ frozen", graph)
     # the optimizer's groups and the order of one iteration
     assert "group 0 (lr): the parameters of `model.encoder.body` — all frozen" in graph

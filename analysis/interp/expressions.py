@@ -508,6 +508,15 @@ def _exact_elements(ip: Interp, node, env) -> list | None:
     return list(items) if len(items) <= _UNROLL_COMP else None
 
 
+def known_sequence(ip: Interp, node, env) -> list | None:
+    """The elements of `range(2)`, `enumerate(range(n))`, `zip(...)` of those, one by one in order,
+    when `node` is such a call of constant bounds (at most _UNROLL_COMP elements) and evaluating it
+    has no effect; else None."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and _pure(node)):
+        return None
+    return _exact_elements(ip, node, env)
+
+
 def _target_used(node) -> bool:
     names = {n.id for n in ast.walk(node.generators[0].target) if isinstance(n, ast.Name)}
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node.elt))

@@ -17,7 +17,7 @@ from ..source import nodes
 from . import calls, flags, recording, settings
 from .containers import clear_list
 from .core import Interp
-from .expressions import BUILTINS, STAR, truth
+from .expressions import BUILTINS, STAR, known_sequence, truth
 from .frames import Frame, Split, trains
 from .loop_facts import attr_key, carried, counter_like, rebound
 from .objects import (
@@ -509,6 +509,8 @@ def _s_for(ip: Interp, stmt, env):
     elems = _layer_elements(ip, stmt.iter, env)
     if elems is None:
         elems = _layer_indices(ip, stmt, env)
+    if elems is None:
+        elems = _counted(ip, stmt, env)
     if elems is not None:
         return _run_unrolled(ip, stmt, env, elems)
     it = ip.eval(stmt.iter, env)
@@ -565,6 +567,31 @@ def _layer_elements(ip: Interp, node, env) -> list | None:
     if isinstance(node, (ast.Attribute, ast.Name, ast.Subscript)):
         return _layers_of(ip, node, env)[0]
     return None
+
+
+def _counted(ip: Interp, stmt, env) -> list | None:
+    """`for _ in range(2): self.blocks.append(Block(c))` in a module's method: one
+    iteration per element of a short constant range (expressions.known_sequence), so each
+    iteration's objects are their own (two blocks, the second run after the first), not one
+    joined block."""
+    frame = ip.st.stack[-1]
+    if frame.func is None or frame.self_v is None or not frame.self_v.of(ModuleObj) or not _constructs(stmt):
+        return None  # only where a module builds its layers: elsewhere the joined loop is cheaper
+    if trains(ip.st.sf, frame.func.node):
+        return None
+    elems = known_sequence(ip, stmt.iter, env)
+    return elems if elems is not None and len(elems) > 1 else None
+
+
+def _constructs(stmt) -> bool:
+    """A loop body calling what its name says is a class (`Block(c)`, `nn.Linear(a, b)`)."""
+    for n in ast.walk(stmt):
+        if isinstance(n, ast.Call):
+            f = n.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            if name[:1].isupper():
+                return True
+    return False
 
 
 def _constant_elements(ip: Interp, it: V) -> list | None:

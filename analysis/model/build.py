@@ -466,6 +466,10 @@ class Builder:
                         and not (_detached_in_place(site) and s.op in T.SAVES_OUTPUT)
                     ):
                         hits.append(M.InplaceHit(self.span(site), self.span(s.site), s.op))
+                        # `out += x; out = relu_(out)`: the later changes of a tensor already
+                        # changed are not defects of their own (the first, written out of place,
+                        # leaves them a fresh tensor to change)
+                        break
         return hits
 
     def unit_inplace(self, trace: Trace) -> tuple[tuple[M.InplaceHit, str], ...]:
