@@ -137,7 +137,7 @@ def _e_name(ip: Interp, node, env):
 
 def _e_attr(ip: Interp, node, env):
     recv = ip.eval(node.value, env)
-    return ip.get_attr(recv, node.attr, node, env)
+    return graph_read(ip, node, env, ip.get_attr(recv, node.attr, node, env))
 
 
 def _e_call(ip: Interp, node, env):
@@ -151,7 +151,7 @@ def _e_call(ip: Interp, node, env):
             return ip.call_qualified(f"{recv.const}.{func.attr}", args, kwargs, node, env)
         out = ip.call_method(recv, func.attr, args, kwargs, node, env)
         if func.attr == "backward" and not node.args and not recv.org and not recv.saves:
-            _backpropagated(func.value, env)
+            _backpropagated(ip, func.value, env)
         elif (
             func.attr == "backward"
             and len(node.args) == 1
@@ -162,23 +162,56 @@ def _e_call(ip: Interp, node, env):
             and not args[0].org
             and not args[0].saves
         ):
-            _backpropagated(node.args[0], env)  # `accelerator.backward(loss)`, `engine.backward(loss)`
+            _backpropagated(ip, node.args[0], env)  # `accelerator.backward(loss)`, `engine.backward(loss)`
         return out
     fv = ip.eval(func, env)
     return ip.call_value(fv, args, kwargs, node, env)
 
 
-def _backpropagated(target, env) -> None:
+def _backpropagated(ip: Interp, target, env) -> None:
     """`loss.backward()` / `out["loss"].backward()` of a value the engine did not see being made:
     torch raises unless it is a tensor with a graph, so the name it was read from holds one from
-    here on (a history appended to a list stays alive with it, GA303)."""
+    here on (a history appended to a list stays alive with it, GA303), and so does the part read
+    again (`meter.update(out["loss"])`, see graph_read)."""
+    part = target
     k, mark = Kind.TENSOR, Mark.GRAPH  # the name itself is the tensor, or it holds one
     while isinstance(target, (ast.Subscript, ast.Attribute)):
         target, k, mark = target.value, 0, Mark.HOLDS_GRAPH
     if env is not None and isinstance(target, ast.Name) and isinstance(v := env.get(target.id), V):
         # and it requires grad, whatever the engine made of it (an abstract forward it could not run)
         facts = v.facts & ~Fact.NOGRAD if mark == Mark.GRAPH else v.facts
-        env[target.id] = v.replace(k=v.k | k, marks=v.marks | mark, facts=facts)
+        new = env[target.id] = v.replace(k=v.k | k, marks=v.marks | mark, facts=facts)
+        if part is not target and _constant_path(part):
+            reads = ip.st.stack[-1].graph_reads
+            old = reads.get(target.id)
+            paths = old[1] if old is not None and old[0] is v else frozenset()
+            reads[target.id] = (new, paths | {ast.unparse(part)})
+
+
+def _constant_path(node) -> bool:
+    """`out["loss"]`, `outputs.loss`, `out["losses"][0]`: a name's part by constant keys only."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Constant):
+            return False
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def graph_read(ip: Interp, node, env, out: V) -> V:
+    """`out["loss"]` read after `out["loss"].backward()`, `out` not rebound since: a tensor with a
+    graph, whatever the engine made of it."""
+    reads = ip.st.stack[-1].graph_reads
+    if not reads or env is None:
+        return out
+    root = node
+    while isinstance(root, (ast.Subscript, ast.Attribute)):
+        root = root.value
+    if not isinstance(root, ast.Name) or root.id not in reads:
+        return out
+    v, paths = reads[root.id]
+    if env.get(root.id) is not v or not _constant_path(node) or ast.unparse(node) not in paths:
+        return out
+    return out.replace(k=out.k | Kind.TENSOR, marks=out.marks | Mark.GRAPH, facts=out.facts & ~Fact.NOGRAD)
 
 
 def eval_args(ip: Interp, node, env):
@@ -336,7 +369,7 @@ def _e_subscript(ip: Interp, node, env):
         return ip.eval(node.value.elts[node.slice.value], env)
     recv = ip.eval(node.value, env)
     index = ip.eval(node.slice, env)
-    return ip.get_item(recv, index, node, env)
+    return graph_read(ip, node, env, ip.get_item(recv, index, node, env))
 
 
 def _e_tuple(ip: Interp, node, env):

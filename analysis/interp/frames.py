@@ -59,6 +59,7 @@ class Frame:
         "closure",
         "cls",
         "func",
+        "graph_reads",
         "guards",
         "label",
         "loops",
@@ -93,3 +94,6 @@ class Frame:
         # iter % opt.aiter == 0:` to make `outputs_adv`, and again to use it) -> (the context it ran
         # in, its line, name -> (the joined value, the true arm's, the false arm's)), the latest last
         self.guards: dict[str, tuple] = {}
+        # name -> (its value once backward() ran on a part of it, those parts' source texts):
+        # after `out["loss"].backward()`, `out["loss"]` read again is a tensor with a graph
+        self.graph_reads: dict[str, tuple[V, frozenset[str]]] = {}

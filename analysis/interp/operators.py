@@ -13,9 +13,17 @@ from .values import EMPTY, NOCONST, Kind, Mark, V, const, flow_of, make_tuple
 _FOLD_MAX = 100_000  # a constant longer than this is not built (`"a" * 10**10` would take 10 GB)
 
 
+# arithmetic whose result of a tensor with a graph has a graph too (not `//`, comparisons, bit ops)
+_GRAPH_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.MatMult)
+
+
 def binop(ip: Core, op, left: V, right: V, node) -> V:
     if left.k & Kind.TENSOR or right.k & Kind.TENSOR:
-        return ip.sem.tensors.binop(ip, op, left, right, node)
+        out = ip.sem.tensors.binop(ip, op, left, right, node)
+        if (left.marks | right.marks) & Mark.GRAPH and isinstance(op, _GRAPH_OPS) and out.k & Kind.TENSOR:
+            # `self.sum += val * n` of a loss backward() ran on: what it makes has that graph too
+            out = out.replace(marks=out.marks | Mark.GRAPH)
+        return out
     lc, rc = left.const, right.const
     if lc is not NOCONST and rc is not NOCONST:
         try:

@@ -106,8 +106,9 @@ def make_cut(ip, kind, v: V, node, detail, receiver=None, site=None, result_k=No
     k = result_k if result_k is not None else v.k
     # whatever went in, what comes out requires no grad (and so can hide no unseen gradient)
     facts = v.facts | Fact.NOGRAD
+    marks = v.marks & ~(Mark.GRAPH | Mark.HOLDS_GRAPH)  # a backpropagated loss's `.detach()` holds no graph
     if not v.carries:
-        return v.replace(k=k, site=node, items=None, const=NOCONST, unk=False, facts=facts, terms=EMPTY)
+        return v.replace(k=k, site=node, items=None, const=NOCONST, unk=False, facts=facts, terms=EMPTY, marks=marks)
     cut = Cut(kind, site or Site(ip.st.sf, node), v.org, v.weak, detail, receiver)
     cut.top = v.top
     cut.terms = v.terms
@@ -124,6 +125,7 @@ def make_cut(ip, kind, v: V, node, detail, receiver=None, site=None, result_k=No
         unk=False,
         facts=facts,
         terms=EMPTY,
+        marks=marks,
     )
 
 
