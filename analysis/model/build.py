@@ -579,6 +579,7 @@ class Builder:
             nonscalar=bool(loss.facts & Fact.UNREDUCED) or shapes.nonscalar(loss.shape),
             scaled=bool(loss.marks & Mark.SCALED),
             stale=tuple(self.stale(s) for s in stale),
+            stepped_saves=self.stepped_saves(rec),
             loops=_loops(rec.ctx),
             entry="script" if rec.ctx[:1] == (("root", 1),) else "function",
             in_eval=self.params(rec.in_eval),
@@ -586,6 +587,23 @@ class Builder:
             if isinstance(loss.unk, Site) and hasattr(loss.unk.node, "lineno")
             else None,
         )
+
+    def stepped_saves(self, rec: BackwardRec) -> tuple[M.SteppedSave, ...]:
+        """The parameters the loss's graph saved that were changed in place after the save and
+        before this backward (a GAN's D scored G's output, then D's step(), then G's backward):
+        the first change of each, on a path that can run with the backward."""
+        out: dict = {}
+        path = tuple(rec.event.path) if rec.event is not None else ()
+        for s in sorted(rec.loss.saves, key=_save_order):
+            u = s.storage
+            if not s.certain or not isinstance(u, Unit) or u.kind != Unit.PARAM or u in out:
+                continue
+            now = rec.versions.get(s, u.version)
+            for version, site, bpath, _ in u.bumps:
+                if s.version < version <= now and not _arms_exclusive(path, bpath):
+                    out[u] = M.SteppedSave(self.span(site), self.span(s.site), self.param(u))
+                    break
+        return tuple(out.values())
 
     def stale(self, s: StaleUse) -> M.Stale:
         kind, by, earlier, modified, save, carry = s

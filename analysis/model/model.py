@@ -209,6 +209,16 @@ class InplaceHit:
 
 
 @dataclass(frozen=True, slots=True)
+class SteppedSave:
+    """A parameter the loss's graph saved, changed in place after the save and before the backward
+    (by an optimizer's step(), or a write to the parameter): torch raises at that backward."""
+
+    span: Span  # the change (the `.step()` call)
+    op_span: Span  # the op that saved the parameter
+    param: Param
+
+
+@dataclass(frozen=True, slots=True)
 class Reason:
     """Something of a training step the engine did not understand, and why (coverage.py)."""
 
@@ -266,6 +276,7 @@ class Step:
     nonscalar: bool = False  # the loss is certainly not a single element (shape or reduction='none')
     scaled: bool = False  # the loss is divided by a count or scaled by a constant on some path
     stale: tuple[Stale, ...] = ()
+    stepped_saves: tuple[SteppedSave, ...] = ()
     loops: tuple[int, ...] = ()  # iteration keys of the enclosing loop iterations, outermost first
     # 'script': reached when the file runs as a script (top level or from `__main__`);
     # 'function': only in a function nothing in the file calls (run on unknown arguments)

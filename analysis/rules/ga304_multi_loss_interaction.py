@@ -78,6 +78,36 @@ def _findings(ctx: RuleContext) -> list[Finding]:
                 and other.key in st.by_stepped
                 and not set(st.by_stepped) & set(step.stepped)
             ]
+            # (d) the other optimizer's step() changed, between this loss's forward and its backward,
+            # parameters its graph saved (D scored G's output, then D stepped, then G's backward)
+            steps = {e.span for e in steps_of(step.events, other.key)}
+            changed = [c for c in step.stepped_saves if c.param in theirs and c.span in steps]
+            if changed and not reuse and not dirty and not freed:
+                # the other model scored this one's output (D(G(z)) in G's loss): not a shared encoder
+                scored = next(
+                    (
+                        c
+                        for c in sorted(model.crossings, key=lambda c: c.seq)
+                        if c.loops == step.loops and c.seq < bw.seq and c.own & theirs and c.foreign & mine and c.span
+                    ),
+                    None,
+                )
+                if scored is not None and scored.span is not None:
+                    out.append(
+                        RULE.finding(
+                            changed[0].span,
+                            f"{describe(theirs)}, which {name_of(other)} trains, reach `{step.loss}` through a graph "
+                            f"built before {call_of(other, 'step')} changed them in place: `{step.loss}.backward()` "
+                            'raises "one of the variables needed for gradient computation has been modified by an '
+                            'inplace operation"; step after both backward() calls, or compute this loss after the step',
+                            params=names(theirs),
+                            related=(
+                                Related(scored.span, f"`{step.loss}` goes through {name_of(other)}'s model here"),
+                                Related(step.span, f"`{step.loss}.backward()`"),
+                            ),
+                        )
+                    )
+                continue
             if not reuse and not dirty and not freed:
                 continue
             # the adversarial structure: a model this loss's optimizer trains, applied to the other's output

@@ -1279,6 +1279,31 @@ def _analysis_model_model_InplaceHit(_d, _f):
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__, '__getstate__': __getstate__, '__setstate__': __setstate__}
 
 
+def _analysis_model_model_SteppedSave(_d, _f):
+    def __init__(self, span, op_span, param):
+        _set(self, 'span', span)
+        _set(self, 'op_span', op_span)
+        _set(self, 'param', param)
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(span={self.span!r}, op_span={self.op_span!r}, param={self.param!r})"
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.span,self.op_span,self.param,) == (other.span,other.op_span,other.param,)
+        return NotImplemented
+    def __hash__(self):
+        return hash((self.span,self.op_span,self.param,))
+    def __setattr__(self, name, value):
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+    def __delattr__(self, name):
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+    def __getstate__(self):
+        return [self.span, self.op_span, self.param]
+    def __setstate__(self, state):
+        for name, value in zip(('span', 'op_span', 'param'), state):
+            _set(self, name, value)
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__, '__getstate__': __getstate__, '__setstate__': __setstate__}
+
+
 def _analysis_model_model_Reason(_d, _f):
     def __init__(self, what, why, detail, span=_d[0], budget=_d[1]):
         _set(self, 'what', what)
@@ -1333,7 +1358,7 @@ def _analysis_model_model_MissedStep(_d, _f):
 
 
 def _analysis_model_model_Step(_d, _f):
-    def __init__(self, span, kind, function, loss, loss_span, reached, reached_weak, top, cuts, optimizers, stepped, trained, trained_known, frozen, maybe_frozen, unfrozen_later, inputs, inplace, events, loop, fresh=_d[0], nograd=_d[1], seq=_d[2], iteration=_d[3], co_reached=_d[4], unseen=_d[5], requires_no_grad=_d[6], retain=_d[7], retain_span=_d[8], gradient=_d[9], nonscalar=_d[10], scaled=_d[11], stale=_d[12], loops=_d[13], entry=_d[14], in_eval=_d[15], unseen_span=_d[16], not_understood=_d[17]):
+    def __init__(self, span, kind, function, loss, loss_span, reached, reached_weak, top, cuts, optimizers, stepped, trained, trained_known, frozen, maybe_frozen, unfrozen_later, inputs, inplace, events, loop, fresh=_d[0], nograd=_d[1], seq=_d[2], iteration=_d[3], co_reached=_d[4], unseen=_d[5], requires_no_grad=_d[6], retain=_d[7], retain_span=_d[8], gradient=_d[9], nonscalar=_d[10], scaled=_d[11], stale=_d[12], stepped_saves=_d[13], loops=_d[14], entry=_d[15], in_eval=_d[16], unseen_span=_d[17], not_understood=_d[18]):
         _set(self, 'span', span)
         _set(self, 'kind', kind)
         _set(self, 'function', function)
@@ -1367,27 +1392,28 @@ def _analysis_model_model_Step(_d, _f):
         _set(self, 'nonscalar', nonscalar)
         _set(self, 'scaled', scaled)
         _set(self, 'stale', stale)
+        _set(self, 'stepped_saves', stepped_saves)
         _set(self, 'loops', loops)
         _set(self, 'entry', entry)
         _set(self, 'in_eval', in_eval)
         _set(self, 'unseen_span', unseen_span)
         _set(self, 'not_understood', not_understood)
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(span={self.span!r}, kind={self.kind!r}, function={self.function!r}, loss={self.loss!r}, loss_span={self.loss_span!r}, reached={self.reached!r}, reached_weak={self.reached_weak!r}, top={self.top!r}, cuts={self.cuts!r}, optimizers={self.optimizers!r}, stepped={self.stepped!r}, trained={self.trained!r}, trained_known={self.trained_known!r}, frozen={self.frozen!r}, maybe_frozen={self.maybe_frozen!r}, unfrozen_later={self.unfrozen_later!r}, inputs={self.inputs!r}, inplace={self.inplace!r}, events={self.events!r}, loop={self.loop!r}, fresh={self.fresh!r}, nograd={self.nograd!r}, seq={self.seq!r}, iteration={self.iteration!r}, co_reached={self.co_reached!r}, unseen={self.unseen!r}, requires_no_grad={self.requires_no_grad!r}, retain={self.retain!r}, retain_span={self.retain_span!r}, gradient={self.gradient!r}, nonscalar={self.nonscalar!r}, scaled={self.scaled!r}, stale={self.stale!r}, loops={self.loops!r}, entry={self.entry!r}, in_eval={self.in_eval!r}, unseen_span={self.unseen_span!r}, not_understood={self.not_understood!r})"
+        return f"{self.__class__.__qualname__}(span={self.span!r}, kind={self.kind!r}, function={self.function!r}, loss={self.loss!r}, loss_span={self.loss_span!r}, reached={self.reached!r}, reached_weak={self.reached_weak!r}, top={self.top!r}, cuts={self.cuts!r}, optimizers={self.optimizers!r}, stepped={self.stepped!r}, trained={self.trained!r}, trained_known={self.trained_known!r}, frozen={self.frozen!r}, maybe_frozen={self.maybe_frozen!r}, unfrozen_later={self.unfrozen_later!r}, inputs={self.inputs!r}, inplace={self.inplace!r}, events={self.events!r}, loop={self.loop!r}, fresh={self.fresh!r}, nograd={self.nograd!r}, seq={self.seq!r}, iteration={self.iteration!r}, co_reached={self.co_reached!r}, unseen={self.unseen!r}, requires_no_grad={self.requires_no_grad!r}, retain={self.retain!r}, retain_span={self.retain_span!r}, gradient={self.gradient!r}, nonscalar={self.nonscalar!r}, scaled={self.scaled!r}, stale={self.stale!r}, stepped_saves={self.stepped_saves!r}, loops={self.loops!r}, entry={self.entry!r}, in_eval={self.in_eval!r}, unseen_span={self.unseen_span!r}, not_understood={self.not_understood!r})"
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.span,self.kind,self.function,self.loss,self.loss_span,self.reached,self.reached_weak,self.top,self.cuts,self.optimizers,self.stepped,self.trained,self.trained_known,self.frozen,self.maybe_frozen,self.unfrozen_later,self.inputs,self.inplace,self.events,self.loop,self.fresh,self.nograd,self.seq,self.iteration,self.co_reached,self.unseen,self.requires_no_grad,self.retain,self.retain_span,self.gradient,self.nonscalar,self.scaled,self.stale,self.loops,self.entry,self.in_eval,self.unseen_span,self.not_understood,) == (other.span,other.kind,other.function,other.loss,other.loss_span,other.reached,other.reached_weak,other.top,other.cuts,other.optimizers,other.stepped,other.trained,other.trained_known,other.frozen,other.maybe_frozen,other.unfrozen_later,other.inputs,other.inplace,other.events,other.loop,other.fresh,other.nograd,other.seq,other.iteration,other.co_reached,other.unseen,other.requires_no_grad,other.retain,other.retain_span,other.gradient,other.nonscalar,other.scaled,other.stale,other.loops,other.entry,other.in_eval,other.unseen_span,other.not_understood,)
+            return (self.span,self.kind,self.function,self.loss,self.loss_span,self.reached,self.reached_weak,self.top,self.cuts,self.optimizers,self.stepped,self.trained,self.trained_known,self.frozen,self.maybe_frozen,self.unfrozen_later,self.inputs,self.inplace,self.events,self.loop,self.fresh,self.nograd,self.seq,self.iteration,self.co_reached,self.unseen,self.requires_no_grad,self.retain,self.retain_span,self.gradient,self.nonscalar,self.scaled,self.stale,self.stepped_saves,self.loops,self.entry,self.in_eval,self.unseen_span,self.not_understood,) == (other.span,other.kind,other.function,other.loss,other.loss_span,other.reached,other.reached_weak,other.top,other.cuts,other.optimizers,other.stepped,other.trained,other.trained_known,other.frozen,other.maybe_frozen,other.unfrozen_later,other.inputs,other.inplace,other.events,other.loop,other.fresh,other.nograd,other.seq,other.iteration,other.co_reached,other.unseen,other.requires_no_grad,other.retain,other.retain_span,other.gradient,other.nonscalar,other.scaled,other.stale,other.stepped_saves,other.loops,other.entry,other.in_eval,other.unseen_span,other.not_understood,)
         return NotImplemented
     def __hash__(self):
-        return hash((self.span,self.kind,self.function,self.loss,self.loss_span,self.reached,self.reached_weak,self.top,self.cuts,self.optimizers,self.stepped,self.trained,self.trained_known,self.frozen,self.maybe_frozen,self.unfrozen_later,self.inputs,self.inplace,self.events,self.loop,self.fresh,self.nograd,self.seq,self.iteration,self.co_reached,self.unseen,self.requires_no_grad,self.retain,self.retain_span,self.gradient,self.nonscalar,self.scaled,self.stale,self.loops,self.entry,self.in_eval,self.unseen_span,self.not_understood,))
+        return hash((self.span,self.kind,self.function,self.loss,self.loss_span,self.reached,self.reached_weak,self.top,self.cuts,self.optimizers,self.stepped,self.trained,self.trained_known,self.frozen,self.maybe_frozen,self.unfrozen_later,self.inputs,self.inplace,self.events,self.loop,self.fresh,self.nograd,self.seq,self.iteration,self.co_reached,self.unseen,self.requires_no_grad,self.retain,self.retain_span,self.gradient,self.nonscalar,self.scaled,self.stale,self.stepped_saves,self.loops,self.entry,self.in_eval,self.unseen_span,self.not_understood,))
     def __setattr__(self, name, value):
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
     def __delattr__(self, name):
         raise FrozenInstanceError(f"cannot delete field {name!r}")
     def __getstate__(self):
-        return [self.span, self.kind, self.function, self.loss, self.loss_span, self.reached, self.reached_weak, self.top, self.cuts, self.optimizers, self.stepped, self.trained, self.trained_known, self.frozen, self.maybe_frozen, self.unfrozen_later, self.inputs, self.inplace, self.events, self.loop, self.fresh, self.nograd, self.seq, self.iteration, self.co_reached, self.unseen, self.requires_no_grad, self.retain, self.retain_span, self.gradient, self.nonscalar, self.scaled, self.stale, self.loops, self.entry, self.in_eval, self.unseen_span, self.not_understood]
+        return [self.span, self.kind, self.function, self.loss, self.loss_span, self.reached, self.reached_weak, self.top, self.cuts, self.optimizers, self.stepped, self.trained, self.trained_known, self.frozen, self.maybe_frozen, self.unfrozen_later, self.inputs, self.inplace, self.events, self.loop, self.fresh, self.nograd, self.seq, self.iteration, self.co_reached, self.unseen, self.requires_no_grad, self.retain, self.retain_span, self.gradient, self.nonscalar, self.scaled, self.stale, self.stepped_saves, self.loops, self.entry, self.in_eval, self.unseen_span, self.not_understood]
     def __setstate__(self, state):
-        for name, value in zip(('span', 'kind', 'function', 'loss', 'loss_span', 'reached', 'reached_weak', 'top', 'cuts', 'optimizers', 'stepped', 'trained', 'trained_known', 'frozen', 'maybe_frozen', 'unfrozen_later', 'inputs', 'inplace', 'events', 'loop', 'fresh', 'nograd', 'seq', 'iteration', 'co_reached', 'unseen', 'requires_no_grad', 'retain', 'retain_span', 'gradient', 'nonscalar', 'scaled', 'stale', 'loops', 'entry', 'in_eval', 'unseen_span', 'not_understood'), state):
+        for name, value in zip(('span', 'kind', 'function', 'loss', 'loss_span', 'reached', 'reached_weak', 'top', 'cuts', 'optimizers', 'stepped', 'trained', 'trained_known', 'frozen', 'maybe_frozen', 'unfrozen_later', 'inputs', 'inplace', 'events', 'loop', 'fresh', 'nograd', 'seq', 'iteration', 'co_reached', 'unseen', 'requires_no_grad', 'retain', 'retain_span', 'gradient', 'nonscalar', 'scaled', 'stale', 'stepped_saves', 'loops', 'entry', 'in_eval', 'unseen_span', 'not_understood'), state):
             _set(self, name, value)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__, '__getstate__': __getstate__, '__setstate__': __setstate__}
 
@@ -2318,9 +2344,10 @@ CLASSES = {
     'gradaudit.analysis.model.model.NonLeaf': ((True, True, True, False, False, (('span', '', True, True, None), ('stmt', '', True, True, None), ('params', '', True, True, None), ('use', '', True, True, None))), _analysis_model_model_NonLeaf),
     'gradaudit.analysis.model.model.GradRead': ((True, True, True, False, False, (('span', '', True, True, None), ('stmt', '', True, True, None), ('params', '', True, True, None), ('loops', '', True, True, None), ('made', 'd', True, True, None))), _analysis_model_model_GradRead),
     'gradaudit.analysis.model.model.InplaceHit': ((True, True, True, False, False, (('span', '', True, True, None), ('op_span', '', True, True, None), ('op', '', True, True, None))), _analysis_model_model_InplaceHit),
+    'gradaudit.analysis.model.model.SteppedSave': ((True, True, True, False, False, (('span', '', True, True, None), ('op_span', '', True, True, None), ('param', '', True, True, None))), _analysis_model_model_SteppedSave),
     'gradaudit.analysis.model.model.Reason': ((True, True, True, False, False, (('what', '', True, True, None), ('why', '', True, True, None), ('detail', '', True, True, None), ('span', 'd', True, True, None), ('budget', 'd', True, True, None))), _analysis_model_model_Reason),
     'gradaudit.analysis.model.model.MissedStep': ((True, True, True, False, False, (('span', '', True, True, None), ('function', '', True, True, None), ('loss', '', True, True, None), ('reasons', '', True, True, None))), _analysis_model_model_MissedStep),
-    'gradaudit.analysis.model.model.Step': ((True, True, True, False, False, (('span', '', True, True, None), ('kind', '', True, True, None), ('function', '', True, True, None), ('loss', '', True, True, None), ('loss_span', '', True, True, None), ('reached', '', True, True, None), ('reached_weak', '', True, True, None), ('top', '', True, True, None), ('cuts', '', True, True, None), ('optimizers', '', True, True, None), ('stepped', '', True, True, None), ('trained', '', True, True, None), ('trained_known', '', True, True, None), ('frozen', '', True, True, None), ('maybe_frozen', '', True, True, None), ('unfrozen_later', '', True, True, None), ('inputs', '', True, True, None), ('inplace', '', True, True, None), ('events', '', True, True, None), ('loop', '', True, True, None), ('fresh', 'd', True, True, None), ('nograd', 'd', True, True, None), ('seq', 'd', True, True, None), ('iteration', 'd', True, True, None), ('co_reached', 'd', True, True, None), ('unseen', 'd', True, True, None), ('requires_no_grad', 'd', True, True, None), ('retain', 'd', True, True, None), ('retain_span', 'd', True, True, None), ('gradient', 'd', True, True, None), ('nonscalar', 'd', True, True, None), ('scaled', 'd', True, True, None), ('stale', 'd', True, True, None), ('loops', 'd', True, True, None), ('entry', 'd', True, True, None), ('in_eval', 'd', True, True, None), ('unseen_span', 'd', True, True, None), ('not_understood', 'd', True, True, None))), _analysis_model_model_Step),
+    'gradaudit.analysis.model.model.Step': ((True, True, True, False, False, (('span', '', True, True, None), ('kind', '', True, True, None), ('function', '', True, True, None), ('loss', '', True, True, None), ('loss_span', '', True, True, None), ('reached', '', True, True, None), ('reached_weak', '', True, True, None), ('top', '', True, True, None), ('cuts', '', True, True, None), ('optimizers', '', True, True, None), ('stepped', '', True, True, None), ('trained', '', True, True, None), ('trained_known', '', True, True, None), ('frozen', '', True, True, None), ('maybe_frozen', '', True, True, None), ('unfrozen_later', '', True, True, None), ('inputs', '', True, True, None), ('inplace', '', True, True, None), ('events', '', True, True, None), ('loop', '', True, True, None), ('fresh', 'd', True, True, None), ('nograd', 'd', True, True, None), ('seq', 'd', True, True, None), ('iteration', 'd', True, True, None), ('co_reached', 'd', True, True, None), ('unseen', 'd', True, True, None), ('requires_no_grad', 'd', True, True, None), ('retain', 'd', True, True, None), ('retain_span', 'd', True, True, None), ('gradient', 'd', True, True, None), ('nonscalar', 'd', True, True, None), ('scaled', 'd', True, True, None), ('stale', 'd', True, True, None), ('stepped_saves', 'd', True, True, None), ('loops', 'd', True, True, None), ('entry', 'd', True, True, None), ('in_eval', 'd', True, True, None), ('unseen_span', 'd', True, True, None), ('not_understood', 'd', True, True, None))), _analysis_model_model_Step),
     'gradaudit.analysis.model.model.LossTerm': ((True, True, True, False, False, (('span', '', True, True, None), ('label', '', True, True, None), ('function', '', True, True, None), ('params', '', True, True, None), ('backpropagated', '', True, True, None), ('iteration', 'd', True, True, None))), _analysis_model_model_LossTerm),
     'gradaudit.analysis.model.model.Freeze': ((True, True, True, False, False, (('params', '', True, True, None), ('span', '', True, True, None), ('anchor', '', True, True, None), ('value', '', True, True, None), ('strong', '', True, True, None), ('seq', '', True, True, None), ('targets', '', True, True, None))), _analysis_model_model_Freeze),
     'gradaudit.analysis.model.model.LeafUpdate': ((True, True, True, False, False, (('span', '', True, True, None), ('kind', '', True, True, None), ('params', '', True, True, None), ('nograd', '', True, True, None), ('name', '', True, True, None), ('op', '', True, True, None), ('in_loop', 'd', True, True, None))), _analysis_model_model_LeafUpdate),
