@@ -1,14 +1,16 @@
 """GA202 zero-grad-before-step."""
 
 from ..model.findings import SAFE, Finding, Fix, Related
-from ..model.model import Event, EventKind
+from ..model.model import Event, EventKind, Optimizer, Param, Step
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 from .lifecycle import (
     BACKWARDS,
     call_of,
+    clears,
     first_by_span,
     iteration_related,
+    modulo_divisor,
     move_statement,
     optimizers,
     own_event,
@@ -73,7 +75,50 @@ def check(ctx: RuleContext) -> list[Finding]:
                         )
                         break
                 break
+            dropped = _accumulation_dropped(ctx, step, bw, opt, written)
+            if dropped is not None:
+                out.append(dropped)
     return first_by_span(out)
+
+
+def _accumulation_dropped(
+    ctx: RuleContext, step: Step, bw: Event, opt: Optimizer, written: frozenset[Param]
+) -> Finding | None:
+    """An accumulation (the step under `if (i + 1) % n == 0:`, the backward every micro-batch) whose
+    gradients are cleared every micro-batch: each clear drops what the micro-batches before it
+    wrote, and the step applies the last one's gradient only."""
+    here = steps_of(step.events, opt.key)
+    if not here or bw.guarded or not step.loops or not all(e.guarded for e in here):
+        return None
+    level = len(step.loops)
+    if not all(any(k in ctx.model.counters for k, _ in e.guards_in(level)) for e in here):
+        return None  # under a configuration flag, not a counter
+    divisor = modulo_divisor(ctx, here[0])
+    if divisor is None:
+        return None  # a counter that does not repeat (a warm-up): no accumulation
+    clear = next(
+        (
+            e
+            for e in step.events
+            if e.kind == EventKind.ZERO_GRAD and not e.guarded and clears(e, opt.params, opt) and e.params & written
+        ),
+        None,
+    )
+    if clear is None:
+        return None
+    lost = clear.params & written
+    return RULE.finding(
+        clear.span,
+        f"gradients of {describe(lost)} are cleared for every micro-batch while {call_of(opt, 'step')} runs once "
+        f"every `{divisor}`: each clear drops what the earlier micro-batches accumulated, so every step applies "
+        f"the last micro-batch's gradient only; clear them with the step",
+        params=names(lost),
+        related=(
+            Related(step.span, f"`{step.loss}.backward()` accumulates into .grad every micro-batch"),
+            Related(here[0].span, f"{call_of(opt, 'step')}, every `{divisor}` micro-batches"),
+        ),
+        fix=_fix(ctx, clear, here[0]),
+    )
 
 
 RULE = Rule(
@@ -86,11 +131,14 @@ Flags a `zero_grad()` (on the optimizer or the model) or `p.grad = None` that ru
 `backward()` and before the `step()` of the optimizer holding those parameters, in the same
 iteration, with no other `backward()` in between. Clearing another optimizer's gradients there,
 or a second backward after the clear (an adversarial example's input gradient first), is not
-flagged.
+flagged. In a gradient accumulation (the step under `if (i + 1) % n == 0:`, the backward every
+micro-batch) it flags a clear that runs every micro-batch, outside the step's condition.
 """,
     why="""
 `zero_grad()` sets the gradients `backward()` just computed to `None` (or zero); `step()` then
-has nothing to apply and the parameters never change, while the loss is still printed.
+has nothing to apply and the parameters never change, while the loss is still printed. In an
+accumulation, each clear drops the micro-batches before it: every step applies the last
+micro-batch's gradient only (divided by the count, if the loss is).
 """,
     example="""
 loss.backward()

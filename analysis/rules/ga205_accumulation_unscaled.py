@@ -1,10 +1,9 @@
 """GA205 accumulation-unscaled."""
 
 import ast
-import re
 
 from ..model.findings import SUSPICIOUS, UNSAFE, Finding, Fix, Related
-from ..model.model import Event, EventKind, Step
+from ..model.model import EventKind, Step
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import (
     call_of,
@@ -12,31 +11,13 @@ from .lifecycle import (
     first_by_span,
     in_iteration,
     iteration_related,
+    modulo_divisor,
     optimizers,
     own_event,
     receiver,
     statement_at,
     steps_of,
 )
-
-_MODULO = re.compile(r"%\s*([A-Za-z_][\w.]*)")
-
-
-def _divisor(ctx: RuleContext, step_event: Event) -> str | None:
-    """`accum_steps` of an `if (i + 1) % accum_steps == 0:` guarding the step."""
-    tree = ctx.tree(step_event.span.path)
-    if tree is None:
-        return None
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.If)
-            and node.body
-            and node.body[0].lineno <= step_event.span.line <= (node.body[-1].end_lineno or node.body[-1].lineno)
-        ):
-            m = _MODULO.search(ctx.text_of_node(step_event.span.path, node.test) or "")
-            if m:
-                return m.group(1)
-    return None
 
 
 def _other_step_beside(ctx: RuleContext, step: Step, known: str) -> bool:
@@ -101,7 +82,7 @@ def check(ctx: RuleContext) -> list[Finding]:
                     continue
                 how = "under a condition"
                 anchor = here[0]
-                divisor = _divisor(ctx, anchor)
+                divisor = modulo_divisor(ctx, anchor)
             else:
                 # backward per micro-batch in an inner loop, one step after it
                 outer = step.loops[:-1]

@@ -188,9 +188,11 @@ Flags the place where one model's output enters another optimizer's loss without
 model are then applied by its optimizer without being cleared, when the first model's loss
 later backpropagates through the graph that backward freed, or when that loss itself runs into
 the first model's graph that the first model's own backward already freed (the generator stepped
-first, then `D(fake)` in the discriminator loss). A detached `fake` in the
-discriminator step, and clearing the generator's gradients before its own backward, are not
-flagged.
+first, then `D(fake)` in the discriminator loss). It also flags the other optimizer's `step()`
+when it runs between a loss's forward through the other model and that loss's backward (G's loss
+scored by D, then D's step, then G's backward): the step changed in place the weights that graph
+saved. A detached `fake` in the discriminator step, and clearing the generator's gradients
+before its own backward, are not flagged.
 """,
     why="""
 The discriminator's loss pushes the generator to make fakes easier to reject; applied by the

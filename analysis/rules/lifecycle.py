@@ -75,6 +75,27 @@ def clears(event: Event, params: Set[Param], opt: Optimizer | None = None) -> bo
     return bool(event.params & params)
 
 
+_MODULO = re.compile(r"%\s*([A-Za-z_][\w.]*)")
+
+
+def modulo_divisor(ctx: RuleContext, event: Event) -> str | None:
+    """`accum_steps` of an `if (i + 1) % accum_steps == 0:` holding `event` (a step of an
+    accumulation)."""
+    tree = ctx.tree(event.span.path)
+    if tree is None:
+        return None
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.If)
+            and node.body
+            and node.body[0].lineno <= event.span.line <= (node.body[-1].end_lineno or node.body[-1].lineno)
+        ):
+            m = _MODULO.search(ctx.text_of_node(event.span.path, node.test) or "")
+            if m:
+                return m.group(1)
+    return None
+
+
 def step_by_seq(model: ProgramModel) -> dict[int, Step]:
     out = {}
     for s in model.steps:

@@ -15,6 +15,9 @@ What is checked:
 - warning: the script completes and torch or Python warned with a message containing the text;
 - stale-grads: the script completes and some backward() started while a parameter's .grad still
   held exactly what an earlier step() applied (gradients never cleared between steps);
+- lost-grads: the script completes and some backward() started with a parameter's .grad cleared
+  (None or zeros) although an earlier backward() since the last step() had written to it (an
+  accumulation whose micro-batches' gradients are dropped before the step);
 - graph-kept: the script completes and the named object (looked up in the script's globals at
   the end) holds a tensor that still has an autograd graph (history kept alive after training);
 - nonfinite: a NaN or inf appears in a loss given to backward() or in a gradient it computed.
@@ -128,9 +131,14 @@ def _run_case(source: str, expect: str) -> dict:
     optimized = set()
     applied = {}  # id -> (parameter, the .grad a step() applied)
 
+    pending = {}  # id -> parameter a backward() since the last step() wrote a gradient to
+
     def backward(tensors, *a, **k):
         ts = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
         state["passes"] = state.get("passes", 0) + 1
+        for p in pending.values():
+            if p.grad is None or not bool(p.grad.abs().sum() > 0):
+                state["lost"] = True
         for p, g in applied.values():
             if p.grad is not None and bool(g.abs().sum() > 0) and torch.equal(p.grad, g):
                 state["stale"] = True
@@ -148,6 +156,8 @@ def _run_case(source: str, expect: str) -> dict:
                     g = getattr(leaf, "grad", None)
                     if g is not None and not bool(torch.isfinite(g).all()):
                         state["nonfinite_grad"] = True
+                    if g is not None and bool(g.abs().sum() > 0):
+                        pending[id(leaf)] = leaf
         return out
 
     def on_step(opt, args, kwargs):
@@ -156,6 +166,7 @@ def _run_case(source: str, expect: str) -> dict:
         find_named()
 
     def after_step(opt, args, kwargs):
+        pending.clear()
         for g in opt.param_groups:
             for p in g["params"]:
                 if p.grad is not None:
@@ -224,6 +235,11 @@ def _run_case(source: str, expect: str) -> dict:
             ok, why = False, f"raised: {error.splitlines()[0]}"
         elif not state.get("stale"):
             ok, why = False, "every backward() started from cleared gradients"
+    elif kind == "lost-grads":
+        if error is not None:
+            ok, why = False, f"raised: {error.splitlines()[0]}"
+        elif not state.get("lost"):
+            ok, why = False, "no backward() found a gradient cleared before its step()"
     elif kind == "graph-kept":
         if error is not None:
             ok, why = False, f"raised: {error.splitlines()[0]}"
