@@ -347,3 +347,36 @@ def test_recovery_is_bounded_on_a_big_file_full_of_errors():
     r = analyze(src)
     assert time.monotonic() - started < 30  # rounds stop after a second, then one pass
     assert len(r.broken) == 300 and [c for c, _ in codes(r)] == ["GA101"]
+
+
+# ------------------------------------------------------------------ joined writes
+
+JOINED_WRITES = """
+import torch
+import torch.nn as nn
+from unseen_blocks import make_block
+
+model = nn.Sequential(*[make_block(i) for i in range(40)])
+for m in model.modules():
+    if hasattr(m, "prepare"):
+        m.original_dtype = m.weight.dtype
+        m.alias = m.weight
+"""
+
+
+def test_a_write_through_every_module_registers_a_bounded_number_of_candidates(monkeypatch):
+    # `for m in model.modules(): m.a = m.weight`: m stands for every module at once, and so does the
+    # value; registering each candidate on each module made n * n children (open_clip's int8
+    # conversion: 1,300 modules, 27 s). A tensor's metadata is no submodule at all.
+    from gradaudit.analysis.interp.objects import ModuleObj
+
+    made: list[str] = []
+    real = ModuleObj.register
+    monkeypatch.setattr(ModuleObj, "register", lambda self, k, x: made.append(k) or real(self, k, x))
+    analyze(JOINED_WRITES)
+    assert not [k for k in made if k.startswith("original_dtype")]
+    per_module: dict[str, int] = {}
+    for k in made:
+        if k.startswith("alias"):
+            per_module[k] = per_module.get(k, 0) + 1
+    assert made.count("alias") >= 1 and len(per_module) <= 16

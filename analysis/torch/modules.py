@@ -83,6 +83,9 @@ def module_attr(ip: Core, m: ModuleObj, attr, node) -> V:
             v = ext.attr(ip, m, attr, node)
             if v is not None:
                 return v
+    if m.opaque and attr in T.METADATA_ATTRIBUTES:
+        # `m.weight.dtype` of a module the engine cannot see: a tensor's metadata, not a submodule
+        return V(Kind.UNKNOWN)
     if (
         m.opaque
         and not attr.startswith("_")
@@ -180,10 +183,19 @@ def _made_in_class(m: ModuleObj, u: Unit) -> bool:
     return cls.lineno <= node.lineno <= (cls.end_lineno or cls.lineno)
 
 
+# candidates registered under one key at most: a value joined over a loop of every module
+# (`for m in model.modules(): m.a = m.b`) would give each of n modules n children
+_CANDIDATES = 16
+
+
 def register_all(ip: Core, m: ModuleObj, key, objs):
     """Register what a value may be under `key`: several candidates (a loop variable, a branch)
-    each get a slot, since any of them may be the registered one."""
-    for i, x in enumerate(sorted(objs, key=lambda o: o.oid)):
+    each get a slot, since any of them may be the registered one (at most _CANDIDATES, those
+    not held by another module first)."""
+    objs = sorted(objs, key=lambda o: o.oid)
+    if len(objs) > _CANDIDATES:
+        objs = sorted(objs, key=lambda o: (getattr(o, "parent", None) not in (None, m), o.oid))[:_CANDIDATES]
+    for i, x in enumerate(objs):
         if key is None:
             m.register(f"<{len(m.children)}>", x)
         else:
