@@ -530,9 +530,14 @@ class LibraryModels:
                 defn = jedi_resolver.define(self.env, qual)
                 self.timings["jedi"] += time.perf_counter() - t1
         self.timings["resolve"] += time.perf_counter() - t0
-        deps = sorted(self.index.visited) if defn is not None else []
+        deps = sorted(self.index.visited)
         if defn is not None:
             self.cache.put(key, [[defn.qual, defn.path, defn.line, defn.kind], list(defn.rest)], deps)
+        elif deps:
+            # not found in the package's files (jedi asked too, or timed out after 3 s: transformers'
+            # lazy `GemmaTokenizerFast`): remembered until those files change, so that each check
+            # of a file naming it does not wait for jedi again
+            self.cache.put(key, [], deps)
         return defn
 
     # ------------------------------------------------------------ is it a module?
