@@ -9,6 +9,7 @@ adapters) comes in through `ip.sem.modules` (semantics.ModuleExtension).
 from __future__ import annotations
 
 import ast
+import itertools
 from collections.abc import Callable
 
 from ..interp import recording
@@ -494,6 +495,21 @@ def _alternatives(v: V, lists: list[ListObj]) -> tuple[tuple[tuple[ModuleObj, ..
     return tuple(chains)
 
 
+# at most this many chains are run one by one for a Sequential whose positions hold alternatives
+_CHAINS = 8
+
+
+def _spelled_out(chain: tuple) -> list[tuple]:
+    """The chains a chain with alternatives at some positions stands for, each with one module per
+    position, when there are at most _CHAINS; else the chain itself (its positions joined)."""
+    n = 1
+    for candidates in chain:
+        n *= len(candidates)
+    if n == 1 or n > _CHAINS:
+        return [chain]
+    return [tuple((c,) for c in combo) for combo in itertools.product(*chain)]
+
+
 def module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
     if not ip.st.module_depth:
         recording.note_crossing(ip, m, args, node)  # the outermost call: a model applied by training code
@@ -526,9 +542,13 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
     x = args[0] if args and isinstance(args[0], V) else UNKNOWN
     if spec == "Sequential":
         if m.unordered and m.alternatives is not None:
-            # one of several known chains: what each makes of the input, joined
+            # one of several known chains: what each makes of the input, joined. A position that may
+            # hold one of several modules (`nn.BatchNorm2d(c) if use_bn else nn.Sequential()`) is run
+            # as separate chains while they are few: joined, the in-place ReLU after it would change
+            # the input the norm saved, which only the identity arm passes on
+            chains = [c for chain in m.alternatives for c in _spelled_out(chain)]
             outs = []
-            for chain in m.alternatives:
+            for chain in chains:
                 out = x
                 for candidates in chain:
                     out = join_all([module_call(ip, child, [out], {}, node, env) for child in candidates])
