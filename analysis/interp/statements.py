@@ -566,7 +566,35 @@ def _layer_elements(ip: Interp, node, env) -> list | None:
         return [make_tuple([s[i] for s in seqs], None) for i in range(n)]
     if isinstance(node, (ast.Attribute, ast.Name, ast.Subscript)):
         return _layers_of(ip, node, env)[0]
-    return None
+    return _registry_elements(ip, node, env)
+
+
+def _registry_elements(ip: Interp, node, env) -> list | None:
+    """`for name, layer in vgg._modules.items()`, `vgg.named_children()`, `vgg.children()`: a
+    module's children one per iteration, in registration order (joined, an in-place ReLU could
+    seem to come first and change the network's input)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args):
+        return None
+    name, owner = node.func.attr, node.func.value
+    if name in ("items", "values", "keys") and isinstance(owner, ast.Attribute) and owner.attr == "_modules":
+        owner, named = owner.value, name == "items"
+        if name == "keys":
+            return None
+    elif name in ("children", "named_children"):
+        named = name == "named_children"
+    else:
+        return None
+    if not isinstance(owner, (ast.Attribute, ast.Name)):
+        return None
+    mods = ip.eval(owner, env).of(ModuleObj)
+    if len(mods) != 1 or mods[0].unordered or mods[0].opaque_unit is not None:
+        return None
+    kids = [(k, c) for k, c in mods[0].children.items() if isinstance(c, ModuleObj)]
+    if not 1 < len(kids) <= _UNROLL:
+        return None
+    if named:
+        return [make_tuple([const(k) if isinstance(k, str) else V(Kind.STR), module_value(c)], None) for k, c in kids]
+    return [module_value(c) for _, c in kids]
 
 
 def _counted(ip: Interp, stmt, env) -> list | None:
