@@ -917,6 +917,10 @@ def sym_method(ip: Interp, o: SymObj, name, args, kwargs, node, recv: V) -> V:
     if name in ("step", "zero_grad"):
         recording.event(ip, name, node, o)
         return NONE
+    if name == "reset_parameters":
+        # `model.reset_parameters()` of a model handed in: whatever it holds starts over (a fresh run)
+        ip.st.trace.resets.append((frozenset((sym_unit(ip, o).oid,)), ip.seq()))
+        return NONE
     if name in T.MODULE_SELF_METHODS:
         return recv
     if name in T.TO_PYTHON or name in T.METADATA_METHODS:
