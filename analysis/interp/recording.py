@@ -172,16 +172,24 @@ def note_accumulation(ip, value: V, stmt, added=False, outlives: tuple[tuple[int
     fresh = [o for o in value.objs if isinstance(o, (DictObj, ListObj)) and not outlives_iteration(ip, o)]
     if not value.k & Kind.TENSOR and (value.items is not None or fresh):
         # `outputs.append({"loss": loss, ...})`, `history += [loss]`: what a dict or a list made in
-        # this iteration holds is what stays alive
-        held = list(value.items or ())
+        # this iteration holds is what stays alive. The parts keep the record (their terms), so that
+        # a loss later made of them and backpropagated (REINFORCE's `(r, prob[a])` transitions)
+        # shows the history was kept for training, not for logging
+        def noted(part):
+            return note_accumulation(ip, part, stmt, outlives=outlives) if isinstance(part, V) else part
+
         for o in fresh:
             if isinstance(o, DictObj):
-                held.extend(o.values())
+                for k in list(o.keys):
+                    o.keys[k] = noted(o.keys[k])
+                if o.rest is not None:
+                    o.rest = noted(o.rest)
             elif o.content is not None:
-                held.append(o.content)
-        for part in held:
-            if isinstance(part, V):
-                note_accumulation(ip, part, stmt, outlives=outlives)
+                o.content = noted(o.content)
+                if o.elems is not None:
+                    o.elems = [noted(e) for e in o.elems]
+        if value.items is not None:
+            return value.replace(items=tuple(noted(part) for part in value.items))
         return value
     # backpropagated: it is or holds a graph the engine did not see being built
     backpropagated = bool(value.marks & (Mark.GRAPH | Mark.HOLDS_GRAPH)) and not value.org
