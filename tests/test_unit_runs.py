@@ -101,13 +101,6 @@ RUNTIME = [
     ),
     # a silent target clip: its magnitude through abs() is all zeros
     ("component_of_owner", lambda m: m.STFTLoss(), lambda t: [t.randn(2, 256), t.zeros(2, 256)], False),
-    # a clip without an onset frame: all its frame weights are 0
-    (
-        "weighted_mean_of_onsets",
-        lambda m: m.OnsetLoss(),
-        lambda t: [t.rand(1, 6), (t.rand(1, 6) > 0.5).float(), t.zeros(1, 6)],
-        False,
-    ),
 ]
 
 

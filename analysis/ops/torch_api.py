@@ -226,7 +226,6 @@ TENSORISH_METHODS = (
 ELEMENTWISE = _sets.POINTWISE_OPS | ALIAS_METHODS | frozenset(H.SAME_SHAPE)
 # Reductions over `dim` (all dimensions without one), and where their dim and keepdim arguments are.
 REDUCTIONS = _sets.REDUCTION_OPS | frozenset(H.UNTAGGED_REDUCTIONS)
-DOT_PRODUCTS = frozenset(H.DOT_PRODUCTS)
 DIM_ARGS = _sets.DIM_ARGS
 # Ops taking a list of tensors first (cat, stack, hstack...).
 TENSOR_LIST_OPS = _sets.TENSOR_LIST_OPS

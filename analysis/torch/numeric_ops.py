@@ -13,9 +13,8 @@ from typing import TypeGuard
 from ..interp.core import Core
 from ..interp.objects import Obj, Site, TensorObj, storages
 from ..interp.trace import CONFIRMED, SUSPICIOUS, RiskRec
-from ..interp.values import EMPTY, NOCONST, NONE, Fact, Kind, Mark, V, requires_grad
+from ..interp.values import EMPTY, NONE, Fact, Kind, Mark, V, requires_grad
 from ..ops import torch_api as T
-from ..source import nodes
 from . import numerics as N
 
 _UNSAFE_CALLS = T.LOGS | T.ROOTS
@@ -382,60 +381,7 @@ def check_division(ip: Core, num: V, den: V, node) -> set:
                 inf_sign=_numerator_sign(num),
             )
         }
-    if den.k & 1 and requires_grad(num) and _data_weights(den) and _weighted_mean(node):
-        # `(loss_map * gt_score).sum() / gt_score.sum()`: the weights are data the engine knows
-        # nothing of, and a batch without a weighted element (an image with no text region, a
-        # clip with no onset) makes 0/0, whose NaN reaches every gradient through the numerator
-        return {hazard(ip, "GA402", node, "weights that can sum to 0", SUSPICIOUS, constant=False, inf_sign=0)}
     return set()
-
-
-def _data_weights(den: V) -> bool:
-    """A sum of tensors that carry no gradient and of which nothing is known (data, not a mask the
-    engine built, not something positive): `gt_score.sum()` of a batch's tensor."""
-    if den.facts & (Fact.POSITIVE | Fact.NONZERO) or den.marks or den.const is not NOCONST:
-        return False
-    # a differentiable unit checked on its own takes each argument as an input that may require
-    # grad (a stand-in Unit with `arg`): a weight given as an argument is still data there
-    return not requires_grad(den) or (not den.top and not den.org and all(getattr(u, "arg", False) for u in den.weak))
-
-
-def _factors(e) -> list:
-    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mult):
-        return _factors(e.left) + _factors(e.right)
-    return [e]
-
-
-def _dotted(e) -> list | None:
-    """The two operands of `torch.dot(a, b)` / `a.dot(b)`, else None."""
-    if not isinstance(e, ast.Call) or not isinstance(e.func, ast.Attribute) or e.func.attr not in T.DOT_PRODUCTS:
-        return None
-    if isinstance(e.func.value, ast.Name) and e.func.value.id in ("torch", "th"):
-        return list(e.args) if len(e.args) == 2 else None
-    return [e.func.value, e.args[0]] if len(e.args) == 1 else None
-
-
-def _base(e):
-    """`m` of `m[0]`, `m[:, None]`: the tensor a row or a view of it was taken from."""
-    while isinstance(e, ast.Subscript):
-        e = e.value
-    return e
-
-
-def _weighted_mean(node) -> bool:
-    """`(f * m).sum() / m.sum()`, `torch.dot(f, m[0]) / torch.sum(m)` (or with `m` viewed): a mean
-    of f weighted by m."""
-    if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Div):
-        return False
-    m = nodes.summed(node.right)
-    if m is None:
-        return False
-    inner = nodes.summed(node.left)
-    factors = _factors(inner) if inner is not None else _dotted(node.left)
-    if not factors:
-        return False
-    key = ast.dump(_base(m))
-    return any(ast.dump(_base(f)) == key for f in factors)
 
 
 def arith_numeric(ip: Core, opname, left: V, right: V, node, out: V) -> V:
