@@ -280,6 +280,9 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         if name == "masked_fill_":
             # `dots.masked_fill_(~mask, -inf)`: what it holds now may be a row of -inf (GA406)
             out = numeric_ops.numeric(ip, name, (recv, *argv), node, out, kwargs)
+        elif name[:-1] in T.CLAMPS:
+            # `deg.clamp_(min=1)`: the values are clamped as by `clamp` (no longer 0 for a divisor)
+            out = numeric_ops.numeric(ip, name[:-1], (recv, *argv), node, out, kwargs)
         # `h.mul_(g)` changes what `h` holds: later reads see g's flow and the saves the op made
         if isinstance(recv_node, ast.Name) and env is not None and recv_node.id in env:
             env[recv_node.id] = out
