@@ -287,6 +287,8 @@ def isinstance_check(ip: Interp, value: V, cls: V) -> V:
                 return const(True)
             if hits == {False} and all(o.qual for o in value.objs):
                 return const(False)
+    if q == "torch.Tensor" and value.marks & Mark.GRAPH:
+        return const(True)  # backward() ran on it: only a tensor has one
     if q in ("torch.Tensor", "torch.nn.Parameter") and not value.unk:
         # a tuple of hidden states is not a tensor: `repackage_hidden` recursions follow the data
         if value.k & (Kind.TUPLE | Kind.LIST) and not value.k & Kind.TENSOR:
