@@ -160,7 +160,9 @@ def outlived(ip, objs) -> tuple[tuple[int, Site], ...]:
     return tuple(loop_at(ctx, i) for i, c in enumerate(ctx) if c[0] == "loop" and oldest < c[5])
 
 
-def note_accumulation(ip, value: V, stmt, added=False, outlives: tuple[tuple[int, Site], ...] | None = None) -> V:
+def note_accumulation(
+    ip, value: V, stmt, added=False, outlives: tuple[tuple[int, Site], ...] | None = None, held: bool = False
+) -> V:
     """`total += loss`, `history.append(loss)` into state that outlives the iteration: the value's
     graph stays alive with it (GA303) unless the accumulation itself is backpropagated. `added`:
     `total += value` onto a number or a tensor, which only a tensor (or a number) survives, so a
@@ -176,7 +178,7 @@ def note_accumulation(ip, value: V, stmt, added=False, outlives: tuple[tuple[int
         # a loss later made of them and backpropagated (REINFORCE's `(r, prob[a])` transitions)
         # shows the history was kept for training, not for logging
         def noted(part):
-            return note_accumulation(ip, part, stmt, outlives=outlives) if isinstance(part, V) else part
+            return note_accumulation(ip, part, stmt, outlives=outlives, held=True) if isinstance(part, V) else part
 
         for o in fresh:
             if isinstance(o, DictObj):
@@ -215,6 +217,7 @@ def note_accumulation(ip, value: V, stmt, added=False, outlives: tuple[tuple[int
         value.org,
         tensor=bool(value.k & Kind.TENSOR) and not value.marks & Mark.HOLDS_GRAPH,
         outlived=outlives,
+        held=held,
     )
     ip.st.trace.accums.append(rec)
     return value.replace(terms=value.terms | {rec})

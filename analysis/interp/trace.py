@@ -135,13 +135,17 @@ class AccRec:
     """A tensor with history accumulated into state that outlives the iteration. Used as a loss
     term token: when it reaches a backward(), the accumulation is a loss, not a log."""
 
-    __slots__ = ("ctx", "org", "outlived", "site", "tensor")
+    __slots__ = ("ctx", "held", "org", "outlived", "site", "tensor")
 
-    def __init__(self, site, ctx, org, tensor=True, outlived=None):
+    def __init__(self, site, ctx, org, tensor=True, outlived=None, held=False):
         self.site = site
         self.ctx = ctx
         self.org = org
         self.tensor = tensor  # known to be a tensor (not a dict or an object holding one)
+        # a part of a tuple, dict or list stored (`data.append((r, prob))`): a loss of it counts as
+        # backpropagating the history only from another iteration (the kept transitions of an
+        # episode), not the step's own loss appended and backpropagated in the same one
+        self.held = held
         # (key, Site of the loop) of the enclosing loop iterations the state predates (None: not
         # known, the innermost)
         self.outlived = outlived

@@ -24,6 +24,7 @@ from ..interp.objects import (
 )
 from ..interp.trace import (
     SUSPICIOUS,
+    AccRec,
     BackwardRec,
     CarryRec,
     EventKind,
@@ -292,7 +293,9 @@ class Builder:
         optims = tuple(self.optimizer(o) for o in trace.optimizers)
         used = set()
         for rec in trace.backwards:
-            used |= rec.loss.terms
+            # a stored part's history backpropagated in the iteration that stored it is the step's own
+            # loss (Lightning's `training_step_outputs.append(log)`), still kept by the container
+            used |= {t for t in rec.loss.terms if not (isinstance(t, AccRec) and t.held and _same_iteration(t, rec))}
         scheds = tuple(
             M.Scheduler(
                 s.oid,
@@ -963,6 +966,12 @@ def _below_inputs(inputs: V | None) -> tuple[frozenset, int]:
     ]
     floor = min(x.oid for x in tensors) if tensors and len(tensors) == len(stores) else 0
     return frozenset(saves), floor
+
+
+def _same_iteration(acc: AccRec, rec: BackwardRec) -> bool:
+    """The backward runs in the innermost loop iteration the accumulation was made in."""
+    loops = [c for c in acc.ctx if c[0] == "loop"]
+    return bool(loops) and loops[-1] in rec.ctx
 
 
 def _earlier_iteration(save: SaveRec, rec: BackwardRec) -> bool:
