@@ -576,10 +576,8 @@ def _registry_elements(ip: Interp, node, env) -> list | None:
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args):
         return None
     name, owner = node.func.attr, node.func.value
-    if name in ("items", "values", "keys") and isinstance(owner, ast.Attribute) and owner.attr == "_modules":
+    if name in ("items", "values") and isinstance(owner, ast.Attribute) and owner.attr == "_modules":
         owner, named = owner.value, name == "items"
-        if name == "keys":
-            return None
     elif name in ("children", "named_children"):
         named = name == "named_children"
     else:
