@@ -16,6 +16,7 @@ from .lifecycle import (
     own_event,
     statement_at,
     steps_of,
+    under_counter,
 )
 
 
@@ -88,11 +89,8 @@ def _accumulation_dropped(
     gradients are cleared every micro-batch: each clear drops what the micro-batches before it
     wrote, and the step applies the last one's gradient only."""
     here = steps_of(step.events, opt.key)
-    if not here or bw.guarded or not step.loops or not all(e.guarded for e in here):
-        return None
-    level = len(step.loops)
-    if not all(any(k in ctx.model.counters for k, _ in e.guards_in(level)) for e in here):
-        return None  # under a configuration flag, not a counter
+    if not here or bw.guarded or not step.loops or not under_counter(ctx.model, step, here):
+        return None  # every iteration, or under a configuration flag, not a counter
     divisor = modulo_divisor(ctx, here[0])
     if divisor is None:
         return None  # a counter that does not repeat (a warm-up): no accumulation

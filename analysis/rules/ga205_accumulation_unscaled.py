@@ -17,6 +17,7 @@ from .lifecycle import (
     receiver,
     statement_at,
     steps_of,
+    under_counter,
 )
 
 
@@ -70,11 +71,8 @@ def check(ctx: RuleContext) -> list[Finding]:
             divisor = None
             if here:
                 # stepped and cleared under a counter while the backward runs every iteration
-                if not all(e.guarded for e in here):
-                    continue
-                level = len(step.loops)
-                if not all(any(k in model.counters for k, _ in e.guards_in(level)) for e in here):
-                    continue  # under a configuration flag, not a counter: no accumulation
+                if not under_counter(model, step, here):
+                    continue  # every iteration, or under a configuration flag: no accumulation
                 cleared = [e for e in step.events if clears(e, opt.params, opt)]
                 if any(not e.guarded for e in cleared):
                     continue

@@ -75,6 +75,13 @@ def clears(event: Event, params: Set[Param], opt: Optimizer | None = None) -> bo
     return bool(event.params & params)
 
 
+def under_counter(model: ProgramModel, step: Step, events: list[Event]) -> bool:
+    """Every one of `events` (an optimizer's steps in `step`'s iteration) runs under a condition on
+    a counter of that iteration (`if (i + 1) % n == 0:`), not under a configuration flag."""
+    level = len(step.loops)
+    return all(e.guarded and any(k in model.counters for k, _ in e.guards_in(level)) for e in events)
+
+
 _MODULO = re.compile(r"%\s*([A-Za-z_][\w.]*)")
 
 
