@@ -597,9 +597,19 @@ class Builder:
         the first change of each, on a path that can run with the backward."""
         out: dict = {}
         path = tuple(rec.event.path) if rec.event is not None else ()
-        for s in sorted(rec.loss.saves, key=_save_order):
+        # the few saves of changed parameters, in source order (not every save of the loss sorted
+        # again: _stale_uses already sorts them for each backward)
+        changed = [
+            s
+            for s in rec.loss.saves
+            if s.certain
+            and isinstance(s.storage, Unit)
+            and s.storage.kind == Unit.PARAM
+            and rec.versions.get(s, s.storage.version) > s.version
+        ]
+        for s in sorted(changed, key=_save_order):
             u = s.storage
-            if not s.certain or not isinstance(u, Unit) or u.kind != Unit.PARAM or u in out:
+            if u in out:
                 continue
             now = rec.versions.get(s, u.version)
             for version, site, bpath, _ in u.bumps:
