@@ -679,6 +679,9 @@ SAME_ZEROS = (
 )
 # factories whose values are all 1
 ONES_FACTORIES = ("ones", "ones_like", "new_ones")
+# joins of tensors along an existing dim (given as the second argument or `dim=`): each part keeps
+# its rows' positions along the other dims
+CONCATENATIONS = ("cat", "concat", "concatenate")
 
 # --- Python's and NumPy's names for torch ops (GA103, GA105 fixes) ------------------------------
 # math functions whose torch namesake computes the same values on tensors (math.fabs is torch.abs)

@@ -274,6 +274,7 @@ ELEMENT_MAXIMA = frozenset(H.ELEMENT_MAXIMA)
 WHERE_GUARDS = frozenset(H.WHERE_GUARDS)
 SAME_ZEROS = frozenset(H.SAME_ZEROS)
 ONES_FACTORIES = frozenset(H.ONES_FACTORIES)
+CONCATENATIONS = frozenset(H.CONCATENATIONS)
 
 # --- Python's and NumPy's names for torch ops -----------------------------------------------------
 

@@ -92,7 +92,8 @@ parameter (`self.a = nn.Parameter(t).squeeze()`: the module holds the squeezed c
 `.parameters()` never lists; suspicious when the assignment sits under a condition, which a class
 checked on its own decides with made-up arguments). The anchor is the expression that follows
 `requires_grad=True` (or the `nn.Parameter(...)`). Applying the op first and then `requires_grad_()`, or wrapping the
-result in `nn.Parameter`, is not flagged.
+result in `nn.Parameter`, is not flagged, nor is `.float()` of an `nn.Parameter` made in torch's
+default float32 (no dtype given, no conversion where it is made): it returns the parameter itself.
 """,
     why="""
 The op's result is a new, non-leaf tensor; the leaf that receives gradients is unreachable.

@@ -46,7 +46,9 @@ Flags a division whose denominator can be exactly zero — `.norm()`, `.std()`, 
 or of non-negative values (`mask.sum(1)`, counts), a ReLU output — with no eps or clamp, when the
 result reaches a loss given to `backward()`. Divisions by Python numbers, by constants, by
 `x.clamp_min(eps)` or `(x + eps)`, and arithmetic for logging are not flagged; `F.normalize` is
-the safe form of a norm division. Nor are the norm or std of a layer's output that adds a bias
+the safe form of a norm division. A mask joined along a dim other than 0 with a part that is
+positive (`torch.cat([ones(n, 1), mask[:, :-1]], 1)`, the first word always counted) keeps an
+element in every row: its sums are at least 1. Nor are the norm or std of a layer's output that adds a bias
 (`nn.Linear`, a convolution, a norm layer's affine): it is the zero vector only on a set of
 measure zero (a ReLU after it brings the zeros back), and a division on the arm of `if n == 0:
 ... else: x / n` (or under `if n > 0:`), where the count is not 0. Nor are divisions whose inf

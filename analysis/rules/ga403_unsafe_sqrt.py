@@ -51,8 +51,11 @@ distance between two outputs of one network (siamese branches `net(x1) - net(x2)
 the two inputs coincide: suspicious, since the data decides, as for a norm written by hand. A
 root of a mean over every element (an RMSE, 0 only at a perfect fit of the whole batch), `sqrt(x
 + eps)` and `torch.linalg.vector_norm`, whose gradient at 0 is defined, are not flagged, nor is
-the hand-written norm of a layer's output that adds a bias (the zero vector only on a null set). A clamp
-after the root does not help: the root's infinite gradient times the clamp's zero is NaN.
+the hand-written norm of a layer's output that adds a bias (the zero vector only on a null set),
+nor of a gradient taken with `torch.autograd.grad(..., create_graph=True)` (a gradient penalty, a
+path-length regularizer: the zero vector only where the network is flat in what it is taken
+against). A clamp after the root does not help: the root's infinite gradient times the clamp's
+zero is NaN.
 """,
     why="""
 The derivative of `sqrt(x)` is `1 / (2 sqrt(x))`: infinite at 0. The forward value is finite, so

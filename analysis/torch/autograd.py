@@ -9,7 +9,7 @@ from ..interp import results as R
 from ..interp.core import Core
 from ..interp.objects import DictObj, ListObj, Site, TensorObj
 from ..interp.trace import Cut, EventKind, SaveRec
-from ..interp.values import EMPTY, NONE, UNKNOWN, Kind, V, flow_of
+from ..interp.values import EMPTY, NONE, UNKNOWN, Kind, Mark, V, flow_of
 from ..ops import torch_api as T
 from .optimizers import param_set
 
@@ -35,7 +35,11 @@ def grad(ip: Core, qual, args, kwargs, node, env) -> V:
         # (GA303); not as saves of their own that a proof could use (GA110, GA302 follow the
         # forward's graph itself)
         kept = frozenset(SaveRec(s.storage, s.version, s.site, s.op, s.ctx, False, s.path) for s in f.saves)
-        return V(Kind.TUPLE | Kind.TENSOR, EMPTY, f.org, f.weak, f.top, f.cuts, kept, site=node, unk=f.unk)
+        # a network's gradient (a gradient penalty's, a path length's) is the zero vector only where
+        # the network is flat in what it is taken against: dense, as a biased layer's output
+        return V(
+            Kind.TUPLE | Kind.TENSOR, EMPTY, f.org, f.weak, f.top, f.cuts, kept, site=node, unk=f.unk, marks=Mark.DENSE
+        )
     # without create_graph the gradients are plain tensors: what they were computed from reaches
     # nothing through them (a penalty made of them and added to the loss trains nothing, GA112)
     f = flow_of(outputs)

@@ -102,6 +102,8 @@ def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple
         return 0, 0  # the norm or std of a biased layer's output: not 0 but on a null set
     if op in T.MAGNITUDES:
         squares = Mark.SQUARES if op == "square" else 0
+        if first is not None and first.marks & Mark.DENSE:
+            return squares | Mark.DENSE, 0  # |x|, x.square() of a dense value: 0 where it is, a null set
         if op in T.POSITIVE_IF_NONZERO and first is not None and not first.marks & (Mark.ZERO | Mark.SELF):
             return squares, _facts_of(ts[:1]) & Fact.POSITIVE
         return Mark.ZERO | squares, 0

@@ -219,6 +219,8 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         return own(ip, recv, name, argv, kwargs, node, env, recv_node)
     if name in T.METADATA_METHODS:
         return V(Kind.NUMBER, site=node)
+    if name == "float" and not argv and not kwargs and _float32_parameter(ip, recv):
+        return recv  # `.float()` of a float32 parameter returns the parameter itself (no copy, a leaf)
     if name in T.ALIAS_METHODS:
         dtype = argv[0].const if argv and isinstance(argv[0].const, str) else None
         kw_dtype = kwargs.get("dtype")
@@ -251,7 +253,8 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
     if name in T.NONDIFF_OPS:
         return R.nondiff(ip, flow_of(recv, *argv), node, f".{name}()")
     if name in T.NEW_TENSOR_METHODS:
-        return V(Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), site=node)
+        positive = Fact.POSITIVE if _positive_factory(name, argv, kwargs) else 0  # `m.new_full((n, 1), 1)`
+        return V(Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), site=node, facts=positive)
     if name in T.GRAD_CLEARING and recv.grads and not recv.carries:
         # `w.grad.zero_()` (after `w.grad.detach_()`): the gradient is cleared by hand
         units = frozenset(recv.grads)
@@ -280,6 +283,9 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         if name == "masked_fill_":
             # `dots.masked_fill_(~mask, -inf)`: what it holds now may be a row of -inf (GA406)
             out = numeric_ops.numeric(ip, name, (recv, *argv), node, out, kwargs)
+        elif name == "fill_" and argv and numerics.positive_const(argv[0].const):
+            # `m.new(n, 1).fill_(1)`: every element is now that number
+            out = out.replace(marks=out.marks & ~numerics.RISKY, facts=out.facts | Fact.POSITIVE)
         elif name[:-1] in T.CLAMPS:
             # `deg.clamp_(min=1)`: the values are clamped as by `clamp` (no longer 0 for a divisor)
             out = numeric_ops.numeric(ip, name[:-1], (recv, *argv), node, out, kwargs)
@@ -437,7 +443,11 @@ def _torch_function(ip: Core, short, args, kwargs, node, env) -> V:
             for a in argv[:1]
         ] + argv[1:]
         parts = [e for e in elems if e is not None]
-        return numeric_ops.numeric(ip, "cat", parts, node, ip.tensor_result(flow_of(*parts), node))
+        out = numeric_ops.numeric(ip, "cat", parts, node, ip.tensor_result(flow_of(*parts), node))
+        dim = kwargs.get("dim", argv[1] if len(argv) > 1 else None)
+        if short in T.CONCATENATIONS and argv and _kept_row(argv[0], dim):
+            out = out.replace(marks=out.marks | Mark.CAUSAL)
+        return out
     if short in T.GRAD_MODE_NAMES:
         return ip.call_qualified(f"torch.{short}", args, kwargs, node, env)
     if short in T.PROCESS_FUNCTIONS:
@@ -846,6 +856,44 @@ def loss_shape(op, reduction, inputs):
         return (x[:1] + x[2:]) if x is not None and len(x) >= 2 else None
     a, b = inputs[0].shape, inputs[1].shape
     return a if a == b else S.broadcast(a, b)
+
+
+def _float32_parameter(ip: Core, v: V) -> bool:
+    """An `nn.Parameter` made in torch's default float32: no float64 default, no dtype given where
+    it was made and no conversion there (`nn.Parameter(torch.ones(d, device=dev))`)."""
+    units = [o for o in v.objs if isinstance(o, Unit)]
+    if not units or ip.st.default_f64 or v.facts & (Fact.F64 | Fact.F32) or len(units) != len(v.objs):
+        return False
+    for u in units:
+        node = u.site.node if u.kind == Unit.PARAM and u.site is not None else None
+        if not isinstance(node, ast.Call):
+            return False
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "Parameter") and not (
+            isinstance(func, ast.Name) and func.id == "Parameter"
+        ):
+            return False  # a layer's weight: the module's .half() may have converted it since
+        for n in ast.walk(node):
+            if isinstance(n, ast.keyword) and n.arg == "dtype":
+                return False
+            if isinstance(n, ast.Attribute) and n.attr in T.ALIAS_METHODS | T.TO_FLOAT64 and n.attr != "float":
+                return False  # `.half()`, `.double()`, `.to(...)` where it was made
+    return True
+
+
+def _kept_row(seq: V, dim) -> bool:
+    """`cat([ones(n, 1), mask[:, :-1]], 1)`: joined along a dim other than 0, a part > 0 beside parts
+    that are >= 0 (masks, counts) keeps an element > 0 in every row, so a sum along it is >= 1 (as
+    for a causal mask). Along dim 0 the positive part is only some rows."""
+    d = dim.const if isinstance(dim, V) else None
+    lists = seq.of(ListObj)
+    elems = seq.items if seq.items is not None else (lists[0].elems or ()) if len(lists) == 1 else ()
+    tensors = [e for e in elems if isinstance(e, V)]
+    if not isinstance(d, int) or isinstance(d, bool) or d == 0 or len(tensors) < 2:
+        return False
+    if not any(p.facts & Fact.POSITIVE for p in tensors):
+        return False
+    return all(p.facts & Fact.POSITIVE or (p.marks & numerics.RISKY and not p.marks & Mark.LOGITS) for p in tensors)
 
 
 def _positive_factory(short, argv, kwargs) -> bool:
