@@ -1376,7 +1376,7 @@ def bind_name(ip: Interp, name: str, value: V, env: dict, stmt, rebind_check=Tru
     if "loss" in name.lower() and value.k & Kind.TENSOR:
         value = recording.note_loss(ip, value, f"`{name}`")
     frame = ip.st.stack[-1]
-    if frame.func is not None and name in _declared_global(frame.func.node):
+    if frame.func is not None and frame.func.scope.sf.declares_globals and name in _declared_global(frame.func.node):
         # `global Attention; Attention = LoRAAttention` in a function: the module's name changes
         g = frame.scope.globals
         g[name] = join(g.get(name), value) if ip.st.cond and name in g else value

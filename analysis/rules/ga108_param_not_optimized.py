@@ -167,6 +167,9 @@ def _dropped_groups(ctx: RuleContext, span: Span, functions: set[int]) -> list[a
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or id(fn) in functions:
         return []
     functions.add(id(fn))
+    lines = range(fn.lineno, (fn.end_lineno or fn.lineno) + 1)
+    if not any("params" in ctx.line(span.path, n) for n in lines):
+        return []  # no param group is written in it (the walk below is the rule's cost on each edit)
     binds = [
         st
         for st in fn.body

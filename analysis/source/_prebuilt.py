@@ -2251,7 +2251,7 @@ def _analysis_source_notebook_Where(_d, _f):
 
 
 def _analysis_source_program_SourceFile(_d, _f):
-    def __init__(self, path, abspath, source, tree, modname=_d[0], broken=_d[1], deep=_d[2], depth_limited=_d[3], _line_starts=_d[4], _lines=_d[5]):
+    def __init__(self, path, abspath, source, tree, modname=_d[0], broken=_d[1], deep=_d[2], depth_limited=_d[3], _line_starts=_d[4], _lines=_d[5], _declares_globals=_d[6]):
         self.path = path
         self.abspath = abspath
         self.source = source
@@ -2262,6 +2262,7 @@ def _analysis_source_program_SourceFile(_d, _f):
         self.depth_limited = depth_limited
         self._line_starts = _line_starts
         self._lines = _lines
+        self._declares_globals = _declares_globals
     def __repr__(self):
         return f"{self.__class__.__qualname__}(path={self.path!r}, abspath={self.abspath!r}, source={self.source!r}, tree={self.tree!r}, modname={self.modname!r}, broken={self.broken!r}, deep={self.deep!r}, depth_limited={self.depth_limited!r})"
     return {'__init__': __init__, '__repr__': __repr__}
@@ -2380,6 +2381,6 @@ CLASSES = {
     'gradaudit.analysis.source.notebook._Line': ((True, False, True, False, False, (('cell', '', True, True, None), ('line', '', True, True, None), ('indent', '', True, True, None), ('shift', '', True, True, None), ('dedent', 'd', True, True, None))), _analysis_source_notebook__Line),
     'gradaudit.analysis.source.notebook.Notebook': ((True, False, True, False, False, (('path', '', True, True, None), ('cells', '', True, True, None), ('source', '', True, True, None), ('lines', '', True, True, None), ('starts', '', True, True, None), ('problems', 'd', True, True, None), ('language', 'd', True, True, None))), _analysis_source_notebook_Notebook),
     'gradaudit.analysis.source.notebook.Where': ((True, False, True, False, False, (('path', '', True, True, None), ('line', '', True, True, None), ('col', '', True, True, None), ('end_line', '', True, True, None), ('end_col', '', True, True, None), ('cell', 'd', True, True, None))), _analysis_source_notebook_Where),
-    'gradaudit.analysis.source.program.SourceFile': ((False, False, False, False, False, (('path', '', True, True, None), ('abspath', '', True, True, None), ('source', '', True, True, None), ('tree', '', True, True, None), ('modname', 'd', True, True, None), ('broken', 'd', True, True, None), ('deep', 'd', True, True, None), ('depth_limited', 'd', True, True, None), ('_line_starts', 'd', False, True, None), ('_lines', 'd', False, True, None))), _analysis_source_program_SourceFile),
+    'gradaudit.analysis.source.program.SourceFile': ((False, False, False, False, False, (('path', '', True, True, None), ('abspath', '', True, True, None), ('source', '', True, True, None), ('tree', '', True, True, None), ('modname', 'd', True, True, None), ('broken', 'd', True, True, None), ('deep', 'd', True, True, None), ('depth_limited', 'd', True, True, None), ('_line_starts', 'd', False, True, None), ('_lines', 'd', False, True, None), ('_declares_globals', 'd', False, True, None))), _analysis_source_program_SourceFile),
     'gradaudit.analysis.source.span.Span': ((True, True, True, False, False, (('path', '', True, True, None), ('line', '', True, True, None), ('col', '', True, True, None), ('end_line', '', True, True, None), ('end_col', '', True, True, None))), _analysis_source_span_Span),
 }

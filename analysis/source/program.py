@@ -66,6 +66,15 @@ class SourceFile:
     depth_limited: bool = False
     _line_starts: list | None = field(default=None, repr=False)
     _lines: list | None = field(default=None, repr=False)
+    _declares_globals: bool | None = field(default=None, repr=False)
+
+    @property
+    def declares_globals(self) -> bool:
+        """Some function may hold a `global` statement (the word is in the text): most files have
+        none, and then no function's body needs a walk to find them."""
+        if self._declares_globals is None:
+            self._declares_globals = "global" in self.source
+        return self._declares_globals
 
     @property
     def lines(self) -> list[str]:
