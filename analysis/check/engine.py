@@ -275,9 +275,10 @@ class Analyzer:
 
 
 EDITED_KEPT = 8  # documents whose last version is kept for the next one's parse
-# a document's tree is kept between versions only where a whole parse costs more than the memory:
-# below about 1,000 lines a parse takes a few milliseconds; above 2 MB the tree is hundreds of MB
-EDITED_MIN_CHARS = 30_000
+# a document's tree is kept between versions where a whole parse costs more than the memory: from
+# about 60 lines (a 300-line document's parse, and what the interpreter caches on its nodes, were a
+# third of its analysis at each keystroke); above 2 MB the tree is hundreds of MB
+EDITED_MIN_CHARS = 2_000
 EDITED_MAX_CHARS = 2_000_000
 
 
