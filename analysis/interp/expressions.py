@@ -254,6 +254,10 @@ def _e_unary(ip: Interp, node, env):
         if isinstance(node.op, ast.USub):
             return const(-v.const, node)
         return v
+    if v.k & Kind.TENSOR and isinstance(node.op, ast.Invert):
+        # `~mask`: a bool or integer tensor, no gradient; a causal mask stays one (it still keeps a
+        # position in every row, now as the positions it fills)
+        return R.nondiff(ip, flow_of(v), node, "~")
     if v.k & Kind.TENSOR:
         return ip.sem.tensors.negate(ip, v, node)
     return V(

@@ -38,7 +38,9 @@ def loss_value(ip, out: V, argv, label) -> V:
         for c in target.cuts - pred.cuts:
             if not c.role:
                 c.role = "target"
-    return note_loss(ip, out, label, named=False)
+    # a scale inside what it compares (attention's `* head_dim ** -0.5`, logits over a temperature)
+    # is not the loss's scale: only `loss / accum_steps` after it averages micro-batches (GA205)
+    return note_loss(ip, out.replace(marks=out.marks & ~Mark.SCALED), label, named=False)
 
 
 def note_loss(ip, v: V, label, named=True) -> V:

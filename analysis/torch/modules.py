@@ -521,7 +521,20 @@ def module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
     for ext in ip.sem.modules:
         if ext.result is not None:
             out = ext.result(ip, m, out)
+    if not ip.st.module_depth:
+        out = _unscaled(out)
     return out
+
+
+def _unscaled(v: V) -> V:
+    """A model's outputs: the scales inside its forward (attention's `* head_dim ** -0.5`) are not
+    a loss's scale over micro-batches (GA205)."""
+    if not isinstance(v, V):
+        return v
+    items = tuple(_unscaled(i) for i in v.items) if v.items is not None else None
+    if not v.marks & Mark.SCALED and (items is None or all(a is b for a, b in zip(items, v.items or ()))):
+        return v
+    return v.replace(marks=v.marks & ~Mark.SCALED, items=items)
 
 
 def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:

@@ -1,0 +1,55 @@
+# runtime: trains
+"""A small causal transformer trained as nanoGPT does since its fix: gradients are accumulated over
+`grad_accum` micro-batches in an inner loop, each loss divided by `grad_accum`, and the optimizer
+steps once after it; the scales inside the model (attention, a temperature) are beside the point.
+The causal mask is inverted with `~` for masked_fill: every row keeps its diagonal."""
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Attention(nn.Module):
+    def __init__(self, dim=16):
+        super().__init__()
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        q, k, v = self.qkv(x).split(x.size(-1), dim=-1)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        mask = torch.tril(torch.ones(x.size(1), x.size(1), dtype=torch.bool))
+        att = att.masked_fill(~mask, float("-inf")).softmax(dim=-1)
+        return x + self.proj(att @ v)
+
+
+class TinyLM(nn.Module):
+    def __init__(self, vocab=20, dim=16):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, dim)
+        self.attn = Attention(dim)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, idx, targets):
+        logits = self.head(self.attn(self.emb(idx))) / 0.9
+        return logits, F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+
+
+torch.manual_seed(0)
+model = TinyLM()
+value = nn.Linear(16, 1)
+optimizer = torch.optim.AdamW([*model.parameters(), *value.parameters()], lr=1e-3)
+grad_accum = 4
+for it in range(3):
+    for micro_step in range(grad_accum):
+        idx = torch.randint(0, 20, (2, 6))
+        logits, loss = model(idx, torch.roll(idx, -1, 1))
+        (loss / grad_accum).backward()
+    for micro_step in range(grad_accum):
+        h = model.attn(model.emb(torch.randint(0, 20, (2, 6))))
+        aux = ((value(h) - 1.0) ** 2).mean() / grad_accum
+        aux.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
