@@ -91,14 +91,10 @@ def do_backward(ip, loss: V, node, kind=EventKind.BACKWARD, inputs=None, loss_no
     rec.in_eval = frozenset(u for u in loss.org if u.owner is not None and u.owner.training is False)
     rec.versions = {s: s.storage.version for s in loss.saves}
     loops = loop_entries(ip)
-    if (
-        not rec.retain
-        and loops
-        and any(s.certain and not any(c[0] == "loop" and c[1] is loops[-1][1] for c in s.ctx) for s in loss.saves)
-    ):
-        # this backward frees graph built before the loop (`emb = gcn(x)` once per epoch, used
-        # by every mini-batch): the next iteration reaches it again, so the loop needs its
-        # second run even when no name carries state (see Interpreter.run_loop)
+    if loops and any(s.certain and not any(c[0] == "loop" and c[1] is loops[-1][1] for c in s.ctx) for s in loss.saves):
+        # this backward frees (or, with retain_graph, keeps) graph built before the loop (`emb =
+        # gcn(x)` once per epoch, used by every mini-batch): the next iteration reaches it again,
+        # so the loop needs its second run even when no name carries state (see run_loop)
         ip.st.graph_writes += 1
     rec.event = event(ip, kind, node, rec)
     ip.st.trace.backwards.append(rec)

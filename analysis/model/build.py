@@ -47,7 +47,7 @@ from . import model as M
 Ctx = tuple[tuple[Any, ...], ...]
 # what _stale_uses finds for a backward(): (kind, the earlier BackwardRec, from an earlier iteration,
 # a saved tensor changed in place since, the SaveRec, the CarryRec that carried it)
-StaleUse = tuple[str, BackwardRec, bool, bool, SaveRec, CarryRec | None]
+StaleUse = tuple[str, BackwardRec, bool, bool, SaveRec, CarryRec | None, bool]
 
 
 class Builder:
@@ -619,7 +619,7 @@ class Builder:
         return tuple(out.values())
 
     def stale(self, s: StaleUse) -> M.Stale:
-        kind, by, earlier, modified, save, carry = s
+        kind, by, earlier, modified, save, carry, before_loop = s
         return M.Stale(
             kind,
             by.event.seq,
@@ -629,6 +629,7 @@ class Builder:
             self.span(save.site),
             self.span(carry.site) if carry is not None else None,
             tuple(o.oid for o in by.stepped_objs),
+            before_loop,
         )
 
     def event(self, e: EventRec, depth: int) -> M.Event:
@@ -907,19 +908,23 @@ def _stale_uses(
                 kind = "retained"
                 # a retained graph reused in the same iteration is what retain_graph is for, unless a
                 # step() changed a tensor it saved in between (then torch raises)
-                if by is None or by is rec or not (_earlier_iteration(s, rec) or _changed_before(s, rec)):
+                if by is None or by is rec:
+                    continue
+                if not (_earlier_iteration(s, rec) or _changed_before(s, rec) or _before_loop(s, by, rec)):
                     continue
             if _exclusive(by.event, rec.event):
                 continue  # the two backward() calls are on different arms of a condition
             entry = found.get((kind, by.seq))
             earlier = _earlier_iteration(s, rec)
             modified = _changed_before(s, rec)
+            before = kind == "retained" and not earlier and _before_loop(s, by, rec)
             if entry is None:
-                found[(kind, by.seq)] = [kind, by, earlier, modified, s, None, {s}]
+                found[(kind, by.seq)] = [kind, by, earlier, modified, s, None, {s}, before]
             else:
                 entry[2] = entry[2] or earlier
                 entry[3] = entry[3] or modified
                 entry[6].add(s)
+                entry[7] = entry[7] or before
         for entry in found.values():
             # the carrying assignment nearest the loop (the training code, not a forward inside it)
             hits = [c for c in carries if c.stale & entry[6]]
@@ -936,7 +941,7 @@ def _stale_uses(
                         for s in c.held - c.stale
                     )
         if found:
-            out[rec] = [tuple(e[:6]) for e in found.values()]
+            out[rec] = [(*e[:6], e[7]) for e in found.values()]
         if rec.retain:
             for s in saves:
                 retained.setdefault(s, rec)
@@ -982,6 +987,15 @@ def _same_iteration(acc: AccRec, rec: BackwardRec) -> bool:
     """The backward runs in the innermost loop iteration the accumulation was made in."""
     loops = [c for c in acc.ctx if c[0] == "loop"]
     return bool(loops) and loops[-1] in rec.ctx
+
+
+def _before_loop(save: SaveRec, by: BackwardRec, rec: BackwardRec) -> bool:
+    """`by` ran in an earlier iteration of a loop `rec` runs in, and the saved tensor was made
+    before that loop: each iteration's backward goes through the same graph again (an old policy's
+    log-probabilities kept from the rollout, backpropagated at every epoch of the update)."""
+    by_loops = {c[1]: c[2] for c in by.ctx if c[0] == "loop"}
+    saved_in = {c[1] for c in save.ctx if c[0] == "loop"}
+    return any(c[0] == "loop" and c[1] in by_loops and by_loops[c[1]] < c[2] and c[1] not in saved_in for c in rec.ctx)
 
 
 def _earlier_iteration(save: SaveRec, rec: BackwardRec) -> bool:

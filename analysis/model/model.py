@@ -126,6 +126,8 @@ class Stale:
     op_span: Span | None  # an op whose saved tensors are reached again
     carry: Span | None  # the assignment that carried the graph into this iteration
     by_stepped: tuple[int, ...] = ()  # optimizer keys the earlier backward was stepped for
+    # made before a loop, and reached again by the backward of each of its iterations (retained)
+    before_loop: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,12 +38,28 @@ def check(ctx: RuleContext) -> list[Finding]:
         for st in step.stale:
             # a graph kept for a second loss of the same iteration is what retain_graph is for, unless a
             # step() in between changed a tensor it saved
-            if st.kind != "retained" or not (st.earlier_iteration or st.modified):
+            if st.kind != "retained" or not (st.earlier_iteration or st.modified or st.before_loop):
                 continue
             keeper = seqs.get(st.by) or by_seq.get(st.by)
             span = keeper.retain_span if keeper is not None and keeper.retain_span else st.by_span
             fix = _fix(ctx, span) if keeper is not None and keeper.retain_span else None
-            if not st.earlier_iteration:
+            if st.before_loop and not st.earlier_iteration:
+                if st.modified:
+                    msg = (
+                        "`retain_graph=True` keeps a graph built before this loop alive, and every iteration's loss "
+                        "backpropagates through it again; a step() has since changed parameters it saved, so "
+                        'backward() raises "one of the variables needed for gradient computation has been modified '
+                        'by an inplace operation" (detach it where it is made, or build it in the iteration)'
+                    )
+                    level = CONFIRMED
+                else:
+                    msg = (
+                        "`retain_graph=True` keeps a graph built before this loop alive, and every iteration's loss "
+                        "backpropagates through it again: gradient flows into that stale history at each iteration "
+                        "(an old policy's log-probabilities, features computed once); detach it where it is made"
+                    )
+                    level = SUSPICIOUS
+            elif not st.earlier_iteration:
                 if crossed is None:
                     crossed = {r.span for f in ga304.check(ctx) for r in f.related}
                 if step.span in crossed:
@@ -97,7 +113,10 @@ through state carried across iterations without `.detach()` (the usual way to si
 Confirmed when a parameter that graph saved was changed in place by a `step()` since (torch then
 raises), suspicious when it only grows. Retaining a graph for a second loss in the same iteration
 is not flagged, unless a `step()` runs between the two backward() calls and changes a parameter the
-graph saved: torch raises there too.
+graph saved: torch raises there too. A graph built before the loop and reached by every
+iteration's `backward(retain_graph=True)` (PPO's old log-probabilities kept with their graph,
+features computed once) is flagged the same way: suspicious, confirmed when a step changed a
+parameter it saved.
 """,
     why="""
 The carried state drags every earlier iteration's graph along: memory and backward time grow

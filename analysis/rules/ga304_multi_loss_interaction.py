@@ -75,6 +75,7 @@ def _findings(ctx: RuleContext) -> list[Finding]:
                 for st in step.stale
                 if (st.kind == "freed" or st.modified)
                 and not st.earlier_iteration
+                and not st.before_loop
                 and other.key in st.by_stepped
                 and not set(st.by_stepped) & set(step.stepped)
             ]

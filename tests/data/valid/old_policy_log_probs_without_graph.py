@@ -1,0 +1,23 @@
+# runtime: trains
+"""PPO with the rollout's log-probabilities taken under no_grad: each epoch's graph is its own, and no
+retain_graph is needed."""
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+policy = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 2))
+policy_old = nn.Sequential(nn.Linear(4, 16), nn.Tanh(), nn.Linear(16, 2))
+policy_old.load_state_dict(policy.state_dict())
+optimizer = torch.optim.Adam(policy.parameters(), lr=1e-3)
+states = torch.randn(32, 4)
+actions = torch.randint(0, 2, (32,))
+advantages = torch.randn(32)
+with torch.no_grad():
+    logp_old = policy_old(states).log_softmax(-1).gather(1, actions[:, None]).squeeze(1)
+for epoch in range(4):
+    logp = policy(states).log_softmax(-1).gather(1, actions[:, None]).squeeze(1)
+    ratio = torch.exp(logp - logp_old)
+    loss = -torch.min(ratio * advantages, ratio.clamp(0.8, 1.2) * advantages).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
