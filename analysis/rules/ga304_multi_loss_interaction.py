@@ -94,16 +94,17 @@ def _findings(ctx: RuleContext) -> list[Finding]:
                     None,
                 )
                 if scored is not None and scored.span is not None:
+                    # the anchor is the catalog's: the use of the other's model in this loss
                     out.append(
                         RULE.finding(
-                            changed[0].span,
+                            scored.span,
                             f"{describe(theirs)}, which {name_of(other)} trains, reach `{step.loss}` through a graph "
                             f"built before {call_of(other, 'step')} changed them in place: `{step.loss}.backward()` "
                             'raises "one of the variables needed for gradient computation has been modified by an '
                             'inplace operation"; step after both backward() calls, or compute this loss after the step',
                             params=names(theirs),
                             related=(
-                                Related(scored.span, f"`{step.loss}` goes through {name_of(other)}'s model here"),
+                                Related(changed[0].span, f"{call_of(other, 'step')} changes them here"),
                                 Related(step.span, f"`{step.loss}.backward()`"),
                             ),
                         )

@@ -17,12 +17,12 @@ def train():
     for _ in range(3):
         z, real = torch.randn(6, 4), torch.randn(6, 4)
         fake = G(z)
-        adv = mse(D(fake), torch.ones(6, 1))
+        adv = mse(D(fake), torch.ones(6, 1))  # <- GA304
         g_total = mse(fake, real) + 0.05 * adv
         d_loss = mse(D(real), torch.ones(6, 1)) + mse(D(fake.detach()), torch.zeros(6, 1))
         opt_D.zero_grad()
         d_loss.backward()
-        opt_D.step()  # <- GA304
+        opt_D.step()
         opt_G.zero_grad()
         g_total.backward()
         opt_G.step()
