@@ -140,7 +140,9 @@ def validate(bugs: list[Bug]) -> list[str]:
 
 
 def mirror_dir(mirrors: str, repo: str) -> str:
-    return os.path.join(mirrors, repo.replace("/", "+", 1), "repo")
+    path = os.path.join(mirrors, repo.replace("/", "+", 1), "repo")
+    # the fetch tool gives a bare repository there, or, for some snapshots, a checkout's .git
+    return os.path.join(path, ".git") if os.path.isdir(os.path.join(path, ".git")) else path
 
 
 def git(gitdir: str, *args: str, data: bytes | None = None) -> bytes:
