@@ -89,6 +89,26 @@ def _updates_in(ctx: RuleContext, span: Span) -> bool:
     return not any(_is_step_call(n) and n.lineno > end for n in ast.walk(enclosing_function(tree, span.line)))
 
 
+_TRAINING_CALLS = ("backward", "step", "grad", "manual_backward")
+
+
+def _evaluation_loop(ctx: RuleContext, span: Span) -> bool:
+    """The loop at `span` is in a function that trains nothing (no backward, step or
+    autograd.grad anywhere in it) and that is not a module's forward (whose loop over time steps
+    builds the loss a caller backpropagates): what it accumulates with a graph feeds no update."""
+    tree = ctx.tree(span.path)
+    loop = _loop_at(ctx, span)
+    if tree is None or loop is None:
+        return False
+    fn = enclosing_function(tree, span.line)
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name == "forward":
+        return False
+    return not any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _TRAINING_CALLS
+        for n in ast.walk(fn)
+    )
+
+
 def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     known, around_backward = _update_loops(ctx)
@@ -99,13 +119,18 @@ def check(ctx: RuleContext) -> list[Finding]:
         outlived: list[tuple[int, Span | None]] = (
             [(acc.loops[-1], None)] if acc.outlives is None else list(acc.outlives)
         )
+        evaluation = False
         if not any(
             key in known
             or (key in around_backward and (loop is None or _updates_in(ctx, loop)))
             or (loop is not None and _steps_inside(ctx, loop))
             for key, loop in outlived
         ):
-            continue
+            evaluation = bool(acc.params) and any(
+                loop is not None and _evaluation_loop(ctx, loop) for key, loop in outlived
+            )
+            if not evaluation:
+                continue
         msg = (
             "a tensor with its autograd graph is accumulated into state that outlives the iteration: every "
             "iteration's graph stays alive with it (memory grows until the loop ends); keep `.item()` or "
@@ -117,11 +142,17 @@ def check(ctx: RuleContext) -> list[Finding]:
         )
         # the graph is certain only when the value carries gradient from named parameters (not only
         # through code the engine could not see)
+        if evaluation:
+            msg = (
+                "a tensor with its autograd graph is accumulated over the iterations of a loop that runs the "
+                "model with gradient on and never backpropagates (an evaluation): every batch's graph stays "
+                "alive until the loop ends; run it under `torch.no_grad()`, or keep `.item()`"
+            )
         out.append(
             RULE.finding(
                 acc.span,
                 msg,
-                confidence=CONFIRMED if acc.params else SUSPICIOUS,
+                confidence=CONFIRMED if acc.params and not evaluation else SUSPICIOUS,
                 # a dict or an object holding the tensor has no `.detach()`
                 fix=_fix(ctx, acc.span) if acc.tensor else None,
             )
@@ -137,8 +168,10 @@ RULE = Rule(
     what="""
 Flags a tensor that carries an autograd graph accumulated, in a training loop, into state that
 outlives the iteration (`total += loss`, `history.append(loss)` on a list made before the loop,
-an attribute), when that accumulation never reaches a `backward()`. Summing losses to
-backpropagate them once, `.item()` and `.detach()` are not flagged.
+an attribute), when that accumulation never reaches a `backward()`. Also, suspicious, an
+evaluation loop that runs the model with gradient on (no `torch.no_grad()`) in a function that
+trains nothing and sums its losses the same way. Summing losses to backpropagate them once,
+`.item()` and `.detach()` are not flagged.
 """,
     why="""
 The accumulated tensor references every iteration's graph, so none of them is freed: memory grows
