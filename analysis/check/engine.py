@@ -280,6 +280,7 @@ EDITED_KEPT = 8  # documents whose last version is kept for the next one's parse
 # third of its analysis at each keystroke); above 2 MB the tree is hundreds of MB
 EDITED_MIN_CHARS = 2_000
 EDITED_MAX_CHARS = 2_000_000
+EDITED_SMALL_CHARS = 30_000  # below it, only the last document's tree is kept
 
 
 def _parse_entry(program: Program, path: str, source: str) -> SourceFile:
@@ -297,6 +298,11 @@ def _parse_entry(program: Program, path: str, source: str) -> SourceFile:
     if sf is None:
         sf = program.parse(path, source)
     if EDITED_MIN_CHARS <= len(source) <= EDITED_MAX_CHARS:
+        if len(source) < EDITED_SMALL_CHARS:
+            # a small tree is worth keeping for the document being typed in only: kept for several,
+            # their churn fragments the heap (a worker stayed 5 MB larger after 50 were edited)
+            for other in [p for p, kept in edited.items() if len(kept.source) < EDITED_SMALL_CHARS]:
+                del edited[other]
         edited[abspath] = sf
     while len(edited) > EDITED_KEPT:
         del edited[next(iter(edited))]
