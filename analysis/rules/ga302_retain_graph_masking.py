@@ -40,6 +40,10 @@ def check(ctx: RuleContext) -> list[Finding]:
             # step() in between changed a tensor it saved
             if st.kind != "retained" or not (st.earlier_iteration or st.modified or st.before_loop):
                 continue
+            if st.before_loop and not st.earlier_iteration and not st.modified and not st.by_stepped:
+                # one forward backpropagated once per class, row or sample with no step between (a
+                # Fisher estimate, a Jacobian): what retain_graph is for
+                continue
             keeper = seqs.get(st.by) or by_seq.get(st.by)
             span = keeper.retain_span if keeper is not None and keeper.retain_span else st.by_span
             fix = _fix(ctx, span) if keeper is not None and keeper.retain_span else None

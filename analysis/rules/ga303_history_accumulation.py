@@ -92,21 +92,42 @@ def _updates_in(ctx: RuleContext, span: Span) -> bool:
 _TRAINING_CALLS = ("backward", "step", "grad", "manual_backward")
 
 
-def _evaluation_loop(ctx: RuleContext, span: Span) -> bool:
+def _evaluation_loop(ctx: RuleContext, span: Span, at: Span) -> bool:
     """The loop at `span` is in a function that trains nothing (no backward, step or
-    autograd.grad anywhere in it) and that is not a module's forward (whose loop over time steps
-    builds the loss a caller backpropagates): what it accumulates with a graph feeds no update."""
+    autograd.grad anywhere in it), and the name the accumulation at `at` adds to is a local the
+    function neither returns nor hands on (a total only printed or logged): what it holds with a
+    graph feeds no update. A loss helper's `total += term`, returned to the caller that
+    backpropagates it, is not one."""
     tree = ctx.tree(span.path)
     loop = _loop_at(ctx, span)
     if tree is None or loop is None:
         return False
     fn = enclosing_function(tree, span.line)
-    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name == "forward":
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or "loss" in fn.name.lower():
         return False
-    return not any(
+    if any(
         isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _TRAINING_CALLS
         for n in ast.walk(fn)
-    )
+    ):
+        return False
+    stmt, _ = statement_at(ctx, at)
+    target = stmt.target if isinstance(stmt, ast.AugAssign) else None
+    if not isinstance(target, ast.Name):
+        return False  # an attribute or an element: state that outlives the call
+    name = target.id
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Return) and n.value is not None:
+            if any(isinstance(m, ast.Name) and m.id == name for m in ast.walk(n.value)):
+                return False
+        if isinstance(n, ast.Call) and n.lineno > (loop.end_lineno or loop.lineno):
+            # handed to a call after the loop (other than a print or a format): it may be backpropagated there
+            func = n.func
+            fname = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if fname not in ("print", "format", "info", "write", "log", "add_scalar") and any(
+                isinstance(m, ast.Name) and m.id == name for a in n.args for m in ast.walk(a)
+            ):
+                return False
+    return True
 
 
 def check(ctx: RuleContext) -> list[Finding]:
@@ -127,7 +148,7 @@ def check(ctx: RuleContext) -> list[Finding]:
             for key, loop in outlived
         ):
             evaluation = bool(acc.params) and any(
-                loop is not None and _evaluation_loop(ctx, loop) for key, loop in outlived
+                loop is not None and _evaluation_loop(ctx, loop, acc.span) for key, loop in outlived
             )
             if not evaluation:
                 continue

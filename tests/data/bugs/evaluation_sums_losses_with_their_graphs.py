@@ -1,4 +1,4 @@
-# runtime: graph-kept: total_kld
+# runtime: graph-kept: stats
 # confidence: suspicious
 """A VAE's test pass, as a variational RNN repository wrote it: the evaluation loop runs the model
 with gradient on and adds each batch's KL and reconstruction losses, tensors with their graphs,
@@ -37,14 +37,15 @@ def test(model, batches):
         kld, nll = model(x)
         total_kld += kld  # <- GA303
         total_nll += nll  # <- GA303
-    return total_kld / len(batches), total_nll / len(batches)
+    stats["kld"], stats["nll"] = total_kld / len(batches), total_nll / len(batches)
+    print(f"test kld {stats['kld']:.3f} nll {stats['nll']:.3f}")
 
 
 torch.manual_seed(0)
 model = VAE()
 optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
 batches = [torch.randn(16, 8) for _ in range(4)]
+stats = {}
 for epoch in range(2):
     train(model, optimizer, batches)
-    total_kld, total_nll = test(model, batches)
-    print(f"test kld {total_kld:.3f} nll {total_nll:.3f}")
+    test(model, batches)
