@@ -103,8 +103,8 @@ def _evaluation_loop(ctx: RuleContext, span: Span, at: Span) -> bool:
     if tree is None or loop is None:
         return False
     fn = enclosing_function(tree, span.line)
-    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or "loss" in fn.name.lower():
-        return False
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name == "forward" or "loss" in fn.name.lower():
+        return False  # a forward's loop over time steps or scales builds what its caller uses
     if any(
         isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _TRAINING_CALLS
         for n in ast.walk(fn)
