@@ -285,9 +285,6 @@ def warm_up() -> None:
 
 IDLE_COLLECT = 1.0  # seconds without a job before the worker runs a full collection
 FULL_COLLECT_JOBS = 25  # ... or this many jobs in a row without such a pause
-# at such a collection, a document's tree is kept for the next edit only from this size: a smaller
-# one is parsed again in a few milliseconds, and trees kept across pauses fragment the heap
-PAUSE_KEEP_CHARS = 30_000
 
 
 def _job_waiting(stream: IO[bytes], seconds: float) -> bool:
@@ -339,8 +336,12 @@ def main(argv: list[str] | None = None) -> int:
             # resumes there); the others' go, since closing documents sends the worker nothing
             while len(_EDITED) > 1:
                 del _EDITED[next(iter(_EDITED))]
-            for path in [p for p, sf in _EDITED.items() if len(sf.source) < PAUSE_KEEP_CHARS]:
-                del _EDITED[path]  # a small document's parse after the pause costs less than its tree
+            from gradaudit.analysis.check.engine import EDITED_SMALL_CHARS
+
+            # a small document's tree is kept while it is typed in, not across a pause: parsed again
+            # in a few milliseconds, and trees kept across pauses fragment the heap
+            for path in [p for p, sf in _EDITED.items() if len(sf.source) < EDITED_SMALL_CHARS]:
+                del _EDITED[path]
             from .memory import give_back
 
             give_back()  # a full collection, and what the allocator can return goes back

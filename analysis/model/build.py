@@ -906,18 +906,19 @@ def _stale_uses(
             if by is None:
                 by = retained.get(s)
                 kind = "retained"
-                # a retained graph reused in the same iteration is what retain_graph is for, unless a
-                # step() changed a tensor it saved in between (then torch raises)
                 if by is None or by is rec:
                     continue
-                if not (_earlier_iteration(s, rec) or _changed_before(s, rec) or _before_loop(s, by, rec)):
-                    continue
-            if _exclusive(by.event, rec.event):
-                continue  # the two backward() calls are on different arms of a condition
-            entry = found.get((kind, by.seq))
             earlier = _earlier_iteration(s, rec)
             modified = _changed_before(s, rec)
             before = kind == "retained" and not earlier and _before_loop(s, by, rec)
+            # a retained graph reused in the same iteration is what retain_graph is for, unless a
+            # step() changed a tensor it saved in between (then torch raises), or it was built before
+            # the loop whose every iteration reaches it again
+            if kind == "retained" and not (earlier or modified or before):
+                continue
+            if _exclusive(by.event, rec.event):
+                continue  # the two backward() calls are on different arms of a condition
+            entry = found.get((kind, by.seq))
             if entry is None:
                 found[(kind, by.seq)] = [kind, by, earlier, modified, s, None, {s}, before]
             else:
