@@ -9,6 +9,7 @@ from typing import Any
 
 from . import recording
 from . import results as R
+from .containers import MAP_ITEMS, columns
 from .core import Interp
 from .expressions import param_elements as _param_elements
 from .objects import (
@@ -106,11 +107,20 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
         lst = ListObj(make_tuple([V(Kind.NUMBER), elem], None), Site(ip.st.sf, node))
         return V(Kind.LIST, frozenset((lst,)), site=node)
     if name == "zip":
+        if len(args) == 1 and isinstance(args[0], Star) and (cols := columns(ip.iter_value(args[0].value))):
+            # `zip(*rollout)` of rows of a known length: the columns, one tuple each, in order
+            site = Site(ip.st.sf, node)
+            return make_tuple([V(Kind.TUPLE, frozenset((ListObj(c, site),)), site=node) for c in cols], node)
         elems = [ip.iter_value(a.value if isinstance(a, Star) else a) for a in args]
         lst = ListObj(make_tuple(elems, None), Site(ip.st.sf, node))
         if any(_many(a.value if isinstance(a, Star) else a) for a in args):
             lst.elems = None  # several elements, joined
         return V(Kind.LIST, frozenset((lst,)), site=node)
+    if name == "map" and len(args) == 2 and isinstance(args[1], V) and args[1].items is not None and not args[1].objs:
+        if len(args[1].items) <= MAP_ITEMS:
+            # over a tuple known item by item (`map(f, zip(*rows))`): each result in its place, so
+            # that `a, b = map(...)` binds each to its own
+            return make_tuple([ip.call_value(args[0], [it], {}, node, env) for it in args[1].items], node)
     if name == "map" and len(args) >= 2:
         elems = [ip.iter_value(a) for a in args[1:] if isinstance(a, V)]
         r = ip.call_value(args[0], elems, {}, node, env)

@@ -12,6 +12,28 @@ from .loop_facts import rebound
 from .objects import DictObj, ListObj, Site
 from .values import NONE, UNKNOWN, Kind, V, join_all, make_tuple
 
+MAP_ITEMS = 16  # items of a tuple a map() runs its function on one by one, columns of rows unpacked
+
+
+def columns(rows: V, width: int | None = None) -> list[V] | None:
+    """The columns of rows that are lists or tuples of one known length (`[log_prob, value, ...]`
+    appended per step), each the join of its rows' items; None when a row's length is not known or
+    is not `width`.
+    A None among the rows is a placeholder (`[None] * n`, filled later): zip() of it would raise."""
+    found: list[list[V]] = []
+    if rows.items is not None:
+        found.append(list(rows.items))
+    for o in rows.objs:
+        if isinstance(o, ListObj) and o.exact and o.elems is not None:
+            found.append(list(o.elems))
+        else:
+            return None
+    if not found or rows.k & ~(Kind.TUPLE | Kind.LIST | Kind.NONE) or len({len(r) for r in found}) != 1:
+        return None
+    if not 0 < len(found[0]) <= MAP_ITEMS or (width is not None and len(found[0]) != width):
+        return None
+    return [join_all([r[i] for r in found]) for i in range(len(found[0]))]
+
 
 def slice_list(ip: Core, o: ListObj, sl, node, env) -> V:
     """A slice of a list: its elements in order when the list and the bounds are known (what

@@ -146,6 +146,30 @@ def _trainers(sf: SourceFile) -> frozenset[str]:
     return found
 
 
+def _star_trainers(program: Program, paths: list[str]) -> set[str]:
+    """The training functions (`_trainers`) of the modules at `paths` and of every module they
+    re-export with `from x import *`, read as text: a name bound through a package's chain of star
+    imports. Private names are not re-exported by `import *`."""
+    out: set[str] = set()
+    seen: set[str] = set()
+    todo = list(paths)
+    while todo and len(seen) < 200:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        sf = program.load(path)
+        if sf is None:
+            continue
+        out |= {n for n in _trainers(sf) if not n.startswith("_")}
+        for node in sf.tree.body:
+            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
+                found = program.resolve(sf, node.module or "", node.level or 0)
+                if found is not None:
+                    todo.append(found)
+    return out
+
+
 _CALLED_DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*\(")
 
 
@@ -357,6 +381,12 @@ class Interpreter:
                     out |= {f"{name}.{n}" for n in names}
                 elif o.attr in names:
                     out.add(name)
+        stars = scope.globals.get(STAR)
+        if stars is not None:
+            # `from deep_rl import *`: the training functions re-exported through a package's chain
+            # of `import *`, called here by their bare names (`run_steps(Agent(config))`)
+            wanted = heads - scope.globals.keys()
+            out |= wanted & _star_trainers(self.st.program, [o.path for o in stars.objs if isinstance(o, LazyImport)])
         return out
 
     def _run_root(self, fn: FuncObj, budget: int) -> list[FuncObj]:

@@ -8,7 +8,7 @@ import re
 
 from .core import Core
 from .objects import ListObj, Site
-from .values import EMPTY, NOCONST, Kind, Mark, V, const, flow_of, make_tuple
+from .values import EMPTY, NOCONST, Kind, Mark, V, const, flow_of, join_all, make_tuple
 
 _FOLD_MAX = 100_000  # a constant longer than this is not built (`"a" * 10**10` would take 10 GB)
 
@@ -83,6 +83,12 @@ def _exact_sequence(ip: Core, op, left: V, right: V, node) -> V | None:
             a, n = _elements(right), left.const
         ok = a is not None and isinstance(n, int) and not isinstance(n, bool) and 0 <= n * len(a) <= ListObj.MAX_ELEMS
         elems = a * max(n, 0) if ok and a is not None else None
+        if elems is None and a is not None and n is NOCONST and (left.k | right.k) & Kind.NUMBER:
+            # `[None] * (len(rollout) - 1)`: a list of a length not known, of those elements (filled
+            # later with `lst[i] = ...`)
+            lst = ListObj(join_all(a) if a else None, Site(ip.st.sf, node))
+            lst.elems = None
+            return V(Kind.LIST, frozenset((lst,)), site=node)
     else:
         return None
     if elems is None:

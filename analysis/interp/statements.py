@@ -15,7 +15,7 @@ from typing import cast
 from ..ops import torch_api as T
 from ..source import nodes
 from . import calls, flags, recording, settings
-from .containers import clear_list
+from .containers import clear_list, columns
 from .core import Interp
 from .expressions import BUILTINS, STAR, known_sequence, truth
 from .frames import Frame, Split, trains
@@ -1342,6 +1342,12 @@ def assign(ip: Interp, target, value: V, env: dict, stmt):
         items = value.items
         if items is not None and star is None and len(items) == len(elts):
             for t, v in zip(elts, items):
+                assign(ip, t, v, env, stmt)
+            return
+        if items is None and star is None and value.objs and (cols := columns(value, len(elts))) is not None:
+            # `states, value, log_probs = rollout[i]` of rows known element by element: each name
+            # takes its own column, not every element of every row
+            for t, v in zip(elts, cols):
                 assign(ip, t, v, env, stmt)
             return
         elem = ip.iter_value(value)

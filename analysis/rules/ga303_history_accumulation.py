@@ -58,6 +58,18 @@ def _is_step_call(node: ast.AST) -> TypeGuard[ast.Call]:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "step"
 
 
+def _update_calls(root: ast.AST) -> list[ast.Call]:
+    """The `.step()` calls under `root` that may be an optimizer's: not an environment's
+    `obs, reward, done, info = env.step(action)`, whose result is unpacked (an optimizer's step
+    returns the closure's loss or None, never a tuple)."""
+    unpacked = {
+        id(n.value)
+        for n in ast.walk(root)
+        if isinstance(n, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in n.targets)
+    }
+    return [n for n in ast.walk(root) if _is_step_call(n) and id(n) not in unpacked]
+
+
 def _loop_at(ctx: RuleContext, span: Span) -> ast.For | ast.While | ast.AsyncFor | None:
     tree = ctx.tree(span.path)
     if tree is None:
@@ -72,7 +84,7 @@ def _steps_inside(ctx: RuleContext, span: Span) -> bool:
     """The loop at `span` calls `.step()` in its own body: each iteration is an update, whatever
     optimizer object the engine took it for."""
     loop = _loop_at(ctx, span)
-    return loop is not None and any(_is_step_call(n) for n in ast.walk(loop))
+    return loop is not None and bool(_update_calls(loop))
 
 
 def _updates_in(ctx: RuleContext, span: Span) -> bool:
@@ -83,10 +95,10 @@ def _updates_in(ctx: RuleContext, span: Span) -> bool:
     loop = _loop_at(ctx, span)
     if tree is None or loop is None:
         return True
-    if any(_is_step_call(n) for n in ast.walk(loop)):
+    if _update_calls(loop):
         return True
     end = loop.end_lineno or loop.lineno
-    return not any(_is_step_call(n) and n.lineno > end for n in ast.walk(enclosing_function(tree, span.line)))
+    return not any(n.lineno > end for n in _update_calls(enclosing_function(tree, span.line)))
 
 
 _TRAINING_CALLS = ("backward", "step", "grad", "manual_backward")

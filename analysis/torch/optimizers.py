@@ -35,9 +35,15 @@ from ..ops import torch_api as T
 
 
 def make_optimizer(ip: Core, qual, args, kwargs, node, env) -> V:
+    params = args[0] if args else kwargs.get("params", UNKNOWN)
+    base = next((v for v in (params, kwargs.get("optimizer"), kwargs.get("base_optimizer")) if _optimizers(v)), None)
+    if base is not None:
+        # a wrapper over an optimizer (Lookahead(opt), timm's and torch-optimizer's): it holds the
+        # param groups of the one it wraps and its step() and zero_grad() run that one's, so what
+        # it does to parameters is what the wrapped optimizer does
+        return base
     site = Site(ip.st.sf, node)
     o = OptimObj(qual, "<optimizer>", site, ip.seq(), ip.st.ctx)
-    params = args[0] if args else kwargs.get("params", UNKNOWN)
     pnode = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "params"), node)
     nonleaf, on_some_path = _nonleaves(params) if isinstance(params, V) else ([], [])
     for s in nonleaf + on_some_path:
@@ -53,6 +59,11 @@ def make_optimizer(ip: Core, qual, args, kwargs, node, env) -> V:
     ip.st.trace.optimizers.append(o)
     ip.event(EventKind.OPT_NEW, node, o)
     return V(Kind.OPTIM, frozenset((o,)), site=node)
+
+
+def _optimizers(v) -> bool:
+    """`v` is one or more optimizers and nothing else."""
+    return isinstance(v, V) and bool(v.objs) and all(isinstance(o, OptimObj) for o in v.objs)
 
 
 def parse_groups(ip: Core, o: OptimObj, params: V, node):
