@@ -221,6 +221,7 @@ def _add_drivers(
         find_drivers,
         needs_drivers,
         project_files,
+        with_drivers,
     )
     from gradaudit.analysis.check.engine import merge_findings
 
@@ -242,10 +243,11 @@ def _add_drivers(
         _DRIVERS[me] = (*key, drivers)
     if not drivers:
         return
-    found_there, read = driven_findings(analyzer, program, path, drivers)
+    found_there, read, ran = driven_findings(analyzer, program, path, drivers)
     result.files.update(read)
-    if found_there:
-        result.findings = merge_findings(result.findings + found_there)
+    findings = with_drivers(result.findings, found_there, ran)
+    if findings != result.findings:
+        result.findings = merge_findings(findings)
 
 
 # A training step for the worker to analyse before it says it is ready (nothing is read from disk)

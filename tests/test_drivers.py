@@ -165,3 +165,49 @@ def test_a_checkout_beside_the_file_is_another_project(tmp_path, monkeypatch):
     assert sorted(os.path.relpath(f, work) for f in project_files(work, Config())) == ["losses.py", "train.py"]
     # a folder check still covers the clone: only the driver search leaves it out
     assert len(discover([work])[0]) == 3
+
+
+FOCAL = """\
+import torch
+
+
+def focal_loss(pred, gt):
+    pos = gt.eq(1).float()
+    neg = gt.lt(1).float()
+    pos_loss = torch.log(pred) * torch.pow(1 - pred, 2) * pos
+    neg_loss = torch.log(1 - pred) * torch.pow(pred, 2) * torch.pow(1 - gt, 4) * neg
+    return -(pos_loss.sum() + neg_loss.sum()) / pos.sum().clamp(min=1)
+"""
+
+HEATMAP_TRAIN = """\
+import torch
+import torch.nn as nn
+
+from losses import focal_loss
+
+head = nn.Conv2d(3, 1, 1)
+opt = torch.optim.Adam(head.parameters(), lr=1e-3)
+for _ in range(3):
+    x, gt = torch.randn(2, 3, 8, 8), torch.rand(2, 1, 8, 8)
+    pred = {squash}
+    loss = focal_loss(pred, gt)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_a_loss_run_by_its_importer_gives_up_what_it_showed_run_alone(tmp_path):
+    # RTM3D's focal loss: run alone on made-up inputs, `log(1 - pred)` may be log(0); the training step
+    # that runs it gives it a sigmoid clamped away from 0 and 1, and that is what counts
+    clamped = "torch.clamp(torch.sigmoid(head(x)), min=1e-4, max=1 - 1e-4)"
+    root = _project(tmp_path, {"losses.py": FOCAL, "train.py": HEATMAP_TRAIN.format(squash=clamped)})
+    alone = _check(root, "losses.py")
+    assert alone.findings == []
+    # the same loss given a sigmoid as is: the importer's step shows the hazards, not the run alone
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    root2 = _project(raw, {"losses.py": FOCAL, "train.py": HEATMAP_TRAIN.format(squash="torch.sigmoid(head(x))")})
+    got = _check(root2, "losses.py")
+    assert sorted((f.code, f.span.line) for f in got.findings) == [("GA401", 7), ("GA401", 8)]
+    assert all("on its own" not in f.message for f in got.findings)

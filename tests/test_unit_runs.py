@@ -115,6 +115,7 @@ def test_unit_hazard_under_torch(name, build, inputs, finite):
 INPLACE = [
     ("chained_pool_inplace", lambda m: m.ChainedResidualPool(3), lambda t: [t.randn(2, 3, 8, 8)], True),
     ("residual_after_norm", lambda m: m.BasicBlock(3), lambda t: [t.randn(2, 3, 8, 8)], False),
+    ("inplace_layer_after_saved_output", lambda m: m.Encoder(2), lambda t: [t.randn(2, 2, 32)], True),
 ]
 
 

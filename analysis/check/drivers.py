@@ -166,22 +166,35 @@ def needs_drivers(result) -> bool:
     return not steps or any(s.entry != "script" or not s.understood for s in steps)
 
 
-def driven_findings(analyzer, program, path: str, drivers: list[str]) -> tuple[list, dict]:
+def driven_findings(analyzer, program, path: str, drivers: list[str]) -> tuple[list, dict, frozenset]:
     """What the analyses of `drivers` (by `analyzer`, an engine.Analyzer, through `program`, which
-    holds `path`'s text) find in `path`, named as the check names `path`; and the files those
-    analyses read (display path -> SourceFile), on which the findings depend."""
+    holds `path`'s text) find in `path`, named as the check names `path`; the files those analyses
+    read (display path -> SourceFile), on which the findings depend; and the functions they ran
+    ((file, qualified name), for `with_drivers`)."""
     from ..source.prebuilt import replace
 
     target = os.path.abspath(path)
     out: list = []
     read: dict = {}
+    ran: set = set()
     for d in drivers:
         try:
             rd = analyzer.analyze_file(d, program)
         except Exception:  # a driver that breaks the engine is not the checked file's problem
             continue
         read.update(rd.files)
+        if rd.model is not None:
+            ran |= rd.model.ran
         for f in rd.findings:
             if os.path.abspath(f.span.path) == target:
                 out.append(replace(f, span=replace(f.span, path=path)) if f.span.path != path else f)
-    return out, read
+    return out, read, frozenset(ran)
+
+
+def with_drivers(own: list, driven: list, ran: frozenset) -> list:
+    """The file's own findings and what its drivers find in it. A finding seen only running a
+    function alone on made-up inputs (`data["unit"]`) gives way when a driver ran that function:
+    there it met what the training code gives it (a sigmoid clamped before a hand-written focal
+    loss), and the drivers' findings say what follows."""
+    kept = [f for f in own if not ((u := f.data.get("unit")) and (os.path.abspath(f.span.path), u) in ran)]
+    return kept + driven

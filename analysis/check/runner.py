@@ -75,7 +75,7 @@ def analyze_chunk(
     project files whose training steps run it (drivers.py), analysed after it; what they find in
     it is added to its result (and the result is not cached: it depends on files it does not import)."""
     from ..source.program import Program
-    from .drivers import driven_findings, needs_drivers
+    from .drivers import driven_findings, needs_drivers, with_drivers
     from .engine import Analyzer
     from .problems import Problem, problems_of
 
@@ -92,7 +92,8 @@ def analyze_chunk(
             if driven and path in driven:
                 stamp = None  # not kept: what the drivers find depends on their text too
                 if needs_drivers(r):
-                    r.findings = r.findings + driven_findings(analyzer, program, path, driven[path])[0]
+                    found_there, _, ran = driven_findings(analyzer, program, path, driven[path])
+                    r.findings = with_drivers(r.findings, found_there, ran)
             probs = problems_of(r)
             item = keep(path, r) if r.error is None else None
             fresh = None

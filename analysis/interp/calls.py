@@ -147,6 +147,7 @@ def call_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v=None) -> V
         record = UnseenRec.BUDGET if over else UnseenRec.NOT_FOLLOWED
         return opaque_call(ip, None, args, kwargs, node, extra=self_v, record=record).replace(top=True)
     fn.interpreted += 1
+    ip.st.trace.ran.add((fn.scope.sf.abspath, fn.qual))
     call_site = Site(ip.st.sf, node) if node is not fn.node else None
     env = bind_args(ip, fn, args, kwargs, self_v)
     arg_objs = set()

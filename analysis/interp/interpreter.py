@@ -75,6 +75,16 @@ def _worth_running_alone(sf: SourceFile, node) -> bool:
     return _mentions(sf, node, _NUMERIC_OPS) or _mentions(sf, node, _INPLACE_OPS)
 
 
+# a layer built to change its input in place (`nn.LeakyReLU(0.2, inplace=True)`): a forward that
+# only calls the module's layers may then change what an earlier layer saved (GA110)
+_INPLACE_LAYERS = re.compile(r"\binplace\s*=\s*True\b")
+
+
+def _builds_inplace_layers(sf: SourceFile, cls: ClassObj) -> bool:
+    init = cls.methods.get("__init__")
+    return init is not None and _mentions(sf, init.node, _INPLACE_LAYERS)
+
+
 _BACKWARD = re.compile(r"\.backward\s*\(")
 _STEP = re.compile(r"\.step\s*\(")
 
@@ -168,6 +178,49 @@ def _star_trainers(program: Program, paths: list[str]) -> set[str]:
                 if found is not None:
                     todo.append(found)
     return out
+
+
+_SELF_CALLED = re.compile(r"\bself\.([A-Za-z_]\w*)\s*\(")
+_LOOPS = re.compile(r"^\s*(?:for|while|async\s+for)\b", re.MULTILINE)
+
+
+def _method_drivers(candidates: list[FuncObj]) -> list[tuple[FuncObj, ClassObj]]:
+    """For the training methods among `candidates` of plain classes (a runner, an agent), the
+    outermost methods of the class, its own or inherited from a project base class, that call them
+    through `self` from a loop, directly or through each other (`runner()` looping epochs over
+    `self.train()`, which loops batches over `self.train_step(...)`); with the class to run them on.
+    Methods the class overrides are its own; module classes are left to their forwards and frameworks."""
+    out: list[tuple[FuncObj, ClassObj]] = []
+    for fn in candidates:
+        cls = fn.cls
+        if cls is None or fn.is_static or fn.is_classmethod or cls.is_module or cls.scope is None:
+            continue
+        visible: dict[str, FuncObj] = {}
+        for c in cls.mro():
+            for name, m in c.methods.items():
+                visible.setdefault(name, m)
+        names, found = {fn.name}, []
+        for _ in range(LEVELS):
+            new = [
+                m
+                for name, m in visible.items()
+                if name not in names
+                and name != "__init__"
+                and not m.is_static
+                and isinstance(m.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and _called(m.scope.sf, m.node, _SELF_CALLED) & names
+                and _mentions(m.scope.sf, m.node, _LOOPS)
+            ]
+            if not new:
+                break
+            found += new
+            names |= {m.name for m in new}
+        callees = set().union(*(_called(m.scope.sf, m.node, _SELF_CALLED) for m in found)) if found else set()
+        out += [(m, cls) for m in found if m.name not in callees and (m, cls) not in out]
+    return out
+
+
+LEVELS = 3  # methods calling methods through self, followed up from a training method
 
 
 _CALLED_DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*\(")
@@ -340,6 +393,12 @@ class Interpreter:
         candidates += drivers
         if not candidates:
             return
+        # a trainer class's step method (`train_step`) that a loop of the class or of a project base
+        # class calls (`BaseRunner.train()`: `for items in loader: self.train_step(items)`): that loop
+        # runs it, on an instance of this class, so that what it keeps on `self` meets the next batch
+        for driver, cls in _method_drivers(candidates):
+            if not driver.interpreted:
+                self._run_root(driver, self.st.budgets.script, cls)
         calls = collections.Counter(m.group(1) for m in _CALLED.finditer(src))
         defs = collections.Counter(m.group(1) for m in _DEFINED.finditer(src))
         # called by name somewhere else in the file: its callers will run it
@@ -389,9 +448,9 @@ class Interpreter:
             out |= wanted & _star_trainers(self.st.program, [o.path for o in stars.objs if isinstance(o, LazyImport)])
         return out
 
-    def _run_root(self, fn: FuncObj, budget: int) -> list[FuncObj]:
+    def _run_root(self, fn: FuncObj, budget: int, cls: ClassObj | None = None) -> list[FuncObj]:
         """Run `fn` on unknown arguments as a root of its own, within `budget` statements; the
-        functions it returns."""
+        functions it returns. `cls`: a method inherited from a base class runs on an instance of it."""
         self.st.root_index += 1
         self.st.ctx = (("root", self.st.root_index),)
         self.st.nograd = None
@@ -399,7 +458,7 @@ class Interpreter:
         self.st.cond = 0
         self.st.root_start = self.st.steps
         self.st.root_budget = budget
-        out = self.run_symbolic(fn)
+        out = self.run_symbolic(fn, cls)
         items = out.items if out.items is not None else (out,)
         return [o for v in items if isinstance(v, V) for o in v.objs if isinstance(o, FuncObj) and o.scope is fn.scope]
 
@@ -444,8 +503,13 @@ class Interpreter:
                 _worth_running_alone(sf, fn.node)
                 or (
                     cls is not None
-                    and any(
-                        _worth_running_alone(sf, f.node) for c in builds.get(cls, ()) if (f := c.methods.get("forward"))
+                    and (
+                        _builds_inplace_layers(sf, cls)
+                        or any(
+                            _worth_running_alone(sf, f.node)
+                            for c in builds.get(cls, ())
+                            if (f := c.methods.get("forward"))
+                        )
                     )
                 )
             )
@@ -494,14 +558,14 @@ class Interpreter:
         o = SymObj(name, site, self.seq())
         return V(Kind.UNKNOWN | Kind.TENSOR, frozenset((o,)), weak=frozenset((calls.sym_unit(self, o),)))
 
-    def run_symbolic(self, fn: FuncObj):
+    def run_symbolic(self, fn: FuncObj, cls: ClassObj | None = None):
         site = Site(fn.scope.sf, fn.node)
         self_v = None
         if fn.cls is not None and not fn.is_static:
             if fn.is_classmethod:
-                self_v = V(Kind.CLASS, frozenset((fn.cls,)))
+                self_v = V(Kind.CLASS, frozenset((cls or fn.cls,)))
             else:
-                self_v = self.symbolic_instance(fn.cls, site)
+                self_v = self.symbolic_instance(cls or fn.cls, site)
         args, kwargs = self.symbolic_args(fn, self_v is not None, self.sym_value, site)
         return calls.call_function(self, fn, args, kwargs, fn.node, self_v=self_v)
 

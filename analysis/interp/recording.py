@@ -205,10 +205,16 @@ def note_accumulation(
     if not (value.k & Kind.TENSOR or backpropagated or (added and value.org and any(s.certain for s in value.saves))):
         return value
     loops = loop_entries(ip)
-    if loops and value.saves and not any(loops[-1] in s.ctx for s in value.saves):
-        # every graph it holds was built before this loop (`for sl in style_losses: score += sl.loss`
-        # after one forward): accumulating it keeps nothing alive that is not alive anyway
-        return value
+    if loops and value.saves:
+        # the iterations the state outlives: the innermost loop's when not known, else every loop
+        # older than the state (`meter.sum[i] += v` in a helper's loop over the values, called from
+        # the training loop: the training loop's iterations)
+        keys = {k for k, _ in outlives} if outlives else set()
+        kept = [c for i, c in enumerate(ip.st.ctx) if c[0] == "loop" and loop_key(ip.st.ctx, i) in keys]
+        if not any(c in s.ctx for c in (kept or loops[-1:]) for s in value.saves):
+            # every graph it holds was built before those iterations (`for sl in style_losses: score
+            # += sl.loss` after one forward): accumulating it keeps nothing alive not alive anyway
+            return value
     rec = AccRec(
         Site(ip.st.sf, stmt),
         ip.st.ctx,
@@ -216,9 +222,26 @@ def note_accumulation(
         tensor=bool(value.k & Kind.TENSOR) and not value.marks & Mark.HOLDS_GRAPH,
         outlived=outlives,
         held=held,
+        handed=_handed_in(ip, value),
     )
     ip.st.trace.accums.append(rec)
     return value.replace(terms=value.terms | {rec})
+
+
+def _handed_in(ip, value: V) -> Site | None:
+    """The call, made in the innermost loop iteration that built `value`'s graph, of the function
+    that now adds `value` to a state, when the value came in through that call (no op saving a
+    tensor for it ran inside the call); None when it was built where it is added."""
+    ctx = ip.st.ctx
+    built = [i for i, c in enumerate(ctx) if c[0] == "loop" and any(c in s.ctx for s in value.saves)]
+    if not built:
+        return None
+    for c in ctx[built[-1] + 1 :]:
+        if c[0] == "call":
+            if any(c in s.ctx for s in value.saves):
+                return None
+            return Site(c[3], c[1])
+    return None
 
 
 def outlives_iteration(ip, obj) -> bool:

@@ -24,6 +24,7 @@ from .objects import (
     FROZEN,
     ClassObj,
     CtxObj,
+    DictObj,
     FuncObj,
     LazyImport,
     ListObj,
@@ -242,6 +243,17 @@ def _s_augassign(ip: Interp, stmt, env):
                 new = new.replace(const=NOCONST)
             assign(ip, target, new, env, stmt)
             return env
+    if isinstance(target, ast.Subscript) and recording.loop_entries(ip):
+        held = [
+            o
+            for o in ip.eval(target.value, env).objs
+            if isinstance(o, (ListObj, DictObj)) and recording.outlives_iteration(ip, o)
+        ]
+        if held:
+            # `meter.sum[i] += loss`, `totals[name] += loss`: an element of a list or dict older than the
+            # iteration keeps what is added to it
+            added = isinstance(stmt.op, (ast.Add, ast.Sub))
+            rhs = recording.note_accumulation(ip, rhs, stmt, added, outlives=recording.outlived(ip, held))
     new = binop(ip, stmt.op, old, rhs, stmt)
     assign(ip, target, new, env, stmt)
     return env

@@ -135,10 +135,13 @@ class AccRec:
     """A tensor with history accumulated into state that outlives the iteration. Used as a loss
     term token: when it reaches a backward(), the accumulation is a loss, not a log."""
 
-    __slots__ = ("ctx", "held", "org", "outlived", "site", "tensor")
+    __slots__ = ("ctx", "handed", "held", "org", "outlived", "site", "tensor")
 
-    def __init__(self, site, ctx, org, tensor=True, outlived=None, held=False):
+    def __init__(self, site, ctx, org, tensor=True, outlived=None, held=False, handed=None):
         self.site = site
+        # the call by which the training code handed the value to the helper that keeps it (an
+        # AverageMeter's update), or None
+        self.handed = handed
         self.ctx = ctx
         self.org = org
         self.tensor = tensor  # known to be a tensor (not a dict or an object holding one)
@@ -448,3 +451,6 @@ class Trace:
         # (result V, qualified name, SaveRec -> storage version at its end, the function's Site): forwards
         # nothing ran, run alone (Interpreter.run_units)
         self.units: list = []
+        # (file, qualified name) of every function the run followed, not counting units run alone: a
+        # function another file's analysis runs with real arguments (check/drivers.py)
+        self.ran: set[tuple[str, str]] = set()

@@ -339,6 +339,7 @@ class Builder:
                     _loops(a.ctx),
                     a.tensor,
                     None if outlived is None else tuple((k, self.span(s)) for k, s in outlived),
+                    self.span(a.handed) if a.handed is not None else None,
                 )
                 for a, back, outlived in accs.values()
             ),
@@ -377,6 +378,7 @@ class Builder:
             grad_fed=self.params(trace.grad_writes),
             grad_set=self.params(trace.grad_sets),
             grad_read=self.params(trace.leaf_grad_reads),
+            ran=frozenset(trace.ran),
         )
 
     def unseen(self, rec: UnseenRec) -> M.Unseen:
@@ -444,15 +446,17 @@ class Builder:
     ) -> list[M.InplaceHit]:
         """The in-place changes, made after the save and by `versions` (SaveRec -> the storage's
         version then), to tensors a differentiable op saved for the graph of a value; only saves
-        known to be made (a parameter requiring grad flows in) when `certain`, only saves and
-        changes both written in the function at `within` when given."""
+        known to be made (a parameter requiring grad flows in) when `certain`; when `within` is
+        given, only saves written in its file and changes written in the function at `within`."""
         hits = []
         saved = {s.storage for s in saves}
         for s in saves:
             storage = s.storage
             if not isinstance(storage, TensorObj) or (certain and not s.certain):
                 continue
-            if within is not None and not _inside(s.site, within):
+            # a save of the unit's own file (a block of the file that the unit's forward runs, whose
+            # output a later in-place layer of the unit changes); the change itself must be in the unit
+            if within is not None and s.site.mod is not within.mod:
                 continue
             now = versions.get(s, storage.version)
             if now > s.version:

@@ -152,6 +152,8 @@ class Accumulation:
     # (iteration key, the loop statement) of the enclosing loop iterations the state predates (None:
     # not known; the innermost)
     outlives: tuple[tuple[int, Span], ...] | None = None
+    # the call by which the training code handed the value to the helper keeping it (`meter.update(loss)`)
+    handed: Span | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,6 +411,8 @@ class ProgramModel:
     # earlier iteration left in it is gone
     grad_set: frozenset[Param] = frozenset()
     grad_read: frozenset[Param] = frozenset()  # plain leaves whose .grad the code reads (a saliency map)
+    # (file, qualified name) of the functions the run followed (interp Trace.ran)
+    ran: frozenset[tuple[str, str]] = frozenset()
 
     def unseen_reaching(
         self, params: frozenset[Param] = frozenset(), optimizers: frozenset = frozenset(), after: int = 0

@@ -3,7 +3,7 @@
 import ast
 from typing import TypeGuard
 
-from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix
+from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix, Related
 from ..model.model import Span
 from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .fixes import enclosing_function
@@ -188,6 +188,7 @@ def check(ctx: RuleContext) -> list[Finding]:
                 confidence=CONFIRMED if acc.params and not evaluation else SUSPICIOUS,
                 # a dict or an object holding the tensor has no `.detach()`
                 fix=_fix(ctx, acc.span) if acc.tensor else None,
+                related=(Related(acc.handed, "the training code hands the value over here"),) if acc.handed else (),
             )
         )
     return first_by_span(out)

@@ -37,9 +37,9 @@ def check(ctx: RuleContext) -> list[Finding]:
         ctx,
         RULE,
         lambda r: (
-            f"{r.detail}: the loss expects logits (cross_entropy applies log_softmax itself) or "
-            f"log-probabilities (nll_loss); on probabilities it can never reach 0 and its gradients "
-            f"shrink as the model gets confident, so training stalls"
+            f"{r.detail}: the loss expects logits (cross_entropy applies log_softmax itself, "
+            f"binary_cross_entropy_with_logits a sigmoid) or log-probabilities (nll_loss); on probabilities "
+            f"it can never reach 0 and its gradients shrink as the model gets confident, so training stalls"
         ),
         _fix,
     )
@@ -49,17 +49,20 @@ RULE = Rule(
     code="GA407",
     name="probabilities-into-logit-loss",
     family=NUMERICAL,
-    summary="softmax or sigmoid outputs given to cross_entropy, or softmax to nll_loss",
+    summary="softmax or sigmoid outputs given to cross_entropy, softmax to nll_loss, sigmoid to BCEWithLogitsLoss",
     what="""
-Flags the input of `cross_entropy`/`CrossEntropyLoss` when it is a softmax or sigmoid output, and
-of `nll_loss`/`NLLLoss` when it is a softmax (not a log_softmax) — directly, through variables,
-helpers, or an `nn.Sequential` that ends in `nn.Softmax`. A softmax computed next to the loss for
-a metric is not flagged.
+Flags the input of `cross_entropy`/`CrossEntropyLoss` when it is a softmax or sigmoid output, of
+`nll_loss`/`NLLLoss` when it is a softmax (not a log_softmax), and of
+`binary_cross_entropy_with_logits`/`BCEWithLogitsLoss` when it is a sigmoid output — directly,
+through variables, helpers, or an `nn.Sequential` that ends in `nn.Softmax` or `nn.Sigmoid`. A
+softmax computed next to the loss for a metric is not flagged.
 """,
     why="""
 `cross_entropy` takes logits and applies `log_softmax` itself: on probabilities it computes
 softmax twice, its minimum is far above 0 and its gradients vanish as outputs saturate. `nll_loss`
 on probabilities (not log-probabilities) is negative and maximises the wrong quantity.
+`BCEWithLogitsLoss` applies a sigmoid itself: on sigmoid outputs every prediction lies in
+(0.5, 0.73), the loss cannot approach 0 and the model is pushed to saturate its first sigmoid.
 """,
     example="""
 probs = torch.softmax(model(x), dim=1)
@@ -132,6 +135,24 @@ for epoch in range(3):
             runtime="trains",
             note="a Sequential that ends in nn.Softmax",
         ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(3)
+scorer = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 1), nn.Sigmoid())
+criterion = nn.BCEWithLogitsLoss()
+opt = torch.optim.Adam(scorer.parameters(), lr=1e-3)
+clicks, clicked = torch.randn(48, 6), torch.randint(0, 2, (48, 1)).float()
+for epoch in range(3):
+    loss = criterion(scorer(clicks), clicked)  # <- GA407
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            runtime="trains",
+            note="a sigmoid output into BCEWithLogitsLoss: the sigmoid applied twice",
+        ),
     ),
     valid=(
         Example(
@@ -155,6 +176,26 @@ for epoch in range(3):
 """,
             runtime="trains",
             note="logits into cross_entropy, log_softmax into nll_loss, a softmax for a metric",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(3)
+scorer = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 1))
+criterion = nn.BCEWithLogitsLoss()
+opt = torch.optim.Adam(scorer.parameters(), lr=1e-3)
+clicks, clicked = torch.randn(48, 6), torch.randint(0, 2, (48, 1)).float()
+for epoch in range(3):
+    logits = scorer(clicks)
+    loss = criterion(logits, clicked)
+    accuracy = ((torch.sigmoid(logits) > 0.5).float() == clicked).float().mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            runtime="trains",
+            note="logits into BCEWithLogitsLoss, a sigmoid only for a metric",
         ),
     ),
 )

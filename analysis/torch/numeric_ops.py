@@ -432,7 +432,8 @@ def where_hazards(ip: Core, node, cond: V, env) -> frozenset:
 
 
 def loss_misuse(ip: Core, op, argv, node, arg_node):
-    """Probabilities into a loss that expects logits (GA407), a sigmoid into BCELoss (GA408).
+    """Probabilities into a loss that expects logits (GA407: cross_entropy, nll_loss, and a sigmoid
+    into binary_cross_entropy_with_logits), a sigmoid into BCELoss (GA408).
     `op`: the loss functional (a loss module passes the one its forward() runs)."""
     if not argv or not isinstance(argv[0], V) or ip.st.nograd is not None or not argv[0].carries:
         return EMPTY
@@ -450,6 +451,11 @@ def loss_misuse(ip: Core, op, argv, node, arg_node):
     if op == "nll_loss" and x.marks & Mark.PROB:
         sure = CONFIRMED if x.facts & Fact.ALL_PROB else SUSPICIOUS
         return frozenset({hazard(ip, "GA407", arg_node or node, "softmax probabilities into nll_loss", sure)})
+    if op == "binary_cross_entropy_with_logits" and x.marks & Mark.SIGM:
+        # the loss applies the sigmoid itself: a second one squashes every output into (0.5, 0.73)
+        sure = CONFIRMED if x.facts & Fact.ALL_SIGM else SUSPICIOUS
+        what = "sigmoid outputs into binary_cross_entropy_with_logits"
+        return frozenset({hazard(ip, "GA407", arg_node or node, what, sure)})
     if op == "binary_cross_entropy" and x.marks & Mark.SIGM:
         sure = CONFIRMED if x.facts & Fact.ALL_SIGM else SUSPICIOUS
         return frozenset({hazard(ip, "GA408", node, "sigmoid outputs into binary_cross_entropy", sure)})

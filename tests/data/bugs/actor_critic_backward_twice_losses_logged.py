@@ -3,7 +3,8 @@
 other, without retain_graph, over one forward pass: the second backward() reaches the shared
 encoder's graph that the first one freed. The step returns both losses and the loop sums them into
 a list of running totals (`running[k] += losses[k]`); that element update builds on the old total,
-so it drops no graph and does not hide the freed one."""
+so it drops no graph and does not hide the freed one. The totals are made before the loop and keep
+every iteration's graph: once the step is mended, they are the next defect (GA303)."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -40,8 +41,8 @@ class Trainer:
         running = [0, 0]
         for _ in range(steps):
             losses = self.train_step(torch.randn(4, 6), torch.randn(4))
-            running[0] += losses[0]
-            running[1] += losses[1]
+            running[0] += losses[0]  # <- GA303
+            running[1] += losses[1]  # <- GA303
         return running
 
 
