@@ -138,8 +138,21 @@ def test_unit_inplace_under_torch(name, build, inputs, raises):
         out.sum().backward()  # the in-place writes change a fresh sum no op saved
 
 
+@pytest.mark.slow
+@pytest.mark.runtime
+def test_layers_built_in_forward_under_torch():
+    # each call builds new layers: the output changes between two calls on the same input, and the
+    # parameters the module holds are the encoder's alone
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    head = _load("layers_built_in_forward").NaiveHead(4, 2)
+    x = torch.randn(1, 3, 8, 8)
+    assert not torch.allclose(head(x), head(x))
+    assert len(list(head.parameters())) == 2
+
+
 def test_every_unit_is_checked_under_torch():
-    names = {case[0] for case in RUNTIME + INPLACE}
+    names = {case[0] for case in RUNTIME + INPLACE} | {"layers_built_in_forward"}
     assert names == {os.path.basename(p)[:-3] for p in UNITS}
 
 

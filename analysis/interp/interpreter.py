@@ -18,6 +18,7 @@ import bisect
 import collections
 import re
 
+from ..ops import torch_api as T
 from ..source.program import Program, SourceFile
 from . import calls, flags, recording, results, statements
 from .budget import TICK, Budgets, Gaps
@@ -83,6 +84,20 @@ _INPLACE_LAYERS = re.compile(r"\binplace\s*=\s*True\b")
 def _builds_inplace_layers(sf: SourceFile, cls: ClassObj) -> bool:
     init = cls.methods.get("__init__")
     return init is not None and _mentions(sf, init.node, _INPLACE_LAYERS)
+
+
+# a layer with parameters built by name (`nn.Conv2d(...)`, `torch.nn.Linear(...)`): outside
+# `__init__`, a forward that builds one makes new weights at every call (GA108)
+_PARAM_LAYERS = re.compile(rf"\bnn\.(?:{'|'.join(sorted(T.PARAM_MODULES))})\s*\(")
+
+
+def _builds_layers_when_run(sf: SourceFile, cls: ClassObj) -> bool:
+    return any(
+        name != "__init__"
+        and isinstance(m.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and _mentions(sf, m.node, _PARAM_LAYERS)
+        for name, m in cls.methods.items()
+    )
 
 
 _BACKWARD = re.compile(r"\.backward\s*\(")
@@ -485,8 +500,10 @@ class Interpreter:
         for v in list(scope.globals.values()):
             for o in v.objs:
                 if isinstance(o, ClassObj) and o.scope is scope and o.is_module:
-                    fwd = o.methods.get("forward")
-                    if fwd is not None and not fwd.is_static:
+                    # its own forward, or one inherited from a base class of the file that calls
+                    # methods this class overrides (SETR's `decode`)
+                    fwd = o.methods.get("forward") or o.lookup("forward")
+                    if fwd is not None and not fwd.is_static and fwd.scope is scope:
                         units.append((fwd, o))
                 elif isinstance(o, FuncObj) and o.scope is scope and o.cls is None and "loss" in o.name.lower():
                     units.append((o, None))  # a loss function
@@ -495,7 +512,7 @@ class Interpreter:
         units = [
             (fn, cls)
             for fn, cls in units
-            if not fn.interpreted
+            if not (fn.interpreted and fn.cls is cls)
             and not isinstance(fn.node, ast.Lambda)
             # a component of another module of the file runs inside it, on what that one gives it
             and cls not in parts
@@ -505,6 +522,7 @@ class Interpreter:
                     cls is not None
                     and (
                         _builds_inplace_layers(sf, cls)
+                        or _builds_layers_when_run(sf, cls)
                         or any(
                             _worth_running_alone(sf, f.node)
                             for c in builds.get(cls, ())
@@ -533,7 +551,7 @@ class Interpreter:
             for fn, cls in units:
                 if st.steps >= allowance:
                     break
-                if fn.interpreted:
+                if fn.interpreted and fn.cls is cls:
                     continue  # run inside a caller that ran before it
                 st.root_index += 1
                 st.ctx = (("root", st.root_index),)
@@ -542,16 +560,22 @@ class Interpreter:
                 st.root_budget, st.budget = st.budgets.function, allowance
                 inst = self.symbolic_instance(cls, Site(sf, cls.node)) if cls is not None else None
                 args, kwargs = self.symbolic_args(fn, cls is not None, self.grad_input, Site(sf, fn.node))
+                made = len(st.trace.forward_new)
                 out = calls.call_function(self, fn, args, kwargs, fn.node, self_v=inst)
                 # the versions of what its result's graph saved, as the unit leaves them (GA110)
                 versions = {sv: sv.storage.version for sv in out.saves}
                 st.trace.units.append((out, fn.qual, versions, Site(fn.scope.sf, fn.node)))
+                # layers the forward builds and applies: their new weights reach its result (GA108)
+                for site, params in st.trace.forward_new[made:]:
+                    if params & out.org:
+                        st.trace.unit_new.append((site, params, fn.qual))
         finally:
             alone = st.trace
             st.trace, st.gaps, st.steps, st.budget = saved
             st.shallow = False
             st.trace.risks.extend(alone.risks)
             st.trace.units.extend(alone.units)
+            st.trace.unit_new.extend(alone.unit_new)
 
     def grad_input(self, name: str, site: Site) -> V:
         """An argument of a unit run alone: unknown, and carrying gradient from something."""

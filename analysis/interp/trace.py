@@ -454,3 +454,8 @@ class Trace:
         # (file, qualified name) of every function the run followed, not counting units run alone: a
         # function another file's analysis runs with real arguments (check/drivers.py)
         self.ran: set[tuple[str, str]] = set()
+        # (Site, parameter Units) of layers built while a forward runs alone (interpreter.run_units),
+        # and, kept from those runs, (Site, Units, the unit's qualified name) of the ones whose
+        # parameters reach the unit's result: new weights at every call (GA108)
+        self.forward_new: list = []
+        self.unit_new: list = []

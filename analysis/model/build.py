@@ -358,6 +358,7 @@ class Builder:
             flags=_flags(trace, events),
             risks=self.risks(trace),
             unit_inplace=self.unit_inplace(trace),
+            unit_new=self.unit_new(trace),
             nonleaf=tuple(
                 M.NonLeaf(self.span(n.site), self.span(n.stmt), self.params([n.unit]), n.use)
                 for n in {(id(n.site.node), n.use): n for n in trace.nonleaf}.values()
@@ -478,6 +479,14 @@ class Builder:
                         # leaves them a fresh tensor to change)
                         break
         return hits
+
+    def unit_new(self, trace: Trace) -> tuple[tuple[M.Span, frozenset[M.Param], str], ...]:
+        """The layers forwards run alone build and apply, one per statement (interp Trace.unit_new)."""
+        out: dict[M.Span, tuple[M.Span, frozenset[M.Param], str]] = {}
+        for site, units, label in trace.unit_new:
+            span = self.span(site)
+            out.setdefault(span, (span, self.params(units), label))
+        return tuple(out.values())
 
     def unit_inplace(self, trace: Trace) -> tuple[tuple[M.InplaceHit, str], ...]:
         """In-place changes of saved tensors in the graph of a forward (or loss function) run on its

@@ -397,6 +397,9 @@ class ProgramModel:
     # in-place changes of saved tensors inside a forward or loss function run on its own (no step
     # reached it), with the unit's name: any backward through its result would raise
     unit_inplace: tuple[tuple[InplaceHit, str], ...] = ()
+    # layers a forward run alone builds and applies (their parameters reach its result): the
+    # statement, the parameters, the forward's qualified name
+    unit_new: tuple[tuple[Span, frozenset[Param], str], ...] = ()
     nonleaf: tuple[NonLeaf, ...] = ()
     # when a budget cut the analysis short (budget.py): why, the first statement not reached, how many
     incomplete_reason: str = ""

@@ -131,6 +131,19 @@ def check(ctx: RuleContext) -> list[Finding]:
                 related=(Related(step.span, f"`{step.loss}.backward()`"),),
                 fix=_fix_group(ctx, o, rest),
             )
+    for span, made, unit in ctx.model.unit_new:
+        if span in found:
+            continue
+        found[span] = RULE.finding(
+            span,
+            f"{describe(made)} {'are' if plural(made) else 'is'} created each time `{unit}` runs (seen running it on "
+            f"its own with inputs that require grad: no training step in the checked code reaches it): fresh "
+            f"random weights at every call, which no optimizer can hold, so they never train; build the layer "
+            f"in `__init__`",
+            confidence=SUSPICIOUS,
+            params=names(made),
+            data={"unit": unit},
+        )
     out = list(found.values())
     sites: set[Span] = set()
     functions: set[int] = set()  # each function's groups are read once, for its first optimizer

@@ -144,6 +144,12 @@ def note_new_units(ip: Core, units, node):
         # zero) is made anew at every call, as in a loop: never a weight an optimizer forgot
         u.created_in_loop = in_loop or (forward and u.kind in (Unit.LEAF, Unit.INPUT))
         u.in_init = bool(ip.st.init_stack)
+    if ip.st.shallow and forward and not ip.st.init_stack:
+        # a layer built inside a forward run alone (interpreter.run_units): built anew at each call
+        params = frozenset(u for u in units if u.kind == Unit.PARAM)
+        if params:
+            stmt = ip.st.cur_stmt if ip.st.cur_stmt is not None else node
+            ip.st.trace.forward_new.append((Site(ip.st.sf, stmt), params))
     root = ip.st.ctx[:1]
     if any(o.ctx[:1] == root for o in ip.st.trace.optimizers):
         stmt = ip.st.cur_stmt if ip.st.cur_stmt is not None else node
