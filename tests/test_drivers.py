@@ -204,6 +204,7 @@ def test_a_loss_run_by_its_importer_gives_up_what_it_showed_run_alone(tmp_path):
     root = _project(tmp_path, {"losses.py": FOCAL, "train.py": HEATMAP_TRAIN.format(squash=clamped)})
     alone = _check(root, "losses.py")
     assert alone.findings == []
+    assert _check(root, ".").findings == []  # a check of the folder: train.py's analysis ran it
     # the same loss given a sigmoid as is: the importer's step shows the hazards, not the run alone
     raw = tmp_path / "raw"
     raw.mkdir()

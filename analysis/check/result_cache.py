@@ -27,7 +27,7 @@ from typing import Any
 
 from .. import __version__
 
-FORMAT = 1
+FORMAT = 2  # 2: the functions an analysis ran are kept with its result
 _ENGINE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the analysis package
 
 
@@ -273,5 +273,13 @@ def entry(path: str, result, kept, problems, program, env, source_stamp) -> dict
         "env": env,
         "deps": deps,
         "imports": imports,
-        "result": (kept, problems, result.error is None, result.notebook, result.libraries, result.coverage),
+        "result": (
+            kept,
+            problems,
+            result.error is None,
+            result.notebook,
+            result.libraries,
+            result.coverage,
+            result.model.ran if result.model is not None else frozenset(),
+        ),
     }

@@ -69,8 +69,8 @@ def analyze_chunk(
     driven=None,
 ):
     """Analyze files (in a worker or in-process): per file, in order, (path, kept or None, problems,
-    analysed, notebook, imported.LibraryUse, coverage.StepCoverage records,
-    result-cache entry), picklable. `results`: make the
+    analysed, notebook, imported.LibraryUse, coverage.StepCoverage records, the functions the analysis
+    ran, result-cache entry), picklable. `results`: make the
     result cache's entries (result_cache.py), for `keep_findings` only. `driven`: path -> the
     project files whose training steps run it (drivers.py), analysed after it; what they find in
     it is added to its result (and the result is not cached: it depends on files it does not import)."""
@@ -100,13 +100,14 @@ def analyze_chunk(
             if results:
                 env = result_cache.env_text(analyzer.environment(path))
                 fresh = result_cache.entry(path, r, item, probs, program, env, stamp)
-            out.append((path, item, probs, r.error is None, r.notebook, r.libraries, r.coverage, fresh))
+            ran = r.model.ran if r.model is not None else frozenset()
+            out.append((path, item, probs, r.error is None, r.notebook, r.libraries, r.coverage, ran, fresh))
         except Exception as exc:  # an engine bug must not hide the other files' results
             import traceback
 
             last = traceback.format_exception_only(type(exc), exc)[-1].strip()
             crash = Problem.internal(path, last, traceback.format_exc(limit=6))
-            out.append((path, None, [crash], False, None, None, [], None))
+            out.append((path, None, [crash], False, None, None, [], frozenset(), None))
         if bar is not None:
             bar.step()
     analyzer.collect()
@@ -149,6 +150,7 @@ def analyze_paths(
     from ..libraries.imported import merge
     from ..model import coverage
     from .discovery import discover
+    from .drivers import with_drivers
 
     files, problems = discover(paths, config)
     roots = sorted({os.path.abspath(p) for p in paths if os.path.isdir(p)})
@@ -192,8 +194,10 @@ def analyze_paths(
             done[row[0]] = row
     bar.close()
     kept, analysed, notebooks, uses, steps = [], 0, {}, [], []
+    ran: set = set()
     for f in files:
-        path, item, probs, ok, nb, use, covered, fresh = done[f]
+        path, item, probs, ok, nb, use, covered, did, fresh = done[f]
+        ran |= did
         steps += covered
         problems += probs
         if nb is not None:
@@ -205,6 +209,10 @@ def analyze_paths(
             kept.append(item)
         if fresh is not None and kept_cache is not None:
             kept_cache.new[path] = fresh
+    if keep is keep_findings and ran:
+        # what a file's own analysis saw only running a function alone gives way when another file's
+        # analysis ran that function with real arguments (drivers.with_drivers)
+        kept = [with_drivers(fs, [], frozenset(ran)) for fs in kept]
     from .overlaps import rule_supersedes
 
     if todo or kept_cache is None or kept_cache.supersedes is None:
