@@ -92,8 +92,13 @@ _PARAM_LAYERS = re.compile(rf"\bnn\.(?:{'|'.join(sorted(T.PARAM_MODULES))})\s*\(
 
 
 def _builds_layers_when_run(sf: SourceFile, cls: ClassObj) -> bool:
+    """A method other than `__init__`, and not one `__init__` calls (ResNet's `_make_layer`), builds
+    layers with parameters."""
+    init = cls.methods.get("__init__")
+    setup = _called(sf, init.node, _SELF_CALLED) if init is not None else frozenset()
     return any(
         name != "__init__"
+        and name not in setup
         and isinstance(m.node, (ast.FunctionDef, ast.AsyncFunctionDef))
         and _mentions(sf, m.node, _PARAM_LAYERS)
         for name, m in cls.methods.items()
@@ -156,6 +161,7 @@ def _components(sf: SourceFile, classes: list[ClassObj]) -> dict[ClassObj, set[C
 
 
 _CALLED = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(")
+_CALLED_BARE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(")
 
 
 def _trainers(sf: SourceFile) -> frozenset[str]:
@@ -415,9 +421,11 @@ class Interpreter:
             if not driver.interpreted:
                 self._run_root(driver, self.st.budgets.script, cls)
         calls = collections.Counter(m.group(1) for m in _CALLED.finditer(src))
+        bare = collections.Counter(m.group(1) for m in _CALLED_BARE.finditer(src))
         defs = collections.Counter(m.group(1) for m in _DEFINED.finditer(src))
-        # called by name somewhere else in the file: its callers will run it
-        called = {fn for fn in candidates if calls[fn.name] - defs[fn.name] > 0}
+        # called by name somewhere else in the file: its callers will run it (a function by its bare
+        # name: `fabric.setup(model)` is no call of litgpt's `setup()`, which runs `main()` then `fit()`)
+        called = {fn for fn in candidates if (calls if fn.cls is not None else bare)[fn.name] - defs[fn.name] > 0}
         ordered = [c for c in candidates if c not in called] + [c for c in candidates if c in called]
         for fn in ordered:
             if fn.interpreted:
