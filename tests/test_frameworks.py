@@ -296,3 +296,31 @@ def test_a_tensor_backward_with_a_gradient_keeps_its_receiver_as_the_loss():
     result = analyze("import torch\n\n\ndef f(x):\n    x.backward(torch.ones_like(x))\n")
     [step] = {s.span: s for s in result.model.steps}.values()
     assert step.loss == "x"
+
+
+EPOCH_END = """
+    def training_epoch_end(self, outputs):
+        self.log("acc", torch.stack([o["acc"] for o in outputs]).mean())
+
+    def configure_optimizers(self):
+        return torch.optim.Adam(self.parameters(), lr=1e-3)
+"""
+
+STEP_KEEPS_GRAPH = """
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        logits = self(x)
+        loss = F.cross_entropy(logits, y)
+        return {"loss": loss, "acc": (logits.softmax(-1).max(1).values).mean()}  # <- GA303
+"""
+
+
+def test_lightning_keeps_step_outputs_with_their_graphs_for_epoch_end():
+    # Lightning 1.x keeps every training_step output for training_epoch_end and detaches only "loss":
+    # another tensor of the dict holds its step's graph until the epoch ends (pdearena's fix)
+    result, expected = run(LIT + STEP_KEEPS_GRAPH + EPOCH_END)
+    assert found(result) == expected
+    assert result.findings[0].confidence == "suspicious"  # Lightning's documented keeping, not code seen
+    # detached, or with no training_epoch_end to keep them, nothing is kept
+    assert found(run(LIT + STEP_OK + EPOCH_END)[0]) == []
+    assert found(run(LIT + STEP_KEEPS_GRAPH.replace("  # <- GA303", "") + CONFIGS["one optimizer"])[0]) == []

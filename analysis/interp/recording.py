@@ -159,14 +159,21 @@ def outlived(ip, objs) -> tuple[tuple[int, Site], ...]:
 
 
 def note_accumulation(
-    ip, value: V, stmt, added=False, outlives: tuple[tuple[int, Site], ...] | None = None, held: bool = False
+    ip,
+    value: V,
+    stmt,
+    added=False,
+    outlives: tuple[tuple[int, Site], ...] | None = None,
+    held: bool = False,
+    keeper: str = "",
 ) -> V:
     """`total += loss`, `history.append(loss)` into state that outlives the iteration: the value's
     graph stays alive with it (GA303) unless the accumulation itself is backpropagated. `added`:
     `total += value` onto a number or a tensor, which only a tensor (or a number) survives, so a
     value of unknown type that certainly carries gradient (`outputs.loss` of a library model) is
     a tensor with history there. `outlives`: keys of the loop iterations the state predates (see
-    `outlived`), when the caller knows them."""
+    `outlived`), when the caller knows them. `keeper`: the framework that keeps the value (its
+    documented behaviour, not code the engine saw: the finding is suspicious)."""
     if value.facts & Fact.NOGRAD:
         return value
     fresh = [o for o in value.objs if isinstance(o, (DictObj, ListObj)) and not outlives_iteration(ip, o)]
@@ -176,7 +183,11 @@ def note_accumulation(
         # a loss later made of them and backpropagated (REINFORCE's `(r, prob[a])` transitions)
         # shows the history was kept for training, not for logging
         def noted(part):
-            return note_accumulation(ip, part, stmt, outlives=outlives, held=True) if isinstance(part, V) else part
+            return (
+                note_accumulation(ip, part, stmt, outlives=outlives, held=True, keeper=keeper)
+                if isinstance(part, V)
+                else part
+            )
 
         for o in fresh:
             if isinstance(o, DictObj):
@@ -223,6 +234,7 @@ def note_accumulation(
         outlived=outlives,
         held=held,
         handed=_handed_in(ip, value),
+        keeper=keeper,
     )
     ip.st.trace.accums.append(rec)
     return value.replace(terms=value.terms | {rec})

@@ -135,10 +135,11 @@ class AccRec:
     """A tensor with history accumulated into state that outlives the iteration. Used as a loss
     term token: when it reaches a backward(), the accumulation is a loss, not a log."""
 
-    __slots__ = ("ctx", "handed", "held", "org", "outlived", "site", "tensor")
+    __slots__ = ("ctx", "handed", "held", "keeper", "org", "outlived", "site", "tensor")
 
-    def __init__(self, site, ctx, org, tensor=True, outlived=None, held=False, handed=None):
+    def __init__(self, site, ctx, org, tensor=True, outlived=None, held=False, handed=None, keeper=""):
         self.site = site
+        self.keeper = keeper  # the framework that keeps the value (Lightning's epoch outputs), or ""
         # the call by which the training code handed the value to the helper that keeps it (an
         # AverageMeter's update), or None
         self.handed = handed

@@ -245,11 +245,27 @@ def run_lightning(ip: Core, m: ModuleObj, node):
                 recording.do_backward(ip, loss, ret or step.node, loss_node=ret.value if ret is not None else None)
             if o is not None:
                 _framework_step(ip, o, ret or step.node, "lightning")
+            if ret is not None and m.cls.lookup("training_epoch_end") is not None:
+                _kept_for_the_epoch(ip, out, ret)
             for s in scheds:
                 ip.event(EventKind.SCHED_STEP, ret or step.node, s, detail="lightning")
     finally:
         ip.st.ctx = outer
         ip.st.sf = saved_sf
+
+
+def _kept_for_the_epoch(ip: Core, out: V | None, ret: ast.Return) -> None:
+    """Lightning 1.x keeps every `training_step` output of the epoch for `training_epoch_end`: the
+    "loss" it detaches itself; any other tensor of the returned dict keeps its graph until the epoch
+    ends (GA303, at the return)."""
+    if out is None:
+        return
+    ctx = ip.st.ctx
+    outlives = (recording.loop_at(ctx, len(ctx) - 1),)
+    for d in out.of(DictObj):
+        for key, v in d.keys.items():
+            if key != "loss" and isinstance(v, V):
+                recording.note_accumulation(ip, v, ret, outlives=outlives, keeper="Lightning")
 
 
 def run_hf_trainer(ip: Core, inst: InstanceObj, node):

@@ -340,6 +340,7 @@ class Builder:
                     a.tensor,
                     None if outlived is None else tuple((k, self.span(s)) for k, s in outlived),
                     self.span(a.handed) if a.handed is not None else None,
+                    a.keeper,
                 )
                 for a, back, outlived in accs.values()
             ),

@@ -154,6 +154,7 @@ class Accumulation:
     outlives: tuple[tuple[int, Span], ...] | None = None
     # the call by which the training code handed the value to the helper keeping it (`meter.update(loss)`)
     handed: Span | None = None
+    keeper: str = ""  # the framework that keeps it, by its documented behaviour (Lightning)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,8 @@ def _fix(ctx: RuleContext, span: Span) -> Fix | None:
         value = stmt.value.args[0]
     else:
         return None
+    if isinstance(value, (ast.List, ast.Tuple, ast.Dict, ast.Set)):
+        return None  # `rollout.append([log_prob, value])`: the tensors are its parts, the list has no detach()
     vspan = ctx.node_span(span.path, value)
     text = ctx.text(vspan)
     if vspan is None or not text:
@@ -173,6 +175,12 @@ def check(ctx: RuleContext) -> list[Finding]:
             "accumulated into state that outlives the iteration: every iteration's graph stays alive with it "
             "(memory grows until the loop ends); replace that element with its `.detach()` or `.item()` first"
         )
+        if acc.keeper:
+            msg = (
+                f"a tensor with its autograd graph is returned from `training_step` beside the loss, and {acc.keeper} "
+                f"keeps every step's output for `training_epoch_end`, detaching only the loss: every step's graph "
+                f"stays alive until the epoch ends (memory grows with it); return `.detach()` or `.item()`"
+            )
         # the graph is certain only when the value carries gradient from named parameters (not only
         # through code the engine could not see)
         if evaluation:
@@ -185,7 +193,8 @@ def check(ctx: RuleContext) -> list[Finding]:
             RULE.finding(
                 acc.span,
                 msg,
-                confidence=CONFIRMED if acc.params and not evaluation else SUSPICIOUS,
+                # a framework's keeping is its documented behaviour, not code the engine saw
+                confidence=CONFIRMED if acc.params and not evaluation and not acc.keeper else SUSPICIOUS,
                 # a dict or an object holding the tensor has no `.detach()`
                 fix=_fix(ctx, acc.span) if acc.tensor else None,
                 related=(Related(acc.handed, "the training code hands the value over here"),) if acc.handed else (),

@@ -1118,7 +1118,7 @@ def _analysis_model_model_Scheduler(_d, _f):
 
 
 def _analysis_model_model_Accumulation(_d, _f):
-    def __init__(self, span, params, backpropagated, loops, tensor=_d[0], outlives=_d[1], handed=_d[2]):
+    def __init__(self, span, params, backpropagated, loops, tensor=_d[0], outlives=_d[1], handed=_d[2], keeper=_d[3]):
         _set(self, 'span', span)
         _set(self, 'params', params)
         _set(self, 'backpropagated', backpropagated)
@@ -1126,22 +1126,23 @@ def _analysis_model_model_Accumulation(_d, _f):
         _set(self, 'tensor', tensor)
         _set(self, 'outlives', outlives)
         _set(self, 'handed', handed)
+        _set(self, 'keeper', keeper)
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(span={self.span!r}, params={self.params!r}, backpropagated={self.backpropagated!r}, loops={self.loops!r}, tensor={self.tensor!r}, outlives={self.outlives!r}, handed={self.handed!r})"
+        return f"{self.__class__.__qualname__}(span={self.span!r}, params={self.params!r}, backpropagated={self.backpropagated!r}, loops={self.loops!r}, tensor={self.tensor!r}, outlives={self.outlives!r}, handed={self.handed!r}, keeper={self.keeper!r})"
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.span,self.params,self.backpropagated,self.loops,self.tensor,self.outlives,self.handed,) == (other.span,other.params,other.backpropagated,other.loops,other.tensor,other.outlives,other.handed,)
+            return (self.span,self.params,self.backpropagated,self.loops,self.tensor,self.outlives,self.handed,self.keeper,) == (other.span,other.params,other.backpropagated,other.loops,other.tensor,other.outlives,other.handed,other.keeper,)
         return NotImplemented
     def __hash__(self):
-        return hash((self.span,self.params,self.backpropagated,self.loops,self.tensor,self.outlives,self.handed,))
+        return hash((self.span,self.params,self.backpropagated,self.loops,self.tensor,self.outlives,self.handed,self.keeper,))
     def __setattr__(self, name, value):
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
     def __delattr__(self, name):
         raise FrozenInstanceError(f"cannot delete field {name!r}")
     def __getstate__(self):
-        return [self.span, self.params, self.backpropagated, self.loops, self.tensor, self.outlives, self.handed]
+        return [self.span, self.params, self.backpropagated, self.loops, self.tensor, self.outlives, self.handed, self.keeper]
     def __setstate__(self, state):
-        for name, value in zip(('span', 'params', 'backpropagated', 'loops', 'tensor', 'outlives', 'handed'), state):
+        for name, value in zip(('span', 'params', 'backpropagated', 'loops', 'tensor', 'outlives', 'handed', 'keeper'), state):
             _set(self, name, value)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__, '__getstate__': __getstate__, '__setstate__': __setstate__}
 
@@ -2343,7 +2344,7 @@ CLASSES = {
     'gradaudit.analysis.model.model.Event': ((True, True, True, False, False, (('kind', '', True, True, None), ('span', '', True, True, None), ('seq', '', True, True, None), ('target', 'd', True, True, None), ('target_key', 'd', True, True, None), ('guarded', 'd', True, True, None), ('via', 'd', True, True, None), ('detail', 'd', True, True, None), ('params', 'd', True, True, None), ('loops', 'd', True, True, None), ('conds', 'd', True, True, None), ('literals', 'd', True, True, None))), _analysis_model_model_Event),
     'gradaudit.analysis.model.model.Stale': ((True, True, True, False, False, (('kind', '', True, True, None), ('by', '', True, True, None), ('by_span', '', True, True, None), ('earlier_iteration', '', True, True, None), ('modified', '', True, True, None), ('op_span', '', True, True, None), ('carry', '', True, True, None), ('by_stepped', 'd', True, True, None), ('before_loop', 'd', True, True, None))), _analysis_model_model_Stale),
     'gradaudit.analysis.model.model.Scheduler': ((True, True, True, False, False, (('key', '', True, True, None), ('name', '', True, True, None), ('type', '', True, True, None), ('span', '', True, True, None), ('optimizer', '', True, True, None), ('counter', '', True, True, None))), _analysis_model_model_Scheduler),
-    'gradaudit.analysis.model.model.Accumulation': ((True, True, True, False, False, (('span', '', True, True, None), ('params', '', True, True, None), ('backpropagated', '', True, True, None), ('loops', '', True, True, None), ('tensor', 'd', True, True, None), ('outlives', 'd', True, True, None), ('handed', 'd', True, True, None))), _analysis_model_model_Accumulation),
+    'gradaudit.analysis.model.model.Accumulation': ((True, True, True, False, False, (('span', '', True, True, None), ('params', '', True, True, None), ('backpropagated', '', True, True, None), ('loops', '', True, True, None), ('tensor', 'd', True, True, None), ('outlives', 'd', True, True, None), ('handed', 'd', True, True, None), ('keeper', 'd', True, True, None))), _analysis_model_model_Accumulation),
     'gradaudit.analysis.model.model.Crossing': ((True, True, True, False, False, (('seq', '', True, True, None), ('span', '', True, True, None), ('own', '', True, True, None), ('foreign', '', True, True, None), ('loops', '', True, True, None), ('arg', 'd', True, True, None))), _analysis_model_model_Crossing),
     'gradaudit.analysis.model.model.Risk': ((True, True, True, False, False, (('code', '', True, True, None), ('span', '', True, True, None), ('detail', '', True, True, None), ('confidence', '', True, True, None), ('reached', '', True, True, None), ('loops', 'd', True, True, None), ('unit', 'd', True, True, None))), _analysis_model_model_Risk),
     'gradaudit.analysis.model.model.NonLeaf': ((True, True, True, False, False, (('span', '', True, True, None), ('stmt', '', True, True, None), ('params', '', True, True, None), ('use', '', True, True, None))), _analysis_model_model_NonLeaf),
