@@ -1348,6 +1348,11 @@ def assign(ip: Interp, target, value: V, env: dict, stmt):
         index = ip.eval(target.slice, env)
         ip.set_item(recv, index, value, stmt, target, env)
         _graph_replaced(target, value, env)
+        if _replaces_every_entry(ip, target, stmt):
+            # `for k, v in d.items(): d[k] = v.item()`: by the loop's end every entry was replaced
+            for d in recv.of(DictObj):
+                d.keys = dict.fromkeys(d.keys, value)
+                d.rest = value if d.rest is not None else None
     elif isinstance(target, (ast.Tuple, ast.List)):
         elts = target.elts
         star = next((i for i, e in enumerate(elts) if isinstance(e, ast.Starred)), None)
@@ -1374,6 +1379,22 @@ def assign(ip: Interp, target, value: V, env: dict, stmt):
                 assign(ip, t, elem, env, stmt)
     elif isinstance(target, ast.Starred):
         assign(ip, target.value, value, env, stmt)
+
+
+def _replaces_every_entry(ip: Interp, target: ast.Subscript, stmt) -> bool:
+    """`d[k] = ...` written directly in the body of `for k, v in d.items():` (or `for k in d:`,
+    `d.keys()`): the loop replaces the value of every key of `d`."""
+    loops = ip.st.stack[-1].loops
+    loop = loops[-1]["node"] if loops else None
+    if not isinstance(loop, ast.For) or not isinstance(target.slice, ast.Name) or stmt not in loop.body:
+        return False
+    it = loop.iter
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr in ("items", "keys"):
+        if it.args or it.keywords:
+            return False
+        it = it.func.value
+    key = loop.target.elts[0] if isinstance(loop.target, ast.Tuple) and loop.target.elts else loop.target
+    return isinstance(key, ast.Name) and key.id == target.slice.id and ast.dump(it) == ast.dump(target.value)
 
 
 def _graph_replaced(target: ast.Subscript, value: V, env: dict) -> None:
