@@ -149,10 +149,14 @@ def test_layers_built_in_forward_under_torch():
     x = torch.randn(1, 3, 8, 8)
     assert not torch.allclose(head(x), head(x))
     assert len(list(head.parameters())) == 2
+    # built once and kept: the same output on the second call
+    lazy = _load("layers_built_once_lazily")
+    for m, inp in ((lazy.LazyHeads(), torch.randn(1, 3, 8, 8)), (lazy.LazyProjection(2), torch.randn(4, 5))):
+        assert torch.allclose(m(inp), m(inp))
 
 
 def test_every_unit_is_checked_under_torch():
-    names = {case[0] for case in RUNTIME + INPLACE} | {"layers_built_in_forward"}
+    names = {case[0] for case in RUNTIME + INPLACE} | {"layers_built_in_forward", "layers_built_once_lazily"}
     assert names == {os.path.basename(p)[:-3] for p in UNITS}
 
 

@@ -456,9 +456,10 @@ class Builder:
             storage = s.storage
             if not isinstance(storage, TensorObj) or (certain and not s.certain):
                 continue
-            # a save of the unit's own file (a block of the file that the unit's forward runs, whose
-            # output a later in-place layer of the unit changes); the change itself must be in the unit
-            if within is not None and s.site.mod is not within.mod:
+            # a save in the unit, or in the forward of a block of the unit's file that the unit runs
+            # (whose output a later in-place layer of the unit changes); not in a helper function,
+            # whose arms, joined, may alias what another arm saved. The change must be in the unit
+            if within is not None and not (_inside(s.site, within) or _in_block_forward(s, within)):
                 continue
             now = versions.get(s, storage.version)
             if now > s.version:
@@ -1017,6 +1018,19 @@ def _earlier_iteration(save: SaveRec, rec: BackwardRec) -> bool:
     """The saved tensor was made in an earlier iteration of a loop the backward runs in."""
     now = {c[1]: c[2] for c in rec.ctx if c[0] == "loop"}
     return any(c[0] == "loop" and c[1] in now and c[2] < now[c[1]] for c in save.ctx)
+
+
+def _in_block_forward(s: SaveRec, unit: Site) -> bool:
+    """The save was made by an op of a module's `forward` written in the unit's file."""
+    call = next((c for c in reversed(s.ctx) if c[0] == "call"), None)
+    fn = call[2] if call is not None else None
+    return (
+        s.site.mod is unit.mod
+        and fn is not None
+        and getattr(fn, "name", "") == "forward"
+        and getattr(fn, "cls", None) is not None
+        and fn.cls.is_module
+    )
 
 
 def _inside(site: Site, fn: Site) -> bool:

@@ -134,6 +134,42 @@ def _in_forward(ip: Core) -> bool:
     )
 
 
+def _lazy_guard(test) -> bool:
+    """`key not in self.cache`, `self.layer is None`, `not hasattr(self, "head")`, `not self.built`:
+    a test that a layer kept on the object does not exist yet (alone or as a part of an `and`)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_lazy_guard(v) for v in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        t = test.operand
+        if isinstance(t, ast.Call) and isinstance(t.func, ast.Name) and t.func.id == "hasattr":
+            return True
+        return isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        op, right = test.ops[0], test.comparators[0]
+        on_self = any(isinstance(n, ast.Name) and n.id == "self" for n in ast.walk(test))
+        if isinstance(op, ast.NotIn) and on_self:
+            return True
+        if isinstance(op, ast.Is) and isinstance(right, ast.Constant) and right.value is None and on_self:
+            return True
+    return False
+
+
+def _built_once(ip: Core, node) -> bool:
+    """The statement building a layer, or a call on the way to it, runs only under a lazy guard of
+    its function: the layer is built on the first call and kept (CUT's `create_mlp`)."""
+    places = [ip.st.cur_stmt if ip.st.cur_stmt is not None else node]
+    places += [c[1] for c in ip.st.ctx if c[0] == "call"]
+    funcs = [f.func.node for f in ip.st.stack if f.func is not None and hasattr(f.func.node, "body")]
+    for fn in funcs:
+        for n in ast.walk(fn):
+            if isinstance(n, ast.If) and _lazy_guard(n.test):
+                lo, hi = n.body[0].lineno, n.body[-1].end_lineno or n.body[-1].lineno
+                lines = [line for p in places if (line := getattr(p, "lineno", 0))]
+                if any(lo <= line <= hi and fn.lineno <= line <= (fn.end_lineno or fn.lineno) for line in lines):
+                    return True
+    return False
+
+
 def note_new_units(ip: Core, units, node):
     if not units:
         return
@@ -145,9 +181,10 @@ def note_new_units(ip: Core, units, node):
         u.created_in_loop = in_loop or (forward and u.kind in (Unit.LEAF, Unit.INPUT))
         u.in_init = bool(ip.st.init_stack)
     if ip.st.shallow and forward and not ip.st.init_stack:
-        # a layer built inside a forward run alone (interpreter.run_units): built anew at each call
+        # a layer built inside a forward run alone (interpreter.run_units): built anew at each call,
+        # unless a guard builds it once and keeps it (`if key not in self.mlps:`)
         params = frozenset(u for u in units if u.kind == Unit.PARAM)
-        if params:
+        if params and not _built_once(ip, node):
             stmt = ip.st.cur_stmt if ip.st.cur_stmt is not None else node
             ip.st.trace.forward_new.append((Site(ip.st.sf, stmt), params))
     root = ip.st.ctx[:1]
