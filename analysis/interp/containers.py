@@ -128,6 +128,16 @@ def dict_method(ip: Core, o: DictObj, name, args, kwargs, node) -> V:
             if isinstance(x, DictObj):
                 for k, v in x.keys.items():
                     o.set(k, v)
+                if x.rest is not None:
+                    o.set(None, x.rest)
+        if not a0.objs or any(not isinstance(x, DictObj) for x in a0.objs):
+            # `d.update([("QP relaxation", loss), ...])`, `d.update(zip(names, losses))`: pairs
+            pair = ip.iter_value(a0)
+            if pair.items is not None and len(pair.items) == 2:
+                key = pair.items[0].const
+                o.set(key if isinstance(key, (str, int)) and not isinstance(key, bool) else None, pair.items[1])
+            elif pair.k & ~Kind.NONE:
+                o.set(None, pair)
         for k, v in kwargs.items():
             if k != "**":
                 o.set(k, v)
