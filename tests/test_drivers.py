@@ -212,3 +212,22 @@ def test_a_loss_run_by_its_importer_gives_up_what_it_showed_run_alone(tmp_path):
     got = _check(root2, "losses.py")
     assert sorted((f.code, f.span.line) for f in got.findings) == [("GA401", 7), ("GA401", 8)]
     assert all("on its own" not in f.message for f in got.findings)
+
+
+DEMO = """\
+import torch
+
+from losses import focal_loss
+
+pred = torch.rand(2, 1, 8, 8)
+print(focal_loss(pred, torch.rand(2, 1, 8, 8)))
+"""
+
+
+def test_a_loss_run_by_a_script_that_does_not_train_keeps_what_it_showed_run_alone(tmp_path):
+    # ASL's infer.py runs the loss once to show it: no backward, so it says nothing of how it trains
+    root = _project(tmp_path, {"losses.py": FOCAL, "demo.py": DEMO})
+    for target in ("losses.py", "."):
+        got = _check(root, target)
+        assert [(f.code, f.span.line) for f in got.findings] == [("GA401", 8)]
+        assert all("on its own" in f.message for f in got.findings)

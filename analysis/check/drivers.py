@@ -183,7 +183,9 @@ def driven_findings(analyzer, program, path: str, drivers: list[str]) -> tuple[l
         except Exception:  # a driver that breaks the engine is not the checked file's problem
             continue
         read.update(rd.files)
-        if rd.model is not None:
+        if rd.model is not None and rd.model.steps:
+            # what a training step of the driver could reach: a driver that only runs a loss for a
+            # demonstration (ASL's infer.py, no backward) says nothing of how it trains
             ran |= rd.model.ran
         for f in rd.findings:
             if os.path.abspath(f.span.path) == target:

@@ -197,7 +197,8 @@ def analyze_paths(
     ran: set = set()
     for f in files:
         path, item, probs, ok, nb, use, covered, did, fresh = done[f]
-        ran |= did
+        if covered:
+            ran |= did  # from an analysis with training steps (drivers.driven_findings says why)
         steps += covered
         problems += probs
         if nb is not None:
