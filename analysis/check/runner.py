@@ -92,8 +92,8 @@ def analyze_chunk(
             if driven and path in driven:
                 stamp = None  # not kept: what the drivers find depends on their text too
                 if needs_drivers(r):
-                    found_there, _, ran = driven_findings(analyzer, program, path, driven[path])
-                    r.findings = with_drivers(r.findings, found_there, ran)
+                    found_there, _, driven_ran = driven_findings(analyzer, program, path, driven[path])
+                    r.findings = with_drivers(r.findings, found_there, driven_ran)
             probs = problems_of(r)
             item = keep(path, r) if r.error is None else None
             fresh = None
@@ -213,7 +213,8 @@ def analyze_paths(
     if keep is keep_findings and ran:
         # what a file's own analysis saw only running a function alone gives way when another file's
         # analysis ran that function with real arguments (drivers.with_drivers)
-        kept = [with_drivers(fs, [], frozenset(ran)) for fs in kept]
+        everything_ran = frozenset(ran)
+        kept = [with_drivers(fs, [], everything_ran) for fs in kept]
     from .overlaps import rule_supersedes
 
     if todo or kept_cache is None or kept_cache.supersedes is None:

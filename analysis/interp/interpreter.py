@@ -193,12 +193,23 @@ def _star_trainers(program: Program, paths: list[str]) -> set[str]:
         if sf is None:
             continue
         out |= {n for n in _trainers(sf) if not n.startswith("_")}
-        for node in sf.tree.body:
-            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
-                found = program.resolve(sf, node.module or "", node.level or 0)
-                if found is not None:
-                    todo.append(found)
+        todo += _star_sources(program, sf)
     return out
+
+
+def _star_sources(program: Program, sf: SourceFile) -> list[str]:
+    """The modules `sf` re-exports with `from x import *`; kept on the file, which the editor's
+    program keeps between edits of another document."""
+    found = getattr(sf, "_gradaudit_star_sources", None)
+    if found is None:
+        found = [
+            path
+            for node in sf.tree.body
+            if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+            if (path := program.resolve(sf, node.module or "", node.level or 0)) is not None
+        ]
+        sf._gradaudit_star_sources = found  # type: ignore[attr-defined]
+    return found
 
 
 _SELF_CALLED = re.compile(r"\bself\.([A-Za-z_]\w*)\s*\(")
@@ -468,7 +479,9 @@ class Interpreter:
             # `from deep_rl import *`: the training functions re-exported through a package's chain
             # of `import *`, called here by their bare names (`run_steps(Agent(config))`)
             wanted = heads - scope.globals.keys()
-            out |= wanted & _star_trainers(self.st.program, [o.path for o in stars.objs if isinstance(o, LazyImport)])
+            if wanted:
+                paths = [o.path for o in stars.objs if isinstance(o, LazyImport)]
+                out |= wanted & _star_trainers(self.st.program, paths)
         return out
 
     def _run_root(self, fn: FuncObj, budget: int, cls: ClassObj | None = None) -> list[FuncObj]:
