@@ -16,6 +16,7 @@ from .objects import (
     DictObj,
     FuncObj,
     InstanceObj,
+    LazyImport,
     ListObj,
     ModuleObj,
     PartialObj,
@@ -34,8 +35,36 @@ from .values import EMPTY, NOCONST, NONE, UNKNOWN, Kind, Mark, Star, V, const, f
 _FOLDED: dict[str, Callable[..., Any]] = {"abs": abs, "round": round, "pow": pow}
 
 
+def import_module(ip: Interp, dotted: str, level: int, stmt) -> V:
+    """The module `import a.b` (or `__import__("a.b")`) names: the project's, run when first used,
+    or a library's, known by its dotted name."""
+    path = ip.st.program.resolve(ip.st.sf, dotted, level)
+    if path is None and ip.library is None:
+        path = ip.st.program.resolve_fallback(ip.st.sf, dotted, level, stmt)
+    if path is not None:
+        return V(Kind.LAZY, frozenset((LazyImport(path, dotted, None),)))
+    return V(Kind.MODREF, const=dotted)
+
+
+def _imported(ip: Interp, args, kwargs, node, top: bool) -> V | None:
+    """`__import__("torch.optim", fromlist=[name])`, `importlib.import_module("torch.optim")` of a
+    name known as a constant: that module (litgpt picks its optimizer class this way). Without a
+    fromlist, `__import__` gives the top package, as Python does."""
+    a0 = args[0] if args and isinstance(args[0], V) else kwargs.get("name")
+    if not isinstance(a0, V) or not isinstance(a0.const, str) or not a0.const or a0.const.startswith("."):
+        return None
+    dotted = a0.const
+    if top:
+        fromlist = kwargs.get("fromlist", args[3] if len(args) > 3 else None)
+        if not isinstance(fromlist, V) or fromlist.const in (None, ()) or fromlist is NONE:
+            dotted = dotted.split(".")[0]
+    return import_module(ip, dotted, 0, node)
+
+
 def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
     a0 = args[0] if args and isinstance(args[0], V) else None
+    if name == "__import__":
+        return _imported(ip, args, kwargs, node, top=True) or ip.opaque_call(None, args, kwargs, node, record=None)
     if name in ("float", "int", "bool", "complex"):
         if a0 is not None and a0.k & Kind.TENSOR and a0.carries:
             return R.scalar_cut(ip, a0, node, f"{name}()", receiver=node.args[0] if node.args else None)
@@ -403,7 +432,12 @@ def _math(ip: Interp, qual, args, kwargs, node, env):
     return V(Kind.NUMBER, cuts=f.cuts, site=node)
 
 
+def _import_module(ip: Interp, qual, args, kwargs, node, env):
+    return _imported(ip, args, kwargs, node, top=False)
+
+
 def register(calls: CallTable) -> None:
+    calls.names(("importlib.import_module",), _import_module)
     calls.heads(("builtins",), _builtins)
     calls.names(("itertools.chain",), _chain)
     calls.names(("itertools.chain.from_iterable",), _chain_from_iterable)

@@ -98,6 +98,7 @@ _BUILTIN_NAMES = {
     "exit",
     "quit",
     "input",
+    "__import__",
 }
 BUILTINS = {n: V(Kind.MODREF, const=f"builtins.{n}") for n in _BUILTIN_NAMES}
 BUILTINS["__name__"] = const("__main__")

@@ -15,6 +15,7 @@ from typing import cast
 from ..ops import torch_api as T
 from ..source import nodes
 from . import calls, flags, recording, settings
+from .builtins import import_module
 from .containers import clear_list, columns
 from .core import Interp
 from .expressions import BUILTINS, STAR, known_sequence, truth
@@ -254,6 +255,14 @@ def _s_augassign(ip: Interp, stmt, env):
             # iteration keeps what is added to it
             added = isinstance(stmt.op, (ast.Add, ast.Sub))
             rhs = recording.note_accumulation(ip, rhs, stmt, added, outlives=recording.outlived(ip, held))
+            new = binop(ip, stmt.op, old, rhs, stmt)
+            if new.k == Kind.NUMBER and new.const is not NOCONST:
+                # a counter kept in a dict (`state["iter_num"] += 1`, litgpt): as `self.micro += 1`
+                # above, its value in the iteration or two the engine runs proves nothing about
+                # `if state["iter_num"] % accum == 0`
+                new = new.replace(const=NOCONST)
+            assign(ip, target, new, env, stmt)
+            return env
     new = binop(ip, stmt.op, old, rhs, stmt)
     assign(ip, target, new, env, stmt)
     return env
@@ -1282,15 +1291,6 @@ def _s_importfrom(ip: Interp, stmt, env):
             base = module if not level else ip.st.program.absolute_module(ip.st.sf, module, level)
             env[name] = V(Kind.MODREF, const=T.strip_torch_alias(f"{base}.{alias.name}" if base else alias.name))
     return env
-
-
-def import_module(ip: Interp, dotted: str, level: int, stmt) -> V:
-    path = ip.st.program.resolve(ip.st.sf, dotted, level)
-    if path is None and ip.library is None:
-        path = ip.st.program.resolve_fallback(ip.st.sf, dotted, level, stmt)
-    if path is not None:
-        return V(Kind.LAZY, frozenset((LazyImport(path, dotted, None),)))
-    return V(Kind.MODREF, const=dotted)
 
 
 def _s_delete(ip: Interp, stmt, env):
