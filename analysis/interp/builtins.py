@@ -404,7 +404,14 @@ def _partial(ip: Interp, qual, args, kwargs, node, env):
 
 
 def _dict_like(ip: Interp, qual, args, kwargs, node, env):
-    return builtin_call(ip, "dict", args[1:] if qual.endswith("defaultdict") else args, kwargs, node, env)
+    if not qual.endswith("defaultdict"):
+        return builtin_call(ip, "dict", args, kwargs, node, env)
+    made = builtin_call(ip, "dict", args[1:], kwargs, node, env)
+    factory = args[0] if args and isinstance(args[0], V) and args[0] is not NONE else None
+    if factory is not None:
+        for d in made.of(DictObj):
+            d.default = factory
+    return made
 
 
 def _deque(ip: Interp, qual, args, kwargs, node, env):

@@ -624,6 +624,10 @@ def get_item(ip: Interp, recv: V, index: V, node, env) -> V:
             results.append(content if content is not None else V(Kind.UNKNOWN, site=node, unk=Site(ip.st.sf, node)))
         elif isinstance(o, DictObj):
             key = index.const if isinstance(index.const, (str, int)) else None
+            if o.default is not None and (key not in o.keys if key is not None else o.rest is None):
+                # a defaultdict's missing key: the factory makes its value (`groups[k].append(p)`
+                # fills that list); all unknown keys share one made value
+                o.set(key, call_value(ip, o.default, [], {}, node, env))
             v = o.get(key)
             results.append(v if v is not None else V(Kind.UNKNOWN, site=node, unk=Site(ip.st.sf, node)))
         elif isinstance(o, STORAGE):
@@ -860,7 +864,15 @@ def call_method(ip: Interp, recv: V, name, args, kwargs, node, env) -> V:
         if recv.k & Kind.STR:
             return V(Kind.STR, site=node)
         return unknown_method(ip, recv, name, args, kwargs, node)
-    return join_all(results)
+    out = join_all(results)
+    if not out.objs and (out.k & Kind.UNKNOWN or out.const is None) and ip.sem.unknown_result and recv.of(InstanceObj):
+        # (None: `self._obj_map.get(name)` of a dict nothing was seen put in, the decorators that
+        # fill it not run)
+        for handler in ip.sem.unknown_result:
+            said = handler(ip, recv, name, args, kwargs, node)
+            if said is not None:
+                return said
+    return out
 
 
 def unknown_method(ip: Interp, recv: V, name, args, kwargs, node) -> V:

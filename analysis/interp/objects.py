@@ -469,12 +469,13 @@ class ListObj(Obj):
 
 
 class DictObj(Obj):
-    __slots__ = ("keys", "modules_of", "rest", "site", "state_of")
+    __slots__ = ("default", "keys", "modules_of", "rest", "site", "state_of")
 
     def __init__(self, site=None):
         super().__init__()
         self.keys = {}  # known constant keys -> value
         self.rest = None  # values under unknown keys
+        self.default = None  # a defaultdict's factory (`defaultdict(list)`): what a missing key makes
         self.site = site
         self.state_of = None  # the module whose `state_dict()` this is
         self.modules_of = None  # the module whose `_modules` this is: a store registers a child

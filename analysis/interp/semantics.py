@@ -121,4 +121,7 @@ class Semantics:
     on_instance: list[Handler] = field(default_factory=list)  # (ip, cls, recv, args, kwargs) -> None
     instance_method: list[Handler] = field(default_factory=list)  # (ip, inst, name, args, kwargs, node) -> V|None
     unknown_method: list[Handler] = field(default_factory=list)  # (ip, recv, name, args, kwargs, node) -> V|None
+    # (ip, recv, name, args, kwargs, node) -> V|None: a method of the project's objects gave a value
+    # the engine does not know (a registry of the project's own, filled where the engine did not run)
+    unknown_result: list[Handler] = field(default_factory=list)
     after_run: list[Handler] = field(default_factory=list)  # (ip, scope) -> None: the entry file has run

@@ -68,6 +68,8 @@ class InterpState:
     shallow: bool = False  # checking one class: nested modules are built without running __init__
     no_force: bool = False  # running an imported module's top level: leave lazy imports alone
     star_misses: set = field(default_factory=set)  # (globals id, name) not found through `import *`
+    # (package folder, registry name) -> the classes registered in it (libraries/registries.py)
+    registries: dict = field(default_factory=dict)
     # framework state: DeepSpeed engines by the oid of the module they wrap (libraries/frameworks.py)
     ds_engines: dict[int, Any] = field(default_factory=dict)
 

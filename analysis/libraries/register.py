@@ -14,7 +14,7 @@ from ..interp.semantics import CallTable, Semantics
 from ..torch import modules as torch_modules
 from ..torch import optimizers as torch_optimizers
 from ..torch import register as torch_register
-from . import adapters, frameworks, tables
+from . import adapters, frameworks, registries, tables
 from . import semantics as library
 
 
@@ -36,6 +36,9 @@ def build() -> Semantics:
     sem.instance_method.append(frameworks.framework_instance_method)
     sem.unknown_method[:0] = [frameworks.framework_unknown_method, frameworks.backward_call]
     sem.unknown_method.append(frameworks.wrapping_method)
+    sem.unknown_method.append(registries.registry_method)
+    sem.unknown_result.append(registries.registry_method)
+    sem.objects[registries.RegistryPick] = registries.OBJECT_SEMANTICS
     sem.after_run.append(frameworks.run_frameworks)
     return sem
 
