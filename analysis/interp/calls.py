@@ -328,13 +328,26 @@ def instantiate(ip: Interp, cls: ClassObj, args, kwargs, node, label=None) -> V:
                 ip.sem.after_init(ip, m)
     elif cls.is_module:
         ip.sem.after_init(ip, m)
-    elif not any(isinstance(a, Star) for a in args) and (names := _dataclass_fields(cls)):
+    elif names := _dataclass_fields(cls):
         # the __init__ @dataclass writes: each field from its argument (the defaults stay class
         # attributes), then __post_init__
-        for name, value in list(zip(names, args)) + [(k, v) for k, v in kwargs.items() if k in names]:
+        starred = next((i for i, a in enumerate(args) if isinstance(a, Star)), len(args))
+        for name, value in list(zip(names, args[:starred])) + [(k, v) for k, v in kwargs.items() if k in names]:
             if isinstance(value, V):
                 inst.attrs[name] = value
                 ip.name_objects(value, name)
+        spread = kwargs.get("**")
+        if starred < len(args) or spread is not None:
+            # `Config(**yaml.safe_load(fp))`, `Config(*row)`: the fields not given by name may be given
+            # by what is spread, so their class defaults (litgpt's `lora_r = 0`) say nothing of them
+            by_key = _spread_keys(spread) if starred == len(args) else None
+            for name in names[starred:]:
+                if name in inst.attrs:
+                    continue
+                if by_key is None:
+                    inst.attrs[name] = V(Kind.UNKNOWN, site=node)
+                elif name in by_key:
+                    inst.attrs[name] = by_key[name]
         post = cls.lookup("__post_init__")
         if post is not None:
             call_function(ip, post, [], {}, node, self_v=recv)
@@ -626,8 +639,10 @@ def get_item(ip: Interp, recv: V, index: V, node, env) -> V:
             key = index.const if isinstance(index.const, (str, int)) else None
             if o.default is not None and (key not in o.keys if key is not None else o.rest is None):
                 # a defaultdict's missing key: the factory makes its value (`groups[k].append(p)`
-                # fills that list); all unknown keys share one made value
-                o.set(key, call_value(ip, o.default, [], {}, node, env))
+                # fills that list); all unknown keys share one made value, which a known key may
+                # be (`groups["decay"]` after `groups["decay" if d else "no_decay"].append(p)`)
+                made = call_value(ip, o.default, [], {}, node, env)
+                o.set(key, join(made, o.rest) if key is not None and o.rest is not None else made)
             v = o.get(key)
             results.append(v if v is not None else V(Kind.UNKNOWN, site=node, unk=Site(ip.st.sf, node)))
         elif isinstance(o, STORAGE):
@@ -950,6 +965,21 @@ def _is_record(cls: ClassObj) -> bool:
 
 def _is_dataclass(cls: ClassObj) -> bool:
     return any("dataclass" in ast.dump(d) for d in cls.node.decorator_list)
+
+
+def _spread_keys(spread) -> dict | None:
+    """What `**d` gives by name when `d` is known key by key: key -> value (a key only some of the
+    dicts joined in `d` hold is unknown); None when its keys are not known."""
+    if not isinstance(spread, V) or not spread.objs or not all(isinstance(o, DictObj) for o in spread.objs):
+        return None
+    dicts = list(spread.objs)
+    if any(d.rest is not None for d in dicts):
+        return None
+    out: dict = {}
+    for k in {k for d in dicts for k in d.keys}:
+        held = [d.keys[k] for d in dicts if k in d.keys]
+        out[k] = join_all(held) if len(held) == len(dicts) else V(Kind.UNKNOWN)
+    return out
 
 
 def _dataclass_fields(cls: ClassObj) -> list:

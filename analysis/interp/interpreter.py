@@ -256,6 +256,9 @@ LEVELS = 3  # methods calling methods through self, followed up from a training 
 
 
 _CALLED_DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*\(")
+# a function handed to a process launcher, which calls it: `fabric.launch(main, ...)`,
+# `mp.spawn(main_worker, ...)`, detectron2's `launch(main, num_gpus, args=(args,))`
+_LAUNCHED = re.compile(r"\b(?:launch|spawn|start_processes)\s*\(\s*([A-Za-z_]\w*)\s*[,)]")
 
 
 def _callers_of(sf: SourceFile, candidates: list[FuncObj], others: list[FuncObj], imported: set[str]) -> list[FuncObj]:
@@ -270,7 +273,9 @@ def _callers_of(sf: SourceFile, candidates: list[FuncObj], others: list[FuncObj]
         for fn in others:
             if fn.cls is not None or fn in found or fn.name in names:
                 continue
-            if any(n in names or n.rpartition(".")[2] in names for n in _called(sf, fn.node, _CALLED_DOTTED)):
+            if any(n in names or n.rpartition(".")[2] in names for n in _called(sf, fn.node, _CALLED_DOTTED)) or (
+                _called(sf, fn.node, _LAUNCHED) & names
+            ):
                 new.append(fn)
         if not new:
             break
@@ -433,6 +438,7 @@ class Interpreter:
                 self._run_root(driver, self.st.budgets.script, cls)
         calls = collections.Counter(m.group(1) for m in _CALLED.finditer(src))
         bare = collections.Counter(m.group(1) for m in _CALLED_BARE.finditer(src))
+        bare.update(m.group(1) for m in _LAUNCHED.finditer(src))
         defs = collections.Counter(m.group(1) for m in _DEFINED.finditer(src))
         # called by name somewhere else in the file: its callers will run it (a function by its bare
         # name: `fabric.setup(model)` is no call of litgpt's `setup()`, which runs `main()` then `fit()`)

@@ -264,6 +264,19 @@ def _s_augassign(ip: Interp, stmt, env):
             assign(ip, target, new, env, stmt)
             return env
     new = binop(ip, stmt.op, old, rhs, stmt)
+    if (
+        isinstance(target, ast.Name)
+        and isinstance(stmt.op, (ast.Add, ast.Sub))
+        and new.k == Kind.NUMBER
+        and new.const is not NOCONST
+        and loops
+        and target.id in carried(loops[-1]["node"])[0]
+        and target.id not in rebound(loops[-1]["node"])
+    ):
+        # a local counter (`iter_num += 1`): as for `self.micro += 1`, its value in the first
+        # iteration proves nothing about `if iter_num % accum == 0` (litgpt), and the second
+        # iteration, which would show it, is not run when the budget cannot pay for it
+        new = new.replace(const=NOCONST)
     assign(ip, target, new, env, stmt)
     return env
 

@@ -29,6 +29,7 @@ from ..interp.objects import (
     FROZEN,
     ClassObj,
     DictObj,
+    FuncObj,
     InstanceObj,
     ListObj,
     ModuleObj,
@@ -131,7 +132,13 @@ def framework_call(ip: Core, qual: str, args, kwargs, node) -> V | None:
 
 
 def framework_unknown_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
-    """`trainer.fit(model, ...)` (Lightning) and `trainer.train()` (a HuggingFace Trainer subclass)."""
+    """`trainer.fit(model, ...)` (Lightning) and `trainer.train()` (a HuggingFace Trainer subclass);
+    `fabric.launch(main, *args)` (Lightning Fabric)."""
+    if name == "launch" and args and isinstance(args[0], V) and _takes_fabric(args[0]):
+        # Fabric runs `main(fabric, *args, **kwargs)` in each process (litgpt's finetuning scripts):
+        # run once, the function sees the script's arguments instead of running alone on unknown ones
+        ip.call_value(args[0], [recv, *args[1:]], dict(kwargs), node, None)
+        return NONE
     if name == "fit":
         for a in list(args) + list(kwargs.values()):
             if not isinstance(a, V):
@@ -141,6 +148,22 @@ def framework_unknown_method(ip: Core, recv: V, name, args, kwargs, node) -> V |
                     run_lightning(ip, m, node)
                     return NONE
     return None
+
+
+def _takes_fabric(fn: V) -> bool:
+    """A function whose first parameter is the Fabric object (`def main(fabric: L.Fabric, ...)`)."""
+    funcs = fn.of(FuncObj)
+    if not funcs or len(funcs) != len(fn.objs):
+        return False
+    for f in funcs:
+        params = f.node.args.posonlyargs + f.node.args.args
+        if not params:
+            return False
+        first = params[0]
+        note = ast.unparse(first.annotation) if first.annotation is not None else ""
+        if first.arg != "fabric" and not note.endswith("Fabric"):
+            return False
+    return True
 
 
 def framework_instance_method(ip: Core, inst: InstanceObj, name, args, kwargs, node) -> V | None:

@@ -510,6 +510,8 @@ SIGMOIDS = ("sigmoid", "expit", "hardsigmoid")
 FLOAT64_NAMES = ("torch.float64", "torch.double", "torch.DoubleTensor", "torch.cuda.DoubleTensor", "float64", "double")
 NARROW_FLOAT_NAMES = ("torch.float32", "torch.float", "torch.float16", "torch.half", "torch.bfloat16", "float32")
 SET_DEFAULT_DTYPE = ("torch.set_default_dtype", "torch.set_default_tensor_type")
+# process launchers that run `fn(rank, *args)` in each worker (a DDP script's main_worker)
+SPAWN = ("torch.multiprocessing.spawn", "torch.multiprocessing.start_processes", "torch.multiprocessing.spawn.spawn")
 # conversions to float64, to a narrower float, and the ones told the dtype by an argument
 TO_FLOAT64 = ("double",)
 TO_NARROW_FLOAT = ("float", "half", "bfloat16")

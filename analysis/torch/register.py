@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..interp.objects import ModuleObj, OptimObj, ScalerObj, SchedObj
 from ..interp.semantics import CallTable, ObjectSemantics, Semantics, TensorSemantics
 from ..ops import torch_api as T
-from . import autograd, grad_mode, leaves, modules, numeric_ops, optimizers, packed, tensors
+from . import autograd, grad_mode, leaves, modules, numeric_ops, optimizers, packed, processes, tensors
 
 
 def tensor_semantics() -> TensorSemantics:
@@ -50,6 +50,7 @@ def register_calls(calls: CallTable) -> None:
     calls.names(T.GRAD_CTX, grad_mode.enable_grad)
     calls.names(T.SET_GRAD_CTX, grad_mode.set_grad_enabled)
     calls.names(T.SET_DEFAULT_DTYPE, numeric_ops.set_default_dtype)
+    calls.names(T.SPAWN, processes.spawn)
     calls.names(T.AUTOCAST_CTX, grad_mode.autocast)
     calls.names(("torch.autograd.grad",), autograd.grad)
     calls.names(("torch.autograd.backward",), autograd.backward)

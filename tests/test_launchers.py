@@ -1,0 +1,91 @@
+"""Functions a process launcher runs: `torch.multiprocessing.spawn(main_worker, args=(...))` calls
+`main_worker(rank, ...)`, Lightning Fabric's `fabric.launch(main, ...)` calls `main(fabric, ...)`.
+The engine runs them from the launcher, on the script's arguments, not alone on unknown ones."""
+
+from __future__ import annotations
+
+import textwrap
+
+from helpers import analyze, found, strip_markers
+
+SPAWN = """
+import argparse
+
+import torch
+import torch.multiprocessing as mp
+import torch.nn as nn
+
+
+def main_worker(rank, world_size, model, lr):
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    for step in range(10):
+        loss = model(torch.randn(3, 4)).pow(2).mean()
+        loss.backward()
+        optimizer.step()  # <- GA201
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lr", type=float, default=0.1)
+    args = parser.parse_args()
+    model = nn.Linear(4, 2)
+    world_size = torch.cuda.device_count()
+    mp.spawn(main_worker, nprocs=world_size, args=(world_size, model, args.lr))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+FABRIC = """
+import lightning as L
+import torch
+import torch.nn as nn
+
+
+def setup(optimizer: str = "AdamW", devices: int = 1):
+    fabric = L.Fabric(devices=devices)
+    fabric.launch(main, devices, optimizer)
+
+
+def main(fabric: L.Fabric, devices: int, optimizer: str):
+    model = fabric.setup_module(nn.Linear(4, 2))
+    module = __import__("torch.optim", fromlist=[optimizer])
+    optimizer = fabric.setup_optimizers(getattr(module, optimizer)(model.parameters(), lr=1e-3))
+    fit(fabric, model, optimizer)
+
+
+def fit(fabric, model, optimizer):
+    for step in range(10):
+        loss = model(torch.randn(3, 4)).pow(2).mean()
+        fabric.backward(loss)
+        optimizer.step()  # <- GA201
+"""
+
+
+def _check(source: str):
+    clean, expected = strip_markers(textwrap.dedent(source))
+    result = analyze(clean, path="train.py")
+    assert result.error is None
+    return result, expected
+
+
+def test_spawn_runs_the_worker_on_the_launchers_arguments():
+    result, expected = _check(SPAWN)
+    assert found(result) == expected
+    (step,) = result.model.steps
+    assert not step.not_understood  # the model and lr come from main(), not unknown arguments
+
+
+def test_fabric_launch_runs_main_with_the_setup_arguments():
+    result, expected = _check(FABRIC)
+    assert found(result) == expected
+    (step,) = result.model.steps
+    assert not step.not_understood  # the optimizer named by setup()'s default is torch's AdamW
+
+
+def test_launch_of_a_function_that_takes_no_fabric_is_not_a_call():
+    source = FABRIC.replace("def main(fabric: L.Fabric,", "def main(trainer,").replace("# <- GA201", "")
+    result, _ = _check(source)
+    # main() then runs alone, on an unknown optimizer name: no optimizer it could prove uncleared
+    assert found(result) == []
