@@ -1165,3 +1165,36 @@ def test_peft_adapters_fix_adds_only_what_the_optimizer_lacks():
         "and all(p is not q for g in optimizer.param_groups for q in g['params'])]})"
     ]
     assert Analyzer(Config(), cache=False).analyze_source("train.py", new).findings == []
+
+
+def test_add_module_of_an_uninstalled_library_is_a_module(empty_env):
+    # `Convolution(...)` of a library that is not installed (MONAI's blocks): add_module takes only
+    # modules, so the layer is one of unseen parameters, and the discriminator's optimizer is known
+    body = """
+    import torch
+    import torch.nn as nn
+    from fakeblocks import Convolution
+
+    class Discriminator(nn.Sequential):
+        def __init__(self):
+            super().__init__()
+            self.add_module("initial_conv", Convolution(spatial_dims=2, in_channels=1, out_channels=8))
+            for i in range(2):
+                layer = Convolution(spatial_dims=2, in_channels=8, out_channels=8)
+                self.add_module("%d" % i, layer)
+
+        def forward(self, x):
+            for submodel in self.children():
+                x = submodel(x)
+            return x
+
+    disc = Discriminator()
+    optimizer_d = torch.optim.Adam(disc.parameters(), lr=5e-4)
+    for step in range(3):
+        loss_d = disc(torch.randn(4, 1, 16, 16)).pow(2).mean()
+        loss_d.backward()
+        optimizer_d.step()  # <- GA201
+    """
+    result, expected = check(empty_env, body)
+    assert found(result) == expected
+    assert all(not s.not_understood for s in result.model.steps)

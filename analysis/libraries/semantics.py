@@ -360,7 +360,49 @@ def _forward(ip: Core, m: ModuleObj, args, kwargs, node) -> V | None:
 def _method(ip: Core, m: ModuleObj, name, args, kwargs, node) -> V | None:
     if m.lib is not None and m.cls is None:
         return library_method(ip, m, name, args, kwargs, node)
+    if name in ("add_module", "register_module") and len(args) > 1 and isinstance(args[0], V):
+        made = unseen_library_module(ip, args[1])
+        if made is not None:
+            key = args[0].const if isinstance(args[0].const, str) else None
+            modules.register_all(ip, m, key, [made])
+            return NONE
     return None
+
+
+def unseen_library_module(ip: Core, v) -> ModuleObj | None:
+    """What `add_module(name, v)` registers when `v` was made by a call of a library the engine
+    cannot read (monai's `Convolution(...)`, its package not installed): torch takes only an
+    nn.Module there, so it is one, of unseen parameters (as a library model whose structure is
+    unseen), instead of an unknown value that left the whole model unknown."""
+    if not isinstance(v, V) or v.objs or not v.k & Kind.UNKNOWN or not isinstance(v.unk, Site):
+        return None
+    call = v.unk.node
+    if v.unk.mod is not ip.st.sf or not isinstance(call, ast.Call):
+        return None
+    qual = _library_name(ip, call.func)
+    if qual is None:
+        return None
+    lm = LibModel(qual, qual, "evidence", note="nn.Module.add_module is given it, which takes only modules")
+    made = materialize(ip, lm, [], {}, call)
+    return next(iter(made.of(ModuleObj)), None)
+
+
+def _library_name(ip: Core, func) -> str | None:
+    """The dotted library name a call's function is, read from the file's imports: `Convolution` of
+    `from monai.networks.blocks import Convolution`, `blocks.Convolution` of `from monai.networks
+    import blocks`. None for anything else (the project's code, torch, a local)."""
+    attrs = []
+    while isinstance(func, ast.Attribute):
+        attrs.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name):
+        return None
+    scope = ip.st.scopes.get(ip.st.sf.abspath)
+    v = scope.globals.get(func.id) if scope is not None else None
+    if v is None or v.objs or not v.k & Kind.MODREF or not isinstance(v.const, str):
+        return None
+    qual = ".".join([v.const, *reversed(attrs)])
+    return qual if worth_asking(qual) and not qual.startswith("torch.") else None
 
 
 def _attr(ip: Core, m: ModuleObj, attr, node) -> V | None:

@@ -361,6 +361,13 @@ def base_init(ip: Core, m: ModuleObj, args, kwargs, node) -> bool:
     if cls is None:
         return False
     strings = [b for c in cls.mro() for b in c.bases if isinstance(b, str)]
+    held = [q for q in strings if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in T.CONTAINERS]
+    if (
+        len(held) == 1
+        and all(q in (held[0], "torch.nn.Module") for q in strings)
+        and not any(len(c.bases) < len(c.base_values) for c in cls.mro())
+    ):
+        return _container_base_init(ip, m, held[0], args, kwargs, node)
     tables = [q for q in strings if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in T.PARAM_MODULES]
     if len(tables) != 1 or any(q not in (tables[0], "torch.nn.Module") for q in strings):
         return False
@@ -371,6 +378,27 @@ def base_init(ip: Core, m: ModuleObj, args, kwargs, node) -> bool:
     created = _register_params(m, tables[0].rsplit(".", 1)[-1], consts, kw, Site(ip.st.sf, node))
     m.opaque, m.opaque_unit = False, None
     leaves.note_new_units(ip, created, node)
+    return True
+
+
+def _container_base_init(ip: Core, m: ModuleObj, qual: str, args, kwargs, node) -> bool:
+    """`super().__init__(*layers)` in a subclass of nn.Sequential (ModuleList, ModuleDict): the base
+    holds what it is given, read as `nn.Sequential(*layers)` would be, and nothing else; layers
+    added later (`self.add_module(...)`) are seen where they are added. Before this, the base stood
+    for unseen parameters, and no optimizer of such a model was known exactly."""
+    made = next(iter(make_module(ip, qual.rsplit(".", 1)[-1], qual, args, kwargs, node).of(ModuleObj)), None)
+    if made is None:
+        return False
+    for key, child in list(made.children.items()):
+        if isinstance(child, ModuleObj):
+            m.register(key if key not in m.children else str(len(m.children)), child)
+    m.spec = made.spec
+    m.unordered, m.alternatives, m.summary = made.unordered, made.alternatives, made.summary
+    m.opaque, m.opaque_unit = made.opaque, None
+    if made.opaque:
+        # an element it was given that the engine did not see made: the base may hold parameters
+        m.opaque_unit = Unit(Unit.OPAQUE, f"{m.label}.<params>", m.site, m.seq, count=None)
+        m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
     return True
 
 
