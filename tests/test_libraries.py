@@ -1198,3 +1198,21 @@ def test_add_module_of_an_uninstalled_library_is_a_module(empty_env):
     result, expected = check(empty_env, body)
     assert found(result) == expected
     assert all(not s.not_understood for s in result.model.steps)
+
+
+def test_sequential_of_an_uninstalled_librarys_layers_is_known(empty_env):
+    body = """
+    import torch
+    import torch.nn as nn
+    from fakeblocks import Convolution
+
+    disc = nn.Sequential(Convolution(in_channels=1, out_channels=8), nn.ReLU(), Convolution(in_channels=8, out_channels=1))
+    optimizer = torch.optim.Adam(disc.parameters(), lr=1e-3)
+    for step in range(3):
+        loss = disc(torch.randn(2, 1, 8, 8)).mean()
+        loss.backward()
+        optimizer.step()  # <- GA201
+    """
+    result, expected = check(empty_env, body)
+    assert found(result) == expected
+    assert all(not s.not_understood for s in result.model.steps)

@@ -116,6 +116,9 @@ class Semantics:
     class_base: Handler = _nothing  # (ip, qual) -> "base" | "module" | None: a library base class
     after_init: Handler = _nothing  # (ip, module) -> None: a module's __init__ has run
     base_init: Handler = _nothing  # (ip, module, args, kwargs, node): `super().__init__(...)` reached torch
+    # (ip, value) -> ModuleObj | None: what must be a module (an element of nn.Sequential(...)) made
+    # by a call of a library the engine cannot read
+    unseen_module: Handler = _nothing
     new_optimizer: Handler = _unset  # (ip, qual, args, kwargs, node, env) -> V: a torch.optim subclass
     new_scheduler: Handler = _unset  # (ip, qual, args, kwargs, node, env) -> V: a lr_scheduler subclass
     on_instance: list[Handler] = field(default_factory=list)  # (ip, cls, recv, args, kwargs) -> None

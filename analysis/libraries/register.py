@@ -32,6 +32,7 @@ def build() -> Semantics:
     # a library model's own structure is asked before a framework's methods
     sem.modules += [library.LIBRARY_MODELS, frameworks.FRAMEWORK_MODULES, adapters.ADAPTERS]
     sem.class_base = library.library_base
+    sem.unseen_module = library.unseen_library_module
     sem.on_instance.append(frameworks.framework_init)
     sem.instance_method.append(frameworks.framework_instance_method)
     sem.unknown_method[:0] = [frameworks.framework_unknown_method, frameworks.backward_call]

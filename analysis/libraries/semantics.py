@@ -370,11 +370,17 @@ def _method(ip: Core, m: ModuleObj, name, args, kwargs, node) -> V | None:
 
 
 def unseen_library_module(ip: Core, v) -> ModuleObj | None:
-    """What `add_module(name, v)` registers when `v` was made by a call of a library the engine
-    cannot read (monai's `Convolution(...)`, its package not installed): torch takes only an
-    nn.Module there, so it is one, of unseen parameters (as a library model whose structure is
+    """What `add_module(name, v)` registers (or `nn.Sequential(v)` holds) when `v` was made by a call
+    of a library the engine cannot read (monai's `Convolution(...)`, its package not installed): torch
+    takes only an nn.Module there, so it is one, of unseen parameters (as a library model whose structure is
     unseen), instead of an unknown value that left the whole model unknown."""
-    if not isinstance(v, V) or v.objs or not v.k & Kind.UNKNOWN or not isinstance(v.unk, Site):
+    if (
+        ip.library is not None
+        or not isinstance(v, V)
+        or v.objs
+        or not v.k & Kind.UNKNOWN
+        or not isinstance(v.unk, Site)
+    ):
         return None
     call = v.unk.node
     if v.unk.mod is not ip.st.sf or not isinstance(call, ast.Call):
@@ -382,7 +388,9 @@ def unseen_library_module(ip: Core, v) -> ModuleObj | None:
     qual = _library_name(ip, call.func)
     if qual is None:
         return None
-    lm = LibModel(qual, qual, "evidence", note="nn.Module.add_module is given it, which takes only modules")
+    lm = LibModel(
+        qual, qual, "evidence", note="nn.Module.add_module or nn.Sequential is given it, which take only modules"
+    )
     made = materialize(ip, lm, [], {}, call)
     return next(iter(made.of(ModuleObj)), None)
 

@@ -300,6 +300,9 @@ def make_module(ip: Core, short, qual, args, kwargs, node) -> V:
                     if len(args) == 1:
                         m.alternatives = _alternatives(v, lists)
                 for item in items:
+                    stand_in = ip.sem.unseen_module(ip, item) if not item.objs else None
+                    if stand_in is not None:
+                        item = module_value(stand_in)  # `nn.Sequential(Convolution(...))` of a library not installed
                     if not item.objs and item.k & Kind.UNKNOWN:
                         # an element the engine did not see being made (`block(...)` of an
                         # unknown class): it may be a module with parameters
