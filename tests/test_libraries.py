@@ -1206,7 +1206,9 @@ def test_sequential_of_an_uninstalled_librarys_layers_is_known(empty_env):
     import torch.nn as nn
     from fakeblocks import Convolution
 
-    disc = nn.Sequential(Convolution(in_channels=1, out_channels=8), nn.ReLU(), Convolution(in_channels=8, out_channels=1))
+    disc = nn.Sequential(
+        Convolution(in_channels=1, out_channels=8), nn.ReLU(), Convolution(in_channels=8, out_channels=1)
+    )
     optimizer = torch.optim.Adam(disc.parameters(), lr=1e-3)
     for step in range(3):
         loss = disc(torch.randn(2, 1, 8, 8)).mean()
@@ -1216,3 +1218,25 @@ def test_sequential_of_an_uninstalled_librarys_layers_is_known(empty_env):
     result, expected = check(empty_env, body)
     assert found(result) == expected
     assert all(not s.not_understood for s in result.model.steps)
+
+
+def test_pytorch_transformers_schedule_classes_are_lambda_schedules(empty_env):
+    # pytorch_transformers 1.x / transformers 2.x: WarmupLinearSchedule(optimizer, ...) is a LambdaLR
+    # over that optimizer (vilbert-multi-task's train_tasks.py), known without the package installed
+    body = """
+    import torch
+    import torch.nn as nn
+    from pytorch_transformers.optimization import WarmupLinearSchedule
+
+    model = nn.Linear(4, 2)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    scheduler = WarmupLinearSchedule(optimizer, warmup_steps=2, t_total=10)
+    for step in range(10):
+        loss = model(torch.randn(3, 4)).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        scheduler.step()  # <- GA207
+        optimizer.step()
+    """
+    result, expected = check(empty_env, body)
+    assert found(result) == expected

@@ -264,19 +264,6 @@ def _s_augassign(ip: Interp, stmt, env):
             assign(ip, target, new, env, stmt)
             return env
     new = binop(ip, stmt.op, old, rhs, stmt)
-    if (
-        isinstance(target, ast.Name)
-        and isinstance(stmt.op, (ast.Add, ast.Sub))
-        and new.k == Kind.NUMBER
-        and new.const is not NOCONST
-        and loops
-        and target.id in carried(loops[-1]["node"])[0]
-        and target.id not in rebound(loops[-1]["node"])
-    ):
-        # a local counter (`iter_num += 1`): as for `self.micro += 1`, its value in the first
-        # iteration proves nothing about `if iter_num % accum == 0` (litgpt), and the second
-        # iteration, which would show it, is not run when the budget cannot pay for it
-        new = new.replace(const=NOCONST)
     assign(ip, target, new, env, stmt)
     return env
 
@@ -437,12 +424,33 @@ def _setting_arms(ip: Interp, test, env, a, b):
     return out[0], out[1]
 
 
+_LIFECYCLE = re.compile(r"\.(?:step|zero_grad)\(|\bbackward\(")
+
+
+def _varies_per_iteration(ip: Interp, stmt) -> bool:
+    """An `if` in a loop whose test reads what the loop changes (`if not is_accumulating:` after
+    `iter_num += 1; is_accumulating = iter_num % k != 0`, litgpt) and that guards a lifecycle call:
+    the value the test has in the one or two iterations the engine runs is no answer for the
+    others, so both arms run. Only for those: deciding every such test made whole checkpointing
+    branches run (a LoRA trainer's `if global_step % save_steps == 0:` walking every module)."""
+    loops = ip.st.stack[-1].loops
+    if not loops:
+        return False
+    hit = getattr(stmt, "_gradaudit_varies", None)
+    if hit is None:
+        lines = ip.st.sf.lines[stmt.lineno - 1 : stmt.end_lineno]
+        hit = stmt._gradaudit_varies = bool(_LIFECYCLE.search("\n".join(lines)))
+    return hit and counter_like(stmt.test, loops[-1]["node"])
+
+
 def _s_if(ip: Interp, stmt, env):
     tail = _dispatch_tail(stmt)
     if tail is not None:
         setattr(tail, _TAIL, True)
     test = ip.eval(stmt.test, env)
     known = truth(test)
+    if known is not None and _varies_per_iteration(ip, stmt):
+        known = None
     if known is None:
         known = flags.assumed(ip, stmt.test)
     if known is True:

@@ -56,9 +56,24 @@ _BY_NAME = (
 _FIRST_ARG = ("transformers.", "transformers.optimization.", "diffusers.", "diffusers.optimization.")
 
 
+# pytorch_transformers 1.x and transformers 2.x (before the get_*_schedule functions): classes that
+# are LambdaLR subclasses taking the optimizer first (checked in pytorch_transformers 1.2.0 and
+# transformers 2.1.1, optimization.py, re-exported by each package)
+_LAMBDA_CLASSES = (
+    "ConstantLRSchedule",
+    "WarmupConstantSchedule",
+    "WarmupLinearSchedule",
+    "WarmupCosineSchedule",
+    "WarmupCosineWithHardRestartsSchedule",
+)
+_CLASS_PREFIXES = ("pytorch_transformers.", "pytorch_transformers.optimization.", *_FIRST_ARG[:2])
+
+
 def table_factory(qual: str) -> SchedulerFactory | None:
     if qual in _BY_NAME:
         return SchedulerFactory(1, "optimizer", UNKNOWN, "table", by_name=True)
+    if any(qual == p + c for p in _CLASS_PREFIXES for c in _LAMBDA_CLASSES):
+        return SchedulerFactory(0, "optimizer", "LambdaLR", "table")
     for prefix in _FIRST_ARG:
         if qual.startswith(prefix):
             name = qual[len(prefix) :]
