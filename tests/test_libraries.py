@@ -1240,3 +1240,33 @@ def test_pytorch_transformers_schedule_classes_are_lambda_schedules(empty_env):
     """
     result, expected = check(empty_env, body)
     assert found(result) == expected
+
+
+def test_module_list_of_an_uninstalled_librarys_layers_is_known(empty_env):
+    body = """
+    import torch
+    import torch.nn as nn
+    from fakeblocks import Convolution
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.blocks = nn.ModuleList()
+            for i in range(3):
+                self.blocks.append(Convolution(in_channels=4, out_channels=4))
+
+        def forward(self, x):
+            for b in self.blocks:
+                x = b(x)
+            return x
+
+    net = Net()
+    optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
+    for step in range(3):
+        loss = net(torch.randn(2, 4, 8, 8)).mean()
+        loss.backward()
+        optimizer.step()  # <- GA201
+    """
+    result, expected = check(empty_env, body)
+    assert found(result) == expected
+    assert all(not s.not_understood for s in result.model.steps)

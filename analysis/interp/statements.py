@@ -1369,6 +1369,7 @@ def assign(ip: Interp, target, value: V, env: dict, stmt):
         index = ip.eval(target.slice, env)
         ip.set_item(recv, index, value, stmt, target, env)
         _graph_replaced(target, value, env)
+        _small_entries_replaced(target, value, env)
         if _replaces_every_entry(ip, target, stmt):
             # `for k, v in d.items(): d[k] = v.item()`: by the loop's end every entry was replaced
             for d in recv.of(DictObj):
@@ -1597,6 +1598,33 @@ def _refine_nonzero(test: ast.Compare, env: dict, arm: bool) -> None:
         v = env.get(left.id)
         if isinstance(v, V) and v.marks & Mark.ZERO:
             env[left.id] = v.replace(facts=v.facts | Fact.POSITIVE)
+
+
+def _small_entries_replaced(target: ast.Subscript, value: V, env: dict) -> None:
+    """`denom[denom < eps] = 1` (NeRF's sample_pdf): every entry below a positive threshold (or at
+    most 0) is replaced by a positive constant, so every entry is > 0 from here on: safe to divide
+    by and to log (GA401, GA402)."""
+    test, name = target.slice, target.value
+    if not (
+        isinstance(name, ast.Name)
+        and isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.left, ast.Name)
+        and test.left.id == name.id
+        and _positive_number(value.const)
+    ):
+        return
+    op, bound = test.ops[0], test.comparators[0]
+    c = bound.value if isinstance(bound, ast.Constant) else None
+    if isinstance(bound, ast.Name):
+        held = env.get(bound.id)
+        c = held.const if isinstance(held, V) else None
+    below = (isinstance(op, ast.Lt) and _positive_number(c)) or (
+        isinstance(op, ast.LtE) and isinstance(c, (int, float)) and not isinstance(c, bool) and c >= 0
+    )
+    v = env.get(name.id)
+    if below and isinstance(v, V) and v.k & Kind.TENSOR:
+        env[name.id] = v.replace(facts=v.facts | Fact.POSITIVE)
 
 
 def _positive_number(c) -> bool:

@@ -187,6 +187,8 @@ FREE_MODULES = (
 # ones have keys(), values() and items().
 CONTAINERS = ("Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict")
 KEYED_CONTAINERS = ("ModuleDict", "ParameterDict")
+# containers whose elements torch checks are modules (`... is not a Module subclass` otherwise)
+MODULE_CONTAINERS = ("Sequential", "ModuleList", "ModuleDict")
 
 # What forward() saves where the op table does not decompose it: each recurrent gate and each
 # attention projection multiplies the input by a weight, which keeps the input (RNNBase.forward,

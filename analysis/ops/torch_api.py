@@ -54,6 +54,7 @@ LOSS_MODULES = frozenset(n for n in FREE_MODULES if n in _sets.MODULE_REDUCTION)
 
 CONTAINERS = frozenset(H.CONTAINERS)
 KEYED_CONTAINERS = frozenset(H.KEYED_CONTAINERS)
+MODULE_CONTAINERS = frozenset(H.MODULE_CONTAINERS)
 
 # Parameter-free modules whose forward() is a view of its input (Flatten: Tensor.flatten).
 VIEW_MODULES = frozenset(

@@ -444,12 +444,18 @@ def container_extend(ip: Core, m: ModuleObj, src: V):
             elif isinstance(o, PIter):
                 elems.append(V(Kind.TENSOR, frozenset(o.units)))
     for e in elems:
-        container_add(m, e)
+        container_add(m, e, ip)
 
 
-def container_add(m: ModuleObj, e: V) -> None:
+def container_add(m: ModuleObj, e: V, ip: Core | None = None) -> None:
     """One element added to a container module; one the engine cannot see (a layer of a library it
-    could not read) holds parameters it cannot name: the container's are then not known exactly."""
+    could not read) holds parameters it cannot name: the container's are then not known exactly,
+    unless a ModuleList holds it (which takes only modules) and it was made by a call of a library
+    that is not installed: a module of unseen parameters, as nn.Sequential's elements."""
+    if ip is not None and not e.objs and m.spec in T.MODULE_CONTAINERS:
+        stand_in = ip.sem.unseen_module(ip, e)
+        if stand_in is not None:
+            e = module_value(stand_in)
     for x in e.objs:
         if isinstance(x, (ModuleObj, Unit)) and not (isinstance(x, Unit) and x.kind == Unit.OPAQUE):
             m.register(str(len(m.children)), x)
@@ -868,7 +874,7 @@ def _container_add(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) 
         return None
     src = args[-1] if args else UNKNOWN
     if name == "append":
-        container_add(m, src)
+        container_add(m, src, ip)
         return recv
     container_extend(ip, m, src)
     return NONE
