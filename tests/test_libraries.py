@@ -1270,3 +1270,56 @@ def test_module_list_of_an_uninstalled_librarys_layers_is_known(empty_env):
     result, expected = check(empty_env, body)
     assert found(result) == expected
     assert all(not s.not_understood for s in result.model.steps)
+
+
+def test_a_fresh_optimizer_per_run_after_resetting_layers_of_an_uninstalled_library(empty_env):
+    # ogb's examples: `model.reset_parameters()` (each GCNConv's, torch_geometric not installed),
+    # then a new Adam per run. A part of a layer carved out after the reset (the evaluation reads
+    # `conv.lin.weight`) was reset with the layer: no optimizer is rebuilt in the
+    # middle of a training
+    body = """
+    import torch
+    import torch.nn.functional as F
+    from torch_geometric.nn import GCNConv
+
+    class GCN(torch.nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.convs = torch.nn.ModuleList()
+            for _ in range(n):
+                self.convs.append(GCNConv(16, 16))
+
+        def reset_parameters(self):
+            for conv in self.convs:
+                conv.reset_parameters()
+
+        def forward(self, x, edge_index):
+            for conv in self.convs:
+                x = F.relu(conv(x, edge_index))
+            return x
+
+    def train(model, optimizer, data):
+        optimizer.zero_grad()
+        loss = model(data.x, data.edge_index).sum()
+        loss.backward()
+        optimizer.step()
+
+    @torch.no_grad()
+    def test(model):
+        return [conv.lin.weight.t().cpu().numpy() for conv in model.convs]
+
+    def main(args, data):
+        model = GCN(args.layers)
+        for run in range(args.runs):
+            model.reset_parameters()
+            optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+            for epoch in range(args.epochs):
+                train(model, optimizer, data)
+                test(model)
+
+    if __name__ == "__main__":
+        main(None, None)
+    """
+    result, _ = check(empty_env, body)
+    assert found(result) == []
+    assert all(not s.not_understood for s in result.model.steps)
