@@ -56,7 +56,7 @@ def _imported(ip: Interp, args, kwargs, node, top: bool) -> V | None:
     dotted = a0.const
     if top:
         fromlist = kwargs.get("fromlist", args[3] if len(args) > 3 else None)
-        if not isinstance(fromlist, V) or fromlist.const in (None, ()) or fromlist is NONE:
+        if not isinstance(fromlist, V) or fromlist.const in (None, ()):
             dotted = dotted.split(".")[0]
     return import_module(ip, dotted, 0, node)
 

@@ -161,7 +161,6 @@ def _components(sf: SourceFile, classes: list[ClassObj]) -> dict[ClassObj, set[C
 
 
 _CALLED = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(")
-_CALLED_BARE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(")
 
 
 def _trainers(sf: SourceFile) -> frozenset[str]:
@@ -436,8 +435,13 @@ class Interpreter:
         for driver, cls in _method_drivers(candidates):
             if not driver.interpreted:
                 self._run_root(driver, self.st.budgets.script, cls)
-        calls = collections.Counter(m.group(1) for m in _CALLED.finditer(src))
-        bare = collections.Counter(m.group(1) for m in _CALLED_BARE.finditer(src))
+        # names called anywhere, and called by their bare name (not after a `.`), in one pass
+        calls: collections.Counter = collections.Counter()
+        bare: collections.Counter = collections.Counter()
+        for m in _CALLED.finditer(src):
+            calls[m.group(1)] += 1
+            if src[m.start() - 1 : m.start()] != ".":
+                bare[m.group(1)] += 1
         bare.update(m.group(1) for m in _LAUNCHED.finditer(src))
         defs = collections.Counter(m.group(1) for m in _DEFINED.finditer(src))
         # called by name somewhere else in the file: its callers will run it (a function by its bare

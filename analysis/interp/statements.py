@@ -184,6 +184,14 @@ def _outlived_name(ip: Interp, name: str) -> tuple:
     return tuple(out)
 
 
+def _as_counter(new: V) -> V:
+    """A number kept in state older than the iteration and changed in place (`self.micro += 1`,
+    `state["iter_num"] += 1`, litgpt): a counter, which differs from one iteration to the next; the
+    engine runs an iteration once or twice, so its value there proves nothing about
+    `if self.micro % accum == 0`."""
+    return new.replace(const=NOCONST) if new.k == Kind.NUMBER and new.const is not NOCONST else new
+
+
 def _s_augassign(ip: Interp, stmt, env):
     target = stmt.target
     old = ip.eval(target, env)
@@ -236,13 +244,7 @@ def _s_augassign(ip: Interp, stmt, env):
             if not (loops and attr_key(target) in rebound(loops[-1]["node"])):
                 old_objs = [o for o in recv.objs if recording.outlives_iteration(ip, o)]
                 rhs = recording.note_accumulation(ip, rhs, stmt, outlives=recording.outlived(ip, old_objs))
-            new = binop(ip, stmt.op, old, rhs, stmt)
-            if new.k == Kind.NUMBER and new.const is not NOCONST:
-                # a counter (`self.micro += 1`): it differs from one iteration to the next, and
-                # the engine runs an iteration once or twice, so its value there proves nothing
-                # about `if self.micro % accum == 0`
-                new = new.replace(const=NOCONST)
-            assign(ip, target, new, env, stmt)
+            assign(ip, target, _as_counter(binop(ip, stmt.op, old, rhs, stmt)), env, stmt)
             return env
     if isinstance(target, ast.Subscript) and recording.loop_entries(ip):
         held = [
@@ -255,13 +257,7 @@ def _s_augassign(ip: Interp, stmt, env):
             # iteration keeps what is added to it
             added = isinstance(stmt.op, (ast.Add, ast.Sub))
             rhs = recording.note_accumulation(ip, rhs, stmt, added, outlives=recording.outlived(ip, held))
-            new = binop(ip, stmt.op, old, rhs, stmt)
-            if new.k == Kind.NUMBER and new.const is not NOCONST:
-                # a counter kept in a dict (`state["iter_num"] += 1`, litgpt): as `self.micro += 1`
-                # above, its value in the iteration or two the engine runs proves nothing about
-                # `if state["iter_num"] % accum == 0`
-                new = new.replace(const=NOCONST)
-            assign(ip, target, new, env, stmt)
+            assign(ip, target, _as_counter(binop(ip, stmt.op, old, rhs, stmt)), env, stmt)
             return env
     new = binop(ip, stmt.op, old, rhs, stmt)
     assign(ip, target, new, env, stmt)

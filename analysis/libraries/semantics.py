@@ -342,6 +342,11 @@ def _carve(ip: Core, whole: Unit, part: Unit):
     for fr in ip.st.trace.freezes:
         if whole in fr.units:
             fr.units = fr.units | {part}
+    # reset with it (`conv.reset_parameters()` before `conv.lin` is read): a fresh run's optimizer
+    resets = ip.st.trace.resets
+    for i, (oids, seq) in enumerate(resets):
+        if whole.oid in oids:
+            resets[i] = (oids | {part.oid}, seq)
 
 
 # ---------------------------------------------------------------- entries of the semantics tables
@@ -360,17 +365,11 @@ def _forward(ip: Core, m: ModuleObj, args, kwargs, node) -> V | None:
 def _method(ip: Core, m: ModuleObj, name, args, kwargs, node) -> V | None:
     if m.lib is not None and m.cls is None:
         return library_method(ip, m, name, args, kwargs, node)
-    if name in ("add_module", "register_module") and len(args) > 1 and isinstance(args[0], V):
-        made = unseen_library_module(ip, args[1])
-        if made is not None:
-            key = args[0].const if isinstance(args[0].const, str) else None
-            modules.register_all(ip, m, key, [made])
-            return NONE
     return None
 
 
 def unseen_library_module(ip: Core, v) -> ModuleObj | None:
-    """What `add_module(name, v)` registers (or `nn.Sequential(v)` holds) when `v` was made by a call
+    """What `add_module(name, v)` registers (or nn.Sequential, nn.ModuleList hold) when `v` was made by a call
     of a library the engine cannot read (monai's `Convolution(...)`, its package not installed): torch
     takes only an nn.Module there, so it is one, of unseen parameters (as a library model whose structure is
     unseen), instead of an unknown value that left the whole model unknown."""
@@ -388,9 +387,7 @@ def unseen_library_module(ip: Core, v) -> ModuleObj | None:
     qual = _library_name(ip, call.func)
     if qual is None:
         return None
-    lm = LibModel(
-        qual, qual, "evidence", note="nn.Module.add_module or nn.Sequential is given it, which take only modules"
-    )
+    lm = LibModel(qual, qual, "evidence", note="add_module or a module container is given it, which take only modules")
     made = materialize(ip, lm, [], {}, call)
     return next(iter(made.of(ModuleObj)), None)
 

@@ -163,20 +163,7 @@ class Builder:
         return holds(sf.tree, node)
 
     def _reset_after(self, u: Unit, start: int, end: int) -> bool:
-        if any(start < seq < end for seq in self._resets.get(u.oid, ())):
-            return True
-        # a part carved later out of a library model's unseen parameters (`conv.lin`, read by its
-        # forward after `conv.reset_parameters()`) was reset with the whole it was carved from
-        owner = getattr(u, "owner", None)
-        m = getattr(owner, "parent", None)
-        for _ in range(16):
-            if m is None:
-                break
-            whole = getattr(m, "opaque_unit", None)
-            if whole is not None and any(start < seq < end for seq in self._resets.get(whole.oid, ())):
-                return True
-            m = getattr(m, "parent", None)
-        return False
+        return any(start < seq < end for seq in self._resets.get(u.oid, ()))
 
     def cuts(self, cuts: Iterable[CutRec]) -> tuple[M.Cut, ...]:
         # (kind, cut node) -> [kind, site, detail, removed, removed_weak, top, receiver, note, role]

@@ -444,15 +444,15 @@ def container_extend(ip: Core, m: ModuleObj, src: V):
             elif isinstance(o, PIter):
                 elems.append(V(Kind.TENSOR, frozenset(o.units)))
     for e in elems:
-        container_add(m, e, ip)
+        container_add(ip, m, e)
 
 
-def container_add(m: ModuleObj, e: V, ip: Core | None = None) -> None:
+def container_add(ip: Core, m: ModuleObj, e: V) -> None:
     """One element added to a container module; one the engine cannot see (a layer of a library it
     could not read) holds parameters it cannot name: the container's are then not known exactly,
     unless a ModuleList holds it (which takes only modules) and it was made by a call of a library
     that is not installed: a module of unseen parameters, as nn.Sequential's elements."""
-    if ip is not None and not e.objs and m.spec in T.MODULE_CONTAINERS:
+    if not e.objs and m.spec in T.MODULE_CONTAINERS:
         stand_in = ip.sem.unseen_module(ip, e)
         if stand_in is not None:
             e = module_value(stand_in)
@@ -849,7 +849,10 @@ def _add_module(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) -> 
     if len(args) <= 1:
         return None
     key = args[0].const if isinstance(args[0].const, str) else None
-    register_all(ip, m, key, [x for x in args[1].objs if isinstance(x, ModuleObj)])
+    given = args[1]
+    # torch takes only a module here: a layer of a library the engine cannot read is one
+    stand_in = ip.sem.unseen_module(ip, given) if not given.objs else None
+    register_all(ip, m, key, [stand_in] if stand_in is not None else given.of(ModuleObj))
     return NONE
 
 
@@ -874,7 +877,7 @@ def _container_add(ip: Core, m: ModuleObj, name, args, kwargs, node, env, recv) 
         return None
     src = args[-1] if args else UNKNOWN
     if name == "append":
-        container_add(m, src, ip)
+        container_add(ip, m, src)
         return recv
     container_extend(ip, m, src)
     return NONE
