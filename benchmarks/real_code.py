@@ -72,6 +72,8 @@ def _finding_dict(f) -> dict:
         "name": f.name,
         "confidence": f.confidence,
         "message": f.message,
+        # the function run alone on made-up inputs (drivers.with_drivers), as [abspath, qualname]
+        "unit": [os.path.abspath(f.span.path), f.data["unit"]] if f.data.get("unit") else None,
     }
 
 
@@ -86,6 +88,7 @@ def analyze_chunk(paths: list[str], root: str, timeout: float, log=None) -> dict
     if use_alarm:
         old = signal.signal(signal.SIGALRM, _on_alarm)
     findings, crashes, parse_errors, per_file = [], [], [], []
+    ran: set = set()  # functions the analyses with training steps ran (the runner's cross-file rule)
     seconds = cpu = 0.0
     try:
         for path in paths:
@@ -124,6 +127,8 @@ def analyze_chunk(paths: list[str], root: str, timeout: float, log=None) -> dict
                     e = result.error
                     parse_errors.append({"path": e.path, "line": e.line, "error": e.msg})
                 findings.extend(_finding_dict(f) for f in result.findings)
+                if result.coverage and result.model is not None:
+                    ran |= result.model.ran
             del result  # the model and the files dict go now; only findings stay
     finally:
         if use_alarm:
@@ -137,6 +142,7 @@ def analyze_chunk(paths: list[str], root: str, timeout: float, log=None) -> dict
         "parse_errors": parse_errors,
         "slowest": per_file[:10],
         "files": len(paths),
+        "ran": ran,
     }
 
 
@@ -170,7 +176,9 @@ def time_parse(sources: list[tuple[str, str]]) -> tuple[float, float]:
 
 def _merge(parts: list[dict]) -> dict:
     out = {"seconds": 0.0, "cpu": 0.0, "findings": [], "crashes": [], "parse_errors": [], "slowest": [], "files": 0}
+    out["ran"] = set()
     for p in parts:
+        out["ran"] |= p["ran"]
         out["seconds"] += p["seconds"]
         out["cpu"] += p["cpu"]
         out["files"] += p["files"]
@@ -245,7 +253,12 @@ def run_source(name: str, root: str, jobs: int, timeout: float, log, entries: di
     w, c = time_parse(batch)
     parse_s, parse_cpu = parse_s + w, parse_cpu + c
 
-    findings = _dedupe(res["findings"])
+    # as `gradaudit check FOLDER` reports (check/runner.py): what a file's analysis saw only running a
+    # function alone gives way when another file's analysis with training steps ran that function
+    ran = res["ran"]
+    findings = _dedupe([f for f in res["findings"] if not (f["unit"] and tuple(f["unit"]) in ran)])
+    for f in findings:
+        del f["unit"]
     for f in findings:  # keyed like the reviewed list: relative to the source's folder
         f["unstable"] = _place(f) in unstable
         f["path"] = os.path.relpath(f["path"], droot).replace(os.sep, "/")

@@ -80,7 +80,9 @@ class Fact:
     F32 = 128
     # exactly 0 only where ReLU outputs are 0, through views, pooling, sums, squares and scalings by
     # a number: a NaN gradient made at such a 0 (the root of a sum of squares) reaches the ReLU,
-    # whose backward selects 0 where its input was not positive; no parameter gets the NaN
+    # whose backward selects 0 where its input was not positive; no parameter gets the NaN. Joined
+    # with a dense value (Mark.DENSE, zero only on a null set of weights) it still holds: on each
+    # path a root's infinite gradient is either stopped or never met
     MASKED_ZERO = 256
 
 
@@ -270,12 +272,34 @@ def join(a: V | None, b: V | None) -> V | None:
         c,
         a.site if a.site is not None else b.site,
         a.unk or b.unk,
-        a.facts & b.facts,
+        _join_facts(a, b),
         a.terms | b.terms if b.terms else a.terms,
         a.shape if a.shape == b.shape else _join_shapes(a.shape, b.shape, a.k, b.k),
         a.marks | b.marks,
         a.risks | b.risks if b.risks else a.risks,
     )
+
+
+def _join_facts(a: V, b: V) -> int:
+    return _join_facts_of(a.facts, a.marks, b.facts, b.marks)
+
+
+_UNSAFE_AT_ZERO = Mark.ZERO | Mark.PROB | Mark.SIGM | Mark.SELF
+
+
+def _join_facts_of(af: int, am: int, bf: int, bm: int) -> int:
+    """What holds on every path of two joined values: the facts both hold, and Fact.MASKED_ZERO
+    when one side has it and the other is dense with nothing that can be exactly 0 (a query that
+    is a ReLU encoder's output, or that output passed through an LSTM cell)."""
+    out = af & bf
+    if (af | bf) & Fact.MASKED_ZERO and not out & Fact.MASKED_ZERO:
+        if (af & Fact.MASKED_ZERO and _dense_only(bm)) or (bf & Fact.MASKED_ZERO and _dense_only(am)):
+            out |= Fact.MASKED_ZERO
+    return out
+
+
+def _dense_only(marks: int) -> bool:
+    return bool(marks & Mark.DENSE) and not marks & _UNSAFE_AT_ZERO
 
 
 def _join_shapes(a, b, ka: int = 0, kb: int = 0):
@@ -318,7 +342,7 @@ def join_many(first: V | None, values: list[V]) -> V | None:
         k |= b.k
         top = top or b.top
         unk = unk or b.unk
-        facts &= b.facts
+        facts = _join_facts_of(facts, marks, b.facts, b.marks)
         marks |= b.marks
         if items is not None and b.items is not None and len(items) == len(b.items):
             items = tuple(join(x, y) for x, y in zip(items, b.items))

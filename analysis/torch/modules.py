@@ -665,8 +665,12 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
                 c = ip.tensor_result(f, node).replace(saves=out.saves, marks=dense)
                 return make_tuple([out, make_tuple([h, c], node)], node)
             return make_tuple([out, h], node)
+        if spec.endswith("Cell") and any(k.startswith("bias") for k in m.children):
+            # a cell's gates are learned affine maps with biases: its states are dense as an RNN's
+            out = out.replace(marks=out.marks | Mark.DENSE)
         if spec.endswith("Cell") and spec.startswith("LSTM"):
-            return make_tuple([out, ip.tensor_result(f, node)], node)
+            c = ip.tensor_result(f, node).replace(marks=out.marks & Mark.DENSE)
+            return make_tuple([out, c], node)
         return numeric_ops.numeric(ip, spec, (x,), node, out, biased="bias" in m.children or m.dense_rows)
     if spec in T.LOSS_MODULES:
         argv = [a for a in args if isinstance(a, V)]
