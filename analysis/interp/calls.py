@@ -39,7 +39,7 @@ from .objects import (
 )
 from .stateless import holds_no_state
 from .trace import EventKind, UnseenRec
-from .values import EMPTY, NOCONST, NONE, UNKNOWN, Flow, Kind, Mark, Star, V, flow_of, join, join_all, make_tuple
+from .values import EMPTY, NOCONST, NONE, UNKNOWN, Fact, Flow, Kind, Mark, Star, V, flow_of, join, join_all, make_tuple
 
 # the arm of the first of several joined modules called at once (CANDIDATE - 1, ... for the next):
 # negative, unlike the arms of an `if` (0, 1) or a `match` (1, 2, ...)
@@ -758,10 +758,11 @@ def set_item(ip: Interp, recv: V, index: V, value: V, stmt, target, env):
             # become the tensor written into it)
             env[target.value.id] = out
         if isinstance(target.value, ast.Name) and env is not None and _zeros_replaced(target, value):
-            # `stds[stds == 0] = 1`: no element is 0 any more
+            # `stds[stds == 0] = 1`: no element is 0 any more, so no row is the zero vector either
+            # (SGFormer's `qs[qs == 0] = epsilon` before `qs / norm(qs, dim=-1)`)
             cur = env.get(target.value.id)
             if isinstance(cur, V):
-                env[target.value.id] = cur.replace(marks=cur.marks & ~_MAY_BE_ZERO)
+                env[target.value.id] = cur.replace(marks=cur.marks & ~_MAY_BE_ZERO, facts=cur.facts | Fact.NONZERO)
 
 
 # the marks that say a tensor may hold an exact 0 (torch/numerics.py reads them)
