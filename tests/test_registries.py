@@ -171,3 +171,22 @@ def test_a_registry_class_of_the_project(tmp_path):
     step = _step(_project(tmp_path, MODULES + SECOND, build=OWN_REGISTRY))
     assert not step.not_understood
     assert step.reached and all(p.opaque for p in step.reached)
+
+
+def test_the_index_follows_the_files_between_programs(tmp_path):
+    # a Program (a check run, an edit in the editor) reads the package's files once: a class
+    # registered in a new file is found by the next Program, not by a stale index
+    from gradaudit.analysis.source.program import Program
+
+    result = _project(tmp_path, "X = 1\n")
+    assert _step(result).not_understood
+    (tmp_path / "pkg" / "extra.py").write_text(textwrap.dedent(MODULES))
+    os.utime(tmp_path / "pkg", ns=(1, 10**18))  # a later mtime even on a coarse clock
+    train = os.fspath(tmp_path / "train.py")
+    analyzer = Analyzer()
+    program = analyzer.attach(Program([os.fspath(tmp_path)]))
+    step = _step(analyzer.analyze_file(train, program))
+    assert not step.not_understood
+    # the same Program asked again does not look at the files again: the same classes
+    again = _step(analyzer.analyze_file(train, program))
+    assert not again.not_understood

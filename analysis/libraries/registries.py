@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+import weakref
 
 from ..interp.core import Interp
 from ..interp.objects import ClassObj, InstanceObj, Obj
@@ -114,8 +115,15 @@ def registered(ip: Interp, key: str) -> list:
     hit = cache.get((top, key))
     if hit is not None:
         return hit
-    paths = _index(top).get(key)
+    # the package's files are looked at (stat) once per Program (a check run, an edit in the
+    # editor), not once per analysis of each of its files
+    checked = _CHECKED.setdefault(ip.st.program, {})
+    index = checked.get(top)
+    if index is None:
+        index = checked[top] = _index(top)
+    paths = index.get(key)
     if not paths:
+        cache[(top, key)] = []
         return []
     cache[(top, key)] = []  # a registry consulted while its classes are being found: none yet
     found = []
@@ -143,6 +151,8 @@ def registered(ip: Interp, key: str) -> list:
 
 # package folder -> ((path, mtime) of its folders and files, registry name -> files registering in it)
 _INDEX: dict[str, tuple[tuple, dict]] = {}
+# Program -> package folder -> its index, as checked against the files when that Program first asked
+_CHECKED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _DECORATOR = re.compile(r"^[ \t]*@[ \t]*(?:[\w.]+\.)?(\w+)\.register\w*\b", re.MULTILINE)
 
 
