@@ -140,7 +140,7 @@ def test_an_evaluation_loop_runs_once_and_leaves_the_budget_to_training():
 def test_a_lambda_cut_by_the_budget_is_reported_not_a_crash():
     # a lambda's body is one expression, not a list of statements: the gap report used to raise
     # TypeError on it (open_clip's training main.py)
-    src = HEAD + "scale = lambda x: x * 2\n" + _filler_loops(300) + "y = scale(3)\n" + TRAIN
+    src = HEAD + "scale = lambda x: x * 2\n" + _filler_loops(Budgets().script // 60 + 100) + "y = scale(3)\n" + TRAIN
     r = analyze(src)
     assert r.error is None
     assert [c for c, _ in codes(r)] == ["GA101"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 
 from ..ops import torch_api as T
-from . import containers, recording, settings
+from . import containers, recording, repeats, settings
 from . import results as R
 from .core import Interp
 from .frames import Frame
@@ -148,6 +148,18 @@ def call_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v=None) -> V
         return opaque_call(ip, None, args, kwargs, node, extra=self_v, record=record).replace(top=True)
     fn.interpreted += 1
     ip.st.trace.ran.add((fn.scope.sf.abspath, fn.qual))
+    # the same call analysed just before on the other arm of a branch stands for this one (repeats.py)
+    again = repeats.reuse(ip, fn, args, kwargs, self_v) if ip.st.last_calls else None
+    if again is not None:
+        return again
+    ctx, path, gaps0 = repeats.context(ip), tuple(ip.st.path), repeats.gaps(ip)
+    result = _run_function(ip, fn, args, kwargs, node, self_v)
+    cut = repeats.gaps(ip) != gaps0 or ip.st.trace.incomplete
+    repeats.ended(ip, fn, args, kwargs, self_v, ctx, path, cut, result)
+    return result
+
+
+def _run_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v) -> V:
     call_site = Site(ip.st.sf, node) if node is not fn.node else None
     env = bind_args(ip, fn, args, kwargs, self_v)
     arg_objs = set()

@@ -70,6 +70,10 @@ class InterpState:
     star_misses: set = field(default_factory=set)  # (globals id, name) not found through `import *`
     # (package folder, registry name) -> the classes registered in it (libraries/registries.py)
     registries: dict = field(default_factory=dict)
+    # the calls that ended last, with no statement run between their ends: (function, args, kwargs,
+    # self, context, branch path, ticks at its end, result); the same call as the next statement, on
+    # another arm of a branch, reuses the result (repeats.py)
+    last_calls: list = field(default_factory=list)
     # framework state: DeepSpeed engines by the oid of the module they wrap (libraries/frameworks.py)
     ds_engines: dict[int, Any] = field(default_factory=dict)
 
