@@ -52,7 +52,21 @@ MANIFEST = os.path.join(HERE, "real_bugs.toml")
 FAMILIES = ("graph-break", "lifecycle", "backward", "numerical")
 # dev: for development; test: the first held-out half (run once, spent);
 # held, held2, held3, held4: mined later, run once each
-SPLITS = ("dev", "test", "held", "held2", "held3", "held4", "held5", "held6", "held7", "held8", "held9", "held10")
+SPLITS = (
+    "dev",
+    "test",
+    "held",
+    "held2",
+    "held3",
+    "held4",
+    "held5",
+    "held6",
+    "held7",
+    "held8",
+    "held9",
+    "held10",
+    "held11",
+)
 # What a checkout keeps: the analysed sources and what makes a folder a project.
 KEEP_SUFFIXES = (".py", ".pyi", ".ipynb")
 KEEP_NAMES = ("pyproject.toml", "setup.cfg", "setup.py", ".gitignore")

@@ -148,7 +148,10 @@ def call_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v=None) -> V
         return opaque_call(ip, None, args, kwargs, node, extra=self_v, record=record).replace(top=True)
     fn.interpreted += 1
     ip.st.trace.ran.add((fn.scope.sf.abspath, fn.qual))
-    # the same call analysed just before on the other arm of a branch stands for this one (repeats.py)
+    if not ip.st.path:
+        return _run_function(ip, fn, args, kwargs, node, self_v)
+    # under a branch: the same call analysed just before on its other arm stands for this one
+    # (repeats.py); a call made under no branch has no other arm
     again = repeats.reuse(ip, fn, args, kwargs, self_v) if ip.st.last_calls else None
     if again is not None:
         return again
