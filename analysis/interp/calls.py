@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 
 from ..ops import torch_api as T
-from . import containers, recording, repeats, settings
+from . import containers, ducks, recording, repeats, settings
 from . import results as R
 from .core import Interp
 from .frames import Frame
@@ -877,14 +877,15 @@ def call_method(ip: Interp, recv: V, name, args, kwargs, node, env) -> V:
         # another: no tensor has `items`, so the tensor part raises there and gives nothing
         # (a value seen only as a tensor: tensors.tensor_method says what such a method gives)
         tensorish = not results
-    if tensorish or (not results and recv.k & (Kind.TENSOR | Kind.PARAMS)):
+    as_tensor = tensorish or (not results and bool(recv.k & (Kind.TENSOR | Kind.PARAMS)))
+    if as_tensor:
         results.append(ip.sem.tensors.method(ip, recv, name, args, kwargs, node, env))
     if (
         results
         and recv.k & Kind.UNKNOWN
         and not recv.of(SymObj)
         and (recv.carries or recv.cuts)
-        and not (tensorish and name == "backward")  # one backward() of the whole value, not one per part
+        and not (as_tensor and name == "backward")  # one backward() of the whole value, not one per part
     ):
         results.append(unknown_method(ip, recv.replace(objs=EMPTY), name, args, kwargs, node))
     if not results:
@@ -959,6 +960,10 @@ def sym_method(ip: Interp, o: SymObj, name, args, kwargs, node, recv: V) -> V:
         recording.do_backward(ip, V(Kind.TENSOR, top=True, site=node), node, loss_node=node.func.value)
         return NONE
     if name in ("step", "zero_grad"):
+        opt = ducks.optimizer_of(ip, o, node)
+        handler = ip.sem.objects.get(OptimObj)
+        if opt is not None and handler is not None and handler.method is not None:
+            return handler.method(ip, opt, name, args, kwargs, node, None, V(Kind.OPTIM, frozenset((opt,))))
         recording.event(ip, name, node, o)
         return NONE
     if name == "reset_parameters":

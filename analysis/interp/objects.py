@@ -112,6 +112,7 @@ class Unit(Obj):
         "computed",
         "count",
         "created_in_loop",
+        "data",
         "frozen",
         "in_init",
         "kind",
@@ -149,6 +150,7 @@ class Unit(Obj):
         self.created_in_loop = False
         self.in_init = False
         self.arg = False  # opaque: the parameters of a function's argument, made before the call
+        self.data = False  # leaf: made from data that is no literal (`torch.tensor(feats, requires_grad=True)`)
 
     @property
     def name(self) -> str:
@@ -367,6 +369,7 @@ class OptimObj(Obj):
         "args_only",
         "complete",
         "ctx",
+        "duck",
         "escaped",
         "groups",
         "label",
@@ -391,6 +394,7 @@ class OptimObj(Obj):
         self.anchor = site
         self.escaped = False  # handed to code the engine does not see (it may step or clear it)
         self.stateless = False  # keeps no state between steps (plain SGD): rebuilding it loses nothing
+        self.duck = False  # an unknown value taken for an optimizer (interp/ducks.py)
 
     def units(self) -> frozenset:
         out = set()
@@ -701,12 +705,13 @@ class ClassObj(Obj):
 class SymObj(Obj):
     """A value the engine does not know: a root function's parameter or an unresolvable import."""
 
-    __slots__ = ("attrs", "label", "seq", "site", "unit")
+    __slots__ = ("attrs", "label", "optim", "seq", "site", "unit")
 
     def __init__(self, label, site=None, seq=0):
         super().__init__()
         self.label = label
         self.unit = None
+        self.optim = None  # the optimizer it is taken for (interp/ducks.py)
         self.attrs = {}
         self.site = site
         self.seq = seq

@@ -18,6 +18,11 @@ _GRAPH_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.MatMult)
 
 
 def binop(ip: Core, op, left: V, right: V, node) -> V:
+    if isinstance(op, ast.Add) and _sequence_and_unknown(left, right):
+        # `feats += feat` of an unseen call's result and a list: a tensor plus a list raises, so
+        # the unknown side is a sequence too and the result a list, not a tensor (a later
+        # `feats[i] = conv(feats[i])` is no in-place write)
+        return _concatenated(ip, left, right, node)
     if left.k & Kind.TENSOR or right.k & Kind.TENSOR:
         out = ip.sem.tensors.binop(ip, op, left, right, node)
         if (left.marks | right.marks) & Mark.GRAPH and isinstance(op, _GRAPH_OPS) and out.k & Kind.TENSOR:
@@ -34,16 +39,7 @@ def binop(ip: Core, op, left: V, right: V, node) -> V:
     if exact is not None:
         return exact
     if left.k & (Kind.LIST | Kind.TUPLE) and isinstance(op, ast.Add):
-        if left.items is not None and right.items is not None:
-            return make_tuple(list(left.items) + list(right.items), node)
-        lst = ListObj(None, Site(ip.st.sf, node))
-        for side in (left, right):
-            if side.items is not None:
-                for it in side.items:
-                    lst.add(it)
-            else:
-                lst.add(ip.iter_value(side))
-        return V(Kind.LIST, frozenset((lst,)), site=node)
+        return _concatenated(ip, left, right, node)
     f = flow_of(left, right)
     k = (
         Kind.ARRAY
@@ -59,6 +55,24 @@ def binop(ip: Core, op, left: V, right: V, node) -> V:
     out = V(k, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, site=node, unk=f.unk, terms=f.terms)
     # a loss of unknown kind (a library model's `outputs.loss`) divided by a count is scaled too
     return out.replace(marks=out.marks | Mark.SCALED) if scales(op, left, right) else out
+
+
+def _sequence_and_unknown(left: V, right: V) -> bool:
+    """One side is a list or a tuple and nothing else, the other of a kind not known."""
+    return any(a.k in (Kind.LIST, Kind.TUPLE) and b.k & Kind.UNKNOWN for a, b in ((left, right), (right, left)))
+
+
+def _concatenated(ip: Core, left: V, right: V, node) -> V:
+    if left.items is not None and right.items is not None:
+        return make_tuple(list(left.items) + list(right.items), node)
+    lst = ListObj(None, Site(ip.st.sf, node))
+    for side in (left, right):
+        if side.items is not None:
+            for it in side.items:
+                lst.add(it)
+        else:
+            lst.add(ip.iter_value(side))
+    return V(Kind.LIST, frozenset((lst,)), site=node)
 
 
 def _elements(v: V) -> list | None:

@@ -208,7 +208,9 @@ def _s_augassign(ip: Interp, stmt, env):
         added = isinstance(stmt.op, (ast.Add, ast.Sub)) and bool(old.k & (Kind.NUMBER | Kind.TENSOR))
         # `total += loss` across iterations, never reset
         rhs = recording.note_accumulation(ip, rhs, stmt, added, outlives=_outlived_name(ip, target.id))
-    if old.k & Kind.TENSOR and not (old.k & (Kind.NUMBER | Kind.LIST)):
+    # `feats += feat` of a list: the target is no tensor (a tensor plus a list raises)
+    seq = isinstance(stmt.op, ast.Add) and rhs.k in (Kind.LIST, Kind.TUPLE)
+    if old.k & Kind.TENSOR and not (old.k & (Kind.NUMBER | Kind.LIST)) and not seq:
         hazards = None
         if isinstance(stmt.op, (ast.Div, ast.Pow)):
             # `p /= p.sum()` computes what `p / p.sum()` does: the same numerical hazards (GA402,

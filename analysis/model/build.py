@@ -153,6 +153,7 @@ class Builder:
                 _loops(o.ctx),
                 o.stateless,
                 not o.complete and o.args_only,
+                o.duck,
             )
             self._optims[o.oid] = m
         return m

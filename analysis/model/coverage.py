@@ -147,6 +147,13 @@ class _Context:
             for span, receiver in self._silent_steps(step):
                 out.append(self._unknown_step(step, span, receiver))
         for o in stepped:
+            if o.duck:
+                # taken for an optimizer (both zero_grad() and step() are called on it): still
+                # not known as one, nor what it holds
+                call = next((e for e in step.events if e.kind == "step" and e.target_key == o.key), None)
+                if call is not None:
+                    out.append(self._unknown_step(step, call.span, call.target or o.name))
+                continue
             named = [p for p in o.params if self.known(p)]
             if named or not o.groups or not params_known:
                 continue  # (unknown parameters of the loss's model: said once, as the parameters)

@@ -76,6 +76,9 @@ class Optimizer:
     # not complete only for the parameters of arguments of the function that builds it: those were
     # made before the call, so never anew with it in a loop there
     args_only: bool = False
+    # a value the engine did not see made, taken for an optimizer because both its zero_grad() and
+    # step() are called (a trainer's argument): of parameters it cannot name
+    duck: bool = False
 
     @property
     def params(self) -> frozenset[Param]:

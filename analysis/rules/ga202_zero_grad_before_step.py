@@ -55,10 +55,15 @@ def check(ctx: RuleContext) -> list[Finding]:
                     continue  # a later backward() fills them again before the step
                 hit = opt.params & written
                 for e in between:
-                    if e.kind == EventKind.ZERO_GRAD and e.params & hit and not e.guarded and not e.exclusive(st):
+                    # an optimizer of parameters the engine cannot name clears, with its own
+                    # zero_grad(), whatever of them the backward wrote
+                    own = opt.duck and e.target_key == opt.key
+                    clears = e.kind == EventKind.ZERO_GRAD and (e.params & hit or own)
+                    if clears and not e.guarded and not e.exclusive(st):
                         lost = e.params & hit
+                        what = f"gradients of {describe(lost)}" if lost else f"the gradients of `{opt.name}`'s params"
                         msg = (
-                            f"gradients of {describe(lost)} are cleared after `{step.loss}.backward()` and before "
+                            f"{what} are cleared after `{step.loss}.backward()` and before "
                             f"{call_of(opt, 'step')}: the step applies zero (or no) gradients, so they never change"
                         )
                         out.append(

@@ -165,6 +165,15 @@ def _groups(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
 def _optimizer(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
     out = []
     for o in facts.optimizers:
+        if o.duck:
+            out.append(
+                Premise(
+                    f"`{o.name}` is an optimizer",
+                    False,
+                    f"`{o.name}` is a value the engine did not see made, taken for an optimizer because both its "
+                    f"`zero_grad()` and `step()` are called",
+                )
+            )
         text = f"every use of `{o.name}` is in code the engine read"
         hits = ctx.model.unseen_reaching(optimizers=frozenset((o.key,)), after=o.seq)
         out.append(_failed(text, hits) if hits else Premise(text))

@@ -1000,7 +1000,7 @@ def _analysis_model_model_Group(_d, _f):
 
 
 def _analysis_model_model_Optimizer(_d, _f):
-    def __init__(self, key, name, type, span, seq, groups, complete, in_loop=_d[0], escaped=_d[1], fresh_params=_d[2], loops=_d[3], stateless=_d[4], args_only=_d[5]):
+    def __init__(self, key, name, type, span, seq, groups, complete, in_loop=_d[0], escaped=_d[1], fresh_params=_d[2], loops=_d[3], stateless=_d[4], args_only=_d[5], duck=_d[6]):
         _set(self, 'key', key)
         _set(self, 'name', name)
         _set(self, 'type', type)
@@ -1014,22 +1014,23 @@ def _analysis_model_model_Optimizer(_d, _f):
         _set(self, 'loops', loops)
         _set(self, 'stateless', stateless)
         _set(self, 'args_only', args_only)
+        _set(self, 'duck', duck)
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(key={self.key!r}, name={self.name!r}, type={self.type!r}, span={self.span!r}, seq={self.seq!r}, groups={self.groups!r}, complete={self.complete!r}, in_loop={self.in_loop!r}, escaped={self.escaped!r}, fresh_params={self.fresh_params!r}, loops={self.loops!r}, stateless={self.stateless!r}, args_only={self.args_only!r})"
+        return f"{self.__class__.__qualname__}(key={self.key!r}, name={self.name!r}, type={self.type!r}, span={self.span!r}, seq={self.seq!r}, groups={self.groups!r}, complete={self.complete!r}, in_loop={self.in_loop!r}, escaped={self.escaped!r}, fresh_params={self.fresh_params!r}, loops={self.loops!r}, stateless={self.stateless!r}, args_only={self.args_only!r}, duck={self.duck!r})"
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.key,self.name,self.type,self.span,self.seq,self.groups,self.complete,self.in_loop,self.escaped,self.fresh_params,self.loops,self.stateless,self.args_only,) == (other.key,other.name,other.type,other.span,other.seq,other.groups,other.complete,other.in_loop,other.escaped,other.fresh_params,other.loops,other.stateless,other.args_only,)
+            return (self.key,self.name,self.type,self.span,self.seq,self.groups,self.complete,self.in_loop,self.escaped,self.fresh_params,self.loops,self.stateless,self.args_only,self.duck,) == (other.key,other.name,other.type,other.span,other.seq,other.groups,other.complete,other.in_loop,other.escaped,other.fresh_params,other.loops,other.stateless,other.args_only,other.duck,)
         return NotImplemented
     def __hash__(self):
-        return hash((self.key,self.name,self.type,self.span,self.seq,self.groups,self.complete,self.in_loop,self.escaped,self.fresh_params,self.loops,self.stateless,self.args_only,))
+        return hash((self.key,self.name,self.type,self.span,self.seq,self.groups,self.complete,self.in_loop,self.escaped,self.fresh_params,self.loops,self.stateless,self.args_only,self.duck,))
     def __setattr__(self, name, value):
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
     def __delattr__(self, name):
         raise FrozenInstanceError(f"cannot delete field {name!r}")
     def __getstate__(self):
-        return [self.key, self.name, self.type, self.span, self.seq, self.groups, self.complete, self.in_loop, self.escaped, self.fresh_params, self.loops, self.stateless, self.args_only]
+        return [self.key, self.name, self.type, self.span, self.seq, self.groups, self.complete, self.in_loop, self.escaped, self.fresh_params, self.loops, self.stateless, self.args_only, self.duck]
     def __setstate__(self, state):
-        for name, value in zip(('key', 'name', 'type', 'span', 'seq', 'groups', 'complete', 'in_loop', 'escaped', 'fresh_params', 'loops', 'stateless', 'args_only'), state):
+        for name, value in zip(('key', 'name', 'type', 'span', 'seq', 'groups', 'complete', 'in_loop', 'escaped', 'fresh_params', 'loops', 'stateless', 'args_only', 'duck'), state):
             _set(self, name, value)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__, '__getstate__': __getstate__, '__setstate__': __setstate__}
 
@@ -2350,7 +2351,7 @@ CLASSES = {
     'gradaudit.analysis.model.model.Param': ((True, True, True, False, False, (('key', '', True, True, None), ('name', '', True, True, None), ('module', '', True, True, None), ('kind', '', True, True, None), ('span', '', True, True, None), ('origin', 'd', True, True, None), ('repeated', 'd', True, True, None), ('closed', 'd', True, True, None), ('in_loop', 'd', True, True, None))), _analysis_model_model_Param),
     'gradaudit.analysis.model.model.Cut': ((True, True, True, False, False, (('kind', '', True, True, None), ('span', '', True, True, None), ('detail', '', True, True, None), ('removed', '', True, True, None), ('removed_weak', '', True, True, None), ('top', '', True, True, None), ('receiver', 'd', True, True, None), ('note', 'd', True, True, None), ('role', 'd', True, True, None))), _analysis_model_model_Cut),
     'gradaudit.analysis.model.model.Group': ((True, True, True, False, False, (('params', '', True, True, None), ('exact', '', True, True, None), ('filtered', '', True, True, None), ('span', '', True, True, None), ('options', 'd', True, True, None), ('from_arg', 'd', True, True, None), ('sources', 'd', True, True, None))), _analysis_model_model_Group),
-    'gradaudit.analysis.model.model.Optimizer': ((True, True, True, False, False, (('key', '', True, True, None), ('name', '', True, True, None), ('type', '', True, True, None), ('span', '', True, True, None), ('seq', '', True, True, None), ('groups', '', True, True, None), ('complete', '', True, True, None), ('in_loop', 'd', True, True, None), ('escaped', 'd', True, True, None), ('fresh_params', 'd', True, True, None), ('loops', 'd', True, True, None), ('stateless', 'd', True, True, None), ('args_only', 'd', True, True, None))), _analysis_model_model_Optimizer),
+    'gradaudit.analysis.model.model.Optimizer': ((True, True, True, False, False, (('key', '', True, True, None), ('name', '', True, True, None), ('type', '', True, True, None), ('span', '', True, True, None), ('seq', '', True, True, None), ('groups', '', True, True, None), ('complete', '', True, True, None), ('in_loop', 'd', True, True, None), ('escaped', 'd', True, True, None), ('fresh_params', 'd', True, True, None), ('loops', 'd', True, True, None), ('stateless', 'd', True, True, None), ('args_only', 'd', True, True, None), ('duck', 'd', True, True, None))), _analysis_model_model_Optimizer),
     'gradaudit.analysis.model.model.Event': ((True, True, True, False, False, (('kind', '', True, True, None), ('span', '', True, True, None), ('seq', '', True, True, None), ('target', 'd', True, True, None), ('target_key', 'd', True, True, None), ('guarded', 'd', True, True, None), ('via', 'd', True, True, None), ('detail', 'd', True, True, None), ('params', 'd', True, True, None), ('loops', 'd', True, True, None), ('conds', 'd', True, True, None), ('literals', 'd', True, True, None))), _analysis_model_model_Event),
     'gradaudit.analysis.model.model.Stale': ((True, True, True, False, False, (('kind', '', True, True, None), ('by', '', True, True, None), ('by_span', '', True, True, None), ('earlier_iteration', '', True, True, None), ('modified', '', True, True, None), ('op_span', '', True, True, None), ('carry', '', True, True, None), ('by_stepped', 'd', True, True, None), ('before_loop', 'd', True, True, None))), _analysis_model_model_Stale),
     'gradaudit.analysis.model.model.Scheduler': ((True, True, True, False, False, (('key', '', True, True, None), ('name', '', True, True, None), ('type', '', True, True, None), ('span', '', True, True, None), ('optimizer', '', True, True, None), ('counter', '', True, True, None))), _analysis_model_model_Scheduler),

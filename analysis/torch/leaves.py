@@ -11,6 +11,7 @@ from ..interp.core import Core
 from ..interp.objects import FROZEN, MAYBE, TRAINABLE, ModuleObj, PIter, Site, Unit, freezable, merge_state
 from ..interp.trace import Cut, FreezeRec, InplaceRec, UnitNew
 from ..interp.values import EMPTY, UNKNOWN, Kind, V
+from ..ops import torch_api as T
 
 
 def set_requires_grad(ip: Core, recv: V, flag, node, target_node, env, stmt) -> V:
@@ -200,3 +201,23 @@ def _target_label(node) -> str:
     if isinstance(node, ast.Attribute):
         return node.attr
     return "<tensor>"
+
+
+def note_model_inputs(args, node) -> None:
+    """Data made a leaf that requires grad (`x = torch.tensor(feats, requires_grad=True)`) and given
+    to a model as its input, itself or moved (`model(x.cuda())`): the input a saliency map or an
+    attack differentiates with respect to, not a weight an optimizer forgot (GA108). A leaf that
+    reaches the model through a computation (`model(x @ w)`) is used as a weight."""
+    given = getattr(node, "args", None) or []
+    for a, n in zip(args, given):
+        if not isinstance(a, V) or isinstance(n, ast.Starred):
+            continue
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in T.MAY_RETURN_SELF:
+            objs = [getattr(o, "nonleaf_of", None) for o in a.objs]
+        elif isinstance(n, ast.Name):
+            objs = list(a.objs)
+        else:
+            continue
+        for u in objs:
+            if isinstance(u, Unit) and u.kind == Unit.LEAF and u.data and u.owner is None and not u.in_init:
+                u.kind = Unit.INPUT

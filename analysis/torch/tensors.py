@@ -19,6 +19,7 @@ from ..interp.operators import scales
 from ..interp.trace import Cut, EventKind, InplaceRec, NonLeafRec, SaveRec, UnseenRec
 from ..interp.values import (
     EMPTY,
+    NOCONST,
     NONE,
     UNKNOWN,
     Fact,
@@ -532,6 +533,13 @@ def _data_range(argv, kwargs) -> bool:
     return all(b is None or (isinstance(b, V) and b.const == 0) for b in bounds)
 
 
+def _literal(v: V) -> bool:
+    """A number or a (nested) list of numbers written in the code: an initial value, not data."""
+    if v.const is not NOCONST:
+        return True
+    return v.items is not None and all(isinstance(i, V) and _literal(i) for i in v.items)
+
+
 def factory(ip: Core, short, argv, kwargs, node) -> V:
     site = Site(ip.st.sf, node)
     rg = kwargs.get("requires_grad")
@@ -564,6 +572,7 @@ def factory(ip: Core, short, argv, kwargs, node) -> V:
         u.computed = bool(u.source_cuts)
         if u.computed:
             u.kind = Unit.FRESH
+        u.data = data is not None and not _literal(data)
         leaves.note_new_units(ip, [u], node)
         return V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=cuts, site=node, shape=shape, facts=dtype)
     return V(

@@ -1,0 +1,93 @@
+"""Duck-typed optimizers (interp/ducks.py): a value the engine did not see made, on which the code
+calls both `zero_grad()` and `step()`, is taken for an optimizer of parameters it cannot name, so
+the order of a trainer's calls is judged even when its optimizer is handed in; findings on it are
+suspicious, with the premise that does not hold."""
+
+from __future__ import annotations
+
+from helpers import analyze, found
+
+from gradaudit.analysis.model.findings import SUSPICIOUS
+
+HANDED_IN = """\
+def train_epoch(model, optimizer, loader, criterion):
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.zero_grad()
+        optimizer.step()
+"""
+
+# pytorch-rl-il's Approximation.reinforce: the optimizer kept on the object, cleared in one
+# method and stepped in another that it calls
+KEPT = """\
+class Approximation:
+    def __init__(self, model, optimizer, lr_scheduler=None):
+        self.model = model
+        self._optimizer = optimizer
+        self._lr_scheduler = lr_scheduler
+
+    def reinforce(self, loss):
+        loss.backward()
+        self._optimizer.zero_grad()
+        self.step()
+
+    def step(self):
+        self._optimizer.step()
+        if self._lr_scheduler:
+            self._lr_scheduler.step()
+"""
+
+
+def test_a_handed_in_optimizer_cleared_between_backward_and_step():
+    r = analyze(HANDED_IN)
+    assert found(r) == [(5, "GA202")]
+    (f,) = r.findings
+    assert f.confidence == SUSPICIOUS
+    assert any(not p.holds and "taken for an optimizer" in p.unseen for p in f.premises)
+
+
+def test_an_optimizer_kept_on_the_object_and_stepped_by_another_method():
+    assert found(analyze(KEPT)) == [(9, "GA202")]
+
+
+def test_in_the_right_order_nothing_is_reported():
+    wrong = "        loss.backward()\n        optimizer.zero_grad()\n"
+    fixed = HANDED_IN.replace(wrong, "        optimizer.zero_grad()\n        loss.backward()\n")
+    assert fixed != HANDED_IN
+    assert found(analyze(fixed)) == []
+
+
+def test_neither_call_alone_makes_an_optimizer():
+    # a module's zero_grad() and a scheduler's step() between backward() and nothing else
+    source = """\
+def train_epoch(model, scheduler, loader, criterion):
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        model.zero_grad()
+        scheduler.step()
+"""
+    assert found(analyze(source)) == []
+
+
+def test_one_backward_of_an_unknown_loss_is_one_backward():
+    # a loss from a criterion of unknown origin was backpropagated twice in the engine's record
+    # (as a tensor, then as an unknown value): the second hid the clear between them and the step
+    source = """\
+import torch
+
+
+def train_epoch(model, optimizer, loader, criterion):
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.zero_grad()
+        optimizer.step()
+
+
+def main():
+    model = torch.nn.Linear(3, 2)
+    train_epoch(model, torch.optim.SGD(model.parameters(), lr=0.1), get_loader(), get_criterion())
+"""
+    assert found(analyze(source)) == [(8, "GA202")]
