@@ -380,3 +380,25 @@ def test_a_write_through_every_module_registers_a_bounded_number_of_candidates(m
         if k.startswith("alias"):
             per_module[k] = per_module.get(k, 0) + 1
     assert made.count("alias") >= 1 and len(per_module) <= 16
+
+
+def _trainer(init_statements: int) -> str:
+    """A class checked on its own (nothing in the file makes it) whose __init__ does a lot of work
+    before a method that feeds softmax probabilities to cross_entropy (PyCIL's BiC, GA407)."""
+    work = "".join(f"        self.a{k} = {k}\n" for k in range(init_statements))
+    return (
+        "import torch\nimport torch.nn.functional as F\n\n\nclass Trainer:\n"
+        "    def __init__(self, network):\n        self.network = network\n" + work + "\n"
+        "    def bias_correction(self, inputs, targets):\n"
+        "        logits = self.network(inputs)\n"
+        "        loss = F.cross_entropy(torch.softmax(logits, dim=1), targets)\n"
+        "        loss.backward()\n"
+    )
+
+
+def test_an_objects_construction_is_not_charged_to_the_method_checked_on_it():
+    # the construction ran within the method's own function budget: the more of a network's
+    # __init__ the init budget let run, the less of the method was reached
+    budgets = Budgets(init=10000, function=2000)
+    r = Analyzer(Config(budgets=budgets)).analyze_source("t.py", _trainer(2500))
+    assert [(f.span.line, f.code) for f in r.findings] == [(2511, "GA407")]

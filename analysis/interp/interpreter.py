@@ -646,7 +646,17 @@ class Interpreter:
         call = ast.Call(func=ast.Name(id=cls.name, ctx=ast.Load()), args=[], keywords=[])
         ast.copy_location(call, cls.node)
         call.end_lineno, call.end_col_offset = cls.node.lineno, cls.node.col_offset
-        v = calls.instantiate(self, cls, args, kwargs, call, label="self")
+        # the object's construction is a set-up of its own (a network built deep in __init__), within
+        # the budget of one function run on unknown arguments: charged to the method that needed it,
+        # it left that method too little to reach its training code, the more so the more of the
+        # construction the init budget let run
+        st = self.st
+        saved, start = (st.root_start, st.root_budget), st.steps
+        st.root_start, st.root_budget = start, st.budgets.function
+        try:
+            v = calls.instantiate(self, cls, args, kwargs, call, label="self")
+        finally:
+            st.root_start, st.root_budget = saved[0] + (st.steps - start), saved[1]
         cls.sym_instance = v
         self._set_up(cls, v, site)
         return v
