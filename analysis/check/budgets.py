@@ -122,7 +122,7 @@ def budgets_from(values: dict, base: Budgets | None = None) -> Budgets:
 
 
 def advice(gap: Gap | None, editor: bool = False) -> str:
-    """What raises the budget that cut `gap` short: 'raise it with --statement-budget (now 30000)'."""
+    """What raises the budget that cut `gap` short: 'raise it with --statement-budget (now 50000)'."""
     s = setting(gap.budget) if gap is not None and gap.budget else None
     if s is None:
         return ""
