@@ -392,19 +392,29 @@ def _setting_arms(ip: Interp, test, env, a, b):
     and read under a correlated one (`fuse_output` made when `emb_reg`, used when `emb_fuse`) looks
     carried over from the previous iteration's graph."""
     loops = ip.st.stack[-1].loops
-    if a is None or b is None or not loops or "entry" not in loops[-1]:
+    if a is None or b is None or not loops:
         return a, b
-    node = loops[-1]["node"]
-    current = next((c for c in reversed(ip.st.ctx) if c[0] == "loop"), None)
-    if current is None or current[1] is not node or not current[4]:
-        return a, b  # the first run, or a loop of another frame
+    # the outermost loop of this frame in a later run that keeps the setting: the `if` may sit in
+    # the first run of an inner loop (`for data in loader:`) inside the second run of an outer one
+    # (`while step < max_step:`), and an inner loop's own entry already holds what the outer one's
+    # earlier run carried in
     shape = settings.literal_nodes(test)
-    if shape is None or counter_like(test, node):
+    if shape is None:
         return a, b
-    moved = rebound(node)
-    if any(attr_key(lit) in moved for lit in shape):
-        return a, b  # the loop changes the setting itself
-    entry = loops[-1]["entry"]
+    runs = {id(c[1]): c[4] for c in ip.st.ctx if c[0] == "loop"}
+    later = None
+    for lp in loops:
+        node = lp["node"]
+        if not runs.get(id(node)) or "entry" not in lp or counter_like(test, node):
+            continue
+        moved = rebound(node)
+        if any(attr_key(lit) in moved for lit in shape):
+            continue  # the loop changes the setting itself
+        later = lp
+        break
+    if later is None:
+        return a, b
+    entry = later["entry"]
     out = []
     for mine, other in ((a, b), (b, a)):
         fixed = None
