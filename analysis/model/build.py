@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Iterable
 from typing import Any, overload
 
@@ -240,7 +241,12 @@ class Builder:
             if own or not manual[rec.seq]:
                 own = _stepped(same, rec, events)
             rec.stepped_objs = tuple(own)
-        stale = _stale_uses(trace.backwards, trace.carries, trace.maybe_cleared | trace.element_saves)
+        stale = _stale_uses(
+            trace.backwards,
+            trace.carries,
+            trace.maybe_cleared | trace.element_saves,
+            sorted(e.seq for e in trace.events if e.kind == EventKind.STEP),
+        )
         for rec in sorted(trace.backwards, key=lambda r: r.seq):
             mine = manual[rec.seq]
             steps.append(self.step(rec, events, unfrozen_units, mine, stale.get(rec, ())))
@@ -901,7 +907,10 @@ def _save_order(s: SaveRec) -> tuple[str, int, int, int]:
 
 
 def _stale_uses(
-    backwards: list[BackwardRec], carries: list[CarryRec], maybe_cleared: set | frozenset = frozenset()
+    backwards: list[BackwardRec],
+    carries: list[CarryRec],
+    maybe_cleared: set | frozenset = frozenset(),
+    steps: list[int] | None = None,
 ) -> dict[BackwardRec, list[StaleUse]]:
     """For each backward(), the graph it reaches that an earlier backward() freed (torch raises
     "Trying to backward through the graph a second time") or kept alive with retain_graph=True
@@ -927,6 +936,11 @@ def _stale_uses(
             earlier = _earlier_iteration(s, rec)
             modified = _changed_before(s, rec)
             before = kind == "retained" and not earlier and _before_loop(s, by, rec)
+            if before and steps is not None and not _stepped_between(steps, by.event.seq, rec.event.seq):
+                # one forward backpropagated once per class, row or sample of a loop with no step()
+                # in it (a Fisher estimate, a Jacobian): what retain_graph is for, whatever the code
+                # after the loop steps
+                continue
             # a retained graph reused in the same iteration is what retain_graph is for, unless a
             # step() changed a tensor it saved in between (then torch raises), or it was built before
             # the loop whose every iteration reaches it again
@@ -1004,6 +1018,12 @@ def _same_iteration(acc: AccRec, rec: BackwardRec) -> bool:
     """The backward runs in the innermost loop iteration the accumulation was made in."""
     loops = [c for c in acc.ctx if c[0] == "loop"]
     return bool(loops) and loops[-1] in rec.ctx
+
+
+def _stepped_between(steps: list[int], start: int, end: int) -> bool:
+    """A step() ran between the two sequence numbers (`steps` sorted)."""
+    i = bisect.bisect_right(steps, start)
+    return i < len(steps) and steps[i] < end
 
 
 def _before_loop(save: SaveRec, by: BackwardRec, rec: BackwardRec) -> bool:

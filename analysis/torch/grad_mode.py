@@ -8,51 +8,83 @@ The `with` statement handler and the store hook of the semantics tables (torch/r
 from __future__ import annotations
 
 from ..interp.core import Core
-from ..interp.objects import CtxObj, DictObj, GenCtxObj, ListObj, Site
+from ..interp.objects import CtxObj, DictObj, GenCtxObj, InstanceObj, ListObj, Site
 from ..interp.trace import SUSPICIOUS, EventKind, RiskRec
-from ..interp.values import UNKNOWN, Kind, V, const, join_all, requires_grad
+from ..interp.values import NONE, UNKNOWN, Kind, V, const, join_all, requires_grad
 
 
 def with_statement(ip: Core, stmt, env):
     saved_nograd, saved_known = ip.st.nograd, ip.st.grad_known
-    casts = []
+    casts: list = []
+    exits: list = []
     try:
-        for item in stmt.items:
-            cm = ip.eval(item.context_expr, env)
-            ctxs = cm.of(CtxObj)
-            if _nograd_on_one_path(ip, cm, ctxs):
-                ctxs = [o for o in ctxs if o.kind != "nograd"]
-            for o in ctxs:
-                if _enter_grad_mode(ip, o, item.context_expr):
-                    continue
-                if o.kind == "autocast":
-                    dtype = o.detail.const if isinstance(o.detail, V) and isinstance(o.detail.const, str) else ""
-                    enabled = o.enabled
-                    if enabled is not False:
-                        casts.append((item.context_expr, dtype))
-            entered = [
-                ip.call_function(g.entry, g.args, g.kwargs, g.site.node, self_v=g.self_v) for g in cm.of(GenCtxObj)
-            ]
-            if item.optional_vars is not None:
-                bound = join_all(entered) if entered else cm if not cm.of(CtxObj) else UNKNOWN
-                ip.assign(item.optional_vars, bound, env, stmt)
-        if not casts:
-            return ip.exec_block(stmt.body, env)
-        # under no_grad (in any order of the items) the region records no graph. Otherwise what
-        # it computes with gradient is tagged (a latent risk): the region trains when a tagged
-        # value reaches a backward (build.py keeps its event then), or when backward runs inside
-        # it; a validation pass through a frozen model or an unseen pipeline does neither
-        region = CastRegion(RiskRec("autocast", Site(ip.st.sf, casts[0][0]), "", SUSPICIOUS, ip.st.ctx, True))
-        ip.st.casts.append(region)
-        try:
-            return ip.exec_block(stmt.body, env)
-        finally:
-            ip.st.casts.pop()
-            if ip.st.nograd is None and (region.carried or region.backward):
-                for node, dtype in casts:
-                    ip.event(EventKind.AUTOCAST, node, None if region.backward else region.tag, detail=dtype)
+        out = _with_body(ip, stmt, env, casts, exits)
     finally:
         ip.st.nograd, ip.st.grad_known = saved_nograd, saved_known
+    # a project's context manager class: its __exit__ runs when the block ends, however it ends
+    # (adversarial training's `ctx_noparamgrad(model)` freezes the parameters in __init__ and gives
+    # back their requires_grad in __exit__: without it they looked frozen for good)
+    for users, node in reversed(exits):
+        _call_each(ip, users, "__exit__", [NONE, NONE, NONE], node)
+    return out
+
+
+def _call_each(ip: Core, users: list[InstanceObj], name: str, args: list, node) -> V:
+    """`name` of each instance the context manager may be, called on it: what they give, joined."""
+    out = []
+    for o in users:
+        method = o.cls.lookup(name)
+        if method is not None:
+            out.append(ip.call_function(method, args, {}, node, self_v=V(Kind.INST, frozenset((o,)))))
+    return join_all(out) if out else NONE
+
+
+def _user_contexts(cm: V) -> list[InstanceObj]:
+    """The instances of project classes with both `__enter__` and `__exit__` that `cm` may be."""
+    return [
+        o
+        for o in cm.objs
+        if isinstance(o, InstanceObj) and o.cls.lookup("__enter__") is not None and o.cls.lookup("__exit__") is not None
+    ]
+
+
+def _with_body(ip: Core, stmt, env, casts: list, exits: list):
+    for item in stmt.items:
+        cm = ip.eval(item.context_expr, env)
+        ctxs = cm.of(CtxObj)
+        if _nograd_on_one_path(ip, cm, ctxs):
+            ctxs = [o for o in ctxs if o.kind != "nograd"]
+        for o in ctxs:
+            if _enter_grad_mode(ip, o, item.context_expr):
+                continue
+            if o.kind == "autocast":
+                dtype = o.detail.const if isinstance(o.detail, V) and isinstance(o.detail.const, str) else ""
+                enabled = o.enabled
+                if enabled is not False:
+                    casts.append((item.context_expr, dtype))
+        entered = [ip.call_function(g.entry, g.args, g.kwargs, g.site.node, self_v=g.self_v) for g in cm.of(GenCtxObj)]
+        users = _user_contexts(cm)
+        if users:
+            entered.append(_call_each(ip, users, "__enter__", [], item.context_expr))
+            exits.append((users, item.context_expr))
+        if item.optional_vars is not None:
+            bound = join_all(entered) if entered else cm if not cm.of(CtxObj) else UNKNOWN
+            ip.assign(item.optional_vars, bound, env, stmt)
+    if not casts:
+        return ip.exec_block(stmt.body, env)
+    # under no_grad (in any order of the items) the region records no graph. Otherwise what
+    # it computes with gradient is tagged (a latent risk): the region trains when a tagged
+    # value reaches a backward (build.py keeps its event then), or when backward runs inside
+    # it; a validation pass through a frozen model or an unseen pipeline does neither
+    region = CastRegion(RiskRec("autocast", Site(ip.st.sf, casts[0][0]), "", SUSPICIOUS, ip.st.ctx, True))
+    ip.st.casts.append(region)
+    try:
+        return ip.exec_block(stmt.body, env)
+    finally:
+        ip.st.casts.pop()
+        if ip.st.nograd is None and (region.carried or region.backward):
+            for node, dtype in casts:
+                ip.event(EventKind.AUTOCAST, node, None if region.backward else region.tag, detail=dtype)
 
 
 def enter_context(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
