@@ -622,6 +622,10 @@ class Interpreter:
             else:
                 self_v = self.symbolic_instance(cls or fn.cls, site)
         args, kwargs = self.symbolic_args(fn, self_v is not None, self.sym_value, site)
+        for name in _optional_and_tested(fn.node):
+            # `def reinforce(self, loss=None): if loss is not None: loss.backward()`: its callers,
+            # not seen, may give it; the default alone would decide the test and skip the step
+            kwargs[name] = join_all([NONE, self.sym_value(name, site)])
         return calls.call_function(self, fn, args, kwargs, fn.node, self_v=self_v)
 
     @staticmethod
@@ -881,3 +885,31 @@ class Interpreter:
                     return v
         self.st.star_misses.add(key)
         return None
+
+
+def _optional_and_tested(fn_node) -> list[str]:
+    """Positional parameters with the default None that the function tests against None or for
+    truth (`if loss is not None:`, `if x:`, `x if x else y`)."""
+    a = getattr(fn_node, "args", None)
+    if a is None or not a.defaults:
+        return []
+    positional = a.posonlyargs + a.args
+    optional = {
+        p.arg
+        for p, d in zip(positional[len(positional) - len(a.defaults) :], a.defaults)
+        if isinstance(d, ast.Constant) and d.value is None
+    }
+    if not optional:
+        return []
+    tested: set[str] = set()
+    for n in ast.walk(fn_node):
+        test = n.test if isinstance(n, (ast.If, ast.IfExp, ast.While)) else None
+        if test is None:
+            continue
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test = test.operand
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot)):
+            test = test.left
+        if isinstance(test, ast.Name) and test.id in optional:
+            tested.add(test.id)
+    return sorted(tested)

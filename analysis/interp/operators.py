@@ -48,7 +48,9 @@ def binop(ip: Core, op, left: V, right: V, node) -> V:
             Kind.STR
             if left.k == Kind.STR
             else Kind.NUMBER
-            if left.k & Kind.NUMBER or right.k & Kind.NUMBER
+            # a number and a value of unknown kind (an argument: `self._loss_scaling * loss`) make
+            # a value of unknown kind, which may be a tensor
+            if (left.k & Kind.NUMBER or right.k & Kind.NUMBER) and not (left.k | right.k) & Kind.UNKNOWN
             else Kind.UNKNOWN
         )
     )
