@@ -622,10 +622,12 @@ class Interpreter:
             else:
                 self_v = self.symbolic_instance(cls or fn.cls, site)
         args, kwargs = self.symbolic_args(fn, self_v is not None, self.sym_value, site)
-        for name in _optional_and_tested(fn.node):
-            # `def reinforce(self, loss=None): if loss is not None: loss.backward()`: its callers,
-            # not seen, may give it; the default alone would decide the test and skip the step
-            kwargs[name] = join_all([NONE, self.sym_value(name, site)])
+        if not _called_in(fn.scope.sf, fn.node.name):
+            for name in _optional_and_tested(fn.node):
+                # `def reinforce(self, loss=None): if loss is not None: loss.backward()`: its
+                # callers, in other files, may give it; the default alone would decide the test and
+                # skip the step. (A function its file calls is run by that call with its arguments.)
+                kwargs[name] = join_all([NONE, self.sym_value(name, site)])
         return calls.call_function(self, fn, args, kwargs, fn.node, self_v=self_v)
 
     @staticmethod
@@ -913,3 +915,8 @@ def _optional_and_tested(fn_node) -> list[str]:
         if isinstance(test, ast.Name) and test.id in optional:
             tested.add(test.id)
     return sorted(tested)
+
+
+def _called_in(sf, name: str) -> bool:
+    """The file calls something by this name (`name(`, `.name(`)."""
+    return re.search(rf"\b{re.escape(name)}\s*\(", sf.source.replace(f"def {name}(", "")) is not None
