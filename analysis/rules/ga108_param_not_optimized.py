@@ -4,7 +4,7 @@ import ast
 import re
 from collections.abc import Collection, Iterable
 
-from ..model.findings import SUSPICIOUS, UNSAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, SUSPICIOUS, UNSAFE, Finding, Fix, Related
 from ..model.model import EventKind, Optimizer, Param, Span
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import ADAPTERS, describe, module_of, names, plural
@@ -123,6 +123,12 @@ def check(ctx: RuleContext) -> list[Finding]:
             f"{describe(rest)} feed{'' if plural(rest) else 's'} `{step.loss}` but {'are' if plural(rest) else 'is'} "
             f"in no param group: `{o.name}`{built_from}, so they never train"
         )
+        # an optimizer given only tensors picked one by one (an explainer's masks, an attack's
+        # perturbation, a prompt) while whole modules' parameters reach the loss: training those
+        # tensors on a fixed model is as likely as a forgotten model
+        picked = not sources and all(p.kind == "param" for p in rest) and all(p.module for p in rest)
+        if picked:
+            msg += "; the optimizer holds only tensors picked one by one, so leaving the model out may be deliberate"
         if o.span not in found:
             found[o.span] = RULE.finding(
                 o.span,
@@ -130,6 +136,7 @@ def check(ctx: RuleContext) -> list[Finding]:
                 params=names(rest),
                 related=(Related(step.span, f"`{step.loss}.backward()`"),),
                 fix=_fix_group(ctx, o, rest),
+                confidence=SUSPICIOUS if picked else CONFIRMED,
             )
     for span, made, unit in ctx.model.unit_new:
         if span in found:

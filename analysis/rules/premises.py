@@ -206,6 +206,9 @@ def _step(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
             )[:1]
         ]
     for s in steps[:1]:
+        alternatives = _alternative_optimizers(ctx, s, facts.params)
+        if alternatives is not None:
+            out.append(alternatives)
         call = f"`{_short(s.loss) or 'the loss'}.backward()`" if s.kind == "backward" else "`torch.autograd.grad(...)`"
         if s.entry == "script":
             out.append(Premise(f"{call} (line {s.span.line}) runs when the file runs"))
@@ -216,6 +219,31 @@ def _step(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
                 )
             )
     return out
+
+
+def _alternative_optimizers(ctx: RuleContext, step: Step, params: frozenset[Param]) -> Premise | None:
+    """The `step()` call that steps the optimizer holding the finding's parameters steps others
+    too, which do not hold them: one receiver that may be either (`pretrain_opt = gnn_opt`, then
+    `lm_opt` under a phase; the engine joined them) or a loop over optimizers. Which of them runs
+    with this backward() is not shown, so neither is that these parameters are stepped."""
+    if not params:
+        return None
+    holds = {o.key: bool(o.params & params) for o in step.optimizers}
+    by_call: dict[Span, set[int]] = {}
+    for e in step.events:
+        if e.kind == "step" and e.target_key in step.stepped:
+            by_call.setdefault(e.span, set()).add(e.target_key)
+    for span, keys in by_call.items():
+        if len(keys) < 2 or not any(holds.get(k) for k in keys) or all(holds.get(k) for k in keys):
+            continue
+        names = sorted(o.name for o in step.optimizers if o.key in keys)
+        return Premise(
+            "the optimizer stepped with this backward() is the one holding these parameters",
+            False,
+            f"the `step()` at line {span.line} steps one of several optimizers ({', '.join(f'`{n}`' for n in names)}), "
+            f"and which one runs with this backward() is not shown",
+        )
+    return None
 
 
 def _path(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
