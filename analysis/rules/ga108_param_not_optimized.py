@@ -38,6 +38,20 @@ def _fix_created(ctx: RuleContext, span: Span, opt: Optimizer, params: Collectio
     return Fix(f"Add the new parameters to `{opt.name}`", UNSAFE, (ctx.replace(at, text),))
 
 
+def _layer_weight(p: Param) -> bool:
+    """A weight or bias a layer registers (`fc.weight`, `attn.in_proj_bias`, `lstm.weight_ih_l0`), as
+    opposed to a tensor the code made and named itself (`self.mask`, `self.feat_mask`)."""
+    last = p.name.rsplit(".", 1)[-1]
+    return last in _LAYER_NAMES or last.startswith(("weight_", "bias_"))
+
+
+# nn.MultiheadAttention's own names besides weight_* / bias_* (nn.Linear, conv, norm: weight, bias;
+# RNNs: weight_ih_l0, bias_hh_l0...)
+_LAYER_NAMES = frozenset(
+    ("weight", "bias", "in_proj_weight", "in_proj_bias", "q_proj_weight", "k_proj_weight", "v_proj_weight")
+)
+
+
 def _fix_group(ctx: RuleContext, opt: Optimizer, params: Iterable[Param]) -> Fix | None:
     if len(opt.groups) != 1:
         return None
@@ -126,7 +140,11 @@ def check(ctx: RuleContext) -> list[Finding]:
         # an optimizer given only tensors picked one by one (an explainer's masks, an attack's
         # perturbation, a prompt) while whole modules' parameters reach the loss: training those
         # tensors on a fixed model is as likely as a forgotten model
-        picked = not sources and all(p.kind == "param" for p in rest) and all(p.module for p in rest)
+        picked = (
+            not sources
+            and all(p.kind == "param" and p.module for p in rest)
+            and not any(_layer_weight(p) for p in o.params)
+        )
         if picked:
             msg += "; the optimizer holds only tensors picked one by one, so leaving the model out may be deliberate"
         if o.span not in found:
