@@ -19,8 +19,6 @@ import ast
 from .objects import Group, OptimObj, Site, SymObj
 
 _CALLS = frozenset(("zero_grad", "step"))
-# (id of the scope's node, receiver text) -> both calls are made on it there
-_SEEN: dict[tuple[int, str], bool] = {}
 
 
 def _receiver(node) -> str | None:
@@ -34,19 +32,18 @@ def _receiver(node) -> str | None:
 
 
 def _both_called(scope: ast.AST, text: str) -> bool:
-    key = (id(scope), text)
-    got = _SEEN.get(key)
-    if got is None:
-        names = {
-            n.func.attr
-            for n in ast.walk(scope)
-            if isinstance(n, ast.Call)
-            and isinstance(n.func, ast.Attribute)
-            and n.func.attr in _CALLS
-            and _receiver(n) == text
-        }
-        got = _SEEN[key] = names == _CALLS
-    return got
+    """Both calls are made on the receiver written `text` in `scope`; the receivers of each are
+    gathered once per scope node and kept on it (the editor re-runs a file at every edit)."""
+    found = getattr(scope, "_gradaudit_ducks", None)
+    if found is None:
+        called: dict[str, set[str]] = {}
+        for n in ast.walk(scope):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _CALLS:
+                receiver = _receiver(n)
+                if receiver is not None:
+                    called.setdefault(receiver, set()).add(n.func.attr)
+        found = scope._gradaudit_ducks = frozenset(r for r, names in called.items() if names == _CALLS)  # type: ignore[attr-defined]
+    return text in found
 
 
 def optimizer_of(ip, o: SymObj, node) -> OptimObj | None:

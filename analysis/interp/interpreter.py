@@ -432,9 +432,6 @@ class Interpreter:
         # a trainer class's step method (`train_step`) that a loop of the class or of a project base
         # class calls (`BaseRunner.train()`: `for items in loader: self.train_step(items)`): that loop
         # runs it, on an instance of this class, so that what it keeps on `self` meets the next batch
-        for driver, cls in _method_drivers(candidates):
-            if not driver.interpreted:
-                self._run_root(driver, self.st.budgets.script, cls)
         # names called anywhere, and called by their bare name (not after a `.`), in one pass
         calls: collections.Counter = collections.Counter()
         bare: collections.Counter = collections.Counter()
@@ -444,6 +441,20 @@ class Interpreter:
                 bare[m.group(1)] += 1
         bare.update(m.group(1) for m in _LAUNCHED.finditer(src))
         defs = collections.Counter(m.group(1) for m in _DEFINED.finditer(src))
+
+        def uncalled(fn: FuncObj) -> bool:
+            # nothing in its file calls it by name (`name(`, `.name(`): its optional arguments are
+            # for callers in other files to give, or not (a base class's driver may be in another)
+            if fn.scope.sf is not sf:
+                text = fn.scope.sf.source
+                return sum(1 for m in _CALLED.finditer(text) if m.group(1) == fn.name) <= sum(
+                    1 for m in _DEFINED.finditer(text) if m.group(1) == fn.name
+                )
+            return calls[fn.name] - defs[fn.name] <= 0
+
+        for driver, cls in _method_drivers(candidates):
+            if not driver.interpreted:
+                self._run_root(driver, self.st.budgets.script, cls, optional=uncalled(driver))
         # called by name somewhere else in the file: its callers will run it (a function by its bare
         # name: `fabric.setup(model)` is no call of litgpt's `setup()`, which runs `main()` then `fit()`)
         called = {fn for fn in candidates if (calls if fn.cls is not None else bare)[fn.name] - defs[fn.name] > 0}
@@ -452,12 +463,13 @@ class Interpreter:
             if fn.interpreted:
                 continue
             # a driver (`main()` calling `fit()`) does a script's work: set-up, then the loop
-            made = self._run_root(fn, self.st.budgets.script if fn in drivers else self.st.budgets.function)
+            budget = self.st.budgets.script if fn in drivers else self.st.budgets.function
+            made = self._run_root(fn, budget, optional=uncalled(fn))
             # a factory of training steps (`step_fn = make_step(model, opt)`) that nothing here
             # calls: the closures it returns hold the training code, run them as roots too
             for inner in made:
                 if not inner.interpreted and _mentions(sf, inner.node, TRAINING_WORDS):
-                    self._run_root(inner, self.st.budgets.function)
+                    self._run_root(inner, self.st.budgets.function, optional=uncalled(inner))
 
     def _imported_trainers(self, scope: ModuleScope, others: list[FuncObj]) -> set[str]:
         """The calls of training functions of the project modules this file imports, as written
@@ -494,9 +506,10 @@ class Interpreter:
                 out |= wanted & _star_trainers(self.st.program, paths)
         return out
 
-    def _run_root(self, fn: FuncObj, budget: int, cls: ClassObj | None = None) -> list[FuncObj]:
+    def _run_root(self, fn: FuncObj, budget: int, cls: ClassObj | None = None, optional: bool = False) -> list[FuncObj]:
         """Run `fn` on unknown arguments as a root of its own, within `budget` statements; the
-        functions it returns. `cls`: a method inherited from a base class runs on an instance of it."""
+        functions it returns. `cls`: a method inherited from a base class runs on an instance of it;
+        `optional`: its tested optional arguments are given and not given (run_symbolic)."""
         self.st.root_index += 1
         self.st.ctx = (("root", self.st.root_index),)
         self.st.nograd = None
@@ -504,7 +517,7 @@ class Interpreter:
         self.st.cond = 0
         self.st.root_start = self.st.steps
         self.st.root_budget = budget
-        out = self.run_symbolic(fn, cls)
+        out = self.run_symbolic(fn, cls, optional)
         items = out.items if out.items is not None else (out,)
         return [o for v in items if isinstance(v, V) for o in v.objs if isinstance(o, FuncObj) and o.scope is fn.scope]
 
@@ -613,7 +626,7 @@ class Interpreter:
         o = SymObj(name, site, self.seq())
         return V(Kind.UNKNOWN | Kind.TENSOR, frozenset((o,)), weak=frozenset((calls.sym_unit(self, o),)))
 
-    def run_symbolic(self, fn: FuncObj, cls: ClassObj | None = None):
+    def run_symbolic(self, fn: FuncObj, cls: ClassObj | None = None, optional: bool = False):
         site = Site(fn.scope.sf, fn.node)
         self_v = None
         if fn.cls is not None and not fn.is_static:
@@ -622,12 +635,11 @@ class Interpreter:
             else:
                 self_v = self.symbolic_instance(cls or fn.cls, site)
         args, kwargs = self.symbolic_args(fn, self_v is not None, self.sym_value, site)
-        if not _called_in(fn.scope.sf, fn.node.name):
-            for name in _optional_and_tested(fn.node):
-                # `def reinforce(self, loss=None): if loss is not None: loss.backward()`: its
-                # callers, in other files, may give it; the default alone would decide the test and
-                # skip the step. (A function its file calls is run by that call with its arguments.)
-                kwargs[name] = join_all([NONE, self.sym_value(name, site)])
+        for name in _optional_and_tested(fn.node) if optional else ():
+            # `def reinforce(self, loss=None): if loss is not None: loss.backward()`: its callers, in
+            # other files, may give it; the default alone would decide the test and skip the step.
+            # (A function its file calls is run by that call, with its arguments.)
+            kwargs[name] = join_all([NONE, self.sym_value(name, site)])
         return calls.call_function(self, fn, args, kwargs, fn.node, self_v=self_v)
 
     @staticmethod
@@ -915,8 +927,3 @@ def _optional_and_tested(fn_node) -> list[str]:
         if isinstance(test, ast.Name) and test.id in optional:
             tested.add(test.id)
     return sorted(tested)
-
-
-def _called_in(sf, name: str) -> bool:
-    """The file calls something by this name (`name(`, `.name(`)."""
-    return re.search(rf"\b{re.escape(name)}\s*\(", sf.source.replace(f"def {name}(", "")) is not None

@@ -398,10 +398,12 @@ def _setting_arms(ip: Interp, test, env, a, b):
     # the first run of an inner loop (`for data in loader:`) inside the second run of an outer one
     # (`while step < max_step:`), and an inner loop's own entry already holds what the outer one's
     # earlier run carried in
+    runs = {id(c[1]): c[4] for c in ip.st.ctx if c[0] == "loop"}
+    if not any(runs.get(id(lp["node"])) for lp in loops):
+        return a, b  # every loop of this frame is in its first run
     shape = settings.literal_nodes(test)
     if shape is None:
         return a, b
-    runs = {id(c[1]): c[4] for c in ip.st.ctx if c[0] == "loop"}
     later = None
     for lp in loops:
         node = lp["node"]
