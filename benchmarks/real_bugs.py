@@ -66,6 +66,7 @@ SPLITS = (
     "held9",
     "held10",
     "held11",
+    "held12",
 )
 # What a checkout keeps: the analysed sources and what makes a folder a project.
 KEEP_SUFFIXES = (".py", ".pyi", ".ipynb")
@@ -269,7 +270,40 @@ def run_gradaudit(binary: str, root: str, targets: list[str], timeout: float, jo
     except json.JSONDecodeError:
         tail = proc.stderr.decode(errors="replace").strip().splitlines()[-3:]
         return Run((), f"exit {proc.returncode}, no JSON: {' | '.join(tail)}", seconds)
-    return Run(tuple(report.get("findings", ())), "", seconds)
+    return Run(tuple(file_lines(f, root) for f in report.get("findings", ())), "", seconds)
+
+
+_SOURCE_KEY = re.compile(r'^\s*"source":\s*\[\s*$')
+
+
+def source_starts(text: str) -> list[int] | None:
+    """The 1-based line of a notebook's JSON text where each cell's first source line is, in cell
+    order: nbformat writes a cell's `"source"` as a list, one line of the cell per line of the file.
+    None when the file is written otherwise (the count of lists differs from the count of cells)."""
+    try:
+        cells = json.loads(text).get("cells", [])
+    except (ValueError, AttributeError):
+        return None
+    starts = [i + 2 for i, line in enumerate(text.splitlines()) if _SOURCE_KEY.match(line)]
+    return starts if len(starts) == len(cells) else None
+
+
+def file_lines(f: dict, root: str) -> dict:
+    """A finding in a notebook carries the cell's index and a line of that cell; the manifest's
+    spots are lines of the notebook file (what its diff maps): the finding's line in the file."""
+    cell = f.get("cell")
+    path = f.get("path", "")
+    if not isinstance(cell, dict) or not path.endswith(".ipynb") or not isinstance(f.get("line"), int):
+        return f
+    try:
+        with open(os.path.join(root, path), encoding="utf-8") as fh:
+            starts = source_starts(fh.read())
+    except OSError:
+        return f
+    index = cell.get("index")
+    if starts is None or not isinstance(index, int) or not 0 <= index < len(starts):
+        return f
+    return {**f, "line": starts[index] + f["line"] - 1, "cell_line": f["line"]}
 
 
 def norm(path: str) -> str:
