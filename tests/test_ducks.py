@@ -95,3 +95,50 @@ def main():
     train_epoch(model, torch.optim.SGD(model.parameters(), lr=0.1), get_loader(), get_criterion())
 """
     assert found(analyze(source)) == [(8, "GA202")]
+
+
+# a trainer handed its optimizer and its GradScaler (miles-credit's Trainer.train_one_epoch): the
+# optimizer is cleared with zero_grad() and stepped through the scaler, never `.step()` itself
+SCALED = """\
+import torch
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+
+    def train_one_epoch(self, loader, optimizer, criterion, scaler, scheduler, grad_max_norm=1.0):
+        for x, y in loader:
+            with torch.autocast("cuda", dtype=torch.float16):
+                loss = criterion(self.model(x), y)
+            scaler.scale(loss).backward()
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), max_norm=grad_max_norm)
+            scaler.step(optimizer)
+            scaler.update()
+            optimizer.zero_grad()
+            scheduler.step()
+"""
+
+
+def test_a_handed_in_scaler_and_the_optimizer_it_steps():
+    r = analyze(SCALED)
+    # the clip of still-scaled gradients; not "float16 autocast with no GradScaler" (one is used),
+    # nor "scaled loss, plain step" at `scheduler.step()` (a schedule's step, not an optimizer's)
+    assert found(r) == [(13, "GA208")]
+    (f,) = r.findings
+    assert f.confidence == SUSPICIOUS
+    assert any(not p.holds and "taken for an optimizer" in p.unseen for p in f.premises)
+
+
+def test_a_handed_in_scaler_unscaled_before_the_clip():
+    clip = "            torch.nn.utils.clip_grad_norm_("
+    fixed = SCALED.replace(clip, "            scaler.unscale_(optimizer)\n" + clip)
+    assert fixed != SCALED
+    assert found(analyze(fixed)) == []
+
+
+def test_a_value_with_a_step_alone_is_no_scaler():
+    # `runner.step(optimizer)` with no `scale()`: nothing is taken for a scaler or an optimizer
+    source = SCALED.replace("scaler.scale(loss).backward()", "loss.backward()").replace("scaler.", "runner.")
+    assert "scale(" not in source
+    assert found(analyze(source)) == [(10, "GA409")]

@@ -29,6 +29,7 @@ from .objects import (
     OptimObj,
     PartialObj,
     PIter,
+    ScalerObj,
     Site,
     SuperObj,
     SymObj,
@@ -39,7 +40,23 @@ from .objects import (
 )
 from .stateless import holds_no_state
 from .trace import EventKind, UnseenRec
-from .values import EMPTY, NOCONST, NONE, UNKNOWN, Fact, Flow, Kind, Mark, Star, V, flow_of, join, join_all, make_tuple
+from .values import (
+    EMPTY,
+    NOCONST,
+    NONE,
+    UNKNOWN,
+    Fact,
+    Flow,
+    Kind,
+    Mark,
+    QualRef,
+    Star,
+    V,
+    flow_of,
+    join,
+    join_all,
+    make_tuple,
+)
 
 # the arm of the first of several joined modules called at once (CANDIDATE - 1, ... for the next):
 # negative, unlike the arms of an `if` (0, 1) or a `match` (1, 2, ...)
@@ -92,6 +109,12 @@ def call_value(ip: Interp, fv: V, args, kwargs, node, env) -> V:
             results.append(sym_call(ip, o, args, kwargs, node))
         elif isinstance(o, PIter):
             results.append(V(Kind.PARAMS, frozenset((o,))))
+        elif isinstance(o, QualRef):
+            # one of the names it may be (`bnb.optim.AdamW8bit if args.use_8bit else torch.optim.AdamW`);
+            # what else it may be is not known
+            results.append(call_qualified(ip, o.qual, args, kwargs, node, env))
+    if results and fv.k & ~Kind.MODREF and any(isinstance(o, QualRef) for o in candidates):
+        results.append(opaque_call(ip, fv.replace(objs=EMPTY), args, kwargs, node, outside=True))
     if not results:
         # an unknown callable (a model from a factory the engine cannot see, a wrapper...):
         # it may add gradient from parameters the engine cannot name
@@ -385,7 +408,6 @@ def opaque_call(
         recording.note_unseen(ip, record, node, list(args) + [v for k, v in kwargs.items() if k != "**"] + [extra])
     f = Flow()
     evidence = False
-    visited: set = set()  # one walk over module trees shared by all arguments (a list of every submodule)
     for v in list(args) + [v for k, v in kwargs.items() if k != "**"] + ([extra] if extra else []):
         if isinstance(v, Star):
             v = v.value
@@ -398,8 +420,7 @@ def opaque_call(
             elif isinstance(o, (FuncObj, BoundMethod)):
                 _escape_reads(ip, o)
             elif isinstance(o, ModuleObj):
-                if o.oid not in visited:
-                    f.weak = f.weak | frozenset(o.units(visited))
+                f.weak = f.weak | o.unit_set()  # kept on the module: a joined receiver asks each of many
                 evidence = True
             elif isinstance(o, SymObj):
                 f.weak = f.weak | {sym_unit(ip, o)}
@@ -959,11 +980,18 @@ def sym_method(ip: Interp, o: SymObj, name, args, kwargs, node, recv: V) -> V:
             return unknown_method(ip, recv, name, args, kwargs, node)
         recording.do_backward(ip, V(Kind.TENSOR, top=True, site=node), node, loss_node=node.func.value)
         return NONE
+    if name in ("scale", "step", "update", "unscale_"):
+        scaler = ducks.scaler_of(ip, o, node)
+        handler = ip.sem.objects.get(ScalerObj)
+        if scaler is not None and handler is not None and handler.method is not None:
+            return handler.method(ip, scaler, name, args, kwargs, node, None, V(Kind.SCALER, frozenset((scaler,))))
     if name in ("step", "zero_grad"):
         opt = ducks.optimizer_of(ip, o, node)
         handler = ip.sem.objects.get(OptimObj)
         if opt is not None and handler is not None and handler.method is not None:
             return handler.method(ip, opt, name, args, kwargs, node, None, V(Kind.OPTIM, frozenset((opt,))))
+        if name == "step" and ducks.names_a_schedule(node):
+            return NONE  # `scheduler.step()` of a schedule handed in: no optimizer steps there
         recording.event(ip, name, node, o)
         return NONE
     if name == "reset_parameters":
@@ -1001,6 +1029,20 @@ def _spread_keys(spread) -> dict | None:
         held = [d.keys[k] for d in dicts if k in d.keys]
         out[k] = join_all(held) if len(held) == len(dicts) else V(Kind.UNKNOWN)
     return out
+
+
+def dataclass_defaults(cls: ClassObj) -> tuple[list, list]:
+    """The fields of a @dataclass (without an __init__ of its own) that have no default (what a
+    caller must give), and those whose default is None."""
+    fields = _dataclass_fields(cls)
+    defaults: dict[str, ast.expr] = {}
+    for c in reversed(cls.mro()):
+        if isinstance(c, ClassObj) and c.node is not None:
+            for stmt in c.node.body:
+                if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+                    defaults[stmt.target.id] = stmt.value
+    none = [n for n in fields if isinstance(d := defaults.get(n), ast.Constant) and d.value is None]
+    return [n for n in fields if n not in defaults], none
 
 
 def _dataclass_fields(cls: ClassObj) -> list:

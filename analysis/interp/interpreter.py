@@ -661,6 +661,16 @@ class Interpreter:
         cls.sym_instance = V(Kind.UNKNOWN, frozenset((SymObj("self", site, self.seq()),)))  # recursion guard
         init = cls.lookup("__init__")
         args, kwargs = self.symbolic_args(init, True, self.sym_value, site) if init is not None else ([], {})
+        if init is None:
+            # a @dataclass: what its own __init__ takes, each field without a default
+            required, none = calls.dataclass_defaults(cls)
+            kwargs = {name: self.sym_value(name, site) for name in required}
+        else:
+            none = _optional_and_tested(init.node)
+        for name in _tested_on_self(cls.node, none):
+            # `gradient_clipping: Optional[float] = None`, then `if self.gradient_clipping is not None:
+            # clip...` in a training method: whoever builds the object may give it (run_symbolic)
+            kwargs[name] = join_all([NONE, self.sym_value(name, site)])
         call = ast.Call(func=ast.Name(id=cls.name, ctx=ast.Load()), args=[], keywords=[])
         ast.copy_location(call, cls.node)
         call.end_lineno, call.end_col_offset = cls.node.lineno, cls.node.col_offset
@@ -904,19 +914,32 @@ class Interpreter:
 def _optional_and_tested(fn_node) -> list[str]:
     """Positional parameters with the default None that the function tests against None or for
     truth (`if loss is not None:`, `if x:`, `x if x else y`)."""
+    return sorted(_tested(fn_node, set(_none_defaults(fn_node)), on_self=False))
+
+
+def _none_defaults(fn_node) -> list[str]:
     a = getattr(fn_node, "args", None)
     if a is None or not a.defaults:
         return []
     positional = a.posonlyargs + a.args
-    optional = {
+    return [
         p.arg
         for p, d in zip(positional[len(positional) - len(a.defaults) :], a.defaults)
         if isinstance(d, ast.Constant) and d.value is None
-    }
-    if not optional:
-        return []
+    ]
+
+
+def _tested_on_self(cls_node, names) -> list[str]:
+    """Of `names` (fields or __init__ parameters with the default None), those whose attribute of
+    the same name a method of the class tests against None or for truth (`if self.clip is not None:`)."""
+    return sorted(_tested(cls_node, set(names), on_self=True)) if names else []
+
+
+def _tested(node, names: set[str], on_self: bool) -> set[str]:
     tested: set[str] = set()
-    for n in ast.walk(fn_node):
+    if not names:
+        return tested
+    for n in ast.walk(node):
         test = n.test if isinstance(n, (ast.If, ast.IfExp, ast.While)) else None
         if test is None:
             continue
@@ -924,6 +947,14 @@ def _optional_and_tested(fn_node) -> list[str]:
             test = test.operand
         if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot)):
             test = test.left
-        if isinstance(test, ast.Name) and test.id in optional:
+        if on_self:
+            if (
+                isinstance(test, ast.Attribute)
+                and isinstance(test.value, ast.Name)
+                and test.value.id == "self"
+                and test.attr in names
+            ):
+                tested.add(test.attr)
+        elif isinstance(test, ast.Name) and test.id in names:
             tested.add(test.id)
-    return sorted(tested)
+    return tested

@@ -212,8 +212,53 @@ class TensorObj(Obj):
         return f"Tensor@{self.site!r}"
 
 
+class Children(dict):
+    """A module's registered children. Any change to any module's children (or opaque unit) moves
+    `epoch` on, so a module's parameters and submodules, walked once, are reused until the
+    structure changes: on real code a joined receiver (`for m in model.modules(): m.f()`) asked
+    every module of a large network for them, each a walk of its subtree."""
+
+    __slots__ = ()
+    epoch = 0
+
+    def __setitem__(self, key, value):
+        Children.epoch += 1
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key):
+        Children.epoch += 1
+        super().__delitem__(key)
+
+    def pop(self, *args):
+        Children.epoch += 1
+        return super().pop(*args)
+
+    def popitem(self):
+        Children.epoch += 1
+        return super().popitem()
+
+    def setdefault(self, key, default=None):
+        Children.epoch += 1
+        return super().setdefault(key, default)
+
+    def update(self, *args, **kwargs):
+        Children.epoch += 1
+        super().update(*args, **kwargs)
+
+    def clear(self):
+        Children.epoch += 1
+        super().clear()
+
+
 class ModuleObj(Obj):
     __slots__ = (
+        "_opaque_unit",
+        "_submodules",
+        "_submodules_at",
+        "_unit_set",
+        "_unit_set_at",
+        "_units",
+        "_units_at",
         "alternatives",
         "attrs",
         "children",
@@ -228,7 +273,6 @@ class ModuleObj(Obj):
         "lib",
         "loaded_from",
         "opaque",
-        "opaque_unit",
         "parent",
         "qual",
         "seq",
@@ -247,12 +291,18 @@ class ModuleObj(Obj):
         self.label = label
         self.parent = None
         self.key = None
-        self.children = {}  # registered submodules and parameters, in order
+        self.children = Children()  # registered submodules and parameters, in order
         self.attrs = {}  # other attributes (plain values, unregistered containers)
         self.site = site
         self.seq = seq
         self.opaque = False  # may own parameters the engine cannot see
-        self.opaque_unit = None
+        self._opaque_unit = None
+        self._units: tuple = ()
+        self._units_at = -1
+        self._unit_set: frozenset = frozenset()
+        self._unit_set_at = -1
+        self._submodules: tuple = ()
+        self._submodules_at = -1
         self.inplace = False
         self.spec = None
         self.copy_of = None
@@ -291,18 +341,39 @@ class ModuleObj(Obj):
             return self.qual.rsplit(".", 1)[-1]
         return "module"
 
+    @property
+    def opaque_unit(self):
+        return self._opaque_unit
+
+    @opaque_unit.setter
+    def opaque_unit(self, unit):
+        Children.epoch += 1
+        self._opaque_unit = unit
+
     def units(self, seen=None) -> list:
         """Registered parameters, depth first, shared ones once (like Module.parameters())."""
+        if seen is not None:
+            return self._walk_units(seen)
+        if self._units_at != Children.epoch:
+            self._units, self._units_at = tuple(self._walk_units(set())), Children.epoch
+        return list(self._units)
+
+    def unit_set(self) -> frozenset:
+        """`frozenset(self.units())`, kept until the structure changes."""
+        if self._unit_set_at != Children.epoch:
+            self._unit_set, self._unit_set_at = frozenset(self.units()), Children.epoch
+        return self._unit_set
+
+    def _walk_units(self, visited: set) -> list:
         out = []
         stack = [self]
-        visited = set() if seen is None else seen
         while stack:
             m = stack.pop()
             if m.oid in visited:
                 continue
             visited.add(m.oid)
-            if m.opaque_unit is not None:
-                out.append(m.opaque_unit)
+            if m._opaque_unit is not None:
+                out.append(m._opaque_unit)
             for child in reversed(list(m.children.values())):
                 if isinstance(child, Unit):
                     if child.oid not in visited:
@@ -313,15 +384,17 @@ class ModuleObj(Obj):
         return out
 
     def submodules(self) -> list:
-        out, stack, seen = [], [self], set()
-        while stack:
-            m = stack.pop()
-            if m.oid in seen:
-                continue
-            seen.add(m.oid)
-            out.append(m)
-            stack.extend(c for c in m.children.values() if isinstance(c, ModuleObj))
-        return out
+        if self._submodules_at != Children.epoch:
+            out, stack, seen = [], [self], set()
+            while stack:
+                m = stack.pop()
+                if m.oid in seen:
+                    continue
+                seen.add(m.oid)
+                out.append(m)
+                stack.extend(c for c in m.children.values() if isinstance(c, ModuleObj))
+            self._submodules, self._submodules_at = tuple(out), Children.epoch
+        return list(self._submodules)
 
     def register(self, key, child):
         old = self.children.get(key)
@@ -705,13 +778,14 @@ class ClassObj(Obj):
 class SymObj(Obj):
     """A value the engine does not know: a root function's parameter or an unresolvable import."""
 
-    __slots__ = ("attrs", "label", "optim", "seq", "site", "unit")
+    __slots__ = ("attrs", "label", "optim", "scaler", "seq", "site", "unit")
 
     def __init__(self, label, site=None, seq=0):
         super().__init__()
         self.label = label
         self.unit = None
         self.optim = None  # the optimizer it is taken for (interp/ducks.py)
+        self.scaler = None  # the GradScaler it is taken for (interp/ducks.py)
         self.attrs = {}
         self.site = site
         self.seq = seq

@@ -30,6 +30,7 @@ an unknown one (``unk``); rules may be confirmed only through the first two.
 
 from __future__ import annotations
 
+import zlib
 from typing import overload
 
 EMPTY: frozenset = frozenset()
@@ -130,6 +131,42 @@ class _NoConst:
 
 
 NOCONST = _NoConst()
+
+
+class QualRef:
+    """One of the names a value may stand for (`optimizer_class = bnb.optim.AdamW8bit if args.use_8bit
+    else torch.optim.AdamW`): a value joining two names of library code keeps each as one of these in
+    its objects, so a call of it calls each (calls.call_value). One per name, for the process."""
+
+    __slots__ = ("oid", "qual")
+
+    def __init__(self, qual: str, oid: int):
+        self.qual = qual
+        # fixed by the name, below every object's (they count up from 1): the same order in every run
+        self.oid = oid
+
+    @classmethod
+    def of(cls, qual: str) -> QualRef:
+        ref = _QUAL_REFS.get(qual)
+        if ref is None:
+            ref = _QUAL_REFS[qual] = cls(qual, -1 - zlib.crc32(qual.encode()))
+        return ref
+
+    def __hash__(self):
+        return self.oid
+
+    def __repr__(self):
+        return f"QualRef({self.qual})"
+
+
+_QUAL_REFS: dict[str, QualRef] = {}
+
+
+def _refs(k: int, c) -> frozenset:
+    """The name a value that is only a name of library code stands for, as a QualRef."""
+    if k == Kind.MODREF and isinstance(c, str) and not c.startswith("<"):
+        return frozenset((QualRef.of(c),))
+    return EMPTY
 
 
 class V:
@@ -259,9 +296,12 @@ def join(a: V | None, b: V | None) -> V | None:
     if a.items is not None and b.items is not None and len(a.items) == len(b.items):
         items = tuple(join(x, y) for x, y in zip(a.items, b.items))
     c = a.const if (a.const is not NOCONST and type(a.const) is type(b.const) and a.const == b.const) else NOCONST
+    objs = a.objs | b.objs if b.objs else a.objs
+    if c is NOCONST and (a.k | b.k) & Kind.MODREF:
+        objs = objs | _refs(a.k, a.const) | _refs(b.k, b.const)  # two names: each kept
     return V(
         a.k | b.k,
-        a.objs | b.objs if b.objs else a.objs,
+        objs,
         a.org | b.org if b.org else a.org,
         a.weak | b.weak if b.weak else a.weak,
         a.top or b.top,
@@ -314,10 +354,15 @@ def _join_shapes(a, b, ka: int = 0, kb: int = 0):
 
 
 def join_all(values) -> V:
-    out = None
-    for v in values:
-        out = join(out, v)
-    return out if out is not None else UNKNOWN
+    vals = values if isinstance(values, list) else list(values)
+    if len(vals) < 16 or any(v is None for v in vals):
+        out = None
+        for v in vals:
+            out = join(out, v)
+        return out if out is not None else UNKNOWN
+    # a module's many submodules, a joined receiver's many results: one pass, not a copy of the
+    # growing sets per value (quadratic); the same value as joining them in turn
+    return _fold(vals[0], vals[1:])
 
 
 def join_many(first: V | None, values: list[V]) -> V | None:
@@ -328,17 +373,29 @@ def join_many(first: V | None, values: list[V]) -> V | None:
         for v in values:
             out = join(out, v)
         return out
-    vals = ([first] if first is not None else []) + values
-    a = vals[0]
+    if first is None:
+        return _fold(values[0], values[1:])
+    return _fold(first, values)
+
+
+def _fold(a: V, rest: list[V]) -> V:
+    """`join(...join(join(a, rest[0]), rest[1])..., rest[-1])`, each set built once."""
+    i = 0
+    while i < len(rest) and rest[i] is a:
+        i += 1  # join(a, a) is a: only the leading repeats, as joining in turn skips
+    if i == len(rest):
+        return a
     k, top, unk, facts, marks = a.k, a.top, a.unk, a.facts, a.marks
     items = a.items
     c = a.const
     site = a.site
     shape = a.shape
     sets: list[list] = [[a.objs], [a.org], [a.weak], [a.cuts], [a.saves], [a.grads], [a.terms], [a.risks]]
-    for b in vals[1:]:
-        if b is a:
-            continue
+    for b in rest[i:]:
+        if shape != b.shape:
+            shape = _join_shapes(shape, b.shape, k, b.k)
+        if (k | b.k) & Kind.MODREF and not (c is not NOCONST and type(c) is type(b.const) and c == b.const):
+            sets[0] += [_refs(k, c), _refs(b.k, b.const)]  # as join keeps two names
         k |= b.k
         top = top or b.top
         unk = unk or b.unk
@@ -352,8 +409,6 @@ def join_many(first: V | None, values: list[V]) -> V | None:
             c = NOCONST
         if site is None:
             site = b.site
-        if shape != b.shape:
-            shape = _join_shapes(shape, b.shape)
         for acc, s in zip(sets, (b.objs, b.org, b.weak, b.cuts, b.saves, b.grads, b.terms, b.risks)):
             if s:
                 acc.append(s)

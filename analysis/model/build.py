@@ -109,9 +109,10 @@ class Builder:
 
     def params(self, units: Iterable[Unit]) -> frozenset[M.Param]:
         if not isinstance(units, frozenset):
-            return frozenset(self.param(u) for u in units)
-        # the same set of leaves recurs on thousands of events (every op of a step): one Param set
-        # for each, built once, instead of hashing every Param again
+            units = frozenset(units)
+        # the same set of leaves recurs on thousands of events (every op of a step, every step's
+        # trained and frozen leaves): one Param set for each, built once, instead of a Param
+        # looked up for every leaf again
         out = self._param_sets.get(units)
         if out is None:
             out = self._param_sets[units] = frozenset(self.param(u) for u in units)
@@ -1100,10 +1101,10 @@ def _exclusive(a: EventRec | None, b: EventRec | None) -> bool:
 
 
 def _counters(trace: Trace, events: list[EventRec]) -> frozenset[int]:
-    """Branch keys, among those guarding a step(), a zero_grad() or an optimizer's construction, of
-    conditions that change from one iteration to the next (an accumulation counter, a one-time
-    reset at a given step, rather than a configuration flag)."""
-    kinds = (EventKind.STEP, EventKind.ZERO_GRAD, EventKind.OPT_NEW)
+    """Branch keys, among those guarding a step(), a zero_grad(), a scheduler's step() or an
+    optimizer's construction, of conditions that change from one iteration to the next (an
+    accumulation counter, a one-time reset at a given step, rather than a configuration flag)."""
+    kinds = (EventKind.STEP, EventKind.ZERO_GRAD, EventKind.OPT_NEW, EventKind.SCHED_STEP)
     keys = {k for e in events if e.kind in kinds for k, _, _ in e.path}
     out = set()
     for k in keys:

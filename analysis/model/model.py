@@ -8,7 +8,7 @@ Lines are 1-based; columns are 0-based character offsets.
 from __future__ import annotations
 
 from ..interp.trace import EventKind
-from ..source.prebuilt import dataclass
+from ..source.prebuilt import dataclass, field
 from ..source.span import Span
 
 __all__ = ["EventKind", "Span"]  # re-exported: the model's positions and event kinds
@@ -18,15 +18,18 @@ __all__ = ["EventKind", "Span"]  # re-exported: the model's positions and event 
 class Param:
     """One parameter leaf, or an opaque stand-in for the parameters of an unseen module."""
 
+    # the key alone is hashed: one Param per leaf in a model (build.py keys them by it), and the
+    # rules put millions of them in sets on large programs, where hashing every field was a tenth
+    # of the time
     key: int
-    name: str  # model.encoder.0.weight
-    module: str  # model.encoder.0
-    kind: str  # 'param' | 'leaf' | 'input' | 'fresh' | 'opaque'
-    span: Span | None  # where it was created
-    origin: str = ""  # 'copy' (deepcopy of a module), 'loaded' (load_state_dict target), ''
-    repeated: bool = False  # made in a loop the engine ran once: there may be more like it
-    closed: bool = False  # opaque, standing for a library model's unseen parameters and no known one
-    in_loop: bool = False  # made inside a loop (a leaf made each iteration is an input, not a weight)
+    name: str = field(hash=False)  # model.encoder.0.weight
+    module: str = field(hash=False)  # model.encoder.0
+    kind: str = field(hash=False)  # 'param' | 'leaf' | 'input' | 'fresh' | 'opaque'
+    span: Span | None = field(hash=False)  # where it was created
+    origin: str = field(default="", hash=False)  # 'copy' (deepcopy of a module), 'loaded' (load_state_dict target), ''
+    repeated: bool = field(default=False, hash=False)  # made in a loop the engine ran once: there may be more like it
+    closed: bool = field(default=False, hash=False)  # opaque, for a library model's unseen parameters and no known one
+    in_loop: bool = field(default=False, hash=False)  # made inside a loop (a leaf made each iteration is an input)
 
     @property
     def opaque(self) -> bool:

@@ -1,6 +1,6 @@
 """GA207 scheduler-before-step."""
 
-from ..model.findings import SAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix, Related
 from ..model.model import Event, EventKind
 from ..ops import torch_api as T
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
@@ -57,20 +57,29 @@ def check(ctx: RuleContext) -> list[Finding]:
         steps = [x for x in same if x.kind == EventKind.STEP and x.target_key == sched.optimizer]
         if not steps or any(x.seq < e.seq for x in steps):
             continue
+        when = ""
         if e.guarded and not all(set(e.conds) <= set(x.conds) for x in steps):
             # under a condition (`if epoch > 0: scheduler.step()` skips the first epoch on purpose),
-            # judged only when its optimizer steps under that condition too (a training phase's
-            # scheduler and optimizer on one arm): the first time the arm runs, the schedule moves first
-            continue
+            # judged when its optimizer steps under that condition too (a training phase's
+            # scheduler and optimizer on one arm): the first time the arm runs, the schedule moves
+            # first; or when no condition inside the iteration changes between iterations (`if
+            # epoch <= args.warm:` in the batch loop, a flag): where it holds, it holds from the
+            # loop's first iteration, and skips nothing on purpose. Whether it ever holds is not
+            # known: suspicious
+            guards = e.guards_in(len(e.loops))
+            if not guards or any(k in model.counters for k, _ in guards):
+                continue
+            when = " whenever its condition holds, which does not change between iterations"
         msg = (
-            f"`{sched.name}.step()` ({sched.type}) runs before the optimizer's step() in the iteration: the first "
-            f'value of the schedule is skipped (torch warns "Detected call of `lr_scheduler.step()` before '
-            f"`optimizer.step()`\") and every step uses the next iteration's learning rate"
+            f"`{sched.name}.step()` ({sched.type}) runs before the optimizer's step() in the iteration{when}: "
+            f'the first value of the schedule is skipped (torch warns "Detected call of `lr_scheduler.step()` '
+            f"before `optimizer.step()`\") and every step uses the next iteration's learning rate"
         )
         out.append(
             RULE.finding(
                 e.span,
                 msg,
+                confidence=SUSPICIOUS if when else CONFIRMED,
                 related=(Related(steps[0].span, "the optimizer steps after it"),)
                 + iteration_related(same, (e.span, steps[0].span)),
                 fix=_fix(ctx, e, steps[0]),

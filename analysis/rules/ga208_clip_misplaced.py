@@ -40,6 +40,7 @@ def _unscale(ctx: RuleContext, clip: Event, scaler_step: Event) -> Fix | None:
 def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     by_seq = step_by_seq(model)
+    ducks = {o.key for o in model.optimizers if o.duck}
     out = []
     for clip in model.events:
         if clip.kind != EventKind.CLIP or not clip.params:
@@ -49,10 +50,17 @@ def check(ctx: RuleContext) -> list[Finding]:
 
         def reaches(e: Event, mine: frozenset[Param] = mine) -> bool:
             s = by_seq.get(e.seq)
-            return s is not None and bool((s.reached | s.reached_weak) & mine)
+            return s is not None and _covers(s.reached | s.reached_weak, mine)
 
         backs = [e for e in same if e.kind in BACKWARDS and reaches(e)]
-        steps = [e for e in same if e.kind == EventKind.STEP and e.params & mine]
+        stepped = {e.target_key for e in same if e.kind == EventKind.STEP}
+
+        def holds(e: Event, mine: frozenset[Param] = mine, stepped: set[int] = stepped) -> bool:
+            # an optimizer handed in (a duck: of parameters the engine cannot name) may hold the
+            # clipped ones when it is the only one stepped in the iteration; its premise says so
+            return bool(e.params & mine) or (e.target_key in ducks and stepped == {e.target_key})
+
+        steps = [e for e in same if e.kind == EventKind.STEP and holds(e)]
         all_steps = steps
         before = [e for e in backs if e.seq < clip.seq]
         after = [e for e in backs if e.seq > clip.seq]
@@ -93,7 +101,7 @@ def check(ctx: RuleContext) -> list[Finding]:
         # whenever a clip runs after a scaled backward, it sees scaled gradients, whatever
         # condition the step that follows runs under
         scaler_steps = [e for e in all_steps if e.detail == "scaler" and e.seq > clip.seq]
-        unscaled = any(e.kind == EventKind.UNSCALE and e.params & mine and last.seq < e.seq < clip.seq for e in same)
+        unscaled = any(e.kind == EventKind.UNSCALE and holds(e) and last.seq < e.seq < clip.seq for e in same)
         if scaled and scaler_steps and not unscaled:
             msg = (
                 "gradients are clipped while still multiplied by the GradScaler's scale: the threshold applies to "
@@ -121,6 +129,16 @@ def check(ctx: RuleContext) -> list[Finding]:
             for f in out
         ]
     )
+
+
+def _covers(reached: frozenset[Param], mine: frozenset[Param]) -> bool:
+    """The loss reaches some of the clipped parameters: one of them, or the parameters of an
+    unknown value holding them (`model`'s hold `model.module`'s: `clip_grad_norm_(model.module
+    .parameters())` after a loss of `model(x)`, both handed in)."""
+    if reached & mine:
+        return True
+    heads = tuple(p.name + "." for p in reached if p.opaque)
+    return bool(heads) and any(p.opaque and p.name.startswith(heads) for p in mine)
 
 
 def _loops_of(finding: Finding, model: ProgramModel) -> tuple[int, ...]:

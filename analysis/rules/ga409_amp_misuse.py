@@ -62,7 +62,8 @@ def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     events = model.events
     out = []
-    scalers = [e for e in events if e.kind == EventKind.SCALER_NEW]
+    # a scaler made, or one handed in and used (a trainer's `scaler` argument, interp/ducks.py)
+    scalers = [e for e in events if e.kind in (EventKind.SCALER_NEW, EventKind.SCALER_SCALE)]
     for step in model.steps:
         bw = own_event(step)
         if bw is None:

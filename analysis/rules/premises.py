@@ -113,9 +113,9 @@ def _param_index(ctx: RuleContext) -> dict[str, set[Param]]:
     pools += [x.params for x in model.losses] + [x.params for x in model.accumulations]
     pools += [x.params for x in model.nonleaf] + [x.params for x in model.grad_reads]
     pools += [u.params for u in model.unseen]
-    for pool in pools:
-        for p in pool:
-            out.setdefault(p.module if p.opaque else p.name, set()).add(p)
+    # the same leaves recur in every step's and event's sets: each is indexed once
+    for p in set().union(*pools):
+        out.setdefault(p.module if p.opaque else p.name, set()).add(p)
     ctx.cache["premise_params"] = out
     return out
 

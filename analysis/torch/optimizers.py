@@ -8,9 +8,10 @@ SchedObj and ScalerObj.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 
-from ..interp import recording
+from ..interp import ducks, recording
 from ..interp.core import Core
 from ..interp.frames import PathRaises
 from ..interp.objects import (
@@ -227,13 +228,26 @@ def _scale(ip: Core, s: ScalerObj, args, node) -> V:
 
 def _scaler_step(ip: Core, s: ScalerObj, args, node) -> V:
     opt = args[0] if args else UNKNOWN
-    for o in opt.of(OptimObj):
+    optims = list(opt.of(OptimObj))
+    for o in opt.of(SymObj):
+        # a trainer's optimizer argument cleared with zero_grad() where it is stepped (interp/ducks.py)
+        duck = ducks.optimizer_of(ip, o, node, text=_text(node.args[0])) if getattr(node, "args", None) else None
+        if duck is not None:
+            optims.append(duck)
+        else:
+            ip.event(EventKind.STEP, node, o, detail="scaler")
+    for o in optims:
         ip.event(EventKind.STEP, node, o, detail="scaler", units=o.units())
         recording.stepped(ip, o, node)
-    for o in opt.of(SymObj):
-        ip.event(EventKind.STEP, node, o, detail="scaler")
     ip.event(EventKind.SCALER_STEP, node, s)
     return NONE
+
+
+def _text(node) -> str | None:
+    try:
+        return ast.unparse(node)
+    except Exception:  # a node made by the engine itself
+        return None
 
 
 def _update(ip: Core, s: ScalerObj, args, node) -> V:
@@ -242,7 +256,12 @@ def _update(ip: Core, s: ScalerObj, args, node) -> V:
 
 
 def _unscale(ip: Core, s: ScalerObj, args, node) -> V:
-    opts = args[0].of(OptimObj) if args and isinstance(args[0], V) else []
+    opts = list(args[0].of(OptimObj)) if args and isinstance(args[0], V) else []
+    if not opts and args and isinstance(args[0], V) and getattr(node, "args", None):
+        for o in args[0].of(SymObj):
+            duck = ducks.optimizer_of(ip, o, node, text=_text(node.args[0]))
+            if duck is not None:
+                opts.append(duck)
     ip.event(EventKind.UNSCALE, node, opts[0] if opts else None, units=opts[0].units() if opts else None)
     return NONE
 
