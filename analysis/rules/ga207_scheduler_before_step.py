@@ -96,7 +96,12 @@ RULE = Rule(
     what="""
 Flags a learning-rate scheduler's `step()` that runs, in a loop iteration, before its optimizer's
 first `step()` of that iteration (including an epoch loop whose scheduler steps before the batch
-loop). `ReduceLROnPlateau`, stepped on a validation metric, is not flagged.
+loop). `ReduceLROnPlateau`, stepped on a validation metric, is not flagged. A scheduler step under
+a condition that changes between iterations (`if epoch > 0: scheduler.step()`, which holds the
+schedule back in the first epoch on purpose) is not flagged; under one that does not change
+between the iterations of its loop (`if epoch <= args.warm:` inside the batch loop, a flag), it
+is flagged as suspicious: wherever it holds, the schedule moves first from the loop's first
+iteration on.
 """,
     why="""
 Since PyTorch 1.1 the scheduler must step after the optimizer. Stepping it first skips the first
