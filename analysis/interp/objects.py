@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from .values import EMPTY, FROZEN, MAYBE, TRAINABLE, Kind, V, join, join_many
+from .values import CONTAINERS, EMPTY, FROZEN, MAYBE, TRAINABLE, Kind, V, join, join_many
 
 _ids = itertools.count(1)
 
@@ -585,6 +585,9 @@ class DictObj(Obj):
 
     def __repr__(self):
         return f"Dict#{self.oid}"
+
+
+CONTAINERS.update((ListObj, DictObj))  # what values.Flow looks into
 
 
 class InstanceObj(Obj):

@@ -161,6 +161,26 @@ class QualRef:
 
 _QUAL_REFS: dict[str, QualRef] = {}
 
+# the classes of objects that hold values (objects.ListObj, DictObj: their `content_value()`), filled
+# by objects.py; a flow takes in what they hold
+CONTAINERS: set[type] = set()
+# the containers among a large set of objects, by the set's id (the set kept with them, so the id
+# is not another's): one value of thousands of tensors passes into many flows
+_CONTAINERS_OF: dict[int, tuple[frozenset, list]] = {}
+
+
+def _containers(objs: frozenset) -> list:
+    if len(objs) < 32:
+        return [o for o in objs if type(o) in CONTAINERS]
+    known = _CONTAINERS_OF.get(id(objs))
+    if known is not None and known[0] is objs:
+        return known[1]
+    if len(_CONTAINERS_OF) > 4096:
+        _CONTAINERS_OF.clear()
+    found = [o for o in objs if type(o) in CONTAINERS]
+    _CONTAINERS_OF[id(objs)] = (objs, found)
+    return found
+
 
 def _refs(k: int, c) -> frozenset:
     """The name a value that is only a name of library code stands for, as a QualRef."""
@@ -455,22 +475,29 @@ class Flow:
         self.tensor = False
 
     def add(self, v: V, seen=None):
-        if v.org:
-            self.org = self.org | v.org
-        if v.weak:
-            self.weak = self.weak | v.weak
+        # the sets of `v` and of what its containers hold are gathered, then joined once each: a
+        # list of many values joined one by one copied the growing sets once per value
+        parts: tuple[list, ...] = (
+            [self.org],
+            [self.weak],
+            [self.cuts],
+            [self.saves],
+            [self.grads],
+            [self.terms],
+            [self.risks],
+        )
+        self._gather(v, seen, parts)
+        self.org, self.weak, self.cuts, self.saves, self.grads, self.terms, self.risks = (
+            p[0] if len(p) == 1 else frozenset().union(*p) for p in parts
+        )
+        return self
+
+    def _gather(self, v: V, seen, parts: tuple[list, ...]) -> None:
+        for acc, s in zip(parts, (v.org, v.weak, v.cuts, v.saves, v.grads, v.terms, v.risks)):
+            if s:
+                acc.append(s)
         if v.top:
             self.top = True
-        if v.cuts:
-            self.cuts = self.cuts | v.cuts
-        if v.saves:
-            self.saves = self.saves | v.saves
-        if v.grads:
-            self.grads = self.grads | v.grads
-        if v.terms:
-            self.terms = self.terms | v.terms
-        if v.risks:
-            self.risks = self.risks | v.risks
         self.marks |= v.marks
         if v.facts & Fact.UNREDUCED:
             self.unreduced = True
@@ -483,16 +510,13 @@ class Flow:
                 self.other = True
             elif v.org:
                 self.orgs = True
-        for o in v.objs:
-            content = getattr(o, "content_value", None)
-            if content is not None:
-                if seen is None:
-                    seen = set()
-                if id(o) not in seen:
-                    seen.add(id(o))
-                    for c in content():
-                        self.add(c, seen)
-        return self
+        for o in _containers(v.objs):
+            if seen is None:
+                seen = set()
+            if id(o) not in seen:
+                seen.add(id(o))
+                for c in o.content_value():
+                    self._gather(c, seen, parts)
 
     @property
     def carries(self) -> bool:
