@@ -67,6 +67,11 @@ def check(ctx: RuleContext) -> list[Finding]:
             opt = opts.get(key)
             if opt is None:
                 continue
+            reach = step.reached | step.reached_weak
+            if reach and not reach & opt.params:
+                # none of the parameters it may reach is that optimizer's: it feeds others (an attack
+                # on a deep copy of the model, before the model's own step)
+                continue
             here = steps_of(step.events, key)
             divisor = None
             if here:
