@@ -142,3 +142,36 @@ def test_a_value_with_a_step_alone_is_no_scaler():
     source = SCALED.replace("scaler.scale(loss).backward()", "loss.backward()").replace("scaler.", "runner.")
     assert "scale(" not in source
     assert found(analyze(source)) == [(10, "GA409")]
+
+
+# DN-DETR's train_one_epoch: the optimizer handed in, cleared only on the AMP arm (`args=None`, then
+# `args.amp`: the caller gives args, so the root runs with it given too)
+ARMS = """\
+import torch
+
+
+def train_one_epoch(model, criterion, data_loader, optimizer, max_norm=0, args=None):
+    scaler = torch.cuda.amp.GradScaler(enabled=args.amp)
+    for samples, targets in data_loader:
+        losses = criterion(model(samples), targets)
+        if args.amp:
+            optimizer.zero_grad()
+            scaler.scale(losses).backward()
+            scaler.step(optimizer)
+            scaler.update()
+        else:
+            losses.backward()
+            optimizer.step()
+"""
+
+
+def test_a_handed_in_optimizer_cleared_on_one_setting_only():
+    r = analyze(ARMS)
+    assert found(r) == [(15, "GA201")]
+    assert r.findings[0].confidence == SUSPICIOUS
+
+
+def test_cleared_on_both_settings_nothing_is_reported():
+    fixed = ARMS.replace("        else:\n", "        else:\n            optimizer.zero_grad()\n")
+    assert fixed != ARMS
+    assert found(analyze(fixed)) == []

@@ -913,8 +913,17 @@ class Interpreter:
 
 def _optional_and_tested(fn_node) -> list[str]:
     """Positional parameters with the default None that the function tests against None or for
-    truth (`if loss is not None:`, `if x:`, `x if x else y`)."""
-    return sorted(_tested(fn_node, set(_none_defaults(fn_node)), on_self=False))
+    truth (`if loss is not None:`, `if x:`, `x if x else y`), or reads an attribute of (`args=None`,
+    then `args.amp`: not given, the function raises there)."""
+    optional = set(_none_defaults(fn_node))
+    if not optional:
+        return []
+    read = {
+        n.value.id
+        for n in ast.walk(fn_node)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in optional
+    }
+    return sorted(_tested(fn_node, optional, on_self=False) | read)
 
 
 def _none_defaults(fn_node) -> list[str]:

@@ -46,18 +46,19 @@ def check(ctx: RuleContext) -> list[Finding]:
             opt = opts.get(key)
             if opt is None or opt.escaped or opt.fresh_params:
                 continue  # fresh_params: its leaves are made anew each iteration, with no gradient yet
-            stepping = steps_of(step.events, key)
+            stepping = [e for e in steps_of(step.events, key) if not _other_setting(e, bw, model.counters)]
             if not stepping or any(e.detail == "closure" for e in stepping):
                 continue  # a closure that clears (under a condition or not, no clear at all accumulates)
             held = opt.params | stepping[0].params
-            if any(clears(e, held, opt) for e in step.events):
+            if any(clears(e, held, opt) and not _other_setting(e, bw, model.counters) for e in step.events):
                 continue
             if held and held <= model.grad_set:
                 continue  # `p.grad = g` for each of them in the loop: each step applies that iteration's g
             # the backward sends them gradient only through code the engine could not see (a target
             # network's wrapper it was handed): that it accumulates there at all is not shown
             unseen = bool(held) and not (held & (step.reached | step.co_reached))
-            if unseen and not step.top and not (held & step.reached_weak):
+            # (an optimizer handed in holds parameters the engine cannot name: any it may reach)
+            if unseen and not step.top and not (held & step.reached_weak) and not (opt.duck and step.reached_weak):
                 # the backward sends none of them gradient (it runs through a copy, `target_model =
                 # copy.deepcopy(net)`, whose gradients are then handed over by assignment): nothing
                 # accumulates in them from one iteration to the next
@@ -91,6 +92,14 @@ def check(ctx: RuleContext) -> list[Finding]:
                 )
             )
     return first_by_span(out)
+
+
+def _other_setting(e: Event, bw: Event, counters: frozenset[int]) -> bool:
+    """`e` runs on the other arm of a condition that does not change between iterations (`if
+    args.amp: optimizer.zero_grad(); scaler...` and an `else:` that only steps): where the backward
+    runs, it never does. (The other arm of a counter's test runs in other iterations and clears.)"""
+    mine = {k: a for k, a, _ in bw.conds}
+    return any(k in mine and mine[k] != a and k not in counters for k, a, _ in e.conds)
 
 
 RULE = Rule(

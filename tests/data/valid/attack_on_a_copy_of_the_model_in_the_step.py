@@ -1,10 +1,10 @@
 # runtime: trains
-"""An online adversarial defence: each training iteration first attacks its batch on a deep copy
-of the model, several backward() calls into the input (and the copy's own weights), then trains
+"""An online adversarial defence: each training iteration first attacks its batch on a frozen deep
+copy of the model, several backward() calls into the input, then trains
 the model on the attacked batch with one backward() and one step(), the gradients cleared before
 the attack. The attack's backward() calls feed no parameter the optimizer holds (the copy's
 weights are new tensors): they are not micro-batches of an accumulation, whatever the copy holds
-that the engine cannot see."""
+that the engine cannot see (its layer picked by name)."""
 import argparse
 from copy import deepcopy
 
@@ -15,6 +15,8 @@ import torch.nn as nn
 def attack(model, img, steps=4, alpha=0.01):
     model = deepcopy(model)
     model.eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
     inputs = img.clone().requires_grad_(True)
     target = -model(inputs).detach()
     for _ in range(steps):
