@@ -8,6 +8,7 @@ from .lifecycle import (
     call_of,
     clears,
     first_by_span,
+    in_iteration,
     insert_before,
     iteration_related,
     loop_of,
@@ -46,11 +47,23 @@ def check(ctx: RuleContext) -> list[Finding]:
             opt = opts.get(key)
             if opt is None or opt.escaped or opt.fresh_params:
                 continue  # fresh_params: its leaves are made anew each iteration, with no gradient yet
-            stepping = [e for e in steps_of(step.events, key) if not _other_setting(e, bw, model.counters)]
+            events: tuple[Event, ...] | list[Event] = step.events
+            stepping = [e for e in steps_of(events, key) if not _other_setting(e, bw, model.counters)]
+            loops = step.loops[:-1]
+            while not stepping and loops:
+                # backward() in an inner loop (micro-batches, several D steps), step() after it in
+                # an enclosing iteration: that iteration is the one to clear in
+                events = [e for e in model.events if in_iteration(e, loops)]
+                stepping = [
+                    e
+                    for e in steps_of(events, key)
+                    if len(e.loops) == len(loops) and e.seq > bw.seq and not _other_setting(e, bw, model.counters)
+                ]
+                loops = loops[:-1]
             if not stepping or any(e.detail == "closure" for e in stepping):
                 continue  # a closure that clears (under a condition or not, no clear at all accumulates)
             held = opt.params | stepping[0].params
-            if any(clears(e, held, opt) and not _other_setting(e, bw, model.counters) for e in step.events):
+            if any(clears(e, held, opt) and not _other_setting(e, bw, model.counters) for e in events):
                 continue
             if held and held <= model.grad_set:
                 continue  # `p.grad = g` for each of them in the loop: each step applies that iteration's g
@@ -87,7 +100,7 @@ def check(ctx: RuleContext) -> list[Finding]:
                         Related(step.span, f"`{step.loss}.backward()` accumulates into .grad"),
                         Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here"),
                     )
-                    + iteration_related(step.events, (first.span, step.span)),
+                    + iteration_related(events, (first.span, step.span)),
                     fix=_fix(ctx, first, opt),
                 )
             )
