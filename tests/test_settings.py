@@ -139,3 +139,41 @@ def test_settings_one_run_can_set_both_are_paired(name):
     found = _ga409(init)
     assert [f.confidence for f in found] == [confidence]
     assert found[0].span.line == TRAINER.splitlines().index("        self.optimizer.step()") + 1  # the engine's
+
+
+def _loops_of(source: str) -> list[dict]:
+    import ast
+
+    tree = ast.parse(textwrap.dedent(source))
+    return [{"node": n} for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While))]
+
+
+def test_a_key_of_the_loops_batch_is_tested_like_a_setting():
+    # one collate function makes every batch of a loader: `"k" in batch` keeps its truth from one
+    # batch to the next, so the arm that skips an assignment holds what the loop found, not the
+    # previous iteration's value (aMUSEd's text embeddings, re-encoded when batches carry prompts)
+    import ast
+
+    from gradaudit.analysis.interp.statements import _item_keyed
+
+    loops = _loops_of(
+        """
+        for epoch in range(3):
+            for batch in loader:
+                if "prompt_input_ids" in batch:
+                    h = encode(batch["prompt_input_ids"])
+        """
+    )
+    test = next(n.test for n in ast.walk(loops[0]["node"]) if isinstance(n, ast.If))
+    assert _item_keyed(test, loops) == 1  # the batch loop
+    assert _item_keyed(ast.parse("'k' not in batch", mode="eval").body, loops) == 1
+    # not a key of a loop's item, or a batch the loop writes keys into: no setting
+    assert _item_keyed(ast.parse("'k' in other", mode="eval").body, loops) is None
+    assert _item_keyed(ast.parse("k in batch", mode="eval").body, loops) is None
+    written = _loops_of(
+        """
+        for batch in loader:
+            batch["k"] = 1
+        """
+    )
+    assert _item_keyed(ast.parse("'k' in batch", mode="eval").body, written) is None

@@ -402,15 +402,18 @@ def _setting_arms(ip: Interp, test, env, a, b):
     if not any(runs.get(id(lp["node"])) for lp in loops):
         return a, b  # every loop of this frame is in its first run
     shape = settings.literal_nodes(test)
-    if shape is None:
+    item = _item_keyed(test, loops) if shape is None else None
+    if shape is None and item is None:
         return a, b
     later = None
-    for lp in loops:
+    for i, lp in enumerate(loops):
         node = lp["node"]
-        if not runs.get(id(node)) or "entry" not in lp or counter_like(test, node):
+        if not runs.get(id(node)) or "entry" not in lp:
             continue
-        moved = rebound(node)
-        if any(attr_key(lit) in moved for lit in shape):
+        if item is not None:
+            if i > item:
+                break
+        elif counter_like(test, node) or any(attr_key(lit) in rebound(node) for lit in shape or ()):
             continue  # the loop changes the setting itself
         later = lp
         break
@@ -432,6 +435,36 @@ def _setting_arms(ip: Interp, test, env, a, b):
                 del fixed[n]
         out.append(mine if fixed is None else fixed)
     return out[0], out[1]
+
+
+def _item_keyed(test, loops) -> int | None:
+    """`"k" in batch` (or `not in`), `batch` the target of one of the frame's loops that never stores
+    into it: the index of that loop. A data loader's batches hold the same keys from one to the next
+    (one collate function makes them all), so the test keeps its truth there like a setting."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], (ast.In, ast.NotIn))
+        and isinstance(test.left, ast.Constant)
+        and isinstance(test.left.value, str)
+        and isinstance(test.comparators[0], ast.Name)
+    ):
+        return None
+    name = test.comparators[0].id
+    for i, lp in enumerate(loops):
+        node = lp["node"]
+        if isinstance(node, ast.For) and name in {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}:
+            stored = any(
+                isinstance(n, ast.Subscript)
+                and isinstance(n.ctx, (ast.Store, ast.Del))
+                and isinstance(n.value, ast.Name)
+                and n.value.id == name
+                for n in ast.walk(node)
+            )
+            return None if stored else i
+    return None
 
 
 _LIFECYCLE = re.compile(r"\.(?:step|zero_grad)\(|\bbackward\(")
