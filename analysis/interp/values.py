@@ -182,6 +182,12 @@ def _containers(objs: frozenset) -> list:
     return found
 
 
+def _names_only(v: V) -> bool:
+    """`v` is only names of library code (no class or object of the project's): a join of such
+    values keeps each name. (`NoisyLinear if noisy else nn.Linear` keeps the project's class.)"""
+    return all(type(o) is QualRef for o in v.objs)
+
+
 def _refs(k: int, c) -> frozenset:
     """The name a value that is only a name of library code stands for, as a QualRef."""
     if k == Kind.MODREF and isinstance(c, str) and not c.startswith("<"):
@@ -317,7 +323,7 @@ def join(a: V | None, b: V | None) -> V | None:
         items = tuple(join(x, y) for x, y in zip(a.items, b.items))
     c = a.const if (a.const is not NOCONST and type(a.const) is type(b.const) and a.const == b.const) else NOCONST
     objs = a.objs | b.objs if b.objs else a.objs
-    if c is NOCONST and (a.k | b.k) & Kind.MODREF:
+    if c is NOCONST and (a.k | b.k) & Kind.MODREF and _names_only(a) and _names_only(b):
         objs = objs | _refs(a.k, a.const) | _refs(b.k, b.const)  # two names: each kept
     return V(
         a.k | b.k,
@@ -414,7 +420,12 @@ def _fold(a: V, rest: list[V]) -> V:
     for b in rest[i:]:
         if shape != b.shape:
             shape = _join_shapes(shape, b.shape, k, b.k)
-        if (k | b.k) & Kind.MODREF and not (c is not NOCONST and type(c) is type(b.const) and c == b.const):
+        if (
+            (k | b.k) & Kind.MODREF
+            and not (c is not NOCONST and type(c) is type(b.const) and c == b.const)
+            and all(type(o) is QualRef for s in sets[0] for o in s)
+            and _names_only(b)
+        ):
             sets[0] += [_refs(k, c), _refs(b.k, b.const)]  # as join keeps two names
         k |= b.k
         top = top or b.top

@@ -26,6 +26,7 @@ def build() -> Semantics:
     # other libraries' optimizers and data-parallel wrappers, modelled as torch's
     calls.when(lambda qual, head, short: short in tables.THIRD_PARTY_OPTIMIZERS, torch_optimizers.new_optimizer)
     calls.when(lambda qual, head, short: short in tables.THIRD_PARTY_WRAPPERS, torch_modules.wrapper)
+    calls.when(lambda qual, head, short: short in tables.THIRD_PARTY_SCALERS, torch_optimizers.new_scaler)
     # names no torch handler answered: a framework's, else a library's
     calls.when(lambda qual, head, short: True, frameworks.framework_fallback)
     calls.when(lambda qual, head, short: True, library.library_fallback)

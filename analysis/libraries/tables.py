@@ -249,6 +249,11 @@ THIRD_PARTY_OPTIMIZERS = frozenset(
     }
 )
 
+# Loss scalers of other libraries that hold a torch GradScaler (timm.utils' NativeScaler, whose call
+# scales, backpropagates, steps and updates; its ApexScaler, over apex's own loss scaling): made, a
+# scaler is in use (GA409's float16 autocast check), though the engine does not follow their call
+THIRD_PARTY_SCALERS = frozenset({"NativeScaler", "ApexScaler"})
+
 # Data-parallel wrappers of other libraries that give back the module they wrap
 # (fairscale.nn.data_parallel.ShardedDataParallel), like torch's own (ops/hand_facts.WRAPPERS).
 THIRD_PARTY_WRAPPERS = frozenset({"ShardedDataParallel"})
