@@ -124,7 +124,10 @@ RULE = Rule(
 Flags an optimizer's `step()` in a loop that runs `backward()` and `step()` every iteration while
 nothing in the loop clears that optimizer's gradients (`optimizer.zero_grad()`,
 `model.zero_grad()`, `p.grad = None`). Deliberate accumulation, where the step and the clearing
-run under a counter condition, and closures that clear (LBFGS) are not flagged.
+run under a counter condition, and closures that clear (LBFGS) are not flagged. A `backward()` in
+an inner loop (micro-batches, several critic steps) is judged against the `step()` of the
+iteration around it; a clear on the other arm of a setting (`if args.amp:`, the same in every
+iteration) does not count for the arm that runs without it.
 """,
     why="""
 `backward()` adds into `.grad`. Without clearing, the gradient applied at step k is the sum of
