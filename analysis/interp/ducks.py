@@ -44,6 +44,7 @@ def _called(scope: ast.AST) -> dict[str, frozenset[str]]:
     found = getattr(scope, "_gradaudit_ducks", None)
     if found is None:
         called: dict[str, set[str]] = {}
+        stepping: list[tuple[str, ast.expr]] = []  # `r.step(x)`: (r, x), a scaler's step of x if r is one
         for n in ast.walk(scope):
             if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
                 continue
@@ -52,13 +53,14 @@ def _called(scope: ast.AST) -> dict[str, frozenset[str]]:
                 receiver = _receiver(n)
                 if receiver is not None:
                     called.setdefault(receiver, set()).add(name)
-        for n in ast.walk(scope):
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "step" and n.args:
-                if _is_scaler(called.get(_receiver(n) or "", set())):
-                    try:
-                        called.setdefault(ast.unparse(n.args[0]), set()).add("step")
-                    except Exception:  # a node made by the engine itself
-                        pass
+                    if name == "step" and n.args:
+                        stepping.append((receiver, n.args[0]))
+        for receiver, arg in stepping:
+            if _is_scaler(called[receiver]):
+                try:
+                    called.setdefault(ast.unparse(arg), set()).add("step")
+                except Exception:  # a node made by the engine itself
+                    pass
         found = {r: frozenset(names) for r, names in called.items()}
         scope._gradaudit_ducks = found  # type: ignore[attr-defined]
     return found
