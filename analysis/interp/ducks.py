@@ -27,14 +27,17 @@ _CALLS = frozenset(("zero_grad", "step"))
 _SCALER_CALLS = frozenset(("scale", "step", "update", "unscale_"))
 
 
+def text_of(node) -> str | None:
+    """How the expression `node` is written; None for a node the engine made itself."""
+    try:
+        return ast.unparse(node)
+    except Exception:
+        return None
+
+
 def _receiver(node) -> str | None:
     f = getattr(node, "func", None)
-    if not isinstance(f, ast.Attribute):
-        return None
-    try:
-        return ast.unparse(f.value)
-    except Exception:  # a node made by the engine itself
-        return None
+    return text_of(f.value) if isinstance(f, ast.Attribute) else None
 
 
 def _called(scope: ast.AST) -> dict[str, frozenset[str]]:
@@ -56,11 +59,9 @@ def _called(scope: ast.AST) -> dict[str, frozenset[str]]:
                     if name == "step" and n.args:
                         stepping.append((receiver, n.args[0]))
         for receiver, arg in stepping:
-            if _is_scaler(called[receiver]):
-                try:
-                    called.setdefault(ast.unparse(arg), set()).add("step")
-                except Exception:  # a node made by the engine itself
-                    pass
+            text = text_of(arg) if _is_scaler(called[receiver]) else None
+            if text is not None:
+                called.setdefault(text, set()).add("step")
         found = {r: frozenset(names) for r, names in called.items()}
         scope._gradaudit_ducks = found  # type: ignore[attr-defined]
     return found

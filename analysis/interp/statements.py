@@ -456,15 +456,24 @@ def _item_keyed(test, loops) -> int | None:
     for i, lp in enumerate(loops):
         node = lp["node"]
         if isinstance(node, ast.For) and name in {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}:
-            stored = any(
-                isinstance(n, ast.Subscript)
-                and isinstance(n.ctx, (ast.Store, ast.Del))
-                and isinstance(n.value, ast.Name)
-                and n.value.id == name
-                for n in ast.walk(node)
-            )
-            return None if stored else i
+            return None if name in _subscript_stored(node) else i
     return None
+
+
+def _subscript_stored(loop) -> frozenset:
+    """The names the loop stores or deletes an item of (`batch["k"] = v`), kept on the node (asked
+    at every undecided `if` of a later run)."""
+    found = getattr(loop, "_gradaudit_item_stores", None)
+    if found is None:
+        found = frozenset(
+            n.value.id
+            for n in ast.walk(loop)
+            if isinstance(n, ast.Subscript)
+            and isinstance(n.ctx, (ast.Store, ast.Del))
+            and isinstance(n.value, ast.Name)
+        )
+        loop._gradaudit_item_stores = found
+    return found
 
 
 _LIFECYCLE = re.compile(r"\.(?:step|zero_grad)\(|\bbackward\(")

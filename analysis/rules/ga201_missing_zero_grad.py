@@ -37,6 +37,7 @@ def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     opts = optimizers(model)
     out = []
+    enclosing: dict[tuple[int, ...], tuple[Event, ...]] = {}  # an iteration's events, by its loops
     for step in model.steps:
         if step.kind != EventKind.BACKWARD or not step.loops:
             continue
@@ -53,7 +54,9 @@ def check(ctx: RuleContext) -> list[Finding]:
             while not stepping and loops:
                 # backward() in an inner loop (micro-batches, several D steps), step() after it in
                 # an enclosing iteration: that iteration is the one to clear in
-                events = [e for e in model.events if in_iteration(e, loops)]
+                if loops not in enclosing:
+                    enclosing[loops] = tuple(e for e in model.events if in_iteration(e, loops))
+                events = enclosing[loops]
                 stepping = [
                     e
                     for e in steps_of(events, key)

@@ -8,7 +8,6 @@ SchedObj and ScalerObj.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable
 
 from ..interp import ducks, recording
@@ -229,9 +228,10 @@ def _scale(ip: Core, s: ScalerObj, args, node) -> V:
 def _scaler_step(ip: Core, s: ScalerObj, args, node) -> V:
     opt = args[0] if args else UNKNOWN
     optims = list(opt.of(OptimObj))
+    given = getattr(node, "args", None)
     for o in opt.of(SymObj):
         # a trainer's optimizer argument cleared with zero_grad() where it is stepped (interp/ducks.py)
-        duck = ducks.optimizer_of(ip, o, node, text=_text(node.args[0])) if getattr(node, "args", None) else None
+        duck = ducks.optimizer_of(ip, o, node, text=ducks.text_of(given[0])) if given else None
         if duck is not None:
             optims.append(duck)
         else:
@@ -243,13 +243,6 @@ def _scaler_step(ip: Core, s: ScalerObj, args, node) -> V:
     return NONE
 
 
-def _text(node) -> str | None:
-    try:
-        return ast.unparse(node)
-    except Exception:  # a node made by the engine itself
-        return None
-
-
 def _update(ip: Core, s: ScalerObj, args, node) -> V:
     ip.event(EventKind.SCALER_UPDATE, node, s)
     return NONE
@@ -259,7 +252,7 @@ def _unscale(ip: Core, s: ScalerObj, args, node) -> V:
     opts = list(args[0].of(OptimObj)) if args and isinstance(args[0], V) else []
     if not opts and args and isinstance(args[0], V) and getattr(node, "args", None):
         for o in args[0].of(SymObj):
-            duck = ducks.optimizer_of(ip, o, node, text=_text(node.args[0]))
+            duck = ducks.optimizer_of(ip, o, node, text=ducks.text_of(node.args[0]))
             if duck is not None:
                 opts.append(duck)
     ip.event(EventKind.UNSCALE, node, opts[0] if opts else None, units=opts[0].units() if opts else None)
