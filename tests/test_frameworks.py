@@ -267,6 +267,44 @@ for step in range(3):
     assert found(result) == expected
 
 
+APEX = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from apex import amp
+
+model = nn.Linear(8, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=10)
+model, optimizer = amp.initialize(model, optimizer, opt_level="O1")
+for step in range(3):
+    x, y = torch.randn(4, 8), torch.randint(0, 2, (4,))
+    loss = F.cross_entropy(model(x), y)
+    optimizer.zero_grad()
+    with amp.scale_loss(loss, optimizer) as scaled_loss:
+        scaled_loss.backward()
+    torch.nn.utils.clip_grad_norm_(amp.master_params(optimizer), 1.0)
+    scheduler.step()  # <- GA207
+    optimizer.step()
+"""
+
+
+def test_apex_amp_gives_back_the_optimizer_and_backpropagates_the_loss():
+    # apex not installed: amp.initialize hands back the same model and optimizer (patched in
+    # place), the scaled loss of scale_loss has the loss's graph
+    result, expected = run(APEX)
+    assert found(result) == expected
+    [step] = {s.span: s for s in result.model.steps}.values()
+    assert not step.not_understood
+    assert sorted(p.name for p in step.reached) == ["model.bias", "model.weight"]
+    result, _ = run(
+        APEX.replace(
+            "    scheduler.step()  # <- GA207\n    optimizer.step()", "    optimizer.step()\n    scheduler.step()"
+        )
+    )
+    assert found(result) == []
+
+
 def test_fabric_backward_on_an_unknown_object_takes_its_argument_as_the_loss():
     # Lightning not installed, `fit` run on unknown arguments: `fabric.backward(loss)` was read as a
     # tensor's backward() on `fabric`: a loss named "fabric", no modules, no optimizer stepped for it

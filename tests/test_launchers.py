@@ -63,6 +63,37 @@ def fit(fabric, model, optimizer):
 """
 
 
+PROCESS = """
+import torch
+import torch.multiprocessing as mp
+import torch.nn as nn
+
+
+def run(rank, world_size, model, lr):
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    for step in range(10):
+        loss = model(torch.randn(3, 4)).pow(2).mean()
+        loss.backward()
+        optimizer.step()  # <- GA201
+
+
+def main():
+    model = nn.Linear(4, 2)
+    world_size = torch.cuda.device_count()
+    children = []
+    for rank in range(world_size):
+        child = mp.Process(target=run, args=(rank, world_size, model, 0.1))
+        children.append(child)
+        child.start()
+    for child in children:
+        child.join()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
 def _check(source: str):
     clean, expected = strip_markers(textwrap.dedent(source))
     result = analyze(clean, path="train.py")
@@ -75,6 +106,25 @@ def test_spawn_runs_the_worker_on_the_launchers_arguments():
     assert found(result) == expected
     (step,) = result.model.steps
     assert not step.not_understood  # the model and lr come from main(), not unknown arguments
+
+
+def test_a_process_runs_its_target_on_the_given_arguments():
+    result, expected = _check(PROCESS)
+    assert found(result) == expected
+    # one process per rank: the loop's runs each start one
+    assert result.model.steps
+    assert not any(step.not_understood for step in result.model.steps)  # model and lr come from main()
+
+
+def test_a_thread_with_keyword_arguments_is_left_to_run_alone():
+    source = PROCESS.replace(
+        "mp.Process(target=run, args=(rank, world_size, model, 0.1))", "threading.Thread(target=run, kwargs={})"
+    )
+    source = source.replace("import torch\n", "import threading\n\nimport torch\n", 1)
+    result, _ = _check(source)
+    # the target then runs alone, on unknown arguments: its step is still found, not understood
+    assert result.model.steps
+    assert all(step.not_understood for step in result.model.steps)
 
 
 def test_fabric_launch_runs_main_with_the_setup_arguments():

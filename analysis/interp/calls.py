@@ -192,7 +192,17 @@ def _run_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v) -> V:
     for v in list(args) + list(kwargs.values()):
         if isinstance(v, V):
             arg_objs.update(v.objs)
-    frame = Frame(fn, fn.scope, fn.closure, call_site, frozenset(arg_objs), cls=fn.cls, self_v=self_v, label=fn.qual)
+    frame = Frame(
+        fn,
+        fn.scope,
+        fn.closure,
+        call_site,
+        frozenset(arg_objs),
+        cls=fn.cls,
+        self_v=self_v,
+        label=fn.qual,
+        cond=ip.st.cond,
+    )
     saved = (ip.st.sf, ip.st.nograd, ip.st.ctx, ip.st.grad_known)
     if call_site is not None:
         ip.st.ctx = ip.st.ctx + (("call", node, fn, ip.st.sf),)
@@ -630,7 +640,8 @@ def set_attr(ip: Interp, recv: V, attr: str, value: V, stmt, target, env):
     if attr == "requires_grad" and (recv.k & Kind.TENSOR or any(isinstance(o, STORAGE) for o in recv.objs)):
         flag = value.const if isinstance(value.const, bool) else None
         ip.sem.tensors.set_requires_grad(ip, recv, flag, stmt, target.value, env, stmt)
-    elif attr == "grad" and value.k == Kind.NONE:
+    elif attr == "grad" and (value.k == Kind.NONE or _zeros(getattr(stmt, "value", None))):
+        # `p.grad = None`, or zeros (`torch.zeros_like(p)`, `0.0 * p.grad`): the gradient is cleared
         units = [o for o in recv.objs if isinstance(o, Unit)]
         recording.event(ip, EventKind.ZERO_GRAD, stmt, frozenset(units), detail="grad=None", units=frozenset(units))
     elif attr == "grad" and value.k & Kind.TENSOR:
@@ -643,6 +654,12 @@ def set_attr(ip: Interp, recv: V, attr: str, value: V, stmt, target, env):
 
 
 def _zeros(node) -> bool:
+    """`torch.zeros_like(p)`, `0 * g`, `g * 0.0`: an expression whose value is all zeros."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return any(
+            isinstance(side, ast.Constant) and type(side.value) in (int, float) and side.value == 0
+            for side in (node.left, node.right)
+        )
     f = node.func if isinstance(node, ast.Call) else None
     name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
     return name in T.ZERO_FACTORIES

@@ -58,6 +58,7 @@ class Frame:
         "call_site",
         "closure",
         "cls",
+        "cond",
         "func",
         "graph_reads",
         "guards",
@@ -71,8 +72,11 @@ class Frame:
         "yields",
     )
 
-    def __init__(self, func, scope, closure, call_site, arg_objs, cls=None, self_v=None, label=""):
+    def __init__(self, func, scope, closure, call_site, arg_objs, cls=None, self_v=None, label="", cond=0):
         self.func = func
+        # the branch depth the call began at: a global the function sets at that depth is set
+        # whenever the function runs (statements.bind_name)
+        self.cond = cond
         self.scope = scope
         self.closure = closure
         self.returns: list[V] = []

@@ -256,8 +256,11 @@ LEVELS = 3  # methods calling methods through self, followed up from a training 
 
 _CALLED_DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*\(")
 # a function handed to a process launcher, which calls it: `fabric.launch(main, ...)`,
-# `mp.spawn(main_worker, ...)`, detectron2's `launch(main, num_gpus, args=(args,))`
-_LAUNCHED = re.compile(r"\b(?:launch|spawn|start_processes)\s*\(\s*([A-Za-z_]\w*)\s*[,)]")
+# `mp.spawn(main_worker, ...)`, detectron2's `launch(main, num_gpus, args=(args,))`, `mp.Process(target=run, ...)`
+_LAUNCHED = re.compile(
+    r"(?:\b(?:launch|spawn|start_processes)\s*\(\s*(?=[A-Za-z_]\w*\s*[,)])"
+    r"|\b(?:Process|Thread)\s*\([^()]*?\btarget\s*=\s*)([A-Za-z_]\w*)"
+)
 
 
 def _callers_of(sf: SourceFile, candidates: list[FuncObj], others: list[FuncObj], imported: set[str]) -> list[FuncObj]:

@@ -838,7 +838,7 @@ class CtxObj(Obj):
 
     def __init__(self, kind, site, detail=None, enabled=None):
         super().__init__()
-        self.kind = kind  # 'nograd' | 'grad' | 'autocast' | 'other'
+        self.kind = kind  # 'nograd' | 'grad' | 'autocast' | 'value' (gives `detail` to `as`) | 'other'
         self.site = site
         self.detail = detail
         self.enabled = enabled  # autocast(enabled=...) when a constant

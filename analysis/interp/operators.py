@@ -35,6 +35,10 @@ def binop(ip: Core, op, left: V, right: V, node) -> V:
             return const(_BINOPS[type(op)](lc, rc), node)
         except Exception:
             pass
+    if isinstance(op, ast.Mod) and type(rc) is int and rc in (1, -1) and left.k == Kind.NUMBER and lc is NOCONST:
+        # a count modulo 1 (`(step + 1) % accumulation_steps` with accumulation_steps = 1): every
+        # integer is a multiple of 1, so the update runs at each iteration
+        return const(0, node)
     exact = _exact_sequence(ip, op, left, right, node)
     if exact is not None:
         return exact

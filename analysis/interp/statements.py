@@ -495,13 +495,25 @@ def _varies_per_iteration(ip: Interp, stmt) -> bool:
     return hit and counter_like(stmt.test, loops[-1]["node"])
 
 
+def _modulo_one(ip: Interp, test, env) -> bool:
+    """`(step + 1) % accumulation_steps == 0` with accumulation_steps = 1: the same truth at every
+    iteration (every integer is a multiple of 1), so the engine's answer holds for all of them."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return False
+    sides = [s for s in (test.left, test.comparators[0]) if isinstance(s, ast.BinOp) and isinstance(s.op, ast.Mod)]
+    if len(sides) != 1:
+        return False
+    c = ip.eval(sides[0].right, env).const
+    return type(c) is int and c in (1, -1)
+
+
 def _s_if(ip: Interp, stmt, env):
     tail = _dispatch_tail(stmt)
     if tail is not None:
         setattr(tail, _TAIL, True)
     test = ip.eval(stmt.test, env)
     known = truth(test)
-    if known is not None and _varies_per_iteration(ip, stmt):
+    if known is not None and _varies_per_iteration(ip, stmt) and not _modulo_one(ip, stmt.test, env):
         known = None
     if known is None:
         known = flags.assumed(ip, stmt.test)
@@ -1490,9 +1502,16 @@ def bind_name(ip: Interp, name: str, value: V, env: dict, stmt, rebind_check=Tru
         value = recording.note_loss(ip, value, f"`{name}`")
     frame = ip.st.stack[-1]
     if frame.func is not None and frame.func.scope.sf.declares_globals and name in _declared_global(frame.func.node):
-        # `global Attention; Attention = LoRAAttention` in a function: the module's name changes
-        g = frame.scope.globals
-        g[name] = join(g.get(name), value) if ip.st.cond and name in g else value
+        # `global Attention; Attention = LoRAAttention` in a function: the module's name changes.
+        # Set under no branch of the function itself, the name holds the new value from here on
+        # (`global loss_d` assigned in each iteration of a training loop run from a launcher under
+        # an `if`: a join would keep every earlier iteration's loss, its graph long freed)
+        # Under an undecided `if` at module level, the arm's bindings are the module's names
+        # (`_exec_body`): the function's write goes there, where its reads find it.
+        g = ip.st.live_globals.get(id(frame.scope.globals))
+        if g is None:
+            g = frame.scope.globals
+        g[name] = join(g.get(name), value) if ip.st.cond > frame.cond and name in g else value
         env.pop(name, None)
         name_objects(ip, value, name)
         return

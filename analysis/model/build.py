@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any, overload
 
 from ..interp import settings, shapes
-from ..interp.loop_facts import counter_like
+from ..interp.loop_facts import counter_like, rebound
 from ..interp.objects import (
     FROZEN,
     MAYBE,
@@ -482,6 +482,7 @@ class Builder:
                         # when each of them was saved (the other may be the one that changed)
                         and all(g in saved for g in group)
                         and not (_detached_in_place(site) and s.op in T.SAVES_OUTPUT)
+                        and not _carried_in_and_out(s, site)
                     ):
                         hits.append(M.InplaceHit(self.span(site), self.span(s.site), s.op))
                         # `out += x; out = relu_(out)`: the later changes of a tensor already
@@ -1155,3 +1156,51 @@ def _library_modules(trace: Trace) -> tuple[M.LibraryModule, ...]:
             span = M.Span(path, line, 0, line, 0)
         out.append(M.LibraryModule(m.path(), m.type_name(), lm.canonical, lm.how, span, lm.note))
     return tuple(out)
+
+
+def _module_names(sf: SourceFile) -> frozenset[str]:
+    """The names a file's imports bind (`F`, `torch`): a call on one is a function's, not a method's."""
+    names = getattr(sf.tree, "_gradaudit_imported", None)
+    if names is None:
+        names = frozenset(
+            (a.asname or a.name).partition(".")[0]
+            for n in ast.walk(sf.tree)
+            if isinstance(n, (ast.Import, ast.ImportFrom))
+            for a in n.names
+        )
+        sf.tree._gradaudit_imported = names  # type: ignore[attr-defined]  # a cache on the tree
+    return names
+
+
+def _changed_name(stmt: ast.AST, modules: frozenset[str]) -> str | None:
+    """The local name an in-place statement (or call) changes: `x += v`, `x = F.relu_(x)`, `x.add_(v)`."""
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+        return stmt.target.id
+    call = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign)) else stmt
+    if isinstance(call, ast.Call):
+        func = call.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id not in modules:
+            return func.value.id if func.attr.endswith("_") else None
+        if call.args and isinstance(call.args[0], ast.Name):
+            return call.args[0].id
+    return None
+
+
+def _carried_in_and_out(s: SaveRec, site: Site) -> bool:
+    """The save was of a tensor a loop iteration received from before it (`h` in `h = f(h)`, saved
+    by `f`), and the change is after that loop, to the name the loop rebinds: after the loop the
+    name holds the last iteration's new tensor (or, if none ran, the first one, which no iteration
+    then saved), never a tensor an iteration received. The engine's loop, run twice and joined, has
+    both in one value (a vocoder's `x = leaky_relu_(x); x = up(x)` per stage, then
+    `leaky_relu_(x)` after the stages: no saved tensor changes)."""
+    storage = s.storage
+    for c in s.ctx:
+        if c[0] != "loop" or getattr(storage, "oid", None) is None or storage.oid >= c[5]:
+            continue
+        loop = c[1]
+        if site.mod is not c[3] or not site.node.lineno > (loop.end_lineno or loop.lineno):
+            continue
+        name = _changed_name(site.node, _module_names(site.mod))
+        if name is not None and name in rebound(loop):
+            return True
+    return False

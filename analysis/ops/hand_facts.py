@@ -514,6 +514,14 @@ NARROW_FLOAT_NAMES = ("torch.float32", "torch.float", "torch.float16", "torch.ha
 SET_DEFAULT_DTYPE = ("torch.set_default_dtype", "torch.set_default_tensor_type")
 # process launchers that run `fn(rank, *args)` in each worker (a DDP script's main_worker)
 SPAWN = ("torch.multiprocessing.spawn", "torch.multiprocessing.start_processes", "torch.multiprocessing.spawn.spawn")
+# process and thread classes that run `target(*args, **kwargs)` once started (torch.multiprocessing
+# re-exports the standard library's)
+PROCESS = (
+    "torch.multiprocessing.Process",
+    "multiprocessing.Process",
+    "multiprocessing.context.Process",
+    "threading.Thread",
+)
 # conversions to float64, to a narrower float, and the ones told the dtype by an argument
 TO_FLOAT64 = ("double",)
 TO_NARROW_FLOAT = ("float", "half", "bfloat16")

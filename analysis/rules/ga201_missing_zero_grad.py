@@ -107,7 +107,72 @@ def check(ctx: RuleContext) -> list[Finding]:
                     fix=_fix(ctx, first, opt),
                 )
             )
+    out += _stale_before_the_loop(ctx, opts)
     return first_by_span(out)
+
+
+def _stale_before_the_loop(ctx: RuleContext, opts: dict) -> list[Finding]:
+    """A loop that clears its optimizer's gradients only after the step (`step(); zero_grad()`),
+    after a backward() before the loop reached the same parameters with no clear in between (a
+    debug pass that writes reference gradients): the loop's first step applies that backward's
+    gradients added to its own."""
+    model = ctx.model
+    out: list[Finding] = []
+    seen: set[tuple[int, int]] = set()
+    backwards = [(s, own_event(s)) for s in model.steps if s.kind == EventKind.BACKWARD]
+    for step in model.steps:
+        bw = own_event(step)
+        if bw is None or step.kind != EventKind.BACKWARD or not step.loops:
+            continue
+        for key in step.stepped:
+            opt = opts.get(key)
+            if opt is None or opt.escaped or opt.fresh_params or (step.loops[0], key) in seen:
+                continue
+            events: tuple[Event, ...] = step.events
+            stepping = [e for e in steps_of(events, key) if e.seq > bw.seq]
+            loops = step.loops[:-1]
+            while not stepping and loops:
+                # backward() per micro-batch in an inner loop, step() in the iteration around it
+                events = tuple(e for e in model.events if in_iteration(e, loops))
+                stepping = [e for e in steps_of(events, key) if len(e.loops) == len(loops) and e.seq > bw.seq]
+                loops = loops[:-1]
+            if not stepping or any(e.detail == "closure" for e in stepping):
+                continue
+            seen.add((step.loops[0], key))
+            first = stepping[0]
+            held = opt.params | first.params
+            cleared = [e for e in events if clears(e, held, opt)]
+            # cleared only after the step (a loop with no clear at all is the check above)
+            if not cleared or any(e.seq < first.seq for e in cleared):
+                continue
+            start = min(e.seq for e in model.events if in_iteration(e, step.loops[:1]))
+            for other, obw in backwards:
+                if obw is None or obw.seq >= start or other.loops[:1] == step.loops[:1] or obw.exclusive(bw):
+                    continue
+                reached = held & other.reached
+                if not reached or any(
+                    clears(e, held, opt) or (e.kind == EventKind.STEP and e.target_key == key)
+                    for e in model.events
+                    if obw.seq < e.seq < start
+                ):
+                    continue
+                out.append(
+                    RULE.finding(
+                        first.span,
+                        f"the first {call_of(opt, 'step')} of the loop applies the gradients that "
+                        f"`{other.loss}.backward()` left before the loop in {describe(reached)}, added to its own: "
+                        f"the loop clears them only after each step",
+                        # under a setting (`if args.write_tensors:`) the earlier backward may not run
+                        confidence=SUSPICIOUS if obw.guarded or obw.conds else CONFIRMED,
+                        params=names(reached),
+                        related=(
+                            Related(other.span, f"`{other.loss}.backward()` before the loop"),
+                            Related(cleared[0].span, "the loop clears the gradients only here, after the step"),
+                        ),
+                    )
+                )
+                break
+    return out
 
 
 def _other_setting(e: Event, bw: Event, counters: frozenset[int]) -> bool:
@@ -130,7 +195,9 @@ nothing in the loop clears that optimizer's gradients (`optimizer.zero_grad()`,
 run under a counter condition, and closures that clear (LBFGS) are not flagged. A `backward()` in
 an inner loop (micro-batches, several critic steps) is judged against the `step()` of the
 iteration around it; a clear on the other arm of a setting (`if args.amp:`, the same in every
-iteration) does not count for the arm that runs without it.
+iteration) does not count for the arm that runs without it. Also flagged: a loop that clears only
+after its step (`step(); zero_grad()`) when a `backward()` before the loop (a reference or debug
+pass) reached the same parameters and nothing cleared them since: the first step applies both.
 """,
     why="""
 `backward()` adds into `.grad`. Without clearing, the gradient applied at step k is the sum of

@@ -1,7 +1,9 @@
 """Process launchers: `torch.multiprocessing.spawn(main_worker, nprocs=n, args=(cfg,))` runs
 `main_worker(rank, cfg)` in each worker. The engine runs it once, on the arguments the launcher is
 given and an unknown rank, so the worker's training step sees the script's configuration and
-models instead of running alone on unknown arguments."""
+models instead of running alone on unknown arguments. `mp.Process(target=run, args=(...))` (and a
+thread) runs `run(*args, **kwargs)` the same way; it is run where the process is made, as its
+`start()` follows it."""
 
 from __future__ import annotations
 
@@ -22,3 +24,23 @@ def spawn(ip: Core, qual, args, kwargs, node, env) -> V | None:
         return None  # arguments the engine cannot split: the worker runs on its own, as before
     ip.call_value(fn, [V(Kind.NUMBER, site=node), *extra], {}, node, env)
     return NONE
+
+
+def process(ip: Core, qual, args, kwargs, node, env) -> V | None:
+    """`Process(group, target, name, args, kwargs)`: the target runs once on the given arguments;
+    the process object itself stays unknown (its `start()` and `join()` do nothing here)."""
+    fn = kwargs.get("target", args[1] if len(args) > 1 else None)
+    if not isinstance(fn, V) or not fn.objs or any(isinstance(a, Star) for a in args):
+        return None
+    given = kwargs.get("args", args[3] if len(args) > 3 else None)
+    named = kwargs.get("kwargs", args[4] if len(args) > 4 else None)
+    if given is None:
+        extra: list = []
+    elif isinstance(given, V) and given.items is not None:
+        extra = list(given.items)
+    else:
+        return None  # arguments the engine cannot split: the target runs on its own, as before
+    if named is not None:
+        return None  # a dict of keyword arguments: not split here
+    ip.call_value(fn, extra, {}, node, env)
+    return None  # the process object: the call's ordinary (unknown) value

@@ -51,6 +51,7 @@ def register_calls(calls: CallTable) -> None:
     calls.names(T.SET_GRAD_CTX, grad_mode.set_grad_enabled)
     calls.names(T.SET_DEFAULT_DTYPE, numeric_ops.set_default_dtype)
     calls.names(T.SPAWN, processes.spawn)
+    calls.names(T.PROCESS, processes.process)
     calls.names(T.AUTOCAST_CTX, grad_mode.autocast)
     calls.names(("torch.autograd.grad",), autograd.grad)
     calls.names(("torch.autograd.backward",), autograd.backward)
