@@ -67,6 +67,7 @@ SPLITS = (
     "held10",
     "held11",
     "held12",
+    "held13",
 )
 # What a checkout keeps: the analysed sources and what makes a folder a project.
 KEEP_SUFFIXES = (".py", ".pyi", ".ipynb")
