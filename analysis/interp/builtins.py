@@ -7,6 +7,7 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
+from ..ops import torch_api as T
 from . import recording
 from . import results as R
 from .containers import MAP_ITEMS, columns
@@ -77,9 +78,12 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
     if name in ("len", "id", "hash", "ord", "callable", "isinstance", "issubclass", "hasattr"):
         if name == "isinstance" and a0 is not None and len(args) > 1:
             return isinstance_check(ip, a0, args[1])
-        if name == "hasattr" and a0 is not None and len(args) > 1 and _has_attr(a0, args[1]):
-            # `if not hasattr(self, "proj")`: a module that built its head in __init__ has it from then on
-            return const(True)
+        if name == "hasattr" and a0 is not None and len(args) > 1:
+            # `if not hasattr(self, "proj")`: a module that built its head in __init__ has it from then
+            # on; `hasattr(v, "bias")` of an nn.ReLU is False
+            has = _has_attr(a0, args[1])
+            if has is not None:
+                return const(has)
         if name == "len" and a0 is not None and (layers := _layers(a0)) is not None:
             return const(len(layers), node)  # `range(23, len(self.vgg))`: a container module's layers are known
         return V(Kind.NUMBER, site=node)
@@ -248,23 +252,36 @@ def _many(v) -> bool:
     return any(o.elems is None or len(o.elems) > 1 for o in v.of(ListObj))
 
 
-def _has_attr(value: V, name: V) -> bool:
-    """Every object `value` may be certainly has the attribute `name` (set on it, or its class's)."""
+def _has_attr(value: V, name: V) -> bool | None:
+    """True when every object `value` may be certainly has the attribute `name` (set on it, or its
+    class's); False when none has it (a torch module of a class that defines no such attribute);
+    None when not known."""
     attr = name.const if isinstance(name, V) else None
     if not isinstance(attr, str) or not value.objs:
-        return False
+        return None
+    answers: set[bool | None] = set()
     for o in value.objs:
         if isinstance(o, ModuleObj):
             found = attr in o.children or attr in o.attrs
             if not found and o.cls is not None:
                 found = o.cls.lookup(attr) is not None or o.cls.lookup_attr(attr) is not None
+            if not found and _lacks(o, attr):
+                answers.add(False)
+                continue
         elif isinstance(o, InstanceObj):
             found = attr in o.attrs or o.cls.lookup(attr) is not None or o.cls.lookup_attr(attr) is not None
         else:
-            return False
-        if not found:
-            return False
-    return True
+            return None
+        answers.add(True if found else None)
+    return answers.pop() if len(answers) == 1 else None
+
+
+def _lacks(m: ModuleObj, attr: str) -> bool:
+    """A torch module, seen whole, of a class with no attribute `attr` (`weight`/`bias` of an
+    activation, a container, a pooling layer, MultiheadAttention)."""
+    if m.cls is not None or m.lib is not None or m.opaque or not m.qual or not m.qual.startswith("torch.nn."):
+        return False
+    return attr in T.NO_WEIGHT_ATTRS.get(m.qual.rsplit(".", 1)[-1], ())
 
 
 # Python's own types that a value's kind decides, and the type each kind is (None: an int, a float or a bool)
@@ -326,6 +343,15 @@ def isinstance_check(ip: Interp, value: V, cls: V) -> V:
                 return const(True)
             if hits == {False} and all(o.qual for o in value.objs):
                 return const(False)
+    if q == "torch.nn.Parameter" and value.k == Kind.NONE:
+        return const(False)  # `isinstance(m.bias, nn.Parameter)` of a layer built with bias=False
+    if (
+        q == "torch.nn.Parameter"
+        and value.objs
+        and not value.unk
+        and all(isinstance(o, Unit) and o.kind == Unit.PARAM for o in value.objs)
+    ):
+        return const(True)  # a module's registered parameter
     if q == "torch.Tensor" and value.marks & Mark.GRAPH:
         return const(True)  # backward() ran on it: only a tensor has one
     if q in ("torch.Tensor", "torch.nn.Parameter") and not value.unk:

@@ -619,6 +619,9 @@ def _s_for(ip: Interp, stmt, env):
         elems = _counted(ip, stmt, env)
     if elems is not None:
         return _run_unrolled(ip, stmt, env, elems)
+    elems = _named_modules(ip, stmt, env)
+    if elems is not None:
+        return _run_unrolled(ip, stmt, env, elems)
     it = ip.eval(stmt.iter, env)
     elems = _constant_elements(ip, it)
     if elems is None:
@@ -768,6 +771,50 @@ def _named_parameters(ip: Interp, stmt, it: V) -> list | None:
     if named is None or not 0 < len(named) <= _UNROLL_PARAMS:
         return None
     return [make_tuple([const(name), unit_value(u)], None) for name, u in named]
+
+
+# at most this many modules are visited one by one by a loop over `named_modules()`
+_UNROLL_MODULES = 512
+
+
+def _named_modules(ip: Interp, stmt, env) -> list | None:
+    """`for k, v in model.named_modules(): if hasattr(v, "bias") and isinstance(v.bias,
+    nn.Parameter): pg2.append(v.bias) ...` (the parameter groups of yolov5 and its descendants),
+    in a loop that does not train: one iteration per module with its name, in the order torch
+    yields them, so that each group holds exactly the parameters its tests pick (joined, every
+    group held any module's weight, and parameters no test picks, an attention's
+    `in_proj_weight`, were never seen missing). Only when the whole tree is in sight."""
+    call = stmt.iter
+    if not (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr in ("named_modules", "modules")
+        and not call.args
+        and not call.keywords
+    ):
+        return None
+    named = call.func.attr == "named_modules"
+    if named != (isinstance(stmt.target, ast.Tuple) and len(stmt.target.elts) == 2) or trains(ip.st.sf, stmt):
+        return None
+    recv = ip.eval(call.func.value, env)
+    mods = recv.of(ModuleObj)
+    if len(mods) != 1 or recv.objs - {mods[0]}:
+        return None
+    out: list = []
+    seen: set = set()
+    stack = [("", mods[0])]
+    while stack:
+        prefix, mod = stack.pop()
+        if mod.oid in seen:
+            continue
+        if len(out) >= _UNROLL_MODULES:
+            return None
+        seen.add(mod.oid)
+        value = module_value(mod)
+        out.append(make_tuple([const(prefix), value], None) if named else value)
+        kids = [(f"{prefix}.{k}" if prefix else str(k), c) for k, c in mod.children.items() if isinstance(c, ModuleObj)]
+        stack.extend(reversed(kids))
+    return out
 
 
 def _names_of_parameters(m: ModuleObj) -> list | None:

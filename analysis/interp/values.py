@@ -121,6 +121,9 @@ class Mark:
     # row of it is the zero vector (or constant) only on a set of measure zero, so its norm or std
     # is not a value that "can be exactly 0" (a ReLU feature through a bias-free layer can be)
     DENSE = 262144
+    # the reciprocal of an exp of raw activations or of their sum (`1.0 / exp(k).cumsum(1)`): what a
+    # hand-written normalisation multiplies by (an exp-weighted sum times it is a manual softmax)
+    INV_EXP = 524288
 
 
 class _NoConst:

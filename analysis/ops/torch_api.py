@@ -42,6 +42,15 @@ PARAM_MODULES: dict[str, tuple[tuple[str, ...], ModuleFlags]] = {
     name: (_sets.MODULE_PARAMS[name], _MODULE_FLAGS.get(name, {})) for name in H.PARAM_MODULES
 }
 
+# torch.nn module classes without a `weight` or `bias` attribute (`hasattr(nn.ReLU(), "weight")` is
+# False): no parameter of that name (generated from torch), and not a loss (a loss's optional class
+# weights are a buffer named `weight`)
+NO_WEIGHT_ATTRS: dict[str, frozenset[str]] = {
+    name: frozenset(a for a in ("weight", "bias") if a not in _sets.MODULE_PARAMS.get(name, ()))
+    for name in _sets.NN_MODULES
+    if not name.endswith("Loss")
+}
+
 RECURRENT = frozenset(H.RECURRENT)
 
 # Torch modules without parameters: name -> positional index of `inplace` (None when it has none).

@@ -71,8 +71,10 @@ RULE = Rule(
     summary="exp of unbounded values in a manual softmax or log(1 + exp(x))",
     what="""
 Flags `exp` of raw activations (the output of a linear layer, a product with weights) in a
-normalisation written by hand: divided by its own sum (a manual softmax) or inside
-`log(1 + exp(x))`. `exp` of a value with its maximum subtracted, of a log-probability difference
+normalisation written by hand: divided by its own sum (a manual softmax, also when the exp is
+first weighted, `cumsum(exp(k) * v) / cumsum(exp(k))`, or multiplied by a reciprocal
+`1.0 / (exp(k).sum() + eps)`), inside `log(1 + exp(x))`, or in a log of a sum of exps (a
+partition function by hand). `exp` of a value with its maximum subtracted, of a log-probability difference
 (a PPO ratio), of a log-variance or a learned log-scale, and `torch.softmax`, `logsumexp` and
 `softplus` are not flagged.
 """,

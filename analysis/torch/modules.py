@@ -56,7 +56,11 @@ from .tensors import loss_shape
 def module_attr(ip: Core, m: ModuleObj, attr, node) -> V:
     child = m.children.get(attr)
     if child is not None:
-        return module_value(child) if isinstance(child, ModuleObj) else unit_value(child, node)
+        if isinstance(child, ModuleObj):
+            if f"{attr}<1>" in m.children:
+                return join_all([module_value(c) for c in _candidates(m, attr)])
+            return module_value(child)
+        return unit_value(child, node)
     if attr in m.attrs:
         return m.attrs[attr]
     if m.cls is not None:
@@ -84,6 +88,10 @@ def module_attr(ip: Core, m: ModuleObj, attr, node) -> V:
             v = ext.attr(ip, m, attr, node)
             if v is not None:
                 return v
+    if m.opaque and attr in ("weight", "bias") and m.opaque_unit is not None and is_closed(m.opaque_unit):
+        # `v.weight` of a library model the engine cannot see into: one of its unseen parameters
+        # (its param group then holds what the model's own `.parameters()` would, nothing else)
+        return unit_value(m.opaque_unit, node)
     if m.opaque and attr in T.METADATA_ATTRIBUTES:
         # `m.weight.dtype` of a module the engine cannot see: a tensor's metadata, not a submodule
         return V(Kind.UNKNOWN)
@@ -103,6 +111,10 @@ def module_attr(ip: Core, m: ModuleObj, attr, node) -> V:
         return module_value(sub)
     if m.qual and attr in ("weight", "bias") and m.spec is not None:
         return NONE
+    if attr in ("weight", "bias") and m.lib is not None and not m.opaque and m.opaque_unit is None:
+        # a library module seen whole whose parameters do not include it: a buffer (torchvision's
+        # FrozenBatchNorm2d) or None, never a parameter
+        return V(Kind.UNKNOWN, facts=Fact.NOGRAD)
     return V(Kind.UNKNOWN)
 
 
@@ -112,6 +124,19 @@ def module_setattr(ip: Core, m: ModuleObj, attr, value: V, stmt, target):
     mods = [o for o in value.objs if isinstance(o, ModuleObj)]
     params = [o for o in value.objs if isinstance(o, Unit) and o.kind == Unit.PARAM]
     if mods and not (value.k & (Kind.LIST | Kind.DICT | Kind.TUPLE)):
+        prev = m.children.get(attr)
+        if (
+            isinstance(prev, ModuleObj)
+            and prev not in mods
+            and ip.library is None  # a library model's summary keeps one module per slot (models.py)
+            and ip.st.cond_oids
+            and m.oid < ip.st.cond_oids[-1]
+        ):
+            # stored under a condition begun after the module was made (`if config.model_type ==
+            # "RWKV": self.attn = TimeMix(...) elif ...: self.attn = MHA(...)`): the module may hold
+            # what it held before, or this; both stay candidates (`_candidates`)
+            held = _candidates(m, attr)
+            mods = held + [x for x in mods if x not in held]
         register_all(ip, m, attr, mods)
         return
     if params and not (value.k & (Kind.LIST | Kind.DICT | Kind.TUPLE)):
@@ -187,6 +212,17 @@ def _made_in_class(m: ModuleObj, u: Unit) -> bool:
 # candidates registered under one key at most: a value joined over a loop of every module
 # (`for m in model.modules(): m.a = m.b`) would give each of n modules n children
 _CANDIDATES = 16
+
+
+def _candidates(m: ModuleObj, attr: str) -> list[ModuleObj]:
+    """The modules registered under `attr` (`attr`, `attr<1>`, ...: see register_all)."""
+    out = []
+    for i in range(_CANDIDATES):
+        c = m.children.get(attr if i == 0 else f"{attr}<{i}>")
+        if not isinstance(c, ModuleObj):
+            break
+        out.append(c)
+    return out
 
 
 def register_all(ip: Core, m: ModuleObj, key, objs):
@@ -347,10 +383,22 @@ def _register_params(m: ModuleObj, short: str, consts: list, kw: dict, site) -> 
             else:
                 enabled = set()
     created = []
+    parts: dict[str, ModuleObj] = {}
     for n in names:
         if n in enabled:
             u = Unit(Unit.PARAM, n, site, m.seq, count=1)
-            m.register(n, u)
+            child, dot, key = n.partition(".")
+            if dot:
+                # a parameter of a linear child (MultiheadAttention's `out_proj`, a Linear
+                # subclass): the child is a module of its own, as `named_modules()` yields it
+                part = parts.get(child)
+                if part is None:
+                    part = parts[child] = ModuleObj("<Linear>", site, m.seq, qual="torch.nn.Linear")
+                    part.spec = "Linear"
+                    m.register(child, part)
+                part.register(key, u)
+            else:
+                m.register(n, u)
             created.append(u)
     return created
 

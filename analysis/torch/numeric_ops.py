@@ -399,6 +399,10 @@ def arith_numeric(ip: Core, opname, left: V, right: V, node, out: V) -> V:
     if opname == "div":
         risks = check_division(ip, left, right, node)
         _rows_of_division(left, right, risks, out)
+    elif opname == "mul" and (left.marks | right.marks) & Mark.INV_EXP and (left.marks | right.marks) & Mark.EXP:
+        # `exp(k) @ v * (1.0 / exp(k).sum())`: a manual softmax written with the reciprocal
+        weighted = left if left.marks & Mark.EXP and not left.marks & Mark.INV_EXP else right
+        risks = promote(ip, weighted, "exp", "GA404", "exp(x) * (1 / exp(x).sum())")
     elif opname == "pow":
         c = right.const
         if isinstance(c, float) and 0 < c < 1 and N.risky_under_root(left) and requires_grad(left):

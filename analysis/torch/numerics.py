@@ -34,6 +34,7 @@ NUMERIC_MARKS = (
     | Mark.UNIT
     | Mark.SQUARES
     | Mark.DENSE
+    | Mark.INV_EXP
 )
 RISKY = Mark.ZERO | Mark.PROB | Mark.SIGM
 
@@ -114,7 +115,8 @@ def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple
     if op in T.LINEAR:
         if op in T.BIAS_OPERAND and len(ts) > 2:
             biased = True  # F.linear(x, w, b): the bias is an operand
-        return Mark.LOGITS | (Mark.DENSE if biased else 0), 0
+        # a product with an exp of raw activations (`einsum(exp(k), v)`) overflows with it
+        return Mark.LOGITS | (Mark.DENSE if biased else 0) | (inherited(ts) & Mark.EXP), 0
     if op in T.SUMS and first is not None:
         if first.marks & Mark.CAUSAL:
             # a mask that keeps at least one entry per row (causal, or positions < lengths): its sum is >= 1
@@ -177,9 +179,11 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
             marks = 0
             if (positive_const(left.const) and rm & Mark.EXP) or (positive_const(right.const) and lm & Mark.EXP):
                 marks = Mark.LOG1PEXP  # 1 + exp(x): log of it overflows with x
-            return marks, Fact.POSITIVE
+            # `exp(k).sum() + eps` is still inf where exp(k) is (a normaliser with an eps)
+            return marks | ((lm | rm) & Mark.EXP), Fact.POSITIVE
         both = left.facts & right.facts & Fact.MASKED_ZERO
-        return (lm | rm) & (Mark.LOGITS | Mark.ZERO if lnonneg and rnonneg else Mark.LOGITS) | dense, both
+        keep = Mark.LOGITS | Mark.EXP  # `exp(k).sum() + eps`: inf where exp(k) is
+        return (lm | rm) & (keep | Mark.ZERO if lnonneg and rnonneg else keep) | dense, both
     if op == "sub":
         if same_storage:
             return Mark.SELF | Mark.ZERO, 0  # x - x[j], x[:, None] - x[None]: zero on matching rows
@@ -209,6 +213,8 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
             marks |= Mark.ZERO
         if (lm | rm) & Mark.LOGITS:
             marks |= Mark.LOGITS
+        if (lm | rm) & Mark.EXP:
+            marks |= Mark.EXP  # `exp(k) * v`: inf where exp(k) is, a normalisation of it is NaN
         if same_storage:
             marks |= Mark.SQUARES | (lm & Mark.DENSE)
         elif dense and (_nonzero_number(left.const) or _nonzero_number(right.const)):
@@ -221,6 +227,8 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
         return marks, facts
     if op == "div":
         marks = lm & (Mark.LOGITS | Mark.ZERO) | (lm & Mark.DENSE if _nonzero_number(right.const) else 0)
+        if positive_const(left.const) and rm & Mark.EXP:
+            marks |= Mark.INV_EXP  # `1.0 / exp(k).sum()`: a normaliser
         masked = left.facts & Fact.MASKED_ZERO if _nonzero_number(right.const) else 0
         return marks, (Fact.POSITIVE if lpos and rpos else 0) | masked
     if op == "pow":

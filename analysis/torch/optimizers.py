@@ -30,7 +30,7 @@ from ..interp.objects import (
     is_closed,
 )
 from ..interp.trace import EventKind, NonLeafRec
-from ..interp.values import NONE, UNKNOWN, Kind, V
+from ..interp.values import NONE, UNKNOWN, Fact, Kind, V
 from ..ops import torch_api as T
 
 
@@ -107,6 +107,8 @@ def param_set(ip: Core, v: V, depth: int = 0) -> tuple[set[Unit], bool, bool, se
     units: set[Unit] = set()
     sources: set[ModuleObj] = set()  # modules whose .parameters() they came from
     exact, filtered, args_only = True, False, True
+    if not v.top and not v.objs and v.items is None and v.facts & Fact.NOGRAD:
+        return units, exact, filtered, sources, args_only  # a buffer: no parameter (torch accepts the tensor)
     if v.top or (not v.objs and v.items is None):
         return units, False, filtered, sources, False
     if v.items is not None:

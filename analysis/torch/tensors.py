@@ -248,6 +248,8 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         )
     if name in T.SPLIT_OPS:
         out = ip.tensor_result(flow_of(recv), node, alias=recv)
+        # the parts are views of the receiver's values: what holds of all of them holds of each
+        out = numeric_ops.numeric(ip, name, (recv,), node, out)
         return out.replace(k=Kind.TENSOR | Kind.TUPLE)
     if name in T.ZERO_GRAD_OPS:
         return R.zerograd(ip, flow_of(recv), node, f".{name}()", recv_node)
@@ -464,7 +466,8 @@ def _torch_function(ip: Core, short, args, kwargs, node, env) -> V:
             ip.tensor_result(flow_of(*argv), node, alias=argv[0], shape=op_shape(short, argv[0], argv[1:], kwargs)),
         )
     if short in T.SPLIT_OPS and argv:
-        return ip.tensor_result(flow_of(argv[0]), node, alias=argv[0]).replace(k=Kind.TENSOR | Kind.TUPLE)
+        out = numeric_ops.numeric(ip, short, argv[:1], node, ip.tensor_result(flow_of(argv[0]), node, alias=argv[0]))
+        return out.replace(k=Kind.TENSOR | Kind.TUPLE)
     if short in T.ZERO_GRAD_OPS and argv:
         return R.zerograd(ip, flow_of(argv[0]), node, f"torch.{short}()", node.args[0] if node.args else None)
     if short in T.NONDIFF_OPS:

@@ -14,10 +14,10 @@ for i in range(2):
     real, z = torch.randn(4, 2), torch.randn(4, 4)
     fake = G(z)
     d_real, d_fake = D(real), D(fake)  # <- GA304
-    Z = torch.sum(torch.exp(-d_real)) + torch.sum(torch.exp(-d_fake))
-    d_loss = 0.25 * torch.sum(d_real) + torch.log(Z + 1e-8)
+    log_z = torch.logsumexp(torch.cat([-d_real, -d_fake]).flatten(), dim=0)
+    d_loss = 0.25 * torch.sum(d_real) + log_z
     d_loss.backward(retain_graph=True)
     opt_d.step()
-    g_loss = 0.125 * (torch.sum(d_real) + torch.sum(d_fake)) + torch.log(Z + 1e-8)
+    g_loss = 0.125 * (torch.sum(d_real) + torch.sum(d_fake)) + log_z
     g_loss.backward()
     opt_g.step()
