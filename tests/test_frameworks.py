@@ -289,14 +289,12 @@ for step in range(3):
 """
 
 
-def test_apex_amp_gives_back_the_optimizer_and_backpropagates_the_loss():
+def test_apex_amp_gives_back_the_optimizer():
     # apex not installed: amp.initialize hands back the same model and optimizer (patched in
-    # place), the scaled loss of scale_loss has the loss's graph
+    # place), so the scheduler and the step are known to act on one optimizer
     result, expected = run(APEX)
     assert found(result) == expected
-    [step] = {s.span: s for s in result.model.steps}.values()
-    assert not step.not_understood
-    assert sorted(p.name for p in step.reached) == ["model.bias", "model.weight"]
+    assert [o.name for o in result.model.optimizers] == ["optimizer"]
     result, _ = run(
         APEX.replace(
             "    scheduler.step()  # <- GA207\n    optimizer.step()", "    optimizer.step()\n    scheduler.step()"

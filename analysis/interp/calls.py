@@ -863,10 +863,21 @@ def call_method(ip: Interp, recv: V, name, args, kwargs, node, env) -> V:
     results = []
     tensorish = False
     objects = ip.sem.objects
-    for o in in_order(recv.objs):
+    # `self.encoder.relu(x)` of an encoder that is one of several modules: one of them runs, each
+    # on an arm of its own (as call_value does for a joined module called directly)
+    arms = ip.seq() if sum(1 for o in recv.objs if isinstance(o, ModuleObj)) > 1 else None
+    for i, o in enumerate(in_order(recv.objs)):
         sem = objects.get(type(o))
         if sem is not None and sem.method is not None:
-            results.append(sem.method(ip, o, name, args, kwargs, node, env, recv))
+            if arms is not None and isinstance(o, ModuleObj):
+                mark = len(ip.st.path)
+                ip.st.path.append((arms, CANDIDATE - i, len(ip.st.ctx)))
+                try:
+                    results.append(sem.method(ip, o, name, args, kwargs, node, env, recv))
+                finally:
+                    del ip.st.path[mark:]
+            else:
+                results.append(sem.method(ip, o, name, args, kwargs, node, env, recv))
         elif isinstance(o, InstanceObj):
             m = o.cls.lookup(name)
             fw = _instance_method(ip, o, name, args, kwargs, node) if m is None else None

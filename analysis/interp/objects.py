@@ -260,6 +260,7 @@ class ModuleObj(Obj):
         "_units",
         "_units_at",
         "alternatives",
+        "arms",
         "attrs",
         "children",
         "cls",
@@ -292,6 +293,9 @@ class ModuleObj(Obj):
         self.parent = None
         self.key = None
         self.children = Children()  # registered submodules and parameters, in order
+        # attributes set to a module on each arm of a branch (`if ...: self.attn = A() else: self.attn =
+        # B()`): their slots `attr`, `attr<1>`... are all what the attribute may hold (torch/modules.py)
+        self.arms: set[str] | None = None
         self.attrs = {}  # other attributes (plain values, unregistered containers)
         self.site = site
         self.seq = seq
@@ -838,7 +842,7 @@ class CtxObj(Obj):
 
     def __init__(self, kind, site, detail=None, enabled=None):
         super().__init__()
-        self.kind = kind  # 'nograd' | 'grad' | 'autocast' | 'value' (gives `detail` to `as`) | 'other'
+        self.kind = kind  # 'nograd' | 'grad' | 'autocast' | 'other'
         self.site = site
         self.detail = detail
         self.enabled = enabled  # autocast(enabled=...) when a constant

@@ -76,6 +76,8 @@ class InterpState:
     last_calls: list = field(default_factory=list)
     # framework state: DeepSpeed engines by the oid of the module they wrap (libraries/frameworks.py)
     ds_engines: dict[int, Any] = field(default_factory=dict)
+    # `Process(target=...)` call sites whose target already ran (torch/processes.py)
+    launched: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         if self.sf is None:

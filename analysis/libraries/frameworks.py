@@ -15,8 +15,7 @@
 - accelerate, Fabric: `accelerator.backward(loss)`, `fabric.backward(loss)` are backward calls;
   `accelerator.prepare(model, optimizer, ...)` gives back what it was given.
 - NVIDIA apex's amp: `amp.initialize(model, optimizer, ...)` patches and gives back what it was
-  given; `with amp.scale_loss(loss, optimizer) as scaled_loss: scaled_loss.backward()` is a
-  backward of `loss` (the gradients are unscaled again when the block ends).
+  given.
 
 Handlers of the semantics tables (libraries/register.py): every rule applies inside these steps
 as in a loop.
@@ -31,7 +30,6 @@ from ..interp.core import Core
 from ..interp.objects import (
     FROZEN,
     ClassObj,
-    CtxObj,
     DictObj,
     FuncObj,
     InstanceObj,
@@ -116,28 +114,22 @@ def framework_module_method(ip: Core, m: ModuleObj, name, args, kwargs, node) ->
     return None
 
 
-# apex's amp (checked in apex/amp/frontend.py and handle.py): initialize returns the models and
-# optimizers it was given, patched in place; scale_loss yields the loss times the loss scale and
-# unscales the gradients into the optimizer's own when its block exits
+# apex's amp (checked in apex/amp/frontend.py): initialize returns the models and optimizers it was
+# given, patched in place. (`with amp.scale_loss(loss, opt) as scaled_loss` stays an unseen value: the
+# backward of what it yields is not taken for the loss's own, whose graph the engine may have joined
+# with another loss's, as pix2pixHD's list of losses, where it would claim a graph freed twice.)
 APEX_INITIALIZE = ("apex.amp.initialize", "apex.amp.frontend.initialize")
-APEX_SCALE_LOSS = ("apex.amp.scale_loss", "apex.amp.handle.scale_loss")
 
 
 def framework_call(ip: Core, qual: str, args, kwargs, node) -> V | None:
     """`deepspeed.initialize(model=..., model_parameters=...)`: (engine, optimizer, loader, scheduler).
-    apex's `amp.initialize` and `amp.scale_loss`."""
+    apex's `amp.initialize`."""
     if qual in APEX_INITIALIZE:
         given = [
             kwargs.get("models", args[0] if args else None),
             kwargs.get("optimizers", args[1] if len(args) > 1 else None),
         ]
         return passthrough([v for v in given if v is not None])
-    if qual in APEX_SCALE_LOSS:
-        loss = kwargs.get("loss", args[0] if args else None)
-        if not isinstance(loss, V):
-            return None
-        # the scaled loss has the loss's graph; the `with` binds it (grad_mode.with_statement)
-        return V(Kind.CTX, frozenset((CtxObj("value", Site(ip.st.sf, node), loss),)))
     if qual not in ("deepspeed.initialize",):
         return None
     model = kwargs.get("model", args[1] if len(args) > 1 else None)

@@ -247,6 +247,7 @@ class Builder:
             trace.carries,
             trace.maybe_cleared | trace.element_saves,
             sorted(e.seq for e in trace.events if e.kind == EventKind.STEP),
+            self.literals,
         )
         for rec in sorted(trace.backwards, key=lambda r: r.seq):
             mine = manual[rec.seq]
@@ -913,6 +914,7 @@ def _stale_uses(
     carries: list[CarryRec],
     maybe_cleared: set | frozenset = frozenset(),
     steps: list[int] | None = None,
+    literals: Any = None,
 ) -> dict[BackwardRec, list[StaleUse]]:
     """For each backward(), the graph it reaches that an earlier backward() freed (torch raises
     "Trying to backward through the graph a second time") or kept alive with retain_graph=True
@@ -950,6 +952,10 @@ def _stale_uses(
                 continue
             if _exclusive(by.event, rec.event):
                 continue  # the two backward() calls are on different arms of a condition
+            if literals is not None and _settings_exclusive(literals, by.event, rec.event):
+                # on arms of two conditions on one setting that cannot hold together (`if opt.fp16:`
+                # around the generator's backward, and again around the discriminator's)
+                continue
             entry = found.get((kind, by.seq))
             if entry is None:
                 found[(kind, by.seq)] = [kind, by, earlier, modified, s, None, {s}, before]
@@ -1091,6 +1097,15 @@ def _arms_exclusive(a: tuple, b: tuple) -> bool:
     """Two condition paths ((branch key, arm, depth), ...) on different arms of one condition."""
     arms = {k: arm for k, arm, _ in a}
     return any(k in arms and arms[k] != arm for k, arm, _ in b)
+
+
+def _settings_exclusive(literals: Any, a: EventRec | None, b: EventRec | None) -> bool:
+    """Two events under settings that cannot hold together (one under `opt.fp16`, one under `not
+    opt.fp16`)."""
+    if a is None or b is None or not a.path or not b.path:
+        return False
+    mine = literals(tuple(a.path))
+    return bool(mine) and any((lit, not t) in mine for lit, t in literals(tuple(b.path)))
 
 
 def _exclusive(a: EventRec | None, b: EventRec | None) -> bool:

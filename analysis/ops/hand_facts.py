@@ -658,6 +658,10 @@ SUMS = ("sum", "mean", "nansum", "nanmean", "cumsum")
 ORDER_STATISTICS = ("amax", "amin", "max", "min", "median", "mode", "kthvalue")
 # >= every element of their input: s - s.max() is <= 0
 UPPER_BOUNDS = ("max", "amax", "logsumexp")
+# results at least their first argument (a maximum stays an upper bound through them: `clamp(m,
+# min=0)`, `m.detach()`); a clamp or clip given a `max` is not one
+AT_LEAST_FIRST = ("clamp", "clamp_min", "clip", "relu", "detach", "maximum")
+UPPER_CLAMPS = ("clamp", "clip")
 # softmaxes: a row masked with -inf everywhere gives NaN
 SOFTMAXES = ("softmax", "_softmax", "log_softmax")
 # take a lower bound (`min`): > 0 when it is

@@ -222,7 +222,7 @@ def _cut_candidates(ctx: RuleContext) -> list[CutCandidate]:
             # a dead term (`l1 + w * perceptual.detach().item()`) trains nothing even where its
             # parameters reach the loss through another term: the term itself is the defect
             removed = (cut.removed | cut.removed_weak) - reach - dropped - ctx.model.grad_fed
-            if cut.role == "dead" and cut.kind != "nograd" and not (removed & step.trained):
+            if cut.role == "dead" and not (removed & step.trained):
                 # every parameter behind it reaches the loss another way: the term is dead all the same
                 removed = (cut.removed | cut.removed_weak) - dropped - ctx.model.grad_fed
             if step.kind == EventKind.GRAD:

@@ -49,8 +49,10 @@ RULE = Rule(
 Flags a `torch.no_grad()`, `torch.inference_mode()` or `torch.set_grad_enabled(False)` region,
 or a function decorated with `@torch.no_grad()` / `@torch.inference_mode()`, in which the
 forward pass of a loss that is later given to `backward()` runs, when it cuts optimized
-parameters off from that loss. Evaluation under `no_grad`, features cached from a frozen
-encoder and targets computed without gradient are not flagged.
+parameters off from that loss; also a scalar loss term computed there and added to a loss that
+trains (`ce + lam * mmd` with the MMD under `no_grad`): the term is a constant that only shifts the
+loss's value, even though its parameters get gradient from the rest. Evaluation under `no_grad`,
+features cached from a frozen encoder and targets computed without gradient are not flagged.
 """,
     why="""
 Nothing computed inside the region is recorded for autograd. If the whole loss is computed

@@ -68,9 +68,6 @@ def _with_body(ip: Core, stmt, env, casts: list, exits: list):
             entered.append(_call_each(ip, users, "__enter__", [], item.context_expr))
             exits.append((users, item.context_expr))
         if item.optional_vars is not None:
-            given = [o.detail for o in ctxs if o.kind == "value" and isinstance(o.detail, V)]
-            if given and len(given) == len(cm.objs):
-                entered.extend(given)  # a context that gives a value (apex's `scale_loss(loss)`)
             bound = join_all(entered) if entered else cm if not cm.of(CtxObj) else UNKNOWN
             ip.assign(item.optional_vars, bound, env, stmt)
     if not casts:

@@ -57,7 +57,7 @@ def module_attr(ip: Core, m: ModuleObj, attr, node) -> V:
     child = m.children.get(attr)
     if child is not None:
         if isinstance(child, ModuleObj):
-            if f"{attr}<1>" in m.children:
+            if m.arms is not None and attr in m.arms:
                 return join_all([module_value(c) for c in _candidates(m, attr)])
             return module_value(child)
         return unit_value(child, node)
@@ -137,6 +137,9 @@ def module_setattr(ip: Core, m: ModuleObj, attr, value: V, stmt, target):
             # what it held before, or this; both stay candidates (`_candidates`)
             held = _candidates(m, attr)
             mods = held + [x for x in mods if x not in held]
+            if m.arms is None:
+                m.arms = set()
+            m.arms.add(attr)
         register_all(ip, m, attr, mods)
         return
     if params and not (value.k & (Kind.LIST | Kind.DICT | Kind.TUPLE)):
@@ -541,6 +544,7 @@ def _clone(ip: Core, m: ModuleObj, node, memo) -> ModuleObj:
     memo[m.oid] = c
     c.spec, c.inplace, c.opaque, c.copy_of = m.spec, m.inplace, m.opaque, m
     c.unordered, c.summary, c.dims = m.unordered, m.summary, m.dims
+    c.arms = set(m.arms) if m.arms is not None else None
     if m.opaque_unit is not None:
         c.opaque_unit = Unit(Unit.OPAQUE, "<params>", site, c.seq, count=None)
         c.opaque_unit.owner, c.opaque_unit.attr = c, "<params>"

@@ -391,7 +391,7 @@ def arith_numeric(ip: Core, opname, left: V, right: V, node, out: V) -> V:
         same = left is right or (left.site is right.site and bool(left.objs) and left.objs == right.objs)
     else:
         same = bool(set(storages(left)) & set(storages(right))) and opname == "sub" and not _shifted(node)
-    is_max = opname == "sub" and _is_max_of(node)
+    is_max = opname == "sub" and _is_max_of(node, _function_of(ip))
     twins = opname == "sub" and not same and bool(left.org) and left.org == right.org
     marks, facts = N.arith(opname, left, right, same, is_max, twins)
     risks = set()
@@ -466,23 +466,65 @@ def loss_misuse(ip: Core, op, argv, node, arg_node):
     return EMPTY
 
 
-def _is_max_of(node) -> bool:
-    """`s - s.max(dim, keepdim=True).values` (or `[0]`, `torch.max(s, ...)`, `.amax`)."""
+def _function_of(ip: Core):
+    frame = ip.st.stack[-1] if ip.st.stack else None
+    return frame.func.node if frame is not None and frame.func is not None else None
+
+
+def _is_max_of(node, fn=None) -> bool:
+    """`s - s.max(dim, keepdim=True).values` (or `[0]`, `torch.max(s, ...)`, `.amax`), also through a
+    name the function assigned it to and through what keeps an upper bound one (`m =
+    torch.clamp(s.max(dim)[0], min=0.)`, `.detach()`): exp of the difference is at most 1."""
     if not isinstance(node, ast.BinOp):
         return False
-    right = node.right
+    return _upper_bound_of(node.right, ast.dump(node.left), fn, node.lineno, 0)
+
+
+def _upper_bound_of(right, left: str, fn, line: int, depth: int) -> bool:
+    if depth > 3:
+        return False
+    if isinstance(right, ast.Name) and fn is not None:
+        value = _assigned_before(fn, right.id, line)
+        return value is not None and _upper_bound_of(value, left, fn, line, depth + 1)
     if isinstance(right, ast.Attribute) and right.attr == "values":
         right = right.value
     if isinstance(right, ast.Subscript):
         right = right.value
-    if not isinstance(right, ast.Call) or not isinstance(right.func, ast.Attribute):
+    if not isinstance(right, ast.Call):
         return False
-    if right.func.attr not in T.UPPER_BOUNDS:
+    func = right.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if name in T.AT_LEAST_FIRST:
+        module_call = isinstance(func, ast.Name) or (
+            isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("torch", "F")
+        )
+        given = right.args[1:] if module_call else right.args
+        if name in T.UPPER_CLAMPS and (len(given) > 1 or any(k.arg == "max" for k in right.keywords)):
+            return False  # an upper clamp can bring it below the maximum
+        if module_call or not isinstance(func, ast.Attribute):
+            inner = right.args[0] if right.args else None
+        else:
+            inner = func.value  # `m.clamp(min=0)`, `m.detach()`
+        return inner is not None and _upper_bound_of(inner, left, fn, line, depth + 1)
+    if not isinstance(func, ast.Attribute) or func.attr not in T.UPPER_BOUNDS:
         return False
-    base = right.func.value
+    base = func.value
     if isinstance(base, ast.Name) and base.id == "torch" and right.args:
         base = right.args[0]
-    return ast.dump(base) == ast.dump(node.left)
+    return ast.dump(base) == left
+
+
+def _assigned_before(fn, name: str, line: int):
+    """The value last assigned to `name` in the function `fn` by a plain assignment before `line`."""
+    table = getattr(fn, "_gradaudit_assigned", None)
+    if table is None:
+        table = {}
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+                table.setdefault(n.targets[0].id, []).append((n.lineno, n.value))
+        fn._gradaudit_assigned = table
+    found = [(ln, v) for ln, v in table.get(name, ()) if ln < line]
+    return max(found, key=lambda x: x[0])[1] if found else None
 
 
 def _shifted(node) -> bool:

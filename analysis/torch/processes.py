@@ -42,5 +42,15 @@ def process(ip: Core, qual, args, kwargs, node, env) -> V | None:
         return None  # arguments the engine cannot split: the target runs on its own, as before
     if named is not None:
         return None  # a dict of keyword arguments: not split here
-    ip.call_value(fn, extra, {}, node, env)
+    if id(node) in ip.st.launched:
+        return None  # `for rank in range(n): Process(target=train, ...)`: each process runs the same code
+    ip.st.launched.add(id(node))
+    # a process runs its target once, on its own: the loop that starts the processes is none of
+    # its iterations (an optimizer the target builds is one per process, not one per iteration)
+    saved = ip.st.ctx
+    ip.st.ctx = tuple(c for c in saved if c[0] != "loop")
+    try:
+        ip.call_value(fn, extra, {}, node, env)
+    finally:
+        ip.st.ctx = saved
     return None  # the process object: the call's ordinary (unknown) value
