@@ -12,7 +12,7 @@ import torch.nn as nn
 class A(nn.Module):
     def __init__(self):
         super().__init__()
-        self.conv1 = nn.Conv2d(3, 8, 3)
+        self.conv1 = nn.Conv2d(3, 8, 3, bias=False)
         self.bn1 = nn.BatchNorm2d(8)
         self.relu = nn.ReLU(inplace=True)
 
@@ -20,7 +20,7 @@ class A(nn.Module):
 class B(A):
     def __init__(self):
         super().__init__()
-        self.conv1 = nn.Conv2d(6, 8, 3)
+        self.conv1 = nn.Conv2d(6, 8, 3, bias=False)
 
 
 class Encoder(nn.Module):
