@@ -303,6 +303,37 @@ def test_apex_amp_gives_back_the_optimizer():
     assert found(result) == []
 
 
+APEX_ACCUMULATION = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from apex import amp
+
+
+def train(model, optimizer, loader, accumulation):
+    model, optimizer = amp.initialize(model, optimizer, opt_level="O1")
+    for step, (x, y) in enumerate(loader):
+        loss = F.cross_entropy(model(x), y)
+        if accumulation > 1:
+            loss = loss / accumulation
+        with amp.scale_loss(loss, optimizer) as scaled_loss:
+            scaled_loss.backward()
+        if (step + 1) % accumulation == 0:
+            optimizer.step()
+            optimizer.zero_grad()
+"""
+
+
+def test_apex_scaled_loss_of_a_divided_loss_is_divided():
+    # what apex's scale_loss gives back is not seen; made from a loss divided by the micro-batch
+    # count, it is not taken for an undivided one (GA205)
+    result, _ = run(APEX_ACCUMULATION)
+    assert found(result) == []
+    source = APEX_ACCUMULATION.replace("        if accumulation > 1:\n            loss = loss / accumulation\n", "")
+    result, _ = run(source)
+    assert [code for _, code in found(result)] == ["GA205"]
+
+
 def test_fabric_backward_on_an_unknown_object_takes_its_argument_as_the_loss():
     # Lightning not installed, `fit` run on unknown arguments: `fabric.backward(loss)` was read as a
     # tensor's backward() on `fabric`: a loss named "fabric", no modules, no optimizer stepped for it

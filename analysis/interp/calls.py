@@ -418,12 +418,14 @@ def opaque_call(
         recording.note_unseen(ip, record, node, list(args) + [v for k, v in kwargs.items() if k != "**"] + [extra])
     f = Flow()
     evidence = False
+    scaled = False
     for v in list(args) + [v for k, v in kwargs.items() if k != "**"] + ([extra] if extra else []):
         if isinstance(v, Star):
             v = v.value
         if not isinstance(v, V):
             continue
         f.add(v)
+        scaled = scaled or bool(v.marks & Mark.SCALED)
         for o in v.objs:
             if isinstance(o, OptimObj):
                 o.escaped = True
@@ -451,6 +453,10 @@ def opaque_call(
         unk=Site(ip.st.sf, node) if node is not None else True,
         terms=f.terms,
     )
+    if scaled:
+        # what unseen code gives back for a loss divided by its micro-batch count (apex's
+        # `amp.scale_loss(loss / n, opt)`, a gather) is not known to undo that division
+        out = out.replace(marks=out.marks | Mark.SCALED)
     if ip.st.nograd is not None and out.carries:
         out = R.cut_nograd(ip, out, ip.st.nograd)
     return out
