@@ -11,17 +11,23 @@ from ..interp.core import Core
 from ..interp.values import NONE, Kind, Star, V
 
 
-def spawn(ip: Core, qual, args, kwargs, node, env) -> V | None:
-    fn = args[0] if args else kwargs.get("fn")
+def _launch_args(fn, args, given) -> list | None:
+    """The positional arguments a launcher hands its function (`args=(cfg, model)`): [] when none are
+    given, None when the function or the arguments cannot be told apart (it then runs on its own)."""
     if not isinstance(fn, V) or not fn.objs or any(isinstance(a, Star) for a in args):
         return None
-    given = kwargs.get("args", args[1] if len(args) > 1 else None)
     if given is None:
-        extra: list = []
-    elif isinstance(given, V) and given.items is not None:
-        extra = list(given.items)
-    else:
-        return None  # arguments the engine cannot split: the worker runs on its own, as before
+        return []
+    if isinstance(given, V) and given.items is not None:
+        return list(given.items)
+    return None
+
+
+def spawn(ip: Core, qual, args, kwargs, node, env) -> V | None:
+    fn = args[0] if args else kwargs.get("fn")
+    extra = _launch_args(fn, args, kwargs.get("args", args[1] if len(args) > 1 else None))
+    if extra is None:
+        return None
     ip.call_value(fn, [V(Kind.NUMBER, site=node), *extra], {}, node, env)
     return NONE
 
@@ -30,18 +36,9 @@ def process(ip: Core, qual, args, kwargs, node, env) -> V | None:
     """`Process(group, target, name, args, kwargs)`: the target runs once on the given arguments;
     the process object itself stays unknown (its `start()` and `join()` do nothing here)."""
     fn = kwargs.get("target", args[1] if len(args) > 1 else None)
-    if not isinstance(fn, V) or not fn.objs or any(isinstance(a, Star) for a in args):
-        return None
-    given = kwargs.get("args", args[3] if len(args) > 3 else None)
-    named = kwargs.get("kwargs", args[4] if len(args) > 4 else None)
-    if given is None:
-        extra: list = []
-    elif isinstance(given, V) and given.items is not None:
-        extra = list(given.items)
-    else:
-        return None  # arguments the engine cannot split: the target runs on its own, as before
-    if named is not None:
-        return None  # a dict of keyword arguments: not split here
+    extra = _launch_args(fn, args, kwargs.get("args", args[3] if len(args) > 3 else None))
+    if extra is None or kwargs.get("kwargs", args[4] if len(args) > 4 else None) is not None:
+        return None  # a dict of keyword arguments is not split here
     if id(node) in ip.st.launched:
         return None  # `for rank in range(n): Process(target=train, ...)`: each process runs the same code
     ip.st.launched.add(id(node))
