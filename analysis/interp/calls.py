@@ -9,6 +9,7 @@ instantiated, instances' attributes and methods, symbolic stand-ins for what can
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from ..ops import torch_api as T
 from . import containers, ducks, recording, repeats, settings
@@ -82,15 +83,8 @@ def call_value(ip: Interp, fv: V, args, kwargs, node, env) -> V:
     for i, o in enumerate(candidates):
         sem = objects.get(type(o))
         if sem is not None and sem.call is not None:
-            if arms is not None and isinstance(o, ModuleObj):
-                mark = len(ip.st.path)
-                ip.st.path.append((arms, CANDIDATE - i, len(ip.st.ctx)))
-                try:
-                    results.append(sem.call(ip, o, args, kwargs, node, env))
-                finally:
-                    del ip.st.path[mark:]
-            else:
-                results.append(sem.call(ip, o, args, kwargs, node, env))
+            arm = arms if isinstance(o, ModuleObj) else None
+            results.append(_on_arm(ip, arm, i, sem.call, ip, o, args, kwargs, node, env))
         elif isinstance(o, FuncObj):
             results.append(call_function(ip, o, args, kwargs, node))
         elif isinstance(o, BoundMethod):
@@ -120,6 +114,20 @@ def call_value(ip: Interp, fv: V, args, kwargs, node, env) -> V:
         # it may add gradient from parameters the engine cannot name
         return opaque_call(ip, fv, args, kwargs, node, extra=fv, outside=True)
     return join_all(results)
+
+
+def _on_arm(ip: Interp, arms: int | None, i: int, run: Callable[..., V], *how) -> V:
+    """Run the call of candidate `i` of several joined modules on an arm of its own (`arms`, a branch
+    key): what one does (an in-place ReLU) is never taken to follow what another saved, nor for
+    certain (build.py). None: no arm, a plain call. `run(*how)` is the call."""
+    if arms is None:
+        return run(*how)
+    mark = len(ip.st.path)
+    ip.st.path.append((arms, CANDIDATE - i, len(ip.st.ctx)))
+    try:
+        return run(*how)
+    finally:
+        del ip.st.path[mark:]
 
 
 def _takes(o, args, kwargs) -> bool:
@@ -875,15 +883,8 @@ def call_method(ip: Interp, recv: V, name, args, kwargs, node, env) -> V:
     for i, o in enumerate(in_order(recv.objs)):
         sem = objects.get(type(o))
         if sem is not None and sem.method is not None:
-            if arms is not None and isinstance(o, ModuleObj):
-                mark = len(ip.st.path)
-                ip.st.path.append((arms, CANDIDATE - i, len(ip.st.ctx)))
-                try:
-                    results.append(sem.method(ip, o, name, args, kwargs, node, env, recv))
-                finally:
-                    del ip.st.path[mark:]
-            else:
-                results.append(sem.method(ip, o, name, args, kwargs, node, env, recv))
+            arm = arms if isinstance(o, ModuleObj) else None
+            results.append(_on_arm(ip, arm, i, sem.method, ip, o, name, args, kwargs, node, env, recv))
         elif isinstance(o, InstanceObj):
             m = o.cls.lookup(name)
             fw = _instance_method(ip, o, name, args, kwargs, node) if m is None else None

@@ -1,7 +1,9 @@
 """GA201 missing-zero-grad."""
 
+from collections.abc import Callable
+
 from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix, Related
-from ..model.model import Event, EventKind, Optimizer
+from ..model.model import Event, EventKind, Optimizer, ProgramModel, Step
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 from .lifecycle import (
@@ -48,21 +50,9 @@ def check(ctx: RuleContext) -> list[Finding]:
             opt = opts.get(key)
             if opt is None or opt.escaped or opt.fresh_params:
                 continue  # fresh_params: its leaves are made anew each iteration, with no gradient yet
-            events: tuple[Event, ...] | list[Event] = step.events
-            stepping = [e for e in steps_of(events, key) if not _other_setting(e, bw, model.counters)]
-            loops = step.loops[:-1]
-            while not stepping and loops:
-                # backward() in an inner loop (micro-batches, several D steps), step() after it in
-                # an enclosing iteration: that iteration is the one to clear in
-                if loops not in enclosing:
-                    enclosing[loops] = tuple(e for e in model.events if in_iteration(e, loops))
-                events = enclosing[loops]
-                stepping = [
-                    e
-                    for e in steps_of(events, key)
-                    if len(e.loops) == len(loops) and e.seq > bw.seq and not _other_setting(e, bw, model.counters)
-                ]
-                loops = loops[:-1]
+            events, stepping = _stepping(
+                model, step, bw, key, enclosing, lambda e, b: not _other_setting(e, b, model.counters)
+            )
             if not stepping or any(e.detail == "closure" for e in stepping):
                 continue  # a closure that clears (under a condition or not, no clear at all accumulates)
             held = opt.params | stepping[0].params
@@ -107,11 +97,30 @@ def check(ctx: RuleContext) -> list[Finding]:
                     fix=_fix(ctx, first, opt),
                 )
             )
-    out += _stale_before_the_loop(ctx, opts)
+    out += _stale_before_the_loop(ctx, opts, enclosing)
     return first_by_span(out)
 
 
-def _stale_before_the_loop(ctx: RuleContext, opts: dict) -> list[Finding]:
+def _stepping(
+    model: ProgramModel, step: Step, bw: Event, key: int, enclosing: dict, keep: Callable[[Event, Event], bool]
+) -> tuple[tuple[Event, ...], list[Event]]:
+    """The events of the iteration that steps optimizer `key` for `step`'s backward, and its steps
+    there that `keep(event, bw)` accepts: the backward's own iteration, or, for a backward() in an
+    inner loop (micro-batches, several D steps), the enclosing iteration whose step() follows it (the
+    one to clear in). `enclosing` keeps an iteration's events by its loops, for the whole check."""
+    events: tuple[Event, ...] = step.events
+    stepping = [e for e in steps_of(events, key) if keep(e, bw)]
+    loops = step.loops[:-1]
+    while not stepping and loops:
+        if loops not in enclosing:
+            enclosing[loops] = tuple(e for e in model.events if in_iteration(e, loops))
+        events = enclosing[loops]
+        stepping = [e for e in steps_of(events, key) if len(e.loops) == len(loops) and e.seq > bw.seq and keep(e, bw)]
+        loops = loops[:-1]
+    return events, stepping
+
+
+def _stale_before_the_loop(ctx: RuleContext, opts: dict, enclosing: dict) -> list[Finding]:
     """A loop that clears its optimizer's gradients only after the step (`step(); zero_grad()`),
     after a backward() before the loop reached the same parameters with no clear in between (a
     debug pass that writes reference gradients): the loop's first step applies that backward's
@@ -128,14 +137,7 @@ def _stale_before_the_loop(ctx: RuleContext, opts: dict) -> list[Finding]:
             opt = opts.get(key)
             if opt is None or opt.escaped or opt.fresh_params or (step.loops[0], key) in seen:
                 continue
-            events: tuple[Event, ...] = step.events
-            stepping = [e for e in steps_of(events, key) if e.seq > bw.seq]
-            loops = step.loops[:-1]
-            while not stepping and loops:
-                # backward() per micro-batch in an inner loop, step() in the iteration around it
-                events = tuple(e for e in model.events if in_iteration(e, loops))
-                stepping = [e for e in steps_of(events, key) if len(e.loops) == len(loops) and e.seq > bw.seq]
-                loops = loops[:-1]
+            events, stepping = _stepping(model, step, bw, key, enclosing, lambda e, b: e.seq > b.seq)
             if not stepping or any(e.detail == "closure" for e in stepping):
                 continue
             seen.add((step.loops[0], key))
