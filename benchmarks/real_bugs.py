@@ -68,6 +68,7 @@ SPLITS = (
     "held11",
     "held12",
     "held13",
+    "held14",
 )
 # What a checkout keeps: the analysed sources and what makes a folder a project.
 KEEP_SUFFIXES = (".py", ".pyi", ".ipynb")
