@@ -1037,6 +1037,10 @@ def sym_method(ip: Interp, o: SymObj, name, args, kwargs, node, recv: V) -> V:
         return recv
     if name in T.TO_PYTHON or name in T.METADATA_METHODS:
         return V(Kind.NUMBER, site=node)
+    if recv.k & Kind.TENSOR and not T.no_tensor_has(name):
+        # a tensor handed in (a forward's input run on its own): `pred.sigmoid()` is the tensor
+        # method, as `torch.sigmoid(pred)` is the function
+        return ip.sem.tensors.method(ip, recv, name, args, kwargs, node, None)
     return opaque_call(ip, None, args, kwargs, node, extra=recv)
 
 

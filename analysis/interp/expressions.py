@@ -374,7 +374,15 @@ def _e_subscript(ip: Interp, node, env):
         return ip.eval(node.value.elts[node.slice.value], env)
     recv = ip.eval(node.value, env)
     index = ip.eval(node.slice, env)
-    return graph_read(ip, node, env, ip.get_item(recv, index, node, env))
+    out = ip.get_item(recv, index, node, env)
+    if (
+        index.const is NOCONST
+        and index.items is None
+        and (recv.of(DictObj) or recv.of(ListObj))
+        and sum(type(o) is TensorObj for o in out.objs) > 1
+    ):
+        out = out.replace(marks=out.marks | Mark.ONE_OF)  # `h[node_id]`: one node's state, not each
+    return graph_read(ip, node, env, out)
 
 
 def _e_tuple(ip: Interp, node, env):

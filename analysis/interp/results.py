@@ -67,7 +67,9 @@ def _record_saves(ip, op, f, inputs, out_storage, site, saves):
 
     def of(v, sure):
         # computed tensors and parameter leaves alike: the graph node keeps both (GA110 reads
-        # the computed ones; a step() that changes a saved parameter matters to GA302/GA304)
+        # the computed ones; a step() that changes a saved parameter matters to GA302/GA304).
+        # (one of several distinct tensors, Mark.ONE_OF: which one was saved is not known)
+        sure = sure and not v.marks & Mark.ONE_OF
         return [SaveRec(s, s.version, site, op, ctx, sure, path) for s in storages(v)]
 
     def need(*vs):

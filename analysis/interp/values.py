@@ -124,6 +124,10 @@ class Mark:
     # the reciprocal of an exp of raw activations or of their sum (`1.0 / exp(k).cumsum(1)`): what a
     # hand-written normalisation multiplies by (an exp-weighted sum times it is a manual softmax)
     INV_EXP = 524288
+    # one of several distinct tensors, which one not known: read from a dict or list under a key the
+    # engine could not follow (`h[node_id]` over a DAG's node states). An op that saves it saved one
+    # of them, not each: that proves no save of any one (GA110)
+    ONE_OF = 1048576
 
 
 class _NoConst:

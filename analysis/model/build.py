@@ -460,7 +460,13 @@ class Builder:
         known to be made (a parameter requiring grad flows in) when `certain`; when `within` is
         given, only saves written in its file and changes written in the function at `within`."""
         hits = []
-        saved = {s.storage for s in saves}
+        # a change of one of several candidates hits a saved one only when each was saved before it
+        # (for a proof, certainly saved: a save of a value that was only maybe that tensor proves
+        # nothing); storage -> the versions it was saved at
+        saved: dict = {}
+        for s in saves:
+            if s.certain or not certain:
+                saved.setdefault(s.storage, []).append(s.version)
         for s in saves:
             storage = s.storage
             if not isinstance(storage, TensorObj) or (certain and not s.certain):
@@ -479,9 +485,8 @@ class Builder:
                         and not _arms_exclusive(s.path, path)
                         and _same_candidates(s.path, path)
                         and (within is None or _inside(site, within))
-                        # a change of one of several tensors the value may be hits a saved one only
-                        # when each of them was saved (the other may be the one that changed)
-                        and all(g in saved for g in group)
+                        # the other candidates may be the one that changed
+                        and all(any(v < version for v in saved.get(g, ())) for g in group)
                         and not (_detached_in_place(site) and s.op in T.SAVES_OUTPUT)
                         and not _carried_in_and_out(s, site)
                     ):

@@ -1139,6 +1139,19 @@ PRODUCTS = frozenset(
     }
 )
 
+RANDOM_FILLS = frozenset(
+    {
+        "bernoulli_",
+        "cauchy_",
+        "exponential_",
+        "geometric_",
+        "log_normal_",
+        "normal_",
+        "random_",
+        "uniform_",
+    }
+)
+
 REDUCTION_OPS = frozenset(
     {
         "all",

@@ -30,7 +30,7 @@ the engine does not load the op table.
 from __future__ import annotations
 
 from .lookup import COMPOSITE, GRAD, OpInfo
-from .records import Overload
+from .records import ZERO, Overload
 
 # where the engine consults each set: saves for every call; views, factories and gradient cuts
 # only for Tensor methods and torch.* functions (F.* calls go through its own code)
@@ -312,7 +312,26 @@ def engine_sets(
     out.update(shape_sets(lookup, names_by_ns, aten, frozen["FACTORIES"]))
     out["MAY_RETURN_SELF"] = frozenset(may_return_self)
     out["INPLACE_NONDIFF_ARGS"] = inplace_nondiff_args(lookup, names_by_ns.get("Tensor", frozenset()))
+    out["RANDOM_FILLS"] = random_fills(lookup, names_by_ns.get("Tensor", frozenset()))
     return out
+
+
+def random_fills(lookup, names: frozenset[str]) -> frozenset[str]:
+    """In-place Tensor methods that draw a new value at random (`uniform_`, `normal_`, `bernoulli_`):
+    seeded random ops whose every overload gives the receiver a zero gradient (its old value
+    does not matter). Run on a parameter's `.data` they start it over, as `nn.init` does. (`floor_`
+    also has a zero gradient but keeps the old value's integer part: the random tag tells them
+    apart.)"""
+    out = set()
+    for name in names:
+        if name.startswith("_") or not name.endswith("_"):
+            continue
+        info = lookup("Tensor", name)
+        if info is None or not info.overloads or not info.inplace or info.opaque:
+            continue
+        if info.random and all(ov.grad("self") == ZERO for ov in info.overloads):
+            out.add(name)
+    return frozenset(out)
 
 
 def inplace_nondiff_args(lookup, names: frozenset[str]) -> dict[str, tuple[int, ...]]:

@@ -119,6 +119,7 @@ FREE_MODULES = (
     "Tanh",
     "Sigmoid",
     "Softmax",
+    "Softmax2d",
     "LogSoftmax",
     "Softmin",
     "Softplus",
@@ -234,6 +235,12 @@ VARIABLE_CLASSES = ("torch.autograd.Variable", "torch.autograd.variable.Variable
 # In-place methods that, applied to a `.grad` (`w.grad.zero_()`, `w.grad.detach_()` first), clear it
 # by hand as zero_grad() does (torch/optim/optimizer.py's zero_grad runs these two).
 GRAD_CLEARING = ("zero_", "detach_")
+
+# In-place methods whose new value is their argument alone (`b.data.fill_(0.1)`, `b.data.zero_()`):
+# with the generated random fills (`w.data.uniform_(-k, k)`) they start a parameter over, as
+# nn.init's constant_ and zeros_ do. (The table cannot tell them from `floor_`: every one gives
+# the receiver a zero gradient.)
+VALUE_FILLS = ("fill_", "zero_")
 
 # nn.init functions run under no_grad; they modify parameters legitimately.
 INIT_PREFIX = "torch.nn.init."

@@ -162,6 +162,10 @@ def no_tensor_has(name: str) -> bool:
     return name not in TENSOR_ATTRIBUTES and not name.startswith("_")
 
 
+# In-place Tensor methods that start a tensor over: its old value is lost (`w.data.uniform_(-k, k)`,
+# `b.data.zero_()`), as nn.init does.
+REFILLS = _sets.RANDOM_FILLS | frozenset(H.VALUE_FILLS)
+
 # in-place Tensor methods -> positions of the arguments (after the receiver) that take no gradient
 INPLACE_NONDIFF_ARGS: dict[str, tuple[int, ...]] = _sets.INPLACE_NONDIFF_ARGS
 # Ops whose backward uses their first input at least when that input requires grad.

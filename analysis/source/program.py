@@ -434,11 +434,14 @@ class Program:
         return roots
 
     def _compute_roots(self, here: str) -> list[str]:
+        # the file's folder (a script run from it imports its siblings) and the folder holding its
+        # top package; never a package folder between them: in a module of `rlkit/torch/`, `import
+        # torch` is the library, not that folder
         roots = [here]
         d = here
         while os.path.isfile(os.path.join(d, "__init__.py")):
             d = os.path.dirname(d)
-            roots.append(d)
+        roots.append(d)
         d = here
         for _ in range(8):
             if any(os.path.exists(os.path.join(d, m)) for m in PROJECT_MARKERS):

@@ -116,6 +116,18 @@ def tensor_binop(ip: Core, op, left: V, right: V, node) -> V:
     return numeric_ops.arith_numeric(ip, arith, left, right, node, out) if arith else out
 
 
+def _restart(ip: Core, target: V) -> None:
+    """`w.data.uniform_(-k, k)`, `b.data.zero_()`: the parameters it refills start over, as with
+    nn.init (an optimizer built after it in a loop iteration is a fresh run's)."""
+    units = set()
+    for s in storages(target):
+        base = s if isinstance(s, Unit) else getattr(s, "base", None)
+        if isinstance(base, Unit) and base.kind == Unit.PARAM:
+            units.add(base.oid)
+    if units:
+        ip.st.trace.resets.append((frozenset(units), ip.seq()))
+
+
 def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_node=None) -> V:
     site = Site(ip.st.sf, node)
     stores = storages(target)
@@ -281,6 +293,8 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         if name in ("copy_",) and argv:
             rhs = argv[0]
         out = inplace_update(ip, recv, rhs, node, node, op=name[:-1], target_node=recv_node)
+        if name in T.REFILLS:
+            _restart(ip, recv)
         if name[:-1] in T.SCATTER_SUMS and len(argv) > 2:
             numeric_ops.scatter_rows(recv, argv[1], out)
         if name == "masked_fill_":
