@@ -993,13 +993,34 @@ def super_method(ip: Interp, o: SuperObj, name, args, kwargs, node, env) -> V:
                 ip.sem.base_init(ip, m, args, kwargs, node)  # `super().__init__(in, out)` of nn.Linear
         return NONE
     if name == "forward":
-        return UNKNOWN
+        out = _base_forward(ip, o, args, kwargs, node, env)
+        return out if out is not None else UNKNOWN
     # a torch base method (nn.Module.train from an override of train...): not the override again
     mods = o.recv.of(ModuleObj)
     method = ip.sem.objects[ModuleObj].method if ModuleObj in ip.sem.objects else None
     if mods and len(mods) == len(o.recv.objs) and method is not None:
         return join_all([method(ip, m, name, args, kwargs, node, env, module_value(m), base=True) for m in mods])
     return call_method(ip, o.recv, name, args, kwargs, node, env)
+
+
+def _base_forward(ip: Interp, o: SuperObj, args, kwargs, node, env) -> V | None:
+    """`super().forward(pred, label)` in a project's subclass of a parameter-free torch module (d2l's
+    MaskedSoftmaxCELoss(nn.CrossEntropyLoss)): the functional the base runs, on the same arguments,
+    with the reduction the instance holds when it is known (`self.reduction = 'none'`)."""
+    strings = [b for c in o.cls.mro() for b in c.bases if isinstance(b, str)]
+    bases = {q.rsplit(".", 1)[-1] for q in strings if q.startswith("torch.nn.")} - {"Module"}
+    if len(bases) != 1:
+        return None
+    (short,) = bases
+    fn = T.MODULE_FORWARD.get(short)
+    if short not in T.FREE_MODULES or fn is None or not fn.startswith("F."):
+        return None
+    kw = dict(kwargs)
+    if short in T.LOSS_MODULES and "reduction" not in kw:
+        red = ip.get_attr(o.recv, "reduction", node, env)
+        if isinstance(red.const, str):
+            kw["reduction"] = red
+    return ip.call_qualified("torch.nn.functional." + fn[2:], list(args), kw, node, env)
 
 
 def sym_method(ip: Interp, o: SymObj, name, args, kwargs, node, recv: V) -> V:

@@ -499,11 +499,12 @@ class SchedObj(Obj):
 
 
 class ScalerObj(Obj):
-    __slots__ = ("label", "qual", "seq", "site")
+    __slots__ = ("disabled", "label", "qual", "seq", "site")
 
     def __init__(self, qual, label, site, seq):
         super().__init__()
         self.qual, self.label, self.site, self.seq = qual, label, site, seq
+        self.disabled = False  # `GradScaler(enabled=False)`: scale() gives the loss back, step() just steps
 
     def __repr__(self):
         return f"Scaler({self.label})"

@@ -48,8 +48,10 @@ def check(ctx: RuleContext) -> list[Finding]:
             continue
         for key in step.stepped:
             opt = opts.get(key)
-            if opt is None or opt.escaped or opt.fresh_params:
-                continue  # fresh_params: its leaves are made anew each iteration, with no gradient yet
+            if opt is None or opt.escaped or (opt.fresh_params and len(opt.loops) >= len(step.loops)):
+                # fresh_params: its leaves are made anew each iteration, with no gradient yet (not when
+                # they are made per run of a search and stepped in the batch loops under it)
+                continue
             events, stepping = _stepping(
                 model, step, bw, key, enclosing, lambda e, b: not _other_setting(e, b, model.counters)
             )

@@ -222,8 +222,13 @@ def scaler_method(ip: Core, s: ScalerObj, name, args, kwargs, node, env=None, re
     return handler(ip, s, args, node) if handler is not None else UNKNOWN
 
 
+def _off(s: ScalerObj) -> str | None:
+    """The detail of a disabled scaler's events: GA409 and GA206 take it for no scaler at all."""
+    return "disabled" if s.disabled else None
+
+
 def _scale(ip: Core, s: ScalerObj, args, node) -> V:
-    ip.event(EventKind.SCALER_SCALE, node, s)
+    ip.event(EventKind.SCALER_SCALE, node, s, detail=_off(s))
     return args[0] if args else UNKNOWN
 
 
@@ -241,12 +246,12 @@ def _scaler_step(ip: Core, s: ScalerObj, args, node) -> V:
     for o in optims:
         ip.event(EventKind.STEP, node, o, detail="scaler", units=o.units())
         recording.stepped(ip, o, node)
-    ip.event(EventKind.SCALER_STEP, node, s)
+    ip.event(EventKind.SCALER_STEP, node, s, detail=_off(s))
     return NONE
 
 
 def _update(ip: Core, s: ScalerObj, args, node) -> V:
-    ip.event(EventKind.SCALER_UPDATE, node, s)
+    ip.event(EventKind.SCALER_UPDATE, node, s, detail=_off(s))
     return NONE
 
 
@@ -257,7 +262,9 @@ def _unscale(ip: Core, s: ScalerObj, args, node) -> V:
             duck = ducks.optimizer_of(ip, o, node, text=ducks.text_of(node.args[0]))
             if duck is not None:
                 opts.append(duck)
-    ip.event(EventKind.UNSCALE, node, opts[0] if opts else None, units=opts[0].units() if opts else None)
+    ip.event(
+        EventKind.UNSCALE, node, opts[0] if opts else None, detail=_off(s), units=opts[0].units() if opts else None
+    )
     return NONE
 
 
@@ -293,7 +300,9 @@ def scheduler_method(ip: Core, s: SchedObj, name, args, kwargs, node, env, recv)
 
 def make_scaler(ip: Core, qual, args, kwargs, node) -> V:
     s = ScalerObj(qual, "<scaler>", Site(ip.st.sf, node), ip.seq())
-    ip.event(EventKind.SCALER_NEW, node, s)
+    enabled = kwargs.get("enabled")
+    s.disabled = isinstance(enabled, V) and enabled.const is False
+    ip.event(EventKind.SCALER_NEW, node, s, detail=_off(s))
     return V(Kind.SCALER, frozenset((s,)))
 
 

@@ -1,4 +1,4 @@
-# runtime: raises modified by an inplace operation
+# runtime: error: modified by an inplace operation
 """The same DAG cell whose nodes apply tanh last: the state the cell returns is a tanh output,
 which tanh saved for its backward; clipping it in place breaks the backward of the loss."""
 import collections

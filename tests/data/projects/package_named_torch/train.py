@@ -1,4 +1,4 @@
-# runtime: raises modified by an inplace operation
+# runtime: error: modified by an inplace operation
 """SAC's update as rlkit shipped it: the critic is stepped before the actor's loss, built on the
 critic's output, is backpropagated; the critic's step changed the weights that graph saved."""
 import torch
