@@ -202,6 +202,8 @@ iteration around it; a clear on the other arm of a setting (`if args.amp:`, the 
 iteration) does not count for the arm that runs without it. Also flagged: a loop that clears only
 after its step (`step(); zero_grad()`) when a `backward()` before the loop (a reference or debug
 pass) reached the same parameters and nothing cleared them since: the first step applies both.
+A model and optimizer built anew in each iteration that steps need no clearing; built once per run
+of a search and stepped in the epoch and batch loops under it, they do.
 """,
     why="""
 `backward()` adds into `.grad`. Without clearing, the gradient applied at step k is the sum of

@@ -176,8 +176,9 @@ RULE = Rule(
     premises=("hazard", "together", "complete"),
     summary="float16 autocast without GradScaler, or a GradScaler used half-way",
     what="""
-Flags float16 `autocast` regions in a training step when no `GradScaler` exists (suspicious:
-whether gradients underflow depends on their size); a plain `optimizer.step()` after
+Flags float16 `autocast` regions in a training step when no `GradScaler` exists, or only one built
+with `enabled=False`, whose `scale()` gives the loss back unscaled (suspicious: whether gradients
+underflow depends on their size); a plain `optimizer.step()` after
 `scaler.scale(loss).backward()`; and `scaler.step()` in a loop that never calls
 `scaler.update()`. bfloat16 autocast, which needs no scaler, is not flagged.
 """,
