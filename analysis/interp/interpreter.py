@@ -24,7 +24,7 @@ from . import calls, flags, recording, results, statements
 from .budget import TICK, Budgets, Gaps
 from .expressions import EXPRESSIONS, STAR, iter_value
 from .frames import TRAINING_WORDS, Frame, ModuleScope, PathRaises
-from .objects import ClassObj, FuncObj, InstanceObj, LazyImport, ModuleObj, Site, SymObj
+from .objects import ClassObj, FuncObj, InstanceObj, LazyImport, ModuleObj, Site, SymObj, next_oid
 from .semantics import Semantics
 from .state import InterpState, LibraryMode
 from .statements import STATEMENTS
@@ -288,6 +288,33 @@ def _callers_of(sf: SourceFile, candidates: list[FuncObj], others: list[FuncObj]
 
 _DEFINED = re.compile(r"def\s+([A-Za-z_]\w*)\s*\(")
 
+# the argument through which a driver hands a step method its iteration number
+_ITERATION_ARGS = frozenset(
+    ("current_iter", "current_step", "global_step", "iteration", "n_iter", "cur_iter", "iter", "step", "time_step")
+)
+_BACKWARD_CALL = re.compile(r"\.backward\(")
+
+
+def _per_iteration(fn: FuncObj) -> bool:
+    """A method that does a whole training step and is handed the iteration number by its driver:
+    the driver runs it once per iteration (a loop the engine does not see when it runs it alone)."""
+    node = fn.node
+    if fn.cls is None or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    names = {a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
+    if not names & _ITERATION_ARGS:
+        return False
+    text = "\n".join(fn.scope.sf.lines[node.lineno - 1 : node.end_lineno])
+    if not (_BACKWARD_CALL.search(text) and ".step(" in text):
+        return False
+    # not a method with a loop of its own around its backward() (an epoch of batches)
+    loops = [n for n in ast.walk(node) if isinstance(n, (ast.For, ast.While, ast.AsyncFor))]
+    return not any(
+        isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "backward"
+        for lp in loops
+        for c in ast.walk(lp)
+    )
+
 
 class Interpreter:
     """Replays one entry file (and what it imports) and fills a Trace."""
@@ -520,7 +547,7 @@ class Interpreter:
         self.st.cond = 0
         self.st.root_start = self.st.steps
         self.st.root_budget = budget
-        out = self.run_symbolic(fn, cls, optional)
+        out = self.run_symbolic(fn, cls, optional, per_iteration=_per_iteration(fn))
         items = out.items if out.items is not None else (out,)
         return [o for v in items if isinstance(v, V) for o in v.objs if isinstance(o, FuncObj) and o.scope is fn.scope]
 
@@ -556,10 +583,13 @@ class Interpreter:
                     units.append((o, None))  # a loss function
         builds = _components(sf, [cls for _, cls in units if cls is not None])
         parts = set().union(*builds.values()) if builds else set()
+        # a forward the file ran where no backward() followed (a demo under `__main__` on data that
+        # requires no grad) showed nothing of its gradient: it runs alone as well
+        trains = bool(self.st.trace.backwards)
         units = [
             (fn, cls)
             for fn, cls in units
-            if not (fn.interpreted and fn.cls is cls)
+            if not (fn.interpreted and fn.cls is cls and trains)
             and not isinstance(fn.node, ast.Lambda)
             # a component of another module of the file runs inside it, on what that one gives it
             and cls not in parts
@@ -583,6 +613,7 @@ class Interpreter:
         units = _callers_first(sf, scope, units)
         if not units:
             return
+        ran = {id(fn): fn.interpreted for fn, _ in units}
         # What a unit alone does is evidence only for its numerical hazards: its events (a loop
         # inside a forward, writes made by __init__ on made-up arguments) and the budgets it used
         # up stay out of the file's analysis. Each runs shallow (nested modules are not built,
@@ -598,7 +629,7 @@ class Interpreter:
             for fn, cls in units:
                 if st.steps >= allowance:
                     break
-                if fn.interpreted and fn.cls is cls:
+                if fn.interpreted > ran[id(fn)] and fn.cls is cls:
                     continue  # run inside a caller that ran before it
                 st.root_index += 1
                 st.ctx = (("root", st.root_index),)
@@ -629,7 +660,7 @@ class Interpreter:
         o = SymObj(name, site, self.seq())
         return V(Kind.UNKNOWN | Kind.TENSOR, frozenset((o,)), weak=frozenset((calls.sym_unit(self, o),)))
 
-    def run_symbolic(self, fn: FuncObj, cls: ClassObj | None = None, optional: bool = False):
+    def run_symbolic(self, fn: FuncObj, cls: ClassObj | None = None, optional: bool = False, per_iteration=False):
         site = Site(fn.scope.sf, fn.node)
         self_v = None
         if fn.cls is not None and not fn.is_static:
@@ -643,6 +674,11 @@ class Interpreter:
             # other files, may give it; the default alone would decide the test and skip the step.
             # (A function its file calls is run by that call, with its arguments.)
             kwargs[name] = join_all([NONE, self.sym_value(name, site)])
+        if per_iteration:
+            # one iteration of the loop its driver, not seen here, runs it in (BasicSR's
+            # `optimize_parameters(self, current_iter)`): what it builds is built at every step.
+            # (The instance was made before the loop, as its driver makes it.)
+            self.st.ctx += (("loop", fn.node, self.seq(), fn.scope.sf, 0, next_oid()),)
         return calls.call_function(self, fn, args, kwargs, fn.node, self_v=self_v)
 
     @staticmethod

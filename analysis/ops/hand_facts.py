@@ -182,6 +182,20 @@ FREE_MODULES = (
     "MultiMarginLoss",
     "TripletMarginLoss",
     "TripletMarginWithDistanceLoss",
+    # the same functionals under other names or shapes (NLLLoss2d is NLLLoss, kept for old code)
+    "NLLLoss2d",
+    "Hardshrink",
+    "Softshrink",
+    "ZeroPad1d",
+    "ZeroPad3d",
+    "ConstantPad3d",
+    "ReflectionPad3d",
+    "ReplicationPad1d",
+    "ReplicationPad3d",
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
+    "LPPool3d",
 )
 
 # Containers: they register what they are given (torch/nn/modules/container.py); the dict-like
