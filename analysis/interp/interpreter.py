@@ -292,7 +292,6 @@ _DEFINED = re.compile(r"def\s+([A-Za-z_]\w*)\s*\(")
 _ITERATION_ARGS = frozenset(
     ("current_iter", "current_step", "global_step", "iteration", "n_iter", "cur_iter", "iter", "step", "time_step")
 )
-_BACKWARD_CALL = re.compile(r"\.backward\(")
 
 
 def _per_iteration(fn: FuncObj) -> bool:
@@ -304,8 +303,7 @@ def _per_iteration(fn: FuncObj) -> bool:
     names = {a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
     if not names & _ITERATION_ARGS:
         return False
-    text = "\n".join(fn.scope.sf.lines[node.lineno - 1 : node.end_lineno])
-    if not (_BACKWARD_CALL.search(text) and ".step(" in text):
+    if not (_mentions(fn.scope.sf, node, _BACKWARD) and _mentions(fn.scope.sf, node, _STEP)):
         return False
     # not a method with a loop of its own around its backward() (an epoch of batches)
     loops = [n for n in ast.walk(node) if isinstance(n, (ast.For, ast.While, ast.AsyncFor))]
@@ -583,13 +581,14 @@ class Interpreter:
                     units.append((o, None))  # a loss function
         builds = _components(sf, [cls for _, cls in units if cls is not None])
         parts = set().union(*builds.values()) if builds else set()
-        # a forward the file ran where no backward() followed (a demo under `__main__` on data that
-        # requires no grad) showed nothing of its gradient: it runs alone as well
+        # a module's forward the file ran where no backward() followed (a demo under `__main__` on
+        # data that requires no grad) showed nothing of its gradient: it runs alone as well (not a
+        # loss function, which a script of hand-written gradients runs to log a value)
         trains = bool(self.st.trace.backwards)
         units = [
             (fn, cls)
             for fn, cls in units
-            if not (fn.interpreted and fn.cls is cls and trains)
+            if not (fn.interpreted and fn.cls is cls and (trains or cls is None))
             and not isinstance(fn.node, ast.Lambda)
             # a component of another module of the file runs inside it, on what that one gives it
             and cls not in parts

@@ -53,7 +53,8 @@ def tensor_attr(ip: Core, recv: V, attr, node) -> V:
             views.append(view)
         if not views:
             views.append(TensorObj(Site(ip.st.sf, node)))
-        return out.replace(objs=frozenset(views), saves=EMPTY, grads=EMPTY)
+        # (the `.data` of a `.grad` is that gradient still: `p.grad.data.zero_()` clears it)
+        return out.replace(objs=frozenset(views), saves=EMPTY, grads=recv.grads)
     if attr == "requires_grad":
         leaves_of = [o for o in recv.objs if isinstance(o, Unit)]
         if leaves_of and len(recv.objs - {o for o in recv.objs if isinstance(o, PIter)}) == len(leaves_of):
