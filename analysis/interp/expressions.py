@@ -376,10 +376,11 @@ def _e_subscript(ip: Interp, node, env):
     index = ip.eval(node.slice, env)
     out = ip.get_item(recv, index, node, env)
     if (
-        index.const is NOCONST
+        len(out.objs) > 1
+        and index.const is NOCONST
         and index.items is None
-        and (recv.of(DictObj) or recv.of(ListObj))
         and sum(type(o) is TensorObj for o in out.objs) > 1
+        and (recv.of(DictObj) or recv.of(ListObj))
     ):
         out = out.replace(marks=out.marks | Mark.ONE_OF)  # `h[node_id]`: one node's state, not each
     return graph_read(ip, node, env, out)

@@ -104,7 +104,7 @@ def check(ctx: RuleContext) -> list[Finding]:
                     e.span, msg, related=(Related(runs[0].span, "used in the same iteration"),), fix=_hoist(ctx, e.span)
                 )
             )
-        elif e.kind == EventKind.SCALER_NEW and e.loops and e.detail != "disabled":
+        elif e.kind == EventKind.SCALER_NEW and e.loops:
             runs = [
                 x
                 for x in events

@@ -97,7 +97,7 @@ def check(ctx: RuleContext) -> list[Finding]:
         if not before:
             continue
         last = before[-1]
-        scaled = any(e.kind == EventKind.SCALER_SCALE and e.seq < last.seq and e.detail != "disabled" for e in same)
+        scaled = any(e.kind == EventKind.SCALER_SCALE and e.seq < last.seq for e in same)
         # whenever a clip runs after a scaled backward, it sees scaled gradients, whatever
         # condition the step that follows runs under
         scaler_steps = [e for e in all_steps if e.detail == "scaler" and e.seq > clip.seq]

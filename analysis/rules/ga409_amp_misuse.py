@@ -63,15 +63,14 @@ def check(ctx: RuleContext) -> list[Finding]:
     events = model.events
     out = []
     # a scaler made, or one handed in and used (a trainer's `scaler` argument, interp/ducks.py)
-    # (`GradScaler(enabled=False)` is none: its scale() gives the loss back unscaled)
-    scalers = [e for e in events if e.kind in (EventKind.SCALER_NEW, EventKind.SCALER_SCALE) and e.detail != "disabled"]
+    scalers = [e for e in events if e.kind in (EventKind.SCALER_NEW, EventKind.SCALER_SCALE)]
     for step in model.steps:
         bw = own_event(step)
         if bw is None:
             continue
         before = [e for e in step.events if e.seq < bw.seq and not e.exclusive(bw)]
         last_bw = max((e.seq for e in before if e.kind in BACKWARDS), default=-1)
-        scaled = [e for e in before if e.kind == EventKind.SCALER_SCALE and e.seq > last_bw and e.detail != "disabled"]
+        scaled = [e for e in before if e.kind == EventKind.SCALER_SCALE and e.seq > last_bw]
         if scaled:
             # the steps that consume this backward's gradients: before the next backward, the first per optimizer
             after = sorted((e for e in step.events if e.seq > bw.seq and not e.exclusive(bw)), key=lambda e: e.seq)
@@ -98,7 +97,7 @@ def check(ctx: RuleContext) -> list[Finding]:
                         )
                     )
     for e in events:
-        if e.kind == EventKind.SCALER_STEP and e.detail != "disabled":
+        if e.kind == EventKind.SCALER_STEP:
             levels = e.loops
             stepped_here = {x.target_key for x in events if x.kind == EventKind.STEP and x.span == e.span}
             if (len(stepped_here) > 1 or _steps_loop_target(ctx, e)) and levels:
@@ -112,7 +111,7 @@ def check(ctx: RuleContext) -> list[Finding]:
                     '"step() has already been called since the last update()" (and the scale never adapts)'
                 )
                 out.append(RULE.finding(e.span, msg, fix=_update_fix(ctx, e)))
-        elif e.kind == EventKind.UNSCALE and e.loops and e.detail != "disabled":
+        elif e.kind == EventKind.UNSCALE and e.loops:
             finding = _unscaled_without_update(ctx, e, events)
             if finding is not None:
                 out.append(finding)

@@ -222,13 +222,15 @@ def scaler_method(ip: Core, s: ScalerObj, name, args, kwargs, node, env=None, re
     return handler(ip, s, args, node) if handler is not None else UNKNOWN
 
 
-def _off(s: ScalerObj) -> str | None:
-    """The detail of a disabled scaler's events: GA409 and GA206 take it for no scaler at all."""
-    return "disabled" if s.disabled else None
+def _scaler_event(ip: Core, s: ScalerObj, kind, node, obj, units=None) -> None:
+    """A scaler's own event; none for `GradScaler(enabled=False)`: its scale() gives the loss back,
+    its step() just steps, so the rules see no scaler at all."""
+    if not s.disabled:
+        ip.event(kind, node, obj, units=units)
 
 
 def _scale(ip: Core, s: ScalerObj, args, node) -> V:
-    ip.event(EventKind.SCALER_SCALE, node, s, detail=_off(s))
+    _scaler_event(ip, s, EventKind.SCALER_SCALE, node, s)
     return args[0] if args else UNKNOWN
 
 
@@ -246,12 +248,12 @@ def _scaler_step(ip: Core, s: ScalerObj, args, node) -> V:
     for o in optims:
         ip.event(EventKind.STEP, node, o, detail="scaler", units=o.units())
         recording.stepped(ip, o, node)
-    ip.event(EventKind.SCALER_STEP, node, s, detail=_off(s))
+    _scaler_event(ip, s, EventKind.SCALER_STEP, node, s)
     return NONE
 
 
 def _update(ip: Core, s: ScalerObj, args, node) -> V:
-    ip.event(EventKind.SCALER_UPDATE, node, s, detail=_off(s))
+    _scaler_event(ip, s, EventKind.SCALER_UPDATE, node, s)
     return NONE
 
 
@@ -262,9 +264,7 @@ def _unscale(ip: Core, s: ScalerObj, args, node) -> V:
             duck = ducks.optimizer_of(ip, o, node, text=ducks.text_of(node.args[0]))
             if duck is not None:
                 opts.append(duck)
-    ip.event(
-        EventKind.UNSCALE, node, opts[0] if opts else None, detail=_off(s), units=opts[0].units() if opts else None
-    )
+    _scaler_event(ip, s, EventKind.UNSCALE, node, opts[0] if opts else None, opts[0].units() if opts else None)
     return NONE
 
 
@@ -302,7 +302,7 @@ def make_scaler(ip: Core, qual, args, kwargs, node) -> V:
     s = ScalerObj(qual, "<scaler>", Site(ip.st.sf, node), ip.seq())
     enabled = kwargs.get("enabled")
     s.disabled = isinstance(enabled, V) and enabled.const is False
-    ip.event(EventKind.SCALER_NEW, node, s, detail=_off(s))
+    _scaler_event(ip, s, EventKind.SCALER_NEW, node, s)
     return V(Kind.SCALER, frozenset((s,)))
 
 
