@@ -69,6 +69,7 @@ SPLITS = (
     "held12",
     "held13",
     "held14",
+    "held15",
 )
 # What a checkout keeps: the analysed sources and what makes a folder a project.
 KEEP_SUFFIXES = (".py", ".pyi", ".ipynb")

@@ -23,7 +23,7 @@ def _bench():
 def test_the_manifest_is_valid():
     bench = _bench()
     bugs = bench.load_manifest(str(REPO / "benchmarks" / "real_bugs.toml"))
-    assert len({b.repo for b in bugs if b.split == "held14"}) == len([b for b in bugs if b.split == "held14"])
+    assert len({b.repo for b in bugs if b.split == "held15"}) == len([b for b in bugs if b.split == "held15"])
     assert {b.split for b in bugs} <= set(bench.SPLITS)
 
 
