@@ -116,6 +116,8 @@ INPLACE = [
     ("chained_pool_inplace", lambda m: m.ChainedResidualPool(3), lambda t: [t.randn(2, 3, 8, 8)], True),
     ("residual_after_norm", lambda m: m.BasicBlock(3), lambda t: [t.randn(2, 3, 8, 8)], False),
     ("inplace_layer_after_saved_output", lambda m: m.Encoder(2), lambda t: [t.randn(2, 2, 32)], True),
+    ("dropout_made_inplace_by_owner", lambda m: m.Net(4), lambda t: [t.randn(3, 4)], True),
+    ("relu_made_inplace_by_owner", lambda m: m.Net(4), lambda t: [t.randn(3, 4)], False),
 ]
 
 

@@ -14,7 +14,7 @@ from ..interp.semantics import CallTable, Semantics
 from ..torch import modules as torch_modules
 from ..torch import optimizers as torch_optimizers
 from ..torch import register as torch_register
-from . import adapters, frameworks, registries, tables
+from . import adapters, einops_ops, frameworks, registries, tables
 from . import semantics as library
 
 
@@ -27,6 +27,7 @@ def build() -> Semantics:
     calls.when(lambda qual, head, short: short in tables.THIRD_PARTY_OPTIMIZERS, torch_optimizers.new_optimizer)
     calls.when(lambda qual, head, short: short in tables.THIRD_PARTY_WRAPPERS, torch_modules.wrapper)
     calls.when(lambda qual, head, short: short in tables.THIRD_PARTY_SCALERS, torch_optimizers.new_scaler)
+    calls.when(einops_ops.is_einops, einops_ops.einops_call)
     # names no torch handler answered: a framework's, else a library's
     calls.when(lambda qual, head, short: True, frameworks.framework_fallback)
     calls.when(lambda qual, head, short: True, library.library_fallback)

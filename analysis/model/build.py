@@ -484,7 +484,7 @@ class Builder:
                         s.version < version <= now
                         and not _arms_exclusive(s.path, path)
                         and _same_candidates(s.path, path)
-                        and (within is None or _inside(site, within))
+                        and (within is None or _inside(site, within) or _in_forward_of(site, within))
                         # the other candidates may be the one that changed
                         and all(any(v < version for v in saved.get(g, ())) for g in group)
                         and not (_detached_in_place(site) and s.op in T.SAVES_OUTPUT)
@@ -1065,6 +1065,21 @@ def _in_block_forward(s: SaveRec, unit: Site) -> bool:
         and getattr(fn, "cls", None) is not None
         and fn.cls.is_module
     )
+
+
+def _in_forward_of(site: Site, unit: Site) -> bool:
+    """`site` lies in the `forward` of a class written in the unit's file: a block the unit runs,
+    changed in place by a flag its owner set (`for m in self.modules(): m.inplace = True`)."""
+    if site.mod is not unit.mod or not hasattr(site.node, "lineno"):
+        return False
+    line = site.node.lineno
+    for cls in unit.mod.tree.body:
+        if isinstance(cls, ast.ClassDef) and cls.lineno <= line <= (cls.end_lineno or cls.lineno):
+            return any(
+                isinstance(f, ast.FunctionDef) and f.name == "forward" and f.lineno <= line <= (f.end_lineno or 0)
+                for f in cls.body
+            )
+    return False
 
 
 def _inside(site: Site, fn: Site) -> bool:

@@ -147,6 +147,10 @@ def module_setattr(ip: Core, m: ModuleObj, attr, value: V, stmt, target):
         return
     if attr in m.children and value.k == Kind.NONE:
         m.children.pop(attr, None)
+    if attr == "inplace" and m.spec in T.FREE_MODULES and isinstance(value.const, bool):
+        # `for m in self.modules(): if isinstance(m, nn.ReLU): m.inplace = True`: from now on
+        # forward() runs the in-place functional (or, set False, no longer does)
+        m.inplace = value.const
     frame = ip.st.stack[-1]
     if m.cls is not None and frame.self_v is not None and m in frame.self_v.objs and ip.st.nograd is None:
         # `self.a = nn.Parameter(t).squeeze()`: the module keeps the op's result, not the parameter (GA113);
