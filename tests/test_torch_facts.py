@@ -41,6 +41,7 @@ OP_NAMESPACES = ("Tensor", "torch", "torch.nn.functional", "torch.linalg", "torc
 NOT_TORCH = {
     "interp/builtins.py": "Python's builtins (abs, max, round, float...), modelled by the interpreter",
     "interp/expressions.py": "Python's builtins and operators as the expression evaluator names them",
+    "libraries/einops_ops.py": "einops' own function and reduction names, mapped onto torch's ops",
 }
 
 

@@ -208,3 +208,74 @@ def test_a_plain_list_of_blocks_that_may_hold_state_is_found(layer):
     )
     result = analyze(source, path="layers.py")
     assert [(f.code, f.confidence) for f in result.findings] == [("GA109", "suspicious")]
+
+
+# A class checked alone builds the blocks it holds from another file of its project, one level deep:
+# PSPNet's in-place dropout after another file's conv-BN-ReLU block, whose in-place ReLU saved its
+# output for backward (the dropout overwrites it).
+_BLOCKS = """import torch.nn as nn
+
+
+class ConvBNReLU(nn.Module):
+    def __init__(self, c_in, c_out):
+        super().__init__()
+        self.unit = nn.Sequential(nn.Conv2d(c_in, c_out, 3, padding=1), nn.BatchNorm2d(c_out), nn.ReLU(inplace=True))
+
+    def forward(self, x):
+        return self.unit(x)
+"""
+
+_SEGMENTER = """import torch.nn as nn
+from blocks import ConvBNReLU
+
+
+class Segmenter(nn.Module):
+    def __init__(self, n_classes):
+        super().__init__()
+        self.stem = ConvBNReLU(3, 8)
+        self.dropout = nn.Dropout2d(p=0.1, inplace={inplace})
+        self.classify = nn.Conv2d(8, n_classes, 1)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = self.dropout(x)
+        return self.classify(x)
+"""
+
+
+def _segmenter_project(tmp_path, inplace: bool):
+    (tmp_path / "blocks.py").write_text(_BLOCKS)
+    (tmp_path / "segmenter.py").write_text(_SEGMENTER.format(inplace=inplace))
+    return tmp_path
+
+
+@pytest.mark.parametrize("inplace", [True, False])
+def test_a_block_from_another_project_file_is_run_inside_the_class(tmp_path, inplace):
+    from gradaudit.analysis.check.engine import Analyzer
+
+    root = _segmenter_project(tmp_path, inplace)
+    result = Analyzer().analyze_file(str(root / "segmenter.py"))
+    assert result.error is None
+    assert [(f.span.line, f.code, f.confidence) for f in result.findings] == (
+        [(14, "GA110", "suspicious")] if inplace else []
+    )
+    assert all(ALONE in f.message for f in result.findings)
+
+
+@pytest.mark.slow
+@pytest.mark.runtime
+@pytest.mark.parametrize("inplace", [True, False])
+def test_a_block_from_another_project_file_under_torch(tmp_path, inplace, monkeypatch):
+    torch = pytest.importorskip("torch")
+    root = _segmenter_project(tmp_path, inplace)
+    monkeypatch.syspath_prepend(str(root))
+    spec = importlib.util.spec_from_file_location("segmenter", root / "segmenter.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = torch.randn(2, 3, 8, 8, requires_grad=True) * 1.0
+    try:
+        module.Segmenter(2)(x).sum().backward()
+    except RuntimeError as exc:
+        assert inplace and "modified by an inplace operation" in str(exc)
+    else:
+        assert not inplace

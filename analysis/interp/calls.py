@@ -9,6 +9,7 @@ instantiated, instances' attributes and methods, symbolic stand-ins for what can
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Callable
 
 from ..ops import torch_api as T
@@ -167,7 +168,7 @@ def call_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v=None) -> V
         or ip.st.steps - ip.st.root_start > ip.st.root_budget
         or (ip.st.caps and ip.st.steps > min(ip.st.caps)[0])
     )
-    if ip.st.shallow and fn.scope.sf is not ip.st.entry:
+    if ip.st.shallow and fn.scope.sf is not ip.st.entry and not _runs_admitted(fn, self_v):
         # checking one class alone: its own __init__ is what matters, not a base class's in a library
         return opaque_call(ip, None, args, kwargs, node, extra=self_v, record=None).replace(top=True)
     if len(ip.st.stack) > ip.st.budgets.call_depth or over or any(f.func is fn for f in ip.st.stack):
@@ -240,6 +241,32 @@ def _run_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v) -> V:
     if fn.nograd is not None and out.carries:
         out = R.cut_nograd(ip, out, fn.nograd)
     return out
+
+
+def _runs_admitted(fn: FuncObj, self_v: V | None) -> bool:
+    """A method of a submodule a class checked alone holds from another file of its project (its
+    `__init__`, its `forward`, what they call on `self`): run, as the class's own are."""
+    return self_v is not None and any(isinstance(o, ModuleObj) and o.admitted for o in self_v.objs)
+
+
+def _admitted(ip: Interp, cls: ClassObj) -> bool:
+    """A class checked on its own builds the modules it holds directly from other files of its
+    project, one level deep (theirs stay unseen): what their forward saved for backward reaches the
+    class's result, where an in-place layer of the class may change it (PSPNet's in-place dropout
+    after another file's conv-BN-ReLU block). Libraries' classes stay unseen."""
+    if len(ip.st.init_stack) != 1:
+        return False
+    top = _project_top(ip.st.entry.abspath)
+    path = cls.scope.sf.abspath
+    return path.startswith(top) and "site-packages" not in path and "dist-packages" not in path
+
+
+def _project_top(path: str) -> str:
+    """The folder holding the topmost package around `path` (its own folder outside packages)."""
+    d = os.path.dirname(path)
+    while os.path.isfile(os.path.join(d, "__init__.py")) and os.path.dirname(d) != d:
+        d = os.path.dirname(d)
+    return d + os.sep
 
 
 def _spent(ip: Interp) -> str:
@@ -354,14 +381,17 @@ def instantiate(ip: Interp, cls: ClassObj, args, kwargs, node, label=None) -> V:
         recv = V(Kind.INST, frozenset((inst,)))
     init = cls.lookup("__init__")
     if cls.is_module and ip.st.shallow and len(ip.st.init_stack) >= 1 and cls.scope.sf is not ip.st.entry:
-        # a submodule of the class under check from another file: what it holds does not matter
-        # here, unless its class can be read to hold nothing at all (then nothing stands for unknown
-        # parameters); one of the same file is built, and runs on what its owner gives it
-        m.opaque = True
-        if m.opaque_unit is None and not holds_no_state(cls):
-            m.opaque_unit = Unit(Unit.OPAQUE, "<params>", site, m.seq, count=None)
-            m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
-        return recv
+        if _admitted(ip, cls):
+            m.admitted = True
+        else:
+            # a submodule of the class under check from another file: what it holds does not matter
+            # here, unless its class can be read to hold nothing at all (then nothing stands for unknown
+            # parameters); one of the same file is built, and runs on what its owner gives it
+            m.opaque = True
+            if m.opaque_unit is None and not holds_no_state(cls):
+                m.opaque_unit = Unit(Unit.OPAQUE, "<params>", site, m.seq, count=None)
+                m.opaque_unit.owner, m.opaque_unit.attr = m, "<params>"
+            return recv
     if init is not None:
         if cls.is_module:
             ip.st.init_stack.append(recv.objs and next(iter(recv.objs)))

@@ -259,6 +259,7 @@ class ModuleObj(Obj):
         "_unit_set_at",
         "_units",
         "_units_at",
+        "admitted",
         "alternatives",
         "arms",
         "attrs",
@@ -326,6 +327,9 @@ class ModuleObj(Obj):
         # its children stand for layers a comprehension made (`[Block() for _ in range(n)]`, run
         # once): how many there are is not known, only what each is like
         self.summary = False
+        # a submodule from another project file that a class checked on its own holds directly:
+        # built and run there, one level deep (interp/calls.py, `_admitted`)
+        self.admitted = False
 
     def path(self) -> str:
         if self.parent is not None and self.key is not None:

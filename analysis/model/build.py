@@ -1055,12 +1055,12 @@ def _earlier_iteration(save: SaveRec, rec: BackwardRec) -> bool:
 
 
 def _in_block_forward(s: SaveRec, unit: Site) -> bool:
-    """The save was made by an op of a module's `forward` written in the unit's file."""
+    """The save was made by an op of a module's `forward` that the unit ran: written in the unit's
+    file, or in another file of its project for a block the unit holds (interp/calls.py, `_admitted`)."""
     call = next((c for c in reversed(s.ctx) if c[0] == "call"), None)
     fn = call[2] if call is not None else None
     return (
-        s.site.mod is unit.mod
-        and fn is not None
+        fn is not None
         and getattr(fn, "name", "") == "forward"
         and getattr(fn, "cls", None) is not None
         and fn.cls.is_module
