@@ -118,6 +118,8 @@ INPLACE = [
     ("inplace_layer_after_saved_output", lambda m: m.Encoder(2), lambda t: [t.randn(2, 2, 32)], True),
     ("dropout_made_inplace_by_owner", lambda m: m.Net(4), lambda t: [t.randn(3, 4)], True),
     ("relu_made_inplace_by_owner", lambda m: m.Net(4), lambda t: [t.randn(3, 4)], False),
+    ("residual_after_zero_rate_dropout", lambda m: m.ConvBlock(4), lambda t: [t.randn(2, 4, 16)], True),
+    ("residual_after_dropout", lambda m: m.ConvBlock(4), lambda t: [t.randn(2, 4, 16)], False),
 ]
 
 

@@ -147,7 +147,7 @@ def module_setattr(ip: Core, m: ModuleObj, attr, value: V, stmt, target):
         return
     if attr in m.children and value.k == Kind.NONE:
         m.children.pop(attr, None)
-    if attr == "inplace" and m.spec in T.FREE_MODULES and isinstance(value.const, bool):
+    if attr == "inplace" and m.spec in T.FREE_MODULES and m.spec != "Identity" and isinstance(value.const, bool):
         # `for m in self.modules(): if isinstance(m, nn.ReLU): m.inplace = True`: from now on
         # forward() runs the in-place functional (or, set False, no longer does)
         m.inplace = value.const
@@ -327,6 +327,8 @@ def make_module(ip: Core, short, qual, args, kwargs, node) -> V:
         pos = T.FREE_MODULES[short]
         val = kw.get("inplace", consts[pos] if pos is not None and pos < len(consts) else False)
         m.inplace = val is True
+        if "Dropout" in short and tensors.zero_rate(list(args[:1]), kwargs):
+            m.spec, m.inplace = "Identity", False  # p=0: forward() gives back its input itself, unchanged
     elif short in T.CONTAINERS:
         m.spec = short
         if short == "Sequential":

@@ -611,6 +611,8 @@ def factory(ip: Core, short, argv, kwargs, node) -> V:
 
 def functional(ip: Core, short, args, kwargs, node, env) -> V:
     argv = [a for a in args if isinstance(a, V)]
+    if "dropout" in short and argv and zero_rate(argv[1:2], kwargs):
+        return argv[0]  # torch returns the input itself when p is 0 (in place or not)
     inplace = kwargs.get("inplace")
     if (inplace is not None and inplace.const is True) or short.endswith("_"):
         x = argv[0] if argv else UNKNOWN
@@ -940,3 +942,12 @@ def _positive_factory(short, argv, kwargs) -> bool:
         c = argv[0].const
         return isinstance(c, (int, float)) and not isinstance(c, bool) and c > 0
     return False
+
+
+def zero_rate(positional: list, kwargs: dict) -> bool:
+    """A dropout's rate `p` (its first argument after the input, or `p=`) is the constant 0: torch
+    then gives back its input itself, unchanged (`nn.Dropout(p=0.0)`, a config's default rate), so an
+    in-place write to the result writes the input."""
+    p = kwargs.get("p", positional[0] if positional else None)
+    c = p.const if isinstance(p, V) else p
+    return type(c) in (int, float) and c == 0
