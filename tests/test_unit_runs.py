@@ -159,8 +159,23 @@ def test_layers_built_in_forward_under_torch():
         assert torch.allclose(m(inp), m(inp))
 
 
+@pytest.mark.slow
+@pytest.mark.runtime
+def test_detector_loss_method_under_torch():
+    # the targets a training caller gives; the loss dict's backward raises
+    torch = pytest.importorskip("torch")
+    m = _load("detector_loss_method_in_place").Detector()
+    losses = m(torch.randn(3, 4), torch.rand(3, 2, 4))
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        losses["bbox_loss"].backward()
+
+
 def test_every_unit_is_checked_under_torch():
-    names = {case[0] for case in RUNTIME + INPLACE} | {"layers_built_in_forward", "layers_built_once_lazily"}
+    names = {case[0] for case in RUNTIME + INPLACE} | {
+        "layers_built_in_forward",
+        "layers_built_once_lazily",
+        "detector_loss_method_in_place",
+    }
     assert names == {os.path.basename(p)[:-3] for p in UNITS}
 
 

@@ -597,6 +597,19 @@ class Interpreter:
                 or (
                     cls is not None
                     and (
+                        # a loss method its forward calls in training mode (a detector's `_compute_losses`)
+                        any(
+                            (m := cls.lookup(name)) is not None
+                            and m.scope is scope
+                            and not isinstance(m.node, ast.Lambda)
+                            and _worth_running_alone(sf, m.node)
+                            for name in _called(sf, fn.node, _SELF_CALLED)
+                        )
+                    )
+                )
+                or (
+                    cls is not None
+                    and (
                         _builds_inplace_layers(sf, cls)
                         or _builds_layers_when_run(sf, cls)
                         or any(
@@ -637,10 +650,16 @@ class Interpreter:
                 st.root_budget, st.budget = st.budgets.function, allowance
                 inst = self.symbolic_instance(cls, Site(sf, cls.node)) if cls is not None else None
                 args, kwargs = self.symbolic_args(fn, cls is not None, self.grad_input, Site(sf, fn.node))
+                for name in _required_when_none(fn.node):
+                    # `if self.training and gt_boxes is None: raise`: a caller that trains gives it
+                    kwargs[name] = self.sym_value(name, Site(sf, fn.node))
                 made = len(st.trace.forward_new)
                 out = calls.call_function(self, fn, args, kwargs, fn.node, self_v=inst)
-                # the versions of what its result's graph saved, as the unit leaves them (GA110)
-                versions = {sv: sv.storage.version for sv in out.saves}
+                # the versions of what its result's graph saved, as the unit leaves them (GA110);
+                # a result may be a dict or a tuple of losses (a detector's training forward)
+                saves = recording.held_saves(out).union(*(it.saves for it in out.items or () if isinstance(it, V)))
+                out = out.replace(saves=saves)
+                versions = {sv: sv.storage.version for sv in saves}
                 st.trace.units.append((out, fn.qual, versions, Site(fn.scope.sf, fn.node)))
                 # layers the forward builds and applies: their new weights reach its result (GA108)
                 for site, params in st.trace.forward_new[made:]:
@@ -962,6 +981,26 @@ def _optional_and_tested(fn_node) -> list[str]:
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in optional
     }
     return sorted(_tested(fn_node, optional, on_self=False) | read)
+
+
+def _required_when_none(fn_node) -> list[str]:
+    """Parameters with the default None that the function raises on when they are None (a
+    detector's targets, required in training mode), in an `if` at the top of its body."""
+    optional = set(_none_defaults(fn_node))
+    out = set()
+    for stmt in fn_node.body if optional else ():
+        if isinstance(stmt, ast.If) and len(stmt.body) == 1 and isinstance(stmt.body[0], ast.Raise):
+            for n in ast.walk(stmt.test):
+                if (
+                    isinstance(n, ast.Compare)
+                    and isinstance(n.left, ast.Name)
+                    and n.left.id in optional
+                    and isinstance(n.ops[0], ast.Is)
+                    and isinstance(n.comparators[0], ast.Constant)
+                    and n.comparators[0].value is None
+                ):
+                    out.add(n.left.id)
+    return sorted(out)
 
 
 def _none_defaults(fn_node) -> list[str]:

@@ -23,6 +23,7 @@ from .frames import Frame, Split, trains
 from .loop_facts import attr_key, carried, counter_like, rebound
 from .objects import (
     FROZEN,
+    STORAGE,
     ClassObj,
     CtxObj,
     DictObj,
@@ -42,7 +43,7 @@ from .objects import (
 )
 from .operators import binop, scales
 from .trace import InplaceRec
-from .values import EMPTY, NOCONST, NONE, UNKNOWN, Fact, Kind, Mark, V, const, join, make_tuple
+from .values import EMPTY, NOCONST, NONE, UNKNOWN, Fact, Kind, Mark, V, const, flow_of, join, make_tuple
 
 _LOOP_RUNS = 2
 
@@ -192,6 +193,16 @@ def _as_counter(new: V) -> V:
     return new.replace(const=NOCONST) if new.k == Kind.NUMBER and new.const is not NOCONST else new
 
 
+def _copied_out(ip: Interp, target, old: V, env) -> bool:
+    """`target` is a subscript of a plain name or attribute whose read gave a copy (no storage of the
+    indexed tensor is in `old`)."""
+    if not (isinstance(target, ast.Subscript) and isinstance(target.value, (ast.Name, ast.Attribute))):
+        return False
+    base = ip.eval(target.value, env)
+    held = {o for o in base.objs if isinstance(o, STORAGE)}
+    return bool(held) and not any(o in held for o in old.objs)
+
+
 def _s_augassign(ip: Interp, stmt, env):
     target = stmt.target
     old = ip.eval(target, env)
@@ -210,6 +221,14 @@ def _s_augassign(ip: Interp, stmt, env):
         rhs = recording.note_accumulation(ip, rhs, stmt, added, outlives=_outlived_name(ip, target.id))
     # `feats += feat` of a list: the target is no tensor (a tensor plus a list raises)
     seq = isinstance(stmt.op, ast.Add) and rhs.k in (Kind.LIST, Kind.TUPLE)
+    tensor = bool(old.k & Kind.TENSOR) and not (old.k & (Kind.NUMBER | Kind.LIST)) and not seq
+    if tensor and _copied_out(ip, target, old, env):
+        # `h[mask] *= s`: torch's advanced indexing read a copy, and the result is written back
+        # into `h` (x[i] = x[i] * s), an in-place change of `h` itself
+        # (what the added value risks stays its own, as for a view: `h[m] *= 0.5 / norm`)
+        written = binop(ip, stmt.op, old, rhs.replace(risks=frozenset()), stmt)
+        assign(ip, target, written, env, stmt)
+        return env
     if old.k & Kind.TENSOR and not (old.k & (Kind.NUMBER | Kind.LIST)) and not seq:
         hazards = None
         if isinstance(stmt.op, (ast.Div, ast.Pow)):
@@ -223,8 +242,20 @@ def _s_augassign(ip: Interp, stmt, env):
             new = new.replace(marks=new.marks | Mark.SCALED)  # `loss /= accumulation_steps`
         if isinstance(target, ast.Name):
             bind_name(ip, target.id, new, env, stmt, rebind_check=False)
-        elif isinstance(target, (ast.Attribute, ast.Subscript)):
-            pass  # the object itself changed
+        elif (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.value, ast.Name)
+            and env is not None
+            and isinstance(base := env.get(target.value.id), V)
+            and rhs.carries
+            and any(isinstance(o, STORAGE) for o in base.objs)
+        ):
+            # `bbox_loss[i] += F.mse_loss(...)`: the tensor now carries what was added into it, as
+            # with `bbox_loss[i] = ...` (calls.set_item)
+            f = flow_of(base, new)
+            env[target.value.id] = base.replace(
+                org=f.org, weak=f.weak, top=f.top, cuts=f.cuts, saves=f.saves, terms=f.terms
+            )
         return env
     if old.k & Kind.LIST and old.of(ListObj):
         src = rhs.of(ListObj)

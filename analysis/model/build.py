@@ -473,8 +473,11 @@ class Builder:
                 continue
             # a save in the unit, or in the forward of a block of the unit's file that the unit runs
             # (whose output a later in-place layer of the unit changes); not in a helper function,
-            # whose arms, joined, may alias what another arm saved. The change must be in the unit
-            if within is not None and not (_inside(s.site, within) or _in_block_forward(s, within)):
+            # whose arms, joined, may alias what another arm saved, unless the change is made in the
+            # same function of the unit's file (a loss method: `b[..., 2:] = b[..., 2:].sqrt_()`)
+            own = within is not None and (_inside(s.site, within) or _in_block_forward(s, within))
+            helper = _function_of(s.site) if within is not None and not own and s.site.mod is within.mod else None
+            if within is not None and not own and helper is None:
                 continue
             now = versions.get(s, storage.version)
             if now > s.version:
@@ -484,7 +487,11 @@ class Builder:
                         s.version < version <= now
                         and not _arms_exclusive(s.path, path)
                         and _same_candidates(s.path, path)
-                        and (within is None or _inside(site, within) or _in_forward_of(site, within))
+                        and (
+                            within is None
+                            or (own and (_inside(site, within) or _in_forward_of(site, within)))
+                            or (helper is not None and site.mod is within.mod and _function_of(site) is helper)
+                        )
                         # the other candidates may be the one that changed
                         and all(any(v < version for v in saved.get(g, ())) for g in group)
                         and not (_detached_in_place(site) and s.op in T.SAVES_OUTPUT)
@@ -1065,6 +1072,27 @@ def _in_block_forward(s: SaveRec, unit: Site) -> bool:
         and getattr(fn, "cls", None) is not None
         and fn.cls.is_module
     )
+
+
+def _function_of(site: Site) -> ast.AST | None:
+    """The innermost function (its node) of the site's file whose code holds the site, or None."""
+    line = getattr(site.node, "lineno", None)
+    if line is None:
+        return None
+    found = None
+    body = list(site.mod.tree.body)
+    while body:
+        nxt = []
+        for n in body:
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.lineno <= line <= (
+                n.end_lineno or 0
+            ):
+                if not isinstance(n, ast.ClassDef):
+                    found = n
+                nxt = list(n.body)
+                break
+        body = nxt
+    return found
 
 
 def _in_forward_of(site: Site, unit: Site) -> bool:

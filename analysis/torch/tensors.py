@@ -669,11 +669,24 @@ def negate(ip: Core, v: V, node) -> V:
 
 
 def getitem(ip: Core, recv: V, key, node, index: V | None = None) -> V:
-    """`x[i]`, `x[:, 0]`: a view of the tensor (`key` is the constant index, or "slice")."""
+    """`x[i]`, `x[:, 0]`: a view of the tensor (`key` is the constant index, or "slice"); indexed
+    by a list, an array or a tensor (`x[[0, 2]]`, `x[mask]`), a new tensor."""
+    alias = None if _advanced(index) else recv
     out = numeric_ops.numeric(
-        ip, "getitem", (recv,), node, ip.tensor_result(flow_of(recv), node, alias=recv, shape=S.index(recv.shape, key))
+        ip, "getitem", (recv,), node, ip.tensor_result(flow_of(recv), node, alias=alias, shape=S.index(recv.shape, key))
     )
     return picked(out, index)
+
+
+def _advanced(index: V | None) -> bool:
+    """torch's advanced indexing, which copies: some part of the index is a list, an array or a
+    tensor not known to be 0-dim (an integer 0-dim tensor indexes like an int, giving a view)."""
+    if index is None:
+        return False
+    parts = index.items if index.k & Kind.TUPLE and index.items is not None else (index,)
+    return any(
+        isinstance(p, V) and (p.k & (Kind.LIST | Kind.ARRAY) or (p.k & Kind.TENSOR and p.shape != ())) for p in parts
+    )
 
 
 def picked(out: V, index: V | None) -> V:
