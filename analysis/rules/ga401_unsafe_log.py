@@ -45,7 +45,10 @@ def check(ctx: RuleContext) -> list[Finding]:
         ctx,
         RULE,
         lambda r: (
-            f"log of {r.detail} with no eps or clamp: it is -inf wherever that value is exactly 0 (a "
+            f"log of {r.detail} with no sigmoid, softplus or clamp: it is NaN wherever that output is "
+            f"negative and -inf where it is 0, and so is the gradient there"
+            if r.detail.startswith("raw activations")
+            else f"log of {r.detail} with no eps or clamp: it is -inf wherever that value is exactly 0 (a "
             f"probability underflows to 0 in float32), and the gradient there is inf or NaN"
         ),
         _fix,
@@ -60,9 +63,11 @@ RULE = Rule(
     what="""
 Flags `log`/`log2`/`log10` of a value that can be exactly zero — a softmax or sigmoid output, a
 ReLU output, a mask, a count, a norm — with no eps and no clamp on the way, when the result
-reaches a loss given to `backward()`. `log_softmax`, `logsigmoid`, `log(x + eps)`,
-`log(x.clamp_min(eps))` and logs of values made positive (`softplus(x) + eps`, `exp`) are not
-flagged; a guard written in a helper or as a named constant counts.
+reaches a loss given to `backward()`; and (suspicious) of a layer's raw output, which is negative
+for some inputs (`-torch.log(critic(x))` of a WGAN critic that has no sigmoid). `log_softmax`,
+`logsigmoid`, `log(x + eps)`, `log(x.clamp_min(eps))` and logs of values made positive
+(`softplus(x) + eps`, `exp`) are not flagged; a guard written in a helper or as a named constant
+counts.
 """,
     why="""
 In float32 a softmax probability underflows to exactly 0 once its logit is ~104 below the

@@ -110,6 +110,15 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None, biased: bool = Fals
                         constant=not requires_grad(x),
                     )
                 )
+            elif (
+                x.marks & Mark.LOGITS
+                and not x.marks & (Mark.EXP | Mark.LOG1PEXP)
+                and not x.facts & Fact.POSITIVE
+                and requires_grad(x)
+            ):
+                # `-torch.log(critic(x))` of a critic with no sigmoid: a layer's raw output is
+                # unbounded, log is NaN where it is negative and -inf at 0
+                risks.add(hazard(ip, "GA401", node, "raw activations (a layer's unbounded output)", SUSPICIOUS))
             if x.marks & Mark.LOG1PEXP:
                 risks |= promote(ip, x, "exp", "GA404", "log(1 + exp(x))")
         elif op == "log1p" and x.marks & Mark.EXP:
