@@ -9,7 +9,7 @@ from ..interp import results as R
 from ..interp.core import Core
 from ..interp.objects import DictObj, ListObj, Site, TensorObj
 from ..interp.trace import Cut, EventKind, SaveRec
-from ..interp.values import EMPTY, NONE, UNKNOWN, Kind, Mark, V, flow_of
+from ..interp.values import EMPTY, NONE, UNKNOWN, Kind, Mark, Star, V, flow_of
 from ..ops import torch_api as T
 from .optimizers import param_set
 
@@ -78,3 +78,19 @@ def _as_loss(v) -> V:
     if any(isinstance(o, (ListObj, DictObj)) for o in v.objs):
         return flow_of(v).value()
     return v
+
+
+# checkpoint's own options, not the function's arguments
+_CHECKPOINT_OPTIONS = frozenset(("use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug"))
+
+
+def checkpoint(ip: Core, qual, args, kwargs, node, env) -> V | None:
+    """`torch.utils.checkpoint.checkpoint(fn, *args)`: the values and gradients of `fn(*args)` (the
+    forward is run again in backward instead of kept); `checkpoint_sequential(functions, segments,
+    x)`: `functions(x)`. Unseen, every activation-checkpointed block lost its graph."""
+    if not args or isinstance(args[0], Star):
+        return None
+    if qual.endswith("checkpoint_sequential"):
+        return ip.call_value(args[0], list(args[2:3]), {}, node, env) if len(args) > 2 else None
+    rest = {k: v for k, v in kwargs.items() if k not in _CHECKPOINT_OPTIONS}
+    return ip.call_value(args[0], list(args[1:]), rest, node, env)

@@ -55,6 +55,9 @@ def register_calls(calls: CallTable) -> None:
     calls.names(T.AUTOCAST_CTX, grad_mode.autocast)
     calls.names(("torch.autograd.grad",), autograd.grad)
     calls.names(("torch.autograd.backward",), autograd.backward)
+    calls.names(
+        ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential"), autograd.checkpoint
+    )
     calls.when(autograd.is_clip, autograd.clip)
     calls.when(lambda qual, head, short: qual.startswith(T.INIT_PREFIX), modules.init_function)
     calls.heads(("torch.nn.functional",), tensors.functional_call)
