@@ -104,7 +104,25 @@ def defined_names(text: str) -> set[str]:
 
 
 def _mentions(text: str, names: set[str]) -> int:
-    return sum(1 for n in names if re.search(rf"\b{re.escape(n)}\b", text))
+    """How many of `names` the text mentions (as whole words)."""
+    if not names:
+        return 0
+    return len(set(_words_of(frozenset(names)).findall(text)))
+
+
+_WORDS: dict[frozenset, re.Pattern] = {}
+
+
+def _words_of(names: frozenset) -> re.Pattern:
+    """One pattern for all of `names` (a file was searched once per name: most of a one-file check
+    in a large project)."""
+    p = _WORDS.get(names)
+    if p is None:
+        if len(_WORDS) > 64:
+            _WORDS.clear()
+        alt = "|".join(sorted((re.escape(n) for n in names), key=lambda n: (-len(n), n)))
+        p = _WORDS[names] = re.compile(rf"\b(?:{alt})\b")
+    return p
 
 
 def find_drivers(path: str, files: list[str], texts: dict[str, str], root: str, text: str | None = None) -> list[str]:
@@ -123,29 +141,33 @@ def find_drivers(path: str, files: list[str], texts: dict[str, str], root: str, 
     for _ in range(LEVELS):
         nxt: list[str] = []
         level: list[str] = []
-        for target in frontier:
-            pattern = _import_pattern(_names(target, root))
-            for f in files:
-                if f in seen:
-                    continue
-                text = texts.get(f)
-                if text is None:
-                    try:
-                        text = read_text(f)
-                    except (OSError, ValueError, ParseError):
-                        text = ""
-                    texts[f] = text
-                if not pattern.search(text):
-                    continue
-                seen.add(f)
-                if target == ap and own and not _mentions(text, own):
-                    continue  # imports the package, never names what the module defines
-                if STEP_WORDS.search(text) or MAIN.search(text):
-                    # a loop of its own, or a script that hands the module to a trainer elsewhere
-                    # (train_student.py building CRDLoss for helper/loops.py) or calls it in a loop
-                    level.append(f)
-                else:
-                    nxt.append(f)  # a trainer module, a package's __init__: its importers may train
+        # one pattern for the level's targets (an importer of any of them), one search per file
+        names: set[str] = set()
+        for t in frontier:
+            names |= _names(t, root)
+        pattern = _import_pattern(names)
+        checked_itself = frontier == [ap]
+        for f in files:
+            if f in seen:
+                continue
+            text = texts.get(f)
+            if text is None:
+                try:
+                    text = read_text(f)
+                except (OSError, ValueError, ParseError):
+                    text = ""
+                texts[f] = text
+            if not pattern.search(text):
+                continue
+            seen.add(f)
+            if checked_itself and own and not _mentions(text, own):
+                continue  # imports the package, never names what the module defines
+            if STEP_WORDS.search(text) or MAIN.search(text):
+                # a loop of its own, or a script that hands the module to a trainer elsewhere
+                # (train_student.py building CRDLoss for helper/loops.py) or calls it in a loop
+                level.append(f)
+            else:
+                nxt.append(f)  # a trainer module, a package's __init__: its importers may train
         found += sorted(
             level, key=lambda f: (-_mentions(texts[f], own), not STEP_WORDS.search(texts[f]), -_shared(f, ap), f)
         )
