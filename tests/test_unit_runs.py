@@ -120,6 +120,7 @@ INPLACE = [
     ("relu_made_inplace_by_owner", lambda m: m.Net(4), lambda t: [t.randn(3, 4)], False),
     ("residual_after_zero_rate_dropout", lambda m: m.ConvBlock(4), lambda t: [t.randn(2, 4, 16)], True),
     ("residual_after_dropout", lambda m: m.ConvBlock(4), lambda t: [t.randn(2, 4, 16)], False),
+    ("fused_branches_relu_in_place", lambda m: m.Stage(3), lambda t: [t.randn(2, 3, 8, 8)], False),
 ]
 
 
@@ -296,3 +297,31 @@ def test_a_block_from_another_project_file_under_torch(tmp_path, inplace, monkey
         assert inplace and "modified by an inplace operation" in str(exc)
     else:
         assert not inplace
+
+
+def test_a_models_own_input_normalised_in_place_in_a_helper_is_no_claim():
+    # Time-Series-Library's forecast(): the series is centred, its variance taken, then divided in
+    # place. var saved the series, but it requires grad only if the model's input does, and a
+    # model's input is data: in a method the forward calls, only a save a parameter needs counts
+    source = """
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.proj = nn.Linear(n, n)
+
+    def forecast(self, x_enc):
+        means = x_enc.mean(1, keepdim=True).detach()
+        x_enc = x_enc - means
+        stdev = torch.sqrt(torch.var(x_enc, dim=1, keepdim=True, unbiased=False) + 1e-5)
+        x_enc /= stdev
+        return self.proj(x_enc) * stdev + means
+
+    def forward(self, x_enc):
+        return self.forecast(x_enc)
+"""
+    result = analyze(source, path="model.py")
+    assert [f.code for f in result.findings] == []

@@ -225,8 +225,10 @@ def _s_augassign(ip: Interp, stmt, env):
     if tensor and _copied_out(ip, target, old, env):
         # `h[mask] *= s`: torch's advanced indexing read a copy, and the result is written back
         # into `h` (x[i] = x[i] * s), an in-place change of `h` itself
-        # (what the added value risks stays its own, as for a view: `h[m] *= 0.5 / norm`)
-        written = binop(ip, stmt.op, old, rhs.replace(risks=frozenset()), stmt)
+        # (what the operation risks stays its own, as for a view: `h[m] *= 0.5 / norm`, and
+        # `cost[m] /= norm[m]` under a mask `norm != 0` the engine cannot relate to the divisor)
+        written = binop(ip, stmt.op, old, rhs, stmt)
+        written = written.replace(risks=old.risks)
         assign(ip, target, written, env, stmt)
         return env
     if old.k & Kind.TENSOR and not (old.k & (Kind.NUMBER | Kind.LIST)) and not seq:

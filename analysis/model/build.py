@@ -471,13 +471,20 @@ class Builder:
             storage = s.storage
             if not isinstance(storage, TensorObj) or (certain and not s.certain):
                 continue
-            # a save in the unit, or in the forward of a block of the unit's file that the unit runs
-            # (whose output a later in-place layer of the unit changes); not in a helper function,
-            # whose arms, joined, may alias what another arm saved, unless the change is made in the
-            # same function of the unit's file (a loss method: `b[..., 2:] = b[..., 2:].sqrt_()`)
+            # (never the saving op itself run again by a loop: `x[i] = relu_(x[i])` over a list's
+            # elements, which the engine joins, changes each one once)
+            # a save in the unit, or in the forward of a block that the unit runs (whose output a
+            # later in-place layer of the unit changes), with the change in the unit; or a save and
+            # its change in one function of the unit's file (a block's forward, a loss method), not
+            # split across helpers, whose arms, joined, may alias what another arm saved. Outside
+            # the unit and its blocks' forwards, only a save certainly made: one a parameter's
+            # gradient needs, not one needing the made-up inputs to require grad (a model's data
+            # does not)
             own = within is not None and (_inside(s.site, within) or _in_block_forward(s, within))
-            helper = _function_of(s.site) if within is not None and not own and s.site.mod is within.mod else None
-            if within is not None and not own and helper is None:
+            home = (
+                _function_of(s.site) if within is not None and s.site.mod is within.mod and (own or s.certain) else None
+            )
+            if within is not None and not own and home is None:
                 continue
             now = versions.get(s, storage.version)
             if now > s.version:
@@ -489,8 +496,13 @@ class Builder:
                         and _same_candidates(s.path, path)
                         and (
                             within is None
-                            or (own and (_inside(site, within) or _in_forward_of(site, within)))
-                            or (helper is not None and site.mod is within.mod and _function_of(site) is helper)
+                            or (own and _inside(site, within) and site.node is not s.site.node)
+                            or (
+                                home is not None
+                                and site.mod is within.mod
+                                and site.node is not s.site.node
+                                and _function_of(site) is home
+                            )
                         )
                         # the other candidates may be the one that changed
                         and all(any(v < version for v in saved.get(g, ())) for g in group)
@@ -1093,21 +1105,6 @@ def _function_of(site: Site) -> ast.AST | None:
                 break
         body = nxt
     return found
-
-
-def _in_forward_of(site: Site, unit: Site) -> bool:
-    """`site` lies in the `forward` of a class written in the unit's file: a block the unit runs,
-    changed in place by a flag its owner set (`for m in self.modules(): m.inplace = True`)."""
-    if site.mod is not unit.mod or not hasattr(site.node, "lineno"):
-        return False
-    line = site.node.lineno
-    for cls in unit.mod.tree.body:
-        if isinstance(cls, ast.ClassDef) and cls.lineno <= line <= (cls.end_lineno or cls.lineno):
-            return any(
-                isinstance(f, ast.FunctionDef) and f.name == "forward" and f.lineno <= line <= (f.end_lineno or 0)
-                for f in cls.body
-            )
-    return False
 
 
 def _inside(site: Site, fn: Site) -> bool:
