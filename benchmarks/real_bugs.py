@@ -70,6 +70,7 @@ SPLITS = (
     "held13",
     "held14",
     "held15",
+    "held16",
 )
 # What a checkout keeps: the analysed sources and what makes a folder a project.
 KEEP_SUFFIXES = (".py", ".pyi", ".ipynb")
