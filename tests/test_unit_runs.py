@@ -6,6 +6,8 @@ a file without markers reports nothing. The runtime tests show each hazard under
 import glob
 import importlib.util
 import os
+import sys
+import types
 
 import pytest
 from helpers import analyze, found, strip_markers
@@ -46,6 +48,10 @@ for _ in range(3):
 
 
 def _load(name):
+    # the project helper the template stacks import (their blocks are what is run here)
+    helper = types.ModuleType("checkpointing")
+    helper.checkpoint_blocks = lambda blocks, args, blocks_per_ckpt: args  # type: ignore[attr-defined]
+    sys.modules.setdefault("checkpointing", helper)
     spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, name + ".py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -71,6 +77,14 @@ def _vectors(torch):
 
 def _logits(torch):
     return [torch.tensor([[0.0, 200.0, 1.0]]), torch.tensor([[0.2, 0.5, 0.3]])]
+
+
+def _stems(torch, estimate=True):
+    """[batch, source, channel, time] with source 1 silent in both the estimate and the target."""
+    torch.manual_seed(0 if estimate else 1)
+    x = torch.randn(2, 3, 2, 64)
+    x[:, 1] = 0
+    return x
 
 
 # (file, how to build its unit, its inputs, whether every gradient stays finite)
@@ -101,6 +115,9 @@ RUNTIME = [
     ),
     # a silent target clip: its magnitude through abs() is all zeros
     ("component_of_owner", lambda m: m.STFTLoss(), lambda t: [t.randn(2, 256), t.zeros(2, 256)], False),
+    # a silent source, estimated as exactly 0: its error is 0
+    ("per_source_rmse", lambda m: m.per_source_rmse_loss, lambda t: [_stems(t), _stems(t, estimate=False)], False),
+    ("per_source_rmse_with_eps", lambda m: m.PerSourceRMSE(), lambda t: [_stems(t), _stems(t, estimate=False)], True),
 ]
 
 
@@ -121,6 +138,8 @@ INPLACE = [
     ("residual_after_zero_rate_dropout", lambda m: m.ConvBlock(4), lambda t: [t.randn(2, 4, 16)], True),
     ("residual_after_dropout", lambda m: m.ConvBlock(4), lambda t: [t.randn(2, 4, 16)], False),
     ("fused_branches_relu_in_place", lambda m: m.Stage(3), lambda t: [t.randn(2, 3, 8, 8)], False),
+    ("template_block_written_back", lambda m: m.TemplatePairStackBlock(4), lambda t: [t.randn(1, 2, 3, 3, 4)], True),
+    ("template_block_concatenated", lambda m: m.TemplatePairStackBlock(4), lambda t: [t.randn(1, 2, 3, 3, 4)], False),
 ]
 
 

@@ -491,6 +491,11 @@ def opaque_call(
         unk=Site(ip.st.sf, node) if node is not None else True,
         terms=f.terms,
     )
+    if ip.st.shallow and f.saves:
+        # a unit run on its own (its claims are suspicious): a helper of another file given a
+        # tensor most likely computes from it (openfold's `chunk_layer(self.mha, {"q_x": x, ...})`),
+        # so what that tensor's graph saved stays in the result's graph
+        out = out.replace(saves=f.saves)
     if scaled:
         # what unseen code gives back for a loss divided by its micro-batch count (apex's
         # `amp.scale_loss(loss / n, opt)`, a gather) is not known to undo that division
@@ -651,6 +656,10 @@ def class_attr(ip: Interp, cls: ClassObj, attr, self_v, node) -> V:
     v = cls.lookup_attr(attr)
     if v is not None:
         return v
+    for inherited in ip.sem.inherited_attr:
+        v = inherited(ip, cls, attr, node)
+        if v is not None:
+            return v
     return UNKNOWN
 
 
@@ -933,6 +942,8 @@ def call_method(ip: Interp, recv: V, name, args, kwargs, node, env) -> V:
             if m is not None:
                 self_v = V(Kind.CLASS, frozenset((o,))) if m.is_classmethod else None
                 results.append(call_function(ip, m, args, kwargs, node, self_v=self_v))
+            elif (got := class_attr(ip, o, name, None, node)) is not UNKNOWN and got.k & Kind.FUNC:
+                results.append(call_value(ip, got, args, kwargs, node, env))
             else:
                 results.append(opaque_call(ip, None, args, kwargs, node))
         elif isinstance(o, SuperObj):

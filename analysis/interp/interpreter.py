@@ -24,7 +24,7 @@ from . import calls, flags, recording, results, statements
 from .budget import TICK, Budgets, Gaps
 from .expressions import EXPRESSIONS, STAR, iter_value
 from .frames import TRAINING_WORDS, Frame, ModuleScope, PathRaises
-from .objects import ClassObj, FuncObj, InstanceObj, LazyImport, ModuleObj, Site, SymObj, next_oid
+from .objects import ClassObj, FuncObj, InstanceObj, LazyImport, ModuleObj, Site, SymObj, TensorObj, next_oid
 from .semantics import Semantics
 from .state import InterpState, LibraryMode
 from .statements import STATEMENTS
@@ -590,8 +590,6 @@ class Interpreter:
             for fn, cls in units
             if not (fn.interpreted and fn.cls is cls and (trains or cls is None))
             and not isinstance(fn.node, ast.Lambda)
-            # a component of another module of the file runs inside it, on what that one gives it
-            and cls not in parts
             and (
                 _worth_running_alone(sf, fn.node)
                 or (
@@ -622,6 +620,10 @@ class Interpreter:
             )
             and (cls is None or not _trains_itself(sf, cls))
         ]
+        # a component of another module of the file runs inside it, on what that one gives it: after
+        # its owners, and alone only when none of them ran it (openfold's template block, which its
+        # stack runs through another file's checkpointing helper, not followed here)
+        units = [u for u in units if u[1] not in parts] + [u for u in units if u[1] in parts]
         units = _callers_first(sf, scope, units)
         if not units:
             return
@@ -676,7 +678,11 @@ class Interpreter:
     def grad_input(self, name: str, site: Site) -> V:
         """An argument of a unit run alone: unknown, and carrying gradient from something."""
         o = SymObj(name, site, self.seq())
-        return V(Kind.UNKNOWN | Kind.TENSOR, frozenset((o,)), weak=frozenset((calls.sym_unit(self, o),)))
+        # a storage of its own too: a view of it that an op saves and a later write into it (an
+        # in-place change of the unit's input, `z[..., i] = single`) are one tensor's versions
+        return V(
+            Kind.UNKNOWN | Kind.TENSOR, frozenset((o, TensorObj(site))), weak=frozenset((calls.sym_unit(self, o),))
+        )
 
     def run_symbolic(self, fn: FuncObj, cls: ClassObj | None = None, optional: bool = False, per_iteration=False):
         site = Site(fn.scope.sf, fn.node)

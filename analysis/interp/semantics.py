@@ -128,3 +128,6 @@ class Semantics:
     # the engine does not know (a registry of the project's own, filled where the engine did not run)
     unknown_result: list[Handler] = field(default_factory=list)
     after_run: list[Handler] = field(default_factory=list)  # (ip, scope) -> None: the entry file has run
+    # (ip, cls, attr, node) -> V|None: an attribute a project class inherits from a library base
+    # (`MyFunction.apply` of a torch.autograd.Function)
+    inherited_attr: list[Handler] = field(default_factory=list)

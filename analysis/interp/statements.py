@@ -46,6 +46,10 @@ from .trace import InplaceRec
 from .values import EMPTY, NOCONST, NONE, UNKNOWN, Fact, Kind, Mark, V, const, flow_of, join, make_tuple
 
 _LOOP_RUNS = 2
+# a cheap loop (a recurrence over time steps) whose carried values still gain gradient sources
+# after its second run runs again, up to this many runs: `syn = a * syn + h; mem = b * mem + syn;
+# out = spike(mem)` needs three before the recurrent weight in `h` reaches `out`
+_LOOP_RUNS_MAX, _CHEAP_RUN = 4, 120
 
 
 def _join_envs(a: dict | None, b: dict | None) -> dict | None:
@@ -1012,8 +1016,11 @@ def run_loop(ip: Interp, stmt, env, bind):
     exits = []
     started = ip.st.steps
     entry_graphs: dict[str, V] = {}
+    sources = _sources(head, handed)
+    run = -1
     try:
-        for run in range(runs):
+        while run + 1 < runs:
+            run += 1
             if ip.st.steps > ip.st.budget and (run or not ip.st.gaps.reserve(stmt, ip.st, trains)):
                 if not run:
                     ip.st.gaps.loop_cut(stmt, ip.st.sf)
@@ -1048,6 +1055,13 @@ def run_loop(ip: Interp, stmt, env, bind):
             merged = head
             for e in ends:
                 merged = _join_envs(merged, e)
+            if run + 1 == runs and 1 <= run < _LOOP_RUNS_MAX - 1 and ip.st.steps - started <= _CHEAP_RUN:
+                grown = _sources(merged, handed)
+                if grown != sources:
+                    runs += 1  # the carried values gained gradient sources this run: not settled yet
+                sources = grown
+            elif run == 0:
+                sources = _sources(merged, handed)
             renewed = _renewed_graphs(head, ends) if run + 1 < runs else {}
             if merged is not head:
                 _assign_env(head, merged)
@@ -1069,6 +1083,16 @@ def run_loop(ip: Interp, stmt, env, bind):
     if after is not env:
         _assign_env(env, after)
     return env
+
+
+def _sources(env: dict, names) -> dict[str, frozenset]:
+    """The gradient sources (parameters reached, strongly or weakly) of the carried names."""
+    out = {}
+    for n in names:
+        v = env.get(n)
+        if isinstance(v, V) and (v.org or v.weak):
+            out[n] = v.org | v.weak
+    return out
 
 
 def _renewed_graphs(head: dict, ends: list[dict]) -> dict[str, tuple[V, V]]:

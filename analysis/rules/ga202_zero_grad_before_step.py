@@ -9,6 +9,7 @@ from .lifecycle import (
     call_of,
     clears,
     first_by_span,
+    in_iteration,
     iteration_related,
     modulo_divisor,
     move_statement,
@@ -93,17 +94,35 @@ def _accumulation_dropped(
     """An accumulation (the step under `if (i + 1) % n == 0:`, the backward every micro-batch) whose
     gradients are cleared every micro-batch: each clear drops what the micro-batches before it
     wrote, and the step applies the last one's gradient only."""
+    if bw.guarded or not step.loops:
+        return None
     here = steps_of(step.events, opt.key)
-    if not here or bw.guarded or not step.loops or not under_counter(ctx.model, step, here):
-        return None  # every iteration, or under a configuration flag, not a counter
+    if here:
+        if not under_counter(ctx.model, step, here):
+            return None  # every iteration, or under a configuration flag, not a counter
+        events, level = list(step.events), len(step.loops)
+    else:
+        # the backward in an inner loop (a sample's chunks), the step under the counter of the
+        # enclosing iteration (every n samples): that iteration's clear drops as much
+        outer, level = step.loops[:-1], len(step.loops) - 1
+        if not outer:
+            return None
+        events = [e for e in ctx.model.events if len(e.loops) == level and in_iteration(e, outer)]
+        here = [e for e in events if e.kind == EventKind.STEP and e.target_key == opt.key and e.seq > bw.seq]
+        counters = ctx.model.counters
+        if not here or not all(any(k in counters for k, _ in e.guards_in(level)) for e in here):
+            return None
     divisor = modulo_divisor(ctx, here[0])
     if divisor is None:
         return None  # a counter that does not repeat (a warm-up): no accumulation
     clear = next(
         (
             e
-            for e in step.events
-            if e.kind == EventKind.ZERO_GRAD and not e.guarded and clears(e, opt.params, opt) and e.params & written
+            for e in events
+            if e.kind == EventKind.ZERO_GRAD
+            and not e.guards_in(level)
+            and clears(e, opt.params, opt)
+            and e.params & written
         ),
         None,
     )

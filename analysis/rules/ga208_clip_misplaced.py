@@ -1,6 +1,6 @@
 """GA208 clip-misplaced."""
 
-from ..model.findings import SAFE, Finding, Fix, Related
+from ..model.findings import SAFE, SUSPICIOUS, Finding, Fix, Related
 from ..model.model import Event, EventKind, Param, ProgramModel
 from ..source.prebuilt import replace
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
@@ -10,9 +10,11 @@ from .lifecycle import (
     in_iteration,
     insert_before,
     iteration_related,
+    modulo_divisor,
     move_statement,
     statement_at,
     step_by_seq,
+    whole_lines,
 )
 
 
@@ -96,6 +98,24 @@ def check(ctx: RuleContext) -> list[Finding]:
             continue
         if not before:
             continue
+        divisor = _accumulated(ctx, clip, steps)
+        if divisor is not None:
+            msg = (
+                f"gradients are clipped after every micro-batch's backward() while the step runs once every "
+                f"`{divisor}`: each clip rescales the partial sum accumulated so far, so the gradient the step "
+                f"applies is never clipped as a whole (the earlier micro-batches are shrunk again and again, the "
+                f"last one not at all); clip once, just before the step"
+            )
+            out.append(
+                RULE.finding(
+                    clip.span,
+                    msg,
+                    confidence=SUSPICIOUS,
+                    related=(Related(steps[0].span, f"the step, every `{divisor}` micro-batches"),),
+                    fix=_move_before(ctx, clip, steps[0]),
+                )
+            )
+            continue
         last = before[-1]
         scaled = any(e.kind == EventKind.SCALER_SCALE and e.seq < last.seq for e in same)
         # whenever a clip runs after a scaled backward, it sees scaled gradients, whatever
@@ -131,6 +151,37 @@ def check(ctx: RuleContext) -> list[Finding]:
     )
 
 
+def _accumulated(ctx: RuleContext, clip: Event, steps: list[Event]) -> str | None:
+    """The divisor of the accumulation (`if (i + 1) % n == 0:` around every step of the clipped
+    parameters) when the clip runs in every iteration, outside that condition; else None.
+    Suspicious: with n = 1 (a configuration's default) the clip is where it belongs."""
+    if clip.guarded or not steps or not clip.loops:
+        return None
+    level = len(clip.loops)
+    counters = ctx.model.counters
+    if not all(any(k in counters for k, _ in e.guards_in(level)) for e in steps):
+        return None
+    divisors = {modulo_divisor(ctx, e) for e in steps}
+    if len(divisors) != 1 or None in divisors:
+        return None
+    return divisors.pop()
+
+
+def _move_before(ctx: RuleContext, clip: Event, step: Event) -> Fix | None:
+    """Move the clip into the accumulation's `if`, just before the step."""
+    c, _ = statement_at(ctx, clip.span)
+    s, _ = statement_at(ctx, step.span)
+    if c is None or s is None or clip.span.path != step.span.path:
+        return None
+    lines = whole_lines(ctx, clip.span.path, c)
+    if lines is None or lines[0] != lines[1]:
+        return None  # a statement over several lines: not moved by hand here
+    edit = insert_before(ctx, step.span.path, s, ctx.text_of_node(clip.span.path, c))
+    if edit is None:
+        return None
+    return Fix("Clip just before the step", SAFE, (edit, ctx.delete_lines(clip.span.path, *lines)))
+
+
 def _covers(reached: frozenset[Param], mine: frozenset[Param]) -> bool:
     """The loss reaches some of the clipped parameters: one of them, or the parameters of an
     unknown value holding them (`model`'s hold `model.module`'s: `clip_grad_norm_(model.module
@@ -154,7 +205,10 @@ RULE = Rule(
     what="""
 Flags `clip_grad_norm_`/`clip_grad_value_` that runs, in an iteration, before the `backward()`
 that computes the gradients it should clip, after the `step()` that applies them, or between a
-`GradScaler`'s scaled backward and `scaler.step()` without `scaler.unscale_(optimizer)` first.
+`GradScaler`'s scaled backward and `scaler.step()` without `scaler.unscale_(optimizer)` first. In
+a gradient accumulation (the step under `if (i + 1) % n == 0:`), a clip that runs after every
+micro-batch, outside that condition, is suspicious: it clips partial sums, never the accumulated
+gradient the step applies (with n = 1 it is where it belongs).
 """,
     why="""
 Clipping only makes sense between `backward()` and `step()`, on the real gradients. Before the

@@ -50,7 +50,9 @@ hand, `sqrt((x * x).sum(-1))`: 0 for a zero vector) — with no eps, when it rea
 distance between two outputs of one network (siamese branches `net(x1) - net(x2)`) is zero when
 the two inputs coincide: suspicious, since the data decides, as for a norm written by hand. A
 root of a mean over every element (an RMSE, 0 only at a perfect fit of the whole batch), `sqrt(x
-+ eps)` and `torch.linalg.vector_norm`, whose gradient at 0 is defined, are not flagged, nor is
++ eps)` and `torch.linalg.vector_norm`, whose gradient at 0 is defined, are not flagged (a root of
+a partial mean is: a per-sample or per-source RMSE, also of `mse_loss(..., reduction="none")`, is 0
+where one sample is fitted exactly, a silent or zero-padded one), nor is
 the hand-written norm of a layer's output that adds a bias (the zero vector only on a null set),
 nor of a gradient taken with `torch.autograd.grad(..., create_graph=True)` (a gradient penalty, a
 path-length regularizer: the zero vector only where the network is flat in what it is taken

@@ -1,15 +1,18 @@
 """Calls of torch.autograd and gradient clipping: `torch.autograd.grad(...)`,
-`torch.autograd.backward(...)`, `clip_grad_norm_(...)`. (`loss.backward()` is a tensor method,
-tensors.py.) Handlers of the semantics tables (torch/register.py)."""
+`torch.autograd.backward(...)`, `clip_grad_norm_(...)`, and a project's own autograd Functions
+(`MyFunction.apply(x)`). (`loss.backward()` is a tensor method, tensors.py.) Handlers of the
+semantics tables (torch/register.py)."""
 
 from __future__ import annotations
+
+import ast
 
 from ..interp import recording
 from ..interp import results as R
 from ..interp.core import Core
-from ..interp.objects import DictObj, ListObj, Site, TensorObj
+from ..interp.objects import ClassObj, DictObj, ListObj, PartialObj, Site, SymObj, TensorObj
 from ..interp.trace import Cut, EventKind, SaveRec
-from ..interp.values import EMPTY, NONE, UNKNOWN, Kind, Mark, Star, V, flow_of
+from ..interp.values import EMPTY, NONE, UNKNOWN, Kind, Mark, QualRef, Star, V, flow_of, make_tuple
 from ..ops import torch_api as T
 from .optimizers import param_set
 
@@ -94,3 +97,83 @@ def checkpoint(ip: Core, qual, args, kwargs, node, env) -> V | None:
         return ip.call_value(args[0], list(args[2:3]), {}, node, env) if len(args) > 2 else None
     rest = {k: v for k, v in kwargs.items() if k not in _CHECKPOINT_OPTIONS}
     return ip.call_value(args[0], list(args[1:]), rest, node, env)
+
+
+# the bases of a custom autograd operation (torch/autograd/function.py)
+FUNCTION_BASES = frozenset(
+    ("torch.autograd.Function", "torch.autograd.function.Function", "torch.autograd.function.InplaceFunction")
+)
+FUNCTION_APPLY = "torch.autograd.Function.apply"
+
+
+def function_attr(ip: Core, cls: ClassObj, attr: str, node) -> V | None:
+    """`MyFunction.apply` of a project's torch.autograd.Function subclass: calling it runs
+    `MyFunction.forward(ctx, *args)` (function_apply)."""
+    if attr != "apply" or not any(b in FUNCTION_BASES for c in cls.mro() for b in c.bases if isinstance(b, str)):
+        return None
+    apply = V(Kind.FUNC, frozenset((QualRef.of(FUNCTION_APPLY),)))
+    call = PartialObj(apply, [V(Kind.CLASS, frozenset((cls,)))], {})
+    return V(Kind.FUNC, frozenset((call,)))
+
+
+def function_apply(ip: Core, qual, args, kwargs, node, env) -> V | None:
+    """`MyFunction.apply(*inputs)`: `forward` runs with autograd recording nothing (its ops save
+    nothing, their zero gradients are not the result's), and each output's gradient flows to the
+    inputs `backward` returns a gradient for: a surrogate gradient through a spike's step function
+    (SNNs), a straight-through estimator, a gradient reversal layer."""
+    classes = args[0].of(ClassObj) if args and isinstance(args[0], V) else []
+    if len(classes) != 1:
+        return None
+    cls, inputs = classes[0], list(args[1:])
+    out = UNKNOWN
+    forward = cls.lookup("forward")
+    if forward is not None and not any(isinstance(a, Star) for a in inputs):
+        ctx = V(Kind.UNKNOWN, frozenset((SymObj("ctx", Site(ip.st.sf, node), ip.seq()),)))
+        outer = ip.st.nograd
+        ip.st.nograd = outer or Site(ip.st.sf, node)
+        try:
+            out = ip.call_function(forward, [ctx, *inputs], {}, node)
+        finally:
+            ip.st.nograd = outer
+    graded = _gradients_returned(cls)
+    carried = [
+        (a.value if isinstance(a, Star) else a)
+        for i, a in enumerate(inputs)
+        if isinstance(a, Star) or graded is None or i >= len(graded) or graded[i]
+    ]
+    f = flow_of(*[v for v in carried if isinstance(v, V)])
+
+    def output(v) -> V:
+        return ip.tensor_result(f, node, shape=v.shape if isinstance(v, V) else None)
+
+    if out.items is not None:
+        return make_tuple([output(v) for v in out.items], node)
+    return output(out)
+
+
+def _gradients_returned(cls: ClassObj) -> list[bool] | None:
+    """For each input of `forward` after ctx, whether `backward` can return a gradient for it
+    (False where every return gives a literal None there); None when that is not known."""
+    backward = cls.lookup("backward")
+    if backward is None or not isinstance(backward.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    rows: list[list[bool]] = []
+    todo: list[ast.AST] = list(backward.node.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(n, ast.Return):
+            value = n.value
+            if isinstance(value, ast.Tuple):
+                rows.append([not (isinstance(e, ast.Constant) and e.value is None) for e in value.elts])
+            elif value is not None and not isinstance(value, ast.Name):
+                rows.append([not (isinstance(value, ast.Constant) and value.value is None)])
+            else:
+                return None  # a name (a tuple built elsewhere): not known
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+    if not rows:
+        return None
+    width = max(len(r) for r in rows)
+    return [any(i >= len(r) or r[i] for r in rows) for i in range(width)]

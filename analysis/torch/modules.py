@@ -412,6 +412,19 @@ def _register_params(m: ModuleObj, short: str, consts: list, kw: dict, site) -> 
     return created
 
 
+def table_base(cls) -> str | None:
+    """The torch module a project's subclass with no forward of its own runs (`class
+    Linear(nn.Linear)` with its own initialisation, openfold's): the one base of the tables, the
+    others being nn.Module; None otherwise."""
+    strings = [b for c in cls.mro() for b in c.bases if isinstance(b, str)]
+    tables = [q for q in strings if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in T.PARAM_MODULES]
+    if len(tables) != 1 or any(q not in (tables[0], "torch.nn.Module") for q in strings):
+        return None
+    if any(len(c.bases) < len(c.base_values) for c in cls.mro()):
+        return None  # a base that is no class the engine knows
+    return tables[0].rsplit(".", 1)[-1]
+
+
 def base_init(ip: Core, m: ModuleObj, args, kwargs, node) -> bool:
     """`super().__init__(in_features, out_features)` in a project's subclass of a torch module of a
     table (NoisyLinear(nn.Linear)): the base registers its parameters as the module itself would, and
@@ -646,8 +659,11 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
         call = m.cls.lookup("__call__")
         if call is not None:
             return ip.call_function(call, args, kwargs, node, self_v=module_value(m))
-        return ip.opaque_call(None, args, kwargs, node, extra=module_value(m), record=None)
-    spec = m.spec
+        spec = table_base(m.cls)
+        if spec is None:
+            return ip.opaque_call(None, args, kwargs, node, extra=module_value(m), record=None)
+    else:
+        spec = m.spec
     x = args[0] if args and isinstance(args[0], V) else UNKNOWN
     if spec == "Sequential":
         if m.unordered and m.alternatives is not None:
@@ -685,12 +701,21 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
     if spec in T.PARAM_MODULES or spec in T.RECURRENT:
         units = [u for u in m.children.values() if isinstance(u, Unit)]
         pv = V(Kind.TENSOR, frozenset(units), org=frozenset(units))
+        if m.opaque_unit is not None:
+            # a subclass whose base's parameters the engine did not see registered
+            pv = flow_of(pv, V(Kind.TENSOR, frozenset((m.opaque_unit,)), weak=frozenset((m.opaque_unit,)))).value()
         argv = [a for a in args if isinstance(a, V)]
         f = flow_of(*argv, pv)
         saves_in = T.MODULE_SAVES.get(spec) == "input"
         # a recurrent module's weights are saved when its input or its carried state needs grad
         xin = flow_of(*argv).value() if spec in T.RECURRENT and len(argv) > 1 else x
         out = ip.tensor_result(f, node, op="linear" if saves_in else None, inputs=(xin, pv), shape=module_shape(m, x))
+        label = T.MODULE_FUNCTIONS.get(spec)
+        if saves_in and label and label != "linear":
+            # saved as a linear map's input is; named as the functional the layer runs, for messages
+            for s in out.saves:
+                if s.op == "linear" and s.site.node is node:
+                    s.op = label
         if spec.endswith("Cell") and len(argv) > 1 and ip.st.nograd is None and requires_grad(argv[1]):
             # a cell multiplies its carried state by weight_hh: with a state that requires grad,
             # backward keeps the weights (a step() changing them in place invalidates the graph)
@@ -743,7 +768,9 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
             shape=loss_shape(T.MODULE_FUNCTIONS.get(spec), red, argv),
         )
         if red == "none":
-            out = out.replace(facts=out.facts | Fact.UNREDUCED)
+            out = numeric_ops.unreduced_loss(
+                T.MODULE_FUNCTIONS.get(spec), argv, out.replace(facts=out.facts | Fact.UNREDUCED)
+            )
         misuse = numeric_ops.loss_misuse(
             ip, T.MODULE_FUNCTIONS.get(spec), argv, node, node.args[0] if getattr(node, "args", None) else None
         )

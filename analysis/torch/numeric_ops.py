@@ -13,7 +13,7 @@ from typing import TypeGuard
 from ..interp.core import Core
 from ..interp.objects import Obj, Site, TensorObj, storages
 from ..interp.trace import CONFIRMED, SUSPICIOUS, RiskRec
-from ..interp.values import EMPTY, NONE, Fact, Kind, Mark, V, requires_grad
+from ..interp.values import EMPTY, NONE, Fact, Kind, Mark, V, const, requires_grad
 from ..ops import torch_api as T
 from . import numerics as N
 
@@ -442,6 +442,23 @@ def where_hazards(ip: Core, node, cond: V, env) -> frozenset:
             if hit:
                 out.add(hazard(ip, "GA405", unsafe, "an op the condition excludes", CONFIRMED))
     return frozenset(out)
+
+
+def unreduced_loss(op, argv, out: V) -> V:
+    """A loss with `reduction='none'`: `mse_loss` is `(input - target) ** 2` elementwise, with the
+    marks that expression has, so a root of its partial mean (a per-sample or per-source RMSE) is
+    judged as a norm written by hand: 0 where one sample's prediction equals its target (a silent
+    or zero-padded one), with an infinite gradient there."""
+    if op != "mse_loss" or len(argv) < 2 or not all(isinstance(a, V) for a in argv[:2]):
+        return out
+    left, right = argv[0], argv[1]
+    same = bool(set(storages(left)) & set(storages(right)))
+    twins = not same and bool(left.org) and left.org == right.org
+    dm, df = N.arith("sub", left, right, same, False, twins)
+    marks, facts = N.arith("pow", left.replace(marks=dm, facts=df, const=None), const(2), False, False)
+    if not marks and not facts:
+        return out
+    return out.replace(marks=out.marks | marks, facts=out.facts | facts)
 
 
 def loss_misuse(ip: Core, op, argv, node, arg_node):

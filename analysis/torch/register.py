@@ -55,6 +55,7 @@ def register_calls(calls: CallTable) -> None:
     calls.names(T.AUTOCAST_CTX, grad_mode.autocast)
     calls.names(("torch.autograd.grad",), autograd.grad)
     calls.names(("torch.autograd.backward",), autograd.backward)
+    calls.names((autograd.FUNCTION_APPLY,), autograd.function_apply)
     calls.names(
         ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential"), autograd.checkpoint
     )
@@ -91,6 +92,7 @@ def register(sem: Semantics) -> None:
     sem.store = grad_mode.note_cast
     sem.after_init = modules.after_init
     sem.base_init = modules.base_init
+    sem.inherited_attr.append(autograd.function_attr)
     sem.new_optimizer = optimizers.new_optimizer
     sem.new_scheduler = optimizers.new_scheduler
     sem.unknown_method += [grad_mode.enter_context, tensors.unseen_method, tensors.unseen_tensor_method]

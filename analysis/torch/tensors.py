@@ -16,7 +16,7 @@ from ..interp import shapes as S
 from ..interp.core import Core
 from ..interp.objects import FROZEN, TRAINABLE, ListObj, PIter, Site, TensorObj, Unit, is_closed, storages
 from ..interp.operators import scales
-from ..interp.trace import Cut, EventKind, InplaceRec, NonLeafRec, SaveRec, UnseenRec
+from ..interp.trace import Cut, EventKind, InplaceRec, NonLeafRec, SaveRec
 from ..interp.values import (
     EMPTY,
     NOCONST,
@@ -652,7 +652,7 @@ def functional(ip: Core, short, args, kwargs, node, env) -> V:
             shape=loss_shape(short, red.const if isinstance(red, V) else "mean", inputs),
         )
         if isinstance(red, V) and red.const == "none":
-            out = out.replace(facts=out.facts | Fact.UNREDUCED)
+            out = numeric_ops.unreduced_loss(short, inputs, out.replace(facts=out.facts | Fact.UNREDUCED))
         misuse = numeric_ops.loss_misuse(ip, short, inputs, node, node.args[0] if node.args else None)
         if misuse:
             out = out.replace(risks=out.risks | misuse)
@@ -731,13 +731,21 @@ def unseen_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
         # a draw from a distribution the engine does not model (a project's own `sample()`)
         out = ip.opaque_call(None, args, kwargs, node, extra=recv, outside=True, record=None)
         return out.replace(marks=out.marks | Mark.SAMPLED)
-    if name == "log_prob" and recv.marks & Mark.DIST and not recv.objs:
-        # a policy-gradient term: the REINFORCE estimator is the sum over an episode's steps of
-        # log pi(a_t | s_t) * G_t, so a backward() per step and one step() per episode add up to it
-        # (not micro-batches whose mean was meant, GA205)
-        out = ip.opaque_call(None, args, kwargs, node, extra=recv, outside=True, record=UnseenRec.METHOD)
-        return out.replace(marks=out.marks | Mark.SCALED)
+    if name in _DIFFERENTIABLE_DRAWS and recv.marks & Mark.DIST and not recv.objs:
+        # `dist.rsample()`, `dist.log_prob(a)`, `dist.entropy()`: differentiable functions of the
+        # distribution's parameters (the reparameterised draw of SAC's actor, a policy's log-probability)
+        values = [a for a in list(args) + [v for k, v in kwargs.items() if k != "**"] if isinstance(a, V)]
+        out = ip.tensor_result(flow_of(recv, *values), node)
+        if name == "log_prob":
+            # a policy-gradient term: the REINFORCE estimator is the sum over an episode's steps of
+            # log pi(a_t | s_t) * G_t, so a backward() per step and one step() per episode add up to it
+            # (not micro-batches whose mean was meant, GA205)
+            out = out.replace(marks=out.marks | Mark.SCALED)
+        return out
     return None
+
+
+_DIFFERENTIABLE_DRAWS = frozenset(("rsample", "log_prob", "entropy"))
 
 
 def distribution(ip: Core, qual, args, kwargs, node, env) -> V:
@@ -745,7 +753,11 @@ def distribution(ip: Core, qual, args, kwargs, node, env) -> V:
     engine does not model (its `log_prob`, `entropy`... may carry what went in), marked so that its
     `.sample()` is known to carry no gradient."""
     out = ip.opaque_call(None, args, kwargs, node)
-    return out.replace(k=Kind.UNKNOWN, marks=out.marks | Mark.DIST)  # an object, not a tensor
+    # its parameters (loc and scale, logits) are differentiable inputs of what it computes: their
+    # gradient reaches what it computes (`rsample`, `log_prob`, `entropy` below); what their graph saved
+    # is not followed through it (a proof of reuse needs more than an object the engine does not model)
+    f = flow_of(*[a for a in list(args) + list(kwargs.values()) if isinstance(a, V)])
+    return out.replace(k=Kind.UNKNOWN, marks=out.marks | Mark.DIST, org=f.org)  # an object
 
 
 def unseen_tensor_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:

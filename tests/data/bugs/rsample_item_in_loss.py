@@ -1,5 +1,4 @@
 # runtime: no-update: encoder
-# confidence: suspicious
 """A latent drawn with `rsample()` (the differentiable draw of a torch distribution) enters the loss
 through `.item()`: the term only shifts the loss value and the encoder gets no gradient. The twin in
 the real-code reductions draws with `sample()`, which never carries gradient, and hands `.item()`
