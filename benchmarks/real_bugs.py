@@ -277,7 +277,8 @@ def run_gradaudit(binary: str, root: str, targets: list[str], timeout: float, jo
     return Run(tuple(file_lines(f, root) for f in report.get("findings", ())), "", seconds)
 
 
-_SOURCE_KEY = re.compile(r'^\s*"source":\s*\[\s*$')
+# a cell's source list opening (one line per source line follows), or an empty one on its line
+_SOURCE_KEY = re.compile(r'^\s*"source":\s*\[\s*(?:\],?\s*)?$')
 
 
 def source_starts(text: str) -> list[int] | None:

@@ -61,6 +61,16 @@ def test_a_notebook_finding_is_placed_on_the_line_of_the_notebook_file(tmp_path)
     assert json.loads(text)["cells"][2]["source"][found[0]["cell_line"] - 1].strip() == "opt.zero_grad()"
 
 
+def test_an_empty_cell_keeps_the_later_cells_in_place():
+    """nbformat writes an empty cell's source as `"source": []` on one line: still a cell."""
+    bench = _bench()
+    cells = [{"cell_type": "code", "source": []}, {"cell_type": "code", "source": ["x = 1\n", "y = 2"]}]
+    text = json.dumps({"cells": cells}, indent=1)
+    starts = bench.source_starts(text)
+    assert starts is not None and len(starts) == 2
+    assert text.splitlines()[starts[1] - 1].strip() == '"x = 1\\n",'
+
+
 def test_a_notebook_written_otherwise_keeps_the_cell_line():
     """A source written as one string, or a notebook that cannot be read: the finding is left as it is."""
     bench = _bench()
