@@ -245,6 +245,46 @@ def test_syntax_error_in_one_function_still_gives_findings_for_the_rest():
     assert "never closed" in e.msg
 
 
+HALF_TYPED = """import torch
+import torch.nn as nn
+
+model = nn.Linear(4, 2)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+def train(batches):
+    for x in batches:
+        loss = model(x).pow(2).mean()
+        loss.backward()
+        opt.step()
+        running =
+    return loss
+
+
+loss = torch.zeros(())
+train([torch.randn(8, 4)])
+"""
+
+
+def test_a_half_typed_line_in_a_loop_leaves_out_that_line_only():
+    # the loop's missing zero_grad() is still found while `running =` is being typed
+    r = analyze(HALF_TYPED)
+    assert r.error is None
+    assert [c for c, _ in codes(r)] == ["GA201"]
+    assert [(e.line, e.region) for e in r.broken] == [(13, (13, 13))]
+
+
+def test_a_half_typed_assignment_keeps_its_name_local():
+    # `loss =` half typed: `loss` stays the function's own, never the module's `loss` below
+    source = HALF_TYPED.replace("        loss = model(x).pow(2).mean()\n", "        loss =\n").replace(
+        "        running =\n", "        opt.zero_grad()\n"
+    )
+    r = analyze(source)
+    assert r.error is None
+    assert [e.region for e in r.broken] == [(10, 10)]
+    assert all(f.code != "GA301" and f.confidence != "confirmed" for f in r.findings)
+
+
 def test_syntax_error_only_valid_look_alike():
     r = analyze(BROKEN_HELPER.replace(").detach()", ")"))
     assert codes(r) == [] and len(r.broken) == 1

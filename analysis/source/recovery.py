@@ -176,6 +176,19 @@ def recover(lines: list[str], first_error: SyntaxError | None, parse, deep: bool
             if found is None:
                 return None
             index = found
+        msg = exc.msg if isinstance(exc, SyntaxError) and exc.msg else "invalid syntax"
+        if index == line - 1 and not in_strings(lines)[index]:
+            # a simple statement inside a block (`d_loss = ` half typed in a training loop): that
+            # line alone is left out, not the whole function around it, when the rest then parses
+            # or fails only further on
+            tried = _without_line(lines, index, parse)
+            if tried is not None:
+                lines, tree, exc = tried
+                done[index] = True
+                broken = sorted([*broken, Broken(line, line, line, col, msg)], key=lambda b: b.first)
+                if tree is not None:
+                    return tree, "".join(lines), broken
+                continue
         first, last = region_around(lines, index)
         blank(lines, first, last)
         for i in range(first, last + 1):
@@ -193,6 +206,49 @@ def recover(lines: list[str], first_error: SyntaxError | None, parse, deep: bool
         broken = sorted(merged, key=lambda b: b.first)
         exc = None
     return _one_by_one(lines, done, broken, parse)
+
+
+_ASSIGNED = Lazy(r"([^=]*?)\s*((?:[-+*/%&|^@]|//|\*\*|<<|>>)?=)(?!=)")
+
+
+def _targets(text: str, parse) -> bool:
+    """`text` is an assignment's target list (`loss`, `self.total`, `a, b`)."""
+    try:
+        parse(f"{text} = 0\n")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+_CONTINUED = (":", "\\", "(", "[", "{", ",")
+
+
+def _without_line(lines: list[str], index: int, parse):
+    """(lines, tree or None, next SyntaxError or None) with the indented simple statement on line
+    `index` replaced by `pass` (an assignment by `targets = ...`) at its indentation, when the file
+    then parses or its next error is on a later line and not one of indentation (which the
+    replacement may have caused); else None."""
+    text = lines[index]
+    body = text.rstrip("\r\n")
+    code = body.lstrip()
+    if not code or code == body or code.startswith(("#", "@")) or code.rstrip().endswith(_CONTINUED):
+        return None  # top level (its statement is the region), a compound header, or a line that continues
+    bare = _STRING_PARTS.sub("", code)
+    if sum(bare.count(c) for c in "([{") > sum(bare.count(c) for c in ")]}"):
+        return None  # a bracket left open: where the statement ends is not known
+    trial = list(lines)
+    # an assignment keeps its targets (`loss = ...`): the name stays local to its function, so a
+    # global of that name is not read in its place
+    m = _ASSIGNED.match(code)
+    kept = f"{m.group(1)}{m.group(2)} ..." if m is not None and _targets(m.group(1), parse) else "pass"
+    trial[index] = body[: len(body) - len(code)] + kept + text[len(body) :]
+    try:
+        return trial, parse("".join(trial)), None
+    except SyntaxError as e:
+        later = (e.lineno or 0) > index + 1 and "indent" not in (e.msg or "")
+        return (trial, None, e) if later else None
+    except (ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _one_by_one(lines: list[str], done: list, broken: list, parse):
