@@ -204,11 +204,17 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
         else:
             # a computed name: what it sets is registered, but which attribute it replaces is not known
             recording.note_unseen(ip, UnseenRec.DYNAMIC, node, args[:1] + args[2:3])
-            for o in args[0].objs:
-                if isinstance(o, ModuleObj):
-                    for x in args[2].objs:
-                        if isinstance(x, (ModuleObj, Unit)):
-                            o.register(f"<{len(o.children)}>", x)
+            owners = args[0].of(ModuleObj)
+            if ip.library is not None and len(owners) > 1:
+                # a library's model surgery (timm's `set_layer` over every layer of a pruned model)
+                # writes into one of many modules: registered in each, every write adds a child to
+                # all of them and the next lookup joins them all again (quadratic and more); the
+                # summary's model is read from what its construction registered
+                owners = []
+            for o in owners:
+                for x in args[2].objs:
+                    if isinstance(x, (ModuleObj, Unit)):
+                        o.register(f"<{len(o.children)}>", x)
         return NONE
     if name == "super":
         frame = ip.st.stack[-1]
