@@ -118,6 +118,13 @@ RUNTIME = [
     # a silent source, estimated as exactly 0: its error is 0
     ("per_source_rmse", lambda m: m.per_source_rmse_loss, lambda t: [_stems(t), _stems(t, estimate=False)], False),
     ("per_source_rmse_with_eps", lambda m: m.PerSourceRMSE(), lambda t: [_stems(t), _stems(t, estimate=False)], True),
+    # a silent target: its magnitude is clamped before the root, so the norm divided by is > 0
+    (
+        "stft_losses_run_inside_their_owner",
+        lambda m: lambda x, y: sum(m.STFTLoss(64, 16, 32)(x, y)),
+        lambda t: [t.randn(2, 256), t.zeros(2, 256)],
+        True,
+    ),
 ]
 
 

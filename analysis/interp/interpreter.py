@@ -160,6 +160,18 @@ def _components(sf: SourceFile, classes: list[ClassObj]) -> dict[ClassObj, set[C
     return out
 
 
+def _built_by(cls: ClassObj | None, builds: dict[ClassObj, set[ClassObj]]) -> set[ClassObj]:
+    """The module classes of the file that `cls` builds, directly or through what it builds."""
+    out: set[ClassObj] = set()
+    todo = [cls] if cls is not None else []
+    while todo:
+        for c in builds.get(todo.pop(), ()):
+            if c not in out:
+                out.add(c)
+                todo.append(c)
+    return out
+
+
 _CALLED = re.compile(r"(?<![\w])([A-Za-z_]\w*)\s*\(")
 
 
@@ -623,7 +635,11 @@ class Interpreter:
         # a component of another module of the file runs inside it, on what that one gives it: after
         # its owners, and alone only when none of them ran it (openfold's template block, which its
         # stack runs through another file's checkpointing helper, not followed here)
-        units = [u for u in units if u[1] not in parts] + [u for u in units if u[1] in parts]
+        left = [u for u in units if u[1] in parts and not u[0].interpreted]
+        # an owner among them first (ParallelWaveGAN's STFT loss before the spectral-convergence
+        # loss it builds), so that what it builds runs inside it, on what it gives, and not alone
+        left.sort(key=lambda u: -len(_built_by(u[1], builds)))
+        units = [u for u in units if u[1] not in parts] + left
         units = _callers_first(sf, scope, units)
         if not units:
             return

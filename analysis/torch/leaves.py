@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 
+from ..interp import results as R
 from ..interp.core import Core
 from ..interp.objects import FROZEN, MAYBE, TRAINABLE, ModuleObj, PIter, Site, Unit, freezable, merge_state
 from ..interp.trace import Cut, FreezeRec, InplaceRec, UnitNew
@@ -67,6 +68,11 @@ def variable(ip: Core, qual, args, kwargs, node, env) -> V:
         return UNKNOWN
     rg = kwargs.get("requires_grad", args[1] if len(args) > 1 else None)
     if isinstance(rg, V) and rg.const is True:
+        if data.org or data.weak or data.top:
+            # a tensor with history: the wrapper is a new leaf, detached from it (`Variable(
+            # torch.clamp(x_adv, 0, 1), requires_grad=True)` at the end of an attack step; checked
+            # with torch: is_leaf, not the same tensor)
+            data = R.make_cut(ip, Cut.DETACH, data, node, "Variable(...)").replace(saves=EMPTY)
         return set_requires_grad(ip, data, True, node, None, env, None)
     return data
 
