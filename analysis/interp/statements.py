@@ -1016,7 +1016,7 @@ def run_loop(ip: Interp, stmt, env, bind):
     exits = []
     started = ip.st.steps
     entry_graphs: dict[str, V] = {}
-    sources = _sources(head, handed)
+    sources: dict[str, frozenset] = {}  # the carried names' gradient sources after the last run
     run = -1
     try:
         while run + 1 < runs:

@@ -413,15 +413,15 @@ def _register_params(m: ModuleObj, short: str, consts: list, kw: dict, site) -> 
 
 
 def table_base(cls) -> str | None:
-    """The torch module a project's subclass with no forward of its own runs (`class
-    Linear(nn.Linear)` with its own initialisation, openfold's): the one base of the tables, the
-    others being nn.Module; None otherwise."""
+    """The torch module of the tables a project's subclass derives from, its other bases being
+    nn.Module (`class Linear(nn.Linear)`, NoisyLinear): what `super().__init__(...)` registers, and
+    what a call runs when the subclass has no forward of its own; None otherwise."""
     strings = [b for c in cls.mro() for b in c.bases if isinstance(b, str)]
     tables = [q for q in strings if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in T.PARAM_MODULES]
     if len(tables) != 1 or any(q not in (tables[0], "torch.nn.Module") for q in strings):
         return None
     if any(len(c.bases) < len(c.base_values) for c in cls.mro()):
-        return None  # a base that is no class the engine knows
+        return None  # a base that is no class the engine knows (a value it could not follow)
     return tables[0].rsplit(".", 1)[-1]
 
 
@@ -441,14 +441,12 @@ def base_init(ip: Core, m: ModuleObj, args, kwargs, node) -> bool:
         and not any(len(c.bases) < len(c.base_values) for c in cls.mro())
     ):
         return _container_base_init(ip, m, held[0], args, kwargs, node)
-    tables = [q for q in strings if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in T.PARAM_MODULES]
-    if len(tables) != 1 or any(q not in (tables[0], "torch.nn.Module") for q in strings):
+    short = table_base(cls)
+    if short is None:
         return False
-    if any(len(c.bases) < len(c.base_values) for c in cls.mro()):
-        return False  # a base that is no class the engine knows (a value it could not follow)
     consts = [a.const if isinstance(a, V) else NOCONST for a in args]
     kw = {k: v.const for k, v in kwargs.items() if k != "**"}
-    created = _register_params(m, tables[0].rsplit(".", 1)[-1], consts, kw, Site(ip.st.sf, node))
+    created = _register_params(m, short, consts, kw, Site(ip.st.sf, node))
     m.opaque, m.opaque_unit = False, None
     leaves.note_new_units(ip, created, node)
     return True
