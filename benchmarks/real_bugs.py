@@ -71,6 +71,7 @@ SPLITS = (
     "held14",
     "held15",
     "held16",
+    "held17",
 )
 # What a checkout keeps: the analysed sources and what makes a folder a project.
 KEEP_SUFFIXES = (".py", ".pyi", ".ipynb")
