@@ -86,6 +86,8 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
                 return const(has)
         if name == "len" and a0 is not None and (layers := _layers(a0)) is not None:
             return const(len(layers), node)  # `range(23, len(self.vgg))`: a container module's layers are known
+        if name == "len" and a0 is not None and a0.marks & Mark.PICKED:
+            return V(Kind.NUMBER, site=node, marks=Mark.ZERO)  # `len(torch.nonzero(x))`: may be 0
         return V(Kind.NUMBER, site=node)
     if name in ("str", "repr", "format", "chr", "hex", "bin"):
         return V(Kind.STR, site=node)

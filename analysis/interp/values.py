@@ -85,6 +85,9 @@ class Fact:
     # with a dense value (Mark.DENSE, zero only on a null set of weights) it still holds: on each
     # path a root's infinite gradient is either stopped or never met
     MASKED_ZERO = 256
+    # certainly >= 0 (|x|, x ** 2, a norm, a product or sum of such values): its log is -inf at
+    # worst, never NaN, and `1 - x` of it is no probability's complement
+    NONNEG = 512
 
 
 class Mark:
@@ -128,6 +131,14 @@ class Mark:
     # engine could not follow (`h[node_id]` over a DAG's node states). An op that saves it saved one
     # of them, not each: that proves no save of any one (GA110)
     ONE_OF = 1048576
+    # a layer's output as it is: views, pools, means, negations, and scalings and shifts by a number
+    # of it (`-log(critic(x))`, `log(critic(x) + eps)` when the sigmoid is missing). An op combining
+    # it with another tensor (a ratio of two similarities, a mixture of densities) makes a value the
+    # code derived, whose range the code may well know
+    RAW = 2097152
+    # rows the data picked (`torch.nonzero(x)`, `x[mask]` by masked_select): how many is not known
+    # and may be none, so their number is a count that can be 0
+    PICKED = 4194304
 
 
 class _NoConst:
@@ -354,7 +365,15 @@ def join(a: V | None, b: V | None) -> V | None:
 
 
 def _join_facts(a: V, b: V) -> int:
-    return _join_facts_of(a.facts, a.marks, b.facts, b.marks)
+    return _join_facts_of(a.facts | _number_facts(a.const), a.marks, b.facts | _number_facts(b.const), b.marks)
+
+
+def _number_facts(c) -> int:
+    """A Python number's sign as facts: `if n == 0: n = 1` joins a count known > 0 on the other
+    arm with 1, and the join is > 0 on every path."""
+    if type(c) is int or type(c) is float:
+        return Fact.POSITIVE | Fact.NONNEG if c > 0 else Fact.NONNEG if c == 0 else 0
+    return 0
 
 
 _UNSAFE_AT_ZERO = Mark.ZERO | Mark.PROB | Mark.SIGM | Mark.SELF

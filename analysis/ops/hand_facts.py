@@ -549,6 +549,11 @@ TO_NARROW_FLOAT = ("float", "half", "bfloat16")
 TO_DTYPE_ARG = ("to", "type")
 # >= 0 and exactly 0 for some inputs (rectifiers, counts, samples, one-hot rows)
 NONNEG_ZERO = ("relu", "relu6", *RELU6_RANGE, "count_nonzero", "poisson", "one_hot", "bincount")
+# rows picked by the data (the indices of nonzero entries, the entries a mask keeps): there may be
+# none, so their number (`len(torch.nonzero(x))`, `.shape[0]`) is a count that can be 0
+SELECTIONS = ("nonzero", "argwhere", "masked_select")
+# how many elements or rows: of a selection, a count that can be 0
+SIZES = ("size", "numel", "nelement", "__len__")
 # 0 where their input is not positive, and their backward selects 0 there (threshold_backward,
 # hardtanh_backward), whatever gradient arrives: a NaN is not passed on
 ZERO_MASKING = ("relu", "relu6", *RELU6_RANGE)

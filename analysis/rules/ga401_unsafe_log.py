@@ -64,7 +64,9 @@ RULE = Rule(
 Flags `log`/`log2`/`log10` of a value that can be exactly zero — a softmax or sigmoid output, a
 ReLU output, a mask, a count, a norm — with no eps and no clamp on the way, when the result
 reaches a loss given to `backward()`; and (suspicious) of a layer's raw output, which is negative
-for some inputs (`-torch.log(critic(x))` of a WGAN critic that has no sigmoid). `log_softmax`,
+for some inputs (`-torch.log(critic(x))` of a WGAN critic that has no sigmoid, also shifted or
+scaled by a number; not a value the code derived from it and other tensors, such as a ratio of two
+eps-shifted similarities or a contraction of non-negative weights and densities). `log_softmax`,
 `logsigmoid`, `log(x + eps)`, `log(x.clamp_min(eps))` and logs of values made positive
 (`softplus(x) + eps`, `exp`) are not flagged; a guard written in a helper or as a named constant
 counts.

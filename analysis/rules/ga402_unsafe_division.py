@@ -43,7 +43,9 @@ RULE = Rule(
     summary="division by a value that can be 0",
     what="""
 Flags a division whose denominator can be exactly zero — `.norm()`, `.std()`, the sum of a mask
-or of non-negative values (`mask.sum(1)`, counts), a ReLU output — with no eps or clamp, when the
+or of non-negative values (`mask.sum(1)`, counts), a ReLU output, the number of rows a
+data-dependent selection picked (`len(torch.nonzero(x))`, `x.nonzero().size(0)`) — with no eps or
+clamp, when the
 result reaches a loss given to `backward()`. Divisions by Python numbers, by constants, by
 `x.clamp_min(eps)` or `(x + eps)`, and arithmetic for logging are not flagged; `F.normalize` is
 the safe form of a norm division. A mask joined along a dim other than 0 with a part that is

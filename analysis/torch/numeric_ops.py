@@ -75,6 +75,8 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None, biased: bool = Fals
         scatter_rows(ins[0], ins[2], out)
     elif op in T.ELEMENTWISE and x is not None:
         _keep_rows(ins, out)
+    if op in T.SELECTIONS:
+        out = out.replace(marks=out.marks | Mark.PICKED)
     if ip.st.nograd is not None and op not in T.KEEP:
         return out
     if op in T.SUMS and ins:
@@ -111,9 +113,9 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None, biased: bool = Fals
                     )
                 )
             elif (
-                x.marks & Mark.LOGITS
+                x.marks & Mark.RAW
                 and not x.marks & (Mark.EXP | Mark.LOG1PEXP)
-                and not x.facts & Fact.POSITIVE
+                and not x.facts & (Fact.POSITIVE | Fact.NONNEG)
                 and requires_grad(x)
             ):
                 # `-torch.log(critic(x))` of a critic with no sigmoid: a layer's raw output is
@@ -377,7 +379,8 @@ def check_division(ip: Core, num: V, den: V, node) -> set:
     """`num / den`: a manual softmax (GA404), or a denominator that can be 0 (GA402)."""
     if num.marks & Mark.EXP and den.marks & Mark.EXP:
         return promote(ip, num, "exp", "GA404", "exp(x) / exp(x).sum()")
-    if den.k & 1 and N.risky(den) and not _masked_count(num, den):  # Kind.TENSOR
+    # a tensor, or the number of rows some data picked (`len(torch.nonzero(x))`)
+    if den.k & (Kind.TENSOR | Kind.NUMBER) and N.risky(den) and not _masked_count(num, den):
         return {
             hazard(
                 ip,

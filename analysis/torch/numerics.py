@@ -17,7 +17,7 @@ powers, the names of + - * / **) is generated. Both are read through ops/torch_a
 
 from __future__ import annotations
 
-from ..interp.values import Fact, Mark
+from ..interp.values import Fact, Kind, Mark
 from ..ops import torch_api as T
 
 NUMERIC_MARKS = (
@@ -35,6 +35,7 @@ NUMERIC_MARKS = (
     | Mark.SQUARES
     | Mark.DENSE
     | Mark.INV_EXP
+    | Mark.RAW
 )
 RISKY = Mark.ZERO | Mark.PROB | Mark.SIGM
 
@@ -58,6 +59,13 @@ def risky_under_root(v) -> bool:
     if v.facts & Fact.MASKED_ZERO:
         return False
     return risky(v) or bool(v.marks & Mark.SQUARES and not v.marks & Mark.DENSE)
+
+
+def nonneg(v) -> bool:
+    """Certainly >= 0: a probability, a rectified or counted value, or a value known so."""
+    return bool(v.marks & RISKY or v.facts & (Fact.POSITIVE | Fact.NONNEG)) or (
+        isinstance(v.const, (int, float)) and not isinstance(v.const, bool) and v.const >= 0
+    )
 
 
 def positive_const(c) -> bool:
@@ -90,7 +98,10 @@ def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple
     if op in T.NONNEG_ZERO:
         return Mark.ZERO, (Fact.MASKED_ZERO if op in T.ZERO_MASKING else 0)
     if op in T.POOLS and first is not None:
-        return first.marks & (Mark.ZERO | Mark.DENSE | Mark.LOGITS), first.facts & (Fact.POSITIVE | Fact.MASKED_ZERO)
+        return (
+            first.marks & (Mark.ZERO | Mark.DENSE | Mark.LOGITS | Mark.RAW),
+            first.facts & (Fact.POSITIVE | Fact.MASKED_ZERO | Fact.NONNEG),
+        )
     if op in T.ROOTS and first is not None and first.facts & Fact.POSITIVE:
         return 0, Fact.POSITIVE  # the root of a value > 0 (`sqrt(clamp(re**2 + im**2, min=eps))`)
     if op in T.ROOTS and first is not None and first.marks & Mark.SQUARES:
@@ -104,10 +115,10 @@ def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple
     if op in T.MAGNITUDES:
         squares = Mark.SQUARES if op == "square" else 0
         if first is not None and first.marks & Mark.DENSE:
-            return squares | Mark.DENSE, 0  # |x|, x.square() of a dense value: 0 where it is, a null set
+            return squares | Mark.DENSE, Fact.NONNEG  # |x|, x.square() of a dense value: 0 where it is, a null set
         if op in T.POSITIVE_IF_NONZERO and first is not None and not first.marks & (Mark.ZERO | Mark.SELF):
-            return squares, _facts_of(ts[:1]) & Fact.POSITIVE
-        return Mark.ZERO | squares, 0
+            return squares, (_facts_of(ts[:1]) & Fact.POSITIVE) | Fact.NONNEG
+        return Mark.ZERO | squares, Fact.NONNEG
     if op in T.POSITIVE_OPS:
         return 0, Fact.POSITIVE
     if op in T.MASK_BUILDERS:
@@ -116,7 +127,13 @@ def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple
         if op in T.BIAS_OPERAND and len(ts) > 2:
             biased = True  # F.linear(x, w, b): the bias is an operand
         # a product with an exp of raw activations (`einsum(exp(k), v)`) overflows with it
-        return Mark.LOGITS | (Mark.DENSE if biased else 0) | (inherited(ts) & Mark.EXP), 0
+        marks = Mark.LOGITS | (Mark.DENSE if biased else 0) | (inherited(ts) & Mark.EXP)
+        operands = [v for v in ts if v.k & Kind.TENSOR]
+        if len(operands) > 1 and all(nonneg(v) for v in operands):
+            # mixture weights times densities (`einsum("ij,ij->i", softmax(w), exp(logp))`): >= 0,
+            # unbounded still, but no layer's raw output
+            return marks, Fact.NONNEG
+        return marks | Mark.RAW, 0
     if op in T.SUMS and first is not None:
         if first.marks & Mark.CAUSAL:
             # a mask that keeps at least one entry per row (causal, or positions < lengths): its sum is >= 1
@@ -125,8 +142,8 @@ def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple
             # a sum (or mean) of probabilities or sigmoids, each > 0: it is 0 only if every one of them
             # underflowed at once (a single probability is the divisor that can be 0)
             return first.marks & (Mark.LOGITS | Mark.EXP | Mark.SQUARES), Fact.POSITIVE
-        m = first.marks & (Mark.ZERO | Mark.LOGITS | Mark.EXP | Mark.SQUARES | Mark.DENSE)
-        facts = first.facts & (Fact.POSITIVE | Fact.MASKED_ZERO)
+        m = first.marks & (Mark.ZERO | Mark.LOGITS | Mark.EXP | Mark.SQUARES | Mark.DENSE | Mark.RAW)
+        facts = first.facts & (Fact.POSITIVE | Fact.MASKED_ZERO | Fact.NONNEG)
         if first.facts & Fact.NONZERO:
             # a tensor known not to be all zeros (`if mask.sum() == 0: return` above): a sum of
             # non-negative values (a mask) is then > 0; of other values, not all zeros was summed
@@ -137,7 +154,7 @@ def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple
     if op in T.BOUNDED:
         return (Mark.DENSE if biased else 0), 0  # a norm layer's affine output is dense
     if op == "neg" and first is not None:
-        return first.marks & (Mark.LOGITS | Mark.UNIT | Mark.DENSE), 0
+        return first.marks & (Mark.LOGITS | Mark.UNIT | Mark.DENSE | Mark.RAW), 0
     return 0, 0
 
 
@@ -150,7 +167,7 @@ def _kinds_of(values) -> int:
 
 
 def _facts_of(values) -> int:
-    kept = Fact.POSITIVE | Fact.NONZERO | Fact.F64 | Fact.F32 | Fact.MASKED_ZERO
+    kept = Fact.POSITIVE | Fact.NONZERO | Fact.F64 | Fact.F32 | Fact.MASKED_ZERO | Fact.NONNEG
     out = kept
     for v in values:
         out &= v.facts
@@ -161,13 +178,30 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
     """(marks, facts) of `left op right` for + - * / (a Python number is a V with a const).
     `same_storage`: both sides are one tensor (`x - x[j]`; `x * x`, elementwise).
     `twins`: both sides carry gradient from exactly the same parameters (two outputs of one network)."""
+    marks, facts = _arith(op, left, right, same_storage, right_is_max_of_left, twins)
+    # a layer's output shifted or scaled by a number is still that output (RAW); combined with a
+    # tensor it is not
+    if _number(right.const):
+        marks |= left.marks & Mark.RAW
+    elif _number(left.const):
+        marks |= right.marks & Mark.RAW
+    if op != "sub" and not facts & Fact.POSITIVE and nonneg(left) and nonneg(right):
+        facts |= Fact.NONNEG
+    return marks, facts
+
+
+def _number(c) -> bool:
+    return isinstance(c, (int, float)) and not isinstance(c, bool)
+
+
+def _arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, twins: bool) -> tuple[int, int]:
     lm, rm = left.marks & NUMERIC_MARKS, right.marks & NUMERIC_MARKS
     # scaled by a number, or shifted: still dense (a difference of two such values is not: twins)
     dense = Mark.DENSE if _dense_side(left, right) or _dense_side(right, left) else 0
     lpos = bool(left.facts & Fact.POSITIVE) or positive_const(left.const)
     rpos = bool(right.facts & Fact.POSITIVE) or positive_const(right.const)
-    lnonneg = bool(lm & RISKY) or lpos
-    rnonneg = bool(rm & RISKY) or rpos
+    lnonneg = bool(lm & RISKY or left.facts & Fact.NONNEG) or lpos
+    rnonneg = bool(rm & RISKY or right.facts & Fact.NONNEG) or rpos
     if op == "add":
         if lm & rm & Mark.DENSE:
             # two dense values (the two directions of a bidirectional RNN): a + b is 0 only where
@@ -236,7 +270,7 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
         if isinstance(c, (int, float)) and not isinstance(c, bool):
             if c == 2 or (isinstance(c, int) and c % 2 == 0):
                 zero = Mark.ZERO if lm & (Mark.ZERO | Mark.SELF) else 0
-                facts = (Fact.POSITIVE if lpos else 0) | (left.facts & Fact.MASKED_ZERO)
+                facts = (Fact.POSITIVE if lpos else Fact.NONNEG) | (left.facts & Fact.MASKED_ZERO)
                 return zero | (Mark.SQUARES | (lm & Mark.DENSE) if c == 2 else 0), facts
             if 0 < c < 1:
                 # a root of a sum of squares is a norm: 0 where the tensor is

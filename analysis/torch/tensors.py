@@ -66,6 +66,10 @@ def tensor_attr(ip: Core, recv: V, attr, node) -> V:
             return V(Kind.NUMBER)
         if recv.facts & Fact.NOGRAD:
             return const(False)  # made under no_grad, detached, or from tensors that need no grad
+        if any(isinstance(o, PIter) and not o.exact for o in recv.objs):
+            # a parameter of a model the engine cannot see (`for n, p in model.named_parameters():
+            # if not p.requires_grad: continue`): frozen or not, it cannot tell
+            return V(Kind.NUMBER, unk=False)
         if any(u.frozen != FROZEN for u in recv.org):
             return const(True)
         if recv.k & Kind.TENSOR and not (recv.carries or recv.unk):
@@ -232,6 +236,8 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
     if own is not None:
         return own(ip, recv, name, argv, kwargs, node, env, recv_node)
     if name in T.METADATA_METHODS:
+        if recv.marks & Mark.PICKED and name in T.SIZES and not (argv and argv[0].const not in (0, -2)):
+            return V(Kind.NUMBER, site=node, marks=Mark.ZERO)  # `torch.nonzero(x).size(0)`: may be 0
         return V(Kind.NUMBER, site=node)
     if name == "float" and not argv and not kwargs and _float32_parameter(ip, recv):
         return recv  # `.float()` of a float32 parameter returns the parameter itself (no copy, a leaf)
@@ -267,7 +273,8 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
     if name in T.ZERO_GRAD_OPS:
         return R.zerograd(ip, flow_of(recv), node, f".{name}()", recv_node)
     if name in T.NONDIFF_OPS:
-        return R.nondiff(ip, flow_of(recv, *argv), node, f".{name}()")
+        out = R.nondiff(ip, flow_of(recv, *argv), node, f".{name}()")
+        return out.replace(marks=out.marks | Mark.PICKED) if name in T.SELECTIONS else out
     if name in T.NEW_TENSOR_METHODS:
         positive = Fact.POSITIVE if _positive_factory(name, argv, kwargs) else 0  # `m.new_full((n, 1), 1)`
         return V(Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), site=node, facts=positive)
@@ -487,6 +494,8 @@ def _torch_function(ip: Core, short, args, kwargs, node, env) -> V:
         return R.zerograd(ip, flow_of(argv[0]), node, f"torch.{short}()", node.args[0] if node.args else None)
     if short in T.NONDIFF_OPS:
         out = R.nondiff(ip, flow_of(*argv), node, f"torch.{short}()")
+        if short in T.SELECTIONS:
+            out = out.replace(marks=out.marks | Mark.PICKED)
         if short in T.DATA_RANGE_COUNTS and _data_range(argv, kwargs):
             # every element counted: a sum of the counts is >= 1 (CAUSAL: each reduction keeps one)
             out = out.replace(marks=out.marks | Mark.CAUSAL)
