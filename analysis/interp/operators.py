@@ -128,9 +128,17 @@ def scales(op, left: V, right: V) -> bool:
             c = b.const
             if a.carries and isinstance(c, (int, float)) and not isinstance(c, bool) and 0 < abs(c) < 1:
                 return True
-            if a.carries and b.k & Kind.NUMBER and not b.k & Kind.TENSOR and not b.carries and c is NOCONST:
+            if (
+                a.carries
+                and b.k & (Kind.NUMBER | Kind.UNKNOWN)
+                and not b.k & Kind.TENSOR
+                and not b.objs
+                and not b.carries
+                and c is NOCONST
+            ):
                 # `loss * bs`, `loss * scale`: a Python number the engine cannot see sets the loss's
-                # scale (a sum over the nominal batch, a precomputed 1 / accum_steps)
+                # scale (a sum over the nominal batch, a precomputed 1 / accum_steps, the ratio
+                # `self.mini_batch_size / self.batch_size` of two settings it was not given)
                 return True
     return False
 
