@@ -100,6 +100,7 @@ def check(ctx: RuleContext) -> list[Finding]:
                 )
             )
     out += _stale_before_the_loop(ctx, opts, enclosing)
+    out += _stale_from_the_last_step(ctx, opts, enclosing)
     return first_by_span(out)
 
 
@@ -179,6 +180,70 @@ def _stale_before_the_loop(ctx: RuleContext, opts: dict, enclosing: dict) -> lis
     return out
 
 
+def _stale_from_the_last_step(ctx: RuleContext, opts: dict, enclosing: dict) -> list[Finding]:
+    """An optimizer stepped twice in an iteration (a VAE step, then an adversarial one) whose
+    gradients are cleared only between its first and its last step: what the backward() before the
+    last step left is still there when the next iteration's first step runs, which applies it a
+    second time, added to its own gradients."""
+    model = ctx.model
+    out: list[Finding] = []
+    seen: set[tuple[tuple[int, ...], int]] = set()
+    for step in model.steps:
+        bw = own_event(step)
+        if bw is None or step.kind != EventKind.BACKWARD or not step.loops:
+            continue
+        for key in step.stepped:
+            opt = opts.get(key)
+            if opt is None or opt.escaped or opt.fresh_params:
+                continue
+            events, stepping = _stepping(model, step, bw, key, enclosing, lambda e, b: True)
+            if len(stepping) < 2 or (stepping[0].loops, key) in seen:
+                continue
+            seen.add((stepping[0].loops, key))
+            held = opt.params | frozenset().union(*(e.params for e in stepping))
+            cleared = [e for e in events if clears(e, held, opt)]
+            first, last = stepping[0], stepping[-1]
+            # every step and clear runs in every iteration, the clears all between the first step
+            # and the last (none at all is the check above)
+            if (
+                not cleared
+                or any(e.guarded or e.detail == "closure" for e in stepping + cleared)
+                or any(not first.seq < e.seq < last.seq for e in cleared)
+            ):
+                continue
+            after = max(e.seq for e in cleared)
+            left = [
+                s
+                for s in model.steps
+                if s.kind == EventKind.BACKWARD
+                and (b := own_event(s)) is not None
+                and b in events
+                and after < b.seq < last.seq
+                and not b.guarded
+                and s.reached & held
+            ]
+            if not left:
+                continue
+            reached = held & left[0].reached
+            out.append(
+                RULE.finding(
+                    first.span,
+                    f"{call_of(opt, 'step')} applies, added to its own, the gradients that "
+                    f"`{left[0].loss}.backward()` left in {describe(reached)} in the previous iteration, which "
+                    f"the last {call_of(opt, 'step')} there already applied: nothing clears them between the "
+                    "iteration's last step and its first",
+                    confidence=CONFIRMED,
+                    params=names(reached),
+                    related=(
+                        Related(left[0].span, f"`{left[0].loss}.backward()` leaves these gradients"),
+                        Related(last.span, "the last step of the iteration applies them once"),
+                        Related(cleared[0].span, "the only clear, between the two steps"),
+                    ),
+                )
+            )
+    return out
+
+
 def _other_setting(e: Event, bw: Event, counters: frozenset[int]) -> bool:
     """`e` runs on the other arm of a condition that does not change between iterations (`if
     args.amp: optimizer.zero_grad(); scaler...` and an `else:` that only steps): where the backward
@@ -202,6 +267,9 @@ iteration around it; a clear on the other arm of a setting (`if args.amp:`, the 
 iteration) does not count for the arm that runs without it. Also flagged: a loop that clears only
 after its step (`step(); zero_grad()`) when a `backward()` before the loop (a reference or debug
 pass) reached the same parameters and nothing cleared them since: the first step applies both.
+And an optimizer stepped twice in an iteration (a reconstruction step, then an adversarial one)
+whose gradients are cleared only between its two steps: each iteration's first step applies again
+what the backward() before the previous iteration's last step left.
 A model and optimizer built anew in each iteration that steps need no clearing; built once per run
 of a search and stepped in the epoch and batch loops under it, they do.
 """,
