@@ -1,6 +1,6 @@
 """GA204 backward-without-step."""
 
-from ..model.findings import UNSAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, SUSPICIOUS, UNSAFE, Finding, Fix, Related
 from ..model.model import EventKind, Optimizer, Step
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
@@ -37,16 +37,25 @@ def check(ctx: RuleContext) -> list[Finding]:
             # a module given weights by load_state_dict (a DQN's target network synced from the online
             # one, a soft update through a mixed state dict) changes, whatever its own optimizer does
             idle = frozenset(p for p in idle if p.origin != "loaded")
+            unseen = False
+            if not idle and not step.reached:
+                # the loss reaches the parameters of a model the engine cannot see (`self.model(x)` of
+                # a model handed to the trainer), and the optimizer was built from that same model's
+                # parameters: what the backward reaches there is what it holds
+                idle = frozenset(p for p in step.reached_weak & opt.params if p.opaque) - model.written
+                unseen = True
             if not idle:
                 continue
             msg = (
                 f"`{step.loss}.backward()` computes gradients for {describe(idle)}, but {name_of(opt)}, which "
                 f"holds them, never steps: they never change"
+                + (" (the loss reaches them through code the engine could not follow)" if unseen else "")
             )
             out.append(
                 RULE.finding(
                     step.span,
                     msg,
+                    confidence=SUSPICIOUS if unseen else CONFIRMED,
                     params=names(idle),
                     related=(Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here and never stepped"),),
                     fix=_fix(ctx, step, opt),
