@@ -106,7 +106,8 @@ def carried(loop) -> tuple[frozenset, bool]:
     return result
 
 
-_COUNTER_WORDS = re.compile(r"step|iter|count|batch|accum|idx|index|epoch", re.I)
+# (`accelerator.sync_gradients` holds on the micro-batch that ends an accumulation)
+_COUNTER_WORDS = re.compile(r"step|iter|count|batch|accum|idx|index|epoch|sync_gradients", re.I)
 
 
 def counter_like(test, loop) -> bool:

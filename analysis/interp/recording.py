@@ -13,8 +13,17 @@ from .objects import DictObj, InstanceObj, ListObj, ModuleObj, OptimObj, PIter, 
 from .trace import AccRec, BackwardRec, CarryRec, CrossRec, Event, EventKind, GradReadRec, LossRec, UnseenRec
 from .values import Fact, Kind, Mark, Star, V, join
 
+_SYNCED = (EventKind.STEP, EventKind.ZERO_GRAD, EventKind.SCHED_STEP)
+
 
 def event(ip, kind, node, obj=None, detail=None, units=None):
+    path = tuple(ip.st.path)
+    guarded = ip.st.cond > 0
+    if ip.st.accumulating and kind in _SYNCED:
+        # in `with accelerator.accumulate(model):` the prepared optimizer and scheduler act only on
+        # the micro-batch that syncs the gradients: as under `if (step + 1) % accum == 0:`
+        key, depth = ip.st.accumulating[-1]
+        path, guarded = path + ((key, 0, depth),), True
     ev = Event(
         ip.seq(),
         kind,
@@ -22,8 +31,8 @@ def event(ip, kind, node, obj=None, detail=None, units=None):
         ip.st.ctx,
         obj,
         detail,
-        guarded=ip.st.cond > 0,
-        path=tuple(ip.st.path),
+        guarded=guarded,
+        path=path,
         units=units,
     )
     ip.st.trace.events.append(ev)

@@ -38,6 +38,9 @@ class InterpState:
     grad_known: bool = True  # grad mode is known (enabled unless nograd is set)
     nograd: Site | None = None  # Site of the active no_grad region, if any
     casts: list = field(default_factory=list)  # autocast regions being run (torch/grad_mode.py)
+    # `with accelerator.accumulate(model):` blocks being run: (branch key, len(ctx)) of each; the
+    # optimizer's step and zero_grad in them run only on the micro-batch that syncs (a counter)
+    accumulating: list = field(default_factory=list)
     # `torch.set_default_dtype(torch.float64)` ran: float tensors are float64 unless made otherwise
     default_f64: bool = False
     # conditions

@@ -13,7 +13,10 @@
 - DeepSpeed: `deepspeed.initialize(model=..., model_parameters=...)` gives an engine that wraps
   the model and owns an optimizer; `engine.backward(loss)` and `engine.step()`.
 - accelerate, Fabric: `accelerator.backward(loss)`, `fabric.backward(loss)` are backward calls;
-  `accelerator.prepare(model, optimizer, ...)` gives back what it was given.
+  `accelerator.prepare(model, optimizer, ...)` gives back what it was given;
+  `accelerator.clip_grad_norm_(params, max_norm)` clips as torch's function. In `with
+  accelerator.accumulate(model):` (torch/grad_mode.py) the step and zero_grad take effect only on
+  the micro-batch that syncs, and accelerate's backward() divides the loss by the steps.
 - NVIDIA apex's amp: `amp.initialize(model, optimizer, ...)` patches and gives back what it was
   given.
 
@@ -44,7 +47,7 @@ from ..interp.objects import (
 )
 from ..interp.semantics import ModuleExtension
 from ..interp.trace import EventKind
-from ..interp.values import EMPTY, NONE, UNKNOWN, Kind, V, make_tuple, passthrough
+from ..interp.values import EMPTY, NONE, UNKNOWN, Kind, Mark, V, make_tuple, passthrough
 from ..torch import modules, optimizers
 
 LIGHTNING = "lightning"
@@ -351,6 +354,8 @@ def run_hf_trainer(ip: Core, inst: InstanceObj, node):
 
 # ---------------------------------------------------------------- entries of the semantics tables
 
+# an accelerator's clipping, torch's functions run on what it prepared
+CLIP_METHODS = frozenset(("clip_grad_norm_", "clip_grad_value_"))
 # methods that give back what they were given (`model, opt = accelerator.prepare(model, opt)`)
 WRAPPING_METHODS = {
     "prepare",
@@ -385,8 +390,18 @@ def backward_call(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
         recording.do_backward(ip, loss, node, loss_node=recv_node, kwargs=kwargs, gradient="gradient" in kwargs)
         return NONE
     if name == "backward" and args and isinstance(args[0], V) and (args[0].k & Kind.TENSOR or args[0].carries):
-        recording.do_backward(ip, args[0], node, loss_node=node.args[0])
+        loss = args[0]
+        if ip.st.accumulating:
+            # in `accelerator.accumulate(model)`, accelerate's backward() divides the loss by the
+            # accumulation steps: the micro-batches' gradients add up to the mean
+            loss = loss.replace(marks=loss.marks | Mark.SCALED)
+        recording.do_backward(ip, loss, node, loss_node=node.args[0])
         return NONE
+    if name in CLIP_METHODS and args and isinstance(args[0], V) and not recv.k & Kind.TENSOR:
+        # `accelerator.clip_grad_norm_(model.parameters(), max_norm)`: clips as torch's function does
+        units = frozenset(optimizers.param_set(ip, args[0])[0])
+        ip.event(EventKind.CLIP, node, None, detail=name, units=units)
+        return UNKNOWN
     if name == "manual_backward" and args and isinstance(args[0], V):
         recording.do_backward(ip, args[0], node, loss_node=node.args[0])
         return NONE

@@ -5,6 +5,7 @@ from ..model.model import Event, EventKind, Param, ProgramModel
 from ..source.prebuilt import replace
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import (
+    ACCELERATE_STEPS,
     BACKWARDS,
     first_by_span,
     in_iteration,
@@ -100,11 +101,15 @@ def check(ctx: RuleContext) -> list[Finding]:
             continue
         divisor = _accumulated(ctx, clip, steps)
         if divisor is not None:
+            accelerate = divisor == ACCELERATE_STEPS
             msg = (
                 f"gradients are clipped after every micro-batch's backward() while the step runs once every "
-                f"`{divisor}`: each clip rescales the partial sum accumulated so far, so the gradient the step "
-                f"applies is never clipped as a whole (the earlier micro-batches are shrunk again and again, the "
-                f"last one not at all); clip once, just before the step"
+                f"`{divisor}`"
+                + (" (inside `accelerator.accumulate(...)`)" if accelerate else "")
+                + ": each clip rescales the partial sum accumulated so far, so the gradient the step "
+                "applies is never clipped as a whole (the earlier micro-batches are shrunk again and again, the "
+                "last one not at all); "
+                + ("clip only under `if accelerator.sync_gradients:`" if accelerate else _CLIP_ONCE)
             )
             out.append(
                 RULE.finding(
@@ -112,7 +117,8 @@ def check(ctx: RuleContext) -> list[Finding]:
                     msg,
                     confidence=SUSPICIOUS,
                     related=(Related(steps[0].span, f"the step, every `{divisor}` micro-batches"),),
-                    fix=_move_before(ctx, clip, steps[0]),
+                    # in an accumulate block the step is in the same block: moving the clip there changes nothing
+                    fix=None if accelerate else _move_before(ctx, clip, steps[0]),
                 )
             )
             continue
@@ -149,6 +155,9 @@ def check(ctx: RuleContext) -> list[Finding]:
             for f in out
         ]
     )
+
+
+_CLIP_ONCE = "clip once, just before the step"
 
 
 def _accumulated(ctx: RuleContext, clip: Event, steps: list[Event]) -> str | None:
@@ -208,7 +217,10 @@ that computes the gradients it should clip, after the `step()` that applies them
 `GradScaler`'s scaled backward and `scaler.step()` without `scaler.unscale_(optimizer)` first. In
 a gradient accumulation (the step under `if (i + 1) % n == 0:`), a clip that runs after every
 micro-batch, outside that condition, is suspicious: it clips partial sums, never the accumulated
-gradient the step applies (with n = 1 it is where it belongs).
+gradient the step applies (with n = 1 it is where it belongs). So is a clip inside Hugging Face
+accelerate's `with accelerator.accumulate(model):` that is not under `if
+accelerator.sync_gradients:`: the prepared optimizer steps only on the micro-batch that syncs, the
+clip runs on every one.
 """,
     why="""
 Clipping only makes sense between `backward()` and `step()`, on the real gradients. Before the

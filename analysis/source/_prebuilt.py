@@ -448,7 +448,7 @@ def _analysis_interp_semantics_Semantics(_d, _f):
 
 
 def _analysis_interp_state_InterpState(_d, _f):
-    def __init__(self, program, entry, budgets=MISSING, budget=_d[0], trace=MISSING, counter=MISSING, sf=_d[1], ctx=_d[2], path=MISSING, stack=MISSING, scopes=MISSING, cur_stmt=_d[3], grad_known=_d[4], nograd=_d[5], casts=MISSING, default_f64=_d[6], cond=_d[7], cond_starts=MISSING, cond_oids=MISSING, arm_stores=MISSING, live_globals=MISSING, module_depth=_d[8], init_stack=MISSING, graph_writes=_d[9], steps=_d[10], ticks=_d[11], root_index=_d[12], root_start=_d[13], root_budget=_d[14], caps=MISSING, loaded_lines=_d[15], gaps=MISSING, shallow=_d[16], no_force=_d[17], star_misses=MISSING, registries=MISSING, last_calls=MISSING, ds_engines=MISSING, launched=MISSING):
+    def __init__(self, program, entry, budgets=MISSING, budget=_d[0], trace=MISSING, counter=MISSING, sf=_d[1], ctx=_d[2], path=MISSING, stack=MISSING, scopes=MISSING, cur_stmt=_d[3], grad_known=_d[4], nograd=_d[5], casts=MISSING, accumulating=MISSING, default_f64=_d[6], cond=_d[7], cond_starts=MISSING, cond_oids=MISSING, arm_stores=MISSING, live_globals=MISSING, module_depth=_d[8], init_stack=MISSING, graph_writes=_d[9], steps=_d[10], ticks=_d[11], root_index=_d[12], root_start=_d[13], root_budget=_d[14], caps=MISSING, loaded_lines=_d[15], gaps=MISSING, shallow=_d[16], no_force=_d[17], star_misses=MISSING, registries=MISSING, last_calls=MISSING, ds_engines=MISSING, launched=MISSING):
         self.program = program
         self.entry = entry
         if budgets is MISSING:
@@ -478,23 +478,26 @@ def _analysis_interp_state_InterpState(_d, _f):
         if casts is MISSING:
             casts = _f[6]()
         self.casts = casts
+        if accumulating is MISSING:
+            accumulating = _f[7]()
+        self.accumulating = accumulating
         self.default_f64 = default_f64
         self.cond = cond
         if cond_starts is MISSING:
-            cond_starts = _f[7]()
+            cond_starts = _f[8]()
         self.cond_starts = cond_starts
         if cond_oids is MISSING:
-            cond_oids = _f[8]()
+            cond_oids = _f[9]()
         self.cond_oids = cond_oids
         if arm_stores is MISSING:
-            arm_stores = _f[9]()
+            arm_stores = _f[10]()
         self.arm_stores = arm_stores
         if live_globals is MISSING:
-            live_globals = _f[10]()
+            live_globals = _f[11]()
         self.live_globals = live_globals
         self.module_depth = module_depth
         if init_stack is MISSING:
-            init_stack = _f[11]()
+            init_stack = _f[12]()
         self.init_stack = init_stack
         self.graph_writes = graph_writes
         self.steps = steps
@@ -503,32 +506,32 @@ def _analysis_interp_state_InterpState(_d, _f):
         self.root_start = root_start
         self.root_budget = root_budget
         if caps is MISSING:
-            caps = _f[12]()
+            caps = _f[13]()
         self.caps = caps
         self.loaded_lines = loaded_lines
         if gaps is MISSING:
-            gaps = _f[13]()
+            gaps = _f[14]()
         self.gaps = gaps
         self.shallow = shallow
         self.no_force = no_force
         if star_misses is MISSING:
-            star_misses = _f[14]()
+            star_misses = _f[15]()
         self.star_misses = star_misses
         if registries is MISSING:
-            registries = _f[15]()
+            registries = _f[16]()
         self.registries = registries
         if last_calls is MISSING:
-            last_calls = _f[16]()
+            last_calls = _f[17]()
         self.last_calls = last_calls
         if ds_engines is MISSING:
-            ds_engines = _f[17]()
+            ds_engines = _f[18]()
         self.ds_engines = ds_engines
         if launched is MISSING:
-            launched = _f[18]()
+            launched = _f[19]()
         self.launched = launched
         self.__post_init__()
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(program={self.program!r}, entry={self.entry!r}, budgets={self.budgets!r}, budget={self.budget!r}, trace={self.trace!r}, counter={self.counter!r}, sf={self.sf!r}, ctx={self.ctx!r}, path={self.path!r}, stack={self.stack!r}, scopes={self.scopes!r}, cur_stmt={self.cur_stmt!r}, grad_known={self.grad_known!r}, nograd={self.nograd!r}, casts={self.casts!r}, default_f64={self.default_f64!r}, cond={self.cond!r}, cond_starts={self.cond_starts!r}, cond_oids={self.cond_oids!r}, arm_stores={self.arm_stores!r}, live_globals={self.live_globals!r}, module_depth={self.module_depth!r}, init_stack={self.init_stack!r}, graph_writes={self.graph_writes!r}, steps={self.steps!r}, ticks={self.ticks!r}, root_index={self.root_index!r}, root_start={self.root_start!r}, root_budget={self.root_budget!r}, caps={self.caps!r}, loaded_lines={self.loaded_lines!r}, gaps={self.gaps!r}, shallow={self.shallow!r}, no_force={self.no_force!r}, star_misses={self.star_misses!r}, registries={self.registries!r}, last_calls={self.last_calls!r}, ds_engines={self.ds_engines!r}, launched={self.launched!r})"
+        return f"{self.__class__.__qualname__}(program={self.program!r}, entry={self.entry!r}, budgets={self.budgets!r}, budget={self.budget!r}, trace={self.trace!r}, counter={self.counter!r}, sf={self.sf!r}, ctx={self.ctx!r}, path={self.path!r}, stack={self.stack!r}, scopes={self.scopes!r}, cur_stmt={self.cur_stmt!r}, grad_known={self.grad_known!r}, nograd={self.nograd!r}, casts={self.casts!r}, accumulating={self.accumulating!r}, default_f64={self.default_f64!r}, cond={self.cond!r}, cond_starts={self.cond_starts!r}, cond_oids={self.cond_oids!r}, arm_stores={self.arm_stores!r}, live_globals={self.live_globals!r}, module_depth={self.module_depth!r}, init_stack={self.init_stack!r}, graph_writes={self.graph_writes!r}, steps={self.steps!r}, ticks={self.ticks!r}, root_index={self.root_index!r}, root_start={self.root_start!r}, root_budget={self.root_budget!r}, caps={self.caps!r}, loaded_lines={self.loaded_lines!r}, gaps={self.gaps!r}, shallow={self.shallow!r}, no_force={self.no_force!r}, star_misses={self.star_misses!r}, registries={self.registries!r}, last_calls={self.last_calls!r}, ds_engines={self.ds_engines!r}, launched={self.launched!r})"
     return {'__init__': __init__, '__repr__': __repr__}
 
 
@@ -2337,7 +2340,7 @@ CLASSES = {
     'gradaudit.analysis.interp.semantics.TensorSemantics': ((False, False, False, False, False, (('attr', '', True, True, None), ('method', '', True, True, None), ('binop', '', True, True, None), ('negate', '', True, True, None), ('getitem', '', True, True, None), ('inplace', '', True, True, None), ('set_requires_grad', '', True, True, None))), _analysis_interp_semantics_TensorSemantics),
     'gradaudit.analysis.interp.semantics.ModuleExtension': ((False, False, False, False, False, (('attr', 'd', True, True, None), ('forward', 'd', True, True, None), ('method', 'd', True, True, None), ('result', 'd', True, True, None))), _analysis_interp_semantics_ModuleExtension),
     'gradaudit.analysis.interp.semantics.Semantics': ((False, False, False, False, False, (('calls', '', True, True, None), ('tensors', '', True, True, None), ('objects', 'f', True, True, None), ('modules', 'f', True, True, None), ('with_statement', 'd', True, True, None), ('store', 'd', True, True, None), ('class_base', 'd', True, True, None), ('after_init', 'd', True, True, None), ('base_init', 'd', True, True, None), ('unseen_module', 'd', True, True, None), ('new_optimizer', 'd', True, True, None), ('new_scheduler', 'd', True, True, None), ('on_instance', 'f', True, True, None), ('instance_method', 'f', True, True, None), ('unknown_method', 'f', True, True, None), ('unknown_result', 'f', True, True, None), ('after_run', 'f', True, True, None), ('inherited_attr', 'f', True, True, None))), _analysis_interp_semantics_Semantics),
-    'gradaudit.analysis.interp.state.InterpState': ((False, False, False, False, True, (('program', '', True, True, None), ('entry', '', True, True, None), ('budgets', 'f', True, True, None), ('budget', 'd', True, True, None), ('trace', 'f', True, True, None), ('counter', 'f', True, True, None), ('sf', 'd', True, True, None), ('ctx', 'd', True, True, None), ('path', 'f', True, True, None), ('stack', 'f', True, True, None), ('scopes', 'f', True, True, None), ('cur_stmt', 'd', True, True, None), ('grad_known', 'd', True, True, None), ('nograd', 'd', True, True, None), ('casts', 'f', True, True, None), ('default_f64', 'd', True, True, None), ('cond', 'd', True, True, None), ('cond_starts', 'f', True, True, None), ('cond_oids', 'f', True, True, None), ('arm_stores', 'f', True, True, None), ('live_globals', 'f', True, True, None), ('module_depth', 'd', True, True, None), ('init_stack', 'f', True, True, None), ('graph_writes', 'd', True, True, None), ('steps', 'd', True, True, None), ('ticks', 'd', True, True, None), ('root_index', 'd', True, True, None), ('root_start', 'd', True, True, None), ('root_budget', 'd', True, True, None), ('caps', 'f', True, True, None), ('loaded_lines', 'd', True, True, None), ('gaps', 'f', True, True, None), ('shallow', 'd', True, True, None), ('no_force', 'd', True, True, None), ('star_misses', 'f', True, True, None), ('registries', 'f', True, True, None), ('last_calls', 'f', True, True, None), ('ds_engines', 'f', True, True, None), ('launched', 'f', True, True, None))), _analysis_interp_state_InterpState),
+    'gradaudit.analysis.interp.state.InterpState': ((False, False, False, False, True, (('program', '', True, True, None), ('entry', '', True, True, None), ('budgets', 'f', True, True, None), ('budget', 'd', True, True, None), ('trace', 'f', True, True, None), ('counter', 'f', True, True, None), ('sf', 'd', True, True, None), ('ctx', 'd', True, True, None), ('path', 'f', True, True, None), ('stack', 'f', True, True, None), ('scopes', 'f', True, True, None), ('cur_stmt', 'd', True, True, None), ('grad_known', 'd', True, True, None), ('nograd', 'd', True, True, None), ('casts', 'f', True, True, None), ('accumulating', 'f', True, True, None), ('default_f64', 'd', True, True, None), ('cond', 'd', True, True, None), ('cond_starts', 'f', True, True, None), ('cond_oids', 'f', True, True, None), ('arm_stores', 'f', True, True, None), ('live_globals', 'f', True, True, None), ('module_depth', 'd', True, True, None), ('init_stack', 'f', True, True, None), ('graph_writes', 'd', True, True, None), ('steps', 'd', True, True, None), ('ticks', 'd', True, True, None), ('root_index', 'd', True, True, None), ('root_start', 'd', True, True, None), ('root_budget', 'd', True, True, None), ('caps', 'f', True, True, None), ('loaded_lines', 'd', True, True, None), ('gaps', 'f', True, True, None), ('shallow', 'd', True, True, None), ('no_force', 'd', True, True, None), ('star_misses', 'f', True, True, None), ('registries', 'f', True, True, None), ('last_calls', 'f', True, True, None), ('ds_engines', 'f', True, True, None), ('launched', 'f', True, True, None))), _analysis_interp_state_InterpState),
     'gradaudit.analysis.interp.state.LibraryMode': ((True, False, False, False, False, (('init_cond', 'f', True, True, None), ('conditional', 'f', True, True, None))), _analysis_interp_state_LibraryMode),
     'gradaudit.analysis.libraries.environment.PythonEnv': ((True, False, True, False, False, (('interpreter', '', True, True, None), ('prefix', '', True, True, None), ('site_dirs', '', True, True, None), ('how', '', True, True, None), ('origin', 'd', True, True, None))), _analysis_libraries_environment_PythonEnv),
     'gradaudit.analysis.libraries.imported.LibraryUse': ((True, False, True, False, False, (('prefix', '', True, True, None), ('interpreter', '', True, True, None), ('how', '', True, True, None), ('why', '', True, True, None), ('found', 'd', True, True, None), ('missing', 'd', True, True, None))), _analysis_libraries_imported_LibraryUse),

@@ -7,6 +7,8 @@ The `with` statement handler and the store hook of the semantics tables (torch/r
 
 from __future__ import annotations
 
+import ast
+
 from ..interp.core import Core
 from ..interp.objects import CtxObj, DictObj, GenCtxObj, InstanceObj, ListObj, Site
 from ..interp.trace import SUSPICIOUS, EventKind, RiskRec
@@ -17,10 +19,12 @@ def with_statement(ip: Core, stmt, env):
     saved_nograd, saved_known = ip.st.nograd, ip.st.grad_known
     casts: list = []
     exits: list = []
+    accumulating = len(ip.st.accumulating)
     try:
         out = _with_body(ip, stmt, env, casts, exits)
     finally:
         ip.st.nograd, ip.st.grad_known = saved_nograd, saved_known
+        del ip.st.accumulating[accumulating:]
     # a project's context manager class: its __exit__ runs when the block ends, however it ends
     # (adversarial training's `ctx_noparamgrad(model)` freezes the parameters in __init__ and gives
     # back their requires_grad in __exit__: without it they looked frozen for good)
@@ -64,6 +68,8 @@ def _with_body(ip: Core, stmt, env, casts: list, exits: list):
                     casts.append((item.context_expr, dtype))
         entered = [ip.call_function(g.entry, g.args, g.kwargs, g.site.node, self_v=g.self_v) for g in cm.of(GenCtxObj)]
         users = _user_contexts(cm)
+        if not cm.objs and _accumulate_call(item.context_expr):
+            _enter_accumulation(ip, item.context_expr)
         if users:
             entered.append(_call_each(ip, users, "__enter__", [], item.context_expr))
             exits.append((users, item.context_expr))
@@ -85,6 +91,28 @@ def _with_body(ip: Core, stmt, env, casts: list, exits: list):
         if ip.st.nograd is None and (region.carried or region.backward):
             for node, dtype in casts:
                 ip.event(EventKind.AUTOCAST, node, None if region.backward else region.tag, detail=dtype)
+
+
+def _accumulate_call(node) -> bool:
+    """`accelerator.accumulate(model)` (Hugging Face accelerate), given the model it accumulates for."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "accumulate"
+        and bool(node.args or node.keywords)
+    )
+
+
+def _enter_accumulation(ip: Core, node) -> None:
+    """The block runs once per micro-batch; the optimizer's step() and zero_grad() (and a prepared
+    scheduler's step) in it take effect only on the micro-batch that syncs the gradients, every
+    `gradient_accumulation_steps`: the engine runs them under a condition that changes from one
+    iteration to the next, as an accumulation counter's `if`, which `if accelerator.sync_gradients:`
+    is too. (accelerate's `backward()` divides the loss by the accumulation steps itself.)"""
+    key = ip.seq()
+    loops = ip.st.stack[-1].loops
+    ip.st.trace.branch_tests[key] = (node, loops[-1]["node"] if loops else None)
+    ip.st.accumulating.append((key, len(ip.st.ctx)))
 
 
 def enter_context(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
