@@ -230,6 +230,8 @@ WRAPPERS = (
     "FullyShardedDataParallel",
     "FSDP",
     "DDP",
+    # FSDP2 (torch.distributed.fsdp.fully_shard): shards the module it is given in place and returns it
+    "fully_shard",
     "compile",
     "checkpoint_wrapper",
     "convert_sync_batchnorm",

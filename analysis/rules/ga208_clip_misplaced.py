@@ -1,5 +1,7 @@
 """GA208 clip-misplaced."""
 
+import ast
+
 from ..model.findings import SAFE, SUSPICIOUS, Finding, Fix, Related
 from ..model.model import Event, EventKind, Param, ProgramModel
 from ..source.prebuilt import replace
@@ -101,10 +103,9 @@ def check(ctx: RuleContext) -> list[Finding]:
             continue
         divisor = _accumulated(ctx, clip, steps)
         if divisor is not None:
-            accelerate = divisor == ACCELERATE_STEPS
+            accelerate = divisor == f"once every `{ACCELERATE_STEPS}`"
             msg = (
-                f"gradients are clipped after every micro-batch's backward() while the step runs once every "
-                f"`{divisor}`"
+                f"gradients are clipped after every micro-batch's backward() while the step runs {divisor}"
                 + (" (inside `accelerator.accumulate(...)`)" if accelerate else "")
                 + ": each clip rescales the partial sum accumulated so far, so the gradient the step "
                 "applies is never clipped as a whole (the earlier micro-batches are shrunk again and again, the "
@@ -116,7 +117,7 @@ def check(ctx: RuleContext) -> list[Finding]:
                     clip.span,
                     msg,
                     confidence=SUSPICIOUS,
-                    related=(Related(steps[0].span, f"the step, every `{divisor}` micro-batches"),),
+                    related=(Related(steps[0].span, f"the step, {divisor}"),),
                     # in an accumulate block the step is in the same block: moving the clip there changes nothing
                     fix=None if accelerate else _move_before(ctx, clip, steps[0]),
                 )
@@ -171,9 +172,38 @@ def _accumulated(ctx: RuleContext, clip: Event, steps: list[Event]) -> str | Non
     if not all(any(k in counters for k, _ in e.guards_in(level)) for e in steps):
         return None
     divisors = {modulo_divisor(ctx, e) for e in steps}
-    if len(divisors) != 1 or None in divisors:
-        return None
-    return divisors.pop()
+    if len(divisors) == 1 and None not in divisors:
+        return f"once every `{divisors.pop()}`"
+    # `if train_state.acc_step == 0:` (lingua): a counter that comes back to one value per step
+    tests = {_counter_test(ctx, e) for e in steps}
+    if len(tests) == 1 and None not in tests:
+        return f"only when `{tests.pop()}`"
+    return None
+
+
+def _counter_test(ctx: RuleContext, event: Event) -> str | None:
+    """The text of `counter == k` of the innermost `if` around `event` (its branch the engine
+    found to change between iterations), else None."""
+    key = f"counter-tests:{event.span.path}"
+    found = ctx.cache.get(key)
+    if found is None:
+        found = []
+        tree = ctx.tree(event.span.path)
+        for node in ast.walk(tree) if tree is not None else ():
+            t = node.test if isinstance(node, ast.If) else None
+            if (
+                isinstance(t, ast.Compare)
+                and len(t.ops) == 1
+                and isinstance(t.ops[0], ast.Eq)
+                and isinstance(t.comparators[0], ast.Constant)
+                and type(t.comparators[0].value) is int
+                and isinstance(t.left, (ast.Name, ast.Attribute))
+            ):
+                last = node.body[-1].end_lineno or node.body[-1].lineno
+                found.append((node.body[0].lineno, last, ctx.text_of_node(event.span.path, t)))
+        ctx.cache[key] = found
+    inner = [f for f in found if f[0] <= event.span.line <= f[1]]
+    return min(inner, key=lambda f: f[1] - f[0])[2] if inner else None
 
 
 def _move_before(ctx: RuleContext, clip: Event, step: Event) -> Fix | None:
@@ -215,7 +245,8 @@ RULE = Rule(
 Flags `clip_grad_norm_`/`clip_grad_value_` that runs, in an iteration, before the `backward()`
 that computes the gradients it should clip, after the `step()` that applies them, or between a
 `GradScaler`'s scaled backward and `scaler.step()` without `scaler.unscale_(optimizer)` first. In
-a gradient accumulation (the step under `if (i + 1) % n == 0:`), a clip that runs after every
+a gradient accumulation (the step under `if (i + 1) % n == 0:`, or under a counter's `if acc_step ==
+0:`), a clip that runs after every
 micro-batch, outside that condition, is suspicious: it clips partial sums, never the accumulated
 gradient the step applies (with n = 1 it is where it belongs). So is a clip inside Hugging Face
 accelerate's `with accelerator.accumulate(model):` that is not under `if

@@ -1,0 +1,33 @@
+# runtime: skip (the clip gives a wrongly scaled update, which no runtime check here tells from a right one)
+# confidence: suspicious
+"""lingua's loop before its fix, with its own counter: the accumulation counter is a field of the
+train state that comes back to 0 every `grad_acc_steps` micro-batches (`if train_state.acc_step ==
+0:` steps), and the clip runs after every micro-batch's backward, outside that condition: the partial
+sums are clipped again and again, the applied gradient never as a whole."""
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+
+
+@dataclass
+class TrainState:
+    step: int = 0
+    acc_step: int = 0
+
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+grad_acc_steps = 4
+train_state = TrainState()
+for i in range(16):
+    train_state.acc_step = (train_state.acc_step + 1) % grad_acc_steps
+    x, y = torch.randn(32, 8), torch.randn(32, 1)
+    loss = nn.functional.mse_loss(model(x), y) / grad_acc_steps
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)  # <- GA208
+    if train_state.acc_step == 0:
+        optimizer.step()
+        optimizer.zero_grad()
+        train_state.step += 1
