@@ -137,5 +137,6 @@ def test_fabric_launch_runs_main_with_the_setup_arguments():
 def test_launch_of_a_function_that_takes_no_fabric_is_not_a_call():
     source = FABRIC.replace("def main(fabric: L.Fabric,", "def main(trainer,").replace("# <- GA201", "")
     result, _ = _check(source)
-    # main() then runs alone, on an unknown optimizer name: no optimizer it could prove uncleared
-    assert found(result) == []
+    # main() then runs alone, on an unknown optimizer name: the optimizer is one of torch's picked by
+    # that name (still never cleared), not the AdamW that setup()'s default names
+    assert [o.type for o in result.model.optimizers] == ["<one picked by name>"]

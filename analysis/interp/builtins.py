@@ -193,6 +193,17 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
             except Exception:
                 pass
         return V(Kind.NUMBER, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, site=node, unk=f.unk)
+    if (
+        name == "getattr"
+        and len(args) >= 2
+        and isinstance(args[0], V)
+        and args[0].k & Kind.MODREF
+        and args[0].const == "torch.optim"
+        and isinstance(args[1], V)
+        and not isinstance(args[1].const, str)
+    ):
+        # `getattr(torch.optim, args.optim)`: an optimizer class picked by a name from the configuration
+        return V(Kind.MODREF, const=T.PICKED_OPTIMIZER, site=node)
     if name == "getattr" and len(args) >= 2 and isinstance(args[1], V) and isinstance(args[1].const, str):
         v = ip.get_attr(args[0], args[1].const, node, env)
         if len(args) > 2 and v is UNKNOWN:

@@ -263,6 +263,8 @@ TO_NARROW_FLOAT = frozenset(H.TO_NARROW_FLOAT)
 TO_DTYPE_ARG = frozenset(H.TO_DTYPE_ARG)
 NONNEG_ZERO = _with_modules(H.NONNEG_ZERO)
 SELECTIONS = frozenset(H.SELECTIONS)
+# `getattr(torch.optim, args.optim)`: one of torch's optimizer classes, which one a setting says
+PICKED_OPTIMIZER = "torch.optim.<one picked by name>"
 SIZES = frozenset(H.SIZES)
 ZERO_MASKING = _with_modules(H.ZERO_MASKING)
 POOLS = _with_modules(H.POOLS)

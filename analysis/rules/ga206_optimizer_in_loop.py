@@ -1,9 +1,10 @@
 """GA206 optimizer-in-loop."""
 
 import ast
+from collections.abc import Sequence
 
 from ..model.findings import SAFE, Finding, Fix, Related
-from ..model.model import EventKind, Span
+from ..model.model import Event, EventKind, Span
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import first_by_span, in_iteration, loop_of, statement_at, whole_lines
 
@@ -31,6 +32,16 @@ def _hoist(ctx: RuleContext, span: Span) -> Fix | None:
     )
 
 
+def _whole_runs(events: Sequence[Event], loops: tuple[int, ...], runs: Sequence[Event]) -> bool:
+    """`runs` (the steps of what the iteration of `loops` builds) are all in loops inside that
+    iteration, which holds an epoch loop and a batch loop: a whole training run per iteration (a
+    task of a continual run, a trial of a search, a fold), which a reset per iteration is meant for."""
+    depth = len(loops)
+    return all(len(x.loops) > depth for x in runs) and any(
+        len(x.loops) > depth + 1 for x in events if in_iteration(x, loops)
+    )
+
+
 def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     out = []
@@ -51,7 +62,7 @@ def check(ctx: RuleContext) -> list[Finding]:
         steps = [
             e for e in events if e.kind == EventKind.STEP and e.target_key == opt.key and in_iteration(e, opt.loops)
         ]
-        if not steps:
+        if not steps or _whole_runs(events, opt.loops, steps):
             continue
         msg = (
             f"`{opt.name}` ({opt.type}) is built anew in every iteration of the training loop: its state (momentum, "
@@ -87,13 +98,8 @@ def check(ctx: RuleContext) -> list[Finding]:
             ]
             if not runs:
                 continue
-            depth = len(e.loops)
-            if all(len(x.loops) > depth for x in runs) and any(
-                len(x.loops) > depth + 1 for x in events if in_iteration(x, e.loops)
-            ):
-                # stepped only in loops inside the iteration that builds it, and that iteration holds an
-                # epoch loop and a batch loop: the schedule runs its course within each iteration (a
-                # reset per task of a continual run, per trial of a search)
+            if _whole_runs(events, e.loops, runs):
+                # the schedule runs its course within each iteration
                 continue
             msg = (
                 f"the {sched.type} scheduler is built anew in every iteration of the training loop: its step count "
@@ -147,8 +153,8 @@ Flags an optimizer, a learning-rate scheduler whose schedule depends on its step
 a loop iteration that also steps it, including in a helper called from the loop. An optimizer
 built together with a fresh model in each iteration (an ensemble, a fold), a scheduler or
 GradScaler built with the optimizers it drives (a whole run per trial), a GradScaler stepped
-only in a loop inside the iteration that builds it (its scale adapts over that loop), a scheduler
-rebuilt per task or trial and stepped only in the epoch and batch loops under it, plain SGD
+only in a loop inside the iteration that builds it (its scale adapts over that loop), an optimizer
+or a scheduler rebuilt per task or trial and stepped only in the epoch and batch loops under it, plain SGD
 without momentum (it keeps no state), and a chainable decay (`ExponentialLR`) rebuilt each epoch,
 are not flagged.
 """,

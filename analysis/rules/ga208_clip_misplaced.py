@@ -192,7 +192,8 @@ def _counter_test(ctx: RuleContext, event: Event) -> str | None:
         for node in ast.walk(tree) if tree is not None else ():
             t = node.test if isinstance(node, ast.If) else None
             if (
-                isinstance(t, ast.Compare)
+                isinstance(node, ast.If)
+                and isinstance(t, ast.Compare)
                 and len(t.ops) == 1
                 and isinstance(t.ops[0], ast.Eq)
                 and isinstance(t.comparators[0], ast.Constant)

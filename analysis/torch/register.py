@@ -40,7 +40,9 @@ def register_calls(calls: CallTable) -> None:
     )
     calls.when(
         lambda qual, head, short: (
-            short in T.OPTIMIZERS or (head == "torch.optim" and short[:1].isupper() and short != "Optimizer")
+            short in T.OPTIMIZERS
+            or (head == "torch.optim" and short[:1].isupper() and short != "Optimizer")
+            or qual == T.PICKED_OPTIMIZER
         ),
         optimizers.new_optimizer,
     )
