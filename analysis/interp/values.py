@@ -139,6 +139,9 @@ class Mark:
     # rows the data picked (`torch.nonzero(x)`, `x[mask]` by masked_select): how many is not known
     # and may be none, so their number is a count that can be 0
     PICKED = 4194304
+    # the inverse indices of `torch.unique(x, return_inverse=True)`: every value 0 .. n - 1 occurs,
+    # so a count of them per value (`bincount`) is >= 1
+    COVERS = 8388608
 
 
 class _NoConst:

@@ -272,8 +272,11 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         return out.replace(k=Kind.TENSOR | Kind.TUPLE)
     if name in T.ZERO_GRAD_OPS:
         return R.zerograd(ip, flow_of(recv), node, f".{name}()", recv_node)
+    if name == "unique" and (kwargs.get("return_inverse") or kwargs.get("return_counts")):
+        return _unique(ip, recv, kwargs, node, f".{name}()")
     if name in T.NONDIFF_OPS:
         out = R.nondiff(ip, flow_of(recv, *argv), node, f".{name}()")
+        out = _counts_of_covering(name, [recv], out)
         return out.replace(marks=out.marks | Mark.PICKED) if name in T.SELECTIONS else out
     if name in T.NEW_TENSOR_METHODS:
         positive = Fact.POSITIVE if _positive_factory(name, argv, kwargs) else 0  # `m.new_full((n, 1), 1)`
@@ -450,6 +453,31 @@ def numpy_call(ip: Core, short, args, kwargs, node) -> V:
     return V(Kind.ARRAY | Kind.NUMBER, cuts=f.cuts, site=node, marks=marks)
 
 
+def _counts_of_covering(name: str, ins: list, out: V) -> V:
+    """`torch.bincount(inverse)` of the inverse indices of `torch.unique`: each count is >= 1."""
+    if name == "bincount" and ins and isinstance(ins[0], V) and ins[0].marks & Mark.COVERS:
+        return out.replace(marks=out.marks & ~Mark.ZERO, facts=out.facts | Fact.POSITIVE | Fact.NONNEG)
+    return out
+
+
+def _unique(ip: Core, x: V, kwargs: dict, node, detail: str) -> V:
+    """`torch.unique(x, return_inverse=True, return_counts=True)`: the values, then (when asked) the
+    inverse indices, which take every value 0 .. n - 1 (Mark.COVERS: `bincount` of them is >= 1), and
+    the counts, each >= 1."""
+    parts = [R.nondiff(ip, flow_of(x), node, detail)]
+    for key in ("return_inverse", "return_counts"):
+        flag = kwargs.get(key)
+        if isinstance(flag, V) and flag.const is True:
+            v = R.nondiff(ip, flow_of(x), node, detail)
+            if key == "return_inverse":
+                parts.append(v.replace(marks=v.marks | Mark.COVERS))
+            else:
+                parts.append(v.replace(marks=v.marks & ~Mark.ZERO, facts=v.facts | Fact.POSITIVE))
+        elif flag is not None and not (isinstance(flag, V) and flag.const is False):
+            return R.nondiff(ip, flow_of(x), node, detail)  # which parts there are is not known
+    return make_tuple(parts, node).replace(k=Kind.TUPLE | Kind.TENSOR) if len(parts) > 1 else parts[0]
+
+
 def torch_function(ip: Core, short, args, kwargs, node, env) -> V:
     out = _torch_function(ip, short, args, kwargs, node, env)
     if short == "multinomial":
@@ -492,10 +520,13 @@ def _torch_function(ip: Core, short, args, kwargs, node, env) -> V:
         return out.replace(k=Kind.TENSOR | Kind.TUPLE)
     if short in T.ZERO_GRAD_OPS and argv:
         return R.zerograd(ip, flow_of(argv[0]), node, f"torch.{short}()", node.args[0] if node.args else None)
+    if short == "unique" and argv and (kwargs.get("return_inverse") or kwargs.get("return_counts")):
+        return _unique(ip, argv[0], kwargs, node, "torch.unique()")
     if short in T.NONDIFF_OPS:
         out = R.nondiff(ip, flow_of(*argv), node, f"torch.{short}()")
         if short in T.SELECTIONS:
             out = out.replace(marks=out.marks | Mark.PICKED)
+        out = _counts_of_covering(short, argv[:1], out)
         if short in T.DATA_RANGE_COUNTS and _data_range(argv, kwargs):
             # every element counted: a sum of the counts is >= 1 (CAUSAL: each reduction keeps one)
             out = out.replace(marks=out.marks | Mark.CAUSAL)
