@@ -222,6 +222,9 @@ def _cut_candidates(ctx: RuleContext) -> list[CutCandidate]:
             # a dead term (`l1 + w * perceptual.detach().item()`) trains nothing even where its
             # parameters reach the loss through another term: the term itself is the defect
             removed = (cut.removed | cut.removed_weak) - reach - dropped - ctx.model.grad_fed
+            # a module given its weights by another one (`old_fc.load_state_dict(col.fc.state_dict())`,
+            # a target network synced from the online one): cutting it off is how it is kept fixed
+            removed = frozenset(p for p in removed if p.origin != "loaded")
             if cut.role == "dead" and not (removed & step.trained):
                 # every parameter behind it reaches the loss another way: the term is dead all the same
                 removed = (cut.removed | cut.removed_weak) - dropped - ctx.model.grad_fed

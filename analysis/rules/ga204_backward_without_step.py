@@ -43,6 +43,8 @@ def check(ctx: RuleContext) -> list[Finding]:
                 # a model handed to the trainer), and the optimizer was built from that same model's
                 # parameters: what the backward reaches there is what it holds
                 idle = frozenset(p for p in step.reached_weak & opt.params if p.opaque) - model.written
+                # held by another optimizer that steps (the one a method builds for its own loop): they change
+                idle -= frozenset(p for o in step.optimizers if o.key in stepped for p in o.params)
                 unseen = True
             if not idle:
                 continue

@@ -217,7 +217,10 @@ def _arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool,
             return marks | ((lm | rm) & Mark.EXP), Fact.POSITIVE
         both = left.facts & right.facts & Fact.MASKED_ZERO
         keep = Mark.LOGITS | Mark.EXP  # `exp(k).sum() + eps`: inf where exp(k) is
-        return (lm | rm) & (keep | Mark.ZERO if lnonneg and rnonneg else keep) | dense, both
+        # a sum of two values >= 0 is 0 only where both are: both must be ones that can be 0 (a
+        # square of a value not known to be 0 somewhere, f ** 2 + (1 - f) ** 2, is not)
+        zero = Mark.ZERO if lm & RISKY and rm & RISKY else 0
+        return (lm | rm) & (keep | zero) | dense, both
     if op == "sub":
         if same_storage:
             return Mark.SELF | Mark.ZERO, 0  # x - x[j], x[:, None] - x[None]: zero on matching rows
