@@ -1,6 +1,6 @@
 """GA201 missing-zero-grad."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix, Related
 from ..model.model import Event, EventKind, Optimizer, ProgramModel, Step
@@ -123,6 +123,20 @@ def _stepping(
     return events, stepping
 
 
+def _looped_backwards(model: ProgramModel, opts: dict) -> Iterator[tuple[Step, Event, int, Optimizer]]:
+    """(step, its backward() event, key, optimizer) for each backward() in a loop and each optimizer
+    it steps that the engine knows, that is not handed to unseen code and whose parameters are not
+    made anew with it."""
+    for step in model.steps:
+        bw = own_event(step)
+        if bw is None or step.kind != EventKind.BACKWARD or not step.loops:
+            continue
+        for key in step.stepped:
+            opt = opts.get(key)
+            if opt is not None and not opt.escaped and not opt.fresh_params:
+                yield step, bw, key, opt
+
+
 def _stale_before_the_loop(ctx: RuleContext, opts: dict, enclosing: dict) -> list[Finding]:
     """A loop that clears its optimizer's gradients only after the step (`step(); zero_grad()`),
     after a backward() before the loop reached the same parameters with no clear in between (a
@@ -132,51 +146,46 @@ def _stale_before_the_loop(ctx: RuleContext, opts: dict, enclosing: dict) -> lis
     out: list[Finding] = []
     seen: set[tuple[int, int]] = set()
     backwards = [(s, own_event(s)) for s in model.steps if s.kind == EventKind.BACKWARD]
-    for step in model.steps:
-        bw = own_event(step)
-        if bw is None or step.kind != EventKind.BACKWARD or not step.loops:
+    for step, bw, key, opt in _looped_backwards(model, opts):
+        if (step.loops[0], key) in seen:
             continue
-        for key in step.stepped:
-            opt = opts.get(key)
-            if opt is None or opt.escaped or opt.fresh_params or (step.loops[0], key) in seen:
+        events, stepping = _stepping(model, step, bw, key, enclosing, lambda e, b: e.seq > b.seq)
+        if not stepping or any(e.detail == "closure" for e in stepping):
+            continue
+        seen.add((step.loops[0], key))
+        first = stepping[0]
+        held = opt.params | first.params
+        cleared = [e for e in events if clears(e, held, opt)]
+        # cleared only after the step (a loop with no clear at all is the check above)
+        if not cleared or any(e.seq < first.seq for e in cleared):
+            continue
+        start = min(e.seq for e in model.events if in_iteration(e, step.loops[:1]))
+        for other, obw in backwards:
+            if obw is None or obw.seq >= start or other.loops[:1] == step.loops[:1] or obw.exclusive(bw):
                 continue
-            events, stepping = _stepping(model, step, bw, key, enclosing, lambda e, b: e.seq > b.seq)
-            if not stepping or any(e.detail == "closure" for e in stepping):
+            reached = held & other.reached
+            if not reached or any(
+                clears(e, held, opt) or (e.kind == EventKind.STEP and e.target_key == key)
+                for e in model.events
+                if obw.seq < e.seq < start
+            ):
                 continue
-            seen.add((step.loops[0], key))
-            first = stepping[0]
-            held = opt.params | first.params
-            cleared = [e for e in events if clears(e, held, opt)]
-            # cleared only after the step (a loop with no clear at all is the check above)
-            if not cleared or any(e.seq < first.seq for e in cleared):
-                continue
-            start = min(e.seq for e in model.events if in_iteration(e, step.loops[:1]))
-            for other, obw in backwards:
-                if obw is None or obw.seq >= start or other.loops[:1] == step.loops[:1] or obw.exclusive(bw):
-                    continue
-                reached = held & other.reached
-                if not reached or any(
-                    clears(e, held, opt) or (e.kind == EventKind.STEP and e.target_key == key)
-                    for e in model.events
-                    if obw.seq < e.seq < start
-                ):
-                    continue
-                out.append(
-                    RULE.finding(
-                        first.span,
-                        f"the first {call_of(opt, 'step')} of the loop applies the gradients that "
-                        f"`{other.loss}.backward()` left before the loop in {describe(reached)}, added to its own: "
-                        f"the loop clears them only after each step",
-                        # under a setting (`if args.write_tensors:`) the earlier backward may not run
-                        confidence=SUSPICIOUS if obw.guarded or obw.conds else CONFIRMED,
-                        params=names(reached),
-                        related=(
-                            Related(other.span, f"`{other.loss}.backward()` before the loop"),
-                            Related(cleared[0].span, "the loop clears the gradients only here, after the step"),
-                        ),
-                    )
+            out.append(
+                RULE.finding(
+                    first.span,
+                    f"the first {call_of(opt, 'step')} of the loop applies the gradients that "
+                    f"`{other.loss}.backward()` left before the loop in {describe(reached)}, added to its own: "
+                    f"the loop clears them only after each step",
+                    # under a setting (`if args.write_tensors:`) the earlier backward may not run
+                    confidence=SUSPICIOUS if obw.guarded or obw.conds else CONFIRMED,
+                    params=names(reached),
+                    related=(
+                        Related(other.span, f"`{other.loss}.backward()` before the loop"),
+                        Related(cleared[0].span, "the loop clears the gradients only here, after the step"),
+                    ),
                 )
-                break
+            )
+            break
     return out
 
 
@@ -188,59 +197,52 @@ def _stale_from_the_last_step(ctx: RuleContext, opts: dict, enclosing: dict) -> 
     model = ctx.model
     out: list[Finding] = []
     seen: set[tuple[tuple[int, ...], int]] = set()
-    for step in model.steps:
-        bw = own_event(step)
-        if bw is None or step.kind != EventKind.BACKWARD or not step.loops:
+    for step, bw, key, opt in _looped_backwards(model, opts):
+        events, stepping = _stepping(model, step, bw, key, enclosing, lambda e, b: True)
+        if len(stepping) < 2 or (stepping[0].loops, key) in seen:
             continue
-        for key in step.stepped:
-            opt = opts.get(key)
-            if opt is None or opt.escaped or opt.fresh_params:
-                continue
-            events, stepping = _stepping(model, step, bw, key, enclosing, lambda e, b: True)
-            if len(stepping) < 2 or (stepping[0].loops, key) in seen:
-                continue
-            seen.add((stepping[0].loops, key))
-            held = opt.params | frozenset().union(*(e.params for e in stepping))
-            cleared = [e for e in events if clears(e, held, opt)]
-            first, last = stepping[0], stepping[-1]
-            # every step and clear runs in every iteration, the clears all between the first step
-            # and the last (none at all is the check above)
-            if (
-                not cleared
-                or any(e.guarded or e.detail == "closure" for e in stepping + cleared)
-                or any(not first.seq < e.seq < last.seq for e in cleared)
-            ):
-                continue
-            after = max(e.seq for e in cleared)
-            left = [
-                s
-                for s in model.steps
-                if s.kind == EventKind.BACKWARD
-                and (b := own_event(s)) is not None
-                and b in events
-                and after < b.seq < last.seq
-                and not b.guarded
-                and s.reached & held
-            ]
-            if not left:
-                continue
-            reached = held & left[0].reached
-            out.append(
-                RULE.finding(
-                    first.span,
-                    f"{call_of(opt, 'step')} applies, added to its own, the gradients that "
-                    f"`{left[0].loss}.backward()` left in {describe(reached)} in the previous iteration, which "
-                    f"the last {call_of(opt, 'step')} there already applied: nothing clears them between the "
-                    "iteration's last step and its first",
-                    confidence=CONFIRMED,
-                    params=names(reached),
-                    related=(
-                        Related(left[0].span, f"`{left[0].loss}.backward()` leaves these gradients"),
-                        Related(last.span, "the last step of the iteration applies them once"),
-                        Related(cleared[0].span, "the only clear, between the two steps"),
-                    ),
-                )
+        seen.add((stepping[0].loops, key))
+        held = opt.params | frozenset().union(*(e.params for e in stepping))
+        cleared = [e for e in events if clears(e, held, opt)]
+        first, last = stepping[0], stepping[-1]
+        # every step and clear runs in every iteration, the clears all between the first step
+        # and the last (none at all is the check above)
+        if (
+            not cleared
+            or any(e.guarded or e.detail == "closure" for e in stepping + cleared)
+            or any(not first.seq < e.seq < last.seq for e in cleared)
+        ):
+            continue
+        after = max(e.seq for e in cleared)
+        left = [
+            s
+            for s in model.steps
+            if s.kind == EventKind.BACKWARD
+            and (b := own_event(s)) is not None
+            and b in events
+            and after < b.seq < last.seq
+            and not b.guarded
+            and s.reached & held
+        ]
+        if not left:
+            continue
+        reached = held & left[0].reached
+        out.append(
+            RULE.finding(
+                first.span,
+                f"{call_of(opt, 'step')} applies, added to its own, the gradients that "
+                f"`{left[0].loss}.backward()` left in {describe(reached)} in the previous iteration, which "
+                f"the last {call_of(opt, 'step')} there already applied: nothing clears them between the "
+                "iteration's last step and its first",
+                confidence=CONFIRMED,
+                params=names(reached),
+                related=(
+                    Related(left[0].span, f"`{left[0].loss}.backward()` leaves these gradients"),
+                    Related(last.span, "the last step of the iteration applies them once"),
+                    Related(cleared[0].span, "the only clear, between the two steps"),
+                ),
             )
+        )
     return out
 
 
