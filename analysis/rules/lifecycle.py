@@ -9,6 +9,7 @@ from collections.abc import Iterable, Set
 
 from ..model.findings import Edit, Finding, Related
 from ..model.model import Event, EventKind, Optimizer, Param, ProgramModel, Span, Step
+from ..source import nodes
 from .base import RuleContext
 
 BACKWARDS = (EventKind.BACKWARD, EventKind.GRAD)
@@ -98,11 +99,6 @@ def modulo_divisor(ctx: RuleContext, event: Event) -> str | None:
 ACCELERATE_STEPS = "gradient_accumulation_steps"
 
 
-def _accumulates(item: ast.withitem) -> bool:
-    e = item.context_expr
-    return isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "accumulate"
-
-
 def _modulo_blocks(ctx: RuleContext, path: str) -> list[tuple[int, int, str]]:
     """The lines of each `if ... % name ...:` body in `path` and its divisor, in `ast.walk` order:
     found once per file (a walk per event cost a fifth of yolov5's train.py)."""
@@ -117,7 +113,11 @@ def _modulo_blocks(ctx: RuleContext, path: str) -> list[tuple[int, int, str]]:
                 if m:
                     last = node.body[-1].end_lineno or node.body[-1].lineno
                     found.append((node.body[0].lineno, last, m.group(1)))
-            elif isinstance(node, (ast.With, ast.AsyncWith)) and node.body and any(_accumulates(i) for i in node.items):
+            elif (
+                isinstance(node, (ast.With, ast.AsyncWith))
+                and node.body
+                and any(nodes.accumulates(i.context_expr) for i in node.items)
+            ):
                 # `with accelerator.accumulate(model):` steps every `gradient_accumulation_steps`
                 last = node.body[-1].end_lineno or node.body[-1].lineno
                 found.append((node.body[0].lineno, last, ACCELERATE_STEPS))

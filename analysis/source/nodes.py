@@ -37,6 +37,17 @@ def holds(tree: ast.AST, node: object) -> bool:
     return False
 
 
+def accumulates(e) -> bool:
+    """`accelerator.accumulate(model)` (Hugging Face accelerate's gradient-accumulation context),
+    given the model it accumulates for."""
+    return (
+        isinstance(e, ast.Call)
+        and isinstance(e.func, ast.Attribute)
+        and e.func.attr == "accumulate"
+        and bool(e.args or e.keywords)
+    )
+
+
 def summed(e, whole: bool = False):
     """`x` of `x.sum(...)` / `torch.sum(x, ...)`, else None; with `whole`, only of a sum over every
     element (no dim or keyword)."""

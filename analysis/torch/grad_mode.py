@@ -7,12 +7,11 @@ The `with` statement handler and the store hook of the semantics tables (torch/r
 
 from __future__ import annotations
 
-import ast
-
 from ..interp.core import Core
 from ..interp.objects import CtxObj, DictObj, GenCtxObj, InstanceObj, ListObj, Site
 from ..interp.trace import SUSPICIOUS, EventKind, RiskRec
 from ..interp.values import NONE, UNKNOWN, Kind, V, const, join_all, requires_grad
+from ..source import nodes
 
 
 def with_statement(ip: Core, stmt, env):
@@ -68,7 +67,7 @@ def _with_body(ip: Core, stmt, env, casts: list, exits: list):
                     casts.append((item.context_expr, dtype))
         entered = [ip.call_function(g.entry, g.args, g.kwargs, g.site.node, self_v=g.self_v) for g in cm.of(GenCtxObj)]
         users = _user_contexts(cm)
-        if not cm.objs and _accumulate_call(item.context_expr):
+        if not cm.objs and nodes.accumulates(item.context_expr):
             _enter_accumulation(ip, item.context_expr)
         if users:
             entered.append(_call_each(ip, users, "__enter__", [], item.context_expr))
@@ -91,16 +90,6 @@ def _with_body(ip: Core, stmt, env, casts: list, exits: list):
         if ip.st.nograd is None and (region.carried or region.backward):
             for node, dtype in casts:
                 ip.event(EventKind.AUTOCAST, node, None if region.backward else region.tag, detail=dtype)
-
-
-def _accumulate_call(node) -> bool:
-    """`accelerator.accumulate(model)` (Hugging Face accelerate), given the model it accumulates for."""
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "accumulate"
-        and bool(node.args or node.keywords)
-    )
 
 
 def _enter_accumulation(ip: Core, node) -> None:

@@ -63,13 +63,11 @@ def risky_under_root(v) -> bool:
 
 def nonneg(v) -> bool:
     """Certainly >= 0: a probability, a rectified or counted value, or a value known so."""
-    return bool(v.marks & RISKY or v.facts & (Fact.POSITIVE | Fact.NONNEG)) or (
-        isinstance(v.const, (int, float)) and not isinstance(v.const, bool) and v.const >= 0
-    )
+    return bool(v.marks & RISKY or v.facts & (Fact.POSITIVE | Fact.NONNEG)) or (_number(v.const) and v.const >= 0)
 
 
 def positive_const(c) -> bool:
-    return isinstance(c, (int, float)) and not isinstance(c, bool) and c > 0
+    return _number(c) and c > 0
 
 
 def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple[int, int]:

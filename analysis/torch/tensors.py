@@ -275,9 +275,7 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
     if name == "unique" and (kwargs.get("return_inverse") or kwargs.get("return_counts")):
         return _unique(ip, recv, kwargs, node, f".{name}()")
     if name in T.NONDIFF_OPS:
-        out = R.nondiff(ip, flow_of(recv, *argv), node, f".{name}()")
-        out = _counts_of_covering(name, [recv], out)
-        return out.replace(marks=out.marks | Mark.PICKED) if name in T.SELECTIONS else out
+        return _counted(name, recv, R.nondiff(ip, flow_of(recv, *argv), node, f".{name}()"))
     if name in T.NEW_TENSOR_METHODS:
         positive = Fact.POSITIVE if _positive_factory(name, argv, kwargs) else 0  # `m.new_full((n, 1), 1)`
         return V(Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), site=node, facts=positive)
@@ -453,9 +451,13 @@ def numpy_call(ip: Core, short, args, kwargs, node) -> V:
     return V(Kind.ARRAY | Kind.NUMBER, cuts=f.cuts, site=node, marks=marks)
 
 
-def _counts_of_covering(name: str, ins: list, out: V) -> V:
-    """`torch.bincount(inverse)` of the inverse indices of `torch.unique`: each count is >= 1."""
-    if name == "bincount" and ins and isinstance(ins[0], V) and ins[0].marks & Mark.COVERS:
+def _counted(name: str, x, out: V) -> V:
+    """What an integer result of `x` says of counts: the rows a selection picked (`nonzero`: how
+    many may be none, Mark.PICKED), or `bincount` of the inverse indices of `torch.unique`, each
+    count >= 1."""
+    if name in T.SELECTIONS:
+        return out.replace(marks=out.marks | Mark.PICKED)
+    if name == "bincount" and isinstance(x, V) and x.marks & Mark.COVERS:
         return out.replace(marks=out.marks & ~Mark.ZERO, facts=out.facts | Fact.POSITIVE | Fact.NONNEG)
     return out
 
@@ -523,10 +525,7 @@ def _torch_function(ip: Core, short, args, kwargs, node, env) -> V:
     if short == "unique" and argv and (kwargs.get("return_inverse") or kwargs.get("return_counts")):
         return _unique(ip, argv[0], kwargs, node, "torch.unique()")
     if short in T.NONDIFF_OPS:
-        out = R.nondiff(ip, flow_of(*argv), node, f"torch.{short}()")
-        if short in T.SELECTIONS:
-            out = out.replace(marks=out.marks | Mark.PICKED)
-        out = _counts_of_covering(short, argv[:1], out)
+        out = _counted(short, argv[0] if argv else None, R.nondiff(ip, flow_of(*argv), node, f"torch.{short}()"))
         if short in T.DATA_RANGE_COUNTS and _data_range(argv, kwargs):
             # every element counted: a sum of the counts is >= 1 (CAUSAL: each reduction keeps one)
             out = out.replace(marks=out.marks | Mark.CAUSAL)
