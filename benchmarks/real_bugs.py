@@ -72,6 +72,7 @@ SPLITS = (
     "held15",
     "held16",
     "held17",
+    "held18",
 )
 # What a checkout keeps: the analysed sources and what makes a folder a project.
 KEEP_SUFFIXES = (".py", ".pyi", ".ipynb")
