@@ -111,6 +111,9 @@ def call_value(ip: Interp, fv: V, args, kwargs, node, env) -> V:
     if results and fv.k & ~Kind.MODREF and any(isinstance(o, QualRef) for o in candidates):
         results.append(opaque_call(ip, fv.replace(objs=EMPTY), args, kwargs, node, outside=True))
     if not results:
+        model = ip.sem.unknown_model(ip, args, kwargs, node) if not fv.objs else None
+        if model is not None:
+            return model
         # an unknown callable (a model from a factory the engine cannot see, a wrapper...):
         # it may add gradient from parameters the engine cannot name
         return opaque_call(ip, fv, args, kwargs, node, extra=fv, outside=True)

@@ -151,7 +151,9 @@ def _e_call(ip: Interp, node, env):
         if recv.k & Kind.MODREF and isinstance(recv.const, str) and not recv.objs:
             return ip.call_qualified(f"{recv.const}.{func.attr}", args, kwargs, node, env)
         out = ip.call_method(recv, func.attr, args, kwargs, node, env)
-        if func.attr == "backward" and not node.args and not recv.org and not recv.saves:
+        # a value whose graph the engine did not see built: no known parameter, or unseen ones (the
+        # output of a model whose structure is unseen) with no tensor seen saved for backward
+        if func.attr == "backward" and not node.args and not recv.saves and (not recv.org or recv.unk):
             _backpropagated(ip, func.value, env)
         elif (
             func.attr == "backward"
@@ -160,8 +162,8 @@ def _e_call(ip: Interp, node, env):
             and not isinstance(node.args[0], ast.Starred)
             and not recv.k & Kind.TENSOR
             and isinstance(args[0], V)
-            and not args[0].org
             and not args[0].saves
+            and (not args[0].org or args[0].unk)
         ):
             _backpropagated(ip, node.args[0], env)  # `accelerator.backward(loss)`, `engine.backward(loss)`
         return out

@@ -119,6 +119,9 @@ class Semantics:
     # (ip, value) -> ModuleObj | None: what must be a module (an element of nn.Sequential(...)) made
     # by a call of a library the engine cannot read
     unseen_module: Handler = _nothing
+    # (ip, args, kwargs, node) -> V | None: what a call of a callable the engine cannot follow
+    # (`getattr(models, args.arch)(...)`) makes, when the code shows it is a model
+    unknown_model: Handler = _nothing
     new_optimizer: Handler = _unset  # (ip, qual, args, kwargs, node, env) -> V: a torch.optim subclass
     new_scheduler: Handler = _unset  # (ip, qual, args, kwargs, node, env) -> V: a lr_scheduler subclass
     on_instance: list[Handler] = field(default_factory=list)  # (ip, cls, recv, args, kwargs) -> None

@@ -35,6 +35,7 @@ def build() -> Semantics:
     sem.modules += [library.LIBRARY_MODELS, frameworks.FRAMEWORK_MODULES, adapters.ADAPTERS]
     sem.class_base = library.library_base
     sem.unseen_module = library.unseen_library_module
+    sem.unknown_model = library.unknown_callee_model
     sem.on_instance.append(frameworks.framework_init)
     sem.instance_method.append(frameworks.framework_instance_method)
     sem.unknown_method[:0] = [frameworks.framework_unknown_method, frameworks.backward_call]

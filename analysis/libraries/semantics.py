@@ -392,6 +392,22 @@ def unseen_library_module(ip: Core, v) -> ModuleObj | None:
     return next(iter(made.of(ModuleObj)), None)
 
 
+def unknown_callee_model(ip: Core, args, kwargs, node) -> V | None:
+    """`model = getattr(models, args.arch)(...)`, `models.__dict__[name]()`: a callable the engine
+    cannot follow, whose result's `.parameters()` the file gives a torch optimizer, made a module of
+    unseen parameters (as a call of a library that is not installed), so that the loss and the
+    optimizer share them instead of each holding an unknown value."""
+    if ip.library is not None or not isinstance(node, ast.Call) or not _evidence_says_module(ip, node):
+        return None
+    lm = LibModel(
+        "<model>",
+        ip.st.sf.segment(node.func),
+        "evidence",
+        note="made by a call the engine cannot follow; its parameters are given to a torch optimizer",
+    )
+    return materialize(ip, lm, args, kwargs, node)
+
+
 def _library_name(ip: Core, func) -> str | None:
     """The dotted library name a call's function is, read from the file's imports: `Convolution` of
     `from monai.networks.blocks import Convolution`, `blocks.Convolution` of `from monai.networks

@@ -1,5 +1,4 @@
 # runtime: graph-kept: running
-# confidence: suspicious
 """A training engine's `backward(loss)` (as accelerate's or DeepSpeed's) on a loss whose model the
 engine cannot see (a class made at run time), then the loss summed for logging as a tensor: every
 step's graph stays alive until the epoch ends. That backward() ran on it says it has a graph."""
