@@ -502,3 +502,12 @@ def test_gradients_taken_without_create_graph_train_nothing_through_a_penalty():
     found = [(f.span.line, f.code, f.confidence) for f in analyze(GRAD_PENALTY.format(create="")).findings]
     assert found == [(11, "GA112", "confirmed")]
     assert not analyze(GRAD_PENALTY.format(create=", create_graph=True")).findings
+
+
+def test_a_backward_with_no_update_anywhere_confirms_no_hidden_parameter():
+    # gromo: a plain list of neighbour layers, and a test that only runs backward() (no optimizer)
+    root = os.path.join(DATA, "projects", "neighbour_modules_gradients_only")
+    result = Analyzer().analyze_file(os.path.join(root, "train.py"))
+    assert [(os.path.basename(f.span.path), f.code, f.confidence) for f in result.findings] == [
+        ("mods.py", "GA109", "suspicious")
+    ]

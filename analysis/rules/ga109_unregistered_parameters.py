@@ -59,8 +59,11 @@ def check(ctx: RuleContext) -> list[Finding]:
         owned = set(ctx.model.manual)
         for o in ctx.model.optimizers:
             owned |= o.params
+        # with no optimizer and no update anywhere (a test or a saliency map that only runs
+        # backward()), "no optimizer updates them" proves nothing: nothing is updated at all
+        trains = bool(ctx.model.optimizers or ctx.model.manual)
         for step in ctx.model.steps:
-            if step.kind != EventKind.BACKWARD:
+            if step.kind != EventKind.BACKWARD or not trains:
                 continue
             reached = (step.reached & rec.params) - step.frozen - step.trained - owned
             if reached:
@@ -122,8 +125,9 @@ RULE = Rule(
     what="""
 Flags an `nn.Module` attribute that holds submodules in a plain `list`, `dict` or `tuple`, or a
 weight kept as a plain tensor with `requires_grad=True`: `Module.parameters()` never yields
-them. Confirmed when they feed a loss that no optimizer updates them for; suspicious when the
-class is only defined. Lists of modules that are also registered as attributes are not flagged.
+them. Confirmed when they feed a loss that no optimizer updates them for, in a program that
+updates parameters; suspicious when the class is only defined, or when nothing is updated anywhere
+(a backward() run only for its gradients). Lists of modules that are also registered as attributes are not flagged.
 """,
     why="""
 `nn.Module` registers only `nn.Module` and `nn.Parameter` attributes (and `ModuleList`,

@@ -183,9 +183,15 @@ def module_setattr(ip: Core, m: ModuleObj, attr, value: V, stmt, target):
         containers = [lst]
     elif containers:
         kind = "dict" if isinstance(containers[0], DictObj) else "list"
-    elif leaves and not (value.k & ~(Kind.TENSOR | Kind.PARAMS)) and all(_made_in_class(m, u) for u in leaves):
+    elif (
+        leaves
+        and not (value.k & ~(Kind.TENSOR | Kind.PARAMS))
+        and not value.facts & Fact.NOGRAD
+        and all(_made_in_class(m, u) and not _handed_in(ip, u) for u in leaves)
+    ):
         # a tensor the class makes itself (a weight); one handed to it (`self.x = x`, the input an
-        # explainer differentiates with respect to) is the caller's data, not a hidden parameter
+        # explainer differentiates with respect to), or a detached copy of one (`self._input =
+        # x.detach()`, kept for statistics), is the caller's data, not a hidden parameter
         kind = "tensor"
     if kind is None:
         return
@@ -206,6 +212,11 @@ def module_setattr(ip: Core, m: ModuleObj, attr, value: V, stmt, target):
     m.unregs.append(rec)
     if not m.in_init:
         after_init(ip, m, only=rec)
+
+
+def _handed_in(ip: Core, u: Unit) -> bool:
+    """`u` came in as an argument of a call running now (the input of a forward, another file's)."""
+    return any(u in f.arg_objs for f in ip.st.stack if f.arg_objs)
 
 
 def _made_in_class(m: ModuleObj, u: Unit) -> bool:
