@@ -28,7 +28,7 @@ from .objects import ClassObj, FuncObj, InstanceObj, LazyImport, ModuleObj, Site
 from .semantics import Semantics
 from .state import InterpState, LibraryMode
 from .statements import STATEMENTS
-from .trace import Trace
+from .trace import Cut, Trace
 from .values import NONE, UNKNOWN, Kind, V, const, join_all
 
 # `self.x = [...]`, `= {}`, `= (a, b)`, `= list(...)`, `... requires_grad=True`: what GA109 looks for
@@ -105,6 +105,8 @@ def _builds_layers_when_run(sf: SourceFile, cls: ClassObj) -> bool:
     )
 
 
+# the cuts a unit run alone reports (GA103-GA105): a detach may be a stop-gradient the caller wants
+_UNIT_CUTS = (Cut.SCALAR, Cut.REWRAP, Cut.NUMPY)
 _BACKWARD = re.compile(r"\.backward\s*\(")
 _STEP = re.compile(r"\.step\s*\(")
 
@@ -679,6 +681,14 @@ class Interpreter:
                 out = out.replace(saves=saves)
                 versions = {sv: sv.storage.version for sv in saves}
                 st.trace.units.append((out, fn.qual, versions, Site(fn.scope.sf, fn.node)))
+                # a term made a Python number or a fresh tensor and added to one that carries
+                # gradient (`rate = torch.tensor(float(log(p).sum()))` in `rate + distortion`):
+                # whatever the caller gives, that term sends no gradient back (a detach may be a
+                # stop-gradient the caller wants)
+                for c in st.trace.dead_cuts:
+                    if c.kind in _UNIT_CUTS and (c.removed or c.removed_weak):
+                        st.trace.unit_cuts.append((c, fn.qual))
+                st.trace.dead_cuts.clear()
                 # layers the forward builds and applies: their new weights reach its result (GA108)
                 for site, params in st.trace.forward_new[made:]:
                     if params & out.org:
@@ -690,6 +700,7 @@ class Interpreter:
             st.trace.risks.extend(alone.risks)
             st.trace.units.extend(alone.units)
             st.trace.unit_new.extend(alone.unit_new)
+            st.trace.unit_cuts.extend(alone.unit_cuts)
 
     def grad_input(self, name: str, site: Site) -> V:
         """An argument of a unit run alone: unknown, and carrying gradient from something."""

@@ -460,3 +460,7 @@ class Trace:
         # parameters reach the unit's result: new weights at every call (GA108)
         self.forward_new: list = []
         self.unit_new: list = []
+        # (Cut, the unit's qualified name): a term of a unit's result made a constant (`float(t)`,
+        # `torch.tensor(t.item())`) and added to terms that carry gradient (role 'dead')
+        self.unit_cuts: list = []
+        self.dead_cuts: list = []  # Cuts tagged 'dead' while a unit runs alone, not yet given to it

@@ -407,6 +407,9 @@ class ProgramModel:
     # layers a forward run alone builds and applies (their parameters reach its result): the
     # statement, the parameters, the forward's qualified name
     unit_new: tuple[tuple[Span, frozenset[Param], str], ...] = ()
+    # terms of the result of a forward or loss function run alone made constants (`float(t)`,
+    # `torch.tensor(t.item())`) and added to terms that carry gradient, with the unit's name
+    unit_cuts: tuple[tuple[Cut, str], ...] = ()
     nonleaf: tuple[NonLeaf, ...] = ()
     # when a budget cut the analysis short (budget.py): why, the first statement not reached, how many
     incomplete_reason: str = ""

@@ -188,6 +188,25 @@ def cut_findings(
                 data={"cut": cut.kind},
             )
         )
+    for cut, unit in ctx.model.unit_cuts:
+        if cut.kind not in kinds or cut.span in found:
+            continue
+        # no step reached the unit: its own result shows a term made a constant, whatever the caller
+        # gives (a training step that uses the result decides: suspicious)
+        found[cut.span] = {}
+        shown = cut.removed | cut.removed_weak
+        out.append(
+            rule.finding(
+                cut.span,
+                f"`{cut.detail}` makes this term of `{unit}`'s result a constant: it only shifts the value and "
+                f"sends no gradient back to {describe(shown) if shown else 'what it was computed from'}"
+                f" (seen running `{unit}` on its own with inputs that require grad: no training step in the "
+                "checked code reaches it)",
+                confidence=SUSPICIOUS,
+                params=names(shown),
+                data={"cut": cut.kind},
+            )
+        )
     return out
 
 

@@ -100,8 +100,9 @@ def tensor_binop(ip: Core, op, left: V, right: V, node) -> V:
         # `l1 + w * perceptual.detach().item()`: a scalar term (a loss) cut from everything it carried,
         # added to one that carries gradient, is a constant there: it only shifts the loss's value.
         # (Not a tensor's shift: `code + (q - code).detach()` is a straight-through estimator.)
-        _tag_cuts(right, left, "dead")
-        _tag_cuts(left, right, "dead")
+        dead = _tag_cuts(right, left, "dead") + _tag_cuts(left, right, "dead")
+        if dead and ip.st.shallow:
+            ip.st.trace.dead_cuts.extend(dead)  # in a unit run alone (interpreter.run_units)
     f = flow_of(left, right)
     ls, rs = _shape(left), _shape(right)
     if isinstance(op, (ast.Mult, ast.Div)):
@@ -826,12 +827,16 @@ def numpy_function(ip: Core, qual, args, kwargs, node, env) -> V:
 _ARITH = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow"}
 
 
-def _tag_cuts(v: V, other: V, role: str):
-    """Mark the cuts that only `v` brings where it meets `other`, which carries gradient of its own."""
+def _tag_cuts(v: V, other: V, role: str) -> list:
+    """Mark the cuts that only `v` brings where it meets `other`, which carries gradient of its own;
+    the ones marked now."""
+    tagged = []
     if v.cuts and other.carries and not v.carries:
         for c in v.cuts - other.cuts:
             if not c.role:
                 c.role = role
+                tagged.append(c)
+    return tagged
 
 
 def _shape(v: V):
@@ -934,6 +939,8 @@ def _factory_shape(short, argv, kwargs):
             return (len(lists[0].elems),)
         if argv[0].k == Kind.NUMBER:
             return ()
+        if argv[0].k & Kind.TENSOR and not argv[0].k & (Kind.LIST | Kind.TUPLE):
+            return argv[0].shape  # `torch.tensor(t)`: a copy of the tensor, of its shape
     return None
 
 
