@@ -225,6 +225,22 @@ def _star_sources(program: Program, sf: SourceFile) -> list[str]:
     return found
 
 
+def _calls_hazards(sf: SourceFile, scope, node, depth: int = 2) -> bool:
+    """The text of `node` calls a function of the file whose own text holds a hazard, directly or
+    through another of the file's functions (a forward computing its features in helpers: torchani's
+    `angular_terms`, reached through `compute_aev`)."""
+    for name in _called(sf, node, _CALLED):
+        v = scope.globals.get(name)
+        for o in v.objs if v is not None else ():
+            if not isinstance(o, FuncObj) or o.scope is not scope or o.cls is not None or o.node is node:
+                continue
+            if isinstance(o.node, ast.Lambda):
+                continue
+            if _worth_running_alone(sf, o.node) or (depth > 1 and _calls_hazards(sf, scope, o.node, depth - 1)):
+                return True
+    return False
+
+
 _SELF_CALLED = re.compile(r"\bself\.([A-Za-z_]\w*)\s*\(")
 _LOOPS = re.compile(r"^\s*(?:for|while|async\s+for)\b", re.MULTILINE)
 
@@ -606,6 +622,7 @@ class Interpreter:
             and not isinstance(fn.node, ast.Lambda)
             and (
                 _worth_running_alone(sf, fn.node)
+                or (cls is not None and _calls_hazards(sf, scope, fn.node))
                 or (
                     cls is not None
                     and (

@@ -682,6 +682,8 @@ ROOTS = ("sqrt", "rsqrt")
 MASK_BUILDERS = ("triu", "tril")
 # sums and means keep their input's zeros, raw scale and exp results
 SUMS = ("sum", "mean", "nansum", "nanmean", "cumsum")
+# products along a dimension: 0 where any factor is (a product of norms: two coincident points)
+AXIS_PRODUCTS = ("prod", "cumprod")
 # order statistics: one of the input's own values
 ORDER_STATISTICS = ("amax", "amin", "max", "min", "median", "mode", "kthvalue")
 # >= every element of their input: s - s.max() is <= 0

@@ -147,6 +147,10 @@ def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple
             # non-negative values (a mask) is then > 0; of other values, not all zeros was summed
             facts |= Fact.POSITIVE if first.marks & Mark.ZERO else Fact.NONZERO
         return m, facts
+    if op in T.AXIS_PRODUCTS and first is not None:
+        # zero where any factor is: a product of values that can be 0 (norms, counts) can be 0; of
+        # positive ones it is positive, of non-negative ones non-negative
+        return first.marks & (Mark.ZERO | Mark.DENSE), first.facts & (Fact.POSITIVE | Fact.NONNEG)
     if op in T.ORDER_STATISTICS:
         return (first.marks & (Mark.ZERO | Mark.LOGITS)) if first is not None else 0, 0
     if op in T.BOUNDED:
