@@ -1106,6 +1106,10 @@ def sym_method(ip: Interp, o: SymObj, name, args, kwargs, node, recv: V) -> V:
         # a tensor handed in (a forward's input run on its own): `pred.sigmoid()` is the tensor
         # method, as `torch.sigmoid(pred)` is the function
         return ip.sem.tensors.method(ip, recv, name, args, kwargs, node, None)
+    # an accelerator or a fabric handed in: `model, optimizer = accelerator.prepare(model, optimizer)`
+    wrapped = ip.sem.wrapping(ip, recv, name, args, kwargs, node)
+    if wrapped is not None:
+        return wrapped
     return opaque_call(ip, None, args, kwargs, node, extra=recv)
 
 

@@ -122,6 +122,9 @@ class Semantics:
     # (ip, args, kwargs, node) -> V | None: what a call of a callable the engine cannot follow
     # (`getattr(models, args.arch)(...)`) makes, when the code shows it is a model
     unknown_model: Handler = _nothing
+    # (ip, recv, name, args, kwargs, node) -> V | None: a method that gives back what it is given
+    # (`accelerator.prepare(model, optimizer)`), asked of objects handed in (SymObj) as well
+    wrapping: Handler = _nothing
     new_optimizer: Handler = _unset  # (ip, qual, args, kwargs, node, env) -> V: a torch.optim subclass
     new_scheduler: Handler = _unset  # (ip, qual, args, kwargs, node, env) -> V: a lr_scheduler subclass
     on_instance: list[Handler] = field(default_factory=list)  # (ip, cls, recv, args, kwargs) -> None

@@ -1,6 +1,8 @@
 """GA202 zero-grad-before-step."""
 
-from ..model.findings import SAFE, Finding, Fix, Related
+import ast
+
+from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix, Related
 from ..model.model import Event, EventKind, Optimizer, Param, Step
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
@@ -127,7 +129,7 @@ def _accumulation_dropped(
         None,
     )
     if clear is None:
-        return None
+        return _cleared_with_the_step(ctx, step, bw, opt, written, events, level, here[0], divisor)
     lost = clear.params & written
     return RULE.finding(
         clear.span,
@@ -143,6 +145,82 @@ def _accumulation_dropped(
     )
 
 
+def _cleared_with_the_step(
+    ctx: RuleContext,
+    step: Step,
+    bw: Event,
+    opt: Optimizer,
+    written: frozenset[Param],
+    events: list[Event],
+    level: int,
+    st: Event,
+    divisor: str,
+) -> Finding | None:
+    """The clear runs under the step's own condition (the same counter test, or the same
+    `accelerator.accumulate` sync) but before the micro-batch's backward(): on the micro-batch that
+    steps it drops what the earlier ones accumulated (DiffSynth-Studio's zero_grad() at the top of
+    `accelerator.accumulate`). A clear under another test (`if i % n == 0:` at a cycle's start) is
+    the right place."""
+    test = _condition(ctx, st, level)
+    if test is None:
+        return None
+    clear = next(
+        (
+            e
+            for e in events
+            if e.kind == EventKind.ZERO_GRAD
+            and e.seq < bw.seq
+            and e.guards_in(level)
+            and _condition(ctx, e, level) == test
+            and ((clears(e, opt.params, opt) and e.params & written) or e.target_key == opt.key)
+        ),
+        None,
+    )
+    if clear is None:
+        return None
+    lost = clear.params & written
+    # the optimizer's own zero_grad() clears what its step applies; when the engine cannot name its
+    # parameters, that the backward wrote them is not proven
+    what = f"gradients of {describe(lost)} are" if lost else f"`{opt.name}`'s gradients are"
+    return RULE.finding(
+        clear.span,
+        f"{what} cleared under the same condition as {call_of(opt, 'step')} but before "
+        f"this micro-batch's `{step.loss}.backward()`: on the micro-batch that steps (every `{divisor}`) the clear "
+        f"drops what the earlier micro-batches accumulated, so every step applies the last micro-batch's gradient "
+        f"only; clear them after the step",
+        confidence=CONFIRMED if lost else SUSPICIOUS,
+        params=names(lost),
+        related=(
+            Related(step.span, f"`{step.loss}.backward()` accumulates into .grad every micro-batch"),
+            Related(st.span, f"{call_of(opt, 'step')}, every `{divisor}` micro-batches"),
+        ),
+        fix=_fix(ctx, clear, st),
+    )
+
+
+def _condition(ctx: RuleContext, e: Event, level: int) -> tuple | None:
+    """What decides whether `e` runs in an iteration: the counter keys it runs under when they are
+    not `if` statements of the source (accelerate's sync), else the text of the innermost `if` test
+    around it (two `if (i + 1) % n == 0:` statements are one condition)."""
+    keys = tuple(sorted(k for k, _ in e.guards_in(level) if k in ctx.model.counters))
+    if not keys:
+        return None
+    tree = ctx.tree(e.span.path)
+    best = None
+    if tree is not None:
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.If)
+                and node.body
+                and node.body[0].lineno <= e.span.line <= (node.body[-1].end_lineno or node.body[-1].lineno)
+            ):
+                if best is None or node.lineno > best.lineno:
+                    best = node
+    if best is None:
+        return ("keys", keys)
+    return ("test", ast.unparse(best.test))
+
+
 RULE = Rule(
     code="GA202",
     name="zero-grad-before-step",
@@ -154,7 +232,9 @@ Flags a `zero_grad()` (on the optimizer or the model) or `p.grad = None` that ru
 iteration, with no other `backward()` in between. Clearing another optimizer's gradients there,
 or a second backward after the clear (an adversarial example's input gradient first), is not
 flagged. In a gradient accumulation (the step under `if (i + 1) % n == 0:`, the backward every
-micro-batch) it flags a clear that runs every micro-batch, outside the step's condition.
+micro-batch) it flags a clear that runs every micro-batch, outside the step's condition, and one
+under the step's own condition (the same `if` test, or the sync of `accelerator.accumulate`) that
+runs before the micro-batch's backward: on the micro-batch that steps it drops the others.
 """,
     why="""
 `zero_grad()` sets the gradients `backward()` just computed to `None` (or zero); `step()` then
