@@ -164,6 +164,11 @@ def _cleared_with_the_step(
     test = _condition(ctx, st, level)
     if test is None:
         return None
+    counters = ctx.model.counters
+    if {k for k, _ in bw.guards_in(level) if k in counters} & {k for k, _ in st.guards_in(level)}:
+        # the backward runs under the step's condition too (REINFORCE's update every n episodes:
+        # clear, a backward per stored step, then the step): nothing accumulates outside it
+        return None
     clear = next(
         (
             e
