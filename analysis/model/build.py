@@ -369,7 +369,7 @@ class Builder:
             risks=self.risks(trace),
             unit_inplace=self.unit_inplace(trace),
             unit_new=self.unit_new(trace),
-            unit_cuts=tuple((cut, label) for cut, label in self.unit_cuts(trace)),
+            unit_cuts=self.unit_cuts(trace),
             nonleaf=tuple(
                 M.NonLeaf(self.span(n.site), self.span(n.stmt), self.params([n.unit]), n.use)
                 for n in {(id(n.site.node), n.use): n for n in trace.nonleaf}.values()
@@ -525,13 +525,13 @@ class Builder:
             out.setdefault(span, (span, self.params(units), label))
         return tuple(out.values())
 
-    def unit_cuts(self, trace: Trace) -> list[tuple[M.Cut, str]]:
+    def unit_cuts(self, trace: Trace) -> tuple[tuple[M.Cut, str], ...]:
         """The constant terms of units run alone (interp Trace.unit_cuts), one per cut."""
         out: dict[M.Span, tuple[M.Cut, str]] = {}
         for rec, label in trace.unit_cuts:
             for cut in self.cuts([rec]):
                 out.setdefault(cut.span, (cut, label))
-        return list(out.values())
+        return tuple(out.values())
 
     def unit_inplace(self, trace: Trace) -> tuple[tuple[M.InplaceHit, str], ...]:
         """In-place changes of saved tensors in the graph of a forward (or loss function) run on its

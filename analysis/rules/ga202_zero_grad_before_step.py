@@ -210,20 +210,27 @@ def _condition(ctx: RuleContext, e: Event, level: int) -> tuple | None:
     keys = tuple(sorted(k for k, _ in e.guards_in(level) if k in ctx.model.counters))
     if not keys:
         return None
-    tree = ctx.tree(e.span.path)
     best = None
-    if tree is not None:
-        for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.If)
-                and node.body
-                and node.body[0].lineno <= e.span.line <= (node.body[-1].end_lineno or node.body[-1].lineno)
-            ):
-                if best is None or node.lineno > best.lineno:
-                    best = node
-    if best is None:
-        return ("keys", keys)
-    return ("test", ast.unparse(best.test))
+    for first, last, at, test in _if_blocks(ctx, e.span.path):
+        if first <= e.span.line <= last and (best is None or at > best[0]):
+            best = (at, test)
+    return ("keys", keys) if best is None else ("test", best[1])
+
+
+def _if_blocks(ctx: RuleContext, path: str) -> list[tuple[int, int, int, str]]:
+    """(first, last line of the body, line, test as written) of every `if` in `path`, found once per
+    file (a walk per event is what lifecycle._modulo_blocks was cached against)."""
+    key = f"if-blocks:{path}"
+    found = ctx.cache.get(key)
+    if found is None:
+        tree = ctx.tree(path)
+        found = [
+            (node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno, node.lineno, ast.unparse(node.test))
+            for node in (ast.walk(tree) if tree is not None else ())
+            if isinstance(node, ast.If) and node.body
+        ]
+        ctx.cache[key] = found
+    return found
 
 
 RULE = Rule(
