@@ -73,6 +73,7 @@ SPLITS = (
     "held16",
     "held17",
     "held18",
+    "held19",
 )
 # What a checkout keeps: the analysed sources and what makes a folder a project.
 KEEP_SUFFIXES = (".py", ".pyi", ".ipynb")
