@@ -60,7 +60,8 @@ def _join_envs(a: dict | None, b: dict | None) -> dict | None:
     out = dict(a)
     for k, v in b.items():
         old = out.get(k)
-        out[k] = v if old is None else join(old, v)
+        if old is not v:  # most names hold the same value on both arms
+            out[k] = v if old is None else join(old, v)
     return out
 
 

@@ -278,8 +278,27 @@ class V:
 
     def replace(self, **kw) -> V:
         new = V.__new__(V)
-        for name in V.__slots__:
-            setattr(new, name, kw[name] if name in kw else getattr(self, name))
+        # each field copied by name, then the changed ones: a loop over the slots with getattr and
+        # setattr was a few percent of large programs
+        new.const, new.cuts, new.facts, new.grads, new.items, new.k = (
+            self.const,
+            self.cuts,
+            self.facts,
+            self.grads,
+            self.items,
+            self.k,
+        )
+        new.marks, new.objs, new.org, new.risks, new.saves, new.shape = (
+            self.marks,
+            self.objs,
+            self.org,
+            self.risks,
+            self.saves,
+            self.shape,
+        )
+        new.site, new.terms, new.top, new.unk, new.weak = self.site, self.terms, self.top, self.unk, self.weak
+        for name, value in kw.items():
+            setattr(new, name, value)
         return new
 
     @property
@@ -515,6 +534,24 @@ class Flow:
         self.tensor = False
 
     def add(self, v: V, seen=None):
+        if not v.objs or not _containers(v.objs):
+            # most values hold no container: their sets joined in directly
+            if v.org:
+                self.org = v.org if not self.org else self.org | v.org
+            if v.weak:
+                self.weak = v.weak if not self.weak else self.weak | v.weak
+            if v.cuts:
+                self.cuts = v.cuts if not self.cuts else self.cuts | v.cuts
+            if v.saves:
+                self.saves = v.saves if not self.saves else self.saves | v.saves
+            if v.grads:
+                self.grads = v.grads if not self.grads else self.grads | v.grads
+            if v.terms:
+                self.terms = v.terms if not self.terms else self.terms | v.terms
+            if v.risks:
+                self.risks = v.risks if not self.risks else self.risks | v.risks
+            self._flags(v)
+            return self
         # the sets of `v` and of what its containers hold are gathered, then joined once each: a
         # list of many values joined one by one copied the growing sets once per value
         parts: tuple[list, ...] = (
@@ -528,14 +565,36 @@ class Flow:
         )
         self._gather(v, seen, parts)
         self.org, self.weak, self.cuts, self.saves, self.grads, self.terms, self.risks = (
-            p[0] if len(p) == 1 else frozenset().union(*p) for p in parts
+            p[0] if len(p) == 1 else p[1] if len(p) == 2 and not p[0] else frozenset().union(*p) for p in parts
         )
         return self
 
     def _gather(self, v: V, seen, parts: tuple[list, ...]) -> None:
-        for acc, s in zip(parts, (v.org, v.weak, v.cuts, v.saves, v.grads, v.terms, v.risks)):
-            if s:
-                acc.append(s)
+        # unrolled: the hottest loop of large programs (a zip over seven sets per value)
+        if v.org:
+            parts[0].append(v.org)
+        if v.weak:
+            parts[1].append(v.weak)
+        if v.cuts:
+            parts[2].append(v.cuts)
+        if v.saves:
+            parts[3].append(v.saves)
+        if v.grads:
+            parts[4].append(v.grads)
+        if v.terms:
+            parts[5].append(v.terms)
+        if v.risks:
+            parts[6].append(v.risks)
+        self._flags(v)
+        for o in _containers(v.objs):
+            if seen is None:
+                seen = set()
+            if id(o) not in seen:
+                seen.add(id(o))
+                for c in o.content_value():
+                    self._gather(c, seen, parts)
+
+    def _flags(self, v: V) -> None:
         if v.top:
             self.top = True
         self.marks |= v.marks
@@ -550,13 +609,6 @@ class Flow:
                 self.other = True
             elif v.org:
                 self.orgs = True
-        for o in _containers(v.objs):
-            if seen is None:
-                seen = set()
-            if id(o) not in seen:
-                seen.add(id(o))
-                for c in o.content_value():
-                    self._gather(c, seen, parts)
 
     @property
     def carries(self) -> bool:

@@ -69,6 +69,11 @@ class LibraryFact:
     note: str = ""
 
     def matches(self, qual: str) -> bool:
+        # the package first: a pattern is compiled only when a name of its package is asked about
+        # (compiling all of them cost a start-up ~1 % of a one-file check)
+        head = self.pattern.split(".", 1)[0]
+        if head.isidentifier() and qual != head and not qual.startswith(head + "."):
+            return False
         return _compiled(self.pattern).fullmatch(qual) is not None
 
 

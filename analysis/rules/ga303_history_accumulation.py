@@ -63,13 +63,18 @@ def _is_step_call(node: ast.AST) -> TypeGuard[ast.Call]:
 def _update_calls(root: ast.AST) -> list[ast.Call]:
     """The `.step()` calls under `root` that may be an optimizer's: not an environment's
     `obs, reward, done, info = env.step(action)`, whose result is unpacked (an optimizer's step
-    returns the closure's loss or None, never a tuple)."""
-    unpacked = {
-        id(n.value)
-        for n in ast.walk(root)
-        if isinstance(n, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in n.targets)
-    }
-    return [n for n in ast.walk(root) if _is_step_call(n) and id(n) not in unpacked]
+    returns the closure's loss or None, never a tuple). Kept on the node: asked for each loop of
+    each accumulation, and a tree is walked twice for it."""
+    found = getattr(root, "_ga_update_calls", None)
+    if found is None:
+        unpacked = {
+            id(n.value)
+            for n in ast.walk(root)
+            if isinstance(n, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in n.targets)
+        }
+        found = [n for n in ast.walk(root) if _is_step_call(n) and id(n) not in unpacked]
+        root._ga_update_calls = found  # type: ignore[attr-defined]
+    return found
 
 
 def _loop_at(ctx: RuleContext, span: Span) -> ast.For | ast.While | ast.AsyncFor | None:
