@@ -511,3 +511,25 @@ def test_a_backward_with_no_update_anywhere_confirms_no_hidden_parameter():
     assert [(os.path.basename(f.span.path), f.code, f.confidence) for f in result.findings] == [
         ("mods.py", "GA109", "suspicious")
     ]
+
+
+def test_a_namespace_folder_imports_from_the_folder_of_the_script_that_runs_it(tmp_path):
+    # no project marker and no __init__.py (a copied-out folder of scripts): `python trainer.py`
+    # puts the script's folder on sys.path, so `utils/train.py` imports `model.net` from there
+    (tmp_path / "model").mkdir()
+    (tmp_path / "utils").mkdir()
+    (tmp_path / "trainer.py").write_text("from utils.train import train\n\nif __name__ == '__main__':\n    train(3)\n")
+    (tmp_path / "model" / "net.py").write_text(
+        "import torch.nn as nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.fc = nn.Linear(4, 1)\n\n    def forward(self, x):\n        return self.fc(x)\n"
+    )
+    (tmp_path / "utils" / "train.py").write_text(
+        "import torch\nfrom model.net import Net\n\n\ndef train(n):\n    net = Net()\n"
+        "    opt = torch.optim.SGD(net.parameters(), lr=0.1)\n    for _ in range(n):\n"
+        "        loss = net(torch.randn(8, 4)).detach().mean()\n        loss.requires_grad_(True)\n"
+        "        opt.zero_grad()\n        loss.backward()\n        opt.step()\n"
+    )
+    result = Analyzer().analyze_file(str(tmp_path / "trainer.py"))
+    assert [(os.path.basename(f.span.path), f.span.line, f.code) for f in result.findings] == [
+        ("train.py", 10, "GA106")
+    ]

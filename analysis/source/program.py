@@ -442,6 +442,7 @@ class Program:
         while os.path.isfile(os.path.join(d, "__init__.py")):
             d = os.path.dirname(d)
         roots.append(d)
+        namespace = d == here and os.path.dirname(here) != here
         d = here
         for _ in range(8):
             if any(os.path.exists(os.path.join(d, m)) for m in PROJECT_MARKERS):
@@ -454,6 +455,12 @@ class Program:
                 break
             d = parent
         roots.extend(self.extra_roots)
+        if namespace and not any(os.path.exists(os.path.join(here, m)) for m in PROJECT_MARKERS):
+            # a folder without __init__.py is imported as a namespace package by a script of the
+            # folder above (`trainer.py` runs `from utils.train import train`, and `utils/train.py`
+            # imports `from model.net import Net`): that script's folder is on sys.path. Last, so
+            # that nothing the file's own roots find is shadowed
+            roots.append(os.path.dirname(here))
         out, seen = [], set()
         for r in roots:
             if r not in seen:
