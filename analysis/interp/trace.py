@@ -188,13 +188,17 @@ class GradReadRec:
         self.storages = storages
 
 
+_RISK_SEQ = itertools.count()
+
+
 class RiskRec:
     """A numerical hazard at an op (GA401-GA408): NaN or inf appears there for some inputs. Latent
     ones (`kind` 'exp', 'neginf') become a hazard only through a later use (see numerics.py)."""
 
-    __slots__ = ("code", "confidence", "constant", "ctx", "detail", "inf_sign", "latent", "site")
+    __slots__ = ("code", "confidence", "constant", "ctx", "detail", "inf_sign", "latent", "seq", "site")
 
     def __init__(self, code, site, detail, confidence, ctx, latent=False, constant=False, inf_sign=0):
+        self.seq = next(_RISK_SEQ)  # the order hazards were met in: the latest exp of a value is its last
         self.code = code  # 'GA401'..'GA408', or the latent kind
         self.site = site
         self.detail = detail

@@ -123,6 +123,10 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None, biased: bool = Fals
                 risks.add(hazard(ip, "GA401", node, "raw activations (a layer's unbounded output)", SUSPICIOUS))
             if x.marks & Mark.LOG1PEXP:
                 risks |= promote(ip, x, "exp", "GA404", "log(1 + exp(x))")
+            elif x.marks & Mark.EXP and requires_grad(x):
+                # `exp(s).sum(1).log()`, a hand-written logsumexp: inf where exp(s) overflows. The
+                # last exp met is the one summed (an earlier exp of a log-variance inside `s` is not)
+                risks |= promote(ip, x, "exp", "GA404", "log(exp(x).sum()), a hand-written logsumexp", last=True)
         elif op == "log1p" and x.marks & Mark.EXP:
             risks |= promote(ip, x, "exp", "GA404", "log(1 + exp(x))")
         elif op in T.ROOTS and N.risky_under_root(x) and requires_grad(x):
@@ -180,14 +184,17 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None, biased: bool = Fals
     )
 
 
-def promote(ip: Core, v: V, latent: str, code: str, detail: str) -> set:
-    """Turn the latent hazards of `v` (an exp of logits, a -inf mask) into `code` at their site."""
+def promote(ip: Core, v: V, latent: str, code: str, detail: str, last: bool = False) -> set:
+    """Turn the latent hazards of `v` (an exp of logits, a -inf mask) into `code` at their site;
+    `last`: only the one met last."""
     out = set()
-    for r in v.risks:
-        if r.latent and r.code == latent:
-            rec = RiskRec(code, r.site, detail, SUSPICIOUS, r.ctx)
-            ip.st.trace.risks.append(rec)
-            out.add(rec)
+    found = [r for r in v.risks if r.latent and r.code == latent]
+    if last and found:
+        found = [max(found, key=lambda r: r.seq)]
+    for r in found:
+        rec = RiskRec(code, r.site, detail, SUSPICIOUS, r.ctx)
+        ip.st.trace.risks.append(rec)
+        out.add(rec)
     return out
 
 
