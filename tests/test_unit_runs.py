@@ -197,11 +197,27 @@ def test_detector_loss_method_under_torch():
         losses["bbox_loss"].backward()
 
 
+@pytest.mark.slow
+@pytest.mark.runtime
+def test_weight_rewrapped_as_a_parameter_under_torch():
+    # the LSTM that makes the weight gets no gradient through `nn.Parameter(W)`; used as it is, it does
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    cut = _load("weight_evolved_and_rewrapped").EvolveLinear(4)
+    cut(torch.randn(3, 4, requires_grad=True)).sum().backward()
+    assert all(p.grad is None for p in cut.recurrent_layer.parameters())
+    kept = _load("weight_made_by_a_layer_used_functionally").EvolveLinear(4)
+    kept(torch.randn(3, 4, requires_grad=True)).sum().backward()
+    assert all(p.grad is not None and p.grad.abs().sum() > 0 for p in kept.parameters())
+
+
 def test_every_unit_is_checked_under_torch():
     names = {case[0] for case in RUNTIME + INPLACE} | {
         "layers_built_in_forward",
         "layers_built_once_lazily",
         "detector_loss_method_in_place",
+        "weight_evolved_and_rewrapped",
+        "weight_made_by_a_layer_used_functionally",
     }
     assert names == {os.path.basename(p)[:-3] for p in UNITS}
 

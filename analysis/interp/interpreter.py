@@ -24,7 +24,7 @@ from . import calls, flags, recording, results, statements
 from .budget import TICK, Budgets, Gaps
 from .expressions import EXPRESSIONS, STAR, iter_value
 from .frames import TRAINING_WORDS, Frame, ModuleScope, PathRaises
-from .objects import ClassObj, FuncObj, InstanceObj, LazyImport, ModuleObj, Site, SymObj, TensorObj, next_oid
+from .objects import FROZEN, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleObj, Site, SymObj, TensorObj, next_oid
 from .semantics import Semantics
 from .state import InterpState, LibraryMode
 from .statements import STATEMENTS
@@ -86,9 +86,10 @@ def _builds_inplace_layers(sf: SourceFile, cls: ClassObj) -> bool:
     return init is not None and _mentions(sf, init.node, _INPLACE_LAYERS)
 
 
-# a layer with parameters built by name (`nn.Conv2d(...)`, `torch.nn.Linear(...)`): outside
-# `__init__`, a forward that builds one makes new weights at every call (GA108)
-_PARAM_LAYERS = re.compile(rf"\bnn\.(?:{'|'.join(sorted(T.PARAM_MODULES))})\s*\(")
+# a layer with parameters built by name (`nn.Conv2d(...)`, `torch.nn.Linear(...)`), or a parameter
+# (`nn.Parameter(W)`): outside `__init__`, a forward that builds one makes new weights at every call
+# (GA108), from a value that may carry gradient (GA104)
+_PARAM_LAYERS = re.compile(rf"\bnn\.(?:{'|'.join(sorted(T.PARAM_MODULES))})\s*\(|\bParameter\s*\(")
 
 
 def _builds_layers_when_run(sf: SourceFile, cls: ClassObj) -> bool:
@@ -706,6 +707,14 @@ class Interpreter:
                     if c.kind in _UNIT_CUTS and (c.removed or c.removed_weak):
                         st.trace.unit_cuts.append((c, fn.qual))
                 st.trace.dead_cuts.clear()
+                # a weight its result is computed with, made by `nn.Parameter(W)` of a value that
+                # carried gradient (EvolveGCN's LSTM-made weight): what W came from, and reaches the
+                # result by no other path, gets no gradient whatever the caller does
+                for u in st.trace.rewrapped:
+                    for c in u.source_cuts if u.frozen != FROZEN else ():
+                        if (c.removed | c.removed_weak) - out.org - out.weak:
+                            st.trace.unit_cuts.append((c, fn.qual))
+                st.trace.rewrapped.clear()
                 # layers the forward builds and applies: their new weights reach its result (GA108)
                 for site, params in st.trace.forward_new[made:]:
                     if params & out.org:

@@ -468,3 +468,4 @@ class Trace:
         # `torch.tensor(t.item())`) and added to terms that carry gradient (role 'dead')
         self.unit_cuts: list = []
         self.dead_cuts: list = []  # Cuts tagged 'dead' while a unit runs alone, not yet given to it
+        self.rewrapped: list = []  # parameters made from values with gradient while a unit runs alone

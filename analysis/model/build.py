@@ -616,7 +616,9 @@ class Builder:
             reached=self.params(loss.org),
             reached_weak=self.params(loss.weak - loss.org),
             top=loss.top,
-            cuts=self.cuts(loss.cuts),
+            # a parameter made from a value that carried gradient (`nn.Parameter(W)` in a forward)
+            # brings the cut that made it: W's history is not the loss's
+            cuts=self.cuts(loss.cuts | frozenset(c for u in loss.org if u.kind == Unit.PARAM for c in u.source_cuts)),
             optimizers=tuple(self.optimizer(o) for o, _, _ in rec.optimizers),
             stepped=tuple(o.oid for o in stepped_objs),
             trained=self.params(trained),

@@ -195,12 +195,18 @@ def cut_findings(
         # gives (a training step that uses the result decides: suspicious)
         found[cut.span] = {}
         shown = cut.removed | cut.removed_weak
+        what = describe(shown) if shown else "what it was computed from"
+        claim = (
+            f"`{cut.detail}` makes a new leaf of a value computed from {what}, which `{unit}`'s result reaches "
+            "by no other path: no gradient goes back to them"
+            if cut.detail == "nn.Parameter()"
+            else f"`{cut.detail}` makes this term of `{unit}`'s result a constant: it only shifts the value and "
+            f"sends no gradient back to {what}"
+        )
         out.append(
             rule.finding(
                 cut.span,
-                f"`{cut.detail}` makes this term of `{unit}`'s result a constant: it only shifts the value and "
-                f"sends no gradient back to {describe(shown) if shown else 'what it was computed from'}"
-                f" (seen running `{unit}` on its own with inputs that require grad: no training step in the "
+                f"{claim} (seen running `{unit}` on its own with inputs that require grad: no training step in the "
                 "checked code reaches it)",
                 confidence=SUSPICIOUS,
                 params=names(shown),

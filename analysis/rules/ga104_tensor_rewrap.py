@@ -9,6 +9,8 @@ from .common import cut_findings, segment
 
 
 def _fix(ctx: RuleContext, cut: Cut, step: Step) -> Fix | None:
+    if cut.detail == "nn.Parameter()":
+        return None  # a module's parameter slot takes only a Parameter: the design changes, not a call
     text = ctx.text(cut.span)
     try:
         call = ast.parse(text, mode="eval").body
@@ -50,8 +52,10 @@ RULE = Rule(
     what="""
 Flags `torch.tensor(t)`, `torch.Tensor(t)`, `torch.FloatTensor(t)`, `torch.tensor([t1, t2])`
 and `torch.tensor(loss, requires_grad=True)` built from tensors that carry gradient from
-optimized parameters into a loss. Tensors built from Python data (targets, class weights) are
-not flagged.
+optimized parameters into a loss, and `nn.Parameter(W)` of such a tensor outside a module's
+`__init__` (a weight computed by another layer at each forward). Tensors built from Python data
+(targets, class weights) are not flagged, nor a parameter made from another one while a model is
+built (copied weights).
 """,
     why="""
 `torch.tensor` copies the values and starts a new leaf: the graph behind them is gone. Passing

@@ -162,9 +162,9 @@ def check(ctx: RuleContext) -> list[Finding]:
         found[span] = RULE.finding(
             span,
             f"{describe(made)} {'are' if plural(made) else 'is'} created each time `{unit}` runs (seen running it on "
-            f"its own with inputs that require grad: no training step in the checked code reaches it): fresh "
-            f"random weights at every call, which no optimizer can hold, so they never train; build the layer "
-            f"in `__init__`",
+            f"its own with inputs that require grad: no training step in the checked code reaches it): new "
+            f"weights at every call, which no optimizer can hold, so they never train; build the layer or "
+            f"parameter in `__init__`",
             confidence=SUSPICIOUS,
             params=names(made),
             data={"unit": unit},

@@ -13,6 +13,7 @@ import itertools
 from collections.abc import Callable
 
 from ..interp import recording
+from ..interp import results as R
 from ..interp.core import Core
 from ..interp.objects import (
     FROZEN,
@@ -29,7 +30,7 @@ from ..interp.objects import (
     module_value,
     unit_value,
 )
-from ..interp.trace import EventKind, NonLeafRec, SaveRec, UnregRec
+from ..interp.trace import Cut, EventKind, NonLeafRec, SaveRec, UnregRec
 from ..interp.values import (
     EMPTY,
     NOCONST,
@@ -551,7 +552,27 @@ def make_parameter(ip: Core, args, kwargs, node) -> V:
     if rg is not None and rg.const is False:
         u.frozen = FROZEN
     leaves.note_new_units(ip, [u], node)
-    return V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=EMPTY, site=node)
+    cuts = _rewrapped(ip, args, kwargs, node)
+    # kept on the leaf too: a module stores the parameter, not this value with its cuts
+    u.source_cuts = frozenset(c for c in cuts if c.removed or c.removed_weak)
+    if u.source_cuts and ip.st.shallow:
+        ip.st.trace.rewrapped.append(u)  # for a unit run alone (interpreter.run_units)
+    return V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=cuts, site=node)
+
+
+def _rewrapped(ip: Core, args, kwargs, node) -> frozenset:
+    """`nn.Parameter(W)` of a value computed from parameters, outside any `__init__` (EvolveGCN's
+    weight made by an LSTM at each forward): a new leaf without W's history, so what W was computed
+    from gets no gradient through it (GA104). Copying another module's weights while building a
+    model is initialisation, not a cut."""
+    data = args[0] if args else kwargs.get("data")
+    if not isinstance(data, V) or ip.st.init_stack or not data.carries or not data.k & Kind.TENSOR:
+        return EMPTY
+    if data.objs and all(isinstance(o, Unit) for o in data.objs):
+        return EMPTY  # a parameter itself (`nn.Parameter(other.weight)`): shared, not computed
+    f = flow_of(data)
+    cut = R.make_cut(ip, Cut.REWRAP, f.value(), node, "nn.Parameter()", receiver=node.args[0] if node.args else None)
+    return cut.cuts
 
 
 def deepcopy(ip: Core, v: V, node) -> V:
