@@ -22,6 +22,11 @@ def _phrase(cut: Cut, what: str, step: Step) -> str:
             f"`{op}` without `create_graph=True` gives gradients that carry no graph: {what} reach "
             f"`{step.loss or 'the loss'}` only through them"
         )
+    if cut.kind == "sample":
+        return (
+            f"`{op}` draws without gradient (torch.distributions samples under no_grad): {what} reach "
+            f"`{step.loss or 'the loss'}` only through the draw"
+        )
     if cut.kind == "zerograd":
         return (
             f"`{op}` has a zero gradient almost everywhere: backward() runs, but {what} get exactly 0 through "
@@ -34,7 +39,7 @@ def _phrase(cut: Cut, what: str, step: Step) -> str:
 
 
 def check(ctx: RuleContext) -> list[Finding]:
-    found = cut_findings(ctx, ("nondiff", "zerograd"), RULE, _phrase, _fix)
+    found = cut_findings(ctx, ("nondiff", "zerograd", "sample"), RULE, _phrase, _fix)
     from ..source.prebuilt import replace
 
     return [
@@ -44,6 +49,9 @@ def check(ctx: RuleContext) -> list[Finding]:
             + (
                 " (pass `create_graph=True` to `torch.autograd.grad`, as a penalty on gradients needs)"
                 if f.message.startswith(f"`{_GRAD}`")
+                else " (`rsample()`, the reparameterised draw, where the distribution has one; else weigh "
+                "the draws' `log_prob` by the objective, as REINFORCE does)"
+                if f.data.get("cut") == "sample"
                 else " (a differentiable surrogate: the probabilities instead of the "
                 "decision, or a straight-through estimator `x + (q(x) - x).detach()`)"
             ),
@@ -60,8 +68,9 @@ RULE = Rule(
     what="""
 Flags an op whose result carries no gradient (`argmax`/`argmin`, comparisons, casts to integer or
 bool, the indices of `sort`/`topk`/`max(dim)`) or a zero one (`round`, `floor`, `ceil`, `trunc`,
-`sign`), applied to a tensor carrying gradient from optimized parameters, when it is the only path
-from those parameters to the loss. Metrics and logging, straight-through estimators
+`sign`), or a `torch.distributions` draw with `.sample()` (not `.rsample()`), applied to a tensor
+carrying gradient from optimized parameters, when it is the only path from those parameters to the
+loss. Metrics and logging, straight-through estimators
 (`x + (q(x) - x).detach()`) and indices used to gather from a tensor that keeps its gradient are
 not flagged.
 """,
