@@ -1,7 +1,5 @@
 """GA202 zero-grad-before-step."""
 
-import ast
-
 from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix, Related
 from ..model.model import Event, EventKind, Optimizer, Param, Step
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
@@ -11,6 +9,7 @@ from .lifecycle import (
     call_of,
     clears,
     first_by_span,
+    if_blocks,
     in_iteration,
     iteration_related,
     modulo_divisor,
@@ -211,26 +210,10 @@ def _condition(ctx: RuleContext, e: Event, level: int) -> tuple | None:
     if not keys:
         return None
     best = None
-    for first, last, at, test in _if_blocks(ctx, e.span.path):
+    for first, last, at, test in if_blocks(ctx, e.span.path):
         if first <= e.span.line <= last and (best is None or at > best[0]):
             best = (at, test)
     return ("keys", keys) if best is None else ("test", best[1])
-
-
-def _if_blocks(ctx: RuleContext, path: str) -> list[tuple[int, int, int, str]]:
-    """(first, last line of the body, line, test as written) of every `if` in `path`, found once per
-    file (a walk per event is what lifecycle._modulo_blocks was cached against)."""
-    key = f"if-blocks:{path}"
-    found = ctx.cache.get(key)
-    if found is None:
-        tree = ctx.tree(path)
-        found = [
-            (node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno, node.lineno, ast.unparse(node.test))
-            for node in (ast.walk(tree) if tree is not None else ())
-            if isinstance(node, ast.If) and node.body
-        ]
-        ctx.cache[key] = found
-    return found
 
 
 RULE = Rule(

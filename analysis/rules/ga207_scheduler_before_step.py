@@ -1,11 +1,12 @@
 """GA207 scheduler-before-step."""
 
 from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix, Related
-from ..model.model import Event, EventKind
+from ..model.model import Event, EventKind, Scheduler
 from ..ops import torch_api as T
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import (
     first_by_span,
+    if_blocks,
     in_iteration,
     iteration_related,
     loop_of,
@@ -55,7 +56,12 @@ def check(ctx: RuleContext) -> list[Finding]:
             continue  # a library's schedule picked by a name the engine cannot read, stepped on a metric
         same = [x for x in model.events if in_iteration(x, e.loops)]
         steps = [x for x in same if x.kind == EventKind.STEP and x.target_key == sched.optimizer]
-        if not steps or any(x.seq < e.seq for x in steps):
+        if steps and any(x.seq < e.seq for x in steps):
+            skipped = _stepped_on_skipped_iterations(ctx, sched, e, steps)
+            if skipped is not None:
+                out.append(skipped)
+            continue
+        if not steps:
             continue
         when = ""
         if e.guarded and not all(set(e.conds) <= set(x.conds) for x in steps):
@@ -88,6 +94,43 @@ def check(ctx: RuleContext) -> list[Finding]:
     return first_by_span(out)
 
 
+def _stepped_on_skipped_iterations(ctx: RuleContext, sched: Scheduler, e: Event, steps: list[Event]) -> Finding | None:
+    """The scheduler steps at every iteration after its optimizer's step() in the code, but the
+    optimizer steps only when a counter condition holds that the scheduler's step is not under
+    (`if (i + 1) % accum == 0: optimizer.step()` then `scheduler.step()` at every micro-batch): on
+    the other iterations the schedule moves with no update, on the first one before any step()."""
+    model = ctx.model
+    level = len(e.loops)
+    mine = {k for k, _ in e.guards_in(level)}
+    if any(len(x.loops) != level for x in steps) or any(k in model.counters for k in mine):
+        # a scheduler under a condition of its own that changes between iterations (`if
+        # step_optimizer and update_lr:`) may be the optimizer's, written again
+        return None
+    for x in steps:
+        if not any(k in model.counters and k not in mine for k, _ in x.guards_in(level)):
+            return None  # a step on every iteration where the scheduler steps
+    # the condition as written: the innermost `if` around the optimizer's step that the
+    # scheduler's step is not inside
+    test = None
+    if steps[0].span.path == e.span.path:
+        around = [
+            (at, text)
+            for first, last, at, text in if_blocks(ctx, e.span.path, arms=True)
+            if first <= steps[0].span.line <= last and not first <= e.span.line <= last
+        ]
+        test = max(around)[1] if around else None
+    where = f"`{test}`" if test else "its condition"
+    return RULE.finding(
+        e.span,
+        f"`{sched.name}.step()` ({sched.type}) runs at every iteration, but its optimizer steps only where {where} "
+        f"holds: on the other iterations the schedule moves with no update (with gradient accumulation, a warmup "
+        f"or decay that many times too fast), and on the first one it runs before any optimizer.step() (torch "
+        f'warns "Detected call of `lr_scheduler.step()` before `optimizer.step()`")',
+        confidence=SUSPICIOUS,
+        related=(Related(steps[0].span, f"the optimizer steps only where {where} holds"),),
+    )
+
+
 RULE = Rule(
     code="GA207",
     name="scheduler-before-step",
@@ -101,7 +144,10 @@ a condition that changes between iterations (`if epoch > 0: scheduler.step()`, w
 schedule back in the first epoch on purpose) is not flagged; under one that does not change
 between the iterations of its loop (`if epoch <= args.warm:` inside the batch loop, a flag), it
 is flagged as suspicious: wherever it holds, the schedule moves first from the loop's first
-iteration on.
+iteration on. So is a scheduler stepped at every iteration after an optimizer that steps only under
+a condition that changes between iterations (`if (i + 1) % accum == 0: optimizer.step()`, then
+`scheduler.step()` at every micro-batch): on the first iteration it runs before any step, and on
+every skipped one the schedule moves with no update.
 """,
     why="""
 Since PyTorch 1.1 the scheduler must step after the optimizer. Stepping it first skips the first
