@@ -1075,6 +1075,7 @@ def run_loop(ip: Interp, stmt, env, bind):
         frame.loops.pop()
     for n, before in entry_graphs.items():
         if n in head:
+            ip.st.trace.empty_loop_saves.update(before.saves - head[n].saves)
             head[n] = join(head[n], before)  # the loop may run no iteration at all
     after = ip.exec_block(stmt.orelse, head) if stmt.orelse else head
     for e in exits:

@@ -435,6 +435,9 @@ class Trace:
         self.manual_updates: list = []  # (Unit, Site, seq)
         self.resets: list = []  # (unit oids, seq): reset_parameters() on a module
         self.maybe_cleared: set = set()  # SaveRecs held by a list cleared under a condition
+        # SaveRecs a name kept after a loop only for the case it runs no iteration (every iteration
+        # assigns it afresh): a graph reached through them is reached only if the loop is empty
+        self.empty_loop_saves: set = set()
         self.element_saves: set = set()  # SaveRecs of elements a loop takes one by one from a container of several
         self.writes: list = []  # (Unit, Site, ctx): changed in place by any means (`.data`, copy_, lerp_...)
         self.grad_writes: list = []  # Units whose .grad is given a value by hand (`p.grad.add_(g)`, `p.grad = g`)

@@ -48,7 +48,7 @@ from . import model as M
 Ctx = tuple[tuple[Any, ...], ...]
 # what _stale_uses finds for a backward(): (kind, the earlier BackwardRec, from an earlier iteration,
 # a saved tensor changed in place since, the SaveRec, the CarryRec that carried it)
-StaleUse = tuple[str, BackwardRec, bool, bool, SaveRec, CarryRec | None, bool]
+StaleUse = tuple[str, BackwardRec, bool, bool, SaveRec, CarryRec | None, bool, bool]
 
 
 class Builder:
@@ -248,6 +248,7 @@ class Builder:
             trace.maybe_cleared | trace.element_saves,
             sorted(e.seq for e in trace.events if e.kind == EventKind.STEP),
             self.literals,
+            trace.empty_loop_saves,
         )
         for rec in sorted(trace.backwards, key=lambda r: r.seq):
             mine = manual[rec.seq]
@@ -659,10 +660,12 @@ class Builder:
         path = tuple(rec.event.path) if rec.event is not None else ()
         # the few saves of changed parameters, in source order (not every save of the loss sorted
         # again: _stale_uses already sorts them for each backward)
+        empty_loop = self._trace.empty_loop_saves if self._trace is not None else ()
         changed = [
             s
             for s in rec.loss.saves
             if s.certain
+            and s not in empty_loop  # reached only if a loop runs no iteration
             and isinstance(s.storage, Unit)
             and s.storage.kind == Unit.PARAM
             and rec.versions.get(s, s.storage.version) > s.version
@@ -679,7 +682,7 @@ class Builder:
         return tuple(out.values())
 
     def stale(self, s: StaleUse) -> M.Stale:
-        kind, by, earlier, modified, save, carry, before_loop = s
+        kind, by, earlier, modified, save, carry, before_loop, empty_loop = s
         return M.Stale(
             kind,
             by.event.seq,
@@ -690,6 +693,7 @@ class Builder:
             self.span(carry.site) if carry is not None else None,
             tuple(o.oid for o in by.stepped_objs),
             before_loop,
+            empty_loop,
         )
 
     def event(self, e: EventRec, depth: int) -> M.Event:
@@ -950,6 +954,7 @@ def _stale_uses(
     maybe_cleared: set | frozenset = frozenset(),
     steps: list[int] | None = None,
     literals: Any = None,
+    empty_loop: set | frozenset = frozenset(),
 ) -> dict[BackwardRec, list[StaleUse]]:
     """For each backward(), the graph it reaches that an earlier backward() freed (torch raises
     "Trying to backward through the graph a second time") or kept alive with retain_graph=True
@@ -1015,7 +1020,8 @@ def _stale_uses(
                         for s in c.held - c.stale
                     )
         if found:
-            out[rec] = [(*e[:6], e[7]) for e in found.values()]
+            # only through a name a loop kept for the case it runs no iteration: a guess about the data
+            out[rec] = [(*e[:6], e[7], e[6] <= empty_loop) for e in found.values()]
         if rec.retain:
             for s in saves:
                 retained.setdefault(s, rec)

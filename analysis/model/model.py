@@ -134,6 +134,9 @@ class Stale:
     by_stepped: tuple[int, ...] = ()  # optimizer keys the earlier backward was stepped for
     # made before a loop, and reached again by the backward of each of its iterations (retained)
     before_loop: bool = False
+    # reached only through a name a loop keeps from before it when it runs no iteration (`for s in
+    # scores: loss = f(s)`, then `loss` used): torch raises only if that loop is ever empty
+    empty_loop: bool = False
 
 
 @dataclass(frozen=True, slots=True)

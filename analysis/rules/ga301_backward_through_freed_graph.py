@@ -2,7 +2,7 @@
 
 import ast
 
-from ..model.findings import UNSAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, SUSPICIOUS, UNSAFE, Finding, Fix, Related
 from ..model.model import Span, Stale, Step
 from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .lifecycle import first_by_span, insert_before, statement_at
@@ -43,10 +43,16 @@ def check(ctx: RuleContext) -> list[Finding]:
                     f'graph was freed by the previous backward(), so `{step.loss}.backward()` raises "Trying to '
                     f'backward through the graph a second time"'
                 )
+                if st.empty_loop:
+                    msg += (
+                        " on an iteration where a loop that assigns the name afresh runs no iteration (the name "
+                        "then keeps the previous iteration's value)"
+                    )
                 out.append(
                     RULE.finding(
                         st.carry,
                         msg,
+                        confidence=SUSPICIOUS if st.empty_loop else CONFIRMED,
                         related=(
                             Related(step.span, f"`{step.loss}.backward()` reaches the old graph"),
                             Related(st.by_span, "the earlier backward() freed it"),

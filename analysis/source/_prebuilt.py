@@ -1081,7 +1081,7 @@ def _analysis_model_model_Event(_d, _f):
 
 
 def _analysis_model_model_Stale(_d, _f):
-    def __init__(self, kind, by, by_span, earlier_iteration, modified, op_span, carry, by_stepped=_d[0], before_loop=_d[1]):
+    def __init__(self, kind, by, by_span, earlier_iteration, modified, op_span, carry, by_stepped=_d[0], before_loop=_d[1], empty_loop=_d[2]):
         _set(self, 'kind', kind)
         _set(self, 'by', by)
         _set(self, 'by_span', by_span)
@@ -1091,22 +1091,23 @@ def _analysis_model_model_Stale(_d, _f):
         _set(self, 'carry', carry)
         _set(self, 'by_stepped', by_stepped)
         _set(self, 'before_loop', before_loop)
+        _set(self, 'empty_loop', empty_loop)
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(kind={self.kind!r}, by={self.by!r}, by_span={self.by_span!r}, earlier_iteration={self.earlier_iteration!r}, modified={self.modified!r}, op_span={self.op_span!r}, carry={self.carry!r}, by_stepped={self.by_stepped!r}, before_loop={self.before_loop!r})"
+        return f"{self.__class__.__qualname__}(kind={self.kind!r}, by={self.by!r}, by_span={self.by_span!r}, earlier_iteration={self.earlier_iteration!r}, modified={self.modified!r}, op_span={self.op_span!r}, carry={self.carry!r}, by_stepped={self.by_stepped!r}, before_loop={self.before_loop!r}, empty_loop={self.empty_loop!r})"
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.kind,self.by,self.by_span,self.earlier_iteration,self.modified,self.op_span,self.carry,self.by_stepped,self.before_loop,) == (other.kind,other.by,other.by_span,other.earlier_iteration,other.modified,other.op_span,other.carry,other.by_stepped,other.before_loop,)
+            return (self.kind,self.by,self.by_span,self.earlier_iteration,self.modified,self.op_span,self.carry,self.by_stepped,self.before_loop,self.empty_loop,) == (other.kind,other.by,other.by_span,other.earlier_iteration,other.modified,other.op_span,other.carry,other.by_stepped,other.before_loop,other.empty_loop,)
         return NotImplemented
     def __hash__(self):
-        return hash((self.kind,self.by,self.by_span,self.earlier_iteration,self.modified,self.op_span,self.carry,self.by_stepped,self.before_loop,))
+        return hash((self.kind,self.by,self.by_span,self.earlier_iteration,self.modified,self.op_span,self.carry,self.by_stepped,self.before_loop,self.empty_loop,))
     def __setattr__(self, name, value):
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
     def __delattr__(self, name):
         raise FrozenInstanceError(f"cannot delete field {name!r}")
     def __getstate__(self):
-        return [self.kind, self.by, self.by_span, self.earlier_iteration, self.modified, self.op_span, self.carry, self.by_stepped, self.before_loop]
+        return [self.kind, self.by, self.by_span, self.earlier_iteration, self.modified, self.op_span, self.carry, self.by_stepped, self.before_loop, self.empty_loop]
     def __setstate__(self, state):
-        for name, value in zip(('kind', 'by', 'by_span', 'earlier_iteration', 'modified', 'op_span', 'carry', 'by_stepped', 'before_loop'), state):
+        for name, value in zip(('kind', 'by', 'by_span', 'earlier_iteration', 'modified', 'op_span', 'carry', 'by_stepped', 'before_loop', 'empty_loop'), state):
             _set(self, name, value)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__, '__getstate__': __getstate__, '__setstate__': __setstate__}
 
@@ -2365,7 +2366,7 @@ CLASSES = {
     'gradaudit.analysis.model.model.Group': ((True, True, True, False, False, (('params', '', True, True, None), ('exact', '', True, True, None), ('filtered', '', True, True, None), ('span', '', True, True, None), ('options', 'd', True, True, None), ('from_arg', 'd', True, True, None), ('sources', 'd', True, True, None))), _analysis_model_model_Group),
     'gradaudit.analysis.model.model.Optimizer': ((True, True, True, False, False, (('key', '', True, True, None), ('name', '', True, True, None), ('type', '', True, True, None), ('span', '', True, True, None), ('seq', '', True, True, None), ('groups', '', True, True, None), ('complete', '', True, True, None), ('in_loop', 'd', True, True, None), ('escaped', 'd', True, True, None), ('fresh_params', 'd', True, True, None), ('loops', 'd', True, True, None), ('stateless', 'd', True, True, None), ('args_only', 'd', True, True, None), ('duck', 'd', True, True, None))), _analysis_model_model_Optimizer),
     'gradaudit.analysis.model.model.Event': ((True, True, True, False, False, (('kind', '', True, True, None), ('span', '', True, True, None), ('seq', '', True, True, None), ('target', 'd', True, True, None), ('target_key', 'd', True, True, None), ('guarded', 'd', True, True, None), ('via', 'd', True, True, None), ('detail', 'd', True, True, None), ('params', 'd', True, True, None), ('loops', 'd', True, True, None), ('conds', 'd', True, True, None), ('literals', 'd', True, True, None))), _analysis_model_model_Event),
-    'gradaudit.analysis.model.model.Stale': ((True, True, True, False, False, (('kind', '', True, True, None), ('by', '', True, True, None), ('by_span', '', True, True, None), ('earlier_iteration', '', True, True, None), ('modified', '', True, True, None), ('op_span', '', True, True, None), ('carry', '', True, True, None), ('by_stepped', 'd', True, True, None), ('before_loop', 'd', True, True, None))), _analysis_model_model_Stale),
+    'gradaudit.analysis.model.model.Stale': ((True, True, True, False, False, (('kind', '', True, True, None), ('by', '', True, True, None), ('by_span', '', True, True, None), ('earlier_iteration', '', True, True, None), ('modified', '', True, True, None), ('op_span', '', True, True, None), ('carry', '', True, True, None), ('by_stepped', 'd', True, True, None), ('before_loop', 'd', True, True, None), ('empty_loop', 'd', True, True, None))), _analysis_model_model_Stale),
     'gradaudit.analysis.model.model.Scheduler': ((True, True, True, False, False, (('key', '', True, True, None), ('name', '', True, True, None), ('type', '', True, True, None), ('span', '', True, True, None), ('optimizer', '', True, True, None), ('counter', '', True, True, None))), _analysis_model_model_Scheduler),
     'gradaudit.analysis.model.model.Accumulation': ((True, True, True, False, False, (('span', '', True, True, None), ('params', '', True, True, None), ('backpropagated', '', True, True, None), ('loops', '', True, True, None), ('tensor', 'd', True, True, None), ('outlives', 'd', True, True, None), ('handed', 'd', True, True, None), ('keeper', 'd', True, True, None))), _analysis_model_model_Accumulation),
     'gradaudit.analysis.model.model.Crossing': ((True, True, True, False, False, (('seq', '', True, True, None), ('span', '', True, True, None), ('own', '', True, True, None), ('foreign', '', True, True, None), ('loops', '', True, True, None), ('arg', 'd', True, True, None))), _analysis_model_model_Crossing),
