@@ -44,8 +44,12 @@ def loss_value(ip, out: V, argv, label) -> V:
     is a loss term whose reaching a backward() GA209 checks."""
     if len(argv) >= 2 and isinstance(argv[0], V) and isinstance(argv[1], V):
         target, pred = argv[1], argv[0]
+        # a prediction that is data (no known parameter, no cut of its own: `mel[:, :, :n]`)
+        # against a cut of known parameters: the arguments written the other way round, and the
+        # cut value is what the loss is taken of, not a target's stop-gradient
+        data = not pred.org and not pred.cuts
         for c in target.cuts - pred.cuts:
-            if not c.role:
+            if not c.role and not (data and (c.removed or not pred.carries)):
                 c.role = "target"
     # a scale inside what it compares (attention's `* head_dim ** -0.5`, logits over a temperature)
     # is not the loss's scale: only `loss / accum_steps` after it averages micro-batches (GA205)

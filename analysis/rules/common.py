@@ -271,7 +271,7 @@ def _cut_candidates(ctx: RuleContext) -> list[CutCandidate]:
         # stop-gradient on a loss function's target or on a weighting factor is the idiom beside it
         plain = set()
         for cut, lost, _, _ in candidates:
-            if not cut.role:
+            if not cut.role or cut.role == "dead":  # a term made a constant is a break of its own
                 plain |= lost
         for cut, lost, certain, level in candidates:
             if cut.role and cut.role != "dead" and lost and lost <= plain:
