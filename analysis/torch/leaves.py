@@ -190,7 +190,8 @@ def note_new_units(ip: Core, units, node):
     if ip.st.shallow and forward and not ip.st.init_stack:
         # a layer built inside a forward run alone (interpreter.run_units): built anew at each call,
         # unless a guard builds it once and keeps it (`if key not in self.mlps:`)
-        params = frozenset(u for u in units if u.kind == Unit.PARAM)
+        # (a frozen one, `nn.Parameter(self.pe, requires_grad=False)`, is a constant: no weight to train)
+        params = frozenset(u for u in units if u.kind == Unit.PARAM and u.frozen != FROZEN)
         if params and not _built_once(ip, node):
             stmt = ip.st.cur_stmt if ip.st.cur_stmt is not None else node
             ip.st.trace.forward_new.append((Site(ip.st.sf, stmt), params))

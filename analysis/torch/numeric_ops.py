@@ -503,8 +503,11 @@ def loss_misuse(ip: Core, op, argv, node, arg_node):
 
 
 def _function_of(ip: Core):
+    """The function running, or at a script's top level its module (its names are assigned there)."""
     frame = ip.st.stack[-1] if ip.st.stack else None
-    return frame.func.node if frame is not None and frame.func is not None else None
+    if frame is not None and frame.func is not None:
+        return frame.func.node
+    return getattr(ip.st.sf, "tree", None)
 
 
 def _is_max_of(node, fn=None) -> bool:
@@ -558,6 +561,16 @@ def _assigned_before(fn, name: str, line: int):
         for n in ast.walk(fn):
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
                 table.setdefault(n.targets[0].id, []).append((n.lineno, n.value))
+            elif (
+                isinstance(n, ast.Assign)
+                and len(n.targets) == 1
+                and isinstance(n.targets[0], ast.Tuple)
+                and n.targets[0].elts
+                and isinstance(n.targets[0].elts[0], ast.Name)
+            ):
+                # `logits_max, _ = torch.max(s, dim=1, keepdim=True)`: the first of the call's results
+                first = ast.Subscript(value=n.value, slice=ast.Constant(0), ctx=ast.Load())
+                table.setdefault(n.targets[0].elts[0].id, []).append((n.lineno, first))
         fn._gradaudit_assigned = table
     found = [(ln, v) for ln, v in table.get(name, ()) if ln < line]
     return max(found, key=lambda x: x[0])[1] if found else None
