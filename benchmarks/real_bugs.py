@@ -1,9 +1,9 @@
 #!/usr/bin/env python
 """Run gradaudit over real gradient bugs that public projects fixed (benchmarks/real_bugs.toml).
 
-    python benchmarks/real_bugs.py [--split dev|test|held|held2|held3|held4|all] [--mode file|project|both]
+    python benchmarks/real_bugs.py [--split dev|test|held|held2|...|held19|all] [--mode file|project|both]
                                    [--mirrors DIR] [--gradaudit BIN] [--only ID ...]
-                                   [--tolerance N] [--timeout SEC] [--jobs N]
+                                   [--tolerance N] [--timeout SEC] [--jobs N] [--python PY]
                                    [--json OUT] [--verbose]
 
 For each bug of the manifest, the buggy version (`parent`) and the fixed version (`fix`) are read
@@ -263,9 +263,13 @@ class Run:
     seconds: float
 
 
-def run_gradaudit(binary: str, root: str, targets: list[str], timeout: float, jobs: int) -> Run:
+def run_gradaudit(
+    binary: str, root: str, targets: list[str], timeout: float, jobs: int, python: str | None = None
+) -> Run:
     cmd = [binary, "check", *targets, "--format", "json", "--no-progress", "--exit-zero", "--no-cache"]
     cmd += ["-j", str(jobs)]
+    if python:
+        cmd += ["--python", python]
     start = time.monotonic()
     try:
         proc = subprocess.run(cmd, cwd=root, capture_output=True, timeout=timeout, check=False)
@@ -387,7 +391,7 @@ def evaluate(bug: Bug, args) -> BugResult:
                     targets = [p for p in spot_files if os.path.isfile(os.path.join(root, p))]
                 else:
                     targets = ["."]
-                run = run_gradaudit(args.gradaudit, root, targets, args.timeout, args.jobs)
+                run = run_gradaudit(args.gradaudit, root, targets, args.timeout, args.jobs, args.python)
                 mr.seconds += run.seconds
                 if run.error:
                     mr.error = (mr.error + f"; {version}: " if mr.error else f"{version}: ") + run.error
@@ -507,6 +511,12 @@ def main(argv=None) -> int:
     ap.add_argument("--tolerance", type=int, default=2, help="lines either side of a spot (default 2)")
     ap.add_argument("--timeout", type=float, default=1800, help="seconds per gradaudit run")
     ap.add_argument("--jobs", type=int, default=1, help="gradaudit worker processes per run")
+    ap.add_argument(
+        "--python",
+        metavar="PY",
+        help="an interpreter whose environment holds the projects' libraries (gradaudit reads them from "
+        "there, as for a user who installed them); default: gradaudit's own environment",
+    )
     ap.add_argument("--json", metavar="OUT", help="write the per-bug results and the summary as JSON")
     ap.add_argument("--verbose", action="store_true", help="print matches and findings in the spot files")
     ap.add_argument("--list", action="store_true", help="list the selected bugs and exit")
@@ -524,9 +534,10 @@ def main(argv=None) -> int:
         for b in chosen:
             print(f"{b.id:24} {b.split:4} {b.family:11} {','.join(b.codes):13} {b.repo}@{b.fix[:12]}")
         return 0
+    libs = args.python or "gradaudit's own environment"
     print(
         f"gradaudit: {args.gradaudit}; {len(chosen)} bugs ({args.split}); modes: {', '.join(args.modes)}; "
-        f"tolerance ±{args.tolerance} lines",
+        f"tolerance ±{args.tolerance} lines; libraries from {libs}",
         flush=True,
     )
     results = []
