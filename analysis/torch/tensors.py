@@ -132,7 +132,7 @@ def _restart(ip: Core, target: V) -> None:
 def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_node=None) -> V:
     site = Site(ip.st.sf, node)
     if op in ("Add", "Sub") and rhs is not None:
-        _dead_terms(ip, target, rhs)  # `loss_g += lambda_mel * l1(mel, mel_fake.data)`, as `+` does
+        _dead_terms(ip, target, rhs, accumulated=True)  # `loss_g += lambda_mel * l1(mel, mel_fake.data)`
     stores = storages(target)
     group = tuple(s for s in stores if type(s) is TensorObj and s.base is None)
     for s in stores:
@@ -824,15 +824,17 @@ def numpy_function(ip: Core, qual, args, kwargs, node, env) -> V:
 _ARITH = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "pow"}
 
 
-def _dead_terms(ip: Core, left: V, right: V) -> None:
-    """`l1 + w * perceptual.detach().item()`, or `+=`: a scalar term (a loss) cut from everything it
-    carried, added to one that carries gradient, is a constant there: it only shifts the loss's
-    value. (Not a tensor's shift: `code + (q - code).detach()` is a straight-through estimator.)"""
+def _dead_terms(ip: Core, left: V, right: V, accumulated: bool = False) -> None:
+    """`l1 + w * perceptual.detach().item()`: a scalar term (a loss) cut from everything it carried,
+    added to one that carries gradient, is a constant there: it only shifts the loss's value. (Not a
+    tensor's shift: `code + (q - code).detach()` is a straight-through estimator, `x - x.mean().item()`
+    centres.) `accumulated`: `total += term`, the way losses are summed (`loss_g += lambda_mel *
+    loss_mel`), where the total's shape may not be known (a project loss module's sum)."""
     ls, rs = _shape(left), _shape(right)
-    # the cut term a scalar (a loss), the other a scalar or not known (a project loss module's sum)
-    dead = (_tag_cuts(right, left, "dead") if rs == () and ls in ((), None) else []) + (
-        _tag_cuts(left, right, "dead") if ls == () and rs in ((), None) else []
-    )
+    if rs == () and (ls == () or (accumulated and ls is None)):
+        dead = _tag_cuts(right, left, "dead") + (_tag_cuts(left, right, "dead") if ls == () else [])
+    else:
+        return
     if dead and ip.st.shallow:
         ip.st.trace.dead_cuts.extend(dead)  # in a unit run alone (interpreter.run_units)
 
