@@ -772,6 +772,20 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
             # with biases, every state is a function of learned affine maps (gates of Wx + Uh + b):
             # the zero vector only on a null set of weights, like a biased layer's output
             out = out.replace(marks=out.marks | Mark.DENSE)
+        if spec == "LSTM" and ip.st.nograd is None and requires_grad(out) and not out.marks & Mark.PACKED:
+            # torch's LSTM kernels (CPU and cuDNN alike) keep the output sequence for backward:
+            # `o.masked_fill_(~mask, 0)` on it raises "modified by an inplace operation" (GRU and
+            # RNN keep theirs only under cuDNN)
+            site = Site(ip.st.sf, node)
+            sure = surely_requires_grad(out)
+            out = out.replace(
+                saves=out.saves
+                | frozenset(
+                    SaveRec(t, t.version, site, "lstm", ip.st.ctx, sure, tuple(ip.st.path))
+                    for t in out.objs
+                    if isinstance(t, TensorObj)
+                )
+            )
         if spec in T.RECURRENT or spec == "MultiheadAttention":
             dense = out.marks & Mark.DENSE
             h = ip.tensor_result(f, node).replace(saves=out.saves, marks=dense)
