@@ -147,6 +147,16 @@ INPLACE = [
     ("fused_branches_relu_in_place", lambda m: m.Stage(3), lambda t: [t.randn(2, 3, 8, 8)], False),
     ("template_block_written_back", lambda m: m.TemplatePairStackBlock(4), lambda t: [t.randn(1, 2, 3, 3, 4)], True),
     ("template_block_concatenated", lambda m: m.TemplatePairStackBlock(4), lambda t: [t.randn(1, 2, 3, 3, 4)], False),
+    (
+        "lstm_output_masked_by_base_forward",
+        lambda m: m.LSTM(4, 6),
+        lambda t: [t.randn(3, 5, 4), t.tensor([5.0, 2, 3])],
+        True,
+    ),
+]
+# the same file's GRU, whose output torch keeps for backward only under cuDNN: quiet, and runs on CPU
+INPLACE_QUIET = [
+    ("lstm_output_masked_by_base_forward", lambda m: m.GRU(4, 6), lambda t: [t.randn(3, 5, 4), t.tensor([5.0, 2, 3])]),
 ]
 
 
@@ -167,6 +177,16 @@ def test_unit_inplace_under_torch(name, build, inputs, raises):
     if name == "residual_after_norm":
         out = _load(name).FusePaths(4)(torch.randn(3, 4, requires_grad=True))
         out.sum().backward()  # the in-place writes change a fresh sum no op saved
+
+
+@pytest.mark.slow
+@pytest.mark.runtime
+@pytest.mark.parametrize("name,build,inputs", INPLACE_QUIET, ids=[c[0] for c in INPLACE_QUIET])
+def test_unit_quiet_under_torch(name, build, inputs):
+    torch = pytest.importorskip("torch")
+    m = build(_load(name))
+    xs = [(x.clone().requires_grad_() * 1.0) for x in inputs(torch)]
+    m(*xs).sum().backward()
 
 
 @pytest.mark.slow

@@ -688,9 +688,15 @@ class Interpreter:
                 st.root_budget, st.budget = st.budgets.function, allowance
                 inst = self.symbolic_instance(cls, Site(sf, cls.node)) if cls is not None else None
                 args, kwargs = self.symbolic_args(fn, cls is not None, self.grad_input, Site(sf, fn.node))
-                for name in _required_when_none(fn.node):
+                required = _required_when_none(fn.node)
+                for name in required:
                     # `if self.training and gt_boxes is None: raise`: a caller that trains gives it
                     kwargs[name] = self.sym_value(name, Site(sf, fn.node))
+                for name in _optional_and_tested(fn.node):
+                    # `lens=None`, then `if lens is not None: o.masked_fill_(...)`: a caller may give
+                    # it, and what the function does with it is what a unit run alone is for
+                    if name not in required:
+                        kwargs[name] = join_all([NONE, self.sym_value(name, Site(sf, fn.node))])
                 made = len(st.trace.forward_new)
                 out = calls.call_function(self, fn, args, kwargs, fn.node, self_v=inst)
                 # the versions of what its result's graph saved, as the unit leaves them (GA110);
@@ -698,7 +704,17 @@ class Interpreter:
                 saves = recording.held_saves(out).union(*(it.saves for it in out.items or () if isinstance(it, V)))
                 out = out.replace(saves=saves)
                 versions = {sv: sv.storage.version for sv in saves}
-                st.trace.units.append((out, fn.qual, versions, Site(fn.scope.sf, fn.node)))
+                # the methods of its own class and of the file's classes it derives from: a save
+                # there (a template method's `forward_cell`, the subclass's LSTM) and a change in
+                # the unit are one object's code, not a nested module's
+                own = tuple(
+                    Site(sf, m.node)
+                    for c in (cls.mro() if cls is not None else ())
+                    if isinstance(c, ClassObj) and c.scope is scope
+                    for m in c.methods.values()
+                    if isinstance(m, FuncObj) and m is not fn and not isinstance(m.node, ast.Lambda)
+                )
+                st.trace.units.append((out, fn.qual, versions, Site(fn.scope.sf, fn.node), own))
                 # a term made a Python number or a fresh tensor and added to one that carries
                 # gradient (`rate = torch.tensor(float(log(p).sum()))` in `rate + distortion`):
                 # whatever the caller gives, that term sends no gradient back (a detach may be a

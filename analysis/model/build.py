@@ -430,7 +430,7 @@ class Builder:
             # data preparation, out of the numerical rules' scope (rules.md conventions)
             used |= {r for r in rec.loss.risks if not (r.constant and _outer(_loops(r.ctx), loops))}
         alone: dict[RiskRec, str] = {}  # reaching the result of a forward run on its own
-        for out, label, _, _ in trace.units:
+        for out, label, *_ in trace.units:
             for r in _risks_in(out):
                 # not from a unit alone: operands that carry no gradient (`eye(n) / eye(n).norm()`, data),
                 # and a masked softmax (GA406), whose rows are empty or not as the caller's mask says
@@ -455,12 +455,13 @@ class Builder:
         return tuple(out)
 
     def inplace_hits(
-        self, saves: frozenset, versions: dict, certain: bool = True, within: Site | None = None
+        self, saves: frozenset, versions: dict, certain: bool = True, within: Site | None = None, methods: tuple = ()
     ) -> list[M.InplaceHit]:
         """The in-place changes, made after the save and by `versions` (SaveRec -> the storage's
         version then), to tensors a differentiable op saved for the graph of a value; only saves
         known to be made (a parameter requiring grad flows in) when `certain`; when `within` is
-        given, only saves written in its file and changes written in the function at `within`."""
+        given, only saves written in its file and changes written in the function at `within`; a save
+        in one of `methods` (the Sites of its own class's other methods) counts as the function's own."""
         hits = []
         # a change of one of several candidates hits a saved one only when each was saved before it
         # (for a proof, certainly saved: a save of a value that was only maybe that tensor proves
@@ -483,10 +484,13 @@ class Builder:
             # gradient needs, not one needing the made-up inputs to require grad (a model's data
             # does not)
             own = within is not None and (_inside(s.site, within) or _in_block_forward(s, within))
+            # a save a parameter needs, in another method of the unit's own class (a template
+            # method's `forward_cell`), changed in the unit itself
+            mine = not own and s.certain and any(_inside(s.site, m) for m in methods)
             home = (
                 _function_of(s.site) if within is not None and s.site.mod is within.mod and (own or s.certain) else None
             )
-            if within is not None and not own and home is None:
+            if within is not None and not own and not mine and home is None:
                 continue
             now = versions.get(s, storage.version)
             if now > s.version:
@@ -498,7 +502,7 @@ class Builder:
                         and _same_candidates(s.path, path)
                         and (
                             within is None
-                            or (own and _inside(site, within) and site.node is not s.site.node)
+                            or ((own or mine) and _inside(site, within) and site.node is not s.site.node)
                             or (
                                 home is not None
                                 and site.mod is within.mod
@@ -538,12 +542,12 @@ class Builder:
         """In-place changes of saved tensors in the graph of a forward (or loss function) run on its
         own: a backward through its result raises, whatever step uses it."""
         out: dict = {}
-        for value, label, versions, fn in trace.units:
+        for value, label, versions, fn, methods in trace.units:
             # the unit's inputs are taken to require grad (they may not: the finding is suspicious),
             # so what their flow makes ops save counts; but only a save and a change both in the
             # unit's own code, where the changed tensor is the saved one (not a result of a nested
             # module whose arms, joined, may alias what one arm saved)
-            for hit in self.inplace_hits(value.saves, versions, certain=False, within=fn):
+            for hit in self.inplace_hits(value.saves, versions, certain=False, within=fn, methods=methods):
                 out.setdefault(hit.span, (hit, label))
         return tuple(out.values())
 
