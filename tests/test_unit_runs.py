@@ -387,3 +387,29 @@ class Model(nn.Module):
 """
     result = analyze(source, path="model.py")
     assert [f.code for f in result.findings] == []
+
+
+def test_a_unit_gives_optional_inputs_used_as_tensors_not_option_objects():
+    # `lens=None` used as a tensor runs its branch; `inference_params=None`, an option object whose
+    # attributes no tensor has (a generation cache: Time-Series-Library's Mamba block), does not
+    import ast
+
+    from gradaudit.analysis.interp.interpreter import _optional_tensors
+
+    fn = ast.parse(
+        """
+def forward(self, x, lens=None, inference_params=None, mask=None, h=None):
+    if inference_params is not None:
+        state = self._cache(inference_params, x.size(0))
+        if inference_params.seqlen_offset > 0:
+            return self.step(x, state)
+    if mask is not None:
+        x = x * mask
+    if lens is not None:
+        x = pack(x, lens)
+    if h:
+        x = x + 1
+    return x
+"""
+    ).body[0]
+    assert _optional_tensors(fn) == ["lens", "mask"]

@@ -692,9 +692,10 @@ class Interpreter:
                 for name in required:
                     # `if self.training and gt_boxes is None: raise`: a caller that trains gives it
                     kwargs[name] = self.sym_value(name, Site(sf, fn.node))
-                for name in _optional_and_tested(fn.node):
+                for name in _optional_tensors(fn.node):
                     # `lens=None`, then `if lens is not None: o.masked_fill_(...)`: a caller may give
-                    # it, and what the function does with it is what a unit run alone is for
+                    # it, and what the function does with it is what a unit run alone is for (not
+                    # an option object, `inference_params=None`: a generation cache's path)
                     if name not in required:
                         kwargs[name] = join_all([NONE, self.sym_value(name, Site(sf, fn.node))])
                 made = len(st.trace.forward_new)
@@ -1056,6 +1057,32 @@ def _optional_and_tested(fn_node) -> list[str]:
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in optional
     }
     return sorted(_tested(fn_node, optional, on_self=False) | read)
+
+
+def _optional_tensors(fn_node) -> list[str]:
+    """The optional-and-tested parameters the function uses as tensors: a tensor method called on
+    them (`lens.unsqueeze(1)`), an operand of arithmetic or of a comparison other than `is`, or an
+    argument of calls when nothing reads an attribute of them that no tensor has
+    (`inference_params.seqlen_offset` is an option object's)."""
+    names = set(_optional_and_tested(fn_node))
+    if not names:
+        return []
+    tensor: set[str] = set()
+    passed: set[str] = set()
+    objects: set[str] = set()
+    for n in ast.walk(fn_node):
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in names:
+            if n.attr in T.TENSORISH_METHODS or n.attr in T.METADATA_ATTRIBUTES or n.attr in T.VIEW_ATTRIBUTES:
+                tensor.add(n.value.id)
+            else:
+                objects.add(n.value.id)
+        elif isinstance(n, ast.BinOp):
+            tensor.update(o.id for o in (n.left, n.right) if isinstance(o, ast.Name) and o.id in names)
+        elif isinstance(n, ast.Compare) and not any(isinstance(op, (ast.Is, ast.IsNot)) for op in n.ops):
+            tensor.update(o.id for o in (n.left, *n.comparators) if isinstance(o, ast.Name) and o.id in names)
+        elif isinstance(n, ast.Call):
+            passed.update(a.id for a in n.args if isinstance(a, ast.Name) and a.id in names)
+    return sorted((tensor | passed) - objects)
 
 
 def _required_when_none(fn_node) -> list[str]:
