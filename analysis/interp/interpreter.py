@@ -1063,7 +1063,16 @@ def _optional_tensors(fn_node) -> list[str]:
     """The optional-and-tested parameters the function uses as tensors: a tensor method called on
     them (`lens.unsqueeze(1)`), an operand of arithmetic or of a comparison other than `is`, or an
     argument of calls when nothing reads an attribute of them that no tensor has
-    (`inference_params.seqlen_offset` is an option object's)."""
+    (`inference_params.seqlen_offset` is an option object's). Kept on the node: asked at every
+    analysis that runs the unit (each keystroke in an editor)."""
+    known = getattr(fn_node, "_ga_optional_tensors", None)
+    if known is not None:
+        return known
+    fn_node._ga_optional_tensors = found = _find_optional_tensors(fn_node)
+    return found
+
+
+def _find_optional_tensors(fn_node) -> list[str]:
     names = set(_optional_and_tested(fn_node))
     if not names:
         return []

@@ -323,20 +323,20 @@ def iteration_related(events: Iterable[Event], skip: Iterable[Span | None] = ())
 
 def if_blocks(ctx: RuleContext, path: str, arms: bool = False) -> list[tuple[int, int, int, str]]:
     """(first, last line of the body, line, test as written) of every `if` in `path`, found once per
-    file (a walk per event is what lifecycle._modulo_blocks was cached against); `arms`: each `else`
-    arm too, its test written `not (test)`."""
-    key = f"if-blocks:{path}:{arms}"
+    file for every rule that asks (a walk per event is what lifecycle._modulo_blocks was cached
+    against); `arms`: each `else` arm too, its test written `not (test)`."""
+    key = f"if-blocks:{path}"
     found = ctx.cache.get(key)
     if found is None:
         tree = ctx.tree(path)
-        found = []
+        bodies, elses = [], []
         for node in ast.walk(tree) if tree is not None else ():
             if not isinstance(node, ast.If) or not node.body:
                 continue
             test = ast.unparse(node.test)
-            found.append((node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno, node.lineno, test))
-            if arms and node.orelse:
+            bodies.append((node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno, node.lineno, test))
+            if node.orelse:
                 last = node.orelse[-1].end_lineno or node.orelse[-1].lineno
-                found.append((node.orelse[0].lineno, last, node.lineno, f"not ({test})"))
-        ctx.cache[key] = found
-    return found
+                elses.append((node.orelse[0].lineno, last, node.lineno, f"not ({test})"))
+        found = ctx.cache[key] = (bodies, bodies + elses)
+    return found[1] if arms else found[0]
