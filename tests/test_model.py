@@ -533,3 +533,36 @@ def test_a_namespace_folder_imports_from_the_folder_of_the_script_that_runs_it(t
     assert [(os.path.basename(f.span.path), f.span.line, f.code) for f in result.findings] == [
         ("train.py", 10, "GA106")
     ]
+
+
+SPLIT_PARAMS = """import torch
+import torch.nn as nn
+
+
+class VAE(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(4, 4)
+        self.dec = nn.Linear(4, 4)
+        self.discr = nn.Linear(4, 1)
+
+
+vae = VAE()
+discr = set(vae.discr.parameters())
+a = torch.optim.Adam(set(vae.parameters()) - discr)
+b = torch.optim.Adam([p for p in vae.parameters() if p not in discr])
+c = torch.optim.Adam(set(vae.enc.parameters()) | set(vae.dec.parameters()))
+d = torch.optim.Adam(set(vae.parameters()) & discr)
+e = torch.optim.Adam([p for p in vae.parameters() if p is not vae.dec.bias])
+"""
+
+
+def test_parameter_sets_split_by_difference_membership_and_identity():
+    model = steps_of(SPLIT_PARAMS)
+    held = {o.name: {p.name for p in o.params} for o in model.optimizers}
+    rest = {"vae.enc.weight", "vae.enc.bias", "vae.dec.weight", "vae.dec.bias"}
+    assert held["a"] == held["b"] == held["c"] == rest
+    assert held["d"] == {"vae.discr.weight", "vae.discr.bias"}
+    assert held["e"] == rest - {"vae.dec.bias"} | {"vae.discr.weight", "vae.discr.bias"}
+    assert all(o.groups[0].exact for o in model.optimizers)
+

@@ -26,7 +26,7 @@ from .objects import (
     module_value,
     next_oid,
 )
-from .operators import binop
+from .operators import binop, param_set
 from .values import NOCONST, NONE, UNKNOWN, Fact, Kind, Mark, Star, V, const, flow_of, join, join_all, make_tuple
 
 STAR = "<import *>"  # env key: modules whose names `from m import *` brought in
@@ -299,6 +299,10 @@ def _e_compare(ip: Interp, node, env):
     rights = [ip.eval(c, env) for c in node.comparators]
     if len(node.ops) == 1:
         op, right = node.ops[0], rights[0]
+        if isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
+            same = _same_param(op, left, right)
+            if same is not None:
+                return const(same)
         if isinstance(op, (ast.Is, ast.IsNot)):
             t = _is_none(left) if _is_none_node(node.comparators[0]) else None
             if t is not None:
@@ -322,6 +326,31 @@ def _e_compare(ip: Interp, node, env):
         return out
     f = flow_of(*vals)
     return V(Kind.NUMBER | (Kind.ARRAY if any(v.k & Kind.ARRAY for v in vals) else 0), cuts=f.cuts, site=node)
+
+
+def _one_param(v: V) -> Unit | None:
+    """The parameter leaf a value is, when it is exactly one the engine can name."""
+    if not v.k & (Kind.PARAMS | Kind.TENSOR) or v.items is not None:
+        return None
+    units = [o for o in v.objs if isinstance(o, Unit)]
+    if len(units) != 1 or units[0].kind == Unit.OPAQUE or any(not isinstance(o, (Unit, PIter)) for o in v.objs):
+        return None
+    return units[0]
+
+
+def _same_param(op, left: V, right: V) -> bool | None:
+    """`p is q` of two parameters the engine names, `p in params` of one and a collection of
+    parameters known one by one (`[p for p in vae.parameters() if p not in discr_params]`)."""
+    u = _one_param(left)
+    if u is None:
+        return None
+    if isinstance(op, (ast.Is, ast.IsNot)):
+        w = _one_param(right)
+        return None if w is None else (u is w) == isinstance(op, ast.Is)
+    held = param_set(right)
+    if held is None or not held[1]:
+        return None
+    return (u in held[0]) == isinstance(op, ast.In)
 
 
 def _const_of(v: V, depth: int = 0):
@@ -622,6 +651,7 @@ def comprehension(ip: Interp, node, env) -> V:
     keys: list[V] = []
     exact = [True]
     filtered = [False]
+    walked: list = []  # the parameter sets filtered one by one: the result holds what passed, not them
 
     def run(i, e):
         if i == len(gens):
@@ -640,6 +670,7 @@ def comprehension(ip: Interp, node, env) -> V:
             # walking none of them is the generic path below, which keeps the walk's PIter)
             if not all(pi.exact for pi in it.of(PIter)):
                 exact[0] = False
+            walked.extend(it.of(PIter))
             for _u, uv in units:
                 e2 = dict(e)
                 ip.assign(gen.target, uv, e2, node)
@@ -685,7 +716,12 @@ def comprehension(ip: Interp, node, env) -> V:
     if content is not None and units and all(any(isinstance(o, Unit) for o in r.objs) for r in results):
         sources = frozenset(s for r in results for o in r.objs if isinstance(o, PIter) for s in o.sources)
         pi = PIter(frozenset(units), exact=exact[0], sources=sources, filtered=filtered[0], site=site)
-        content = content.replace(objs=content.objs | {pi})
+        if filtered[0] and walked:
+            # `[p for p in vae.parameters() if p not in discr_params]`: what the test dropped is not in it
+            gone = {o for r in results for o in r.objs if isinstance(o, PIter)}
+            content = content.replace(objs=(content.objs - gone) | {pi})
+        else:
+            content = content.replace(objs=content.objs | {pi})
     lst = ListObj(content, site)
     return V(Kind.LIST, frozenset((lst,)), site=node)
 

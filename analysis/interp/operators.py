@@ -7,7 +7,7 @@ import ast
 import re
 
 from .core import Core
-from .objects import ListObj, Site
+from .objects import ListObj, PIter, Site, Unit, is_closed
 from .values import EMPTY, NOCONST, Kind, Mark, V, const, flow_of, join_all, make_tuple
 
 _FOLD_MAX = 100_000  # a constant longer than this is not built (`"a" * 10**10` would take 10 GB)
@@ -42,6 +42,10 @@ def binop(ip: Core, op, left: V, right: V, node) -> V:
     exact = _exact_sequence(ip, op, left, right, node)
     if exact is not None:
         return exact
+    if isinstance(op, (ast.Sub, ast.BitAnd, ast.BitOr)) and left.k & Kind.LIST and right.k & Kind.LIST:
+        made = _param_set_op(ip, op, left, right, node)
+        if made is not None:
+            return made
     if left.k & (Kind.LIST | Kind.TUPLE) and isinstance(op, ast.Add):
         return _concatenated(ip, left, right, node)
     f = flow_of(left, right)
@@ -165,3 +169,56 @@ _BINOPS = {
     ast.Mod: _fold_mod,
     ast.Pow: lambda a, b: a**b if abs(b) < 64 else None,
 }
+
+
+def param_set(v: V) -> tuple[frozenset, bool] | None:
+    """The parameter leaves a collection of them holds (`model.parameters()`, `set(...)` or a list
+    of them), and whether they are known one by one (an unknown model's are not); None for
+    anything else."""
+    if not v.objs or v.items is not None:
+        return None
+    units: set = set()
+    exact = True
+    for o in v.objs:
+        if isinstance(o, PIter):
+            pis, found = [o], o.units
+        elif isinstance(o, ListObj):
+            c = o.content
+            if c is None:
+                continue
+            if any(not isinstance(x, (PIter, Unit)) for x in c.objs) or c.k & Kind.UNKNOWN:
+                return None
+            pis = [x for x in c.objs if isinstance(x, PIter)]
+            found = frozenset(x for x in c.objs if isinstance(x, Unit))
+        else:
+            return None
+        if any(pi.named for pi in pis):
+            return None
+        exact = exact and all(pi.exact for pi in pis)
+        units |= found
+    if any(u.kind == Unit.OPAQUE and not is_closed(u) for u in units):
+        exact = False
+    return frozenset(units), exact
+
+
+def _param_set_op(ip: Core, op, left: V, right: V, node) -> V | None:
+    """`set(model.parameters()) - set(model.discr.parameters())` (and `&`, `|`): the parameters
+    left, one by one when both sides are known so."""
+    a, b = param_set(left), param_set(right)
+    if a is None or b is None:
+        return None
+    if isinstance(op, ast.Sub):
+        units = a[0] - b[0]
+    elif isinstance(op, ast.BitAnd):
+        units = a[0] & b[0]
+    else:
+        units = a[0] | b[0]
+    site = Site(ip.st.sf, node)
+    pi = PIter(frozenset(units), exact=a[1] and b[1], filtered=True, site=site)
+    elem = V(
+        Kind.TENSOR | Kind.PARAMS,
+        frozenset(units) | {pi},
+        org=frozenset(u for u in units if u.kind != Unit.OPAQUE),
+        weak=frozenset(u for u in units if u.kind == Unit.OPAQUE),
+    )
+    return V(Kind.LIST, frozenset((ListObj(elem, site),)), site=node)

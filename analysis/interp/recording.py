@@ -282,10 +282,14 @@ def note_graph_write(ip, obj, value: V):
         ip.st.graph_writes += 1
 
 
-def note_crossing(ip, m, args, node=None):
+def note_crossing(ip, m, args, node=None, inner=False):
     """A module applied to a tensor that carries gradient from parameters it does not own (a
-    discriminator on a generator's output): where one model's output enters another's loss."""
+    discriminator on a generator's output): where one model's output enters another's loss.
+    `inner`: a call inside another module's forward (a discriminator a VAE holds and applies to
+    its reconstruction), a crossing only when different optimizers train the two sides."""
     if ip.st.nograd is not None:
+        return
+    if inner and len(ip.st.trace.optimizers) < 2:
         return
     foreign = set()
     for a in args:
@@ -295,6 +299,8 @@ def note_crossing(ip, m, args, node=None):
         return
     own = set(m.units())
     foreign -= own
+    if inner and own and foreign and not _trained_apart(ip, own, foreign):
+        return
     if own and foreign:
         stmt = ip.st.cur_stmt if ip.st.cur_stmt is not None else None
         rec = CrossRec(
@@ -310,6 +316,12 @@ def note_crossing(ip, m, args, node=None):
                 rec.arg = Site(ip.st.sf, n)  # the argument bringing the other model's gradient
                 break
         ip.st.trace.crossings.append(rec)
+
+
+def _trained_apart(ip, own: set, foreign: set) -> bool:
+    """An optimizer built so far trains `own` and none of `foreign`, and another the reverse."""
+    held = [o.units() for o in ip.st.trace.optimizers]
+    return any(h & own and not h & foreign for h in held) and any(h & foreign and not h & own for h in held)
 
 
 def reads_own_grad(ip, storage) -> bool:

@@ -1,7 +1,7 @@
 """GA304 multi-loss-interaction."""
 
 from ..model.findings import UNSAFE, Finding, Fix, Related
-from ..model.model import Crossing, EventKind, Param, Stale, Step
+from ..model.model import Crossing, EventKind, Param, ProgramModel, Stale, Step
 from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 from .lifecycle import (
@@ -23,6 +23,18 @@ def _fix(ctx: RuleContext, crossing: Crossing | None) -> Fix | None:
         return None
     wrapped = f"{text}.detach()" if text.replace("_", "").replace(".", "").isalnum() else f"({text}).detach()"
     return Fix(f"Detach the other model's output here: `{wrapped}`", UNSAFE, (ctx.replace(crossing.arg, wrapped),))
+
+
+def _cut_off_by(model: ProgramModel, key: int, step: Step, mine: set) -> bool:
+    """The other optimizer's own loss cuts this model off (`D(fake.detach())` in the discriminator's
+    loss): the two objectives are adversaries, not one shared objective (BicycleGAN's encoder and
+    generator, each stepped on losses through the other)."""
+    return any(
+        cut.kind in ("detach", "data", "nograd") and cut.removed & mine
+        for s in model.steps
+        if s is not step and key in s.stepped
+        for cut in s.cuts
+    )
 
 
 def check(ctx: RuleContext) -> list[Finding]:
@@ -127,6 +139,42 @@ def _findings(ctx: RuleContext) -> list[Finding]:
                 ),
                 None,
             )
+            if (
+                crossing is None
+                and dirty
+                and not reuse
+                and not freed
+                and any(clears(e, theirs, other) for e in step.events)
+                and _cut_off_by(model, other.key, step, mine)
+            ):
+                # the other model scored this one's output (D(G(z)) in G's loss): this backward writes
+                # into its gradients by design, and its step must not find them there (cleared
+                # nowhere in the iteration, GA201 says so)
+                scored = next(
+                    (
+                        c
+                        for c in sorted(model.crossings, key=lambda c: c.seq)
+                        if c.loops == step.loops and c.seq < bw.seq and c.own & theirs and c.foreign & mine and c.span
+                    ),
+                    None,
+                )
+                if scored is not None and scored.span is not None:
+                    out.append(
+                        RULE.finding(
+                            scored.span,
+                            f"{describe(theirs)}, which {name_of(other)} trains, score this model's output in "
+                            f"`{step.loss}`: its backward() writes into their gradients, and "
+                            f"{call_of(other, 'step')} applies them with its own loss's since nothing clears them "
+                            f"in between (that model is pushed towards this loss's objective too); clear "
+                            f"{name_of(other)}'s gradients after this backward() or before its own",
+                            params=names(theirs),
+                            related=(
+                                Related(dirty[0].span, f"{call_of(other, 'step')} applies the mixed gradients"),
+                                Related(step.span, f"`{step.loss}.backward()`"),
+                            ),
+                        )
+                    )
+                continue
             if crossing is None:
                 continue  # both losses are the other model's objective too (a shared encoder, BicycleGAN)
             anchor = crossing.span
@@ -193,7 +241,12 @@ the first model's graph that the first model's own backward already freed (the g
 first, then `D(fake)` in the discriminator loss). It also flags the other optimizer's `step()`
 when it runs between a loss's forward through the other model and that loss's backward (G's loss
 scored by D, then D's step, then G's backward): the step changed in place the weights that graph
-saved. A detached `fake` in the discriminator step, and clearing the generator's gradients
+saved. The other direction too: the generator's loss scores its output with the discriminator
+(`D(G(z))`, also when a wrapper's forward applies a discriminator it holds), so its backward
+writes into the discriminator's gradients, and the discriminator's optimizer, whose own loss
+detaches the generator, steps on them with its own because nothing clears them in between (the
+generator stepped first, the discriminator cleared only after its step); that is no shared
+objective. A detached `fake` in the discriminator step, and clearing the generator's gradients
 before its own backward, are not flagged.
 """,
     why="""
@@ -296,8 +349,91 @@ for it in range(2):
             runtime="trains",
             note="it trains, with the generator also pushed by the discriminator's loss",
         ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+G = nn.Linear(16, 16)
+D = nn.Linear(16, 1)
+opt_g = torch.optim.Adam(G.parameters(), lr=1e-4)
+opt_d = torch.optim.Adam(D.parameters(), lr=1e-4)
+for step in range(3):
+    x = torch.randn(8, 16)
+    fake = G(x)
+    g_loss = (fake - x).pow(2).mean() - D(fake).mean()  # <- GA304
+    g_loss.backward()
+    opt_g.step()
+    opt_g.zero_grad()
+    d_loss = (D(fake.detach()).exp() - D(x)).mean()
+    d_loss.backward()
+    opt_d.step()
+    opt_d.zero_grad()
+""",
+            runtime="trains",
+            note="the generator steps first; its loss leaves gradients in D that D's step applies with its own",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+
+class VQGan(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(16, 16)
+        self.discr = nn.Linear(16, 1)
+
+    def forward(self, x, return_discr_loss=False):
+        recon = self.enc(x)
+        if return_discr_loss:
+            return (self.discr(recon.detach()).exp() - self.discr(x)).mean()
+        return (recon - x).pow(2).mean() - self.discr(recon).mean()  # <- GA304
+
+
+torch.manual_seed(0)
+vae = VQGan()
+discr_params = set(vae.discr.parameters())
+optim = torch.optim.Adam(list(set(vae.parameters()) - discr_params), lr=1e-4)
+discr_optim = torch.optim.Adam(discr_params, lr=1e-4)
+for step in range(3):
+    x = torch.randn(8, 16)
+    vae(x).backward()
+    optim.step()
+    optim.zero_grad()
+    vae(x, return_discr_loss=True).backward()
+    discr_optim.step()
+    discr_optim.zero_grad()
+""",
+            runtime="trains",
+            note="the discriminator is a submodule the autoencoder's forward applies; its optimizer holds the rest",
+        ),
     ),
     valid=(
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+G = nn.Linear(16, 16)
+D = nn.Linear(16, 1)
+opt_g = torch.optim.Adam(G.parameters(), lr=1e-4)
+opt_d = torch.optim.Adam(D.parameters(), lr=1e-4)
+for step in range(3):
+    x = torch.randn(8, 16)
+    fake = G(x)
+    g_loss = (fake - x).pow(2).mean() - D(fake).mean()
+    g_loss.backward()
+    opt_g.step()
+    opt_g.zero_grad()
+    opt_d.zero_grad()
+    d_loss = (D(fake.detach()).exp() - D(x)).mean()
+    d_loss.backward()
+    opt_d.step()
+""",
+            runtime="trains",
+            note="what the generator's loss wrote into D is cleared before D's own backward",
+        ),
         Example(
             """import torch
 import torch.nn as nn

@@ -652,6 +652,8 @@ def module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
     if not ip.st.module_depth:
         recording.note_crossing(ip, m, args, node)  # the outermost call: a model applied by training code
         leaves.note_model_inputs(args, node)
+    else:
+        recording.note_crossing(ip, m, args, node, inner=True)
     ip.st.module_depth += 1
     try:
         out = _module_call(ip, m, args, kwargs, node, env)
