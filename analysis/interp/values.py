@@ -142,6 +142,8 @@ class Mark:
     # the inverse indices of `torch.unique(x, return_inverse=True)`: every value 0 .. n - 1 occurs,
     # so a count of them per value (`bincount`) is >= 1
     COVERS = 8388608
+    # rows of unit norm (`F.normalize(x)`): a product of two such is a cosine similarity (UNIT)
+    UNIT_ROWS = 16777216
 
 
 class _NoConst:

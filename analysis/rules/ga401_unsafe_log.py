@@ -62,7 +62,9 @@ RULE = Rule(
     summary="log of a value that can be exactly 0",
     what="""
 Flags `log`/`log2`/`log10` of a value that can be exactly zero — a softmax or sigmoid output, a
-ReLU output, a mask, a count, a norm — with no eps and no clamp on the way, when the result
+ReLU output, a mask, a count, a norm, a sum of squares per row written by hand (a signal's energy
+`(s ** 2).sum(1)` in a signal-to-noise loss, 0 for a silent reference; not of a layer's output
+that adds a bias) — with no eps and no clamp on the way, when the result
 reaches a loss given to `backward()`; and (suspicious) of a layer's raw output, which is negative
 for some inputs (`-torch.log(critic(x))` of a WGAN critic that has no sigmoid, also shifted or
 scaled by a number; not a value the code derived from it and other tensors, such as a ratio of two
@@ -139,6 +141,28 @@ for epoch in range(3):
 """,
             runtime="nonfinite",
             note="a ReLU output is exactly 0 for negative inputs",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Linear(8, 8)
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+x, refs = torch.randn(4, 8), torch.randn(4, 8)
+refs[0] = 0.0
+for it in range(2):
+    est = model(x)
+    signal = (refs**2).sum(dim=1)
+    noise = ((est - refs) ** 2).sum(dim=1)
+    sdr = 10 * torch.log10(signal / noise)  # <- GA401
+    loss = -sdr.mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            runtime="nonfinite",
+            note="a signal-to-noise loss: a silent reference has an energy of exactly 0",
         ),
     ),
     valid=(

@@ -28,7 +28,11 @@ def check(ctx: RuleContext) -> list[Finding]:
         ctx,
         RULE,
         lambda r: (
-            "division by a value that can be exactly 0 (a norm, a sum of a mask or of non-negative "
+            f"{r.detail} can be exactly 0 (a ReLU output, a standard deviation, a count) with no eps or "
+            "clamp: the distribution's argument check raises a ValueError there, and without it log_prob "
+            "divides by it and takes its log: inf or NaN, and so is the gradient"
+            if r.detail.startswith("the scale of ")
+            else "division by a value that can be exactly 0 (a norm, a sum of a mask or of non-negative "
             "values, a standard deviation, a count) with no eps or clamp: the result is inf or NaN "
             "where it is 0, and so is the gradient"
         ),
@@ -58,7 +62,10 @@ or NaN provably goes nowhere: a nonzero number over a value that carries no grad
 the side its inf lies
 (`(1 - c / rho).clamp(min=0)`); a masked mean over `torch.where(mask, x, 0)`; per-group means
 scattered by `arange(g).repeat_interleave(counts)` and broadcast back with
-`repeat_interleave(counts)`, which drops an empty group's row.
+`repeat_interleave(counts)`, which drops an empty group's row. The scale of a
+`torch.distributions` family (`Normal(loc, scale)`, `Laplace`, `StudentT`...) that can be 0 is
+flagged at the distribution: its `log_prob` divides by the scale and takes its log (torch's
+argument check raises a ValueError there first).
 """,
     why="""
 A padded sequence with no tokens has `mask.sum() == 0`, a constant batch has `std() == 0`, a zero
@@ -120,6 +127,32 @@ for epoch in range(3):
             runtime="nonfinite",
             note="an empty sequence has no unmasked token",
         ),
+        Example(
+            """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.distributions import Normal
+
+torch.manual_seed(0)
+body = nn.Linear(3, 8)
+mean_head, scale_head = nn.Linear(8, 2), nn.Linear(8, 2)
+with torch.no_grad():
+    scale_head.bias.fill_(-1.0)
+opt = torch.optim.Adam([*body.parameters(), *mean_head.parameters(), *scale_head.parameters()], lr=1e-3)
+x = torch.randn(16, 3)
+x[0] = 0.0
+y = torch.randn(16, 2)
+for it in range(3):
+    h = F.relu(body(x))
+    dist = Normal(mean_head(h), F.relu(scale_head(h)))  # <- GA402
+    loss = -dist.log_prob(y).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            runtime="error: Expected parameter scale",
+            note="a Gaussian head whose scale is a ReLU output: 0 for some rows (torch's argument check raises)",
+        ),
     ),
     valid=(
         Example(
@@ -151,6 +184,32 @@ for it in range(3):
 """,
             runtime="trains",
             note="clamped denominators, F.normalize, an eps on the std",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.distributions import Normal
+
+torch.manual_seed(0)
+body = nn.Linear(3, 8)
+mean_head, scale_head = nn.Linear(8, 2), nn.Linear(8, 2)
+with torch.no_grad():
+    scale_head.bias.fill_(-1.0)
+opt = torch.optim.Adam([*body.parameters(), *mean_head.parameters(), *scale_head.parameters()], lr=1e-3)
+x = torch.randn(16, 3)
+x[0] = 0.0
+y = torch.randn(16, 2)
+for it in range(3):
+    h = F.relu(body(x))
+    dist = Normal(mean_head(h), F.softplus(scale_head(h)) + 1e-4)
+    loss = -dist.log_prob(y).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            runtime="trains",
+            note="the scale kept positive: softplus plus an eps",
         ),
     ),
 )

@@ -46,7 +46,9 @@ RULE = Rule(
 Flags `sqrt`, `rsqrt`, `** 0.5` and `.pow(0.5)` (fractional powers below 1) of a value that can
 be exactly zero — a sum of squared differences of a tensor with itself (pairwise distances include
 each point with itself), a ReLU output, a norm, a sum of squares over a dimension (a norm written by
-hand, `sqrt((x * x).sum(-1))`: 0 for a zero vector) — with no eps, when it reaches `backward()`. The
+hand, `sqrt((x * x).sum(-1))`: 0 for a zero vector), one minus a squared cosine similarity or
+tanh (`sqrt(1 - cos ** 2)`, an ArcFace margin's sine: 0 where a feature lines up with its class
+weight, and a clamp to `[0, 1]` keeps the 0) — with no eps, when it reaches `backward()`. The
 distance between two outputs of one network (siamese branches `net(x1) - net(x2)`) is zero when
 the two inputs coincide: suspicious, since the data decides, as for a norm written by hand. A
 root of a mean over every element (an RMSE, 0 only at a perfect fit of the whole batch), `sqrt(x
@@ -160,8 +162,57 @@ for step in range(3):
             runtime="nonfinite",
             note="a norm written by hand is 0 for a zero vector; clamping it afterwards leaves 0 * inf",
         ),
+        Example(
+            """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+weight = nn.Parameter(torch.eye(4, 8))
+backbone = nn.Linear(8, 8)
+with torch.no_grad():
+    backbone.weight.copy_(torch.eye(8))
+    backbone.bias.zero_()
+opt = torch.optim.SGD([weight, *backbone.parameters()], lr=0.1)
+x, y = torch.eye(8)[:4], torch.arange(4)
+for it in range(2):
+    cosine = F.linear(F.normalize(backbone(x)), F.normalize(weight))
+    sine = torch.sqrt(1.0 - torch.pow(cosine, 2))  # <- GA403
+    phi = cosine * 0.8776 - sine * 0.4794
+    one_hot = F.one_hot(y, 4).float()
+    loss = F.cross_entropy(30.0 * (one_hot * phi + (1.0 - one_hot) * cosine), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            runtime="nonfinite",
+            note="an ArcFace margin: the sine of a cosine that is exactly 1 where a feature lines up with its class",
+        ),
     ),
     valid=(
+        Example(
+            """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+weight = nn.Parameter(torch.randn(4, 8))
+backbone = nn.Linear(8, 8)
+opt = torch.optim.SGD([weight, *backbone.parameters()], lr=0.1)
+x, y = torch.randn(4, 8), torch.arange(4)
+for it in range(2):
+    cosine = F.linear(F.normalize(backbone(x)), F.normalize(weight))
+    sine = torch.sqrt((1.0 - torch.pow(cosine, 2)).clamp(1e-6, 1))
+    phi = cosine * 0.8776 - sine * 0.4794
+    one_hot = F.one_hot(y, 4).float()
+    loss = F.cross_entropy(30.0 * (one_hot * phi + (1.0 - one_hot) * cosine), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            runtime="trains",
+            note="the ArcFace sine with 1 - cos ** 2 clamped away from 0",
+        ),
         Example(
             """import torch
 import torch.nn as nn

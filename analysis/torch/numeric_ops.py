@@ -91,6 +91,10 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None, biased: bool = Fals
         if marks & Mark.SQUARES and op in T.SUMS and len(ins) < 2 and "dim" not in kwargs and "axis" not in kwargs:
             # summed over everything (a mean squared error): one number, 0 only if every element is
             marks &= ~Mark.SQUARES
+        elif marks & Mark.SQUARES and op in T.SUMS and not marks & Mark.DENSE and not facts & Fact.POSITIVE:
+            # a squared norm written by hand, per row (a signal's energy `(s ** 2).sum(1)`): 0 for a
+            # zero row (a silent reference), as `.norm()` is, for a log or a division too
+            marks |= Mark.ZERO
     risks = set()
     if x is not None:
         if op in T.LOGS:
@@ -401,6 +405,30 @@ def check_division(ip: Core, num: V, den: V, node) -> set:
             )
         }
     return set()
+
+
+# where a torch.distributions family takes its scale: its log_prob divides by it (and takes its log)
+_SCALE_AT = {"Normal": 1, "LogNormal": 1, "Laplace": 1, "Cauchy": 1, "Gumbel": 1, "HalfNormal": 0, "HalfCauchy": 0}
+_SCALE_AT["StudentT"] = 2
+
+
+def distribution_scale(ip: Core, family: str, args, kwargs, node) -> set:
+    """`Normal(loc, scale)` with a scale that can be exactly 0 (a ReLU output, a std, a count): its
+    `log_prob` is `-(x - loc)**2 / (2 * scale**2) - log(scale) - ...`, inf or NaN there (GA402)."""
+    pos = _SCALE_AT.get(family)
+    if pos is None:
+        return set()
+    scale = kwargs.get("scale", args[pos] if len(args) > pos else None)
+    if not isinstance(scale, V) or not scale.k & Kind.TENSOR or not N.risky(scale):
+        return set()
+    if scale.marks & (Mark.PROB | Mark.SIGM):
+        # a sigmoid of a learned log-std reaches exactly 0 only past -100, which no policy's std
+        # drifts to; a softmax probability as a scale is another branch's value joined in (a
+        # categorical policy's output unpacked as `mean, std`)
+        return set()
+    detail = f"the scale of {family}(...)"
+    sure = CONFIRMED if scale.marks & Mark.SELF else SUSPICIOUS
+    return {hazard(ip, "GA402", node, detail, sure, constant=not requires_grad(scale))}
 
 
 def arith_numeric(ip: Core, opname, left: V, right: V, node, out: V) -> V:

@@ -36,6 +36,7 @@ NUMERIC_MARKS = (
     | Mark.DENSE
     | Mark.INV_EXP
     | Mark.RAW
+    | Mark.UNIT_ROWS
 )
 RISKY = Mark.ZERO | Mark.PROB | Mark.SIGM
 
@@ -93,6 +94,8 @@ def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple
         return Mark.SIGM | Mark.ZERO, Fact.ALL_SIGM
     if op in T.UNIT_RANGE:
         return Mark.UNIT, 0
+    if op == "normalize":
+        return Mark.UNIT_ROWS, 0
     if op in T.NONNEG_ZERO:
         return Mark.ZERO, (Fact.MASKED_ZERO if op in T.ZERO_MASKING else 0)
     if op in T.POOLS and first is not None:
@@ -127,6 +130,10 @@ def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple
         # a product with an exp of raw activations (`einsum(exp(k), v)`) overflows with it
         marks = Mark.LOGITS | (Mark.DENSE if biased else 0) | (inherited(ts) & Mark.EXP)
         operands = [v for v in ts if v.k & Kind.TENSOR]
+        if len(operands) == 2 and all(v.marks & Mark.UNIT_ROWS for v in operands) and not biased:
+            # F.linear(F.normalize(x), F.normalize(w)): cosine similarities, within [-1, 1] and
+            # exactly 1 where a feature lines up with its class weight (what training drives to)
+            return Mark.UNIT, 0
         if len(operands) > 1 and all(nonneg(v) for v in operands):
             # mixture weights times densities (`einsum("ij,ij->i", softmax(w), exp(logp))`): >= 0,
             # unbounded still, but no layer's raw output
@@ -236,6 +243,10 @@ def _arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool,
             return Mark.ZERO | ((lm | rm) & Mark.LOGITS), 0
         if positive_const(left.const) and rm & (Mark.PROB | Mark.SIGM):
             return Mark.ZERO, 0  # 1 - p: zero when p is 1
+        if left.const == 1 and rm & Mark.UNIT:
+            # 1 - cos, 1 - cos ** 2, 1 - tanh(u) ** 2: zero where the cosine (or tanh) is exactly 1,
+            # which a converged embedding or a saturated tanh gives in float32
+            return Mark.ZERO, 0
         if dense:
             return ((lm | rm) & Mark.LOGITS) | dense, 0
         if left.const == 1 and not rm and not right.facts and (right.org or right.weak or right.top):
@@ -255,7 +266,7 @@ def _arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool,
         if (lm | rm) & Mark.EXP:
             marks |= Mark.EXP  # `exp(k) * v`: inf where exp(k) is, a normalisation of it is NaN
         if same_storage:
-            marks |= Mark.SQUARES | (lm & Mark.DENSE)
+            marks |= Mark.SQUARES | (lm & (Mark.DENSE | Mark.UNIT))
         elif dense and (_nonzero_number(left.const) or _nonzero_number(right.const)):
             marks |= Mark.DENSE
         facts = Fact.POSITIVE if lpos and rpos else 0
@@ -274,7 +285,7 @@ def _arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool,
         c = right.const
         if isinstance(c, (int, float)) and not isinstance(c, bool):
             if c == 2 or (isinstance(c, int) and c % 2 == 0):
-                zero = Mark.ZERO if lm & (Mark.ZERO | Mark.SELF) else 0
+                zero = (Mark.ZERO if lm & (Mark.ZERO | Mark.SELF) else 0) | (lm & Mark.UNIT)
                 facts = (Fact.POSITIVE if lpos else Fact.NONNEG) | (left.facts & Fact.MASKED_ZERO)
                 return zero | (Mark.SQUARES | (lm & Mark.DENSE) if c == 2 else 0), facts
             if 0 < c < 1:

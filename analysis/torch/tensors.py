@@ -794,7 +794,9 @@ def distribution(ip: Core, qual, args, kwargs, node, env) -> V:
     # gradient reaches what it computes (`rsample`, `log_prob`, `entropy` below); what their graph saved
     # is not followed through it (a proof of reuse needs more than an object the engine does not model)
     f = flow_of(*[a for a in list(args) + list(kwargs.values()) if isinstance(a, V)])
-    return out.replace(k=Kind.UNKNOWN, marks=out.marks | Mark.DIST, org=f.org)  # an object
+    risks = numeric_ops.distribution_scale(ip, qual.rpartition(".")[2], args, kwargs, node)
+    out = out.replace(k=Kind.UNKNOWN, marks=out.marks | Mark.DIST, org=f.org)  # an object
+    return out.replace(risks=out.risks | f.risks | frozenset(risks)) if risks or f.risks else out
 
 
 def unseen_tensor_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
