@@ -566,3 +566,25 @@ def test_parameter_sets_split_by_difference_membership_and_identity():
     assert held["e"] == rest - {"vae.dec.bias"} | {"vae.discr.weight", "vae.discr.bias"}
     assert all(o.groups[0].exact for o in model.optimizers)
 
+
+def test_modules_imported_from_a_namespace_package(tmp_path):
+    # `from proj.algos.ddpg import core` and `from . import core` where `ddpg/` has no __init__.py:
+    # Python imports it as a namespace package, and the model class is the project's
+    (tmp_path / ".git").mkdir()
+    pkg = tmp_path / "proj" / "algos" / "ddpg"
+    pkg.mkdir(parents=True)
+    (tmp_path / "proj" / "__init__.py").write_text("")
+    (pkg / "core.py").write_text(
+        "import torch.nn as nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.layers = [nn.Linear(4, 1)]\n\n    def forward(self, x):\n        return self.layers[0](x)\n"
+    )
+    train = (
+        "import torch\n{imp}\n\nnet = core.Net()\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+        "for _ in range(3):\n    loss = net(torch.randn(8, 4)).mean()\n"
+        "    opt.zero_grad()\n    loss.backward()\n    opt.step()\n"
+    )
+    for name, imp in (("train.py", "from proj.algos.ddpg import core"), ("train_rel.py", "from . import core")):
+        (pkg / name).write_text(train.format(imp=imp))
+        result = Analyzer().analyze_file(str(pkg / name))
+        # the layer kept in a plain list, seen only if `core.Net` is
+        assert [(os.path.basename(f.span.path), f.code) for f in result.findings] == [("core.py", "GA109")], name

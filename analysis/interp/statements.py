@@ -1478,10 +1478,22 @@ def _s_importfrom(ip: Interp, stmt, env):
         if path is not None:
             # project modules run lazily, when the name is first used: most imports never matter
             env[name] = V(Kind.LAZY, frozenset((LazyImport(path, module, alias.name),)))
+        elif (sub := _namespace_module(ip, module, level, alias.name)) is not None:
+            env[name] = V(
+                Kind.LAZY, frozenset((LazyImport(sub, f"{module}.{alias.name}" if module else alias.name, None),))
+            )
         else:
             base = module if not level else ip.st.program.absolute_module(ip.st.sf, module, level)
             env[name] = V(Kind.MODREF, const=T.strip_torch_alias(f"{base}.{alias.name}" if base else alias.name))
     return env
+
+
+def _namespace_module(ip: Interp, module: str, level: int, name: str) -> str | None:
+    """`from pkg import mod` (or `from . import mod`) where `pkg` is a folder without `__init__.py`,
+    a namespace package: the project's `pkg/mod.py`."""
+    if not (level or module) or name == "*" or not ip.st.program.namespace_package(ip.st.sf, module, level):
+        return None
+    return ip.st.program.resolve(ip.st.sf, f"{module}.{name}" if module else name, level)
 
 
 def _s_delete(ip: Interp, stmt, env):

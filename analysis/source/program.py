@@ -493,6 +493,23 @@ class Program:
         self._importers.setdefault(key[0], []).append(key)
         return result
 
+    def namespace_package(self, sf: SourceFile, module: str, level: int = 0) -> bool:
+        """`module` (as `sf` imports it) is a folder of the project without `__init__.py`, which
+        Python imports as a namespace package: its modules are imported from it by name."""
+        parts = module.split(".") if module else []
+        if level:
+            base = os.path.dirname(sf.abspath)
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            bases = [base]
+        else:
+            bases = self.roots_for(sf)
+        for b in bases:
+            path = os.path.join(b, *parts)
+            if os.path.isdir(path) and not os.path.isfile(os.path.join(path, "__init__.py")):
+                return not any(p in path for p in _SKIP_PARTS)
+        return False
+
     def submodule(self, package_file: str, name: str) -> str | None:
         """`from pkg import mod` where mod is a module of the package."""
         if not package_file.endswith("__init__.py"):
