@@ -226,7 +226,8 @@ Flags a `zero_grad()` (on the optimizer or the model) or `p.grad = None` that ru
 `backward()` and before the `step()` of the optimizer holding those parameters, in the same
 iteration, with no other `backward()` in between. Clearing another optimizer's gradients there,
 or a second backward after the clear (an adversarial example's input gradient first), is not
-flagged. In a gradient accumulation (the step under `if (i + 1) % n == 0:`, the backward every
+flagged. In a gradient accumulation (the step under `if (i + 1) % n == 0:`, or under a flag the
+function assigned that test, `update = (i + 1) % n == 0; if update:`; the backward every
 micro-batch) it flags a clear that runs every micro-batch, outside the step's condition, and one
 under the step's own condition (the same `if` test, or the sync of `accelerator.accumulate`) that
 runs before the micro-batch's backward: on the micro-batch that steps it drops the others.
@@ -321,6 +322,27 @@ for epoch in range(3):
     optimize(model, optimizer, nn.functional.mse_loss(model(x), x.sum(1, keepdim=True)))
 """,
             runtime="no-update: model",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+accum = 2
+for it in range(6):
+    x, y = torch.randn(3, 4), torch.randn(3, 1)
+    loss = nn.functional.mse_loss(model(x), y) / accum
+    update = (it + 1) % accum == 0
+    if update:
+        opt.zero_grad()  # <- GA202
+    loss.backward()
+    if update:
+        opt.step()
+""",
+            runtime="trains",
+            note="the accumulation's condition held in a flag: each step applies the last micro-batch's gradient only",
         ),
     ),
     valid=(

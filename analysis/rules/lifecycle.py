@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Set
+from collections.abc import Iterable, Iterator, Set
+from typing import Any
 
 from ..model.findings import Edit, Finding, Related
 from ..model.model import Event, EventKind, Optimizer, Param, ProgramModel, Span, Step
@@ -107,12 +108,14 @@ def _modulo_blocks(ctx: RuleContext, path: str) -> list[tuple[int, int, str]]:
     if found is None:
         found = []
         tree = ctx.tree(path)
-        for node in ast.walk(tree) if tree is not None else ():
+        flags = _modulo_flags(ctx, path, tree)
+        for node, scope in _scoped(tree):
             if isinstance(node, ast.If) and node.body:
                 m = _MODULO.search(ctx.text_of_node(path, node.test) or "")
-                if m:
+                divisor = m.group(1) if m else _flag_divisor(node.test, flags.get(id(scope)))
+                if divisor:
                     last = node.body[-1].end_lineno or node.body[-1].lineno
-                    found.append((node.body[0].lineno, last, m.group(1)))
+                    found.append((node.body[0].lineno, last, divisor))
             elif (
                 isinstance(node, (ast.With, ast.AsyncWith))
                 and node.body
@@ -123,6 +126,61 @@ def _modulo_blocks(ctx: RuleContext, path: str) -> list[tuple[int, int, str]]:
                 found.append((node.body[0].lineno, last, ACCELERATE_STEPS))
         ctx.cache[key] = found
     return found
+
+
+_SCOPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _scoped(tree: ast.AST | None) -> Iterator[tuple[ast.AST, ast.AST]]:
+    """Each node of `tree` with the innermost function, class or module holding it."""
+    for scope in ast.walk(tree) if tree is not None else ():
+        if isinstance(scope, _SCOPES):
+            for node in _own_nodes(scope):
+                yield node, scope
+
+
+def _modulo_flags(ctx: RuleContext, path: str, tree: ast.AST | None) -> dict[int, dict[str, str]]:
+    """id(scope) -> {name: divisor} for each `update = (i + 1) % n == 0` assigned in a function (or
+    a module): an `if update:` there tests that counter."""
+    out: dict[int, dict[str, str]] = {}
+    for node, scope in _scoped(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            key = _flag_key(node.targets[0])
+            m = _MODULO.search(ctx.text_of_node(path, node.value) or "") if key else None
+            if key and m:
+                out.setdefault(id(scope), {})[key] = m.group(1)
+    return out
+
+
+def _own_nodes(scope: Any) -> Iterator[ast.AST]:
+    """The nodes of a scope's body, not those of the functions and classes it defines."""
+    todo = list(scope.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def _flag_key(target: ast.AST) -> str | None:
+    """`update` or `self.update` as an assignment target or a test."""
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        return f"{target.value.id}.{target.attr}"
+    return None
+
+
+def _flag_divisor(test: ast.expr, flags: dict[str, str] | None) -> str | None:
+    """The divisor of the counter an `if update:` (or `if update and ...:`) tests, `update`
+    assigned a modulo test in the same function."""
+    if not flags:
+        return None
+    for n in [test] if not isinstance(test, ast.BoolOp) else test.values:
+        key = _flag_key(n)
+        if key is not None and key in flags:
+            return flags[key]
+    return None
 
 
 def step_by_seq(model: ProgramModel) -> dict[int, Step]:
