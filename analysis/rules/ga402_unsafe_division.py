@@ -211,5 +211,25 @@ for it in range(3):
             runtime="trains",
             note="the scale kept positive: softplus plus an eps",
         ),
+        Example(
+            """import torch
+import torch.nn as nn
+from torch.distributions import Normal
+
+torch.manual_seed(0)
+actor = nn.Linear(3, 2)
+log_std = nn.Parameter(torch.zeros(2))
+opt = torch.optim.Adam([*actor.parameters(), log_std], lr=1e-3)
+obs, actions, adv = torch.randn(16, 3), torch.randn(16, 2), torch.randn(16)
+for it in range(3):
+    dist = Normal(actor(obs), torch.sigmoid(log_std) * 0.5)
+    loss = -(dist.log_prob(actions).sum(-1) * adv).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            runtime="trains",
+            note="a state-independent std through a sigmoid: exactly 0 only for a log-std near -100",
+        ),
     ),
 )

@@ -421,7 +421,7 @@ def distribution_scale(ip: Core, family: str, args, kwargs, node) -> set:
     scale = kwargs.get("scale", args[pos] if len(args) > pos else None)
     if not isinstance(scale, V) or not scale.k & Kind.TENSOR or not N.risky(scale):
         return set()
-    if scale.marks & (Mark.PROB | Mark.SIGM):
+    if scale.marks & (Mark.PROB | Mark.SIGM) or scale.facts & (Fact.ALL_SIGM | Fact.ALL_PROB):
         # a sigmoid of a learned log-std reaches exactly 0 only past -100, which no policy's std
         # drifts to; a softmax probability as a scale is another branch's value joined in (a
         # categorical policy's output unpacked as `mean, std`)

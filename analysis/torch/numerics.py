@@ -270,6 +270,12 @@ def _arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool,
         elif dense and (_nonzero_number(left.const) or _nonzero_number(right.const)):
             marks |= Mark.DENSE
         facts = Fact.POSITIVE if lpos and rpos else 0
+        # sigmoids scaled by a positive number (`0.5 * sigmoid(log_std)`): still saturating outputs,
+        # 0 only past -100, and a sum of them still > 0
+        if positive_const(right.const):
+            facts |= left.facts & (Fact.ALL_SIGM | Fact.ALL_PROB)
+        elif positive_const(left.const):
+            facts |= right.facts & (Fact.ALL_SIGM | Fact.ALL_PROB)
         if same_storage or _nonzero_number(right.const):
             facts |= left.facts & Fact.MASKED_ZERO  # x * x, x * 2
         elif _nonzero_number(left.const):
