@@ -64,8 +64,8 @@ class Cut:
         "nondiff",
         "zerograd",
     )
-    # a draw from a torch distribution (`dist.sample()`): the intended stop of a policy gradient, owned
-    # by no rule; it only explains what a stand-in leaf made from the draw lost (GA106)
+    # a draw from a torch distribution (`dist.sample()`): GA112's when it is the only path to a loss,
+    # unless made an action (note 'action': a Python number or an array handed to an environment)
     SAMPLE = "sample"
 
     def __init__(self, kind, site: Site, removed, removed_weak, detail="", receiver=None):
@@ -77,7 +77,7 @@ class Cut:
         self.detail = detail  # the spelling: '.detach()', '.item()', 'torch.no_grad()'
         self.receiver = receiver  # ast node of the cut expression's receiver (for fixes)
         self.top = False  # it also removed origins the engine could not name
-        self.note = ""  # 'list': the cut value was a list of tensors
+        self.note = ""  # 'list': the cut value was a list of tensors; 'action': a draw acted on
         # where the cut value met the rest of the loss: 'target' (a loss function's target), 'weight'
         # (a factor scaling a term that carries gradient of its own), '' (anything else): a
         # stop-gradient in such a place is the usual idiom, not the break (see cut_findings);

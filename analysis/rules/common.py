@@ -134,6 +134,10 @@ def cut_findings(
     for cut, step, lost, certain, level, raises in _cut_candidates(ctx):
         if cut.kind not in kinds:
             continue
+        if cut.kind == "sample" and cut.note == "action":
+            # made a Python number or an array (`env.step(action.item())`): an action whose returns
+            # reach the loss by design (REINFORCE weighs `log_prob` by them), not a value to train through
+            continue
         key = cut.span
         entry = found.get(key)
         if entry is None:

@@ -376,6 +376,7 @@ def _detach_(ip: Core, recv: V, name, argv, kwargs, node, env, recv_node) -> V:
 def _to_python(ip: Core, recv: V, name, argv, kwargs, node, env, recv_node) -> V:
     """`.item()`, `.tolist()`: a Python value, which carries no gradient."""
     k = Kind.NUMBER if name == "item" else Kind.LIST
+    _acted(recv)
     if recv.carries:
         return R.scalar_cut(ip, recv, node, f".{name}()", k=k, receiver=recv_node)
     return V(k, cuts=recv.cuts, site=node, marks=recv.marks & Mark.SAMPLED)
@@ -415,8 +416,17 @@ TENSOR_METHODS: dict[str, Callable[..., V]] = {
 }
 
 
+def _acted(v: V) -> None:
+    """A draw made a Python number or an array (`env.step(action.item())`): an action handed to code
+    that acts on it, whose returns reach a loss by design (GA112 does not report the draw)."""
+    for c in v.cuts:
+        if c.kind == Cut.SAMPLE:
+            c.note = "action"
+
+
 def numpy_of(ip: Core, recv: V, node, recv_node) -> V:
     """`.numpy()`: one GA105 cut, absorbing a `.detach()`/`.data` in the same chain."""
+    _acted(recv)
     chain = set()
     n = recv_node
     while isinstance(n, (ast.Call, ast.Attribute)):
@@ -754,6 +764,7 @@ def unseen_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
     if name == "backward" and not args and (recv.k & Kind.TENSOR or recv.carries or recv.cuts):
         return tensor_method(ip, recv, name, args, kwargs, node, None)
     if name in T.TO_PYTHON:
+        _acted(recv)
         if recv.carries:
             return R.scalar_cut(ip, recv, node, f".{name}()")
         return V(Kind.NUMBER, cuts=recv.cuts, marks=recv.marks & Mark.SAMPLED)
