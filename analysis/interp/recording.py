@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from ..ops import torch_api as T
-from .objects import DictObj, InstanceObj, ListObj, ModuleObj, OptimObj, PIter, Site, TensorObj, Unit
+from .objects import FROZEN, DictObj, InstanceObj, ListObj, ModuleObj, OptimObj, PIter, Site, TensorObj, Unit
 from .trace import AccRec, BackwardRec, CarryRec, CrossRec, Event, EventKind, GradReadRec, LossRec, UnseenRec
 from .values import Fact, Kind, Mark, Star, V, join
 
@@ -299,6 +299,9 @@ def note_crossing(ip, m, args, node=None, inner=False):
         return
     own = set(m.units())
     foreign -= own
+    # frozen while it scores (`critic.requires_grad_(False)` around the actor's loss): no gradient
+    # reaches it through this call, whatever it is at backward()
+    own = {u for u in own if u.frozen != FROZEN}
     if inner and own and foreign and not _trained_apart(ip, own, foreign):
         return
     if own and foreign:

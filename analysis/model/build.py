@@ -606,6 +606,16 @@ class Builder:
             inputs = self.params(o for o in rec.inputs.objs if isinstance(o, Unit)) | self.params(
                 u for it in (rec.inputs.items or ()) for u in it.objs if isinstance(u, Unit)
             )
+            # `loss.backward(inputs=list(actor.parameters()))`: a list of parameters (for
+            # autograd.grad the inputs stay what is known one by one: a list filtered by index
+            # (`if i not in skip: params.append(p)`) holds more than it may)
+            held = [
+                o.content
+                for o in rec.inputs.objs
+                if isinstance(o, ListObj) and o.content is not None and rec.kind == EventKind.BACKWARD
+            ]
+            inputs |= self.params(u for c in held for u in c.objs if isinstance(u, Unit))
+            inputs |= self.params(u for c in held for pi in c.objs if isinstance(pi, PIter) for u in pi.units)
         loop_span = None
         if loop_prefix and loop_prefix[-1][0] == "loop":
             loop_span = self.span(Site(_site_mod(rec, loop_prefix), loop_prefix[-1][1]))

@@ -224,7 +224,72 @@ def _findings(ctx: RuleContext) -> list[Finding]:
                     fix=_fix(ctx, crossing),
                 )
             )
+    out += _one_optimizer(model, opts)
     return first_by_span(out)
+
+
+def _one_optimizer(model: ProgramModel, opts: dict) -> list[Finding]:
+    """One optimizer over an actor and its critic (or a generator and its discriminator), their
+    losses backpropagated in turn before its step: the actor's loss scores the actor's output with
+    the critic (`-Q(s, pi(s))`), so its backward writes into the critic's gradients and the shared
+    step applies them with the critic's own loss's. Reported where the critic's own loss reaches the
+    critic and not the actor, cutting the actor off (a TD target under no_grad, `D(fake.detach())`):
+    adversaries, not one objective."""
+    out = []
+    for step in model.steps:
+        if step.kind != EventKind.BACKWARD or len(step.stepped) != 1:
+            continue
+        bw = own_event(step)
+        opt = opts.get(step.stepped[0])
+        if bw is None or opt is None or opt.escaped:
+            continue
+        trained = opt.params & (step.reached - step.frozen - step.maybe_frozen)
+        if step.inputs:
+            trained &= step.inputs  # `backward(inputs=...)`: only those get this loss's gradient
+        later = [e for e in steps_of(step.events, opt.key) if e.seq > bw.seq and not e.exclusive(bw)]
+        if not trained or not later:
+            continue
+        for c in sorted(model.crossings, key=lambda c: c.seq):
+            critic, actor = c.own & trained, c.foreign & trained
+            if c.loops != step.loops or c.seq > bw.seq or c.span is None or not critic or not actor:
+                continue
+            own_loss = next(
+                (
+                    s
+                    for s in model.steps
+                    if s is not step
+                    and opt.key in s.stepped
+                    and s.loops == step.loops
+                    and s.reached & critic
+                    and not s.reached & actor
+                    and any(cut.kind in ("detach", "data", "nograd") and cut.removed & actor for cut in s.cuts)
+                ),
+                None,
+            )
+            if own_loss is None:
+                continue
+            between = [e for e in step.events if bw.seq < e.seq < later[0].seq]
+            if any(clears(e, critic, opt) for e in between):
+                continue
+            out.append(
+                RULE.finding(
+                    c.span,
+                    f"{describe(critic)} score the output of {describe(actor)} in `{step.loss}`, and "
+                    f"{name_of(opt)} trains both: this backward() writes into the scorer's gradients, and "
+                    f"{call_of(opt, 'step')} applies them with those of its own loss (`{own_loss.loss}`), which "
+                    f"cuts the other model off; the scorer is pushed to raise the score it gives. Leave it out "
+                    f"of this backward (`{step.loss}.backward(inputs=...)` with the other model's parameters, "
+                    f"or `requires_grad_(False)` on it around this loss), or give each its own optimizer",
+                    params=names(critic),
+                    related=(
+                        Related(later[0].span, f"{call_of(opt, 'step')} applies the mixed gradients"),
+                        Related(step.span, f"`{step.loss}.backward()`"),
+                        Related(own_loss.span, f"`{own_loss.loss}.backward()`, the scorer's own loss"),
+                    ),
+                )
+            )
+            break
+    return out
 
 
 RULE = Rule(
@@ -246,8 +311,11 @@ saved. The other direction too: the generator's loss scores its output with the 
 writes into the discriminator's gradients, and the discriminator's optimizer, whose own loss
 detaches the generator, steps on them with its own because nothing clears them in between (the
 generator stepped first, the discriminator cleared only after its step); that is no shared
-objective. A detached `fake` in the discriminator step, and clearing the generator's gradients
-before its own backward, are not flagged.
+objective. And with one optimizer over both (an actor and its critic, `q_loss.backward();
+pi_loss.backward(); opt.step()`): the actor's `-Q(s, pi(s))` trains the critic as well, where the
+critic's own loss cuts the actor off (a TD target under `no_grad`); `pi_loss.backward(inputs=...)`
+or the critic frozen around the actor's loss are not flagged. A detached `fake` in the discriminator
+step, and clearing the generator's gradients before its own backward, are not flagged.
 """,
     why="""
 The discriminator's loss pushes the generator to make fakes easier to reject; applied by the
@@ -408,8 +476,72 @@ for step in range(3):
             runtime="trains",
             note="the discriminator is a submodule the autoencoder's forward applies; its optimizer holds the rest",
         ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+
+class Agent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pi = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2), nn.Tanh())
+        self.q = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 1))
+
+    def q_of(self, s, a):
+        return self.q(torch.cat([s, a], -1)).squeeze(-1)  # <- GA304
+
+
+torch.manual_seed(0)
+agent = Agent()
+opt = torch.optim.Adam(agent.parameters(), lr=1e-3)
+for it in range(3):
+    s, a, r, s2 = torch.randn(32, 4), torch.rand(32, 2) * 2 - 1, torch.randn(32), torch.randn(32, 4)
+    with torch.no_grad():
+        target = r + 0.99 * agent.q_of(s2, agent.pi(s2))
+    q_loss = ((agent.q_of(s, a) - target) ** 2).mean()
+    pi_loss = -agent.q_of(s, agent.pi(s)).mean()
+    opt.zero_grad()
+    q_loss.backward()
+    pi_loss.backward()
+    opt.step()
+""",
+            runtime="trains",
+            note="one optimizer over actor and critic: the actor's loss also trains the critic to raise its score",
+        ),
     ),
     valid=(
+        Example(
+            """import torch
+import torch.nn as nn
+
+
+class Agent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pi = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2), nn.Tanh())
+        self.q = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 1))
+
+    def q_of(self, s, a):
+        return self.q(torch.cat([s, a], -1)).squeeze(-1)
+
+
+torch.manual_seed(0)
+agent = Agent()
+opt = torch.optim.Adam(agent.parameters(), lr=1e-3)
+for it in range(3):
+    s, a, r, s2 = torch.randn(32, 4), torch.rand(32, 2) * 2 - 1, torch.randn(32), torch.randn(32, 4)
+    with torch.no_grad():
+        target = r + 0.99 * agent.q_of(s2, agent.pi(s2))
+    q_loss = ((agent.q_of(s, a) - target) ** 2).mean()
+    pi_loss = -agent.q_of(s, agent.pi(s)).mean()
+    opt.zero_grad()
+    q_loss.backward()
+    pi_loss.backward(inputs=list(agent.pi.parameters()))
+    opt.step()
+""",
+            runtime="trains",
+            note="the actor's loss backpropagated into the actor's parameters only",
+        ),
         Example(
             """import torch
 import torch.nn as nn
