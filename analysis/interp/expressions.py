@@ -26,7 +26,7 @@ from .objects import (
     module_value,
     next_oid,
 )
-from .operators import binop, param_set
+from .operators import binop, param_set, units_value
 from .values import NOCONST, NONE, UNKNOWN, Fact, Kind, Mark, Star, V, const, flow_of, join, join_all, make_tuple
 
 STAR = "<import *>"  # env key: modules whose names `from m import *` brought in
@@ -738,9 +738,9 @@ def iter_value(ip: Interp, v: V) -> V:
             out = join(out, V(Kind.STR))
         elif isinstance(o, PIter):
             if o.named:
-                out = join(out, make_tuple([V(Kind.STR), _units_value(o)], None))
+                out = join(out, make_tuple([V(Kind.STR), units_value(o)], None))
             else:
-                out = join(out, _units_value(o))
+                out = join(out, units_value(o))
         elif isinstance(o, ModuleObj):
             kids = list(o.children.values())
             if kids:
@@ -781,16 +781,6 @@ def iter_value(ip: Interp, v: V) -> V:
 
 def _unit_v(u: Unit) -> V:
     return V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)))
-
-
-def _units_value(pi: PIter) -> V:
-    units = pi.units
-    return V(
-        Kind.TENSOR | Kind.PARAMS,
-        frozenset(units) | {pi},
-        org=frozenset(u for u in units if u.kind != Unit.OPAQUE),
-        weak=frozenset(u for u in units if u.kind == Unit.OPAQUE),
-    )
 
 
 def param_elements(v: V):

@@ -215,10 +215,15 @@ def _param_set_op(ip: Core, op, left: V, right: V, node) -> V | None:
         units = a[0] | b[0]
     site = Site(ip.st.sf, node)
     pi = PIter(frozenset(units), exact=a[1] and b[1], filtered=True, site=site)
-    elem = V(
+    return V(Kind.LIST, frozenset((ListObj(units_value(pi), site),)), site=node)
+
+
+def units_value(pi: PIter) -> V:
+    """One element of a walk over parameters (`for p in model.parameters()`): any of them."""
+    units = pi.units
+    return V(
         Kind.TENSOR | Kind.PARAMS,
         frozenset(units) | {pi},
         org=frozenset(u for u in units if u.kind != Unit.OPAQUE),
         weak=frozenset(u for u in units if u.kind == Unit.OPAQUE),
     )
-    return V(Kind.LIST, frozenset((ListObj(elem, site),)), site=node)

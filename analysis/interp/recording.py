@@ -80,9 +80,11 @@ def do_backward(ip, loss: V, node, kind=EventKind.BACKWARD, inputs=None, loss_no
         ip.st.sf.segment(loss_node) if loss_node is not None else "",
         frame.label,
     )
+    kwargs = kwargs or {}
+    if inputs is None and isinstance(kwargs.get("inputs"), V):
+        inputs = kwargs["inputs"]  # `loss.backward(inputs=params)`: only those accumulate a gradient
     rec.inputs = inputs
     rec.nograd = ip.st.nograd
-    kwargs = kwargs or {}
     # `retain_variables=` is retain_graph's name before torch 0.4
     retain, create = kwargs.get("retain_graph", kwargs.get("retain_variables")), kwargs.get("create_graph")
     # retain_graph defaults to create_graph; an unknown flag may keep the graph

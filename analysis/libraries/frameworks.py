@@ -380,16 +380,7 @@ def backward_call(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
         # `out.backward(grad)` of a model output the engine did not see being made: the tensor's own
         # backward, the argument its gradient (`act.backward(act.data)` in deep dream)
         recv_node = node.func.value if isinstance(node.func, ast.Attribute) else None
-        inputs = kwargs.get("inputs")  # `loss.backward(inputs=params)`: only those accumulate a gradient
-        recording.do_backward(
-            ip,
-            recv,
-            node,
-            loss_node=recv_node,
-            kwargs=kwargs,
-            gradient=bool(args),
-            inputs=inputs if isinstance(inputs, V) else None,
-        )
+        recording.do_backward(ip, recv, node, loss_node=recv_node, kwargs=kwargs, gradient=bool(args))
         return NONE
     if name == "backward" and not args and not recv.objs and recv.k & Kind.UNKNOWN:
         # `out["loss"].backward()` of a value the engine did not see made (a model picked at run time):

@@ -1,5 +1,7 @@
 """GA304 multi-loss-interaction."""
 
+from collections.abc import Set
+
 from ..model.findings import UNSAFE, Finding, Fix, Related
 from ..model.model import Crossing, EventKind, Param, ProgramModel, Stale, Step
 from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
@@ -45,6 +47,21 @@ def check(ctx: RuleContext) -> list[Finding]:
     return list(found)
 
 
+def _scored(
+    crossings: list[Crossing], step: Step, before: int, theirs: Set[Param], mine: Set[Param]
+) -> Crossing | None:
+    """The first crossing of `step`'s iteration, before its backward, where the other model (`theirs`)
+    scored this one's output (`mine`): D(G(z)) in G's loss."""
+    return next(
+        (
+            c
+            for c in crossings
+            if c.loops == step.loops and c.seq < before and c.own & theirs and c.foreign & mine and c.span
+        ),
+        None,
+    )
+
+
 def _findings(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     opts = optimizers(model)
@@ -53,6 +70,7 @@ def _findings(ctx: RuleContext) -> list[Finding]:
         for st in s.stale:
             if st.kind == "freed" or st.modified:
                 later_stale.setdefault(st.by, []).append((s, st))
+    crossings = sorted(model.crossings, key=lambda c: c.seq)
     out = []
     for step in model.steps:
         if step.kind != EventKind.BACKWARD or not step.stepped:
@@ -97,14 +115,7 @@ def _findings(ctx: RuleContext) -> list[Finding]:
             changed = [c for c in step.stepped_saves if c.param in theirs and c.span in steps]
             if changed and not reuse and not dirty and not freed:
                 # the other model scored this one's output (D(G(z)) in G's loss): not a shared encoder
-                scored = next(
-                    (
-                        c
-                        for c in sorted(model.crossings, key=lambda c: c.seq)
-                        if c.loops == step.loops and c.seq < bw.seq and c.own & theirs and c.foreign & mine and c.span
-                    ),
-                    None,
-                )
+                scored = _scored(crossings, step, bw.seq, theirs, mine)
                 if scored is not None and scored.span is not None:
                     # the anchor is the catalog's: the use of the other's model in this loss
                     out.append(
@@ -130,7 +141,7 @@ def _findings(ctx: RuleContext) -> list[Finding]:
             crossing = next(
                 (
                     c
-                    for c in sorted(model.crossings, key=lambda c: c.seq)
+                    for c in crossings
                     if c.loops == step.loops
                     and after < c.seq < bw.seq
                     and c.own & mine
@@ -150,14 +161,7 @@ def _findings(ctx: RuleContext) -> list[Finding]:
                 # the other model scored this one's output (D(G(z)) in G's loss): this backward writes
                 # into its gradients by design, and its step must not find them there (cleared
                 # nowhere in the iteration, GA201 says so)
-                scored = next(
-                    (
-                        c
-                        for c in sorted(model.crossings, key=lambda c: c.seq)
-                        if c.loops == step.loops and c.seq < bw.seq and c.own & theirs and c.foreign & mine and c.span
-                    ),
-                    None,
-                )
+                scored = _scored(crossings, step, bw.seq, theirs, mine)
                 if scored is not None and scored.span is not None:
                     out.append(
                         RULE.finding(
@@ -224,11 +228,11 @@ def _findings(ctx: RuleContext) -> list[Finding]:
                     fix=_fix(ctx, crossing),
                 )
             )
-    out += _one_optimizer(model, opts)
+    out += _one_optimizer(model, opts, crossings)
     return first_by_span(out)
 
 
-def _one_optimizer(model: ProgramModel, opts: dict) -> list[Finding]:
+def _one_optimizer(model: ProgramModel, opts: dict, crossings: list[Crossing]) -> list[Finding]:
     """One optimizer over an actor and its critic (or a generator and its discriminator), their
     losses backpropagated in turn before its step: the actor's loss scores the actor's output with
     the critic (`-Q(s, pi(s))`), so its backward writes into the critic's gradients and the shared
@@ -249,7 +253,7 @@ def _one_optimizer(model: ProgramModel, opts: dict) -> list[Finding]:
         later = [e for e in steps_of(step.events, opt.key) if e.seq > bw.seq and not e.exclusive(bw)]
         if not trained or not later:
             continue
-        for c in sorted(model.crossings, key=lambda c: c.seq):
+        for c in crossings:
             critic, actor = c.own & trained, c.foreign & trained
             if c.loops != step.loops or c.seq > bw.seq or c.span is None or not critic or not actor:
                 continue

@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable, Iterator, Set
-from typing import Any
 
 from ..model.findings import Edit, Finding, Related
 from ..model.model import Event, EventKind, Optimizer, Param, ProgramModel, Span, Step
@@ -101,29 +100,35 @@ ACCELERATE_STEPS = "gradient_accumulation_steps"
 
 
 def _modulo_blocks(ctx: RuleContext, path: str) -> list[tuple[int, int, str]]:
-    """The lines of each `if ... % name ...:` body in `path` and its divisor, in `ast.walk` order:
-    found once per file (a walk per event cost a fifth of yolov5's train.py)."""
+    """The lines of each `if ... % name ...:` body in `path` (or `if update:` of a flag its function
+    assigned such a test) and its divisor, in `ast.walk` order: found once per file (a walk per
+    event cost a fifth of yolov5's train.py)."""
     key = f"modulo-blocks:{path}"
     found = ctx.cache.get(key)
     if found is None:
         found = []
-        tree = ctx.tree(path)
-        flags = _modulo_flags(ctx, path, tree)
-        for node, scope in _scoped(tree):
-            if isinstance(node, ast.If) and node.body:
+        flags: dict[int, dict[str, str]] = {}  # id(scope) -> {flag: divisor}
+        blocks: list[tuple[ast.If | ast.With | ast.AsyncWith, ast.AST, str | None]] = []
+        for node, scope in _scoped(ctx.tree(path)):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and (flag := _flag_key(node.targets[0])):
+                m = _MODULO.search(ctx.text_of_node(path, node.value) or "")
+                if m:
+                    flags.setdefault(id(scope), {})[flag] = m.group(1)
+            elif isinstance(node, ast.If) and node.body:
                 m = _MODULO.search(ctx.text_of_node(path, node.test) or "")
-                divisor = m.group(1) if m else _flag_divisor(node.test, flags.get(id(scope)))
-                if divisor:
-                    last = node.body[-1].end_lineno or node.body[-1].lineno
-                    found.append((node.body[0].lineno, last, divisor))
+                blocks.append((node, scope, m.group(1) if m else None))
             elif (
                 isinstance(node, (ast.With, ast.AsyncWith))
                 and node.body
                 and any(nodes.accumulates(i.context_expr) for i in node.items)
             ):
                 # `with accelerator.accumulate(model):` steps every `gradient_accumulation_steps`
-                last = node.body[-1].end_lineno or node.body[-1].lineno
-                found.append((node.body[0].lineno, last, ACCELERATE_STEPS))
+                blocks.append((node, scope, ACCELERATE_STEPS))
+        for node, scope, divisor in blocks:
+            if divisor is None and isinstance(node, ast.If):
+                divisor = _flag_divisor(node.test, flags.get(id(scope)))
+            if divisor:
+                found.append((node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno, divisor))
         ctx.cache[key] = found
     return found
 
@@ -132,34 +137,17 @@ _SCOPES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _scoped(tree: ast.AST | None) -> Iterator[tuple[ast.AST, ast.AST]]:
-    """Each node of `tree` with the innermost function, class or module holding it."""
-    for scope in ast.walk(tree) if tree is not None else ():
-        if isinstance(scope, _SCOPES):
-            for node in _own_nodes(scope):
-                yield node, scope
-
-
-def _modulo_flags(ctx: RuleContext, path: str, tree: ast.AST | None) -> dict[int, dict[str, str]]:
-    """id(scope) -> {name: divisor} for each `update = (i + 1) % n == 0` assigned in a function (or
-    a module): an `if update:` there tests that counter."""
-    out: dict[int, dict[str, str]] = {}
-    for node, scope in _scoped(tree):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1:
-            key = _flag_key(node.targets[0])
-            m = _MODULO.search(ctx.text_of_node(path, node.value) or "") if key else None
-            if key and m:
-                out.setdefault(id(scope), {})[key] = m.group(1)
-    return out
-
-
-def _own_nodes(scope: Any) -> Iterator[ast.AST]:
-    """The nodes of a scope's body, not those of the functions and classes it defines."""
-    todo = list(scope.body)
-    while todo:
-        node = todo.pop()
-        yield node
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            todo.extend(ast.iter_child_nodes(node))
+    """Each node of `tree` in `ast.walk` order, with the innermost function, class or module
+    holding it."""
+    if tree is None:
+        return
+    scope_of = {id(tree): tree}
+    for node in ast.walk(tree):
+        scope = scope_of.pop(id(node), tree)  # (expression contexts, `Load()`, are shared nodes)
+        inner = node if isinstance(node, _SCOPES) else scope
+        for child in ast.iter_child_nodes(node):
+            scope_of[id(child)] = inner
+        yield node, scope
 
 
 def _flag_key(target: ast.AST) -> str | None:

@@ -346,15 +346,8 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
 
 
 def _backward(ip: Core, recv: V, name, argv, kwargs, node, env, recv_node) -> V:
-    inputs = kwargs.get("inputs")  # `loss.backward(inputs=params)`: only those accumulate a gradient
     recording.do_backward(
-        ip,
-        recv,
-        node,
-        loss_node=recv_node,
-        kwargs=kwargs,
-        gradient=bool(argv) or "gradient" in kwargs,
-        inputs=inputs if isinstance(inputs, V) else None,
+        ip, recv, node, loss_node=recv_node, kwargs=kwargs, gradient=bool(argv) or "gradient" in kwargs
     )
     return NONE
 
