@@ -261,6 +261,7 @@ class Program:
         self.overlays = dict(overlays or {})  # abspath -> source (unsaved editor buffers)
         self._files: dict[str, SourceFile | None] = {}
         self._resolved: dict[tuple, str | None] = {}
+        self._namespaces: dict[tuple, bool] = {}
         self._importers: dict[str, list] = {}  # importing file -> its keys in _resolved (own resolver)
         self._roots: dict[str, list] = {}
         self._texts: dict[str, str] = {}
@@ -495,7 +496,15 @@ class Program:
 
     def namespace_package(self, sf: SourceFile, module: str, level: int = 0) -> bool:
         """`module` (as `sf` imports it) is a folder of the project without `__init__.py`, which
-        Python imports as a namespace package: its modules are imported from it by name."""
+        Python imports as a namespace package: its modules are imported from it by name. Asked per
+        imported name of an import the project does not hold (`from numpy import a, b`): once."""
+        key = (sf.abspath, module, level)
+        known = self._namespaces.get(key)
+        if known is None:
+            known = self._namespaces[key] = self._namespace_package(sf, module, level)
+        return known
+
+    def _namespace_package(self, sf: SourceFile, module: str, level: int) -> bool:
         parts = module.split(".") if module else []
         if level:
             base = os.path.dirname(sf.abspath)
