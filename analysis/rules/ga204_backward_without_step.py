@@ -1,10 +1,10 @@
 """GA204 backward-without-step."""
 
 from ..model.findings import CONFIRMED, SUSPICIOUS, UNSAFE, Finding, Fix, Related
-from ..model.model import EventKind, Optimizer, Step
+from ..model.model import EventKind, Optimizer, ProgramModel, Step
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
-from .lifecycle import first_by_span, insert_after, name_of, statement_at
+from .lifecycle import first_by_span, insert_after, name_of, own_event, statement_at
 
 
 def _fix(ctx: RuleContext, step: Step, opt: Optimizer) -> Fix | None:
@@ -25,7 +25,10 @@ def check(ctx: RuleContext) -> list[Finding]:
         if step.kind != EventKind.BACKWARD:
             continue
         for opt in step.optimizers:
-            if opt.key in stepped or opt.escaped:
+            if opt.escaped:
+                continue
+            if opt.key in stepped:
+                out.extend(_stepped_after_the_loop(model, step, opt))
                 continue
             # held by another optimizer that does step: they change
             idle = (step.reached & opt.params) - step.frozen - step.maybe_frozen - model.manual - model.written
@@ -66,6 +69,56 @@ def check(ctx: RuleContext) -> list[Finding]:
     return first_by_span(out)
 
 
+def _stepped_after_the_loop(model: ProgramModel, step: Step, opt: Optimizer) -> list[Finding]:
+    """`for x, y in data: opt.zero_grad(); loss.backward()` with `opt.step()` dedented after the
+    loop: every iteration clears what the one before computed, and the single step applies the last
+    backward's gradients alone. Proven when no step of `opt` shares a loop iteration with the
+    backward (a step in an enclosing loop is an accumulation: GA202's) and the iteration clears
+    `opt`'s gradients unconditionally."""
+    bw = own_event(step)
+    if not step.loops or opt.key in step.stepped or bw is None:
+        return []
+    steps = [e for e in model.events if e.kind == EventKind.STEP and e.target_key == opt.key]
+    if not steps or any(set(e.loops) & set(step.loops) for e in steps):
+        return []
+    # the step right after the loop, in the same function (not another method's training loop that
+    # steps the optimizer a statistics pass only cleared)
+    after = [e for e in steps if e.seq > bw.seq and e.loops == step.loops[:-1] and e.via == bw.via]
+    if not after:
+        return []
+    if any(e.kind == EventKind.STEP and e.target_key == opt.key for e in step.events):
+        return []
+    idle = (step.reached & opt.params) - step.frozen - step.maybe_frozen - model.manual - model.written
+    idle -= step.trained
+    idle = frozenset(p for p in idle if p.kind == "param" or p.opaque)
+    cleared = [
+        e
+        for e in step.events
+        if e.kind == EventKind.ZERO_GRAD and not e.guarded and (e.target_key == opt.key or e.params & idle)
+    ]
+    if not idle or not cleared:
+        return []
+    late = min(after, key=lambda e: e.seq)
+    msg = (
+        f"`{step.loss}.backward()` computes gradients for {describe(idle)} in every iteration, but "
+        f"{name_of(opt)} steps only after the loop: each iteration's zero_grad() "
+        f"drops what the one before computed, so the single step applies the last backward's gradients "
+        f"alone and the loop trains nothing else"
+    )
+    return [
+        RULE.finding(
+            step.span,
+            msg,
+            confidence=CONFIRMED,
+            params=names(idle),
+            related=(
+                Related(late.span, f"{name_of(opt)} steps here, outside the loop"),
+                Related(cleared[0].span, "the gradients are cleared here in every iteration"),
+            ),
+        )
+    ]
+
+
 RULE = Rule(
     code="GA204",
     name="backward-without-step",
@@ -74,7 +127,10 @@ RULE = Rule(
     what="""
 Flags a `backward()` whose loss reaches parameters held by an optimizer that is never stepped
 anywhere in the program (directly, through `scaler.step(optimizer)`, or in a helper). An optimizer
-handed to code the engine cannot see (a trainer from a library) is not flagged.
+handed to code the engine cannot see (a trainer from a library) is not flagged. Also flags a
+`backward()` in a loop whose iteration clears the optimizer's gradients but whose `step()` sits
+only after the loop (dedented one level too far): the loop computes gradients that the next
+iteration throws away.
 """,
     why="""
 Gradients are computed and thrown away: those parameters never change. With two optimizers (an
@@ -133,6 +189,23 @@ for it in range(3):
 """,
             runtime="no-update: enc",
         ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(2)
+net = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
+opt = torch.optim.Adam(net.parameters(), lr=1e-2)
+x, y = torch.randn(64, 6), torch.randint(0, 3, (64,))
+for epoch in range(5):
+    opt.zero_grad()
+    loss = nn.functional.cross_entropy(net(x), y)
+    loss.backward()  # <- GA204
+opt.step()
+""",
+            runtime="lost-grads",
+            note="the step() is dedented after the loop",
+        ),
     ),
     valid=(
         Example(
@@ -159,6 +232,29 @@ for epoch in range(3):
 """,
             runtime="trains",
             note="backward and step in helpers",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(3)
+net = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+batches = [(torch.randn(16, 6), torch.randint(0, 3, (16,))) for _ in range(4)]
+for epoch in range(3):
+    opt.zero_grad()
+    for x, y in batches:
+        loss = nn.functional.cross_entropy(net(x), y) / len(batches)
+        loss.backward()
+    opt.step()
+opt.zero_grad()
+for x, y in batches:
+    loss = nn.functional.cross_entropy(net(x), y)
+    loss.backward()
+opt.step()
+""",
+            runtime="trains",
+            note="full-batch gradients summed over the loop, then one step; cleared before the loop, not in it",
         ),
     ),
 )
