@@ -87,8 +87,16 @@ def _stems(torch, estimate=True):
     return x
 
 
+def _keypoints(torch):
+    torch.manual_seed(0)
+    targets = torch.randn(4, 3, 2)
+    targets[1, 2] = float("nan")  # a keypoint missing from the labels
+    return [targets, torch.randn(4, 3, 2)]
+
+
 # (file, how to build its unit, its inputs, whether every gradient stays finite)
 RUNTIME = [
+    ("criterion_drops_nan_after_the_norm", lambda m: m.KeypointDistanceLoss(), _keypoints, False),
     ("hand_norm_division", lambda m: m.VectorBatchNorm(4), _vectors, False),
     ("hand_norm_with_eps", lambda m: m.VectorBatchNorm(4), _vectors, True),
     ("log_of_softmax_loss", lambda m: m.SoftCrossEntropy(), _logits, False),
@@ -231,8 +239,29 @@ def test_weight_rewrapped_as_a_parameter_under_torch():
     assert all(p.grad is not None and p.grad.abs().sum() > 0 for p in kept.parameters())
 
 
+@pytest.mark.slow
+@pytest.mark.runtime
+def test_own_parameter_detached_under_torch():
+    # the detached position embedding gets no gradient; the kept module's parameters and the codebook's
+    # moving average do change
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    units = _load("own_parameter_detached")
+    tokens = units.Tokens()
+    tokens(torch.randn(3, 5, 4)).sum().backward()
+    assert tokens.pos_embed.grad is None and tokens.proj.weight.grad is not None
+    kept = units.Kept()
+    kept(torch.randn(3, 5, 4)).sum().backward()
+    assert kept.scale.grad is not None and kept.scale.grad.abs().sum() > 0
+    book = units.EmaCodebook()
+    before = book.embed.detach().clone()
+    book(torch.randn(6, 8))
+    assert not torch.equal(before, book.embed.detach())
+
+
 def test_every_unit_is_checked_under_torch():
     names = {case[0] for case in RUNTIME + INPLACE} | {
+        "own_parameter_detached",
         "layers_built_in_forward",
         "layers_built_once_lazily",
         "detector_loss_method_in_place",

@@ -25,6 +25,7 @@ from .objects import (
     is_closed,
     module_value,
     next_oid,
+    storages,
 )
 from .operators import binop, param_set, units_value
 from .values import NOCONST, NONE, UNKNOWN, Fact, Kind, Mark, Star, V, const, flow_of, join, join_all, make_tuple
@@ -323,6 +324,13 @@ def _e_compare(ip: Interp, node, env):
             out = out.replace(marks=out.marks | Mark.CAUSAL)
         elif len(node.ops) == 1 and _zero_test(node.ops[0], right):
             out = out.replace(marks=out.marks | Mark.ZMASK)  # `p == 0`, `p <= eps`: true where p is (near) 0
+        elif (
+            len(node.ops) == 1
+            and isinstance(node.ops[0], (ast.Eq, ast.NotEq))
+            and storages(left)
+            and set(storages(left)) == set(storages(right))
+        ):
+            out = out.replace(marks=out.marks | Mark.NAN_TEST)  # `x != x`: true where x is NaN
         return out
     f = flow_of(*vals)
     return V(Kind.NUMBER | (Kind.ARRAY if any(v.k & Kind.ARRAY for v in vals) else 0), cuts=f.cuts, site=node)

@@ -24,7 +24,19 @@ from . import calls, flags, recording, results, statements
 from .budget import TICK, Budgets, Gaps
 from .expressions import EXPRESSIONS, STAR, iter_value
 from .frames import TRAINING_WORDS, Frame, ModuleScope, PathRaises
-from .objects import FROZEN, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleObj, Site, SymObj, TensorObj, next_oid
+from .objects import (
+    FROZEN,
+    ClassObj,
+    FuncObj,
+    InstanceObj,
+    LazyImport,
+    ModuleObj,
+    Site,
+    SymObj,
+    TensorObj,
+    Unit,
+    next_oid,
+)
 from .semantics import Semantics
 from .state import InterpState, LibraryMode
 from .statements import STATEMENTS
@@ -41,9 +53,16 @@ _HIDING_ATTR = re.compile(
 # what a unit must hold to be worth running on its own: the ops whose numerical hazards the engine
 # knows (GA401-GA405, GA407, GA408), where inputs that require grad make them matter
 _NUMERIC_OPS = re.compile(
-    r"\b(?:sqrt|rsqrt|log|log2|log10|exp|where|acos|asin|atanh|div|binary_cross_entropy|nll_loss|BCELoss|NLLLoss)\b"
+    r"\b(?:sqrt|rsqrt|log|log2|log10|exp|where|acos|asin|atanh|div|binary_cross_entropy|nll_loss|BCELoss|NLLLoss"
+    r"|nanmean|nansum|nan_to_num|isnan|isfinite)\b"
     r"|\*\*\s*\(?\s*0?\.\d|\bpow\(\s*0?\.\d|/"
 )
+
+# a module's own attribute detached in its forward (`self.pos_embed.clone().detach()`, `self.w.data`)
+_SELF_DETACH = re.compile(r"\bself\.\w+(?:\.\w+|\([^()]*\))*\.(?:detach\(\)|data\b)")
+
+# a class named as a loss or a criterion
+_CRITERION = re.compile(r"(?i)loss|criterion")
 
 # or in-place writes, which may change a tensor an op saved (GA110): `x += y`, `x.add_(y)`, `x[m] = 0`
 _INPLACE_OPS = re.compile(r"[-+*/]=(?!=)|\.\w+_\(|\]\s*=[^=]")
@@ -608,6 +627,11 @@ class Interpreter:
                     fwd = o.methods.get("forward") or o.lookup("forward")
                     if fwd is not None and not fwd.is_static and fwd.scope is scope:
                         units.append((fwd, o))
+                elif isinstance(o, ClassObj) and o.scope is scope and _CRITERION.search(o.name):
+                    # a criterion that is no nn.Module (`class PairwiseLoss(Loss)` with `__call__`)
+                    call = o.methods.get("__call__") or o.lookup("__call__")
+                    if call is not None and not call.is_static and call.scope is scope:
+                        units.append((call, o))
                 elif isinstance(o, FuncObj) and o.scope is scope and o.cls is None and "loss" in o.name.lower():
                     units.append((o, None))  # a loss function
         builds = _components(sf, [cls for _, cls in units if cls is not None])
@@ -624,6 +648,7 @@ class Interpreter:
             and (
                 _worth_running_alone(sf, fn.node)
                 or (cls is not None and _calls_hazards(sf, scope, fn.node))
+                or (cls is not None and _mentions(sf, fn.node, _SELF_DETACH))
                 or (
                     cls is not None
                     and (
@@ -732,6 +757,16 @@ class Interpreter:
                         if (c.removed | c.removed_weak) - out.org - out.weak:
                             st.trace.unit_cuts.append((c, fn.qual))
                 st.trace.rewrapped.clear()
+                # a `.detach()` / `.data` of the unit's own trainable parameter that reaches its result
+                # by no other path (`x + self.pos_embed.clone().detach()`): whatever the caller does,
+                # that parameter gets no gradient from this forward (one updated by hand in it, an EMA
+                # codebook, is not trained by gradient anyway)
+                by_hand = {u for u, _, _ in st.trace.manual_updates} | {u for u, _, _ in st.trace.writes}
+                for c in out.cuts:
+                    if c.kind in (Cut.DETACH, Cut.DATA) and not c.role:
+                        lost = {u for u in c.removed if u.kind == Unit.PARAM and u.frozen != FROZEN}
+                        if lost - out.org - out.weak - by_hand:
+                            st.trace.unit_cuts.append((c, fn.qual))
                 # layers the forward builds and applies: their new weights reach its result (GA108)
                 for site, params in st.trace.forward_new[made:]:
                     if params & out.org:

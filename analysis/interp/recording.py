@@ -10,7 +10,19 @@ import ast
 
 from ..ops import torch_api as T
 from .objects import FROZEN, DictObj, InstanceObj, ListObj, ModuleObj, OptimObj, PIter, Site, TensorObj, Unit
-from .trace import AccRec, BackwardRec, CarryRec, CrossRec, Event, EventKind, GradReadRec, LossRec, UnseenRec
+from .trace import (
+    AccRec,
+    BackwardRec,
+    CarryRec,
+    CrossRec,
+    Event,
+    EventKind,
+    GradReadRec,
+    LossRec,
+    RiskRec,
+    ScoreRec,
+    UnseenRec,
+)
 from .values import Fact, Kind, Mark, Star, V, join
 
 _SYNCED = (EventKind.STEP, EventKind.ZERO_GRAD, EventKind.SCHED_STEP)
@@ -321,6 +333,29 @@ def note_crossing(ip, m, args, node=None, inner=False):
                 rec.arg = Site(ip.st.sf, n)  # the argument bringing the other model's gradient
                 break
         ip.st.trace.crossings.append(rec)
+
+
+def note_score(ip, logp: V, weight: V, node) -> frozenset:
+    """`-log_prob * advantage` where the advantage carries gradient from parameters the
+    log-probability does not reach (a critic's value): recorded with a token for the product's
+    risks, so the backward()s whose loss holds the term are known (GA304)."""
+    if ip.st.nograd is not None or not logp.marks & Mark.LOGP or logp.marks & weight.marks & Mark.LOGP:
+        return frozenset()
+    units = frozenset(u for u in weight.org - logp.org if u.frozen != FROZEN and u.kind == Unit.PARAM)
+    if not units:
+        return frozenset()
+    site = Site(ip.st.sf, node)
+    token = RiskRec("score", site, "a weighted log-probability", "suspicious", ip.st.ctx, latent=True)
+    ip.st.trace.scores.append(ScoreRec(ip.seq(), site, units, ip.st.ctx, token))
+    return frozenset((token,))
+
+
+def note_regression(ip, op, argv) -> None:
+    """A regression loss taken of values carrying gradient (a critic's `mse_loss(value, ret)`)."""
+    if op in T.REGRESSION_LOSSES and ip.st.nograd is None:
+        for v in argv[:2]:
+            if isinstance(v, V):
+                ip.st.trace.regressed.update(v.org)
 
 
 def _trained_apart(ip, own: set, foreign: set) -> bool:

@@ -144,7 +144,9 @@ def nondiff(ip, f: Flow, node, detail, compared=()) -> V:
     # an integer or boolean result: a mask or a count, exactly 0 somewhere (a causal mask stays one);
     # it holds no inf or NaN (a comparison with NaN is False), so no numerical hazard goes on in it
     return out.replace(
-        objs=frozenset((storage,)), marks=(f.marks & (Mark.CAUSAL | Mark.RANGE)) | Mark.ZERO, risks=frozenset()
+        objs=frozenset((storage,)),
+        marks=(f.marks & (Mark.CAUSAL | Mark.RANGE | Mark.NAN_TEST)) | Mark.ZERO,
+        risks=frozenset(),
     )
 
 

@@ -175,6 +175,21 @@ class CrossRec:
         self.arg: Site | None = None  # the argument that brought the foreign gradient
 
 
+class ScoreRec:
+    """A log-probability times a weight that carries gradient from parameters the log-probability
+    does not reach (`-log_prob * (ret - value)`): the policy-gradient term trains what made the
+    weight (GA304). `token` travels in the product's risks: the backward()s whose loss holds it."""
+
+    __slots__ = ("ctx", "seq", "site", "token", "units")
+
+    def __init__(self, seq, site, units, ctx, token):
+        self.seq = seq
+        self.site = site  # the weight operand
+        self.units = units
+        self.ctx = ctx
+        self.token = token
+
+
 class GradReadRec:
     """`.grad` read on a computed tensor that has no retain_grad()."""
 
@@ -447,6 +462,9 @@ class Trace:
         self.carries: list[CarryRec] = []
         self.accums: list[AccRec] = []
         self.crossings: list[CrossRec] = []
+        self.scores: list[ScoreRec] = []
+        # the parameters a regression loss (mse, smooth L1, a square) is taken of: a critic's value loss
+        self.regressed: set = set()
         self.grad_reads: list[GradReadRec] = []
         self.branch_tests: dict = {}  # branch key -> (test node, innermost loop node of its frame)
         self.branch_literals: dict = {}  # branch key -> (literals of its true arm, of its false arm) (settings.py)

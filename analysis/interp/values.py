@@ -88,6 +88,9 @@ class Fact:
     # certainly >= 0 (|x|, x ** 2, a norm, a product or sum of such values): its log is -inf at
     # worst, never NaN, and `1 - x` of it is no probability's complement
     NONNEG = 512
+    # the NaN entries of the data replaced or dropped (`torch.where(torch.isnan(y), 0, y)`,
+    # `y.nan_to_num()`, `y[~torch.isnan(y)]`), and views of it: no NaN comes in through it
+    NAN_FREE = 1024
 
 
 class Mark:
@@ -144,6 +147,16 @@ class Mark:
     COVERS = 8388608
     # rows of unit norm (`F.normalize(x)`): a product of two such is a cosine similarity (UNIT)
     UNIT_ROWS = 16777216
+    # a tensor the code combined, by + or -, from one that carries gradient and one that carries none
+    # (a prediction minus its target), and views, sums and scalings of it: a NaN in the data (a
+    # missing label) is NaN here, and an op after it that reads its input in backward (a square, a
+    # norm) turns a zero gradient there into NaN (GA405: NaN dropped afterwards)
+    DATA_MIX = 33554432
+    # a mask that is true where a value is NaN or infinite (`torch.isnan(x)`), or its negation
+    NAN_TEST = 67108864
+    # a log-probability of a drawn action or label (`dist.log_prob(a)`, `log_softmax(x)`, `log(probs)`),
+    # and sums, views and scalings of it: a policy-gradient term weights it (GA304)
+    LOGP = 134217728
 
 
 class _NoConst:

@@ -365,6 +365,16 @@ class Builder:
                 )
                 for c in trace.crossings
             ),
+            scores=tuple(
+                M.ScoreWeight(
+                    self.span(s.site),
+                    self.params(s.units),
+                    _loops(s.ctx),
+                    tuple(rec.seq for rec in trace.backwards if s.token in rec.loss.risks),
+                )
+                for s in trace.scores
+            ),
+            regressed=self.params(trace.regressed),
             counters=_counters(trace, events),
             flags=_flags(trace, events),
             risks=self.risks(trace),

@@ -179,6 +179,17 @@ class Crossing:
 
 
 @dataclass(frozen=True, slots=True)
+class ScoreWeight:
+    """A log-probability times a weight that carries gradient from parameters the log-probability
+    does not reach (`-log_prob * (ret - value)`): the policy-gradient term trains them (GA304)."""
+
+    span: Span  # the weight
+    params: frozenset[Param]
+    loops: tuple[int, ...]
+    backwards: tuple[int, ...]  # Step.seq of the backward()s whose loss holds the term
+
+
+@dataclass(frozen=True, slots=True)
 class Risk:
     """A numerical hazard at an op (GA401-GA408)."""
 
@@ -398,6 +409,8 @@ class ProgramModel:
     schedulers: tuple[Scheduler, ...] = ()
     accumulations: tuple[Accumulation, ...] = ()
     crossings: tuple[Crossing, ...] = ()
+    scores: tuple[ScoreWeight, ...] = ()
+    regressed: frozenset[Param] = frozenset()  # a regression loss (a critic's value loss) is taken of them
     grad_reads: tuple[GradRead, ...] = ()
     counters: frozenset[int] = frozenset()  # branch keys (Event.conds) of conditions that vary between iterations
     # branch key -> (the condition as written, its line): the configuration conditions (not counters)

@@ -587,6 +587,11 @@ SPREADS = (*NORMS, "std", "var")
 POSITIVE_IF_NONZERO = ("abs", "square")
 # always > 0 (a log, a division or a sqrt of them is safe); elu_plus_one is a common helper name
 POSITIVE_OPS = ("exp", "exp2", "softplus", "cosh", "elu_plus_one")
+# log-probabilities over classes or actions (a policy's log pi): a policy-gradient term weights
+# one picked at the drawn action (GA304, a critic's value in that weight)
+LOG_PROBABILITIES = ("log_softmax",)
+# losses that regress a value onto a target (a critic's value loss)
+REGRESSION_LOSSES = ("mse_loss", "smooth_l1_loss", "huber_loss", "l1_loss")
 # outputs within [-1, 1] whatever the input (torch docs): a sigmoid of one never saturates in float32
 UNIT_RANGE = ("cosine_similarity", "tanh", "sin", "cos", "hardtanh", "softsign")
 # no longer raw activations: bounded, normalised or in log space
@@ -694,6 +699,50 @@ AT_LEAST_FIRST = ("clamp", "clamp_min", "clip", "relu", "detach", "maximum")
 UPPER_CLAMPS = ("clamp", "clip")
 # softmaxes: a row masked with -inf everywhere gives NaN
 SOFTMAXES = ("softmax", "_softmax", "log_softmax")
+# NaN dropped after the fact (GA405): ops whose backward reads their input or output only to select
+# (a comparison or a sign: `NaN > 0` is False), so a NaN there gets gradient 0 when the gradient
+# from above is 0 (checked with torch 2.13: relu, leaky_relu, elu, clamp, maximum, hardtanh, abs,
+# l1_loss). Every other op that derivatives.yaml says saves its input or output multiplies by it:
+# a NaN there makes the gradient NaN even where the gradient from above is 0 (square, exp, tanh,
+# softplus, gelu, huber_loss, sqrt; products and divisions)
+NAN_SELECTING = (
+    "abs",
+    "relu",
+    "relu6",
+    "leaky_relu",
+    "elu",
+    "hardtanh",
+    "threshold",
+    "clamp",
+    "clip",
+    "clamp_min",
+    "clamp_max",
+    "maximum",
+    "minimum",
+    "fmax",
+    "fmin",
+    "max",
+    "min",
+    "sign",
+    "sgn",
+    "l1_loss",
+    "where",
+    "masked_fill",
+)
+# the operators (ARITH_OPS' names) a NaN passes through with a constant derivative (a sum, a
+# difference), those that scale by a number, and those whose backward reads an operand (a product,
+# a quotient, a power)
+NAN_PASSING_ARITH = ("add", "sub")
+SCALING_ARITH = ("mul", "div")
+NAN_READING_ARITH = ("mul", "div", "pow")
+# selections by a mask (a NaN test's mask drops the NaN entries)
+MASK_SELECTIONS = ("masked_select", "masked_fill")
+# reductions and conversions that drop or replace NaN entries: the forward is finite, the gradient
+# they give those entries is 0
+NAN_DROPPING = ("nanmean", "nansum", "nan_to_num")
+# masks true where a value is NaN (or, negated, where it is not): what code writes for missing data
+# (a test of finiteness is more often a guard against an overflow it does not expect)
+NAN_TESTS = ("isnan",)
 # take a lower bound (`min`): > 0 when it is
 LOWER_CLAMPS = ("clamp", "clip", "clamp_min")
 CLAMPS = ("clamp", "clip", "clamp_min", "clamp_max")

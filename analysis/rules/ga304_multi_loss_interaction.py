@@ -229,7 +229,42 @@ def _findings(ctx: RuleContext) -> list[Finding]:
                 )
             )
     out += _one_optimizer(model, opts, crossings)
+    out += _critic_in_the_weight(model)
     return first_by_span(out)
+
+
+def _critic_in_the_weight(model: ProgramModel) -> list[Finding]:
+    """`-log_prob * (ret - value)` without `.detach()` on the advantage: the policy-gradient term
+    writes into the critic's gradients, and the step that applies the policy's applies them too,
+    beside the critic's own value loss (which is what makes them a critic: a mixture's gate weighting
+    log-likelihoods has none). The critic is pushed to change its values so as to raise the weight of
+    likely actions, not to predict returns."""
+    out = []
+    steps = {s.seq: s for s in model.steps if s.kind == EventKind.BACKWARD}
+    for sw in model.scores:
+        for seq in sw.backwards:
+            step = steps.get(seq)
+            if step is None:
+                continue
+            critic = sw.params & step.trained & model.regressed
+            critic -= step.frozen | step.maybe_frozen
+            if step.inputs:
+                critic &= step.inputs
+            if not critic:
+                continue
+            out.append(
+                RULE.finding(
+                    sw.span,
+                    f"this weight of a log-probability carries gradient from {describe(critic)}, and `{step.loss}`'s "
+                    f"step trains them: the policy-gradient term writes into the critic's gradients beside its own "
+                    f"value loss, pushing its values to raise the weight of likely actions instead of predicting "
+                    f"returns; detach the advantage in the policy term (`advantage.detach()`)",
+                    params=names(critic),
+                    related=(Related(step.span, f"`{step.loss}.backward()`"),),
+                )
+            )
+            break
+    return out
 
 
 def _one_optimizer(model: ProgramModel, opts: dict, crossings: list[Crossing]) -> list[Finding]:
@@ -318,8 +353,12 @@ generator stepped first, the discriminator cleared only after its step); that is
 objective. And with one optimizer over both (an actor and its critic, `q_loss.backward();
 pi_loss.backward(); opt.step()`): the actor's `-Q(s, pi(s))` trains the critic as well, where the
 critic's own loss cuts the actor off (a TD target under `no_grad`); `pi_loss.backward(inputs=...)`
-or the critic frozen around the actor's loss are not flagged. A detached `fake` in the discriminator
-step, and clearing the generator's gradients before its own backward, are not flagged.
+or the critic frozen around the actor's loss are not flagged. Likewise an advantage that is not
+detached in a policy-gradient term (`-log_prob * (returns - values)`, the values from a critic
+with a value loss of its own) trains the critic through the policy's loss when one step applies
+both; a detached advantage, and a mixture's gate weighting log-probabilities (no value loss), are
+not flagged. A detached `fake` in the discriminator step, and clearing the generator's gradients
+before its own backward, are not flagged.
 """,
     why="""
 The discriminator's loss pushes the generator to make fakes easier to reject; applied by the
@@ -512,6 +551,42 @@ for it in range(3):
             runtime="trains",
             note="one optimizer over actor and critic: the actor's loss also trains the critic to raise its score",
         ),
+        Example(
+            """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class ActorCritic(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 32)
+        self.policy = nn.Linear(32, 3)
+        self.value = nn.Linear(32, 1)
+
+    def forward(self, obs):
+        h = F.relu(self.body(obs))
+        return F.softmax(self.policy(h), dim=-1), self.value(h).squeeze(-1)
+
+
+torch.manual_seed(0)
+model = ActorCritic()
+opt = torch.optim.RMSprop(model.parameters(), lr=1e-3)
+for episode in range(3):
+    obs, returns = torch.randn(16, 4), torch.randn(16)
+    probs, values = model(obs)
+    dist = torch.distributions.Categorical(probs)
+    actions = dist.sample()
+    advantage = returns - values
+    policy_loss = -(dist.log_prob(actions) * advantage).mean()  # <- GA304
+    value_loss = F.mse_loss(values, returns)
+    opt.zero_grad()
+    (policy_loss + 0.5 * value_loss).backward()
+    opt.step()
+""",
+            runtime="trains",
+            note="the advantage is not detached: the policy term also trains the value head",
+        ),
     ),
     valid=(
         Example(
@@ -545,6 +620,41 @@ for it in range(3):
 """,
             runtime="trains",
             note="the actor's loss backpropagated into the actor's parameters only",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(1)
+body = nn.Linear(4, 32)
+policy, value = nn.Linear(32, 3), nn.Linear(32, 1)
+opt = torch.optim.Adam([*body.parameters(), *policy.parameters(), *value.parameters()], lr=1e-3)
+experts = nn.ModuleList([nn.Linear(4, 2) for _ in range(3)])
+gate = nn.Linear(4, 3)
+opt_mix = torch.optim.Adam([*experts.parameters(), *gate.parameters()], lr=1e-3)
+for episode in range(3):
+    obs, returns = torch.randn(16, 4), torch.randn(16)
+    h = F.relu(body(obs))
+    log_probs = F.log_softmax(policy(h), dim=-1)
+    actions = torch.multinomial(log_probs.exp(), 1).squeeze(1)
+    values = value(h).squeeze(-1)
+    advantage = (returns - values).detach()
+    policy_loss = -(log_probs.gather(1, actions[:, None]).squeeze(1) * advantage).mean()
+    loss = policy_loss + 0.5 * F.mse_loss(values, returns)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    y = torch.randn(16, 2)
+    weights = F.softmax(gate(obs), dim=-1)
+    comp = torch.stack([-F.mse_loss(e(obs), y, reduction="none").sum(-1) for e in experts], -1)
+    mix_loss = -(weights * F.log_softmax(comp, dim=-1)).sum(-1).mean()
+    opt_mix.zero_grad()
+    mix_loss.backward()
+    opt_mix.step()
+""",
+            runtime="trains",
+            note="the advantage detached; a mixture's gate weights log-probabilities and is meant to learn from them",
         ),
         Example(
             """import torch

@@ -10,9 +10,19 @@ def check(ctx: RuleContext) -> list[Finding]:
         ctx,
         RULE,
         lambda r: (
-            "this op is computed for every element, also those `torch.where` discards: where the "
-            "condition is false it is inf or NaN, and although the forward value is finite its gradient "
-            "is NaN (0 * inf); make its input safe first, e.g. `torch.where(cond, x, 1)`"
+            (
+                f"NaN entries are dropped only after this op ({r.detail.removeprefix('nan dropped by ')}): "
+                "it reads a value that is NaN wherever the data is (a missing target), and although "
+                "the loss is finite, backward multiplies their zero gradient by that NaN (0 * NaN): "
+                "the gradient is NaN; drop or replace the NaN in the data before this op, e.g. "
+                "`mask = ~torch.isnan(y)` then `pred[mask]`, `y[mask]`"
+            )
+            if r.detail.startswith("nan dropped by")
+            else (
+                "this op is computed for every element, also those `torch.where` discards: where the "
+                "condition is false it is inf or NaN, and although the forward value is finite its gradient "
+                "is NaN (0 * inf); make its input safe first, e.g. `torch.where(cond, x, 1)`"
+            )
         ),
     )
 
@@ -27,11 +37,21 @@ Flags an unsafe op (`sqrt`, `log`, a division) inside a `torch.where` branch whe
 the very value the condition tests (`torch.where(x > 0, torch.sqrt(x), 0)`,
 `torch.where(n > 0, s / n, 0)`). Making the operand safe first (`x_safe = torch.where(x > 0, x,
 1)`), or clamping it, is not flagged.
+
+The same selection after masking happens when NaN entries of the data (missing targets) are
+dropped only after the loss is computed: `F.mse_loss(pred, y, reduction="none").nanmean()`,
+`d = torch.linalg.norm(y - pred, dim=-1)` then `d[~torch.isnan(d)]` (or `masked_select`,
+`torch.where(torch.isnan(d), 0, d)`, `nan_to_num`). Flagged at the op that reads the NaN in
+backward (a square, a norm, a product) when a difference of the prediction and the data reaches
+it; an op that only selects by its input (`abs`, `l1_loss`, `relu`, `clamp`) passes a zero
+gradient on and is not flagged, nor is data whose NaN was replaced before the op.
 """,
     why="""
 Both branches are computed for every element. The forward picks the finite one, but backward
 multiplies the discarded branch's gradient by 0: `0 * inf = NaN`, so every parameter upstream gets
-NaN. The loss prints fine; the model dies at the first step.
+NaN. The loss prints fine; the model dies at the first step. A NaN dropped after the fact is the
+same trap: the dropped entries get gradient 0, and the op that made them multiplies that 0 by the
+NaN it read (`d/dx (x - y) ** 2 = 2 (x - y)`), so every parameter behind it gets NaN.
 """,
     example="""
 speed = torch.where(energy > 0, torch.sqrt(2 * energy / mass), torch.zeros_like(energy))
@@ -89,6 +109,54 @@ for it in range(3):
             runtime="nonfinite",
             note="clusters 4 and 5 are empty: their counts are 0",
         ),
+        Example(
+            """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(3)
+net = nn.Sequential(nn.Linear(5, 16), nn.ReLU(), nn.Linear(16, 3))
+opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+x = torch.randn(32, 5)
+y = torch.randn(32, 3)
+y[::4, 1] = float("nan")
+for it in range(3):
+    per_output = F.mse_loss(net(x), y, reduction="none")  # <- GA405
+    loss = per_output.nanmean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            runtime="nonfinite",
+            note="every fourth sample has no label for its second output",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+
+class KeypointDistanceLoss:
+    def __call__(self, targets, predictions):
+        dist = torch.linalg.norm(targets - predictions, dim=-1)  # <- GA405
+        return torch.masked_select(dist, ~torch.isnan(dist)).mean()
+
+
+torch.manual_seed(4)
+net = nn.Linear(4, 6)
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+criterion = KeypointDistanceLoss()
+x = torch.randn(8, 4)
+targets = torch.randn(8, 2, 3)
+targets[2, 1] = float("nan")
+for it in range(3):
+    loss = criterion(targets, net(x).view(8, 2, 3))
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            runtime="nonfinite",
+            note="a keypoint missing from the labels",
+        ),
     ),
     valid=(
         Example(
@@ -119,6 +187,33 @@ for it in range(3):
 """,
             runtime="trains",
             note="the operands are made safe before the where",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(5)
+net = nn.Sequential(nn.Linear(5, 16), nn.ReLU(), nn.Linear(16, 3))
+opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+x = torch.randn(32, 5)
+y = torch.randn(32, 3)
+y[::4, 1] = float("nan")
+for it in range(3):
+    pred = net(x)
+    known = ~torch.isnan(y)
+    loss = F.mse_loss(pred[known], y[known])
+    l1 = (pred - y).abs()
+    loss = loss + l1[~torch.isnan(l1)].mean()
+    y_clean = torch.where(known, y, torch.zeros_like(y))
+    dist = torch.linalg.norm(y_clean - pred, dim=-1)
+    loss = loss + torch.where(known.all(dim=-1), dist, torch.zeros_like(dist)).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            runtime="trains",
+            note="the NaN is dropped from the data before the square and the norm; an absolute error passes 0 on",
         ),
     ),
 )

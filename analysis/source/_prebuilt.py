@@ -1198,6 +1198,32 @@ def _analysis_model_model_Crossing(_d, _f):
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__, '__getstate__': __getstate__, '__setstate__': __setstate__}
 
 
+def _analysis_model_model_ScoreWeight(_d, _f):
+    def __init__(self, span, params, loops, backwards):
+        _set(self, 'span', span)
+        _set(self, 'params', params)
+        _set(self, 'loops', loops)
+        _set(self, 'backwards', backwards)
+    def __repr__(self):
+        return f"{self.__class__.__qualname__}(span={self.span!r}, params={self.params!r}, loops={self.loops!r}, backwards={self.backwards!r})"
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return (self.span,self.params,self.loops,self.backwards,) == (other.span,other.params,other.loops,other.backwards,)
+        return NotImplemented
+    def __hash__(self):
+        return hash((self.span,self.params,self.loops,self.backwards,))
+    def __setattr__(self, name, value):
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+    def __delattr__(self, name):
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+    def __getstate__(self):
+        return [self.span, self.params, self.loops, self.backwards]
+    def __setstate__(self, state):
+        for name, value in zip(('span', 'params', 'loops', 'backwards'), state):
+            _set(self, name, value)
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__, '__getstate__': __getstate__, '__setstate__': __setstate__}
+
+
 def _analysis_model_model_Risk(_d, _f):
     def __init__(self, code, span, detail, confidence, reached, loops=_d[0], unit=_d[1]):
         _set(self, 'code', code)
@@ -1617,7 +1643,7 @@ def _analysis_model_model_Unseen(_d, _f):
 
 
 def _analysis_model_model_ProgramModel(_d, _f):
-    def __init__(self, path, steps=_d[0], optimizers=_d[1], freezes=_d[2], leaf_updates=_d[3], unregistered=_d[4], new_params=_d[5], manual=_d[6], incomplete=_d[7], losses=_d[8], events=_d[9], schedulers=_d[10], accumulations=_d[11], crossings=_d[12], grad_reads=_d[13], counters=_d[14], flags=_d[15], risks=_d[16], unit_inplace=_d[17], unit_new=_d[18], unit_cuts=_d[19], nonleaf=_d[20], incomplete_reason=_d[21], not_reached=_d[22], not_reached_count=_d[23], libraries=_d[24], missed=_d[25], unseen=_d[26], written=_d[27], grad_fed=_d[28], grad_set=_d[29], grad_read=_d[30], ran=_d[31]):
+    def __init__(self, path, steps=_d[0], optimizers=_d[1], freezes=_d[2], leaf_updates=_d[3], unregistered=_d[4], new_params=_d[5], manual=_d[6], incomplete=_d[7], losses=_d[8], events=_d[9], schedulers=_d[10], accumulations=_d[11], crossings=_d[12], scores=_d[13], regressed=_d[14], grad_reads=_d[15], counters=_d[16], flags=_d[17], risks=_d[18], unit_inplace=_d[19], unit_new=_d[20], unit_cuts=_d[21], nonleaf=_d[22], incomplete_reason=_d[23], not_reached=_d[24], not_reached_count=_d[25], libraries=_d[26], missed=_d[27], unseen=_d[28], written=_d[29], grad_fed=_d[30], grad_set=_d[31], grad_read=_d[32], ran=_d[33]):
         _set(self, 'path', path)
         _set(self, 'steps', steps)
         _set(self, 'optimizers', optimizers)
@@ -1632,6 +1658,8 @@ def _analysis_model_model_ProgramModel(_d, _f):
         _set(self, 'schedulers', schedulers)
         _set(self, 'accumulations', accumulations)
         _set(self, 'crossings', crossings)
+        _set(self, 'scores', scores)
+        _set(self, 'regressed', regressed)
         _set(self, 'grad_reads', grad_reads)
         _set(self, 'counters', counters)
         _set(self, 'flags', flags)
@@ -1652,13 +1680,13 @@ def _analysis_model_model_ProgramModel(_d, _f):
         _set(self, 'grad_read', grad_read)
         _set(self, 'ran', ran)
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(path={self.path!r}, steps={self.steps!r}, optimizers={self.optimizers!r}, freezes={self.freezes!r}, leaf_updates={self.leaf_updates!r}, unregistered={self.unregistered!r}, new_params={self.new_params!r}, manual={self.manual!r}, incomplete={self.incomplete!r}, losses={self.losses!r}, events={self.events!r}, schedulers={self.schedulers!r}, accumulations={self.accumulations!r}, crossings={self.crossings!r}, grad_reads={self.grad_reads!r}, counters={self.counters!r}, flags={self.flags!r}, risks={self.risks!r}, unit_inplace={self.unit_inplace!r}, unit_new={self.unit_new!r}, unit_cuts={self.unit_cuts!r}, nonleaf={self.nonleaf!r}, incomplete_reason={self.incomplete_reason!r}, not_reached={self.not_reached!r}, not_reached_count={self.not_reached_count!r}, libraries={self.libraries!r}, missed={self.missed!r}, unseen={self.unseen!r}, written={self.written!r}, grad_fed={self.grad_fed!r}, grad_set={self.grad_set!r}, grad_read={self.grad_read!r}, ran={self.ran!r})"
+        return f"{self.__class__.__qualname__}(path={self.path!r}, steps={self.steps!r}, optimizers={self.optimizers!r}, freezes={self.freezes!r}, leaf_updates={self.leaf_updates!r}, unregistered={self.unregistered!r}, new_params={self.new_params!r}, manual={self.manual!r}, incomplete={self.incomplete!r}, losses={self.losses!r}, events={self.events!r}, schedulers={self.schedulers!r}, accumulations={self.accumulations!r}, crossings={self.crossings!r}, scores={self.scores!r}, regressed={self.regressed!r}, grad_reads={self.grad_reads!r}, counters={self.counters!r}, flags={self.flags!r}, risks={self.risks!r}, unit_inplace={self.unit_inplace!r}, unit_new={self.unit_new!r}, unit_cuts={self.unit_cuts!r}, nonleaf={self.nonleaf!r}, incomplete_reason={self.incomplete_reason!r}, not_reached={self.not_reached!r}, not_reached_count={self.not_reached_count!r}, libraries={self.libraries!r}, missed={self.missed!r}, unseen={self.unseen!r}, written={self.written!r}, grad_fed={self.grad_fed!r}, grad_set={self.grad_set!r}, grad_read={self.grad_read!r}, ran={self.ran!r})"
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.path,self.steps,self.optimizers,self.freezes,self.leaf_updates,self.unregistered,self.new_params,self.manual,self.incomplete,self.losses,self.events,self.schedulers,self.accumulations,self.crossings,self.grad_reads,self.counters,self.flags,self.risks,self.unit_inplace,self.unit_new,self.unit_cuts,self.nonleaf,self.incomplete_reason,self.not_reached,self.not_reached_count,self.libraries,self.missed,self.unseen,self.written,self.grad_fed,self.grad_set,self.grad_read,self.ran,) == (other.path,other.steps,other.optimizers,other.freezes,other.leaf_updates,other.unregistered,other.new_params,other.manual,other.incomplete,other.losses,other.events,other.schedulers,other.accumulations,other.crossings,other.grad_reads,other.counters,other.flags,other.risks,other.unit_inplace,other.unit_new,other.unit_cuts,other.nonleaf,other.incomplete_reason,other.not_reached,other.not_reached_count,other.libraries,other.missed,other.unseen,other.written,other.grad_fed,other.grad_set,other.grad_read,other.ran,)
+            return (self.path,self.steps,self.optimizers,self.freezes,self.leaf_updates,self.unregistered,self.new_params,self.manual,self.incomplete,self.losses,self.events,self.schedulers,self.accumulations,self.crossings,self.scores,self.regressed,self.grad_reads,self.counters,self.flags,self.risks,self.unit_inplace,self.unit_new,self.unit_cuts,self.nonleaf,self.incomplete_reason,self.not_reached,self.not_reached_count,self.libraries,self.missed,self.unseen,self.written,self.grad_fed,self.grad_set,self.grad_read,self.ran,) == (other.path,other.steps,other.optimizers,other.freezes,other.leaf_updates,other.unregistered,other.new_params,other.manual,other.incomplete,other.losses,other.events,other.schedulers,other.accumulations,other.crossings,other.scores,other.regressed,other.grad_reads,other.counters,other.flags,other.risks,other.unit_inplace,other.unit_new,other.unit_cuts,other.nonleaf,other.incomplete_reason,other.not_reached,other.not_reached_count,other.libraries,other.missed,other.unseen,other.written,other.grad_fed,other.grad_set,other.grad_read,other.ran,)
         return NotImplemented
     def __hash__(self):
-        return hash((self.path,self.steps,self.optimizers,self.freezes,self.leaf_updates,self.unregistered,self.new_params,self.manual,self.incomplete,self.losses,self.events,self.schedulers,self.accumulations,self.crossings,self.grad_reads,self.counters,self.flags,self.risks,self.unit_inplace,self.unit_new,self.unit_cuts,self.nonleaf,self.incomplete_reason,self.not_reached,self.not_reached_count,self.libraries,self.missed,self.unseen,self.written,self.grad_fed,self.grad_set,self.grad_read,self.ran,))
+        return hash((self.path,self.steps,self.optimizers,self.freezes,self.leaf_updates,self.unregistered,self.new_params,self.manual,self.incomplete,self.losses,self.events,self.schedulers,self.accumulations,self.crossings,self.scores,self.regressed,self.grad_reads,self.counters,self.flags,self.risks,self.unit_inplace,self.unit_new,self.unit_cuts,self.nonleaf,self.incomplete_reason,self.not_reached,self.not_reached_count,self.libraries,self.missed,self.unseen,self.written,self.grad_fed,self.grad_set,self.grad_read,self.ran,))
     def __setattr__(self, name, value):
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
     def __delattr__(self, name):
@@ -2370,6 +2398,7 @@ CLASSES = {
     'gradaudit.analysis.model.model.Scheduler': ((True, True, True, False, False, (('key', '', True, True, None), ('name', '', True, True, None), ('type', '', True, True, None), ('span', '', True, True, None), ('optimizer', '', True, True, None), ('counter', '', True, True, None))), _analysis_model_model_Scheduler),
     'gradaudit.analysis.model.model.Accumulation': ((True, True, True, False, False, (('span', '', True, True, None), ('params', '', True, True, None), ('backpropagated', '', True, True, None), ('loops', '', True, True, None), ('tensor', 'd', True, True, None), ('outlives', 'd', True, True, None), ('handed', 'd', True, True, None), ('keeper', 'd', True, True, None))), _analysis_model_model_Accumulation),
     'gradaudit.analysis.model.model.Crossing': ((True, True, True, False, False, (('seq', '', True, True, None), ('span', '', True, True, None), ('own', '', True, True, None), ('foreign', '', True, True, None), ('loops', '', True, True, None), ('arg', 'd', True, True, None))), _analysis_model_model_Crossing),
+    'gradaudit.analysis.model.model.ScoreWeight': ((True, True, True, False, False, (('span', '', True, True, None), ('params', '', True, True, None), ('loops', '', True, True, None), ('backwards', '', True, True, None))), _analysis_model_model_ScoreWeight),
     'gradaudit.analysis.model.model.Risk': ((True, True, True, False, False, (('code', '', True, True, None), ('span', '', True, True, None), ('detail', '', True, True, None), ('confidence', '', True, True, None), ('reached', '', True, True, None), ('loops', 'd', True, True, None), ('unit', 'd', True, True, None))), _analysis_model_model_Risk),
     'gradaudit.analysis.model.model.NonLeaf': ((True, True, True, False, False, (('span', '', True, True, None), ('stmt', '', True, True, None), ('params', '', True, True, None), ('use', '', True, True, None))), _analysis_model_model_NonLeaf),
     'gradaudit.analysis.model.model.GradRead': ((True, True, True, False, False, (('span', '', True, True, None), ('stmt', '', True, True, None), ('params', '', True, True, None), ('loops', '', True, True, None), ('made', 'd', True, True, None))), _analysis_model_model_GradRead),
@@ -2384,7 +2413,7 @@ CLASSES = {
     'gradaudit.analysis.model.model.Unregistered': ((True, True, True, False, False, (('span', '', True, True, None), ('owner', '', True, True, None), ('owner_type', '', True, True, None), ('attr', '', True, True, None), ('kind', '', True, True, None), ('params', '', True, True, None), ('fresh', '', True, True, None), ('value_span', '', True, True, None))), _analysis_model_model_Unregistered),
     'gradaudit.analysis.model.model.NewParams': ((True, True, True, False, False, (('span', '', True, True, None), ('params', '', True, True, None), ('seq', '', True, True, None), ('in_loop', '', True, True, None))), _analysis_model_model_NewParams),
     'gradaudit.analysis.model.model.Unseen': ((True, True, True, False, False, (('kind', '', True, True, None), ('span', '', True, True, None), ('detail', '', True, True, None), ('seq', '', True, True, None), ('params', '', True, True, None), ('optimizers', '', True, True, None), ('loops', 'd', True, True, None), ('everything', 'd', True, True, None))), _analysis_model_model_Unseen),
-    'gradaudit.analysis.model.model.ProgramModel': ((True, False, True, False, False, (('path', '', True, True, None), ('steps', 'd', True, True, None), ('optimizers', 'd', True, True, None), ('freezes', 'd', True, True, None), ('leaf_updates', 'd', True, True, None), ('unregistered', 'd', True, True, None), ('new_params', 'd', True, True, None), ('manual', 'd', True, True, None), ('incomplete', 'd', True, True, None), ('losses', 'd', True, True, None), ('events', 'd', True, True, None), ('schedulers', 'd', True, True, None), ('accumulations', 'd', True, True, None), ('crossings', 'd', True, True, None), ('grad_reads', 'd', True, True, None), ('counters', 'd', True, True, None), ('flags', 'd', True, True, None), ('risks', 'd', True, True, None), ('unit_inplace', 'd', True, True, None), ('unit_new', 'd', True, True, None), ('unit_cuts', 'd', True, True, None), ('nonleaf', 'd', True, True, None), ('incomplete_reason', 'd', True, True, None), ('not_reached', 'd', True, True, None), ('not_reached_count', 'd', True, True, None), ('libraries', 'd', True, True, None), ('missed', 'd', True, True, None), ('unseen', 'd', True, True, None), ('written', 'd', True, True, None), ('grad_fed', 'd', True, True, None), ('grad_set', 'd', True, True, None), ('grad_read', 'd', True, True, None), ('ran', 'd', True, True, None))), _analysis_model_model_ProgramModel),
+    'gradaudit.analysis.model.model.ProgramModel': ((True, False, True, False, False, (('path', '', True, True, None), ('steps', 'd', True, True, None), ('optimizers', 'd', True, True, None), ('freezes', 'd', True, True, None), ('leaf_updates', 'd', True, True, None), ('unregistered', 'd', True, True, None), ('new_params', 'd', True, True, None), ('manual', 'd', True, True, None), ('incomplete', 'd', True, True, None), ('losses', 'd', True, True, None), ('events', 'd', True, True, None), ('schedulers', 'd', True, True, None), ('accumulations', 'd', True, True, None), ('crossings', 'd', True, True, None), ('scores', 'd', True, True, None), ('regressed', 'd', True, True, None), ('grad_reads', 'd', True, True, None), ('counters', 'd', True, True, None), ('flags', 'd', True, True, None), ('risks', 'd', True, True, None), ('unit_inplace', 'd', True, True, None), ('unit_new', 'd', True, True, None), ('unit_cuts', 'd', True, True, None), ('nonleaf', 'd', True, True, None), ('incomplete_reason', 'd', True, True, None), ('not_reached', 'd', True, True, None), ('not_reached_count', 'd', True, True, None), ('libraries', 'd', True, True, None), ('missed', 'd', True, True, None), ('unseen', 'd', True, True, None), ('written', 'd', True, True, None), ('grad_fed', 'd', True, True, None), ('grad_set', 'd', True, True, None), ('grad_read', 'd', True, True, None), ('ran', 'd', True, True, None))), _analysis_model_model_ProgramModel),
     'gradaudit.analysis.model.model.LibraryModule': ((True, True, True, False, False, (('path', '', True, True, None), ('type', '', True, True, None), ('qual', '', True, True, None), ('how', '', True, True, None), ('source', '', True, True, None), ('note', 'd', True, True, None))), _analysis_model_model_LibraryModule),
     'gradaudit.analysis.ops.aten.Torch': ((False, False, True, False, False, (('fns', '', True, True, None), ('dont_require', '', True, True, None), ('view_functions', '', True, True, None), ('py_binding', '', True, True, None), ('differentiable_outputs', '', True, True, None), ('return_names', '', True, True, None), ('context', '', True, True, None), ('version', '', True, True, None))), _analysis_ops_aten_Torch),
     'gradaudit.analysis.report.collect.Excerpt': ((True, False, True, False, False, (('label', '', True, True, None), ('path', '', True, True, None), ('line', '', True, True, None), ('lines', '', True, True, None))), _analysis_report_collect_Excerpt),

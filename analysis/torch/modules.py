@@ -822,6 +822,8 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
         )
         if misuse:
             out = out.replace(risks=out.risks | misuse)
+        out = numeric_ops.loss_reads(ip, T.MODULE_FUNCTIONS.get(spec), argv, node, out)
+        recording.note_regression(ip, T.MODULE_FUNCTIONS.get(spec), argv)
         return recording.loss_value(ip, out, argv, f"`{m.label}`" if not m.label.startswith("<") else spec)
     if spec in T.FREE_MODULES:
         f = flow_of(*[a for a in args if isinstance(a, V)])

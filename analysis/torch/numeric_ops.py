@@ -10,6 +10,7 @@ import ast
 import math
 from typing import TypeGuard
 
+from ..interp import recording
 from ..interp.core import Core
 from ..interp.objects import Obj, Site, TensorObj, storages
 from ..interp.trace import CONFIRMED, SUSPICIOUS, RiskRec
@@ -175,6 +176,17 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None, biased: bool = Fals
             op in T.ELEMENT_MAXIMA and len(ins) > 1 and (N.positive_const(ins[1].const) or ins[1].facts & Fact.POSITIVE)
         ):
             marks, facts = marks & ~(N.RISKY | Mark.SQUARES), facts | Fact.POSITIVE
+    if x is not None and out.carries and op in T.NAN_READING and any(v.marks & Mark.DATA_MIX for v in ins):
+        risks.add(_nan_read(ip, node, op))
+        marks &= ~Mark.DATA_MIX
+    if x is not None and (
+        op in T.NAN_DROPPING
+        or (op.removesuffix("_") in T.MASK_SELECTIONS and len(ins) > 1 and ins[1].marks & Mark.NAN_TEST)
+    ):
+        if out.carries:
+            risks |= nan_dropped(ip, x, op)
+        if not (isinstance(node, ast.Call) and mentions_nan(node.args[2:])):
+            facts |= Fact.NAN_FREE
     if op in T.CLAMPS and x is not None and x.risks:
         out = _clamped_infinities(x, ins, kwargs, op, node, out)
     if risks and op in T.ZERO_DIVISOR_INF and len(ins) > 1:
@@ -200,6 +212,42 @@ def promote(ip: Core, v: V, latent: str, code: str, detail: str, last: bool = Fa
         ip.st.trace.risks.append(rec)
         out.add(rec)
     return out
+
+
+def mentions_nan(nodes) -> bool:
+    """A replacement that is itself NaN (`torch.where(mask, torch.tensor(float('nan')), loss)`)."""
+    return any(
+        (isinstance(n, ast.Name) and n.id == "nan")
+        or (isinstance(n, ast.Attribute) and n.attr == "nan")
+        or (isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.lower() == "nan")
+        for e in nodes
+        for n in ast.walk(e)
+    )
+
+
+def _nan_read(ip: Core, node, op: str) -> RiskRec:
+    """An op whose backward reads a value that may hold the data's NaN (Mark.DATA_MIX): latent until
+    the NaN is dropped from what it computes (nan_dropped)."""
+    return hazard(ip, "nanread", node, op, SUSPICIOUS, latent=True)
+
+
+def nan_dropped(ip: Core, v: V, how: str) -> set:
+    """`torch.nanmean(loss)`, `loss[~torch.isnan(loss)]`, `torch.where(torch.isnan(l), 0, l)`: the
+    NaN entries are dropped after the fact. The forward is finite, but the ops that read the NaN in
+    backward multiply the zero gradient of those entries by it: 0 * NaN = NaN (GA405, at each such op)."""
+    return promote(ip, v, "nanread", "GA405", f"nan dropped by {how}")
+
+
+def loss_reads(ip: Core, op, argv, node, out: V) -> V:
+    """A loss of a prediction against its target (`mse_loss(pred, y, reduction='none')`): one that
+    reads them in backward reads a NaN of the target (l1_loss does not: it takes the sign)."""
+    if op is None or op not in T.NAN_READING or not out.carries:
+        return out
+    xs = [v for v in argv[:2] if isinstance(v, V)]
+    mixed = any(v.marks & Mark.DATA_MIX for v in xs) or (len(xs) == 2 and N.data_mix("sub", xs[0], xs[1]))
+    if not mixed:
+        return out
+    return out.replace(risks=out.risks | {_nan_read(ip, node, op)}, marks=out.marks & ~Mark.DATA_MIX)
 
 
 def _sum_of(x: V, out: V) -> None:
@@ -454,6 +502,22 @@ def arith_numeric(ip: Core, opname, left: V, right: V, node, out: V) -> V:
         c = right.const
         if isinstance(c, float) and 0 < c < 1 and N.risky_under_root(left) and requires_grad(left):
             risks.add(hazard(ip, "GA403", node, f"** {c}", CONFIRMED if left.marks & Mark.SELF else SUSPICIOUS))
+    if (
+        opname in T.NAN_READING_ARITH
+        and (left.marks | right.marks) & Mark.DATA_MIX
+        and not marks & Mark.DATA_MIX
+        and out.carries
+        and not (opname == "pow" and right.const == 1)
+    ):
+        # (pred - y) ** 2, (pred - y) * w: backward reads the difference, NaN where y is
+        risks.add(_nan_read(ip, node, opname))
+    if opname == "mul":
+        # `-log_prob * (ret - value)`: a weight made by a critic trains it through the policy term
+        risks |= recording.note_score(ip, left, right, _operand(node, 1)) | recording.note_score(
+            ip, right, left, _operand(node, 0)
+        )
+    elif opname == "pow" and right.const == 2 and ip.st.nograd is None:
+        ip.st.trace.regressed.update(left.org)  # `(ret - value) ** 2`, a squared error
     if not marks and not facts and not risks:
         return out.replace(marks=out.marks & Mark.SCALED)
     return out.replace(
@@ -461,6 +525,15 @@ def arith_numeric(ip: Core, opname, left: V, right: V, node, out: V) -> V:
         facts=out.facts | facts,
         risks=out.risks | frozenset(risks) if risks else out.risks,
     )
+
+
+def _operand(node, i: int):
+    """The node of operand `i` of a binary operation (`a * b`, `torch.mul(a, b)`), else the node."""
+    if isinstance(node, ast.BinOp):
+        return node.right if i else node.left
+    if isinstance(node, ast.Call) and len(node.args) > i:
+        return node.args[i]
+    return node
 
 
 def where_hazards(ip: Core, node, cond: V, env) -> frozenset:

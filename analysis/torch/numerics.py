@@ -17,6 +17,8 @@ powers, the names of + - * / **) is generated. Both are read through ops/torch_a
 
 from __future__ import annotations
 
+import re
+
 from ..interp.values import Fact, Kind, Mark
 from ..ops import torch_api as T
 
@@ -37,6 +39,9 @@ NUMERIC_MARKS = (
     | Mark.INV_EXP
     | Mark.RAW
     | Mark.UNIT_ROWS
+    | Mark.DATA_MIX
+    | Mark.NAN_TEST
+    | Mark.LOGP
 )
 RISKY = Mark.ZERO | Mark.PROB | Mark.SIGM
 
@@ -88,6 +93,10 @@ def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple
         return (inherited(parts) & ~Mark.DENSE) | dense, _facts_of(ts[:1]) | _kinds_of(parts)
     if op in T.PROBABILITIES:
         return Mark.PROB | Mark.ZERO, Fact.ALL_PROB
+    if op in T.LOG_PROBABILITIES:
+        return Mark.LOGP, 0
+    if op in T.LOGS and first is not None and first.marks & Mark.PROB:
+        return Mark.LOGP, 0  # log(probs): a log-probability (its -inf at 0 is GA401's)
     if op in T.SIGMOIDS:
         if first is not None and first.marks & Mark.UNIT:
             return 0, Fact.POSITIVE  # sigmoid of a cosine similarity: within [0.27, 0.73], never 0 or 1
@@ -147,7 +156,9 @@ def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple
             # a sum (or mean) of probabilities or sigmoids, each > 0: it is 0 only if every one of them
             # underflowed at once (a single probability is the divisor that can be 0)
             return first.marks & (Mark.LOGITS | Mark.EXP | Mark.SQUARES), Fact.POSITIVE
-        m = first.marks & (Mark.ZERO | Mark.LOGITS | Mark.EXP | Mark.SQUARES | Mark.DENSE | Mark.RAW)
+        m = first.marks & (
+            Mark.ZERO | Mark.LOGITS | Mark.EXP | Mark.SQUARES | Mark.DENSE | Mark.RAW | Mark.DATA_MIX | Mark.LOGP
+        )
         facts = first.facts & (Fact.POSITIVE | Fact.MASKED_ZERO | Fact.NONNEG)
         if first.facts & Fact.NONZERO:
             # a tensor known not to be all zeros (`if mask.sum() == 0: return` above): a sum of
@@ -163,7 +174,7 @@ def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple
     if op in T.BOUNDED:
         return (Mark.DENSE if biased else 0), 0  # a norm layer's affine output is dense
     if op == "neg" and first is not None:
-        return first.marks & (Mark.LOGITS | Mark.UNIT | Mark.DENSE | Mark.RAW), 0
+        return first.marks & (Mark.LOGITS | Mark.UNIT | Mark.DENSE | Mark.RAW | Mark.DATA_MIX | Mark.LOGP), 0
     return 0, 0
 
 
@@ -176,7 +187,7 @@ def _kinds_of(values) -> int:
 
 
 def _facts_of(values) -> int:
-    kept = Fact.POSITIVE | Fact.NONZERO | Fact.F64 | Fact.F32 | Fact.MASKED_ZERO | Fact.NONNEG
+    kept = Fact.POSITIVE | Fact.NONZERO | Fact.F64 | Fact.F32 | Fact.MASKED_ZERO | Fact.NONNEG | Fact.NAN_FREE
     out = kept
     for v in values:
         out &= v.facts
@@ -188,6 +199,11 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
     `same_storage`: both sides are one tensor (`x - x[j]`; `x * x`, elementwise).
     `twins`: both sides carry gradient from exactly the same parameters (two outputs of one network)."""
     marks, facts = _arith(op, left, right, same_storage, right_is_max_of_left, twins)
+    marks |= data_mix(op, left, right)
+    if op in T.NAN_PASSING_ARITH or (
+        op in T.SCALING_ARITH and (_number(right.const) or (op != "div" and _number(left.const)))
+    ):
+        marks |= (left.marks | right.marks) & Mark.LOGP  # log pi(a) + entropy, -log pi(a), 0.5 * log pi(a)
     # a layer's output shifted or scaled by a number is still that output (RAW); combined with a
     # tensor it is not
     if _number(right.const):
@@ -197,6 +213,42 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
     if op != "sub" and not facts & Fact.POSITIVE and nonneg(left) and nonneg(right):
         facts |= Fact.NONNEG
     return marks, facts
+
+
+def data_mix(op: str, left, right) -> int:
+    """Mark.DATA_MIX of `left op right`: a sum or difference of a tensor that carries gradient and
+    one that carries none (a prediction and its target), or of such a value; scaled by a number it
+    stays one. A product or quotient of tensors reads it in backward: that ends it (numeric_ops)."""
+    if op in T.NAN_PASSING_ARITH:
+        if (left.marks | right.marks) & Mark.DATA_MIX:
+            return Mark.DATA_MIX
+        return Mark.DATA_MIX if _graph_and_data(left, right) or _graph_and_data(right, left) else 0
+    if op in T.SCALING_ARITH and (_number(right.const) or (op != "div" and _number(left.const))):
+        return (left.marks | right.marks) & Mark.DATA_MIX
+    return 0
+
+
+def _graph_and_data(a, b) -> bool:
+    # `b`: a tensor, or a value of unseen making (a batch's target), that no parameter reaches; or,
+    # in a unit run alone, another of the unit's made-up inputs (which one is the target is not known)
+    if not (a.org or a.weak or a.top) or not b.k & (Kind.TENSOR | Kind.UNKNOWN) or _number(b.const):
+        return False
+    if b.facts & Fact.NAN_FREE:
+        return False
+    if not (b.org or b.weak or b.top):
+        # data as loaded, not a computed value cut from its graph (a teacher's detached output, a
+        # target made under no_grad): finite wherever the computation is
+        return not b.cuts
+    return (
+        not b.org
+        and not b.top
+        and not (a.weak & b.weak)
+        and all(getattr(u, "arg", False) and _TARGET_NAME.search(u.label) for u in b.weak)
+    )
+
+
+# a unit's input named as the data a prediction is compared with (`targets`, `labels`, `gt_boxes`, `y`)
+_TARGET_NAME = re.compile(r"(?i)targ|label|truth|(?:^|_)gts?(?:$|_)|^y(?:$|_)|_y$")
 
 
 def _number(c) -> bool:

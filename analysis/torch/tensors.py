@@ -273,7 +273,8 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
     if name == "unique" and (kwargs.get("return_inverse") or kwargs.get("return_counts")):
         return _unique(ip, recv, kwargs, node, f".{name}()")
     if name in T.NONDIFF_OPS:
-        return _counted(name, recv, R.nondiff(ip, flow_of(recv, *argv), node, f".{name}()"))
+        out = _counted(name, recv, R.nondiff(ip, flow_of(recv, *argv), node, f".{name}()"))
+        return out.replace(marks=out.marks | Mark.NAN_TEST) if name in T.NAN_TESTS else out
     if name in T.NEW_TENSOR_METHODS:
         positive = Fact.POSITIVE if _positive_factory(name, argv, kwargs) else 0  # `m.new_full((n, 1), 1)`
         return V(Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), site=node, facts=positive)
@@ -534,6 +535,8 @@ def _torch_function(ip: Core, short, args, kwargs, node, env) -> V:
         return _unique(ip, argv[0], kwargs, node, "torch.unique()")
     if short in T.NONDIFF_OPS:
         out = _counted(short, argv[0] if argv else None, R.nondiff(ip, flow_of(*argv), node, f"torch.{short}()"))
+        if short in T.NAN_TESTS:
+            out = out.replace(marks=out.marks | Mark.NAN_TEST)
         if short in T.DATA_RANGE_COUNTS and _data_range(argv, kwargs):
             # every element counted: a sum of the counts is >= 1 (CAUSAL: each reduction keeps one)
             out = out.replace(marks=out.marks | Mark.CAUSAL)
@@ -568,6 +571,15 @@ def _torch_function(ip: Core, short, args, kwargs, node, env) -> V:
         both = (argv[1].marks | argv[2].marks) & N_MARKS
         numeric_ops.gate_where(argv[0], argv[1], argv[2], out)
         risks = numeric_ops.where_hazards(ip, node, argv[0], env) if out.carries else EMPTY
+        if argv[0].marks & Mark.NAN_TEST and out.carries:
+            # `torch.where(torch.isnan(loss), 0, loss)`: the NaN replaced after the fact
+            risks = (
+                risks
+                | numeric_ops.nan_dropped(ip, argv[1], "torch.where")
+                | numeric_ops.nan_dropped(ip, argv[2], "torch.where")
+            )
+        if argv[0].marks & Mark.NAN_TEST and not numeric_ops.mentions_nan(node.args[1:3]):
+            out = out.replace(facts=out.facts | Fact.NAN_FREE)  # the data's NaN replaced (not put in)
         positive = argv[1].facts & argv[2].facts & Fact.POSITIVE
         if argv[0].marks & Mark.ZMASK and (numerics.positive_const(argv[1].const) or argv[1].facts & Fact.POSITIVE):
             # `torch.where(n < 1e-6, 1, n)`, `torch.where(n < 1e-5, torch.ones_like(n), n)`: a positive
@@ -703,6 +715,8 @@ def functional(ip: Core, short, args, kwargs, node, env) -> V:
         misuse = numeric_ops.loss_misuse(ip, short, inputs, node, node.args[0] if node.args else None)
         if misuse:
             out = out.replace(risks=out.risks | misuse)
+        out = numeric_ops.loss_reads(ip, short, inputs, node, out)
+        recording.note_regression(ip, short, inputs)
         return recording.loss_value(ip, out, inputs, f"F.{short}")
     out = ip.tensor_result(
         flow, node, op=short, inputs=tuple(argv), shape=op_shape(short, argv[0], argv[1:], kwargs) if argv else None
@@ -722,6 +736,11 @@ def getitem(ip: Core, recv: V, key, node, index: V | None = None) -> V:
     out = numeric_ops.numeric(
         ip, "getitem", (recv,), node, ip.tensor_result(flow_of(recv), node, alias=alias, shape=S.index(recv.shape, key))
     )
+    if index is not None and index.marks & Mark.NAN_TEST:
+        out = out.replace(facts=out.facts | Fact.NAN_FREE)
+        if out.carries:
+            # `loss[~torch.isnan(loss)]`: the NaN entries dropped after the fact
+            out = out.replace(risks=out.risks | numeric_ops.nan_dropped(ip, recv, "indexing with a NaN test"))
     return picked(out, index)
 
 
@@ -788,7 +807,7 @@ def unseen_method(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
             # a policy-gradient term: the REINFORCE estimator is the sum over an episode's steps of
             # log pi(a_t | s_t) * G_t, so a backward() per step and one step() per episode add up to it
             # (not micro-batches whose mean was meant, GA205)
-            out = out.replace(marks=out.marks | Mark.SCALED)
+            out = out.replace(marks=out.marks | Mark.SCALED | Mark.LOGP)
         return out
     return None
 

@@ -4,7 +4,8 @@ other, without retain_graph, over one forward pass: the second backward() reache
 encoder's graph that the first one freed. The step returns both losses and the loop sums them into
 a list of running totals (`running[k] += losses[k]`); that element update builds on the old total,
 so it drops no graph and does not hide the freed one. The totals are made before the loop and keep
-every iteration's graph: once the step is mended, they are the next defect (GA303)."""
+every iteration's graph: once the step is mended, they are the next defect (GA303). The advantage
+in the actor's loss is not detached, so that loss trains the critic too (GA304)."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -30,7 +31,7 @@ class Trainer:
     def train_step(self, x, reward):
         self.optim.zero_grad()
         log_probs, value = self.agent(x)
-        loss1 = (-(reward - value) * log_probs[:, 0]).mean()
+        loss1 = (-(reward - value) * log_probs[:, 0]).mean()  # <- GA304
         loss2 = F.mse_loss(value, reward)
         loss1.backward()
         loss2.backward()  # <- GA301
