@@ -31,7 +31,10 @@ RULE = Rule(
     code="GA405",
     name="where-nan-gradient",
     family=NUMERICAL,
-    summary="torch.where whose discarded branch is non-finite: NaN gradients under a finite forward",
+    summary=(
+        "torch.where whose discarded branch is non-finite, or NaN dropped after the op that read it: "
+        "NaN gradients under a finite forward"
+    ),
     what="""
 Flags an unsafe op (`sqrt`, `log`, a division) inside a `torch.where` branch when its operand is
 the very value the condition tests (`torch.where(x > 0, torch.sqrt(x), 0)`,

@@ -230,7 +230,7 @@ def data_mix(op: str, left, right) -> int:
 
 def _graph_and_data(a, b) -> bool:
     # `b`: a tensor, or a value of unseen making (a batch's target), that no parameter reaches; or,
-    # in a unit run alone, another of the unit's made-up inputs (which one is the target is not known)
+    # in a unit run alone, another of the unit's made-up inputs whose name says it is the target
     if not (a.org or a.weak or a.top) or not b.k & (Kind.TENSOR | Kind.UNKNOWN) or _number(b.const):
         return False
     if b.facts & Fact.NAN_FREE:
