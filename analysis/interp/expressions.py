@@ -276,6 +276,11 @@ def _e_unary(ip: Interp, node, env):
     )
 
 
+def _one_tensor(a: V, b: V) -> bool:
+    mine = storages(a)
+    return bool(mine) and set(mine) == set(storages(b))
+
+
 def _e_boolop(ip: Interp, node, env):
     vals = [ip.eval(v, env) for v in node.values]
     truths = [truth(v) for v in vals]
@@ -324,12 +329,7 @@ def _e_compare(ip: Interp, node, env):
             out = out.replace(marks=out.marks | Mark.CAUSAL)
         elif len(node.ops) == 1 and _zero_test(node.ops[0], right):
             out = out.replace(marks=out.marks | Mark.ZMASK)  # `p == 0`, `p <= eps`: true where p is (near) 0
-        elif (
-            len(node.ops) == 1
-            and isinstance(node.ops[0], (ast.Eq, ast.NotEq))
-            and storages(left)
-            and set(storages(left)) == set(storages(right))
-        ):
+        elif len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)) and _one_tensor(left, right):
             out = out.replace(marks=out.marks | Mark.NAN_TEST)  # `x != x`: true where x is NaN
         return out
     f = flow_of(*vals)

@@ -11,6 +11,7 @@ import ast
 from ..ops import torch_api as T
 from .objects import FROZEN, DictObj, InstanceObj, ListObj, ModuleObj, OptimObj, PIter, Site, TensorObj, Unit
 from .trace import (
+    SUSPICIOUS,
     AccRec,
     BackwardRec,
     CarryRec,
@@ -345,8 +346,8 @@ def note_score(ip, logp: V, weight: V, node) -> frozenset:
     if not units:
         return frozenset()
     site = Site(ip.st.sf, node)
-    token = RiskRec("score", site, "a weighted log-probability", "suspicious", ip.st.ctx, latent=True)
-    ip.st.trace.scores.append(ScoreRec(ip.seq(), site, units, ip.st.ctx, token))
+    token = RiskRec("score", site, "a weighted log-probability", SUSPICIOUS, ip.st.ctx, latent=True)
+    ip.st.trace.scores.append(ScoreRec(ip.seq(), site, units, token))
     return frozenset((token,))
 
 

@@ -180,13 +180,12 @@ class ScoreRec:
     does not reach (`-log_prob * (ret - value)`): the policy-gradient term trains what made the
     weight (GA304). `token` travels in the product's risks: the backward()s whose loss holds it."""
 
-    __slots__ = ("ctx", "seq", "site", "token", "units")
+    __slots__ = ("seq", "site", "token", "units")
 
-    def __init__(self, seq, site, units, ctx, token):
+    def __init__(self, seq, site, units, token):
         self.seq = seq
         self.site = site  # the weight operand
         self.units = units
-        self.ctx = ctx
         self.token = token
 
 

@@ -369,7 +369,6 @@ class Builder:
                 M.ScoreWeight(
                     self.span(s.site),
                     self.params(s.units),
-                    _loops(s.ctx),
                     tuple(rec.seq for rec in trace.backwards if s.token in rec.loss.risks),
                 )
                 for s in trace.scores

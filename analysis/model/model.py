@@ -185,7 +185,6 @@ class ScoreWeight:
 
     span: Span  # the weight
     params: frozenset[Param]
-    loops: tuple[int, ...]
     backwards: tuple[int, ...]  # Step.seq of the backward()s whose loss holds the term
 
 

@@ -1,7 +1,7 @@
 """GA204 backward-without-step."""
 
 from ..model.findings import CONFIRMED, SUSPICIOUS, UNSAFE, Finding, Fix, Related
-from ..model.model import EventKind, Optimizer, ProgramModel, Step
+from ..model.model import Event, EventKind, Optimizer, ProgramModel, Step
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 from .lifecycle import first_by_span, insert_after, name_of, own_event, statement_at
@@ -19,7 +19,10 @@ def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     if model.incomplete:
         return []  # a step() may sit in code the engine did not reach
-    stepped = {e.target_key for e in model.events if e.kind == EventKind.STEP}
+    steps_of: dict[int, list[Event]] = {}
+    for e in model.events:
+        if e.kind == EventKind.STEP:
+            steps_of.setdefault(e.target_key, []).append(e)
     out = []
     for step in model.steps:
         if step.kind != EventKind.BACKWARD:
@@ -27,12 +30,10 @@ def check(ctx: RuleContext) -> list[Finding]:
         for opt in step.optimizers:
             if opt.escaped:
                 continue
-            if opt.key in stepped:
-                out.extend(_stepped_after_the_loop(model, step, opt))
+            if opt.key in steps_of:
+                out.extend(_stepped_after_the_loop(model, step, opt, steps_of[opt.key]))
                 continue
-            # held by another optimizer that does step: they change
-            idle = (step.reached & opt.params) - step.frozen - step.maybe_frozen - model.manual - model.written
-            idle -= step.trained
+            idle = _idle(model, step, opt)
             # an input made a leaf (an attack's perturbation, `Variable(x, requires_grad=True)`, remade
             # each iteration) is differentiated with respect to and moved by hand: an optimizer that only
             # clears it is no defect
@@ -47,7 +48,7 @@ def check(ctx: RuleContext) -> list[Finding]:
                 # parameters: what the backward reaches there is what it holds
                 idle = frozenset(p for p in step.reached_weak & opt.params if p.opaque) - model.written
                 # held by another optimizer that steps (the one a method builds for its own loop): they change
-                idle -= frozenset(p for o in step.optimizers if o.key in stepped for p in o.params)
+                idle -= frozenset(p for o in step.optimizers if o.key in steps_of for p in o.params)
                 unseen = True
             if not idle:
                 continue
@@ -69,7 +70,14 @@ def check(ctx: RuleContext) -> list[Finding]:
     return first_by_span(out)
 
 
-def _stepped_after_the_loop(model: ProgramModel, step: Step, opt: Optimizer) -> list[Finding]:
+def _idle(model: ProgramModel, step: Step, opt: Optimizer) -> frozenset:
+    """What the loss reaches of `opt`'s parameters that nothing else changes: not frozen, not updated
+    by hand or written, and not held by another optimizer that steps for this loss."""
+    idle = (step.reached & opt.params) - step.frozen - step.maybe_frozen - model.manual - model.written
+    return idle - step.trained
+
+
+def _stepped_after_the_loop(model: ProgramModel, step: Step, opt: Optimizer, steps: list[Event]) -> list[Finding]:
     """`for x, y in data: opt.zero_grad(); loss.backward()` with `opt.step()` dedented after the
     loop: every iteration clears what the one before computed, and the single step applies the last
     backward's gradients alone. Proven when no step of `opt` shares a loop iteration with the
@@ -78,19 +86,14 @@ def _stepped_after_the_loop(model: ProgramModel, step: Step, opt: Optimizer) -> 
     bw = own_event(step)
     if not step.loops or opt.key in step.stepped or bw is None:
         return []
-    steps = [e for e in model.events if e.kind == EventKind.STEP and e.target_key == opt.key]
-    if not steps or any(set(e.loops) & set(step.loops) for e in steps):
-        return []
+    if any(set(e.loops) & set(step.loops) for e in steps):
+        return []  # a step in the backward's iteration, or in an enclosing one
     # the step right after the loop, in the same function (not another method's training loop that
     # steps the optimizer a statistics pass only cleared)
     after = [e for e in steps if e.seq > bw.seq and e.loops == step.loops[:-1] and e.via == bw.via]
     if not after:
         return []
-    if any(e.kind == EventKind.STEP and e.target_key == opt.key for e in step.events):
-        return []
-    idle = (step.reached & opt.params) - step.frozen - step.maybe_frozen - model.manual - model.written
-    idle -= step.trained
-    idle = frozenset(p for p in idle if p.kind == "param" or p.opaque)
+    idle = frozenset(p for p in _idle(model, step, opt) if p.kind == "param" or p.opaque)
     cleared = [
         e
         for e in step.events

@@ -1199,27 +1199,26 @@ def _analysis_model_model_Crossing(_d, _f):
 
 
 def _analysis_model_model_ScoreWeight(_d, _f):
-    def __init__(self, span, params, loops, backwards):
+    def __init__(self, span, params, backwards):
         _set(self, 'span', span)
         _set(self, 'params', params)
-        _set(self, 'loops', loops)
         _set(self, 'backwards', backwards)
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(span={self.span!r}, params={self.params!r}, loops={self.loops!r}, backwards={self.backwards!r})"
+        return f"{self.__class__.__qualname__}(span={self.span!r}, params={self.params!r}, backwards={self.backwards!r})"
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.span,self.params,self.loops,self.backwards,) == (other.span,other.params,other.loops,other.backwards,)
+            return (self.span,self.params,self.backwards,) == (other.span,other.params,other.backwards,)
         return NotImplemented
     def __hash__(self):
-        return hash((self.span,self.params,self.loops,self.backwards,))
+        return hash((self.span,self.params,self.backwards,))
     def __setattr__(self, name, value):
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
     def __delattr__(self, name):
         raise FrozenInstanceError(f"cannot delete field {name!r}")
     def __getstate__(self):
-        return [self.span, self.params, self.loops, self.backwards]
+        return [self.span, self.params, self.backwards]
     def __setstate__(self, state):
-        for name, value in zip(('span', 'params', 'loops', 'backwards'), state):
+        for name, value in zip(('span', 'params', 'backwards'), state):
             _set(self, name, value)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__, '__getstate__': __getstate__, '__setstate__': __setstate__}
 
@@ -2398,7 +2397,7 @@ CLASSES = {
     'gradaudit.analysis.model.model.Scheduler': ((True, True, True, False, False, (('key', '', True, True, None), ('name', '', True, True, None), ('type', '', True, True, None), ('span', '', True, True, None), ('optimizer', '', True, True, None), ('counter', '', True, True, None))), _analysis_model_model_Scheduler),
     'gradaudit.analysis.model.model.Accumulation': ((True, True, True, False, False, (('span', '', True, True, None), ('params', '', True, True, None), ('backpropagated', '', True, True, None), ('loops', '', True, True, None), ('tensor', 'd', True, True, None), ('outlives', 'd', True, True, None), ('handed', 'd', True, True, None), ('keeper', 'd', True, True, None))), _analysis_model_model_Accumulation),
     'gradaudit.analysis.model.model.Crossing': ((True, True, True, False, False, (('seq', '', True, True, None), ('span', '', True, True, None), ('own', '', True, True, None), ('foreign', '', True, True, None), ('loops', '', True, True, None), ('arg', 'd', True, True, None))), _analysis_model_model_Crossing),
-    'gradaudit.analysis.model.model.ScoreWeight': ((True, True, True, False, False, (('span', '', True, True, None), ('params', '', True, True, None), ('loops', '', True, True, None), ('backwards', '', True, True, None))), _analysis_model_model_ScoreWeight),
+    'gradaudit.analysis.model.model.ScoreWeight': ((True, True, True, False, False, (('span', '', True, True, None), ('params', '', True, True, None), ('backwards', '', True, True, None))), _analysis_model_model_ScoreWeight),
     'gradaudit.analysis.model.model.Risk': ((True, True, True, False, False, (('code', '', True, True, None), ('span', '', True, True, None), ('detail', '', True, True, None), ('confidence', '', True, True, None), ('reached', '', True, True, None), ('loops', 'd', True, True, None), ('unit', 'd', True, True, None))), _analysis_model_model_Risk),
     'gradaudit.analysis.model.model.NonLeaf': ((True, True, True, False, False, (('span', '', True, True, None), ('stmt', '', True, True, None), ('params', '', True, True, None), ('use', '', True, True, None))), _analysis_model_model_NonLeaf),
     'gradaudit.analysis.model.model.GradRead': ((True, True, True, False, False, (('span', '', True, True, None), ('stmt', '', True, True, None), ('params', '', True, True, None), ('loops', '', True, True, None), ('made', 'd', True, True, None))), _analysis_model_model_GradRead),

@@ -183,10 +183,9 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None, biased: bool = Fals
         op in T.NAN_DROPPING
         or (op.removesuffix("_") in T.MASK_SELECTIONS and len(ins) > 1 and ins[1].marks & Mark.NAN_TEST)
     ):
-        if out.carries:
-            risks |= nan_dropped(ip, x, op)
-        if not (isinstance(node, ast.Call) and mentions_nan(node.args[2:])):
-            facts |= Fact.NAN_FREE
+        dropped, clean = drop_nan(ip, out, (x,), op, node.args[2:] if isinstance(node, ast.Call) else ())
+        risks |= dropped
+        facts |= clean
     if op in T.CLAMPS and x is not None and x.risks:
         out = _clamped_infinities(x, ins, kwargs, op, node, out)
     if risks and op in T.ZERO_DIVISOR_INF and len(ins) > 1:
@@ -214,7 +213,7 @@ def promote(ip: Core, v: V, latent: str, code: str, detail: str, last: bool = Fa
     return out
 
 
-def mentions_nan(nodes) -> bool:
+def _mentions_nan(nodes) -> bool:
     """A replacement that is itself NaN (`torch.where(mask, torch.tensor(float('nan')), loss)`)."""
     return any(
         (isinstance(n, ast.Name) and n.id == "nan")
@@ -227,15 +226,21 @@ def mentions_nan(nodes) -> bool:
 
 def _nan_read(ip: Core, node, op: str) -> RiskRec:
     """An op whose backward reads a value that may hold the data's NaN (Mark.DATA_MIX): latent until
-    the NaN is dropped from what it computes (nan_dropped)."""
+    the NaN is dropped from what it computes (drop_nan)."""
     return hazard(ip, "nanread", node, op, SUSPICIOUS, latent=True)
 
 
-def nan_dropped(ip: Core, v: V, how: str) -> set:
+def drop_nan(ip: Core, out: V, dropped, how: str, put_back=()) -> tuple[frozenset, int]:
     """`torch.nanmean(loss)`, `loss[~torch.isnan(loss)]`, `torch.where(torch.isnan(l), 0, l)`: the
-    NaN entries are dropped after the fact. The forward is finite, but the ops that read the NaN in
-    backward multiply the zero gradient of those entries by it: 0 * NaN = NaN (GA405, at each such op)."""
-    return promote(ip, v, "nanread", "GA405", f"nan dropped by {how}")
+    NaN entries of `dropped` are dropped after the fact. The forward is finite, but when `out` carries
+    gradient the ops that read the NaN in backward multiply the zero gradient of those entries by it:
+    0 * NaN = NaN (GA405, at each such op). Returns those hazards, and Fact.NAN_FREE unless what is
+    put in their place (`put_back`, the nodes written for it) is NaN again."""
+    risks: set = set()
+    if out.carries:
+        for v in dropped:
+            risks |= promote(ip, v, "nanread", "GA405", f"nan dropped by {how}")
+    return frozenset(risks), 0 if _mentions_nan(put_back) else Fact.NAN_FREE
 
 
 def loss_reads(ip: Core, op, argv, node, out: V) -> V:

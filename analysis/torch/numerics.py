@@ -200,9 +200,7 @@ def arith(op: str, left, right, same_storage: bool, right_is_max_of_left: bool, 
     `twins`: both sides carry gradient from exactly the same parameters (two outputs of one network)."""
     marks, facts = _arith(op, left, right, same_storage, right_is_max_of_left, twins)
     marks |= data_mix(op, left, right)
-    if op in T.NAN_PASSING_ARITH or (
-        op in T.SCALING_ARITH and (_number(right.const) or (op != "div" and _number(left.const)))
-    ):
+    if _linear(op, left, right):
         marks |= (left.marks | right.marks) & Mark.LOGP  # log pi(a) + entropy, -log pi(a), 0.5 * log pi(a)
     # a layer's output shifted or scaled by a number is still that output (RAW); combined with a
     # tensor it is not
@@ -219,13 +217,21 @@ def data_mix(op: str, left, right) -> int:
     """Mark.DATA_MIX of `left op right`: a sum or difference of a tensor that carries gradient and
     one that carries none (a prediction and its target), or of such a value; scaled by a number it
     stays one. A product or quotient of tensors reads it in backward: that ends it (numeric_ops)."""
-    if op in T.NAN_PASSING_ARITH:
-        if (left.marks | right.marks) & Mark.DATA_MIX:
-            return Mark.DATA_MIX
-        return Mark.DATA_MIX if _graph_and_data(left, right) or _graph_and_data(right, left) else 0
-    if op in T.SCALING_ARITH and (_number(right.const) or (op != "div" and _number(left.const))):
-        return (left.marks | right.marks) & Mark.DATA_MIX
+    if not _linear(op, left, right):
+        return 0
+    if (left.marks | right.marks) & Mark.DATA_MIX:
+        return Mark.DATA_MIX
+    if op in T.NAN_PASSING_ARITH and (_graph_and_data(left, right) or _graph_and_data(right, left)):
+        return Mark.DATA_MIX
     return 0
+
+
+def _linear(op: str, left, right) -> bool:
+    """`a + b`, `a - b`, or a scaling by a number (`0.5 * x`, `x / n`): what each operand holds
+    passes through with a constant derivative."""
+    return op in T.NAN_PASSING_ARITH or (
+        op in T.SCALING_ARITH and (_number(right.const) or (op != "div" and _number(left.const)))
+    )
 
 
 def _graph_and_data(a, b) -> bool:

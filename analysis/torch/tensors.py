@@ -571,21 +571,17 @@ def _torch_function(ip: Core, short, args, kwargs, node, env) -> V:
         both = (argv[1].marks | argv[2].marks) & N_MARKS
         numeric_ops.gate_where(argv[0], argv[1], argv[2], out)
         risks = numeric_ops.where_hazards(ip, node, argv[0], env) if out.carries else EMPTY
-        if argv[0].marks & Mark.NAN_TEST and out.carries:
+        clean = 0
+        if argv[0].marks & Mark.NAN_TEST:
             # `torch.where(torch.isnan(loss), 0, loss)`: the NaN replaced after the fact
-            risks = (
-                risks
-                | numeric_ops.nan_dropped(ip, argv[1], "torch.where")
-                | numeric_ops.nan_dropped(ip, argv[2], "torch.where")
-            )
-        if argv[0].marks & Mark.NAN_TEST and not numeric_ops.mentions_nan(node.args[1:3]):
-            out = out.replace(facts=out.facts | Fact.NAN_FREE)  # the data's NaN replaced (not put in)
+            dropped, clean = numeric_ops.drop_nan(ip, out, argv[1:3], "torch.where", node.args[1:3])
+            risks = risks | dropped
         positive = argv[1].facts & argv[2].facts & Fact.POSITIVE
         if argv[0].marks & Mark.ZMASK and (numerics.positive_const(argv[1].const) or argv[1].facts & Fact.POSITIVE):
             # `torch.where(n < 1e-6, 1, n)`, `torch.where(n < 1e-5, torch.ones_like(n), n)`: a positive
             # value wherever n is (near) 0
             positive, both = Fact.POSITIVE, both & ~numerics.RISKY
-        return out.replace(marks=out.marks | both, risks=out.risks | risks, facts=out.facts | positive)
+        return out.replace(marks=out.marks | both, risks=out.risks | risks, facts=out.facts | positive | clean)
     res = ip.tensor_result(
         flow_of(*argv),
         node,
@@ -737,10 +733,9 @@ def getitem(ip: Core, recv: V, key, node, index: V | None = None) -> V:
         ip, "getitem", (recv,), node, ip.tensor_result(flow_of(recv), node, alias=alias, shape=S.index(recv.shape, key))
     )
     if index is not None and index.marks & Mark.NAN_TEST:
-        out = out.replace(facts=out.facts | Fact.NAN_FREE)
-        if out.carries:
-            # `loss[~torch.isnan(loss)]`: the NaN entries dropped after the fact
-            out = out.replace(risks=out.risks | numeric_ops.nan_dropped(ip, recv, "indexing with a NaN test"))
+        # `loss[~torch.isnan(loss)]`: the NaN entries dropped after the fact
+        dropped, clean = numeric_ops.drop_nan(ip, out, (recv,), "indexing with a NaN test")
+        out = out.replace(risks=out.risks | dropped, facts=out.facts | clean)
     return picked(out, index)
 
 
