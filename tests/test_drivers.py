@@ -231,3 +231,55 @@ def test_a_loss_run_by_a_script_that_does_not_train_keeps_what_it_showed_run_alo
         got = _check(root, target)
         assert [(f.code, f.span.line) for f in got.findings] == [("GA401", 8)]
         assert all("on its own" in f.message for f in got.findings)
+
+
+PROJECTED = """\
+import torch
+
+
+class KeypointLoss:
+    def __call__(self, targets_3d, preds_3d, **kwargs):
+        return self.compute(targets_3d, preds_3d)
+
+    def compute(self, targets, predictions):
+        dist = torch.linalg.norm(targets - predictions, dim=-1)
+        return torch.masked_select(dist, ~torch.isnan(dist)).mean()
+"""
+
+PROJECTED_TRAIN = """\
+import torch
+import torch.nn as nn
+from camera_models import cameras, loader
+
+from losses import KeypointLoss
+
+head = nn.Linear(4, 3)
+criterion = KeypointLoss()
+opt = torch.optim.Adam(head.parameters(), lr=1e-3)
+for batch in loader:
+    preds = head(batch["x"])
+    loss = criterion({call})
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_a_driver_that_ran_the_hazard_on_values_it_could_not_follow_leaves_what_the_unit_showed(tmp_path):
+    # lightning-pose: the criterion's training step calls it with known predictions, but the 3D
+    # keypoints its helper takes (NaN labels dropped only after the norm) come from a loader and a
+    # camera library the engine cannot see: that run says nothing there, and what running the
+    # criterion alone showed stays
+    call = 'preds_2d=preds, targets_3d=batch["kp3d"], preds_3d=cameras.triangulate(batch["views"])'
+    root = _project(tmp_path, {"losses.py": PROJECTED, "train.py": PROJECTED_TRAIN.format(call=call)})
+    for target in ("losses.py", "."):
+        got = _check(root, target)
+        assert [(f.code, f.span.line) for f in got.findings] == [("GA405", 9)], target
+        assert all("on its own" in f.message for f in got.findings)
+    # the labels' NaN replaced in the step and the predictions given: the driver decides
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    known = 'preds_2d=preds, targets_3d=torch.nan_to_num(batch["kp3d"]), preds_3d=preds'
+    root2 = _project(plain, {"losses.py": PROJECTED, "train.py": PROJECTED_TRAIN.format(call=known)})
+    for target in ("losses.py", "."):
+        assert _check(root2, target).findings == [], target

@@ -137,6 +137,54 @@ trainer.fit(model, train_dataloaders=None)
     assert found(result) == expected
 
 
+HOOKS = """
+    def {hook}(self{arg}):
+        self.guidance = {made}
+
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return F.cross_entropy(self(x), y) + self.guidance(self.encoder(x)).pow(2).mean()
+
+    def configure_optimizers(self):
+        return torch.optim.Adam(self.parameters(), lr=1e-3)
+"""
+
+GUIDANCE = """
+
+_GUIDES = {}
+
+
+def register(name):
+    def deco(cls):
+        _GUIDES[name] = cls
+        return cls
+
+    return deco
+
+
+@register("embedding")
+class Guidance(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embedding = nn.Parameter(torch.zeros(32, 1))  # <- GA108
+
+    def forward(self, h):
+        return h @ self.embedding
+"""
+
+
+@pytest.mark.parametrize("made", ["Guidance()", '_GUIDES["embedding"]()'])
+def test_lightning_hooks_run_in_the_trainers_order(made):
+    # threestudio's systems (LODS, held22): a module built in on_fit_start, which Trainer.fit calls after
+    # configure_optimizers, is in no param group; one built in setup(), called before, is
+    late = LIT + HOOKS.format(hook="on_fit_start", arg="", made=made) + GUIDANCE
+    result, expected = run(late)
+    assert found(result) == expected and expected
+    early = LIT + HOOKS.format(hook="setup", arg=", stage=None", made=made) + GUIDANCE
+    result, _ = run(early.replace("  # <- GA108", ""))
+    assert found(result) == []
+
+
 MANUAL = """
 import torch
 import torch.nn as nn

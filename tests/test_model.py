@@ -588,3 +588,28 @@ def test_modules_imported_from_a_namespace_package(tmp_path):
         result = Analyzer().analyze_file(str(pkg / name))
         # the layer kept in a plain list, seen only if `core.Net` is
         assert [(os.path.basename(f.span.path), f.code) for f in result.findings] == [("core.py", "GA109")], name
+
+
+def test_submodules_a_package_imports_into_its_own_init(tmp_path):
+    # auraloss's `from . import freq, time` in its __init__ (held22): `pkg.losses.Net` is the project's
+    # class, not an unknown library name
+    (tmp_path / ".git").mkdir()
+    pkg = tmp_path / "netlib"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from . import losses\nfrom . import layers as blocks\n")
+    (pkg / "layers.py").write_text(
+        "import torch.nn as nn\n\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.layers = [nn.Linear(4, 1)]\n\n    def forward(self, x):\n        return self.layers[0](x)\n"
+    )
+    (pkg / "losses.py").write_text("def ratio(a, b):\n    return ((a * b).sum(-1) / (b**2).sum(-1)).mean()\n")
+    (tmp_path / "train.py").write_text(
+        "import torch\nimport netlib\n\nnet = netlib.blocks.Net()\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+        "for _ in range(3):\n    loss = netlib.losses.ratio(net(torch.randn(8, 4)), torch.randn(8, 1))\n"
+        "    opt.zero_grad()\n    loss.backward()\n    opt.step()\n"
+    )
+    result = Analyzer().analyze_file(str(tmp_path / "train.py"))
+    # the plain list and the division by the target's energy, seen only if both submodules are
+    assert sorted((os.path.basename(f.span.path), f.code) for f in result.findings) == [
+        ("layers.py", "GA109"),
+        ("losses.py", "GA402"),
+    ]

@@ -234,6 +234,79 @@ def test_a_third_party_optimizer_is_recognised():
     assert opt.name == "opt" and {p.name for g in opt.groups for p in g.params} == {"m.weight", "m.bias"}
 
 
+def test_another_librarys_optimizer_named_for_a_torch_one_is_one():
+    # aihwkit's AnalogSGD, apex's FusedAdamW, DeepSpeed's DeepSpeedCPUAdam: named for the torch optimizer
+    # they vary, called like it
+    for name in ("AnalogSGD", "FusedAdamW", "DeepSpeedCPUAdam", "DistributedFusedLAMB", "Lion"):
+        assert L.named_as_optimizer(name), name
+    for name in ("SGD", "Adamant", "Linear", "sgd", "MySGDWrapper", "EMA"):
+        assert not L.named_as_optimizer(name) or name == "SGD", name
+
+
+ANALOG = """import torch.nn as nn
+from torch.nn.functional import mse_loss
+from analogkit.nn import AnalogLinear
+from analogkit.optim import AnalogSGD
+
+model = nn.Sequential(AnalogLinear(4, 2), AnalogLinear(2, 1))
+opt = AnalogSGD(model.parameters(), lr=0.5)
+for epoch in range(3):
+{clear}    loss = mse_loss(model(x), y)
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_a_step_of_an_optimizer_taken_by_its_name_is_judged_and_rests_on_that():
+    # aihwkit's example 2 (held22): the library is not installed, its optimizer is named like torch's
+    result = analyze(ANALOG.format(clear=""))
+    (opt,) = result.model.optimizers
+    assert opt.name == "opt" and opt.type == "AnalogSGD"
+    (f,) = [f for f in result.findings if f.code == "GA201"]
+    assert f.confidence == "suspicious" and f.span.line == 11
+    assert "taken for an optimizer because it is named like one" in f.message
+    assert [p.text for p in f.premises if not p.holds] == [
+        "`opt.step()` leaves the gradients in place, as torch's optimizers do"
+    ]
+    assert analyze(ANALOG.format(clear="    opt.zero_grad()\n")).findings == []
+
+
+SUBCLASSED = """import torch
+import torch.nn as nn
+from torch.optim import SGD
+
+
+class NoisySGD(SGD):
+    def __init__(self, params, lr=0.1):
+        super().__init__(params, lr=lr)
+{step}
+
+model = nn.Linear(4, 1)
+opt = NoisySGD(model.parameters(), lr=0.5)
+for epoch in range(3):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_a_project_optimizer_derived_from_a_torch_one_is_that_optimizer():
+    # aihwkit's `AnalogSGD(AnalogOptimizerMixin, SGD)` read from its own repository (held22)
+    result = analyze(SUBCLASSED.format(step=""))
+    (opt,) = result.model.optimizers
+    assert opt.type == "NoisySGD" and {p.name for p in opt.params} == {"model.weight", "model.bias"}
+    (f,) = result.findings
+    assert (f.code, f.confidence, f.span.line) == ("GA201", "confirmed", 16)
+    # a step() of its own that only adds to torch's keeps the finding; one that writes the gradients
+    # (clearing them after the update) is code the engine models as torch's: the finding rests on that
+    adds = "\n    def step(self, closure=None):\n        return super().step(closure)\n"
+    (f,) = analyze(SUBCLASSED.format(step=adds)).findings
+    assert f.confidence == "confirmed"
+    clears = adds.replace("return super().step(closure)", "super().step(closure)\n        self.zero_grad()")
+    (f,) = analyze(SUBCLASSED.format(step=clears)).findings
+    assert f.confidence == "suspicious" and "`NoisySGD` defines its own `step()`, which writes `.grad`" in f.message
+
+
 # --- the hand facts against the table ---------------------------------------------------------------
 
 # names in hand op groups that are no op of the table, each with its reason

@@ -157,7 +157,8 @@ def find_drivers(path: str, files: list[str], texts: dict[str, str], root: str, 
                 except (OSError, ValueError, ParseError):
                     text = ""
                 texts[f] = text
-            if not pattern.search(text):
+            # the regex scans every line; a file naming none of the targets is most of a project
+            if not any(n in text for n in names) or not pattern.search(text):
                 continue
             seen.add(f)
             if checked_itself and own and not _mentions(text, own):
@@ -217,8 +218,18 @@ def driven_findings(analyzer, program, path: str, drivers: list[str]) -> tuple[l
 
 def with_drivers(own: list, driven: list, ran: frozenset) -> list:
     """The file's own findings and what its drivers find in it. A finding seen only running a
-    function alone on made-up inputs (`data["unit"]`) gives way when a driver ran that function:
-    there it met what the training code gives it (a sigmoid clamped before a hand-written focal
-    loss), and the drivers' findings say what follows."""
-    kept = [f for f in own if not ((u := f.data.get("unit")) and (os.path.abspath(f.span.path), u) in ran)]
+    function alone on made-up inputs (`data["unit"]`) gives way when a driver ran that function, and
+    the one holding the finding (`data["within"]`), with values it knew: there it met what the
+    training code gives it (a sigmoid clamped before a hand-written focal loss), and the drivers'
+    findings say what follows. (`ran` holds only runs given something known: lightning-pose's
+    driver handed the criterion's helper predictions it could not follow, and found nothing there.)"""
+    kept = [f for f in own if not _driven(f, ran)]
     return kept + driven
+
+
+def _driven(f, ran: frozenset) -> bool:
+    unit = f.data.get("unit")
+    if not unit:
+        return False
+    path = os.path.abspath(f.span.path)
+    return (path, unit) in ran and (path, f.data.get("within") or unit) in ran

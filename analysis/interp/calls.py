@@ -182,7 +182,8 @@ def call_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v=None) -> V
         record = UnseenRec.BUDGET if over else UnseenRec.NOT_FOLLOWED
         return opaque_call(ip, None, args, kwargs, node, extra=self_v, record=record).replace(top=True)
     fn.interpreted += 1
-    ip.st.trace.ran.add((fn.scope.sf.abspath, fn.qual))
+    if _informed(args, kwargs):
+        ip.st.trace.ran.add((fn.scope.sf.abspath, fn.qual))
     if not ip.st.path:
         return _run_function(ip, fn, args, kwargs, node, self_v)
     # under a branch: the same call analysed just before on its other arm stands for this one
@@ -195,6 +196,17 @@ def call_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v=None) -> V
     cut = repeats.gaps(ip) != gaps0 or ip.st.trace.incomplete
     repeats.ended(ip, fn, args, kwargs, self_v, ctx, path, cut, result)
     return result
+
+
+def _informed(args, kwargs) -> bool:
+    """A call given something the engine knows (or nothing to know): what another file's analysis
+    saw running it may stand for what a run of it alone on made-up inputs saw (drivers.with_drivers)."""
+    given = [*args, *kwargs.values()]
+    return not given or any(not isinstance(v, V) or not _blind(v) for v in given)
+
+
+def _blind(v: V) -> bool:
+    return v.unk and not v.objs and not v.org and not v.weak
 
 
 def _run_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v) -> V:
@@ -356,11 +368,37 @@ def bind_args(ip: Interp, fn: FuncObj, args, kwargs, self_v) -> dict:
     return env
 
 
+def _touches_grads(fn_node) -> bool:
+    """A step() that may clear or rewrite the gradients (`p.grad = None`, `p.grad.zero_()`, a call
+    of zero_grad): not what torch's optimizers do."""
+    for n in ast.walk(fn_node):
+        if isinstance(n, ast.Attribute) and n.attr == "grad" and isinstance(n.ctx, (ast.Store, ast.Del)):
+            return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            f = n.func
+            if f.attr == "zero_grad" or (
+                (f.attr in T.GRAD_CLEARING or f.attr in T.GRAD_FILLING or f.attr in T.REFILLS)
+                and isinstance(f.value, ast.Attribute)
+                and f.value.attr == "grad"
+            ):
+                return True
+    return False
+
+
 def instantiate(ip: Interp, cls: ClassObj, args, kwargs, node, label=None) -> V:
     site = Site(ip.st.sf, node)
     cls.instantiated += 1
     if cls.is_optimizer:
-        return ip.sem.new_optimizer(ip, cls.name, args, kwargs, node, None)
+        made = ip.sem.new_optimizer(ip, cls.name, args, kwargs, node, None)
+        step = cls.lookup("step")
+        if step is not None and _touches_grads(step.node):
+            for o in made.of(OptimObj):
+                if o.qual == cls.name:  # not the optimizer a wrapper (Lookahead) was given
+                    o.assumed = (
+                        f"`{cls.name}` defines its own `step()`, which writes `.grad` or clears gradients: the "
+                        "engine models it as the torch optimizer it derives from"
+                    )
+        return made
     if cls.is_scheduler and cls.lookup("step") is None:
         # a schedule of the project's own over an optimizer it is given, wherever in its arguments
         # (its get_lr() is torch's business to call; a step() of its own may do anything)

@@ -398,7 +398,48 @@ def _e_ifexp(ip: Interp, node, env):
         return ip.eval(node.body, env)
     if t is False:
         return ip.eval(node.orelse, env)
-    return join(ip.eval(node.body, env), ip.eval(node.orelse, env))
+    body = ip.eval(node.body, narrowed(node.test, env, True) or env)
+    return join(body, ip.eval(node.orelse, narrowed(node.test, env, False) or env))
+
+
+# builtin types a value tested with isinstance() is then no tensor of (what it holds on that arm)
+_PLAIN_TYPES = {"int": Kind.NUMBER, "float": Kind.NUMBER, "bool": Kind.NUMBER, "complex": Kind.NUMBER, "str": Kind.STR}
+
+
+def narrowed(test, env: dict, arm: bool) -> dict | None:
+    """A copy of `env` for the arm of `isinstance(x, float)` (or `not isinstance(...)`) on which `x`
+    is a plain number or string, and for the arm of `torch.is_tensor(x)` (`isinstance(x,
+    torch.Tensor)`) on which it is no tensor: `v if isinstance(v, float) else v.detach()` logs the
+    tensors of a dict of mixed values detached, and the numbers as they are. None when the test
+    says nothing."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, arm = test.operand, not arm
+    if not (isinstance(test, ast.Call) and test.args and isinstance(test.args[0], ast.Name)):
+        return None
+    name = test.args[0].id
+    if name not in env:
+        return None
+    func = test.func
+    types: list[ast.expr]
+    if isinstance(func, ast.Attribute) and func.attr == "is_tensor" and len(test.args) == 1:
+        types = [func]  # `torch.is_tensor(x)`: isinstance(x, torch.Tensor)
+    elif isinstance(func, ast.Name) and func.id == "isinstance" and len(test.args) == 2:
+        types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    else:
+        return None
+    if not arm:
+        # where the test failed, `x` is none of the types: no tensor when it named only the tensor type
+        if types and all(isinstance(t, ast.Attribute) and t.attr in ("Tensor", "is_tensor") for t in types):
+            out = dict(env)
+            out[name] = V(Kind.UNKNOWN)
+            return out
+        return None
+    kinds = {_PLAIN_TYPES.get(t.id) if isinstance(t, ast.Name) else None for t in types}
+    if None in kinds:
+        return None
+    out = dict(env)
+    out[name] = V(Kind.STR if kinds == {Kind.STR} else Kind.NUMBER)
+    return out
 
 
 def _e_subscript(ip: Interp, node, env):

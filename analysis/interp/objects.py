@@ -448,6 +448,7 @@ class OptimObj(Obj):
     __slots__ = (
         "anchor",
         "args_only",
+        "assumed",
         "complete",
         "ctx",
         "duck",
@@ -476,6 +477,9 @@ class OptimObj(Obj):
         self.escaped = False  # handed to code the engine does not see (it may step or clear it)
         self.stateless = False  # keeps no state between steps (plain SGD): rebuilding it loses nothing
         self.duck = False  # an unknown value taken for an optimizer (interp/ducks.py)
+        # why it is taken for one like torch's without its own step() read ('' when it is torch's or
+        # one the engine models): a library's class known by its name, a project class overriding step()
+        self.assumed = ""
 
     def units(self) -> frozenset:
         out = set()

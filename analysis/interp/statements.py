@@ -18,7 +18,7 @@ from . import calls, flags, recording, settings
 from .builtins import import_module
 from .containers import clear_list, columns
 from .core import Interp
-from .expressions import BUILTINS, STAR, known_sequence, truth
+from .expressions import BUILTINS, STAR, known_sequence, narrowed, truth
 from .frames import Frame, Split, trains
 from .loop_facts import attr_key, carried, counter_like, rebound
 from .objects import (
@@ -1383,8 +1383,28 @@ def _s_classdef(ip: Interp, stmt, env):
                             cenv[t.id] = value
     finally:
         ip.st.stack.pop()
-    env[stmt.name] = V(Kind.CLASS, frozenset((cls,)))
+    value = env[stmt.name] = V(Kind.CLASS, frozenset((cls,)))
+    for deco in reversed(stmt.decorator_list):
+        _register_class(ip, deco, value, env)
     return env
+
+
+def _register_class(ip: Interp, deco, value: V, env) -> None:
+    """Run a class decorator that is a function of the project (`@register("unet")`, filling a dict
+    a factory later reads: `_MODULES[name]()`), for what it records; the class stays what the name
+    binds. Decorators of libraries (`@dataclass`) and attributes (`@MODELS.register_module()`, read
+    by libraries/registries.py) are left alone."""
+    callee = deco.func if isinstance(deco, ast.Call) else deco
+    if not isinstance(callee, ast.Name):
+        return
+    found = env.get(callee.id)
+    if found is None and ip.st.stack:
+        found = ip.lookup_global(ip.st.stack[-1].scope.globals, callee.id)
+    if found is None or not found.of(FuncObj):
+        return
+    fn = ip.eval(deco, env) if isinstance(deco, ast.Call) else found
+    if fn.of(FuncObj):
+        ip.call_value(fn, [value], {}, deco, env)
 
 
 def resolve_class(ip: Interp, cls: ClassObj):
@@ -1421,7 +1441,10 @@ def _resolve_bases(ip: Interp, cls: ClassObj):
             ):
                 cls.is_module = True
                 cls.opaque_base = True
-            elif q in ("torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"):
+            elif q in ("torch.optim.Optimizer", "torch.optim.optimizer.Optimizer") or (
+                q.startswith("torch.optim.") and short in T.OPTIMIZERS
+            ):
+                # an optimizer of the project's own, or one varying torch's (aihwkit's `AnalogSGD(SGD)`)
                 cls.is_optimizer = True
             elif q.startswith("torch.optim.lr_scheduler.") and (
                 short in T.SCHEDULERS or short in ("_LRScheduler", "LRScheduler")
@@ -1478,6 +1501,11 @@ def _s_importfrom(ip: Interp, stmt, env):
         if path is not None:
             # project modules run lazily, when the name is first used: most imports never matter
             env[name] = V(Kind.LAZY, frozenset((LazyImport(path, module, alias.name),)))
+        elif (sub := _own_submodule(ip, module, level, alias.name)) is not None:
+            base = ip.st.program.absolute_module(ip.st.sf, module, level)
+            env[name] = V(
+                Kind.LAZY, frozenset((LazyImport(sub, f"{base}.{alias.name}" if base else alias.name, None),))
+            )
         elif (sub := _namespace_module(ip, module, level, alias.name)) is not None:
             env[name] = V(
                 Kind.LAZY, frozenset((LazyImport(sub, f"{module}.{alias.name}" if module else alias.name, None),))
@@ -1486,6 +1514,14 @@ def _s_importfrom(ip: Interp, stmt, env):
             base = module if not level else ip.st.program.absolute_module(ip.st.sf, module, level)
             env[name] = V(Kind.MODREF, const=T.strip_torch_alias(f"{base}.{alias.name}" if base else alias.name))
     return env
+
+
+def _own_submodule(ip: Interp, module: str, level: int, name: str) -> str | None:
+    """`from . import losses` in a package's own `__init__.py` (auraloss's `from . import freq, time`):
+    the package's `losses.py` (or `losses/`), which `pkg.losses` then names."""
+    if level != 1 or module or name == "*" or not ip.st.sf.abspath.endswith("__init__.py"):
+        return None
+    return ip.st.program.submodule(ip.st.sf.abspath, name)
 
 
 def _namespace_module(ip: Interp, module: str, level: int, name: str) -> str | None:
@@ -1731,6 +1767,9 @@ def _refine(test, env: dict, arm: bool, ip: Interp | None = None) -> dict:
             if v.objs & gone:
                 out[var] = v.replace(objs=v.objs - gone)
         return out
+    plain = narrowed(test, out, arm)
+    if plain is not None:
+        return plain
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         _refine_nonzero(test, out, arm)
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))):

@@ -34,6 +34,9 @@ class EventKind(str, Enum):
     UNSCALE = "unscale"
     ADD_PARAM_GROUP = "add_param_group"
     AUTOCAST = "autocast"
+    # a leaf changed in place by an amount read from its own .grad (`w.data.sub_(lr * w.grad)`): an
+    # update written by hand, an optimizer's step without the optimizer
+    BY_HAND = "by_hand"
 
     def __str__(self) -> str:
         return str.__str__(self)

@@ -253,11 +253,35 @@ def _configure_optimizers(ip: Core, m: ModuleObj, node):
     return optims, scheds
 
 
+# the LightningModule hooks `Trainer.fit` calls before the first training_step, in its order: those
+# before configure_optimizers build what it can hand to an optimizer; a module those after it build
+# (threestudio's guidance made in on_fit_start) is in no optimizer (GA108)
+_BEFORE_OPTIMIZERS = (("setup", ("fit",)), ("configure_model", ()), ("configure_sharded_model", ()))
+_AFTER_OPTIMIZERS = (("on_fit_start", ()), ("on_train_start", ()), ("on_train_epoch_start", ()))
+
+
+def _hooks(ip: Core, m: ModuleObj, hooks) -> None:
+    for name, args in hooks:
+        fn = m.cls.lookup(name)
+        if fn is None or any(p in fn.scope.sf.abspath for p in ("site-packages", "dist-packages")):
+            continue  # the framework's own (empty) hook
+        given = [V(Kind.STR, const=a) for a in args]
+        saved_sf = ip.st.sf
+        try:
+            ip.st.sf = fn.scope.sf
+            ip.call_function(fn, given, {}, fn.node, self_v=module_value(m))
+        finally:
+            ip.st.sf = saved_sf
+
+
 def run_lightning(ip: Core, m: ModuleObj, node):
     step = m.cls.lookup("training_step")
     if step is None:
         return
+    if _OPTIMIZERS_KEY not in m.attrs:
+        _hooks(ip, m, _BEFORE_OPTIMIZERS)
     optims, scheds = m.attrs.get(_OPTIMIZERS_KEY) or _configure_optimizers(ip, m, node)
+    _hooks(ip, m, _AFTER_OPTIMIZERS)
     flag = m.attrs.get("automatic_optimization") or m.cls.lookup_attr("automatic_optimization")
     manual = flag is not None and flag.const is False
     site = Site(step.scope.sf, step.node)

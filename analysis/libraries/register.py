@@ -24,7 +24,7 @@ def build() -> Semantics:
     sem = Semantics(calls=calls, tensors=torch_register.tensor_semantics())
     torch_register.register(sem)
     # other libraries' optimizers and data-parallel wrappers, modelled as torch's
-    calls.when(lambda qual, head, short: short in tables.THIRD_PARTY_OPTIMIZERS, torch_optimizers.new_optimizer)
+    calls.when(lambda qual, head, short: tables.named_as_optimizer(short), library.named_optimizer)
     calls.when(lambda qual, head, short: short in tables.THIRD_PARTY_WRAPPERS, torch_modules.wrapper)
     calls.when(lambda qual, head, short: short in tables.THIRD_PARTY_SCALERS, torch_optimizers.new_scaler)
     calls.when(einops_ops.is_einops, einops_ops.einops_call)

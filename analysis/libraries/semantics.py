@@ -109,6 +109,20 @@ def _library_scheduler(ip: Core, qual, args, kwargs, node) -> V | None:
     return optimizers.make_scheduler(ip, made, [opt], {}, node)
 
 
+def named_optimizer(ip: Core, qual, args, kwargs, node, env) -> V:
+    """Another library's optimizer called like torch's (`Lion(params, lr=...)`), modelled as torch's.
+    One known only by its name (`AnalogSGD`: tables.named_as_optimizer) says so in its premises."""
+    out = optimizers.new_optimizer(ip, qual, args, kwargs, node, env)
+    short = qual.rsplit(".", 1)[-1]
+    if not is_optimizer_name(short):
+        for o in out.of(OptimObj):
+            o.assumed = (
+                f"`{short}` is another library's class the engine does not model, taken for an optimizer "
+                "because it is named like one and called like one"
+            )
+    return out
+
+
 def library_base(ip: Core, qual: str) -> str | None:
     """What an imported base class makes a user class: 'base' (a module registering nothing
     itself: LightningModule, PreTrainedModel), 'module' (a library module: opaque parameters)."""

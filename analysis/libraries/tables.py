@@ -269,6 +269,17 @@ def is_optimizer_name(short: str) -> bool:
     return short in T.OPTIMIZERS or short in THIRD_PARTY_OPTIMIZERS
 
 
+_NAMED_OPTIMIZER = re.compile(
+    rf"[A-Z][A-Za-z0-9]*(?:{'|'.join(sorted(T.OPTIMIZERS | {'Lamb', 'LAMB', 'Lion'}, key=lambda n: (-len(n), n)))})"
+)
+
+
+def named_as_optimizer(short: str) -> bool:
+    """Another library's optimizer named for the torch one it varies (`AnalogSGD`, `FusedAdamW`,
+    `DeepSpeedCPUAdam`, `DistributedFusedLAMB`), called like it: `Opt(params, lr=...)`."""
+    return short in THIRD_PARTY_OPTIMIZERS or _NAMED_OPTIMIZER.fullmatch(short) is not None
+
+
 # Attributes of a model that are plain values, not submodules: reading them from a model whose
 # structure is unseen must not invent a submodule (`model.fc.in_features`, `model.config`).
 PLAIN_ATTRS = frozenset(

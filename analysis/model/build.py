@@ -61,6 +61,9 @@ class Builder:
         self._resets: dict[int, list[int]] = {}  # unit oid -> seqs of reset_parameters() reaching it
         self._literals: dict[tuple, frozenset[tuple[int, bool]]] = {}  # event path -> its closed literals
         self._atoms: dict[tuple, int] = {}
+        # (event seq, depth) -> the model's Event: the steps of one loop share its iteration's events
+        # (timm's 48 backwards converted the same 550 events each)
+        self._events: dict[tuple[int, int], M.Event] = {}
         self._trace: Trace | None = None
         # module oid -> its parameters: the trees are final once the run is over, and the unseen
         # calls of a large model (thousands) hand over the same modules again and again
@@ -156,6 +159,7 @@ class Builder:
                 o.stateless,
                 not o.complete and o.args_only,
                 o.duck,
+                o.assumed,
             )
             self._optims[o.oid] = m
         return m
@@ -460,7 +464,11 @@ class Builder:
                 out.append(M.Risk(r.code, self.span(r.site), r.detail, r.confidence, reached, _loops(r.ctx)))
             else:
                 # no step reaches it: the unit alone shows the hazard, its use in training decides
-                out.append(M.Risk(r.code, self.span(r.site), r.detail, SUSPICIOUS, True, _loops(r.ctx), units[key]))
+                out.append(
+                    M.Risk(
+                        r.code, self.span(r.site), r.detail, SUSPICIOUS, True, _loops(r.ctx), units[key], _within(r.ctx)
+                    )
+                )
         return tuple(out)
 
     def inplace_hits(
@@ -668,6 +676,7 @@ class Builder:
             stale=tuple(self.stale(s) for s in stale),
             stepped_saves=self.stepped_saves(rec),
             loops=_loops(rec.ctx),
+            loop_stmts=_loop_stmts(rec.ctx),
             entry="script" if rec.ctx[:1] == (("root", 1),) else "function",
             in_eval=self.params(rec.in_eval),
             unseen_span=self.span(loss.unk)
@@ -720,6 +729,12 @@ class Builder:
         )
 
     def event(self, e: EventRec, depth: int) -> M.Event:
+        made = self._events.get((e.seq, depth))
+        if made is None:
+            made = self._events[(e.seq, depth)] = self._event(e, depth)
+        return made
+
+    def _event(self, e: EventRec, depth: int) -> M.Event:
         target, key = "", 0
         o = e.obj
         if o is not None and hasattr(o, "label"):
@@ -841,6 +856,11 @@ def _loops(ctx: Ctx) -> tuple[int, ...]:
             out.append(hash(ctx[: i + 1]))
             n += 1
     return tuple(out)
+
+
+def _loop_stmts(ctx: Ctx) -> tuple[int, ...]:
+    """Keys of the loop statements of a context, outermost first (any iteration of one loop: one key)."""
+    return tuple(hash((c[3].abspath, c[1].lineno, c[1].col_offset)) for c in ctx if c[0] == "loop")
 
 
 def _conds(e: EventRec) -> tuple[tuple[int, int, int], ...]:
@@ -1111,6 +1131,14 @@ def _earlier_iteration(save: SaveRec, rec: BackwardRec) -> bool:
     """The saved tensor was made in an earlier iteration of a loop the backward runs in."""
     now = {c[1]: c[2] for c in rec.ctx if c[0] == "loop"}
     return any(c[0] == "loop" and c[1] in now and c[2] < now[c[1]] for c in save.ctx)
+
+
+def _within(ctx: tuple) -> str:
+    """The qualified name of the innermost function a record's context called into ('' for none)."""
+    for c in reversed(ctx):
+        if c[0] == "call":
+            return str(c[2].qual)
+    return ""
 
 
 def _in_block_forward(s: SaveRec, unit: Site) -> bool:

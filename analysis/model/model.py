@@ -82,6 +82,9 @@ class Optimizer:
     # a value the engine did not see made, taken for an optimizer because both its zero_grad() and
     # step() are called (a trainer's argument): of parameters it cannot name
     duck: bool = False
+    # why it is taken for an optimizer like torch's though its own step() was not read ('' if it was
+    # torch's or one the engine models): the premises of what it steps or clears say so
+    assumed: str = ""
 
     @property
     def params(self) -> frozenset[Param]:
@@ -200,6 +203,7 @@ class Risk:
     loops: tuple[int, ...] = ()
     # the forward it was seen in, run on its own because no training step reached it ('' when one did)
     unit: str = ""
+    within: str = ""  # with `unit`: the function holding the op, when the unit called it
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,6 +309,8 @@ class Step:
     # 'script': reached when the file runs as a script (top level or from `__main__`);
     # 'function': only in a function nothing in the file calls (run on unknown arguments)
     entry: str = "script"
+    # the enclosing loop statements, outermost first (one key for every iteration of one loop)
+    loop_stmts: tuple[int, ...] = ()
     # Params the loss reaches inside modules held in eval() mode at the call (a perceptual-loss network, a
     # teacher): fixed networks the loss is measured through, not ones meant to train
     in_eval: frozenset[Param] = frozenset()

@@ -349,7 +349,6 @@ def risk_findings(
                 f"checked code reaches it)"
             )
         # `unit`: seen only in a forward run alone; the same hazard reached by a training step wins
-        out.append(
-            rule.finding(r.span, msg, confidence=r.confidence, fix=fix, data={"unit": r.unit} if r.unit else None)
-        )
+        data = {"unit": r.unit, "within": r.within or r.unit} if r.unit else None
+        out.append(rule.finding(r.span, msg, confidence=r.confidence, fix=fix, data=data))
     return out

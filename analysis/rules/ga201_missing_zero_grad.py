@@ -1,8 +1,9 @@
 """GA201 missing-zero-grad."""
 
+import ast
 from collections.abc import Callable, Iterator
 
-from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix, Related
+from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, Edit, Finding, Fix, Related
 from ..model.model import Event, EventKind, Optimizer, ProgramModel, Step
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
@@ -11,6 +12,7 @@ from .lifecycle import (
     clears,
     first_by_span,
     in_iteration,
+    insert_after,
     insert_before,
     iteration_related,
     loop_of,
@@ -18,6 +20,7 @@ from .lifecycle import (
     optimizers,
     own_event,
     receiver,
+    statement_at,
     steps_of,
 )
 
@@ -99,9 +102,80 @@ def check(ctx: RuleContext) -> list[Finding]:
                     fix=_fix(ctx, first, opt),
                 )
             )
+    out += _by_hand(ctx)
     out += _stale_before_the_loop(ctx, opts, enclosing)
     out += _stale_from_the_last_step(ctx, opts, enclosing)
     return first_by_span(out)
+
+
+def _by_hand(ctx: RuleContext) -> list[Finding]:
+    """Leaves updated by hand from their `.grad` (`w.data.sub_(lr * w.grad)`, `w -= lr * w.grad` under
+    no_grad) in each iteration of the loop whose backward() fills those gradients, and never cleared
+    there (`w.grad.zero_()`, `w.grad = None`): the hand-written step applies the sum of every
+    gradient so far, as an optimizer's step() does without zero_grad()."""
+    model = ctx.model
+    out = []
+    for step in model.steps:
+        bw = own_event(step)
+        if bw is None or step.kind != EventKind.BACKWARD or not step.loops:
+            continue
+        updates = [
+            e
+            for e in step.events
+            if e.kind == EventKind.BY_HAND and e.seq > bw.seq and in_iteration(e, step.loops) and e.params
+        ]
+        held = frozenset(p for e in updates for p in e.params) & (step.reached | step.co_reached)
+        if not held or held <= model.grad_set:
+            continue
+        if any(clears(e, held) for e in step.events if in_iteration(e, step.loops)):
+            continue
+        first = min((e for e in updates if e.params & held), key=lambda e: e.seq)
+        msg = (
+            f"{describe(held)} {'is' if len(held) == 1 else 'are'} updated by hand from .grad every iteration but "
+            f"nothing in the loop clears {'its gradient' if len(held) == 1 else 'their gradients'}: each "
+            "backward() adds to the previous ones, so every update applies the sum of all gradients so far"
+        )
+        out.append(
+            RULE.finding(
+                first.span,
+                msg,
+                params=names(held),
+                related=(Related(step.span, f"`{step.loss}.backward()` accumulates into .grad"),)
+                + iteration_related(step.events, (first.span, step.span)),
+                fix=_clear_after(ctx, updates),
+            )
+        )
+    return out
+
+
+def _clear_after(ctx: RuleContext, updates: list[Event]) -> Fix | None:
+    """`w.grad.zero_()` after the last hand update of each leaf, where it reads `w.grad`."""
+    edits: list[tuple[str, Edit]] = []
+    for e in sorted(updates, key=lambda e: -e.span.line):
+        stmt, _ = statement_at(ctx, e.span)
+        if stmt is None:
+            return None
+        leaf = next(
+            (
+                ast.unparse(n.value)
+                for n in ast.walk(stmt)
+                if isinstance(n, ast.Attribute) and n.attr == "grad" and isinstance(n.ctx, ast.Load)
+            ),
+            None,
+        )
+        if leaf is None or any(leaf == t for t, _ in edits):
+            continue
+        edit = insert_after(ctx, e.span.path, stmt, f"{leaf}.grad.zero_()")
+        if edit is None:
+            return None
+        edits.append((leaf, edit))
+    if not edits:
+        return None
+    return Fix(
+        "Clear each gradient after its update: " + ", ".join(f"`{t}.grad.zero_()`" for t, _ in reversed(edits)),
+        SAFE,
+        tuple(e for _, e in edits),
+    )
 
 
 def _stepping(
@@ -161,7 +235,9 @@ def _stale_before_the_loop(ctx: RuleContext, opts: dict, enclosing: dict) -> lis
             continue
         start = min(e.seq for e in model.events if in_iteration(e, step.loops[:1]))
         for other, obw in backwards:
-            if obw is None or obw.seq >= start or other.loops[:1] == step.loops[:1] or obw.exclusive(bw):
+            # an earlier iteration of the same loop (one the engine decided did not step) is no
+            # backward before the loop
+            if obw is None or obw.seq >= start or other.loop_stmts[:1] == step.loop_stmts[:1] or obw.exclusive(bw):
                 continue
             reached = held & other.reached
             if not reached or any(
@@ -273,7 +349,12 @@ And an optimizer stepped twice in an iteration (a reconstruction step, then an a
 whose gradients are cleared only between its two steps: each iteration's first step applies again
 what the backward() before the previous iteration's last step left.
 A model and optimizer built anew in each iteration that steps need no clearing; built once per run
-of a search and stepped in the epoch and batch loops under it, they do.
+of a search and stepped in the epoch and batch loops under it, they do. An update written by hand
+is a step too: leaves changed every iteration by what they read from their own `.grad`
+(`w.data.sub_(lr * w.grad)`, `w -= lr * w.grad` under `torch.no_grad()`) and never cleared
+(`w.grad.zero_()`, `w.grad = None`) are flagged at the first update; the fix clears each after it.
+An optimizer of another library that the engine knows only by its name (`AnalogSGD`, taken for an
+SGD) makes the finding suspicious: its own `step()` was not read.
 """,
     why="""
 `backward()` adds into `.grad`. Without clearing, the gradient applied at step k is the sum of

@@ -4,7 +4,9 @@ import ast
 
 from ..model.findings import CONFIRMED, SUSPICIOUS, UNSAFE, Finding, Fix, Related
 from ..model.model import Span, Stale, Step
+from . import ga304_multi_loss_interaction as ga304
 from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
+from .fixes import enclosing_function
 from .lifecycle import first_by_span, insert_before, statement_at
 
 
@@ -31,12 +33,43 @@ def _fix(ctx: RuleContext, carry: Span) -> Fix | None:
     return Fix(f"Detach `{name}` at the iteration boundary", UNSAFE, (edit,))
 
 
+def _made_beside(ctx: RuleContext, st: Stale, step: Step) -> bool:
+    """The shared part is computed in the function holding the backward() (the training code)."""
+    if st.op_span is None or st.op_span.path != step.span.path:
+        return False
+    tree = ctx.tree(step.span.path)
+    if tree is None:
+        return False
+    return enclosing_function(tree, st.op_span.line) is enclosing_function(tree, step.span.line)
+
+
+def _certainly_through(ctx: RuleContext, st: Stale, step: Step) -> bool:
+    """This loss certainly reaches parameters of the optimizer whose backward() freed the graph (not
+    only through a value that may be one of several: a list of every loss joined, as pix2pixHD's
+    `[torch.mean(x) for x in losses]`)."""
+    theirs = {p for o in ctx.model.optimizers if o.key in st.by_stepped for p in o.params}
+    return bool(theirs & step.reached)
+
+
 def check(ctx: RuleContext) -> list[Finding]:
     out = []
+    told: set[Span] | None = None  # the backward() calls GA304 names
     for step in ctx.model.steps:
         for st in step.stale:
-            if st.kind != "freed" or cross_optimizer(st, step):
+            if st.kind != "freed":
                 continue
+            if cross_optimizer(st, step):
+                # GA304 reports a graph shared across optimizers where one model scored the other's output;
+                # the other model's own output reused in this loss (D(real) of D's step in G's loss) is
+                # this rule's: the second backward() raises all the same
+                if told is None:
+                    told = {r.span for f in ga304.check(ctx) for r in f.related} | {f.span for f in ga304.check(ctx)}
+                if step.span in told or not _certainly_through(ctx, st, step):
+                    continue
+            # across optimizers, the shared value made in the training code itself (`d_real = D(real)`
+            # in the loop) is followed directly; made in a model's own code and gathered with the other
+            # losses (pix2pixHD's one forward returning every loss as a list), it may be one of several
+            direct = not cross_optimizer(st, step) or _made_beside(ctx, st, step)
             if st.earlier_iteration and st.carry is not None:
                 msg = (
                     f"this assignment carries a tensor with the previous iteration's graph into `{step.loss}`; that "
@@ -66,10 +99,16 @@ def check(ctx: RuleContext) -> list[Finding]:
                     f'`retain_graph=True`: that part was freed, so this backward() raises "Trying to backward '
                     f'through the graph a second time"'
                 )
+                if not direct:
+                    msg += (
+                        " (if it does share it: the two losses come from values the engine joined, a list or dict "
+                        "of every loss of a model's forward)"
+                    )
                 out.append(
                     RULE.finding(
                         step.span,
                         msg,
+                        confidence=CONFIRMED if direct else SUSPICIOUS,
                         related=(Related(st.by_span, "this backward() freed the shared graph"),)
                         + ((Related(st.op_span, "the shared part"),) if st.op_span else ()),
                     )
@@ -87,7 +126,9 @@ Flags a `backward()` that reaches graph an earlier `backward()` already freed: s
 across iterations with its history (an RNN's hidden state, a running statistic kept on the module)
 without `.detach()`, or two losses sharing a subgraph backpropagated one after the other without
 `retain_graph=True` on the first. When the two losses belong to different optimizers (a GAN),
-GA304 reports it instead.
+GA304 reports it where one model's output enters the other's loss; the other model's own output
+reused in this loss (`D(real)` of the discriminator step in a feature-matching term of the
+generator's loss) is reported here.
 """,
     why="""
 `backward()` frees the tensors each node saved; reaching those nodes again raises "Trying to

@@ -3,7 +3,7 @@
 from collections.abc import Set
 
 from ..model.findings import UNSAFE, Finding, Fix, Related
-from ..model.model import Crossing, EventKind, Param, ProgramModel, Stale, Step
+from ..model.model import Crossing, Event, EventKind, Optimizer, Param, ProgramModel, Stale, Step
 from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 from .lifecycle import (
@@ -62,6 +62,27 @@ def _scored(
     )
 
 
+def _carried_to_the_next(step: Step, bw: Event, other: Optimizer, theirs: Set[Param]) -> Event | None:
+    """The other optimizer's step that comes before this backward() in the iteration, runs in every
+    iteration, and meets what this backward() wrote in the next one: nothing between this backward()
+    and the end of the iteration, nor between the iteration's start and that step, clears it."""
+    if not step.loops:
+        return None
+    for other_step in steps_of(step.events, other.key):
+        if (
+            other_step.seq > bw.seq
+            or other_step.guarded
+            or bw.guarded
+            or other_step.exclusive(bw)
+            or other_step.loops[: len(step.loops)] != step.loops
+        ):
+            continue
+        around = [e for e in step.events if e.seq > bw.seq or e.seq < other_step.seq]
+        if not any(clears(e, theirs, other) for e in around):
+            return other_step
+    return None
+
+
 def _findings(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     opts = optimizers(model)
@@ -98,6 +119,11 @@ def _findings(ctx: RuleContext) -> list[Finding]:
                 between = [e for e in step.events if bw.seq < e.seq < other_step.seq]
                 if not any(clears(e, theirs, other) for e in between):
                     dirty.append(other_step)
+            # ... or earlier in the iteration, which the next iteration runs again: what this backward
+            # wrote is still there when it steps (D stepped and cleared first, then G's loss through D)
+            carried = not dirty and _carried_to_the_next(step, bw, other, theirs)
+            if carried:
+                dirty = [carried]
             # (c) this backward runs into the graph of the other model that the other optimizer's own
             # backward already freed (the generator stepped first, then `D(fake)` without a detach)
             freed = [
@@ -163,14 +189,20 @@ def _findings(ctx: RuleContext) -> list[Finding]:
                 # nowhere in the iteration, GA201 says so)
                 scored = _scored(crossings, step, bw.seq, theirs, mine)
                 if scored is not None and scored.span is not None:
+                    when = (
+                        f"after {name_of(other)} cleared them, and {call_of(other, 'step')} in the next iteration "
+                        "applies them with its own loss's since nothing clears them again before it"
+                        if carried
+                        else f"and {call_of(other, 'step')} applies them with its own loss's since nothing clears "
+                        "them in between"
+                    )
                     out.append(
                         RULE.finding(
                             scored.span,
                             f"{describe(theirs)}, which {name_of(other)} trains, score this model's output in "
-                            f"`{step.loss}`: its backward() writes into their gradients, and "
-                            f"{call_of(other, 'step')} applies them with its own loss's since nothing clears them "
-                            f"in between (that model is pushed towards this loss's objective too); clear "
-                            f"{name_of(other)}'s gradients after this backward() or before its own",
+                            f"`{step.loss}`: its backward() writes into their gradients {when} (that model is "
+                            f"pushed towards this loss's objective too); clear {name_of(other)}'s gradients after "
+                            f"this backward() or before its own",
                             params=names(theirs),
                             related=(
                                 Related(dirty[0].span, f"{call_of(other, 'step')} applies the mixed gradients"),
@@ -212,6 +244,14 @@ def _findings(ctx: RuleContext) -> list[Finding]:
                     f"the loss of {name_of(other)} then backpropagates through that graph again and raises {raised}"
                 )
                 rel = (Related(later.span, f"`{later.loss}.backward()` goes through the shared graph"),)
+            elif carried:
+                msg = (
+                    f"{describe(theirs)}, which {name_of(other)} trains, reach `{step.loss}` without a `.detach()`: "
+                    f"its backward() writes into their gradients after {name_of(other)} cleared them, and nothing "
+                    f"clears them again before {call_of(other, 'step')} in the next iteration, which applies them "
+                    f"with its own loss's (that model is pushed towards this loss's objective too); clear its "
+                    f"gradients before its backward() rather than after its step()"
+                )
             else:
                 msg = (
                     f"{describe(theirs)}, which {name_of(other)} trains, reach `{step.loss}` without a `.detach()`: "
@@ -350,8 +390,10 @@ saved. The other direction too: the generator's loss scores its output with the 
 writes into the discriminator's gradients, and the discriminator's optimizer, whose own loss
 detaches the generator, steps on them with its own because nothing clears them in between (the
 generator stepped first, the discriminator cleared only after its step); that is no shared
-objective. And with one optimizer over both (an actor and its critic, `q_loss.backward();
-pi_loss.backward(); opt.step()`): the actor's `-Q(s, pi(s))` trains the critic as well, where the
+objective. The same when the discriminator steps first and clears after its step: the generator's
+backward then refills its gradients, and its step in the next iteration applies them. And with
+one optimizer over both (an actor and its critic, `q_loss.backward(); pi_loss.backward();
+opt.step()`): the actor's `-Q(s, pi(s))` trains the critic as well, where the
 critic's own loss cuts the actor off (a TD target under `no_grad`); `pi_loss.backward(inputs=...)`
 or the critic frozen around the actor's loss are not flagged. Likewise an advantage that is not
 detached in a policy-gradient term (`-log_prob * (returns - values)`, the values from a critic
@@ -586,6 +628,30 @@ for episode in range(3):
 """,
             runtime="trains",
             note="the advantage is not detached: the policy term also trains the value head",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+G = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 8))
+D = nn.Sequential(nn.Linear(8, 16), nn.LeakyReLU(0.2), nn.Linear(16, 1))
+opt_g = torch.optim.Adam(G.parameters(), lr=1e-3)
+opt_d = torch.optim.Adam(D.parameters(), lr=1e-3)
+for it in range(3):
+    z, real = torch.randn(16, 8), torch.randn(16, 8)
+    fake = G(z)
+    d_loss = torch.relu(1 - D(real)).mean() + torch.relu(1 + D(fake.detach())).mean()
+    d_loss.backward()
+    opt_d.step()
+    opt_d.zero_grad()
+    g_loss = -D(fake).mean()  # <- GA304
+    g_loss.backward()
+    opt_g.step()
+    opt_g.zero_grad()
+""",
+            runtime="mixed-grads",
+            note="D cleared after its step: G's backward refills D's gradients, D's next step applies them",
         ),
     ),
     valid=(

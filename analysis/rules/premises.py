@@ -174,6 +174,8 @@ def _optimizer(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
                     f"`zero_grad()` and `step()` are called",
                 )
             )
+        elif o.assumed:
+            out.append(Premise(f"`{o.name}` is an optimizer like torch's", False, o.assumed))
         text = f"every use of `{o.name}` is in code the engine read"
         hits = ctx.model.unseen_reaching(optimizers=frozenset((o.key,)), after=o.seq)
         out.append(_failed(text, hits) if hits else Premise(text))
@@ -188,7 +190,14 @@ def _clears(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
     loops = facts.loops
     text = "nothing in the loop that the engine could not read is given these parameters or their optimizer"
     hits = tuple(u for u in ctx.model.unseen_reaching(params=params, optimizers=keys) if u.loops[: len(loops)] == loops)
-    return [_failed(text, hits) if hits else Premise(text)]
+    out = [_failed(text, hits) if hits else Premise(text)]
+    # its own step() is code the engine did not read: it may clear or keep the gradients
+    out += [
+        Premise(f"`{o.name}.step()` leaves the gradients in place, as torch's optimizers do", False, o.assumed)
+        for o in facts.optimizers
+        if o.assumed
+    ]
+    return out
 
 
 def _step(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:

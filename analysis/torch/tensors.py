@@ -156,6 +156,7 @@ def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_no
                     )
                 if rhs is not None and s in rhs.grads:
                     ip.st.trace.manual_updates.append((s, site, ip.seq()))
+                    ip.event(EventKind.BY_HAND, node, None, units=frozenset((s,)))
             ip.st.trace.writes.append((s, site, ip.st.ctx))
             s.version += 1
             s.bumps.append((s.version, site, tuple(ip.st.path), ()))
@@ -165,6 +166,7 @@ def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_no
                 ip.st.trace.writes.append((base, site, ip.st.ctx))  # `p.data.copy_(...)` changes p
             if base is not None and rhs is not None and base in rhs.grads:
                 ip.st.trace.manual_updates.append((base, site, ip.seq()))
+                ip.event(EventKind.BY_HAND, node, None, units=frozenset((base,)))
             if s.nonleaf_of is not None and recording.reads_own_grad(ip, s):
                 ip.st.trace.nonleaf.append(NonLeafRec(s.site, Site(ip.st.sf, stmt), s.nonleaf_of, "update", ip.st.ctx))
             if base is None:

@@ -14,10 +14,14 @@ What is checked:
   leaf seen in two backward passes) ends different from how it was when first seen;
 - warning: the script completes and torch or Python warned with a message containing the text;
 - stale-grads: the script completes and some backward() started while a parameter's .grad still
-  held exactly what an earlier step() applied (gradients never cleared between steps);
+  held exactly what an earlier step() applied, or what the previous backward() left in a leaf that
+  was changed since (an update written by hand): gradients never cleared between updates;
 - lost-grads: the script completes and some backward() started with a parameter's .grad cleared
   (None or zeros) although an earlier backward() since the last step() had written to it (an
   accumulation whose micro-batches' gradients are dropped before the step);
+- mixed-grads: the script completes and some step() applied a .grad written by backward() passes on
+  both sides of another step() with no clear in between (one loss's gradients, left in parameters
+  another optimizer trains, applied by that optimizer with its own: GA304);
 - graph-kept: the script completes and the named object (looked up in the script's globals at
   the end) holds a tensor that still has an autograd graph (history kept alive after training);
 - nonfinite: a NaN or inf appears in a loss given to backward() or in a gradient it computed.
@@ -132,6 +136,8 @@ def _run_case(source: str, expect: str) -> dict:
     applied = {}  # id -> (parameter, the .grad a step() applied)
 
     pending = {}  # id -> parameter a backward() since the last step() wrote a gradient to
+    left = {}  # id -> (leaf, the .grad a backward() left in it, the leaf's value then)
+    written = {}  # id -> the step() counts at which backward() passes wrote into the leaf's .grad since it was clear
 
     def backward(tensors, *a, **k):
         ts = [tensors] if isinstance(tensors, torch.Tensor) else list(tensors)
@@ -142,6 +148,10 @@ def _run_case(source: str, expect: str) -> dict:
         for p, g in applied.values():
             if p.grad is not None and bool(g.abs().sum() > 0) and torch.equal(p.grad, g):
                 state["stale"] = True
+        for p, g, v in left.values():
+            # updated by hand (`w.data.sub_(lr * w.grad)`) and its gradient left as it was
+            if p.grad is not None and torch.equal(p.grad, g) and not torch.equal(p.detach(), v):
+                state["stale"] = True
         for t in ts:
             if isinstance(t, torch.Tensor):
                 losses.append(bool(torch.isfinite(t.detach()).all()))
@@ -149,7 +159,21 @@ def _run_case(source: str, expect: str) -> dict:
                     leaves.setdefault(id(leaf), [leaf, snapshot(leaf)])
                     passes.setdefault(id(leaf), set()).add(state["passes"])
         find_named()
+        before = {}
+        for t in ts:
+            if isinstance(t, torch.Tensor):
+                for leaf in graph_leaves(t):
+                    g = leaf.grad
+                    before[id(leaf)] = (leaf, None if g is None or not bool(g.abs().sum() > 0) else g.detach().clone())
         out = orig_backward(tensors, *a, **k)
+        for leaf, g in before.values():
+            now = leaf.grad
+            if now is None or (g is not None and torch.equal(now, g)):
+                continue
+            if g is None:
+                written[id(leaf)] = {state.get("steps", 0)}
+            else:
+                written.setdefault(id(leaf), set()).add(state.get("steps", 0))
         for t in ts:
             if isinstance(t, torch.Tensor):
                 for leaf in graph_leaves(t):
@@ -158,14 +182,18 @@ def _run_case(source: str, expect: str) -> dict:
                         state["nonfinite_grad"] = True
                     if g is not None and bool(g.abs().sum() > 0):
                         pending[id(leaf)] = leaf
+                        left[id(leaf)] = (leaf, g.detach().clone(), leaf.detach().clone())
         return out
 
     def on_step(opt, args, kwargs):
         for g in opt.param_groups:
             optimized.update(id(p) for p in g["params"])
+            if any(p.grad is not None and len(written.get(id(p), ())) > 1 for p in g["params"]):
+                state["mixed"] = True
         find_named()
 
     def after_step(opt, args, kwargs):
+        state["steps"] = state.get("steps", 0) + 1
         pending.clear()
         for g in opt.param_groups:
             for p in g["params"]:
@@ -235,6 +263,11 @@ def _run_case(source: str, expect: str) -> dict:
             ok, why = False, f"raised: {error.splitlines()[0]}"
         elif not state.get("stale"):
             ok, why = False, "every backward() started from cleared gradients"
+    elif kind == "mixed-grads":
+        if error is not None:
+            ok, why = False, f"raised: {error.splitlines()[0]}"
+        elif not state.get("mixed"):
+            ok, why = False, "no step() applied gradients written on both sides of another step()"
     elif kind == "lost-grads":
         if error is not None:
             ok, why = False, f"raised: {error.splitlines()[0]}"
