@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable
 
 from ..ops import torch_api as T
+from ..source.program import installed
 from . import containers, ducks, recording, repeats, settings
 from . import results as R
 from .core import Interp
@@ -201,8 +202,11 @@ def call_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v=None) -> V
 def _informed(args, kwargs) -> bool:
     """A call given something the engine knows (or nothing to know): what another file's analysis
     saw running it may stand for what a run of it alone on made-up inputs saw (drivers.with_drivers)."""
-    given = [*args, *kwargs.values()]
-    return not given or any(not isinstance(v, V) or not _blind(v) for v in given)
+    if not args and not kwargs:
+        return True
+    return any(not isinstance(v, V) or not _blind(v) for v in args) or any(
+        not isinstance(v, V) or not _blind(v) for v in kwargs.values()
+    )
 
 
 def _blind(v: V) -> bool:
@@ -273,7 +277,7 @@ def _admitted(ip: Interp, cls: ClassObj) -> bool:
         return False
     top = _project_top(ip.st.entry.abspath)
     path = cls.scope.sf.abspath
-    return path.startswith(top) and "site-packages" not in path and "dist-packages" not in path
+    return path.startswith(top) and not installed(path)
 
 
 def _project_top(path: str) -> str:

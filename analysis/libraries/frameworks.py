@@ -48,6 +48,7 @@ from ..interp.objects import (
 from ..interp.semantics import ModuleExtension
 from ..interp.trace import EventKind
 from ..interp.values import EMPTY, NONE, UNKNOWN, Kind, Mark, V, make_tuple, passthrough
+from ..source.program import installed
 from ..torch import modules, optimizers
 
 LIGHTNING = "lightning"
@@ -263,7 +264,7 @@ _AFTER_OPTIMIZERS = (("on_fit_start", ()), ("on_train_start", ()), ("on_train_ep
 def _hooks(ip: Core, m: ModuleObj, hooks) -> None:
     for name, args in hooks:
         fn = m.cls.lookup(name)
-        if fn is None or any(p in fn.scope.sf.abspath for p in ("site-packages", "dist-packages")):
+        if fn is None or installed(fn.scope.sf.abspath):
             continue  # the framework's own (empty) hook
         given = [V(Kind.STR, const=a) for a in args]
         saved_sf = ip.st.sf

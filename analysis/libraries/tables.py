@@ -269,9 +269,9 @@ def is_optimizer_name(short: str) -> bool:
     return short in T.OPTIMIZERS or short in THIRD_PARTY_OPTIMIZERS
 
 
-_NAMED_OPTIMIZER = re.compile(
-    rf"[A-Z][A-Za-z0-9]*(?:{'|'.join(sorted(T.OPTIMIZERS | {'Lamb', 'LAMB', 'Lion'}, key=lambda n: (-len(n), n)))})"
-)
+# a name ending in one of theirs (Lookahead is a wrapper, not an optimizer of its own)
+_OPTIMIZER_ENDINGS = sorted(T.OPTIMIZERS | THIRD_PARTY_OPTIMIZERS - {"Lookahead"}, key=lambda n: (-len(n), n))
+_NAMED_OPTIMIZER = re.compile(rf"[A-Z][A-Za-z0-9]*(?:{'|'.join(_OPTIMIZER_ENDINGS)})")
 
 
 def named_as_optimizer(short: str) -> bool:

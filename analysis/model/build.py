@@ -1133,19 +1133,21 @@ def _earlier_iteration(save: SaveRec, rec: BackwardRec) -> bool:
     return any(c[0] == "loop" and c[1] in now and c[2] < now[c[1]] for c in save.ctx)
 
 
+def _innermost_call(ctx: tuple) -> Any:
+    """The function (FuncObj) of the innermost call in a record's context, or None."""
+    return next((c[2] for c in reversed(ctx) if c[0] == "call"), None)
+
+
 def _within(ctx: tuple) -> str:
     """The qualified name of the innermost function a record's context called into ('' for none)."""
-    for c in reversed(ctx):
-        if c[0] == "call":
-            return str(c[2].qual)
-    return ""
+    fn = _innermost_call(ctx)
+    return str(fn.qual) if fn is not None else ""
 
 
 def _in_block_forward(s: SaveRec, unit: Site) -> bool:
     """The save was made by an op of a module's `forward` that the unit ran: written in the unit's
     file, or in another file of its project for a block the unit holds (interp/calls.py, `_admitted`)."""
-    call = next((c for c in reversed(s.ctx) if c[0] == "call"), None)
-    fn = call[2] if call is not None else None
+    fn = _innermost_call(s.ctx)
     return (
         fn is not None
         and getattr(fn, "name", "") == "forward"

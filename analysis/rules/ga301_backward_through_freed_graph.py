@@ -58,18 +58,19 @@ def check(ctx: RuleContext) -> list[Finding]:
         for st in step.stale:
             if st.kind != "freed":
                 continue
-            if cross_optimizer(st, step):
+            cross = cross_optimizer(st, step)
+            if cross:
                 # GA304 reports a graph shared across optimizers where one model scored the other's output;
                 # the other model's own output reused in this loss (D(real) of D's step in G's loss) is
                 # this rule's: the second backward() raises all the same
                 if told is None:
-                    told = {r.span for f in ga304.check(ctx) for r in f.related} | {f.span for f in ga304.check(ctx)}
+                    told = {s for f in ga304.check(ctx) for s in (f.span, *(r.span for r in f.related))}
                 if step.span in told or not _certainly_through(ctx, st, step):
                     continue
             # across optimizers, the shared value made in the training code itself (`d_real = D(real)`
             # in the loop) is followed directly; made in a model's own code and gathered with the other
             # losses (pix2pixHD's one forward returning every loss as a list), it may be one of several
-            direct = not cross_optimizer(st, step) or _made_beside(ctx, st, step)
+            direct = not cross or _made_beside(ctx, st, step)
             if st.earlier_iteration and st.carry is not None:
                 msg = (
                     f"this assignment carries a tensor with the previous iteration's graph into `{step.loss}`; that "

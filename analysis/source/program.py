@@ -23,6 +23,11 @@ PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 _SKIP_PARTS = ("site-packages", "dist-packages")
 
 
+def installed(path: str) -> bool:
+    """A file of an installed package (a library's own code, not the project's)."""
+    return any(p in path for p in _SKIP_PARTS)
+
+
 class ParseError(Exception):
     """A file that could not be parsed (or read). `region`: the lines (first, last) left out of the
     analysis when the rest of the file was still analysed; None when nothing of it was."""
