@@ -442,3 +442,55 @@ def test_an_objects_construction_is_not_charged_to_the_method_checked_on_it():
     budgets = Budgets(init=10000, function=2000)
     r = Analyzer(Config(budgets=budgets)).analyze_source("t.py", _trainer(2500))
     assert [(f.span.line, f.code) for f in r.findings] == [(2511, "GA407")]
+
+
+# ------------------------------------------------------------------ growth across calls
+
+# A method called under a condition that rebuilds its containers on `self` (PyG's
+# GraphMaskExplainer._set_masks, called for each explained node): each earlier call's list and
+# ModuleList stayed a candidate of the attribute, every append or extend went to all of them, and
+# they grew with each call (19,000 layers in one ModuleList, 18 s for one file).
+REBUILT = (
+    HEAD
+    + """
+class Explainer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gates = nn.ModuleList()
+
+    def set_masks(self, dims):
+        self.gates = nn.ModuleList()
+        for d in dims:
+            self.parts = []
+            self.parts.append(nn.Linear(d, d))
+            self.parts.append(nn.LayerNorm(d))
+            self.blocks = nn.ModuleList(self.parts)
+            self.gates.extend([self.blocks, nn.ReLU()])
+
+
+explainer = Explainer()
+"""
+)
+
+
+def _largest_container(monkeypatch, calls: int) -> int:
+    from gradaudit.analysis.interp.objects import ModuleObj
+
+    largest = [0]
+    register = ModuleObj.register
+
+    def counting(self, key, child):
+        old = register(self, key, child)
+        largest[0] = max(largest[0], len(self.children))
+        return old
+
+    monkeypatch.setattr(ModuleObj, "register", counting)
+    analyze(REBUILT + "".join(f"if flag{i}:\n    explainer.set_masks(dims)\n" for i in range(calls)))
+    return largest[0]
+
+
+def test_containers_rebuilt_by_each_call_do_not_accumulate_earlier_calls(monkeypatch):
+    # the engine used to hold 20 layers after 2 calls, 156 after 6 and 600 after 12; what is left
+    # is the attribute's value before the first call, kept by each call's conditional store
+    sizes = [_largest_container(monkeypatch, n) for n in (2, 6, 12)]
+    assert sizes[2] <= 4 * 12 and sizes[2] - sizes[1] <= 4 * 6, sizes

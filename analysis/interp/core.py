@@ -66,6 +66,7 @@ class Core(Protocol):
         k: int = Kind.TENSOR,
         shape: tuple | None = None,
         reduced: bool = False,
+        label: str | None = None,
     ) -> V: ...
     def event(self, kind: str, node: Any, obj: Any = None, detail: Any = None, units: Any = None) -> Event: ...
 

@@ -149,12 +149,21 @@ def stale_saves(ip, value: V) -> set:
     loops = [c for c in loop_entries(ip) if c[4] > 0]
     if not loops:
         return set()
+    # the latest iteration of each enclosing loop statement; a save made at an earlier iteration
+    # of one of them is stale. Saves share their context tuples: each is judged once
+    latest: dict[int, int] = {}
+    for lp in loops:
+        latest[id(lp[1])] = max(latest.get(id(lp[1]), lp[2]), lp[2])
+    judged: dict[int, bool] = {}
     stale = set()
     for s in value.saves:
-        for c in s.ctx:
-            if c[0] == "loop" and any(c[1] is lp[1] and c[2] < lp[2] for lp in loops):
-                stale.add(s)
-                break
+        old = judged.get(id(s.ctx))
+        if old is None:
+            old = judged[id(s.ctx)] = any(
+                c[0] == "loop" and id(c[1]) in latest and c[2] < latest[id(c[1])] for c in s.ctx
+            )
+        if old:
+            stale.add(s)
     return stale
 
 
@@ -446,7 +455,30 @@ def stored(ip, o, attr: str, old: V | None, value: V, several: bool = False) -> 
             old = first[(o.oid, attr)]  # both arms store it: what it held before the if is gone
     if old is not None:
         ip.st.trace.maybe_cleared |= held_saves(old)
+        old = _without_earlier_runs(old, value)
     return join(old, value)
+
+
+_FRESH = (ListObj, DictObj)
+
+
+def _without_earlier_runs(old: V, value: V) -> V | None:
+    """`old` less the lists and dicts made by the statement that made `value`'s, on an earlier run
+    of it: a method called under a condition at each iteration (`self.parts = []`, then appends)
+    would otherwise keep every earlier run's list in the attribute, and an append would go to all of
+    them, which grow with each call (PyG's GraphMaskExplainer: 26 lists, 19,000 layers). At run time
+    the attribute holds one of them, made by the same code; the newest stands for the others."""
+    made = {(type(o), o.site.node) for o in value.objs if type(o) in _FRESH and o.site is not None}
+    if not made:
+        return old
+    kept = frozenset(
+        o for o in old.objs if not (type(o) in _FRESH and o.site is not None and (type(o), o.site.node) in made)
+    )
+    if len(kept) == len(old.objs):
+        return old
+    if not kept and not (old.k & ~(Kind.LIST | Kind.DICT)):
+        return None
+    return old.replace(objs=kept)
 
 
 def held_saves(v: V) -> frozenset:

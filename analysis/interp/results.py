@@ -15,7 +15,11 @@ from .trace import Cut, SaveRec
 from .values import EMPTY, NOCONST, Fact, Flow, Kind, Mark, V, requires_grad, surely_requires_grad
 
 
-def tensor_result(ip, f: Flow, node, op=None, inputs=(), alias=None, k=Kind.TENSOR, shape=None, reduced=False) -> V:
+def tensor_result(
+    ip, f: Flow, node, op=None, inputs=(), alias=None, k=Kind.TENSOR, shape=None, reduced=False, label=None
+) -> V:
+    """`label`: the name the saves get for messages when it is not `op` (a layer saving its input
+    as a linear map does, named for the functional it runs)."""
     site = Site(ip.st.sf, node)
     leaf = _leaf_of(alias) if alias is not None else next((u for u in map(_leaf_of, inputs) if u), None)
     if alias is not None and leaf is None:
@@ -31,7 +35,7 @@ def tensor_result(ip, f: Flow, node, op=None, inputs=(), alias=None, k=Kind.TENS
         storage.nonleaf_of = leaf
     saves = f.saves
     if op is not None and ip.st.nograd is None and f.carries and not f.nograd:
-        saves = _record_saves(ip, op, f, inputs, storage, site, saves)
+        saves = _record_saves(ip, op, f, inputs, storage, site, saves, label or op)
     nograd = ip.st.nograd is not None or f.nograd
     facts = Fact.NOGRAD if nograd else 0
     if f.unreduced and not reduced and op not in S.REDUCTIONS:
@@ -58,7 +62,7 @@ def tensor_result(ip, f: Flow, node, op=None, inputs=(), alias=None, k=Kind.TENS
     return v
 
 
-def _record_saves(ip, op, f, inputs, out_storage, site, saves):
+def _record_saves(ip, op, f, inputs, out_storage, site, saves, label):
     """What the op's backward keeps: an operand is saved when the other one requires grad. A save
     is `certain` when that requirement is (a parameter that certainly requires grad flows in), not
     just possible through code the engine did not see; proofs (GA110, GA301...) use certain ones."""
@@ -70,7 +74,7 @@ def _record_saves(ip, op, f, inputs, out_storage, site, saves):
         # the computed ones; a step() that changes a saved parameter matters to GA302/GA304).
         # (one of several distinct tensors, Mark.ONE_OF: which one was saved is not known)
         sure = sure and not v.marks & Mark.ONE_OF
-        return [SaveRec(s, s.version, site, op, ctx, sure, path) for s in storages(v)]
+        return [SaveRec(s, s.version, site, label, ctx, sure, path) for s in storages(v)]
 
     def need(*vs):
         if any(surely_requires_grad(v) for v in vs):
@@ -79,7 +83,7 @@ def _record_saves(ip, op, f, inputs, out_storage, site, saves):
 
     new = []
     if op in T.SAVES_OUTPUT and out_storage is not None:
-        new.append(SaveRec(out_storage, 0, site, op, ctx, live_flow(f), path))
+        new.append(SaveRec(out_storage, 0, site, label, ctx, live_flow(f), path))
     if op in T.PRODUCTS and len(inputs) >= 2:
         a, b = inputs[0], inputs[1]
         if isinstance(a, V) and isinstance(b, V):

@@ -136,7 +136,11 @@ def module_setattr(ip: Core, m: ModuleObj, attr, value: V, stmt, target):
             # stored under a condition begun after the module was made (`if config.model_type ==
             # "RWKV": self.attn = TimeMix(...) elif ...: self.attn = MHA(...)`): the module may hold
             # what it held before, or this; both stay candidates (`_candidates`)
-            held = _candidates(m, attr)
+            # but not one this very statement made on an earlier run (a method called under a
+            # condition at each iteration: `self.gates = nn.ModuleList()`, then `self.gates.extend`
+            # would extend every earlier run's list too, each growing with every call)
+            made = {x.site.node for x in mods if x.site is not None}
+            held = [c for c in _candidates(m, attr) if c.site is None or c.site.node not in made or c in mods]
             mods = held + [x for x in mods if x not in held]
             if m.arms is None:
                 m.arms = set()
@@ -741,13 +745,11 @@ def _module_call(ip: Core, m: ModuleObj, args, kwargs, node, env) -> V:
         saves_in = T.MODULE_SAVES.get(spec) == "input"
         # a recurrent module's weights are saved when its input or its carried state needs grad
         xin = flow_of(*argv).value() if spec in T.RECURRENT and len(argv) > 1 else x
-        out = ip.tensor_result(f, node, op="linear" if saves_in else None, inputs=(xin, pv), shape=module_shape(m, x))
-        label = T.MODULE_FUNCTIONS.get(spec)
-        if saves_in and label and label != "linear":
-            # saved as a linear map's input is; named as the functional the layer runs, for messages
-            for s in out.saves:
-                if s.op == "linear" and s.site.node is node:
-                    s.op = label
+        # saved as a linear map's input is; named as the functional the layer runs, for messages
+        label = T.MODULE_FUNCTIONS.get(spec) if saves_in else None
+        out = ip.tensor_result(
+            f, node, op="linear" if saves_in else None, inputs=(xin, pv), shape=module_shape(m, x), label=label
+        )
         if spec.endswith("Cell") and len(argv) > 1 and ip.st.nograd is None and requires_grad(argv[1]):
             # a cell multiplies its carried state by weight_hh: with a state that requires grad,
             # backward keeps the weights (a step() changing them in place invalidates the graph)
