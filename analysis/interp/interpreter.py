@@ -779,6 +779,8 @@ class Interpreter:
             st.trace.units.extend(alone.units)
             st.trace.unit_new.extend(alone.unit_new)
             st.trace.unit_cuts.extend(alone.unit_cuts)
+            # a forward run alone: whether its callers give it gradient is not known
+            st.trace.split_writes.extend((site, False) for site, _ in alone.split_writes)
 
     def grad_input(self, name: str, site: Site) -> V:
         """An argument of a unit run alone: unknown, and carrying gradient from something."""
@@ -1061,7 +1063,17 @@ class Interpreter:
                 v = g[name] = self.force(v)
             return v
         stars = g.get(STAR)
-        if stars is None or depth > 8 or name.startswith("_") or self.st.no_force:
+        if stars is None or depth > 8 or name.startswith("_"):
+            return None
+        if self.st.no_force:
+            # an imported module's top level leaves imports alone: a name a module imported with
+            # `import *` may define stays lazy, as `from m import name` would (a class's base,
+            # `class LossCallback(Callback)` after `from .callback import *`, is forced when the
+            # class is settled)
+            for o in sorted(stars.objs, key=lambda x: x.oid):
+                if isinstance(o, LazyImport) and self.st.program.may_define(o.path, name):
+                    v = g[name] = V(Kind.LAZY, frozenset((LazyImport(o.path, o.dotted, name),)))
+                    return v
             return None
         key = (id(g), name)
         if key in self.st.star_misses:

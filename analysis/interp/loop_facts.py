@@ -167,3 +167,65 @@ def rebound(loop) -> frozenset:
     hit = frozenset(out)
     loop._gradaudit_rebound = hit
     return hit
+
+
+def reset_now_and_then(loop) -> dict:
+    """Names and attributes the loop body resets (as `rebound` reads them) only under a condition
+    (`if step % log_every == 0: running = 0`), each with its first such statement: an accumulation
+    into them keeps the graphs of the iterations between two resets alive. One reset on the body's
+    own path, on every iteration, leaves the name out."""
+    hit = getattr(loop, "_gradaudit_reset_now_and_then", None)
+    if hit is not None:
+        return hit
+    always: set = set()
+    sometimes: dict = {}
+
+    def visit(stmts, conditional: bool):
+        for st in stmts:
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            keys = _resets(st)
+            for k in keys:
+                if conditional:
+                    sometimes.setdefault(k, st)
+                else:
+                    always.add(k)
+            if isinstance(st, ast.If):
+                visit(st.body, True)
+                visit(st.orelse, True)
+            elif isinstance(st, (ast.With, ast.AsyncWith)):
+                visit(st.body, conditional)
+            elif isinstance(st, ast.Try):
+                visit(st.body, conditional)
+                for h in st.handlers:
+                    visit(h.body, True)
+                visit(st.orelse, True)
+                visit(st.finalbody, conditional)
+            elif isinstance(st, (ast.For, ast.AsyncFor, ast.While)):
+                # an inner loop may run any number of times: neither every iteration nor a window
+                for k in rebound(st):
+                    always.add(k)
+
+    visit(loop.body, False)
+    hit = {k: st for k, st in sometimes.items() if k not in always}
+    loop._gradaudit_reset_now_and_then = hit
+    return hit
+
+
+def _resets(st) -> set:
+    """What one statement itself (not its nested blocks) rebinds or empties, as `rebound` names it."""
+    out = set()
+    if isinstance(st, (ast.Assign, ast.AnnAssign)):
+        for t in st.targets if isinstance(st, ast.Assign) else [st.target]:
+            for sub in t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]:
+                if isinstance(sub, (ast.Name, ast.Attribute)):
+                    out.add(attr_key(sub))
+    elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+        f = st.value.func
+        if isinstance(f, ast.Attribute) and f.attr == "clear":
+            out.add(attr_key(f.value))
+    elif isinstance(st, ast.Delete):
+        for t in st.targets:
+            if isinstance(t, ast.Subscript):
+                out.add(attr_key(t.value))
+    return out

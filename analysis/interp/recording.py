@@ -203,6 +203,7 @@ def note_accumulation(
     outlives: tuple[tuple[int, Site], ...] | None = None,
     held: bool = False,
     keeper: str = "",
+    reset=None,
 ) -> V:
     """`total += loss`, `history.append(loss)` into state that outlives the iteration: the value's
     graph stays alive with it (GA303) unless the accumulation itself is backpropagated. `added`:
@@ -210,7 +211,8 @@ def note_accumulation(
     value of unknown type that certainly carries gradient (`outputs.loss` of a library model) is
     a tensor with history there. `outlives`: keys of the loop iterations the state predates (see
     `outlived`), when the caller knows them. `keeper`: the framework that keeps the value (its
-    documented behaviour, not code the engine saw: the finding is suspicious)."""
+    documented behaviour, not code the engine saw: the finding is suspicious). `reset`: the
+    statement that resets the state under a condition (see loop_facts.reset_now_and_then)."""
     if value.facts & Fact.NOGRAD:
         return value
     fresh = [o for o in value.objs if isinstance(o, (DictObj, ListObj)) and not outlives_iteration(ip, o)]
@@ -221,7 +223,7 @@ def note_accumulation(
         # shows the history was kept for training, not for logging
         def noted(part):
             return (
-                note_accumulation(ip, part, stmt, outlives=outlives, held=True, keeper=keeper)
+                note_accumulation(ip, part, stmt, outlives=outlives, held=True, keeper=keeper, reset=reset)
                 if isinstance(part, V)
                 else part
             )
@@ -272,6 +274,7 @@ def note_accumulation(
         held=held,
         handed=_handed_in(ip, value),
         keeper=keeper,
+        reset=Site(ip.st.sf, reset) if reset is not None else None,
     )
     ip.st.trace.accums.append(rec)
     return value.replace(terms=value.terms | {rec})

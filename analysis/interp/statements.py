@@ -20,7 +20,7 @@ from .containers import clear_list, columns
 from .core import Interp
 from .expressions import BUILTINS, STAR, known_sequence, narrowed, truth
 from .frames import Frame, Split, trains
-from .loop_facts import attr_key, carried, counter_like, rebound
+from .loop_facts import attr_key, carried, counter_like, rebound, reset_now_and_then
 from .objects import (
     FROZEN,
     STORAGE,
@@ -185,7 +185,7 @@ def _outlived_name(ip: Interp, name: str) -> tuple:
     out = []
     for i in range(start, len(ctx)):
         node = ctx[i][1]
-        if name in carried(node)[0] and name not in rebound(node):
+        if name in carried(node)[0] and _kept(node, name):
             out.append(recording.loop_at(ctx, i))
     return tuple(out)
 
@@ -208,6 +208,16 @@ def _copied_out(ip: Interp, target, old: V, env) -> bool:
     return bool(held) and not any(o in held for o in old.objs)
 
 
+def _kept(loop, key: str) -> bool:
+    """State the loop never resets, or resets only under a condition (loop_facts.reset_now_and_then):
+    what is accumulated into it outlives the iteration."""
+    return key not in rebound(loop) or key in reset_now_and_then(loop)
+
+
+def _reset_at(loop, key: str):
+    return reset_now_and_then(loop).get(key)
+
+
 def _s_augassign(ip: Interp, stmt, env):
     target = stmt.target
     old = ip.eval(target, env)
@@ -217,13 +227,15 @@ def _s_augassign(ip: Interp, stmt, env):
         isinstance(target, ast.Name)
         and loops
         and target.id in carried(loops[-1]["node"])[0]
-        and target.id not in rebound(loops[-1]["node"])
+        and _kept(loops[-1]["node"], target.id)
         and not _repeats_within(loops, target.id)
         and not _one_step_sum(ip, loops, target.id)
     ):
         added = isinstance(stmt.op, (ast.Add, ast.Sub)) and bool(old.k & (Kind.NUMBER | Kind.TENSOR))
-        # `total += loss` across iterations, never reset
-        rhs = recording.note_accumulation(ip, rhs, stmt, added, outlives=_outlived_name(ip, target.id))
+        # `total += loss` across iterations, never reset (or only now and then)
+        rhs = recording.note_accumulation(
+            ip, rhs, stmt, added, outlives=_outlived_name(ip, target.id), reset=_reset_at(loops[-1]["node"], target.id)
+        )
     # `feats += feat` of a list: the target is no tensor (a tensor plus a list raises)
     seq = isinstance(stmt.op, ast.Add) and rhs.k in (Kind.LIST, Kind.TUPLE)
     tensor = bool(old.k & Kind.TENSOR) and not (old.k & (Kind.NUMBER | Kind.LIST)) and not seq
@@ -249,6 +261,10 @@ def _s_augassign(ip: Interp, stmt, env):
             new = new.replace(marks=new.marks | Mark.SCALED)  # `loss /= accumulation_steps`
         if isinstance(target, ast.Name):
             bind_name(ip, target.id, new, env, stmt, rebind_check=False)
+        elif isinstance(target, ast.Attribute):
+            # `state.loss += term` is `state.loss = state.loss.__iadd__(term)`: the attribute holds
+            # the tensor with the term's graph from here on
+            assign(ip, target, new, env, stmt)
         elif (
             isinstance(target, ast.Subscript)
             and isinstance(target.value, ast.Name)
@@ -281,9 +297,10 @@ def _s_augassign(ip: Interp, stmt, env):
         if any(recording.outlives_iteration(ip, o) for o in recv.objs):
             # state on an object older than the iteration (`self.running_loss += loss` in a
             # train_step called from the loop): what is added stays alive unless the loop resets it
-            if not (loops and attr_key(target) in rebound(loops[-1]["node"])):
+            if not loops or _kept(loops[-1]["node"], attr_key(target)):
                 old_objs = [o for o in recv.objs if recording.outlives_iteration(ip, o)]
-                rhs = recording.note_accumulation(ip, rhs, stmt, outlives=recording.outlived(ip, old_objs))
+                reset = _reset_at(loops[-1]["node"], attr_key(target)) if loops else None
+                rhs = recording.note_accumulation(ip, rhs, stmt, outlives=recording.outlived(ip, old_objs), reset=reset)
             assign(ip, target, _as_counter(binop(ip, stmt.op, old, rhs, stmt)), env, stmt)
             return env
     if isinstance(target, ast.Subscript) and recording.loop_entries(ip):

@@ -138,10 +138,13 @@ class AccRec:
     """A tensor with history accumulated into state that outlives the iteration. Used as a loss
     term token: when it reaches a backward(), the accumulation is a loss, not a log."""
 
-    __slots__ = ("ctx", "handed", "held", "keeper", "org", "outlived", "site", "tensor")
+    __slots__ = ("ctx", "handed", "held", "keeper", "org", "outlived", "reset", "site", "tensor")
 
-    def __init__(self, site, ctx, org, tensor=True, outlived=None, held=False, handed=None, keeper=""):
+    def __init__(self, site, ctx, org, tensor=True, outlived=None, held=False, handed=None, keeper="", reset=None):
         self.site = site
+        # the statement that resets the state under a condition (`if i % n == 0: total = 0`): the
+        # graphs of the iterations between two resets stay alive; None: never reset in the loop
+        self.reset = reset
         self.keeper = keeper  # the framework that keeps the value (Lightning's epoch outputs), or ""
         # the call by which the training code handed the value to the helper that keeps it (an
         # AverageMeter's update), or None
@@ -368,6 +371,7 @@ class InplaceRec:
         "site",
         "stmt",
         "storage",
+        "through",
         "units",
         "version",
     )
@@ -387,6 +391,9 @@ class InplaceRec:
         self.stmt = stmt
         self.cuts: frozenset = frozenset()  # REBIND: the cuts of the new value that dropped the leaves
         self.releafed = False  # REBIND: requires_grad was set again on the new value (a re-leaf)
+        # LEAF: the conversion (`to`) whose result the target is, which returns the leaf itself when
+        # nothing needs converting (on the CPU, already that dtype); "" for the leaf itself
+        self.through = ""
 
 
 class UnregRec:
@@ -473,6 +480,8 @@ class Trace:
         self.implies: dict = {}  # attribute atom -> [literals each store of a value that may be true ran under]
         self.risks: list = []  # RiskRec, every one made
         self.nonleaf: list = []  # NonLeafRec
+        # in-place changes of a view a multi-output op returned (Mark.SPLIT_VIEW): (Site, certain)
+        self.split_writes: list = []
         self.incomplete = False  # a budget was hit: some calls were not followed
         self.libraries: list = []  # the library models built (ModuleObj with `lib`), in order
         self.unseen: list[UnseenRec] = []  # code not seen that was handed parameters, modules or optimizers

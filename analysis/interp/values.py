@@ -157,6 +157,10 @@ class Mark:
     # a log-probability of a drawn action or label (`dist.log_prob(a)`, `log_softmax(x)`, `log(probs)`),
     # and sums, views and scalings of it: a policy-gradient term weights it (GA304)
     LOGP = 134217728
+    # one of the views a multi-output op returns (`split`, `chunk`, `unbind`): autograd forbids
+    # changing it in place while grad mode is on and it requires grad (torch raises "... is a view
+    # and is being modified inplace. This view is the output of a function that returns multiple views")
+    SPLIT_VIEW = 268435456
 
 
 class _NoConst:

@@ -282,6 +282,7 @@ class Builder:
                 r.detail or "",
                 r.detail or "",
                 any(c[0] == "loop" for c in r.ctx),
+                r.through,
             )
             for r in trace.inplace
             if r.kind in (InplaceRec.LEAF, InplaceRec.REBIND)
@@ -355,6 +356,7 @@ class Builder:
                     None if outlived is None else tuple((k, self.span(s)) for k, s in outlived),
                     self.span(a.handed) if a.handed is not None else None,
                     a.keeper,
+                    self.span(a.reset) if a.reset is not None else None,
                 )
                 for a, back, outlived in accs.values()
             ),
@@ -384,6 +386,7 @@ class Builder:
             unit_inplace=self.unit_inplace(trace),
             unit_new=self.unit_new(trace),
             unit_cuts=self.unit_cuts(trace),
+            split_writes=tuple(_split_writes(self, trace)),
             nonleaf=tuple(
                 M.NonLeaf(self.span(n.site), self.span(n.stmt), self.params([n.unit]), n.use)
                 for n in {(id(n.site.node), n.use): n for n in trace.nonleaf}.values()
@@ -1334,3 +1337,12 @@ def _carried_in_and_out(s: SaveRec, site: Site) -> bool:
         if name is not None and name in rebound(loop):
             return True
     return False
+
+
+def _split_writes(builder: Builder, trace: Trace) -> list[tuple[M.Span, bool]]:
+    """One per statement: certain when any run of it was."""
+    out: dict = {}
+    for site, certain in trace.split_writes:
+        span = builder.span(site)
+        out[span] = out.get(span, False) or certain
+    return list(out.items())

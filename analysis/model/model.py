@@ -167,6 +167,7 @@ class Accumulation:
     # the call by which the training code handed the value to the helper keeping it (`meter.update(loss)`)
     handed: Span | None = None
     keeper: str = ""  # the framework that keeps it, by its documented behaviour (Lightning)
+    reset: Span | None = None  # where the state is reset under a condition (kept between resets)
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,6 +359,7 @@ class LeafUpdate:
     name: str
     op: str
     in_loop: bool = False
+    through: str = ""  # a conversion that may return the leaf itself (`.to(device)` on the CPU)
 
 
 @dataclass(frozen=True, slots=True)
@@ -432,6 +434,9 @@ class ProgramModel:
     # `torch.tensor(t.item())`) and added to terms that carry gradient, with the unit's name
     unit_cuts: tuple[tuple[Cut, str], ...] = ()
     nonleaf: tuple[NonLeaf, ...] = ()
+    # in-place changes of a view `split`/`chunk`/`unbind` returned, while it requires grad: (the
+    # statement, certain: a parameter flows in and grad mode is known to be on)
+    split_writes: tuple[tuple[Span, bool], ...] = ()
     # when a budget cut the analysis short (budget.py): why, the first statement not reached, how many
     incomplete_reason: str = ""
     not_reached: Span | None = None

@@ -275,6 +275,9 @@ CHAINABLE_SCHEDULERS = ("ExponentialLR", "MultiplicativeLR")
 # tensor methods that return the tensor itself when it already has the device, dtype or layout
 # asked for (`p.to("cpu")` of a CPU parameter is `p`), a new tensor otherwise
 MAY_RETURN_SELF = ("to", "cuda", "cpu", "float", "double", "half", "bfloat16", "type", "contiguous")
+# those that give back a fresh float32 CPU leaf itself on a CPU run (`.to(device)` with device the
+# CPU, `.float()`): `.cuda()` always copies it, `.half()` and `.double()` change its dtype
+SELF_FOR_A_CPU_LEAF = ("to", "cpu", "float", "contiguous")
 
 # --- grad mode --------------------------------------------------------------------------------
 # The context managers and decorators of torch.autograd.grad_mode and torch.amp, as imported.
@@ -587,6 +590,9 @@ SPREADS = (*NORMS, "std", "var")
 POSITIVE_IF_NONZERO = ("abs", "square")
 # always > 0 (a log, a division or a sqrt of them is safe); elu_plus_one is a common helper name
 POSITIVE_OPS = ("exp", "exp2", "softplus", "cosh", "elu_plus_one")
+# the inverse of the natural log: of a log-probability (`exp(log_softmax(x))`, `log_prob(a).exp()`),
+# a probability again, which underflows to exactly 0 in float32 as a softmax does
+EXPONENTIALS = ("exp",)
 # log-probabilities over classes or actions (a policy's log pi): a policy-gradient term weights
 # one picked at the drawn action (GA304, a critic's value in that weight)
 LOG_PROBABILITIES = ("log_softmax",)

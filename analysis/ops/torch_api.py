@@ -114,6 +114,7 @@ SCHEDULERS = _sets.SCHEDULERS
 SCALERS = frozenset(H.SCALERS)
 CHAINABLE_SCHEDULERS = frozenset(H.CHAINABLE_SCHEDULERS)
 MAY_RETURN_SELF = frozenset(H.MAY_RETURN_SELF)
+SELF_FOR_A_CPU_LEAF = frozenset(H.SELF_FOR_A_CPU_LEAF)
 
 # --- grad mode ---------------------------------------------------------------------------------
 
@@ -276,6 +277,7 @@ UNPADDED_EMBEDDINGS = frozenset(H.UNPADDED_EMBEDDINGS)
 BIAS_OPERAND = frozenset(H.BIAS_OPERAND)
 POSITIVE_IF_NONZERO = frozenset(H.POSITIVE_IF_NONZERO)
 POSITIVE_OPS = _with_modules(H.POSITIVE_OPS)
+EXPONENTIALS = _with_modules(H.EXPONENTIALS)
 BOUNDED = _with_modules(H.BOUNDED)
 UNIT_RANGE = _with_modules(H.UNIT_RANGE)
 LINEAR = _with_modules(H.LINEAR)

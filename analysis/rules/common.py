@@ -55,9 +55,11 @@ def describe(params: Iterable[Param]) -> str:
         p = named[0]
         return f"`{p.name}`"
     if not opaque and all(p.module == p.name for p in named):
-        # free-standing leaves (w1, b1 ...): name them
-        shown = [f"`{p.name}`" for p in named[:4]]
-        return _list(shown) + (f" and {len(named) - 4} more" if len(named) > 4 else "")
+        # free-standing leaves (w1, b1 ...): name them, once each (a leaf made afresh at each
+        # iteration the engine ran is several leaves of one name)
+        distinct = list(dict.fromkeys(p.name for p in named))
+        shown = [f"`{n}`" for n in distinct[:4]]
+        return _list(shown) + (f" and {len(distinct) - 4} more" if len(distinct) > 4 else "")
     owner = module_of(named + opaque)
     n = len(named)
     if any(p.repeated for p in named):

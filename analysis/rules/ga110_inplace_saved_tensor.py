@@ -3,7 +3,7 @@
 import ast
 import re
 
-from ..model.findings import SAFE, SUSPICIOUS, UNSAFE, Finding, Fix, Related
+from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, UNSAFE, Finding, Fix, Related
 from ..model.model import Span
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 
@@ -86,6 +86,19 @@ def check(ctx: RuleContext) -> list[Finding]:
                 ),
                 fix=_fix(ctx, hit.span),
             )
+    for span, certain in ctx.model.split_writes:
+        if span in found:
+            continue
+        found[span] = RULE.finding(
+            span,
+            "in-place change of one of the views `split`/`chunk`/`unbind` returned, while it requires grad: "
+            'torch raises here ("... is a view and is being modified inplace. This view is the output of a '
+            "function that returns multiple views. Such functions do not allow the output views to be "
+            'modified inplace")'
+            + ("" if certain else " when gradient is on and a parameter flows into it, as the engine could not prove"),
+            confidence=CONFIRMED if certain else SUSPICIOUS,
+            fix=_fix(ctx, span),
+        )
     for hit, unit in ctx.model.unit_inplace:
         if hit.span in found:
             continue  # a training step reaches it: that finding says more
@@ -119,6 +132,9 @@ op saved (a residual `out += identity` after a normalisation layer) are not flag
 `forward` that no training step in the checked code reaches is run on its own, on inputs that
 require grad: an op there that saves a tensor and an in-place change of it later in the same
 `forward` are reported as suspicious (the inputs may not require grad in the real program).
+Also flags an in-place change of one of the views a multi-output op returned (`q, k, v =
+proj(x).chunk(3, -1)`, then `q *= scale`) while it requires grad: autograd forbids it outright and
+raises at that statement, whatever is saved.
 """,
     why="""
 Autograd checks a version counter: `backward()` raises "one of the variables needed for

@@ -69,10 +69,24 @@ def check(ctx: RuleContext) -> list[Finding]:
             upd = replace(upd, params=kept)
         merged.setdefault(upd.span, []).append(upd)
     for _span, group in merged.items():
-        upd = replace(group[0], params=frozenset().union(*(u.params for u in group)))
-        if upd.kind == "leaf":
+        # through a conversion only when every update here is: a direct one is the leaf itself
+        through = next((u.through for u in group if u.through), "") if all(u.through for u in group) else ""
+        upd = replace(group[0], params=frozenset().union(*(u.params for u in group)), through=through)
+        if upd.kind == "leaf" and upd.through:
+            named = all(not p.name.startswith("<") for p in upd.params)
+            leaf = f"{describe(upd.params)}, a leaf that requires grad" if named else "a leaf that requires grad"
             msg = (
-                f"in-place update of {describe(upd.params)}, leaves that require grad, outside "
+                f"in-place update of the result of `.{upd.through}()` on {leaf}, outside torch.no_grad(): where "
+                f"nothing needs converting (on the CPU, already that dtype)"
+                f' `.{upd.through}()` returns the leaf itself, and torch raises "a leaf Variable that '
+                f'requires grad is being used in an in-place operation"; elsewhere it works on a copy'
+            )
+            confidence = SUSPICIOUS
+        elif upd.kind == "leaf":
+            one = len({p.name for p in upd.params}) == 1 and not any(p.opaque for p in upd.params)
+            msg = (
+                f"in-place update of {describe(upd.params)}, "
+                f"{'a leaf that requires' if one else 'leaves that require'} grad, outside "
                 f'torch.no_grad(): torch raises "a leaf Variable that requires grad is being used in an '
                 f'in-place operation"'
             )
@@ -83,9 +97,9 @@ def check(ctx: RuleContext) -> list[Finding]:
                 f"`{upd.name}` is not a leaf, its `.grad` stays None and it stops training"
             )
             confidence = CONFIRMED if upd.in_loop else SUSPICIOUS
-        found[upd.span] = RULE.finding(
-            upd.span, msg, confidence=confidence, params=names(upd.params), fix=_fix(ctx, upd)
-        )
+        # an accumulator made a leaf by mistake wants no torch.no_grad() around its sum
+        fix = None if upd.through else _fix(ctx, upd)
+        found[upd.span] = RULE.finding(upd.span, msg, confidence=confidence, params=names(upd.params), fix=fix)
     return list(found.values())
 
 

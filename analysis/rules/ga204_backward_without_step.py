@@ -4,7 +4,7 @@ from ..model.findings import CONFIRMED, SUSPICIOUS, UNSAFE, Finding, Fix, Relate
 from ..model.model import Event, EventKind, Optimizer, ProgramModel, Step
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
-from .lifecycle import first_by_span, insert_after, name_of, own_event, statement_at
+from .lifecycle import BACKWARDS, first_by_span, insert_after, name_of, own_event, statement_at
 
 
 def _fix(ctx: RuleContext, step: Step, opt: Optimizer) -> Fix | None:
@@ -80,20 +80,42 @@ def _idle(model: ProgramModel, step: Step, opt: Optimizer) -> frozenset:
 def _stepped_after_the_loop(model: ProgramModel, step: Step, opt: Optimizer, steps: list[Event]) -> list[Finding]:
     """`for x, y in data: opt.zero_grad(); loss.backward()` with `opt.step()` dedented after the
     loop: every iteration clears what the one before computed, and the single step applies the last
-    backward's gradients alone. Proven when no step of `opt` shares a loop iteration with the
-    backward (a step in an enclosing loop is an accumulation: GA202's) and the iteration clears
-    `opt`'s gradients unconditionally."""
+    backward's gradients alone. Proven when no step of `opt` runs in the backward's own iteration,
+    one runs right after its loop, and the iteration clears `opt`'s gradients unconditionally (the
+    loop may sit in an enclosing one: `for task in tasks: learner.observe(batches)`)."""
     bw = own_event(step)
-    if not step.loops or opt.key in step.stepped or bw is None:
+    if not step.loops or bw is None:
         return []
-    if any(set(e.loops) & set(step.loops) for e in steps):
-        return []  # a step in the backward's iteration, or in an enclosing one
+    if any(step.loops[-1] in e.loops for e in steps):
+        return []  # a step in the backward's own iteration
     # the step right after the loop, in the same function (not another method's training loop that
     # steps the optimizer a statistics pass only cleared)
-    after = [e for e in steps if e.seq > bw.seq and e.loops == step.loops[:-1] and e.via == bw.via]
+    # (the program's events carry the whole call chain; a step's own events only the part below it)
+    via = next((e.via for e in model.events if e.seq == bw.seq), bw.via)
+    after = [e for e in steps if e.seq > bw.seq and e.loops == step.loops[:-1] and e.via == via]
     if not after:
         return []
-    idle = frozenset(p for p in _idle(model, step, opt) if p.kind == "param" or p.opaque)
+    late = min(after, key=lambda e: e.seq)
+    if any(
+        bw.seq < e.seq < late.seq
+        and e.loops == step.loops[:-1]
+        and (e.kind in BACKWARDS or (e.kind == EventKind.ZERO_GRAD and e.target_key == opt.key))
+        for e in model.events
+    ):
+        # another backward (or a clear) between the loop and the step: the step applies that one's
+        # gradients, the loop's are used otherwise (an attack's, read from the input's .grad)
+        return []
+    # what the loss reaches of `opt`'s parameters and nothing else changes (`opt`'s own step after
+    # the loop counts as training them in `step.trained`: it is the step in question)
+    others = frozenset(p for o in step.optimizers if o.key != opt.key and o.key in step.stepped for p in o.params)
+    idle = (step.reached & opt.params) - step.frozen - step.maybe_frozen - model.manual - model.written - others
+    idle = frozenset(p for p in idle if p.kind == "param" or p.opaque)
+    unseen = False
+    if not idle and not step.reached:
+        # the loss reaches the parameters of a model the engine cannot see, and the optimizer was
+        # built from that same model's parameters (as for an optimizer never stepped, above)
+        idle = frozenset(p for p in step.reached_weak & opt.params if p.opaque) - model.written
+        unseen = True
     cleared = [
         e
         for e in step.events
@@ -101,18 +123,18 @@ def _stepped_after_the_loop(model: ProgramModel, step: Step, opt: Optimizer, ste
     ]
     if not idle or not cleared:
         return []
-    late = min(after, key=lambda e: e.seq)
     msg = (
         f"`{step.loss}.backward()` computes gradients for {describe(idle)} in every iteration, but "
         f"{name_of(opt)} steps only after the loop: each iteration's zero_grad() "
         f"drops what the one before computed, so the single step applies the last backward's gradients "
         f"alone and the loop trains nothing else"
+        + (" (the loss reaches them through code the engine could not follow)" if unseen else "")
     )
     return [
         RULE.finding(
             step.span,
             msg,
-            confidence=CONFIRMED,
+            confidence=SUSPICIOUS if unseen else CONFIRMED,
             params=names(idle),
             related=(
                 Related(late.span, f"{name_of(opt)} steps here, outside the loop"),

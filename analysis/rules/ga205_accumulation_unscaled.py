@@ -100,6 +100,8 @@ def check(ctx: RuleContext) -> list[Finding]:
                 ]
                 if not later:
                     continue
+                if any(clears(e, opt.params, opt) and not e.guarded for e in step.events):
+                    continue  # every micro-batch clears what the one before left: nothing adds up (GA204's)
                 anchor = later[0]
                 if any(clears(e, opt.params, opt) for e in model.events if bw.seq < e.seq < anchor.seq):
                     continue  # cleared before the step: the inner loop's gradients are used otherwise (an attack)

@@ -4,7 +4,7 @@ import ast
 from typing import TypeGuard
 
 from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, Finding, Fix, Related
-from ..model.model import Span
+from ..model.model import EventKind, ProgramModel, Span
 from .base import BACKWARD, Example, Rule, RuleContext, RuntimeCheck
 from .fixes import enclosing_function
 from .lifecycle import first_by_span, statement_at
@@ -149,6 +149,15 @@ def _evaluation_loop(ctx: RuleContext, span: Span, at: Span) -> bool:
     return True
 
 
+def _steps_between_resets(model: ProgramModel, keys: set) -> bool:
+    """An iteration of one of the loops `keys` steps an optimizer on every run (not under a condition
+    of the iteration): state reset only now and then keeps the graphs of several training steps."""
+    return any(
+        s.loops and s.loops[-1] in keys and any(e.kind == EventKind.STEP and not e.guarded for e in s.events)
+        for s in model.steps
+    )
+
+
 def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     known, around_backward = _update_loops(ctx)
@@ -159,6 +168,10 @@ def check(ctx: RuleContext) -> list[Finding]:
         outlived: list[tuple[int, Span | None]] = (
             [(acc.loops[-1], None)] if acc.outlives is None else list(acc.outlives)
         )
+        if acc.reset is not None and not _steps_between_resets(model, {key for key, _ in outlived}):
+            # reset under a condition, and the optimizer steps only under one too (torchtune's
+            # `running_loss` reset with each accumulated step): one step's micro-batches at most
+            continue
         evaluation = False
         if not any(
             key in known
@@ -180,6 +193,13 @@ def check(ctx: RuleContext) -> list[Finding]:
             "accumulated into state that outlives the iteration: every iteration's graph stays alive with it "
             "(memory grows until the loop ends); replace that element with its `.detach()` or `.item()` first"
         )
+        if acc.reset is not None and acc.tensor:
+            msg = (
+                "a tensor with its autograd graph is accumulated into state that outlives the iteration and is "
+                f"reset only under a condition (line {acc.reset.line}): the graphs of every iteration between two "
+                "resets stay alive with it (memory grows until the next reset); keep `.item()` or `.detach()` "
+                "for logging"
+            )
         if acc.keeper:
             msg = (
                 f"a tensor with its autograd graph is returned from `training_step` beside the loss, and {acc.keeper} "

@@ -1142,7 +1142,7 @@ def _analysis_model_model_Scheduler(_d, _f):
 
 
 def _analysis_model_model_Accumulation(_d, _f):
-    def __init__(self, span, params, backpropagated, loops, tensor=_d[0], outlives=_d[1], handed=_d[2], keeper=_d[3]):
+    def __init__(self, span, params, backpropagated, loops, tensor=_d[0], outlives=_d[1], handed=_d[2], keeper=_d[3], reset=_d[4]):
         _set(self, 'span', span)
         _set(self, 'params', params)
         _set(self, 'backpropagated', backpropagated)
@@ -1151,22 +1151,23 @@ def _analysis_model_model_Accumulation(_d, _f):
         _set(self, 'outlives', outlives)
         _set(self, 'handed', handed)
         _set(self, 'keeper', keeper)
+        _set(self, 'reset', reset)
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(span={self.span!r}, params={self.params!r}, backpropagated={self.backpropagated!r}, loops={self.loops!r}, tensor={self.tensor!r}, outlives={self.outlives!r}, handed={self.handed!r}, keeper={self.keeper!r})"
+        return f"{self.__class__.__qualname__}(span={self.span!r}, params={self.params!r}, backpropagated={self.backpropagated!r}, loops={self.loops!r}, tensor={self.tensor!r}, outlives={self.outlives!r}, handed={self.handed!r}, keeper={self.keeper!r}, reset={self.reset!r})"
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.span,self.params,self.backpropagated,self.loops,self.tensor,self.outlives,self.handed,self.keeper,) == (other.span,other.params,other.backpropagated,other.loops,other.tensor,other.outlives,other.handed,other.keeper,)
+            return (self.span,self.params,self.backpropagated,self.loops,self.tensor,self.outlives,self.handed,self.keeper,self.reset,) == (other.span,other.params,other.backpropagated,other.loops,other.tensor,other.outlives,other.handed,other.keeper,other.reset,)
         return NotImplemented
     def __hash__(self):
-        return hash((self.span,self.params,self.backpropagated,self.loops,self.tensor,self.outlives,self.handed,self.keeper,))
+        return hash((self.span,self.params,self.backpropagated,self.loops,self.tensor,self.outlives,self.handed,self.keeper,self.reset,))
     def __setattr__(self, name, value):
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
     def __delattr__(self, name):
         raise FrozenInstanceError(f"cannot delete field {name!r}")
     def __getstate__(self):
-        return [self.span, self.params, self.backpropagated, self.loops, self.tensor, self.outlives, self.handed, self.keeper]
+        return [self.span, self.params, self.backpropagated, self.loops, self.tensor, self.outlives, self.handed, self.keeper, self.reset]
     def __setstate__(self, state):
-        for name, value in zip(('span', 'params', 'backpropagated', 'loops', 'tensor', 'outlives', 'handed', 'keeper'), state):
+        for name, value in zip(('span', 'params', 'backpropagated', 'loops', 'tensor', 'outlives', 'handed', 'keeper', 'reset'), state):
             _set(self, name, value)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__, '__getstate__': __getstate__, '__setstate__': __setstate__}
 
@@ -1530,7 +1531,7 @@ def _analysis_model_model_Freeze(_d, _f):
 
 
 def _analysis_model_model_LeafUpdate(_d, _f):
-    def __init__(self, span, kind, params, nograd, name, op, in_loop=_d[0]):
+    def __init__(self, span, kind, params, nograd, name, op, in_loop=_d[0], through=_d[1]):
         _set(self, 'span', span)
         _set(self, 'kind', kind)
         _set(self, 'params', params)
@@ -1538,22 +1539,23 @@ def _analysis_model_model_LeafUpdate(_d, _f):
         _set(self, 'name', name)
         _set(self, 'op', op)
         _set(self, 'in_loop', in_loop)
+        _set(self, 'through', through)
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(span={self.span!r}, kind={self.kind!r}, params={self.params!r}, nograd={self.nograd!r}, name={self.name!r}, op={self.op!r}, in_loop={self.in_loop!r})"
+        return f"{self.__class__.__qualname__}(span={self.span!r}, kind={self.kind!r}, params={self.params!r}, nograd={self.nograd!r}, name={self.name!r}, op={self.op!r}, in_loop={self.in_loop!r}, through={self.through!r})"
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.span,self.kind,self.params,self.nograd,self.name,self.op,self.in_loop,) == (other.span,other.kind,other.params,other.nograd,other.name,other.op,other.in_loop,)
+            return (self.span,self.kind,self.params,self.nograd,self.name,self.op,self.in_loop,self.through,) == (other.span,other.kind,other.params,other.nograd,other.name,other.op,other.in_loop,other.through,)
         return NotImplemented
     def __hash__(self):
-        return hash((self.span,self.kind,self.params,self.nograd,self.name,self.op,self.in_loop,))
+        return hash((self.span,self.kind,self.params,self.nograd,self.name,self.op,self.in_loop,self.through,))
     def __setattr__(self, name, value):
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
     def __delattr__(self, name):
         raise FrozenInstanceError(f"cannot delete field {name!r}")
     def __getstate__(self):
-        return [self.span, self.kind, self.params, self.nograd, self.name, self.op, self.in_loop]
+        return [self.span, self.kind, self.params, self.nograd, self.name, self.op, self.in_loop, self.through]
     def __setstate__(self, state):
-        for name, value in zip(('span', 'kind', 'params', 'nograd', 'name', 'op', 'in_loop'), state):
+        for name, value in zip(('span', 'kind', 'params', 'nograd', 'name', 'op', 'in_loop', 'through'), state):
             _set(self, name, value)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__, '__getstate__': __getstate__, '__setstate__': __setstate__}
 
@@ -1645,7 +1647,7 @@ def _analysis_model_model_Unseen(_d, _f):
 
 
 def _analysis_model_model_ProgramModel(_d, _f):
-    def __init__(self, path, steps=_d[0], optimizers=_d[1], freezes=_d[2], leaf_updates=_d[3], unregistered=_d[4], new_params=_d[5], manual=_d[6], incomplete=_d[7], losses=_d[8], events=_d[9], schedulers=_d[10], accumulations=_d[11], crossings=_d[12], scores=_d[13], regressed=_d[14], grad_reads=_d[15], counters=_d[16], flags=_d[17], risks=_d[18], unit_inplace=_d[19], unit_new=_d[20], unit_cuts=_d[21], nonleaf=_d[22], incomplete_reason=_d[23], not_reached=_d[24], not_reached_count=_d[25], libraries=_d[26], missed=_d[27], unseen=_d[28], written=_d[29], grad_fed=_d[30], grad_set=_d[31], grad_read=_d[32], ran=_d[33]):
+    def __init__(self, path, steps=_d[0], optimizers=_d[1], freezes=_d[2], leaf_updates=_d[3], unregistered=_d[4], new_params=_d[5], manual=_d[6], incomplete=_d[7], losses=_d[8], events=_d[9], schedulers=_d[10], accumulations=_d[11], crossings=_d[12], scores=_d[13], regressed=_d[14], grad_reads=_d[15], counters=_d[16], flags=_d[17], risks=_d[18], unit_inplace=_d[19], unit_new=_d[20], unit_cuts=_d[21], nonleaf=_d[22], split_writes=_d[23], incomplete_reason=_d[24], not_reached=_d[25], not_reached_count=_d[26], libraries=_d[27], missed=_d[28], unseen=_d[29], written=_d[30], grad_fed=_d[31], grad_set=_d[32], grad_read=_d[33], ran=_d[34]):
         _set(self, 'path', path)
         _set(self, 'steps', steps)
         _set(self, 'optimizers', optimizers)
@@ -1670,6 +1672,7 @@ def _analysis_model_model_ProgramModel(_d, _f):
         _set(self, 'unit_new', unit_new)
         _set(self, 'unit_cuts', unit_cuts)
         _set(self, 'nonleaf', nonleaf)
+        _set(self, 'split_writes', split_writes)
         _set(self, 'incomplete_reason', incomplete_reason)
         _set(self, 'not_reached', not_reached)
         _set(self, 'not_reached_count', not_reached_count)
@@ -1682,13 +1685,13 @@ def _analysis_model_model_ProgramModel(_d, _f):
         _set(self, 'grad_read', grad_read)
         _set(self, 'ran', ran)
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(path={self.path!r}, steps={self.steps!r}, optimizers={self.optimizers!r}, freezes={self.freezes!r}, leaf_updates={self.leaf_updates!r}, unregistered={self.unregistered!r}, new_params={self.new_params!r}, manual={self.manual!r}, incomplete={self.incomplete!r}, losses={self.losses!r}, events={self.events!r}, schedulers={self.schedulers!r}, accumulations={self.accumulations!r}, crossings={self.crossings!r}, scores={self.scores!r}, regressed={self.regressed!r}, grad_reads={self.grad_reads!r}, counters={self.counters!r}, flags={self.flags!r}, risks={self.risks!r}, unit_inplace={self.unit_inplace!r}, unit_new={self.unit_new!r}, unit_cuts={self.unit_cuts!r}, nonleaf={self.nonleaf!r}, incomplete_reason={self.incomplete_reason!r}, not_reached={self.not_reached!r}, not_reached_count={self.not_reached_count!r}, libraries={self.libraries!r}, missed={self.missed!r}, unseen={self.unseen!r}, written={self.written!r}, grad_fed={self.grad_fed!r}, grad_set={self.grad_set!r}, grad_read={self.grad_read!r}, ran={self.ran!r})"
+        return f"{self.__class__.__qualname__}(path={self.path!r}, steps={self.steps!r}, optimizers={self.optimizers!r}, freezes={self.freezes!r}, leaf_updates={self.leaf_updates!r}, unregistered={self.unregistered!r}, new_params={self.new_params!r}, manual={self.manual!r}, incomplete={self.incomplete!r}, losses={self.losses!r}, events={self.events!r}, schedulers={self.schedulers!r}, accumulations={self.accumulations!r}, crossings={self.crossings!r}, scores={self.scores!r}, regressed={self.regressed!r}, grad_reads={self.grad_reads!r}, counters={self.counters!r}, flags={self.flags!r}, risks={self.risks!r}, unit_inplace={self.unit_inplace!r}, unit_new={self.unit_new!r}, unit_cuts={self.unit_cuts!r}, nonleaf={self.nonleaf!r}, split_writes={self.split_writes!r}, incomplete_reason={self.incomplete_reason!r}, not_reached={self.not_reached!r}, not_reached_count={self.not_reached_count!r}, libraries={self.libraries!r}, missed={self.missed!r}, unseen={self.unseen!r}, written={self.written!r}, grad_fed={self.grad_fed!r}, grad_set={self.grad_set!r}, grad_read={self.grad_read!r}, ran={self.ran!r})"
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.path,self.steps,self.optimizers,self.freezes,self.leaf_updates,self.unregistered,self.new_params,self.manual,self.incomplete,self.losses,self.events,self.schedulers,self.accumulations,self.crossings,self.scores,self.regressed,self.grad_reads,self.counters,self.flags,self.risks,self.unit_inplace,self.unit_new,self.unit_cuts,self.nonleaf,self.incomplete_reason,self.not_reached,self.not_reached_count,self.libraries,self.missed,self.unseen,self.written,self.grad_fed,self.grad_set,self.grad_read,self.ran,) == (other.path,other.steps,other.optimizers,other.freezes,other.leaf_updates,other.unregistered,other.new_params,other.manual,other.incomplete,other.losses,other.events,other.schedulers,other.accumulations,other.crossings,other.scores,other.regressed,other.grad_reads,other.counters,other.flags,other.risks,other.unit_inplace,other.unit_new,other.unit_cuts,other.nonleaf,other.incomplete_reason,other.not_reached,other.not_reached_count,other.libraries,other.missed,other.unseen,other.written,other.grad_fed,other.grad_set,other.grad_read,other.ran,)
+            return (self.path,self.steps,self.optimizers,self.freezes,self.leaf_updates,self.unregistered,self.new_params,self.manual,self.incomplete,self.losses,self.events,self.schedulers,self.accumulations,self.crossings,self.scores,self.regressed,self.grad_reads,self.counters,self.flags,self.risks,self.unit_inplace,self.unit_new,self.unit_cuts,self.nonleaf,self.split_writes,self.incomplete_reason,self.not_reached,self.not_reached_count,self.libraries,self.missed,self.unseen,self.written,self.grad_fed,self.grad_set,self.grad_read,self.ran,) == (other.path,other.steps,other.optimizers,other.freezes,other.leaf_updates,other.unregistered,other.new_params,other.manual,other.incomplete,other.losses,other.events,other.schedulers,other.accumulations,other.crossings,other.scores,other.regressed,other.grad_reads,other.counters,other.flags,other.risks,other.unit_inplace,other.unit_new,other.unit_cuts,other.nonleaf,other.split_writes,other.incomplete_reason,other.not_reached,other.not_reached_count,other.libraries,other.missed,other.unseen,other.written,other.grad_fed,other.grad_set,other.grad_read,other.ran,)
         return NotImplemented
     def __hash__(self):
-        return hash((self.path,self.steps,self.optimizers,self.freezes,self.leaf_updates,self.unregistered,self.new_params,self.manual,self.incomplete,self.losses,self.events,self.schedulers,self.accumulations,self.crossings,self.scores,self.regressed,self.grad_reads,self.counters,self.flags,self.risks,self.unit_inplace,self.unit_new,self.unit_cuts,self.nonleaf,self.incomplete_reason,self.not_reached,self.not_reached_count,self.libraries,self.missed,self.unseen,self.written,self.grad_fed,self.grad_set,self.grad_read,self.ran,))
+        return hash((self.path,self.steps,self.optimizers,self.freezes,self.leaf_updates,self.unregistered,self.new_params,self.manual,self.incomplete,self.losses,self.events,self.schedulers,self.accumulations,self.crossings,self.scores,self.regressed,self.grad_reads,self.counters,self.flags,self.risks,self.unit_inplace,self.unit_new,self.unit_cuts,self.nonleaf,self.split_writes,self.incomplete_reason,self.not_reached,self.not_reached_count,self.libraries,self.missed,self.unseen,self.written,self.grad_fed,self.grad_set,self.grad_read,self.ran,))
     def __setattr__(self, name, value):
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
     def __delattr__(self, name):
@@ -2398,7 +2401,7 @@ CLASSES = {
     'gradaudit.analysis.model.model.Event': ((True, True, True, False, False, (('kind', '', True, True, None), ('span', '', True, True, None), ('seq', '', True, True, None), ('target', 'd', True, True, None), ('target_key', 'd', True, True, None), ('guarded', 'd', True, True, None), ('via', 'd', True, True, None), ('detail', 'd', True, True, None), ('params', 'd', True, True, None), ('loops', 'd', True, True, None), ('conds', 'd', True, True, None), ('literals', 'd', True, True, None))), _analysis_model_model_Event),
     'gradaudit.analysis.model.model.Stale': ((True, True, True, False, False, (('kind', '', True, True, None), ('by', '', True, True, None), ('by_span', '', True, True, None), ('earlier_iteration', '', True, True, None), ('modified', '', True, True, None), ('op_span', '', True, True, None), ('carry', '', True, True, None), ('by_stepped', 'd', True, True, None), ('before_loop', 'd', True, True, None), ('empty_loop', 'd', True, True, None))), _analysis_model_model_Stale),
     'gradaudit.analysis.model.model.Scheduler': ((True, True, True, False, False, (('key', '', True, True, None), ('name', '', True, True, None), ('type', '', True, True, None), ('span', '', True, True, None), ('optimizer', '', True, True, None), ('counter', '', True, True, None))), _analysis_model_model_Scheduler),
-    'gradaudit.analysis.model.model.Accumulation': ((True, True, True, False, False, (('span', '', True, True, None), ('params', '', True, True, None), ('backpropagated', '', True, True, None), ('loops', '', True, True, None), ('tensor', 'd', True, True, None), ('outlives', 'd', True, True, None), ('handed', 'd', True, True, None), ('keeper', 'd', True, True, None))), _analysis_model_model_Accumulation),
+    'gradaudit.analysis.model.model.Accumulation': ((True, True, True, False, False, (('span', '', True, True, None), ('params', '', True, True, None), ('backpropagated', '', True, True, None), ('loops', '', True, True, None), ('tensor', 'd', True, True, None), ('outlives', 'd', True, True, None), ('handed', 'd', True, True, None), ('keeper', 'd', True, True, None), ('reset', 'd', True, True, None))), _analysis_model_model_Accumulation),
     'gradaudit.analysis.model.model.Crossing': ((True, True, True, False, False, (('seq', '', True, True, None), ('span', '', True, True, None), ('own', '', True, True, None), ('foreign', '', True, True, None), ('loops', '', True, True, None), ('arg', 'd', True, True, None))), _analysis_model_model_Crossing),
     'gradaudit.analysis.model.model.ScoreWeight': ((True, True, True, False, False, (('span', '', True, True, None), ('params', '', True, True, None), ('backwards', '', True, True, None))), _analysis_model_model_ScoreWeight),
     'gradaudit.analysis.model.model.Risk': ((True, True, True, False, False, (('code', '', True, True, None), ('span', '', True, True, None), ('detail', '', True, True, None), ('confidence', '', True, True, None), ('reached', '', True, True, None), ('loops', 'd', True, True, None), ('unit', 'd', True, True, None), ('within', 'd', True, True, None))), _analysis_model_model_Risk),
@@ -2411,11 +2414,11 @@ CLASSES = {
     'gradaudit.analysis.model.model.Step': ((True, True, True, False, False, (('span', '', True, True, None), ('kind', '', True, True, None), ('function', '', True, True, None), ('loss', '', True, True, None), ('loss_span', '', True, True, None), ('reached', '', True, True, None), ('reached_weak', '', True, True, None), ('top', '', True, True, None), ('cuts', '', True, True, None), ('optimizers', '', True, True, None), ('stepped', '', True, True, None), ('trained', '', True, True, None), ('trained_known', '', True, True, None), ('frozen', '', True, True, None), ('maybe_frozen', '', True, True, None), ('unfrozen_later', '', True, True, None), ('inputs', '', True, True, None), ('inplace', '', True, True, None), ('events', '', True, True, None), ('loop', '', True, True, None), ('fresh', 'd', True, True, None), ('nograd', 'd', True, True, None), ('seq', 'd', True, True, None), ('iteration', 'd', True, True, None), ('co_reached', 'd', True, True, None), ('unseen', 'd', True, True, None), ('requires_no_grad', 'd', True, True, None), ('retain', 'd', True, True, None), ('retain_span', 'd', True, True, None), ('gradient', 'd', True, True, None), ('nonscalar', 'd', True, True, None), ('scaled', 'd', True, True, None), ('stale', 'd', True, True, None), ('stepped_saves', 'd', True, True, None), ('loops', 'd', True, True, None), ('entry', 'd', True, True, None), ('loop_stmts', 'd', True, True, None), ('in_eval', 'd', True, True, None), ('unseen_span', 'd', True, True, None), ('not_understood', 'd', True, True, None))), _analysis_model_model_Step),
     'gradaudit.analysis.model.model.LossTerm': ((True, True, True, False, False, (('span', '', True, True, None), ('label', '', True, True, None), ('function', '', True, True, None), ('params', '', True, True, None), ('backpropagated', '', True, True, None), ('iteration', 'd', True, True, None))), _analysis_model_model_LossTerm),
     'gradaudit.analysis.model.model.Freeze': ((True, True, True, False, False, (('params', '', True, True, None), ('span', '', True, True, None), ('anchor', '', True, True, None), ('value', '', True, True, None), ('strong', '', True, True, None), ('seq', '', True, True, None), ('targets', '', True, True, None))), _analysis_model_model_Freeze),
-    'gradaudit.analysis.model.model.LeafUpdate': ((True, True, True, False, False, (('span', '', True, True, None), ('kind', '', True, True, None), ('params', '', True, True, None), ('nograd', '', True, True, None), ('name', '', True, True, None), ('op', '', True, True, None), ('in_loop', 'd', True, True, None))), _analysis_model_model_LeafUpdate),
+    'gradaudit.analysis.model.model.LeafUpdate': ((True, True, True, False, False, (('span', '', True, True, None), ('kind', '', True, True, None), ('params', '', True, True, None), ('nograd', '', True, True, None), ('name', '', True, True, None), ('op', '', True, True, None), ('in_loop', 'd', True, True, None), ('through', 'd', True, True, None))), _analysis_model_model_LeafUpdate),
     'gradaudit.analysis.model.model.Unregistered': ((True, True, True, False, False, (('span', '', True, True, None), ('owner', '', True, True, None), ('owner_type', '', True, True, None), ('attr', '', True, True, None), ('kind', '', True, True, None), ('params', '', True, True, None), ('fresh', '', True, True, None), ('value_span', '', True, True, None))), _analysis_model_model_Unregistered),
     'gradaudit.analysis.model.model.NewParams': ((True, True, True, False, False, (('span', '', True, True, None), ('params', '', True, True, None), ('seq', '', True, True, None), ('in_loop', '', True, True, None))), _analysis_model_model_NewParams),
     'gradaudit.analysis.model.model.Unseen': ((True, True, True, False, False, (('kind', '', True, True, None), ('span', '', True, True, None), ('detail', '', True, True, None), ('seq', '', True, True, None), ('params', '', True, True, None), ('optimizers', '', True, True, None), ('loops', 'd', True, True, None), ('everything', 'd', True, True, None))), _analysis_model_model_Unseen),
-    'gradaudit.analysis.model.model.ProgramModel': ((True, False, True, False, False, (('path', '', True, True, None), ('steps', 'd', True, True, None), ('optimizers', 'd', True, True, None), ('freezes', 'd', True, True, None), ('leaf_updates', 'd', True, True, None), ('unregistered', 'd', True, True, None), ('new_params', 'd', True, True, None), ('manual', 'd', True, True, None), ('incomplete', 'd', True, True, None), ('losses', 'd', True, True, None), ('events', 'd', True, True, None), ('schedulers', 'd', True, True, None), ('accumulations', 'd', True, True, None), ('crossings', 'd', True, True, None), ('scores', 'd', True, True, None), ('regressed', 'd', True, True, None), ('grad_reads', 'd', True, True, None), ('counters', 'd', True, True, None), ('flags', 'd', True, True, None), ('risks', 'd', True, True, None), ('unit_inplace', 'd', True, True, None), ('unit_new', 'd', True, True, None), ('unit_cuts', 'd', True, True, None), ('nonleaf', 'd', True, True, None), ('incomplete_reason', 'd', True, True, None), ('not_reached', 'd', True, True, None), ('not_reached_count', 'd', True, True, None), ('libraries', 'd', True, True, None), ('missed', 'd', True, True, None), ('unseen', 'd', True, True, None), ('written', 'd', True, True, None), ('grad_fed', 'd', True, True, None), ('grad_set', 'd', True, True, None), ('grad_read', 'd', True, True, None), ('ran', 'd', True, True, None))), _analysis_model_model_ProgramModel),
+    'gradaudit.analysis.model.model.ProgramModel': ((True, False, True, False, False, (('path', '', True, True, None), ('steps', 'd', True, True, None), ('optimizers', 'd', True, True, None), ('freezes', 'd', True, True, None), ('leaf_updates', 'd', True, True, None), ('unregistered', 'd', True, True, None), ('new_params', 'd', True, True, None), ('manual', 'd', True, True, None), ('incomplete', 'd', True, True, None), ('losses', 'd', True, True, None), ('events', 'd', True, True, None), ('schedulers', 'd', True, True, None), ('accumulations', 'd', True, True, None), ('crossings', 'd', True, True, None), ('scores', 'd', True, True, None), ('regressed', 'd', True, True, None), ('grad_reads', 'd', True, True, None), ('counters', 'd', True, True, None), ('flags', 'd', True, True, None), ('risks', 'd', True, True, None), ('unit_inplace', 'd', True, True, None), ('unit_new', 'd', True, True, None), ('unit_cuts', 'd', True, True, None), ('nonleaf', 'd', True, True, None), ('split_writes', 'd', True, True, None), ('incomplete_reason', 'd', True, True, None), ('not_reached', 'd', True, True, None), ('not_reached_count', 'd', True, True, None), ('libraries', 'd', True, True, None), ('missed', 'd', True, True, None), ('unseen', 'd', True, True, None), ('written', 'd', True, True, None), ('grad_fed', 'd', True, True, None), ('grad_set', 'd', True, True, None), ('grad_read', 'd', True, True, None), ('ran', 'd', True, True, None))), _analysis_model_model_ProgramModel),
     'gradaudit.analysis.model.model.LibraryModule': ((True, True, True, False, False, (('path', '', True, True, None), ('type', '', True, True, None), ('qual', '', True, True, None), ('how', '', True, True, None), ('source', '', True, True, None), ('note', 'd', True, True, None))), _analysis_model_model_LibraryModule),
     'gradaudit.analysis.ops.aten.Torch': ((False, False, True, False, False, (('fns', '', True, True, None), ('dont_require', '', True, True, None), ('view_functions', '', True, True, None), ('py_binding', '', True, True, None), ('differentiable_outputs', '', True, True, None), ('return_names', '', True, True, None), ('context', '', True, True, None), ('version', '', True, True, None))), _analysis_ops_aten_Torch),
     'gradaudit.analysis.report.collect.Excerpt': ((True, False, True, False, False, (('label', '', True, True, None), ('path', '', True, True, None), ('line', '', True, True, None), ('lines', '', True, True, None))), _analysis_report_collect_Excerpt),

@@ -129,6 +129,10 @@ def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple
         if op in T.POSITIVE_IF_NONZERO and first is not None and not first.marks & (Mark.ZERO | Mark.SELF):
             return squares, (_facts_of(ts[:1]) & Fact.POSITIVE) | Fact.NONNEG
         return Mark.ZERO | squares, Fact.NONNEG
+    if op in T.EXPONENTIALS and first is not None and first.marks & Mark.LOGP:
+        # exp of a log-probability: a probability again, exactly 0 where it underflowed (JORLDY's
+        # policy returning `torch.exp(F.log_softmax(x))`, then `log(pi.gather(1, a))`)
+        return Mark.PROB | Mark.ZERO, Fact.ALL_PROB
     if op in T.POSITIVE_OPS:
         return 0, Fact.POSITIVE
     if op in T.MASK_BUILDERS:

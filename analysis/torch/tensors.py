@@ -31,6 +31,7 @@ from ..interp.values import (
     flow_of,
     make_tuple,
     requires_grad,
+    surely_requires_grad,
 )
 from ..ops import torch_api as T
 from . import leaves, numeric_ops, numerics
@@ -129,8 +130,23 @@ def _restart(ip: Core, target: V) -> None:
         ip.st.trace.resets.append((frozenset(units), ip.seq()))
 
 
+def _converted_by(s: TensorObj) -> str:
+    """The conversion method (`to`, `float`, `contiguous`) whose call made `s`, when it returns a
+    fresh CPU leaf itself on a CPU run; "" otherwise."""
+    node = s.site.node if s.site is not None else None
+    func = node.func if isinstance(node, ast.Call) else None
+    name = func.attr if isinstance(func, ast.Attribute) else ""
+    return name if name in T.SELF_FOR_A_CPU_LEAF else ""
+
+
 def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_node=None) -> V:
     site = Site(ip.st.sf, node)
+    if target.marks & Mark.SPLIT_VIEW and ip.st.nograd is None and requires_grad(target):
+        # `q, k, v = proj(x).chunk(3, -1)`, then `q *= scale`: torch raises at this statement;
+        # certain when a parameter that requires grad flows in and grad mode is known to be on
+        # (not in a class checked alone, whose callers are not seen)
+        certain = surely_requires_grad(target) and ip.st.grad_known and not ip.st.shallow
+        ip.st.trace.split_writes.append((site, certain))
     if op in ("Add", "Sub") and rhs is not None:
         _dead_terms(ip, target, rhs, accumulated=True)  # `loss_g += lambda_mel * l1(mel, mel_fake.data)`
     stores = storages(target)
@@ -167,6 +183,23 @@ def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_no
             if base is not None and rhs is not None and base in rhs.grads:
                 ip.st.trace.manual_updates.append((base, site, ip.seq()))
                 ip.event(EventKind.BY_HAND, node, None, units=frozenset((base,)))
+            leaf = s.nonleaf_of
+            through = _converted_by(s) if leaf is not None else ""
+            if (
+                through
+                and ip.st.nograd is None
+                and leaf.kind in (Unit.LEAF, Unit.INPUT)
+                and leaf.frozen != FROZEN
+                and leaf in target.org
+            ):
+                # `acc = torch.zeros((), requires_grad=True).to(device)`, then `acc += loss`: on the
+                # CPU (or in that dtype already) the conversion returned the leaf itself, and torch
+                # raises there as for the leaf
+                rec = InplaceRec(
+                    ip.seq(), InplaceRec.LEAF, site, frozenset((leaf,)), False, leaf, leaf.version, op, ip.st.ctx, stmt
+                )
+                rec.through = through
+                ip.st.trace.inplace.append(rec)
             if s.nonleaf_of is not None and recording.reads_own_grad(ip, s):
                 ip.st.trace.nonleaf.append(NonLeafRec(s.site, Site(ip.st.sf, stmt), s.nonleaf_of, "update", ip.st.ctx))
             if base is None:
@@ -269,7 +302,7 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         out = ip.tensor_result(flow_of(recv), node, alias=recv)
         # the parts are views of the receiver's values: what holds of all of them holds of each
         out = numeric_ops.numeric(ip, name, (recv,), node, out)
-        return out.replace(k=Kind.TENSOR | Kind.TUPLE)
+        return out.replace(k=Kind.TENSOR | Kind.TUPLE, marks=out.marks | Mark.SPLIT_VIEW)
     if name in T.ZERO_GRAD_OPS:
         return R.zerograd(ip, flow_of(recv), node, f".{name}()", recv_node)
     if name == "unique" and (kwargs.get("return_inverse") or kwargs.get("return_counts")):
@@ -530,7 +563,7 @@ def _torch_function(ip: Core, short, args, kwargs, node, env) -> V:
         )
     if short in T.SPLIT_OPS and argv:
         out = numeric_ops.numeric(ip, short, argv[:1], node, ip.tensor_result(flow_of(argv[0]), node, alias=argv[0]))
-        return out.replace(k=Kind.TENSOR | Kind.TUPLE)
+        return out.replace(k=Kind.TENSOR | Kind.TUPLE, marks=out.marks | Mark.SPLIT_VIEW)
     if short in T.ZERO_GRAD_OPS and argv:
         return R.zerograd(ip, flow_of(argv[0]), node, f"torch.{short}()", node.args[0] if node.args else None)
     if short == "unique" and argv and (kwargs.get("return_inverse") or kwargs.get("return_counts")):
