@@ -389,6 +389,21 @@ def _touches_grads(fn_node) -> bool:
     return False
 
 
+def _made_by_new(ip: Interp, cls: ClassObj, args, kwargs, node) -> V | None:
+    """A class of the project whose own `__new__` returns another object (a factory class:
+    `class Network: def __new__(cls, name, *a, **k): return registry[name](*a, **k)`, JORLDY's):
+    what `__new__` returns is the call's value, and no `__init__` of `cls` runs. None when it has
+    no `__new__`, or returns an instance of `cls` (`super().__new__(cls)`) or nothing known."""
+    new = cls.lookup("__new__")
+    if not isinstance(new, FuncObj) or isinstance(new.node, ast.Lambda) or cls.is_module:
+        return None
+    out = call_function(ip, new, [V(Kind.CLASS, frozenset((cls,)))] + list(args), kwargs, node)
+    made = [o for o in out.objs if isinstance(o, (ModuleObj, InstanceObj, OptimObj))]
+    if not made or any(isinstance(o, InstanceObj) and cls in o.cls.mro() for o in made):
+        return None
+    return out
+
+
 def instantiate(ip: Interp, cls: ClassObj, args, kwargs, node, label=None) -> V:
     site = Site(ip.st.sf, node)
     cls.instantiated += 1
@@ -410,6 +425,9 @@ def instantiate(ip: Interp, cls: ClassObj, args, kwargs, node, label=None) -> V:
         opt = next((a for a in given if a.of(OptimObj)), None)
         if opt is not None:
             return ip.sem.new_scheduler(ip, cls.name, [opt], {}, node, None)
+    made = _made_by_new(ip, cls, args, kwargs, node)
+    if made is not None:
+        return made
     if cls.is_module:
         m = ModuleObj(label or f"<{cls.name}>", site, ip.seq(), cls=cls)
         m.opaque = cls.opaque_base

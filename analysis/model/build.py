@@ -13,12 +13,14 @@ from ..interp.objects import (
     FROZEN,
     MAYBE,
     DictObj,
+    InstanceObj,
     ListObj,
     ModuleObj,
     Obj,
     OptimObj,
     PIter,
     Site,
+    SymObj,
     TensorObj,
     Unit,
     is_closed,
@@ -408,6 +410,7 @@ class Builder:
             grad_set=self.params(trace.grad_sets),
             grad_read=self.params(trace.leaf_grad_reads),
             ran=frozenset(trace.ran),
+            handed=None if any(u.everything for u in trace.unseen) else self.params(_handed(trace)),
         )
 
     def unseen(self, rec: UnseenRec) -> M.Unseen:
@@ -1346,3 +1349,36 @@ def _split_writes(builder: Builder, trace: Trace) -> list[tuple[M.Span, bool]]:
         span = builder.span(site)
         out[span] = out.get(span, False) or certain
     return list(out.items())
+
+
+def _handed(trace: Trace, limit: int = 50_000) -> set[Unit]:
+    """The parameter leaves reachable from what calls the engine could not see were given: a module's
+    parameters, what an object's attributes, a list, a dict or an optimizer holds, transitively."""
+    out: set[Unit] = set()
+    seen: set[int] = set()
+    todo = [o for rec in trace.unseen for o in rec.objs]
+    while todo and len(seen) < limit:
+        o = todo.pop()
+        if id(o) in seen:
+            continue
+        seen.add(id(o))
+        if isinstance(o, Unit):
+            out.add(o)
+        elif isinstance(o, ModuleObj):
+            out.update(o.units())
+            todo.extend(x for v in o.attrs.values() if isinstance(v, V) for x in v.objs)
+        elif isinstance(o, (InstanceObj, SymObj)):
+            todo.extend(x for v in o.attrs.values() if isinstance(v, V) for x in v.objs)
+        elif isinstance(o, ListObj):
+            for v in (o.content, *(o.elems or ())):
+                if isinstance(v, V):
+                    todo.extend(v.objs)
+        elif isinstance(o, DictObj):
+            for v in (*o.keys.values(), o.rest):
+                if isinstance(v, V):
+                    todo.extend(v.objs)
+        elif isinstance(o, OptimObj):
+            out.update(o.units())
+        elif isinstance(o, PIter):
+            out.update(o.units)
+    return out

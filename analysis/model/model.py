@@ -450,6 +450,10 @@ class ProgramModel:
     # earlier iteration left in it is gone
     grad_set: frozenset[Param] = frozenset()
     grad_read: frozenset[Param] = frozenset()  # plain leaves whose .grad the code reads (a saliency map)
+    # the parameters code the engine could not see may hold: reachable from what any such call was
+    # given (through modules, objects' attributes, lists, dicts, optimizers); None: `exec`/`eval` ran
+    # and may reach any of them
+    handed: frozenset[Param] | None = frozenset()
     # (file, qualified name) of the functions the run followed (interp Trace.ran)
     ran: frozenset[tuple[str, str]] = frozenset()
 

@@ -5,7 +5,7 @@ import re
 from collections.abc import Collection, Iterable
 
 from ..model.findings import CONFIRMED, SUSPICIOUS, UNSAFE, Finding, Fix, Related
-from ..model.model import EventKind, Optimizer, Param, Span
+from ..model.model import EventKind, Optimizer, Param, Span, Step
 from .base import GRAPH_BREAK, Example, Rule, RuleContext, RuntimeCheck
 from .common import ADAPTERS, describe, module_of, names, plural
 from .fixes import enclosing_function
@@ -62,6 +62,34 @@ def _fix_group(ctx: RuleContext, opt: Optimizer, params: Iterable[Param]) -> Fix
     if m is None or not owner or _root(owner) != m.group(1):
         return None
     return Fix(f"Optimize all of `{m.group(1)}`", UNSAFE, (ctx.replace(g.span, f"{m.group(1)}.parameters()"),))
+
+
+def _never_handed(
+    ctx: RuleContext, step: Step, stepped: list[Optimizer], rest: set[Param], found: dict[Span, Finding]
+) -> None:
+    """An optimizer built from parameters the engine cannot name (`Adam(self.actor.parameters())` of
+    an actor handed in) holds none of the parameters the program made itself and never gave to any
+    code it could not see: no unseen code can have put them there (CARES's PPO `log_std`, a Parameter
+    on an agent that is no nn.Module)."""
+    handed = ctx.model.handed
+    if handed is None:
+        return  # exec/eval ran: it may reach anything
+    own = {p for p in rest if p.kind == "param" and not p.opaque and p.span is not None and p not in handed}
+    if not own:
+        return
+    o = stepped[0]
+    if o.span in found:
+        return
+    found[o.span] = RULE.finding(
+        o.span,
+        f"{describe(own)} feed{'' if plural(own) else 's'} `{step.loss}` but {'are' if plural(own) else 'is'} in no "
+        f"param group: `{o.name}` is built from parameters the engine cannot name, and "
+        f"{'they were' if plural(own) else 'it was'} never handed to any code it could not see, so "
+        f"{'they never train' if plural(own) else 'it never trains'}",
+        params=names(own),
+        related=(Related(step.span, f"`{step.loss}.backward()`"),),
+        confidence=SUSPICIOUS,
+    )
 
 
 def check(ctx: RuleContext) -> list[Finding]:
@@ -128,7 +156,10 @@ def check(ctx: RuleContext) -> list[Finding]:
         # a module the script holds in eval() and no optimizer is a fixed network the loss is measured
         # through (VGG features of a perceptual loss, a teacher): its parameters get .grad, by design unused
         rest = (cand - set().union(*late.values()) if late else cand) - step.in_eval
-        if not rest or not all(o.complete for o in stepped):
+        if rest and not all(o.complete for o in stepped):
+            _never_handed(ctx, step, stepped, rest, found)
+            continue
+        if not rest:
             continue
         o = stepped[0]
         sources = sorted({s for g in o.groups for s in g.sources})

@@ -302,7 +302,9 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         out = ip.tensor_result(flow_of(recv), node, alias=recv)
         # the parts are views of the receiver's values: what holds of all of them holds of each
         out = numeric_ops.numeric(ip, name, (recv,), node, out)
-        return out.replace(k=Kind.TENSOR | Kind.TUPLE, marks=out.marks | Mark.SPLIT_VIEW)
+        # (only of what certainly is a tensor: `name.split("/")` of a value of unknown type is a str's)
+        split = Mark.SPLIT_VIEW if recv.k == Kind.TENSOR else 0
+        return out.replace(k=Kind.TENSOR | Kind.TUPLE, marks=out.marks | split)
     if name in T.ZERO_GRAD_OPS:
         return R.zerograd(ip, flow_of(recv), node, f".{name}()", recv_node)
     if name == "unique" and (kwargs.get("return_inverse") or kwargs.get("return_counts")):
@@ -563,7 +565,8 @@ def _torch_function(ip: Core, short, args, kwargs, node, env) -> V:
         )
     if short in T.SPLIT_OPS and argv:
         out = numeric_ops.numeric(ip, short, argv[:1], node, ip.tensor_result(flow_of(argv[0]), node, alias=argv[0]))
-        return out.replace(k=Kind.TENSOR | Kind.TUPLE, marks=out.marks | Mark.SPLIT_VIEW)
+        split = Mark.SPLIT_VIEW if argv[0].k == Kind.TENSOR else 0
+        return out.replace(k=Kind.TENSOR | Kind.TUPLE, marks=out.marks | split)
     if short in T.ZERO_GRAD_OPS and argv:
         return R.zerograd(ip, flow_of(argv[0]), node, f"torch.{short}()", node.args[0] if node.args else None)
     if short == "unique" and argv and (kwargs.get("return_inverse") or kwargs.get("return_counts")):
