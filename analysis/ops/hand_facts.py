@@ -703,6 +703,10 @@ UPPER_BOUNDS = ("max", "amax", "logsumexp")
 # min=0)`, `m.detach()`); a clamp or clip given a `max` is not one
 AT_LEAST_FIRST = ("clamp", "clamp_min", "clip", "relu", "detach", "maximum")
 UPPER_CLAMPS = ("clamp", "clip")
+# in place, a projection of a tensor onto a range (`log_std.clamp_(lo, hi)` after each update): it
+# changes values only where they left the range, and learns nothing, so a parameter only projected
+# is not an updated one (GA108, GA204)
+PROJECTIONS = ("clamp", "clip", "clamp_min", "clamp_max")
 # softmaxes: a row masked with -inf everywhere gives NaN
 SOFTMAXES = ("softmax", "_softmax", "log_softmax")
 # NaN dropped after the fact (GA405): ops whose backward reads their input or output only to select

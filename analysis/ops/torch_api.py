@@ -115,6 +115,7 @@ SCALERS = frozenset(H.SCALERS)
 CHAINABLE_SCHEDULERS = frozenset(H.CHAINABLE_SCHEDULERS)
 MAY_RETURN_SELF = frozenset(H.MAY_RETURN_SELF)
 SELF_FOR_A_CPU_LEAF = frozenset(H.SELF_FOR_A_CPU_LEAF)
+PROJECTIONS = frozenset(H.PROJECTIONS)
 
 # --- grad mode ---------------------------------------------------------------------------------
 

@@ -74,10 +74,28 @@ def _never_handed(
     handed = ctx.model.handed
     if handed is None:
         return  # exec/eval ran: it may reach anything
-    own = {p for p in rest if p.kind == "param" and not p.opaque and p.span is not None and p not in handed}
+    o = stepped[0]
+    tree = ctx.tree(o.span.path)
+    if tree is None:
+        return
+    where = enclosing_function(tree, o.span.line)
+    # a Parameter of no module (a module's may be what the unnamed parameters are: a custom
+    # `parameters()`, a model built elsewhere), made before the optimizer in the function that builds
+    # it: what that function was given from outside existed before it, and so cannot hold it
+    own = {
+        p
+        for p in rest
+        if p.kind == "param"
+        and not p.opaque
+        and p.module == p.name
+        and p.span is not None
+        and p.span.path == o.span.path
+        and p.span.line < o.span.line
+        and enclosing_function(tree, p.span.line) is where
+        and p not in handed
+    }
     if not own:
         return
-    o = stepped[0]
     if o.span in found:
         return
     found[o.span] = RULE.finding(

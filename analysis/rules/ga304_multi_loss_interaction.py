@@ -252,6 +252,7 @@ def _findings(ctx: RuleContext) -> list[Finding]:
                     f"with its own loss's (that model is pushed towards this loss's objective too); clear its "
                     f"gradients before its backward() rather than after its step()"
                 )
+                rel = (Related(dirty[0].span, f"{call_of(other, 'step')} applies them"),) if dirty else ()
             else:
                 msg = (
                     f"{describe(theirs)}, which {name_of(other)} trains, reach `{step.loss}` without a `.detach()`: "

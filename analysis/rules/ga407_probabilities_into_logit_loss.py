@@ -37,7 +37,12 @@ def check(ctx: RuleContext) -> list[Finding]:
         ctx,
         RULE,
         lambda r: (
-            f"{r.detail}: the loss expects logits (cross_entropy applies log_softmax itself, "
+            f"{r.detail}: the distribution normalises its logits itself (log_softmax, or a sigmoid), so "
+            f"probabilities given as logits are squashed once more: every category stays within a factor e "
+            f"of the others, the policy can never become confident and its gradients shrink; pass the logits "
+            f"or `probs=`"
+            if "as the `logits` of" in r.detail
+            else f"{r.detail}: the loss expects logits (cross_entropy applies log_softmax itself, "
             f"binary_cross_entropy_with_logits a sigmoid) or log-probabilities (nll_loss); on probabilities "
             f"it can never reach 0 and its gradients shrink as the model gets confident, so training stalls"
         ),
@@ -55,7 +60,9 @@ Flags the input of `cross_entropy`/`CrossEntropyLoss` when it is a softmax or si
 `nll_loss`/`NLLLoss` when it is a softmax (not a log_softmax), and of
 `binary_cross_entropy_with_logits`/`BCEWithLogitsLoss` when it is a sigmoid output — directly,
 through variables, helpers, or an `nn.Sequential` that ends in `nn.Softmax` or `nn.Sigmoid`. A
-softmax computed next to the loss for a metric is not flagged.
+softmax computed next to the loss for a metric is not flagged. Also flags softmax or sigmoid outputs
+given as the `logits=` of a `torch.distributions` class (`Categorical(logits=F.softmax(x))`), which
+normalises them once more.
 """,
     why="""
 `cross_entropy` takes logits and applies `log_softmax` itself: on probabilities it computes

@@ -608,6 +608,22 @@ def loss_misuse(ip: Core, op, argv, node, arg_node):
     return EMPTY
 
 
+def logits_given_probabilities(ip: Core, family: str, kwargs, node) -> frozenset:
+    """`Categorical(logits=F.softmax(x))`: a distribution given probabilities as its logits normalises
+    them once more (log_softmax of values in [0, 1]: every category within a factor e of the
+    others), so the policy can never become confident and its gradients shrink (GA407). The same
+    for a sigmoid given as a Bernoulli's logits."""
+    x = kwargs.get("logits")
+    if not isinstance(x, V) or ip.st.nograd is not None or not x.carries or not x.marks & (Mark.PROB | Mark.SIGM):
+        return EMPTY
+    sure = CONFIRMED if x.facts & (Fact.ALL_PROB | Fact.ALL_SIGM) else SUSPICIOUS
+    if sure == SUSPICIOUS and x.marks & Mark.LOGITS:
+        return EMPTY  # another path gives logits (as for the losses above)
+    arg = next((k.value for k in getattr(node, "keywords", ()) if k.arg == "logits"), node)
+    what = "softmax probabilities" if x.marks & Mark.PROB else "sigmoid outputs"
+    return frozenset({hazard(ip, "GA407", arg, f"{what} as the `logits` of {family}", sure)})
+
+
 def _function_of(ip: Core):
     """The function running, or at a script's top level its module (its names are assigned there)."""
     frame = ip.st.stack[-1] if ip.st.stack else None

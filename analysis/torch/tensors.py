@@ -173,12 +173,13 @@ def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_no
                 if rhs is not None and s in rhs.grads:
                     ip.st.trace.manual_updates.append((s, site, ip.seq()))
                     ip.event(EventKind.BY_HAND, node, None, units=frozenset((s,)))
-            ip.st.trace.writes.append((s, site, ip.st.ctx))
+            if op not in T.PROJECTIONS:
+                ip.st.trace.writes.append((s, site, ip.st.ctx))
             s.version += 1
             s.bumps.append((s.version, site, tuple(ip.st.path), ()))
         else:
             base = getattr(s, "base", None)
-            if base is not None:
+            if base is not None and op not in T.PROJECTIONS:
                 ip.st.trace.writes.append((base, site, ip.st.ctx))  # `p.data.copy_(...)` changes p
             if base is not None and rhs is not None and base in rhs.grads:
                 ip.st.trace.manual_updates.append((base, site, ip.seq()))
@@ -857,7 +858,9 @@ def distribution(ip: Core, qual, args, kwargs, node, env) -> V:
     # gradient reaches what it computes (`rsample`, `log_prob`, `entropy` below); what their graph saved
     # is not followed through it (a proof of reuse needs more than an object the engine does not model)
     f = flow_of(*[a for a in list(args) + list(kwargs.values()) if isinstance(a, V)])
-    risks = numeric_ops.distribution_scale(ip, qual.rpartition(".")[2], args, kwargs, node)
+    family = qual.rpartition(".")[2]
+    risks = numeric_ops.distribution_scale(ip, family, args, kwargs, node)
+    risks |= numeric_ops.logits_given_probabilities(ip, family, kwargs, node)
     out = out.replace(k=Kind.UNKNOWN, marks=out.marks | Mark.DIST, org=f.org)  # an object
     return out.replace(risks=out.risks | f.risks | frozenset(risks)) if risks or f.risks else out
 

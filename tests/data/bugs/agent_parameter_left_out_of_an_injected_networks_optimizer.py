@@ -2,8 +2,9 @@
 # confidence: suspicious
 """A PPO agent for continuous actions (after CARES's PPO): the actor network is handed in by a
 factory picked by name at run time, and the agent, which is no nn.Module, keeps its own learnable
-`log_std` Parameter. The optimizer is built from the actor's parameters alone: `log_std` gets a
-gradient through the Normal policy every update, and never changes. The engine cannot name the
+`log_std` Parameter, clamped to its bounds after each update. The optimizer is built from the
+actor's parameters alone: `log_std` gets a gradient through the Normal policy every update, and
+never changes (the clamp only projects it). The engine cannot name the
 actor's parameters, but `log_std` was made here and handed to no code it could not see."""
 import sys
 
@@ -24,6 +25,8 @@ class Agent:
         self.optimizer.zero_grad()
         loss.backward()
         self.optimizer.step()
+        with torch.no_grad():
+            self.log_std.clamp_(-5.0, 2.0)  # a projection onto its bounds: it learns nothing
 
 
 def make_ppo():
