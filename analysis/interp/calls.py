@@ -737,6 +737,13 @@ def set_attr(ip: Interp, recv: V, attr: str, value: V, stmt, target, env):
         sem = objects.get(type(o))
         if sem is not None and sem.setattr is not None:
             sem.setattr(ip, o, attr, value, stmt, target)
+            if isinstance(o, ModuleObj):
+                # `self.meta_optim = Adam(...)` in a module's method: the optimizer is named for
+                # messages as on any object (its modules are named by registration instead)
+                ip.name_objects(
+                    value.replace(objs=frozenset(x for x in value.objs if isinstance(x, OptimObj))),
+                    ip.st.sf.segment(target) or attr,
+                )
         elif isinstance(o, InstanceObj):
             o.attrs[attr] = recording.stored(ip, o, attr, o.attrs.get(attr), value, len(recv.objs) > 1)
             ip.name_objects(value, ip.st.sf.segment(target) or attr)  # `self.optimizer`

@@ -204,6 +204,9 @@ CONTAINERS = ("Sequential", "ModuleList", "ModuleDict", "ParameterList", "Parame
 KEYED_CONTAINERS = ("ModuleDict", "ParameterDict")
 # containers whose elements torch checks are modules (`... is not a Module subclass` otherwise)
 MODULE_CONTAINERS = ("Sequential", "ModuleList", "ModuleDict")
+# containers whose iteration yields their parameters (a ParameterDict's yields its keys): given to
+# an optimizer as they are (`Adam(self.vars)`, a learner's own `parameters()` returning its list)
+PARAMETER_SEQUENCES = ("ParameterList",)
 
 # What forward() saves where the op table does not decompose it: each recurrent gate and each
 # attention projection multiplies the input by a weight, which keeps the input (RNNBase.forward,

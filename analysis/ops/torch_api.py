@@ -116,6 +116,7 @@ CHAINABLE_SCHEDULERS = frozenset(H.CHAINABLE_SCHEDULERS)
 MAY_RETURN_SELF = frozenset(H.MAY_RETURN_SELF)
 SELF_FOR_A_CPU_LEAF = frozenset(H.SELF_FOR_A_CPU_LEAF)
 PROJECTIONS = frozenset(H.PROJECTIONS)
+PARAMETER_SEQUENCES = frozenset(H.PARAMETER_SEQUENCES)
 
 # --- grad mode ---------------------------------------------------------------------------------
 

@@ -184,7 +184,7 @@ def check(ctx: RuleContext) -> list[Finding]:
         built_from = f" is built from {', '.join(f'`{s}`' for s in sources)} only" if sources else " does not hold them"
         msg = (
             f"{describe(rest)} feed{'' if plural(rest) else 's'} `{step.loss}` but {'are' if plural(rest) else 'is'} "
-            f"in no param group: `{o.name}`{built_from}, so they never train"
+            f"in no param group: `{o.name}`{built_from}, so {'they never train' if plural(rest) else 'it never trains'}"
         )
         # an optimizer given only tensors picked one by one (an explainer's masks, an attack's
         # perturbation, a prompt) while whole modules' parameters reach the loss: training those

@@ -228,7 +228,7 @@ def _findings(ctx: RuleContext) -> list[Finding]:
                     f"their graph was freed by the earlier backward() of {name_of(other)}'s loss, so this "
                     f"backward() raises {raised}"
                 )
-                rel = (Related(st.by_span, "this backward() freed that graph"),)
+                rel: tuple[Related, ...] = (Related(st.by_span, "this backward() freed that graph"),)
             elif reuse:
                 later, st = reuse[0]
                 raised = (

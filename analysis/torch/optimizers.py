@@ -156,6 +156,10 @@ def param_set(ip: Core, v: V, depth: int = 0) -> tuple[set[Unit], bool, bool, se
                 exact = args_only = False
         elif isinstance(o, TensorObj):
             pass
+        elif isinstance(o, ModuleObj) and o.spec in T.PARAMETER_SEQUENCES and not o.opaque:
+            # `Adam(self.vars)` of an nn.ParameterList: iterating it yields its parameters
+            units.update(u for u in o.children.values() if isinstance(u, Unit))
+            sources.add(o)
         else:
             exact = args_only = False
     return units, exact, filtered, sources, args_only
