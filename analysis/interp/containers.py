@@ -8,7 +8,7 @@ import ast
 from . import recording
 from .core import Core
 from .loop_facts import attr_key as _attr_key
-from .loop_facts import rebound, reset_now_and_then
+from .loop_facts import kept, reset_at
 from .objects import DictObj, ListObj, Site
 from .values import NONE, UNKNOWN, Kind, V, join_all, make_tuple
 
@@ -60,15 +60,12 @@ def list_method(ip: Core, o: ListObj, name, args, kwargs, node) -> V:
     if name in ("append", "add", "appendleft") and a0 is not None:
         loops = ip.st.stack[-1].loops
         recv = node.func.value if isinstance(node.func, ast.Attribute) else None
-        key = _attr_key(recv) if recv is not None else None
-        loop = loops[-1]["node"] if loops else None
-        now_and_then = reset_now_and_then(loop).get(key) if loop is not None and key is not None else None
-        reset = loop is not None and key is not None and key in rebound(loop) and now_and_then is None
-        if recording.outlives_iteration(ip, o) and not reset:
+        key = _attr_key(recv) if recv is not None else ""
+        loop = loops[-1]["node"] if loops and key else None
+        if recording.outlives_iteration(ip, o) and (loop is None or kept(loop, key)):
             # `history.append(loss)` (emptied only now and then: kept between two resets)
-            a0 = recording.note_accumulation(
-                ip, a0, ip.st.cur_stmt, outlives=recording.outlived(ip, (o,)), reset=now_and_then
-            )
+            reset = reset_at(loop, key) if loop is not None else None
+            a0 = recording.note_accumulation(ip, a0, ip.st.cur_stmt, outlives=recording.outlived(ip, (o,)), reset=reset)
             recording.note_graph_write(ip, o, a0)
         o.add(ip.sem.store(ip, a0) if ip.st.casts else a0)  # stored like an assignment
         return NONE

@@ -151,22 +151,30 @@ def rebound(loop) -> frozenset:
     hit = getattr(loop, "_gradaudit_rebound", None)
     if hit is not None:
         return hit
-    out = set()
+    out: set = set()
     for node in ast.walk(loop):
-        if isinstance(node, (ast.Assign, ast.AnnAssign)):
-            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                for sub in t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]:
-                    if isinstance(sub, (ast.Name, ast.Attribute)):
-                        out.add(attr_key(sub))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "clear":
-            out.add(attr_key(node.func.value))
-        elif isinstance(node, ast.Delete):
-            for t in node.targets:
-                if isinstance(t, ast.Subscript):
-                    out.add(attr_key(t.value))
+        out |= _reset_keys(node)
     hit = frozenset(out)
     loop._gradaudit_rebound = hit
     return hit
+
+
+def _reset_keys(node) -> set:
+    """What one node rebinds (an assignment's names and attributes) or empties (`x.clear()`,
+    `del x[:]`), as `rebound` names them."""
+    out = set()
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+            for sub in t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]:
+                if isinstance(sub, (ast.Name, ast.Attribute)):
+                    out.add(attr_key(sub))
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "clear":
+        out.add(attr_key(node.func.value))
+    elif isinstance(node, ast.Delete):
+        for t in node.targets:
+            if isinstance(t, ast.Subscript):
+                out.add(attr_key(t.value))
+    return out
 
 
 def reset_now_and_then(loop) -> dict:
@@ -214,18 +222,17 @@ def reset_now_and_then(loop) -> dict:
 
 def _resets(st) -> set:
     """What one statement itself (not its nested blocks) rebinds or empties, as `rebound` names it."""
-    out = set()
-    if isinstance(st, (ast.Assign, ast.AnnAssign)):
-        for t in st.targets if isinstance(st, ast.Assign) else [st.target]:
-            for sub in t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]:
-                if isinstance(sub, (ast.Name, ast.Attribute)):
-                    out.add(attr_key(sub))
-    elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
-        f = st.value.func
-        if isinstance(f, ast.Attribute) and f.attr == "clear":
-            out.add(attr_key(f.value))
-    elif isinstance(st, ast.Delete):
-        for t in st.targets:
-            if isinstance(t, ast.Subscript):
-                out.add(attr_key(t.value))
-    return out
+    if isinstance(st, ast.Expr):
+        return _reset_keys(st.value)  # `history.clear()`
+    return _reset_keys(st)
+
+
+def kept(loop, key: str) -> bool:
+    """State the loop never resets, or resets only under a condition (`reset_now_and_then`): what is
+    accumulated into it outlives the iteration."""
+    return key not in rebound(loop) or key in reset_now_and_then(loop)
+
+
+def reset_at(loop, key: str):
+    """The statement that resets `key` only under a condition, or None."""
+    return reset_now_and_then(loop).get(key)

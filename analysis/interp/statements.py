@@ -20,7 +20,7 @@ from .containers import clear_list, columns
 from .core import Interp
 from .expressions import BUILTINS, STAR, known_sequence, narrowed, truth
 from .frames import Frame, Split, trains
-from .loop_facts import attr_key, carried, counter_like, rebound, reset_now_and_then
+from .loop_facts import attr_key, carried, counter_like, kept, rebound, reset_at
 from .objects import (
     FROZEN,
     STORAGE,
@@ -185,7 +185,7 @@ def _outlived_name(ip: Interp, name: str) -> tuple:
     out = []
     for i in range(start, len(ctx)):
         node = ctx[i][1]
-        if name in carried(node)[0] and _kept(node, name):
+        if name in carried(node)[0] and kept(node, name):
             out.append(recording.loop_at(ctx, i))
     return tuple(out)
 
@@ -208,16 +208,6 @@ def _copied_out(ip: Interp, target, old: V, env) -> bool:
     return bool(held) and not any(o in held for o in old.objs)
 
 
-def _kept(loop, key: str) -> bool:
-    """State the loop never resets, or resets only under a condition (loop_facts.reset_now_and_then):
-    what is accumulated into it outlives the iteration."""
-    return key not in rebound(loop) or key in reset_now_and_then(loop)
-
-
-def _reset_at(loop, key: str):
-    return reset_now_and_then(loop).get(key)
-
-
 def _s_augassign(ip: Interp, stmt, env):
     target = stmt.target
     old = ip.eval(target, env)
@@ -227,14 +217,14 @@ def _s_augassign(ip: Interp, stmt, env):
         isinstance(target, ast.Name)
         and loops
         and target.id in carried(loops[-1]["node"])[0]
-        and _kept(loops[-1]["node"], target.id)
+        and kept(loops[-1]["node"], target.id)
         and not _repeats_within(loops, target.id)
         and not _one_step_sum(ip, loops, target.id)
     ):
         added = isinstance(stmt.op, (ast.Add, ast.Sub)) and bool(old.k & (Kind.NUMBER | Kind.TENSOR))
         # `total += loss` across iterations, never reset (or only now and then)
         rhs = recording.note_accumulation(
-            ip, rhs, stmt, added, outlives=_outlived_name(ip, target.id), reset=_reset_at(loops[-1]["node"], target.id)
+            ip, rhs, stmt, added, outlives=_outlived_name(ip, target.id), reset=reset_at(loops[-1]["node"], target.id)
         )
     # `feats += feat` of a list: the target is no tensor (a tensor plus a list raises)
     seq = isinstance(stmt.op, ast.Add) and rhs.k in (Kind.LIST, Kind.TUPLE)
@@ -297,9 +287,9 @@ def _s_augassign(ip: Interp, stmt, env):
         if any(recording.outlives_iteration(ip, o) for o in recv.objs):
             # state on an object older than the iteration (`self.running_loss += loss` in a
             # train_step called from the loop): what is added stays alive unless the loop resets it
-            if not loops or _kept(loops[-1]["node"], attr_key(target)):
+            if not loops or kept(loops[-1]["node"], attr_key(target)):
                 old_objs = [o for o in recv.objs if recording.outlives_iteration(ip, o)]
-                reset = _reset_at(loops[-1]["node"], attr_key(target)) if loops else None
+                reset = reset_at(loops[-1]["node"], attr_key(target)) if loops else None
                 rhs = recording.note_accumulation(ip, rhs, stmt, outlives=recording.outlived(ip, old_objs), reset=reset)
             assign(ip, target, _as_counter(binop(ip, stmt.op, old, rhs, stmt)), env, stmt)
             return env

@@ -410,7 +410,12 @@ class Builder:
             grad_set=self.params(trace.grad_sets),
             grad_read=self.params(trace.leaf_grad_reads),
             ran=frozenset(trace.ran),
-            handed=None if any(u.everything for u in trace.unseen) else self.params(_handed(trace)),
+            # walked only where asked (an optimizer whose groups are not fully known), not per keystroke
+            handed=(
+                self.params(_handed(trace))
+                if any(not o.complete for o in optims) and not any(u.everything for u in trace.unseen)
+                else None
+            ),
         )
 
     def unseen(self, rec: UnseenRec) -> M.Unseen:

@@ -451,9 +451,10 @@ class ProgramModel:
     grad_set: frozenset[Param] = frozenset()
     grad_read: frozenset[Param] = frozenset()  # plain leaves whose .grad the code reads (a saliency map)
     # the parameters code the engine could not see may hold: reachable from what any such call was
-    # given (through modules, objects' attributes, lists, dicts, optimizers); None: `exec`/`eval` ran
-    # and may reach any of them
-    handed: frozenset[Param] | None = frozenset()
+    # given (through modules, objects' attributes, lists, dicts, optimizers); None: not known, when
+    # `exec`/`eval` ran (it may reach any of them), and not computed when every optimizer's param
+    # groups are known (the one question it answers, GA108's)
+    handed: frozenset[Param] | None = None
     # (file, qualified name) of the functions the run followed (interp Trace.ran)
     ran: frozenset[tuple[str, str]] = frozenset()
 

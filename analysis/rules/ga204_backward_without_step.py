@@ -46,7 +46,7 @@ def check(ctx: RuleContext) -> list[Finding]:
                 # the loss reaches the parameters of a model the engine cannot see (`self.model(x)` of
                 # a model handed to the trainer), and the optimizer was built from that same model's
                 # parameters: what the backward reaches there is what it holds
-                idle = frozenset(p for p in step.reached_weak & opt.params if p.opaque) - model.written
+                idle = _unseen_idle(model, step, opt)
                 # held by another optimizer that steps (the one a method builds for its own loop): they change
                 idle -= frozenset(p for o in step.optimizers if o.key in steps_of for p in o.params)
                 unseen = True
@@ -70,11 +70,18 @@ def check(ctx: RuleContext) -> list[Finding]:
     return first_by_span(out)
 
 
-def _idle(model: ProgramModel, step: Step, opt: Optimizer) -> frozenset:
+def _idle(model: ProgramModel, step: Step, opt: Optimizer, trained: frozenset | None = None) -> frozenset:
     """What the loss reaches of `opt`'s parameters that nothing else changes: not frozen, not updated
-    by hand or written, and not held by another optimizer that steps for this loss."""
+    by hand or written, and not held by another optimizer that steps for this loss (`trained`, the
+    step's own by default)."""
     idle = (step.reached & opt.params) - step.frozen - step.maybe_frozen - model.manual - model.written
-    return idle - step.trained
+    return idle - (step.trained if trained is None else trained)
+
+
+def _unseen_idle(model: ProgramModel, step: Step, opt: Optimizer) -> frozenset:
+    """With no parameter the loss certainly reaches: the opaque ones of a model the engine cannot
+    see that the loss may reach, when `opt` was built from that same model's parameters."""
+    return frozenset(p for p in step.reached_weak & opt.params if p.opaque) - model.written
 
 
 def _stepped_after_the_loop(model: ProgramModel, step: Step, opt: Optimizer, steps: list[Event]) -> list[Finding]:
@@ -108,14 +115,10 @@ def _stepped_after_the_loop(model: ProgramModel, step: Step, opt: Optimizer, ste
     # what the loss reaches of `opt`'s parameters and nothing else changes (`opt`'s own step after
     # the loop counts as training them in `step.trained`: it is the step in question)
     others = frozenset(p for o in step.optimizers if o.key != opt.key and o.key in step.stepped for p in o.params)
-    idle = (step.reached & opt.params) - step.frozen - step.maybe_frozen - model.manual - model.written - others
-    idle = frozenset(p for p in idle if p.kind == "param" or p.opaque)
+    idle = frozenset(p for p in _idle(model, step, opt, others) if p.kind == "param" or p.opaque)
     unseen = False
     if not idle and not step.reached:
-        # the loss reaches the parameters of a model the engine cannot see, and the optimizer was
-        # built from that same model's parameters (as for an optimizer never stepped, above)
-        idle = frozenset(p for p in step.reached_weak & opt.params if p.opaque) - model.written
-        unseen = True
+        idle, unseen = _unseen_idle(model, step, opt), True  # as for an optimizer never stepped, above
     cleared = [
         e
         for e in step.events

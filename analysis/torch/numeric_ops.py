@@ -577,6 +577,17 @@ def unreduced_loss(op, argv, out: V) -> V:
     return out.replace(marks=out.marks | marks, facts=out.facts | facts)
 
 
+def _probabilities_for_sure(x: V) -> str | None:
+    """How sure it is that `x`, marked as probabilities on some path, is probabilities: proven when
+    every path gives them; on some paths only (a sigmoid under a branch the engine could not decide),
+    the other paths may give logits. None when another path the engine saw gives logits (a layer
+    chosen by a config entry, a head applied on one arm only): which one runs is not known, and
+    logits are as likely."""
+    if x.facts & (Fact.ALL_PROB | Fact.ALL_SIGM):
+        return CONFIRMED
+    return None if x.marks & Mark.LOGITS else SUSPICIOUS
+
+
 def loss_misuse(ip: Core, op, argv, node, arg_node):
     """Probabilities into a loss that expects logits (GA407: cross_entropy, nll_loss, and a sigmoid
     into binary_cross_entropy_with_logits), a sigmoid into BCELoss (GA408).
@@ -584,12 +595,8 @@ def loss_misuse(ip: Core, op, argv, node, arg_node):
     if not argv or not isinstance(argv[0], V) or ip.st.nograd is not None or not argv[0].carries:
         return EMPTY
     x = argv[0]
-    # proven when every path gives probabilities; on some paths only (a sigmoid under a branch the
-    # engine could not decide), the other paths may give logits
-    sure = CONFIRMED if x.facts & (Fact.ALL_PROB | Fact.ALL_SIGM) else SUSPICIOUS
-    if sure == SUSPICIOUS and x.marks & Mark.LOGITS:
-        # another path the engine saw gives logits (a layer chosen by a config entry, a head applied
-        # on one arm only): which one runs is not known, and logits are as likely
+    sure = _probabilities_for_sure(x)
+    if sure is None:
         return EMPTY
     if op == "cross_entropy" and x.marks & (Mark.PROB | Mark.SIGM):
         what = "softmax probabilities" if x.marks & Mark.PROB else "sigmoid outputs"
@@ -616,9 +623,9 @@ def logits_given_probabilities(ip: Core, family: str, kwargs, node) -> frozenset
     x = kwargs.get("logits")
     if not isinstance(x, V) or ip.st.nograd is not None or not x.carries or not x.marks & (Mark.PROB | Mark.SIGM):
         return EMPTY
-    sure = CONFIRMED if x.facts & (Fact.ALL_PROB | Fact.ALL_SIGM) else SUSPICIOUS
-    if sure == SUSPICIOUS and x.marks & Mark.LOGITS:
-        return EMPTY  # another path gives logits (as for the losses above)
+    sure = _probabilities_for_sure(x)
+    if sure is None:
+        return EMPTY
     arg = next((k.value for k in getattr(node, "keywords", ()) if k.arg == "logits"), node)
     what = "softmax probabilities" if x.marks & Mark.PROB else "sigmoid outputs"
     return frozenset({hazard(ip, "GA407", arg, f"{what} as the `logits` of {family}", sure)})
