@@ -1,5 +1,6 @@
 """The training-step model (what rules, reports and the language server read), checked directly."""
 
+import ast
 import os
 import subprocess
 import sys
@@ -613,3 +614,52 @@ def test_submodules_a_package_imports_into_its_own_init(tmp_path):
         ("layers.py", "GA109"),
         ("losses.py", "GA402"),
     ]
+
+
+ACCUMULATED = """import torch
+import torch.nn as nn
+
+model = nn.Linear(4, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+total = 0
+for _ in range(3):
+    loss = model(torch.randn(8, 4)).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    total += loss{tail}
+"""
+
+
+def test_a_method_no_tensor_has_ends_the_path_on_a_tensor_an_op_made():
+    # `loss.items()` (a typo of item()) raises AttributeError: nothing is accumulated on that path,
+    # so the history rule (GA303) has no claim there; the tensor itself is
+    def codes(tail):
+        return {f.code for f in analyze(ACCUMULATED.format(tail=tail)).findings}
+
+    assert "GA303" in codes("")
+    assert "GA303" not in codes(".items()")
+    assert "GA303" not in codes(".item()")
+    # an argument of unknown type may be anything that has the method: its path goes on
+    source = "def log(stats, total):\n    for k, v in stats.items():\n        total += v\n    return total\n"
+    assert analyze(source).error is None
+
+
+def test_what_parameters_yields_is_no_history():
+    # `seen |= set(group["params"])` over modules some of whose layers the engine cannot see: what
+    # `.parameters()` yields is parameter leaves, whatever is known of them; gathering them keeps no
+    # graph alive (a false GA303 on audiocraft's optimizer-group builder)
+    from types import SimpleNamespace
+
+    from gradaudit.analysis.interp import recording
+    from gradaudit.analysis.interp.objects import PIter, Unit
+    from gradaudit.analysis.interp.values import Kind, V
+
+    unseen = Unit(Unit.OPAQUE, "layers.0.<params>", None, 1)
+    known = Unit(Unit.PARAM, "proj.weight", None, 2)
+    gathered = V(Kind.TENSOR, frozenset((PIter(frozenset((known,)), exact=False),)), org=frozenset((known,)))
+    gathered = gathered.replace(weak=frozenset((unseen,)))
+    st = SimpleNamespace(ctx=(("loop", None, 0, None, 0, 0),), sf=None, trace=SimpleNamespace(accums=[]))
+    ip = SimpleNamespace(st=st)
+    assert recording.note_accumulation(ip, gathered, ast.parse("seen |= set(params)").body[0]) is gathered
+    assert ip.st.trace.accums == []

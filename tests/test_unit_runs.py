@@ -267,6 +267,7 @@ def test_every_unit_is_checked_under_torch():
         "detector_loss_method_in_place",
         "weight_evolved_and_rewrapped",
         "weight_made_by_a_layer_used_functionally",
+        "residual_quantizer_output_projection_detached",
     }
     assert names == {os.path.basename(p)[:-3] for p in UNITS}
 
@@ -442,3 +443,25 @@ def forward(self, x, lens=None, inference_params=None, mask=None, h=None):
 """
     ).body[0]
     assert _optional_tensors(fn) == ["lens", "mask"]
+
+
+def test_a_cut_term_names_only_what_reaches_the_result_by_no_other_path():
+    # the input projections reach the returned commitment losses: not cut off, not named
+    path = os.path.join(HERE, "residual_quantizer_output_projection_detached.py")
+    with open(path) as fh:
+        source, _ = strip_markers(fh.read())
+    (finding,) = analyze(source, path="model.py").findings
+    assert "project_out" in finding.message and "project_in" not in finding.message
+
+
+@pytest.mark.slow
+@pytest.mark.runtime
+def test_residual_quantizer_projections_under_torch():
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    rvq = _load("residual_quantizer_output_projection_detached").ResidualQuantizer()
+    out, commit = rvq(torch.randn(6, 8, requires_grad=True))
+    (out.sum() + commit).backward()
+    for stage in rvq.stages:
+        assert stage.project_out.weight.grad is None
+        assert stage.project_in.weight.grad is not None and stage.project_in.weight.grad.abs().sum() > 0

@@ -765,8 +765,11 @@ class Interpreter:
                 for c in out.cuts:
                     if c.kind in (Cut.DETACH, Cut.DATA) and not c.role:
                         lost = {u for u in c.removed if u.kind == Unit.PARAM and u.frozen != FROZEN}
-                        if lost - out.org - out.weak - by_hand:
-                            st.trace.unit_cuts.append((c, fn.qual))
+                        cut_off = frozenset(lost - out.org - out.weak - by_hand)
+                        if cut_off:
+                            # only those: a parameter the result reaches by another path (a VQ's
+                            # input projection through its commitment loss) is not cut off
+                            st.trace.unit_cuts.append((c.narrowed(cut_off), fn.qual))
                 # layers the forward builds and applies: their new weights reach its result (GA108)
                 for site, params in st.trace.forward_new[made:]:
                     if params & out.org:

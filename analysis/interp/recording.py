@@ -250,8 +250,10 @@ def note_accumulation(
         # chain of views and sums back to leaves (`latent - lr * grad` of a fresh leaf), which keeps
         # no activation alive
         return value
-    if not value.saves and value.objs and all(isinstance(o, Unit) for o in value.objs):
-        return value  # a leaf itself (a distilled image, a weight): no history to keep alive
+    if not value.saves and value.objs and all(isinstance(o, (Unit, PIter)) for o in value.objs):
+        # a leaf itself (a distilled image, a weight), or what `.parameters()` yields (a set of
+        # parameters gathered into optimizer groups): no history to keep alive
+        return value
     if not (value.k & Kind.TENSOR or backpropagated or (added and value.org and any(s.certain for s in value.saves))):
         return value
     loops = loop_entries(ip)

@@ -98,6 +98,12 @@ class Cut:
     def __repr__(self):
         return f"Cut({self.kind}@{self.site!r} {sorted(u.name for u in self.removed)})"
 
+    def narrowed(self, removed: frozenset) -> Cut:
+        """The same cut, claiming only `removed` (those of its leaves that reach nothing else)."""
+        c = Cut(self.kind, self.site, removed, frozenset(), self.detail, self.receiver)
+        c.top, c.note, c.role, c.terms = self.top, self.note, self.role, self.terms
+        return c
+
 
 class LossRec:
     """A loss computed in the program: a loss function's or criterion's result, or a value bound to

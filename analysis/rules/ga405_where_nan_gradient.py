@@ -160,6 +160,28 @@ for it in range(3):
             runtime="nonfinite",
             note="a keypoint missing from the labels",
         ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(6)
+student = nn.Linear(4, 5)
+opt = torch.optim.SGD(student.parameters(), lr=0.1)
+x = torch.randn(12, 4)
+teacher_logp = torch.log_softmax(torch.randn(12, 5), dim=-1)
+teacher_logp[::3, 0] = float("-inf")
+for it in range(3):
+    student_logp = torch.log_softmax(student(x), dim=-1)
+    student_p = student_logp.exp()
+    reverse_kl = torch.nan_to_num(student_p * (student_logp - teacher_logp), nan=0.0)  # <- GA405
+    loss = reverse_kl.sum(-1).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            runtime="nonfinite",
+            note="the teacher gives some tokens no probability (log-probability -inf): the student's factor reads inf",
+        ),
     ),
     valid=(
         Example(
@@ -217,6 +239,28 @@ for it in range(3):
 """,
             runtime="trains",
             note="the NaN is dropped from the data before the square and the norm; an absolute error passes 0 on",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(6)
+student = nn.Linear(4, 5)
+opt = torch.optim.SGD(student.parameters(), lr=0.1)
+x = torch.randn(12, 4)
+teacher_logp = torch.log_softmax(torch.randn(12, 5), dim=-1)
+teacher_logp[::3, 0] = float("-inf")
+teacher_p = teacher_logp.exp()
+for it in range(3):
+    student_logp = torch.log_softmax(student(x), dim=-1)
+    forward_kl = torch.nan_to_num(teacher_p * (teacher_logp - student_logp), nan=0.0)
+    loss = forward_kl.sum(-1).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            runtime="trains",
+            note="the -inf sits in the teacher's factor, which takes no gradient; the student's factor is finite",
         ),
     ),
 )

@@ -224,6 +224,16 @@ def _mentions_nan(nodes) -> bool:
     )
 
 
+def _reads_no_nan(left: V, right: V) -> bool:
+    """`p_teacher * (log_p_teacher - log_q)`: a product's backward reads each factor only for the
+    other's gradient; the difference that may hold the data's NaN is read for a factor that takes
+    none (data), and its own gradient is that factor times the incoming one, finite."""
+    if left.marks & right.marks & Mark.DATA_MIX:
+        return False  # (pred - y) * (pred - y): each is read for the other
+    other = right if left.marks & Mark.DATA_MIX else left
+    return not other.carries
+
+
 def _nan_read(ip: Core, node, op: str) -> RiskRec:
     """An op whose backward reads a value that may hold the data's NaN (Mark.DATA_MIX): latent until
     the NaN is dropped from what it computes (drop_nan)."""
@@ -513,6 +523,7 @@ def arith_numeric(ip: Core, opname, left: V, right: V, node, out: V) -> V:
         and not marks & Mark.DATA_MIX
         and out.carries
         and not (opname == "pow" and right.const == 1)
+        and not (opname == "mul" and _reads_no_nan(left, right))
     ):
         # (pred - y) ** 2, (pred - y) * w: backward reads the difference, NaN where y is
         risks.add(_nan_read(ip, node, opname))

@@ -14,6 +14,7 @@ from ..interp import recording
 from ..interp import results as R
 from ..interp import shapes as S
 from ..interp.core import Core
+from ..interp.frames import PathRaises
 from ..interp.objects import FROZEN, TRAINABLE, ListObj, PIter, Site, TensorObj, Unit, is_closed, storages
 from ..interp.operators import scales
 from ..interp.trace import Cut, EventKind, InplaceRec, NonLeafRec, SaveRec
@@ -250,6 +251,10 @@ def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_no
     return out
 
 
+# the public methods of Python's containers and strings (`items`, `append`, `split`...): Python facts
+_CONTAINER_METHODS = frozenset(n for t in (dict, list, set, str) for n in dir(t) if not n.startswith("_"))
+
+
 def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
     """`x.name(...)` on a tensor: the methods with semantics of their own (TENSOR_METHODS), else what
     the op tables say the method is (a view, a split, a non-differentiable op, in place...)."""
@@ -260,6 +265,17 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
         # (`Discriminator(...).cuda()` of a class it could not import)
         return unseen_module_method(ip, name, node)
     if T.no_tensor_has(name):
+        if (
+            name in _CONTAINER_METHODS
+            and recv.k == Kind.TENSOR
+            and recv.saves
+            and all(isinstance(o, (TensorObj, Unit)) for o in recv.objs)
+        ):
+            # a dict's, list's or str's method on what is certainly a tensor ops computed with
+            # gradient (not an argument of unknown type, not a torch.Generator made as a tensor
+            # stand-in, not a DTensor's own `full_tensor()`): the call raises AttributeError and
+            # nothing after it runs (`total_loss += loss.items()`, a typo)
+            raise PathRaises()
         # no tensor has this method: the value is something else or a subclass (a generator's
         # `manual_seed`, a dict's `items` on a path where a Parameter stands): what it gives keeps
         # what the value carried, and is no tensor an op computed; under no_grad it records no graph
