@@ -30,7 +30,7 @@ from .objects import (
 )
 from .semantics import CallTable
 from .trace import UnseenRec
-from .values import EMPTY, NOCONST, NONE, UNKNOWN, Kind, Mark, Star, V, const, flow_of, join_all, make_tuple
+from .values import EMPTY, NOCONST, NONE, UNKNOWN, Fact, Kind, Mark, Star, V, const, flow_of, join_all, make_tuple
 
 # builtins folded when their arguments are constants
 _FOLDED: dict[str, Callable[..., Any]] = {"abs": abs, "round": round, "pow": pow}
@@ -183,9 +183,17 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
                 vals.append(a)
         if name in ("any", "all"):
             return V(Kind.NUMBER, site=node)
+        # `sum(mb["mask"].sum() for mb in batches)`: counts that can each be 0 add up to one that
+        # can be 0 (all of them at once: a rank given only padding)
+        counted = name == "sum" and len(vals) == 1 and vals[0] is not a0 and vals[0].marks & Mark.ZERO
+        kept = (Mark.ZERO, vals[0].facts & Fact.NONNEG) if counted else (0, 0)
         if any(v.k & Kind.TENSOR for v in vals):
-            return R.tensor_result(ip, flow_of(*vals), node, op="abs" if name == "abs" else None, inputs=tuple(vals))
+            out = R.tensor_result(ip, flow_of(*vals), node, op="abs" if name == "abs" else None, inputs=tuple(vals))
+            return out.replace(marks=out.marks | kept[0], facts=out.facts | kept[1]) if counted else out
         f = flow_of(*vals)
+        if counted:
+            n = V(Kind.NUMBER, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, site=node, unk=f.unk)
+            return n.replace(marks=kept[0], facts=kept[1])
         consts = [v.const for v in vals]
         if vals and all(c is not NOCONST for c in consts) and name in ("abs", "round", "pow"):
             try:

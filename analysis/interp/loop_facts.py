@@ -164,9 +164,16 @@ def _reset_keys(node) -> set:
     `del x[:]`), as `rebound` names them."""
     out = set()
     if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        # `avg = avg + score`, `ema = 0.99 * ema + 0.01 * loss`: arithmetic on the old value keeps
+        # it (a running sum, as `avg += score`), not a reset (`h = h.detach()` is one: a call)
+        kept_in = (
+            {attr_key(n) for n in ast.walk(node.value) if isinstance(n, (ast.Name, ast.Attribute))}
+            if isinstance(node.value, ast.BinOp)
+            else set()
+        )
         for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
             for sub in t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]:
-                if isinstance(sub, (ast.Name, ast.Attribute)):
+                if isinstance(sub, (ast.Name, ast.Attribute)) and attr_key(sub) not in kept_in:
                     out.add(attr_key(sub))
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "clear":
         out.add(attr_key(node.func.value))

@@ -100,10 +100,12 @@ def do_backward(ip, loss: V, node, kind=EventKind.BACKWARD, inputs=None, loss_no
     rec.nograd = ip.st.nograd
     # `retain_variables=` is retain_graph's name before torch 0.4
     retain, create = kwargs.get("retain_graph", kwargs.get("retain_variables")), kwargs.get("create_graph")
-    # retain_graph defaults to create_graph; an unknown flag may keep the graph
-    rec.retain = any(
-        isinstance(v, V) and v.const is not False and v.const is not None for v in (retain, create) if v is not None
-    )
+    # retain_graph defaults to create_graph only when it is not given (or None): an explicit
+    # `retain_graph=False` frees the graph whatever create_graph says; an unknown flag may keep it
+    flag: V | None = retain if isinstance(retain, V) and retain.const is not None else None
+    if flag is None and isinstance(create, V):
+        flag = create
+    rec.retain = flag is not None and flag.const is not False and flag.const is not None
     rec.retain_node = next(
         (k.value for k in getattr(node, "keywords", ()) if k.arg in ("retain_graph", "retain_variables")), None
     )

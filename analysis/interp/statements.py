@@ -79,6 +79,10 @@ def _s_assign(ip: Interp, stmt, env):
     split = _flag_arms(ip, stmt, env)
     if split is None:
         value = ip.eval(stmt.value, env)
+        if len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            value = _running_value(ip, stmt, stmt.targets[0].id, value, env)
+        elif len(stmt.targets) == 1 and isinstance(stmt.targets[0], (ast.Attribute, ast.Subscript)):
+            value = _running_state(ip, stmt, stmt.targets[0], value, env)
         for target in stmt.targets:
             assign(ip, target, value, env, stmt)
         return env
@@ -208,19 +212,69 @@ def _copied_out(ip: Interp, target, old: V, env) -> bool:
     return bool(held) and not any(o in held for o in old.objs)
 
 
+def _accumulates(ip: Interp, name: str) -> bool:
+    """A local carried from one iteration of the innermost loop to the next and never started
+    afresh in it (or only now and then): what is added to it stays."""
+    loops = ip.st.stack[-1].loops
+    return (
+        bool(loops)
+        and name in carried(loops[-1]["node"])[0]
+        and kept(loops[-1]["node"], name)
+        and not _repeats_within(loops, name)
+        and not _one_step_sum(ip, loops, name)
+    )
+
+
+def _running_value(ip: Interp, stmt, name: str, value: V, env) -> V:
+    """`avg = avg + score`, `ema = 0.99 * ema + 0.01 * loss`, `mean = (mean * n + v) / (n + 1)`: a
+    running sum or mean rebuilt from its own last value each iteration, as `avg += score` is: the
+    new value's graph holds every earlier one (GA303)."""
+    node = stmt.value
+    if not isinstance(node, ast.BinOp) or not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)):
+        return value
+    if not _accumulates(ip, name):
+        return value
+    old = env.get(name) if env is not None else None
+    added = isinstance(old, V) and bool(old.k & (Kind.NUMBER | Kind.TENSOR))
+    loop = ip.st.stack[-1].loops[-1]["node"]
+    return recording.note_accumulation(
+        ip, value, stmt, added, outlives=_outlived_name(ip, name), reset=reset_at(loop, name)
+    )
+
+
+def _reads_itself(stmt, target) -> bool:
+    """`x = f(x, ...)` by arithmetic: the value assigned is computed from the target's own."""
+    if not isinstance(stmt.value, ast.BinOp):
+        return False
+    text = ast.unparse(target)
+    return any(isinstance(n, type(target)) and ast.unparse(n) == text for n in ast.walk(stmt.value))
+
+
+def _running_state(ip: Interp, stmt, target, value: V, env) -> V:
+    """`self.avg = self.avg * 0.9 + loss`, `avgs[k] = avgs[k] * n + v` (a running mean kept in an
+    object or a container older than the iteration): as `+=` into them, what is added stays."""
+    if not recording.loop_entries(ip) or not _reads_itself(stmt, target):
+        return value
+    loops = ip.st.stack[-1].loops
+    recv = ip.eval(target.value, env)
+    if isinstance(target, ast.Attribute):
+        old_objs = [o for o in recv.objs if recording.outlives_iteration(ip, o)]
+        if not old_objs or (loops and not kept(loops[-1]["node"], attr_key(target))):
+            return value
+        reset = reset_at(loops[-1]["node"], attr_key(target)) if loops else None
+        return recording.note_accumulation(ip, value, stmt, outlives=recording.outlived(ip, old_objs), reset=reset)
+    held = [o for o in recv.objs if isinstance(o, (ListObj, DictObj)) and recording.outlives_iteration(ip, o)]
+    if not held:
+        return value
+    return recording.note_accumulation(ip, value, stmt, True, outlives=recording.outlived(ip, held))
+
+
 def _s_augassign(ip: Interp, stmt, env):
     target = stmt.target
     old = ip.eval(target, env)
     rhs = ip.eval(stmt.value, env)
     loops = ip.st.stack[-1].loops
-    if (
-        isinstance(target, ast.Name)
-        and loops
-        and target.id in carried(loops[-1]["node"])[0]
-        and kept(loops[-1]["node"], target.id)
-        and not _repeats_within(loops, target.id)
-        and not _one_step_sum(ip, loops, target.id)
-    ):
+    if isinstance(target, ast.Name) and _accumulates(ip, target.id):
         added = isinstance(stmt.op, (ast.Add, ast.Sub)) and bool(old.k & (Kind.NUMBER | Kind.TENSOR))
         # `total += loss` across iterations, never reset (or only now and then)
         rhs = recording.note_accumulation(

@@ -332,6 +332,36 @@ for _ in range(3):
 """,
             runtime="no-update: norm.gamma",
         ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+
+class MaskedFrames(nn.Module):
+    def __init__(self, dim=8):
+        super().__init__()
+        emb = torch.Tensor(dim)
+        emb.requires_grad = True
+        self.mask_emb = nn.init.normal_(emb, std=0.1)  # <- GA109
+        self.proj = nn.Linear(dim, 4)
+
+    def forward(self, x, mask):
+        return self.proj(torch.where(mask.unsqueeze(-1), self.mask_emb, x))
+
+
+torch.manual_seed(3)
+model = MaskedFrames()
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+for _ in range(3):
+    x, mask = torch.randn(2, 6, 8), torch.rand(2, 6) < 0.5
+    loss = model(x, mask).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+            runtime="no-update: model.mask_emb",
+            note="requires_grad set on a plain tensor a module's __init__ keeps: a weight no optimizer is given",
+        ),
     ),
     valid=(
         Example(

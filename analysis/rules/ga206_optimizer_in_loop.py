@@ -32,14 +32,14 @@ def _hoist(ctx: RuleContext, span: Span) -> Fix | None:
     )
 
 
-def _whole_runs(events: Sequence[Event], loops: tuple[int, ...], runs: Sequence[Event]) -> bool:
+def _whole_runs(loops: tuple[int, ...], runs: Sequence[Event]) -> bool:
     """`runs` (the steps of what the iteration of `loops` builds) are all in loops inside that
-    iteration, which holds an epoch loop and a batch loop: a whole training run per iteration (a
-    task of a continual run, a trial of a search, a fold), which a reset per iteration is meant for."""
+    iteration, and some two loops down, in an epoch loop and a batch loop: a whole training run per
+    iteration (a task of a continual run, a trial of a search, a fold), which a reset per iteration
+    is meant for. A deeper loop that steps none of them (an adversarial attack's loop inside the
+    batch loop, micro-batches) makes the iteration no run of its own."""
     depth = len(loops)
-    return all(len(x.loops) > depth for x in runs) and any(
-        len(x.loops) > depth + 1 for x in events if in_iteration(x, loops)
-    )
+    return all(len(x.loops) > depth for x in runs) and any(len(x.loops) > depth + 1 for x in runs)
 
 
 def check(ctx: RuleContext) -> list[Finding]:
@@ -62,7 +62,7 @@ def check(ctx: RuleContext) -> list[Finding]:
         steps = [
             e for e in events if e.kind == EventKind.STEP and e.target_key == opt.key and in_iteration(e, opt.loops)
         ]
-        if not steps or _whole_runs(events, opt.loops, steps):
+        if not steps or _whole_runs(opt.loops, steps):
             continue
         msg = (
             f"`{opt.name}` ({opt.type}) is built anew in every iteration of the training loop: its state (momentum, "
@@ -98,7 +98,7 @@ def check(ctx: RuleContext) -> list[Finding]:
             ]
             if not runs:
                 continue
-            if _whole_runs(events, e.loops, runs):
+            if _whole_runs(e.loops, runs):
                 # the schedule runs its course within each iteration
                 continue
             msg = (
@@ -251,6 +251,41 @@ for epoch in range(4):
 """,
             runtime="trains",
             note="it trains, but the learning rate never decays",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def attack(model, x, y, eps=0.2, steps=3):
+    x_adv = x.clone()
+    for _ in range(steps):
+        x_adv.requires_grad_()
+        (g,) = torch.autograd.grad(F.cross_entropy(model(x_adv), y), x_adv)
+        x_adv = (x_adv.detach() + 0.05 * g.sign()).clamp(x - eps, x + eps)
+    return x_adv.detach()
+
+
+def train_epoch(model, optimizer, batches):
+    scheduler = torch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=[2], gamma=0.1)  # <- GA206
+    for x, y in batches:
+        x_adv = attack(model, x, y)
+        optimizer.zero_grad()
+        F.cross_entropy(model(x_adv), y).backward()
+        optimizer.step()
+        scheduler.step()
+
+
+torch.manual_seed(13)
+model = nn.Linear(4, 3)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+batches = [(torch.randn(8, 4), torch.randint(0, 3, (8,))) for _ in range(4)]
+for epoch in range(3):
+    train_epoch(model, optimizer, batches)
+""",
+            runtime="trains",
+            note="the attack loop inside the batch loop makes no run per epoch: the rate drops tenfold each epoch",
         ),
     ),
     valid=(

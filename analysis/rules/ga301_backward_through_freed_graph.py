@@ -218,6 +218,26 @@ for epoch in range(2):
 """,
             runtime="error: backward through the graph a second time",
         ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(7)
+energy_net = nn.Sequential(nn.Linear(3, 16), nn.Tanh(), nn.Linear(16, 1))
+opt = torch.optim.Adam(energy_net.parameters(), lr=1e-3)
+for it in range(2):
+    pos = torch.randn(4, 5, 3, requires_grad=True)
+    energy = energy_net(pos).sum(dim=(1, 2))
+    (de_dpos,) = torch.autograd.grad(energy.sum(), pos, create_graph=True, retain_graph=False)
+    e_ref, f_ref = torch.randn(4), torch.randn(4, 5, 3)
+    loss = (energy - e_ref).pow(2).mean() + (-de_dpos - f_ref).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()  # <- GA301
+    opt.step()
+""",
+            runtime="error: backward through the graph a second time",
+            note="create_graph=True keeps the graph only when retain_graph is not given: given False, it frees it",
+        ),
     ),
     valid=(
         Example(
@@ -287,6 +307,26 @@ for it in range(3):
 """,
             runtime="trains",
             note="the shared trunk's graph is retained for the second loss",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(8)
+energy_net = nn.Sequential(nn.Linear(3, 16), nn.Tanh(), nn.Linear(16, 1))
+opt = torch.optim.Adam(energy_net.parameters(), lr=1e-3)
+for it in range(2):
+    pos = torch.randn(4, 5, 3, requires_grad=True)
+    energy = energy_net(pos).sum(dim=(1, 2))
+    (de_dpos,) = torch.autograd.grad(energy.sum(), pos, create_graph=True)
+    e_ref, f_ref = torch.randn(4), torch.randn(4, 5, 3)
+    loss = (energy - e_ref).pow(2).mean() + (-de_dpos - f_ref).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+""",
+            runtime="trains",
+            note="retain_graph defaults to create_graph: the energy's graph stays for the force loss",
         ),
     ),
 )

@@ -15,6 +15,8 @@ def _fix(ctx: RuleContext, span: Span) -> Fix | None:
     stmt, _ = statement_at(ctx, span)
     if isinstance(stmt, ast.AugAssign):
         value = stmt.value
+    elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.BinOp):
+        value = stmt.value  # `ema = 0.9 * ema + 0.1 * loss`: the new value, without its graph
     elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and len(stmt.value.args) == 1:
         value = stmt.value.args[0]
     else:
@@ -405,6 +407,74 @@ run_total = train(4)
             runtime="graph-kept: run_total",
             note="a counted loop that steps the optimizer is the training run: the sum grows with it",
         ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+
+class Smoothed:
+    def __init__(self):
+        self.values, self.counts = {}, {}
+
+    def update(self, name, value):
+        if name not in self.values:
+            self.values[name], self.counts[name] = value, 1
+        else:
+            n = self.counts[name]
+            self.values[name] = (self.values[name] * n + value) / (n + 1)  # <- GA303
+            self.counts[name] = n + 1
+
+
+torch.manual_seed(11)
+model = nn.Sequential(nn.Linear(6, 6), nn.Softmax(dim=-1))
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+stats = Smoothed()
+ema = 0.0
+for it in range(4):
+    align = model(torch.randn(4, 6))
+    loss = align.pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    score = align.max(dim=-1)[0].mean()
+    stats.update("align", score)
+    ema = 0.9 * ema + 0.1 * score  # <- GA303
+""",
+            fixed="""import torch
+import torch.nn as nn
+
+
+class Smoothed:
+    def __init__(self):
+        self.values, self.counts = {}, {}
+
+    def update(self, name, value):
+        if name not in self.values:
+            self.values[name], self.counts[name] = value, 1
+        else:
+            n = self.counts[name]
+            self.values[name] = ((self.values[name] * n + value) / (n + 1)).detach()
+            self.counts[name] = n + 1
+
+
+torch.manual_seed(11)
+model = nn.Sequential(nn.Linear(6, 6), nn.Softmax(dim=-1))
+opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+stats = Smoothed()
+ema = 0.0
+for it in range(4):
+    align = model(torch.randn(4, 6))
+    loss = align.pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    score = align.max(dim=-1)[0].mean()
+    stats.update("align", score)
+    ema = (0.9 * ema + 0.1 * score).detach()
+""",
+            runtime="graph-kept: ema",
+            note="a running mean and an average rebuilt from their own last value each iteration, as `+=` does",
+        ),
     ),
     valid=(
         Example(
@@ -474,6 +544,28 @@ for it in range(3):
 """,
             runtime="trains",
             note="a step's micro-batch losses summed for a log line: a local of one call, let go when it returns",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(12)
+model = nn.GRU(4, 8, batch_first=True)
+head = nn.Linear(8, 1)
+opt = torch.optim.Adam([*model.parameters(), *head.parameters()], lr=1e-3)
+h = torch.zeros(1, 2, 8)
+ema = 0.0
+for it in range(4):
+    out, h = model(torch.randn(2, 5, 4), h)
+    loss = head(out).pow(2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    h = h.detach()
+    ema = 0.9 * ema + 0.1 * loss.item()
+""",
+            runtime="trains",
+            note="a running mean of Python numbers; the hidden state carried on is detached each step",
         ),
     ),
 )

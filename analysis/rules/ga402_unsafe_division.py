@@ -153,6 +153,27 @@ for it in range(3):
             runtime="error: Expected parameter scale",
             note="a Gaussian head whose scale is a ReLU output: 0 for some rows (torch's argument check raises)",
         ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(9)
+model = nn.Linear(8, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+lengths = torch.tensor([[0, 0, 0], [0, 0, 0]])
+for it in range(3):
+    micro_batches = [{"x": torch.randn(3, 8), "mask": n > 0} for n in lengths]
+    n_tokens = torch.tensor(sum(mb["mask"].sum().item() for mb in micro_batches))
+    for mb in micro_batches:
+        per_token = model(mb["x"]).squeeze(-1).pow(2)
+        loss = (per_token * mb["mask"]).sum() / n_tokens  # <- GA402
+        loss.backward()
+    opt.step()
+    opt.zero_grad()
+""",
+            runtime="nonfinite",
+            note="a rank given only padding: the token count, gathered through .item(), sum() and torch.tensor(), is 0",
+        ),
     ),
     valid=(
         Example(
@@ -230,6 +251,27 @@ for it in range(3):
 """,
             runtime="trains",
             note="a state-independent std through a sigmoid: exactly 0 only for a log-std near -100",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(10)
+model = nn.Linear(8, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+lengths = torch.tensor([[0, 0, 0], [2, 3, 1]])
+for it in range(3):
+    micro_batches = [{"x": torch.randn(3, 8), "mask": n > 0} for n in lengths]
+    n_tokens = torch.tensor(sum(mb["mask"].sum().item() for mb in micro_batches))
+    for mb in micro_batches:
+        per_token = model(mb["x"]).squeeze(-1).pow(2)
+        loss = (per_token * mb["mask"]).sum() / n_tokens.clamp_min(1)
+        loss.backward()
+    opt.step()
+    opt.zero_grad()
+""",
+            runtime="trains",
+            note="the same count clamped to at least 1 (here one micro-batch is all padding)",
         ),
     ),
 )

@@ -47,7 +47,9 @@ def set_requires_grad(ip: Core, recv: V, flag, node, target_node, env, stmt) -> 
         u.kind, u.computed, u.source_cuts = kind, False, EMPTY
         cuts = cuts - update_cuts
     elif not u.computed:
-        u.kind = Unit.INPUT  # made from data: a leaf that requires grad, not necessarily a weight
+        # made from data: a leaf that requires grad, not necessarily a weight; made by a module's
+        # __init__ (`w = torch.Tensor(d); w.requires_grad = True; self.mask_emb = w`), it is one
+        u.kind = Unit.LEAF if ip.st.init_stack else Unit.INPUT
     u.created_in_loop = any(c[0] == "loop" for c in ip.st.ctx)
     new = V(Kind.TENSOR, frozenset((u,)), org=frozenset((u,)), cuts=cuts, site=node)
     if isinstance(target_node, ast.Name) and env is not None:

@@ -251,6 +251,8 @@ def inplace_update(ip: Core, target: V, rhs: V | None, node, stmt, op, target_no
     return out
 
 
+_SIGNS = Fact.NONNEG | Fact.POSITIVE | Fact.NONZERO
+
 # the public methods of Python's containers and strings (`items`, `append`, `split`...): Python facts
 _CONTAINER_METHODS = frozenset(n for t in (dict, list, set, str) for n in dir(t) if not n.startswith("_"))
 
@@ -434,7 +436,14 @@ def _to_python(ip: Core, recv: V, name, argv, kwargs, node, env, recv_node) -> V
     _acted(recv)
     if recv.carries:
         return R.scalar_cut(ip, recv, node, f".{name}()", k=k, receiver=recv_node)
-    return V(k, cuts=recv.cuts, site=node, marks=recv.marks & Mark.SAMPLED)
+    # the number is the tensor's element: a count that can be 0 stays one (`mask.sum().item()`)
+    return V(
+        k,
+        cuts=recv.cuts,
+        site=node,
+        marks=recv.marks & (Mark.SAMPLED | Mark.ZERO),
+        facts=recv.facts & (Fact.NONNEG | Fact.POSITIVE | Fact.NONZERO),
+    )
 
 
 def _numpy(ip: Core, recv: V, name, argv, kwargs, node, env, recv_node) -> V:
@@ -694,6 +703,8 @@ def factory(ip: Core, short, argv, kwargs, node) -> V:
         cuts = EMPTY
     shape = _factory_shape(short, argv, kwargs)
     dtype = numeric_ops.dtype_facts(short, [], kwargs, 0)  # `dtype=torch.float64`
+    # `torch.tensor(n_tokens)`: the values copied keep what is known of them (a count that can be 0)
+    copied = isinstance(data, V) and (short in T.REWRAP or short in T.SHARING_FACTORIES)
     if wants_grad:
         u = Unit(Unit.LEAF, "<tensor>", site, ip.seq(), count=1)
         u.source_cuts = frozenset(c for c in cuts if c.removed or c.removed_weak)
@@ -712,10 +723,12 @@ def factory(ip: Core, short, argv, kwargs, node) -> V:
         facts=Fact.NOGRAD
         | dtype
         | (Fact.POSITIVE if _positive_factory(short, argv, kwargs) else 0)
-        | (Fact.NONZERO if short == "eye" else 0),
+        | (Fact.NONZERO if short == "eye" else 0)
+        | (data.facts & _SIGNS if copied else 0),
         marks=(Mark.CAUSAL if short in T.MASK_BUILDERS else 0)
         | (Mark.RANGE if short == "arange" else 0)
-        | (flow_of(data).marks & Mark.SAMPLED if data else 0),
+        | (flow_of(data).marks & Mark.SAMPLED if data else 0)
+        | (data.marks & Mark.ZERO if copied else 0),
     )
 
 
