@@ -268,6 +268,7 @@ def test_every_unit_is_checked_under_torch():
         "weight_evolved_and_rewrapped",
         "weight_made_by_a_layer_used_functionally",
         "residual_quantizer_output_projection_detached",
+        "module_of_the_file_built_in_forward",
     }
     assert names == {os.path.basename(p)[:-3] for p in UNITS}
 
@@ -465,3 +466,18 @@ def test_residual_quantizer_projections_under_torch():
     for stage in rvq.stages:
         assert stage.project_out.weight.grad is None
         assert stage.project_in.weight.grad is not None and stage.project_in.weight.grad.abs().sum() > 0
+
+
+@pytest.mark.slow
+@pytest.mark.runtime
+def test_module_of_the_file_built_in_forward_under_torch():
+    # built at each call: two calls on the same input differ, and the readout holds no parameter
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    units = _load("module_of_the_file_built_in_forward")
+    feats = torch.randn(5, 4)
+    readout = units.Readout()
+    assert not torch.allclose(readout(feats), readout(feats))
+    assert list(readout.parameters()) == []
+    kept = units.KeptReadout(4)
+    assert torch.allclose(kept(feats), kept(feats)) and len(list(kept.parameters())) == 4

@@ -108,21 +108,37 @@ def _builds_inplace_layers(sf: SourceFile, cls: ClassObj) -> bool:
 # a layer with parameters built by name (`nn.Conv2d(...)`, `torch.nn.Linear(...)`), or a parameter
 # (`nn.Parameter(W)`): outside `__init__`, a forward that builds one makes new weights at every call
 # (GA108), from a value that may carry gradient (GA104)
-_PARAM_LAYERS = re.compile(rf"\bnn\.(?:{'|'.join(sorted(T.PARAM_MODULES))})\s*\(|\bParameter\s*\(")
+_PARAM_LAYERS = re.compile(rf"\bnn\.(?:{'|'.join(sorted({*T.PARAM_MODULES, *T.RECURRENT}))})\s*\(|\bParameter\s*\(")
 
 
-def _builds_layers_when_run(sf: SourceFile, cls: ClassObj) -> bool:
+def _builds_layers_when_run(sf: SourceFile, cls: ClassObj, layered: re.Pattern | None = None) -> bool:
     """A method other than `__init__`, and not one `__init__` calls (ResNet's `_make_layer`), builds
-    layers with parameters."""
+    layers with parameters, or modules of the file whose `__init__` does (`layered`: their names)."""
     init = cls.methods.get("__init__")
     setup = _called(sf, init.node, _SELF_CALLED) if init is not None else frozenset()
     return any(
         name != "__init__"
         and name not in setup
         and isinstance(m.node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and _mentions(sf, m.node, _PARAM_LAYERS)
+        and (_mentions(sf, m.node, _PARAM_LAYERS) or (layered is not None and _mentions(sf, m.node, layered)))
         for name, m in cls.methods.items()
     )
+
+
+def _layered_classes(scope: ModuleScope) -> re.Pattern | None:
+    """`Name(` for the module classes of the file whose `__init__` builds layers with parameters."""
+    names = sorted(
+        o.name
+        for v in scope.globals.values()
+        for o in v.objs
+        if isinstance(o, ClassObj)
+        and o.scope is scope
+        and o.is_module
+        and (init := o.methods.get("__init__")) is not None
+        and isinstance(init.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and _mentions(scope.sf, init.node, _PARAM_LAYERS)
+    )
+    return re.compile(rf"\b(?:{'|'.join(map(re.escape, names))})\s*\(") if names else None
 
 
 # the cuts a unit run alone reports (GA103-GA105): a detach may be a stop-gradient the caller wants
@@ -635,6 +651,7 @@ class Interpreter:
                 elif isinstance(o, FuncObj) and o.scope is scope and o.cls is None and "loss" in o.name.lower():
                     units.append((o, None))  # a loss function
         builds = _components(sf, [cls for _, cls in units if cls is not None])
+        layered = _layered_classes(scope)
         parts = set().union(*builds.values()) if builds else set()
         # a module's forward the file ran where no backward() followed (a demo under `__main__` on
         # data that requires no grad) showed nothing of its gradient: it runs alone as well (not a
@@ -666,7 +683,7 @@ class Interpreter:
                     cls is not None
                     and (
                         _builds_inplace_layers(sf, cls)
-                        or _builds_layers_when_run(sf, cls)
+                        or _builds_layers_when_run(sf, cls, layered)
                         or any(
                             _worth_running_alone(sf, f.node)
                             for c in builds.get(cls, ())

@@ -143,6 +143,26 @@ def _in_forward(ip: Core) -> bool:
     )
 
 
+def _module_built_in_forward(ip: Core) -> Site | None:
+    """Inside the `__init__` of a module the innermost forward constructs (not a forward run by an
+    `__init__`, a dummy input building lazy layers): the construction's call in that forward."""
+    stack = ip.st.stack
+    fwd = max(
+        (
+            i
+            for i, f in enumerate(stack)
+            if f.func is not None and getattr(f.func.node, "name", "") == "forward" and f.cls is not None
+        ),
+        default=-1,
+    )
+    if fwd < 0 or fwd + 1 >= len(stack):
+        return None
+    inner = stack[fwd + 1]
+    if inner.func is None or getattr(inner.func.node, "name", "") != "__init__" or inner.call_site is None:
+        return None
+    return inner.call_site
+
+
 def _lazy_guard(test) -> bool:
     """`key not in self.cache`, `self.layer is None`, `not hasattr(self, "head")`, `not self.built`:
     a test that a layer kept on the object does not exist yet (alone or as a part of an `and`)."""
@@ -189,14 +209,19 @@ def note_new_units(ip: Core, units, node):
         # zero) is made anew at every call, as in a loop: never a weight an optimizer forgot
         u.created_in_loop = in_loop or (forward and u.kind in (Unit.LEAF, Unit.INPUT))
         u.in_init = bool(ip.st.init_stack)
-    if ip.st.shallow and forward and not ip.st.init_stack:
+    built_in = _module_built_in_forward(ip) if ip.st.shallow and forward and ip.st.init_stack else None
+    if ip.st.shallow and forward and (not ip.st.init_stack or built_in is not None):
         # a layer built inside a forward run alone (interpreter.run_units): built anew at each call,
-        # unless a guard builds it once and keeps it (`if key not in self.mlps:`)
+        # unless a guard builds it once and keeps it (`if key not in self.mlps:`); a module of the
+        # file built there (matgl's Set2Set readout) is anchored at its construction in the forward
         # (a frozen one, `nn.Parameter(self.pe, requires_grad=False)`, is a constant: no weight to train)
         params = frozenset(u for u in units if u.kind == Unit.PARAM and u.frozen != FROZEN)
         if params and not _built_once(ip, node):
-            stmt = ip.st.cur_stmt if ip.st.cur_stmt is not None else node
-            ip.st.trace.forward_new.append((Site(ip.st.sf, stmt), params))
+            if built_in is not None:
+                site = built_in
+            else:
+                site = Site(ip.st.sf, ip.st.cur_stmt if ip.st.cur_stmt is not None else node)
+            ip.st.trace.forward_new.append((site, params))
     root = ip.st.ctx[:1]
     if any(o.ctx[:1] == root for o in ip.st.trace.optimizers):
         stmt = ip.st.cur_stmt if ip.st.cur_stmt is not None else node
