@@ -230,9 +230,9 @@ def _running_value(ip: Interp, stmt, name: str, value: V, env) -> V:
     running sum or mean rebuilt from its own last value each iteration, as `avg += score` is: the
     new value's graph holds every earlier one (GA303)."""
     node = stmt.value
-    if not isinstance(node, ast.BinOp) or not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)):
-        return value
-    if not _accumulates(ip, name):
+    if not _holds_graph(value) or not isinstance(node, ast.BinOp):
+        return value  # a counter, a number: no graph to keep (the common case, decided first)
+    if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)) or not _accumulates(ip, name):
         return value
     old = env.get(name) if env is not None else None
     added = isinstance(old, V) and bool(old.k & (Kind.NUMBER | Kind.TENSOR))
@@ -240,6 +240,11 @@ def _running_value(ip: Interp, stmt, name: str, value: V, env) -> V:
     return recording.note_accumulation(
         ip, value, stmt, added, outlives=_outlived_name(ip, name), reset=reset_at(loop, name)
     )
+
+
+def _holds_graph(value: V) -> bool:
+    """What note_accumulation would look at: a value with history, or one that holds a graph."""
+    return bool(value.saves or value.org or value.marks & (Mark.GRAPH | Mark.HOLDS_GRAPH))
 
 
 def _reads_itself(stmt, target) -> bool:
@@ -253,7 +258,7 @@ def _reads_itself(stmt, target) -> bool:
 def _running_state(ip: Interp, stmt, target, value: V, env) -> V:
     """`self.avg = self.avg * 0.9 + loss`, `avgs[k] = avgs[k] * n + v` (a running mean kept in an
     object or a container older than the iteration): as `+=` into them, what is added stays."""
-    if not recording.loop_entries(ip) or not _reads_itself(stmt, target):
+    if not _holds_graph(value) or not recording.loop_entries(ip) or not _reads_itself(stmt, target):
         return value
     loops = ip.st.stack[-1].loops
     recv = ip.eval(target.value, env)
