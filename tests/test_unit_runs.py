@@ -481,3 +481,25 @@ def test_module_of_the_file_built_in_forward_under_torch():
     assert list(readout.parameters()) == []
     kept = units.KeptReadout(4)
     assert torch.allclose(kept(feats), kept(feats)) and len(list(kept.parameters())) == 4
+
+
+def test_a_module_of_another_project_file_built_in_forward(tmp_path):
+    # the pooling module lives in another file and imports its LSTM from torch.nn by name (matgl's
+    # EdgeSet2Set): built inside the readout's forward, it is flagged at the construction
+    from gradaudit.analysis.check.engine import Analyzer
+
+    with open(os.path.join(HERE, "module_of_the_file_built_in_forward.py")) as fh:
+        source, _ = strip_markers(fh.read())
+    pool, readouts = source.split("class Readout(nn.Module):")
+    (tmp_path / "pools.py").write_text(
+        pool.replace("import torch.nn as nn\n", "import torch.nn as nn\nfrom torch.nn import LSTM\n").replace(
+            "nn.LSTM(", "LSTM("
+        )
+    )
+    (tmp_path / "readout.py").write_text(
+        "import torch.nn as nn\n\nfrom pools import AttentionPool\n\n\nclass Readout(nn.Module):" + readouts
+    )
+    result = Analyzer().analyze_file(str(tmp_path / "readout.py"))
+    assert result.error is None
+    assert [(f.span.line, f.code, f.confidence) for f in result.findings] == [(12, "GA108", "suspicious")]
+    assert all(ALONE in f.message for f in result.findings)

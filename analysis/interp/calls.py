@@ -273,11 +273,19 @@ def _admitted(ip: Interp, cls: ClassObj) -> bool:
     project, one level deep (theirs stay unseen): what their forward saved for backward reaches the
     class's result, where an in-place layer of the class may change it (PSPNet's in-place dropout
     after another file's conv-BN-ReLU block). Libraries' classes stay unseen."""
-    if len(ip.st.init_stack) != 1:
-        return False
-    top = _project_top(ip.st.entry.abspath)
+    return len(ip.st.init_stack) == 1 and _in_project(ip, cls)
+
+
+def _in_project(ip: Interp, cls: ClassObj) -> bool:
+    """`cls` is defined in the checked file's project, not in an installed library."""
     path = cls.scope.sf.abspath
-    return path.startswith(top) and not installed(path)
+    return path.startswith(_project_top(ip.st.entry.abspath)) and not installed(path)
+
+
+def _in_a_forward(ip: Interp) -> bool:
+    """The innermost frame is a module's `forward`."""
+    f = ip.st.stack[-1]
+    return f.func is not None and f.cls is not None and getattr(f.func.node, "name", "") == "forward"
 
 
 def _project_top(path: str) -> str:
@@ -443,7 +451,11 @@ def instantiate(ip: Interp, cls: ClassObj, args, kwargs, node, label=None) -> V:
         inst = InstanceObj(cls, label or f"<{cls.name}>", site)
         recv = V(Kind.INST, frozenset((inst,)))
     init = cls.lookup("__init__")
-    if cls.is_module and ip.st.shallow and len(ip.st.init_stack) >= 1 and cls.scope.sf is not ip.st.entry:
+    if cls.is_module and ip.st.shallow and not ip.st.init_stack and cls.scope.sf is not ip.st.entry:
+        # built inside a forward run alone, from another file of the project (matgl's EdgeSet2Set):
+        # its `__init__` runs, so that the layers it makes at every call are seen (GA108)
+        m.admitted = _in_project(ip, cls) and _in_a_forward(ip)
+    elif cls.is_module and ip.st.shallow and len(ip.st.init_stack) >= 1 and cls.scope.sf is not ip.st.entry:
         if _admitted(ip, cls):
             m.admitted = True
         else:

@@ -19,7 +19,7 @@ import collections
 import re
 
 from ..ops import torch_api as T
-from ..source.program import Program, SourceFile
+from ..source.program import Program, SourceFile, installed
 from . import calls, flags, recording, results, statements
 from .budget import TICK, Budgets, Gaps
 from .expressions import EXPRESSIONS, STAR, iter_value
@@ -105,10 +105,11 @@ def _builds_inplace_layers(sf: SourceFile, cls: ClassObj) -> bool:
     return init is not None and _mentions(sf, init.node, _INPLACE_LAYERS)
 
 
-# a layer with parameters built by name (`nn.Conv2d(...)`, `torch.nn.Linear(...)`), or a parameter
-# (`nn.Parameter(W)`): outside `__init__`, a forward that builds one makes new weights at every call
-# (GA108), from a value that may carry gradient (GA104)
-_PARAM_LAYERS = re.compile(rf"\bnn\.(?:{'|'.join(sorted({*T.PARAM_MODULES, *T.RECURRENT}))})\s*\(|\bParameter\s*\(")
+# a layer with parameters built by name (`nn.Conv2d(...)`, `torch.nn.Linear(...)`, `LSTM(...)` imported
+# from torch.nn), or a parameter (`nn.Parameter(W)`): outside `__init__`, a forward that builds one
+# makes new weights at every call (GA108), from a value that may carry gradient (GA104)
+_LAYER_NAMES = "|".join(sorted({*T.PARAM_MODULES, *T.RECURRENT}))
+_PARAM_LAYERS = re.compile(rf"\b(?:nn\.)?(?:{_LAYER_NAMES})\s*\(|\bParameter\s*\(")
 
 
 def _builds_layers_when_run(sf: SourceFile, cls: ClassObj, layered: re.Pattern | None = None) -> bool:
@@ -125,20 +126,33 @@ def _builds_layers_when_run(sf: SourceFile, cls: ClassObj, layered: re.Pattern |
     )
 
 
-def _layered_classes(scope: ModuleScope) -> re.Pattern | None:
-    """`Name(` for the module classes of the file whose `__init__` builds layers with parameters."""
-    names = sorted(
-        o.name
-        for v in scope.globals.values()
-        for o in v.objs
-        if isinstance(o, ClassObj)
-        and o.scope is scope
-        and o.is_module
-        and (init := o.methods.get("__init__")) is not None
-        and isinstance(init.node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and _mentions(scope.sf, init.node, _PARAM_LAYERS)
-    )
-    return re.compile(rf"\b(?:{'|'.join(map(re.escape, names))})\s*\(") if names else None
+def _layered_classes(scope: ModuleScope, program) -> re.Pattern | None:
+    """`Name(` for the module classes of the file, and those it imports from other files of its
+    project, whose `__init__` builds layers with parameters (read off their text, nothing run)."""
+    names = set()
+    for name, v in scope.globals.items():
+        for o in v.objs:
+            if isinstance(o, ClassObj) and o.is_module and not installed(o.scope.sf.abspath):
+                init = o.methods.get("__init__")
+                if init is not None and isinstance(init.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    if _mentions(o.scope.sf, init.node, _PARAM_LAYERS):
+                        names.add(name)
+            elif isinstance(o, LazyImport) and o.attr and not installed(o.path):
+                sf = program.load(o.path) if program is not None else None
+                if sf is not None and _class_builds_layers(sf, o.attr):
+                    names.add(name)
+    return re.compile(rf"\b(?:{'|'.join(map(re.escape, sorted(names)))})\s*\(") if names else None
+
+
+def _class_builds_layers(sf: SourceFile, name: str) -> bool:
+    """A class `name` at the top level of `sf` whose `__init__` builds layers with parameters."""
+    for node in sf.tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return any(
+                isinstance(b, ast.FunctionDef) and b.name == "__init__" and _mentions(sf, b, _PARAM_LAYERS)
+                for b in node.body
+            )
+    return False
 
 
 # the cuts a unit run alone reports (GA103-GA105): a detach may be a stop-gradient the caller wants
@@ -651,7 +665,7 @@ class Interpreter:
                 elif isinstance(o, FuncObj) and o.scope is scope and o.cls is None and "loss" in o.name.lower():
                     units.append((o, None))  # a loss function
         builds = _components(sf, [cls for _, cls in units if cls is not None])
-        layered = _layered_classes(scope)
+        layered = _layered_classes(scope, self.st.program)
         parts = set().union(*builds.values()) if builds else set()
         # a module's forward the file ran where no backward() followed (a demo under `__main__` on
         # data that requires no grad) showed nothing of its gradient: it runs alone as well (not a
