@@ -17,6 +17,7 @@ import ast
 import bisect
 import collections
 import re
+from collections.abc import Callable
 
 from ..ops import torch_api as T
 from ..source.program import Program, SourceFile, installed
@@ -112,16 +113,17 @@ _LAYER_NAMES = "|".join(sorted({*T.PARAM_MODULES, *T.RECURRENT}))
 _PARAM_LAYERS = re.compile(rf"\b(?:nn\.)?(?:{_LAYER_NAMES})\s*\(|\bParameter\s*\(")
 
 
-def _builds_layers_when_run(sf: SourceFile, cls: ClassObj, layered: re.Pattern | None = None) -> bool:
+def _builds_layers_when_run(sf: SourceFile, cls: ClassObj, layered: Callable[[], re.Pattern | None]) -> bool:
     """A method other than `__init__`, and not one `__init__` calls (ResNet's `_make_layer`), builds
-    layers with parameters, or modules of the file whose `__init__` does (`layered`: their names)."""
+    layers with parameters, or modules whose `__init__` does (`layered()`: their names, read when
+    first needed)."""
     init = cls.methods.get("__init__")
     setup = _called(sf, init.node, _SELF_CALLED) if init is not None else frozenset()
     return any(
         name != "__init__"
         and name not in setup
         and isinstance(m.node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and (_mentions(sf, m.node, _PARAM_LAYERS) or (layered is not None and _mentions(sf, m.node, layered)))
+        and (_mentions(sf, m.node, _PARAM_LAYERS) or ((p := layered()) is not None and _mentions(sf, m.node, p)))
         for name, m in cls.methods.items()
     )
 
@@ -665,7 +667,13 @@ class Interpreter:
                 elif isinstance(o, FuncObj) and o.scope is scope and o.cls is None and "loss" in o.name.lower():
                     units.append((o, None))  # a loss function
         builds = _components(sf, [cls for _, cls in units if cls is not None])
-        layered = _layered_classes(scope, self.st.program)
+        memo: list = []
+
+        def layered() -> re.Pattern | None:
+            if not memo:
+                memo.append(_layered_classes(scope, self.st.program))
+            return memo[0]
+
         parts = set().union(*builds.values()) if builds else set()
         # a module's forward the file ran where no backward() followed (a demo under `__main__` on
         # data that requires no grad) showed nothing of its gradient: it runs alone as well (not a
