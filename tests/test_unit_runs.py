@@ -503,3 +503,30 @@ def test_a_module_of_another_project_file_built_in_forward(tmp_path):
     assert result.error is None
     assert [(f.span.line, f.code, f.confidence) for f in result.findings] == [(12, "GA108", "suspicious")]
     assert all(ALONE in f.message for f in result.findings)
+
+
+def test_reading_imported_classes_tolerates_names_bound_meanwhile(tmp_path):
+    # reading a class of another file may bind more of the importer's names (a star import resolved
+    # lazily): pytorch-vae's models/__init__.py crashed the reading with "dictionary changed size"
+    from gradaudit.analysis.interp.frames import ModuleScope
+    from gradaudit.analysis.interp.interpreter import _layered_classes
+    from gradaudit.analysis.interp.objects import LazyImport
+    from gradaudit.analysis.interp.values import Kind, V
+    from gradaudit.analysis.source.program import Program
+
+    (tmp_path / "pools.py").write_text(
+        "import torch.nn as nn\n\n\nclass Pool(nn.Module):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.lin = nn.Linear(4, 4)\n"
+    )
+    program = Program()
+    scope = ModuleScope(program.parse("readout.py", "from pools import Pool\n"), "readout")
+
+    class Binding(Program):
+        def load(self, abspath):
+            scope.globals.setdefault("Later", V(Kind.NUMBER))
+            return program.load(abspath)
+
+    lazy = LazyImport(str(tmp_path / "pools.py"), "pools", "Pool")
+    scope.globals["Pool"] = V(Kind.LAZY, frozenset((lazy,)))
+    pattern = _layered_classes(scope, Binding())
+    assert pattern is not None and pattern.search("pool = Pool(4)")

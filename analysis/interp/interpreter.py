@@ -132,7 +132,7 @@ def _layered_classes(scope: ModuleScope, program) -> re.Pattern | None:
     """`Name(` for the module classes of the file, and those it imports from other files of its
     project, whose `__init__` builds layers with parameters (read off their text, nothing run)."""
     names = set()
-    for name, v in scope.globals.items():
+    for name, v in list(scope.globals.items()):
         for o in v.objs:
             if isinstance(o, ClassObj) and o.is_module and not installed(o.scope.sf.abspath):
                 init = o.methods.get("__init__")
@@ -592,7 +592,7 @@ class Interpreter:
             n.partition(".")[0] for fn in others if fn.cls is None for n in _called(scope.sf, fn.node, _CALLED_DOTTED)
         }
         out = set()
-        for name, v in scope.globals.items():
+        for name, v in list(scope.globals.items()):
             if name not in heads:
                 continue
             for o in v.objs:
