@@ -282,12 +282,6 @@ def _in_project(ip: Interp, cls: ClassObj) -> bool:
     return path.startswith(_project_top(ip.st.entry.abspath)) and not installed(path)
 
 
-def _in_a_forward(ip: Interp) -> bool:
-    """The innermost frame is a module's `forward`."""
-    f = ip.st.stack[-1]
-    return f.func is not None and f.cls is not None and getattr(f.func.node, "name", "") == "forward"
-
-
 def _project_top(path: str) -> str:
     """The folder holding the topmost package around `path` (its own folder outside packages)."""
     d = os.path.dirname(path)
@@ -454,7 +448,7 @@ def instantiate(ip: Interp, cls: ClassObj, args, kwargs, node, label=None) -> V:
     if cls.is_module and ip.st.shallow and not ip.st.init_stack and cls.scope.sf is not ip.st.entry:
         # built inside a forward run alone, from another file of the project (matgl's EdgeSet2Set):
         # its `__init__` runs, so that the layers it makes at every call are seen (GA108)
-        m.admitted = _in_project(ip, cls) and _in_a_forward(ip)
+        m.admitted = ip.st.stack[-1].runs("forward") and _in_project(ip, cls)
     elif cls.is_module and ip.st.shallow and len(ip.st.init_stack) >= 1 and cls.scope.sf is not ip.st.entry:
         if _admitted(ip, cls):
             m.admitted = True

@@ -101,3 +101,7 @@ class Frame:
         # name -> (its value once backward() ran on a part of it, those parts' source texts):
         # after `out["loss"].backward()`, `out["loss"]` read again is a tensor with a graph
         self.graph_reads: dict[str, tuple[V, frozenset[str]]] = {}
+
+    def runs(self, name: str) -> bool:
+        """A call of a class's method `name` (`forward`, `__init__`)."""
+        return self.func is not None and self.cls is not None and getattr(self.func.node, "name", "") == name

@@ -235,11 +235,30 @@ def _running_value(ip: Interp, stmt, name: str, value: V, env) -> V:
     if not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node)) or not _accumulates(ip, name):
         return value
     old = env.get(name) if env is not None else None
-    added = isinstance(old, V) and bool(old.k & (Kind.NUMBER | Kind.TENSOR))
+    return _kept_in_local(ip, stmt, name, value, isinstance(old, V) and bool(old.k & (Kind.NUMBER | Kind.TENSOR)))
+
+
+def _kept_in_local(ip: Interp, stmt, name: str, value: V, added: bool) -> V:
+    """`value` added into the local `name` that accumulates (`_accumulates`): noted (GA303)."""
     loop = ip.st.stack[-1].loops[-1]["node"]
     return recording.note_accumulation(
         ip, value, stmt, added, outlives=_outlived_name(ip, name), reset=reset_at(loop, name)
     )
+
+
+def _kept_in_attribute(ip: Interp, stmt, target, old_objs: list, value: V) -> V:
+    """`value` added into an attribute of objects older than the iteration (`self.running_loss`):
+    noted unless the loop resets the attribute at every iteration."""
+    loops = ip.st.stack[-1].loops
+    if loops and not kept(loops[-1]["node"], attr_key(target)):
+        return value
+    reset = reset_at(loops[-1]["node"], attr_key(target)) if loops else None
+    return recording.note_accumulation(ip, value, stmt, outlives=recording.outlived(ip, old_objs), reset=reset)
+
+
+def _older_containers(ip: Interp, recv: V) -> list:
+    """The lists and dicts among `recv`'s objects that are older than the iteration."""
+    return [o for o in recv.objs if isinstance(o, (ListObj, DictObj)) and recording.outlives_iteration(ip, o)]
 
 
 def _holds_graph(value: V) -> bool:
@@ -260,31 +279,22 @@ def _running_state(ip: Interp, stmt, target, value: V, env) -> V:
     object or a container older than the iteration): as `+=` into them, what is added stays."""
     if not _holds_graph(value) or not recording.loop_entries(ip) or not _reads_itself(stmt, target):
         return value
-    loops = ip.st.stack[-1].loops
     recv = ip.eval(target.value, env)
     if isinstance(target, ast.Attribute):
         old_objs = [o for o in recv.objs if recording.outlives_iteration(ip, o)]
-        if not old_objs or (loops and not kept(loops[-1]["node"], attr_key(target))):
-            return value
-        reset = reset_at(loops[-1]["node"], attr_key(target)) if loops else None
-        return recording.note_accumulation(ip, value, stmt, outlives=recording.outlived(ip, old_objs), reset=reset)
-    held = [o for o in recv.objs if isinstance(o, (ListObj, DictObj)) and recording.outlives_iteration(ip, o)]
-    if not held:
-        return value
-    return recording.note_accumulation(ip, value, stmt, True, outlives=recording.outlived(ip, held))
+        return _kept_in_attribute(ip, stmt, target, old_objs, value) if old_objs else value
+    held = _older_containers(ip, recv)
+    return recording.note_accumulation(ip, value, stmt, True, outlives=recording.outlived(ip, held)) if held else value
 
 
 def _s_augassign(ip: Interp, stmt, env):
     target = stmt.target
     old = ip.eval(target, env)
     rhs = ip.eval(stmt.value, env)
-    loops = ip.st.stack[-1].loops
     if isinstance(target, ast.Name) and _accumulates(ip, target.id):
         added = isinstance(stmt.op, (ast.Add, ast.Sub)) and bool(old.k & (Kind.NUMBER | Kind.TENSOR))
         # `total += loss` across iterations, never reset (or only now and then)
-        rhs = recording.note_accumulation(
-            ip, rhs, stmt, added, outlives=_outlived_name(ip, target.id), reset=reset_at(loops[-1]["node"], target.id)
-        )
+        rhs = _kept_in_local(ip, stmt, target.id, rhs, added)
     # `feats += feat` of a list: the target is no tensor (a tensor plus a list raises)
     seq = isinstance(stmt.op, ast.Add) and rhs.k in (Kind.LIST, Kind.TUPLE)
     tensor = bool(old.k & Kind.TENSOR) and not (old.k & (Kind.NUMBER | Kind.LIST)) and not seq
@@ -343,21 +353,15 @@ def _s_augassign(ip: Interp, stmt, env):
         return env
     if isinstance(target, ast.Attribute) and recording.loop_entries(ip):
         recv = ip.eval(target.value, env)
-        if any(recording.outlives_iteration(ip, o) for o in recv.objs):
+        old_objs = [o for o in recv.objs if recording.outlives_iteration(ip, o)]
+        if old_objs:
             # state on an object older than the iteration (`self.running_loss += loss` in a
             # train_step called from the loop): what is added stays alive unless the loop resets it
-            if not loops or kept(loops[-1]["node"], attr_key(target)):
-                old_objs = [o for o in recv.objs if recording.outlives_iteration(ip, o)]
-                reset = reset_at(loops[-1]["node"], attr_key(target)) if loops else None
-                rhs = recording.note_accumulation(ip, rhs, stmt, outlives=recording.outlived(ip, old_objs), reset=reset)
+            rhs = _kept_in_attribute(ip, stmt, target, old_objs, rhs)
             assign(ip, target, _as_counter(binop(ip, stmt.op, old, rhs, stmt)), env, stmt)
             return env
     if isinstance(target, ast.Subscript) and recording.loop_entries(ip):
-        held = [
-            o
-            for o in ip.eval(target.value, env).objs
-            if isinstance(o, (ListObj, DictObj)) and recording.outlives_iteration(ip, o)
-        ]
+        held = _older_containers(ip, ip.eval(target.value, env))
         if held:
             # `meter.sum[i] += loss`, `totals[name] += loss`: an element of a list or dict older than the
             # iteration keeps what is added to it

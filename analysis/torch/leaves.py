@@ -138,23 +138,14 @@ def rise(ip: Core, site: Site, targets) -> Site:
 
 def _in_forward(ip: Core) -> bool:
     """Running inside a `forward` method (called once per batch by whatever trains the model)."""
-    return any(
-        f.func is not None and getattr(f.func.node, "name", "") == "forward" and f.cls is not None for f in ip.st.stack
-    )
+    return any(f.runs("forward") for f in ip.st.stack)
 
 
 def _module_built_in_forward(ip: Core) -> Site | None:
     """Inside the `__init__` of a module the innermost forward constructs (not a forward run by an
     `__init__`, a dummy input building lazy layers): the construction's call in that forward."""
     stack = ip.st.stack
-    fwd = max(
-        (
-            i
-            for i, f in enumerate(stack)
-            if f.func is not None and getattr(f.func.node, "name", "") == "forward" and f.cls is not None
-        ),
-        default=-1,
-    )
+    fwd = max((i for i, f in enumerate(stack) if f.runs("forward")), default=-1)
     if fwd < 0 or fwd + 1 >= len(stack):
         return None
     inner = stack[fwd + 1]
