@@ -62,6 +62,10 @@ def _imported(ip: Interp, args, kwargs, node, top: bool) -> V | None:
     return import_module(ip, dotted, 0, node)
 
 
+# kinds no Python call applies to (what `callable()` of them is False for)
+_NOT_CALLABLE = Kind.TENSOR | Kind.ARRAY | Kind.NUMBER | Kind.STR | Kind.NONE | Kind.LIST | Kind.TUPLE | Kind.DICT
+
+
 def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
     a0 = args[0] if args and isinstance(args[0], V) else None
     if name == "__import__":
@@ -86,6 +90,10 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
                 return const(has)
         if name == "len" and a0 is not None and (layers := _layers(a0)) is not None:
             return const(len(layers), node)  # `range(23, len(self.vgg))`: a container module's layers are known
+        if name == "callable" and a0 is not None and a0.k and not a0.k & ~_NOT_CALLABLE:
+            # `d() if callable(d) else d` (lucidrains' `default`) given a tensor: the value itself,
+            # not the unknown result of calling it
+            return const(False)
         if name == "len" and a0 is not None and a0.marks & Mark.PICKED:
             return V(Kind.NUMBER, site=node, marks=Mark.ZERO)  # `len(torch.nonzero(x))`: may be 0
         return V(Kind.NUMBER, site=node)

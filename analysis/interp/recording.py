@@ -348,8 +348,38 @@ def note_crossing(ip, m, args, node=None, inner=False):
         for a, n in zip(args, given):
             if isinstance(a, V) and a.org & foreign and not isinstance(n, ast.Starred):
                 rec.arg = Site(ip.st.sf, n)  # the argument bringing the other model's gradient
+                _use_at_caller(ip, rec, a, n)
                 break
         ip.st.trace.crossings.append(rec)
+
+
+def _use_at_caller(ip, rec, value: V, node) -> None:
+    """The other model's output is a parameter of the function that applies this model, handed in
+    as it is by the caller (`net.calculate_fractions(state_embeddings=emb)`, the fractions computed
+    inside): the use the catalog anchors at, and where the `.detach()` goes, is that argument at
+    the call, climbing while each caller got it as a parameter in turn."""
+    for frame in reversed(ip.st.stack):
+        site = frame.call_site
+        if site is None or not isinstance(node, ast.Name) or not value.objs or not value.objs <= frame.arg_objs:
+            return
+        at = _argument_for(site.node, frame.func.node, node.id, bound=frame.self_v is not None)
+        if at is None:
+            return
+        rec.site, rec.arg, node = site, Site(site.mod, at), at
+
+
+def _argument_for(call, fn_node, name: str, bound: bool):
+    """The argument expression of `call` that binds the parameter `name` of `fn_node`."""
+    if not isinstance(call, ast.Call) or not isinstance(fn_node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return None
+    for k in call.keywords:
+        if k.arg == name:
+            return k.value
+    params = [a.arg for a in (*fn_node.args.posonlyargs, *fn_node.args.args)][1 if bound else 0 :]
+    if name not in params or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    i = params.index(name)
+    return call.args[i] if i < len(call.args) else None
 
 
 def note_score(ip, logp: V, weight: V, node) -> frozenset:

@@ -654,6 +654,73 @@ for it in range(3):
             runtime="mixed-grads",
             note="D cleared after its step: G's backward refills D's gradients, D's next step applies them",
         ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+
+class Agent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(8, 16)
+        self.head = nn.Linear(16, 4)
+        self.frac = nn.Linear(16, 4)
+
+    def fractions(self, emb):
+        probs = torch.softmax(self.frac(emb), dim=1)
+        return -(probs * torch.log(probs + 1e-8)).sum(1)
+
+
+torch.manual_seed(0)
+net = Agent()
+frac_opt = torch.optim.RMSprop(net.frac.parameters(), lr=1e-3)
+main_opt = torch.optim.Adam([*net.body.parameters(), *net.head.parameters()], lr=1e-3)
+for step in range(3):
+    emb = net.body(torch.randn(5, 8))
+    entropies = net.fractions(emb)  # <- GA304
+    entropy_loss = -0.1 * entropies.mean()
+    frac_opt.zero_grad()
+    entropy_loss.backward(retain_graph=True)
+    frac_opt.step()
+    main_opt.zero_grad()
+    (net.head(emb).pow(2).mean() + entropy_loss).backward()
+    main_opt.step()
+""",
+            fixed="""import torch
+import torch.nn as nn
+
+
+class Agent(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(8, 16)
+        self.head = nn.Linear(16, 4)
+        self.frac = nn.Linear(16, 4)
+
+    def fractions(self, emb):
+        probs = torch.softmax(self.frac(emb), dim=1)
+        return -(probs * torch.log(probs + 1e-8)).sum(1)
+
+
+torch.manual_seed(0)
+net = Agent()
+frac_opt = torch.optim.RMSprop(net.frac.parameters(), lr=1e-3)
+main_opt = torch.optim.Adam([*net.body.parameters(), *net.head.parameters()], lr=1e-3)
+for step in range(3):
+    emb = net.body(torch.randn(5, 8))
+    entropies = net.fractions(emb.detach())
+    entropy_loss = -0.1 * entropies.mean()
+    frac_opt.zero_grad()
+    entropy_loss.backward(retain_graph=True)
+    frac_opt.step()
+    main_opt.zero_grad()
+    (net.head(emb).pow(2).mean() + entropy_loss).backward()
+    main_opt.step()
+""",
+            runtime="error: modified by an inplace operation",
+            note="the other model is applied inside a method given the embedding as it is: the use, and the detach, "
+            "are at the call (fqf-iqn-qrdqn's fraction network)",
+        ),
     ),
     valid=(
         Example(
