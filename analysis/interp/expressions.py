@@ -883,6 +883,10 @@ def truth(v: V):
         ):
             return True
         return None
+    if v.k & Kind.MODREF and isinstance(c, str) and not c.startswith("builtins."):
+        # a dotted name the engine could not resolve to an object (`status.interrupted` of a host
+        # application's package): its truth is the object's, not the name's
+        return None
     try:
         return bool(c)
     except Exception:

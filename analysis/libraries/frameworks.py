@@ -123,6 +123,9 @@ def framework_module_method(ip: Core, m: ModuleObj, name, args, kwargs, node) ->
 # backward of what it yields is not taken for the loss's own, whose graph the engine may have joined
 # with another loss's, as pix2pixHD's list of losses, where it would claim a graph freed twice.)
 APEX_INITIALIZE = ("apex.amp.initialize", "apex.amp.frontend.initialize")
+# what `amp.scale_loss(loss, opt)` yields is `loss.float() * scale` (apex/amp/handle.py): the loss's
+# numerical hazards reach the backward of the scaled loss (a NaN divisor in the loss stays NaN)
+APEX_SCALE_LOSS = ("apex.amp.scale_loss", "apex.amp.handle.scale_loss")
 
 
 def framework_call(ip: Core, qual: str, args, kwargs, node) -> V | None:
@@ -134,6 +137,9 @@ def framework_call(ip: Core, qual: str, args, kwargs, node) -> V | None:
             kwargs.get("optimizers", args[1] if len(args) > 1 else None),
         ]
         return passthrough([v for v in given if v is not None])
+    if qual in APEX_SCALE_LOSS and args and isinstance(args[0], V):
+        out = ip.opaque_call(None, args, kwargs, node)
+        return out.replace(risks=out.risks | args[0].risks)
     if qual not in ("deepspeed.initialize",):
         return None
     model = kwargs.get("model", args[1] if len(args) > 1 else None)
@@ -401,7 +407,12 @@ def framework_fallback(ip: Core, qual, args, kwargs, node, env) -> V | None:
 
 def backward_call(ip: Core, recv: V, name, args, kwargs, node) -> V | None:
     """`accelerator.backward(loss)`, `fabric.backward(loss)`, `self.manual_backward(loss)`."""
-    if name == "backward" and (recv.carries or recv.k & Kind.TENSOR):
+    # given a loss that carries gradient, an object not known as a tensor is a framework's: an
+    # unknown one "carries" only through what it was made from (`Accelerator(mixed_precision=
+    # args.precision)` of an uninstalled accelerate), and a tensor's own gradient argument
+    # carries none (`act.backward(act.data)`)
+    given_loss = bool(args) and isinstance(args[0], V) and bool(args[0].carries) and not recv.k & Kind.TENSOR
+    if name == "backward" and (recv.carries or recv.k & Kind.TENSOR) and not given_loss:
         # `out.backward(grad)` of a model output the engine did not see being made: the tensor's own
         # backward, the argument its gradient (`act.backward(act.data)` in deep dream)
         recv_node = node.func.value if isinstance(node.func, ast.Attribute) else None
