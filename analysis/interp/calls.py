@@ -192,10 +192,10 @@ def call_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v=None) -> V
     again = repeats.reuse(ip, fn, args, kwargs, self_v) if ip.st.last_calls else None
     if again is not None:
         return again
-    ctx, path, gaps0 = repeats.context(ip), tuple(ip.st.path), repeats.gaps(ip)
+    ctx, path, gaps0, first = repeats.context(ip), tuple(ip.st.path), repeats.gaps(ip), len(ip.st.trace.events)
     result = _run_function(ip, fn, args, kwargs, node, self_v)
     cut = repeats.gaps(ip) != gaps0 or ip.st.trace.incomplete
-    repeats.ended(ip, fn, args, kwargs, self_v, ctx, path, cut, result)
+    repeats.ended(ip, fn, args, kwargs, self_v, ctx, path, cut, result, first)
     return result
 
 

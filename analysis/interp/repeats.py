@@ -59,8 +59,12 @@ def reuse(ip: Interp, fn: FuncObj, args, kwargs, self_v) -> V | None:
     for last in ended:
         if last[0] is not fn:
             continue
-        _, a0, k0, s0, ctx0, path0, _, result = last
+        _, a0, k0, s0, ctx0, path0, _, result, events = last
         if ctx0 == context(ip) and _exclusive(path0, ip.st.path) and _same_args(a0, k0, s0, args, kwargs, self_v):
+            # its lifecycle calls happened on both arms: those branches do not condition them
+            arms = {k: arm for k, arm, _ in path0}
+            keys = frozenset(k for k, arm, _ in ip.st.path if k in arms and arms[k] != arm)
+            ip.st.trace.shared_arms.append((*events, keys))
             return result
     return None
 
@@ -73,9 +77,12 @@ def _same_args(a0, k0, s0, args, kwargs, self_v) -> bool:
     return self_v is None or _same(s0, self_v)
 
 
-def ended(ip: Interp, fn: FuncObj, args, kwargs, self_v, ctx: tuple, path: tuple, cut: bool, result: V) -> None:
+def ended(
+    ip: Interp, fn: FuncObj, args, kwargs, self_v, ctx: tuple, path: tuple, cut: bool, result: V, first: int
+) -> None:
     """A call ended: kept for the next statement, with the calls that ended with no statement run
-    since; none when a budget cut part of it (nor the calls around it, which end later)."""
+    since; none when a budget cut part of it (nor the calls around it, which end later). `first`:
+    the number of lifecycle events recorded when it began."""
     held = ip.st.last_calls
     if cut:
         held.clear()
@@ -83,7 +90,9 @@ def ended(ip: Interp, fn: FuncObj, args, kwargs, self_v, ctx: tuple, path: tuple
     if held and held[-1][6] != ip.st.ticks:
         held.clear()
     if len(held) < 8:
-        held.append((fn, list(args), dict(kwargs), self_v, ctx, path, ip.st.ticks, result))
+        held.append(
+            (fn, list(args), dict(kwargs), self_v, ctx, path, ip.st.ticks, result, (first, len(ip.st.trace.events)))
+        )
 
 
 def gaps(ip: Interp) -> int:

@@ -477,6 +477,9 @@ class Trace:
         self.carries: list[CarryRec] = []
         self.accums: list[AccRec] = []
         self.crossings: list[CrossRec] = []
+        # (first, end, branch keys): the events[first:end] of a call that also stands for the same call
+        # on the other arm of those branches (repeats.py)
+        self.shared_arms: list[tuple[int, int, frozenset]] = []
         self.scores: list[ScoreRec] = []
         # the parameters a regression loss (mse, smooth L1, a square) is taken of: a critic's value loss
         self.regressed: set = set()

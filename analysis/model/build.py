@@ -67,6 +67,7 @@ class Builder:
         # (timm's 48 backwards converted the same 550 events each)
         self._events: dict[tuple[int, int], M.Event] = {}
         self._trace: Trace | None = None
+        self._both: set | None = None  # see _on_both_arms
         # module oid -> its parameters: the trees are final once the run is over, and the unseen
         # calls of a large model (thousands) hand over the same modules again and again
         self._module_units: dict[int, frozenset[Unit]] = {}
@@ -219,7 +220,7 @@ class Builder:
     # ------------------------------------------------------------ the model
 
     def build(self, trace: Trace) -> M.ProgramModel:
-        self._trace = trace
+        self._trace, self._both = trace, None
         for oids, seq in trace.resets:
             for oid in oids:
                 self._resets.setdefault(oid, []).append(seq)
@@ -754,7 +755,11 @@ class Builder:
             key = o.oid
         via = tuple(self.span(Site(_mod_of(c), c[1])) for c in e.ctx[depth:] if c[0] == "call" and _mod_of(c))
         level = sum(1 for c in e.ctx[:depth] if c[0] == "loop")
-        conds = _conds(e)
+        both = self._on_both_arms()
+        ident = _identity(e)
+        # a branch whose two arms both run this call (`if single: run(a) else: run(b)`, one function
+        # doing the step) does not condition it
+        conds = tuple(c for c in _conds(e) if (ident, c[0]) not in both)
         guarded = any(lvl >= level for _, _, lvl in conds)
         return M.Event(
             e.kind,
@@ -770,6 +775,22 @@ class Builder:
             conds,
             self.literals(e.path),
         )
+
+    def _on_both_arms(self) -> set:
+        """(event identity, branch key) for the calls made on both arms of an `if`."""
+        found = self._both
+        trace = self._trace
+        if found is None and trace is not None:
+            arms: dict[tuple, set[int]] = {}
+            for e in trace.events:
+                ident = _identity(e)
+                for key, arm, _ in e.path:
+                    arms.setdefault((ident, key), set()).add(arm)
+            found = self._both = {k for k, seen in arms.items() if {0, 1} <= seen}
+            # a call analysed once for both arms (repeats.py)
+            for first, end, keys in trace.shared_arms:
+                found.update((_identity(e), key) for e in trace.events[first:end] for key in keys)
+        return found or set()
 
     def literals(self, path: tuple) -> frozenset[tuple[int, bool]]:
         """The settings an event's conditions hold (true or false), closed under what a setting's
@@ -872,6 +893,13 @@ def _loops(ctx: Ctx) -> tuple[int, ...]:
 def _loop_stmts(ctx: Ctx) -> tuple[int, ...]:
     """Keys of the loop statements of a context, outermost first (any iteration of one loop: one key)."""
     return tuple(hash((c[3].abspath, c[1].lineno, c[1].col_offset)) for c in ctx if c[0] == "loop")
+
+
+def _identity(e: EventRec) -> tuple:
+    """One lifecycle call of the code, whichever run made it: its kind, its place, and the optimizer
+    or scheduler it concerns (a backward's record is per run)."""
+    o = e.obj
+    return (e.kind, id(e.site.node) if e.site is not None else None, getattr(o, "oid", None))
 
 
 def _conds(e: EventRec) -> tuple[tuple[int, int, int], ...]:

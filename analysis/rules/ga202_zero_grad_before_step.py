@@ -344,6 +344,38 @@ for it in range(6):
             runtime="trains",
             note="the accumulation's condition held in a flag: each step applies the last micro-batch's gradient only",
         ),
+        Example(
+            """import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+model = nn.Linear(4, 1)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+accum = 4
+single_subject = len(sys.argv) > 1
+
+
+def run_iteration(itr, x, y):
+    loss = F.mse_loss(model(x), y) / accum
+    optimizer.zero_grad()  # <- GA202
+    loss.backward()
+    if (itr + 1) % accum == 0:
+        optimizer.step()
+
+
+for itr in range(8):
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    if single_subject:
+        run_iteration(itr, x[:1].expand(8, 4), y[:1].expand(8, 1))
+    else:
+        run_iteration(itr, x, y)
+""",
+            runtime="trains",
+            note="both arms of a setting run the one iteration function: the clear is not conditioned by it (xvr)",
+        ),
     ),
     valid=(
         Example(
