@@ -383,7 +383,8 @@ class Builder:
                 for s in trace.scores
             ),
             regressed=self.params(trace.regressed),
-            counters=_counters(trace, events),
+            counters=(counters := _counters(trace, events)),
+            counter_kinds=_counter_kinds(trace, counters),
             flags=_flags(trace, events),
             risks=self.risks(trace),
             unit_inplace=self.unit_inplace(trace),
@@ -1282,6 +1283,34 @@ def _counters(trace: Trace, events: list[EventRec]) -> frozenset[int]:
         if test is not None and counter_like(*test):
             out.add(k)
     return frozenset(out)
+
+
+def _counter_kinds(trace: Trace, counters: frozenset[int]) -> tuple[tuple[int, str], ...]:
+    """See ProgramModel.counter_kinds."""
+    return tuple(sorted((k, _counter_kind(trace.branch_tests[k][0])) for k in counters if k in trace.branch_tests))
+
+
+_FLIPPED = {ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.GtE: ast.LtE, ast.LtE: ast.GtE, ast.Eq: ast.Eq, ast.NotEq: ast.NotEq}
+
+
+def _counter_kind(test: ast.expr) -> str:
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return "first"  # `if step:`
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return ""
+    left, op, right = test.left, type(test.ops[0]), test.comparators[0]
+    if isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
+        left, right, op = right, left, _FLIPPED.get(op, op)
+    if isinstance(left, ast.BinOp) and isinstance(left.op, ast.Mod):
+        return "bound" if isinstance(left.right, ast.Constant) else "unknown"
+    if not isinstance(right, ast.Constant):
+        return "unknown"
+    c = right.value
+    if not isinstance(c, int) or isinstance(c, bool):
+        return ""
+    if (op is ast.Gt and c == 0) or (op is ast.GtE and c == 1) or (op is ast.NotEq and c == 0):
+        return "first"
+    return "bound"
 
 
 def _flags(trace: Trace, events: list[EventRec]) -> tuple[tuple[int, str, int], ...]:

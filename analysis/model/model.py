@@ -420,6 +420,10 @@ class ProgramModel:
     regressed: frozenset[Param] = frozenset()  # a regression loss (a critic's value loss) is taken of them
     grad_reads: tuple[GradRead, ...] = ()
     counters: frozenset[int] = frozenset()  # branch keys (Event.conds) of conditions that vary between iterations
+    # branch key -> what a counter's condition lets through on its true arm: "first" (every iteration
+    # but the first: `step > 0`), "bound" (a threshold or period written as a number), "unknown" (one
+    # read from a setting: `steps > config.disc_start`), "" otherwise
+    counter_kinds: tuple[tuple[int, str], ...] = ()
     # branch key -> (the condition as written, its line): the configuration conditions (not counters)
     # events ran under, so that a finding can say which settings it needs together
     flags: tuple[tuple[int, str, int], ...] = ()

@@ -4,7 +4,7 @@ import ast
 from collections.abc import Callable, Iterator
 
 from ..model.findings import CONFIRMED, SAFE, SUSPICIOUS, Edit, Finding, Fix, Related
-from ..model.model import Event, EventKind, Optimizer, ProgramModel, Step
+from ..model.model import Event, EventKind, Optimizer, Param, ProgramModel, Step
 from .base import LIFECYCLE, Example, Rule, RuleContext, RuntimeCheck
 from .common import describe, names
 from .lifecycle import (
@@ -61,7 +61,13 @@ def check(ctx: RuleContext) -> list[Finding]:
             if not stepping or any(e.detail == "closure" for e in stepping):
                 continue  # a closure that clears (under a condition or not, no clear at all accumulates)
             held = opt.params | stepping[0].params
-            if any(clears(e, held, opt) and not _other_setting(e, bw, model.counters) for e in events):
+            clearing = [e for e in events if clears(e, held, opt) and not _other_setting(e, bw, model.counters)]
+            if clearing:
+                partial = _left_uncleared(model, step, opt, clearing) or _cleared_only_sometimes(
+                    model, step, bw, opt, clearing, stepping
+                )
+                if partial is not None:
+                    out.append(partial)
                 continue
             if held and held <= model.grad_set:
                 continue  # `p.grad = g` for each of them in the loop: each step applies that iteration's g
@@ -106,6 +112,84 @@ def check(ctx: RuleContext) -> list[Finding]:
     out += _stale_before_the_loop(ctx, opts, enclosing)
     out += _stale_from_the_last_step(ctx, opts, enclosing)
     return first_by_span(out)
+
+
+def _left_uncleared(model: ProgramModel, step: Step, opt: Optimizer, clearing: list[Event]) -> Finding | None:
+    """The loop clears some of the optimizer's parameters, not all: `student.zero_grad()` while the
+    optimizer also holds a projection outside the student (`add_param_group`), whose gradients then
+    add up from step to step. Only when every group and every clear is known exactly."""
+    if not opt.complete or opt.duck or opt.assumed or not all(g.exact for g in opt.groups):
+        return None
+    covered: set[Param] = set()
+    for e in clearing:
+        if e.target_key == opt.key or e.detail in ("unseen", "grad=None"):
+            return None  # the optimizer's own zero_grad(), or a clear whose reach is not known
+        covered |= e.params
+        for g in opt.groups:
+            if e.target and e.target in g.sources:
+                covered |= g.params
+    left = (opt.params - covered) & step.reached
+    if not left or left <= model.grad_set:
+        return None
+    stepping = [e for e in step.events if e.kind == EventKind.STEP and e.target_key == opt.key]
+    if not stepping:
+        return None
+    first, clear = stepping[0], clearing[0]
+    return RULE.finding(
+        first.span,
+        f"{call_of(opt, 'step')} runs every iteration but the loop clears only some of its parameters: "
+        f"nothing clears the gradients of {describe(left)}, so each backward() adds to theirs and every step "
+        f"applies the sum of all their gradients so far; clear the optimizer itself",
+        params=names(left),
+        related=(
+            Related(clear.span, "clears only the parameters of what it is called on"),
+            Related(step.span, f"`{step.loss}.backward()` accumulates into .grad"),
+            Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here"),
+        ),
+    )
+
+
+def _cleared_only_sometimes(
+    model: ProgramModel, step: Step, bw: Event, opt: Optimizer, clearing: list[Event], stepping: list[Event]
+) -> Finding | None:
+    """Every clear runs under a counter's condition that the backward() and the step() do not run
+    under (`if steps > disc_start: opt_g.zero_grad()` in a GAN's warm-up, the step every iteration):
+    in the iterations where it does not hold, each step applies the sum of every gradient since the
+    last clear. Not for a clear skipped only at the first iteration (`if step > 0:`), when nothing
+    has accumulated yet."""
+    level = len(step.loops)
+    counters, kinds = model.counters, dict(model.counter_kinds)
+
+    def counted(e: Event) -> list[tuple[int, int]]:
+        return [(k, a) for k, a in e.guards_in(level) if k in counters]
+
+    if counted(bw) or any(counted(e) for e in stepping):
+        return None  # an accumulation, or a phase that steps only with its clear
+    how = set()
+    for e in clearing:
+        guards = counted(e)
+        if not guards:
+            return None  # cleared every iteration
+        for k, arm in guards:
+            kind = kinds.get(k, "")
+            if not kind or (kind == "first" and arm == 0):
+                return None
+            how.add(kind)
+    clear = clearing[0]
+    return RULE.finding(
+        stepping[0].span,
+        f"{call_of(opt, 'step')} runs every iteration but the gradients of {describe(opt.params)} are cleared only "
+        f"when a condition on the iteration holds (line {clear.span.line}): in the iterations where it does not, each "
+        f"backward() adds to the gradients left from the previous ones and the step applies their sum; clear them "
+        f"in every iteration that steps",
+        confidence=SUSPICIOUS if "unknown" in how or "first" in how else CONFIRMED,
+        params=names(opt.params),
+        related=(
+            Related(clear.span, "clears only when the condition holds"),
+            Related(step.span, f"`{step.loss}.backward()` accumulates into .grad"),
+            Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here"),
+        ),
+    )
 
 
 def _by_hand(ctx: RuleContext) -> list[Finding]:
@@ -454,8 +538,103 @@ train(model, batches, torch.optim.Adam(model.parameters(), lr=1e-2))
             runtime="stale-grads",
             note="a clear before the loops is not one per iteration",
         ),
+        Example(
+            """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+teacher, student = nn.Linear(8, 16), nn.Linear(8, 4)
+proj = nn.Linear(4, 16)
+optimizer = torch.optim.SGD(student.parameters(), lr=0.1)
+optimizer.add_param_group({"params": proj.parameters()})
+for step in range(3):
+    x = torch.randn(32, 8)
+    with torch.no_grad():
+        target = teacher(x)
+    loss = F.mse_loss(proj(student(x)), target)
+    loss.backward()
+    optimizer.step()  # <- GA201
+    student.zero_grad()
+""",
+            runtime="stale-grads",
+            note="the loop clears the student, not the projection the optimizer also holds (TextBrewer)",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+gen, disc = nn.Linear(4, 4), nn.Linear(4, 1)
+opt_g = torch.optim.SGD(gen.parameters(), lr=0.1)
+opt_d = torch.optim.SGD(disc.parameters(), lr=0.1)
+for steps in range(6):
+    z, real = torch.randn(8, 4), torch.randn(8, 4)
+    fake = gen(z)
+    g_loss = (fake - real).abs().mean()
+    if steps > 2:
+        opt_d.zero_grad()
+        d_loss = nn.functional.softplus(disc(fake.detach())).mean() + nn.functional.softplus(-disc(real)).mean()
+        d_loss.backward()
+        opt_d.step()
+        opt_g.zero_grad()
+        g_loss = g_loss - disc(fake).mean()
+    g_loss.backward()
+    opt_g.step()  # <- GA201
+""",
+            runtime="stale-grads",
+            note="the generator is cleared only once the discriminator trains: its warm-up steps add up (UnivNet)",
+        ),
     ),
     valid=(
+        Example(
+            """import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+gen, disc = nn.Linear(4, 4), nn.Linear(4, 1)
+opt_g = torch.optim.SGD(gen.parameters(), lr=0.1)
+opt_d = torch.optim.SGD(disc.parameters(), lr=0.1)
+for steps in range(6):
+    z, real = torch.randn(8, 4), torch.randn(8, 4)
+    fake = gen(z)
+    g_loss = (fake - real).abs().mean()
+    if steps > 0:
+        opt_d.zero_grad()
+        d_loss = nn.functional.softplus(disc(fake.detach())).mean() + nn.functional.softplus(-disc(real)).mean()
+        d_loss.backward()
+        opt_d.step()
+        opt_g.zero_grad()
+        g_loss = g_loss - disc(fake).mean()
+    g_loss.backward()
+    opt_g.step()
+""",
+            runtime="trains",
+            note="only the first iteration skips the clear, when no gradient has accumulated yet",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+teacher, student = nn.Linear(8, 16), nn.Linear(8, 4)
+proj = nn.Linear(4, 16)
+optimizer = torch.optim.SGD(student.parameters(), lr=0.1)
+optimizer.add_param_group({"params": proj.parameters()})
+for step in range(3):
+    x = torch.randn(32, 8)
+    with torch.no_grad():
+        target = teacher(x)
+    loss = F.mse_loss(proj(student(x)), target)
+    loss.backward()
+    optimizer.step()
+    student.zero_grad()
+    proj.zero_grad()
+""",
+            runtime="trains",
+            note="each module the optimizer holds is cleared",
+        ),
         Example(
             """import torch
 import torch.nn as nn
