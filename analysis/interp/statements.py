@@ -584,7 +584,12 @@ def _subscript_stored(loop) -> frozenset:
     return found
 
 
-_LIFECYCLE = re.compile(r"\.(?:step|zero_grad)\(|\bbackward\(")
+# lifecycle calls, and an optimizer's construction (`if batches_seen == 0: optimizer = Adam(...)`,
+# DCRNN's rebuild once its lazily made parameters exist)
+_LIFECYCLE = re.compile(
+    r"\.(?:step|zero_grad)\(|\bbackward\(|\boptim\.[A-Z]\w*\("
+    r"|\b(?:Adam|AdamW|SGD|RMSprop|Adagrad|Adadelta|Adamax|NAdam|RAdam|LBFGS)\("
+)
 
 
 def _varies_per_iteration(ip: Interp, stmt) -> bool:

@@ -758,10 +758,11 @@ class Builder:
         level = sum(1 for c in e.ctx[:depth] if c[0] == "loop")
         both = self._on_both_arms()
         ident = _identity(e)
+        conds = _conds(e)
         # a branch whose two arms both run this call (`if single: run(a) else: run(b)`, one function
         # doing the step) does not condition it
-        conds = tuple(c for c in _conds(e) if (ident, c[0]) not in both)
-        guarded = any(lvl >= level for _, _, lvl in conds)
+        shared = frozenset(k for k, _, _ in conds if (ident, k) in both)
+        guarded = any(lvl >= level for k, _, lvl in conds if k not in shared)
         return M.Event(
             e.kind,
             self.span(e.site),
@@ -775,6 +776,7 @@ class Builder:
             _loops(e.ctx),
             conds,
             self.literals(e.path),
+            shared,
         )
 
     def _on_both_arms(self) -> set:

@@ -109,10 +109,13 @@ class Event:
     conds: tuple[tuple[int, int, int], ...] = ()  # (branch key, arm, loop level) of the conditions it ran under
     # (setting, truth) its conditions hold, with what a setting's truth implies (interp/settings.py)
     literals: frozenset[tuple[int, bool]] = frozenset()
+    # branch keys among conds whose two arms both make this call (`if single: run(a) else: run(b)`):
+    # they do not condition it, though each arm's run stays apart from the other's (exclusive)
+    shared: frozenset[int] = frozenset()
 
     def guards_in(self, level: int) -> tuple[tuple[int, int], ...]:
         """The conditions inside the iteration of the loop at nesting `level` (1: outermost)."""
-        return tuple((k, a) for k, a, lvl in self.conds if lvl >= level)
+        return tuple((k, a) for k, a, lvl in self.conds if lvl >= level and k not in self.shared)
 
     def exclusive(self, other: Event) -> bool:
         """The two run on different arms of one condition: never in the same pass."""

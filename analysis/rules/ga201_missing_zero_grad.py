@@ -121,9 +121,12 @@ def _left_uncleared(model: ProgramModel, step: Step, opt: Optimizer, clearing: l
     if not opt.complete or opt.duck or opt.assumed or not all(g.exact for g in opt.groups):
         return None
     covered: set[Param] = set()
+    opts = optimizers(model)
     for e in clearing:
-        if e.target_key == opt.key or e.detail in ("unseen", "grad=None"):
-            return None  # the optimizer's own zero_grad(), or a clear whose reach is not known
+        if e.target_key in opts or e.detail in ("unseen", "grad=None"):
+            # an optimizer's own zero_grad() (this one's, or another bound to the same name: DCRNN
+            # rebuilds its optimizer in the first iteration), or a clear whose reach is not known
+            return None
         covered |= e.params
         for g in opt.groups:
             if e.target and e.target in g.sources:
@@ -163,8 +166,10 @@ def _cleared_only_sometimes(
     def counted(e: Event) -> list[tuple[int, int]]:
         return [(k, a) for k, a in e.guards_in(level) if k in counters]
 
-    if counted(bw) or any(counted(e) for e in stepping):
-        return None  # an accumulation, or a phase that steps only with its clear
+    if bw.guards_in(level) or any(e.guards_in(level) for e in stepping):
+        # an accumulation (the step under the counter, or under a flag computed from it, as MAE's
+        # `update_grad`), or a phase that steps only with its clear
+        return None
     how = set()
     for e in clearing:
         guards = counted(e)
@@ -178,7 +183,8 @@ def _cleared_only_sometimes(
     clear = clearing[0]
     return RULE.finding(
         stepping[0].span,
-        f"{call_of(opt, 'step')} runs every iteration but the gradients of {describe(opt.params)} are cleared only "
+        f"{call_of(opt, 'step')} runs every iteration but the gradients of "
+        f"{describe(opt.params) if opt.params else 'its parameters'} are cleared only "
         f"when a condition on the iteration holds (line {clear.span.line}): in the iterations where it does not, each "
         f"backward() adds to the gradients left from the previous ones and the step applies their sum; clear them "
         f"in every iteration that steps",

@@ -1048,7 +1048,7 @@ def _analysis_model_model_Optimizer(_d, _f):
 
 
 def _analysis_model_model_Event(_d, _f):
-    def __init__(self, kind, span, seq, target=_d[0], target_key=_d[1], guarded=_d[2], via=_d[3], detail=_d[4], params=_d[5], loops=_d[6], conds=_d[7], literals=_d[8]):
+    def __init__(self, kind, span, seq, target=_d[0], target_key=_d[1], guarded=_d[2], via=_d[3], detail=_d[4], params=_d[5], loops=_d[6], conds=_d[7], literals=_d[8], shared=_d[9]):
         _set(self, 'kind', kind)
         _set(self, 'span', span)
         _set(self, 'seq', seq)
@@ -1061,22 +1061,23 @@ def _analysis_model_model_Event(_d, _f):
         _set(self, 'loops', loops)
         _set(self, 'conds', conds)
         _set(self, 'literals', literals)
+        _set(self, 'shared', shared)
     def __repr__(self):
-        return f"{self.__class__.__qualname__}(kind={self.kind!r}, span={self.span!r}, seq={self.seq!r}, target={self.target!r}, target_key={self.target_key!r}, guarded={self.guarded!r}, via={self.via!r}, detail={self.detail!r}, params={self.params!r}, loops={self.loops!r}, conds={self.conds!r}, literals={self.literals!r})"
+        return f"{self.__class__.__qualname__}(kind={self.kind!r}, span={self.span!r}, seq={self.seq!r}, target={self.target!r}, target_key={self.target_key!r}, guarded={self.guarded!r}, via={self.via!r}, detail={self.detail!r}, params={self.params!r}, loops={self.loops!r}, conds={self.conds!r}, literals={self.literals!r}, shared={self.shared!r})"
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return (self.kind,self.span,self.seq,self.target,self.target_key,self.guarded,self.via,self.detail,self.params,self.loops,self.conds,self.literals,) == (other.kind,other.span,other.seq,other.target,other.target_key,other.guarded,other.via,other.detail,other.params,other.loops,other.conds,other.literals,)
+            return (self.kind,self.span,self.seq,self.target,self.target_key,self.guarded,self.via,self.detail,self.params,self.loops,self.conds,self.literals,self.shared,) == (other.kind,other.span,other.seq,other.target,other.target_key,other.guarded,other.via,other.detail,other.params,other.loops,other.conds,other.literals,other.shared,)
         return NotImplemented
     def __hash__(self):
-        return hash((self.kind,self.span,self.seq,self.target,self.target_key,self.guarded,self.via,self.detail,self.params,self.loops,self.conds,self.literals,))
+        return hash((self.kind,self.span,self.seq,self.target,self.target_key,self.guarded,self.via,self.detail,self.params,self.loops,self.conds,self.literals,self.shared,))
     def __setattr__(self, name, value):
         raise FrozenInstanceError(f"cannot assign to field {name!r}")
     def __delattr__(self, name):
         raise FrozenInstanceError(f"cannot delete field {name!r}")
     def __getstate__(self):
-        return [self.kind, self.span, self.seq, self.target, self.target_key, self.guarded, self.via, self.detail, self.params, self.loops, self.conds, self.literals]
+        return [self.kind, self.span, self.seq, self.target, self.target_key, self.guarded, self.via, self.detail, self.params, self.loops, self.conds, self.literals, self.shared]
     def __setstate__(self, state):
-        for name, value in zip(('kind', 'span', 'seq', 'target', 'target_key', 'guarded', 'via', 'detail', 'params', 'loops', 'conds', 'literals'), state):
+        for name, value in zip(('kind', 'span', 'seq', 'target', 'target_key', 'guarded', 'via', 'detail', 'params', 'loops', 'conds', 'literals', 'shared'), state):
             _set(self, name, value)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__, '__setattr__': __setattr__, '__delattr__': __delattr__, '__getstate__': __getstate__, '__setstate__': __setstate__}
 
@@ -2400,7 +2401,7 @@ CLASSES = {
     'gradaudit.analysis.model.model.Cut': ((True, True, True, False, False, (('kind', '', True, True, None), ('span', '', True, True, None), ('detail', '', True, True, None), ('removed', '', True, True, None), ('removed_weak', '', True, True, None), ('top', '', True, True, None), ('receiver', 'd', True, True, None), ('note', 'd', True, True, None), ('role', 'd', True, True, None))), _analysis_model_model_Cut),
     'gradaudit.analysis.model.model.Group': ((True, True, True, False, False, (('params', '', True, True, None), ('exact', '', True, True, None), ('filtered', '', True, True, None), ('span', '', True, True, None), ('options', 'd', True, True, None), ('from_arg', 'd', True, True, None), ('sources', 'd', True, True, None))), _analysis_model_model_Group),
     'gradaudit.analysis.model.model.Optimizer': ((True, True, True, False, False, (('key', '', True, True, None), ('name', '', True, True, None), ('type', '', True, True, None), ('span', '', True, True, None), ('seq', '', True, True, None), ('groups', '', True, True, None), ('complete', '', True, True, None), ('in_loop', 'd', True, True, None), ('escaped', 'd', True, True, None), ('fresh_params', 'd', True, True, None), ('loops', 'd', True, True, None), ('stateless', 'd', True, True, None), ('args_only', 'd', True, True, None), ('duck', 'd', True, True, None), ('assumed', 'd', True, True, None))), _analysis_model_model_Optimizer),
-    'gradaudit.analysis.model.model.Event': ((True, True, True, False, False, (('kind', '', True, True, None), ('span', '', True, True, None), ('seq', '', True, True, None), ('target', 'd', True, True, None), ('target_key', 'd', True, True, None), ('guarded', 'd', True, True, None), ('via', 'd', True, True, None), ('detail', 'd', True, True, None), ('params', 'd', True, True, None), ('loops', 'd', True, True, None), ('conds', 'd', True, True, None), ('literals', 'd', True, True, None))), _analysis_model_model_Event),
+    'gradaudit.analysis.model.model.Event': ((True, True, True, False, False, (('kind', '', True, True, None), ('span', '', True, True, None), ('seq', '', True, True, None), ('target', 'd', True, True, None), ('target_key', 'd', True, True, None), ('guarded', 'd', True, True, None), ('via', 'd', True, True, None), ('detail', 'd', True, True, None), ('params', 'd', True, True, None), ('loops', 'd', True, True, None), ('conds', 'd', True, True, None), ('literals', 'd', True, True, None), ('shared', 'd', True, True, None))), _analysis_model_model_Event),
     'gradaudit.analysis.model.model.Stale': ((True, True, True, False, False, (('kind', '', True, True, None), ('by', '', True, True, None), ('by_span', '', True, True, None), ('earlier_iteration', '', True, True, None), ('modified', '', True, True, None), ('op_span', '', True, True, None), ('carry', '', True, True, None), ('by_stepped', 'd', True, True, None), ('before_loop', 'd', True, True, None), ('empty_loop', 'd', True, True, None))), _analysis_model_model_Stale),
     'gradaudit.analysis.model.model.Scheduler': ((True, True, True, False, False, (('key', '', True, True, None), ('name', '', True, True, None), ('type', '', True, True, None), ('span', '', True, True, None), ('optimizer', '', True, True, None), ('counter', '', True, True, None))), _analysis_model_model_Scheduler),
     'gradaudit.analysis.model.model.Accumulation': ((True, True, True, False, False, (('span', '', True, True, None), ('params', '', True, True, None), ('backpropagated', '', True, True, None), ('loops', '', True, True, None), ('tensor', 'd', True, True, None), ('outlives', 'd', True, True, None), ('handed', 'd', True, True, None), ('keeper', 'd', True, True, None), ('reset', 'd', True, True, None))), _analysis_model_model_Accumulation),
