@@ -603,9 +603,6 @@ LOG_PROBABILITIES = ("log_softmax",)
 REGRESSION_LOSSES = ("mse_loss", "smooth_l1_loss", "huber_loss", "l1_loss")
 # outputs within [-1, 1] whatever the input (torch docs): a sigmoid of one never saturates in float32
 UNIT_RANGE = ("cosine_similarity", "tanh", "sin", "cos", "hardtanh", "softsign")
-# 0 exactly where their input is, and of the same sign: a value that can be 0 stays one through them
-# (`tanh(k * sqrt(p * (1 - p)))` of a saturated sigmoid p), a non-negative one stays non-negative
-ZERO_AT_ZERO = ("sqrt", "tanh", "hardtanh", "softsign", "sinh", "asinh", "atan", "erf")
 # no longer raw activations: bounded, normalised or in log space
 BOUNDED = (
     "tanh",

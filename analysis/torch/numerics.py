@@ -101,15 +101,6 @@ def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple
         if first is not None and first.marks & Mark.UNIT:
             return 0, Fact.POSITIVE  # sigmoid of a cosine similarity: within [0.27, 0.73], never 0 or 1
         return Mark.SIGM | Mark.ZERO, Fact.ALL_SIGM
-    if (
-        op in T.ZERO_AT_ZERO
-        and first is not None
-        and first.marks & Mark.ZERO
-        and not first.marks & (Mark.SQUARES | Mark.DENSE)
-    ):
-        # sqrt(p * (1 - p)), tanh of it: exactly 0 where their input is (a hand-written norm, a root
-        # of squares, is kept apart below)
-        return Mark.ZERO | (Mark.UNIT if op in T.UNIT_RANGE else 0), first.facts & Fact.NONNEG
     if op in T.UNIT_RANGE:
         return Mark.UNIT, 0
     if op == "normalize":
