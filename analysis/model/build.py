@@ -1292,7 +1292,7 @@ def _counter_kinds(trace: Trace, counters: frozenset[int]) -> tuple[tuple[int, s
     return tuple(sorted((k, _counter_kind(trace.branch_tests[k][0])) for k in counters if k in trace.branch_tests))
 
 
-_FLIPPED = {ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.GtE: ast.LtE, ast.LtE: ast.GtE, ast.Eq: ast.Eq, ast.NotEq: ast.NotEq}
+_FLIPPED = {ast.Gt: ast.Lt, ast.Lt: ast.Gt, ast.GtE: ast.LtE, ast.LtE: ast.GtE}  # `0 < step` is `step > 0`
 
 
 def _counter_kind(test: ast.expr) -> str:

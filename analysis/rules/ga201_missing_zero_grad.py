@@ -100,11 +100,7 @@ def check(ctx: RuleContext) -> list[Finding]:
                     msg,
                     confidence=SUSPICIOUS if unseen else CONFIRMED,
                     params=names(held),
-                    related=(
-                        Related(step.span, f"`{step.loss}.backward()` accumulates into .grad"),
-                        Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here"),
-                    )
-                    + iteration_related(events, (first.span, step.span)),
+                    related=_accumulating(step, opt) + iteration_related(events, (first.span, step.span)),
                     fix=_fix(ctx, first, opt),
                 )
             )
@@ -112,6 +108,14 @@ def check(ctx: RuleContext) -> list[Finding]:
     out += _stale_before_the_loop(ctx, opts, enclosing)
     out += _stale_from_the_last_step(ctx, opts, enclosing)
     return first_by_span(out)
+
+
+def _accumulating(step: Step, opt: Optimizer) -> tuple[Related, ...]:
+    """The related locations of a finding on gradients that add up: the backward and the optimizer."""
+    return (
+        Related(step.span, f"`{step.loss}.backward()` accumulates into .grad"),
+        Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here"),
+    )
 
 
 def _left_uncleared(model: ProgramModel, step: Step, opt: Optimizer, clearing: list[Event]) -> Finding | None:
@@ -144,11 +148,7 @@ def _left_uncleared(model: ProgramModel, step: Step, opt: Optimizer, clearing: l
         f"nothing clears the gradients of {describe(left)}, so each backward() adds to theirs and every step "
         f"applies the sum of all their gradients so far; clear the optimizer itself",
         params=names(left),
-        related=(
-            Related(clear.span, "clears only the parameters of what it is called on"),
-            Related(step.span, f"`{step.loss}.backward()` accumulates into .grad"),
-            Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here"),
-        ),
+        related=(Related(clear.span, "clears only the parameters of what it is called on"), *_accumulating(step, opt)),
     )
 
 
@@ -190,11 +190,7 @@ def _cleared_only_sometimes(
         f"in every iteration that steps",
         confidence=SUSPICIOUS if "unknown" in how or "first" in how else CONFIRMED,
         params=names(opt.params),
-        related=(
-            Related(clear.span, "clears only when the condition holds"),
-            Related(step.span, f"`{step.loss}.backward()` accumulates into .grad"),
-            Related(opt.span, f"{name_of(opt)} ({opt.type}) is built here"),
-        ),
+        related=(Related(clear.span, "clears only when the condition holds"), *_accumulating(step, opt)),
     )
 
 
