@@ -167,6 +167,22 @@ def test_a_checkout_beside_the_file_is_another_project(tmp_path, monkeypatch):
     assert len(discover([work])[0]) == 3
 
 
+def test_a_working_folder_with_a_large_dataset_is_no_project(tmp_path, monkeypatch):
+    # no marker: the working folder is the project only while it is small, counting every entry
+    # (a dataset folder of images, not only Python files)
+    from gradaudit.analysis.check import drivers
+
+    (tmp_path / "losses.py").write_text(LOSSES)
+    data = tmp_path / "data"
+    data.mkdir()
+    for i in range(30):
+        (data / f"{i}.png").write_bytes(b"")
+    monkeypatch.chdir(tmp_path)
+    assert project_root(str(tmp_path / "losses.py")) == str(tmp_path)
+    monkeypatch.setattr(drivers, "MAX_ENTRIES", 25)
+    assert project_root(str(tmp_path / "losses.py")) is None
+
+
 FOCAL = """\
 import torch
 

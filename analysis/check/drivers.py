@@ -22,6 +22,7 @@ from ..source.program import PROJECT_MARKERS, ParseError, read_text
 
 MAX_DRIVERS = 4  # analyses added per checked file, the nearest importers first
 MAX_FILES = 5_000  # a project larger than this is not searched (a check of one file stays fast)
+MAX_ENTRIES = 100_000  # files and folders of a working folder with no project marker, at most
 MAX_ALONE = 16  # files given by name beyond this (a pre-commit run over a large change) get no drivers
 LEVELS = 3  # importers of importers followed, when an importer has no training code itself
 # a training step's calls (not `def backward(ctx, ...)` of a custom autograd Function)
@@ -59,14 +60,33 @@ def project_files(root: str, config) -> list[str]:
 
 
 def _small(root: str) -> bool:
-    """At most MAX_FILES Python files under `root` (hidden folders not counted): a working folder
-    that is a project, not a home folder."""
-    n = 0
-    for _here, dirs, names in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("node_modules", "site-packages")]
-        n += sum(1 for f in names if f.endswith(".py"))
-        if n > MAX_FILES:
-            return False
+    """At most MAX_FILES Python files and MAX_ENTRIES entries under `root` (hidden folders not
+    counted): a working folder that is a project, not a home folder. Entries are counted as they
+    are listed, so a folder of a million images (a dataset beside the scripts) ends the count early
+    instead of being listed whole on every check."""
+    py = seen = 0
+    stack = [root]
+    while stack:
+        try:
+            listing = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with listing:
+            for e in listing:
+                seen += 1
+                if seen > MAX_ENTRIES:
+                    return False
+                try:
+                    is_dir = e.is_dir(follow_symlinks=False)
+                except OSError:
+                    continue
+                if is_dir:
+                    if not e.name.startswith(".") and e.name not in ("node_modules", "site-packages"):
+                        stack.append(e.path)
+                elif e.name.endswith(".py"):
+                    py += 1
+                    if py > MAX_FILES:
+                        return False
     return True
 
 
