@@ -16,6 +16,7 @@ import re
 import warnings
 from typing import Any
 
+from .path_edits import folder_edits
 from .prebuilt import dataclass, field
 from .recovery import parse_error_position, recover
 
@@ -269,6 +270,7 @@ class Program:
         self._namespaces: dict[tuple, bool] = {}
         self._importers: dict[str, list] = {}  # importing file -> its keys in _resolved (own resolver)
         self._roots: dict[str, list] = {}
+        self._edited: dict[str, tuple[str, ...]] = {}
         self._texts: dict[str, str] = {}
         self._names: dict[str, frozenset | None] = {}  # root -> module names found under it
         # parsed modules shared between analyses (the language server's worker): reused while the
@@ -439,6 +441,15 @@ class Program:
             roots = self._roots[here] = self._compute_roots(here)
         return roots
 
+    def edited_roots(self, sf: SourceFile) -> tuple[str, ...]:
+        """The folders the files of `sf`'s folder add to sys.path (path_edits), once per Program."""
+        here = os.path.dirname(sf.abspath)
+        found = self._edited.get(here)
+        if found is None:
+            root = next((r for r in reversed(self.roots_for(sf)) if _marked(r)), None)
+            found = self._edited[here] = folder_edits(here, root)
+        return found
+
     def _compute_roots(self, here: str) -> list[str]:
         # the file's folder (a script run from it imports its siblings) and the folder holding its
         # top package; never a package folder between them: in a module of `rlkit/torch/`, `import
@@ -491,6 +502,12 @@ class Program:
                 result = _find(root, parts)
                 if result:
                     break
+            else:
+                # last, the folders the scripts of this folder put on sys.path (`import _init_paths`)
+                for root in self.edited_roots(sf):
+                    result = _find(root, parts)
+                    if result:
+                        break
         if result and any(p in result for p in _SKIP_PARTS):
             result = None
         if result == sf.abspath:
@@ -517,7 +534,7 @@ class Program:
                 base = os.path.dirname(base)
             bases = [base]
         else:
-            bases = self.roots_for(sf)
+            bases = [*self.roots_for(sf), *self.edited_roots(sf)]
         for b in bases:
             path = os.path.join(b, *parts)
             if os.path.isdir(path) and not os.path.isfile(os.path.join(path, "__init__.py")):
@@ -556,6 +573,10 @@ class _Importer:
 
     def __init__(self, abspath: str):
         self.abspath = abspath
+
+
+def _marked(folder: str) -> bool:
+    return any(os.path.exists(os.path.join(folder, m)) for m in PROJECT_MARKERS)
 
 
 def _find(base: str, parts: list[str]) -> str | None:
