@@ -36,6 +36,7 @@ from .objects import (
     SymObj,
     TensorObj,
     Unit,
+    in_order,
     next_oid,
 )
 from .semantics import Semantics
@@ -64,6 +65,8 @@ _SELF_DETACH = re.compile(r"\bself\.\w+(?:\.\w+|\([^()]*\))*\.(?:detach\(\)|data
 
 # a class named as a loss or a criterion
 _CRITERION = re.compile(r"(?i)loss|criterion")
+# the classes an annotated parameter may be made of (`A | B | C`); a longer union names none
+_MAX_ANNOTATED = 4
 
 # or in-place writes, which may change a tensor an op saved (GA110): `x += y`, `x.add_(y)`, `x[m] = 0`
 _INPLACE_OPS = re.compile(r"[-+*/]=(?!=)|\.\w+_\(|\]\s*=[^=]")
@@ -422,6 +425,7 @@ class Interpreter:
         )
         self.sem = semantics
         self.library = library
+        self._annotating: list[ClassObj] = []  # classes being built for annotated parameters
 
     # ---------------------------------------------------------------- core services (core.py)
     # Functions of the handler modules, bound as methods: `ip.call_value(...)` is
@@ -841,7 +845,7 @@ class Interpreter:
                 self_v = V(Kind.CLASS, frozenset((cls or fn.cls,)))
             else:
                 self_v = self.symbolic_instance(cls or fn.cls, site)
-        args, kwargs = self.symbolic_args(fn, self_v is not None, self.sym_value, site)
+        args, kwargs = self.symbolic_args(fn, self_v is not None, self.annotated_maker(fn), site)
         for name in _optional_and_tested(fn.node) if optional else ():
             # `def reinforce(self, loss=None): if loss is not None: loss.backward()`: its callers, in
             # other files, may give it; the default alone would decide the test and skip the step.
@@ -869,10 +873,15 @@ class Interpreter:
 
     def symbolic_instance(self, cls: ClassObj, site: Site) -> V:
         if cls.sym_instance is not None:
+            # a later root that uses it rests on the annotations it was built from too
+            self.st.trace.assumed.extend((self.st.root_index, t) for t in cls.sym_assumed)
             return cls.sym_instance
         cls.sym_instance = V(Kind.UNKNOWN, frozenset((SymObj("self", site, self.seq()),)))  # recursion guard
+        assumed = len(self.st.trace.assumed)
         init = cls.lookup("__init__")
-        args, kwargs = self.symbolic_args(init, True, self.sym_value, site) if init is not None else ([], {})
+        args, kwargs = (
+            self.symbolic_args(init, True, self.annotated_maker(init, cls), site) if init is not None else ([], {})
+        )
         if init is None:
             # a @dataclass: what its own __init__ takes, each field without a default
             required, none = calls.dataclass_defaults(cls)
@@ -899,7 +908,111 @@ class Interpreter:
             st.root_start, st.root_budget = saved[0] + (st.steps - start), saved[1]
         cls.sym_instance = v
         self._set_up(cls, v, site)
+        cls.sym_assumed = tuple(text for _, text in self.st.trace.assumed[assumed:])
         return v
+
+    def annotated_maker(self, fn: FuncObj, owner: ClassObj | None = None):
+        """`sym_value`, except for a parameter annotated with module classes of the project
+        (`policy: StudentTeacher | StudentTeacherRecurrent`, on the parameter or, for `__init__`,
+        on the class's attribute of that name): an instance of each, built on unknown arguments.
+        What a training step then shows rests on the annotation (trace.assumed)."""
+        anns = {
+            a.arg: a.annotation
+            for a in fn.node.args.posonlyargs + fn.node.args.args + fn.node.args.kwonlyargs
+            if a.annotation is not None
+        }
+        if owner is not None and fn.name == "__init__":
+            for stmt in owner.node.body:
+                if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                    anns.setdefault(stmt.target.id, stmt.annotation)
+        if not anns:
+            return self.sym_value
+
+        def make(name: str, site: Site) -> V:
+            ann = anns.get(name)
+            v = self._annotated_value(fn, name, ann, site) if ann is not None else None
+            return v if v is not None else self.sym_value(name, site)
+
+        return make
+
+    def _annotated_value(self, fn: FuncObj, name: str, ann: ast.expr, site: Site) -> V | None:
+        classes = []
+        for c in self._annotation_classes(fn.scope, ann, 0):
+            if c not in classes:
+                classes.append(c)
+        if not classes or len(classes) > _MAX_ANNOTATED or any(c in self._annotating for c in classes):
+            return None
+        self._annotating.extend(classes)
+        try:
+            values = [self._annotated_instance(c, site) for c in classes]
+        finally:
+            del self._annotating[-len(classes) :]
+        kinds = " or ".join(f"`{c.name}`" for c in classes)
+        which = "a " if len(classes) == 1 else "one of "
+        text = f"`{name}` is taken to be {which}{kinds}, as annotated (line {ann.lineno})"
+        self.st.trace.assumed.append((self.st.root_index, text))
+        return join_all(values)
+
+    def _annotated_instance(self, cls: ClassObj, site: Site) -> V:
+        """A fresh instance (two parameters annotated with one class are two objects), built as the
+        symbolic instance is, within the budget of one function run on unknown arguments."""
+        init = cls.lookup("__init__")
+        args, kwargs = (
+            self.symbolic_args(init, True, self.annotated_maker(init, cls), site) if init is not None else ([], {})
+        )
+        call = ast.Call(func=ast.Name(id=cls.name, ctx=ast.Load()), args=[], keywords=[])
+        ast.copy_location(call, cls.node)
+        call.end_lineno, call.end_col_offset = cls.node.lineno, cls.node.col_offset
+        st = self.st
+        saved, start = (st.root_start, st.root_budget), st.steps
+        st.root_start, st.root_budget = start, st.budgets.function
+        try:
+            return calls.instantiate(self, cls, args, kwargs, call, label=cls.name)
+        finally:
+            st.root_start, st.root_budget = saved[0] + (st.steps - start), saved[1]
+
+    def _annotation_classes(self, scope: ModuleScope, node: ast.expr, depth: int) -> list[ClassObj]:
+        """The project's module classes an annotation names: `A`, `pkg.A`, `A | B`, `Optional[A]`,
+        `Union[A, B]`, `"A"`; anything else (a library class, `nn.Module`, a protocol) names none."""
+        if depth > 4:
+            return []
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return []
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            return self._annotation_classes(scope, node.left, depth + 1) + self._annotation_classes(
+                scope, node.right, depth + 1
+            )
+        if isinstance(node, ast.Subscript):
+            head = node.value.attr if isinstance(node.value, ast.Attribute) else getattr(node.value, "id", "")
+            if head not in ("Optional", "Union"):
+                return []
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            return [c for p in parts for c in self._annotation_classes(scope, p, depth + 1)]
+        if isinstance(node, ast.Name):
+            v = self.lookup_global(scope.globals, node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Attribute)):
+            owners = self._annotation_value(scope, node.value)
+            v = calls.get_attr(self, owners, node.attr, node, None) if owners is not None else None
+        else:
+            return []
+        if v is None:
+            return []
+        return [
+            o
+            for o in in_order(v.objs)
+            if isinstance(o, ClassObj) and o.scope is not None and not installed(o.scope.sf.abspath) and o.is_module
+        ]
+
+    def _annotation_value(self, scope: ModuleScope, node: ast.expr) -> V | None:
+        if isinstance(node, ast.Name):
+            return self.lookup_global(scope.globals, node.id)
+        if isinstance(node, ast.Attribute):
+            owner = self._annotation_value(scope, node.value)
+            return calls.get_attr(self, owner, node.attr, node, None) if owner is not None else None
+        return None
 
     def _set_up(self, cls: ClassObj, v: V, site: Site) -> None:
         """A trainer object's state that its training methods read but `__init__` leaves unset or

@@ -727,6 +727,7 @@ class ClassObj(Obj):
         "resolver",
         "scope",
         "stateless",
+        "sym_assumed",
         "sym_instance",
     )
 
@@ -742,6 +743,7 @@ class ClassObj(Obj):
         self.methods = {}
         self.class_attrs = {}
         self.sym_instance = None
+        self.sym_assumed: tuple[str, ...] = ()  # what the symbolic instance rests on (annotations)
         self.instantiated = 0
         self.base_values = []  # the bases as evaluated at the class statement
         self.resolver = None  # the interpreter's hook that settles them

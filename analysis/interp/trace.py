@@ -480,6 +480,9 @@ class Trace:
         # (first, end, branch keys): the events[first:end] of a call that also stands for the same call
         # on the other arm of those branches (repeats.py)
         self.shared_arms: list[tuple[int, int, frozenset]] = []
+        # (root index, what a run on unknown arguments took from an annotation): the training steps
+        # of that root rest on it
+        self.assumed: list[tuple[int, str]] = []
         self.scores: list[ScoreRec] = []
         # the parameters a regression loss (mse, smooth L1, a square) is taken of: a critic's value loss
         self.regressed: set = set()

@@ -691,11 +691,19 @@ class Builder:
             loops=_loops(rec.ctx),
             loop_stmts=_loop_stmts(rec.ctx),
             entry="script" if rec.ctx[:1] == (("root", 1),) else "function",
+            assumed=self._assumed(rec),
             in_eval=self.params(rec.in_eval),
             unseen_span=self.span(loss.unk)
             if isinstance(loss.unk, Site) and hasattr(loss.unk.node, "lineno")
             else None,
         )
+
+    def _assumed(self, rec: BackwardRec) -> tuple[str, ...]:
+        """What the run holding the step took from annotations (trace.assumed)."""
+        root = rec.ctx[0] if rec.ctx else None
+        if self._trace is None or not self._trace.assumed or not (root and root[0] == "root"):
+            return ()
+        return tuple(dict.fromkeys(t for i, t in self._trace.assumed if i == root[1]))
 
     def stepped_saves(self, rec: BackwardRec) -> tuple[M.SteppedSave, ...]:
         """The parameters the loss's graph saved that were changed in place after the save and

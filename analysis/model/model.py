@@ -313,6 +313,9 @@ class Step:
     # 'script': reached when the file runs as a script (top level or from `__main__`);
     # 'function': only in a function nothing in the file calls (run on unknown arguments)
     entry: str = "script"
+    # what a function run on unknown arguments took from annotations (`policy` made a `Student`):
+    # a finding proven through the step rests on them and is not confirmed
+    assumed: tuple[str, ...] = ()
     # the enclosing loop statements, outermost first (one key for every iteration of one loop)
     loop_stmts: tuple[int, ...] = ()
     # Params the loss reaches inside modules held in eval() mode at the call (a perceptual-loss network, a

@@ -219,6 +219,10 @@ def _step(ctx: RuleContext, f: Finding, facts: _Facts) -> list[Premise]:
         if alternatives is not None:
             out.append(alternatives)
         call = f"`{_short(s.loss) or 'the loss'}.backward()`" if s.kind == "backward" else "`torch.autograd.grad(...)`"
+        for text in s.assumed:
+            # an annotation is not checked when the code runs: a subclass, a wrapper or another
+            # class may be given
+            out.append(Premise(text, holds=False, unseen=f"{text}, and the code that gives it was not seen"))
         if s.entry == "script":
             out.append(Premise(f"{call} (line {s.span.line}) runs when the file runs"))
         else:
