@@ -406,6 +406,16 @@ def _made_by_new(ip: Interp, cls: ClassObj, args, kwargs, node) -> V | None:
     return out
 
 
+# the bases that make a project class's instances dicts (MeterBuffer(defaultdict), a Config(dict))
+_DICT_BASES = frozenset(
+    ("builtins.dict", "collections.defaultdict", "collections.OrderedDict", "collections.Counter", "typing.Dict")
+)
+
+
+def _dict_based(cls: ClassObj) -> bool:
+    return any(b in _DICT_BASES for c in cls.mro() for b in c.bases if isinstance(b, str))
+
+
 def instantiate(ip: Interp, cls: ClassObj, args, kwargs, node, label=None) -> V:
     site = Site(ip.st.sf, node)
     cls.instantiated += 1
@@ -443,6 +453,8 @@ def instantiate(ip: Interp, cls: ClassObj, args, kwargs, node, label=None) -> V:
             f = flow_of(*[a for a in list(args) + [v for k, v in kwargs.items() if k != "**"] if isinstance(a, V)])
             return f.value(Kind.UNKNOWN, site=node)
         inst = InstanceObj(cls, label or f"<{cls.name}>", site)
+        if _dict_based(cls):
+            inst.store = DictObj(site)
         recv = V(Kind.INST, frozenset((inst,)))
     init = cls.lookup("__init__")
     if cls.is_module and ip.st.shallow and not ip.st.init_stack and cls.scope.sf is not ip.st.entry:
@@ -806,6 +818,8 @@ def get_item(ip: Interp, recv: V, index: V, node, env) -> V:
     tensorish = False
     objects = ip.sem.objects
     for o in in_order(recv.objs):
+        if isinstance(o, InstanceObj) and o.store is not None and o.cls.lookup("__getitem__") is None:
+            o = o.store
         sem = objects.get(type(o))
         if sem is not None and sem.getitem is not None:
             results.append(sem.getitem(ip, o, index, node))
@@ -880,6 +894,8 @@ def _position(o: ListObj, i: int, content: V) -> V:
 def set_item(ip: Interp, recv: V, index: V, value: V, stmt, target, env):
     objects = ip.sem.objects
     for o in in_order(recv.objs):
+        if isinstance(o, InstanceObj) and o.store is not None and o.cls.lookup("__setitem__") is None:
+            o = o.store
         sem = objects.get(type(o))
         if sem is not None and sem.setitem is not None:
             sem.setitem(ip, o, index, value, stmt, target, env)
@@ -1011,6 +1027,8 @@ def call_method(ip: Interp, recv: V, name, args, kwargs, node, env) -> V:
                 results.append(call_function(ip, m, args, kwargs, node, self_v=self_v))
             elif name in o.attrs:
                 results.append(call_value(ip, o.attrs[name], args, kwargs, node, env))
+            elif o.store is not None:
+                results.append(containers.dict_method(ip, o.store, name, args, kwargs, node))
             else:
                 results.append(unknown_method(ip, recv, name, args, kwargs, node))
         elif isinstance(o, ClassObj):
@@ -1108,6 +1126,9 @@ def super_method(ip: Interp, o: SuperObj, name, args, kwargs, node, env) -> V:
         for m in o.recv.of(ModuleObj):
             if m.in_init:
                 ip.sem.base_init(ip, m, args, kwargs, node)  # `super().__init__(in, out)` of nn.Linear
+        for inst in o.recv.of(InstanceObj):
+            if inst.store is not None:
+                _dict_init(ip, inst, args, kwargs)  # `super().__init__(partial(AverageMeter, ...))`
         return NONE
     if name == "forward":
         out = _base_forward(ip, o, args, kwargs, node, env)
@@ -1118,6 +1139,27 @@ def super_method(ip: Interp, o: SuperObj, name, args, kwargs, node, env) -> V:
     if mods and len(mods) == len(o.recv.objs) and method is not None:
         return join_all([method(ip, m, name, args, kwargs, node, env, module_value(m), base=True) for m in mods])
     return call_method(ip, o.recv, name, args, kwargs, node, env)
+
+
+def _dict_init(ip: Interp, inst: InstanceObj, args, kwargs) -> None:
+    """dict's, defaultdict's or OrderedDict's `__init__` run on a dict-based instance: the factory
+    of a defaultdict, the items given."""
+    store = inst.store
+    assert store is not None
+    given = list(args)
+    if given and any(b == "collections.defaultdict" for c in inst.cls.mro() for b in c.bases if isinstance(b, str)):
+        factory = given.pop(0)
+        if isinstance(factory, V) and factory.k != Kind.NONE:
+            store.default = factory
+    for a in given[:1]:
+        for d in a.of(DictObj) if isinstance(a, V) else ():
+            for k, v in d.keys.items():
+                store.set(k, v)
+            if d.rest is not None:
+                store.set(None, d.rest)
+    for k, v in kwargs.items():
+        if k != "**" and isinstance(v, V):
+            store.set(k, v)
 
 
 def _base_forward(ip: Interp, o: SuperObj, args, kwargs, node, env) -> V | None:

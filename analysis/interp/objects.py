@@ -604,7 +604,7 @@ CONTAINERS.update((ListObj, DictObj))  # what values.Flow looks into
 
 
 class InstanceObj(Obj):
-    __slots__ = ("attrs", "cls", "label", "site")
+    __slots__ = ("attrs", "cls", "label", "site", "store")
 
     def __init__(self, cls, label, site):
         super().__init__()
@@ -612,6 +612,9 @@ class InstanceObj(Obj):
         self.attrs = {}
         self.label = label
         self.site = site
+        # the dict an instance of a subclass of dict, defaultdict, OrderedDict or Counter is: its
+        # items (`self[k]`, `.items()`), not its attributes
+        self.store: DictObj | None = None
 
     def __repr__(self):
         return f"Instance({self.cls.name})"
