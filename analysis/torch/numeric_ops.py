@@ -176,6 +176,10 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None, biased: bool = Fals
             op in T.ELEMENT_MAXIMA and len(ins) > 1 and (N.positive_const(ins[1].const) or ins[1].facts & Fact.POSITIVE)
         ):
             marks, facts = marks & ~(N.RISKY | Mark.SQUARES), facts | Fact.POSITIVE
+        if op in T.UPPER_CLAMPS and _reaches_unit_bound(ins, kwargs):
+            # `cos.clamp(-1, 1)`: a cosine held within [-1, 1] that reaches a bound, so `1 - cos ** 2`
+            # is exactly 0 there (ArcFace's sin = sqrt(1 - cos^2) of a clamped cosine)
+            marks = (marks & ~(Mark.LOGITS | Mark.SQUARES)) | Mark.UNIT
     if x is not None and out.carries and op in T.NAN_READING and any(v.marks & Mark.DATA_MIX for v in ins):
         risks.add(_nan_read(ip, node, op))
         marks &= ~Mark.DATA_MIX
@@ -377,6 +381,16 @@ def _number(c) -> TypeGuard[int | float]:
 
 def _finite_bound(v) -> bool:
     return isinstance(v, V) and _number(v.const)
+
+
+def _reaches_unit_bound(ins: list, kwargs: dict) -> bool:
+    """`clamp(x, lo, hi)` with constant bounds within [-1, 1], one of them -1 or 1."""
+    lo = kwargs.get("min", ins[1] if len(ins) > 1 else None)
+    hi = kwargs.get("max", ins[2] if len(ins) > 2 else None)
+    c = [v.const if isinstance(v, V) else None for v in (lo, hi)]
+    if not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in c):
+        return False
+    return -1 <= c[0] <= c[1] <= 1 and (c[0] == -1 or c[1] == 1)
 
 
 def _clamped_infinities(x: V, ins: list, kwargs: dict, op: str, node, out: V) -> V:
