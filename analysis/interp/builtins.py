@@ -500,12 +500,35 @@ def _math(ip: Interp, qual, args, kwargs, node, env):
     return V(Kind.NUMBER, cuts=f.cuts, site=node)
 
 
+def _exact_elements(v) -> list | None:
+    """The elements of a list known one by one and in full (a literal, only appended to; a dict's
+    values when every key is known), at most a few and all tensors; else None."""
+    if not isinstance(v, V) or len(v.objs) != 1:
+        return None
+    (o,) = v.objs
+    if not isinstance(o, ListObj) or not o.exact or not o.elems or len(o.elems) > _MAX_TERMS:
+        return None
+    if not all(isinstance(e, V) and e.k & Kind.TENSOR and not e.k & ~(Kind.TENSOR | Kind.UNKNOWN) for e in o.elems):
+        return None
+    return list(o.elems)
+
+
+_MAX_TERMS = 16
+
+
 def _import_module(ip: Interp, qual, args, kwargs, node, env):
     return _imported(ip, args, kwargs, node, top=False)
 
 
+def _cast(ip: Interp, qual, args, kwargs, node, env):
+    """`typing.cast(T, value)`: the value itself (a type checker's note, nothing at run time)."""
+    value = args[1] if len(args) > 1 else kwargs.get("val")
+    return value if isinstance(value, V) else UNKNOWN
+
+
 def register(calls: CallTable) -> None:
     calls.names(("importlib.import_module",), _import_module)
+    calls.names(("typing.cast", "typing_extensions.cast"), _cast)
     calls.heads(("builtins",), _builtins)
     calls.names(("itertools.chain",), _chain)
     calls.names(("itertools.chain.from_iterable",), _chain_from_iterable)
