@@ -65,6 +65,10 @@ _SELF_DETACH = re.compile(r"\bself\.\w+(?:\.\w+|\([^()]*\))*\.(?:detach\(\)|data
 
 # a class named as a loss or a criterion
 _CRITERION = re.compile(r"(?i)loss|criterion")
+# a module's method that computes its loss (`calculate_loss`, `compute_loss`, `get_loss`, `loss`)
+_LOSS_METHOD = re.compile(
+    r"(?i)^_*(?:(?:calc(?:ulate)?|compute|get|get_total|forward|training|train)_)?loss(?:es)?(?:_dict|_fn|_function)?$"
+)
 # the classes an annotated parameter may be made of (`A | B | C`); a longer union names none
 _MAX_ANNOTATED = 4
 
@@ -663,6 +667,17 @@ class Interpreter:
                     fwd = o.methods.get("forward") or o.lookup("forward")
                     if fwd is not None and not fwd.is_static and fwd.scope is scope:
                         units.append((fwd, o))
+                    # its own loss methods (LibCity's `calculate_loss(batch)`: the forward, then the
+                    # criterion): what a training step calls on the model, often from another file
+                    for name, m in o.methods.items():
+                        if (
+                            _LOSS_METHOD.search(name)
+                            and isinstance(m, FuncObj)
+                            and not m.is_static
+                            and m.scope is scope
+                            and not isinstance(m.node, ast.Lambda)
+                        ):
+                            units.append((m, o))
                 elif isinstance(o, ClassObj) and o.scope is scope and _CRITERION.search(o.name):
                     # a criterion that is no nn.Module (`class PairwiseLoss(Loss)` with `__call__`)
                     call = o.methods.get("__call__") or o.lookup("__call__")
@@ -690,6 +705,7 @@ class Interpreter:
             and not isinstance(fn.node, ast.Lambda)
             and (
                 _worth_running_alone(sf, fn.node)
+                or (cls is not None and fn.name != "forward" and bool(_LOSS_METHOD.search(fn.name)))
                 or (cls is not None and _calls_hazards(sf, scope, fn.node))
                 or (cls is not None and _mentions(sf, fn.node, _SELF_DETACH))
                 or (
