@@ -42,6 +42,22 @@ def _whole_runs(loops: tuple[int, ...], runs: Sequence[Event]) -> bool:
     return all(len(x.loops) > depth for x in runs) and any(len(x.loops) > depth + 1 for x in runs)
 
 
+def _builder_call(ctx: RuleContext, new: Event | None, steps: Sequence[Event]) -> Span | None:
+    """The call inside the loop of a helper that only builds the optimizer (`self.define_optimizer()`
+    each epoch, the steps made elsewhere): that call is what runs in every iteration, and hoisting
+    it is the fix. None when the constructor is in the loop's own code or in a helper that also
+    steps (a whole epoch's function): then the constructor is the place."""
+    if new is None or not new.via:
+        return None
+    stepping = {s for e in steps for s in e.via}
+    for call in new.via:  # outermost first
+        if call in stepping:
+            continue
+        if loop_of(ctx, call) is not None:
+            return call
+    return None
+
+
 def check(ctx: RuleContext) -> list[Finding]:
     model = ctx.model
     out = []
@@ -68,14 +84,13 @@ def check(ctx: RuleContext) -> list[Finding]:
             f"`{opt.name}` ({opt.type}) is built anew in every iteration of the training loop: its state (momentum, "
             f"Adam's moment estimates, step count) starts from zero at each step"
         )
-        out.append(
-            RULE.finding(
-                opt.span,
-                msg,
-                related=(Related(steps[0].span, "it is stepped in the same iteration"),),
-                fix=_hoist(ctx, opt.span),
-            )
-        )
+        related = (Related(steps[0].span, "it is stepped in the same iteration"),)
+        anchor = _builder_call(ctx, new, steps)
+        if anchor is not None:
+            msg += " (the helper called here builds it)"
+            related = (Related(opt.span, "built here"), *related)
+        at = anchor or opt.span
+        out.append(RULE.finding(at, msg, related=related, fix=_hoist(ctx, at)))
     opts = {o.key: o for o in model.optimizers}
     scheds = {s.key: s for s in model.schedulers}
     for e in events:
@@ -150,7 +165,8 @@ RULE = Rule(
     what="""
 Flags an optimizer, a learning-rate scheduler whose schedule depends on its step count (warmup,
 `StepLR` with `step_size > 1`, `OneCycleLR`, cosine...), or a `GradScaler`, constructed inside
-a loop iteration that also steps it, including in a helper called from the loop. An optimizer
+a loop iteration that also steps it, including in a helper called from the loop (a helper that
+only builds it, `self.define_optimizer()` each epoch, is flagged at that call). An optimizer
 built together with a fresh model in each iteration (an ensemble, a fold), a scheduler or
 GradScaler built with the optimizers it drives (a whole run per trial), a GradScaler stepped
 only in a loop inside the iteration that builds it (its scale adapts over that loop), an optimizer
@@ -286,6 +302,58 @@ for epoch in range(3):
 """,
             runtime="trains",
             note="the attack loop inside the batch loop makes no run per epoch: the rate drops tenfold each epoch",
+        ),
+        Example(
+            """import torch
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+
+    def define_optimizer(self):
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1, momentum=0.9)
+
+    def train(self, batches, epochs=3):
+        for epoch in range(epochs):
+            self.define_optimizer()  # <- GA206
+            for x, y in batches:
+                self.optimizer.zero_grad()
+                nn.functional.mse_loss(self.model(x), y).backward()
+                self.optimizer.step()
+
+
+torch.manual_seed(3)
+batches = [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(4)]
+Trainer(nn.Linear(4, 1)).train(batches)
+""",
+            fixed="""import torch
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+
+    def define_optimizer(self):
+        self.optimizer = torch.optim.SGD(self.model.parameters(), lr=0.1, momentum=0.9)
+
+    def train(self, batches, epochs=3):
+        self.define_optimizer()
+        for epoch in range(epochs):
+            for x, y in batches:
+                self.optimizer.zero_grad()
+                nn.functional.mse_loss(self.model(x), y).backward()
+                self.optimizer.step()
+
+
+torch.manual_seed(3)
+batches = [(torch.randn(8, 4), torch.randn(8, 1)) for _ in range(4)]
+Trainer(nn.Linear(4, 1)).train(batches)
+""",
+            runtime="trains",
+            note="a helper that only builds the optimizer, called in the epoch loop: the finding is at that call",
         ),
     ),
     valid=(
