@@ -28,6 +28,7 @@ from .objects import (
     module_value,
     storages,
 )
+from .operators import binop
 from .semantics import CallTable
 from .trace import UnseenRec
 from .values import EMPTY, NOCONST, NONE, UNKNOWN, Fact, Kind, Mark, Star, V, const, flow_of, join_all, make_tuple
@@ -174,6 +175,17 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
         if a0 is None:
             return UNKNOWN
         return ip.iter_value(a0)
+    if name == "sum" and (terms := _exact_elements(a0)) is not None and len(args) <= 2:
+        # `sum(losses.values())`, `sum([adv, l1])`: each element a term of its own, as `adv + l1`
+        # keeps them (a term cut from the graph is then seen beside the ones that train)
+        total = args[1] if len(args) > 1 and isinstance(args[1], V) else kwargs.get("start")
+        for t in terms:
+            total = (
+                t
+                if total is None or (total.const == 0 and not total.k & Kind.TENSOR)
+                else binop(ip, ast.Add(), total, t, node)
+            )
+        return total if total is not None else const(0, node)
     if name in ("sum", "max", "min", "abs", "round", "pow", "divmod", "any", "all"):
         vals = []
         for a in args:

@@ -10,7 +10,7 @@ from .core import Core
 from .loop_facts import attr_key as _attr_key
 from .loop_facts import kept, reset_at
 from .objects import DictObj, ListObj, Site
-from .values import NONE, UNKNOWN, Kind, V, join_all, make_tuple
+from .values import NONE, UNKNOWN, Kind, V, const, join_all, make_tuple
 
 MAP_ITEMS = 16  # items of a tuple a map() runs its function on one by one, columns of rows unpacked
 
@@ -110,10 +110,18 @@ def dict_method(ip: Core, o: DictObj, name, args, kwargs, node) -> V:
     if name == "items":
         vals = o.values()
         lst = ListObj(make_tuple([V(Kind.STR), join_all(vals)], None) if vals else None, Site(ip.st.sf, node))
+        if o.rest is None and o.default is None and o.keys and len(o.keys) <= ListObj.MAX_ELEMS:
+            # every key known: each pair on its own (`for k, v in losses.items() if "loss" in k`)
+            lst.elems = [make_tuple([const(k), v], None) for k, v in o.keys.items()]
+            lst.exact = True
         return V(Kind.LIST, frozenset((lst,)))
     if name == "values":
         vals = o.values()
-        return V(Kind.LIST, frozenset((ListObj(join_all(vals) if vals else None, Site(ip.st.sf, node)),)))
+        lst = ListObj(join_all(vals) if vals else None, Site(ip.st.sf, node))
+        if o.rest is None and o.default is None and vals and len(vals) <= ListObj.MAX_ELEMS:
+            # every key known: the values one by one (`sum(losses.values())` adds each term)
+            lst.elems, lst.exact = list(vals), True
+        return V(Kind.LIST, frozenset((lst,)))
     if name == "keys":
         return V(Kind.LIST, frozenset((ListObj(V(Kind.STR), None),)))
     if name in ("get", "pop", "setdefault"):

@@ -590,6 +590,8 @@ def _pure(node) -> bool:
     if isinstance(node, (ast.Tuple, ast.List)):
         return all(_pure(e) and not isinstance(e, ast.Starred) for e in node.elts)
     if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _VIEWS:
+            return not node.args and not node.keywords and _pure(node.func.value)  # `losses.items()`
         return (
             isinstance(node.func, ast.Name)
             and node.func.id in ("len", "range", "zip", "enumerate")
@@ -597,6 +599,20 @@ def _pure(node) -> bool:
             and all(_pure(a) for a in node.args)
         )
     return False
+
+
+_VIEWS = ("items", "values", "keys")
+
+
+def _pure_test(node) -> bool:
+    """A filter of a comprehension that reads and compares only (`if "loss" in k`)."""
+    if isinstance(node, ast.Compare):
+        return _pure(node.left) and all(_pure(c) for c in node.comparators)
+    if isinstance(node, ast.BoolOp):
+        return all(_pure_test(v) for v in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return _pure_test(node.operand)
+    return _pure(node)
 
 
 def _exact_elements(ip: Interp, node, env) -> list | None:
@@ -647,7 +663,8 @@ def known_sequence(ip: Interp, node, env) -> list | None:
 
 def _target_used(node) -> bool:
     names = {n.id for n in ast.walk(node.generators[0].target) if isinstance(n, ast.Name)}
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node.elt))
+    parts = (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,)
+    return any(isinstance(n, ast.Name) and n.id in names for p in parts for n in ast.walk(p))
 
 
 def _exact_comprehension(ip: Interp, node, env) -> V | None:
@@ -655,20 +672,41 @@ def _exact_comprehension(ip: Interp, node, env) -> V | None:
     sequence whose elements differ by its variable makes each element on its own, in order, so a
     ModuleList of them knows which layer is where (joined, a forward's `if i < len(self.layers) - 1`
     could not tell the last layer). Elements that do not use the variable stay one joined element."""
-    if not isinstance(node, (ast.ListComp, ast.GeneratorExp)) or len(node.generators) != 1:
+    if not isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.DictComp)) or len(node.generators) != 1:
+        return None
+    if isinstance(node, ast.DictComp) and not _pure(node.key):
         return None
     gen = node.generators[0]
-    if gen.ifs or gen.is_async or not _pure(gen.iter) or not _target_used(node):
+    if gen.is_async or not _pure(gen.iter) or not _target_used(node) or not all(_pure_test(c) for c in gen.ifs):
         return None
     elems = _exact_elements(ip, gen.iter, env)
     if elems is None:
         return None
+    # the filters first, each decided for each element (`sum(v for k, v in losses.items() if "loss"
+    # in k)`: which losses are summed); one undecided, and the generic path joins them all
+    chosen = []
+    for e in elems:
+        e2 = dict(env)
+        ip.assign(gen.target, e, e2, node)
+        truths = [truth(ip.eval(c, e2)) for c in gen.ifs]
+        if any(t is None for t in truths):
+            return None
+        if all(truths):
+            chosen.append(e2)
     results: list[V] = []
+    if isinstance(node, ast.DictComp):
+        # `{name: value.mean() for name, value in losses.items()}`: each key known, each value its own
+        keys = [ip.eval(node.key, e2).const for e2 in chosen]
+        if not all(isinstance(k, (str, int)) and not isinstance(k, bool) for k in keys):
+            return None
+        d = DictObj(Site(ip.st.sf, node))
+        _under_condition(ip, lambda: results.extend(ip.eval(node.value, e2) for e2 in chosen))
+        for k, v in zip(keys, results):
+            d.set(k, v)
+        return V(Kind.DICT, frozenset((d,)), site=node)
 
     def run():
-        for e in elems:
-            e2 = dict(env)
-            ip.assign(gen.target, e, e2, node)
+        for e2 in chosen:
             results.append(ip.eval(node.elt, e2))
 
     _under_condition(ip, run)

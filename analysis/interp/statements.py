@@ -842,6 +842,14 @@ def _constructs(stmt) -> bool:
     return False
 
 
+def _keyed_constant(e: V) -> bool:
+    """A constant, or a pair led by one (an item of a dict whose keys are all known: mmcv's
+    `parse_losses` walks `losses.items()` into `log_vars[name]`, then sums the ones named loss)."""
+    if e.const is not NOCONST:
+        return True
+    return e.items is not None and len(e.items) == 2 and isinstance(e.items[0], V) and e.items[0].const is not NOCONST
+
+
 def _constant_elements(ip: Interp, it: V) -> list | None:
     """The elements of a list or tuple of constants a function that does not train walks (`for v in
     cfg:` building VGG's layers from `[64, 64, "M", ...]`), one per iteration in order: the
@@ -852,7 +860,7 @@ def _constant_elements(ip: Interp, it: V) -> list | None:
         if len(lists) != 1 or it.objs - {lists[0]} or lists[0].elems is None:
             return None
         items = lists[0].elems
-    if not 1 < len(items) <= _UNROLL or not all(isinstance(e, V) and e.const is not NOCONST for e in items):
+    if not 1 < len(items) <= _UNROLL or not all(isinstance(e, V) and _keyed_constant(e) for e in items):
         return None
     frame = ip.st.stack[-1]
     if frame.func is None or trains(ip.st.sf, frame.func.node):
