@@ -161,3 +161,32 @@ def test_valid_script_in_tools_is_understood_and_quiet(tmp_path):
     result = Analyzer().analyze_file(_project(tmp_path, "model.parameters()"))
     assert result.findings == []
     assert [s.understood for s in result.model.steps] == [True]
+
+
+GAN_STEP = """
+import torch
+import torch.nn as nn
+from lib.models.networks import Net
+
+
+model = Net()
+optimizer = torch.optim.SGD(model.backbone.parameters(), lr=0.1)
+for _ in range(3):
+    x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+    optimizer.zero_grad()
+    loss = nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    optimizer.step()
+"""
+
+
+def test_a_package_inside_a_folder_without_init_is_imported_from_the_folder_above(tmp_path):
+    # `lib/` has no __init__.py, `lib/models/` has one: a module of it imports `lib.models...`, as
+    # the scripts of the folder above do (no project marker anywhere)
+    root = str(tmp_path)
+    _write(root, "lib/models/__init__.py")
+    _write(root, "lib/models/networks.py", NET)
+    path = _write(root, "lib/models/step.py", GAN_STEP)
+    result = Analyzer().analyze_file(path)
+    assert [(f.code, f.span.line) for f in result.findings] == [("GA108", 8)]
+    assert "lib" not in result.libraries.missing

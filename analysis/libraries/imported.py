@@ -166,4 +166,4 @@ def _is_project(program, sf, top: str) -> bool:
     if program.resolve(sf, top) is not None:
         return True
     # a namespace package of the project (a folder of modules without __init__.py)
-    return any(holds_python(os.path.join(r, top)) for r in program.roots_for(sf))
+    return any(holds_python(os.path.join(r, top)) for r in (*program.roots_for(sf), *program.edited_roots(sf)))

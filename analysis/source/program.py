@@ -459,6 +459,7 @@ class Program:
         while os.path.isfile(os.path.join(d, "__init__.py")):
             d = os.path.dirname(d)
         roots.append(d)
+        top = d
         namespace = d == here and os.path.dirname(here) != here
         d = here
         for _ in range(8):
@@ -472,6 +473,11 @@ class Program:
                 break
             d = parent
         roots.extend(self.extra_roots)
+        if top != here and not _marked(top) and os.path.dirname(top) != top:
+            # a package inside a folder without `__init__.py` (`lib/models/` in `lib/`), imported as
+            # `lib.models` by the scripts of the folder above: that folder is on sys.path. Last, so
+            # that nothing the file's own roots find is shadowed
+            roots.append(os.path.dirname(top))
         if namespace and not any(os.path.exists(os.path.join(here, m)) for m in PROJECT_MARKERS):
             # a folder without __init__.py is imported as a namespace package by a script of the
             # folder above (`trainer.py` runs `from utils.train import train`, and `utils/train.py`
@@ -642,11 +648,15 @@ def _list_names(root: str) -> tuple[tuple[tuple[str, int], ...], frozenset | Non
 
 
 def holds_python(folder: str) -> bool:
-    """A folder holding Python files (a namespace package), not a run-log folder of the same name."""
+    """A folder holding Python files or packages (a namespace package: `lib/` holding only
+    `lib/models/__init__.py` is one too), not a run-log folder of the same name."""
     try:
-        return any(n.endswith(".py") for n in os.listdir(folder))
+        names = os.listdir(folder)
     except OSError:
         return False
+    return any(n.endswith(".py") for n in names) or any(
+        os.path.isfile(os.path.join(folder, n, "__init__.py")) for n in names if not n.startswith(".")
+    )
 
 
 def _display(abspath: str) -> str:
