@@ -465,8 +465,12 @@ def _numerator_sign(num: V) -> int:
 
 def check_division(ip: Core, num: V, den: V, node) -> set:
     """`num / den`: a manual softmax (GA404), or a denominator that can be 0 (GA402)."""
-    if num.marks & Mark.EXP and den.marks & Mark.EXP:
+    if num.marks & Mark.EXP and den.marks & Mark.EXP and not den.marks & Mark.LOG1PEXP:
         return promote(ip, num, "exp", "GA404", "exp(x) / exp(x).sum()")
+    if den.marks & Mark.LOG1PEXP:
+        # `1 / (1 + exp(x))`, `exp(x) / (1 + exp(x))`: a sigmoid written by hand; past ~88 the exp
+        # is inf, and the gradient inf / inf is NaN (torch.sigmoid is stable)
+        return promote(ip, den, "exp", "GA404", "1 / (1 + exp(x)), a hand-written sigmoid")
     # a tensor, or the number of rows some data picked (`len(torch.nonzero(x))`)
     if den.k & (Kind.TENSOR | Kind.NUMBER) and N.risky(den) and not _masked_count(num, den):
         return {
