@@ -299,3 +299,56 @@ def test_a_driver_that_ran_the_hazard_on_values_it_could_not_follow_leaves_what_
     root2 = _project(plain, {"losses.py": PROJECTED, "train.py": PROJECTED_TRAIN.format(call=known)})
     for target in ("losses.py", "."):
         assert _check(root2, target).findings == [], target
+
+
+KD = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class BaseDistiller:
+    def __init__(self, student, optimizer, loader):
+        self.student, self.optimizer, self.loader = student, optimizer, loader
+
+    def train_student(self, epochs=10):
+        for _ in range(epochs):
+            for x, y in self.loader:
+                loss = self.calculate_kd_loss(self.student(x), y)
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+
+    def calculate_kd_loss(self, out, y):
+        raise NotImplementedError
+
+
+class Attention(BaseDistiller):
+    def calculate_kd_loss(self, out, y):
+        return F.cross_entropy(F.softmax(out / 4.0, dim=1), y)
+"""
+
+KD_TEST = """\
+import torch
+import torch.nn as nn
+
+from pkg.kd import Attention
+
+
+def test_attention():
+    student = nn.Linear(4, 3)
+    loader = [(torch.randn(8, 4), torch.randint(0, 3, (8,)))]
+    att = Attention(student, torch.optim.SGD(student.parameters(), lr=0.1), loader)
+    att.train_student(epochs=1)
+"""
+
+
+def test_a_pytest_test_that_runs_the_training_loop_is_a_driver(tmp_path):
+    # a library's training loop is run by its tests only: pytest calls `test_attention`, which
+    # builds the subclass whose loss hook feeds probabilities to cross_entropy (KD_Lib)
+    root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/kd.py": KD, "tests/test_kd.py": KD_TEST})
+    got = _check(root, "pkg/kd.py")
+    assert [(f.code, f.span.path, f.span.line) for f in got.findings] == [("GA407", "pkg/kd.py", 24)]
+    # the same test module, not named as pytest collects it, drives nothing
+    os.rename(os.path.join(root, "tests", "test_kd.py"), os.path.join(root, "tests", "kd_case.py"))
+    assert _check(root, "pkg/kd.py").findings == []

@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 import re
 
+from ..interp.frames import DRIVES_TRAINING, pytest_module
 from ..source.program import PROJECT_MARKERS, ParseError, read_text
 
 MAX_DRIVERS = 4  # analyses added per checked file, the nearest importers first
@@ -183,7 +184,7 @@ def find_drivers(path: str, files: list[str], texts: dict[str, str], root: str, 
             seen.add(f)
             if checked_itself and own and not _mentions(text, own):
                 continue  # imports the package, never names what the module defines
-            if STEP_WORDS.search(text) or MAIN.search(text):
+            if STEP_WORDS.search(text) or MAIN.search(text) or _drives_as_test(f, text):
                 # a loop of its own, or a script that hands the module to a trainer elsewhere
                 # (train_student.py building CRDLoss for helper/loops.py) or calls it in a loop
                 level.append(f)
@@ -196,6 +197,15 @@ def find_drivers(path: str, files: list[str], texts: dict[str, str], root: str, 
             break
         frontier = nxt
     return found[:MAX_DRIVERS]
+
+
+_TEST_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+test\w*[ \t]*\(", re.MULTILINE)
+
+
+def _drives_as_test(path: str, text: str) -> bool:
+    """A pytest module with tests that run a training loop (`att.train_student(epochs=1)`): pytest
+    runs them (interp's run_roots does too)."""
+    return pytest_module(path) and bool(_TEST_DEF.search(text)) and bool(DRIVES_TRAINING.search(text))
 
 
 def needs_drivers(result) -> bool:

@@ -15,6 +15,15 @@ _serials = itertools.count(1)
 # what makes a function worth running on unknown arguments, and a loop worth its budget: a
 # training step happens in it
 TRAINING_WORDS = re.compile(r"\bbackward\(|autograd\.grad\(|\.step\(|zero_grad\(")
+# a call that runs a training loop of the project (`att.train_student(epochs=1)`, `model.fit(x, y)`):
+# what a pytest test of a training library does, its only driver in the repository
+DRIVES_TRAINING = re.compile(r"\.(?:train|fit|learn)\w*\(")
+
+
+def pytest_module(path: str) -> bool:
+    """A file pytest collects tests from (`test_*.py`, `*_test.py`)."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
 
 def trains(sf: SourceFile, node) -> bool:

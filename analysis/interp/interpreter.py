@@ -24,7 +24,7 @@ from ..source.program import Program, SourceFile, installed
 from . import calls, flags, recording, results, statements
 from .budget import TICK, Budgets, Gaps
 from .expressions import EXPRESSIONS, STAR, iter_value
-from .frames import TRAINING_WORDS, Frame, ModuleScope, PathRaises
+from .frames import DRIVES_TRAINING, TRAINING_WORDS, Frame, ModuleScope, PathRaises, pytest_module
 from .objects import (
     FROZEN,
     ClassObj,
@@ -197,6 +197,11 @@ def _callers_first(
                     seen.add(m)
                     callers.append((m, o))
     return callers + units if callers else units
+
+
+def _is_test(fn: FuncObj) -> bool:
+    """A function pytest runs: `test*` at the top level, or a method `test*` of a class `Test*`."""
+    return fn.name.startswith("test") and (fn.cls is None or fn.cls.name.startswith("Test"))
 
 
 def _trains_itself(sf: SourceFile, cls: ClassObj) -> bool:
@@ -540,11 +545,21 @@ class Interpreter:
                 candidates.append(fn)
             else:
                 others.append(fn)
+        # pytest's tests that run a training loop of the project (`att.train_student(epochs=1)`): pytest
+        # calls them, as a script's `__main__` calls its main; the library's own driver (KD_Lib)
+        tests = (
+            [fn for fn in others if _is_test(fn) and _mentions(sf, fn.node, DRIVES_TRAINING)]
+            if pytest_module(sf.abspath)
+            else []
+        )
+        if tests:
+            others = [fn for fn in others if fn not in tests]
+            candidates += tests
         imported = self._imported_trainers(scope, others)
         if not candidates and not imported:
             return
-        drivers = _callers_of(sf, candidates, others, imported)
-        candidates += drivers
+        drivers = _callers_of(sf, candidates, others, imported) + tests
+        candidates += [d for d in drivers if d not in candidates]
         if not candidates:
             return
         # a trainer class's step method (`train_step`) that a loop of the class or of a project base
