@@ -115,22 +115,76 @@ def check(ctx: RuleContext) -> list[Finding]:
             finding = _unscaled_without_update(ctx, e, events)
             if finding is not None:
                 out.append(finding)
-        elif (
-            e.kind == EventKind.AUTOCAST and e.detail.endswith("float16") and "bfloat16" not in e.detail and not scalers
-        ):
-            trains = (
-                any(in_iteration(x, e.loops) and x.kind in BACKWARDS for x in events)
-                if e.loops
-                else any(x.kind in BACKWARDS for x in events)
-            )
-            if trains:
-                msg = (
-                    "float16 autocast in a training step with no GradScaler: float16 gradients below ~6e-8 "
-                    "underflow to exactly 0, so small gradients vanish (and large ones can overflow); scale the "
-                    "loss with `torch.amp.GradScaler`, or use bfloat16"
+        elif e.kind == EventKind.AUTOCAST and e.detail.endswith("float16") and "bfloat16" not in e.detail:
+            if not scalers:
+                trains = (
+                    any(in_iteration(x, e.loops) and x.kind in BACKWARDS for x in events)
+                    if e.loops
+                    else any(x.kind in BACKWARDS for x in events)
                 )
-                out.append(RULE.finding(e.span, msg, confidence=SUSPICIOUS))
+                if trains:
+                    msg = (
+                        "float16 autocast in a training step with no GradScaler: float16 gradients below ~6e-8 "
+                        "underflow to exactly 0, so small gradients vanish (and large ones can overflow); scale the "
+                        "loss with `torch.amp.GradScaler`, or use bfloat16"
+                    )
+                    out.append(RULE.finding(e.span, msg, confidence=SUSPICIOUS))
+            elif e.loops and (plain := _unscaled_backward(ctx, e, events)) is not None:
+                msg = (
+                    "float16 autocast in a training step whose `backward()` does not go through the GradScaler "
+                    "(the scaler serves another step): float16 gradients below ~6e-8 underflow to exactly 0, so "
+                    "small gradients vanish; `scaler.scale(loss).backward()` and `scaler.step(optimizer)` here "
+                    "too, or use bfloat16"
+                )
+                related = (Related(plain.span, "this backward() is not scaled"),)
+                out.append(RULE.finding(e.span, msg, confidence=SUSPICIOUS, related=related))
     return first_by_span(out)
+
+
+def _unscaled_backward(ctx: RuleContext, cast: Event, events: tuple[Event, ...]) -> Event | None:
+    """A tensor's own `backward()` run inside a float16 autocast block with no
+    `scaler.scale(...)` since the backward before it: in a program whose scaler serves another step
+    (rl_games' critic scaled its loss in `train_on_batch`, not in the `calc_gradients` that
+    `train_net`'s autocast ran). A framework's `backward(loss)` may scale on its own: not counted."""
+    tree = ctx.tree(cast.span.path)
+    if tree is None:
+        return None
+    block = next(
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.With, ast.AsyncWith))
+            and any(i.context_expr.lineno == cast.span.line for i in n.items)
+        ),
+        None,
+    )
+    if block is None:
+        return None
+    first, last = block.lineno, block.end_lineno or block.lineno
+
+    def inside(x: Event) -> bool:
+        # run in the `with` block: there, or in a call made there
+        return any(s.path == cast.span.path and first <= s.line <= last for s in (x.span, *x.via))
+
+    window = sorted((x for x in events if in_iteration(x, cast.loops)), key=lambda x: x.seq)
+    since = False  # a scale() since the last backward
+    for x in window:
+        if x.kind == EventKind.SCALER_SCALE:
+            since = True
+        elif x.kind in BACKWARDS:
+            if x.kind == EventKind.BACKWARD and not since and inside(x) and _plain_backward(ctx, x):
+                return x
+            since = False
+    return None
+
+
+def _plain_backward(ctx: RuleContext, e: Event) -> bool:
+    """`loss.backward()` (no positional argument), not `accelerator.backward(loss)`."""
+    try:
+        call = ast.parse(ctx.text(e.span).strip(), mode="eval").body
+    except SyntaxError:
+        return False
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and not call.args
 
 
 def _unscaled_without_update(ctx: RuleContext, unscale: Event, events: tuple[Event, ...]) -> Finding | None:
@@ -176,8 +230,9 @@ RULE = Rule(
     summary="float16 autocast without GradScaler, or a GradScaler used half-way",
     what="""
 Flags float16 `autocast` regions in a training step when no `GradScaler` exists, or only one built
-with `enabled=False`, whose `scale()` gives the loss back unscaled (suspicious: whether gradients
-underflow depends on their size); a plain `optimizer.step()` after
+with `enabled=False`, whose `scale()` gives the loss back unscaled, or when the block runs a
+tensor's own `backward()` that does not go through the scaler another step uses (suspicious:
+whether gradients underflow depends on their size); a plain `optimizer.step()` after
 `scaler.scale(loss).backward()`; and `scaler.step()` in a loop that never calls
 `scaler.update()`. bfloat16 autocast, which needs no scaler, is not flagged.
 """,
