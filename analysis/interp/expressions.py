@@ -312,6 +312,12 @@ def _e_compare(ip: Interp, node, env):
                 return const(same)
         if isinstance(op, (ast.Is, ast.IsNot)):
             t = _is_none(left) if _is_none_node(node.comparators[0]) else None
+            if t is None:
+                # `name is 'relu'` of a string from the code (MAML's layer configuration): CPython
+                # interns such literals, so equal ones are the same object; different ones never are
+                lc, rc = _const_of(left), _const_of(right)
+                if isinstance(lc, (str, bool)) and type(lc) is type(rc):
+                    t = lc == rc
             if t is not None:
                 return const(t if isinstance(op, ast.Is) else not t)
             return V(Kind.NUMBER)
