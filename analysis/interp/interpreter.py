@@ -683,8 +683,10 @@ class Interpreter:
                     if fwd is not None and not fwd.is_static and fwd.scope is scope:
                         units.append((fwd, o))
                     # its own loss methods (LibCity's `calculate_loss(batch)`: the forward, then the
-                    # criterion): what a training step calls on the model, often from another file
-                    for name, m in o.methods.items():
+                    # criterion): what a training step calls on the model, often from another file.
+                    # Not a class that is a module only by an unread library base (a Trainer's
+                    # `compute_loss` is the framework's step, not a model's loss)
+                    for name, m in o.methods.items() if not o.opaque_base else ():
                         if (
                             _LOSS_METHOD.search(name)
                             and isinstance(m, FuncObj)
