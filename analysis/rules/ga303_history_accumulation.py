@@ -63,20 +63,27 @@ def _is_step_call(node: ast.AST) -> TypeGuard[ast.Call]:
 
 
 def _update_calls(root: ast.AST) -> list[ast.Call]:
-    """The `.step()` calls under `root` that may be an optimizer's: not an environment's
-    `obs, reward, done, info = env.step(action)`, whose result is unpacked (an optimizer's step
-    returns the closure's loss or None, never a tuple). Kept on the node: asked for each loop of
+    """The `.step()` calls under `root` that may be an optimizer's: a statement of its own
+    (`optimizer.step()`), or the closure's loss it returns given a name (`loss = opt.step(closure)`);
+    not an environment's `obs, reward, done, info = env.step(action)`, whose result is unpacked, nor
+    a numerical solver's `torch.tensor(self.step(func, u, t, h))`, whose result is computed with (an
+    optimizer's step returns the closure's loss or None). Kept on the node: asked for each loop of
     each accumulation, and a tree is walked twice for it."""
     found = getattr(root, "_ga_update_calls", None)
     if found is None:
-        unpacked = {
+        alone = {
             id(n.value)
             for n in ast.walk(root)
-            if isinstance(n, ast.Assign) and any(isinstance(t, (ast.Tuple, ast.List)) for t in n.targets)
+            if isinstance(n, ast.Expr)
+            or (isinstance(n, (ast.Assign, ast.AnnAssign)) and all(isinstance(t, ast.Name) for t in _targets(n)))
         }
-        found = [n for n in ast.walk(root) if _is_step_call(n) and id(n) not in unpacked]
+        found = [n for n in ast.walk(root) if _is_step_call(n) and id(n) in alone]
         root._ga_update_calls = found  # type: ignore[attr-defined]
     return found
+
+
+def _targets(n: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
+    return n.targets if isinstance(n, ast.Assign) else [n.target]
 
 
 def _loop_at(ctx: RuleContext, span: Span) -> ast.For | ast.While | ast.AsyncFor | None:
