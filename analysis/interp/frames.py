@@ -16,8 +16,9 @@ _serials = itertools.count(1)
 # training step happens in it
 TRAINING_WORDS = re.compile(r"\bbackward\(|autograd\.grad\(|\.step\(|zero_grad\(")
 # a call that runs a training loop of the project (`att.train_student(epochs=1)`, `model.fit(x, y)`):
-# what a pytest test of a training library does, its only driver in the repository
-DRIVES_TRAINING = re.compile(r"\.(?:train|fit|learn)\w*\(")
+# what a pytest test of a training library does, its only driver in the repository. Not
+# `model.train()`, which only sets the training mode (and is in most tests)
+DRIVES_TRAINING = re.compile(r"\.(?:train_\w+|fit\w*|learn\w*)\(|(?<![.\w])train\(")
 
 
 def pytest_module(path: str) -> bool:
