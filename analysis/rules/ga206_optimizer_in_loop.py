@@ -84,7 +84,7 @@ def check(ctx: RuleContext) -> list[Finding]:
             f"`{opt.name}` ({opt.type}) is built anew in every iteration of the training loop: its state (momentum, "
             f"Adam's moment estimates, step count) starts from zero at each step"
         )
-        related = (Related(steps[0].span, "it is stepped in the same iteration"),)
+        related: tuple[Related, ...] = (Related(steps[0].span, "it is stepped in the same iteration"),)
         anchor = _builder_call(ctx, new, steps)
         if anchor is not None:
             msg += " (the helper called here builds it)"

@@ -223,7 +223,8 @@ class _Evaluator:
         args = [ev(a) for a in node.args]
         if name in ("join", "joinpath"):
             parts = ([ev(f.value)] if name == "joinpath" and isinstance(f, ast.Attribute) else []) + args
-            return os.path.join(*parts) if parts and all(p is not None for p in parts) else None  # type: ignore[arg-type]
+            known = [p for p in parts if p is not None]
+            return os.path.join(*known) if known and len(known) == len(parts) else None
         if name in ("resolve", "absolute", "expanduser") and isinstance(f, ast.Attribute) and not node.args:
             return ev(f.value)  # `Path(...).resolve()`
         if len(args) != 1 or args[0] is None:

@@ -387,10 +387,10 @@ def _reaches_unit_bound(ins: list, kwargs: dict) -> bool:
     """`clamp(x, lo, hi)` with constant bounds within [-1, 1], one of them -1 or 1."""
     lo = kwargs.get("min", ins[1] if len(ins) > 1 else None)
     hi = kwargs.get("max", ins[2] if len(ins) > 2 else None)
-    c = [v.const if isinstance(v, V) else None for v in (lo, hi)]
-    if not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in c):
+    low, high = (v.const if isinstance(v, V) else None for v in (lo, hi))
+    if not (_number(low) and _number(high)):
         return False
-    return -1 <= c[0] <= c[1] <= 1 and (c[0] == -1 or c[1] == 1)
+    return -1 <= low <= high <= 1 and (low == -1 or high == 1)
 
 
 def _clamped_infinities(x: V, ins: list, kwargs: dict, op: str, node, out: V) -> V:
