@@ -925,20 +925,7 @@ class Interpreter:
             # `gradient_clipping: Optional[float] = None`, then `if self.gradient_clipping is not None:
             # clip...` in a training method: whoever builds the object may give it (run_symbolic)
             kwargs[name] = join_all([NONE, self.sym_value(name, site)])
-        call = ast.Call(func=ast.Name(id=cls.name, ctx=ast.Load()), args=[], keywords=[])
-        ast.copy_location(call, cls.node)
-        call.end_lineno, call.end_col_offset = cls.node.lineno, cls.node.col_offset
-        # the object's construction is a set-up of its own (a network built deep in __init__), within
-        # the budget of one function run on unknown arguments: charged to the method that needed it,
-        # it left that method too little to reach its training code, the more so the more of the
-        # construction the init budget let run
-        st = self.st
-        saved, start = (st.root_start, st.root_budget), st.steps
-        st.root_start, st.root_budget = start, st.budgets.function
-        try:
-            v = calls.instantiate(self, cls, args, kwargs, call, label="self")
-        finally:
-            st.root_start, st.root_budget = saved[0] + (st.steps - start), saved[1]
+        v = self._construct(cls, args, kwargs, "self")
         cls.sym_instance = v
         self._set_up(cls, v, site)
         cls.sym_assumed = tuple(text for _, text in self.st.trace.assumed[assumed:])
@@ -988,11 +975,19 @@ class Interpreter:
 
     def _annotated_instance(self, cls: ClassObj, site: Site) -> V:
         """A fresh instance (two parameters annotated with one class are two objects), built as the
-        symbolic instance is, within the budget of one function run on unknown arguments."""
+        symbolic instance is."""
         init = cls.lookup("__init__")
         args, kwargs = (
             self.symbolic_args(init, True, self.annotated_maker(init, cls), site) if init is not None else ([], {})
         )
+        return self._construct(cls, args, kwargs, cls.name)
+
+    def _construct(self, cls: ClassObj, args: list, kwargs: dict, label: str) -> V:
+        """`cls(*args, **kwargs)` at the class statement, for an object whose maker the engine did not
+        see. The construction is a set-up of its own (a network built deep in __init__), within the
+        budget of one function run on unknown arguments: charged to the method that needed it, it
+        left that method too little to reach its training code, the more so the more of the
+        construction the init budget let run."""
         call = ast.Call(func=ast.Name(id=cls.name, ctx=ast.Load()), args=[], keywords=[])
         ast.copy_location(call, cls.node)
         call.end_lineno, call.end_col_offset = cls.node.lineno, cls.node.col_offset
@@ -1000,7 +995,7 @@ class Interpreter:
         saved, start = (st.root_start, st.root_budget), st.steps
         st.root_start, st.root_budget = start, st.budgets.function
         try:
-            return calls.instantiate(self, cls, args, kwargs, call, label=cls.name)
+            return calls.instantiate(self, cls, args, kwargs, call, label=label)
         finally:
             st.root_start, st.root_budget = saved[0] + (st.steps - start), saved[1]
 
@@ -1024,13 +1019,7 @@ class Interpreter:
                 return []
             parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             return [c for p in parts for c in self._annotation_classes(scope, p, depth + 1)]
-        if isinstance(node, ast.Name):
-            v = self.lookup_global(scope.globals, node.id)
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Attribute)):
-            owners = self._annotation_value(scope, node.value)
-            v = calls.get_attr(self, owners, node.attr, node, None) if owners is not None else None
-        else:
-            return []
+        v = self._annotation_value(scope, node)
         if v is None:
             return []
         return [
