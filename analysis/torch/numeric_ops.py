@@ -472,13 +472,14 @@ def _one_plus(e) -> bool:
 
 def check_division(ip: Core, num: V, den: V, node) -> set:
     """`num / den`: a manual softmax (GA404), or a denominator that can be 0 (GA402)."""
-    if num.marks & Mark.EXP and den.marks & Mark.EXP and not den.marks & Mark.LOG1PEXP:
-        return promote(ip, num, "exp", "GA404", "exp(x) / exp(x).sum()")
     if den.marks & Mark.LOG1PEXP and _one_plus(getattr(node, "right", None)):
         # `1 / (1 + exp(x))`, `exp(x) / (1 + exp(x))`: a sigmoid written by hand; past ~88 the exp
         # is inf, and the gradient inf / inf is NaN (torch.sigmoid is stable). Not a precision
         # `1 / (exp(log_var) + 1e-7)`: an eps guards a value that is no sigmoid
         return promote(ip, den, "exp", "GA404", "1 / (1 + exp(x)), a hand-written sigmoid")
+    if num.marks & Mark.EXP and den.marks & Mark.EXP:
+        # `exp(s) / (exp(s).sum() + 1e-8)` too: an eps does not keep the sum finite
+        return promote(ip, num, "exp", "GA404", "exp(x) / exp(x).sum()")
     # a tensor, or the number of rows some data picked (`len(torch.nonzero(x))`)
     if den.k & (Kind.TENSOR | Kind.NUMBER) and N.risky(den) and not _masked_count(num, den):
         return {
