@@ -412,8 +412,13 @@ _DICT_BASES = frozenset(
 )
 
 
+def _library_bases(cls: ClassObj) -> set[str]:
+    """The qualified names of the bases a class and its project bases take from libraries."""
+    return {b for c in cls.mro() for b in c.bases if isinstance(b, str)}
+
+
 def _dict_based(cls: ClassObj) -> bool:
-    return any(b in _DICT_BASES for c in cls.mro() for b in c.bases if isinstance(b, str))
+    return bool(_library_bases(cls) & _DICT_BASES)
 
 
 def instantiate(ip: Interp, cls: ClassObj, args, kwargs, node, label=None) -> V:
@@ -818,8 +823,8 @@ def get_item(ip: Interp, recv: V, index: V, node, env) -> V:
     tensorish = False
     objects = ip.sem.objects
     for o in in_order(recv.objs):
-        if isinstance(o, InstanceObj) and o.store is not None and o.cls.lookup("__getitem__") is None:
-            o = o.store
+        if isinstance(o, InstanceObj):
+            o = o.items_for("__getitem__")
         sem = objects.get(type(o))
         if sem is not None and sem.getitem is not None:
             results.append(sem.getitem(ip, o, index, node))
@@ -894,8 +899,8 @@ def _position(o: ListObj, i: int, content: V) -> V:
 def set_item(ip: Interp, recv: V, index: V, value: V, stmt, target, env):
     objects = ip.sem.objects
     for o in in_order(recv.objs):
-        if isinstance(o, InstanceObj) and o.store is not None and o.cls.lookup("__setitem__") is None:
-            o = o.store
+        if isinstance(o, InstanceObj):
+            o = o.items_for("__setitem__")
         sem = objects.get(type(o))
         if sem is not None and sem.setitem is not None:
             sem.setitem(ip, o, index, value, stmt, target, env)
@@ -1147,7 +1152,7 @@ def _dict_init(ip: Interp, inst: InstanceObj, args, kwargs) -> None:
     store = inst.store
     assert store is not None
     given = list(args)
-    if given and any(b == "collections.defaultdict" for c in inst.cls.mro() for b in c.bases if isinstance(b, str)):
+    if given and "collections.defaultdict" in _library_bases(inst.cls):
         factory = given.pop(0)
         if isinstance(factory, V) and factory.k != Kind.NONE:
             store.default = factory

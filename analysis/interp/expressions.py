@@ -826,8 +826,8 @@ def iter_value(ip: Interp, v: V) -> V:
         return join_all(v.items) if v.items else UNKNOWN
     out = None
     for o in in_order(v.objs):
-        if isinstance(o, InstanceObj) and o.store is not None and o.cls.lookup("__iter__") is None:
-            o = o.store
+        if isinstance(o, InstanceObj):
+            o = o.items_for("__iter__")
         if isinstance(o, ListObj):
             out = join(out, o.content if o.content is not None else UNKNOWN)
         elif isinstance(o, DictObj):

@@ -616,6 +616,13 @@ class InstanceObj(Obj):
         # items (`self[k]`, `.items()`), not its attributes
         self.store: DictObj | None = None
 
+    def items_for(self, dunder: str):
+        """What `self[k]` / iteration / a dict method acts on: the items of a dict-based instance
+        whose class does not define `dunder` itself, else the instance."""
+        if self.store is not None and self.cls.lookup(dunder) is None:
+            return self.store
+        return self
+
     def __repr__(self):
         return f"Instance({self.cls.name})"
 

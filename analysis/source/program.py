@@ -463,7 +463,7 @@ class Program:
         namespace = d == here and os.path.dirname(here) != here
         d = here
         for _ in range(8):
-            if any(os.path.exists(os.path.join(d, m)) for m in PROJECT_MARKERS):
+            if _marked(d):
                 roots.append(d)
                 if os.path.isdir(os.path.join(d, "src")):
                     roots.append(os.path.join(d, "src"))  # src layout: src/<package>
@@ -478,7 +478,7 @@ class Program:
             # `lib.models` by the scripts of the folder above: that folder is on sys.path. Last, so
             # that nothing the file's own roots find is shadowed
             roots.append(os.path.dirname(top))
-        if namespace and not any(os.path.exists(os.path.join(here, m)) for m in PROJECT_MARKERS):
+        if namespace and not _marked(here):
             # a folder without __init__.py is imported as a namespace package by a script of the
             # folder above (`trainer.py` runs `from utils.train import train`, and `utils/train.py`
             # imports `from model.net import Net`): that script's folder is on sys.path. Last, so
@@ -634,7 +634,7 @@ def _list_names(root: str) -> tuple[tuple[tuple[str, int], ...], frozenset | Non
         beside = []
     for n in beside:
         names.add(n.split(".", 1)[0])
-    if not any(os.path.exists(os.path.join(root, m)) for m in PROJECT_MARKERS):
+    if not _marked(root):
         root = parent
     for here, dirs, files in os.walk(root):
         folders.append((here, _mtime(here)))
