@@ -346,6 +346,64 @@ def _method_drivers(candidates: list[FuncObj]) -> list[tuple[FuncObj, ClassObj]]
 
 
 LEVELS = 3  # methods calling methods through self, followed up from a training method
+_MAX_INHERITED = 4  # classes of one file whose inherited loops run (each is a root of its own)
+
+
+def _inherited_loops(scope: ModuleScope) -> list[tuple[FuncObj, ClassObj]]:
+    """For each class of the file that overrides a method called, through `self`, by a training
+    method it inherits from a project base class in another class statement: the outermost of the
+    inherited methods that reach the override, to run on an instance of the class. Only methods
+    the class does not override itself (its own training methods are roots already)."""
+    out: list[tuple[FuncObj, ClassObj]] = []
+    seen = set()
+    for v in list(scope.globals.values()):
+        for cls in v.objs:
+            if not isinstance(cls, ClassObj) or cls.scope is not scope or cls.oid in seen:
+                continue
+            seen.add(cls.oid)
+            own = {n for n, m in cls.methods.items() if isinstance(m, FuncObj) and n != "__init__"}
+            if not own:
+                continue
+            inherited: dict[str, FuncObj] = {}
+            for c in cls.mro()[1:]:
+                if c.scope is None:
+                    continue  # a library base: its loop is the library's (a Trainer's), not read here
+                for name, m in c.methods.items():
+                    if name not in own and isinstance(m, FuncObj) and not m.is_static:
+                        inherited.setdefault(name, m)
+            if not inherited:
+                continue
+            # the inherited methods that reach an override through self, within LEVELS calls
+            reach = set(own)
+            for _ in range(LEVELS):
+                more = {
+                    n
+                    for n, m in inherited.items()
+                    if n not in reach
+                    and isinstance(m.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and _called(m.scope.sf, m.node, _SELF_CALLED) & reach
+                }
+                if not more:
+                    break
+                reach |= more
+            loops = [
+                m
+                for n, m in inherited.items()
+                if n in reach
+                and _mentions(m.scope.sf, m.node, TRAINING_WORDS)
+                and _mentions(m.scope.sf, m.node, _LOOPS)
+            ]
+            if not loops:
+                continue
+            # the outermost: not called through self by another inherited method that reaches an override
+            callees = set().union(
+                *(_called(m.scope.sf, m.node, _SELF_CALLED) for n, m in inherited.items() if n in reach)
+            )
+            outer = [m for m in loops if m.name not in callees] or loops[:1]
+            out += [(m, cls) for m in outer]
+            if len({c.oid for _, c in out}) >= _MAX_INHERITED:
+                return out
+    return out
 
 
 _CALLED_DOTTED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*\(")
@@ -556,6 +614,12 @@ class Interpreter:
             others = [fn for fn in others if fn not in tests]
             candidates += tests
         imported = self._imported_trainers(scope, others)
+        # a base class's training loop that calls hooks a class of this file fills in (KD_Lib's
+        # `BaseClass.train_student()` calling `self.calculate_kd_loss(...)`, which the base leaves
+        # to `raise NotImplementedError`): the loop runs on an instance of the class, as its users
+        # run it, so that the class's hooks meet a training step
+        for fn, cls in _inherited_loops(scope):
+            self._run_root(fn, self.st.budgets.function, cls, optional=True)
         if not candidates and not imported:
             return
         drivers = _callers_of(sf, candidates, others, imported) + tests
