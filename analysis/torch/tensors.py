@@ -331,6 +331,10 @@ def tensor_method(ip: Core, recv: V, name, args, kwargs, node, env) -> V:
     if name in T.NONDIFF_OPS:
         out = _counted(name, recv, R.nondiff(ip, flow_of(recv, *argv), node, f".{name}()"))
         return out.replace(marks=out.marks | Mark.NAN_TEST) if name in T.NAN_TESTS else out
+    if name in T.REWRAP and (argv or "data" in kwargs):
+        # `out.new_tensor(out)`: a copy of the data, as torch.tensor(out) makes (the receiver gives
+        # only its dtype and device)
+        return factory(ip, name, argv, kwargs, node, detail=f".{name}()")
     if name in T.NEW_TENSOR_METHODS:
         positive = Fact.POSITIVE if _positive_factory(name, argv, kwargs) else 0  # `m.new_full((n, 1), 1)`
         return V(Kind.TENSOR, frozenset((TensorObj(Site(ip.st.sf, node)),)), site=node, facts=positive)
@@ -677,7 +681,7 @@ def _literal(v: V) -> bool:
     return v.items is not None and all(isinstance(i, V) and _literal(i) for i in v.items)
 
 
-def factory(ip: Core, short, argv, kwargs, node) -> V:
+def factory(ip: Core, short, argv, kwargs, node, detail: str | None = None) -> V:
     site = Site(ip.st.sf, node)
     rg = kwargs.get("requires_grad")
     wants_grad = rg is not None and rg.const is True
@@ -687,7 +691,12 @@ def factory(ip: Core, short, argv, kwargs, node) -> V:
         f = flow_of(data)
         if f.carries:
             v = R.make_cut(
-                ip, Cut.REWRAP, f.value(), node, f"torch.{short}()", receiver=node.args[0] if node.args else None
+                ip,
+                Cut.REWRAP,
+                f.value(),
+                node,
+                detail or f"torch.{short}()",
+                receiver=node.args[0] if node.args else None,
             )
             if data.k & (Kind.LIST | Kind.TUPLE) or data.items is not None:
                 for c in v.cuts - f.cuts:
@@ -938,14 +947,25 @@ def _dead_terms(ip: Core, left: V, right: V, accumulated: bool = False) -> None:
 
 def _tag_cuts(v: V, other: V, role: str) -> list:
     """Mark the cuts that only `v` brings where it meets `other`, which carries gradient of its own;
-    the ones marked now."""
+    the ones marked now. A leaf made from what a cut left (`torch.tensor(out, requires_grad=True)`,
+    `out.detach().requires_grad_()`) carries no parameter's gradient: the term is as dead."""
     tagged = []
-    if v.cuts and other.carries and not v.carries:
+    if v.cuts and _carries_params(other) and not _carries_params(v):
         for c in v.cuts - other.cuts:
             if not c.role:
                 c.role = role
                 tagged.append(c)
     return tagged
+
+
+def _carries_params(v: V) -> bool:
+    """May carry gradient from something other than a frozen parameter (a frozen teacher's output)
+    or a leaf made from a cut value (whose gradient stops at that leaf: it trains nothing upstream)."""
+    if v.weak or v.top:
+        return True
+    return any(
+        u.frozen != FROZEN and not (isinstance(u, Unit) and u.kind == Unit.FRESH and u.computed) for u in v.org
+    )
 
 
 def _shape(v: V):
