@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from collections.abc import Callable
 
 from ..ops import torch_api as T
@@ -715,7 +716,8 @@ def get_attr(ip: Interp, recv: V, attr: str, node, env) -> V:
             return UNKNOWN
         if attr in ("shape", "ndim"):
             return V(Kind.NUMBER | Kind.UNKNOWN, site=node, unk=False)  # an unseen tensor's sizes
-        # unknown object: keep what it carried (outputs.loss, outputs.logits)
+        # unknown object: keep what it carried (outputs.loss, outputs.logits); a network's output
+        # object's logits are its last layer's output, as the network's output is
         return V(
             Kind.UNKNOWN | (recv.k & Kind.TENSOR),
             EMPTY,
@@ -726,8 +728,12 @@ def get_attr(ip: Interp, recv: V, attr: str, node, env) -> V:
             recv.saves,
             site=node,
             risks=recv.risks,
+            marks=recv.marks & Mark.LOGITS if _LOGITS_FIELD.search(attr) else 0,
         )
     return join_all(results)
+
+
+_LOGITS_FIELD = re.compile(r"(?:^|_)logits$")
 
 
 def class_attr(ip: Interp, cls: ClassObj, attr, self_v, node) -> V:

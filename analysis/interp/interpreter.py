@@ -1024,6 +1024,8 @@ class Interpreter:
         for c in self._annotation_classes(fn.scope, ann, 0):
             if c not in classes:
                 classes.append(c)
+        if not classes and self._names_torch_module(fn.scope, ann):
+            return self.sem.annotated_module(self, name, ann)
         if not classes or len(classes) > _MAX_ANNOTATED or any(c in self._annotating for c in classes):
             return None
         self._annotating.extend(classes)
@@ -1091,6 +1093,18 @@ class Interpreter:
             for o in in_order(v.objs)
             if isinstance(o, ClassObj) and o.scope is not None and not installed(o.scope.sf.abspath) and o.is_module
         ]
+
+    def _names_torch_module(self, scope: ModuleScope, node: ast.expr) -> bool:
+        """The annotation is torch's `nn.Module` (`torch.nn.Module`, `Module` of `from torch.nn import
+        Module`), alone or `Optional[...]`: whatever module the caller gives."""
+        if isinstance(node, ast.Subscript) and getattr(node.value, "id", getattr(node.value, "attr", "")) == "Optional":
+            node = node.slice
+        if not isinstance(node, (ast.Name, ast.Attribute)) or (isinstance(node, ast.Name) and node.id != "Module"):
+            return False
+        if isinstance(node, ast.Attribute) and node.attr != "Module":
+            return False
+        v = self._annotation_value(scope, node)
+        return v is not None and not v.objs and v.const in ("torch.nn.Module", "torch.nn.modules.module.Module")
 
     def _annotation_value(self, scope: ModuleScope, node: ast.expr) -> V | None:
         if isinstance(node, ast.Name):

@@ -122,6 +122,9 @@ class Semantics:
     # (ip, args, kwargs, node) -> V | None: what a call of a callable the engine cannot follow
     # (`getattr(models, args.arch)(...)`) makes, when the code shows it is a model
     unknown_model: Handler = _nothing
+    # (ip, name, node) -> V | None: a parameter annotated `nn.Module` (`model: torch.nn.Module`) of a
+    # function run on unknown arguments: a module whose parameters the engine does not see
+    annotated_module: Handler = _nothing
     # (ip, recv, name, args, kwargs, node) -> V | None: a method that gives back what it is given
     # (`accelerator.prepare(model, optimizer)`), asked of objects handed in (SymObj) as well
     wrapping: Handler = _nothing

@@ -36,6 +36,7 @@ def build() -> Semantics:
     sem.class_base = library.library_base
     sem.unseen_module = library.unseen_library_module
     sem.unknown_model = library.unknown_callee_model
+    sem.annotated_module = library.annotated_module
     sem.wrapping = frameworks.wrapping_method
     sem.on_instance.append(frameworks.framework_init)
     sem.instance_method.append(frameworks.framework_instance_method)

@@ -22,7 +22,7 @@ from ..interp.core import Core
 from ..interp.objects import FROZEN, MAYBE, ModuleObj, OptimObj, Site, TensorObj, Unit, module_value
 from ..interp.semantics import ModuleExtension
 from ..interp.trace import SaveRec
-from ..interp.values import EMPTY, NONE, Flow, Kind, Star, V, join_all, surely_requires_grad
+from ..interp.values import EMPTY, NONE, Flow, Kind, Mark, Star, V, join_all, surely_requires_grad
 from ..torch import leaves, modules, optimizers
 from . import adapters
 from .schedulers import table_factory
@@ -270,7 +270,22 @@ def library_forward(ip: Core, m: ModuleObj, args, kwargs, node) -> V:
                 ),
             )
         )
-    out = V(Kind.UNKNOWN, EMPTY, f.org | org, (f.weak | weak) - org, f.top, f.cuts, saves, site=node, unk=unk or f.unk)
+    # a network's output as it leaves its last layer (a classifier's logits, a backbone's features):
+    # unbounded, so a softmax or logsumexp written by hand over it overflows (GA404, suspicious: the
+    # engine does not see that last layer)
+    marks = Mark.LOGITS if org else 0
+    out = V(
+        Kind.UNKNOWN,
+        EMPTY,
+        f.org | org,
+        (f.weak | weak) - org,
+        f.top,
+        f.cuts,
+        saves,
+        site=node,
+        unk=unk or f.unk,
+        marks=marks,
+    )
     if ip.st.nograd is not None and out.carries:
         out = R.cut_nograd(ip, out, ip.st.nograd)
     return out
@@ -420,6 +435,16 @@ def unknown_callee_model(ip: Core, args, kwargs, node) -> V | None:
         note="made by a call the engine cannot follow; its parameters are given to a torch optimizer",
     )
     return materialize(ip, lm, args, kwargs, node)
+
+
+def annotated_module(ip: Core, name: str, node) -> V | None:
+    """`def train_one_epoch(model: torch.nn.Module, ...)` run on unknown arguments: its caller, not
+    seen, gives it a module, of parameters the engine does not see (as a model a call the engine
+    cannot follow makes), instead of an unknown value whose calls give nothing known."""
+    if ip.library is not None:
+        return None
+    lm = LibModel("<model>", name, "evidence", note="a parameter annotated as an nn.Module")
+    return materialize(ip, lm, [], {}, node)
 
 
 def _library_name(ip: Core, func) -> str | None:
