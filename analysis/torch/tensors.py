@@ -963,9 +963,7 @@ def _carries_params(v: V) -> bool:
     or a leaf made from a cut value (whose gradient stops at that leaf: it trains nothing upstream)."""
     if v.weak or v.top:
         return True
-    return any(
-        u.frozen != FROZEN and not (isinstance(u, Unit) and u.kind == Unit.FRESH and u.computed) for u in v.org
-    )
+    return any(u.frozen != FROZEN and not (isinstance(u, Unit) and u.kind == Unit.FRESH and u.computed) for u in v.org)
 
 
 def _shape(v: V):
