@@ -208,7 +208,11 @@ def builtin_call(ip: Interp, name, args, kwargs, node, env) -> V:
         counted = name == "sum" and len(vals) == 1 and vals[0] is not a0 and vals[0].marks & Mark.ZERO
         kept = (Mark.ZERO, vals[0].facts & Fact.NONNEG) if counted else (0, 0)
         if any(v.k & Kind.TENSOR for v in vals):
-            out = R.tensor_result(ip, flow_of(*vals), node, op="abs" if name == "abs" else None, inputs=tuple(vals))
+            # `abs(t)` is `t.abs()`: elementwise, of t's shape
+            shape = vals[0].shape if name == "abs" and len(vals) == 1 else None
+            out = R.tensor_result(
+                ip, flow_of(*vals), node, op="abs" if name == "abs" else None, inputs=tuple(vals), shape=shape
+            )
             return out.replace(marks=out.marks | kept[0], facts=out.facts | kept[1]) if counted else out
         f = flow_of(*vals)
         if counted:

@@ -799,7 +799,7 @@ def functional(ip: Core, short, args, kwargs, node, env) -> V:
 
 def negate(ip: Core, v: V, node) -> V:
     """`-x` on a tensor."""
-    return numeric_ops.numeric(ip, "neg", (v,), node, ip.tensor_result(flow_of(v), node, op="neg"))
+    return numeric_ops.numeric(ip, "neg", (v,), node, ip.tensor_result(flow_of(v), node, op="neg", shape=v.shape))
 
 
 def getitem(ip: Core, recv: V, key, node, index: V | None = None) -> V:
