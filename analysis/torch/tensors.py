@@ -936,7 +936,7 @@ def _dead_terms(ip: Core, left: V, right: V, accumulated: bool = False) -> None:
     tensor's shift: `code + (q - code).detach()` is a straight-through estimator, `x - x.mean().item()`
     centres.) `accumulated`: `total += term`, the way losses are summed (`loss_g += lambda_mel *
     loss_mel`), where the total's shape may not be known (a project loss module's sum)."""
-    ls, rs = _shape(left), _shape(right)
+    ls, rs = _single(_shape(left)), _single(_shape(right))
     if rs == () and (ls == () or (accumulated and ls is None)):
         dead = _tag_cuts(right, left, "dead") + (_tag_cuts(left, right, "dead") if ls == () else [])
     else:
@@ -964,6 +964,14 @@ def _carries_params(v: V) -> bool:
     if v.weak or v.top:
         return True
     return any(u.frozen != FROZEN and not (isinstance(u, Unit) and u.kind == Unit.FRESH and u.computed) for u in v.org)
+
+
+def _single(shape):
+    """A shape of one element (`(1,)`: MPL's moving baseline made with `torch.empty(1)`) as a scalar's:
+    a loss term of that shape is one number, and backward() takes it."""
+    if shape and all(d == 1 for d in shape):
+        return ()
+    return shape
 
 
 def _shape(v: V):
