@@ -18,7 +18,7 @@ from . import calls, flags, recording, settings
 from .builtins import import_module
 from .containers import clear_list, columns
 from .core import Interp
-from .expressions import BUILTINS, STAR, known_sequence, narrowed, truth
+from .expressions import BUILTINS, STAR, eval_args, known_sequence, narrowed, truth
 from .frames import Frame, Split, trains
 from .loop_facts import attr_key, carried, counter_like, kept, rebound, reset_at
 from .objects import (
@@ -71,8 +71,42 @@ def _assign_env(env: dict, new: dict):
 
 
 def _s_expr(ip: Interp, stmt, env):
-    ip.eval(stmt.value, env)
+    node = stmt.value
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in _ACCUMULATING_METHODS
+        and len(node.args) == 1
+        and not isinstance(node.args[0], ast.Starred)
+        and recording.loop_entries(ip)
+    ):
+        _inplace_added(ip, stmt, node, env)
+        return env
+    ip.eval(node, env)
     return env
+
+
+_ACCUMULATING_METHODS = ("add_", "sub_")
+
+
+def _inplace_added(ip: Interp, stmt, node: ast.Call, env) -> None:
+    """`running_loss.add_(loss)`, `self.total.add_(loss * n)`: a tensor that outlives the iteration
+    summed in place, as `+=` sums it (GA303). Evaluated as the call is (arguments, then receiver)."""
+    func = node.func
+    assert isinstance(func, ast.Attribute)
+    args, kwargs = eval_args(ip, node, env)
+    recv = ip.eval(func.value, env)
+    value = args[0] if args else None
+    target = func.value
+    if isinstance(value, V) and recv.k & Kind.TENSOR and not recv.k & (Kind.NUMBER | Kind.LIST) and _holds_graph(value):
+        if isinstance(target, ast.Name) and _accumulates(ip, target.id):
+            args[0] = _kept_in_local(ip, stmt, target.id, value, True)
+        elif isinstance(target, ast.Attribute):
+            owner = ip.eval(target.value, env)
+            old_objs = [o for o in owner.objs if recording.outlives_iteration(ip, o)]
+            if old_objs:
+                args[0] = _kept_in_attribute(ip, stmt, target, old_objs, value)
+    ip.call_method(recv, func.attr, args, kwargs, node, env)
 
 
 def _s_assign(ip: Interp, stmt, env):
@@ -308,6 +342,18 @@ def _s_augassign(ip: Interp, stmt, env):
         assign(ip, target, written, env, stmt)
         return env
     if old.k & Kind.TENSOR and not (old.k & (Kind.NUMBER | Kind.LIST)) and not seq:
+        if (
+            isinstance(stmt.op, (ast.Add, ast.Sub))
+            and isinstance(target, ast.Attribute)
+            and recording.loop_entries(ip)
+            and _holds_graph(rhs)
+        ):
+            # `self.running_loss += loss` onto a tensor (`torch.Tensor([0.0])` each epoch) of an object
+            # older than the iteration: summed in place, what is added stays alive with it
+            owner = ip.eval(target.value, env)
+            old_objs = [o for o in owner.objs if recording.outlives_iteration(ip, o)]
+            if old_objs:
+                rhs = _kept_in_attribute(ip, stmt, target, old_objs, rhs)
         hazards = None
         if isinstance(stmt.op, (ast.Div, ast.Pow)):
             # `p /= p.sum()` computes what `p / p.sum()` does: the same numerical hazards (GA402,

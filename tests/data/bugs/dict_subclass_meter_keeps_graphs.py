@@ -21,7 +21,7 @@ class AverageMeter:
     def update(self, value=None):
         self._deque.append(value)  # <- GA303
         self._count += 1
-        self._total += value
+        self._total += value  # <- GA303
 
     @property
     def global_avg(self):
