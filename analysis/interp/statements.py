@@ -28,6 +28,7 @@ from .objects import (
     CtxObj,
     DictObj,
     FuncObj,
+    InstanceObj,
     LazyImport,
     ListObj,
     ModuleObj,
@@ -36,6 +37,7 @@ from .objects import (
     ScalerObj,
     SchedObj,
     Site,
+    SymObj,
     Unit,
     module_value,
     next_oid,
@@ -68,6 +70,18 @@ def _join_envs(a: dict | None, b: dict | None) -> dict | None:
 def _assign_env(env: dict, new: dict):
     env.clear()
     env.update(new)
+
+
+def _parks_an_object(recv: V, value: V, target: ast.Attribute) -> bool:
+    """`name.attr = obj` where `name` holds an unknown value of no object (a call's result the engine
+    did not follow) and `obj` is one the engine made (a module, an optimizer, an instance)."""
+    return (
+        isinstance(target.value, ast.Name)
+        and not recv.objs
+        and bool(recv.k & Kind.UNKNOWN)
+        and not recv.k & (Kind.NUMBER | Kind.STR | Kind.TENSOR | Kind.NONE)
+        and any(isinstance(o, (ModuleObj, InstanceObj, OptimObj)) for o in value.objs)
+    )
 
 
 def _s_expr(ip: Interp, stmt, env):
@@ -1710,6 +1724,14 @@ def assign(ip: Interp, target, value: V, env: dict, stmt):
         bind_name(ip, target.id, value, env, stmt)
     elif isinstance(target, ast.Attribute):
         recv = ip.eval(target.value, env)
+        if _parks_an_object(recv, value, target) and env is not None:
+            # `args = parser.parse_args(); args.discriminator = Discriminator(args)`: an object parked on
+            # what a call the engine does not follow returned (a namespace, a config) is read back
+            # from it (`args.discriminator.adv_loss(...)`): the name now holds a symbol keeping it
+            assert isinstance(target.value, ast.Name)
+            sym = SymObj(target.value.id, Site(ip.st.sf, stmt), ip.seq())
+            recv = recv.replace(objs=frozenset((sym,)))
+            bind_name(ip, target.value.id, recv, env, stmt, rebind_check=False)
         ip.set_attr(recv, target.attr, value, stmt, target, env)
     elif isinstance(target, ast.Subscript):
         recv = ip.eval(target.value, env)
