@@ -597,6 +597,8 @@ def _clone(ip: Core, m: ModuleObj, node, memo) -> ModuleObj:
     memo[m.oid] = c
     c.spec, c.inplace, c.opaque, c.copy_of = m.spec, m.inplace, m.opaque, m
     c.unordered, c.summary, c.dims = m.unordered, m.summary, m.dims
+    # a copy of a library model is that library model (its forward runs on the copy's own parameters)
+    c.lib, c.dense_rows = m.lib, m.dense_rows
     c.arms = set(m.arms) if m.arms is not None else None
     if m.opaque_unit is not None:
         c.opaque_unit = Unit(Unit.OPAQUE, "<params>", site, c.seq, count=None)
