@@ -18,7 +18,7 @@ from ..source.program import installed
 from . import containers, ducks, recording, repeats, settings
 from . import results as R
 from .core import Interp
-from .frames import Frame
+from .frames import TRAINING_WORDS, Frame
 from .loop_facts import attr_key, rebound, varies
 from .objects import (
     STORAGE,
@@ -544,6 +544,7 @@ def opaque_call(
     f = Flow()
     evidence = False
     scaled = False
+    handed: list[FuncObj] = []
     for v in list(args) + [v for k, v in kwargs.items() if k != "**"] + ([extra] if extra else []):
         if isinstance(v, Star):
             v = v.value
@@ -556,6 +557,8 @@ def opaque_call(
                 o.escaped = True
             elif isinstance(o, (FuncObj, BoundMethod)):
                 _escape_reads(ip, o)
+                if record is not None and isinstance(o, FuncObj):
+                    handed.append(o)
             elif isinstance(o, ModuleObj):
                 f.weak = f.weak | o.unit_set()  # kept on the module: a joined receiver asks each of many
                 evidence = True
@@ -564,6 +567,8 @@ def opaque_call(
             elif isinstance(o, PIter):
                 f.weak = f.weak | o.units
                 evidence = True
+    for fn in handed:
+        _run_handed(ip, fn, node)
     weak = f.weak | f.org
     evidence = evidence or f.tensor or f.carries
     k = Kind.UNKNOWN | (Kind.TENSOR if f.tensor else 0)
@@ -590,6 +595,24 @@ def opaque_call(
     if ip.st.nograd is not None and out.carries:
         out = R.cut_nograd(ip, out, ip.st.nograd)
     return out
+
+
+def _run_handed(ip: Interp, fn: FuncObj, node) -> None:
+    """A closure with training code handed to unseen code that calls it (MultiBench's
+    `memory_usage(proc=trainprocess)`, a profiler, a retry or timing wrapper) and called nowhere by
+    its name: run it here, once, on unknown arguments, with the names it reads as they are now."""
+    if fn.interpreted or not fn.closure or isinstance(fn.node, ast.Lambda) or fn.scope is None:
+        return
+    sf = fn.scope.sf
+    text = "\n".join(sf.lines[fn.node.lineno - 1 : fn.node.end_lineno])
+    if not TRAINING_WORDS.search(text):
+        return
+    name = re.escape(fn.name)
+    calls = len(re.findall(rf"(?<![\w.]){name}\s*\(", sf.source))
+    if calls > len(re.findall(rf"\bdef\s+{name}\s*\(", sf.source)):
+        return  # called by its name too: that call runs it
+    args, kwargs = ip.symbolic_args(fn, False, ip.sym_value, Site(sf, fn.node))
+    call_function(ip, fn, args, kwargs, node)
 
 
 def _escape_reads(ip: Interp, o) -> None:

@@ -10,6 +10,7 @@ evaluate, run a block, assign, iterate, call, make a tensor result, record an ev
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from .objects import ClassObj, FuncObj, Site, SymObj, Unit
@@ -54,6 +55,9 @@ class Core(Protocol):
     def sym_value(self, name: str, site: Site) -> V: ...
     def sym_unit(self, o: SymObj) -> Unit: ...
     def symbolic_instance(self, cls: ClassObj, site: Site) -> V: ...
+    def symbolic_args(
+        self, fn: FuncObj, drop_first: bool, make: Callable[[str, Site], V], site: Site
+    ) -> tuple[list, dict]: ...
 
     # make a tensor result, record an event
     def tensor_result(
