@@ -107,7 +107,10 @@ def flag(ip: Interp, test) -> tuple[str, bool] | None:
         t = (c[0], c[2])
     path = t[0]
     fn = ip.st.stack[-1].func
-    if fn is None or isinstance(fn.node, ast.Lambda) or path.split(".", 1)[0] in assigned(fn.node):
+    if fn is None or isinstance(fn.node, ast.Lambda):
+        return None
+    head = path.split(".", 1)[0]
+    if head in assigned(fn.node) and head not in _fixed_once(fn.node):
         return None
     if "." in path and path in _assigned_attrs(fn.node):
         return None
@@ -179,6 +182,32 @@ def restore(frame, saved: tuple | None) -> None:
 def assigned(fn_node) -> frozenset:
     """The names a function's own body binds (not its parameters), cached on the node."""
     return _stores(fn_node)[0]
+
+
+def _fixed_once(fn_node) -> frozenset:
+    """Names the function binds once, by a plain assignment of its body's top level, from names it
+    never assigns (`use_amp = scaler is not None`, `fp16 = args.precision == "16"`): fixed for the
+    rest of the call, as a parameter is (LAVIS' `if use_amp:` tested twice in the loop). Cached."""
+    found = getattr(fn_node, "_ga_fixed", None)
+    if found is None:
+        names, _ = _stores(fn_node)
+        counts: dict[str, int] = {}
+        for n in ast.walk(fn_node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                counts[n.id] = counts.get(n.id, 0) + 1
+        fixed = set()
+        for stmt in fn_node.body:
+            if (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and counts.get(stmt.targets[0].id) == 1
+                and not any(isinstance(r, ast.Name) and r.id in names for r in ast.walk(stmt.value))
+                and not any(isinstance(r, (ast.Call, ast.Lambda, ast.NamedExpr)) for r in ast.walk(stmt.value))
+            ):
+                fixed.add(stmt.targets[0].id)
+        found = fn_node._ga_fixed = frozenset(fixed)
+    return found
 
 
 def _assigned_attrs(fn_node) -> frozenset:

@@ -1,0 +1,40 @@
+# runtime: stale-grads
+# confidence: suspicious
+"""A shared inner training loop (after LAVIS' `_train_inner_loop`) that uses mixed precision when a
+GradScaler is handed in: `use_amp = scaler is not None`, then `if use_amp:` twice. The plain arm
+steps and clears, the AMP arm steps through the scaler and never clears: with a scaler, every
+backward() adds to the gradients the previous steps applied. The two tests see one value of
+`use_amp`, fixed for the call."""
+import sys
+
+import torch
+import torch.nn as nn
+
+
+def train_inner_loop(model, optimizer, loader, scaler=None, accum_grad_iters=1):
+    use_amp = scaler is not None
+    for i, (x, y) in enumerate(loader):
+        with torch.autocast("cpu", enabled=use_amp):
+            loss = nn.functional.cross_entropy(model(x), y)
+        if use_amp:
+            scaler.scale(loss).backward()
+        else:
+            loss.backward()
+        if (i + 1) % accum_grad_iters == 0:
+            if use_amp:
+                scaler.step(optimizer)  # <- GA201
+                scaler.update()
+            else:
+                optimizer.step()
+                optimizer.zero_grad()
+
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    model = nn.Linear(4, 2)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(4)]
+    # the task's loop is picked by name from a configuration, as a runner picks it
+    globals()[sys.argv[1] if len(sys.argv) > 1 else "train_inner_loop"](
+        model, optimizer, loader, scaler=torch.amp.GradScaler("cpu")
+    )
