@@ -89,7 +89,7 @@ def _s_expr(ip: Interp, stmt, env):
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
-        and node.func.attr in _ACCUMULATING_METHODS
+        and node.func.attr in T.ACCUMULATING_METHODS
         and len(node.args) == 1
         and not isinstance(node.args[0], ast.Starred)
         and recording.loop_entries(ip)
@@ -98,9 +98,6 @@ def _s_expr(ip: Interp, stmt, env):
         return env
     ip.eval(node, env)
     return env
-
-
-_ACCUMULATING_METHODS = ("add_", "sub_")
 
 
 def _inplace_added(ip: Interp, stmt, node: ast.Call, env) -> None:

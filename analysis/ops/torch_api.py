@@ -145,6 +145,7 @@ NONDIFF_OPS = _sets.NONDIFF_OPS
 FACTORIES = _sets.FACTORIES | frozenset(H.PY_FACTORIES)
 # Factories that copy their data argument (a tensor given to them loses its graph: GA104).
 REWRAP = frozenset(H.REWRAP)
+ACCUMULATING_METHODS = frozenset(H.ACCUMULATING_METHODS)
 SHARING_FACTORIES = frozenset(H.SHARING_FACTORIES)
 DATA_FACTORIES = frozenset(H.DATA_FACTORIES)
 # Tensor methods that make a fresh tensor (x.new_zeros(...)), factories shaped like a tensor

@@ -5,7 +5,6 @@ run time, as a command line or a framework picks it), typed `model: nn.Module`: 
 the sigmoid over the model's outputs are written by hand (after imitation's preference
 comparisons, `1 / (1 + exp(returns_diff))`). exp of a network's raw output overflows to inf once it
 passes about 88, and inf / inf is NaN. Suspicious: the engine does not see the module's last layer.
-
 Verified with torch 2.13 (CPU): on inputs scaled by 100 the softmax loss is inf and the
 sigmoid's gradient NaN."""
 import sys
