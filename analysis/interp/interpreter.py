@@ -349,6 +349,28 @@ LEVELS = 3  # methods calling methods through self, followed up from a training 
 _MAX_INHERITED = 4  # classes of one file whose inherited loops run (each is a root of its own)
 
 
+def _abstract(fn) -> bool:
+    """A method its class leaves to subclasses: its body (after a docstring) only raises
+    NotImplementedError, or it is an `@abstractmethod` whose body is `...` or `pass`."""
+    if not isinstance(fn, FuncObj) or not isinstance(fn.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    body = list(fn.node.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    if len(body) == 1 and isinstance(body[0], ast.Raise) and body[0].exc is not None:
+        exc = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
+        if isinstance(exc, ast.Name) and exc.id == "NotImplementedError":
+            return True
+    marked = any(
+        (isinstance(d, ast.Name) and d.id == "abstractmethod")
+        or (isinstance(d, ast.Attribute) and d.attr == "abstractmethod")
+        for d in fn.node.decorator_list
+    )
+    return marked and all(
+        isinstance(b, ast.Pass) or (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant)) for b in body
+    )
+
+
 def _inherited_loops(scope: ModuleScope) -> list[tuple[FuncObj, ClassObj]]:
     """For each class of the file that overrides a method called, through `self`, by a training
     method it inherits from a project base class in another class statement: the outermost of the
@@ -1025,6 +1047,10 @@ class Interpreter:
             if c not in classes:
                 classes.append(c)
         if not classes and self._names_torch_module(fn.scope, ann):
+            return self.sem.annotated_module(self, name, ann)
+        if classes and all(_abstract(c.lookup("forward")) for c in classes):
+            # `model: RewardNet`, a project base whose forward its subclasses write: whichever the
+            # caller gives, a module whose parameters the engine does not see (as for `nn.Module`)
             return self.sem.annotated_module(self, name, ann)
         if not classes or len(classes) > _MAX_ANNOTATED or any(c in self._annotating for c in classes):
             return None
