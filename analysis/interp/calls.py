@@ -599,18 +599,15 @@ def opaque_call(
 
 def _run_handed(ip: Interp, fn: FuncObj, node) -> None:
     """A closure with training code handed to unseen code that calls it (MultiBench's
-    `memory_usage(proc=trainprocess)`, a profiler, a retry or timing wrapper) and called nowhere by
-    its name: run it here, once, on unknown arguments, with the names it reads as they are now."""
+    `memory_usage(proc=trainprocess)`, a profiler, a retry or timing wrapper) and not run yet: run it
+    here, once, on unknown arguments, with the names it reads as they are now. (A direct call on
+    another arm, `else: trainprocess()`, runs it again there.)"""
     if fn.interpreted or not fn.closure or isinstance(fn.node, ast.Lambda) or fn.scope is None:
         return
     sf = fn.scope.sf
     text = "\n".join(sf.lines[fn.node.lineno - 1 : fn.node.end_lineno])
     if not TRAINING_WORDS.search(text):
         return
-    name = re.escape(fn.name)
-    calls = len(re.findall(rf"(?<![\w.]){name}\s*\(", sf.source))
-    if calls > len(re.findall(rf"\bdef\s+{name}\s*\(", sf.source)):
-        return  # called by its name too: that call runs it
     args, kwargs = ip.symbolic_args(fn, False, ip.sym_value, Site(sf, fn.node))
     call_function(ip, fn, args, kwargs, node)
 

@@ -38,14 +38,15 @@ def check(ctx: RuleContext) -> list[Finding]:
     reached: set[Param] = set()
     for s in model.steps:
         reached |= s.reached | s.reached_weak | s.co_reached
-    out = []
+    out: list[Finding] = []
     for term in model.losses:
         if term.backpropagated:
             continue
         # a loss of a training iteration: one that also runs a backward()
         steps = [s for s in model.steps if s.iteration == term.iteration]
         if not steps:
-            out.extend(_without_backward(ctx, term, reached))
+            # one finding per step: the losses a helper computes on each of its branches are one loss there
+            out.extend(f for f in _without_backward(ctx, term, reached) if all(f.span != o.span for o in out))
             continue
         step = steps[-1]
         held: set[Param] = set()
@@ -103,8 +104,11 @@ def _without_backward(ctx: RuleContext, term: LossTerm, reached: set[Param]) -> 
         f"{term.label} is computed from {describe(idle)} and {name} steps in the same iteration, but no "
         f"backward() runs there: the step applies no gradient, so {name} never changes them"
     )
-    if term.span.path != step.span.path:
-        # the loss is made in another module (a criterion's forward): the defect is the training
+    loop = loop_of(ctx, step.span)
+    inside = loop is not None and loop.lineno <= term.span.line <= (loop.end_lineno or loop.lineno)
+    if term.span.path != step.span.path or not inside:
+        # the loss is made in another module (a criterion's forward) or by a helper of the loop
+        # (`deal_with_objective(...)`, one criterion call per branch): the defect is the training
         # loop's, where the backward() is missing; the loss is a related place
         related = (Related(term.span, f"{term.label} is computed here"), Related(opt.span, f"{name} holds them"))
         return [RULE.finding(step.span, msg, params=names(idle), related=related)]
