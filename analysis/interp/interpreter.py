@@ -661,15 +661,36 @@ class Interpreter:
         bare.update(m.group(1) for m in _LAUNCHED.finditer(src))
         defs = collections.Counter(m.group(1) for m in _DEFINED.finditer(src))
 
+        # where the file's code that runs calls each name: its top level and the functions run as
+        # roots (a call in a function nothing runs, LAVIS' `train_epoch` forwarding `scaler=scaler`
+        # to `_train_inner_loop`, gives no argument the engine sees)
+        running = [(f.node.lineno, f.node.end_lineno or f.node.lineno) for f in candidates if f.scope.sf is sf]
+        running += [
+            (t.lineno, t.end_lineno or t.lineno)
+            for t in sf.tree.body
+            if not isinstance(t, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        ]
+        call_lines: dict[str, list[int]] = {}
+        line, pos = 1, 0
+        for m in _CALLED.finditer(src):
+            line += src.count("\n", pos, m.start())
+            pos = m.start()
+            if not src[max(0, m.start() - 4) : m.start()].endswith("def "):
+                call_lines.setdefault(m.group(1), []).append(line)
+
         def uncalled(fn: FuncObj) -> bool:
-            # nothing in its file calls it by name (`name(`, `.name(`): its optional arguments are
-            # for callers in other files to give, or not (a base class's driver may be in another)
+            # nothing in its file that runs calls it by name (`name(`, `.name(`): its optional
+            # arguments are for callers in other files to give, or not (a base class's driver may be
+            # in another)
             if fn.scope.sf is not sf:
                 text = fn.scope.sf.source
                 return sum(1 for m in _CALLED.finditer(text) if m.group(1) == fn.name) <= sum(
                     1 for m in _DEFINED.finditer(text) if m.group(1) == fn.name
                 )
-            return calls[fn.name] - defs[fn.name] <= 0
+            own = (fn.node.lineno, fn.node.end_lineno or fn.node.lineno)
+            return not any(
+                a <= n <= b and not own[0] <= n <= own[1] for n in call_lines.get(fn.name, ()) for a, b in running
+            )
 
         for driver, cls in _method_drivers(candidates):
             if not driver.interpreted:
@@ -1374,15 +1395,20 @@ class Interpreter:
 
 def _optional_and_tested(fn_node) -> list[str]:
     """Positional parameters with the default None that the function tests against None or for
-    truth (`if loss is not None:`, `if x:`, `x if x else y`), or reads an attribute of (`args=None`,
-    then `args.amp`: not given, the function raises there)."""
+    truth (`if loss is not None:`, `if x:`, `x if x else y`), reads an attribute of (`args=None`,
+    then `args.amp`: not given, the function raises there), or hands on under its own name to a
+    call that may test it (`train_epoch(..., scaler=None)` calling `_train_inner_loop(...,
+    scaler=scaler)`, which sets `use_amp = scaler is not None`)."""
     optional = set(_none_defaults(fn_node))
     if not optional:
         return []
     read = {
         n.value.id
         for n in ast.walk(fn_node)
-        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in optional
+        if isinstance(n, (ast.Attribute, ast.keyword))
+        and isinstance(n.value, ast.Name)
+        and n.value.id in optional
+        and (isinstance(n, ast.Attribute) or n.arg == n.value.id)
     }
     return sorted(_tested(fn_node, optional, on_self=False) | read)
 

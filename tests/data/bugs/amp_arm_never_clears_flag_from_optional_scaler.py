@@ -4,7 +4,8 @@
 GradScaler is handed in: `use_amp = scaler is not None`, then `if use_amp:` twice. The plain arm
 steps and clears, the AMP arm steps through the scaler and never clears: with a scaler, every
 backward() adds to the gradients the previous steps applied. The two tests see one value of
-`use_amp`, fixed for the call."""
+`use_amp`, fixed for the call; `train_epoch` hands its own optional scaler on, and the runner that
+calls it (picked by name here) may give one."""
 import sys
 
 import torch
@@ -29,12 +30,16 @@ def train_inner_loop(model, optimizer, loader, scaler=None, accum_grad_iters=1):
                 optimizer.zero_grad()
 
 
+def train_epoch(model, optimizer, loader, scaler=None):
+    return train_inner_loop(model, optimizer, loader, scaler=scaler)
+
+
 if __name__ == "__main__":
     torch.manual_seed(0)
     model = nn.Linear(4, 2)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(4)]
     # the task's loop is picked by name from a configuration, as a runner picks it
-    globals()[sys.argv[1] if len(sys.argv) > 1 else "train_inner_loop"](
+    globals()[sys.argv[1] if len(sys.argv) > 1 else "train_epoch"](
         model, optimizer, loader, scaler=torch.amp.GradScaler("cpu")
     )

@@ -25,12 +25,16 @@ def train_inner_loop(model, optimizer, loader, scaler=None, accum_grad_iters=1):
             optimizer.zero_grad()
 
 
+def train_epoch(model, optimizer, loader, scaler=None):
+    return train_inner_loop(model, optimizer, loader, scaler=scaler)
+
+
 if __name__ == "__main__":
     torch.manual_seed(0)
     model = nn.Linear(4, 2)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(4)]
     # the task's loop is picked by name from a configuration, as a runner picks it
-    globals()[sys.argv[1] if len(sys.argv) > 1 else "train_inner_loop"](
+    globals()[sys.argv[1] if len(sys.argv) > 1 else "train_epoch"](
         model, optimizer, loader, scaler=torch.amp.GradScaler("cpu")
     )
