@@ -748,7 +748,7 @@ def get_attr(ip: Interp, recv: V, attr: str, node, env) -> V:
             recv.saves,
             site=node,
             risks=recv.risks,
-            marks=recv.marks & Mark.LOGITS if _LOGITS_FIELD.search(attr) else 0,
+            marks=recv.marks & (Mark.LOGITS | Mark.NET_OUT) if _LOGITS_FIELD.search(attr) else 0,
         )
     return join_all(results)
 

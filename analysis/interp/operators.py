@@ -65,7 +65,7 @@ def binop(ip: Core, op, left: V, right: V, node) -> V:
     out = V(k, EMPTY, f.org, f.weak, f.top, f.cuts, f.saves, f.grads, site=node, unk=f.unk, terms=f.terms)
     if k == Kind.UNKNOWN and isinstance(op, (ast.Add, ast.Sub, ast.Mult)) and (left.marks | right.marks) & Mark.LOGITS:
         # `rews2 - rews1` of two outputs of a network the engine does not see: still unbounded
-        out = out.replace(marks=Mark.LOGITS)
+        out = out.replace(marks=(left.marks | right.marks) & (Mark.LOGITS | Mark.NET_OUT))
     # a loss of unknown kind (a library model's `outputs.loss`) divided by a count is scaled too
     return out.replace(marks=out.marks | Mark.SCALED) if scales(op, left, right) else out
 

@@ -161,6 +161,10 @@ class Mark:
     # changing it in place while grad mode is on and it requires grad (torch raises "... is a view
     # and is being modified inplace. This view is the output of a function that returns multiple views")
     SPLIT_VIEW = 268435456
+    # the output of a network whose last layer the engine does not see (a library model, a module of
+    # unseen parameters): unbounded as logits are (LOGITS), but no path the engine saw give logits,
+    # so it does not stand against probabilities another path gives (a config's dispatch)
+    NET_OUT = 536870912
 
 
 class _NoConst:

@@ -273,7 +273,7 @@ def library_forward(ip: Core, m: ModuleObj, args, kwargs, node) -> V:
     # a network's output as it leaves its last layer (a classifier's logits, a backbone's features):
     # unbounded, so a softmax or logsumexp written by hand over it overflows (GA404, suspicious: the
     # engine does not see that last layer)
-    marks = Mark.LOGITS if org else 0
+    marks = Mark.LOGITS | Mark.NET_OUT if org else 0
     out = V(
         Kind.UNKNOWN,
         EMPTY,

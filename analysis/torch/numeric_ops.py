@@ -623,7 +623,7 @@ def _probabilities_for_sure(x: V) -> str | None:
     logits are as likely."""
     if x.facts & (Fact.ALL_PROB | Fact.ALL_SIGM):
         return CONFIRMED
-    return None if x.marks & Mark.LOGITS else SUSPICIOUS
+    return None if x.marks & Mark.LOGITS and not x.marks & Mark.NET_OUT else SUSPICIOUS
 
 
 def loss_misuse(ip: Core, op, argv, node, arg_node):
