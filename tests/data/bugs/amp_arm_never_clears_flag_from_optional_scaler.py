@@ -6,7 +6,7 @@ steps and clears, the AMP arm steps through the scaler and never clears: with a 
 backward() adds to the gradients the previous steps applied. The two tests see one value of
 `use_amp`, fixed for the call; `train_epoch` hands its own optional scaler on, and the runner that
 calls it (picked by name here) may give one."""
-import sys
+import os
 
 import torch
 import torch.nn as nn
@@ -40,6 +40,6 @@ if __name__ == "__main__":
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(4)]
     # the task's loop is picked by name from a configuration, as a runner picks it
-    globals()[sys.argv[1] if len(sys.argv) > 1 else "train_epoch"](
+    globals()[os.environ.get("PICKED", "train_epoch")](
         model, optimizer, loader, scaler=torch.amp.GradScaler("cpu")
     )

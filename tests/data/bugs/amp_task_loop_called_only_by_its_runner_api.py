@@ -4,7 +4,7 @@
 hands its optional scaler on to the shared inner loop; nothing in this file calls `train_epoch`,
 so the scaler the inner loop gets may be given. With one, the AMP arm steps through the scaler
 and never clears the gradients: every backward() adds to what the previous steps applied."""
-import sys
+import os
 
 import torch
 import torch.nn as nn
@@ -38,5 +38,5 @@ if __name__ == "__main__":
     model = nn.Linear(4, 2)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(4)]
-    task = globals()[sys.argv[1] if len(sys.argv) > 1 else "BaseTask"]()  # the runner picks it by name
+    task = globals()[os.environ.get("PICKED", "BaseTask")]()  # the runner picks it by name
     task.train_epoch(model, loader, optimizer, scaler=torch.amp.GradScaler("cpu"))

@@ -7,7 +7,7 @@ one fragment is preferred is a sigmoid written by hand over the difference of th
 gradient of the sigmoid there is inf / inf = NaN. Suspicious: the engine does not see which
 reward network the caller gives (here one is picked by name at run time)."""
 import abc
-import sys
+import os
 
 import torch
 import torch.nn as nn
@@ -22,7 +22,7 @@ class RewardNet(nn.Module, abc.ABC):
 class LinearReward(RewardNet):
     def __init__(self):
         super().__init__()
-        self.linear = nn.Linear(4, 1)
+        self.linear = nn.Linear(4, 1, bias=False)  # a bias would cancel in the difference of returns
 
     def forward(self, obs):
         return self.linear(obs).squeeze(-1)
@@ -49,6 +49,6 @@ class PreferenceTrainer:
 if __name__ == "__main__":
     torch.manual_seed(0)
     # the reward network and the trainer are picked by name, as a configuration picks them
-    net = globals()[sys.argv[1] if len(sys.argv) > 1 else "LinearReward"]()
+    net = globals()[os.environ.get("PICKED", "LinearReward")]()
     a, b = -100 * torch.rand(16, 4), 100 * torch.rand(16, 4)
     globals()["PreferenceTrainer"](net).train([(a, b, torch.ones(1)), (b, a, torch.zeros(1))])

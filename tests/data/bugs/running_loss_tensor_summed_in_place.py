@@ -1,4 +1,4 @@
-# runtime: graph-kept: learner
+# runtime: graph-kept: learner.running_loss
 """A learner (after TorchFusion) that keeps the epoch's running loss in a tensor attribute made with
 `torch.Tensor([0.0])` and sums each step's loss into it in place, with `.add_()` and `+=`: the tensor
 takes the loss's autograd history, so every step's graph stays alive until the epoch ends."""

@@ -1,7 +1,7 @@
 # runtime: trains
 """The valid look-alike of amp_arm_never_clears_flag_from_optional_scaler: both arms of the second
 `if use_amp:` clear the gradients after their step."""
-import sys
+import os
 
 import torch
 import torch.nn as nn
@@ -35,6 +35,6 @@ if __name__ == "__main__":
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     loader = [(torch.randn(8, 4), torch.randint(0, 2, (8,))) for _ in range(4)]
     # the task's loop is picked by name from a configuration, as a runner picks it
-    globals()[sys.argv[1] if len(sys.argv) > 1 else "train_epoch"](
+    globals()[os.environ.get("PICKED", "train_epoch")](
         model, optimizer, loader, scaler=torch.amp.GradScaler("cpu")
     )

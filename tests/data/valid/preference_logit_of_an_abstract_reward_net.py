@@ -2,7 +2,7 @@
 """The valid look-alike of preference_sigmoid_of_an_abstract_reward_net: the loss takes the logit
 of the preference, `-returns_diff`, through binary_cross_entropy_with_logits (a stable form)."""
 import abc
-import sys
+import os
 
 import torch
 import torch.nn as nn
@@ -17,7 +17,7 @@ class RewardNet(nn.Module, abc.ABC):
 class LinearReward(RewardNet):
     def __init__(self):
         super().__init__()
-        self.linear = nn.Linear(4, 1)
+        self.linear = nn.Linear(4, 1, bias=False)  # a bias would cancel in the difference of returns
 
     def forward(self, obs):
         return self.linear(obs).squeeze(-1)
@@ -44,6 +44,6 @@ class PreferenceTrainer:
 if __name__ == "__main__":
     torch.manual_seed(0)
     # the reward network and the trainer are picked by name, as a configuration picks them
-    net = globals()[sys.argv[1] if len(sys.argv) > 1 else "LinearReward"]()
-    a, b = -100 * torch.rand(16, 4), 100 * torch.rand(16, 4)
+    net = globals()[os.environ.get("PICKED", "LinearReward")]()
+    a, b = -torch.rand(16, 4), torch.rand(16, 4)
     globals()["PreferenceTrainer"](net).train([(a, b, torch.ones(1)), (b, a, torch.zeros(1))])
