@@ -18,7 +18,7 @@ from ..source.program import installed
 from . import containers, ducks, recording, repeats, settings
 from . import results as R
 from .core import Interp
-from .frames import TRAINING_WORDS, Frame
+from .frames import TRAINING_WORDS, Frame, mentions
 from .loop_facts import attr_key, rebound, varies
 from .objects import (
     STORAGE,
@@ -605,8 +605,7 @@ def _run_handed(ip: Interp, fn: FuncObj, node) -> None:
     if fn.interpreted or not fn.closure or isinstance(fn.node, ast.Lambda) or fn.scope is None:
         return
     sf = fn.scope.sf
-    text = "\n".join(sf.lines[fn.node.lineno - 1 : fn.node.end_lineno])
-    if not TRAINING_WORDS.search(text):
+    if not mentions(sf, fn.node, TRAINING_WORDS):
         return
     args, kwargs = ip.symbolic_args(fn, False, ip.sym_value, Site(sf, fn.node))
     call_function(ip, fn, args, kwargs, node)

@@ -12,6 +12,18 @@ from .values import V
 
 _serials = itertools.count(1)
 
+
+def mentions(sf: SourceFile, node, pattern: re.Pattern) -> bool:
+    """`pattern` in the text of `node`; cached on the node, since the editor asks at every edit."""
+    cache = getattr(node, "_gradaudit_mentions", None)
+    if cache is None:
+        cache = node._gradaudit_mentions = {}
+    hit = cache.get(pattern)
+    if hit is None:
+        hit = cache[pattern] = bool(pattern.search("\n".join(sf.lines[node.lineno - 1 : node.end_lineno])))
+    return hit
+
+
 # what makes a function worth running on unknown arguments, and a loop worth its budget: a
 # training step happens in it
 TRAINING_WORDS = re.compile(r"\bbackward\(|autograd\.grad\(|\.step\(|zero_grad\(")

@@ -25,6 +25,7 @@ from . import calls, flags, recording, results, statements
 from .budget import TICK, Budgets, Gaps
 from .expressions import EXPRESSIONS, STAR, iter_value
 from .frames import DRIVES_TRAINING, TRAINING_WORDS, Frame, ModuleScope, PathRaises, pytest_module
+from .frames import mentions as _mentions
 from .objects import (
     FROZEN,
     ClassObj,
@@ -74,17 +75,6 @@ _MAX_ANNOTATED = 4
 
 # or in-place writes, which may change a tensor an op saved (GA110): `x += y`, `x.add_(y)`, `x[m] = 0`
 _INPLACE_OPS = re.compile(r"[-+*/]=(?!=)|\.\w+_\(|\]\s*=[^=]")
-
-
-def _mentions(sf: SourceFile, node, pattern: re.Pattern) -> bool:
-    """`pattern` in the text of `node`; cached on the node, since the editor asks at every edit."""
-    cache = getattr(node, "_gradaudit_mentions", None)
-    if cache is None:
-        cache = node._gradaudit_mentions = {}
-    hit = cache.get(pattern)
-    if hit is None:
-        hit = cache[pattern] = bool(pattern.search("\n".join(sf.lines[node.lineno - 1 : node.end_lineno])))
-    return hit
 
 
 def _called(sf: SourceFile, node, pattern: re.Pattern) -> frozenset[str]:

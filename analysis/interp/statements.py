@@ -113,10 +113,7 @@ def _inplace_added(ip: Interp, stmt, node: ast.Call, env) -> None:
         if isinstance(target, ast.Name) and _accumulates(ip, target.id):
             args[0] = _kept_in_local(ip, stmt, target.id, value, True)
         elif isinstance(target, ast.Attribute):
-            owner = ip.eval(target.value, env)
-            old_objs = [o for o in owner.objs if recording.outlives_iteration(ip, o)]
-            if old_objs:
-                args[0] = _kept_in_attribute(ip, stmt, target, old_objs, value)
+            args[0] = _kept_on_owner(ip, stmt, target, value, env)
     ip.call_method(recv, func.attr, args, kwargs, node, env)
 
 
@@ -301,6 +298,14 @@ def _kept_in_attribute(ip: Interp, stmt, target, old_objs: list, value: V) -> V:
     return recording.note_accumulation(ip, value, stmt, outlives=recording.outlived(ip, old_objs), reset=reset)
 
 
+def _kept_on_owner(ip: Interp, stmt, target: ast.Attribute, value: V, env) -> V:
+    """`value` added into `target` (`self.running_loss`): noted when the attribute's owner is older
+    than the iteration (_kept_in_attribute); the value as it is otherwise."""
+    owner = ip.eval(target.value, env)
+    old_objs = [o for o in owner.objs if recording.outlives_iteration(ip, o)]
+    return _kept_in_attribute(ip, stmt, target, old_objs, value) if old_objs else value
+
+
 def _older_containers(ip: Interp, recv: V) -> list:
     """The lists and dicts among `recv`'s objects that are older than the iteration."""
     return [o for o in recv.objs if isinstance(o, (ListObj, DictObj)) and recording.outlives_iteration(ip, o)]
@@ -324,11 +329,9 @@ def _running_state(ip: Interp, stmt, target, value: V, env) -> V:
     object or a container older than the iteration): as `+=` into them, what is added stays."""
     if not _holds_graph(value) or not recording.loop_entries(ip) or not _reads_itself(stmt, target):
         return value
-    recv = ip.eval(target.value, env)
     if isinstance(target, ast.Attribute):
-        old_objs = [o for o in recv.objs if recording.outlives_iteration(ip, o)]
-        return _kept_in_attribute(ip, stmt, target, old_objs, value) if old_objs else value
-    held = _older_containers(ip, recv)
+        return _kept_on_owner(ip, stmt, target, value, env)
+    held = _older_containers(ip, ip.eval(target.value, env))
     return recording.note_accumulation(ip, value, stmt, True, outlives=recording.outlived(ip, held)) if held else value
 
 
@@ -361,10 +364,7 @@ def _s_augassign(ip: Interp, stmt, env):
         ):
             # `self.running_loss += loss` onto a tensor (`torch.Tensor([0.0])` each epoch) of an object
             # older than the iteration: summed in place, what is added stays alive with it
-            owner = ip.eval(target.value, env)
-            old_objs = [o for o in owner.objs if recording.outlives_iteration(ip, o)]
-            if old_objs:
-                rhs = _kept_in_attribute(ip, stmt, target, old_objs, rhs)
+            rhs = _kept_on_owner(ip, stmt, target, rhs, env)
         hazards = None
         if isinstance(stmt.op, (ast.Div, ast.Pow)):
             # `p /= p.sum()` computes what `p / p.sum()` does: the same numerical hazards (GA402,
