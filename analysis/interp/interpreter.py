@@ -641,13 +641,21 @@ class Interpreter:
         # a trainer class's step method (`train_step`) that a loop of the class or of a project base
         # class calls (`BaseRunner.train()`: `for items in loader: self.train_step(items)`): that loop
         # runs it, on an instance of this class, so that what it keeps on `self` meets the next batch
-        # names called anywhere, and called by their bare name (not after a `.`), in one pass
+        # names called anywhere, called by their bare name (not after a `.`), and the lines of the
+        # calls (not a `def`), in one pass
         calls: collections.Counter = collections.Counter()
         bare: collections.Counter = collections.Counter()
+        call_lines: dict[str, list[int]] = {}
+        line, pos = 1, 0
         for m in _CALLED.finditer(src):
-            calls[m.group(1)] += 1
-            if src[m.start() - 1 : m.start()] != ".":
-                bare[m.group(1)] += 1
+            name, start = m.group(1), m.start()
+            calls[name] += 1
+            if src[start - 1 : start] != ".":
+                bare[name] += 1
+            line += src.count("\n", pos, start)
+            pos = start
+            if not src[max(0, start - 4) : start].endswith("def "):
+                call_lines.setdefault(name, []).append(line)
         bare.update(m.group(1) for m in _LAUNCHED.finditer(src))
         defs = collections.Counter(m.group(1) for m in _DEFINED.finditer(src))
 
@@ -660,13 +668,6 @@ class Interpreter:
             for t in sf.tree.body
             if not isinstance(t, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
         ]
-        call_lines: dict[str, list[int]] = {}
-        line, pos = 1, 0
-        for m in _CALLED.finditer(src):
-            line += src.count("\n", pos, m.start())
-            pos = m.start()
-            if not src[max(0, m.start() - 4) : m.start()].endswith("def "):
-                call_lines.setdefault(m.group(1), []).append(line)
 
         def uncalled(fn: FuncObj) -> bool:
             # nothing in its file that runs calls it by name (`name(`, `.name(`): its optional
