@@ -90,6 +90,26 @@ def test_drivers_run_the_module_by_name_through_packages_and_scripts(tmp_path):
     assert project_root(os.path.join(root, "pkg", "losses.py")) == root
 
 
+def test_a_driver_whose_analysis_fails_is_reported_not_dropped(tmp_path, monkeypatch):
+    # an engine bug in the driver's analysis: the file's own findings stand, and the check says
+    # that what the driver would have shown is missing (an internal error, exit status 2)
+    from gradaudit.analysis.check.engine import Analyzer
+
+    root = _project(tmp_path, {"pkg/__init__.py": "", "pkg/losses.py": LOSSES, "train.py": TRAIN})
+    real = Analyzer.analyze_file
+
+    def breaks_on_train(self, path, *a, **k):
+        if os.path.basename(path) == "train.py":
+            raise RuntimeError("planted")
+        return real(self, path, *a, **k)
+
+    monkeypatch.setattr(Analyzer, "analyze_file", breaks_on_train)
+    got = _check(root, "pkg/losses.py")
+    assert [(p.kind, p.path) for p in got.problems] == [("internal", "pkg/losses.py")]
+    assert "RuntimeError: planted" in got.problems[0].message and "train.py" in got.problems[0].message
+    assert got.findings == []  # the GA101 only the driver's step proves is missing
+
+
 def test_a_file_with_a_training_step_of_its_own_is_checked_alone(tmp_path, monkeypatch):
     # its own steps say how its code is used: no importer is analysed
     from gradaudit.analysis.check import drivers

@@ -219,21 +219,30 @@ def needs_drivers(result) -> bool:
     return not steps or any(s.entry != "script" or not s.understood for s in steps)
 
 
-def driven_findings(analyzer, program, path: str, drivers: list[str]) -> tuple[list, dict, frozenset]:
+def driven_findings(analyzer, program, path: str, drivers: list[str]) -> tuple[list, dict, frozenset, list]:
     """What the analyses of `drivers` (by `analyzer`, an engine.Analyzer, through `program`, which
     holds `path`'s text) find in `path`, named as the check names `path`; the files those analyses
-    read (display path -> SourceFile), on which the findings depend; and the functions they ran
-    ((file, qualified name), for `with_drivers`)."""
+    read (display path -> SourceFile), on which the findings depend; the functions they ran
+    ((file, qualified name), for `with_drivers`); and a problems.Problem for each driver whose
+    analysis failed (an engine bug: what it would have found in `path` is missing, and the user hears
+    so rather than reading the file's findings as complete)."""
     from ..source.prebuilt import replace
+    from .problems import Problem
 
     target = os.path.abspath(path)
     out: list = []
     read: dict = {}
     ran: set = set()
+    failed: list = []
     for d in drivers:
         try:
             rd = analyzer.analyze_file(d, program)
-        except Exception:  # a driver that breaks the engine is not the checked file's problem
+        except Exception as exc:
+            import traceback
+
+            last = traceback.format_exception_only(type(exc), exc)[-1].strip()
+            why = f"{last} (analysing {d}, whose training steps run this file)"
+            failed.append(Problem.internal(path, why, traceback.format_exc(limit=6)))
             continue
         read.update(rd.files)
         if rd.model is not None and rd.model.steps:
@@ -243,7 +252,7 @@ def driven_findings(analyzer, program, path: str, drivers: list[str]) -> tuple[l
         for f in rd.findings:
             if os.path.abspath(f.span.path) == target:
                 out.append(replace(f, span=replace(f.span, path=path)) if f.span.path != path else f)
-    return out, read, frozenset(ran)
+    return out, read, frozenset(ran), failed
 
 
 def with_drivers(own: list, driven: list, ran: frozenset) -> list:

@@ -89,12 +89,13 @@ def analyze_chunk(
         stamp = result_cache.file_stamp(path) if results else None
         try:
             r = analyzer.analyze_file(path, program)
+            failed: list = []
             if driven and path in driven:
                 stamp = None  # not kept: what the drivers find depends on their text too
                 if needs_drivers(r):
-                    found_there, _, driven_ran = driven_findings(analyzer, program, path, driven[path])
+                    found_there, _, driven_ran, failed = driven_findings(analyzer, program, path, driven[path])
                     r.findings = with_drivers(r.findings, found_there, driven_ran)
-            probs = problems_of(r)
+            probs = problems_of(r) + failed
             item = keep(path, r) if r.error is None else None
             fresh = None
             if results:
