@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Run gradaudit over real gradient bugs that public projects fixed (benchmarks/real_bugs.toml).
 
-    python benchmarks/real_bugs.py [--split dev|test|held|held2|...|held27|all] [--mode file|project|both]
+    python benchmarks/real_bugs.py [--split dev|test|held|held2|...|held28|all] [--mode file|project|both]
                                    [--mirrors DIR] [--gradaudit BIN] [--only ID ...]
                                    [--tolerance N] [--timeout SEC] [--jobs N] [--python PY]
                                    [--json OUT] [--verbose]
@@ -82,6 +82,7 @@ SPLITS = (
     "held25",
     "held26",
     "held27",
+    "held28",
 )
 # What a checkout keeps: the analysed sources and what makes a folder a project.
 KEEP_SUFFIXES = (".py", ".pyi", ".ipynb")

@@ -23,7 +23,7 @@ def _bench():
 def test_the_manifest_is_valid():
     bench = _bench()
     bugs = bench.load_manifest(str(REPO / "benchmarks" / "real_bugs.toml"))
-    for split in [f"held{n}" for n in range(15, 28)]:
+    for split in [f"held{n}" for n in range(15, 29)]:
         assert len({b.repo for b in bugs if b.split == split}) == len([b for b in bugs if b.split == split])
     assert {b.split for b in bugs} <= set(bench.SPLITS)
 
