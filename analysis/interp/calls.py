@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from ..ops import torch_api as T
 from ..source.program import installed
-from . import containers, ducks, recording, repeats, settings
+from . import containers, ducks, recording, repeats, settings, summaries
 from . import results as R
 from .core import Interp
 from .frames import TRAINING_WORDS, Frame, mentions
@@ -186,6 +186,21 @@ def call_function(ip: Interp, fn: FuncObj, args, kwargs, node, self_v=None) -> V
     fn.interpreted += 1
     if _informed(args, kwargs):
         ip.st.trace.ran.add((fn.scope.sf.abspath, fn.qual))
+    k = summaries.key(ip, fn, args, kwargs, self_v)
+    if k is None:
+        return _follow(ip, fn, args, kwargs, node, self_v)
+    hit = ip.st.summaries.get(k)
+    if hit is not None:
+        ip.st.steps += 1
+        return hit
+    before = summaries.mark(ip)
+    result = _follow(ip, fn, args, kwargs, node, self_v)
+    summaries.keep(ip, k, before, result)
+    return result
+
+
+def _follow(ip: Interp, fn: FuncObj, args, kwargs, node, self_v) -> V:
+    """Run the call, or reuse its run on the other arm of a branch (repeats.py)."""
     if not ip.st.path:
         return _run_function(ip, fn, args, kwargs, node, self_v)
     # under a branch: the same call analysed just before on its other arm stands for this one

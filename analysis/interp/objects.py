@@ -20,6 +20,14 @@ def next_oid() -> int:
     return next(_ids)
 
 
+class Made:
+    """How many objects holding training state (modules, parameter leaves, optimizers, schedulers,
+    scalers) and graph nodes (trace.SaveRec) have been made: a call that made none, and recorded
+    nothing, may stand for the same call made again (summaries.py)."""
+
+    stateful = 0
+
+
 def new_analysis_ids() -> None:
     """Number the objects of the analysis about to start from the next multiple of 2**20: an
     object's id is its hash, and a set of objects iterates by hash modulo its table size, so the
@@ -132,6 +140,7 @@ class Unit(Obj):
 
     def __init__(self, kind, label, site, seq, owner=None, attr=None, count=1):
         super().__init__()
+        Made.stateful += 1
         self.kind = kind
         self.owner = owner
         self.attr = attr
@@ -288,6 +297,7 @@ class ModuleObj(Obj):
 
     def __init__(self, label, site, seq, cls=None, qual=None):
         super().__init__()
+        Made.stateful += 1
         self.cls = cls  # ClassObj of a user-defined module
         self.qual = qual  # 'torch.nn.Linear' for a torch module
         self.label = label
@@ -463,6 +473,7 @@ class OptimObj(Obj):
 
     def __init__(self, qual, label, site, seq, ctx):
         super().__init__()
+        Made.stateful += 1
         self.qual = qual
         self.label = label
         self.site = site
@@ -499,6 +510,7 @@ class SchedObj(Obj):
 
     def __init__(self, qual, label, site, seq, optimizer=None, counter=True):
         super().__init__()
+        Made.stateful += 1
         self.qual, self.label, self.site, self.seq, self.optimizer = qual, label, site, seq, optimizer
         self.counter = counter  # the schedule depends on how many steps it has taken
 
@@ -511,6 +523,7 @@ class ScalerObj(Obj):
 
     def __init__(self, qual, label, site, seq):
         super().__init__()
+        Made.stateful += 1
         self.qual, self.label, self.site, self.seq = qual, label, site, seq
         self.disabled = False  # `GradScaler(enabled=False)`: scale() gives the loss back, step() just steps
 

@@ -77,6 +77,9 @@ class InterpState:
     # self, context, branch path, ticks at its end, result); the same call as the next statement, on
     # another arm of a branch, reuses the result (repeats.py)
     last_calls: list = field(default_factory=list)
+    # call key -> the result of a call that left nothing behind, standing for the same call again
+    # (summaries.py)
+    summaries: dict = field(default_factory=dict)
     # framework state: DeepSpeed engines by the oid of the module they wrap (libraries/frameworks.py)
     ds_engines: dict[int, Any] = field(default_factory=dict)
     # `Process(target=...)` call sites whose target already ran (torch/processes.py)

@@ -11,7 +11,7 @@ import itertools
 from enum import Enum
 from typing import Any
 
-from .objects import Obj, Site, next_oid
+from .objects import Made, Obj, Site, next_oid
 from .values import V
 
 
@@ -268,6 +268,7 @@ class SaveRec:
         # when the op ran, on the objects' clock: an op that ran before a tensor existed is not on
         # any path from it (torch.autograd.grad(out, [x_adv]) frees only the graph down to x_adv)
         self.born = next_oid()
+        Made.stateful += 1
         self.storage = storage
         self.version = version
         self.site = site
