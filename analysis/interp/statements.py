@@ -1385,6 +1385,16 @@ def _binding(ip: Interp, name: str, env: dict):
     return BUILTINS.get(name)
 
 
+def _one_function(wrappers: list) -> bool:
+    """Several wrappers a decorator may return that are one function run the same way: yolov5's
+    `(torch.inference_mode if new else torch.no_grad)()(fn)` gives `fn` with grad off either way."""
+    first = wrappers[0]
+    return all(
+        w.node is first.node and (w.nograd is None) == (first.nograd is None) and w.grad_on == first.grad_on
+        for w in wrappers
+    )
+
+
 def apply_decorators(ip: Interp, fn: FuncObj, stmt, env) -> FuncObj | None:
     """Record what decorators mean for the function, and apply the project's own: the function the
     name is bound to (a decorator's wrapper, `@singleton("projector")`), or None when it is no longer
@@ -1424,7 +1434,7 @@ def apply_decorators(ip: Interp, fn: FuncObj, stmt, env) -> FuncObj | None:
             # function the engine can run (a wrapper); anything else leaves the function as it is
             out = calls.call_value(ip, d, [V(Kind.FUNC, frozenset((made,)))], {}, dec, env)
             wrappers = out.of(FuncObj)
-            if len(wrappers) == 1 and out.objs == {wrappers[0]}:
+            if wrappers and out.objs == set(wrappers) and _one_function(wrappers):
                 made = wrappers[0]
     return made
 

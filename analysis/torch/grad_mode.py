@@ -8,7 +8,7 @@ The `with` statement handler and the store hook of the semantics tables (torch/r
 from __future__ import annotations
 
 from ..interp.core import Core
-from ..interp.objects import CtxObj, DictObj, GenCtxObj, InstanceObj, ListObj, Site
+from ..interp.objects import CtxObj, DictObj, FuncObj, GenCtxObj, InstanceObj, ListObj, Site
 from ..interp.trace import SUSPICIOUS, EventKind, RiskRec
 from ..interp.values import NONE, UNKNOWN, Kind, V, const, join_all, requires_grad
 from ..source import nodes
@@ -182,6 +182,26 @@ class CastRegion:
         self.tag = tag
         self.carried = False
         self.backward = False
+
+
+def decorate(ip: Core, o: CtxObj, args, kwargs, node, env) -> V:
+    """A grad-mode context manager called on a function (`torch.no_grad()(fn)`, what yolov5's
+    `@smart_inference_mode()` returns as `torch.inference_mode()(fn)`): the function, run with grad
+    off (or on), as under the decorator written in place. A copy: the function itself, called by its
+    own name elsewhere, keeps the grad mode of its callers."""
+    fns = args[0].of(FuncObj) if len(args) == 1 and not kwargs and isinstance(args[0], V) else []
+    if o.kind not in ("nograd", "grad") or len(fns) != 1 or fns[0].entry is not None:
+        me = V(Kind.CTX, frozenset((o,)))
+        return ip.opaque_call(me, args, kwargs, node, extra=me, outside=True)
+    fn = fns[0]
+    made = FuncObj(fn.node, fn.scope, fn.closure, fn.qual, fn.cls)
+    made.is_static, made.is_classmethod = fn.is_static, fn.is_classmethod
+    made.defaults, made.def_env = fn.defaults, fn.def_env
+    if o.kind == "nograd":
+        made.nograd = o.site
+    else:
+        made.grad_on = True
+    return V(Kind.FUNC, frozenset((made,)))
 
 
 # ---------------------------------------------------------------- calls that make contexts

@@ -7,7 +7,7 @@ tensors.py, autograd.py, grad_mode.py.
 
 from __future__ import annotations
 
-from ..interp.objects import ModuleObj, OptimObj, ScalerObj, SchedObj
+from ..interp.objects import CtxObj, ModuleObj, OptimObj, ScalerObj, SchedObj
 from ..interp.semantics import CallTable, ObjectSemantics, Semantics, TensorSemantics
 from ..ops import torch_api as T
 from . import autograd, grad_mode, leaves, modules, numeric_ops, optimizers, packed, processes, tensors
@@ -90,6 +90,7 @@ def register(sem: Semantics) -> None:
     sem.objects[OptimObj] = ObjectSemantics(attr=optimizers.optimizer_attr, method=optimizers.optimizer_method)
     sem.objects[SchedObj] = ObjectSemantics(method=optimizers.scheduler_method)
     sem.objects[ScalerObj] = ObjectSemantics(method=optimizers.scaler_method)
+    sem.objects[CtxObj] = ObjectSemantics(call=grad_mode.decorate)
     sem.with_statement = grad_mode.with_statement
     sem.store = grad_mode.note_cast
     sem.after_init = modules.after_init
