@@ -1385,6 +1385,9 @@ def _binding(ip: Interp, name: str, env: dict):
     return BUILTINS.get(name)
 
 
+_GRAD_MODE_NAME = re.compile(r"grad|inference", re.IGNORECASE)
+
+
 def _one_function(wrappers: list) -> bool:
     """Several wrappers a decorator may return that are one function run the same way: yolov5's
     `(torch.inference_mode if new else torch.no_grad)()(fn)` gives `fn` with grad off either way."""
@@ -1401,18 +1404,30 @@ def apply_decorators(ip: Interp, fn: FuncObj, stmt, env) -> FuncObj | None:
     a plain function."""
     made = fn
     for dec in reversed(stmt.decorator_list):  # the innermost is applied first
+        lift = False
         root = dec.func if isinstance(dec, ast.Call) else dec
         while isinstance(root, (ast.Attribute, ast.Call)):
             root = root.value if isinstance(root, ast.Attribute) else root.func
         if isinstance(root, ast.Name):
             bound = _binding(ip, root.id, env)
-            if bound is None or bound.k & Kind.LAZY:
+            # a project's own grad-mode decorator (yolov5's `@smart_inference_mode()` from
+            # utils/torch_utils.py): whether the function records a graph depends on it, so it is
+            # loaded even where an imported module's top level leaves lazy imports alone
+            lift = bound is not None and bool(bound.k & Kind.LAZY) and bool(_GRAD_MODE_NAME.search(root.id))
+            if (bound is None or bound.k & Kind.LAZY) and not lift:
                 # a project decorator not loaded yet (docstring helpers, registries...): taken
                 # to return the function; loading its module for that is not worth it
                 if isinstance(dec, ast.Attribute) and dec.attr in ("setter", "getter", "deleter"):
                     return None
                 continue
-        d = ip.eval(dec, env)
+        if lift:
+            held, ip.st.no_force = ip.st.no_force, False
+            try:
+                d = ip.eval(dec, env)
+            finally:
+                ip.st.no_force = held
+        else:
+            d = ip.eval(dec, env)
         dq = d.const if d.k & Kind.MODREF else None
         ctxs = d.of(CtxObj)
         if dq in T.NOGRAD_CTX or (ctxs and ctxs[0].kind == "nograd"):
