@@ -114,7 +114,7 @@ def _findings(ctx: RuleContext) -> list[Finding]:
             # (b) the other optimizer steps later in the iteration without clearing what this wrote
             dirty = []
             for other_step in steps_of(step.events, other.key):
-                if other_step.seq < bw.seq or other_step.guarded or other_step.exclusive(bw):
+                if other_step.seq < bw.seq or other_step.exclusive(bw):
                     continue
                 between = [e for e in step.events if bw.seq < e.seq < other_step.seq]
                 if not any(clears(e, theirs, other) for e in between):

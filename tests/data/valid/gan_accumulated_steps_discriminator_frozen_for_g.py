@@ -1,0 +1,28 @@
+# runtime: trains
+"""The valid look-alike of gan_accumulated_steps_mix_generator_grads: the discriminator's parameters
+stop requiring grad while the generator's loss runs through it, so the generator's backward writes
+nothing into D's gradients, and D's accumulated step applies its own loss's alone."""
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+gen = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 8))
+disc = nn.Sequential(nn.Linear(8, 16), nn.LeakyReLU(0.2), nn.Linear(16, 1))
+opt_g = torch.optim.Adam(gen.parameters(), lr=1e-4)
+opt_d = torch.optim.Adam(disc.parameters(), lr=1e-4)
+accum = 2
+for step in range(6):
+    z, real = torch.randn(16, 8), torch.randn(16, 8)
+    fake = gen(z)
+    disc.requires_grad_(False)
+    loss_g = ((disc(fake) - 1) ** 2).mean() + (fake - real).abs().mean()
+    (loss_g / accum).backward()
+    disc.requires_grad_(True)
+    if (step + 1) % accum == 0:
+        opt_g.step()
+        opt_g.zero_grad()
+    loss_d = ((disc(real) - 1) ** 2).mean() + (disc(fake.detach()) ** 2).mean()
+    (loss_d / accum).backward()
+    if (step + 1) % accum == 0:
+        opt_d.step()
+        opt_d.zero_grad()
