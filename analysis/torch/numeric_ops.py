@@ -172,6 +172,14 @@ def numeric(ip: Core, op, inputs, node, out: V, kwargs=None, biased: bool = Fals
                 marks, facts = marks & ~(N.RISKY | Mark.LOGITS | Mark.SQUARES), facts | Fact.POSITIVE
             elif lo_c == 0:
                 marks |= Mark.ZERO
+            elif lo is None or (lo_c is None and lo.k & Kind.NONE):
+                # an upper bound alone (`probs.clamp(max=1 - 1e-20)`, ACER): the low end is the
+                # input's, a probability still 0 where it underflowed, its log a log-probability
+                marks |= x.marks & (N.RISKY | Mark.LOGP)
+                facts |= x.facts & (Fact.ALL_PROB | Fact.ALL_SIGM)
+        elif op == "clamp_max":
+            marks |= x.marks & (N.RISKY | Mark.LOGP)
+            facts |= x.facts & (Fact.ALL_PROB | Fact.ALL_SIGM)
         elif (
             op in T.ELEMENT_MAXIMA and len(ins) > 1 and (N.positive_const(ins[1].const) or ins[1].facts & Fact.POSITIVE)
         ):

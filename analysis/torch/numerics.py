@@ -95,8 +95,10 @@ def marks_of(op: str, inputs, biased: bool = False, wide: bool = False) -> tuple
         return Mark.PROB | Mark.ZERO, Fact.ALL_PROB
     if op in T.LOG_PROBABILITIES:
         return Mark.LOGP, 0
-    if op in T.LOGS and first is not None and first.marks & Mark.PROB:
-        return Mark.LOGP, 0  # log(probs): a log-probability (its -inf at 0 is GA401's)
+    if op in T.LOGS and first is not None and (first.marks & Mark.PROB or first.facts & Fact.ALL_PROB):
+        # log(probs): a log-probability (its -inf at 0 is GA401's); also of the probabilities of
+        # the actions drawn (`probs.gather(1, a).log()`), which are > 0 (tensors.picked)
+        return Mark.LOGP, 0
     if op in T.SIGMOIDS:
         if first is not None and first.marks & Mark.UNIT:
             return 0, Fact.POSITIVE  # sigmoid of a cosine similarity: within [0.27, 0.73], never 0 or 1
