@@ -309,67 +309,119 @@ def _critic_in_the_weight(model: ProgramModel) -> list[Finding]:
 
 
 def _one_optimizer(model: ProgramModel, opts: dict, crossings: list[Crossing]) -> list[Finding]:
-    """One optimizer over an actor and its critic (or a generator and its discriminator), their
-    losses backpropagated in turn before its step: the actor's loss scores the actor's output with
-    the critic (`-Q(s, pi(s))`), so its backward writes into the critic's gradients and the shared
-    step applies them with the critic's own loss's. Reported where the critic's own loss reaches the
-    critic and not the actor, cutting the actor off (a TD target under no_grad, `D(fake.detach())`):
-    adversaries, not one objective."""
+    """An actor and its critic (or a generator and its discriminator) whose losses are both
+    backpropagated before the steps: one optimizer over both, or one each with both steps after
+    both backward() calls (`actor_opt.zero_grad(); critic_opt.zero_grad(); pi_loss.backward();
+    q_loss.backward(); actor_opt.step(); critic_opt.step()`, DDPG). The actor's loss scores the
+    actor's output with the critic (`-Q(s, pi(s))`), so its backward writes into the critic's
+    gradients and the critic's step applies them with the critic's own loss's. Reported where the
+    critic's own loss reaches the critic and not the actor, and either cuts the actor off (a TD
+    target under no_grad, `D(fake.detach())`) or regresses the critic onto a target (a value loss on
+    replayed actions, its target from target networks): adversaries, not one objective."""
     out = []
     for step in model.steps:
-        if step.kind != EventKind.BACKWARD or len(step.stepped) != 1:
+        if step.kind != EventKind.BACKWARD or not step.stepped:
             continue
         bw = own_event(step)
-        opt = opts.get(step.stepped[0])
-        if bw is None or opt is None or opt.escaped:
+        if bw is None:
             continue
-        trained = opt.params & (step.reached - step.frozen - step.maybe_frozen)
+        reached = step.reached - step.frozen - step.maybe_frozen
         if step.inputs:
-            trained &= step.inputs  # `backward(inputs=...)`: only those get this loss's gradient
-        later = [e for e in steps_of(step.events, opt.key) if e.seq > bw.seq and not e.exclusive(bw)]
-        if not trained or not later:
-            continue
-        for c in crossings:
-            critic, actor = c.own & trained, c.foreign & trained
-            if c.loops != step.loops or c.seq > bw.seq or c.span is None or not critic or not actor:
-                continue
-            own_loss = next(
-                (
-                    s
-                    for s in model.steps
-                    if s is not step
-                    and opt.key in s.stepped
-                    and s.loops == step.loops
-                    and s.reached & critic
-                    and not s.reached & actor
-                    and any(cut.kind in ("detach", "data", "nograd") and cut.removed & actor for cut in s.cuts)
-                ),
-                None,
-            )
-            if own_loss is None:
-                continue
-            between = [e for e in step.events if bw.seq < e.seq < later[0].seq]
-            if any(clears(e, critic, opt) for e in between):
-                continue
-            out.append(
-                RULE.finding(
-                    c.span,
-                    f"{describe(critic)} score the output of {describe(actor)} in `{step.loss}`, and "
-                    f"{name_of(opt)} trains both: this backward() writes into the scorer's gradients, and "
-                    f"{call_of(opt, 'step')} applies them with those of its own loss (`{own_loss.loss}`), which "
-                    f"cuts the other model off; the scorer is pushed to raise the score it gives. Leave it out "
-                    f"of this backward (`{step.loss}.backward(inputs=...)` with the other model's parameters, "
-                    f"or `requires_grad_(False)` on it around this loss), or give each its own optimizer",
-                    params=names(critic),
-                    related=(
-                        Related(later[0].span, f"{call_of(opt, 'step')} applies the mixed gradients"),
-                        Related(step.span, f"`{step.loss}.backward()`"),
-                        Related(own_loss.span, f"`{own_loss.loss}.backward()`, the scorer's own loss"),
-                    ),
-                )
-            )
-            break
+            reached &= step.inputs  # `backward(inputs=...)`: only those get this loss's gradient
+        stepped = [opts[k] for k in step.stepped if k in opts and not opts[k].escaped]
+        applied: set[Param] = set()
+        for o in stepped:
+            applied |= o.params
+        for opt in stepped:
+            found = _scorer_trained(model, step, bw, opt, reached & opt.params, reached & applied, crossings)
+            if found is not None:
+                out.append(found)
+                break
     return out
+
+
+def _scorer_trained(
+    model: ProgramModel,
+    step: Step,
+    bw: Event,
+    opt: Optimizer,
+    trained: Set[Param],
+    applied: Set[Param],
+    crossings: list[Crossing],
+) -> Finding | None:
+    """The finding of `_one_optimizer` for `opt`, one of the optimizers stepping after `step`'s
+    backward: `trained`, what it steps of what the loss reaches; `applied`, what any of them steps."""
+    later = [e for e in steps_of(step.events, opt.key) if e.seq > bw.seq and not e.exclusive(bw)]
+    if not trained or not later:
+        return None
+    single = len(step.stepped) == 1
+    for c in crossings:
+        critic, actor = c.own & trained, c.foreign & applied
+        if c.loops != step.loops or c.seq > bw.seq or c.span is None or not critic or not actor:
+            continue
+        own_loss = next(
+            (
+                s
+                for s in model.steps
+                if s is not step
+                and opt.key in s.stepped
+                and s.loops == step.loops
+                and s.reached & critic
+                and not s.reached & actor
+                and (
+                    any(cut.kind in ("detach", "data", "nograd") and cut.removed & actor for cut in s.cuts)
+                    or bool(s.reached & critic & model.regressed)
+                )
+                and (single or _same_update(step, s, bw, later[0], critic, opt))
+            ),
+            None,
+        )
+        if own_loss is None:
+            continue
+        between = [e for e in step.events if bw.seq < e.seq < later[0].seq]
+        if any(clears(e, critic, opt) for e in between):
+            continue
+        both = actor <= opt.params
+        trains = (
+            f"{name_of(opt)} trains both"
+            if both
+            else f"{name_of(opt)}, which trains the scorer, steps after it with nothing clearing them"
+        )
+        return RULE.finding(
+            c.span,
+            f"{describe(critic)} score the output of {describe(actor)} in `{step.loss}`, and "
+            f"{trains}: this backward() writes into the scorer's gradients, and "
+            f"{call_of(opt, 'step')} applies them with those of its own loss (`{own_loss.loss}`), which "
+            f"does not reach the other model; the scorer is pushed to raise the score it gives. Leave it "
+            f"out of this backward (`{step.loss}.backward(inputs=...)` with the other model's parameters, "
+            f"or `requires_grad_(False)` on it around this loss), "
+            + ("or give each its own optimizer" if both else f"or clear {name_of(opt)}'s gradients after it"),
+            params=names(critic),
+            related=(
+                Related(later[0].span, f"{call_of(opt, 'step')} applies the mixed gradients"),
+                Related(step.span, f"`{step.loss}.backward()`"),
+                Related(own_loss.span, f"`{own_loss.loss}.backward()`, the scorer's own loss"),
+            ),
+        )
+    return None
+
+
+def _same_update(step: Step, own: Step, bw: Event, later: Event, critic: Set[Param], opt: Optimizer) -> bool:
+    """With several optimizers stepping after this backward: the critic's own loss is applied by the
+    same step() (its backward between this one and that step, or before this one with nothing
+    clearing the critic in between), not by another update of its own (a second critic update on a
+    detached sample, after the first step)."""
+    mine = own_event(own)
+    if mine is None:
+        return False
+    if bw.seq < mine.seq < later.seq:
+        return True
+    between = [e for e in step.events if mine.seq < e.seq < bw.seq]
+    return (
+        mine.seq < bw.seq
+        and not any(clears(e, critic, opt) for e in between)
+        and not any(mine.seq < e.seq < bw.seq for e in steps_of(step.events, opt.key))
+    )
 
 
 RULE = Rule(
@@ -394,9 +446,12 @@ generator stepped first, the discriminator cleared only after its step); that is
 objective. The same when the discriminator steps first and clears after its step: the generator's
 backward then refills its gradients, and its step in the next iteration applies them. And with
 one optimizer over both (an actor and its critic, `q_loss.backward(); pi_loss.backward();
-opt.step()`): the actor's `-Q(s, pi(s))` trains the critic as well, where the
-critic's own loss cuts the actor off (a TD target under `no_grad`); `pi_loss.backward(inputs=...)`
-or the critic frozen around the actor's loss are not flagged. Likewise an advantage that is not
+opt.step()`), or one each stepped after both backward() calls (DDPG's `actor_opt.zero_grad();
+critic_opt.zero_grad(); pi_loss.backward(); q_loss.backward(); actor_opt.step(); critic_opt.step()`):
+the actor's `-Q(s, pi(s))` trains the critic as well, where the critic's own loss does not reach
+the actor and cuts it off (a TD target under `no_grad`) or regresses the critic onto a target (a
+value loss on replayed actions); `pi_loss.backward(inputs=...)` or the critic frozen around the
+actor's loss are not flagged. Likewise an advantage that is not
 detached in a policy-gradient term (`-log_prob * (returns - values)`, the values from a critic
 with a value loss of its own) trains the critic through the policy's loss when one step applies
 both; a detached advantage, and a mixture's gate weighting log-probabilities (no value loss), are
