@@ -109,8 +109,16 @@ def _inplace_added(ip: Interp, stmt, node: ast.Call, env) -> None:
     recv = ip.eval(func.value, env)
     value = args[0] if args else None
     target = func.value
+    chained = False
+    while isinstance(target, ast.Call) and isinstance(target.func, ast.Attribute) and target.func.attr.endswith("_"):
+        # `self.avg.mul_(m).add_(v)`: an in-place op returns its receiver
+        target, chained = target.func.value, True
     if isinstance(value, V) and recv.k & Kind.TENSOR and not recv.k & (Kind.NUMBER | Kind.LIST) and _holds_graph(value):
-        if isinstance(target, ast.Name) and _accumulates(ip, target.id):
+        if func.attr == "copy_" or chained:
+            written = _written_in_place(ip, stmt, recv, value)
+            if written is not None:
+                args[0] = written
+        elif isinstance(target, ast.Name) and _accumulates(ip, target.id):
             args[0] = _kept_in_local(ip, stmt, target.id, value, True)
         elif isinstance(target, ast.Attribute):
             args[0] = _kept_on_owner(ip, stmt, target, value, env)
@@ -326,13 +334,34 @@ def _reads_itself(stmt, target) -> bool:
 
 def _running_state(ip: Interp, stmt, target, value: V, env) -> V:
     """`self.avg = self.avg * 0.9 + loss`, `avgs[k] = avgs[k] * n + v` (a running mean kept in an
-    object or a container older than the iteration): as `+=` into them, what is added stays."""
-    if not _holds_graph(value) or not recording.loop_entries(ip) or not _reads_itself(stmt, target):
+    object or a container older than the iteration): as `+=` into them, what is added stays. And
+    `buf[:] = v` into a tensor older than the iteration (_written_in_place)."""
+    if not _holds_graph(value) or not recording.loop_entries(ip):
+        return value
+    if isinstance(target, ast.Subscript):
+        written = _written_in_place(ip, stmt, ip.eval(target.value, env), value)
+        if written is not None:
+            return written
+    if not _reads_itself(stmt, target):
         return value
     if isinstance(target, ast.Attribute):
         return _kept_on_owner(ip, stmt, target, value, env)
     held = _older_containers(ip, ip.eval(target.value, env))
     return recording.note_accumulation(ip, value, stmt, True, outlives=recording.outlived(ip, held)) if held else value
+
+
+def _written_in_place(ip: Interp, stmt, tensor: V, value: V) -> V | None:
+    """`self.stored_mean[:] = ...`, `buf.copy_(v)`: a tensor older than the iteration written in
+    place with a value that has history takes that history, and the next write links to it (torch's
+    CopySlices and CopyBackwards keep the overwritten version's graph), so every iteration's graph
+    stays alive (synsin's running statistics). The value noted (GA303), or None when `tensor` is no
+    such tensor."""
+    if not tensor.k & Kind.TENSOR or tensor.k & (Kind.LIST | Kind.NUMBER):
+        return None
+    old = [o for o in tensor.objs if isinstance(o, STORAGE) and recording.outlives_iteration(ip, o)]
+    if not old:
+        return None
+    return recording.note_accumulation(ip, value, stmt, True, outlives=recording.outlived(ip, old))
 
 
 def _s_augassign(ip: Interp, stmt, env):

@@ -846,5 +846,6 @@ NUMPY_TO_TORCH = {
 NUMPY_HOPS = ("detach", "cpu", "numpy")
 # what brings an array back into torch
 FROM_NUMPY = ("from_numpy", "tensor", "as_tensor", "Tensor", "FloatTensor")
-# in-place methods that sum their argument into the tensor (`running.add_(loss)`: as `running += loss`)
-ACCUMULATING_METHODS = ("add_", "sub_")
+# in-place methods that sum their argument into the tensor (`running.add_(loss)`: as `running += loss`),
+# or copy it in (`buf.copy_(v)`: the copy keeps the graph of the version it overwrote)
+ACCUMULATING_METHODS = ("add_", "sub_", "copy_")
