@@ -114,10 +114,12 @@ def _inplace_added(ip: Interp, stmt, node: ast.Call, env) -> None:
         # `self.avg.mul_(m).add_(v)`: an in-place op returns its receiver
         target, chained = target.func.value, True
     if isinstance(value, V) and recv.k & Kind.TENSOR and not recv.k & (Kind.NUMBER | Kind.LIST) and _holds_graph(value):
-        if func.attr == "copy_" or chained:
+        if chained or (func.attr == "copy_" and node.args and _mentions(node.args[0], target)):
             written = _written_in_place(ip, stmt, recv, value)
             if written is not None:
                 args[0] = written
+        elif func.attr == "copy_":
+            pass  # a copy that does not read the tensor's own value (see _written_in_place)
         elif isinstance(target, ast.Name) and _accumulates(ip, target.id):
             args[0] = _kept_in_local(ip, stmt, target.id, value, True)
         elif isinstance(target, ast.Attribute):
@@ -338,7 +340,7 @@ def _running_state(ip: Interp, stmt, target, value: V, env) -> V:
     `buf[:] = v` into a tensor older than the iteration (_written_in_place)."""
     if not _holds_graph(value) or not recording.loop_entries(ip):
         return value
-    if isinstance(target, ast.Subscript):
+    if isinstance(target, ast.Subscript) and _mentions(stmt.value, target.value):
         written = _written_in_place(ip, stmt, ip.eval(target.value, env), value)
         if written is not None:
             return written
@@ -350,13 +352,22 @@ def _running_state(ip: Interp, stmt, target, value: V, env) -> V:
     return recording.note_accumulation(ip, value, stmt, True, outlives=recording.outlived(ip, held)) if held else value
 
 
+def _mentions(expr, part) -> bool:
+    """`expr` reads `part` (the same code: `self.stored_mean` in `self.stored_mean * m + v`)."""
+    text = ast.unparse(part)
+    return any(isinstance(n, type(part)) and ast.unparse(n) == text for n in ast.walk(expr))
+
+
 def _written_in_place(ip: Interp, stmt, tensor: V, value: V) -> V | None:
-    """`self.stored_mean[:] = ...`, `buf.copy_(v)`: a tensor older than the iteration written in
-    place with a value that has history takes that history, and the next write links to it (torch's
-    CopySlices and CopyBackwards keep the overwritten version's graph), so every iteration's graph
-    stays alive (synsin's running statistics). The value noted (GA303), or None when `tensor` is no
-    such tensor."""
-    if not tensor.k & Kind.TENSOR or tensor.k & (Kind.LIST | Kind.NUMBER):
+    """`self.stored_mean[:] = self.stored_mean * m + v`, `buf.copy_(buf * m + v)`,
+    `buf.mul_(m).add_(v)`: a running statistic kept in a tensor older than the iteration, written
+    in place with a value that has history, takes that history and links to the version it
+    overwrote (torch's CopySlices and CopyBackwards), so every iteration's graph stays alive
+    (synsin's running statistics). The value noted (GA303), or None when `tensor` is no such tensor
+    or grad mode is off (an in-place write under no_grad records nothing). Only a write that reads
+    the tensor's own value: one that does not is as often written once (a normalisation constant
+    set on the first call) or cut each step elsewhere (TGN's `memory.detach_()`)."""
+    if ip.st.nograd is not None or not tensor.k & Kind.TENSOR or tensor.k & (Kind.LIST | Kind.NUMBER):
         return None
     old = [o for o in tensor.objs if isinstance(o, STORAGE) and recording.outlives_iteration(ip, o)]
     if not old:

@@ -245,9 +245,11 @@ RULE = Rule(
     what="""
 Flags a tensor that carries an autograd graph accumulated, in a training loop, into state that
 outlives the iteration (`total += loss`, `history.append(loss)` on a list made before the loop,
-an attribute), when that accumulation never reaches a `backward()`; also a tensor made before the
-iteration written in place with such a value (`self.running_mean[:] = ...`, `buf.copy_(v)`,
-`buf.mul_(m).add_(v)`): each write keeps the graph of the version it overwrote. Also, suspicious, an
+an attribute), when that accumulation never reaches a `backward()`; also a running statistic kept in
+a tensor made before the iteration and written in place from its own value and such a value
+(`self.running_mean[:] = self.running_mean * m + v`, `buf.copy_(buf * m + v)`,
+`buf.mul_(m).add_(v)`): each write keeps the graph of the version it overwrote. Writes under
+`torch.no_grad()` record nothing and are not flagged. Also, suspicious, an
 evaluation loop that runs the model with gradient on (no `torch.no_grad()`) in a function that
 trains nothing and sums its losses the same way. Summing losses to backpropagate them once,
 `.item()` and `.detach()` are not flagged.
