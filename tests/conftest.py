@@ -1,5 +1,8 @@
+import collections
 import os
 import sys
+
+import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
@@ -12,3 +15,20 @@ if "GRADAUDIT_CACHE_DIR" not in os.environ:
     os.environ["GRADAUDIT_CACHE_DIR"] = tempfile.mkdtemp(prefix="gradaudit-test-cache-")
     # removed by the process that made it (xdist workers inherit the variable and make none)
     atexit.register(shutil.rmtree, os.environ["GRADAUDIT_CACHE_DIR"], ignore_errors=True)
+
+
+@pytest.fixture
+def runs(monkeypatch):
+    """How many times each function's body was analysed (interp.calls._run_function), by qualified
+    name: what repeats.py and summaries.py spare."""
+    from gradaudit.analysis.interp import calls
+
+    count: collections.Counter = collections.Counter()
+    run = calls._run_function
+
+    def counted(ip, fn, *rest):
+        count[fn.qual] += 1
+        return run(ip, fn, *rest)
+
+    monkeypatch.setattr(calls, "_run_function", counted)
+    return count

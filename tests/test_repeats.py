@@ -4,12 +4,7 @@ script twice."""
 
 from __future__ import annotations
 
-import collections
-
-import pytest
 from helpers import analyze, found
-
-from gradaudit.analysis.interp import calls
 
 LAUNCHER = """\
 import sys
@@ -42,20 +37,6 @@ def launch(fn, n, args=()):
 
 launch(main, int(sys.argv[1]), args=([torch.randn(8, 4)],))
 """
-
-
-@pytest.fixture
-def runs(monkeypatch):
-    """How many times each function's body was analysed."""
-    count: collections.Counter = collections.Counter()
-    run = calls._run_function
-
-    def counted(ip, fn, *rest):
-        count[fn.qual] += 1
-        return run(ip, fn, *rest)
-
-    monkeypatch.setattr(calls, "_run_function", counted)
-    return count
 
 
 def test_the_same_call_on_the_other_arm_is_analysed_once(runs):

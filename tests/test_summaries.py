@@ -4,30 +4,11 @@ records a training event or is cheap is followed every time."""
 
 from __future__ import annotations
 
-import collections
-
-import pytest
 from helpers import analyze, found
-
-from gradaudit.analysis.interp import calls
 
 # thirty-odd statements of bookkeeping around the work each test is about: a call cheaper than
 # summaries.MIN_STATEMENTS is followed again anyway
 PADDING = "".join(f"    note_{i} = len(str({i}))\n" for i in range(32))
-
-
-@pytest.fixture
-def runs(monkeypatch):
-    """How many times each function's body was analysed."""
-    count: collections.Counter = collections.Counter()
-    run = calls._run_function
-
-    def counted(ip, fn, *rest):
-        count[fn.qual] += 1
-        return run(ip, fn, *rest)
-
-    monkeypatch.setattr(calls, "_run_function", counted)
-    return count
 
 
 EVALUATE = f"""\
