@@ -114,12 +114,12 @@ def _inplace_added(ip: Interp, stmt, node: ast.Call, env) -> None:
         # `self.avg.mul_(m).add_(v)`: an in-place op returns its receiver
         target, chained = target.func.value, True
     if isinstance(value, V) and recv.k & Kind.TENSOR and not recv.k & (Kind.NUMBER | Kind.LIST) and _holds_graph(value):
-        if chained or (func.attr == "copy_" and node.args and _mentions(node.args[0], target)):
-            written = _written_in_place(ip, stmt, recv, value)
+        if chained or func.attr == "copy_":
+            # a running statistic written in place; a copy that does not read the tensor's own value
+            # is none (_written_in_place)
+            written = _written_in_place(ip, stmt, recv, value) if chained or _reads(node.args[0], target) else None
             if written is not None:
                 args[0] = written
-        elif func.attr == "copy_":
-            pass  # a copy that does not read the tensor's own value (see _written_in_place)
         elif isinstance(target, ast.Name) and _accumulates(ip, target.id):
             args[0] = _kept_in_local(ip, stmt, target.id, value, True)
         elif isinstance(target, ast.Attribute):
@@ -328,10 +328,7 @@ def _holds_graph(value: V) -> bool:
 
 def _reads_itself(stmt, target) -> bool:
     """`x = f(x, ...)` by arithmetic: the value assigned is computed from the target's own."""
-    if not isinstance(stmt.value, ast.BinOp):
-        return False
-    text = ast.unparse(target)
-    return any(isinstance(n, type(target)) and ast.unparse(n) == text for n in ast.walk(stmt.value))
+    return isinstance(stmt.value, ast.BinOp) and _reads(stmt.value, target)
 
 
 def _running_state(ip: Interp, stmt, target, value: V, env) -> V:
@@ -340,7 +337,7 @@ def _running_state(ip: Interp, stmt, target, value: V, env) -> V:
     `buf[:] = v` into a tensor older than the iteration (_written_in_place)."""
     if not _holds_graph(value) or not recording.loop_entries(ip):
         return value
-    if isinstance(target, ast.Subscript) and _mentions(stmt.value, target.value):
+    if isinstance(target, ast.Subscript) and _reads(stmt.value, target.value):
         written = _written_in_place(ip, stmt, ip.eval(target.value, env), value)
         if written is not None:
             return written
@@ -352,7 +349,7 @@ def _running_state(ip: Interp, stmt, target, value: V, env) -> V:
     return recording.note_accumulation(ip, value, stmt, True, outlives=recording.outlived(ip, held)) if held else value
 
 
-def _mentions(expr, part) -> bool:
+def _reads(expr, part) -> bool:
     """`expr` reads `part` (the same code: `self.stored_mean` in `self.stored_mean * m + v`)."""
     text = ast.unparse(part)
     return any(isinstance(n, type(part)) and ast.unparse(n) == text for n in ast.walk(expr))

@@ -31,12 +31,12 @@ def _cut_off_by(model: ProgramModel, key: int, step: Step, mine: set) -> bool:
     """The other optimizer's own loss cuts this model off (`D(fake.detach())` in the discriminator's
     loss): the two objectives are adversaries, not one shared objective (BicycleGAN's encoder and
     generator, each stepped on losses through the other)."""
-    return any(
-        cut.kind in ("detach", "data", "nograd") and cut.removed & mine
-        for s in model.steps
-        if s is not step and key in s.stepped
-        for cut in s.cuts
-    )
+    return any(_cuts_off(s, mine) for s in model.steps if s is not step and key in s.stepped)
+
+
+def _cuts_off(step: Step, params: Set[Param]) -> bool:
+    """`step`'s loss cuts some of `params` off (a `.detach()`, `.data` or `no_grad` on their output)."""
+    return any(cut.kind in ("detach", "data", "nograd") and cut.removed & params for cut in step.cuts)
 
 
 def check(ctx: RuleContext) -> list[Finding]:
@@ -368,10 +368,7 @@ def _scorer_trained(
                 and s.loops == step.loops
                 and s.reached & critic
                 and not s.reached & actor
-                and (
-                    any(cut.kind in ("detach", "data", "nograd") and cut.removed & actor for cut in s.cuts)
-                    or bool(s.reached & critic & model.regressed)
-                )
+                and (_cuts_off(s, actor) or bool(s.reached & critic & model.regressed))
                 and (single or _same_update(step, s, bw, later[0], critic, opt))
             ),
             None,
